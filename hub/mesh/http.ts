@@ -1,0 +1,116 @@
+/**
+ * @module hub/mesh/http — the mesh's HTTP routes: `/healthz`, `/v1/meta`, `/v1/history`,
+ * `/v1/presence` and `POST /api/projects.*`. Errors are `{error: {code, message}}` with the status
+ * from the one table in lib/mesh/errors.ts.
+ */
+
+import type { Server } from 'bun';
+import { API_STATUS, READ_STATUS, type ApiCode } from '../../lib/mesh/errors.ts';
+import { parseHistoryQuery } from '../../lib/mesh/history.ts';
+import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
+import { isProjectName } from '../../lib/mesh/names.ts';
+import type { MeshStore } from '../../lib/mesh/store.ts';
+import type { Realtime } from './realtime.ts';
+import { bearer, tokenAccepted } from './trust.ts';
+
+export interface MeshHttpOptions {
+  store: MeshStore;
+  realtime: Realtime;
+  token?: string;
+  limits: MeshLimits;
+  startedAt: number;
+}
+
+const json = (body: unknown, status = 200): Response => Response.json(body, { status });
+const apiError = (code: ApiCode, message: string): Response => json({ error: { code, message } }, API_STATUS[code]);
+const readError = (code: ApiCode, message: string): Response => json({ error: { code, message } }, READ_STATUS[code]);
+
+/** Reads a JSON body of at most `cap` bytes; an empty body is `{}`. */
+async function readBody(req: Request, cap: number): Promise<{ ok: true; value: unknown } | { ok: false; code: ApiCode; message: string }> {
+  const declared = Number(req.headers.get('content-length'));
+  if (declared > cap) return { ok: false, code: 'payload-too-large', message: `body is over ${cap} bytes` };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body?.getReader();
+  // Counted while streaming: a chunked body has no Content-Length to trust.
+  for (let r = await reader?.read(); r && !r.done; r = await reader!.read()) {
+    size += r.value.length;
+    if (size > cap) {
+      void reader!.cancel();
+      return { ok: false, code: 'payload-too-large', message: `body is over ${cap} bytes` };
+    }
+    chunks.push(r.value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, code: 'bad-json', message: 'body is not valid JSON' };
+  }
+}
+
+export function createMeshHttp(opts: MeshHttpOptions) {
+  const { store, realtime, limits } = opts;
+  const authorized = (req: Request) => tokenAccepted(opts.token, bearer(req));
+
+  async function api(req: Request, op: string): Promise<Response> {
+    if (req.method !== 'POST') return apiError('A2A_BAD_REQUEST', `use POST for /api/projects.${op}`);
+    if (!authorized(req)) return apiError('unauthorized', 'missing or wrong bearer token');
+    const body = await readBody(req, limits.maxHttpBodyBytes);
+    if (!body.ok) return apiError(body.code, body.message);
+    const input = body.value as Record<string, unknown> | null;
+    if (!input || typeof input !== 'object' || Array.isArray(input)) return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
+    if (op === 'create') {
+      const r = store.createProject(input);
+      return r.ok ? json({ result: { project: r.value } }) : apiError(r.error.code, r.error.message);
+    }
+    if (op === 'list') return json({ result: { projects: store.listProjects() } });
+    // delete
+    const name = input.name;
+    if (!isProjectName(name)) return apiError('A2A_BAD_REQUEST', 'name must be a project name');
+    if (!store.hasProject(name)) return apiError('not-found', `project ${name} does not exist`);
+    const live = realtime.roster.count(name);
+    if (live > 0) return apiError('project-conflict', `project ${name} has ${live} live presence(s); it can be deleted once they leave`);
+    return json({ result: { deleted: store.deleteProject(name) } });
+  }
+
+  function history(url: URL): Response {
+    const q = url.searchParams;
+    const parsed = parseHistoryQuery(
+      { project: q.get('project'), before: q.get('before'), after: q.get('after'), from: q.get('from'), limit: q.get('limit') },
+      limits,
+    );
+    if (!parsed.ok) return readError('A2A_BAD_REQUEST', parsed.error.message);
+    if (!store.hasProject(parsed.value.project)) return readError('not-found', `project ${parsed.value.project} does not exist`);
+    return json({ messages: store.history(parsed.value) });
+  }
+
+  function presence(url: URL): Response {
+    const project = url.searchParams.get('project');
+    if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', 'project is required');
+    if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
+    const peers = realtime.roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    return json({ project, peers });
+  }
+
+  /** Answers a mesh route, or undefined when the path is not the mesh's. */
+  return function handle(req: Request, server: Server<unknown>): Response | Promise<Response> | undefined {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    const get = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/healthz') return get ? json({ ok: true }) : readError('A2A_BAD_REQUEST', 'use GET');
+    if (path === '/v1/meta')
+      return get
+        ? json({ pid: process.pid, port: server.port, baseUrl: server.url.origin, startedAt: opts.startedAt, protocolVersion: PROTOCOL_VERSION })
+        : readError('A2A_BAD_REQUEST', 'use GET');
+    if (path === '/v1/history' || path === '/v1/presence') {
+      if (!get) return readError('A2A_BAD_REQUEST', 'use GET');
+      if (!authorized(req)) return readError('unauthorized', 'missing or wrong bearer token');
+      return path === '/v1/history' ? history(url) : presence(url);
+    }
+    const op = /^\/api\/projects\.(create|list|delete)$/.exec(path)?.[1];
+    if (op) return api(req, op);
+    return undefined;
+  };
+}

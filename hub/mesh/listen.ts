@@ -1,0 +1,32 @@
+/** @module hub/mesh/listen — starts Bun.serve on a port, walking up to `maxPort` while the port is taken. */
+
+import type { Server, ServeOptions, WebSocketHandler } from 'bun';
+
+export interface ListenOptions<D> {
+  hostname: string;
+  port: number;
+  /** Highest port to try; defaults to `port` (no walk). */
+  maxPort?: number;
+  fetch: (req: Request, server: Server<D>) => Response | Promise<Response> | undefined;
+  websocket: WebSocketHandler<D>;
+}
+
+const inUse = (e: unknown): boolean => {
+  const err = e as { code?: string; message?: string };
+  return err?.code === 'EADDRINUSE' || /EADDRINUSE|address already in use|port .* in use/i.test(String(err?.message));
+};
+
+/**
+ * Binds the first free port in `port..maxPort`.
+ * @throws Error when every port in the range is taken, or on any other bind error.
+ */
+export function listenWithPortWalk<D>(o: ListenOptions<D>): Server<D> {
+  const last = Math.max(o.port, o.maxPort ?? o.port);
+  for (let port = o.port; ; port++) {
+    try {
+      return Bun.serve<D>({ hostname: o.hostname, port, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket } as never);
+    } catch (e) {
+      if (!inUse(e) || port >= last || o.port === 0) throw e;
+    }
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * @module hub/mesh/realtime — the `/v1/connect` protocol on the hub: hello and claim, presence
+ * frames, direct and broadcast sends through the store, delivery outcomes, heartbeat and limits.
+ */
+
+import type { ServerWebSocket } from 'bun';
+import type { Log } from '../../lib/log.ts';
+import type { MeshError, WireCode } from '../../lib/mesh/errors.ts';
+import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
+import { isProjectName, isRosterName } from '../../lib/mesh/names.ts';
+import type { AppendCode, MeshStore } from '../../lib/mesh/store.ts';
+import { parseClientFrame, type ClientFrame, type ServerFrame, type Target } from '../../lib/mesh/wire.ts';
+import { createRoster, peerOf, type MeshSocketData, type Presence } from './roster.ts';
+import { tokenAccepted } from './trust.ts';
+
+type WS = ServerWebSocket<MeshSocketData>;
+
+export interface Timers {
+  setTimeout: (fn: () => void, ms: number) => ReturnType<typeof setTimeout>;
+  clearTimeout: (t: ReturnType<typeof setTimeout>) => void;
+  setInterval: (fn: () => void, ms: number) => ReturnType<typeof setInterval>;
+  clearInterval: (t: ReturnType<typeof setInterval>) => void;
+}
+
+export const REAL_TIMERS: Timers = Object.freeze({
+  setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+  clearTimeout: (t: ReturnType<typeof setTimeout>) => clearTimeout(t),
+  setInterval: (fn: () => void, ms: number) => setInterval(fn, ms),
+  clearInterval: (t: ReturnType<typeof setInterval>) => clearInterval(t),
+});
+
+export interface RealtimeOptions {
+  store: MeshStore;
+  log: Log;
+  now: () => number;
+  token?: string;
+  limits: MeshLimits;
+  timers: Timers;
+}
+
+export type Realtime = ReturnType<typeof createRealtime>;
+
+export function createRealtime(opts: RealtimeOptions) {
+  const { store, log, now, limits, timers } = opts;
+  const roster = createRoster();
+  const send = (ws: WS, frame: ServerFrame): void => void ws.sendText(JSON.stringify(frame));
+  const sendTo = (presenceId: string, frame: ServerFrame): void => {
+    const p = roster.byId(presenceId);
+    if (p?.open) send(p.ws, frame);
+  };
+  const error = (ws: WS, code: WireCode, message: string, requestId?: string): void =>
+    send(ws, requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
+
+  /** Refuses a socket before or at claim: an error frame, then close 1008 with the code as the reason. */
+  function refuse(ws: WS, code: WireCode, message: string): void {
+    error(ws, code, message);
+    ws.data.closing = true;
+    if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
+    ws.close(1008, code);
+  }
+
+  function hello(ws: WS, f: Extract<ClientFrame, { type: 'hello' }>): void {
+    if (f.protocolVersion !== PROTOCOL_VERSION)
+      return refuse(ws, 'protocol_mismatch', `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`);
+    if (!tokenAccepted(opts.token, f.token)) return refuse(ws, 'claim_rejected', 'join token missing or wrong');
+    if (!isProjectName(f.project)) return refuse(ws, 'claim_rejected', 'project is not a valid project name');
+    if (!isRosterName(f.name)) return refuse(ws, 'claim_rejected', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$');
+    if (!store.hasProject(f.project)) return refuse(ws, 'unknown_project', `project ${f.project} does not exist`);
+    const peers = roster.list(f.project).map(peerOf);
+    const p = roster.claim(f.project, f.name, ws, now());
+    if (!p) return refuse(ws, 'name_in_use', `name ${f.name} is already present in project ${f.project}`);
+    if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
+    ws.data.presence = p;
+    send(ws, { type: 'claimed', protocolVersion: PROTOCOL_VERSION, project: p.project, self: peerOf(p), peers });
+    const joined = JSON.stringify({ type: 'presence_joined', peer: peerOf(p) } satisfies ServerFrame);
+    for (const other of roster.list(p.project)) if (other !== p) other.ws.sendText(joined);
+    log('info', 'mesh: presence joined', { project: p.project, name: p.name });
+  }
+
+  function sendMessage(p: Presence, f: Extract<ClientFrame, { type: 'message' }>): void {
+    const rid = f.requestId;
+    const t = f.target as Record<string, unknown> | null;
+    let target: Target;
+    let recipients: Presence[];
+    let admit: (() => MeshError<AppendCode> | undefined) | undefined;
+    if (t && typeof t === 'object' && t.type === 'agent' && typeof t.name === 'string') {
+      const name = t.name;
+      if (name === p.name) return error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
+      // Resolve the recipient's current presence before appending; a later joiner of that name is another presence.
+      const r = roster.get(p.project, name);
+      target = r ? { type: 'agent', name, presenceId: r.presenceId } : { type: 'agent', name };
+      recipients = r ? [r] : [];
+      admit = () => (r ? undefined : { code: 'recipient_not_present', message: `${name} is not present in project ${p.project}` });
+    } else if (t && typeof t === 'object' && t.type === 'project') {
+      target = { type: 'project' };
+      // The broadcast's recipients are frozen now: later joiners never receive it.
+      recipients = roster.list(p.project).filter((q) => q !== p);
+    } else return error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
+    const draft = { project: p.project, from: peerOf(p), messageId: f.messageId, target, payload: f.payload, attachments: f.attachments, replyTo: f.replyTo };
+    store.append(draft, admit).then((r) => {
+      if (!r.ok) return p.open && error(p.ws, r.error.code, r.error.message, rid);
+      const { message, replayed } = r.value;
+      if (replayed) {
+        // Nothing is redelivered on an identical retry, so nobody is named as a recipient.
+        if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
+        return;
+      }
+      if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: recipients.map((q) => q.name) });
+      const text = JSON.stringify({ type: 'message', message } satisfies ServerFrame);
+      for (const q of recipients) {
+        if (q.open) {
+          q.inbound.set(message.messageId, p.presenceId);
+          q.ws.sendText(text);
+        } else sendTo(p.presenceId, { type: 'delivery', messageId: message.messageId, to: q.name, status: 'disconnected' });
+      }
+    });
+  }
+
+  function acknowledge(p: Presence, f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>): void {
+    const sender = p.inbound.get(f.messageId);
+    if (sender === undefined) return error(p.ws, 'invalid_frame', `no delivery of ${f.messageId} is waiting for an acknowledgement`);
+    p.inbound.delete(f.messageId);
+    // If the sender has gone, the outcome is dropped.
+    if (f.type === 'delivered') sendTo(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'delivered' });
+    else sendTo(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'failed', error: f.error });
+  }
+
+  let heartbeat: ReturnType<typeof setInterval> | undefined = timers.setInterval(() => tick(), limits.heartbeatMs);
+
+  /** One heartbeat round: a presence that did not answer the previous ping is terminated. */
+  function tick(): void {
+    for (const p of roster.all()) {
+      if (!p.pongSeen) {
+        p.leaveReason = 'heartbeat_timeout';
+        log('info', 'mesh: heartbeat timeout', { project: p.project, name: p.name });
+        p.ws.terminate();
+        leave(p);
+        continue;
+      }
+      p.pongSeen = false;
+      p.ws.ping();
+    }
+  }
+
+  /** Removes a presence (once): pending deliveries become `disconnected`, the others see `presence_left`. */
+  function leave(p: Presence): void {
+    if (!p.open) return;
+    roster.remove(p);
+    for (const [messageId, sender] of p.inbound) sendTo(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
+    p.inbound.clear();
+    const left = JSON.stringify({ type: 'presence_left', peer: peerOf(p), reason: p.leaveReason ?? 'connection_closed' } satisfies ServerFrame);
+    for (const other of roster.list(p.project)) other.ws.sendText(left);
+    log('info', 'mesh: presence left', { project: p.project, name: p.name, reason: p.leaveReason ?? 'connection_closed' });
+  }
+
+  return {
+    roster,
+    tick,
+    open(ws: WS): void {
+      ws.data.helloTimer = timers.setTimeout(() => {
+        if (ws.data.presence || ws.data.closing) return;
+        ws.data.closing = true;
+        ws.close(1008, 'hello timeout');
+      }, limits.helloTimeoutMs);
+    },
+    message(ws: WS, raw: string | Buffer): void {
+      if (ws.data.closing) return;
+      const p = ws.data.presence;
+      const bad = (code: WireCode, message: string) => (p ? error(ws, code, message) : refuse(ws, code, message));
+      if (typeof raw !== 'string') return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
+      // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
+      if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
+        return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
+      const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
+      if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
+      const f = parsed.value;
+      if (!p) return f.type === 'hello' ? hello(ws, f) : refuse(ws, 'invalid_frame', 'the first frame must be hello');
+      if (f.type === 'hello') return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
+      if (f.type === 'message') return sendMessage(p, f);
+      return acknowledge(p, f);
+    },
+    pong(ws: WS): void {
+      if (ws.data.presence) ws.data.presence.pongSeen = true;
+    },
+    close(ws: WS): void {
+      ws.data.closing = true;
+      if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
+      if (ws.data.presence) leave(ws.data.presence);
+    },
+    /** Ends every presence with `hub_shutdown` and stops the heartbeat. */
+    shutdown(): void {
+      if (heartbeat) timers.clearInterval(heartbeat);
+      heartbeat = undefined;
+      for (const p of roster.all()) {
+        p.leaveReason = 'hub_shutdown';
+        p.ws.data.closing = true;
+        leave(p);
+        p.ws.close(1001, 'hub_shutdown');
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/** @module mesh/history — history query rules: limit 1..500 (default 50), exclusive `before`/`after`, `from`, a decoded-size budget. */
+
+import type { Database } from 'bun:sqlite';
+import { fail, ok, type Result } from './errors.ts';
+import { MESH_LIMITS } from './limits.ts';
+import { isProjectName, isRosterName } from './names.ts';
+import { parseRef } from './ref.ts';
+import { rowToMessage, type MessageRow } from './rows.ts';
+import type { MeshMessage } from './wire.ts';
+
+export interface HistoryQuery {
+  project: string;
+  /** Sequence cursors (already checked to belong to `project`). */
+  before?: number;
+  after?: number;
+  from?: string;
+  limit: number;
+}
+
+type Limits = Pick<typeof MESH_LIMITS, 'historyDefaultLimit' | 'historyMaxLimit' | 'historyBudgetBytes'>;
+
+/** Parses `project`, `before`, `after`, `from`, `limit` from plain strings (a query string or CLI flags). */
+export function parseHistoryQuery(
+  raw: { project?: string | null; before?: string | null; after?: string | null; from?: string | null; limit?: string | null },
+  limits: Limits = MESH_LIMITS,
+): Result<HistoryQuery, 'A2A_BAD_REQUEST' | 'missing-project'> {
+  if (raw.project == null || raw.project === '') return fail('missing-project', 'project is required');
+  if (!isProjectName(raw.project)) return fail('A2A_BAD_REQUEST', 'project is not a valid project name');
+  const q: HistoryQuery = { project: raw.project, limit: limits.historyDefaultLimit };
+  if (raw.before != null && raw.after != null) return fail('A2A_BAD_REQUEST', 'before and after cannot be combined');
+  for (const key of ['before', 'after'] as const) {
+    const v = raw[key];
+    if (v == null) continue;
+    const ref = parseRef(v);
+    if (!ref) return fail('A2A_BAD_REQUEST', `${key} must be a message reference like ${raw.project}:12`);
+    if (ref.project !== raw.project) return fail('A2A_BAD_REQUEST', `${key} belongs to another project`);
+    q[key] = ref.sequence;
+  }
+  if (raw.from != null) {
+    if (!isRosterName(raw.from)) return fail('A2A_BAD_REQUEST', 'from is not a valid roster name');
+    q.from = raw.from;
+  }
+  if (raw.limit != null) {
+    if (!/^-?[0-9]{1,9}$/.test(raw.limit)) return fail('A2A_BAD_REQUEST', 'limit must be an integer');
+    q.limit = Math.min(limits.historyMaxLimit, Math.max(1, Number(raw.limit)));
+  }
+  return ok(q);
+}
+
+/**
+ * Runs a history query: walks newest-first (oldest-first with `after`) until `limit` or the decoded
+ * budget is reached, then answers in ascending order. Rows whose recorded size does not add up are
+ * skipped and reported through `onCorrupt`.
+ */
+export function runHistory(db: Database, q: HistoryQuery, limits: Limits = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
+  const where = ['project = ?1'];
+  if (q.before !== undefined) where.push('sequence < ?2');
+  if (q.after !== undefined) where.push('sequence > ?2');
+  if (q.from !== undefined) where.push('sender_name = ?3');
+  const order = q.after !== undefined ? 'ASC' : 'DESC';
+  // db.query caches the statement per SQL text; there are only eight shapes.
+  const stmt = db.query(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?4`);
+  const rows = stmt.all(q.project, q.before ?? q.after ?? null, q.from ?? null, q.limit) as MessageRow[];
+  const out: MeshMessage[] = [];
+  let used = 0;
+  for (const r of rows) {
+    const m = rowToMessage(r);
+    const size = m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+    if (size !== r.content_bytes) {
+      onCorrupt?.(m.messageRef);
+      continue;
+    }
+    if (used + size > limits.historyBudgetBytes && out.length > 0) break;
+    used += size;
+    out.push(m);
+  }
+  return order === 'DESC' ? out.reverse() : out;
+}

@@ -1,0 +1,34 @@
+/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps. */
+
+export const PROTOCOL_VERSION = 3;
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Protocol limits; the hub takes overrides (tests shorten the time limits). */
+export const MESH_LIMITS = Object.freeze({
+  /** First frame must be `hello` within this time, else close 1008 "hello timeout". */
+  helloTimeoutMs: 5_000,
+  /** The hub pings every presence this often; a missed pong terminates the socket. */
+  heartbeatMs: 10_000,
+  /** Largest WebSocket text frame the hub accepts. */
+  maxFrameBytes: 6 * MiB,
+  /** Text plus all attachments, decoded, per message. */
+  maxContentBytes: 4 * MiB,
+  /** Text below this many UTF-8 bytes travels as `identity`, larger text as `gzip+base64`. */
+  textPlainLimit: 32 * KiB,
+  /** Attachments at or above this size are gzipped when that makes them smaller. */
+  attachmentGzipMin: 32 * KiB,
+  maxAttachments: 8,
+  maxAttachmentNameBytes: 255,
+  /** `delivery_failed.error` is cut to this many UTF-8 bytes. */
+  maxDeliveryErrorBytes: 512,
+  /** `POST /api/*` request body cap. */
+  maxHttpBodyBytes: 2 * MiB,
+  historyDefaultLimit: 50,
+  historyMaxLimit: 500,
+  /** Decoded content per history answer. */
+  historyBudgetBytes: 4 * MiB,
+});
+
+export type MeshLimits = typeof MESH_LIMITS;

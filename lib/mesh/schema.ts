@@ -1,0 +1,55 @@
+/** @module mesh/schema — the mesh store's SQLite schema (storage version 3) and how a database is opened. */
+
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export const STORE_VERSION = 3;
+
+export const MESH_SCHEMA = `
+CREATE TABLE IF NOT EXISTS projects (
+  name TEXT PRIMARY KEY,
+  display_name TEXT,
+  description TEXT,
+  created_by_cwd TEXT,
+  created_at INTEGER NOT NULL,
+  next_sequence INTEGER NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS messages (
+  project TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  msg_id TEXT NOT NULL UNIQUE,
+  sender_name TEXT NOT NULL,
+  sender_presence_id TEXT NOT NULL,
+  target_kind TEXT NOT NULL,
+  target_name TEXT,
+  target_presence_id TEXT,
+  encoding TEXT NOT NULL,
+  data TEXT NOT NULL,
+  uncompressed_bytes INTEGER NOT NULL,
+  attachments TEXT NOT NULL,
+  content_bytes INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  reply_to_sequence INTEGER,
+  PRIMARY KEY (project, sequence)
+);
+CREATE INDEX IF NOT EXISTS messages_by_sender ON messages (project, sender_name, sequence);
+`;
+
+/**
+ * Opens (creating if needed) the mesh database file in WAL mode with `synchronous = FULL`, so a
+ * committed message survives a power cut. `:memory:` opens an in-memory store (tests, benchmarks).
+ * @throws Error when the file cannot be opened or has a newer storage version.
+ */
+export function openMeshDatabase(path: string): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 5000');
+  const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version;
+  if (version > STORE_VERSION) throw new Error(`mesh store: ${path} has storage version ${version}, newer than ${STORE_VERSION}`);
+  db.exec(MESH_SCHEMA);
+  db.exec(`PRAGMA user_version = ${STORE_VERSION}`);
+  return db;
+}

@@ -1,0 +1,98 @@
+/** @module mesh/wire — the frames of protocol v3 on `/v1/connect`, and the hub's parser for client frames. */
+
+import { fail, ok, type Result, type WireCode } from './errors.ts';
+import type { Attachment, TextPayload } from './payload.ts';
+
+export interface Peer {
+  name: string;
+  presenceId: string;
+}
+
+export type Target = { type: 'agent'; name: string; presenceId?: string } | { type: 'project' };
+
+export interface MeshMessage {
+  messageId: string;
+  messageRef: string;
+  project: string;
+  sequence: number;
+  from: Peer;
+  target: Target;
+  payload: TextPayload;
+  attachments: Attachment[];
+  createdAt: number;
+  replyTo?: string;
+}
+
+export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
+export type DeliveryStatus = 'delivered' | 'failed' | 'disconnected';
+
+export type ClientFrame =
+  | { type: 'hello'; protocolVersion: unknown; project: unknown; name: unknown; token?: unknown }
+  | { type: 'message'; requestId: string; messageId: unknown; target: unknown; payload: unknown; attachments: unknown; replyTo: unknown }
+  | { type: 'delivered'; messageId: string }
+  | { type: 'delivery_failed'; messageId: string; error: string };
+
+export type ServerFrame =
+  | { type: 'claimed'; protocolVersion: number; project: string; self: Peer; peers: Peer[] }
+  | { type: 'presence_joined'; peer: Peer }
+  | { type: 'presence_left'; peer: Peer; reason: LeaveReason }
+  | { type: 'accepted'; requestId: string; message: MeshMessage; recipients: string[]; replayed?: true }
+  | { type: 'message'; message: MeshMessage }
+  | { type: 'delivery'; messageId: string; to: string; status: 'delivered' | 'disconnected' }
+  | { type: 'delivery'; messageId: string; to: string; status: 'failed'; error: string }
+  | { type: 'error'; code: WireCode; message: string; requestId?: string };
+
+const isStr = (v: unknown, max = 128): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+
+/** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
+export function truncateUtf8(s: string, maxBytes: number): string {
+  if (Buffer.byteLength(s) <= maxBytes) return s;
+  let out = '';
+  let used = 0;
+  for (const ch of s) {
+    const n = Buffer.byteLength(ch);
+    if (used + n > maxBytes) break;
+    out += ch;
+    used += n;
+  }
+  return out;
+}
+
+/**
+ * Parses one text frame from a client. Only the frame's shape is checked here; names, ids and
+ * content are checked where they are used, so those failures carry their own codes.
+ */
+export function parseClientFrame(text: string, maxErrorBytes = 512): Result<ClientFrame, 'invalid_frame'> {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return fail('invalid_frame', 'frame is not valid JSON');
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('invalid_frame', 'frame must be a JSON object');
+  const f = v as Record<string, unknown>;
+  switch (f.type) {
+    case 'hello':
+      return ok({ type: 'hello', protocolVersion: f.protocolVersion, project: f.project, name: f.name, token: f.token });
+    case 'message':
+      if (!isStr(f.requestId)) return fail('invalid_frame', 'message.requestId must be a string of 1 to 128 characters');
+      return ok({
+        type: 'message',
+        requestId: f.requestId,
+        messageId: f.messageId,
+        target: f.target,
+        payload: f.payload,
+        attachments: f.attachments,
+        replyTo: f.replyTo,
+      });
+    case 'delivered':
+      if (!isStr(f.messageId)) return fail('invalid_frame', 'delivered.messageId must be a string');
+      return ok({ type: 'delivered', messageId: f.messageId });
+    case 'delivery_failed':
+      if (!isStr(f.messageId)) return fail('invalid_frame', 'delivery_failed.messageId must be a string');
+      if (typeof f.error !== 'string') return fail('invalid_frame', 'delivery_failed.error must be a string');
+      return ok({ type: 'delivery_failed', messageId: f.messageId, error: truncateUtf8(f.error, maxErrorBytes) });
+    default:
+      return fail('invalid_frame', `unsupported frame type ${JSON.stringify(String(f.type)).slice(0, 80)}`);
+  }
+}
