@@ -1,0 +1,148 @@
+/** Test harness for the peer channel: a small fleet of real Bun servers on port 0 with fresh keys. */
+
+import { parseFleet, type Fleet } from '../lib/fleet.ts';
+import { memoryLog } from '../lib/log.ts';
+import { createPeerClient, type PeerClient } from '../lib/peer-client.ts';
+import { handlePeerInvoke, handlePeerRelay, type DispatchResult, type PeerRouteDeps } from '../lib/peer-routes.ts';
+import {
+  createSigner,
+  createVerifier,
+  ed25519PublicKey,
+  toB64url,
+  type PeerMode,
+  type PeerSigner,
+  type RingEntry,
+} from '../lib/peer.ts';
+
+export interface TestNode {
+  name: string;
+  url: string;
+  seed: Uint8Array;
+  signer: PeerSigner;
+  client: PeerClient;
+  log: ReturnType<typeof memoryLog>;
+  server: ReturnType<typeof Bun.serve>;
+}
+
+export interface TestFleet {
+  fleet: Fleet;
+  secret: Uint8Array;
+  nodes: Record<string, TestNode>;
+  /** Every key byte string of the fleet, in the encodings a leak would take. */
+  secrets(): string[];
+  stop(): void;
+}
+
+/** Capabilities every test node offers; `hang` never answers (for timeouts). */
+export function testDispatch(self: string) {
+  return async (capability: string, args: Record<string, unknown>): Promise<DispatchResult> => {
+    switch (capability) {
+      case 'echo':
+        return { ok: true, result: { node: self, args } };
+      case 'whoami':
+        return { ok: true, result: self };
+      case 'fail':
+        return { ok: false, error: { code: 'CAP_FAILED', message: 'this capability always fails' } };
+      case 'crash':
+        throw new Error('boom with secret detail');
+      case 'hang':
+        return new Promise<never>(() => {});
+      default:
+        return { ok: false, error: { code: 'CAP_UNKNOWN', message: `no capability ${capability}` } };
+    }
+  };
+}
+
+export interface FleetOptions {
+  /** Ring mode per node (default ed25519 for every node). */
+  modes?: Record<string, PeerMode>;
+  now?: () => number;
+  windowMs?: number;
+  maxBodyBytes?: number;
+  maxHops?: number;
+  /** Nodes left out of everyone's ring (they can sign but nobody knows them). */
+  unknown?: string[];
+}
+
+/** Starts one server per name; the first name plays the hub. Stop with `stop()`. */
+export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
+  const secret = crypto.getRandomValues(new Uint8Array(32));
+  const seeds = Object.fromEntries(names.map((n) => [n, crypto.getRandomValues(new Uint8Array(32))]));
+  const ring = new Map<string, RingEntry>();
+  for (const n of names) {
+    if (o.unknown?.includes(n)) continue;
+    const mode = o.modes?.[n] ?? 'ed25519';
+    ring.set(n, { mode, ed25519: mode === 'ed25519' ? [ed25519PublicKey(seeds[n]!)] : [] });
+  }
+  const depsByName: Record<string, PeerRouteDeps> = {};
+  const servers = names.map((name) =>
+    Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch(req) {
+        const path = new URL(req.url).pathname;
+        const deps = depsByName[name]!;
+        if (path === '/peer/invoke') return handlePeerInvoke(req, deps);
+        if (path === '/peer/relay') return handlePeerRelay(req, deps);
+        return new Response('not found', { status: 404 });
+      },
+    }),
+  );
+  const fleet = parseFleet({
+    hub: { name: names[0], port: servers[0]!.port, role: 'test hub', file: 'hub/main.ts' },
+    nodes: names.slice(1).map((name, i) => ({ name, port: servers[i + 1]!.port, role: 'test node', file: `node/${name}.ts` })),
+  });
+  const nodes: Record<string, TestNode> = {};
+  names.forEach((name, i) => {
+    const log = memoryLog();
+    const mode = o.modes?.[name] ?? 'ed25519';
+    const signer = createSigner({ node: name, secret, seed: seeds[name], mode, now: o.now });
+    const client = createPeerClient({ signer, fleet, log });
+    const verifier = createVerifier({ ring, secret, now: o.now, windowMs: o.windowMs });
+    depsByName[name] = {
+      self: name,
+      verifier,
+      dispatch: testDispatch(name),
+      client,
+      fleet,
+      log,
+      maxBodyBytes: o.maxBodyBytes,
+      maxHops: o.maxHops,
+      relayTimeout: 2000,
+    };
+    nodes[name] = { name, url: `http://127.0.0.1:${servers[i]!.port}`, seed: seeds[name]!, signer, client, log, server: servers[i]! };
+  });
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  const forms = (b: Uint8Array) => [toB64url(b), hex(b), Buffer.from(b).toString('base64').replace(/=+$/, '')];
+  return {
+    fleet,
+    secret,
+    nodes,
+    secrets: () => [secret, ...Object.values(seeds)].flatMap(forms),
+    stop: () => servers.forEach((s) => s.stop(true)),
+  };
+}
+
+/** Signs `body` as `signer` and posts it to `url` + `path`, with optional header edits. */
+export async function signedPost(
+  signer: PeerSigner,
+  url: string,
+  scope: string,
+  body: string | Uint8Array,
+  o: { path?: string; mode?: PeerMode; ts?: number; nonce?: string; edit?: (h: Record<string, string>) => void; send?: string } = {},
+): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }> {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const headers = await signer.sign(scope, bytes, { mode: o.mode, ts: o.ts, nonce: o.nonce });
+  o.edit?.(headers);
+  const res = await fetch(url + (o.path ?? '/peer/invoke'), { method: 'POST', headers, body: o.send ?? (bytes as Uint8Array<ArrayBuffer>) });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, body: parsed, text, headers };
+}
+
+export const invokeBody = (capability: string, args: unknown = {}) => JSON.stringify({ capability, args });

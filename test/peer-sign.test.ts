@@ -1,0 +1,138 @@
+/** lib/peer.ts in process: Ed25519 cross-checks, the replay cache bounds, rotation, secrecy of signers. */
+
+import { describe, expect, test } from 'bun:test';
+import * as ed from '@noble/ed25519';
+import { createNonceCache } from '../lib/peer-nonces.ts';
+import {
+  createSigner,
+  createVerifier,
+  detectEd25519,
+  ed25519PublicKey,
+  fromB64url,
+  nobleEd25519,
+  signedString,
+  webcryptoEd25519,
+  type RingEntry,
+} from '../lib/peer.ts';
+
+const NOW = 1_767_225_600_000;
+const enc = new TextEncoder();
+const body = enc.encode('{"capability":"echo","args":{}}');
+const ringOf = (node: string, ...seeds: Uint8Array[]) =>
+  new Map<string, RingEntry>([[node, { mode: 'ed25519', ed25519: seeds.map(ed25519PublicKey) }]]);
+
+describe('Ed25519 implementations agree', () => {
+  test('Bun offers WebCrypto Ed25519, so the hot path uses it', async () => {
+    expect((await detectEd25519()).name).toBe('webcrypto');
+  });
+
+  test('@noble/ed25519 signatures verify in the WebCrypto verifier and the other way round', async () => {
+    const seed = ed.utils.randomSecretKey();
+    const ring = ringOf('crm', seed);
+    for (const [signWith, verifyWith] of [
+      [nobleEd25519, webcryptoEd25519()],
+      [webcryptoEd25519(), nobleEd25519],
+    ]) {
+      const signer = createSigner({ node: 'crm', seed, now: () => NOW, ed25519: signWith });
+      const verifier = createVerifier({ ring, now: () => NOW, ed25519: verifyWith });
+      const headers = await signer.sign('echo', body);
+      expect(await verifier.verify(new Headers(headers), body)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+      // and the raw library agrees on the same bytes
+      const text = enc.encode(signedString({ node: 'crm', ts: headers['x-peer-ts']!, nonce: headers['x-peer-nonce']!, scope: 'echo' }, body));
+      expect(ed.verify(fromB64url(headers['x-peer-signature']!, 64)!, text, ed25519PublicKey(seed))).toBe(true);
+    }
+  });
+
+  test('both backends refuse a forged or malformed signature without throwing', async () => {
+    const pub = ed25519PublicKey(ed.utils.randomSecretKey());
+    for (const b of [nobleEd25519, webcryptoEd25519()]) {
+      expect(await b.verify(pub, body, new Uint8Array(64))).toBe(false);
+      expect(await b.verify(pub, body, new Uint8Array(64).fill(255))).toBe(false);
+      expect(await b.verify(new Uint8Array(32).fill(255), body, new Uint8Array(64))).toBe(false);
+    }
+  });
+});
+
+describe('verifier', () => {
+  test('one nonce verified twenty times at once in process: exactly one passes', async () => {
+    const seed = ed.utils.randomSecretKey();
+    const signer = createSigner({ node: 'crm', seed, now: () => NOW });
+    const verifier = createVerifier({ ring: ringOf('crm', seed), now: () => NOW });
+    const headers = new Headers(await signer.sign('echo', body));
+    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(headers, body)));
+    expect(results.map((r) => (r.ok ? 'ok' : r.code)).sort()).toEqual([...Array(19).fill('PEER_REPLAY'), 'ok']);
+  });
+
+  test('a ring holding two keys for a rotating node accepts both, and neither after retirement', async () => {
+    const [oldSeed, newSeed] = [ed.utils.randomSecretKey(), ed.utils.randomSecretKey()];
+    const both = createVerifier({ ring: ringOf('crm', newSeed, oldSeed), now: () => NOW });
+    const retired = createVerifier({ ring: ringOf('crm', newSeed), now: () => NOW });
+    const sign = (seed: Uint8Array) => createSigner({ node: 'crm', seed, now: () => NOW }).sign('echo', body).then((h) => new Headers(h));
+    const outcome = async (v: ReturnType<typeof createVerifier>, seed: Uint8Array) => {
+      const r = await v.verify(await sign(seed), body);
+      return r.ok ? 'ok' : r.code;
+    };
+    expect([await outcome(both, oldSeed), await outcome(both, newSeed), await outcome(retired, oldSeed), await outcome(retired, newSeed)]).toEqual([
+      'ok',
+      'ok',
+      'PEER_BAD_SIGNATURE',
+      'ok',
+    ]);
+  });
+
+  test('the window is configurable', async () => {
+    const seed = ed.utils.randomSecretKey();
+    const signer = createSigner({ node: 'crm', seed, now: () => NOW - 5_000 });
+    const strict = createVerifier({ ring: ringOf('crm', seed), now: () => NOW, windowMs: 1_000 });
+    expect(await strict.verify(new Headers(await signer.sign('echo', body)), body)).toMatchObject({ ok: false, code: 'PEER_STALE' });
+  });
+
+  test('a verifier without the fleet secret refuses HMAC modes as unverifiable', async () => {
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    const signer = createSigner({ node: 'lan', secret, now: () => NOW });
+    const verifier = createVerifier({ ring: new Map([['lan', { mode: 'shared', ed25519: [] }]]), now: () => NOW });
+    expect(await verifier.verify(new Headers(await signer.sign('echo', body)), body)).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
+  });
+});
+
+describe('nonce cache', () => {
+  test('a flood cannot grow it past its capacity, and evicted nonces still cannot be replayed', () => {
+    const cache = createNonceCache(60_000, 100);
+    for (let i = 0; i < 10_000; i++) expect(cache.admit(`n${i}`, NOW + i, NOW)).toBe('fresh');
+    expect(cache.size).toBe(100);
+    // n0 was evicted long ago: its timestamp is behind the horizon, so it is refused anyway
+    expect(cache.admit('n0', NOW, NOW)).toBe('horizon');
+    expect(cache.admit('n9999', NOW + 9_999, NOW)).toBe('replay');
+    expect(cache.admit('new', NOW + 20_000, NOW)).toBe('fresh');
+  });
+
+  test('entries are dropped once their timestamp has left the window', () => {
+    const cache = createNonceCache(1_000, 1_000);
+    for (let i = 0; i < 50; i++) cache.admit(`n${i}`, NOW, NOW);
+    expect(cache.size).toBe(50);
+    cache.admit('later', NOW + 5_000, NOW + 5_000);
+    expect(cache.size).toBe(1);
+  });
+});
+
+describe('signers keep keys to themselves', () => {
+  test('serialising or printing a signer shows no key bytes', () => {
+    const secret = crypto.getRandomValues(new Uint8Array(32));
+    const seed = crypto.getRandomValues(new Uint8Array(32));
+    const signer = createSigner({ node: 'crm', secret, seed });
+    const shown = JSON.stringify(signer) + String(signer) + Bun.inspect(signer);
+    for (const b of [secret, seed]) {
+      expect(shown).not.toContain(Buffer.from(b).toString('base64url'));
+      expect(shown).not.toContain(Buffer.from(b).toString('hex'));
+      expect(shown).not.toContain(String(b[0]) + ', ' + String(b[1]));
+    }
+    expect(signer.modes).toEqual(['ed25519', 'derived', 'shared']);
+  });
+
+  test('invalid signer input is a thrown configuration error, not a bad signature', () => {
+    expect(() => createSigner({ node: '../etc' })).toThrow('invalid node name');
+    expect(() => createSigner({ node: 'crm', seed: new Uint8Array(31) })).toThrow('32 bytes');
+    expect(createSigner({ node: 'crm' }).sign('echo', body)).rejects.toThrow('no key');
+    expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign('bad\nscope', body)).rejects.toThrow('invalid scope');
+  });
+});
