@@ -108,7 +108,7 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
       log,
       maxBodyBytes: o.maxBodyBytes,
       maxHops: o.maxHops,
-      relayTimeout: 2000,
+      relayTimeout: 500, // only the 'hang' capability ever gets near it
     };
     nodes[name] = { name, url: `http://127.0.0.1:${servers[i]!.port}`, seed: seeds[name]!, signer, client, log, server: servers[i]! };
   });

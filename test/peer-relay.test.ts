@@ -1,0 +1,135 @@
+/** The signed client and POST /peer/relay against real servers: error values, hops, loops, leaks. */
+
+import { afterAll, describe, expect, test } from 'bun:test';
+import { parseFleet } from '../lib/fleet.ts';
+import { createPeerClient } from '../lib/peer-client.ts';
+import { invokeBody, signedPost, startFleet } from './peer-harness.ts';
+
+const f = startFleet(['hub', 'a', 'b', 'c', 'd', 'e', 'outsider'], { maxHops: 4, unknown: ['outsider'] });
+afterAll(() => f.stop());
+const { a, hub } = f.nodes as Record<string, NonNullable<(typeof f.nodes)[string]>>;
+
+describe('peerFetch', () => {
+  test('returns the result of the remote capability', async () => {
+    expect(await a!.client.peerFetch('b', 'echo', { q: 1 })).toEqual({ ok: true, result: { node: 'b', args: { q: 1 } } });
+  });
+
+  test('a capability failure is kind failed with its code', async () => {
+    expect(await a!.client.peerFetch('b', 'fail')).toEqual({
+      ok: false,
+      error: { code: 'CAP_FAILED', message: 'this capability always fails', kind: 'failed', status: 422 },
+    });
+  });
+
+  test('a refusal is kind refused with the peer code', async () => {
+    const r = await f.nodes.outsider!.client.peerFetch('b', 'echo');
+    expect(r).toEqual({ ok: false, error: { code: 'PEER_UNKNOWN_NODE', message: expect.any(String), kind: 'refused', status: 401 } });
+  });
+
+  test('targets are fleet names, never URLs; capabilities are names', async () => {
+    for (const target of ['http://127.0.0.1:1/', '../b', 'nobody']) {
+      expect(await a!.client.peerFetch(target, 'echo')).toMatchObject({ ok: false, error: { code: 'PEER_NO_ROUTE', kind: 'bad-call' } });
+    }
+    expect(await a!.client.peerFetch('b', 'has space')).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST', kind: 'bad-call' } });
+    expect(await a!.client.peerFetch('b', 'echo', { n: 10n })).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST', kind: 'bad-call' } });
+  });
+
+  test('unreachable, timeout and a non-peer answer are distinct error values', async () => {
+    const gone = Bun.serve({ port: 0, fetch: () => new Response('') });
+    const goneUrl = `http://127.0.0.1:${gone.port}`;
+    gone.stop(true);
+    const html = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('<html>hello</html>', { status: 200 }) });
+    const fleet = parseFleet({
+      hub: { name: 'hub', port: 1, role: 'x', file: 'x', url: hub!.url },
+      nodes: [
+        { name: 'b', port: 1, role: 'x', file: 'x', url: f.nodes.b!.url },
+        { name: 'gone', port: 1, role: 'x', file: 'x', url: goneUrl },
+        { name: 'html', port: html.port, role: 'x', file: 'x' },
+      ],
+    });
+    const client = createPeerClient({ signer: a!.signer, fleet });
+    try {
+      expect(await client.peerFetch('gone', 'echo', {}, { timeout: 2000 })).toMatchObject({ ok: false, error: { code: 'PEER_UNREACHABLE', kind: 'unreachable' } });
+      expect(await client.peerFetch('b', 'hang', {}, { timeout: 100 })).toMatchObject({ ok: false, error: { code: 'PEER_TIMEOUT', kind: 'timeout' } });
+      expect(await client.peerFetch('html', 'echo')).toMatchObject({ ok: false, error: { code: 'PEER_BAD_ANSWER', kind: 'bad-answer', status: 200 } });
+    } finally {
+      html.stop(true);
+    }
+  });
+});
+
+describe('POST /peer/relay', () => {
+  test('one relay: a asks b to run whoami on c; c sees b as the caller', async () => {
+    expect(await a!.client.peerRelay('b', ['c'], 'whoami')).toEqual({ ok: true, result: 'c' });
+    expect(f.nodes.c!.log.lines.some((l) => l.includes('peer invoke') && l.includes('"from":"b"'))).toBe(true);
+  });
+
+  test('two relays: a > b > c > d', async () => {
+    expect(await a!.client.peerRelay('b', ['c', 'd'], 'echo', { via: 'two hops' })).toEqual({ ok: true, result: { node: 'd', args: { via: 'two hops' } } });
+  });
+
+  test('loops are refused: back to the caller, back to the relay, a repeated node', async () => {
+    for (const route of [['a'], ['b'], ['c', 'b'], ['c', 'd', 'c']]) {
+      const r = await a!.client.peerRelay('b', route, 'whoami');
+      expect([route, r]).toEqual([route, { ok: false, error: expect.objectContaining({ code: 'PEER_LOOP', kind: 'failed', status: 508 }) }]);
+    }
+  });
+
+  test('a trail that already holds a route node is a loop', async () => {
+    const r = await a!.client.peerRelay('b', ['c', 'd'], 'whoami', {}, { trail: ['d'] });
+    expect(r).toMatchObject({ ok: false, error: { code: 'PEER_LOOP' } });
+  });
+
+  test('the hop limit holds', async () => {
+    // a > b > c > d > e is four steps: allowed; a > b > c > d > e > hub is five: refused at b
+    expect(await a!.client.peerRelay('b', ['c', 'd', 'e'], 'whoami')).toEqual({ ok: true, result: 'e' });
+    expect(await a!.client.peerRelay('b', ['c', 'd', 'e', 'hub'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_HOPS', status: 508 } });
+  });
+
+  test('route entries must be fleet nodes; relay scope must be relay:<capability>', async () => {
+    expect(await a!.client.peerRelay('b', ['evil.example'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST' } });
+    expect(await a!.client.peerRelay('b', ['zed'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_NO_ROUTE' } });
+    expect(await a!.client.peerRelay('b', [], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST' } });
+    const body = JSON.stringify({ route: ['c'], capability: 'whoami', args: {}, trail: [] });
+    const wrong = await signedPost(a!.signer, f.nodes.b!.url, 'whoami', body, { path: '/peer/relay' });
+    expect([wrong.status, wrong.body.error.code]).toEqual([401, 'PEER_SCOPE']);
+    const invoke = await signedPost(a!.signer, f.nodes.b!.url, 'relay:whoami', invokeBody('whoami'), { path: '/peer/relay' });
+    expect([invoke.status, invoke.body.error.code]).toEqual([400, 'PEER_BAD_REQUEST']);
+  });
+
+  test('failures further down name the node and are never a 401 to the caller', async () => {
+    expect(await a!.client.peerRelay('b', ['c'], 'fail')).toEqual({
+      ok: false,
+      error: { code: 'CAP_FAILED', message: 'this capability always fails', kind: 'failed', status: 422, at: 'c' },
+    });
+    // outsider is unknown to everyone: b refuses it directly (401); it cannot be relayed into the fleet
+    expect(await f.nodes.outsider!.client.peerRelay('b', ['c'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_UNKNOWN_NODE', kind: 'refused', status: 401 } });
+    // a downstream timeout surfaces as 504 with the hop's name
+    expect(await a!.client.peerRelay('b', ['c'], 'hang', {}, { timeout: 5000 })).toMatchObject({
+      ok: false,
+      error: { code: 'PEER_TIMEOUT', kind: 'failed', status: 504, at: 'c' },
+    });
+  });
+});
+
+describe('key material never leaves a node', () => {
+  test('logs and answers of everything above contain no secret or private key', async () => {
+    const answers: string[] = [];
+    const probe = async (p: Promise<unknown>) => answers.push(JSON.stringify(await p));
+    await probe(a!.client.peerFetch('b', 'crash'));
+    await probe(a!.client.peerRelay('b', ['c'], 'echo', { x: 1 }));
+    for (const code of ['bad', 'replay', 'stale']) {
+      const r = await signedPost(a!.signer, f.nodes.b!.url, 'echo', invokeBody('echo'), {
+        edit: (h) => {
+          if (code === 'bad') h['x-peer-signature'] = 'A'.repeat(86);
+          if (code === 'stale') h['x-peer-ts'] = '1';
+        },
+      });
+      answers.push(r.text);
+    }
+    const haystack = [...answers, ...Object.values(f.nodes).flatMap((n) => n.log.lines)].join('\n');
+    expect(haystack.length).toBeGreaterThan(1000); // the logs did capture the traffic
+    const leaked = f.secrets().filter((s) => haystack.includes(s));
+    expect(leaked).toEqual([]);
+  });
+});
