@@ -129,10 +129,10 @@ describe('signers keep keys to themselves', () => {
     expect(signer.modes).toEqual(['ed25519', 'derived', 'shared']);
   });
 
-  test('invalid signer input is a thrown configuration error, not a bad signature', () => {
+  test('invalid signer input is a thrown configuration error, not a bad signature', async () => {
     expect(() => createSigner({ node: '../etc' })).toThrow('invalid node name');
     expect(() => createSigner({ node: 'crm', seed: new Uint8Array(31) })).toThrow('32 bytes');
-    expect(createSigner({ node: 'crm' }).sign('echo', body)).rejects.toThrow('no key');
-    expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign('bad\nscope', body)).rejects.toThrow('invalid scope');
+    await expect(createSigner({ node: 'crm' }).sign('echo', body)).rejects.toThrow('no key');
+    await expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign('bad\nscope', body)).rejects.toThrow('invalid scope');
   });
 });

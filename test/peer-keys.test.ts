@@ -1,0 +1,128 @@
+/** Key files: `bun run keys` and lib/peer-keys.ts make, keep, rotate and load them; nothing leaks. */
+
+import { afterAll, describe, expect, test } from 'bun:test';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseFleet } from '../lib/fleet.ts';
+import { ensureKeys, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey } from '../lib/peer-keys.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'peer-keys-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshDir = () => join(root, `d${n++}`);
+const fleet = parseFleet({
+  hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
+  nodes: [
+    { name: 'crm', port: 4101, role: 'crm', file: 'node/crm.ts' },
+    { name: 'scanner', port: 4102, role: 'scanner', file: 'node/scanner.ts' },
+  ],
+});
+const NOW = 1_767_225_600_000;
+const body = new TextEncoder().encode('{}');
+const mode = (p: string) => statSync(p).mode & 0o777;
+const read = (dir: string, f: string) => readFileSync(join(dir, 'keys', f), 'utf8');
+
+describe('ensureKeys', () => {
+  test('creates the secret, one pair per member and the ring, private files 0600', async () => {
+    const dir = freshDir();
+    const { created } = await ensureKeys(dir, fleet);
+    expect(created).toEqual(['fleet.secret', 'a2a.ed25519.json', 'crm.ed25519.json', 'scanner.ed25519.json', 'ring.json']);
+    expect(mode(join(dir, 'keys'))).toBe(0o700);
+    for (const f of ['fleet.secret', 'a2a.ed25519.json', 'crm.ed25519.json', 'scanner.ed25519.json']) expect([f, mode(join(dir, 'keys', f))]).toEqual([f, 0o600]);
+    const ring = parseRing(JSON.parse(read(dir, 'ring.json')));
+    expect([...ring.keys()]).toEqual(['a2a', 'crm', 'scanner']);
+    expect(ring.get('crm')).toMatchObject({ mode: 'ed25519', ed25519: [expect.any(Uint8Array)] });
+  });
+
+  test('is idempotent: a second run creates nothing and changes no byte', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    const before = ['fleet.secret', 'crm.ed25519.json', 'ring.json'].map((f) => read(dir, f));
+    expect(await ensureKeys(dir, fleet)).toEqual({ created: [] });
+    expect(['fleet.secret', 'crm.ed25519.json', 'ring.json'].map((f) => read(dir, f))).toEqual(before);
+    await ensureKeys(dir, fleet, { force: true });
+    expect(read(dir, 'crm.ed25519.json')).not.toBe(before[1]);
+  });
+
+  test('a new fleet member gets a pair; others keep theirs', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    const crm = read(dir, 'crm.ed25519.json');
+    const bigger = parseFleet({ hub: { ...fleet.hub }, nodes: [...fleet.nodes, { name: 'lan', port: 4105, role: 'lan', file: 'node/lan.ts' }] });
+    expect((await ensureKeys(dir, bigger)).created).toEqual(['lan.ed25519.json', 'ring.json']);
+    expect(read(dir, 'crm.ed25519.json')).toBe(crm);
+  });
+
+  test('malformed files are reported by name, not content', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    writeFileSync(join(dir, 'keys', 'crm.ed25519.json'), '{"node":"crm","privateKey":"nope"}');
+    await expect(ensureKeys(dir, fleet)).rejects.toThrow('crm.ed25519.json is malformed');
+    writeFileSync(join(dir, 'keys', 'ring.json'), '{"version":1,"nodes":{"../x":{"mode":"ed25519","keys":[]}}}');
+    await expect(loadPeerIdentity(dir, 'crm')).rejects.toThrow('ring: invalid node name');
+  });
+});
+
+describe('loading and rotating', () => {
+  test('loadPeerIdentity gives a signer and verifier that accept each other across nodes', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    const crm = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    const scanner = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
+    const h = new Headers(await crm.signer.sign('echo', body));
+    expect(await scanner.verifier.verify(h, body)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+    await expect(loadPeerIdentity(dir, 'stranger')).rejects.toThrow('not in the ring');
+    await expect(loadPeerIdentity(freshDir(), 'crm')).rejects.toThrow('bun run keys');
+  });
+
+  test('rotate keeps the previous key in the ring until retire', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    const old = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    const rotated = await rotateKey(dir, fleet, 'crm');
+    expect(rotated.ring).toHaveLength(2);
+    expect((await listKeys(dir)).find((k) => k.node === 'crm')?.kids).toEqual(rotated.ring);
+    const fresh = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    const during = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
+    const check = async (v: typeof during, s: typeof old) => {
+      const r = await v.verifier.verify(new Headers(await s.signer.sign('echo', body)), body);
+      return r.ok ? 'ok' : r.code;
+    };
+    expect([await check(during, old), await check(during, fresh)]).toEqual(['ok', 'ok']);
+    await retireKeys(dir, fleet, 'crm');
+    const after = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
+    expect([await check(after, old), await check(after, fresh)]).toEqual(['PEER_BAD_SIGNATURE', 'ok']);
+    // rotating twice without retiring keeps at most two keys
+    await rotateKey(dir, fleet, 'crm');
+    await rotateKey(dir, fleet, 'crm');
+    expect((await listKeys(dir)).find((k) => k.node === 'crm')?.kids).toHaveLength(2);
+  });
+
+  test('only fleet members with plain names can be rotated', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    await expect(rotateKey(dir, fleet, '../../etc/passwd')).rejects.toThrow('invalid node name');
+    await expect(rotateKey(dir, fleet, 'lan')).rejects.toThrow('not a fleet member');
+  });
+});
+
+describe('bun run keys', () => {
+  test('creates keys from FLEET_FILE into DATA_DIR and prints no key material', async () => {
+    const dir = freshDir();
+    const fleetFile = join(root, 'fleet.json');
+    writeFileSync(fleetFile, JSON.stringify({ hub: fleet.hub, nodes: fleet.nodes }));
+    const run = async (...args: string[]) => {
+      const p = Bun.spawn(['bun', 'hub/keys.ts', ...args], { env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile }, stdout: 'pipe', stderr: 'pipe' });
+      const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      return { out, err, code };
+    };
+    const outputs = [await run(), await run(), await run('rotate', 'crm'), await run('list'), await run('retire', 'crm'), await run('rotate', '../x'), await run('nonsense')];
+    expect(outputs.map((o) => o.code)).toEqual([0, 0, 0, 0, 0, 1, 2]);
+    expect(outputs[0]!.out).toContain('created in');
+    expect(outputs[1]!.out).toContain('complete');
+    const secrets = [read(dir, 'fleet.secret').trim(), ...['a2a', 'crm', 'scanner'].map((n) => JSON.parse(read(dir, `${n}.ed25519.json`)).privateKey as string)];
+    const printed = outputs.map((o) => o.out + o.err).join('\n');
+    expect(secrets.filter((s) => printed.includes(s))).toEqual([]);
+  });
+});
