@@ -1,0 +1,135 @@
+/**
+ * @module a2a-types — the internal A2A model every other module shares. It follows the v1.0
+ * ProtoJSON shapes (flat parts, camelCase) with short lowercase states and roles; the wire
+ * modules translate it to v1.0 or v0.3 on the way out.
+ */
+
+export type Role = 'user' | 'agent';
+
+export type TaskState =
+  | 'submitted'
+  | 'working'
+  | 'input-required'
+  | 'auth-required'
+  | 'completed'
+  | 'failed'
+  | 'canceled'
+  | 'rejected';
+
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
+export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
+
+/** A stream or blocking call ends on these (SPEC-NOTES §6, §8). */
+export function isFinalState(state: TaskState): boolean {
+  return TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state);
+}
+
+export type Metadata = Record<string, unknown>;
+
+/** One content item; exactly one of `text`, `raw` (base64), `url`, `data` is set. */
+export interface Part {
+  text?: string;
+  raw?: string;
+  url?: string;
+  data?: unknown;
+  mediaType?: string;
+  filename?: string;
+  metadata?: Metadata;
+}
+
+export interface Message {
+  messageId: string;
+  role: Role;
+  parts: Part[];
+  contextId?: string;
+  taskId?: string;
+  metadata?: Metadata;
+  extensions?: string[];
+  referenceTaskIds?: string[];
+}
+
+export interface TaskStatus {
+  state: TaskState;
+  message?: Message;
+  /** ISO 8601 UTC with milliseconds. */
+  timestamp: string;
+}
+
+export interface Artifact {
+  artifactId: string;
+  parts: Part[];
+  name?: string;
+  description?: string;
+  metadata?: Metadata;
+  extensions?: string[];
+}
+
+export interface Task {
+  id: string;
+  contextId: string;
+  status: TaskStatus;
+  artifacts: Artifact[];
+  history: Message[];
+  metadata?: Metadata;
+}
+
+/** Events a task produces, in the order subscribers see them. */
+export type TaskEvent =
+  | { kind: 'task'; task: Task }
+  | { kind: 'message'; message: Message }
+  | { kind: 'status'; taskId: string; contextId: string; status: TaskStatus; final: boolean }
+  | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean };
+
+/** A webhook registration for one task. `version` is the protocol generation it was made in. */
+export interface PushConfig {
+  id: string;
+  taskId: string;
+  url: string;
+  token?: string;
+  /** `Authorization: <scheme> <credentials>` on every delivery. */
+  authentication?: { scheme: string; credentials?: string };
+  version: ProtocolVersion;
+}
+
+export type ProtocolVersion = '1.0' | '0.3';
+
+export interface SendConfiguration {
+  /** false = blocking (the default): answer at a terminal or interrupted state. */
+  returnImmediately: boolean;
+  historyLength?: number;
+  acceptedOutputModes?: string[];
+  pushConfig?: Omit<PushConfig, 'taskId' | 'id' | 'version'> & { id?: string };
+}
+
+export interface SendParams {
+  message: Message;
+  configuration: SendConfiguration;
+  metadata?: Metadata;
+}
+
+export interface ListTasksQuery {
+  contextId?: string;
+  status?: TaskState;
+  statusTimestampAfter?: string;
+  pageSize: number;
+  pageToken?: string;
+  historyLength?: number;
+  includeArtifacts: boolean;
+}
+
+export interface ListTasksPage {
+  tasks: Task[];
+  nextPageToken: string;
+  pageSize: number;
+  totalSize: number;
+}
+
+/** Trims history as `historyLength` asks: undefined = all, 0 = none, n = the n most recent. */
+export function withHistoryLength(task: Task, historyLength: number | undefined): Task {
+  if (historyLength === undefined || historyLength >= task.history.length) return task;
+  return { ...task, history: historyLength <= 0 ? [] : task.history.slice(-historyLength) };
+}
+
+export function nowIso(now: () => number = Date.now): string {
+  return new Date(now()).toISOString();
+}

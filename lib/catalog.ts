@@ -1,0 +1,153 @@
+/**
+ * @module catalog — a node's capability catalog, the single source for the agent card's skills,
+ * the console's descriptors and dispatch (`/peer/invoke`, data parts, keyword picks). A capability
+ * the card lists is exactly a capability dispatch can run.
+ */
+
+export interface ArgSpec {
+  type: 'string' | 'number' | 'integer' | 'boolean';
+  description: string;
+  required?: boolean;
+  /** Allowed values for a string argument; a text message naming one fills it in. */
+  enum?: readonly string[];
+}
+
+export interface Capability {
+  /** Dotted id such as `sector.movement`; also the skill id on the card. */
+  id: string;
+  name: string;
+  description: string;
+  /** Non-empty (the card requires at least one tag per skill). */
+  tags: string[];
+  examples?: string[];
+  /** Words that make a text message pick this capability. */
+  keywords: string[];
+  /** Read-only capabilities may be picked from free text; others only by explicit call. */
+  readOnly: boolean;
+  args: Record<string, ArgSpec>;
+  run(args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> | unknown;
+  /** One line describing a result, for the text part of an answer. */
+  summarize?(result: unknown): string;
+}
+
+/** Stable codes of a failed dispatch. */
+export type CatalogErrorCode = 'UNKNOWN_CAPABILITY' | 'BAD_ARGS' | 'CAPABILITY_FAILED';
+export type InvokeResult = { ok: true; result: unknown } | { ok: false; error: { code: CatalogErrorCode; message: string } };
+
+export interface Skill {
+  id: string;
+  name: string;
+  description: string;
+  tags: string[];
+  examples?: string[];
+  inputModes: string[];
+  outputModes: string[];
+}
+
+/** What the console needs to render a form for a capability. */
+export interface CapabilityDescriptor {
+  id: string;
+  name: string;
+  description: string;
+  readOnly: boolean;
+  args: Record<string, ArgSpec>;
+}
+
+const CAPABILITY_ID = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+
+export class Catalog {
+  private readonly byId: Map<string, Capability>;
+
+  /** @throws Error when a capability is malformed or an id repeats (a bug in the node file). */
+  constructor(readonly capabilities: readonly Capability[]) {
+    this.byId = new Map();
+    for (const c of capabilities) {
+      if (!CAPABILITY_ID.test(c.id)) throw new Error(`catalog: bad capability id ${c.id}`);
+      if (this.byId.has(c.id)) throw new Error(`catalog: duplicate capability ${c.id}`);
+      if (!c.tags.length) throw new Error(`catalog: ${c.id} needs at least one tag`);
+      this.byId.set(c.id, c);
+    }
+    if (!capabilities.length) throw new Error('catalog: a node needs at least one capability');
+  }
+
+  find(id: string): Capability | undefined {
+    return this.byId.get(id);
+  }
+
+  skills(): Skill[] {
+    return this.capabilities.map((c) => ({
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      tags: c.tags,
+      ...(c.examples?.length ? { examples: c.examples } : {}),
+      inputModes: ['text/plain', 'application/json'],
+      outputModes: ['application/json', 'text/plain'],
+    }));
+  }
+
+  descriptors(): CapabilityDescriptor[] {
+    return this.capabilities.map((c) => ({ id: c.id, name: c.name, description: c.description, readOnly: c.readOnly, args: c.args }));
+  }
+
+  /** Checks arguments against a capability's specs; unknown arguments are refused. */
+  checkArgs(cap: Capability, args: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+    if (args === undefined || args === null) args = {};
+    if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'args must be an object' };
+    const given = args as Record<string, unknown>;
+    for (const name of Object.keys(given)) if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+    for (const [name, spec] of Object.entries(cap.args)) {
+      const v = given[name];
+      if (v === undefined || v === null) {
+        if (spec.required) return { ok: false, message: `missing argument ${name}: ${spec.description}` };
+        continue;
+      }
+      const okType =
+        spec.type === 'string' ? typeof v === 'string' && v.length <= 1024
+        : spec.type === 'boolean' ? typeof v === 'boolean'
+        : spec.type === 'integer' ? Number.isInteger(v)
+        : typeof v === 'number' && Number.isFinite(v);
+      if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
+      if (spec.enum && !spec.enum.includes(v as string)) return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+    }
+    return { ok: true, args: given };
+  }
+
+  /** Runs a capability by id; every failure is a coded value. */
+  async invoke(id: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult> {
+    const cap = this.byId.get(id);
+    if (!cap) return { ok: false, error: { code: 'UNKNOWN_CAPABILITY', message: `unknown capability ${id}; this node offers ${[...this.byId.keys()].join(', ')}` } };
+    const checked = this.checkArgs(cap, args);
+    if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
+    try {
+      return { ok: true, result: await cap.run(checked.args, signal) };
+    } catch (e) {
+      return { ok: false, error: { code: 'CAPABILITY_FAILED', message: `${id} failed: ${(e as Error)?.message ?? 'unknown error'}` } };
+    }
+  }
+
+  /**
+   * Picks the read-only capability whose keywords a text names most often, and fills enum
+   * arguments whose value the text mentions. Undefined when nothing matches.
+   */
+  pickByText(text: string): { cap: Capability; args: Record<string, unknown> } | undefined {
+    const lower = text.toLowerCase();
+    let best: Capability | undefined;
+    let bestScore = 0;
+    for (const c of this.capabilities) {
+      if (!c.readOnly) continue;
+      const score = c.keywords.reduce((n, k) => n + (lower.includes(k.toLowerCase()) ? 1 : 0), 0);
+      if (score > bestScore) {
+        best = c;
+        bestScore = score;
+      }
+    }
+    if (!best) return undefined;
+    const args: Record<string, unknown> = {};
+    for (const [name, spec] of Object.entries(best.args)) {
+      const hit = spec.enum?.find((v) => lower.includes(v.toLowerCase()));
+      if (hit) args[name] = hit;
+    }
+    return { cap: best, args };
+  }
+}

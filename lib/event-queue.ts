@@ -1,0 +1,47 @@
+/**
+ * @module event-queue — an unbounded single-consumer async queue: producers `push` without
+ * waiting, the consumer iterates with `for await`, and `close` ends the iteration after the
+ * items already queued.
+ */
+
+export class EventQueue<T> implements AsyncIterable<T> {
+  private readonly items: T[] = [];
+  private wake: (() => void) | null = null;
+  private closed = false;
+
+  /** Runs once when the queue closes (by either side); used to unsubscribe. */
+  constructor(private readonly onClose?: () => void) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  push(item: T): void {
+    if (this.closed) return;
+    this.items.push(item);
+    this.wake?.();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.wake?.();
+    this.onClose?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<T> {
+    try {
+      while (true) {
+        if (this.items.length) {
+          yield this.items.shift()!;
+          continue;
+        }
+        if (this.closed) return;
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = null;
+      }
+    } finally {
+      this.close();
+    }
+  }
+}

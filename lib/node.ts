@@ -1,0 +1,153 @@
+/**
+ * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
+ * its name, description and catalog (and optionally its own agent); this gives it the agent card,
+ * `POST /a2a`, `/health`, the JSON-file task store and webhook delivery. The only place in lib/
+ * that touches Elysia.
+ */
+
+import { join } from 'node:path';
+import { Elysia, type AnyElysia } from 'elysia';
+import { createA2AHandler } from './a2a.ts';
+import { CardServer, bindWarnings, buildAgentCard } from './a2a-card.ts';
+import { TaskEngine } from './a2a-engine.ts';
+import { WebhookSender } from './a2a-push.ts';
+import type { Agent } from './agent.ts';
+import { catalogAgent } from './catalog-agent.ts';
+import type { Catalog } from './catalog.ts';
+import { silentLog, type Log } from './log.ts';
+import { TaskStore } from './tasks.ts';
+
+export interface NodeDefinition {
+  name: string;
+  description: string;
+  version?: string;
+  catalog: Catalog;
+  /** Defaults to the catalog agent (keyword pick / data-part skill call). */
+  agent?: Agent;
+  /** Whether a model answers messages; shown on the card as `capabilities.agent_backed`. */
+  agentBacked?: boolean;
+  inputModes?: string[];
+  outputModes?: string[];
+}
+
+export interface NodeOptions {
+  /** Tasks go to `<dataDir>/<name>/tasks/`. */
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The URL the card advertises (PEER_PUBLIC_URL). */
+  publicUrl?: string;
+  log?: Log;
+  now?: () => number;
+  /** Set false to turn webhook delivery off (the card then says pushNotifications: false). */
+  push?: boolean;
+  /** Webhook hosts allowed besides loopback (e.g. the fleet's hosts); `*` allows any. */
+  pushAllowHosts?: string[];
+  pushRetryDelaysMs?: number[];
+  maxBodyBytes?: number;
+}
+
+export interface RunningNode {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface NodeApp {
+  app: AnyElysia;
+  engine: TaskEngine;
+  store: TaskStore;
+  push: WebhookSender | undefined;
+  /** The card as currently served. */
+  card(): Record<string, unknown>;
+  /** Binds the port, fixes the advertised URL, and serves. */
+  start(): Promise<RunningNode>;
+}
+
+const DEFAULT_MODES = ['text/plain', 'application/json'];
+
+export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
+  const log = opts.log ?? silentLog;
+  const host = opts.host ?? '127.0.0.1';
+  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
+  const push = opts.push === false ? undefined : new WebhookSender({
+    allowHosts: opts.pushAllowHosts ?? [],
+    log,
+    ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
+  });
+  const inputModes = def.inputModes ?? DEFAULT_MODES;
+  const outputModes = def.outputModes ?? DEFAULT_MODES;
+  const engine = new TaskEngine({
+    store,
+    agent: def.agent ?? catalogAgent(def.catalog),
+    log,
+    inputModes,
+    outputModes,
+    ...(push ? { push } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const handleA2A = createA2AHandler({ engine, log, streaming: true, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
+
+  const cardFor = (port: number) => {
+    const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    const baseUrl = (opts.publicUrl ?? `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`).replace(/\/+$/, '');
+    return buildAgentCard({
+      name: def.name,
+      description: def.description,
+      version: def.version ?? '1.0.0',
+      baseUrl,
+      skills: def.catalog.skills(),
+      inputModes,
+      outputModes,
+      streaming: true,
+      pushNotifications: push !== undefined,
+      agentBacked: def.agentBacked ?? false,
+      warnings: bindWarnings(host, opts.publicUrl, baseUrl),
+    });
+  };
+  const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
+
+  const app = new Elysia({ normalize: false })
+    .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
+    // Clients before A2A 0.3 look here.
+    .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
+    .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
+    .get('/health', () => ({ ok: true, name: def.name, tasks: store.size }))
+    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
+    .onError(({ code, set }) => {
+      // Routing and framework errors become coded JSON; handlers themselves return values.
+      set.headers['content-type'] = 'application/json';
+      if (code === 'NOT_FOUND') {
+        set.status = 404;
+        return { error: { code: 'NOT_FOUND', message: 'No such route' } };
+      }
+      log('error', 'request failed', { code: String(code) });
+      set.status = 500;
+      return { error: { code: 'INTERNAL', message: 'Internal error' } };
+    });
+
+  return {
+    app,
+    engine,
+    store,
+    push,
+    card: () => cards.json,
+    async start() {
+      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
+      const server = app.server!;
+      const port = server.port!;
+      cards.update(cardFor(port), opts.now);
+      const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+      log('info', 'node listening', { node: def.name, url });
+      return {
+        url,
+        port,
+        async stop() {
+          await app.stop(true);
+          await engine.close();
+        },
+      };
+    },
+  };
+}

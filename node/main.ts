@@ -1,0 +1,62 @@
+/**
+ * @module node/main — starts one fleet node: `bun run node --name scanner [--port N] [--host H]`.
+ * Reads the environment and wires lib/ pieces; everything else lives in lib/node.ts and the
+ * node's own file.
+ */
+
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadFleet } from '../lib/fleet.ts';
+import { consoleLog } from '../lib/log.ts';
+import { createNode, type NodeDefinition } from '../lib/node.ts';
+
+const root = resolve(import.meta.dir, '..');
+const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
+
+Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
+Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated).`;
+
+const { values } = parseArgs({
+  options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  strict: false,
+});
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
+
+const fleet = await loadFleet(process.env.FLEET_FILE ?? resolve(root, 'fixtures/fleet.json'));
+const member = fleet.nodes.find((n) => n.name === values.name);
+if (typeof values.name !== 'string' || !member) {
+  console.error(`${values.name ? `Unknown node "${values.name}". ` : ''}Valid names: ${fleet.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
+  process.exit(2);
+}
+
+const portText = (values.port as string | undefined) ?? process.env.PORT;
+const port = portText === undefined ? member.port : Number(portText);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  console.error(`--port must be a port number, got ${portText}`);
+  process.exit(2);
+}
+
+const define = (await import(resolve(root, member.file))).default as (o: { fixturesDir: string }) => NodeDefinition;
+const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
+const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+const node = createNode(define({ fixturesDir: resolve(root, 'fixtures') }), {
+  dataDir: resolve(process.env.DATA_DIR ?? 'data'),
+  host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
+  port,
+  log: consoleLog(member.name),
+  pushAllowHosts: [...fleetHosts, ...extraHosts],
+  ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
+});
+const running = await node.start();
+console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, async () => {
+    await running.stop();
+    process.exit(0);
+  });
+}
