@@ -1,0 +1,298 @@
+/**
+ * @module mesh/client — the mesh client: one presence per local agent, reconnect with backoff
+ * (500 ms doubling to 10 s, reset after a claim, stopped by name_in_use / unknown_project /
+ * protocol_mismatch), serial inbound handling with attachments written to disk, delivery and
+ * presence events, remembered connections and the local activity view.
+ */
+
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Log } from '../log.ts';
+import { createActivity, type Activity } from './activity.ts';
+import { createEmitter } from './emitter.ts';
+import { fail, type ClientCode, type MeshError, type Result } from './errors.ts';
+import { materialize, snapshotFile, type SavedAttachment } from './files.ts';
+import { createHubClient, type HistoryOptions } from './http-client.ts';
+import type { ConnectionMemory } from './memory.ts';
+import { openConnection, type DeliveryEvent, type MeshConnection, type SendReceipt, type SendTarget } from './connection.ts';
+import type { Attachment } from './payload.ts';
+import { decodeText } from './payload.ts';
+import type { MeshMessage, Peer } from './wire.ts';
+
+/** Claim refusals after which retrying cannot help. */
+const STOP_CODES: ReadonlySet<ClientCode> = new Set(['A2A_NAME_IN_USE', 'A2A_UNKNOWN_PROJECT', 'A2A_PROTOCOL_MISMATCH']);
+
+export type MembershipState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
+
+export interface MembershipStatus {
+  agentId: string;
+  project: string;
+  name: string;
+  state: MembershipState;
+  self?: Peer;
+  peers: (Peer & { activity: Activity })[];
+  activity: Activity;
+  /** The last refusal or transport failure, with its code. */
+  lastError?: MeshError<ClientCode>;
+  /** Delay of the next reconnect attempt, when one is scheduled. */
+  retryInMs?: number;
+}
+
+export interface InboundMessage {
+  agentId: string;
+  message: MeshMessage;
+  text: string;
+  attachments: SavedAttachment[];
+  /** One-line envelope header: `[a2a message] ref=… from=… project=… at=<ISO> replyTo=…`. */
+  header: string;
+}
+
+export interface SendRequest {
+  target: SendTarget;
+  text: string;
+  /** Absolute paths of local files. */
+  attachments?: string[];
+  replyTo?: string;
+  messageId?: string;
+}
+
+export interface ClientEvents extends Record<string, unknown> {
+  'presence-changed': { agentId: string; state: MembershipState; project: string; name: string; error?: MeshError<ClientCode> };
+  /** The roster or the activity view changed (scope: one agent). */
+  change: { agentId: string };
+  delivery: DeliveryEvent & { agentId: string };
+}
+
+export interface ClientTimers {
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (t: unknown) => void;
+}
+
+export interface MeshClientOptions {
+  hubUrl: string;
+  token?: string;
+  log: Log;
+  now?: () => number;
+  timers?: ClientTimers;
+  reconnectMs?: number;
+  maxReconnectMs?: number;
+  /** Remembered connections; without it nothing is remembered. */
+  memory?: ConnectionMemory;
+  /** Where inbound attachments are written; defaults to `<tmpdir>/lume-a2a`. */
+  attachmentsDir?: string;
+  /** The agent's handler; the hub hears `delivered` when it resolves and `delivery_failed` when it throws. */
+  onInbound?: (m: InboundMessage) => unknown;
+  WebSocket?: typeof WebSocket;
+}
+
+/** The envelope header an agent sees above an inbound message. */
+export function inboundHeader(m: MeshMessage): string {
+  return `[a2a message] ref=${m.messageRef} from=${m.from.name} project=${m.project} at=${new Date(m.createdAt).toISOString()}${m.replyTo ? ` replyTo=${m.replyTo}` : ''}`;
+}
+
+export type MeshClient = ReturnType<typeof createMeshClient>;
+
+interface Membership {
+  agentId: string;
+  project: string;
+  name: string;
+  state: MembershipState;
+  desired: boolean;
+  conn?: MeshConnection;
+  delay: number;
+  timer?: unknown;
+  retryInMs?: number;
+  lastError?: MeshError<ClientCode>;
+  activity: ReturnType<typeof createActivity>;
+}
+
+export function createMeshClient(o: MeshClientOptions) {
+  const now = o.now ?? Date.now;
+  const timers: ClientTimers = o.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>) };
+  const base = o.reconnectMs ?? 500;
+  const cap = o.maxReconnectMs ?? 10_000;
+  const dir = o.attachmentsDir ?? join(tmpdir(), 'lume-a2a');
+  const http = createHubClient({ baseUrl: o.hubUrl, token: o.token });
+  const events = createEmitter<ClientEvents>((e) => o.log('warn', 'mesh client: listener threw', { error: String(e) }));
+  const members = new Map<string, Membership>();
+
+  const setState = (m: Membership, state: MembershipState) => {
+    m.state = state;
+    events.emit('presence-changed', { agentId: m.agentId, state, project: m.project, name: m.name, ...(m.lastError ? { error: m.lastError } : {}) });
+  };
+
+  async function handle(m: Membership, message: MeshMessage): Promise<void> {
+    m.activity.received(message.from.name);
+    m.activity.handlingStarted();
+    events.emit('change', { agentId: m.agentId });
+    try {
+      const saved = await materialize(dir, message);
+      if (!saved.ok) throw new Error(saved.error.message);
+      await o.onInbound?.({ agentId: m.agentId, message, text: decodeText(message.payload), attachments: saved.value, header: inboundHeader(message) });
+    } finally {
+      m.activity.handlingEnded();
+      events.emit('change', { agentId: m.agentId });
+    }
+  }
+
+  function schedule(m: Membership): void {
+    if (!m.desired) return;
+    m.retryInMs = m.delay;
+    setState(m, 'reconnecting');
+    m.timer = timers.setTimeout(() => {
+      m.timer = undefined;
+      void attempt(m);
+    }, m.delay);
+    m.delay = Math.min(m.delay * 2, cap);
+  }
+
+  async function attempt(m: Membership): Promise<void> {
+    if (!m.desired) return;
+    const r = await openConnection({
+      hubUrl: o.hubUrl,
+      project: m.project,
+      name: m.name,
+      token: o.token,
+      WebSocket: o.WebSocket,
+      onMessage: (message) => handle(m, message),
+    });
+    if (!m.desired) {
+      if (r.ok) r.value.close(1000, 'disconnect');
+      return;
+    }
+    if (!r.ok) {
+      m.lastError = r.error;
+      o.log('warn', 'mesh client: connect failed', { agent: m.agentId, project: m.project, code: r.error.code });
+      if (STOP_CODES.has(r.error.code)) {
+        m.desired = false;
+        m.retryInMs = undefined;
+        return setState(m, 'stopped');
+      }
+      return schedule(m);
+    }
+    const conn = r.value;
+    m.conn = conn;
+    m.delay = base;
+    m.retryInMs = undefined;
+    m.lastError = undefined;
+    conn.on('presence', () => events.emit('change', { agentId: m.agentId }));
+    conn.on('delivery', (d) => {
+      if (d.status === 'delivered') m.activity.delivered(d.to);
+      events.emit('delivery', { ...d, agentId: m.agentId });
+      events.emit('change', { agentId: m.agentId });
+    });
+    conn.on('close', ({ code, reason }) => {
+      if (m.conn === conn) m.conn = undefined;
+      if (!m.desired) return;
+      m.lastError = { code: 'A2A_CLIENT_TRANSPORT', message: `connection closed (${code} ${reason})` };
+      schedule(m);
+    });
+    setState(m, 'connected');
+    await o.memory?.save(m.agentId, { project: m.project, name: m.name });
+  }
+
+  function status(m: Membership): MembershipStatus {
+    const s: MembershipStatus = {
+      agentId: m.agentId,
+      project: m.project,
+      name: m.name,
+      state: m.state,
+      peers: (m.conn?.peers() ?? []).map((p) => ({ ...p, activity: m.activity.peer(p.name) })),
+      activity: m.activity.self(),
+    };
+    if (m.conn) s.self = m.conn.self;
+    if (m.lastError) s.lastError = m.lastError;
+    if (m.retryInMs !== undefined) s.retryInMs = m.retryInMs;
+    return s;
+  }
+
+  async function stop(m: Membership): Promise<void> {
+    m.desired = false;
+    if (m.timer !== undefined) timers.clearTimeout(m.timer);
+    m.timer = undefined;
+    members.delete(m.agentId);
+    const conn = m.conn;
+    m.conn = undefined;
+    if (conn && !conn.closed) {
+      conn.close(1000, 'disconnect');
+      await conn.done;
+    }
+  }
+
+  return {
+    http,
+    on: events.on,
+
+    /**
+     * Joins `project` as `name` for `agentId` (one presence per agent). Calling again with the same
+     * project and name returns the current status; a different one leaves the old presence first.
+     * Resolves after the first attempt; failures other than the stop codes keep retrying.
+     */
+    async connect(agentId: string, project: string, name = agentId): Promise<MembershipStatus> {
+      const existing = members.get(agentId);
+      if (existing && existing.project === project && existing.name === name && existing.desired) return status(existing);
+      if (existing) await stop(existing);
+      const m: Membership = { agentId, project, name, state: 'connecting', desired: true, delay: base, activity: createActivity(now) };
+      members.set(agentId, m);
+      setState(m, 'connecting');
+      await attempt(m);
+      return status(m);
+    },
+
+    /** Leaves on purpose: the presence ends and the remembered connection is forgotten. */
+    async disconnect(agentId: string): Promise<void> {
+      const m = members.get(agentId);
+      if (m) {
+        await stop(m);
+        setState(m, 'stopped');
+      }
+      await o.memory?.forget(agentId);
+    },
+
+    /** Rejoins every remembered connection (after a restart). */
+    async restore(): Promise<MembershipStatus[]> {
+      const saved = (await o.memory?.load()) ?? {};
+      return Promise.all(Object.entries(saved).map(([id, c]) => this.connect(id, c.project, c.name)));
+    },
+
+    status(agentId: string): MembershipStatus | undefined {
+      const m = members.get(agentId);
+      return m && status(m);
+    },
+
+    /** The roster names other than the agent itself. */
+    peers(agentId: string): string[] {
+      return members.get(agentId)?.conn?.peers().map((p) => p.name) ?? [];
+    },
+
+    /** Sends from an agent's presence; attachments are absolute local paths. */
+    async send(agentId: string, req: SendRequest): Promise<Result<SendReceipt, ClientCode>> {
+      const m = members.get(agentId);
+      if (!m?.conn) return fail('A2A_CLIENT_CLOSED', `${agentId} is not connected`);
+      const attachments: Attachment[] = [];
+      for (const path of req.attachments ?? []) {
+        const a = await snapshotFile(path);
+        if (!a.ok) return a;
+        attachments.push(a.value);
+      }
+      const r = await m.conn.send({ ...req, attachments });
+      if (r.ok) {
+        m.activity.sent(r.value.recipients);
+        events.emit('change', { agentId });
+      }
+      return r;
+    },
+
+    /** Reads the agent's project history over HTTP. */
+    history(agentId: string, q: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
+      const m = members.get(agentId);
+      if (!m) return Promise.resolve(fail('A2A_CLIENT_CLOSED', `${agentId} is not connected`));
+      return http.history(m.project, q);
+    },
+
+    /** Closes every presence without forgetting remembered connections (a process shutting down). */
+    async close(): Promise<void> {
+      await Promise.all([...members.values()].map(stop));
+    },
+  };
+}

@@ -1,0 +1,104 @@
+/** @module mesh/http-client — the hub's HTTP routes from the client side; every call first probes `/v1/meta` for the protocol version. */
+
+import { clientCode, fail, ok, type ClientCode, type Result } from './errors.ts';
+import { PROTOCOL_VERSION } from './limits.ts';
+import type { Project } from './store.ts';
+import type { MeshMessage } from './wire.ts';
+
+export interface HubMeta {
+  pid: number;
+  port: number;
+  baseUrl: string;
+  startedAt: number;
+  protocolVersion: number;
+}
+
+export interface HistoryOptions {
+  before?: string;
+  after?: string;
+  from?: string;
+  limit?: number;
+}
+
+export interface PresenceView {
+  name: string;
+  presenceId: string;
+  joinedAt: number;
+}
+
+export interface HubClientOptions {
+  baseUrl: string;
+  token?: string;
+  fetch?: typeof fetch;
+}
+
+export type HubClient = ReturnType<typeof createHubClient>;
+
+export function createHubClient(o: HubClientOptions) {
+  const base = o.baseUrl.replace(/\/+$/, '');
+  const doFetch = o.fetch ?? fetch;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (o.token) headers.authorization = `Bearer ${o.token}`;
+
+  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result<Record<string, unknown>, ClientCode>> {
+    let res: Response;
+    try {
+      res = await doFetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    } catch (e) {
+      return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${base}: ${(e as Error).message}`);
+    }
+    let doc: Record<string, unknown>;
+    try {
+      doc = (await res.json()) as Record<string, unknown>;
+    } catch {
+      return fail('A2A_HTTP_STATUS', `hub answered ${res.status} without JSON`);
+    }
+    const err = doc?.error as { code?: unknown; message?: unknown } | undefined;
+    if (err) return fail(clientCode(err.code), `${String(err.code)}: ${String(err.message ?? '')}`);
+    if (!res.ok) return fail('A2A_HTTP_STATUS', `hub answered ${res.status}`);
+    return ok(doc);
+  }
+
+  async function meta(): Promise<Result<HubMeta, ClientCode>> {
+    const r = await call('GET', '/v1/meta');
+    if (!r.ok) return r;
+    const m = r.value as unknown as HubMeta;
+    if (m.protocolVersion !== PROTOCOL_VERSION)
+      return fail('A2A_PROTOCOL_MISMATCH', `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`);
+    return ok(m);
+  }
+
+  /** Probes the protocol, then makes the call. */
+  async function checked(method: 'GET' | 'POST', path: string, body?: unknown) {
+    const m = await meta();
+    return m.ok ? call(method, path, body) : m;
+  }
+
+  const query = (q: Record<string, string | number | undefined>) =>
+    new URLSearchParams(Object.entries(q).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
+
+  return {
+    baseUrl: base,
+    meta,
+    async createProject(p: { name: string; displayName?: string; description?: string; createdByCwd?: string }): Promise<Result<Project, ClientCode>> {
+      const r = await checked('POST', '/api/projects.create', p);
+      return r.ok ? ok((r.value.result as { project: Project }).project) : r;
+    },
+    async listProjects(): Promise<Result<Project[], ClientCode>> {
+      const r = await checked('POST', '/api/projects.list', {});
+      return r.ok ? ok((r.value.result as { projects: Project[] }).projects) : r;
+    },
+    async deleteProject(name: string): Promise<Result<boolean, ClientCode>> {
+      const r = await checked('POST', '/api/projects.delete', { name });
+      return r.ok ? ok((r.value.result as { deleted: boolean }).deleted) : r;
+    },
+    async history(project: string, h: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
+      const r = await checked('GET', `/v1/history?${query({ project, ...h })}`);
+      return r.ok ? ok(r.value.messages as MeshMessage[]) : r;
+    },
+    async presence(project: string): Promise<Result<PresenceView[], ClientCode>> {
+      const r = await checked('GET', `/v1/presence?${query({ project })}`);
+      return r.ok ? ok(r.value.peers as PresenceView[]) : r;
+    },
+  };
+}
