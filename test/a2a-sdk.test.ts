@@ -1,0 +1,150 @@
+/**
+ * The official @a2a-js/sdk client, unchanged, against our node: its v1.0 ClientFactory client and
+ * its v0.3 compatibility transport each fetch the card, send, stream, get, list, cancel and
+ * resubscribe.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { Role, TaskState } from '@a2a-js/sdk';
+import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
+import conformance from '../node/conformance.ts';
+import scanner from '../node/scanner.ts';
+import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+
+const textPart = (t: string) => ({ content: { $case: 'text' as const, value: t }, filename: '', mediaType: 'text/plain', metadata: undefined });
+const dataPart = (d: Record<string, unknown>) => ({ content: { $case: 'data' as const, value: d }, filename: '', mediaType: 'application/json', metadata: undefined });
+const message = (parts: any[], messageId: string = crypto.randomUUID(), taskId = '') =>
+  ({ messageId, role: Role.ROLE_USER, parts, contextId: '', taskId, extensions: [], referenceTaskIds: [], metadata: undefined }) as any;
+
+let scan: TestNode;
+let tck: TestNode;
+
+beforeAll(async () => {
+  scan = await startNode(scanner({ fixturesDir: FIXTURES }));
+  tck = await startNode(conformance());
+});
+afterAll(async () => {
+  await scan.dispose();
+  await tck.dispose();
+});
+
+describe('official SDK, protocol 1.0 (ClientFactory)', () => {
+  test('fetches the card and picks the 1.0 JSON-RPC interface', async () => {
+    const client = await new ClientFactory().createFromUrl(scan.url);
+    const card = await client.getAgentCard();
+    expect(card.name).toBe('scanner');
+    expect(card.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['1.0', '0.3']);
+    expect(card.skills.map((s) => s.id)).toContain('sector.movement');
+  });
+
+  test('sends a text message and gets a completed task with an artifact', async () => {
+    const client = await new ClientFactory().createFromUrl(scan.url);
+    const r: any = await client.sendMessage({ message: message([textPart('which sector moved most today?')]) } as any);
+    expect(r.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(r.artifacts[0].name).toBe('sector.movement');
+    const data = r.artifacts[0].parts[0].content;
+    expect(data.$case).toBe('data');
+    expect(data.value.sectors[0].sector).toBe('robotics');
+  });
+
+  test('streams working, artifact and completed after the task', async () => {
+    const client = await new ClientFactory().createFromUrl(scan.url);
+    const kinds: string[] = [];
+    for await (const ev of client.sendMessageStream({ message: message([dataPart({ skill: 'stock.quote', args: { code: '688981' } })]) } as any))
+      kinds.push((ev as any).payload.$case);
+    expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+  });
+
+  test('gets and lists tasks, cancels a working one, refuses to cancel a completed one', async () => {
+    const client = await new ClientFactory().createFromUrl(tck.url);
+    const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-complete-task-1') } as any);
+    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const got: any = await client.getTask({ id: done.id, historyLength: 1 } as any);
+    expect(got.id).toBe(done.id);
+    expect(got.history.length).toBe(1);
+
+    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'plain-1'), configuration: { returnImmediately: true } } as any);
+    expect(open.status.state).toBe(TaskState.TASK_STATE_WORKING);
+    const listed: any = await client.listTasks({ tenant: '', contextId: open.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' } as any);
+    expect(listed.tasks.map((t: any) => t.id)).toEqual([open.id]);
+
+    const canceled: any = await client.cancelTask({ id: open.id } as any);
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+    let error: unknown;
+    try {
+      await client.cancelTask({ id: done.id } as any);
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error)?.constructor.name).toBe('JsonRpcTaskNotCancelableError');
+  });
+
+  test('resubscribes to a running task: first the task, then its updates until it ends', async () => {
+    const client = await new ClientFactory().createFromUrl(tck.url);
+    const open: any = await client.sendMessage({ message: message([textPart('wait')], 'plain-2'), configuration: { returnImmediately: true } } as any);
+    const events: any[] = [];
+    const reading = (async () => {
+      for await (const ev of client.resubscribeTask({ id: open.id } as any)) {
+        events.push(ev);
+        if (events.length === 1) await client.cancelTask({ id: open.id } as any);
+      }
+    })();
+    await reading;
+    expect(events.map((e) => e.payload.$case)).toEqual(['task', 'statusUpdate']);
+    expect(events[1].payload.value.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe('official SDK, protocol 0.3 (compatibility transport)', () => {
+  const legacy = async (node: TestNode) => {
+    const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
+    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url }), card);
+  };
+
+  test('the card works as a v0.3 card too', async () => {
+    const card = await (await fetch(`${scan.url}/.well-known/agent-card.json`)).json();
+    expect(card.protocolVersion).toBe('0.3.0');
+    expect(card.url).toBe(`${scan.url}/a2a`);
+    // A v0.3-only SDK setup picks the 0.3 interface from the same card.
+    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } } as any)],
+    }));
+    const client = await factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i: any) => i.protocolVersion === '0.3') });
+    const r: any = await client.sendMessage({ message: message([textPart('scanner status')]) } as any);
+    expect(r.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(r.artifacts[0].name).toBe('scanner.status');
+  });
+
+  test('send, stream, get, cancel, resubscribe over message/send and friends', async () => {
+    const client = await legacy(tck);
+    const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-artifact-data-1') } as any);
+    expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(done.artifacts[0].parts[0].content.value).toEqual({ key: 'value', count: 42 });
+
+    const kinds: string[] = [];
+    for await (const ev of client.sendMessageStream({ message: message([textPart('s')], 'tck-stream-001-x') } as any)) kinds.push((ev as any).payload.$case);
+    expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+
+    const got: any = await client.getTask({ id: done.id, historyLength: 0 } as any);
+    expect(got.id).toBe(done.id);
+    expect(got.history).toEqual([]);
+
+    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'plain-3') } as any);
+    expect(open.status.state).toBe(TaskState.TASK_STATE_WORKING);
+    const events: any[] = [];
+    for await (const ev of client.resubscribeTask({ id: open.id } as any)) {
+      events.push(ev);
+      if (events.length === 1) {
+        const c: any = await client.cancelTask({ id: open.id } as any);
+        expect(c.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+      }
+    }
+    expect(events.map((e) => e.payload.$case)).toEqual(['task', 'statusUpdate']);
+  });
+
+  test('listing has no v0.3 JSON-RPC method: the transport says so', async () => {
+    const client = await legacy(tck);
+    await expect(client.listTasks({} as any)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Test support: start a node on port 0 with its own temporary data folder, and small helpers to
+ * speak JSON-RPC and read SSE streams from it.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Agent } from '../../lib/agent.ts';
+import { Catalog } from '../../lib/catalog.ts';
+import { memoryLog } from '../../lib/log.ts';
+import { createNode, type NodeDefinition, type NodeOptions } from '../../lib/node.ts';
+
+export const FIXTURES = resolve(import.meta.dir, '../../fixtures');
+
+export function tempDir(prefix = 'lume-a2a-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface TestNode {
+  url: string;
+  dataDir: string;
+  log: ReturnType<typeof memoryLog>;
+  node: ReturnType<typeof createNode>;
+  stop(): Promise<void>;
+  /** Stops and removes the data folder. */
+  dispose(): Promise<void>;
+}
+
+export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> = {}): Promise<TestNode> {
+  const dataDir = opts.dataDir ?? tempDir();
+  const log = memoryLog();
+  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], ...opts });
+  const running = await node.start();
+  return {
+    url: running.url,
+    dataDir,
+    log,
+    node,
+    stop: () => running.stop(),
+    async dispose() {
+      await running.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A one-capability definition around a custom agent, for tests of the core. */
+export function agentNode(name: string, agent: Agent, extra: Partial<NodeDefinition> = {}): NodeDefinition {
+  return {
+    name,
+    description: `Test node ${name}`,
+    catalog: new Catalog([{ id: 'test.echo', name: 'Echo', description: 'Echoes its args', tags: ['test'], keywords: ['echo'], readOnly: true, args: {}, run: () => ({}) }]),
+    agent,
+    ...extra,
+  };
+}
+
+let nextId = 1;
+
+export async function rpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' | null = '1.0', id: unknown = nextId++): Promise<any> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (version) headers['A2A-Version'] = version;
+  const res = await fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  return res.json();
+}
+
+export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  const text = await res.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {}
+  return { status: res.status, json, text };
+}
+
+/** Reads an SSE response frame by frame, as the frames arrive. */
+export async function* sseFrames(res: Response): AsyncGenerator<any> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let cut: number;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (data) yield JSON.parse(data);
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+export async function streamRpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' = '1.0', signal?: AbortSignal): Promise<Response> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'A2A-Version': version };
+  return fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), ...(signal ? { signal } : {}) });
+}
+
+export async function collect(res: Response): Promise<any[]> {
+  const out: any[] = [];
+  for await (const f of sseFrames(res)) out.push(f);
+  return out;
+}
+
+/** A text message in v1.0 wire form. */
+export function msgV1(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra };
+}
+
+/** A text message in v0.3 wire form. */
+export function msgV03(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }], ...extra };
+}
+
+/** A promise with its resolver, for agents a test steps through. */
+export function gate(): { promise: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const promise = new Promise<void>((r) => (open = r));
+  return { promise, open };
+}
