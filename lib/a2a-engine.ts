@@ -50,6 +50,8 @@ interface Live {
   subscribers: Set<Subscription>;
   turns: Set<AbortController>;
   lastSave: Promise<void>;
+  /** Set when the agent answered a brand-new task with a Message; no task is created then. */
+  reply?: Message;
 }
 
 const MEDIA_ANY = '*/*';
@@ -146,12 +148,14 @@ export class TaskEngine {
       if (mode === 'immediate' && !live.stored) {
         // Give an agent that answers with a Message one turn of the event loop, then create the task.
         setImmediate(() => {
+          if (live.reply) return finish({ message: live.reply });
           if (!settled && !live.stored) this.materialize(live);
           if (!settled && live.stored) finish({ task: live.rec.task });
         });
       }
       turn.then(() => {
         if (settled) return;
+        if (live.reply) return finish({ message: live.reply });
         if (!live.stored) this.materialize(live);
         finish({ task: live.rec.task });
       });
@@ -414,6 +418,7 @@ export class TaskEngine {
         if (live.stored) return setStatus('completed', parts);
         answered = true;
         const reply: Message = { messageId: crypto.randomUUID(), role: 'agent', parts, contextId: live.rec.task.contextId };
+        live.reply = reply;
         engine.live.delete(live.rec.task.id);
         engine.publish(live, { kind: 'message', message: reply });
       },
