@@ -12,7 +12,7 @@ afterEach(async () => {
 });
 
 const get = (path: string) => fetch(hub.url + path).then(async (r) => [r.status, await r.json()]);
-const post = (path: string, body: string | Uint8Array) => fetch(hub.url + path, { method: 'POST', body }).then(async (r) => [r.status, await r.json()]);
+const post = (path: string, body: string) => fetch(hub.url + path, { method: 'POST', body }).then(async (r) => [r.status, await r.json()]);
 
 test('meta, health, and history errors with their status', async () => {
   hub = startHub();

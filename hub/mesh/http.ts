@@ -88,7 +88,7 @@ export function createMeshHttp(opts: MeshHttpOptions) {
 
   function presence(url: URL): Response {
     const project = url.searchParams.get('project');
-    if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', 'project is required');
+    if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', project ? 'project is not a valid project name' : 'project is required');
     if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
     const peers = realtime.roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
     return json({ project, peers });

@@ -2,7 +2,7 @@
 
 import type { Database } from 'bun:sqlite';
 import { fail, ok, type Result } from './errors.ts';
-import { MESH_LIMITS } from './limits.ts';
+import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { isProjectName, isRosterName } from './names.ts';
 import { parseRef } from './ref.ts';
 import { rowToMessage, type MessageRow } from './rows.ts';
@@ -17,7 +17,7 @@ export interface HistoryQuery {
   limit: number;
 }
 
-type Limits = Pick<typeof MESH_LIMITS, 'historyDefaultLimit' | 'historyMaxLimit' | 'historyBudgetBytes'>;
+type Limits = Pick<MeshLimits, 'historyDefaultLimit' | 'historyMaxLimit' | 'historyBudgetBytes'>;
 
 /** Parses `project`, `before`, `after`, `from`, `limit` from plain strings (a query string or CLI flags). */
 export function parseHistoryQuery(

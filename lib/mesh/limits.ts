@@ -31,4 +31,4 @@ export const MESH_LIMITS = Object.freeze({
   historyBudgetBytes: 4 * MiB,
 });
 
-export type MeshLimits = typeof MESH_LIMITS;
+export type MeshLimits = { readonly [K in keyof typeof MESH_LIMITS]: number };

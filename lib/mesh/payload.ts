@@ -5,7 +5,7 @@
 
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { fail, ok, type Result } from './errors.ts';
-import { MESH_LIMITS } from './limits.ts';
+import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { attachmentNameProblem } from './names.ts';
 
 export interface TextPayload {
@@ -26,7 +26,7 @@ export interface Attachment {
 }
 
 export type ContentCode = 'payload_too_large' | 'message_rejected';
-type CodecLimits = Pick<typeof MESH_LIMITS, 'maxContentBytes' | 'textPlainLimit' | 'attachmentGzipMin' | 'maxAttachments' | 'maxAttachmentNameBytes'>;
+type CodecLimits = Pick<MeshLimits, 'maxContentBytes' | 'textPlainLimit' | 'attachmentGzipMin' | 'maxAttachments' | 'maxAttachmentNameBytes'>;
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

@@ -1,0 +1,254 @@
+/**
+ * @module hub/mesh/cli — the `bun run mesh …` commands: hub status, projects, peers, history,
+ * one-shot send and an interactive `connect`. Output goes through `io`, so tests run it in process.
+ */
+
+import { silentLog } from '../../lib/log.ts';
+import { createMeshClient } from '../../lib/mesh/client.ts';
+import type { ClientCode, MeshError } from '../../lib/mesh/errors.ts';
+import { createHubClient } from '../../lib/mesh/http-client.ts';
+import { decodeText } from '../../lib/mesh/payload.ts';
+import type { MeshMessage } from '../../lib/mesh/wire.ts';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Lines typed by the user (for `connect`). */
+  lines?: AsyncIterable<string>;
+  hubUrl: string;
+  token?: string;
+  /** How long `send` waits for delivery outcomes. */
+  waitMs?: number;
+}
+
+export const HELP = `usage: bun run mesh <command>
+  hub [status]                         hub address, protocol, pid, start time
+  project create <name> [--display D] [--desc T]
+  project list | project delete <name>
+  status                               every project with who is present
+  peers <project>                      names present in a project
+  history <project> [--before REF] [--after REF] [--limit N] [--from NAME]
+  send <project> --as <name> [--to NAME] [--reply REF] [--attach PATH]... <text>
+  connect <project> --as <name>        stay connected: prints arriving messages; type a line to broadcast,
+                                       /to NAME text, /reply REF text, /attach PATH, /peers, /quit
+  help
+options: --hub URL (or MESH_HUB_URL), --token T (or MESH_TOKEN)`;
+
+/** Splits argv into positionals and `--flag value` options (repeatable). */
+export function parseArgs(argv: string[]): { pos: string[]; opts: Record<string, string[]> } {
+  const pos: string[] = [];
+  const opts: Record<string, string[]> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a.startsWith('--') && a.length > 2) (opts[a.slice(2)] ??= []).push(argv[++i] ?? '');
+    else pos.push(a);
+  }
+  return { pos, opts };
+}
+
+/** One history line: `demo:3 2025-01-01T00:00:00.000Z alice -> bob: text [files: a.txt]`. */
+export function formatMessage(m: MeshMessage): string {
+  const to = m.target.type === 'agent' ? m.target.name : '*';
+  const files = m.attachments.length ? ` [files: ${m.attachments.map((a) => a.name).join(', ')}]` : '';
+  const reply = m.replyTo ? ` (reply to ${m.replyTo})` : '';
+  return `${m.messageRef} ${new Date(m.createdAt).toISOString()} ${m.from.name} -> ${to}${reply}: ${decodeText(m.payload)}${files}`;
+}
+
+const fmtError = (e: MeshError<ClientCode>) => `error ${e.code}: ${e.message}`;
+
+/** Runs one CLI command; returns the process exit code. */
+export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
+  const { pos, opts } = parseArgs(argv);
+  const one = (k: string) => opts[k]?.at(-1);
+  const http = createHubClient({ baseUrl: io.hubUrl, token: io.token });
+  const fail = (e: MeshError<ClientCode>) => (io.err(fmtError(e)), 1);
+  const usage = (msg: string) => (io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2);
+  const [cmd, sub, arg] = pos;
+
+  switch (cmd) {
+    case undefined:
+    case 'help':
+      io.out(HELP);
+      return 0;
+    case 'hub': {
+      const m = await http.meta();
+      if (!m.ok) return fail(m.error);
+      io.out(`hub ${m.value.baseUrl} protocol ${m.value.protocolVersion} pid ${m.value.pid} up since ${new Date(m.value.startedAt).toISOString()}`);
+      return 0;
+    }
+    case 'project': {
+      if (sub === 'list') {
+        const r = await http.listProjects();
+        if (!r.ok) return fail(r.error);
+        if (r.value.length === 0) io.out('no projects');
+        for (const p of r.value) io.out([p.name, p.displayName, p.description].filter(Boolean).join('  '));
+        return 0;
+      }
+      if (!arg) return usage(`project ${sub ?? ''} needs a name`);
+      if (sub === 'create') {
+        const r = await http.createProject({ name: arg, displayName: one('display'), description: one('desc'), createdByCwd: process.cwd() });
+        if (!r.ok) return fail(r.error);
+        io.out(`created project ${r.value.name}`);
+        return 0;
+      }
+      if (sub === 'delete') {
+        const r = await http.deleteProject(arg);
+        if (!r.ok) return fail(r.error);
+        io.out(`deleted project ${arg}`);
+        return 0;
+      }
+      return usage(`unknown project command ${sub}`);
+    }
+    case 'peers': {
+      if (!sub) return usage('peers needs a project');
+      const r = await http.presence(sub);
+      if (!r.ok) return fail(r.error);
+      io.out(r.value.length ? r.value.map((p) => p.name).join('\n') : `nobody is present in ${sub}`);
+      return 0;
+    }
+    case 'status': {
+      const m = await http.meta();
+      if (!m.ok) return fail(m.error);
+      io.out(`hub ${m.value.baseUrl} protocol ${m.value.protocolVersion}`);
+      const ps = await http.listProjects();
+      if (!ps.ok) return fail(ps.error);
+      for (const p of ps.value) {
+        const r = await http.presence(p.name);
+        const names = r.ok ? r.value.map((x) => x.name) : [];
+        io.out(`${p.name}: ${names.length} present${names.length ? ` (${names.join(', ')})` : ''}`);
+      }
+      return 0;
+    }
+    case 'history': {
+      if (!sub) return usage('history needs a project');
+      const limit = one('limit');
+      const r = await http.history(sub, { before: one('before'), after: one('after'), from: one('from'), limit: limit === undefined ? undefined : Number(limit) });
+      if (!r.ok) return fail(r.error);
+      if (r.value.length === 0) io.out('no messages');
+      for (const m of r.value) io.out(formatMessage(m));
+      return 0;
+    }
+    case 'send':
+      return send(pos.slice(1), opts, io, fail, usage);
+    case 'connect':
+      return connect(sub, one('as'), io, fail, usage);
+    default:
+      return usage(`unknown command ${cmd}`);
+  }
+}
+
+type Fail = (e: MeshError<ClientCode>) => number;
+type Usage = (msg: string) => number;
+
+async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
+  const [project, ...words] = pos;
+  const name = opts.as?.at(-1);
+  if (!project || !name || words.length === 0) return usage('send needs <project> --as <name> <text>');
+  const to = opts.to?.at(-1);
+  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog });
+  try {
+    const s = await client.connect(name, project, name);
+    if (s.state !== 'connected') return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
+    const outcomes: string[] = [];
+    let expected = 0;
+    let allIn!: () => void;
+    const done = new Promise<void>((r) => (allIn = r));
+    client.on('delivery', (d) => {
+      outcomes.push(`${d.status} to ${d.to}${d.status === 'failed' ? `: ${d.error}` : ''}`);
+      if (outcomes.length >= expected) allIn();
+    });
+    const r = await client.send(name, {
+      target: to ? { type: 'agent', name: to } : { type: 'project' },
+      text: words.join(' '),
+      attachments: opts.attach ?? [],
+      replyTo: opts.reply?.at(-1),
+    });
+    if (!r.ok) return fail(r.error);
+    expected = r.value.recipients.length;
+    io.out(`sent ${r.value.message.messageRef} to ${r.value.recipients.join(', ') || 'nobody'}${r.value.replayed ? ' (already stored)' : ''}`);
+    if (expected > 0) {
+      if (outcomes.length >= expected) allIn();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([done, new Promise<void>((res) => (timer = setTimeout(res, io.waitMs ?? 5000)))]);
+      clearTimeout(timer);
+    }
+    for (const o of outcomes) io.out(o);
+    if (outcomes.length < expected) io.out(`no outcome yet from ${expected - outcomes.length} recipient(s)`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function connect(project: string | undefined, name: string | undefined, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
+  if (!project || !name) return usage('connect needs <project> --as <name>');
+  const senders = new Map<string, string>();
+  const client = createMeshClient({
+    hubUrl: io.hubUrl,
+    token: io.token,
+    log: silentLog,
+    onInbound: (m) => {
+      senders.set(m.message.messageRef, m.message.from.name);
+      io.out(formatMessage(m.message));
+      for (const a of m.attachments) io.out(`  file ${a.name} (${a.bytes} bytes) saved at ${a.path}`);
+    },
+  });
+  let known = new Set<string>();
+  client.on('change', () => {
+    const now = new Set(client.peers(name));
+    for (const p of now) if (!known.has(p)) io.out(`* ${p} is here`);
+    for (const p of known) if (!now.has(p)) io.out(`* ${p} left`);
+    known = now;
+  });
+  client.on('delivery', (d) => io.out(`* ${d.status} to ${d.to}${d.status === 'failed' ? `: ${d.error}` : ''}`));
+  client.on('presence-changed', (e) => {
+    if (e.state === 'reconnecting') io.out(`* connection lost, retrying`);
+    if (e.state === 'stopped' && e.error) io.err(fmtError(e.error));
+  });
+  const s = await client.connect(name, project, name);
+  if (s.state !== 'connected') {
+    await client.close();
+    return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
+  }
+  known = new Set(client.peers(name));
+  io.out(`connected to ${project} as ${name}; present: ${[...known].join(', ') || 'nobody else'} (/quit to leave)`);
+  let attachments: string[] = [];
+  for await (const raw of io.lines ?? []) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (line === '/quit') break;
+    if (line === '/peers') {
+      io.out(client.peers(name).join(', ') || 'nobody else');
+      continue;
+    }
+    if (line === '/help') {
+      io.out('/to NAME text, /reply REF text, /attach PATH, /peers, /quit; any other line goes to everyone');
+      continue;
+    }
+    const attach = /^\/attach\s+(.+)$/.exec(line);
+    if (attach) {
+      attachments.push(attach[1]!);
+      io.out(`* ${attach[1]} goes with the next message`);
+      continue;
+    }
+    const to = /^\/to\s+(\S+)\s+(.+)$/.exec(line);
+    const reply = /^\/reply\s+(\S+)\s+(.+)$/.exec(line);
+    if (line.startsWith('/') && !to && !reply) {
+      io.err('error A2A_BAD_REQUEST: unknown command; /help lists them');
+      continue;
+    }
+    // A reply goes back to the author when they are here, otherwise to everyone.
+    const replyTarget = reply && senders.get(reply[1]!);
+    const target = to
+      ? { type: 'agent' as const, name: to[1]! }
+      : replyTarget && client.peers(name).includes(replyTarget)
+        ? { type: 'agent' as const, name: replyTarget }
+        : { type: 'project' as const };
+    const r = await client.send(name, { target, text: to?.[2] ?? reply?.[2] ?? line, replyTo: reply?.[1], attachments });
+    attachments = [];
+    if (!r.ok) io.err(fmtError(r.error));
+    else io.out(`* sent ${r.value.message.messageRef} to ${r.value.recipients.join(', ') || 'nobody'}`);
+  }
+  await client.close();
+  return 0;
+}
