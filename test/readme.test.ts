@@ -1,0 +1,52 @@
+/**
+ * The README's curl examples, run as written (only the port changes) against a scanner node on
+ * port 0, so the documentation cannot drift from what the node answers.
+ */
+
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { join } from 'node:path';
+import scanner from '../node/scanner.ts';
+import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+
+const readme = await Bun.file(join(import.meta.dir, '../README.md')).text();
+const curlExamples = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]
+  .flatMap((m) => m[1]!.split('\n'))
+  .filter((line) => line.startsWith('curl ') && line.includes('127.0.0.1:4102'));
+
+let node: TestNode;
+beforeAll(async () => {
+  node = await startNode(scanner({ fixturesDir: FIXTURES }));
+});
+afterAll(() => node.dispose());
+
+async function run(line: string, env: Record<string, string>): Promise<string> {
+  const command = line.replaceAll('http://127.0.0.1:4102', node.url);
+  const proc = Bun.spawn(['sh', '-c', command], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const out = await new Response(proc.stdout).text();
+  expect(await proc.exited).toBe(0);
+  return out;
+}
+
+test('the README has the card, message/send, SendMessage, tasks/get and streaming examples', () => {
+  expect(curlExamples.map((l) => /"method":"([^"]+)"/.exec(l)?.[1] ?? 'card')).toEqual(['card', 'message/send', 'SendMessage', 'tasks/get', 'SendStreamingMessage']);
+});
+
+test('each README curl example gets the answer the README describes', async () => {
+  const [card, send03, send1, get, stream] = curlExamples;
+  expect(JSON.parse(await run(card!, {})).name).toBe('scanner');
+
+  const first = JSON.parse(await run(send03!, {}));
+  expect(first.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+  expect(first.result.artifacts[0].name).toBe('sector.movement');
+
+  const second = JSON.parse(await run(send1!, {}));
+  expect(second.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  expect(second.result.task.artifacts[0].parts[0].data.stock.name).toBe('SMIC');
+
+  const got = JSON.parse(await run(get!, { TASK_ID: first.result.id }));
+  expect([got.result.id, got.result.status.state]).toEqual([first.result.id, 'completed']);
+
+  const frames = (await run(stream!, {})).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')));
+  expect(frames.map((f) => Object.keys(f.result)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+  expect(frames.at(-1).result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+});
