@@ -44,5 +44,5 @@ test('an unknown skill is rejected; a text with no keyword asks which tool', asy
   const vague = await ask([{ text: 'hello there' }]);
   expect(vague.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   const answered = await ask([{ text: 'scanner status please' }], vague.id);
-  expect(answered.artifacts[0].parts[0].data).toEqual({ asOf: '2026-11-27', market: 'A-share (sample data)', sectors: 8, stocks: 25 });
+  expect(answered.artifacts[0].parts[0].data).toEqual({ asOf: '2026-11-27', market: 'A-share (sample data)', sectors: 8, stocks: 24 });
 });
