@@ -49,6 +49,7 @@ const NONCE = /^[A-Za-z0-9_-]{22}$/; // 128 bits, base64url without padding
 const TS = /^[0-9]{1,15}$/;
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const SIG_BYTES: Record<PeerMode, number> = { ed25519: 64, derived: 32, shared: 32 };
+const MAC_TEXT = /^[A-Za-z0-9_-]{43}$/; // 32 bytes in base64url
 
 export interface SignedFields {
   node: string;
@@ -57,9 +58,39 @@ export interface SignedFields {
   scope: string;
 }
 
+// ---------------------------------------------------------------------------------------------
+// SHA-256 and HMAC: Bun's native hasher on the hot path, @noble/hashes where Bun is absent and as
+// the cross-check (the known-answer test runs both).
+
+export interface HashBackend {
+  readonly name: 'bun' | 'noble';
+  sha256hex(bytes: Uint8Array): string;
+  /** HMAC-SHA256 of the UTF-8 text, base64url without padding. */
+  hmacB64url(key: Uint8Array, text: string): string;
+}
+
+const utf8 = new TextEncoder();
+
+export const nobleHashes: HashBackend = Object.freeze({
+  name: 'noble' as const,
+  sha256hex: (bytes: Uint8Array) => bytesToHex(sha256(bytes)),
+  hmacB64url: (key: Uint8Array, text: string) => toB64url(hmac(sha256, key, utf8.encode(text))),
+});
+
+export const bunHashes: HashBackend | undefined =
+  typeof Bun === 'undefined'
+    ? undefined
+    : Object.freeze({
+        name: 'bun' as const,
+        sha256hex: (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex'),
+        hmacB64url: (key: Uint8Array, text: string) => new Bun.CryptoHasher('sha256', key).update(text).digest('base64url'),
+      });
+
+const defaultHashes: HashBackend = bunHashes ?? nobleHashes;
+
 /** The canonical string, the only one signer and verifier ever compute. */
-export function signedString(f: SignedFields, body: Uint8Array): string {
-  return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${bytesToHex(sha256(body))}`;
+export function signedString(f: SignedFields, body: Uint8Array, hashes: HashBackend = defaultHashes): string {
+  return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${hashes.sha256hex(body)}`;
 }
 
 export function toB64url(bytes: Uint8Array): string {
@@ -73,24 +104,22 @@ export function fromB64url(text: string, bytes: number): Uint8Array | undefined 
   return out.length === bytes && toB64url(out) === text ? out : undefined;
 }
 
-/** Constant-time equality for MACs: the time taken does not depend on where bytes differ. */
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+/**
+ * Constant-time equality for MACs in their base64url form: the time taken does not depend on
+ * where the strings differ. Comparing the canonical encoding also refuses non-canonical ones.
+ */
+export function equalMac(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
-
-const utf8 = new TextEncoder();
 
 /** HKDF-SHA256(fleet secret, info = "peer:" + node), 32 bytes: the node's `derived` key. */
 export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
   return hkdf(sha256, secret, undefined, utf8.encode('peer:' + node), 32);
 }
 
-function mac(key: Uint8Array, text: string): Uint8Array {
-  return hmac(sha256, key, utf8.encode(text));
-}
 
 // ---------------------------------------------------------------------------------------------
 // Ed25519: WebCrypto on the hot path where the runtime has it, @noble/ed25519 otherwise.
@@ -200,6 +229,7 @@ export interface SignerOptions {
   mode?: PeerMode;
   now?: () => number;
   ed25519?: Ed25519Backend;
+  hashes?: HashBackend;
 }
 
 /**
@@ -218,6 +248,7 @@ export function createSigner(o: SignerOptions): PeerSigner {
   const now = o.now ?? Date.now;
   const modes = PEER_MODES.filter((m) => (m === 'ed25519' ? !!seed : !!secret));
   const preferred = o.mode ?? modes[0];
+  const hashes = o.hashes ?? defaultHashes;
   return Object.freeze({
     node,
     modes: Object.freeze(modes),
@@ -228,18 +259,18 @@ export function createSigner(o: SignerOptions): PeerSigner {
       const nonce = opts.nonce ?? toB64url(randomBytes(16));
       if (!NONCE.test(nonce)) throw new Error('peer: invalid nonce');
       const fields = { node, ts: String(opts.ts ?? now()), nonce, scope };
-      const text = signedString(fields, body);
-      const sig =
+      const text = signedString(fields, body, hashes);
+      const signature =
         mode === 'ed25519'
-          ? await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text))
-          : mac(mode === 'derived' ? derived! : secret!, text);
+          ? toB64url(await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text)))
+          : hashes.hmacB64url(mode === 'derived' ? derived! : secret!, text);
       return {
         [PEER_HEADERS.node]: node,
         [PEER_HEADERS.ts]: fields.ts,
         [PEER_HEADERS.nonce]: nonce,
         [PEER_HEADERS.scope]: scope,
         [PEER_HEADERS.mode]: mode,
-        [PEER_HEADERS.signature]: toB64url(sig),
+        [PEER_HEADERS.signature]: signature,
       };
     },
   });
@@ -274,6 +305,7 @@ export interface VerifierOptions {
   /** Most nonces remembered at once (default 100 000). */
   nonceCapacity?: number;
   ed25519?: Ed25519Backend;
+  hashes?: HashBackend;
 }
 
 const refuse = (code: PeerRefusalCode, message: string = PEER_ERRORS[code].message): VerifyResult => ({
@@ -290,6 +322,8 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   const windowMs = o.windowMs ?? 60_000;
   const now = o.now ?? Date.now;
   const secret = o.secret && new Uint8Array(o.secret);
+  const hashes = o.hashes ?? defaultHashes;
+  let ed25519 = o.ed25519;
   const nonces = createNonceCache(windowMs, o.nonceCapacity ?? 100_000);
   const derivedCache = new Map<string, Uint8Array>();
   const keyFor = (mode: 'derived' | 'shared', node: string) => {
@@ -323,20 +357,21 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       if (Math.abs(clock - t) > windowMs) return refuse('PEER_STALE', `timestamp is ${clock > t ? 'older' : 'newer'} than the ${windowMs} ms window`);
       if (!NONCE.test(nonce)) return refuse('PEER_BAD_SIGNATURE', 'X-Peer-Nonce must be 128 bits in base64url');
       if (!SCOPE.test(scope)) return refuse('PEER_SCOPE', 'X-Peer-Scope is not a valid scope');
-      const sig = fromB64url(signature, SIG_BYTES[mode]);
+      // HMACs are compared in their canonical text form; Ed25519 needs the bytes.
+      const sig = mode === 'ed25519' ? fromB64url(signature, 64) : MAC_TEXT.test(signature) ? signature : undefined;
       if (!sig) return refuse('PEER_BAD_SIGNATURE', `X-Peer-Signature must be ${SIG_BYTES[mode]} bytes in base64url`);
       const nonceKey = node + ' ' + nonce;
       if (nonces.seen(nonceKey)) return refuse('PEER_REPLAY');
 
-      const text = signedString({ node, ts, nonce, scope }, body);
+      const text = signedString({ node, ts, nonce, scope }, body, hashes);
       let good = false;
-      if (mode === 'ed25519') {
-        const backend = o.ed25519 ?? (await detectEd25519());
+      if (typeof sig !== 'string') {
+        ed25519 ??= await detectEd25519();
         const msg = utf8.encode(text);
-        for (const pub of entry.ed25519) if ((good = await backend.verify(pub, msg, sig))) break;
+        for (const pub of entry.ed25519) if ((good = await ed25519.verify(pub, msg, sig))) break;
       } else {
         if (!secret) return refuse('PEER_BAD_SIGNATURE', 'this node holds no fleet secret to check HMAC modes');
-        good = equalBytes(mac(keyFor(mode, node), text), sig);
+        good = equalMac(hashes.hmacB64url(keyFor(mode as 'derived' | 'shared', node), text), sig);
       }
       if (!good) return refuse('PEER_BAD_SIGNATURE');
       // Check-and-record happens in one synchronous step after the awaits above, so concurrent

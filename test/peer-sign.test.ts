@@ -6,7 +6,9 @@ import { createNonceCache } from '../lib/peer-nonces.ts';
 import {
   createSigner,
   createVerifier,
+  bunHashes,
   detectEd25519,
+  nobleHashes,
   ed25519PublicKey,
   fromB64url,
   nobleEd25519,
@@ -49,6 +51,18 @@ describe('Ed25519 implementations agree', () => {
       expect(await b.verify(pub, body, new Uint8Array(64))).toBe(false);
       expect(await b.verify(pub, body, new Uint8Array(64).fill(255))).toBe(false);
       expect(await b.verify(new Uint8Array(32).fill(255), body, new Uint8Array(64))).toBe(false);
+    }
+  });
+});
+
+describe('hash implementations agree', () => {
+  test('Bun hasher and @noble/hashes give the same SHA-256 and HMAC on random inputs', () => {
+    for (let i = 0; i < 200; i++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(i * 7));
+      const key = crypto.getRandomValues(new Uint8Array(32));
+      const text = new TextDecoder().decode(bytes) + '\u00e9\u534a';
+      expect(bunHashes!.sha256hex(bytes)).toBe(nobleHashes.sha256hex(bytes));
+      expect(bunHashes!.hmacB64url(key, text)).toBe(nobleHashes.hmacB64url(key, text));
     }
   });
 });

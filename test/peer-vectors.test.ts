@@ -8,7 +8,9 @@ import {
   derivedKey,
   ed25519PublicKey,
   fromB64url,
+  bunHashes,
   nobleEd25519,
+  nobleHashes,
   signedString,
   toB64url,
   webcryptoEd25519,
@@ -39,24 +41,25 @@ describe('peer known-answer vectors', () => {
     expect(new Set(vectors.map((v) => v.mode))).toEqual(new Set(['shared', 'derived', 'ed25519']));
   });
 
-  for (const [name, backend] of [
-    ['webcrypto', webcryptoEd25519()],
-    ['noble', nobleEd25519],
+  // The hot-path primitives (Bun hasher, WebCrypto) and the @noble fallbacks must both reproduce them.
+  for (const [name, backend, hashes] of [
+    ['bun + webcrypto', webcryptoEd25519(), bunHashes!],
+    ['noble', nobleEd25519, nobleHashes],
   ] as const) {
     for (const v of vectors) {
-      test(`${v.mode} ${v.node} (${name} Ed25519)`, async () => {
+      test(`${v.mode} ${v.node} (${name})`, async () => {
         const body = enc.encode(v.body);
-        expect(signedString(v, body)).toBe(v.signedString);
+        expect(signedString(v, body, hashes)).toBe(v.signedString);
         if (v.derivedKey) expect(toB64url(derivedKey(secret, v.node))).toBe(v.derivedKey);
         const seed = v.privateKey ? fromB64url(v.privateKey, 32) : undefined;
         if (seed) expect(toB64url(ed25519PublicKey(seed))).toBe(v.publicKey!);
 
-        const signer = createSigner({ node: v.node, secret, seed, ed25519: backend });
+        const signer = createSigner({ node: v.node, secret, seed, ed25519: backend, hashes });
         const headers = await signer.sign(v.scope, body, { mode: v.mode, ts: Number(v.ts), nonce: v.nonce });
         expect(headers['x-peer-signature']).toBe(v.signature);
 
         const entry: RingEntry = { mode: v.mode, ed25519: v.publicKey ? [fromB64url(v.publicKey, 32)!] : [] };
-        const verifier = createVerifier({ ring: new Map([[v.node, entry]]), secret, now: () => Number(v.ts), ed25519: backend });
+        const verifier = createVerifier({ ring: new Map([[v.node, entry]]), secret, now: () => Number(v.ts), ed25519: backend, hashes });
         const sent = new Headers({ ...headers, 'x-peer-signature': v.signature });
         expect(await verifier.verify(sent, body)).toEqual({ ok: true, node: v.node, mode: v.mode, scope: v.scope, ts: Number(v.ts) });
       });
