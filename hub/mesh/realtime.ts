@@ -43,7 +43,38 @@ export type Realtime = ReturnType<typeof createRealtime>;
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, now, limits, timers } = opts;
   const roster = createRoster();
-  const send = (ws: WS, frame: ServerFrame): void => void ws.sendText(JSON.stringify(frame));
+  // Outgoing frames are queued per socket and written once per event-loop turn inside ws.cork(),
+  // so a burst (a group commit's broadcasts, many acknowledgements) costs one write per socket
+  // rather than one per frame.
+  const outbox = new Map<WS, string[]>();
+  let outboxScheduled = false;
+  const writeOut = (ws: WS, frames: string[]) => {
+    if (ws.readyState !== 1) return;
+    if (frames.length === 1) ws.sendText(frames[0]!);
+    else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
+  };
+  const flushOutbox = () => {
+    outboxScheduled = false;
+    const all = [...outbox];
+    outbox.clear();
+    for (const [ws, frames] of all) writeOut(ws, frames);
+  };
+  const out = (ws: WS, text: string): void => {
+    const q = outbox.get(ws);
+    if (q) q.push(text);
+    else outbox.set(ws, [text]);
+    if (!outboxScheduled) {
+      outboxScheduled = true;
+      setImmediate(flushOutbox);
+    }
+  };
+  /** Writes what is queued for one socket now (before closing it). */
+  const flushSocket = (ws: WS) => {
+    const q = outbox.get(ws);
+    outbox.delete(ws);
+    if (q) writeOut(ws, q);
+  };
+  const send = (ws: WS, frame: ServerFrame): void => out(ws, JSON.stringify(frame));
   const sendTo = (presenceId: string, frame: ServerFrame): void => {
     const p = roster.byId(presenceId);
     if (p?.open) send(p.ws, frame);
@@ -54,6 +85,7 @@ export function createRealtime(opts: RealtimeOptions) {
   /** Refuses a socket before or at claim: an error frame, then close 1008 with the code as the reason. */
   function refuse(ws: WS, code: WireCode, message: string): void {
     error(ws, code, message);
+    flushSocket(ws);
     ws.data.closing = true;
     if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
     ws.close(1008, code);
@@ -73,7 +105,7 @@ export function createRealtime(opts: RealtimeOptions) {
     ws.data.presence = p;
     send(ws, { type: 'claimed', protocolVersion: PROTOCOL_VERSION, project: p.project, self: peerOf(p), peers });
     const joined = JSON.stringify({ type: 'presence_joined', peer: peerOf(p) } satisfies ServerFrame);
-    for (const other of roster.list(p.project)) if (other !== p) other.ws.sendText(joined);
+    for (const other of roster.list(p.project)) if (other !== p) out(other.ws, joined);
     log('info', 'mesh: presence joined', { project: p.project, name: p.name });
   }
 
@@ -110,7 +142,7 @@ export function createRealtime(opts: RealtimeOptions) {
       for (const q of recipients) {
         if (q.open) {
           q.inbound.set(message.messageId, p.presenceId);
-          q.ws.sendText(text);
+          out(q.ws, text);
         } else sendTo(p.presenceId, { type: 'delivery', messageId: message.messageId, to: q.name, status: 'disconnected' });
       }
     });
@@ -149,7 +181,7 @@ export function createRealtime(opts: RealtimeOptions) {
     for (const [messageId, sender] of p.inbound) sendTo(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
     p.inbound.clear();
     const left = JSON.stringify({ type: 'presence_left', peer: peerOf(p), reason: p.leaveReason ?? 'connection_closed' } satisfies ServerFrame);
-    for (const other of roster.list(p.project)) other.ws.sendText(left);
+    for (const other of roster.list(p.project)) out(other.ws, left);
     log('info', 'mesh: presence left', { project: p.project, name: p.name, reason: p.leaveReason ?? 'connection_closed' });
   }
 
@@ -191,12 +223,15 @@ export function createRealtime(opts: RealtimeOptions) {
     shutdown(): void {
       if (heartbeat) timers.clearInterval(heartbeat);
       heartbeat = undefined;
+      const sockets = roster.all().map((p) => p.ws);
       for (const p of roster.all()) {
         p.leaveReason = 'hub_shutdown';
         p.ws.data.closing = true;
         leave(p);
-        p.ws.close(1001, 'hub_shutdown');
       }
+      // Everyone hears the hub_shutdown departures before their own socket closes.
+      flushOutbox();
+      for (const ws of sockets) ws.close(1001, 'hub_shutdown');
     },
   };
 }
