@@ -24,33 +24,42 @@ export interface NonceCache {
  */
 export function createNonceCache(windowMs: number, capacity: number): NonceCache {
   if (!(capacity >= 1)) throw new Error('nonce cache: capacity must be at least 1');
-  const entries = new Map<string, number>(); // key -> ts; Map keeps insertion order
+  // Arrival order lives in a ring buffer, not in Map iteration order: iterating a Map from the
+  // front after many deletions walks over every deleted slot, which made eviction O(n).
+  const seenKeys = new Set<string>();
+  const ring: string[] = new Array(capacity);
+  const stamps = new Float64Array(capacity);
+  let head = 0;
+  let count = 0;
   let horizon = -Infinity;
 
-  const sweep = (now: number) => {
-    // Entries are roughly in timestamp order; stop at the first live one (bounded work per call).
-    for (const [key, ts] of entries) {
-      if (ts + windowMs >= now) break;
-      entries.delete(key);
-    }
+  const dropOldest = () => {
+    seenKeys.delete(ring[head]!);
+    ring[head] = '';
+    head = (head + 1) % capacity;
+    count--;
   };
 
   return {
-    seen: (key) => entries.has(key),
+    seen: (key) => seenKeys.has(key),
     admit(key, ts, now) {
       if (ts <= horizon) return 'horizon';
-      if (entries.has(key)) return 'replay';
-      sweep(now);
-      while (entries.size >= capacity) {
-        const first = entries.entries().next().value as [string, number];
-        entries.delete(first[0]);
-        if (first[1] > horizon) horizon = first[1];
+      if (seenKeys.has(key)) return 'replay';
+      // Entries are roughly in timestamp order: expire from the front until a live one.
+      while (count > 0 && stamps[head]! + windowMs < now) dropOldest();
+      if (count === capacity) {
+        if (stamps[head]! > horizon) horizon = stamps[head]!;
+        dropOldest();
       }
-      entries.set(key, ts);
+      const tail = (head + count) % capacity;
+      ring[tail] = key;
+      stamps[tail] = ts;
+      count++;
+      seenKeys.add(key);
       return 'fresh';
     },
     get size() {
-      return entries.size;
+      return count;
     },
   };
 }

@@ -59,11 +59,13 @@ type Admitted = { caller: string; scope: string; body: Record<string, unknown> }
 async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
   if (request.method !== 'POST') return peerError('PEER_METHOD');
   const max = deps.maxBodyBytes ?? 1024 * 1024;
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (!(declared <= max)) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
+  const length = request.headers.get('content-length');
+  if (length !== null && !(Number(length) <= max)) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readLimited(request.body, max);
+    // With a declared length the server reads exactly that many bytes: take the fast buffered
+    // path. Without one (chunked), count while streaming so the limit still holds.
+    bytes = length !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, max);
   } catch {
     return peerError('PEER_BAD_REQUEST', 'body could not be read');
   }
