@@ -65,8 +65,8 @@ export interface SignedFields {
 export interface HashBackend {
   readonly name: 'bun' | 'noble';
   sha256hex(bytes: Uint8Array): string;
-  /** HMAC-SHA256 of the UTF-8 text, base64url without padding. */
-  hmacB64url(key: Uint8Array, text: string): string;
+  /** Prepares a key once; the returned function gives HMAC-SHA256(key, UTF-8 text) in base64url. */
+  macFor(key: Uint8Array): (text: string) => string;
 }
 
 const utf8 = new TextEncoder();
@@ -74,7 +74,7 @@ const utf8 = new TextEncoder();
 export const nobleHashes: HashBackend = Object.freeze({
   name: 'noble' as const,
   sha256hex: (bytes: Uint8Array) => bytesToHex(sha256(bytes)),
-  hmacB64url: (key: Uint8Array, text: string) => toB64url(hmac(sha256, key, utf8.encode(text))),
+  macFor: (key: Uint8Array) => (text: string) => toB64url(hmac(sha256, key, utf8.encode(text))),
 });
 
 export const bunHashes: HashBackend | undefined =
@@ -82,8 +82,12 @@ export const bunHashes: HashBackend | undefined =
     ? undefined
     : Object.freeze({
         name: 'bun' as const,
-        sha256hex: (bytes: Uint8Array) => new Bun.CryptoHasher('sha256').update(bytes).digest('hex'),
-        hmacB64url: (key: Uint8Array, text: string) => new Bun.CryptoHasher('sha256', key).update(text).digest('base64url'),
+        sha256hex: (bytes: Uint8Array) => Bun.SHA256.hash(bytes, 'hex'),
+        macFor: (key: Uint8Array) => {
+          // Copying a keyed hasher skips the per-call key schedule.
+          const keyed = new Bun.CryptoHasher('sha256', key);
+          return (text: string) => keyed.copy().update(text).digest('base64url');
+        },
       });
 
 const defaultHashes: HashBackend = bunHashes ?? nobleHashes;
@@ -244,11 +248,11 @@ export function createSigner(o: SignerOptions): PeerSigner {
   const node = o.node;
   const secret = o.secret && new Uint8Array(o.secret);
   const seed = o.seed && new Uint8Array(o.seed);
-  const derived = secret && derivedKey(secret, node);
+  const hashes = o.hashes ?? defaultHashes;
+  const macs = secret && { shared: hashes.macFor(secret), derived: hashes.macFor(derivedKey(secret, node)) };
   const now = o.now ?? Date.now;
   const modes = PEER_MODES.filter((m) => (m === 'ed25519' ? !!seed : !!secret));
   const preferred = o.mode ?? modes[0];
-  const hashes = o.hashes ?? defaultHashes;
   return Object.freeze({
     node,
     modes: Object.freeze(modes),
@@ -263,7 +267,7 @@ export function createSigner(o: SignerOptions): PeerSigner {
       const signature =
         mode === 'ed25519'
           ? toB64url(await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text)))
-          : hashes.hmacB64url(mode === 'derived' ? derived! : secret!, text);
+          : macs![mode](text);
       return {
         [PEER_HEADERS.node]: node,
         [PEER_HEADERS.ts]: fields.ts,
@@ -325,12 +329,13 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   const hashes = o.hashes ?? defaultHashes;
   let ed25519 = o.ed25519;
   const nonces = createNonceCache(windowMs, o.nonceCapacity ?? 100_000);
-  const derivedCache = new Map<string, Uint8Array>();
-  const keyFor = (mode: 'derived' | 'shared', node: string) => {
-    if (mode === 'shared') return secret!;
-    let k = derivedCache.get(node);
-    if (!k) derivedCache.set(node, (k = derivedKey(secret!, node)));
-    return k;
+  const sharedMac = secret && hashes.macFor(secret);
+  const derivedMacs = new Map<string, (text: string) => string>(); // per ring node, made on first use
+  const macFor = (mode: 'derived' | 'shared', node: string) => {
+    if (mode === 'shared') return sharedMac!;
+    let m = derivedMacs.get(node);
+    if (!m) derivedMacs.set(node, (m = hashes.macFor(derivedKey(secret!, node))));
+    return m;
   };
 
   return Object.freeze({
@@ -371,7 +376,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
         for (const pub of entry.ed25519) if ((good = await ed25519.verify(pub, msg, sig))) break;
       } else {
         if (!secret) return refuse('PEER_BAD_SIGNATURE', 'this node holds no fleet secret to check HMAC modes');
-        good = equalMac(hashes.hmacB64url(keyFor(mode as 'derived' | 'shared', node), text), sig);
+        good = equalMac(macFor(mode as 'derived' | 'shared', node)(text), sig);
       }
       if (!good) return refuse('PEER_BAD_SIGNATURE');
       // Check-and-record happens in one synchronous step after the awaits above, so concurrent

@@ -57,12 +57,14 @@ describe('Ed25519 implementations agree', () => {
 
 describe('hash implementations agree', () => {
   test('Bun hasher and @noble/hashes give the same SHA-256 and HMAC on random inputs', () => {
+    const keys = [crypto.getRandomValues(new Uint8Array(32)), crypto.getRandomValues(new Uint8Array(16))];
+    const [bunMacs, nobleMacs] = [keys.map((k) => bunHashes!.macFor(k)), keys.map((k) => nobleHashes.macFor(k))];
     for (let i = 0; i < 200; i++) {
       const bytes = crypto.getRandomValues(new Uint8Array(i * 7));
-      const key = crypto.getRandomValues(new Uint8Array(32));
       const text = new TextDecoder().decode(bytes) + '\u00e9\u534a';
       expect(bunHashes!.sha256hex(bytes)).toBe(nobleHashes.sha256hex(bytes));
-      expect(bunHashes!.hmacB64url(key, text)).toBe(nobleHashes.hmacB64url(key, text));
+      // a prepared key is reused across calls, as the verifier does
+      expect(bunMacs[i % 2]!(text)).toBe(nobleMacs[i % 2]!(text));
     }
   });
 });
