@@ -1,14 +1,16 @@
 /**
  * @module peer — the one signing and verification implementation of the signed peer channel
- * (DESIGN.md "Signed peer channel"). Every node and the hub import it; nothing else signs or
- * verifies.
+ * (DESIGN.md "Signed peer channel", docs/peer.md). Every node and the hub import it; nothing else
+ * signs or verifies. Key files live in peer-keys.ts, the client in peer-client.ts, routes in
+ * peer-routes.ts; all of them call into this file.
  *
  * API:
- *   signedString(fields, body)            the canonical string both sides compute
- *   createSigner({ node, secret?, seed? }) -> PeerSigner; signer.sign(scope, body) -> headers
+ *   signedString(fields, body)             the canonical string both sides compute
+ *   createSigner({ node, secret?, seed?, mode? }) -> PeerSigner; signer.sign(scope, body) -> headers
  *   createVerifier({ ring, secret?, now?, windowMs?, nonceCapacity? }) -> PeerVerifier;
- *     verifier.verify(headers, body) -> { ok: true, node, mode, scope } | { ok: false, code, message }
- *   PEER_ERRORS                            the table of codes, HTTP statuses and default messages
+ *     verifier.verify(headers, body) -> { ok: true, node, mode, scope, ts } | { ok: false, code, message }
+ *   PEER_ERRORS                             the table of codes, HTTP statuses and default messages
+ *   webcryptoEd25519 / nobleEd25519, bunHashes / nobleHashes   the primitives (hot path / fallback)
  * Signed string: `node\nts\nnonce\nscope\nsha256hex(body)` over the exact body bytes.
  */
 
