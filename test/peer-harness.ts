@@ -62,6 +62,8 @@ export interface FleetOptions {
   maxHops?: number;
   /** Nodes left out of everyone's ring (they can sign but nobody knows them). */
   unknown?: string[];
+  /** Per node, callers left out of that node's ring only. */
+  strangers?: Record<string, string[]>;
 }
 
 /** Starts one server per name; the first name plays the hub. Stop with `stop()`. */
@@ -98,7 +100,8 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
     const mode = o.modes?.[name] ?? 'ed25519';
     const signer = createSigner({ node: name, secret, seed: seeds[name], mode, now: o.now });
     const client = createPeerClient({ signer, fleet, log });
-    const verifier = createVerifier({ ring, secret, now: o.now, windowMs: o.windowMs });
+    const own = new Map([...ring].filter(([caller]) => !o.strangers?.[name]?.includes(caller)));
+    const verifier = createVerifier({ ring: own, secret, now: o.now, windowMs: o.windowMs });
     depsByName[name] = {
       self: name,
       verifier,

@@ -112,6 +112,21 @@ describe('POST /peer/relay', () => {
   });
 });
 
+describe('a refusal further down the route', () => {
+  test('is answered as 502 naming the refusing node, not as 401', async () => {
+    const g = startFleet(['hub', 'x', 'y', 'z'], { strangers: { z: ['y'] } });
+    try {
+      expect(await g.nodes.x!.client.peerRelay('y', ['z'], 'whoami')).toEqual({
+        ok: false,
+        error: { code: 'PEER_UNKNOWN_NODE', message: expect.any(String), kind: 'failed', status: 502, at: 'z' },
+      });
+      expect(await g.nodes.x!.client.peerFetch('z', 'whoami')).toEqual({ ok: true, result: 'z' });
+    } finally {
+      g.stop();
+    }
+  });
+});
+
 describe('key material never leaves a node', () => {
   test('logs and answers of everything above contain no secret or private key', async () => {
     const answers: string[] = [];
