@@ -42,12 +42,18 @@ export type SendResult = { task: Task } | { message: Message };
 /** A live subscription: the queue of events, ending after a terminal or interrupted state. */
 export type Subscription = EventQueue<TaskEvent>;
 
+/** Receives a task's events in order; `close` ends a stream after its final event. */
+interface Listener {
+  push(event: TaskEvent): void;
+  close(): void;
+}
+
 /** In-memory state of a task that has a running agent turn or a subscriber. */
 interface Live {
   rec: TaskRecord;
   /** False until the first event of a brand-new task; until then nothing is stored or visible. */
   stored: boolean;
-  subscribers: Set<Subscription>;
+  subscribers: Set<Listener>;
   turns: Set<AbortController>;
   lastSave: Promise<void>;
   /** Set when the agent answered a brand-new task with a Message; no task is created then. */
@@ -128,21 +134,23 @@ export class TaskEngine {
     }
 
     const outcome = new Promise<SendResult>((resolve) => {
-      const watcher = this.subscribe(live);
       let settled = false;
+      // A plain listener rather than a queue: the answer is decided inside publish, in order.
+      const watcher: Listener = {
+        push: (ev) => {
+          if (ev.kind === 'message') finish({ message: ev.message });
+          else if (mode === 'immediate' || (ev.kind === 'status' && ev.final)) finish({ task: live.rec.task });
+        },
+        close: () => {},
+      };
       const finish = (r: SendResult) => {
         if (settled) return;
         settled = true;
-        watcher.close();
+        live.subscribers.delete(watcher);
+        this.release(live);
         resolve(r);
       };
-      (async () => {
-        for await (const ev of watcher) {
-          if (ev.kind === 'message') return finish({ message: ev.message });
-          if (mode === 'immediate') return finish({ task: live.rec.task });
-          if (ev.kind === 'status' && ev.final) return finish({ task: live.rec.task });
-        }
-      })();
+      live.subscribers.add(watcher);
       const turn = this.runTurn(live, message, live.stored);
       if (mode === 'immediate' && live.stored) finish({ task: live.rec.task });
       if (mode === 'immediate' && !live.stored) {

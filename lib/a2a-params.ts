@@ -29,9 +29,13 @@ export function isObj(v: unknown): v is Obj {
 }
 
 /** ProtoJSON lets a reader accept both the camelCase and the snake_case field name. */
+const snakeNames = new Map<string, string>();
+
 function get(o: Obj, name: string): unknown {
-  if (name in o) return o[name];
-  const snake = name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
+  const v = o[name];
+  if (v !== undefined || Object.hasOwn(o, name)) return v;
+  let snake = snakeNames.get(name);
+  if (snake === undefined) snakeNames.set(name, (snake = name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())));
   return snake !== name ? o[snake] : undefined;
 }
 

@@ -5,7 +5,7 @@
  */
 
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { rename, unlink } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { a2aError, type A2AError } from './a2a-errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskState } from './a2a-types.ts';
@@ -50,6 +50,9 @@ export class TaskStore {
   private readonly cache = new Map<string, TaskRecord>();
   private readonly writes = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; pending: number }>();
   private readonly cacheSize: number;
+  /** Ids whose file exists; their writes replace the file instead of creating it. */
+  private readonly onDisk = new Set<string>();
+  private tmpSeq = 0;
 
   private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number) {
     this.cacheSize = cacheSize;
@@ -184,10 +187,28 @@ export class TaskStore {
     const rec = this.cache.get(id);
     if (!rec) return;
     const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push });
-    const tmp = join(this.dir, `.${id}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    const target = join(this.dir, `${id}.json`);
+    if (!this.onDisk.has(id)) {
+      // First write of a new task: exclusive create, no rename. The caller is answered only after
+      // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
+      // next start skips; nothing a client was told exists can be torn.
+      try {
+        await writeFile(target, body, { flag: 'wx', mode: 0o600 });
+        this.onDisk.add(id);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+          this.log('error', 'task write failed', { task: id, error: (e as Error).message });
+          throw e;
+        }
+        this.onDisk.add(id);
+      }
+    }
+    // Updates replace the file atomically: write a temporary file, then rename it over the old one.
+    const tmp = join(this.dir, `.${id}.${process.pid}.${(this.tmpSeq++).toString(36)}.tmp`);
     try {
-      await Bun.write(tmp, body);
-      await rename(tmp, join(this.dir, `${id}.json`));
+      await writeFile(tmp, body, { mode: 0o600 });
+      await rename(tmp, target);
     } catch (e) {
       await unlink(tmp).catch(() => {});
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
@@ -231,6 +252,7 @@ export class TaskStore {
         continue;
       }
       this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+      this.onDisk.add(id);
     }
   }
 }

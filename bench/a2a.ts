@@ -1,0 +1,107 @@
+/**
+ * SendMessage throughput and p99 latency at 32 connections, in one run: our node (each task
+ * persisted as a JSON file), a bare Elysia JSON echo (the framework's ceiling), and the official
+ * @a2a-js/sdk server (Express, in-memory store, an equivalent agent) on Bun and on Node. Also the
+ * resident memory of an idle node. Prints a table and writes the "A2A node" section of
+ * docs/benchmarks.md.
+ *
+ * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32]
+ */
+
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { writeSection } from './report.ts';
+
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' } } });
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const root = join(import.meta.dir, '..');
+const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-bench-'));
+
+interface Target {
+  name: string;
+  cmd: string[];
+}
+const targets: Target[] = [
+  { name: 'lume-a2a node (Bun, JSON-file tasks)', cmd: ['bun', 'bench/servers/node-server.ts'] },
+  { name: 'bare Elysia JSON echo (Bun)', cmd: ['bun', 'bench/servers/elysia-echo.ts'] },
+  { name: '@a2a-js/sdk server (Bun, in-memory)', cmd: ['bun', 'bench/servers/sdk-server.mjs'] },
+  { name: '@a2a-js/sdk server (Node, in-memory)', cmd: ['node', 'bench/servers/sdk-server.mjs'] },
+];
+
+const bodyFile = join(tmp, 'send.json');
+writeFileSync(bodyFile, JSON.stringify({
+  jsonrpc: '2.0', id: 1, method: 'SendMessage',
+  params: { message: { messageId: 'bench-1', role: 'ROLE_USER', parts: [{ text: 'hello', mediaType: 'text/plain' }] } },
+}));
+
+async function startServer(cmd: string[], env: Record<string, string> = {}): Promise<{ proc: Bun.Subprocess<'ignore', 'pipe', 'inherit'>; port: number }> {
+  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, PORT: '0', DATA_DIR: join(tmp, `data-${Date.now()}`), ...env }, stdout: 'pipe', stderr: 'inherit' });
+  const reader = proc.stdout.getReader();
+  let seen = '';
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${cmd.join(' ')} exited before listening`);
+    seen += new TextDecoder().decode(value);
+    const m = /(?:LISTENING |listening on http:\/\/\S+:)(\d+)/.exec(seen);
+    if (m) {
+      reader.releaseLock();
+      return { proc, port: Number(m[1]) };
+    }
+  }
+}
+
+async function load(port: number, secs: number): Promise<{ rps: number; p50: number; p99: number; errors: number; requests: number }> {
+  const proc = Bun.spawn(['bun', 'bench/load.ts', `http://127.0.0.1:${port}/a2a`, String(connections), String(secs), bodyFile, 'A2A-Version:1.0'], { cwd: root, stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  return JSON.parse(out.trim().split('\n').at(-1)!);
+}
+
+function rssMb(pid: number): number {
+  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
+}
+
+const results = new Map<string, { rps: number[]; p99: number[]; errors: number }>();
+for (let round = 0; round < rounds; round++) {
+  for (const t of targets) {
+    const { proc, port } = await startServer(t.cmd);
+    await load(port, 2); // warm-up
+    const r = await load(port, seconds);
+    proc.kill();
+    await proc.exited;
+    const acc = results.get(t.name) ?? { rps: [], p99: [], errors: 0 };
+    acc.rps.push(r.rps);
+    acc.p99.push(r.p99);
+    acc.errors += r.errors;
+    results.set(t.name, acc);
+    console.log(`round ${round + 1} ${t.name}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}`);
+  }
+}
+
+// Memory of an idle scanner node, as `bun run node` starts it.
+const idle = await startServer(['bun', 'node/main.ts', '--name', 'scanner', '--port', '0'], {});
+await Bun.sleep(1000); // let start-up garbage settle before reading the resident size
+const idleRss = rssMb(idle.proc.pid);
+idle.proc.kill();
+
+const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+const sdkBun = mean(results.get(targets[2]!.name)!.rps);
+const rows = targets.map((t) => {
+  const r = results.get(t.name)!;
+  return `| ${t.name} | ${mean(r.rps)} | ${(mean(r.rps) / sdkBun).toFixed(2)}x | ${Math.max(...r.p99).toFixed(2)} | ${r.errors} |`;
+});
+const table = ['| server | SendMessage req/s | vs SDK on Bun | p99 ms (worst round) | errors |', '|---|---|---|---|---|', ...rows].join('\n');
+console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
+
+writeSection('A2A node', `Command: \`bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename); the SDK server keeps tasks in memory.
+
+${table}
+
+Idle \`scanner\` node (\`bun run node --name scanner\`), resident memory 1 s after start: **${idleRss} MB**.`);
