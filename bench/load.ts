@@ -6,6 +6,8 @@
  * Usage: bun bench/load.ts <url> <connections> <seconds> <body-file> [header:value ...]
  */
 
+export {};
+
 const [url, connArg, secArg, bodyFile, ...headerArgs] = process.argv.slice(2);
 if (!url || !connArg || !secArg || !bodyFile) {
   console.error('usage: bun bench/load.ts <url> <connections> <seconds> <body-file> [header:value ...]');
