@@ -1,8 +1,8 @@
 /**
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
- * `POST /a2a`, `/health`, the JSON-file task store and webhook delivery. The only place in lib/
- * that touches Elysia.
+ * `POST /a2a`, the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
+ * webhook delivery. The only place in lib/ that touches Elysia.
  */
 
 import { join } from 'node:path';
@@ -14,7 +14,11 @@ import { WebhookSender } from './a2a-push.ts';
 import type { Agent } from './agent.ts';
 import { catalogAgent } from './catalog-agent.ts';
 import type { Catalog } from './catalog.ts';
+import type { Fleet } from './fleet.ts';
 import { silentLog, type Log } from './log.ts';
+import type { PeerClient } from './peer-client.ts';
+import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from './peer-routes.ts';
+import type { PeerVerifier } from './peer.ts';
 import { TaskStore } from './tasks.ts';
 
 export interface NodeDefinition {
@@ -46,6 +50,8 @@ export interface NodeOptions {
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;
+  /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
+  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
 }
 
 export interface RunningNode {
@@ -108,11 +114,25 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   };
   const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
 
+  // Peer calls reach this node's code only through its catalog.
+  const peer: PeerRouteDeps | undefined = opts.peer && {
+    self: def.name,
+    verifier: opts.peer.verifier,
+    dispatch: (capability, args) => def.catalog.invoke(capability, args),
+    log,
+    ...(opts.peer.client ? { client: opts.peer.client } : {}),
+    ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
+  };
+  const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
+    peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
+
   const app = new Elysia({ normalize: false })
     .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
     // Clients before A2A 0.3 look here.
     .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
     .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
+    .post('/peer/invoke', peerRoute(handlePeerInvoke))
+    .post('/peer/relay', peerRoute(handlePeerRelay))
     .get('/health', () => ({ ok: true, name: def.name, tasks: store.size }))
     .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
     .onError(({ code, set }) => {

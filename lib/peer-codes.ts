@@ -22,6 +22,7 @@ export const PEER_ERRORS = Object.freeze({
   PEER_BAD_ANSWER: { status: 502, message: 'peer node answered something that is not a peer answer' },
   PEER_FAILED: { status: 500, message: 'capability failed' },
   PEER_NO_KEY: { status: 500, message: 'this node has no key for the requested signing mode' },
+  PEER_NOT_CONFIGURED: { status: 503, message: 'this node has no peer keys; run `bun run keys`' },
 });
 export type PeerErrorCode = keyof typeof PEER_ERRORS;
 export type PeerRefusalCode =

@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet.ts';
 import { consoleLog } from '../lib/log.ts';
 import { createNode, type NodeDefinition } from '../lib/node.ts';
+import { createPeerClient } from '../lib/peer-client.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -41,13 +43,19 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 const define = (await import(resolve(root, member.file))).default as (o: { fixturesDir: string }) => NodeDefinition;
+const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+const log = consoleLog(member.name);
+// First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
+await ensureKeys(dataDir, fleet);
+const identity = await loadPeerIdentity(dataDir, member.name);
 const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
 const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const node = createNode(define({ fixturesDir: resolve(root, 'fixtures') }), {
-  dataDir: resolve(process.env.DATA_DIR ?? 'data'),
+  dataDir,
   host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
   port,
-  log: consoleLog(member.name),
+  log,
+  peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
   pushAllowHosts: [...fleetHosts, ...extraHosts],
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
