@@ -4,6 +4,7 @@
  */
 
 import { a2aError, toJsonRpcError, type A2AError } from './a2a-errors.ts';
+import { readRequestBody } from './body.ts';
 import type { ProtocolVersion } from './a2a-types.ts';
 
 export type JsonRpcId = string | number | null;
@@ -24,33 +25,10 @@ export type ParsedBody =
   | { kind: 'batch'; envelopes: Envelope[] }
   | { kind: 'error'; error: A2AError };
 
-/**
- * Reads the body, refusing more than `limit` bytes without buffering them.
- * Returns the text, or `null` when the body is over the limit.
- */
+/** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
 export async function readBodyLimited(req: Request, limit: number): Promise<string | null> {
-  const length = req.headers.get('content-length');
-  if (length !== null) {
-    const declared = Number(length);
-    if (!Number.isSafeInteger(declared) || declared > limit) return null;
-    // A declared length is enforced by the HTTP layer, so the fast whole-body read is safe.
-    return req.text();
-  }
-  if (!req.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const bytes = await readRequestBody(req, limit);
+  return bytes === undefined ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 function validId(v: unknown): v is JsonRpcId {

@@ -5,6 +5,7 @@
  */
 
 import { a2aError, type A2AError } from './a2a-errors.ts';
+import type { Message } from './a2a-types.ts';
 
 export class Invalid extends Error {
   constructor(readonly field: string, message: string) {
@@ -126,4 +127,19 @@ export function identifier(o: Obj, name: string, path: string, required: boolean
 /** Reads `key` from an object accepting ProtoJSON's snake_case form too. */
 export function field(o: Obj, name: string): unknown {
   return get(o, name);
+}
+
+/** Reads the optional members a Message has in both wire forms into `message`. */
+export function messageExtras(m: Obj, path: string, message: Message): Message {
+  const contextId = identifier(m, 'contextId', path, false);
+  const taskId = optStr(m, 'taskId', path, 256);
+  const metadata = optMetadata(m, 'metadata', path);
+  const extensions = optStrArray(m, 'extensions', path);
+  const referenceTaskIds = optStrArray(m, 'referenceTaskIds', path);
+  if (contextId) message.contextId = contextId;
+  if (taskId) message.taskId = taskId;
+  if (metadata) message.metadata = metadata;
+  if (extensions?.length) message.extensions = extensions;
+  if (referenceTaskIds?.length) message.referenceTaskIds = referenceTaskIds;
+  return message;
 }

@@ -6,7 +6,7 @@
 
 import type { A2AError } from './a2a-errors.ts';
 import {
-  Invalid, array, base64, field, identifier, isObj, obj, optBool, optInt, optMetadata, optObj, optStr, optStrArray, parseWith, str,
+  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, optStrArray, parseWith, str,
   type Obj,
 } from './a2a-params.ts';
 import type {
@@ -79,17 +79,7 @@ export function parseMessageV1(raw: unknown, path = 'message'): Message {
     role: parseRole(field(m, 'role'), `${path}.role`),
     parts: array(m, 'parts', path, 256).map((p, i) => parsePart(p, `${path}.parts[${i}]`)),
   };
-  const contextId = identifier(m, 'contextId', path, false);
-  const taskId = optStr(m, 'taskId', path, 256);
-  const metadata = optMetadata(m, 'metadata', path);
-  const extensions = optStrArray(m, 'extensions', path);
-  const referenceTaskIds = optStrArray(m, 'referenceTaskIds', path);
-  if (contextId) message.contextId = contextId;
-  if (taskId) message.taskId = taskId;
-  if (metadata) message.metadata = metadata;
-  if (extensions?.length) message.extensions = extensions;
-  if (referenceTaskIds?.length) message.referenceTaskIds = referenceTaskIds;
-  return message;
+  return messageExtras(m, path, message);
 }
 
 function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string; url: string; token?: string; authentication?: PushConfig['authentication'] } {

@@ -195,8 +195,13 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
 
   return async function handleA2A(req: Request): Promise<Response> {
     const version = requestedVersion(req.headers.get('a2a-version'));
-    const text = await readBodyLimited(req, maxBody);
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
+    let text: string | null;
+    try {
+      text = await readBodyLimited(req, maxBody);
+    } catch {
+      return jsonResponse(rpcError(null, a2aError('INVALID_REQUEST', 'Request body could not be read'), wireVersion), 400);
+    }
     if (text === null) return jsonResponse(rpcError(null, a2aError('INVALID_REQUEST', `Request body is larger than ${maxBody} bytes`), wireVersion), 413);
     const body = parseBody(text, maxBatch);
     if (body.kind === 'error') return jsonResponse(rpcError(null, body.error, wireVersion));

@@ -12,6 +12,7 @@
 import type { Fleet } from './fleet.ts';
 import { fleetMember } from './fleet.ts';
 import type { Log } from './log.ts';
+import { readLimited } from './body.ts';
 import { silentLog } from './log.ts';
 import { PEER_ERRORS, type PeerErrorCode } from './peer-codes.ts';
 import { SCOPE, type PeerSigner } from './peer.ts';
@@ -56,28 +57,6 @@ const fail = (code: PeerErrorCode | string, kind: PeerFailureKind, message?: str
   ok: false,
   error: { code, message: message ?? PEER_ERRORS[code as PeerErrorCode]?.message ?? code, kind, ...extra },
 });
-
-/** Reads at most `max` bytes of a body; undefined when it is longer. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
-  if (!body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) out.set(c, (at += c.byteLength) - c.byteLength);
-  return out;
-}
 
 function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   let doc: unknown;

@@ -14,7 +14,7 @@ import { fleetMember } from './fleet.ts';
 import type { Log } from './log.ts';
 import { silentLog } from './log.ts';
 import type { PeerClient } from './peer-client.ts';
-import { readLimited } from './peer-client.ts';
+import { readRequestBody } from './body.ts';
 import { PEER_ERRORS, type PeerErrorCode } from './peer-codes.ts';
 import { NODE_NAME, SCOPE, type PeerVerifier } from './peer.ts';
 
@@ -59,13 +59,9 @@ type Admitted = { caller: string; scope: string; body: Record<string, unknown> }
 async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
   if (request.method !== 'POST') return peerError('PEER_METHOD');
   const max = deps.maxBodyBytes ?? 1024 * 1024;
-  const length = request.headers.get('content-length');
-  if (length !== null && !(Number(length) <= max)) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
   let bytes: Uint8Array | undefined;
   try {
-    // With a declared length the server reads exactly that many bytes: take the fast buffered
-    // path. Without one (chunked), count while streaming so the limit still holds.
-    bytes = length !== null ? new Uint8Array(await request.arrayBuffer()) : await readLimited(request.body, max);
+    bytes = await readRequestBody(request, max);
   } catch {
     return peerError('PEER_BAD_REQUEST', 'body could not be read');
   }

@@ -1,0 +1,38 @@
+/**
+ * @module body — reading HTTP bodies under a size limit, for servers (requests) and clients
+ * (answers) alike, without buffering more than the limit.
+ */
+
+/** Reads at most `max` bytes of a body stream; undefined when it is longer. */
+export async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) out.set(c, (at += c.byteLength) - c.byteLength);
+  return out;
+}
+
+/**
+ * The bytes of a request body, or undefined when it is over `max`. A declared Content-Length is
+ * enforced by the HTTP layer, so it allows the fast whole-body read; a chunked body is streamed.
+ */
+export async function readRequestBody(req: Request, max: number): Promise<Uint8Array | undefined> {
+  const length = req.headers.get('content-length');
+  if (length === null) return readLimited(req.body, max);
+  const declared = Number(length);
+  if (!Number.isSafeInteger(declared) || declared > max) return undefined;
+  return new Uint8Array(await req.arrayBuffer());
+}
