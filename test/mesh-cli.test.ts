@@ -2,7 +2,7 @@
 
 import { afterEach, expect, test } from 'bun:test';
 import { runMeshCli } from '../hub/mesh/cli.ts';
-import { join, startHub, type TestHub } from './mesh-harness.ts';
+import { join, startHub, type TestHub } from './support/mesh.ts';
 
 let hub: TestHub;
 afterEach(async () => {

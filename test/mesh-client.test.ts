@@ -8,7 +8,7 @@ import { silentLog } from '../lib/log.ts';
 import { createMeshClient, type ClientEvents, type InboundMessage, type MeshClientOptions } from '../lib/mesh/client.ts';
 import { decodeAttachmentBytes } from '../lib/mesh/payload.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';
-import { startHub, type TestHub } from './mesh-harness.ts';
+import { startHub, type TestHub } from './support/mesh.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@
 
 import { afterEach, expect, test } from 'bun:test';
 import { gzipSync } from 'node:zlib';
-import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './mesh-harness.ts';
+import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
 
 let hub: TestHub;
 afterEach(async () => {

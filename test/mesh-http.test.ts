@@ -4,7 +4,7 @@ import { afterEach, expect, test } from 'bun:test';
 import { listenWithPortWalk } from '../hub/mesh/listen.ts';
 import { trustWarning } from '../hub/mesh/trust.ts';
 import { createHubClient } from '../lib/mesh/http-client.ts';
-import { startHub, type TestHub } from './mesh-harness.ts';
+import { startHub, type TestHub } from './support/mesh.ts';
 
 let hub: TestHub;
 afterEach(async () => {

@@ -7,7 +7,7 @@ import { join as joinPath } from 'node:path';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { silentLog } from '../lib/log.ts';
-import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './mesh-harness.ts';
+import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
 
 let hubs: TestHub[] = [];
 const dirs: string[] = [];

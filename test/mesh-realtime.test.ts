@@ -1,7 +1,7 @@
 /** Realtime protocol against a real hub on port 0: claims, presence frames, direct and broadcast sends, delivery outcomes. */
 
 import { afterEach, describe, expect, test } from 'bun:test';
-import { createProject, heldCommits, join, msg, RawClient, startHub, UUID, type TestHub } from './mesh-harness.ts';
+import { createProject, heldCommits, join, msg, RawClient, startHub, UUID, type TestHub } from './support/mesh.ts';
 
 let hub: TestHub;
 afterEach(async () => {

@@ -2,7 +2,7 @@
 
 import { afterAll, describe, expect, test } from 'bun:test';
 import { createSigner, toB64url } from '../lib/peer.ts';
-import { invokeBody, signedPost, startFleet } from './peer-harness.ts';
+import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 const NOW = 1_767_225_600_000; // a fixed clock: the tests own time, nothing waits
 const f = startFleet(['hub', 'crm', 'scanner', 'lan', 'ghost'], {

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from 'bun:test';
 import { parseFleet } from '../lib/fleet.ts';
 import { createPeerClient } from '../lib/peer-client.ts';
-import { invokeBody, signedPost, startFleet } from './peer-harness.ts';
+import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 const f = startFleet(['hub', 'a', 'b', 'c', 'd', 'e', 'outsider'], { maxHops: 4, unknown: ['outsider'] });
 afterAll(() => f.stop());
