@@ -12,6 +12,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { Catalog } from '../lib/catalog.ts';
+import { createNode } from '../lib/node.ts';
 import { writeSection } from './report.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' } } });
@@ -89,6 +91,41 @@ await Bun.sleep(1000); // let start-up garbage settle before reading the residen
 const idleRss = rssMb(idle.proc.pid);
 idle.proc.kill();
 
+// Real streaming: an agent reporting progress every 500 ms for two seconds; when does each event arrive?
+const progressNode = createNode({
+  name: 'progress',
+  description: 'Reports progress every 500 ms',
+  catalog: new Catalog([{ id: 'bench.progress', name: 'progress', description: 'progress', tags: ['bench'], keywords: [], readOnly: true, args: {}, run: () => ({}) }]),
+  agent: {
+    async handle(ctx) {
+      for (let step = 1; step <= 4; step++) {
+        ctx.working(`step ${step} of 4`);
+        await Bun.sleep(500);
+      }
+      ctx.complete('done');
+    },
+  },
+}, { dataDir: join(tmp, 'progress'), port: 0 });
+const progress = await progressNode.start();
+const t0 = performance.now();
+const streamRes = await fetch(`${progress.url}/a2a`, {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'p1', role: 'ROLE_USER', parts: [{ text: 'go' }] } } }),
+});
+const arrivals: string[] = [];
+const decoder = new TextDecoder();
+const streamReader = streamRes.body!.getReader();
+for (let r = await streamReader.read(); !r.done; r = await streamReader.read()) {
+  for (const frame of decoder.decode(r.value).split('\n\n').filter((f) => f.startsWith('data: '))) {
+    const result = JSON.parse(frame.slice(6)).result;
+    const what = result.task ? 'task' : `${result.statusUpdate.status.state.replace('TASK_STATE_', '').toLowerCase()}`;
+    arrivals.push(`${what} +${Math.round(performance.now() - t0)} ms`);
+  }
+}
+await progress.stop();
+console.log(`\nstreaming arrivals: ${arrivals.join(', ')}`);
+
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 const sdkBun = mean(results.get(targets[2]!.name)!.rps);
 const rows = targets.map((t) => {
@@ -104,4 +141,6 @@ Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate
 
 ${table}
 
-Idle \`scanner\` node (\`bun run node --name scanner\`), resident memory 1 s after start: **${idleRss} MB**.`);
+Idle \`scanner\` node (\`bun run node --name scanner\`), resident memory 1 s after start: **${idleRss} MB**.
+
+Streaming is real: an agent that reports \`working\` every 500 ms for two seconds, then completes, streamed over \`SendStreamingMessage\`; arrival time of each frame at the client: ${arrivals.join(', ')}.`);

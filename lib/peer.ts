@@ -14,6 +14,7 @@
  * Signed string: `node\nts\nnonce\nscope\nsha256hex(body)` over the exact body bytes.
  */
 
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
@@ -190,9 +191,21 @@ export function webcryptoEd25519(): Ed25519Backend {
   });
 }
 
-/** The Ed25519 public key of a 32-byte seed (used when keys are made and loaded). */
+/**
+ * The Ed25519 public key of a 32-byte seed (used when keys are made and loaded). node:crypto
+ * does it without noble's precomputed tables, which cost a node about 15 MB of memory; noble is
+ * the fallback where node:crypto lacks Ed25519.
+ */
 export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
-  return ed.getPublicKey(seed);
+  try {
+    const der = new Uint8Array(48);
+    der.set(PKCS8_PREFIX);
+    der.set(seed, 16);
+    const spki = createPublicKey(createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' });
+    return new Uint8Array(spki.subarray(spki.length - 32));
+  } catch {
+    return ed.getPublicKey(seed);
+  }
 }
 
 let detected: Promise<Ed25519Backend> | undefined;
@@ -204,7 +217,7 @@ export function detectEd25519(): Promise<Ed25519Backend> {
       const seed = new Uint8Array(32).fill(7);
       const msg = utf8.encode('probe');
       const sig = await probe.sign(seed, msg);
-      return (await probe.verify(ed.getPublicKey(seed), msg, sig)) ? probe : nobleEd25519;
+      return (await probe.verify(ed25519PublicKey(seed), msg, sig)) ? probe : nobleEd25519;
     } catch {
       return nobleEd25519;
     }
