@@ -32,6 +32,11 @@ export interface NodeDefinition {
   agentBacked?: boolean;
   inputModes?: string[];
   outputModes?: string[];
+  /**
+   * False for an app that joins the fleet through the signed peer channel only: no agent card
+   * and no `/a2a` (yet); `/peer/*`, `/health` and `/capabilities` are still served.
+   */
+  a2a?: boolean;
 }
 
 export interface NodeOptions {
@@ -126,15 +131,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
     peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
 
-  const app = new Elysia({ normalize: false })
-    .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
-    // Clients before A2A 0.3 look here.
-    .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
-    .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
-    .post('/peer/invoke', peerRoute(handlePeerInvoke))
-    .post('/peer/relay', peerRoute(handlePeerRelay))
-    .get('/health', () => ({ ok: true, name: def.name, tasks: store.size }))
-    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
+  const speaksA2A = def.a2a !== false;
+  // The error hook comes first so it covers every route registered after it.
+  const app: AnyElysia = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
       // Routing and framework errors become coded JSON; handlers themselves return values.
       set.headers['content-type'] = 'application/json';
@@ -146,6 +145,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       set.status = 500;
       return { error: { code: 'INTERNAL', message: 'Internal error' } };
     });
+  if (speaksA2A) {
+    app
+      .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
+      // Clients before A2A 0.3 look here.
+      .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
+      .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' });
+  }
+  app
+    .post('/peer/invoke', peerRoute(handlePeerInvoke))
+    .post('/peer/relay', peerRoute(handlePeerRelay))
+    .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
+    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
 
   return {
     app,
