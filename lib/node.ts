@@ -133,7 +133,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
 
   const speaksA2A = def.a2a !== false;
   // The error hook comes first so it covers every route registered after it.
-  const app: AnyElysia = new Elysia({ normalize: false })
+  const app = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
       // Routing and framework errors become coded JSON; handlers themselves return values.
       set.headers['content-type'] = 'application/json';
