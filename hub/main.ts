@@ -1,16 +1,19 @@
 /**
- * @module hub/main — the hub process: reads the environment, opens the hub's SQLite store and
- * serves every hub piece (today the mesh) from one Bun.serve on the hub's fleet port.
+ * @module hub/main — the hub process: reads the environment, opens the hub's SQLite files,
+ * loads the hub's peer keys (creating the fleet's keys on first start) and serves every hub
+ * piece (mesh, console API, the `a2a` node) from one Bun.serve on the hub's fleet port.
  */
 
-import { join } from 'node:path';
+import { Database } from 'bun:sqlite';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet.ts';
 import { consoleLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { listenWithPortWalk } from './mesh/listen.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
+import { createHub } from './hub.ts';
 import { trustWarning } from './mesh/trust.ts';
-import { createMeshServer, type MeshSocketData } from './mesh-server.ts';
 
 // 1. Options, read only here.
 const env = process.env;
@@ -18,44 +21,39 @@ const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fix
 const host = env.HOST ?? '127.0.0.1';
 const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
-const dataDir = env.DATA_DIR ?? './data';
+const dataDir = resolve(env.DATA_DIR ?? './data');
 const token = env.MESH_TOKEN || undefined;
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
 
-// 2. Storage: one SQLite file (WAL) under DATA_DIR/hub/.
-const store = createMeshStore({ db: openMeshDatabase(join(dataDir, 'hub', 'mesh.sqlite')), log });
+// 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
+mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
+const meshStore = createMeshStore({ db: openMeshDatabase(join(dataDir, 'hub', 'mesh.sqlite')), log });
+const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: true, strict: true });
 
-// 3. Hub pieces. Each offers `fetch(req, server)` and answers undefined for paths that are not its own.
-const mesh = createMeshServer({ store, log, token });
-const pieces = [mesh.fetch];
+// 3. Keys: created on first start, never overwritten.
+await ensureKeys(dataDir, fleet);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
 
-// 4. One Bun.serve for the hub's port.
-const server = listenWithPortWalk<MeshSocketData>({
-  hostname: host,
-  port,
-  maxPort,
-  async fetch(req, srv) {
-    for (const piece of pieces) {
-      const res = await piece(req, srv);
-      if (res !== undefined) return res;
-    }
-    return Response.json({ error: { code: 'not-found', message: `no route for ${req.method} ${new URL(req.url).pathname}` } }, { status: 404 });
-  },
-  websocket: mesh.websocket,
+// 4. The hub and its port.
+const hub = createHub({
+  fleet, dataDir, log, identity, traceDb, meshStore, host,
+  ...(token ? { meshToken: token } : {}),
+  ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
 });
-
+const server = hub.listen(port, maxPort);
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
-log('info', 'hub listening', { url: server.url.origin, mesh: 'protocol 3', token: token ? 'required' : 'off' });
+log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
+console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending messages are committed, then the port closes.
+// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
-  mesh.close();
-  void server.stop(true).finally(() => {
-    store.close();
+  void server.stop().finally(() => {
+    meshStore.close();
+    traceDb.close();
     process.exit(0);
   });
 };

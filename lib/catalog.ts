@@ -30,8 +30,15 @@ export interface Capability {
   summarize?(result: unknown): string;
 }
 
-/** Stable codes of a failed dispatch. */
-export type CatalogErrorCode = 'UNKNOWN_CAPABILITY' | 'BAD_ARGS' | 'CAPABILITY_FAILED';
+/** Stable codes of a failed dispatch; a capability may throw a CapabilityError with its own code. */
+export type CatalogErrorCode = 'UNKNOWN_CAPABILITY' | 'BAD_ARGS' | 'CAPABILITY_FAILED' | (string & {});
+
+/** An expected failure of a capability, with a stable UPPER_SNAKE code the caller sees. */
+export class CapabilityError extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+  }
+}
 export type InvokeResult = { ok: true; result: unknown } | { ok: false; error: { code: CatalogErrorCode; message: string } };
 
 export interface Skill {
@@ -122,6 +129,7 @@ export class Catalog {
     try {
       return { ok: true, result: await cap.run(checked.args, signal) };
     } catch (e) {
+      if (e instanceof CapabilityError) return { ok: false, error: { code: e.code, message: e.message } };
       return { ok: false, error: { code: 'CAPABILITY_FAILED', message: `${id} failed: ${(e as Error)?.message ?? 'unknown error'}` } };
     }
   }

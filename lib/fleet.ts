@@ -1,6 +1,7 @@
 /**
- * @module fleet — the fleet configuration (`fixtures/fleet.json`): who the hub and the nodes are,
- * their ports and role lines, and where each runs.
+ * @module fleet — the fleet configuration (`fixtures/fleet.json`: who the hub and the nodes are,
+ * their ports and role lines, and where each runs) and `fleet.invoke`, the one way the hub calls
+ * a node: signed, and traced whatever the outcome.
  */
 
 export interface FleetMember {
@@ -60,4 +61,64 @@ export async function loadFleet(path: string): Promise<Fleet> {
 /** Finds a member (hub or node) by name. */
 export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined {
   return fleet.hub.name === name ? fleet.hub : fleet.nodes.find((n) => n.name === name);
+}
+
+// ---- fleet.invoke: the one way the hub calls a node ----
+
+/** What fleet.invoke needs from the signed client (lib/peer-client.ts). */
+export interface FleetCaller {
+  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
+}
+export type FleetResult = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; kind?: string; at?: string } };
+
+/** Where trace records go (lib/trace.ts). */
+export interface TraceSink {
+  record(r: {
+    ts: string; from: string; to: string; capability: string; durationMs: number;
+    outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
+  }): unknown;
+}
+
+export interface FleetInvoker {
+  /**
+   * Calls `capability` on fleet node `target` over the signed peer channel and records the call
+   * in the trace, failures and empty answers included. Never throws.
+   */
+  invoke(target: string, capability: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<FleetResult>;
+}
+
+/** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
+export function isEmptyResult(r: unknown): boolean {
+  if (r === null || r === undefined || r === '') return true;
+  if (Array.isArray(r)) return r.length === 0;
+  if (typeof r !== 'object') return false;
+  const o = r as Record<string, unknown>;
+  const values = Object.values(o);
+  if (values.length === 0 || o.found === false) return true;
+  const lists = values.filter(Array.isArray) as unknown[][];
+  return lists.length > 0 && lists.every((l) => l.length === 0);
+}
+
+export function createFleetInvoker(deps: { self: string; client: FleetCaller; trace: TraceSink; now?: () => number; defaultTimeoutMs?: number }): FleetInvoker {
+  const now = deps.now ?? Date.now;
+  return {
+    async invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000) {
+      const started = now();
+      const t0 = performance.now();
+      const r = await deps.client.peerFetch(target, capability, args, { timeout: timeoutMs });
+      const durationMs = Math.round((performance.now() - t0) * 100) / 100;
+      const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
+      deps.trace.record({
+        ts: new Date(started).toISOString(),
+        from: deps.self,
+        to: target,
+        capability,
+        durationMs,
+        outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
+        errorCode: r.ok ? null : r.error.code,
+        bytes,
+      });
+      return r;
+    },
+  };
 }

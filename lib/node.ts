@@ -72,6 +72,11 @@ export interface NodeApp {
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): Record<string, unknown>;
+  /**
+   * Fixes the port the card advertises, for a node served by someone else's server (the hub
+   * serves its own node inside its Bun.serve through `app.handle`).
+   */
+  advertise(port: number): void;
   /** Binds the port, fixes the advertised URL, and serves. */
   start(): Promise<RunningNode>;
 }
@@ -164,6 +169,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     store,
     push,
     card: () => cards.json,
+    advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
       app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
       const server = app.server!;

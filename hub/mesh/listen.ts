@@ -9,6 +9,8 @@ export interface ListenOptions<D> {
   maxPort?: number;
   fetch: (req: Request, server: Server<D>) => Response | Promise<Response> | undefined;
   websocket: WebSocketHandler<D>;
+  /** Seconds an HTTP connection may stay silent (Bun's default is 10; SSE streams need more). */
+  idleTimeout?: number;
 }
 
 const inUse = (e: unknown): boolean => {
@@ -24,7 +26,7 @@ export function listenWithPortWalk<D>(o: ListenOptions<D>): Server<D> {
   const last = Math.max(o.port, o.maxPort ?? o.port);
   for (let port = o.port; ; port++) {
     try {
-      return Bun.serve<D>({ hostname: o.hostname, port, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket } as never);
+      return Bun.serve<D>({ hostname: o.hostname, port, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket, idleTimeout: o.idleTimeout ?? 10 } as never);
     } catch (e) {
       if (!inUse(e) || port >= last || o.port === 0) throw e;
     }

@@ -1,0 +1,123 @@
+/**
+ * @module hub/hub-node — the hub as an A2A node named `a2a`: its card declares the fleet-level
+ * capabilities, and each one answers by calling nodes through `fleet.invoke` only.
+ */
+
+import { Catalog, CapabilityError } from '../lib/catalog.ts';
+import type { FleetInvoker, FleetResult } from '../lib/fleet.ts';
+import type { NodeDefinition } from '../lib/node.ts';
+import type { FleetSnapshot } from './fleet-view.ts';
+
+export interface HubNodeDeps {
+  name: string;
+  invoker: FleetInvoker;
+  view: { snapshot(): Promise<FleetSnapshot> };
+}
+
+/** The result of a node call, or a CapabilityError carrying the node's code. */
+function unwrap(r: FleetResult, what: string): unknown {
+  if (r.ok) return r.result;
+  throw new CapabilityError(r.error.code, `${what}: ${r.error.message}`);
+}
+
+const notYet = (id: string) => () => {
+  throw new CapabilityError('NOT_YET_AVAILABLE', `${id} is declared but not available on this hub yet`);
+};
+
+interface Movement {
+  sector: string;
+  name: string;
+  avgChangePct: number;
+  signaled: number;
+}
+
+export function hubNode(deps: HubNodeDeps): NodeDefinition {
+  const { invoker } = deps;
+  const catalog = new Catalog([
+    {
+      id: 'sector.movement',
+      name: 'Sector movement',
+      description: 'Sectors ranked by today\'s average change, from the scanner node.',
+      tags: ['market', 'fleet'],
+      keywords: ['sector', 'sectors', 'movement', 'moved', 'market'],
+      readOnly: true,
+      args: {},
+      run: async () => unwrap(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner'),
+      summarize: (r) => {
+        const top = (r as { sectors?: Movement[] }).sectors?.[0];
+        return top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data';
+      },
+    },
+    {
+      id: 'customer.reach',
+      name: 'Customer reach',
+      description: 'Which industry\'s customers to contact today, and why: the scanner\'s sector movement joined with crm\'s customers in each industry.',
+      tags: ['customers', 'fleet'],
+      keywords: ['customer', 'customers', 'contact', 'reach', 'call', 'who'],
+      readOnly: true,
+      args: {},
+      run: async () => {
+        const movement = unwrap(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner') as { asOf: string; sectors: Movement[] };
+        const industries = unwrap(await invoker.invoke('crm', 'crm.industries', {}), 'crm') as { industries?: { industry: string; customers: number; inFollowUp?: number }[] };
+        const byIndustry = new Map((industries.industries ?? []).map((i) => [i.industry, i]));
+        const ranked = movement.sectors
+          .map((s) => ({ sector: s, crm: byIndustry.get(s.sector) }))
+          .filter((x) => x.crm && x.crm.customers > 0 && x.sector.avgChangePct > 0)
+          .map(({ sector, crm }) => ({
+            industry: sector.sector,
+            name: sector.name,
+            avgChangePct: sector.avgChangePct,
+            signaledStocks: sector.signaled,
+            customers: crm!.customers,
+            inFollowUp: crm!.inFollowUp ?? 0,
+            why: `${sector.name} is up ${sector.avgChangePct}% today with ${sector.signaled} signaled stock(s); crm holds ${crm!.customers} customer(s) there`,
+          }));
+        return { asOf: movement.asOf, recommendations: ranked };
+      },
+      summarize: (r) => {
+        const top = (r as { recommendations: { name: string; why: string }[] }).recommendations[0];
+        return top ? `Contact ${top.name} customers today: ${top.why}` : 'No industry stands out today';
+      },
+    },
+    {
+      id: 'node.capabilities',
+      name: 'Node capabilities',
+      description: 'Every fleet node with its skills, online state and whether a model answers it.',
+      tags: ['fleet'],
+      keywords: ['capabilities', 'nodes', 'fleet', 'skills'],
+      readOnly: true,
+      args: {},
+      run: async () => {
+        const snap = await deps.view.snapshot();
+        return { nodes: snap.nodes.map((n) => ({ name: n.name, kind: n.kind, online: n.online, agentBacked: n.agentBacked, skills: n.skills.map((s) => s.id) })) };
+      },
+      summarize: (r) => `${(r as { nodes: unknown[] }).nodes.length} nodes`,
+    },
+    {
+      id: 'entity.resolve',
+      name: 'Entity resolve',
+      description: 'Aligns companies across nodes by USCC (unified social credit code).',
+      tags: ['entities', 'fleet'],
+      keywords: ['entity', 'uscc', 'align', 'resolve'],
+      readOnly: true,
+      args: {},
+      run: notYet('entity.resolve'),
+    },
+    {
+      id: 'task.delegate',
+      name: 'Delegate a task',
+      description: 'Hands a job to the executor node and tracks it until it settles.',
+      tags: ['tasks', 'fleet'],
+      keywords: ['delegate', 'run', 'execute', 'job'],
+      readOnly: false,
+      args: { prompt: { type: 'string', description: 'What the executor should do', required: true } },
+      run: notYet('task.delegate'),
+    },
+  ]);
+  return {
+    name: deps.name,
+    description: 'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel.',
+    catalog,
+    agentBacked: false,
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
+ * the mesh (routes and WebSocket), the console API (`/api/*`), and the hub's own A2A node `a2a`
+ * (card, `/a2a`, `/peer/*`). Dependencies come in as arguments so tests can build a hub on
+ * port 0 with an in-memory database.
+ */
+
+import type { Database } from 'bun:sqlite';
+import type { Server } from 'bun';
+import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet.ts';
+import type { Log } from '../lib/log.ts';
+import type { MeshStore } from '../lib/mesh/store.ts';
+import { createNode, type NodeApp } from '../lib/node.ts';
+import { createPeerClient } from '../lib/peer-client.ts';
+import type { PeerSigner, PeerVerifier } from '../lib/peer.ts';
+import { createTraceStore, type TraceStore } from '../lib/trace.ts';
+import { createHubApi } from './api.ts';
+import { createFleetView, type FleetSnapshot } from './fleet-view.ts';
+import { hubNode } from './hub-node.ts';
+import { listenWithPortWalk } from './mesh/listen.ts';
+import { createMeshServer, type MeshSocketData } from './mesh-server.ts';
+
+export interface HubOptions {
+  fleet: Fleet;
+  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/`. */
+  dataDir: string;
+  log: Log;
+  identity: { signer: PeerSigner; verifier: PeerVerifier };
+  traceDb: Database;
+  meshStore: MeshStore;
+  meshToken?: string;
+  host?: string;
+  publicUrl?: string;
+  /** How long a fleet snapshot is reused (ms). */
+  fleetTtlMs?: number;
+  fetch?: typeof fetch;
+}
+
+export interface Hub {
+  trace: TraceStore;
+  invoker: FleetInvoker;
+  node: NodeApp;
+  view: { snapshot(): Promise<FleetSnapshot> };
+  fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
+  /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
+  listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
+}
+
+export function createHub(opts: HubOptions): Hub {
+  const { fleet, log } = opts;
+  const self = fleet.hub.name;
+  const trace = createTraceStore(opts.traceDb);
+  const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const invoker = createFleetInvoker({ self, client, trace });
+  const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
+  const api = createHubApi({ fleet, view, trace, invoker, log });
+  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}) });
+  const node = createNode(hubNode({ name: self, invoker, view }), {
+    dataDir: opts.dataDir,
+    log,
+    pushAllowHosts: [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname),
+    peer: { verifier: opts.identity.verifier, client, fleet },
+    ...(opts.host ? { host: opts.host } : {}),
+    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+  });
+
+  async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
+    const fromMesh = await mesh.fetch(req, server);
+    if (fromMesh !== undefined) return fromMesh;
+    const fromApi = await api.fetch(req);
+    if (fromApi !== undefined) return fromApi;
+    // The hub's own node answers everything else, including the coded 404.
+    return node.app.handle(req);
+  }
+
+  return {
+    trace,
+    invoker,
+    node,
+    view,
+    fetch: fetchAll,
+    listen(port, maxPort) {
+      const server = listenWithPortWalk<MeshSocketData>({
+        hostname: opts.host ?? '127.0.0.1',
+        port,
+        ...(maxPort !== undefined ? { maxPort } : {}),
+        fetch: fetchAll,
+        websocket: mesh.websocket,
+        idleTimeout: 60,
+      });
+      node.advertise(server.port!);
+      return {
+        url: server.url.origin,
+        port: server.port!,
+        async stop() {
+          mesh.close();
+          await server.stop(true);
+          await node.engine.close();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * @module trace — the call trace: one record per cross-node call the hub makes (time, from, to,
+ * capability, duration, outcome, error code, bytes), kept in SQLite through `bun:sqlite`, paged
+ * newest first, and pushed live to subscribers.
+ */
+
+import type { Database } from 'bun:sqlite';
+
+export type TraceOutcome = 'ok' | 'failed' | 'empty';
+
+export interface TraceRecord {
+  id: number;
+  /** ISO 8601 time the call started. */
+  ts: string;
+  from: string;
+  to: string;
+  capability: string;
+  durationMs: number;
+  outcome: TraceOutcome;
+  errorCode: string | null;
+  /** Size of the answer's result in bytes (0 for a failure). */
+  bytes: number;
+}
+
+export type NewTraceRecord = Omit<TraceRecord, 'id'>;
+
+export interface TraceQuery {
+  /** 1..500, default 50. */
+  limit?: number;
+  /** Only records with a smaller id (the cursor of the previous page). */
+  before?: number;
+  from?: string;
+  to?: string;
+  capability?: string;
+  outcome?: TraceOutcome;
+}
+
+export interface TracePage {
+  records: TraceRecord[];
+  /** Pass as `before` for the next page; null on the last page. */
+  nextBefore: number | null;
+}
+
+export interface TraceStore {
+  record(r: NewTraceRecord): TraceRecord;
+  page(q: TraceQuery): TracePage;
+  /** Calls `listener` with every new record; returns the unsubscribe function. */
+  subscribe(listener: (r: TraceRecord) => void): () => void;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS trace (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  ts TEXT NOT NULL,
+  caller TEXT NOT NULL,
+  target TEXT NOT NULL,
+  capability TEXT NOT NULL,
+  duration_ms REAL NOT NULL,
+  outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'empty')),
+  error_code TEXT,
+  bytes INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS trace_target ON trace (target, id);
+`;
+
+interface Row {
+  id: number;
+  ts: string;
+  caller: string;
+  target: string;
+  capability: string;
+  duration_ms: number;
+  outcome: TraceOutcome;
+  error_code: string | null;
+  bytes: number;
+}
+
+const fromRow = (r: Row): TraceRecord => ({
+  id: r.id, ts: r.ts, from: r.caller, to: r.target, capability: r.capability,
+  durationMs: r.duration_ms, outcome: r.outcome, errorCode: r.error_code, bytes: r.bytes,
+});
+
+/** Opens the trace on a database (a file in WAL mode, or `:memory:` in tests). */
+export function createTraceStore(db: Database): TraceStore {
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
+  db.exec(SCHEMA);
+  const insert = db.query<Row, [string, string, string, string, number, string, string | null, number]>(
+    'INSERT INTO trace (ts, caller, target, capability, duration_ms, outcome, error_code, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+  );
+  const listeners = new Set<(r: TraceRecord) => void>();
+
+  return {
+    record(r) {
+      const row = insert.get(r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes)!;
+      const rec = fromRow(row);
+      for (const l of listeners) l(rec);
+      return rec;
+    },
+    page(q) {
+      const limit = Math.min(500, Math.max(1, Math.trunc(q.limit ?? 50)));
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (q.before !== undefined) (where.push('id < ?'), params.push(q.before));
+      if (q.from !== undefined) (where.push('caller = ?'), params.push(q.from));
+      if (q.to !== undefined) (where.push('target = ?'), params.push(q.to));
+      if (q.capability !== undefined) (where.push('capability = ?'), params.push(q.capability));
+      if (q.outcome !== undefined) (where.push('outcome = ?'), params.push(q.outcome));
+      const sql = `SELECT * FROM trace ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
+      const rows = db.query<Row, (string | number)[]>(sql).all(...params);
+      const more = rows.length > limit;
+      const records = rows.slice(0, limit).map(fromRow);
+      return { records, nextBefore: more ? records[records.length - 1]!.id : null };
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
