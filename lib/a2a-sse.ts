@@ -21,6 +21,8 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
+      // A comment first, so the headers and the stream reach the client before any event.
+      controller.enqueue(encoder.encode(': stream open\n\n'));
       heartbeat = setInterval(() => {
         try {
           controller.enqueue(encoder.encode(': keep-alive\n\n'));

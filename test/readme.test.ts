@@ -46,7 +46,7 @@ test('each README curl example gets the answer the README describes', async () =
   const got = JSON.parse(await run(get!, { TASK_ID: first.result.id }));
   expect([got.result.id, got.result.status.state]).toEqual([first.result.id, 'completed']);
 
-  const frames = (await run(stream!, {})).split('\n\n').filter(Boolean).map((f) => JSON.parse(f.replace(/^data: /, '')));
+  const frames = (await run(stream!, {})).split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.replace(/^data: /, '')));
   expect(frames.map((f) => Object.keys(f.result)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
   expect(frames.at(-1).result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
 });

@@ -1,0 +1,82 @@
+/**
+ * Test support: a whole fleet on port 0. Keys are made for the fleet's names first, every node
+ * starts with its own identity, then the fleet's URLs are filled in so signed calls reach the
+ * real ports; the hub runs with in-memory SQLite.
+ */
+
+import { Database } from 'bun:sqlite';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseFleet, type Fleet } from '../../lib/fleet.ts';
+import { memoryLog } from '../../lib/log.ts';
+import { openMeshDatabase } from '../../lib/mesh/schema.ts';
+import { createMeshStore } from '../../lib/mesh/store.ts';
+import { createNode, type NodeDefinition } from '../../lib/node.ts';
+import { createPeerClient } from '../../lib/peer-client.ts';
+import { ensureKeys, loadPeerIdentity } from '../../lib/peer-keys.ts';
+import { createHub, type Hub } from '../../hub/hub.ts';
+import { tempDir } from './node.ts';
+
+export interface RunningFleet {
+  fleet: Fleet;
+  dataDir: string;
+  hub: Hub;
+  hubUrl: string;
+  log: ReturnType<typeof memoryLog>;
+  nodes: Map<string, { url: string; stop(): Promise<void> }>;
+  /** Stops one node (to see the fleet notice). */
+  kill(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
+  const dataDir = tempDir('lume-a2a-fleet-');
+  const log = memoryLog();
+  const fleet = parseFleet({
+    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+    nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
+  });
+  await ensureKeys(dataDir, fleet);
+  const nodes = new Map<string, { url: string; stop(): Promise<void> }>();
+  for (const def of defs) {
+    const identity = await loadPeerIdentity(dataDir, def.name);
+    const node = createNode(def, {
+      dataDir, port: 0, log,
+      peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
+    });
+    const running = await node.start();
+    // Fill in the real address; every peer client holds this same fleet object.
+    fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
+    nodes.set(def.name, running);
+  }
+  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const hub = createHub({
+    fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0,
+  });
+  const server = hub.listen(0);
+  fleet.hub.url = server.url;
+  return {
+    fleet, dataDir, hub, hubUrl: server.url, log, nodes,
+    async kill(name) {
+      await nodes.get(name)?.stop();
+      nodes.delete(name);
+    },
+    async stop() {
+      await server.stop();
+      for (const n of nodes.values()) await n.stop();
+      meshStore.close();
+      rmSync(join(dataDir), { recursive: true, force: true });
+    },
+  };
+}
+
+/** POST /api/local-invoke as the console would (same origin). */
+export async function localInvoke(hubUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${hubUrl}/api/local-invoke`, {
+    method: 'POST',
+    headers: { Origin: hubUrl, 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json() };
+}
