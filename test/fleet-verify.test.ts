@@ -1,0 +1,49 @@
+/**
+ * `fleet verify`'s checks against a fleet on port 0: a healthy A2A node and a peer-only node pass
+ * every check; a node whose snapshot tool answers nothing, and a stopped node, fail the right ones.
+ */
+
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { Catalog } from '../lib/catalog.ts';
+import { loadPeerIdentity } from '../lib/peer-keys.ts';
+import { CHECKS, verifyFleet, verifyTable } from '../hub/verify.ts';
+import scanner from '../node/scanner.ts';
+import { startFleet, type RunningFleet } from './support/fleet.ts';
+import { FIXTURES } from './support/node.ts';
+
+let f: RunningFleet;
+beforeAll(async () => {
+  f = await startFleet([
+    scanner({ fixturesDir: FIXTURES }),
+    {
+      name: 'meter', description: 'peer-only', a2a: false,
+      catalog: new Catalog([{ id: 'meter.read', name: 'Read', description: 'reading', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({ watts: 12 }) }]),
+    },
+    {
+      name: 'hollow', description: 'answers nothing',
+      catalog: new Catalog([{ id: 'hollow.read', name: 'Read', description: 'nothing', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({}) }]),
+    },
+    {
+      name: 'gone', description: 'stopped before the check',
+      catalog: new Catalog([{ id: 'gone.read', name: 'Read', description: 'x', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({ x: 1 }) }]),
+    },
+  ]);
+  await f.kill('gone');
+});
+afterAll(() => f.stop());
+
+test('every check per node, as fleet verify runs them', async () => {
+  const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
+  const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl });
+  const failing = Object.fromEntries(rows.map((r) => [r.node, CHECKS.filter((c) => !r.results[c].ok)]));
+  expect(failing).toEqual({
+    scanner: [],
+    meter: [],
+    hollow: ['snapshots'],
+    gone: ['online', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'],
+  });
+  const scan = rows[0]!.results;
+  expect(scan.refusals.detail).toBe('tampered → PEER_BAD_SIGNATURE, derived → PEER_DOWNGRADE, shared → PEER_DOWNGRADE');
+  expect(scan.viaHub.detail).toMatch(/equal$/);
+  expect(verifyTable(rows)).toContain('hollow snapshots: no real fields: hollow.read');
+});
