@@ -27,8 +27,9 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
   let buf = '';
   (async () => {
     const dec = new TextDecoder();
-    for await (const chunk of stream) {
-      buf += dec.decode(chunk);
+    const reader = stream.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      buf += dec.decode(r.value);
       let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, i);
