@@ -131,6 +131,32 @@ export default function scanner(opts: { fixturesDir: string }): NodeDefinition {
         return `Snapshot ${s.asOf}: ${s.sectors} sectors, ${s.stocks} stocks`;
       },
     },
+    {
+      id: 'market.breadth',
+      name: 'Market breadth',
+      description: 'Across every stock the scanner watches: advancers, decliners, unchanged, average change and how many carry a signal.',
+      tags: ['market', 'breadth'],
+      keywords: ['breadth', 'advancers', 'decliners', 'market-wide', 'whole market'],
+      readOnly: true,
+      args: {},
+      run: () => {
+        const snap = load();
+        const stocks = snap.sectors.flatMap((s) => s.stocks);
+        return {
+          asOf: snap.asOf,
+          stocks: stocks.length,
+          advancers: stocks.filter((st) => st.changePct > 0).length,
+          decliners: stocks.filter((st) => st.changePct < 0).length,
+          unchanged: stocks.filter((st) => st.changePct === 0).length,
+          avgChangePct: round(stocks.reduce((n, st) => n + st.changePct, 0) / (stocks.length || 1)),
+          signaled: stocks.filter((st) => st.signals.length > 0).length,
+        };
+      },
+      summarize: (r) => {
+        const b = r as { asOf: string; advancers: number; decliners: number; avgChangePct: number };
+        return `${b.asOf}: ${b.advancers} up, ${b.decliners} down, average ${b.avgChangePct}%`;
+      },
+    },
   ]);
 
   return {
