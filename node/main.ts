@@ -28,7 +28,8 @@ if (values.help) {
   process.exit(0);
 }
 
-const fleet = await loadFleet(process.env.FLEET_FILE ?? resolve(root, 'fixtures/fleet.json'));
+const fleetFile = resolve(process.env.FLEET_FILE ?? resolve(root, 'fixtures/fleet.json'));
+const fleet = await loadFleet(fleetFile);
 const member = fleet.nodes.find((n) => n.name === values.name);
 if (typeof values.name !== 'string' || !member) {
   console.error(`${values.name ? `Unknown node "${values.name}". ` : ''}Valid names: ${fleet.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
@@ -42,7 +43,8 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const define = (await import(resolve(root, member.file))).default as (o: { fixturesDir: string }) => NodeDefinition;
+// Every node gets the same options; the catalog node (resolve) reads the fleet file it was started with.
+const define = (await import(resolve(root, member.file))).default as (o: { fixturesDir: string; fleetFile: string }) => NodeDefinition;
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const log = consoleLog(member.name);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
@@ -50,7 +52,7 @@ await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
 const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
 const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const node = createNode(define({ fixturesDir: resolve(root, 'fixtures') }), {
+const node = createNode(define({ fixturesDir: resolve(root, 'fixtures'), fleetFile }), {
   dataDir,
   host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
   port,
