@@ -5,7 +5,7 @@
  * fleet node name, and the hub signs the call itself.
  */
 
-import { readRequestBody } from '../lib/body.ts';
+import { readBodyBytes } from '../lib/body.ts';
 import { EventQueue } from '../lib/event-queue.ts';
 import { sseResponse } from '../lib/a2a-sse.ts';
 import type { Fleet, FleetInvoker } from '../lib/fleet.ts';
@@ -69,7 +69,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     const origin = req.headers.get('origin');
     if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'local-invoke accepts same-origin requests only');
     if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
-    const bytes = await readRequestBody(req, MAX_INVOKE_BODY).catch(() => undefined);
+    const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     let body: unknown;
     try {

@@ -96,6 +96,7 @@ export function createHub(opts: HubOptions): Hub {
           mesh.close();
           await server.stop(true);
           await node.engine.close();
+          trace.flush();
         },
       };
     },

@@ -4,7 +4,7 @@
  */
 
 import { a2aError, toJsonRpcError, type A2AError } from './a2a-errors.ts';
-import { readRequestBody } from './body.ts';
+import { readBodyBytes } from './body.ts';
 import type { ProtocolVersion } from './a2a-types.ts';
 
 export type JsonRpcId = string | number | null;
@@ -27,7 +27,7 @@ export type ParsedBody =
 
 /** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
 export async function readBodyLimited(req: Request, limit: number): Promise<string | null> {
-  const bytes = await readRequestBody(req, limit);
+  const bytes = await readBodyBytes(req, limit);
   return bytes === undefined ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 

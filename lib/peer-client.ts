@@ -12,7 +12,7 @@
 import type { Fleet } from './fleet.ts';
 import { fleetMember } from './fleet.ts';
 import type { Log } from './log.ts';
-import { readLimited } from './body.ts';
+import { readBodyBytes } from './body.ts';
 import { silentLog } from './log.ts';
 import { PEER_ERRORS, type PeerErrorCode } from './peer-codes.ts';
 import { SCOPE, type PeerSigner } from './peer.ts';
@@ -101,7 +101,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     let result: PeerResult;
     try {
       const res = await doFetch(member.url + path, { method: 'POST', headers, body: bytes as Uint8Array<ArrayBuffer>, signal: AbortSignal.timeout(timeout) });
-      const answer = await readLimited(res.body, maxAnswer);
+      const answer = await readBodyBytes(res, maxAnswer);
       result = answer
         ? parseAnswer(answer, res.status)
         : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, { status: res.status });

@@ -14,7 +14,7 @@ import { fleetMember } from './fleet.ts';
 import type { Log } from './log.ts';
 import { silentLog } from './log.ts';
 import type { PeerClient } from './peer-client.ts';
-import { readRequestBody } from './body.ts';
+import { readBodyBytes } from './body.ts';
 import { PEER_ERRORS, type PeerErrorCode } from './peer-codes.ts';
 import { NODE_NAME, SCOPE, type PeerVerifier } from './peer.ts';
 
@@ -61,7 +61,7 @@ async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<A
   const max = deps.maxBodyBytes ?? 1024 * 1024;
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readRequestBody(request, max);
+    bytes = await readBodyBytes(request, max);
   } catch {
     return peerError('PEER_BAD_REQUEST', 'body could not be read');
   }

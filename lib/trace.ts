@@ -46,6 +46,8 @@ export interface TraceStore {
   page(q: TraceQuery): TracePage;
   /** Calls `listener` with every new record; returns the unsubscribe function. */
   subscribe(listener: (r: TraceRecord) => void): () => void;
+  /** Commits the pending records now (at shutdown). */
+  flush(): void;
 }
 
 const SCHEMA = `
@@ -80,23 +82,48 @@ const fromRow = (r: Row): TraceRecord => ({
   durationMs: r.duration_ms, outcome: r.outcome, errorCode: r.error_code, bytes: r.bytes,
 });
 
-/** Opens the trace on a database (a file in WAL mode, or `:memory:` in tests). */
+/** Rows wait at most this long (or until this many are pending) before they are committed together. */
+const FLUSH_MS = 20;
+const FLUSH_ROWS = 512;
+
+/**
+ * Opens the trace on a database (a file in WAL mode, or `:memory:` in tests). Records get their
+ * id at once and reach live subscribers at once; rows are committed in groups, and every read
+ * commits what is pending first, so a page always shows every record made before it.
+ */
 export function createTraceStore(db: Database): TraceStore {
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   db.exec(SCHEMA);
-  const insert = db.query<Row, [string, string, string, string, number, string, string | null, number]>(
-    'INSERT INTO trace (ts, caller, target, capability, duration_ms, outcome, error_code, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *',
+  const insert = db.query<Row, [number, string, string, string, string, number, string, string | null, number]>(
+    'INSERT INTO trace (id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
+  let lastId = db.query<{ id: number }, []>('SELECT COALESCE(MAX(id), 0) AS id FROM trace').get()!.id;
   const listeners = new Set<(r: TraceRecord) => void>();
+  let pending: TraceRecord[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  const writeAll = db.transaction((rows: TraceRecord[]) => {
+    for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes);
+  });
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = null;
+    if (!pending.length) return;
+    const rows = pending;
+    pending = [];
+    writeAll(rows);
+  };
 
   return {
     record(r) {
-      const row = insert.get(r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes)!;
-      const rec = fromRow(row);
+      const rec: TraceRecord = { id: ++lastId, ...r };
+      pending.push(rec);
+      if (pending.length >= FLUSH_ROWS) flush();
+      else timer ??= setTimeout(flush, FLUSH_MS);
       for (const l of listeners) l(rec);
       return rec;
     },
     page(q) {
+      flush();
       const limit = Math.min(500, Math.max(1, Math.trunc(q.limit ?? 50)));
       const where: string[] = [];
       const params: (string | number)[] = [];
@@ -115,5 +142,6 @@ export function createTraceStore(db: Database): TraceStore {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    flush,
   };
 }

@@ -24,12 +24,15 @@ interface Snapshot {
   sectors: Sector[];
 }
 
-/** Loads the snapshot, reloading only when the file's modification time changes. */
+/** Loads the snapshot, reloading when the file's modification time changes (checked at most once a second). */
 function snapshotSource(file: string): () => Snapshot {
-  let cached: { mtimeMs: number; snap: Snapshot } | undefined;
+  let cached: { mtimeMs: number; checkedAt: number; snap: Snapshot } | undefined;
   return () => {
+    const now = Date.now();
+    if (cached && now - cached.checkedAt < 1000) return cached.snap;
     const { mtimeMs } = statSync(file);
-    if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, snap: JSON.parse(readFileSync(file, 'utf8')) as Snapshot };
+    if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, checkedAt: now, snap: JSON.parse(readFileSync(file, 'utf8')) as Snapshot };
+    cached.checkedAt = now;
     return cached.snap;
   };
 }

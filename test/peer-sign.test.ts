@@ -13,7 +13,7 @@ import {
   fromB64url,
   nobleEd25519,
   signedString,
-  webcryptoEd25519,
+  nativeEd25519,
   type RingEntry,
 } from '../lib/peer.ts';
 
@@ -24,16 +24,16 @@ const ringOf = (node: string, ...seeds: Uint8Array[]) =>
   new Map<string, RingEntry>([[node, { mode: 'ed25519', ed25519: seeds.map(ed25519PublicKey) }]]);
 
 describe('Ed25519 implementations agree', () => {
-  test('Bun offers WebCrypto Ed25519, so the hot path uses it', async () => {
-    expect((await detectEd25519()).name).toBe('webcrypto');
+  test('Bun offers native Ed25519, so the hot path uses it', async () => {
+    expect((await detectEd25519()).name).toBe('native');
   });
 
-  test('@noble/ed25519 signatures verify in the WebCrypto verifier and the other way round', async () => {
+  test('@noble/ed25519 signatures verify in the native verifier and the other way round', async () => {
     const seed = ed.utils.randomSecretKey();
     const ring = ringOf('crm', seed);
     for (const [signWith, verifyWith] of [
-      [nobleEd25519, webcryptoEd25519()],
-      [webcryptoEd25519(), nobleEd25519],
+      [nobleEd25519, nativeEd25519()],
+      [nativeEd25519(), nobleEd25519],
     ]) {
       const signer = createSigner({ node: 'crm', seed, now: () => NOW, ed25519: signWith });
       const verifier = createVerifier({ ring, now: () => NOW, ed25519: verifyWith });
@@ -47,7 +47,7 @@ describe('Ed25519 implementations agree', () => {
 
   test('both backends refuse a forged or malformed signature without throwing', async () => {
     const pub = ed25519PublicKey(ed.utils.randomSecretKey());
-    for (const b of [nobleEd25519, webcryptoEd25519()]) {
+    for (const b of [nobleEd25519, nativeEd25519()]) {
       expect(await b.verify(pub, body, new Uint8Array(64))).toBe(false);
       expect(await b.verify(pub, body, new Uint8Array(64).fill(255))).toBe(false);
       expect(await b.verify(new Uint8Array(32).fill(255), body, new Uint8Array(64))).toBe(false);

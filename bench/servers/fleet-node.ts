@@ -1,0 +1,20 @@
+// The scanner node with its real peer verifier on /peer/invoke, and the same dispatch behind an
+// unsigned route /plain/invoke, for the fleet benchmark. Keys come from DATA_DIR/keys.
+// Prints "LISTENING <port>".
+import { resolve } from 'node:path';
+import { createNode } from '../../lib/node.ts';
+import { loadPeerIdentity } from '../../lib/peer-keys.ts';
+import { handlePeerInvoke } from '../../lib/peer-routes.ts';
+import type { PeerVerifier } from '../../lib/peer.ts';
+import scanner from '../../node/scanner.ts';
+
+const dataDir = process.env.DATA_DIR!;
+const def = scanner({ fixturesDir: resolve(import.meta.dir, '../../fixtures') });
+const { verifier } = await loadPeerIdentity(dataDir, 'scanner');
+const node = createNode(def, { dataDir, port: 0, peer: { verifier } });
+const passThrough: PeerVerifier = { verify: async (h) => ({ ok: true, node: 'a2a', mode: 'ed25519', scope: h.get('x-peer-scope') ?? '', ts: 0 }) };
+node.app.post('/plain/invoke', ({ request }) =>
+  handlePeerInvoke(request, { self: 'scanner', verifier: passThrough, dispatch: (c, a) => def.catalog.invoke(c, a) }));
+const running = await node.start();
+console.log(`LISTENING ${running.port}`);
+process.on('SIGINT', () => process.exit(0));
