@@ -6,6 +6,7 @@
 const benches: string[][] = [
   ['bench/a2a.ts'],
   ['bench/peer.ts', '--write'],
+  ['bench/fleet.ts'],
   ['bench/mesh-throughput.ts'],
   ['bench/mesh-history.ts'],
 ];
