@@ -24,6 +24,12 @@ const notYet = (id: string) => () => {
   throw new CapabilityError('NOT_YET_AVAILABLE', `${id} is declared but not available on this hub yet`);
 };
 
+interface CrmIndustry {
+  industry: string;
+  customers: number;
+  followUp: Record<string, number>;
+}
+
 interface Movement {
   sector: string;
   name: string;
@@ -58,20 +64,24 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       args: {},
       run: async () => {
         const movement = unwrap(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner') as { asOf: string; sectors: Movement[] };
-        const industries = unwrap(await invoker.invoke('crm', 'crm.industries', {}), 'crm') as { industries?: { industry: string; customers: number; inFollowUp?: number }[] };
+        const industries = unwrap(await invoker.invoke('crm', 'crm.industries', {}), 'crm') as { industries?: CrmIndustry[] };
         const byIndustry = new Map((industries.industries ?? []).map((i) => [i.industry, i]));
-        const ranked = movement.sectors
-          .map((s) => ({ sector: s, crm: byIndustry.get(s.sector) }))
-          .filter((x) => x.crm && x.crm.customers > 0 && x.sector.avgChangePct > 0)
-          .map(({ sector, crm }) => ({
-            industry: sector.sector,
-            name: sector.name,
-            avgChangePct: sector.avgChangePct,
-            signaledStocks: sector.signaled,
-            customers: crm!.customers,
-            inFollowUp: crm!.inFollowUp ?? 0,
-            why: `${sector.name} is up ${sector.avgChangePct}% today with ${sector.signaled} signaled stock(s); crm holds ${crm!.customers} customer(s) there`,
-          }));
+        // Rising sectors where crm has customers still open (not won or lost), strongest move first.
+        const ranked = movement.sectors.flatMap((s) => {
+          const crm = byIndustry.get(s.sector);
+          if (!crm || s.avgChangePct <= 0) return [];
+          const open = (crm.followUp.new ?? 0) + (crm.followUp.contacted ?? 0) + (crm.followUp['in-follow-up'] ?? 0);
+          if (open === 0) return [];
+          return [{
+            industry: s.sector,
+            name: s.name,
+            avgChangePct: s.avgChangePct,
+            signaledStocks: s.signaled,
+            openCustomers: open,
+            inFollowUp: crm.followUp['in-follow-up'] ?? 0,
+            why: `${s.name} is up ${s.avgChangePct}% today with ${s.signaled} signaled stock(s); ${open} open customer(s) there, ${crm.followUp['in-follow-up'] ?? 0} in follow-up`,
+          }];
+        });
         return { asOf: movement.asOf, recommendations: ranked };
       },
       summarize: (r) => {

@@ -23,7 +23,7 @@ const example = /```ts\n([\s\S]*?)```/.exec(doc)![1]!;
 const name = `host${process.pid}`;
 const nodeFile = join(root, 'node', `${name}.ts`);
 const dataDir = tempDir('lume-a2a-addnode-');
-let proc: Bun.Subprocess | undefined;
+let proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'> | undefined;
 
 afterAll(() => {
   proc?.kill();
@@ -46,7 +46,7 @@ test('a new node file plus a fleet entry is enough to join', async () => {
   const fleet = await loadFleet(fleetFile);
   await ensureKeys(dataDir, fleet);
 
-  proc = Bun.spawn(['bun', 'node/main.ts', '--name', name], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'pipe' });
+  proc = Bun.spawn(['bun', 'node/main.ts', '--name', name], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
   const reader = proc.stdout.getReader();
   let out = '';
   while (!out.includes('listening on')) {

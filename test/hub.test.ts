@@ -149,3 +149,22 @@ describe('a node going away', () => {
     expect((await fetch(`${f.hubUrl}/api/fleet`)).status).toBe(200);
   });
 });
+
+describe('customer.reach', () => {
+  test('joins the scanner\'s rising sectors with crm\'s open customers, through two traced calls', async () => {
+    const { default: crm } = await import('../node/crm.ts');
+    const g = await startFleet([scanner({ fixturesDir: FIXTURES }), crm({ fixturesDir: FIXTURES })]);
+    try {
+      const t = (await rpc(g.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'customer.reach', args: {} } }] } })).result.task;
+      expect(t.status.state).toBe('TASK_STATE_COMPLETED');
+      const recs = t.artifacts[0].parts[0].data.recommendations;
+      expect(recs.length).toBeGreaterThan(0);
+      expect(recs.every((r: any) => r.avgChangePct > 0 && r.openCustomers > 0)).toBe(true);
+      expect(recs.map((r: any) => r.avgChangePct)).toEqual([...recs.map((r: any) => r.avgChangePct)].sort((a: number, b: number) => b - a));
+      const trace = (await (await fetch(`${g.hubUrl}/api/trace`)).json()).records;
+      expect(trace.map((r: any) => [r.to, r.capability]).reverse()).toEqual([['scanner', 'sector.movement'], ['crm', 'crm.industries']]);
+    } finally {
+      await g.stop();
+    }
+  });
+});
