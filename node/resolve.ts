@@ -13,16 +13,16 @@ const NAME = 'resolve';
 const DESCRIPTION = 'The capability catalog of the whole fleet: every node, its transport and its capabilities, from the nodes\' own declarations. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.';
 
 export default function resolve(opts: { fixturesDir: string; fleetFile?: string; root?: string }): NodeDefinition {
-  const definition: NodeDefinition = { name: NAME, description: DESCRIPTION, agentBacked: false, catalog: undefined as unknown as Catalog };
   const nodes = fleetCatalog({
     fleetFile: opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`,
     root: opts.root ?? resolvePath(import.meta.dir, '..'),
     fixturesDir: opts.fixturesDir,
+    // Called only when a capability runs, after `definition` below exists.
     self: { name: NAME, definition: () => definition },
   });
   const everyCapability = async () => (await nodes()).flatMap((n) => n.capabilities.map((c) => ({ node: n.node, ...c })));
 
-  definition.catalog = new Catalog([
+  const catalog = new Catalog([
     {
       id: 'resolve.nodes',
       name: 'Fleet nodes',
@@ -117,5 +117,6 @@ export default function resolve(opts: { fixturesDir: string; fleetFile?: string;
       summarize: (r) => `${(r as { total: number }).total} matching capabilities`,
     },
   ]);
+  const definition: NodeDefinition = { name: NAME, description: DESCRIPTION, catalog, agentBacked: false };
   return definition;
 }
