@@ -39,7 +39,7 @@ export class CapabilityError extends Error {
     super(message);
   }
 }
-export type InvokeResult = { ok: true; result: unknown } | { ok: false; error: { code: CatalogErrorCode; message: string } };
+export type InvokeResult = { ok: true; result: unknown; summary?: string } | { ok: false; error: { code: CatalogErrorCode; message: string } };
 
 export interface Skill {
   id: string;
@@ -127,7 +127,9 @@ export class Catalog {
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
     try {
-      return { ok: true, result: await cap.run(checked.args, signal) };
+      const result = await cap.run(checked.args, signal);
+      const summary = summarizeSafely(cap, result);
+      return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
     } catch (e) {
       if (e instanceof CapabilityError) return { ok: false, error: { code: e.code, message: e.message } };
       return { ok: false, error: { code: 'CAPABILITY_FAILED', message: `${id} failed: ${(e as Error)?.message ?? 'unknown error'}` } };
@@ -157,5 +159,15 @@ export class Catalog {
       if (hit) args[name] = hit;
     }
     return { cap: best, args };
+  }
+}
+
+/** The capability's one-line summary of a result; a summarizer that throws gives none. */
+function summarizeSafely(cap: Capability, result: unknown): string | undefined {
+  if (!cap.summarize) return undefined;
+  try {
+    return cap.summarize(result);
+  } catch {
+    return undefined;
   }
 }

@@ -69,14 +69,17 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 export interface FleetCaller {
   peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
 }
-export type FleetResult = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string; kind?: string; at?: string } };
+export type FleetResult = ({ ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string; kind?: string; at?: string } }) & {
+  /** Id of the trace record the call left (set by FleetInvoker). */
+  traceId?: number;
+};
 
 /** Where trace records go (lib/trace.ts). */
 export interface TraceSink {
   record(r: {
     ts: string; from: string; to: string; capability: string; durationMs: number;
     outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
-  }): unknown;
+  }): { id: number };
 }
 
 export interface FleetInvoker {
@@ -108,7 +111,7 @@ export function createFleetInvoker(deps: { self: string; client: FleetCaller; tr
       const r = await deps.client.peerFetch(target, capability, args, { timeout: timeoutMs });
       const durationMs = Math.round((performance.now() - t0) * 100) / 100;
       const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
-      deps.trace.record({
+      const rec = deps.trace.record({
         ts: new Date(started).toISOString(),
         from: deps.self,
         to: target,
@@ -118,7 +121,7 @@ export function createFleetInvoker(deps: { self: string; client: FleetCaller; tr
         errorCode: r.ok ? null : r.error.code,
         bytes,
       });
-      return r;
+      return { ...r, traceId: rec.id };
     },
   };
 }

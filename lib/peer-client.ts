@@ -28,7 +28,7 @@ export interface PeerError {
   /** The node that produced the error, when a relay reports a failure further down the route. */
   at?: string;
 }
-export type PeerResult<T = unknown> = { ok: true; result: T } | { ok: false; error: PeerError };
+export type PeerResult<T = unknown> = { ok: true; result: T; summary?: string } | { ok: false; error: PeerError };
 
 export interface PeerCallOptions {
   /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
@@ -66,7 +66,7 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
     return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
   }
   const d = doc as { ok?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; at?: unknown } };
-  if (d && d.ok === true && status < 300) return { ok: true, result: d.result };
+  if (d && d.ok === true && status < 300) return typeof (d as { summary?: unknown }).summary === 'string' ? { ok: true, result: d.result, summary: (d as { summary: string }).summary } : { ok: true, result: d.result };
   if (d && d.ok === false && d.error && typeof d.error.code === 'string') {
     const kind: PeerFailureKind = status === 401 ? 'refused' : 'failed';
     const message = typeof d.error.message === 'string' ? d.error.message : d.error.code;

@@ -18,7 +18,7 @@ import { readBodyBytes } from './body.ts';
 import { PEER_ERRORS, type PeerErrorCode } from './peer-codes.ts';
 import { NODE_NAME, SCOPE, type PeerVerifier } from './peer.ts';
 
-export type DispatchResult = { ok: true; result: unknown } | { ok: false; error: { code: string; message: string } };
+export type DispatchResult = { ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string } };
 
 export interface PeerRouteDeps {
   /** This node's fleet name. */
@@ -106,7 +106,7 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const r = await deps.dispatch(capability, args);
     const ms = Math.round(performance.now() - started);
     log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
-    if (r.ok) return json(200, { ok: true, result: r.result });
+    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
     return peerError(r.error.code, r.error.message, deps.statusOf?.(r.error.code) ?? 422);
   } catch (e) {
     // A dispatch bug: log its kind only (a message could carry caller data), answer a coded 500.
@@ -148,7 +148,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
       ? await deps.client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })
       : await deps.client.peerFetch(next, capability, args, opts);
     log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });
-    if (r.ok) return json(200, { ok: true, result: r.result });
+    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
     // A refusal further down is not the caller's signature failing: never answer it as 401.
     const status = r.error.status && r.error.status !== 401 ? r.error.status : r.error.kind === 'timeout' ? 504 : 502;
     return peerError(r.error.code, r.error.message, status, r.error.at ?? next);

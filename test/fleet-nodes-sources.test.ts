@@ -57,7 +57,7 @@ test('lan answers from the machine\'s files when they are there (over A2A)', asy
 test('lan falls back to its fixture for a missing file or a foreign format, and says so per part', async () => {
   const def = lan({ fixturesDir: FIXTURES, procNetDev: file('dev-ok', NET_DEV), procArp: absent, resolvConf: dir /* a folder, not a file */ });
   const status = await def.catalog.invoke('lan.status', {});
-  expect(status).toEqual({ ok: true, result: { source: 'mixed', sources: { interfaces: 'live', hosts: 'fixture', dns: 'fixture' }, interfaces: 2, hostsOnline: 6, nameservers: 2 } });
+  expect(status).toEqual({ ok: true, result: { source: 'mixed', sources: { interfaces: 'live', hosts: 'fixture', dns: 'fixture' }, interfaces: 2, hostsOnline: 6, nameservers: 2 }, summary: expect.any(String) });
   const foreign = lan({ fixturesDir: FIXTURES, procNetDev: file('not-dev', 'hello\nworld\n'), procArp: file('not-arp', 'nothing here') });
   expect(await foreign.catalog.invoke('lan.traffic', {})).toMatchObject({ ok: true, result: { source: 'fixture', asOf: '2026-11-27T09:30:00+08:00' } });
   expect(await foreign.catalog.invoke('lan.hosts', {})).toMatchObject({ ok: true, result: { source: 'fixture', online: 6 } });

@@ -34,7 +34,7 @@ test('a signed call from the hub runs a catalog capability; others are refused w
   const hub = await loadPeerIdentity(dataDir, 'a2a');
   const client = createPeerClient({ signer: hub.signer, fleet });
   const ok = await client.peerFetch('scanner', 'stock.quote', { code: '688981' });
-  expect(ok).toEqual({ ok: true, result: { asOf: '2026-11-27', found: true, stock: { code: '688981', name: 'SMIC', changePct: 4.8, signals: ['volume_breakout', 'new_high'], sector: 'semiconductors' } } });
+  expect(ok).toEqual({ ok: true, result: { asOf: '2026-11-27', found: true, stock: { code: '688981', name: 'SMIC', changePct: 4.8, signals: ['volume_breakout', 'new_high'], sector: 'semiconductors' } }, summary: 'SMIC (688981) 4.8%' });
   const unknown = await client.peerFetch('scanner', 'orders.place', {});
   expect(unknown).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CAPABILITY', kind: 'failed' } });
   const badArgs = await client.peerFetch('scanner', 'stock.quote', { code: 1 });
