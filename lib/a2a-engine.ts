@@ -11,7 +11,7 @@ import {
   type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
   type SendParams, type Task, type TaskEvent, type TaskState,
 } from './a2a-types.ts';
-import type { Agent, AgentContext, ArtifactInput } from './agent.ts';
+import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
 import { EventQueue } from './event-queue.ts';
 import type { Log } from './log.ts';
 import { newTaskId, type TaskRecord, type TaskStore } from './tasks.ts';
@@ -58,6 +58,8 @@ interface Live {
   lastSave: Promise<void>;
   /** Set when the agent answered a brand-new task with a Message; no task is created then. */
   reply?: Message;
+  /** An observation in progress (see `observe`), shared by concurrent reads. */
+  observing?: Promise<void> | undefined;
 }
 
 const MEDIA_ANY = '*/*';
@@ -178,14 +180,46 @@ export class TaskEngine {
     return { task: withHistoryLength(snapshot(result.task), configuration.historyLength) };
   }
 
-  getTask(id: string, historyLength?: number): Task | A2AError {
-    const rec = this.record(id);
-    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+  async getTask(id: string, historyLength?: number): Promise<Task | A2AError> {
+    if (!this.record(id)) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    await this.observe(id);
+    const rec = this.record(id)!;
     return withHistoryLength(snapshot(rec.task), historyLength);
   }
 
-  listTasks(q: ListTasksQuery): ListTasksPage | A2AError {
-    return this.opts.store.list(q);
+  async listTasks(q: ListTasksQuery): Promise<ListTasksPage | A2AError> {
+    const page = this.opts.store.list(q);
+    if (!this.opts.agent.observe || 'error' in page) return page;
+    const active = page.tasks.filter((t) => !isFinalState(t.status.state)).map((t) => t.id);
+    if (!active.length) return page;
+    await Promise.all(active.map((id) => this.observe(id)));
+    return this.opts.store.list(q); // the same page, with what the reads advanced
+  }
+
+  /** Lets the agent advance an active task on read; concurrent reads share one observation. */
+  private observe(id: string): Promise<void> {
+    const observeHook = this.opts.agent.observe;
+    if (!observeHook) return Promise.resolve();
+    const live = this.liveFor(id);
+    if (!live) return Promise.resolve();
+    if (isFinalState(live.rec.task.status.state)) {
+      this.release(live);
+      return Promise.resolve();
+    }
+    if (live.observing) return live.observing;
+    const updater = this.updater(live, () => true);
+    live.observing = (async () => {
+      try {
+        await observeHook(updater);
+      } catch (e) {
+        this.opts.log('warn', 'task observation failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+      await live.lastSave.catch(() => {});
+    })().finally(() => {
+      live.observing = undefined;
+      this.release(live);
+    });
+    return live.observing;
   }
 
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
@@ -197,6 +231,12 @@ export class TaskEngine {
       if (state === 'canceled') return snapshot(live.rec.task);
       if (TERMINAL_STATES.has(state)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
       for (const turn of live.turns) turn.abort();
+      try {
+        await this.opts.agent.cancel?.(snapshot(live.rec.task));
+      } catch (e) {
+        this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+      if (TERMINAL_STATES.has(live.rec.task.status.state)) return snapshot(live.rec.task);
       this.apply(live, { kind: 'status', state: 'canceled', note: 'Canceled at the client\'s request' });
       await live.lastSave;
       return snapshot(live.rec.task);
@@ -388,6 +428,33 @@ export class TaskEngine {
     }
   }
 
+  /** The status, artifact and metadata reporters of a task, active while `active()` says so. */
+  private updater(live: Live, active: () => boolean): TaskUpdater {
+    const engine = this;
+    const status = (state: TaskState, note?: string | Part[]) => {
+      if (active()) engine.apply(live, { kind: 'status', state, ...(note !== undefined ? { note } : {}) });
+    };
+    return {
+      get task() {
+        return live.rec.task;
+      },
+      working: (note) => status('working', note),
+      complete: (note) => status('completed', note),
+      fail: (reason) => status('failed', reason),
+      status,
+      artifact(input: ArtifactInput, opts) {
+        const artifact = toArtifact(input);
+        if (active()) engine.apply(live, { kind: 'artifact', artifact, append: !!opts?.append, lastChunk: !!opts?.lastChunk });
+        return artifact;
+      },
+      setMetadata(values) {
+        if (!active() || TERMINAL_STATES.has(live.rec.task.status.state)) return;
+        live.rec.task.metadata = { ...live.rec.task.metadata, ...values };
+        if (live.stored) engine.store(live);
+      },
+    };
+  }
+
   /** Runs one agent turn; resolves when the agent's handler returns (after failing the task if it threw). */
   private async runTurn(live: Live, message: Message, continued: boolean): Promise<void> {
     const controller = new AbortController();
@@ -395,9 +462,7 @@ export class TaskEngine {
     let answered = false;
     const engine = this;
     const active = () => !controller.signal.aborted && !answered;
-    const setStatus = (state: TaskState, note?: string | Part[]) => {
-      if (active()) engine.apply(live, { kind: 'status', state, ...(note !== undefined ? { note } : {}) });
-    };
+    const up = this.updater(live, active);
     const textParts = message.parts.filter((p) => typeof p.text === 'string').map((p) => p.text);
     const ctx: AgentContext = {
       get task() {
@@ -408,22 +473,19 @@ export class TaskEngine {
       data: message.parts.find((p) => p.data !== undefined)?.data,
       signal: controller.signal,
       continued,
-      working: (note) => setStatus('working', note),
-      complete: (note) => setStatus('completed', note),
-      fail: (reason) => setStatus('failed', reason),
-      reject: (reason) => setStatus('rejected', reason),
-      requireInput: (question) => setStatus('input-required', question),
-      requireAuth: (reason) => setStatus('auth-required', reason),
-      status: setStatus,
-      artifact(input: ArtifactInput, opts) {
-        const artifact = toArtifact(input);
-        if (active()) engine.apply(live, { kind: 'artifact', artifact, append: !!opts?.append, lastChunk: !!opts?.lastChunk });
-        return artifact;
-      },
+      working: up.working,
+      complete: up.complete,
+      fail: up.fail,
+      status: up.status,
+      artifact: up.artifact,
+      setMetadata: up.setMetadata,
+      reject: (reason) => up.status('rejected', reason),
+      requireInput: (question) => up.status('input-required', question),
+      requireAuth: (reason) => up.status('auth-required', reason),
       reply(content) {
         if (!active()) return;
         const parts = typeof content === 'string' ? [{ text: content }] : content;
-        if (live.stored) return setStatus('completed', parts);
+        if (live.stored) return up.status('completed', parts);
         answered = true;
         const reply: Message = { messageId: crypto.randomUUID(), role: 'agent', parts, contextId: live.rec.task.contextId };
         live.reply = reply;

@@ -89,13 +89,13 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   const v1Methods: Record<(typeof V1_METHODS)[number], Method> = {
     SendMessage: (p) => send(v1.parseSendParamsV1(p), '1.0', sendResultV1),
     SendStreamingMessage: (p, n) => stream(v1.parseSendParamsV1(p), '1.0', n, v1.eventToV1),
-    GetTask: (p) => {
+    GetTask: async (p) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(engine.getTask(q.id, q.historyLength), (t) => v1.taskToV1(t));
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), (t) => v1.taskToV1(t));
     },
-    ListTasks: (p) => {
+    ListTasks: async (p) => {
       const q = v1.parseListTasksV1(p);
-      return isA2AError(q) ? q : value(engine.listTasks(q), (page) => v1.listPageToV1(page, q.includeArtifacts));
+      return isA2AError(q) ? q : value(await engine.listTasks(q), (page) => v1.listPageToV1(page, q.includeArtifacts));
     },
     CancelTask: async (p) => {
       const q = v1.parseTaskQueryV1(p);
@@ -128,9 +128,9 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   const v03Methods: Record<(typeof V03_METHODS)[number], Method> = {
     'message/send': (p) => send(v03.parseSendParamsV03(p), '0.3', sendResultV03),
     'message/stream': (p, n) => stream(v03.parseSendParamsV03(p), '0.3', n, v03.eventToV03),
-    'tasks/get': (p) => {
+    'tasks/get': async (p) => {
       const q = v03.parseTaskQueryV03(p);
-      return isA2AError(q) ? q : value(engine.getTask(q.id, q.historyLength), v03.taskToV03);
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), v03.taskToV03);
     },
     'tasks/cancel': async (p) => {
       const q = v03.parseTaskQueryV03(p);
