@@ -6,12 +6,18 @@
 import { Catalog, CapabilityError } from '../lib/catalog.ts';
 import type { FleetInvoker, FleetResult } from '../lib/fleet.ts';
 import type { NodeDefinition } from '../lib/node.ts';
+import { capabilitiesFromNodes, type Planner } from './ask.ts';
+import type { Delegator } from './delegate.ts';
 import type { FleetSnapshot } from './fleet-view.ts';
+import { hubAgent } from './hub-agent.ts';
 
 export interface HubNodeDeps {
   name: string;
   invoker: FleetInvoker;
   view: { snapshot(): Promise<FleetSnapshot> };
+  delegator: Delegator;
+  /** A model plans Ask Agent questions when set; the card's agent_backed then says so. */
+  modelPlanner?: Planner;
 }
 
 /** The result of a node call, or a CapabilityError carrying the node's code. */
@@ -120,14 +126,28 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       tags: ['tasks', 'fleet'],
       keywords: ['delegate', 'run', 'execute', 'job'],
       readOnly: false,
-      args: { prompt: { type: 'string', description: 'What the executor should do', required: true } },
-      run: notYet('task.delegate'),
+      args: {
+        prompt: { type: 'string', description: 'What the executor should do', required: true },
+        recipe: { type: 'string', description: 'A recipe name from the executor\'s allow-list (optional)' },
+      },
+      // A delegation is a hub task that lives on; it needs an A2A message, not a one-shot peer call.
+      run: () => {
+        throw new CapabilityError('USE_A2A', 'task.delegate creates a hub task: send it as an A2A message with a data part {"skill":"task.delegate","args":{"prompt":…}}');
+      },
     },
   ]);
   return {
     name: deps.name,
-    description: 'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel.',
+    description: 'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel. A text message is a question the hub plans across the fleet; a data part {"skill", "args"} calls one of these capabilities.',
     catalog,
-    agentBacked: false,
+    agent: hubAgent({
+      catalog,
+      invoker,
+      delegator: deps.delegator,
+      plannedBy: deps.modelPlanner ? 'model' : 'keywords',
+      fallbackCatalog: capabilitiesFromNodes(async () => (await deps.view.snapshot()).nodes),
+      ...(deps.modelPlanner ? { planner: deps.modelPlanner } : {}),
+    }),
+    agentBacked: deps.modelPlanner !== undefined,
   };
 }

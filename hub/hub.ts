@@ -15,6 +15,8 @@ import { createPeerClient } from '../lib/peer-client.ts';
 import type { PeerSigner, PeerVerifier } from '../lib/peer.ts';
 import { createTraceStore, type TraceStore } from '../lib/trace.ts';
 import { createHubApi } from './api.ts';
+import { modelPlanner, type ModelConfig } from './ask-model.ts';
+import { createDelegator } from './delegate.ts';
 import { createFleetView, type FleetSnapshot } from './fleet-view.ts';
 import { hubNode } from './hub-node.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -33,6 +35,8 @@ export interface HubOptions {
   publicUrl?: string;
   /** How long a fleet snapshot is reused (ms). */
   fleetTtlMs?: number;
+  /** An OpenAI-compatible endpoint that plans Ask Agent questions (MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY). */
+  model?: ModelConfig;
   fetch?: typeof fetch;
 }
 
@@ -55,7 +59,9 @@ export function createHub(opts: HubOptions): Hub {
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
   const api = createHubApi({ fleet, view, trace, invoker, log });
   const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}) });
-  const node = createNode(hubNode({ name: self, invoker, view }), {
+  const delegator = createDelegator(invoker);
+  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  const node = createNode(hubNode({ name: self, invoker, view, delegator, ...(modelPlan ? { modelPlanner: modelPlan } : {}) }), {
     dataDir: opts.dataDir,
     log,
     pushAllowHosts: [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname),

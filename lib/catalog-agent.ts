@@ -7,7 +7,8 @@
 import type { Agent, AgentContext } from './agent.ts';
 import type { Capability, Catalog } from './catalog.ts';
 
-function skillCall(data: unknown): { skill: string; args: unknown } | undefined {
+/** The `{"skill", "args"}` call a data part carries, if it is one. */
+export function skillCall(data: unknown): { skill: string; args: unknown } | undefined {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   const d = data as Record<string, unknown>;
   return typeof d.skill === 'string' ? { skill: d.skill, args: d.args } : undefined;

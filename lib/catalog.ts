@@ -10,6 +10,8 @@ export interface ArgSpec {
   required?: boolean;
   /** Allowed values for a string argument; a text message naming one fills it in. */
   enum?: readonly string[];
+  /** Longest string accepted (default 1024 characters). */
+  maxLength?: number;
 }
 
 export interface Capability {
@@ -56,6 +58,9 @@ export interface CapabilityDescriptor {
   id: string;
   name: string;
   description: string;
+  tags: string[];
+  examples: string[];
+  keywords: string[];
   readOnly: boolean;
   args: Record<string, ArgSpec>;
 }
@@ -94,7 +99,9 @@ export class Catalog {
   }
 
   descriptors(): CapabilityDescriptor[] {
-    return this.capabilities.map((c) => ({ id: c.id, name: c.name, description: c.description, readOnly: c.readOnly, args: c.args }));
+    return this.capabilities.map((c) => ({
+      id: c.id, name: c.name, description: c.description, tags: c.tags, examples: c.examples ?? [], keywords: c.keywords, readOnly: c.readOnly, args: c.args,
+    }));
   }
 
   /** Checks arguments against a capability's specs; unknown arguments are refused. */
@@ -110,7 +117,7 @@ export class Catalog {
         continue;
       }
       const okType =
-        spec.type === 'string' ? typeof v === 'string' && v.length <= 1024
+        spec.type === 'string' ? typeof v === 'string' && v.length <= (spec.maxLength ?? 1024)
         : spec.type === 'boolean' ? typeof v === 'boolean'
         : spec.type === 'integer' ? Number.isInteger(v)
         : typeof v === 'number' && Number.isFinite(v);

@@ -15,6 +15,8 @@ export interface CatalogEntry {
   name: string;
   description: string;
   tags: string[];
+  examples: string[];
+  keywords: string[];
   readOnly: boolean;
   args: Record<string, ArgSpec>;
 }
@@ -33,13 +35,12 @@ export interface FleetNodeCatalog {
 export const isSnapshotTool = (c: { readOnly: boolean; args: Record<string, unknown> }) => c.readOnly && Object.keys(c.args).length === 0;
 
 export function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
-  const tags = new Map(def.catalog.capabilities.map((c) => [c.id, c.tags]));
   return {
     node,
     role,
     transport: def.a2a === false ? 'peer' : 'a2a+peer',
     agentBacked: def.agentBacked ?? false,
-    capabilities: def.catalog.descriptors().map((d) => ({ id: d.id, name: d.name, description: d.description, tags: tags.get(d.id) ?? [], readOnly: d.readOnly, args: d.args })),
+    capabilities: def.catalog.descriptors(),
   };
 }
 

@@ -80,3 +80,18 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
   });
   return { status: res.status, json: await res.json() };
 }
+
+/** Every default node of fixtures/fleet.json, each built from its own node file. */
+export async function realNodeDefs(only?: string[]): Promise<NodeDefinition[]> {
+  const { loadFleet } = await import('../../lib/fleet.ts');
+  const { resolve } = await import('node:path');
+  const root = resolve(import.meta.dir, '../..');
+  const fixturesDir = resolve(root, 'fixtures');
+  const fleetFile = resolve(fixturesDir, 'fleet.json');
+  const defs: NodeDefinition[] = [];
+  for (const m of (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)))) {
+    const define = (await import(resolve(root, m.file))).default as (o: { fixturesDir: string; fleetFile: string; dataDir: string }) => NodeDefinition;
+    defs.push(define({ fixturesDir, fleetFile, dataDir: tempDir('lume-a2a-node-') }));
+  }
+  return defs;
+}

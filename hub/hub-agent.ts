@@ -1,0 +1,52 @@
+/**
+ * @module hub/hub-agent — how the hub answers A2A messages: a text question goes to Ask Agent
+ * (the hub plans which nodes to ask), a data part `{"skill", "args"}` calls one of the hub's
+ * capabilities, `task.delegate` hands a job to the executor, and reading or canceling a delegated
+ * task advances or stops it.
+ */
+
+import type { Agent } from '../lib/agent.ts';
+import { catalogAgent, skillCall } from '../lib/catalog-agent.ts';
+import type { Catalog } from '../lib/catalog.ts';
+import { ask, type CatalogTool, type Planner } from './ask.ts';
+import type { Delegator } from './delegate.ts';
+import type { FleetInvoker } from '../lib/fleet.ts';
+
+export interface HubAgentDeps {
+  catalog: Catalog;
+  invoker: FleetInvoker;
+  delegator: Delegator;
+  planner?: Planner;
+  plannedBy: 'keywords' | 'model';
+  fallbackCatalog?: () => Promise<CatalogTool[]>;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+export function hubAgent(deps: HubAgentDeps): Agent {
+  const byCatalog = catalogAgent(deps.catalog);
+  return {
+    async handle(ctx) {
+      const call = skillCall(ctx.data);
+      if (call?.skill === 'task.delegate') {
+        const args = (call.args ?? {}) as Record<string, unknown>;
+        return deps.delegator.submit(ctx, str(args.prompt) ?? '', str(args.recipe));
+      }
+      // A delegation that waited for its executor is retried when the client continues the task.
+      const pending = ctx.continued ? deps.delegator.pending(ctx.task) : undefined;
+      if (pending) return deps.delegator.submit(ctx, ctx.text || pending.prompt, pending.recipe);
+      if (call || !ctx.text) return byCatalog.handle(ctx);
+      ctx.working('Planning which nodes to ask');
+      const answer = await ask({
+        invoker: deps.invoker,
+        plannedBy: deps.plannedBy,
+        ...(deps.planner ? { planner: deps.planner } : {}),
+        ...(deps.fallbackCatalog ? { fallbackCatalog: deps.fallbackCatalog } : {}),
+      }, ctx.text);
+      ctx.artifact({ name: 'answer', parts: [{ data: answer, mediaType: 'application/json' }, { text: answer.answer, mediaType: 'text/plain' }] }, { lastChunk: true });
+      ctx.complete(answer.answer);
+    },
+    observe: (task) => deps.delegator.observe(task),
+    cancel: (task) => deps.delegator.cancel(task),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * Ask Agent against the real fleet on port 0: a question answered from two nodes with the trace
+ * records of each fact; a question nothing answers, said plainly; and the model planner through
+ * an OpenAI-compatible endpoint (a fake one on port 0) with the card saying a model answers.
+ */
+
+import { Database } from 'bun:sqlite';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { memoryLog } from '../lib/log.ts';
+import { openMeshDatabase } from '../lib/mesh/schema.ts';
+import { createMeshStore } from '../lib/mesh/store.ts';
+import { loadPeerIdentity } from '../lib/peer-keys.ts';
+import { createHub } from '../hub/hub.ts';
+import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { msgV1, rpc } from './support/node.ts';
+
+let f: RunningFleet;
+beforeAll(async () => {
+  f = await startFleet(await realNodeDefs());
+});
+afterAll(() => f.stop());
+
+const askHub = async (url: string, question: string) => (await rpc(url, 'SendMessage', { message: msgV1(question) })).result.task;
+
+describe('keyword planner', () => {
+  test('a question answered from two nodes, each fact linked to its trace record', async () => {
+    const t = await askHub(f.hubUrl, 'How are the sectors moving today, and how many customers per industry are in follow-up?');
+    const answer = t.artifacts[0].parts[0].data;
+    expect(answer.answered).toBe(true);
+    expect(answer.facts.map((x: any) => `${x.node}/${x.tool}`).sort()).toEqual(['crm/crm.industries', 'scanner/sector.movement']);
+    const trace = (await (await fetch(`${f.hubUrl}/api/trace?limit=10`)).json()).records;
+    for (const fact of answer.facts) {
+      const rec = trace.find((r: any) => r.id === fact.traceId);
+      expect([rec.to, rec.capability, rec.outcome]).toEqual([fact.node, fact.tool, 'ok']);
+    }
+    // The catalog itself came from the catalog node, also traced.
+    expect(trace.some((r: any) => r.to === 'resolve' && r.capability === 'resolve.catalog')).toBe(true);
+    expect(t.status.message.parts[0].text).toContain('[scanner/sector.movement]');
+  });
+
+  test('a question nothing can answer is said plainly', async () => {
+    const t = await askHub(f.hubUrl, 'Qual é a receita de bolo de cenoura?');
+    const answer = t.artifacts[0].parts[0].data;
+    expect([answer.answered, answer.facts, answer.tried]).toEqual([false, [], []]);
+    expect(answer.answer).toStartWith('No tool in the fleet matches this question.');
+  });
+});
+
+describe('model planner', () => {
+  test('a configured OpenAI-compatible model picks the tools; the card says a model answers', async () => {
+    const seen: any[] = [];
+    const model = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        const body = await req.json();
+        seen.push({ auth: req.headers.get('authorization'), body });
+        const tool = body.tools.find((t: any) => t.function.description.startsWith('lan:') && t.function.name.includes('lan_dns'));
+        return Response.json({ choices: [{ message: { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: tool.function.name, arguments: '{}' } }] } }] });
+      },
+    });
+    const log = memoryLog();
+    const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+    const hub = createHub({
+      fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'),
+      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: `http://127.0.0.1:${model.port}/v1`, model: 'test-model', apiKey: 'sk-test-secret' },
+    });
+    const server = hub.listen(0);
+    try {
+      const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
+      expect(card.capabilities.agent_backed).toBe(true);
+      const answer = (await askHub(server.url, 'anything at all')).artifacts[0].parts[0].data;
+      expect([answer.plannedBy, answer.facts.map((x: any) => `${x.node}/${x.tool}`)]).toEqual(['model', ['lan/lan.dns']]);
+      expect(seen[0].auth).toBe('Bearer sk-test-secret');
+      expect(seen[0].body.model).toBe('test-model');
+      expect(log.lines.join('\n')).not.toContain('sk-test-secret');
+    } finally {
+      await server.stop();
+      model.stop(true);
+      meshStore.close();
+    }
+  });
+});
