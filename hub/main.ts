@@ -35,8 +35,13 @@ await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
 
 // 4. The hub and its port.
+// An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
+const model = env.MODEL_BASE_URL && env.MODEL_NAME
+  ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
+  : undefined;
 const hub = createHub({
   fleet, dataDir, log, identity, traceDb, meshStore, host,
+  ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
 });
