@@ -17,7 +17,8 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated).`;
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -43,16 +44,21 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-// Every node gets the same options; the catalog node (resolve) reads the fleet file it was started with.
-const define = (await import(resolve(root, member.file))).default as (o: { fixturesDir: string; fleetFile: string }) => NodeDefinition;
+// Every node gets the same options; resolve reads the fleet file it was started with, keeps its
+// jobs under the data folder and offers the model recipe only when an endpoint is configured.
+type NodeOpts = { fixturesDir: string; fleetFile: string; dataDir: string; model?: { baseUrl: string; apiKey?: string; model: string } };
+const define = (await import(resolve(root, member.file))).default as (o: NodeOpts) => NodeDefinition;
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+const model = process.env.MODEL_BASE_URL
+  ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
+  : undefined;
 const log = consoleLog(member.name);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
 const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
 const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const node = createNode(define({ fixturesDir: resolve(root, 'fixtures'), fleetFile }), {
+const node = createNode(define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }), {
   dataDir,
   host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
   port,

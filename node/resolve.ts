@@ -1,21 +1,44 @@
 /**
  * @module resolve — the fleet's capability catalog (`resolve.*`): what every node offers, read from
  * the nodes' own declarations; it shows the menu (ids, argument specs), never argument values.
- * The executor (`exec.*`) joins this node later.
+ * It is also the fleet's one executor (`exec.*`, node/resolve-exec.ts) when given a data folder.
  */
 
 import { resolve as resolvePath } from 'node:path';
 import { Catalog } from '../lib/catalog.ts';
 import type { NodeDefinition } from '../lib/node.ts';
 import { fleetCatalog, isSnapshotTool, type FleetNodeCatalog } from './resolve-catalog.ts';
+import { createExecutor, type ExecutorOptions } from './resolve-exec.ts';
+import { execCapabilities } from './resolve-exec-caps.ts';
+import type { ModelEndpoint } from './resolve-model.ts';
+import { loadRecipes, modelRecipe } from './resolve-recipes.ts';
 
 const NAME = 'resolve';
 const DESCRIPTION = 'The capability catalog of the whole fleet: every node, its transport and its capabilities, from the nodes\' own declarations. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.';
 
-export default function resolve(opts: { fixturesDir: string; fleetFile?: string; root?: string }): NodeDefinition {
+export interface ResolveOptions {
+  fixturesDir: string;
+  fleetFile?: string;
+  root?: string;
+  /** DATA_DIR; without it the exec.* capabilities answer EXECUTOR_UNAVAILABLE. */
+  dataDir?: string;
+  /** Default `<fixturesDir>/resolve/recipes.json`. */
+  recipesFile?: string;
+  /** Adds the `model` recipe. */
+  model?: ModelEndpoint;
+  /** Clock, kill grace, concurrency and fetch of the executor (tests). */
+  exec?: Pick<ExecutorOptions, 'now' | 'killGraceMs' | 'maxRunning' | 'fetch'>;
+}
+
+export default function resolve(opts: ResolveOptions): NodeDefinition {
+  const root = opts.root ?? resolvePath(import.meta.dir, '..');
+  const fleetFile = opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`;
+  const recipes = loadRecipes(opts.recipesFile ?? `${opts.fixturesDir}/resolve/recipes.json`, { bun: process.execPath, root, data: opts.dataDir ?? root, fleet: fleetFile });
+  if (opts.model) recipes.push(modelRecipe());
+  const executor = opts.dataDir ? createExecutor({ dataDir: opts.dataDir, recipes, ...(opts.model ? { model: opts.model } : {}), ...opts.exec }) : undefined;
   const nodes = fleetCatalog({
-    fleetFile: opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`,
-    root: opts.root ?? resolvePath(import.meta.dir, '..'),
+    fleetFile,
+    root,
     fixturesDir: opts.fixturesDir,
     // Called only when a capability runs, after `definition` below exists.
     self: { name: NAME, definition: () => definition },
@@ -116,6 +139,7 @@ export default function resolve(opts: { fixturesDir: string; fleetFile?: string;
       },
       summarize: (r) => `${(r as { total: number }).total} matching capabilities`,
     },
+    ...execCapabilities(executor, recipes),
   ]);
   const definition: NodeDefinition = { name: NAME, description: DESCRIPTION, catalog, agentBacked: false };
   return definition;

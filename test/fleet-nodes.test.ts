@@ -5,18 +5,28 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { rmSync } from 'node:fs';
 import { FIXTURES, msgV1, rpc, tempDir } from './support/node.ts';
 import { fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 
 const nowhere = `${tempDir()}/absent`;
+const execDir = tempDir();
 let f: RunningFleet;
 beforeAll(async () => {
   f = await startFleet({
     lan: { procNetDev: nowhere, procArp: nowhere, resolvConf: nowhere },
     cicdkit: { repoDir: nowhere },
+    resolve: { dataDir: execDir },
   });
+  // exec.status and exec.cancel need a real job id: a finished fleet report.
+  const job = await invoke('resolve', 'exec.submit', SAMPLE_ARGS['exec.submit']);
+  SAMPLE_ARGS['exec.status'] = SAMPLE_ARGS['exec.cancel'] = { job_id: job.job_id };
+  for (let i = 0; i < 200 && (await invoke('resolve', 'exec.status', { job_id: job.job_id })).job.state === 'running'; i++);
 });
-afterAll(() => f.dispose());
+afterAll(async () => {
+  await f.dispose();
+  rmSync(execDir, { recursive: true, force: true });
+});
 
 const A2A_NODES = ['crm', 'scanner', 'lan', 'talentlens', 'resolve'];
 const PEER_NODES = ['tsm-hub', 'cicdkit'];
@@ -28,6 +38,7 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'talent.profile': { login: 'mia-zhao' },
   'resolve.capability': { id: 'crm.industry' },
   'resolve.search': { query: 'deploy' },
+  'exec.submit': { prompt: 'fleet report', recipe: 'fleet-report' },
 };
 const invoke = async (node: string, capability: string, args: unknown = {}) => {
   const r = await f.hub.peerFetch(node, capability, args);
@@ -99,7 +110,7 @@ describe('cards and dispatch come from one catalog', () => {
     for (const name of [...A2A_NODES, ...PEER_NODES]) {
       const caps = (await (await fetch(`${f.nodes[name]!.url}/capabilities`)).json()).capabilities;
       for (const { id } of caps) expect([name, id, (await f.hub.peerFetch(name, id, SAMPLE_ARGS[id] ?? {})).ok]).toEqual([name, id, true]);
-      expect(await f.hub.peerFetch(name, 'exec.submit', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CAPABILITY' } });
+      expect(await f.hub.peerFetch(name, 'orders.place', {})).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CAPABILITY' } });
     }
   });
 
@@ -243,7 +254,8 @@ describe('real fields', () => {
     for (const node of cat.nodes) expect([node.node, node.capabilities.map((c: any) => c.id)]).toEqual([node.node, f.nodes[node.node]!.def.catalog.capabilities.map((c) => c.id)]);
     const where = await invoke('resolve', 'resolve.capability', { id: 'tsm.keys' });
     expect([where.found, where.matches.map((m: any) => m.node)]).toEqual([true, ['tsm-hub']]);
-    expect(await invoke('resolve', 'resolve.capability', { id: 'exec.submit' })).toEqual({ found: false, matches: [] });
+    const exec = await invoke('resolve', 'resolve.capability', { id: 'exec.submit' });
+    expect([exec.found, exec.matches.map((m: any) => [m.node, m.readOnly])]).toEqual([true, [['resolve', false]]]);
     expect((await invoke('resolve', 'resolve.search', { query: 'USCC' })).matches.map((m: any) => m.id)).toEqual(['crm.company', 'crm.status']);
   });
 });

@@ -1,0 +1,84 @@
+/**
+ * @module resolve-jobs — the executor's job records: one JSON file per job under
+ * `DATA_DIR/resolve/jobs/`, written atomically (temp file + rename), ids made here and checked
+ * before any path is formed.
+ */
+
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type JobState = 'running' | 'succeeded' | 'failed' | 'canceled';
+
+/** A job as `exec.status` shows it. */
+export interface Job {
+  job_id: string;
+  recipe: string;
+  state: JobState;
+  pid: number | null;
+  exitCode: number | null;
+  output: string;
+  outputTruncated: boolean;
+  progress?: { done: number; total: number };
+  error?: string;
+  startedAt: string;
+  endedAt: string | null;
+}
+
+/** The stored record: the job plus what a restarted executor needs to find its orphan. */
+export interface JobRecord extends Job {
+  /** The process's start time (clock ticks since boot, /proc/<pid>/stat field 22), when known. */
+  procStart?: number;
+}
+
+export const JOB_ID = /^job-[0-9a-f]{32}$/;
+
+export const newJobId = () => `job-${crypto.randomUUID().replaceAll('-', '')}`;
+
+/** The public view: exactly the fields of the contract. */
+export function publicJob(r: JobRecord): Job {
+  const { procStart: _, ...job } = r;
+  return job;
+}
+
+export class JobFiles {
+  readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'resolve', 'jobs');
+    mkdirSync(this.dir, { recursive: true });
+  }
+
+  /** Undefined for a malformed id, a missing file or a record that cannot be read. */
+  read(id: string): JobRecord | undefined {
+    if (!JOB_ID.test(id)) return undefined;
+    try {
+      const r = JSON.parse(readFileSync(join(this.dir, `${id}.json`), 'utf8')) as JobRecord;
+      return r && r.job_id === id ? r : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** @throws Error on a malformed id (a bug: ids are made by `newJobId`) or a failed write. */
+  write(r: JobRecord): void {
+    if (!JOB_ID.test(r.job_id)) throw new Error(`bad job id ${r.job_id}`);
+    const file = join(this.dir, `${r.job_id}.json`);
+    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    writeFileSync(temp, JSON.stringify(r, null, 2));
+    renameSync(temp, file);
+  }
+
+  /**
+   * Writes `r` only while the stored record is still running, so a job settles once: whichever
+   * of exit, cancel or restart recovery comes first wins. Synchronous, so atomic in-process.
+   */
+  settle(r: JobRecord): boolean {
+    if (this.read(r.job_id)?.state !== 'running') return false;
+    this.write(r);
+    return true;
+  }
+
+  ids(): string[] {
+    return readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((id) => JOB_ID.test(id));
+  }
+}
