@@ -1,8 +1,10 @@
 /**
  * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
- * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE) and
- * `POST /api/local-invoke`, the browser's only way to a node: same-origin only, the target is a
- * fleet node name, and the hub signs the call itself.
+ * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
+ * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
+ * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
+ * (Ask Agent) and `/api/tasks` (delegated tasks: list, read, cancel, delegate). Every POST is
+ * same-origin only.
  */
 
 import { readBodyBytes } from '../lib/body.ts';
@@ -11,6 +13,12 @@ import { sseResponse } from '../lib/a2a-sse.ts';
 import type { Fleet, FleetInvoker } from '../lib/fleet.ts';
 import type { Log } from '../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../lib/trace.ts';
+import type { TaskEngine } from '../lib/a2a-engine.ts';
+import { isA2AError } from '../lib/a2a-errors.ts';
+import { taskToV1 } from '../lib/a2a-wire-v1.ts';
+import type { Catalog } from '../lib/catalog.ts';
+import { isTaskId } from '../lib/tasks.ts';
+import type { AskAnswer } from './ask.ts';
 import type { FleetSnapshot } from './fleet-view.ts';
 
 export interface HubApiDeps {
@@ -19,6 +27,11 @@ export interface HubApiDeps {
   trace: TraceStore;
   invoker: FleetInvoker;
   log: Log;
+  /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
+  hubCatalog: Catalog;
+  ask: (question: string) => Promise<AskAnswer>;
+  /** The hub's task engine: delegated tasks are listed, read (advancing them) and canceled here. */
+  engine: TaskEngine;
 }
 
 /** Every refusal of the API, with its HTTP status. */
@@ -27,6 +40,7 @@ export const API_ERRORS = {
   BAD_REQUEST: 400,
   FORBIDDEN_ORIGIN: 403,
   UNKNOWN_TARGET: 404,
+  NOT_FOUND: 404,
   TOO_LARGE: 413,
   METHOD_NOT_ALLOWED: 405,
 } as const;
@@ -64,10 +78,13 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
 export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<Response> | Response | undefined } {
   const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
 
-  async function localInvoke(req: Request): Promise<Response> {
-    // Same-origin only: a page elsewhere must not be able to make the hub sign calls for it.
+  /**
+   * The JSON object a same-origin POST carries, or the refusal to answer. Every POST of this API
+   * makes the hub act (sign calls, start work), so a page elsewhere must not be able to send one.
+   */
+  async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
     const origin = req.headers.get('origin');
-    if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'local-invoke accepts same-origin requests only');
+    if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
     if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
@@ -77,14 +94,74 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     } catch {
       return refuse('BAD_REQUEST', 'body is not JSON');
     }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
+    return body as Record<string, unknown>;
+  }
+
+  async function localInvoke(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
     const b = body as { target?: unknown; capability?: unknown; args?: unknown };
-    if (!b || typeof b !== 'object' || Array.isArray(b)) return refuse('BAD_REQUEST', 'body must be an object {target, capability, args}');
     if (typeof b.target !== 'string' || !NAME.test(b.target)) return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
     if (!nodeNames.has(b.target)) return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
     if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>);
     return r.ok ? json({ ok: true, result: r.result }) : json({ ok: false, error: { code: r.error.code, message: r.error.message } }, 502);
+  }
+
+  /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
+  async function hubCapability(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
+    if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill)) return refuse('BAD_REQUEST', 'skill must be one of the hub\'s capability ids');
+    if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
+    const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
+    if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
+    const status = r.error.code === 'UNKNOWN_CAPABILITY' ? 404 : r.error.code === 'BAD_ARGS' ? 400 : 502;
+    return json({ ok: false, error: r.error }, status);
+  }
+
+  async function askRoute(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
+    if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000) return refuse('BAD_REQUEST', 'question must be a non-empty string of at most 2000 characters');
+    return json(await deps.ask(body.question));
+  }
+
+  /** GET /api/tasks, GET /api/tasks/<id>, POST /api/tasks/<id>/cancel, POST /api/tasks (delegate). */
+  async function tasks(req: Request, pathname: string, params: URLSearchParams): Promise<Response> {
+    const rest = pathname.slice('/api/tasks'.length);
+    if (rest === '' && req.method === 'GET') {
+      const limit = Number(params.get('limit') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return refuse('BAD_QUERY', 'limit must be 1..100');
+      const page = await deps.engine.listTasks({ pageSize: limit, includeArtifacts: true, historyLength: 2, ...(params.get('pageToken') ? { pageToken: params.get('pageToken')! } : {}) });
+      return isA2AError(page) ? refuse('BAD_QUERY', page.message) : json({ tasks: page.tasks.map((t) => taskToV1(t)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
+    }
+    if (rest === '' && req.method === 'POST') {
+      const body = await postedObject(req);
+      if (body instanceof Response) return body;
+      if (typeof body.prompt !== 'string' || !body.prompt.trim()) return refuse('BAD_REQUEST', 'prompt must be a non-empty string');
+      if (body.recipe !== undefined && typeof body.recipe !== 'string') return refuse('BAD_REQUEST', 'recipe must be a string');
+      const args = { prompt: body.prompt, ...(body.recipe ? { recipe: body.recipe } : {}) };
+      const r = await deps.engine.send({ message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data: { skill: 'task.delegate', args } }] }, configuration: { returnImmediately: false } }, 'blocking', '1.0');
+      if (isA2AError(r)) return refuse('BAD_REQUEST', r.message);
+      return 'task' in r ? json(taskToV1(r.task)) : json(r.message);
+    }
+    const m = /^\/([^/]+)(\/cancel)?$/.exec(rest);
+    if (!m || !isTaskId(m[1])) return refuse('NOT_FOUND', 'no such task');
+    if (!m[2] && req.method === 'GET') {
+      const t = await deps.engine.getTask(m[1]);
+      return isA2AError(t) ? refuse('NOT_FOUND', t.message) : json(taskToV1(t));
+    }
+    if (m[2] && req.method === 'POST') {
+      const origin = req.headers.get('origin');
+      if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
+      const t = await deps.engine.cancel(m[1]);
+      if (isA2AError(t)) return json({ ok: false, error: { code: t.error, message: t.message } }, t.error === 'TASK_NOT_FOUND' ? 404 : 409);
+      return json(taskToV1(t));
+    }
+    return refuse('METHOD_NOT_ALLOWED', 'unsupported method for this route');
   }
 
   function traceStream(req: Request): Response {
@@ -98,6 +175,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     fetch(req) {
       const { pathname, searchParams } = new URL(req.url);
       if (!pathname.startsWith('/api/')) return undefined;
+      if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
       switch (pathname) {
         case '/api/fleet':
           return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
@@ -110,6 +188,10 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
           return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
         case '/api/local-invoke':
           return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        case '/api/hub':
+          return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        case '/api/ask':
+          return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
         default:
           return undefined;
       }

@@ -8,17 +8,13 @@
 import type { Agent } from '../lib/agent.ts';
 import { catalogAgent, skillCall } from '../lib/catalog-agent.ts';
 import type { Catalog } from '../lib/catalog.ts';
-import { ask, type CatalogTool, type Planner } from './ask.ts';
+import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
-import type { FleetInvoker } from '../lib/fleet.ts';
 
 export interface HubAgentDeps {
   catalog: Catalog;
-  invoker: FleetInvoker;
   delegator: Delegator;
-  planner?: Planner;
-  plannedBy: 'keywords' | 'model';
-  fallbackCatalog?: () => Promise<CatalogTool[]>;
+  ask: (question: string) => Promise<AskAnswer>;
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -37,12 +33,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
       if (pending) return deps.delegator.submit(ctx, ctx.text || pending.prompt, pending.recipe);
       if (call || !ctx.text) return byCatalog.handle(ctx);
       ctx.working('Planning which nodes to ask');
-      const answer = await ask({
-        invoker: deps.invoker,
-        plannedBy: deps.plannedBy,
-        ...(deps.planner ? { planner: deps.planner } : {}),
-        ...(deps.fallbackCatalog ? { fallbackCatalog: deps.fallbackCatalog } : {}),
-      }, ctx.text);
+      const answer = await deps.ask(ctx.text);
       ctx.artifact({ name: 'answer', parts: [{ data: answer, mediaType: 'application/json' }, { text: answer.answer, mediaType: 'text/plain' }] }, { lastChunk: true });
       ctx.complete(answer.answer);
     },

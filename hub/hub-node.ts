@@ -6,7 +6,7 @@
 import { Catalog, CapabilityError } from '../lib/catalog.ts';
 import type { FleetInvoker, FleetResult } from '../lib/fleet.ts';
 import type { NodeDefinition } from '../lib/node.ts';
-import { capabilitiesFromNodes, type Planner } from './ask.ts';
+import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
 import type { FleetSnapshot } from './fleet-view.ts';
 import { hubAgent } from './hub-agent.ts';
@@ -16,8 +16,9 @@ export interface HubNodeDeps {
   invoker: FleetInvoker;
   view: { snapshot(): Promise<FleetSnapshot> };
   delegator: Delegator;
-  /** A model plans Ask Agent questions when set; the card's agent_backed then says so. */
-  modelPlanner?: Planner;
+  ask: (question: string) => Promise<AskAnswer>;
+  /** True when a model plans Ask Agent questions; the card's agent_backed says so. */
+  agentBacked: boolean;
 }
 
 /** The result of a node call, or a CapabilityError carrying the node's code. */
@@ -140,14 +141,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
     name: deps.name,
     description: 'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel. A text message is a question the hub plans across the fleet; a data part {"skill", "args"} calls one of these capabilities.',
     catalog,
-    agent: hubAgent({
-      catalog,
-      invoker,
-      delegator: deps.delegator,
-      plannedBy: deps.modelPlanner ? 'model' : 'keywords',
-      fallbackCatalog: capabilitiesFromNodes(async () => (await deps.view.snapshot()).nodes),
-      ...(deps.modelPlanner ? { planner: deps.modelPlanner } : {}),
-    }),
-    agentBacked: deps.modelPlanner !== undefined,
+    agent: hubAgent({ catalog, delegator: deps.delegator, ask: deps.ask }),
+    agentBacked: deps.agentBacked,
   };
 }

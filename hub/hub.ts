@@ -15,6 +15,7 @@ import { createPeerClient } from '../lib/peer-client.ts';
 import type { PeerSigner, PeerVerifier } from '../lib/peer.ts';
 import { createTraceStore, type TraceStore } from '../lib/trace.ts';
 import { createHubApi } from './api.ts';
+import { ask, capabilitiesFromNodes } from './ask.ts';
 import { modelPlanner, type ModelConfig } from './ask-model.ts';
 import { createDelegator } from './delegate.ts';
 import { createFleetView, type FleetSnapshot } from './fleet-view.ts';
@@ -57,11 +58,17 @@ export function createHub(opts: HubOptions): Hub {
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const invoker = createFleetInvoker({ self, client, trace });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const api = createHubApi({ fleet, view, trace, invoker, log });
   const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}) });
   const delegator = createDelegator(invoker);
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
-  const node = createNode(hubNode({ name: self, invoker, view, delegator, ...(modelPlan ? { modelPlanner: modelPlan } : {}) }), {
+  const askQuestion = (question: string) => ask({
+    invoker,
+    plannedBy: modelPlan ? 'model' : 'keywords',
+    ...(modelPlan ? { planner: modelPlan } : {}),
+    fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
+  }, question);
+  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined });
+  const node = createNode(definition, {
     dataDir: opts.dataDir,
     log,
     pushAllowHosts: [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname),
@@ -69,6 +76,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
+
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, engine: node.engine });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const fromMesh = await mesh.fetch(req, server);
