@@ -89,7 +89,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
             why: `${s.name} is up ${s.avgChangePct}% today with ${s.signaled} signaled stock(s); ${open} open customer(s) there, ${crm.followUp['in-follow-up'] ?? 0} in follow-up`,
           }];
         });
-        return { asOf: movement.asOf, recommendations: ranked };
+        return { asOf: movement.asOf, recommendations: ranked.map((r, i) => ({ rank: i + 1, ...r })) };
       },
       summarize: (r) => {
         const top = (r as { recommendations: { name: string; why: string }[] }).recommendations[0];
