@@ -8,9 +8,10 @@ import type { NodeDefinition } from '../lib/node.ts';
 import * as book from './crm-book.ts';
 import type { Book, Company, FollowUp } from './crm-book.ts';
 import { jsonFixture } from './fixture-file.ts';
+import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';
 
 export default function crm(opts: { fixturesDir: string }): NodeDefinition {
-  const load = jsonFixture<Book>(`${opts.fixturesDir}/crm/companies.json`);
+  const load = jsonFixture<BookWithProfiles>(`${opts.fixturesDir}/crm/companies.json`);
   const industryIds = load().industries.map((i) => i.id);
 
   const catalog = new Catalog([
@@ -61,6 +62,22 @@ export default function crm(opts: { fixturesDir: string }): NodeDefinition {
       },
     },
     {
+      id: 'crm.companies',
+      name: 'Companies',
+      description: 'Every company of the book, or one industry\'s: id, unified social credit code and whether its check character holds, name, industry, stock code, follow-up state.',
+      tags: ['customers', 'entities'],
+      examples: ['{"skill":"crm.companies","args":{}}', '{"skill":"crm.companies","args":{"industry":"steel"}}'],
+      keywords: ['companies', 'all companies', 'entity index'],
+      readOnly: true,
+      // The optional argument keeps it off the no-argument snapshot surface (a bulk read for entity alignment).
+      args: { industry: { type: 'string', description: 'Industry id; all industries when absent', enum: industryIds } },
+      run: (args) => {
+        const b = load();
+        return { asOf: b.asOf, companies: b.companies.filter((c) => !args.industry || c.industry === args.industry).map(book.companyView) };
+      },
+      summarize: (r) => `${(r as { companies: unknown[] }).companies.length} companies`,
+    },
+    {
       id: 'crm.pipeline',
       name: 'Follow-up pipeline',
       description: 'Customers in each follow-up state overall and per account owner.',
@@ -99,6 +116,7 @@ export default function crm(opts: { fixturesDir: string }): NodeDefinition {
         return `Customer book ${s.asOf}: ${s.companies} companies in ${s.industries} industries`;
       },
     },
+    reviewCapability(load),
   ]);
 
   return {

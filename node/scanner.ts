@@ -6,6 +6,7 @@
 import { statSync, readFileSync } from 'node:fs';
 import { Catalog } from '../lib/catalog.ts';
 import type { NodeDefinition } from '../lib/node.ts';
+import { proposeCapability } from './negotiation-advisor.ts';
 
 interface Stock {
   code: string;
@@ -118,6 +119,23 @@ export default function scanner(opts: { fixturesDir: string }): NodeDefinition {
       },
     },
     {
+      id: 'sector.stocks',
+      name: 'Sector stocks',
+      description: 'Every stock the scanner watches, or one sector\'s: code, name, sector, change % and signal flags.',
+      tags: ['market', 'stocks'],
+      examples: ['{"skill":"sector.stocks","args":{"sector":"banking"}}'],
+      keywords: ['constituents', 'all stocks', 'every stock'],
+      readOnly: true,
+      // The optional argument keeps it off the no-argument snapshot surface (a bulk read for entity alignment).
+      args: { sector: sectorArg },
+      run: (args) => {
+        const snap = load();
+        const stocks = snap.sectors.filter((s) => !args.sector || s.id === args.sector).flatMap((s) => s.stocks.map((st) => ({ ...st, sector: s.id })));
+        return { asOf: snap.asOf, stocks };
+      },
+      summarize: (r) => `${(r as { stocks: unknown[] }).stocks.length} stocks`,
+    },
+    {
       id: 'scanner.status',
       name: 'Scanner status',
       description: 'Which snapshot the scanner holds: date, market, number of sectors and stocks.',
@@ -160,6 +178,7 @@ export default function scanner(opts: { fixturesDir: string }): NodeDefinition {
         return `${b.asOf}: ${b.advancers} up, ${b.decliners} down, average ${b.avgChangePct}%`;
       },
     },
+    proposeCapability(load),
   ]);
 
   return {

@@ -20,6 +20,9 @@ const GAPS = {
   scannerOnly: ['300274', '000898', '002747'],
   crmOnly: ['600703'],
   badUscc: ['c-025'],
+  noUscc: ['c-027'],
+  /** Two companies in different cities under the same trade name. */
+  sameName: ['c-022', 'c-023'],
 };
 
 test('crm industries are exactly scanner sector ids, and every company has one', () => {
@@ -36,15 +39,23 @@ test('stock codes link crm and scanner in the same sector, except the documented
   expect(new Set(linked.map((c) => c.stockCode)).size).toBe(linked.length);
 });
 
-test('every USCC is 18 characters, unique and valid, except the documented bad one', () => {
-  expect(companies.every((c) => typeof c.uscc === 'string' && c.uscc.length === 18)).toBe(true);
-  expect(new Set(companies.map((c) => c.uscc)).size).toBe(companies.length);
-  expect(companies.filter((c) => !isValidUscc(c.uscc)).map((c) => c.id)).toEqual(GAPS.badUscc);
+test('every USCC is 18 characters, unique and valid, except the documented bad and missing ones', () => {
+  expect(companies.filter((c) => c.uscc === undefined).map((c) => c.id)).toEqual(GAPS.noUscc);
+  const coded = companies.filter((c) => c.uscc !== undefined);
+  expect(coded.every((c) => typeof c.uscc === 'string' && c.uscc.length === 18)).toBe(true);
+  expect(new Set(coded.map((c) => c.uscc)).size).toBe(coded.length);
+  expect(coded.filter((c) => !isValidUscc(c.uscc)).map((c) => c.id)).toEqual(GAPS.badUscc);
+});
+
+test('names differ once the city and the legal suffix are set aside, except the documented pair', () => {
+  const core = (c: any) => c.name.replace(new RegExp(`^${c.city}\\s+`), '').replace(/\s+(Co\.,\s*Ltd\.|Ltd\.|Corp\.|Inc\.)$/, '').toLowerCase();
+  const byCore = Map.groupBy(companies, core);
+  expect([...byCore.values()].filter((g) => g.length > 1).map((g) => g.map((c: any) => c.id))).toEqual([GAPS.sameName]);
 });
 
 test('fixtures/README.md documents each gap', () => {
   const bad = companies.find((c) => c.id === GAPS.badUscc[0]);
-  for (const mention of [...GAPS.scannerOnly, ...GAPS.crmOnly, ...GAPS.badUscc, bad.uscc]) expect([mention, readme.includes(`\`${mention}\``)]).toEqual([mention, true]);
+  for (const mention of [...GAPS.scannerOnly, ...GAPS.crmOnly, ...GAPS.badUscc, bad.uscc, ...GAPS.noUscc, ...GAPS.sameName]) expect([mention, readme.includes(`\`${mention}\``)]).toEqual([mention, true]);
 });
 
 describe('the hub-side join', () => {

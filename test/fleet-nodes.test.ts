@@ -35,6 +35,8 @@ const SAMPLE_ARGS: Record<string, Record<string, unknown>> = {
   'crm.industry': { industry: 'banking' },
   'crm.company': { uscc: '91440300482543082Q' },
   'stock.quote': { code: '600519' },
+  'negotiation.propose': { customer: 'c-012' },
+  'negotiation.review': { customer: 'c-012' },
   'talent.profile': { login: 'mia-zhao' },
   'resolve.capability': { id: 'crm.industry' },
   'resolve.search': { query: 'deploy' },
@@ -192,7 +194,7 @@ describe('real fields', () => {
     const stale = await invoke('crm', 'crm.stale');
     expect(stale.customers.every((c: any) => c.daysSince === null || c.daysSince >= 30)).toBe(true);
     expect(stale.customers.map((c: any) => c.id)).toContain('c-014');
-    expect(await invoke('crm', 'crm.status')).toEqual({ asOf: '2026-11-27', companies: 31, industries: 8, owners: 5, listed: 22, usccInvalid: 1 });
+    expect(await invoke('crm', 'crm.status')).toEqual({ asOf: '2026-11-27', companies: 31, industries: 8, owners: 5, listed: 22, usccInvalid: 2 });
   });
 
   test('scanner: market breadth over every stock', async () => {
