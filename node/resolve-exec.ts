@@ -1,15 +1,16 @@
 /**
- * @module resolve-exec — the executor: runs allow-listed recipes as child processes (each the
- * leader of its own process group) or model calls, with a time limit and an output cap per
- * recipe; cancel ends the whole group; records survive a restart, which fails what was running.
+ * @module resolve-exec — the executor: jobs from the recipe allow-list (run by resolve-run), their
+ * state, time limit and cancel, and their records, which survive a restart that fails what was
+ * running.
  */
 
 import { join } from 'node:path';
 import { CapabilityError } from '../lib/catalog.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './resolve-jobs.ts';
-import { askModel, type ModelEndpoint } from './resolve-model.ts';
+import type { ModelEndpoint } from './resolve-model.ts';
 import { procStartTime, signalGroup } from './resolve-proc.ts';
 import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './resolve-recipes.ts';
+import { runModel, runProcess, type Run, type RunEnd } from './resolve-run.ts';
 
 /** The executor's error codes, each with the situation it names. */
 export const EXEC_ERRORS = Object.freeze({
@@ -27,8 +28,6 @@ export const execError = (code: ExecErrorCode, detail?: string) => new Capabilit
 export const RESTARTED = 'executor restarted';
 /** Children see this PATH, not the executor's. */
 const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const PROGRESS = /^progress (\d+)\/(\d+)\b/;
-const STDERR_TAIL = 400;
 
 export interface ExecutorOptions {
   dataDir: string;
@@ -57,20 +56,15 @@ export interface Executor {
 
 interface Live {
   record: JobRecord;
-  chunks: Uint8Array[];
-  bytes: number;
-  stderr: string;
-  cap: number;
+  run: Run;
   stop?: { state: Exclude<JobState, 'running' | 'succeeded'>; error?: string };
-  halt(): void;
-  done: Promise<void>;
+  settled: Promise<void>;
 }
 
 export function createExecutor(opts: ExecutorOptions): Executor {
   const files = new JobFiles(opts.dataDir);
   const now = opts.now ?? Date.now;
   const iso = () => new Date(now()).toISOString();
-  const grace = opts.killGraceMs ?? 1000;
   const live = new Map<string, Live>();
 
   /** A running record no live process of this executor owns: its executor died. */
@@ -84,99 +78,31 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     if (r?.state === 'running') orphan(r);
   }
 
-  const output = (l: Live) => {
-    const all = new Uint8Array(Math.min(l.bytes, l.cap));
-    let at = 0;
-    for (const c of l.chunks) (all.set(c, at), (at += c.length));
-    return new TextDecoder().decode(all);
-  };
-  const take = (l: Live, chunk: Uint8Array) => {
-    const room = l.cap - Math.min(l.bytes, l.cap);
-    if (room > 0) l.chunks.push(chunk.subarray(0, room));
-    l.bytes += chunk.length;
-  };
-  const view = (l: Live): JobRecord => ({ ...l.record, output: output(l), outputTruncated: l.bytes > l.cap });
-
+  const view = ({ record, run }: Live): JobRecord => ({
+    ...record, output: run.output.text(), outputTruncated: run.output.truncated, ...(run.progress ? { progress: run.progress } : {}),
+  });
   const stopWith = (l: Live, stop: NonNullable<Live['stop']>) => {
     l.stop ??= stop;
-    l.halt();
+    l.run.halt();
   };
-  const settle = (l: Live, exitCode: number | null, failure?: string) => {
-    const state: JobState = l.stop?.state ?? (failure === undefined && exitCode === 0 ? 'succeeded' : 'failed');
-    const error = l.stop ? l.stop.error : failure;
-    const final: JobRecord = { ...view(l), state, exitCode, endedAt: iso(), ...(error !== undefined && state !== 'succeeded' ? { error } : {}) };
-    if (!files.settle(final)) l.record = files.read(final.job_id) ?? final;
-    else l.record = final;
+  const settle = (l: Live, end: RunEnd) => {
+    const state: JobState = l.stop?.state ?? (end.failure === undefined && end.exitCode === 0 ? 'succeeded' : 'failed');
+    const error = l.stop ? l.stop.error : end.failure;
+    const final: JobRecord = { ...view(l), state, exitCode: end.exitCode, endedAt: iso(), ...(error !== undefined && state !== 'succeeded' ? { error } : {}) };
+    // Restart recovery by another executor may have settled it first; its verdict stands.
+    l.record = files.settle(final) ? final : files.read(final.job_id) ?? final;
     live.delete(final.job_id);
   };
 
-  const startProcess = (recipe: Recipe, record: JobRecord, prompt: string): Live => {
-    const env: Record<string, string> = { PATH: opts.childPath ?? CHILD_PATH, HOME: join(opts.dataDir, 'resolve'), LANG: 'C.UTF-8', ...recipe.env, JOB_ID: record.job_id };
+  const start = (recipe: Recipe, id: string, prompt: string): Run => {
+    if (recipe.kind === 'model') return runModel(recipe, opts.model, prompt, opts.fetch);
+    const env: Record<string, string> = { PATH: opts.childPath ?? CHILD_PATH, HOME: join(opts.dataDir, 'resolve'), LANG: 'C.UTF-8', ...recipe.env, JOB_ID: id };
     if (recipe.prompt === 'env') env[PROMPT_ENV] = prompt;
-    let proc: Bun.Subprocess<Blob | 'ignore', 'pipe', 'pipe'>;
     try {
-      proc = Bun.spawn({
-        cmd: recipe.argv, cwd: recipe.cwd, env, detached: true,
-        stdin: recipe.prompt === 'stdin' ? new Blob([prompt]) : 'ignore', stdout: 'pipe', stderr: 'pipe',
-      });
+      return runProcess(recipe, env, recipe.prompt === 'stdin' ? prompt : undefined, opts.killGraceMs ?? 1000);
     } catch (e) {
       throw execError('SPAWN_FAILED', `${recipe.name} could not start: ${(e as Error)?.message ?? 'unknown error'}`);
     }
-    const pid = proc.pid;
-    const l: Live = {
-      record: { ...record, pid, ...withDefined('procStart', procStartTime(pid)) },
-      chunks: [], bytes: 0, stderr: '', cap: recipe.maxOutputBytes,
-      halt: () => {
-        signalGroup(pid, 'SIGTERM');
-        setTimeout(() => signalGroup(pid, 'SIGKILL'), grace).unref();
-      },
-      done: Promise.resolve(),
-    };
-    const readOut = (async () => {
-      const decoder = new TextDecoder();
-      let line = '';
-      for await (const chunk of chunks(proc.stdout)) {
-        take(l, chunk);
-        // Progress lines ("progress 3/10") are read from the whole stream, past the cap too.
-        const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
-        line = lines.pop()!.slice(-1024);
-        for (const text of lines) {
-          const m = PROGRESS.exec(text);
-          if (m) l.record.progress = { done: Number(m[1]), total: Number(m[2]) };
-        }
-      }
-    })();
-    const readErr = (async () => {
-      const decoder = new TextDecoder();
-      for await (const chunk of chunks(proc.stderr)) l.stderr = (l.stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL);
-    })();
-    l.done = (async () => {
-      await proc.exited;
-      // A job ends with its main process: whatever it left in its group goes too.
-      signalGroup(pid, 'SIGKILL');
-      await Promise.allSettled([readOut, readErr]);
-      const tail = l.stderr.trim().split('\n').pop()?.trim();
-      const failure = proc.exitCode === 0 ? undefined
-        : proc.exitCode === null ? `killed by ${proc.signalCode ?? 'a signal'}`
-        : `exited with code ${proc.exitCode}${tail ? `: ${tail}` : ''}`;
-      settle(l, proc.exitCode, failure);
-    })();
-    return l;
-  };
-
-  const startModel = (recipe: Recipe, record: JobRecord, prompt: string): Live => {
-    const abort = new AbortController();
-    const l: Live = { record, chunks: [], bytes: 0, stderr: '', cap: recipe.maxOutputBytes, halt: () => abort.abort(), done: Promise.resolve() };
-    l.done = (async () => {
-      try {
-        if (!opts.model) throw new Error('no model endpoint configured');
-        take(l, new TextEncoder().encode(await askModel(opts.model, prompt, abort.signal, opts.fetch)));
-        settle(l, 0);
-      } catch (e) {
-        settle(l, null, (e as Error)?.message ?? 'model call failed');
-      }
-    })();
-    return l;
   };
 
   const executor: Executor = {
@@ -193,23 +119,28 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         if (!recipe) throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
       }
       if (live.size >= (opts.maxRunning ?? 8)) throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
+      const job_id = newJobId();
+      const run = start(recipe, job_id, prompt);
       const record: JobRecord = {
-        job_id: newJobId(), recipe: recipe.name, state: 'running', pid: null, exitCode: null,
-        output: '', outputTruncated: false, startedAt: iso(), endedAt: null,
+        job_id, recipe: recipe.name, state: 'running', pid: run.pid, exitCode: null,
+        output: '', outputTruncated: false, startedAt: iso(), endedAt: null, ...(run.procStart === undefined ? {} : { procStart: run.procStart }),
       };
-      const l = (recipe.kind === 'model' ? startModel : startProcess)(recipe, record, prompt);
       try {
-        files.write(l.record);
+        files.write(record);
       } catch (e) {
         // A job without a record could never be read or cancelled: it does not run.
-        l.halt();
+        run.halt();
         throw execError('SPAWN_FAILED', `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`);
       }
-      live.set(record.job_id, l);
+      const l: Live = { record, run, settled: Promise.resolve() };
+      live.set(job_id, l);
       const timer = setTimeout(() => stopWith(l, { state: 'failed', error: `time limit of ${recipe.timeoutMs} ms exceeded` }), recipe.timeoutMs);
       timer.unref();
-      l.done.finally(() => clearTimeout(timer));
-      return { job_id: record.job_id, recipe: recipe.name, state: 'running' };
+      l.settled = run.ended.then((end) => {
+        clearTimeout(timer);
+        settle(l, end);
+      });
+      return { job_id, recipe: recipe.name, state: 'running' };
     },
     status(id) {
       const l = live.get(id);
@@ -223,7 +154,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       const l = live.get(id);
       if (!l) return executor.status(id);
       stopWith(l, { state: 'canceled' });
-      await l.done;
+      await l.settled;
       return publicJob(l.record);
     },
     async close() {
@@ -232,17 +163,4 @@ export function createExecutor(opts: ExecutorOptions): Executor {
   };
   const names = () => opts.recipes.map((r) => r.name).join(', ');
   return executor;
-}
-
-async function* chunks(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const reader = stream.getReader();
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    yield value;
-  }
-}
-
-function withDefined<K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } {
-  return (v === undefined ? {} : { [key]: v }) as { [P in K]?: V };
 }
