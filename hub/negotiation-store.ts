@@ -1,0 +1,65 @@
+/**
+ * @module hub/negotiation-store — negotiation records as one JSON file each under
+ * `DATA_DIR/hub/negotiations/`: server-made ids checked before any path is formed, atomic writes
+ * (temporary file, then rename), a newest-first list and a read by id that fail as coded values.
+ */
+
+import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** `neg-` + UTC time to the millisecond + 8 hex digits: sortable by time, nothing a path could abuse. */
+export const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
+
+export type StoreError = { code: 'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'; message: string };
+
+/** Where negotiations live under a data folder. */
+export const negotiationsDir = (dataDir: string): string => join(dataDir, 'hub', 'negotiations');
+
+/** A fresh id for a negotiation started at `at` (ms). */
+export function newNegotiationId(at: number): string {
+  const stamp = new Date(at).toISOString().replace(/\D/g, '').slice(0, 17);
+  const rand = [...crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  return `neg-${stamp}-${rand}`;
+}
+
+/** Writes one record atomically. @throws Error when the folder cannot be written (an environment fault). */
+export async function saveRecord(dir: string, id: string, record: unknown): Promise<void> {
+  if (!NEGOTIATION_ID.test(id)) throw new Error(`negotiation-store: refusing id ${JSON.stringify(id)}`);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${id}.json`);
+  const tmp = join(dir, `.${id}.${process.pid}.${Date.now()}.tmp`);
+  try {
+    await writeFile(tmp, JSON.stringify(record, null, 2));
+    await rename(tmp, file);
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw e;
+  }
+}
+
+/** One record by id, or a coded failure; the id is checked before it becomes a path. */
+export async function readRecord<T>(dir: string, id: unknown): Promise<{ ok: true; record: T } | { ok: false; error: StoreError }> {
+  if (typeof id !== 'string' || !NEGOTIATION_ID.test(id)) return { ok: false, error: { code: 'NEGOTIATION_BAD_ID', message: 'not a negotiation id (neg-<17 digits>-<8 hex>)' } };
+  let text: string;
+  try {
+    text = await readFile(join(dir, `${id}.json`), 'utf8');
+  } catch {
+    return { ok: false, error: { code: 'NEGOTIATION_NOT_FOUND', message: `no negotiation ${id}` } };
+  }
+  try {
+    return { ok: true, record: JSON.parse(text) as T };
+  } catch {
+    return { ok: false, error: { code: 'NEGOTIATION_UNREADABLE', message: `negotiation ${id} is not readable JSON` } };
+  }
+}
+
+/** Ids on disk, newest first (ids sort by time); at most `limit`. */
+export async function listIds(dir: string, limit: number): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  return names.filter((n) => n.endsWith('.json') && NEGOTIATION_ID.test(n.slice(0, -5))).map((n) => n.slice(0, -5)).sort().reverse().slice(0, limit);
+}
