@@ -18,12 +18,15 @@ interface Snapshot {
 type Source = 'live' | 'fixture';
 type Sourced<T> = { source: Source; asOf: string; value: T };
 
+/** A live reading's time, to the second: answers read in the same second are equal. */
+const nowToTheSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
+
 export default function lan(opts: { fixturesDir: string } & Partial<LanPaths>): NodeDefinition {
   const load = jsonFixture<Snapshot>(`${opts.fixturesDir}/lan/snapshot.json`);
   const paths: LanPaths = { ...SYSTEM_PATHS, ...Object.fromEntries(Object.entries(opts).filter(([k, v]) => k in SYSTEM_PATHS && typeof v === 'string')) };
   /** The live reading when there is one, else the fixture's; `asOf` is when it was true. */
   const pick = <T>(live: T | undefined, fixture: (s: Snapshot) => T): Sourced<T> =>
-    live !== undefined ? { source: 'live', asOf: new Date().toISOString(), value: live } : { source: 'fixture', asOf: load().asOf, value: fixture(load()) };
+    live !== undefined ? { source: 'live', asOf: nowToTheSecond(), value: live } : { source: 'fixture', asOf: load().asOf, value: fixture(load()) };
   const interfaces = () => pick(readInterfaces(paths), (s) => s.interfaces);
   const hosts = () => pick(readNeighbours(paths), (s) => s.hosts);
   // Live DNS is only the resolver configuration; query counts exist only in the fixture.
