@@ -3,8 +3,8 @@
  * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
- * (Ask Agent) and `/api/tasks` (delegated tasks: list, read, cancel, delegate). Every POST is
- * same-origin only.
+ * (Ask Agent), `/api/tasks` (delegated tasks: list, read, cancel, delegate) and
+ * `GET /api/negotiations[/<id>]`. Every POST is same-origin only.
  */
 
 import { readBodyBytes } from '../lib/body.ts';
@@ -20,6 +20,7 @@ import type { Catalog } from '../lib/catalog.ts';
 import { isTaskId } from '../lib/tasks.ts';
 import type { AskAnswer } from './ask.ts';
 import type { FleetSnapshot } from './fleet-view.ts';
+import { getNegotiation, listNegotiations } from './negotiation.ts';
 
 export interface HubApiDeps {
   fleet: Fleet;
@@ -32,6 +33,8 @@ export interface HubApiDeps {
   ask: (question: string) => Promise<AskAnswer>;
   /** The hub's task engine: delegated tasks are listed, read (advancing them) and canceled here. */
   engine: TaskEngine;
+  /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
+  negotiationsDir: string;
 }
 
 /** Every refusal of the API, with its HTTP status. */
@@ -176,6 +179,12 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
       const { pathname, searchParams } = new URL(req.url);
       if (!pathname.startsWith('/api/')) return undefined;
       if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
+      if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
+        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
+        const id = pathname.slice('/api/negotiations/'.length);
+        if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
+        return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.negotiation) : json({ ok: false, error: r.error }, r.error.code === 'NEGOTIATION_UNREADABLE' ? 500 : 404)));
+      }
       switch (pathname) {
         case '/api/fleet':
           return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');

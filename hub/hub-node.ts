@@ -9,7 +9,9 @@ import type { NodeDefinition } from '../lib/node.ts';
 import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
 import type { FleetSnapshot } from './fleet-view.ts';
+import { entityCoverage, resolveEntity } from './entities.ts';
 import { hubAgent } from './hub-agent.ts';
+import { listNegotiations, negotiationsDir, startNegotiation } from './negotiation.ts';
 
 export interface HubNodeDeps {
   name: string;
@@ -19,6 +21,8 @@ export interface HubNodeDeps {
   ask: (question: string) => Promise<AskAnswer>;
   /** True when a model plans Ask Agent questions; the card's agent_backed says so. */
   agentBacked: boolean;
+  /** Negotiation records go to `<dataDir>/hub/negotiations/`. */
+  dataDir: string;
 }
 
 /** The result of a node call, or a CapabilityError carrying the node's code. */
@@ -27,9 +31,14 @@ function unwrap(r: FleetResult, what: string): unknown {
   throw new CapabilityError(r.error.code, `${what}: ${r.error.message}`);
 }
 
-const notYet = (id: string) => () => {
-  throw new CapabilityError('NOT_YET_AVAILABLE', `${id} is declared but not available on this hub yet`);
-};
+/** The value of a coded result, or a CapabilityError carrying its code. */
+function orThrow<T extends { ok: boolean }>(r: T | { ok: false; error: { code: string; message: string } }): T {
+  if (!r.ok) {
+    const e = (r as { error: { code: string; message: string } }).error;
+    throw new CapabilityError(e.code, e.message);
+  }
+  return r as T;
+}
 
 interface CrmIndustry {
   industry: string;
@@ -113,12 +122,59 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
     {
       id: 'entity.resolve',
       name: 'Entity resolve',
-      description: 'Aligns companies across nodes by USCC (unified social credit code).',
+      description: 'Finds the company behind a name, a USCC (unified social credit code) or a stock code across crm and scanner: matched, ambiguous or unmatched, with candidates.',
       tags: ['entities', 'fleet'],
-      keywords: ['entity', 'uscc', 'align', 'resolve'],
+      examples: ['{"skill":"entity.resolve","args":{"code":"688981"}}'],
+      keywords: ['entity', 'uscc', 'align', 'resolve', 'company'],
+      readOnly: true,
+      args: {
+        name: { type: 'string', description: 'Company name (or part of it)' },
+        uscc: { type: 'string', description: '18-character unified social credit code' },
+        code: { type: 'string', description: 'Six-digit stock code' },
+      },
+      run: async (args) => orThrow(await resolveEntity(invoker, args as { name?: string; uscc?: string; code?: string })),
+      summarize: (r) => (r as { reason: string }).reason,
+    },
+    {
+      id: 'entity.coverage',
+      name: 'Entity coverage',
+      description: 'How many crm customers and scanner stock codes are aligned by USCC, and the gaps: no USCC, bad check digit, a name matching several companies, a stock code with no company.',
+      tags: ['entities', 'fleet'],
+      keywords: ['coverage', 'gaps', 'aligned', 'alignment'],
       readOnly: true,
       args: {},
-      run: notYet('entity.resolve'),
+      run: async () => orThrow(await entityCoverage(invoker)),
+      summarize: (r) => {
+        const c = r as { gaps?: unknown[] };
+        return `${c.gaps?.length ?? 0} alignment gaps`;
+      },
+    },
+    {
+      id: 'negotiation.start',
+      name: 'Start a negotiation',
+      description: 'The scanner\'s advisor proposes stocks for a crm customer and the customer\'s agent accepts or vetoes (each veto with a code and a reason), in A2A messages over bounded rounds; the transcript is kept.',
+      tags: ['negotiation', 'fleet'],
+      examples: ['{"skill":"negotiation.start","args":{"customer":"c-012"}}'],
+      keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
+      readOnly: false,
+      args: { customer: { type: 'string', description: 'crm customer id such as c-012', required: true } },
+      run: async (args) => {
+        const r = await startNegotiation({ invoker, dir: negotiationsDir(deps.dataDir) }, { customer: args.customer as string });
+        if (!r.ok) throw new CapabilityError(r.error.code, r.error.message);
+        return r.negotiation;
+      },
+      summarize: (r) => (r as { summary?: string }).summary ?? 'negotiation ended',
+    },
+    {
+      id: 'negotiation.list',
+      name: 'Past negotiations',
+      description: 'The negotiations the hub has run, newest first, with their outcomes.',
+      tags: ['negotiation', 'fleet'],
+      keywords: ['negotiations', 'past'],
+      readOnly: true,
+      args: { limit: { type: 'integer', description: 'At most this many (default 50)' } },
+      run: async (args) => ({ negotiations: await listNegotiations(negotiationsDir(deps.dataDir), { limit: (args.limit as number | undefined) ?? 50 }) }),
+      summarize: (r) => `${(r as { negotiations: unknown[] }).negotiations.length} negotiations`,
     },
     {
       id: 'task.delegate',

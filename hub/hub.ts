@@ -20,6 +20,7 @@ import { modelPlanner, type ModelConfig } from './ask-model.ts';
 import { createDelegator } from './delegate.ts';
 import { createFleetView, type FleetSnapshot } from './fleet-view.ts';
 import { hubNode } from './hub-node.ts';
+import { negotiationsDir } from './negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
 import { createMeshServer, type MeshSocketData } from './mesh-server.ts';
 
@@ -67,7 +68,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(modelPlan ? { planner: modelPlan } : {}),
     fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
   }, question);
-  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined });
+  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     log,
@@ -77,7 +78,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
 
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, engine: node.engine });
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, engine: node.engine, negotiationsDir: negotiationsDir(opts.dataDir) });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const fromMesh = await mesh.fetch(req, server);

@@ -131,10 +131,11 @@ describe('the hub as an A2A node', () => {
     expect([rec.id, rec.capability, rec.outcome]).toEqual([answer.facts[0].traceId, 'sector.movement', 'ok']);
   });
 
-  test('a declared capability that is not built yet fails with a clear code', async () => {
-    const t = (await rpc(f.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'entity.resolve', args: {} } }] } })).result.task;
+  test('a capability whose node is missing fails with the node\'s code', async () => {
+    // This fleet has no crm: entity.resolve cannot read the companies.
+    const t = (await rpc(f.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'entity.resolve', args: { code: '688981' } } }] } })).result.task;
     expect(t.status.state).toBe('TASK_STATE_FAILED');
-    expect(t.status.message.parts[0].text).toContain('NOT_YET_AVAILABLE');
+    expect(t.status.message.parts[0].text).toContain('ENTITY_SOURCE_FAILED');
   });
 });
 
