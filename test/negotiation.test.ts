@@ -167,15 +167,16 @@ describe('fleet message()', () => {
 
   test('failures are coded and traced: no route, bad calls, rejected, input required', async () => {
     const ctx = { contextId: 'ctx-test-2' };
-    const cases: [Promise<any>, string, string][] = [
-      [invoker.message('nowhere', 'negotiation.propose', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
-      [invoker.message('a2a', 'node.capabilities', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
-      [invoker.message('scanner', 'negotiation.propose', { customer: 'c-012' }, { contextId: 'has space' }), 'A2A_BAD_REQUEST', 'bad-call'],
-      [invoker.message('scanner', 'orders.place', {}, ctx), 'A2A_TASK_REJECTED', 'failed'],
-      [invoker.message('scanner', 'negotiation.propose', {}, ctx), 'A2A_INPUT_REQUIRED', 'failed'],
-      [invoker.message('crm', 'negotiation.review', { customer: 'c-012', proposal: 'not json' }, ctx), 'A2A_TASK_FAILED', 'failed'],
+    // One at a time, so the trace rows come in this order.
+    const cases: [() => Promise<any>, string, string][] = [
+      [() => invoker.message('nowhere', 'negotiation.propose', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
+      [() => invoker.message('a2a', 'node.capabilities', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
+      [() => invoker.message('scanner', 'negotiation.propose', { customer: 'c-012' }, { contextId: 'has space' }), 'A2A_BAD_REQUEST', 'bad-call'],
+      [() => invoker.message('scanner', 'orders.place', {}, ctx), 'A2A_TASK_REJECTED', 'failed'],
+      [() => invoker.message('scanner', 'negotiation.propose', {}, ctx), 'A2A_INPUT_REQUIRED', 'failed'],
+      [() => invoker.message('crm', 'negotiation.review', { customer: 'c-012', proposal: 'not json' }, ctx), 'A2A_TASK_FAILED', 'failed'],
     ];
-    for (const [p, code, kind] of cases) expect(await p).toMatchObject({ ok: false, error: { code, kind } });
+    for (const [call, code, kind] of cases) expect([code, await call()]).toMatchObject([code, { ok: false, error: { code, kind } }]);
     const rows = (await trace('outcome=failed&limit=6')).reverse();
     expect(rows.map((r: any) => [r.to, r.errorCode])).toEqual([
       ['nowhere', 'A2A_NO_ROUTE'], ['a2a', 'A2A_NO_ROUTE'], ['scanner', 'A2A_BAD_REQUEST'],
