@@ -57,7 +57,7 @@ export function createHub(opts: HubOptions): Hub {
   const self = fleet.hub.name;
   const trace = createTraceStore(opts.traceDb);
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const invoker = createFleetInvoker({ self, client, trace });
+  const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
   const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}) });
   const delegator = createDelegator(invoker);
