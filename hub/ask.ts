@@ -5,19 +5,11 @@
  * fleet.invoke, so each fact links its trace record.
  */
 
+import type { CapabilityDescriptor } from '../lib/catalog.ts';
 import type { FleetInvoker } from '../lib/fleet.ts';
 
-export interface CatalogTool {
-  node: string;
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples: string[];
-  keywords: string[];
-  readOnly: boolean;
-  args: Record<string, { required?: boolean; enum?: readonly string[] }>;
-}
+/** A capability of some fleet node, as its descriptor says, with the node's name. */
+export type CatalogTool = CapabilityDescriptor & { node: string };
 
 export interface PlannedCall {
   node: string;

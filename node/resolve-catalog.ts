@@ -6,20 +6,12 @@
 
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ArgSpec } from '../lib/catalog.ts';
+import type { CapabilityDescriptor } from '../lib/catalog.ts';
 import { loadFleet } from '../lib/fleet.ts';
 import type { NodeDefinition } from '../lib/node.ts';
 
-export interface CatalogEntry {
-  id: string;
-  name: string;
-  description: string;
-  tags: string[];
-  examples: string[];
-  keywords: string[];
-  readOnly: boolean;
-  args: Record<string, ArgSpec>;
-}
+/** One capability as the catalog shows it: exactly what the node's own descriptors say. */
+export type CatalogEntry = CapabilityDescriptor;
 export interface FleetNodeCatalog {
   node: string;
   role: string;
