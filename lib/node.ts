@@ -37,6 +37,8 @@ export interface NodeDefinition {
    * and no `/a2a` (yet); `/peer/*`, `/health` and `/capabilities` are still served.
    */
   a2a?: boolean;
+  /** Work to end when the process shuts down cleanly (e.g. the executor's running jobs). */
+  shutdown?: () => Promise<void>;
 }
 
 export interface NodeOptions {

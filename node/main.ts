@@ -58,7 +58,8 @@ await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
 const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
 const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const node = createNode(define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }), {
+const definition = define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
+const node = createNode(definition, {
   dataDir,
   host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
   port,
@@ -73,6 +74,7 @@ console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.w
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await running.stop();
+    await definition.shutdown?.();
     process.exit(0);
   });
 }

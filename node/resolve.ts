@@ -141,6 +141,13 @@ export default function resolve(opts: ResolveOptions): NodeDefinition {
     },
     ...execCapabilities(executor, recipes),
   ]);
-  const definition: NodeDefinition = { name: NAME, description: DESCRIPTION, catalog, agentBacked: false };
+  const definition: NodeDefinition = {
+    name: NAME,
+    description: DESCRIPTION,
+    catalog,
+    agentBacked: false,
+    // A clean stop cancels running jobs; a crash leaves them to the next start (marked failed).
+    ...(executor ? { shutdown: () => executor.close() } : {}),
+  };
   return definition;
 }
