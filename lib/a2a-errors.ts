@@ -5,22 +5,25 @@
 
 import type { ProtocolVersion } from './a2a-types.ts';
 
-/** Each error once: JSON-RPC code, stable UPPER_SNAKE reason, default message. */
+/**
+ * Each error once: JSON-RPC code, stable UPPER_SNAKE reason, default message, and for the
+ * HTTP+JSON binding the HTTP status and google.rpc status name (A2A v1.0 §5.4, as the kit checks).
+ */
 export const A2A_ERRORS = {
-  PARSE_ERROR: { code: -32700, message: 'Invalid JSON payload' },
-  INVALID_REQUEST: { code: -32600, message: 'Request payload validation error' },
-  METHOD_NOT_FOUND: { code: -32601, message: 'Method not found' },
-  INVALID_PARAMS: { code: -32602, message: 'Invalid parameters' },
-  INTERNAL_ERROR: { code: -32603, message: 'Internal error' },
-  TASK_NOT_FOUND: { code: -32001, message: 'Task not found' },
-  TASK_NOT_CANCELABLE: { code: -32002, message: 'Task cannot be canceled' },
-  PUSH_NOTIFICATION_NOT_SUPPORTED: { code: -32003, message: 'Push notifications are not supported' },
-  UNSUPPORTED_OPERATION: { code: -32004, message: 'This operation is not supported' },
-  CONTENT_TYPE_NOT_SUPPORTED: { code: -32005, message: 'Incompatible content types' },
-  INVALID_AGENT_RESPONSE: { code: -32006, message: 'Invalid agent response' },
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { code: -32007, message: 'Extended agent card is not configured' },
-  EXTENSION_SUPPORT_REQUIRED: { code: -32008, message: 'A required extension is not supported' },
-  VERSION_NOT_SUPPORTED: { code: -32009, message: 'Protocol version is not supported' },
+  PARSE_ERROR: { code: -32700, http: 400, status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload' },
+  INVALID_REQUEST: { code: -32600, http: 400, status: 'INVALID_ARGUMENT', message: 'Request payload validation error' },
+  METHOD_NOT_FOUND: { code: -32601, http: 404, status: 'NOT_FOUND', message: 'Method not found' },
+  INVALID_PARAMS: { code: -32602, http: 400, status: 'INVALID_ARGUMENT', message: 'Invalid parameters' },
+  INTERNAL_ERROR: { code: -32603, http: 500, status: 'INTERNAL', message: 'Internal error' },
+  TASK_NOT_FOUND: { code: -32001, http: 404, status: 'NOT_FOUND', message: 'Task not found' },
+  TASK_NOT_CANCELABLE: { code: -32002, http: 409, status: 'FAILED_PRECONDITION', message: 'Task cannot be canceled' },
+  PUSH_NOTIFICATION_NOT_SUPPORTED: { code: -32003, http: 400, status: 'UNIMPLEMENTED', message: 'Push notifications are not supported' },
+  UNSUPPORTED_OPERATION: { code: -32004, http: 400, status: 'UNIMPLEMENTED', message: 'This operation is not supported' },
+  CONTENT_TYPE_NOT_SUPPORTED: { code: -32005, http: 415, status: 'INVALID_ARGUMENT', message: 'Incompatible content types' },
+  INVALID_AGENT_RESPONSE: { code: -32006, http: 502, status: 'INTERNAL', message: 'Invalid agent response' },
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { code: -32007, http: 400, status: 'FAILED_PRECONDITION', message: 'Extended agent card is not configured' },
+  EXTENSION_SUPPORT_REQUIRED: { code: -32008, http: 400, status: 'FAILED_PRECONDITION', message: 'A required extension is not supported' },
+  VERSION_NOT_SUPPORTED: { code: -32009, http: 400, status: 'UNIMPLEMENTED', message: 'Protocol version is not supported' },
 } as const;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;
@@ -51,20 +54,38 @@ const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 
 /**
- * The JSON-RPC `error` member for a version. v1.0 carries a `google.rpc.ErrorInfo` in `data[]`
- * for A2A errors (codes -32001…-32099) and a `BadRequest` field violation for bad params; v0.3's
- * `data` is free-form, so it gets `{reason, field}`.
+ * The `google.rpc` detail objects for an error: an `ErrorInfo` for A2A errors (codes
+ * -32001…-32099) and a `BadRequest` field violation for bad params. Both bindings carry them.
+ */
+function errorDetails(err: A2AError): unknown[] {
+  const { code } = A2A_ERRORS[err.error];
+  const details: unknown[] = [];
+  if (code <= -32001 && code >= -32099) details.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
+  if (err.field) details.push({ '@type': BAD_REQUEST, fieldViolations: [{ field: err.field, description: err.message }] });
+  return details;
+}
+
+/**
+ * The JSON-RPC `error` member for a version. v1.0 carries the `google.rpc` details in `data[]`;
+ * v0.3's `data` is free-form, so it gets `{reason, field}`.
  */
 export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpcErrorObject {
-  const { code } = A2A_ERRORS[err.error];
-  const out: JsonRpcErrorObject = { code, message: err.message };
+  const out: JsonRpcErrorObject = { code: A2A_ERRORS[err.error].code, message: err.message };
   if (version === '1.0') {
-    const data: unknown[] = [];
-    if (code <= -32001 && code >= -32099) data.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
-    if (err.field) data.push({ '@type': BAD_REQUEST, fieldViolations: [{ field: err.field, description: err.message }] });
+    const data = errorDetails(err);
     if (data.length) out.data = data;
   } else {
     out.data = err.field ? { reason: err.error, field: err.field } : { reason: err.error };
   }
   return out;
+}
+
+/** The HTTP+JSON binding's AIP-193 error body, `{"error": google.rpc.Status}`, and its HTTP status. */
+export function toRestError(err: A2AError, httpStatus?: number): { http: number; body: { error: Record<string, unknown> } } {
+  const entry = A2A_ERRORS[err.error];
+  const http = httpStatus ?? entry.http;
+  const error: Record<string, unknown> = { code: http, status: entry.status, message: err.message };
+  const details = errorDetails(err);
+  if (details.length) error.details = details;
+  return { http, body: { error } };
 }

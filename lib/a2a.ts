@@ -4,15 +4,15 @@
  * task engine and answers in that version's wire form, streaming where the method streams.
  */
 
-import type { SendResult, Subscription, TaskEngine } from './a2a-engine.ts';
+import type { SendResult, TaskEngine } from './a2a-engine.ts';
 import { a2aError, isA2AError, type A2AError } from './a2a-errors.ts';
 import {
   jsonResponse, parseBody, readBodyLimited, rpcError, rpcResult, type Envelope, type JsonRpcId, type JsonRpcRequest,
 } from './a2a-jsonrpc.ts';
+import { V1_METHODS, operationSteps, v1Operations, type Operation, type Outcome } from './a2a-operations.ts';
 import { sseResponse } from './a2a-sse.ts';
-import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './a2a-types.ts';
+import type { ProtocolVersion, PushConfig } from './a2a-types.ts';
 import * as v03 from './a2a-wire-v03.ts';
-import * as v1 from './a2a-wire-v1.ts';
 import type { Log } from './log.ts';
 
 export interface A2AHandlerOptions {
@@ -24,15 +24,6 @@ export interface A2AHandlerOptions {
   maxBatch?: number;
 }
 
-/** A method's outcome: a JSON result, a stream of events, or an error value. */
-type Outcome = { result: unknown } | { stream: Subscription; frame: (e: TaskEvent) => unknown } | A2AError;
-type Method = (params: unknown, notification: boolean) => Promise<Outcome> | Outcome;
-
-const V1_METHODS = [
-  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
-] as const;
 const V03_METHODS = [
   'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe', 'tasks/pushNotificationConfig/set',
   'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete',
@@ -54,78 +45,11 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   const { engine } = opts;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxBatch = opts.maxBatch ?? 64;
-  const noStreaming = () => a2aError('UNSUPPORTED_OPERATION', 'This agent does not stream');
-
-  const sendResultV1 = (r: SendResult) => ('task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) });
+  const { send, stream, subscribe, value, pushOff } = operationSteps(engine, opts.streaming);
   const sendResultV03 = (r: SendResult) => ('task' in r ? v03.taskToV03(r.task) : v03.messageToV03(r.message));
+  const v1Methods = v1Operations(engine, opts.streaming);
 
-  async function send(p: SendParams | A2AError, version: ProtocolVersion, wrap: (r: SendResult) => unknown): Promise<Outcome> {
-    if (isA2AError(p)) return p;
-    const r = await engine.send(p, p.configuration.returnImmediately ? 'immediate' : 'blocking', version);
-    return isA2AError(r) ? r : { result: wrap(r) };
-  }
-
-  async function stream(p: SendParams | A2AError, version: ProtocolVersion, notification: boolean, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
-    if (!opts.streaming) return noStreaming();
-    if (isA2AError(p)) return p;
-    // A notification has nobody to stream to: start the task and answer nothing.
-    if (notification) {
-      const r = await engine.send(p, 'immediate', version);
-      return isA2AError(r) ? r : { result: null };
-    }
-    const sub = await engine.send(p, 'stream', version);
-    return isA2AError(sub) ? sub : { stream: sub, frame };
-  }
-
-  function subscribe(q: { id: string } | A2AError, frame: (e: TaskEvent) => unknown): Outcome {
-    if (!opts.streaming) return noStreaming();
-    if (isA2AError(q)) return q;
-    const sub = engine.resubscribe(q.id);
-    return isA2AError(sub) ? sub : { stream: sub, frame };
-  }
-
-  const value = <T>(r: T | A2AError, wrap: (x: T) => unknown): Outcome => (isA2AError(r) ? r : { result: wrap(r) });
-
-  const v1Methods: Record<(typeof V1_METHODS)[number], Method> = {
-    SendMessage: (p) => send(v1.parseSendParamsV1(p), '1.0', sendResultV1),
-    SendStreamingMessage: (p, n) => stream(v1.parseSendParamsV1(p), '1.0', n, v1.eventToV1),
-    GetTask: async (p) => {
-      const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), (t) => v1.taskToV1(t));
-    },
-    ListTasks: async (p) => {
-      const q = v1.parseListTasksV1(p);
-      return isA2AError(q) ? q : value(await engine.listTasks(q), (page) => v1.listPageToV1(page, q.includeArtifacts));
-    },
-    CancelTask: async (p) => {
-      const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.cancel(q.id), (t) => v1.taskToV1(t));
-    },
-    SubscribeToTask: (p) => subscribe(v1.parseTaskQueryV1(p), v1.eventToV1),
-    CreateTaskPushNotificationConfig: async (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-      const c = v1.parseCreatePushV1(p);
-      return isA2AError(c) ? c : value(await engine.setPush(c, '1.0'), v1.pushConfigToV1);
-    },
-    GetTaskPushNotificationConfig: (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-      const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
-    },
-    ListTaskPushNotificationConfigs: (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-      const r = v1.parsePushRefV1(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
-    },
-    DeleteTaskPushNotificationConfig: async (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-      const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
-    },
-    GetExtendedAgentCard: () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
-  };
-
-  const v03Methods: Record<(typeof V03_METHODS)[number], Method> = {
+  const v03Methods: Record<(typeof V03_METHODS)[number], Operation> = {
     'message/send': (p) => send(v03.parseSendParamsV03(p), '0.3', sendResultV03),
     'message/stream': (p, n) => stream(v03.parseSendParamsV03(p), '0.3', n, v03.eventToV03),
     'tasks/get': async (p) => {
@@ -138,30 +62,34 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     },
     'tasks/resubscribe': (p) => subscribe(v03.parseTaskQueryV03(p), v03.eventToV03),
     'tasks/pushNotificationConfig/set': async (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      const off = pushOff();
+      if (off) return off;
       const c = v03.parseSetPushV03(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '0.3'), v03.pushConfigToV03);
     },
     'tasks/pushNotificationConfig/get': (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      const off = pushOff();
+      if (off) return off;
       const r = v03.parsePushRefV03(p, false);
       return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
     },
     'tasks/pushNotificationConfig/list': (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      const off = pushOff();
+      if (off) return off;
       const r = v03.parsePushRefV03(p, false);
       return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
     },
     'tasks/pushNotificationConfig/delete': async (p) => {
-      if (!engine.pushSupported) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      const off = pushOff();
+      if (off) return off;
       const r = v03.parsePushRefV03(p, true);
       return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
     },
     'agent/getAuthenticatedExtendedCard': () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
   };
 
-  function lookup(method: string, version: ProtocolVersion): Method | A2AError {
-    const table: Record<string, Method> = version === '1.0' ? v1Methods : v03Methods;
+  function lookup(method: string, version: ProtocolVersion): Operation | A2AError {
+    const table: Record<string, Operation> = version === '1.0' ? v1Methods : v03Methods;
     if (Object.hasOwn(table, method)) return table[method]!;
     if (version === '0.3' && (V1_METHODS as readonly string[]).includes(method))
       return a2aError('VERSION_NOT_SUPPORTED', `${method} is an A2A 1.0 method, but the request did not send A2A-Version: 1.0 (a missing header means 0.3)`);
