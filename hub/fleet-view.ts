@@ -76,7 +76,8 @@ export async function probeNode(member: FleetMember, f: typeof fetch, timeoutMs:
       status.agentBacked = typeof caps.agent_backed === 'boolean' ? caps.agent_backed : null;
       status.warnings = Array.isArray(c.warnings) ? c.warnings.filter((w): w is string => typeof w === 'string') : [];
       status.skills = Array.isArray(c.skills) ? c.skills.map((s: Json) => ({ id: String(s.id), name: String(s.name) })) : [];
-      status.protocolVersions = Array.isArray(c.supportedInterfaces) ? c.supportedInterfaces.map((i: Json) => String(i.protocolVersion)) : [];
+      // A version served over two bindings (JSON-RPC and HTTP+JSON 1.0) is listed once.
+      status.protocolVersions = Array.isArray(c.supportedInterfaces) ? [...new Set(c.supportedInterfaces.map((i: Json) => String(i.protocolVersion)))] : [];
       if (c.name !== member.name) status.warnings.push(`card names itself ${JSON.stringify(c.name)}, the fleet calls it ${member.name}`);
       return status;
     }

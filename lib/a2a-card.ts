@@ -1,7 +1,7 @@
 /**
  * @module a2a-card — the agent card, generated from the node's catalog and valid for both
- * protocol generations: `supportedInterfaces` for 1.0 and 0.3 on the same URL, plus the v0.3
- * top-level fields. Served with ETag, Last-Modified and Cache-Control.
+ * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL and
+ * HTTP+JSON 1.0 at the node root, plus the v0.3 top-level fields. Served with ETag, Last-Modified and Cache-Control.
  */
 
 import type { Skill } from './catalog.ts';
@@ -33,6 +33,8 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
     supportedInterfaces: [
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      // Last, so clients that walk the list in order keep preferring JSON-RPC.
+      { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ],
     // v0.3 clients read these top-level fields instead of supportedInterfaces.
     url,

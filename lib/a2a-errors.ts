@@ -80,12 +80,15 @@ export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpc
   return out;
 }
 
-/** The HTTP+JSON binding's AIP-193 error body, `{"error": google.rpc.Status}`, and its HTTP status. */
-export function toRestError(err: A2AError, httpStatus?: number): { http: number; body: { error: Record<string, unknown> } } {
+/**
+ * The HTTP+JSON binding's AIP-193 error body, `{"error": google.rpc.Status}`, and its HTTP
+ * status. `http`/`status` override the table for transport-level refusals (405, 413).
+ */
+export function toRestError(err: A2AError, http?: number, status?: string): { http: number; body: { error: Record<string, unknown> } } {
   const entry = A2A_ERRORS[err.error];
-  const http = httpStatus ?? entry.http;
-  const error: Record<string, unknown> = { code: http, status: entry.status, message: err.message };
+  const code = http ?? entry.http;
+  const error: Record<string, unknown> = { code, status: status ?? entry.status, message: err.message };
   const details = errorDetails(err);
   if (details.length) error.details = details;
-  return { http, body: { error } };
+  return { http: code, body: { error } };
 }

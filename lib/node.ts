@@ -1,7 +1,7 @@
 /**
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
- * `POST /a2a`, the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
+ * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
  * webhook delivery. The only place in lib/ that touches Elysia.
  */
 
@@ -11,6 +11,7 @@ import { createA2AHandler } from './a2a.ts';
 import { CardServer, bindWarnings, buildAgentCard } from './a2a-card.ts';
 import { TaskEngine } from './a2a-engine.ts';
 import { WebhookSender } from './a2a-push.ts';
+import { createRestHandler } from './a2a-rest.ts';
 import type { Agent } from './agent.ts';
 import { catalogAgent } from './catalog-agent.ts';
 import type { Catalog } from './catalog.ts';
@@ -105,7 +106,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
-  const handleA2A = createA2AHandler({ engine, log, streaming: true, ...(opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {}) });
+  const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
+  const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
+  const handleRest = createRestHandler({ engine, log, streaming: true, ...bodyLimit });
 
   const cardFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -139,15 +142,16 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
 
   const speaksA2A = def.a2a !== false;
+  const noRoute = () => new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such route' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+  // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler decides
+  // what is its own and everything else gets the ordinary 404.
+  const rest = async ({ request }: { request: Request }) => (await handleRest(request)) ?? noRoute();
   // The error hook comes first so it covers every route registered after it.
   const app = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
       // Routing and framework errors become coded JSON; handlers themselves return values.
+      if (code === 'NOT_FOUND') return noRoute();
       set.headers['content-type'] = 'application/json';
-      if (code === 'NOT_FOUND') {
-        set.status = 404;
-        return { error: { code: 'NOT_FOUND', message: 'No such route' } };
-      }
       log('error', 'request failed', { code: String(code) });
       set.status = 500;
       return { error: { code: 'INTERNAL', message: 'Internal error' } };
@@ -157,7 +161,11 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
       // Clients before A2A 0.3 look here.
       .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
-      .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' });
+      .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
+      .all('/message:verb', rest, { parse: 'none' })
+      .all('/tasks', rest, { parse: 'none' })
+      .all('/tasks/*', rest, { parse: 'none' })
+      .all('/extendedAgentCard', rest, { parse: 'none' });
   }
   app
     .post('/peer/invoke', peerRoute(handlePeerInvoke))

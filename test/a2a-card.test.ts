@@ -1,6 +1,6 @@
 /**
- * The agent card: generated from the catalog, both protocol generations, caching headers and a
- * warning when bound to every interface without PEER_PUBLIC_URL.
+ * The agent card: generated from the catalog, both protocol generations and both bindings,
+ * caching headers and a warning when bound to every interface without PEER_PUBLIC_URL.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -14,12 +14,13 @@ beforeAll(async () => {
 afterAll(() => node.dispose());
 
 describe('agent card', () => {
-  test('lists 1.0 and 0.3 on the same URL, v0.3 top-level fields, skills from the catalog', async () => {
+  test('lists JSON-RPC 1.0 and 0.3 on the same URL, then HTTP+JSON 1.0 at the root; v0.3 top-level fields, skills from the catalog', async () => {
     const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
     const url = `${node.url}/a2a`;
     expect(card.supportedInterfaces).toEqual([
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      { url: node.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
     expect([card.url, card.protocolVersion, card.preferredTransport]).toEqual([url, '0.3.0', 'JSONRPC']);
     expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false, stateTransitionHistory: false, agent_backed: false });

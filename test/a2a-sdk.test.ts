@@ -34,7 +34,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
     const client = await new ClientFactory().createFromUrl(scan.url);
     const card = await client.getAgentCard();
     expect(card.name).toBe('scanner');
-    expect(card.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['1.0', '0.3']);
+    expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0']);
     expect(card.skills.map((s) => s.id)).toContain('sector.movement');
   });
 
