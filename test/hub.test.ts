@@ -120,6 +120,15 @@ describe('the hub as an A2A node', () => {
     expect(card.url).toBe(`${f.hubUrl}/a2a`);
   });
 
+  test('serves the HTTP+JSON binding through its node, beside /api/* (which it does not shadow)', async () => {
+    const headers = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
+    const sent = await (await fetch(`${f.hubUrl}/message:send`, { method: 'POST', headers, body: JSON.stringify({ message: msgV1('which sector moved most?') }) })).json();
+    expect(sent.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const got = await (await fetch(`${f.hubUrl}/tasks/${sent.task.id}?historyLength=0`, { headers })).json();
+    expect([got.id, got.status.state]).toEqual([sent.task.id, 'TASK_STATE_COMPLETED']);
+    expect((await fetch(`${f.hubUrl}/api/fleet`)).status).toBe(200);
+  });
+
   test('a text question is planned across the fleet and answered through fleet.invoke', async () => {
     const t = (await rpc(f.hubUrl, 'SendMessage', { message: msgV1('which sector moved most?') })).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
