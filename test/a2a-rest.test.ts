@@ -199,14 +199,14 @@ describe('official SDK REST client (HTTP+JSON transport)', () => {
     const listed: any = await client.listTasks({ tenant: '', contextId: open.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' } as any);
     expect(listed.tasks.map((t: any) => t.id)).toEqual([open.id]);
 
+    // Cancel once the subscription has delivered its first event (the task), so it is surely attached.
     const events: string[] = [];
-    const sub = (async () => {
-      for await (const ev of client.resubscribeTask({ id: open.id } as any)) events.push((ev as any).payload.$case);
-    })();
-    await Bun.sleep(50);
-    const canceled: any = await client.cancelTask({ id: open.id } as any);
+    let canceled: any;
+    for await (const ev of client.resubscribeTask({ id: open.id } as any)) {
+      events.push((ev as any).payload.$case);
+      if (events.length === 1) canceled = await client.cancelTask({ id: open.id } as any);
+    }
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED);
-    await sub;
     expect(events).toEqual(['task', 'statusUpdate']);
 
     const errors: string[] = [];
