@@ -1,7 +1,7 @@
 /**
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
- * the mesh (routes and WebSocket), the console API (`/api/*`), and the hub's own A2A node `a2a`
- * (card, `/a2a`, `/peer/*`). Dependencies come in as arguments so tests can build a hub on
+ * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`), and the
+ * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`). Dependencies come in as arguments so tests can build a hub on
  * port 0 with an in-memory database.
  */
 
@@ -14,7 +14,9 @@ import { createNode, type NodeApp } from '../lib/node.ts';
 import { createPeerClient } from '../lib/peer-client.ts';
 import type { PeerSigner, PeerVerifier } from '../lib/peer.ts';
 import { createTraceStore, type TraceStore } from '../lib/trace.ts';
+import { join } from 'node:path';
 import { createHubApi } from './api.ts';
+import { createConsole } from './console.ts';
 import { ask, capabilitiesFromNodes } from './ask.ts';
 import { modelPlanner, type ModelConfig } from './ask-model.ts';
 import { createDelegator } from './delegate.ts';
@@ -39,6 +41,8 @@ export interface HubOptions {
   fleetTtlMs?: number;
   /** An OpenAI-compatible endpoint that plans Ask Agent questions (MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY). */
   model?: ModelConfig;
+  /** The browser console's files (default: the project's console/ folder). */
+  consoleDir?: string;
   fetch?: typeof fetch;
 }
 
@@ -78,6 +82,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
 
+  const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, engine: node.engine, negotiationsDir: negotiationsDir(opts.dataDir) });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
@@ -85,6 +90,8 @@ export function createHub(opts: HubOptions): Hub {
     if (fromMesh !== undefined) return fromMesh;
     const fromApi = await api.fetch(req);
     if (fromApi !== undefined) return fromApi;
+    const fromConsole = consoleSite.fetch(req);
+    if (fromConsole !== undefined) return fromConsole;
     // The hub's own node answers everything else, including the coded 404.
     return node.app.handle(req);
   }

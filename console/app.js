@@ -1,0 +1,37 @@
+/**
+ * @module app — the console shell: a navigation bar and a hash router (#/fleet, #/ask, …). Each
+ * page is a module in pages/ exporting a component; no router or state library.
+ */
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { html } from './html.js';
+import { Fleet } from './pages/fleet.js';
+import { PAGES } from './pages/index.js';
+
+const ALL = [{ id: 'fleet', title: 'Fleet', component: Fleet }, ...PAGES];
+
+function useRoute() {
+  const read = () => location.hash.replace(/^#\/?/, '') || 'fleet';
+  const [route, setRoute] = useState(read());
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+function App() {
+  const route = useRoute();
+  const page = ALL.find((p) => p.id === route) ?? ALL[0];
+  const Page = page.component;
+  return html`
+    <header>
+      <h1>lume-a2a</h1>
+      <nav>${ALL.map((p) => html`<a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} data-page=${p.id}>${p.title}</a>`)}</nav>
+    </header>
+    <main data-page=${page.id}><${Page} /></main>
+  `;
+}
+
+render(html`<${App} />`, document.getElementById('app'));

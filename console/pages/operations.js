@@ -1,0 +1,2 @@
+/** @module pages/operations — the operations pages: Agent Process (trace), Tasks, Mesh, Projects and History. */
+export const OPERATIONS_PAGES = [];

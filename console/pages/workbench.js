@@ -1,0 +1,2 @@
+/** @module pages/workbench — the workbench pages: Ask Agent, Customer Ops, Entity Alignment, A2A Negotiation. */
+export const WORKBENCH_PAGES = [];

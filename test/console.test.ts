@@ -1,0 +1,54 @@
+/**
+ * The console as a user meets it: the hub serves it at `/` with its import map's modules from an
+ * allow-list (nothing else under node_modules), and in a real headless Chromium the Fleet page
+ * shows every node of a real fleet on port 0.
+ */
+
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from './support/browser.ts';
+import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+
+let f: RunningFleet;
+let browser: Browser;
+let page: Page;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  f = await startFleet(await realNodeDefs());
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+});
+afterAll(async () => {
+  await browser?.close();
+  await f.stop();
+});
+
+describe('serving', () => {
+  test('index, app modules and the three vendor modules, nothing else from node_modules', async () => {
+    const index = await fetch(`${f.hubUrl}/`);
+    expect(index.headers.get('content-type')).toContain('text/html');
+    expect(await index.text()).toContain('"preact/hooks": "/vendor/hooks.mjs"');
+    for (const path of ['/app.js', '/api.js', '/style.css', '/vendor/preact.mjs', '/vendor/hooks.mjs', '/vendor/htm.mjs']) {
+      const res = await fetch(`${f.hubUrl}${path}`);
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    for (const path of ['/vendor/../package.json', '/node_modules/preact/package.json', '/vendor/elysia.mjs', '/%2e%2e/package.json', '/../README.md']) {
+      const res = await fetch(`${f.hubUrl}${path}`);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+  });
+});
+
+describe('in the browser', () => {
+  test('the Fleet page lists the seven nodes online', async () => {
+    await page.goto(`${f.hubUrl}/#/fleet`);
+    await page.waitForSelector('table.fleet tr[data-node="resolve"]');
+    const rows = await page.$$eval('table.fleet tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-node'), tr.className]));
+    expect(rows).toEqual(['crm', 'scanner', 'tsm-hub', 'cicdkit', 'lan', 'talentlens', 'resolve'].map((n) => [n, 'online']));
+    expect(await page.textContent('h2')).toContain('7 of 7 online');
+    expect(errors).toEqual([]);
+  });
+});
