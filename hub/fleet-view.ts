@@ -105,7 +105,9 @@ export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<F
   let cached: { at: number; snap: Promise<FleetSnapshot> } | undefined;
 
   async function collect(): Promise<FleetSnapshot> {
-    const nodes = await Promise.all(opts.fleet.nodes.map((m) => probeNode(m, f, timeoutMs)));
+    const probed = await Promise.all(opts.fleet.nodes.map(async (m) => ({ m, status: await probeNode(m, f, timeoutMs) })));
+    // Opt-in members (the conformance agent) count only while someone runs them.
+    const nodes = probed.filter(({ m, status }) => m.default || status.online).map(({ status }) => status);
     return { hub: opts.fleet.hub.name, checkedAt: new Date(now()).toISOString(), online: nodes.filter((n) => n.online).length, nodes };
   }
 
