@@ -58,7 +58,7 @@ function render(changed: ChildRow): void {
   const head = ['node', 'port', 'pid', 'state', 'restarts', 'up'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub ${fleet.hub.url} · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
+  process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
 }
 
 supervisor.start();
