@@ -1,0 +1,106 @@
+/** @module pages/entities — USCC as the entity key: resolve a name, USCC or stock code, and see how much of crm and scanner is aligned and where the gaps are. */
+import { useEffect, useState } from 'preact/hooks';
+import { hub } from '../api.js';
+import { html } from '../html.js';
+
+/** @typedef {{code: string, message: string}} HubError */
+
+/** @param {{error: HubError | null}} props */
+const ErrorLine = ({ error }) => error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`;
+
+/** @param {string} skill @param {object} args @returns {Promise<{result?: any, error?: HubError}>} */
+async function call(skill, args) {
+  try {
+    const r = await hub(skill, args);
+    return r.ok ? { result: r.result } : { error: r.error ?? { code: 'BAD_ANSWER', message: 'no result' } };
+  } catch (err) {
+    return { error: { code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) } };
+  }
+}
+
+/**
+ * Entity Alignment page.
+ * @returns {import('preact').VNode}
+ */
+export function Entities() {
+  return html`
+    <h2>Entity Alignment <small>USCC as the entity key</small></h2>
+    <${Resolve} />
+    <${Coverage} />`;
+}
+
+function Resolve() {
+  const [q, setQ] = useState({ name: '', uscc: '', code: '' });
+  const [busy, setBusy] = useState(false);
+  /** @type {[{result?: any, error?: HubError} | null, (v: any) => void]} */
+  const [out, setOut] = useState(null);
+
+  /** @param {Event} e */
+  async function submit(e) {
+    e.preventDefault();
+    const args = Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
+    setBusy(true), setOut(null);
+    setOut(await call('entity.resolve', args));
+    setBusy(false);
+  }
+  /** @param {'name'|'uscc'|'code'} k @param {string} label */
+  const field = (k, label) => html`<input type="text" name=${k} placeholder=${label} value=${q[k]} onInput=${(/** @type {any} */ e) => setQ({ ...q, [k]: e.currentTarget.value })} />`;
+  const r = out?.result;
+  return html`
+    <section class="card resolve">
+      <h3>Resolve</h3>
+      <form onSubmit=${submit}>
+        ${field('name', 'company name')}${field('uscc', 'USCC (18 characters)')}${field('code', 'stock code (6 digits)')}
+        <button type="submit" disabled=${busy}>${busy ? 'Resolving…' : 'Resolve'}</button>
+      </form>
+      <${ErrorLine} error=${out?.error ?? null} />
+      ${r && html`
+        <div class="resolution" data-status=${r.status}>
+          <p><span class=${`badge ${r.status}`}>${r.status}</span> ${r.reason}</p>
+          ${r.entity && html`<p>Entity: <strong>${r.entity.name}</strong> · USCC <code>${r.entity.uscc}</code> · crm ${r.entity.crmId} · ${r.entity.industry} · ${r.entity.city}${r.entity.stockCode ? ` · ${r.entity.stockCode} ${r.entity.stockName ?? ''}` : ''}</p>`}
+          ${r.candidates.length > 0 && html`
+            <table class="candidates">
+              <thead><tr><th>name</th><th>crm</th><th>USCC</th><th>stock</th><th>matched by</th><th>note</th></tr></thead>
+              <tbody>${r.candidates.map((c) => html`
+                <tr>
+                  <td>${c.name}</td><td>${c.crmId ?? '–'}</td>
+                  <td>${c.uscc ? html`<code>${c.uscc}</code> ${c.usccValid ? html`<span class="ok">valid</span>` : html`<span class="error">invalid</span>`}` : '–'}</td>
+                  <td>${c.stockCode ? `${c.stockCode} ${c.stockName ?? ''}${c.onScanner ? '' : ' (not on scanner)'}` : '–'}</td>
+                  <td>${c.matchedBy.join(', ')}</td>
+                  <td class="muted">${c.unconfirmed ?? 'confirmed'}</td>
+                </tr>`)}</tbody>
+            </table>`}
+        </div>`}
+    </section>`;
+}
+
+function Coverage() {
+  /** @type {[{result?: any, error?: HubError} | null, (v: any) => void]} */
+  const [out, setOut] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const load = async () => (setBusy(true), setOut(await call('entity.coverage', {})), setBusy(false));
+  useEffect(() => void load(), []);
+  const c = out?.result;
+  /** @type {Record<string, any[]>} */
+  const byKind = {};
+  for (const g of c?.gaps ?? []) (byKind[g.kind] ??= []).push(g);
+  return html`
+    <section class="card coverage">
+      <h3>Coverage ${c && html`<small class="muted">crm ${c.asOf.crm} · scanner ${c.asOf.scanner}</small>`}
+        <button type="button" class="refresh small" onClick=${load} disabled=${busy}>${busy ? 'Loading…' : 'Refresh'}</button></h3>
+      <${ErrorLine} error=${out?.error ?? null} />
+      ${!out && html`<p class="muted">Loading coverage…</p>`}
+      ${c && html`
+        <p class="counts">
+          <span><strong>${c.crm.aligned}</strong> of ${c.crm.customers} crm customers aligned</span>
+          <span><strong>${c.scanner.aligned}</strong> of ${c.scanner.codes} scanner codes aligned</span>
+          <span><strong>${c.gaps.length}</strong> gaps</span>
+        </p>
+        ${Object.entries(byKind).map(([kind, gaps]) => html`
+          <div class="gap-group" data-kind=${kind}>
+            <h4><code>${kind}</code> <small class="muted">${gaps.length}</small></h4>
+            <ul>${gaps.map((g) => html`<li><code>${g.key}</code> — ${g.reason}</li>`)}</ul>
+          </div>`)}
+        ${c.gaps.length === 0 && html`<p class="ok">No gaps: every record is aligned.</p>`}`}
+    </section>`;
+}

@@ -1,0 +1,107 @@
+/** @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks for the customer) negotiate over A2A; each round's proposal and its veto or acceptance, and the past negotiations. */
+import { useEffect, useState } from 'preact/hooks';
+import { get, hub } from '../api.js';
+import { html } from '../html.js';
+
+/** Customers whose crm profile makes a negotiation interesting; any other id can be typed. */
+const KNOWN = [{ id: 'c-012', note: 'reaches a deal' }, { id: 'c-014', note: 'no deal' }];
+
+/** @typedef {{code: string, message: string}} HubError */
+
+/**
+ * A2A Negotiation page.
+ * @returns {import('preact').VNode}
+ */
+export function Negotiation() {
+  const [customer, setCustomer] = useState('c-012');
+  const [busy, setBusy] = useState(false);
+  /** @type {[any, (v: any) => void]} */
+  const [neg, setNeg] = useState(null);
+  /** @type {[HubError | null, (v: any) => void]} */
+  const [error, setError] = useState(null);
+  /** @type {[any[] | null, (v: any) => void]} */
+  const [past, setPast] = useState(null);
+  const [pastError, setPastError] = useState('');
+
+  const loadPast = () => get('/api/negotiations').then((r) => (setPast(r.negotiations), setPastError('')), (e) => setPastError(e.message));
+  useEffect(() => void loadPast(), []);
+
+  /** @param {() => Promise<any>} fn */
+  async function run(fn) {
+    setBusy(true), setError(null);
+    try {
+      await fn();
+    } catch (err) {
+      setError({ code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) });
+    } finally {
+      setBusy(false);
+    }
+  }
+  /** @param {Event} e */
+  const start = (e) => (e.preventDefault(), run(async () => {
+    setNeg(null);
+    const r = await hub('negotiation.start', { customer: customer.trim() });
+    if (r.ok) setNeg(r.result);
+    else setError(r.error ?? { code: 'BAD_ANSWER', message: 'no result' });
+    await loadPast();
+  }));
+  /** @param {string} id */
+  const open = (id) => run(async () => setNeg(await get(`/api/negotiations/${encodeURIComponent(id)}`)));
+
+  return html`
+    <h2>A2A Negotiation <small>scanner advises · crm speaks for the customer</small></h2>
+    <form class="negotiate" onSubmit=${start}>
+      <select name="known" value=${KNOWN.some((k) => k.id === customer) ? customer : ''} onChange=${(/** @type {any} */ e) => setCustomer(e.currentTarget.value)}>
+        ${KNOWN.map((k) => html`<option value=${k.id}>${k.id} (${k.note})</option>`)}
+        <option value="">other…</option>
+      </select>
+      <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${(/** @type {any} */ e) => setCustomer(e.currentTarget.value)} />
+      <button type="submit" disabled=${busy || !customer.trim()}>${busy ? 'Negotiating…' : 'Start'}</button>
+    </form>
+    ${error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`}
+    ${busy && html`<p class="muted">Waiting for the agents…</p>`}
+    ${neg && html`<${Record} n=${neg} />`}
+    <h3>Past negotiations</h3>
+    ${pastError && html`<p class="error">${pastError}</p>`}
+    ${past === null && !pastError ? html`<p class="muted">Loading…</p>` : past?.length === 0 ? html`<p class="muted">None yet.</p>` : past && html`
+      <table class="past">
+        <thead><tr><th>started</th><th>customer</th><th>outcome</th><th>rounds</th><th>vetoes</th></tr></thead>
+        <tbody>${past.map((p) => html`
+          <tr data-id=${p.id} data-customer=${p.customer} class=${neg?.id === p.id ? 'selected' : ''}>
+            <td><a href="#/negotiation" onClick=${(/** @type {Event} */ e) => (e.preventDefault(), open(p.id))}>${new Date(p.startedAt).toLocaleString()}</a></td>
+            <td>${p.customer} <span class="muted">${p.customerName}</span></td>
+            <td class=${p.outcome === 'deal' ? 'ok' : 'error'}>${p.outcome === 'deal' ? `deal${p.deal ? `: ${p.deal.name} (${p.deal.code})` : ''}` : 'no deal'}</td>
+            <td>${p.rounds}</td>
+            <td>${p.vetoCodes.map((c) => html`<code class="veto">${c}</code> `)}</td>
+          </tr>`)}</tbody>
+      </table>`}`;
+}
+
+/** @param {{p: any}} props */
+const Stock = ({ p }) => html`<strong>${p.name}</strong> <code>${p.code}</code> · ${p.sector} · ${p.changePct > 0 ? '+' : ''}${p.changePct}%${p.signals.length ? ` · ${p.signals.join(', ')}` : ' · no signal'}`;
+
+/** @param {{n: any}} props */
+function Record({ n }) {
+  const rounds = [...n.vetoes.map((v) => ({ ...v, kind: 'veto' })), ...(n.deal ? [{ ...n.deal, kind: 'accepted' }] : [])].sort((a, b) => a.round - b.round);
+  return html`
+    <div class=${`card negotiation ${n.outcome}`} data-outcome=${n.outcome} data-id=${n.id}>
+      <h3 class="outcome"><span class=${n.outcome === 'deal' ? 'ok' : 'error'}>${n.outcome === 'deal' ? 'Deal' : 'No deal'}</span>
+        <small class="muted">${n.customerName} (${n.customer}) · ${n.rounds} round(s) · ended ${n.ended}</small></h3>
+      <p>${n.summary}</p>
+      <p class="muted">contextId <code class="context-id">${n.contextId}</code> · ${n.advisor} ↔ ${n.customerAgent} · ${n.id}</p>
+      ${n.error && html`<p class="error"><strong>${n.error.code}</strong>: ${n.error.message}</p>`}
+      <ol class="rounds">${rounds.map((r) => html`
+        <li class=${`round ${r.kind}`} data-round=${r.round}>
+          <div>Round ${r.round}: <${Stock} p=${r.proposal} /></div>
+          ${r.kind === 'veto'
+            ? html`<div class="veto-line"><span class="error">vetoed</span> <code class="veto">${r.code}</code>${r.detail ? ` (${r.detail})` : ''} — ${r.reason}</div>`
+            : html`<div class="ok">accepted — ${r.reason}</div>`}
+        </li>`)}</ol>
+      <details><summary class="muted">transcript (${n.transcript.length} A2A messages)</summary>
+        <table class="transcript"><thead><tr><th>round</th><th>agent</th><th>skill</th><th>ok</th><th>trace</th></tr></thead>
+          <tbody>${n.transcript.map((t) => html`<tr><td>${t.round}</td><td>${t.agent} (${t.node})</td><td><code>${t.skill}</code></td>
+            <td class=${t.ok ? 'ok' : 'error'}>${t.ok ? 'ok' : t.error?.code ?? 'failed'}</td>
+            <td>${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td></tr>`)}</tbody></table>
+      </details>
+    </div>`;
+}
