@@ -11,7 +11,7 @@ import { PAGES } from './pages/index.js';
 const ALL = [{ id: 'fleet', title: 'Fleet', component: Fleet }, ...PAGES];
 
 function useRoute() {
-  const read = () => location.hash.replace(/^#\/?/, '') || 'fleet';
+  const read = () => location.hash.replace(/^#\/?/, '').split('?')[0] || 'fleet';
   const [route, setRoute] = useState(read());
   useEffect(() => {
     const on = () => setRoute(read());

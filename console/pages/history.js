@@ -1,0 +1,118 @@
+/**
+ * @module pages/history — the mesh's projects (list, create, delete; deletion is refused while
+ * anyone is present, and the page shows the hub's code) and a project's durable message history,
+ * paged by message reference.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { post } from '../api.js';
+import { html } from '../html.js';
+import { ErrorLine, answerError, fmtTime, read } from './ops-common.js';
+
+const LIMIT = 20;
+const target = (t) => (t?.type === 'agent' ? `→ ${t.name}` : '→ everyone');
+const body = (p) => (p?.encoding === 'identity' ? p.data : `(${p?.encoding} payload, ${p?.uncompressedBytes} bytes)`);
+
+/** @param {{ project: string }} props */
+function History({ project }) {
+  const [messages, setMessages] = useState(/** @type {any[] | null} */ (null));
+  const [from, setFrom] = useState('');
+  const [more, setMore] = useState(false);
+  const [error, setError] = useState(/** @type {any} */ (null));
+
+  /** @param {string | null} before a message reference; null for the newest page */
+  const load = (before) => {
+    const q = new URLSearchParams({ project, limit: String(LIMIT) });
+    if (before) q.set('before', before);
+    if (from) q.set('from', from);
+    return read(`/v1/history?${q}`).then((r) => {
+      setError(null);
+      setMore(r.messages.length === LIMIT);
+      setMessages((ms) => (before ? [...r.messages, ...(ms ?? [])] : r.messages));
+    }, setError);
+  };
+  useEffect(() => { setMessages(null); load(null); }, [project, from]);
+
+  return html`
+    <section class="card history" data-project=${project}>
+      <h3>History of ${project}</h3>
+      <form onSubmit=${(e) => (e.preventDefault(), setFrom(new FormData(e.currentTarget).get('from')?.toString().trim() ?? ''))}>
+        <input type="text" name="from" placeholder="only from (roster name)" />
+        <button type="submit">Filter</button>
+        <button type="button" class="refresh" onClick=${() => load(null)}>Newest</button>
+      </form>
+      <${ErrorLine} error=${error} />
+      ${!messages && !error ? html`<p class="muted">Loading history…</p>` : ''}
+      ${more && messages?.length ? html`<p><button type="button" class="older" onClick=${() => load(messages[0].messageRef)}>Older</button></p>` : ''}
+      ${messages && !messages.length ? html`<p class="muted">No messages${from ? ` from ${from}` : ''}.</p>` : ''}
+      ${messages?.length ? html`
+        <table class="messages">
+          <thead><tr><th>ref</th><th>time</th><th>from</th><th>to</th><th>message</th></tr></thead>
+          <tbody>${messages.map((m) => html`
+            <tr data-ref=${m.messageRef}>
+              <td><code>${m.messageRef}</code></td><td class="muted">${fmtTime(m.createdAt)}</td>
+              <td><strong>${m.from.name}</strong></td><td>${target(m.target)}${m.replyTo ? html` <span class="muted">re ${m.replyTo}</span>` : ''}</td>
+              <td class="message-body">${body(m.payload)}${m.attachments.length ? html` <span class="muted">+${m.attachments.length} attachment(s)</span>` : ''}</td>
+            </tr>`)}
+          </tbody>
+        </table>` : ''}
+    </section>`;
+}
+
+export function ProjectsHistory() {
+  const [projects, setProjects] = useState(/** @type {any[] | null} */ (null));
+  const [open, setOpen] = useState('');
+  const [error, setError] = useState(/** @type {any} */ (null));
+  const [notice, setNotice] = useState('');
+
+  const load = () => post('/api/projects.list', {}).then((r) => (answerError(r) ? setError(answerError(r)) : setProjects(r.result.projects)));
+  useEffect(() => { load(); }, []);
+
+  const create = async (e) => {
+    e.preventDefault();
+    const form = e.currentTarget;
+    const f = Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v));
+    const r = await post('/api/projects.create', f);
+    const err = answerError(r);
+    setError(err);
+    if (err) return;
+    form.reset();
+    setNotice(`Created ${r.result.project.name}.`);
+    load();
+  };
+  const remove = async (name) => {
+    const r = await post('/api/projects.delete', { name });
+    const err = answerError(r);
+    setError(err);
+    setNotice(err ? '' : `Deleted ${name}.`);
+    if (!err && open === name) setOpen('');
+    load();
+  };
+
+  return html`
+    <h2>Projects & History <small>${projects ? `${projects.length} projects` : ''}</small></h2>
+    <form class="create-project" onSubmit=${create}>
+      <input type="text" name="name" placeholder="name (a-z, 0-9, -)" required />
+      <input type="text" name="displayName" placeholder="display name" />
+      <input type="text" name="description" placeholder="description" />
+      <button type="submit">Create project</button>
+    </form>
+    <${ErrorLine} error=${error} />
+    ${notice ? html`<p class="ok notice">${notice}</p>` : ''}
+    ${!projects && !error ? html`<p class="muted">Loading projects…</p>` : ''}
+    ${projects && !projects.length ? html`<p class="muted">No projects yet.</p>` : ''}
+    ${projects?.length ? html`
+      <table class="projects">
+        <thead><tr><th>name</th><th>display name</th><th>description</th><th>created</th><th></th></tr></thead>
+        <tbody>${projects.map((p) => html`
+          <tr data-project=${p.name} class=${p.name === open ? 'selected' : ''}>
+            <td><strong>${p.name}</strong></td><td>${p.displayName ?? ''}</td><td class="muted">${p.description ?? ''}</td>
+            <td class="muted">${fmtTime(p.createdAt)}</td>
+            <td class="actions">
+              <button type="button" class="show-history" onClick=${() => setOpen(p.name)}>History</button>
+              <button type="button" class="delete secondary" onClick=${() => remove(p.name)}>Delete</button>
+            </td>
+          </tr>`)}
+        </tbody>
+      </table>` : ''}
+    ${open ? html`<${History} key=${open} project=${open} />` : ''}`;
+}
