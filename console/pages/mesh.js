@@ -32,12 +32,12 @@ function Topology({ project, peers }) {
   const orbit = peers.length <= 6;
   return html`
     <svg class="topology" viewBox=${`0 0 ${W} ${H}`} role="img" aria-label=${`topology of ${project}`} data-layout=${orbit ? 'orbit' : 'grid'}>
-      ${orbit ? html`<circle cx=${W / 2} cy=${H / 2} r="30" class="hub-node" /><text x=${W / 2} y=${H / 2 + 4} text-anchor="middle" class="hub-label">${project}</text>` : ''}
       ${orbit ? pos.map((p) => html`<line x1=${W / 2} y1=${H / 2} x2=${p.x} y2=${p.y} class="link" />`) : ''}
+      ${orbit ? html`<circle cx=${W / 2} cy=${H / 2} r="32" class="hub-node" /><text x=${W / 2} y=${H / 2 + 4} text-anchor="middle" class="hub-label">${project.length > 11 ? `${project.slice(0, 10)}…` : project}</text>` : ''}
       ${peers.map((peer, i) => html`
         <g class="peer" data-peer=${peer.name}>
           <circle cx=${pos[i].x} cy=${pos[i].y} r="18" />
-          <text x=${pos[i].x} y=${pos[i].y + 32} text-anchor="middle">${peer.name}</text>
+          <text x=${pos[i].x} y=${orbit && pos[i].y < H / 2 - 1 ? pos[i].y - 24 : pos[i].y + 32} text-anchor="middle">${peer.name}</text>
         </g>`)}
     </svg>`;
 }

@@ -18,7 +18,8 @@ function TaskCard({ t, onCancel, busy }) {
   const state = t.status.state;
   const d = t.metadata?.delegation;
   const p = t.metadata?.progress;
-  const output = (t.artifacts ?? []).map((a) => textOf(a.parts)).join('\n');
+  // The job's output is the artifact's text part; its data part (exit code, truncation) is metadata.
+  const output = (t.artifacts ?? []).flatMap((a) => a.parts ?? []).filter((x) => typeof x.text === 'string').map((x) => x.text).join('\n');
   const note = textOf(t.status.message?.parts);
   return html`
     <div class="card task" data-task-id=${t.id} data-state=${state}>
@@ -31,7 +32,7 @@ function TaskCard({ t, onCancel, busy }) {
       </div>
       ${d?.prompt ? html`<div class="muted">“${d.prompt}”</div>` : ''}
       ${p && typeof p === 'object' && p.total ? html`<div class="progress"><progress max=${p.total} value=${p.done} /> ${p.done}/${p.total}</div>` : ''}
-      ${note ? html`<div class=${state === 'TASK_STATE_COMPLETED' ? 'muted' : 'warning'}>${note}</div>` : ''}
+      ${note ? html`<div class=${WORKING.has(state) || state === 'TASK_STATE_COMPLETED' ? 'muted' : 'warning'}>${note}</div>` : ''}
       ${output ? html`<pre class="output">${output}</pre>` : ''}
     </div>`;
 }
