@@ -53,6 +53,16 @@ const json = (body: unknown, status = 200) => Response.json(body, { status, head
 const refuse = (code: ApiError, message: string) => json({ ok: false, error: { code, message } }, API_ERRORS[code]);
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * HTTP status of a failed hub capability: the caller's mistake (bad arguments, a query or
+ * customer that cannot be used) is 4xx; a node failing or missing underneath is 502.
+ */
+export function statusOfHubFailure(code: string): number {
+  if (code === 'UNKNOWN_CAPABILITY') return 404;
+  if (code === 'BAD_ARGS' || code === 'USE_A2A' || /_BAD_(QUERY|CUSTOMER)$/.test(code) || code === 'UNKNOWN_CUSTOMER' || code === 'NO_PROFILE') return 400;
+  return 502;
+}
 const CAPABILITY = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'failed', 'empty']);
 const MAX_INVOKE_BODY = 64 * 1024;
@@ -121,7 +131,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
     if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
-    const status = r.error.code === 'UNKNOWN_CAPABILITY' ? 404 : r.error.code === 'BAD_ARGS' ? 400 : 502;
+    const status = statusOfHubFailure(r.error.code);
     return json({ ok: false, error: r.error }, status);
   }
 
