@@ -51,7 +51,7 @@ describe('Agent Process', () => {
 
     // The outcome filter shows only failures.
     await page.selectOption('select[name="outcome"]', 'failed');
-    await page.waitForFunction(() => [...document.querySelectorAll('table.trace tbody tr')].every((tr) => tr.getAttribute('data-outcome') === 'failed') && !!document.querySelector('table.trace tbody tr'));
+    await page.waitForFunction(() => Array.from(document.querySelectorAll('table.trace tbody tr')).every((tr) => tr.getAttribute('data-outcome') === 'failed') && !!document.querySelector('table.trace tbody tr'));
     await shot('trace');
 
     // A link to one record (as Ask Agent's facts make) highlights it.
