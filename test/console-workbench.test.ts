@@ -109,7 +109,9 @@ describe('workbench pages', () => {
     expect(codes).toEqual(['UNALIGNED_ENTITY', 'RISK_LEVEL', 'NO_SIGNAL']);
     await shot('negotiation');
 
+    // The list reloads after each start: wait until it holds both.
     await page.waitForSelector('table.past tr[data-customer="c-012"]');
+    await page.waitForSelector('table.past tr[data-customer="c-014"]');
     const listed = await page.$$eval('table.past tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-customer')).sort());
     expect(listed).toEqual(['c-012', 'c-014']);
     await page.click('table.past tr[data-customer="c-012"] a');
