@@ -18,13 +18,17 @@ afterAll(() => f.stop());
 const delegate = async (url: string, prompt: string, recipe?: string) =>
   (await rpc(url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt, ...(recipe ? { recipe } : {}) } } }] } })).result.task;
 
-/** Reads the task until its state leaves `working` (each try is a real GetTask, which is what advances it). */
-async function readUntilSettled(url: string, id: string, tries = 400): Promise<any> {
-  for (let i = 0; i < tries; i++) {
+/**
+ * Reads the task until its state leaves `working`. Each try is a real GetTask, which is what
+ * advances the task; the bound is time, not a count, since a loaded machine runs the job slower.
+ */
+async function readUntilSettled(url: string, id: string, withinMs = 15_000): Promise<any> {
+  const deadline = performance.now() + withinMs;
+  while (performance.now() < deadline) {
     const t = (await rpc(url, 'GetTask', { id })).result;
     if (t.status.state !== 'TASK_STATE_WORKING') return t;
   }
-  throw new Error(`task ${id} still working after ${tries} reads`);
+  throw new Error(`task ${id} still working after ${withinMs} ms of reads`);
 }
 
 const pidAlive = (pid: number) => {
@@ -75,7 +79,8 @@ describe('delegation', () => {
     const t = await res.json();
     expect(t.status.state).toBe('TASK_STATE_WORKING');
     let state = t.status.state;
-    for (let i = 0; i < 400 && state === 'TASK_STATE_WORKING'; i++) state = (await (await fetch(`${f.hubUrl}/api/tasks/${t.id}`)).json()).status.state;
+    const deadline = performance.now() + 15_000;
+    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline) state = (await (await fetch(`${f.hubUrl}/api/tasks/${t.id}`)).json()).status.state;
     expect(state).toBe('TASK_STATE_COMPLETED');
     const list = await (await fetch(`${f.hubUrl}/api/tasks`)).json();
     expect(list.tasks.some((x: any) => x.id === t.id)).toBe(true);
