@@ -3,12 +3,17 @@
  * same origin (the hub refuses anything else), and never carries a key: the hub signs server-side.
  */
 
-/** GET a JSON document; throws an Error with the hub's message on failure. */
+/**
+ * GET a JSON document; on failure throws an Error with the hub's message whose `code` is the
+ * hub's error code (`HTTP_<status>` when the answer carries none).
+ */
 export async function get(path) {
   const res = await fetch(path, { headers: { accept: 'application/json' } });
   const body = await res.json().catch(() => ({}));
-  if (!res.ok) throw new Error(body?.error?.message ?? `HTTP ${res.status}`);
-  return body;
+  if (res.ok) return body;
+  const err = new Error(body?.error?.message ?? `HTTP ${res.status}`);
+  /** @type {any} */ (err).code = body?.error?.code ?? `HTTP_${res.status}`;
+  throw err;
 }
 
 /** POST a JSON body; answers the parsed body, with `ok: false` bodies passed through for the page to show. */

@@ -4,9 +4,9 @@
  * paged by message reference.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { post } from '../api.js';
+import { get, post } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, answerError, fmtTime, read } from './ops-common.js';
+import { ErrorLine, answerError, fmtTime } from './ops-common.js';
 
 const LIMIT = 20;
 const target = (t) => (t?.type === 'agent' ? `→ ${t.name}` : '→ everyone');
@@ -24,7 +24,7 @@ function History({ project }) {
     const q = new URLSearchParams({ project, limit: String(LIMIT) });
     if (before) q.set('before', before);
     if (from) q.set('from', from);
-    return read(`/v1/history?${q}`).then((r) => {
+    return get(`/v1/history?${q}`).then((r) => {
       setError(null);
       setMore(r.messages.length === LIMIT);
       setMessages((ms) => (before ? [...r.messages, ...(ms ?? [])] : r.messages));

@@ -4,9 +4,9 @@
  * browser reads `/v1/presence` and never opens the mesh WebSocket.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { post } from '../api.js';
+import { get, post } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, answerError, fmtTime, read } from './ops-common.js';
+import { ErrorLine, answerError, fmtTime } from './ops-common.js';
 
 const W = 420;
 const H = 300;
@@ -61,7 +61,7 @@ export function Mesh() {
   useEffect(() => {
     if (!project) return;
     let alive = true;
-    const load = () => read(`/v1/presence?project=${encodeURIComponent(project)}`).then(
+    const load = () => get(`/v1/presence?project=${encodeURIComponent(project)}`).then(
       (r) => alive && (setRoster(r), setError(null)),
       (e) => alive && (setRoster(null), setError(e)),
     );

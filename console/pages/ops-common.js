@@ -1,23 +1,8 @@
 /**
- * @module pages/ops-common — small pieces the operations pages share: a GET that keeps the hub's
- * error code (the mesh and trace routes answer `{error: {code, message}}`), time formatting, and
- * the one way they show an error.
+ * @module pages/ops-common — small pieces the operations pages share: reading an answer's error,
+ * time formatting, and the one way they show an error.
  */
 import { html } from '../html.js';
-
-/**
- * GET a JSON document; on failure throws an Error whose `code` is the hub's error code.
- * @param {string} path
- * @returns {Promise<any>}
- */
-export async function read(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
-  if (res.ok) return res.json();
-  const body = await res.json().catch(() => ({}));
-  const err = new Error(body?.error?.message ?? `HTTP ${res.status}`);
-  /** @type {any} */ (err).code = body?.error?.code ?? `HTTP_${res.status}`;
-  throw err;
-}
 
 /**
  * The error of an API answer (`{error:{code,message}}` or an `ok:false` body), or null.

@@ -4,9 +4,9 @@
  * the page re-reads its open working tasks every 2 s while it is shown.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { post } from '../api.js';
+import { get, post } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, answerError, fmtTime, read } from './ops-common.js';
+import { ErrorLine, answerError, fmtTime } from './ops-common.js';
 
 const RECIPES = ['fleet-report', 'git-history', 'disk-usage', 'demo'];
 const WORKING = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
@@ -48,13 +48,13 @@ export function Tasks() {
 
   /** Puts a re-read task in place (newest first for one not listed yet). */
   const upsert = (t) => setTasks((ts) => (ts?.some((x) => x.id === t.id) ? ts.map((x) => (x.id === t.id ? t : x)) : [t, ...(ts ?? [])]));
-  const load = () => read('/api/tasks').then((p) => (setTasks(p.tasks), setError(null)), setError);
+  const load = () => get('/api/tasks').then((p) => (setTasks(p.tasks), setError(null)), setError);
 
   const alive = useRef(true);
   // Reading advances a delegated task: re-read each working one.
   const advance = () => {
     for (const t of (tasksRef.current ?? []).filter((x) => WORKING.has(x.status.state)))
-      read(`/api/tasks/${t.id}`).then((n) => alive.current && upsert(n), (e) => alive.current && setError(e));
+      get(`/api/tasks/${t.id}`).then((n) => alive.current && upsert(n), (e) => alive.current && setError(e));
   };
   const refresh = () => load().then(advance);
 

@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { get } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, fmtTime, read } from './ops-common.js';
+import { ErrorLine, fmtTime } from './ops-common.js';
 
 const PAGE = 50;
 
@@ -70,7 +70,7 @@ export function Trace() {
     let alive = true;
     setRecords(null);
     setError(null);
-    read(query(filter, target ? target + 1 : null)).then(
+    get(query(filter, target ? target + 1 : null)).then(
       (p) => alive && (setRecords(p.records), setNextBefore(p.nextBefore)),
       (e) => alive && setError(e),
     );
@@ -92,7 +92,7 @@ export function Trace() {
   }, []);
 
   const older = () =>
-    read(query(filter, nextBefore)).then((p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)), setError);
+    get(query(filter, nextBefore)).then((p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)), setError);
   const set = (k) => (e) => setFilter({ ...filter, [k]: e.currentTarget.value });
   const failed = records?.filter((r) => r.outcome !== 'ok').length ?? 0;
 
