@@ -5,7 +5,7 @@
  */
 
 import { a2aError, type A2AError } from './a2a-errors.ts';
-import type { Message } from './a2a-types.ts';
+import type { Message, SendParams } from './a2a-types.ts';
 
 export class Invalid extends Error {
   constructor(readonly field: string, message: string) {
@@ -142,4 +142,43 @@ export function messageExtras(m: Obj, path: string, message: Message): Message {
   if (extensions?.length) message.extensions = extensions;
   if (referenceTaskIds?.length) message.referenceTaskIds = referenceTaskIds;
   return message;
+}
+
+/** `{id, historyLength?}` of get, cancel and (re)subscribe, the same in both versions. */
+export function parseTaskQuery(params: unknown): { id: string; historyLength?: number } | A2AError {
+  return parseWith(() => {
+    const p = obj(params, 'params');
+    const id = str(p, 'id', 'params', 256);
+    const historyLength = optInt(p, 'historyLength', 'params', 0, 1_000_000);
+    return historyLength === undefined ? { id } : { id, historyLength };
+  });
+}
+
+/** What differs between the versions' send params: the message form, the blocking flag and the push config. */
+export interface SendWire {
+  message(raw: unknown, path: string): Message;
+  /** Reads the configuration's blocking flag as `returnImmediately`. */
+  returnImmediately(c: Obj, path: string): boolean;
+  /** The configuration member holding the push config, and its reader. */
+  pushKey: string;
+  push(c: Obj, path: string): NonNullable<SendParams['configuration']['pushConfig']>;
+}
+
+/** Send params (`message`, `configuration`, `metadata`) in either version's wire form. */
+export function parseSendParams(params: unknown, wire: SendWire): SendParams | A2AError {
+  return parseWith(() => {
+    const p = obj(params, 'params');
+    const message = wire.message(field(p, 'message'), 'params.message');
+    const c = optObj(p, 'configuration', 'params') ?? {};
+    const push = optObj(c, wire.pushKey, 'params.configuration');
+    const historyLength = optInt(c, 'historyLength', 'params.configuration', 0, 1_000_000);
+    const accepted = optStrArray(c, 'acceptedOutputModes', 'params.configuration');
+    const metadata = optMetadata(p, 'metadata', 'params');
+    const out: SendParams = { message, configuration: { returnImmediately: wire.returnImmediately(c, 'params.configuration') } };
+    if (historyLength !== undefined) out.configuration.historyLength = historyLength;
+    if (accepted?.length) out.configuration.acceptedOutputModes = accepted;
+    if (push) out.configuration.pushConfig = wire.push(push, `params.configuration.${wire.pushKey}`);
+    if (metadata) out.metadata = metadata;
+    return out;
+  });
 }

@@ -6,7 +6,7 @@
 
 import type { A2AError } from './a2a-errors.ts';
 import {
-  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, optStrArray, parseWith, str,
+  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optMetadata, optObj, optStr, optStrArray, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
 } from './a2a-params.ts';
 import type { Artifact, Message, Part, PushConfig, SendParams, Task, TaskEvent, TaskStatus } from './a2a-types.ts';
@@ -70,35 +70,16 @@ function parsePushConfigV03(c: Obj, path: string): { id?: string; url: string; t
 }
 
 export function parseSendParamsV03(params: unknown): SendParams | A2AError {
-  return parseWith(() => {
-    const p = obj(params, 'params');
-    const message = parseMessageV03(field(p, 'message'), 'params.message');
-    const c = optObj(p, 'configuration', 'params') ?? {};
-    const push = optObj(c, 'pushNotificationConfig', 'params.configuration');
-    const historyLength = optInt(c, 'historyLength', 'params.configuration', 0, 1_000_000);
-    const accepted = optStrArray(c, 'acceptedOutputModes', 'params.configuration');
-    const metadata = optMetadata(p, 'metadata', 'params');
-    const out: SendParams = {
-      message,
-      // v0.3 `blocking` defaults to true here, as in the official SDKs.
-      configuration: { returnImmediately: optBool(c, 'blocking', 'params.configuration') === false },
-    };
-    if (historyLength !== undefined) out.configuration.historyLength = historyLength;
-    if (accepted?.length) out.configuration.acceptedOutputModes = accepted;
-    if (push) out.configuration.pushConfig = parsePushConfigV03(push, 'params.configuration.pushNotificationConfig');
-    if (metadata) out.metadata = metadata;
-    return out;
+  return parseSendParams(params, {
+    message: parseMessageV03,
+    // v0.3 `blocking` defaults to true here, as in the official SDKs.
+    returnImmediately: (c, path) => optBool(c, 'blocking', path) === false,
+    pushKey: 'pushNotificationConfig',
+    push: parsePushConfigV03,
   });
 }
 
-export function parseTaskQueryV03(params: unknown): { id: string; historyLength?: number } | A2AError {
-  return parseWith(() => {
-    const p = obj(params, 'params');
-    const id = str(p, 'id', 'params', 256);
-    const historyLength = optInt(p, 'historyLength', 'params', 0, 1_000_000);
-    return historyLength === undefined ? { id } : { id, historyLength };
-  });
-}
+export const parseTaskQueryV03 = parseTaskQuery;
 
 export function parseSetPushV03(params: unknown): (ReturnType<typeof parsePushConfigV03> & { taskId: string }) | A2AError {
   return parseWith(() => {

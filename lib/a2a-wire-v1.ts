@@ -6,7 +6,7 @@
 
 import type { A2AError } from './a2a-errors.ts';
 import {
-  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, optStrArray, parseWith, str,
+  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
 } from './a2a-params.ts';
 import type {
@@ -100,35 +100,16 @@ function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string
 }
 
 export function parseSendParamsV1(params: unknown): SendParams | A2AError {
-  return parseWith(() => {
-    const p = obj(params, 'params');
-    const message = parseMessageV1(field(p, 'message'), 'params.message');
-    const c = optObj(p, 'configuration', 'params') ?? {};
-    const push = optObj(c, 'taskPushNotificationConfig', 'params.configuration');
-    const historyLength = optInt(c, 'historyLength', 'params.configuration', 0, 1_000_000);
-    const accepted = optStrArray(c, 'acceptedOutputModes', 'params.configuration');
-    const metadata = optMetadata(p, 'metadata', 'params');
-    const out: SendParams = {
-      message,
-      configuration: { returnImmediately: optBool(c, 'returnImmediately', 'params.configuration') ?? false },
-    };
-    if (historyLength !== undefined) out.configuration.historyLength = historyLength;
-    if (accepted?.length) out.configuration.acceptedOutputModes = accepted;
-    if (push) out.configuration.pushConfig = parsePushConfigV1(push, 'params.configuration.taskPushNotificationConfig');
-    if (metadata) out.metadata = metadata;
-    return out;
+  return parseSendParams(params, {
+    message: parseMessageV1,
+    returnImmediately: (c, path) => optBool(c, 'returnImmediately', path) ?? false,
+    pushKey: 'taskPushNotificationConfig',
+    push: parsePushConfigV1,
   });
 }
 
 /** `{id, historyLength?}` of GetTask, CancelTask and SubscribeToTask. */
-export function parseTaskQueryV1(params: unknown): { id: string; historyLength?: number } | A2AError {
-  return parseWith(() => {
-    const p = obj(params, 'params');
-    const id = str(p, 'id', 'params', 256);
-    const historyLength = optInt(p, 'historyLength', 'params', 0, 1_000_000);
-    return historyLength === undefined ? { id } : { id, historyLength };
-  });
-}
+export const parseTaskQueryV1 = parseTaskQuery;
 
 export function parseListTasksV1(params: unknown): ListTasksQuery | A2AError {
   return parseWith(() => {
