@@ -158,11 +158,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
       readOnly: false,
       args: { customer: { type: 'string', description: 'crm customer id such as c-012', required: true } },
-      run: async (args) => {
-        const r = await startNegotiation({ invoker, dir: negotiationsDir(deps.dataDir) }, { customer: args.customer as string });
-        if (!r.ok) throw new CapabilityError(r.error.code, r.error.message);
-        return r.negotiation;
-      },
+      run: async (args) => orThrow(await startNegotiation({ invoker, dir: negotiationsDir(deps.dataDir) }, { customer: args.customer as string })).negotiation,
       summarize: (r) => (r as { summary?: string }).summary ?? 'negotiation ended',
     },
     {
