@@ -12,8 +12,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Catalog } from '../lib/catalog.ts';
-import { createNode } from '../lib/node.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import { createNode } from '../lib/node/create-node.ts';
 import { writeSection } from './report.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' } } });

@@ -12,13 +12,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Catalog } from '../lib/catalog.ts';
-import { createFleetInvoker, parseFleet } from '../lib/fleet.ts';
-import { createNode } from '../lib/node.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
-import { createTraceStore } from '../lib/trace.ts';
-import { createFleetView } from '../hub/fleet-view.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import { createFleetInvoker, parseFleet } from '../lib/fleet/invoke.ts';
+import { createNode } from '../lib/node/create-node.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { createTraceStore } from '../lib/fleet/trace.ts';
+import { createFleetView } from '../hub/fleet/view.ts';
 import { writeSection } from './report.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' } } });
@@ -31,7 +31,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-fleetbench-'));
 // `a2a-hmac` is a second caller whose ring entry says `derived` (HMAC-SHA256 with its HKDF key).
 const doc = {
   hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-  nodes: [{ name: 'scanner', port: 0, role: 'scanner', file: 'node/scanner.ts' }, { name: 'a2a-hmac', port: 0, role: 'caller', file: 'x' }],
+  nodes: [{ name: 'scanner', port: 0, role: 'scanner', file: 'node/scanner/index.ts' }, { name: 'a2a-hmac', port: 0, role: 'caller', file: 'x' }],
 };
 await ensureKeys(tmp, parseFleet(doc));
 const ringFile = join(tmp, 'keys', 'ring.json');

@@ -11,7 +11,7 @@ import { silentLog } from '../lib/log.ts';
 import { encodeText } from '../lib/mesh/payload.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { createMeshServer } from '../hub/mesh-server.ts';
+import { createMeshServer } from '../hub/mesh/server.ts';
 import { claim, fmt, spawnHub } from './mesh-common.ts';
 
 const total = Number(process.argv[2] ?? 1_000_000);

@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite';
 import { silentLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { createMeshServer, type MeshSocketData } from '../hub/mesh-server.ts';
+import { createMeshServer, type MeshSocketData } from '../hub/mesh/server.ts';
 
 // argv: <file|memory> <dataDir> <project>...
 const [mode = 'memory', dir = '/tmp', ...projects] = process.argv.slice(2);

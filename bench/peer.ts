@@ -8,10 +8,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../lib/fleet.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
-import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer-routes.ts';
-import { detectEd25519, type PeerMode, type PeerVerifier } from '../lib/peer.ts';
+import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
+import { detectEd25519, type PeerMode, type PeerVerifier } from '../lib/peer/signature.ts';
 
 const MODES: PeerMode[] = ['shared', 'derived', 'ed25519'];
 const CALLER: Record<PeerMode, string> = { shared: 'caller-shared', derived: 'caller-derived', ed25519: 'caller-ed' };

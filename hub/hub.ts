@@ -7,24 +7,24 @@
 
 import type { Database } from 'bun:sqlite';
 import type { Server } from 'bun';
-import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet.ts';
+import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import { createNode, type NodeApp } from '../lib/node.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
-import type { PeerSigner, PeerVerifier } from '../lib/peer.ts';
-import { createTraceStore, type TraceStore } from '../lib/trace.ts';
+import { createNode, type NodeApp } from '../lib/node/create-node.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import type { PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
+import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { join } from 'node:path';
-import { createHubApi } from './api.ts';
-import { createConsole } from './console.ts';
-import { ask, capabilitiesFromNodes } from './ask.ts';
-import { modelPlanner, type ModelConfig } from './ask-model.ts';
-import { createDelegator } from './delegate.ts';
-import { createFleetView, type FleetSnapshot } from './fleet-view.ts';
-import { hubNode } from './hub-node.ts';
-import { negotiationsDir } from './negotiation.ts';
+import { createHubApi } from './http/api.ts';
+import { createConsole } from './http/console.ts';
+import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
+import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
+import { createDelegator } from './workbench/delegate.ts';
+import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { hubNode } from './workbench/hub-node.ts';
+import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
-import { createMeshServer, type MeshSocketData } from './mesh-server.ts';
+import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 
 export interface HubOptions {
   fleet: Fleet;

@@ -7,11 +7,11 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet.ts';
+import { loadFleet } from '../lib/fleet/invoke.ts';
 import { consoleLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from './hub.ts';
 import { trustWarning } from './mesh/trust.ts';
 

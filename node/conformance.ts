@@ -5,9 +5,9 @@
  * as the v0.3 kit's reference agent does.
  */
 
-import type { Agent, AgentContext } from '../lib/agent.ts';
-import { Catalog } from '../lib/catalog.ts';
-import type { NodeDefinition } from '../lib/node.ts';
+import type { Agent, AgentContext } from '../lib/a2a/agent.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import type { NodeDefinition } from '../lib/node/create-node.ts';
 
 /** How long a resubscribe scenario stays alive: at least twice the kit's 2 s streaming timeout. */
 const RESUBSCRIBE_HOLD_MS = 5000;

@@ -1,16 +1,16 @@
 /**
  * @module node/main — starts one fleet node: `bun run node --name scanner [--port N] [--host H]`.
- * Reads the environment and wires lib/ pieces; everything else lives in lib/node.ts and the
+ * Reads the environment and wires lib/ pieces; everything else lives in lib/node/create-node.ts and the
  * node's own file.
  */
 
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet } from '../lib/fleet.ts';
+import { loadFleet } from '../lib/fleet/invoke.ts';
 import { consoleLog } from '../lib/log.ts';
-import { createNode, type NodeDefinition } from '../lib/node.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
+import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]

@@ -4,9 +4,9 @@
  * `fixtures/talentlens/signals.json` (public activity only; no contact details are held).
  */
 
-import { Catalog } from '../lib/catalog.ts';
-import type { NodeDefinition } from '../lib/node.ts';
-import { jsonFixture } from './fixture-file.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { jsonFixture } from '../lib/node/fixture-file.ts';
 
 interface Developer {
   login: string;

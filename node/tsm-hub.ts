@@ -4,9 +4,9 @@
  * `fixtures/tsm-hub/gateway.json`. Joins through the signed peer channel only.
  */
 
-import { Catalog } from '../lib/catalog.ts';
-import type { NodeDefinition } from '../lib/node.ts';
-import { jsonFixture } from './fixture-file.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { jsonFixture } from '../lib/node/fixture-file.ts';
 
 interface Upstream { id: string; status: 'up' | 'degraded' | 'down'; p50Ms: number | null; p95Ms: number | null; requests1h: number; errors1h: number; lastError?: string }
 interface Model { id: string; upstream: string; requestsToday: number; tokensIn: number; tokensOut: number; costCny: number; errorsToday: number }

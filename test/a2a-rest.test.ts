@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
-import { A2A_ERRORS, a2aError, toRestError, type A2AErrorReason } from '../lib/a2a-errors.ts';
+import { A2A_ERRORS, a2aError, toRestError, type A2AErrorReason } from '../lib/a2a/errors.ts';
 import conformance from '../node/conformance.ts';
 import { collect, sseFrames, startNode, type TestNode } from './support/node.ts';
 

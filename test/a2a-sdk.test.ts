@@ -9,7 +9,7 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import conformance from '../node/conformance.ts';
-import scanner from '../node/scanner.ts';
+import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
 
 const textPart = (t: string) => ({ content: { $case: 'text' as const, value: t }, filename: '', mediaType: 'text/plain', metadata: undefined });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { loadPeerIdentity } from '../lib/peer-keys.ts';
+import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, rpc } from './support/node.ts';

@@ -5,9 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { entityCoverage, resolveEntity, type EntityResolution } from '../hub/entities.ts';
-import crm from '../node/crm.ts';
-import scanner from '../node/scanner.ts';
+import { entityCoverage, resolveEntity, type EntityResolution } from '../hub/workbench/entities.ts';
+import crm from '../node/crm/index.ts';
+import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
 

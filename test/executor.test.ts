@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import resolve from '../node/resolve.ts';
+import resolve from '../node/resolve/index.ts';
 import { children, exists, running, startExecutor, type ExecutorNode } from './support/executor.ts';
 import { FIXTURES, msgV1, rpc } from './support/node.ts';
 
@@ -51,7 +51,7 @@ describe('a job from submit to its output', () => {
       outputs[recipe] = job.output;
     }
     expect(outputs['fleet-report']!.split('\n')[0]).toBe('Fleet report: hub a2a on port 4100, 7 default nodes, 1 opt-in');
-    expect(outputs['fleet-report']).toContain('- resolve      port 4107  node/resolve.ts');
+    expect(outputs['fleet-report']).toContain('- resolve      port 4107  node/resolve/index.ts');
     expect(outputs['git-history']).toMatch(/^Git history: \d+\+? commits from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\nAuthors:\n- /);
     expect(outputs['disk-usage']).toStartWith(`Disk usage of ${x.dataDir}\n`);
     expect(outputs['disk-usage']).toMatch(/\n- resolve: \d+ KiB\n/);

@@ -54,11 +54,11 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
   writeFileSync(fleetFile, JSON.stringify({
     hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
     nodes: [
-      { name: 'scanner', port: scannerPort, role: 'scanner', file: 'node/scanner.ts' },
+      { name: 'scanner', port: scannerPort, role: 'scanner', file: 'node/scanner/index.ts' },
       { name: 'conformance', port: confPort, role: 'tck', file: 'node/conformance.ts' },
     ],
   }));
-  const proc = Bun.spawn(['bun', 'hub/fleet-cli.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'inherit' });
+  const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'inherit' });
   const out = lineReader(proc.stdout);
   await Promise.all([out.until(/^a2a up /), out.until(/^scanner up /), out.until(/^conformance up /)]);
   const card = await (await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)).json();

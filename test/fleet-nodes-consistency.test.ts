@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { isValidUscc } from '../lib/uscc.ts';
+import { isValidUscc } from '../lib/domain/uscc.ts';
 import { startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 import { FIXTURES } from './support/node.ts';
 

@@ -5,9 +5,9 @@
 
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import cicdkit from '../node/cicdkit.ts';
-import { parseGitLog } from '../node/cicd-source.ts';
-import lan from '../node/lan.ts';
+import cicdkit from '../node/cicdkit/index.ts';
+import { parseGitLog } from '../node/cicdkit/git-source.ts';
+import lan from '../node/lan/index.ts';
 import { ROOT } from './support/fleet-nodes.ts';
 import { FIXTURES, msgV1, rpc, startNode, tempDir } from './support/node.ts';
 

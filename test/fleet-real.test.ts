@@ -6,10 +6,10 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet.ts';
-import type { NodeDefinition } from '../lib/node.ts';
-import { loadPeerIdentity } from '../lib/peer-keys.ts';
-import { CHECKS, verifyFleet, verifyTable } from '../hub/verify.ts';
+import { loadFleet } from '../lib/fleet/invoke.ts';
+import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { loadPeerIdentity } from '../lib/peer/keys.ts';
+import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
 

@@ -4,10 +4,10 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { Catalog } from '../lib/catalog.ts';
-import { loadPeerIdentity } from '../lib/peer-keys.ts';
-import { CHECKS, verifyFleet, verifyTable } from '../hub/verify.ts';
-import scanner from '../node/scanner.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import { loadPeerIdentity } from '../lib/peer/keys.ts';
+import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
+import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
 

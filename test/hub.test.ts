@@ -5,9 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { Catalog } from '../lib/catalog.ts';
-import type { NodeDefinition } from '../lib/node.ts';
-import scanner from '../node/scanner.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import type { NodeDefinition } from '../lib/node/create-node.ts';
+import scanner from '../node/scanner/index.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc, sseFrames } from './support/node.ts';
 
@@ -165,7 +165,7 @@ describe('a node going away', () => {
 
 describe('customer.reach', () => {
   test('joins the scanner\'s rising sectors with crm\'s open customers, through two traced calls', async () => {
-    const { default: crm } = await import('../node/crm.ts');
+    const { default: crm } = await import('../node/crm/index.ts');
     const g = await startFleet([scanner({ fixturesDir: FIXTURES }), crm({ fixturesDir: FIXTURES })]);
     try {
       const t = (await rpc(g.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'customer.reach', args: {} } }] } })).result.task;

@@ -6,13 +6,13 @@
 
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createFleetInvoker, type FleetInvoker } from '../lib/fleet.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
-import { loadPeerIdentity } from '../lib/peer-keys.ts';
-import { getNegotiation, listNegotiations, negotiationsDir, startNegotiation, type Negotiation } from '../hub/negotiation.ts';
-import { propose } from '../node/negotiation-advisor.ts';
-import crm from '../node/crm.ts';
-import scanner from '../node/scanner.ts';
+import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { loadPeerIdentity } from '../lib/peer/keys.ts';
+import { getNegotiation, listNegotiations, negotiationsDir, startNegotiation, type Negotiation } from '../hub/workbench/negotiation.ts';
+import { propose } from '../node/scanner/negotiation-advisor.ts';
+import crm from '../node/crm/index.ts';
+import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, rpc } from './support/node.ts';
 

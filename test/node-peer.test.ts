@@ -5,10 +5,10 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { parseFleet, type Fleet } from '../lib/fleet.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer-keys.ts';
-import scanner from '../node/scanner.ts';
+import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, tempDir, type TestNode } from './support/node.ts';
 
 const dataDir = tempDir();
@@ -18,7 +18,7 @@ let fleet: Fleet;
 
 beforeAll(async () => {
   // The fleet's scanner entry is pointed at the test node once its port is known.
-  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'scanner', port: 1, role: 'scanner', file: 'node/scanner.ts' }] };
+  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'scanner', port: 1, role: 'scanner', file: 'node/scanner/index.ts' }] };
   await ensureKeys(dataDir, parseFleet(doc));
   const self = await loadPeerIdentity(dataDir, 'scanner');
   node = await startNode(scanner({ fixturesDir: FIXTURES }), { dataDir, peer: { verifier: self.verifier } });

@@ -1,7 +1,7 @@
 /** POST /peer/invoke against real servers: each refusal code, hostile input, one-nonce races. */
 
 import { afterAll, describe, expect, test } from 'bun:test';
-import { createSigner, toB64url } from '../lib/peer.ts';
+import { createSigner, toB64url } from '../lib/peer/signature.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 const NOW = 1_767_225_600_000; // a fixed clock: the tests own time, nothing waits

@@ -1,11 +1,11 @@
-/** Key files: `bun run keys` and lib/peer-keys.ts make, keep, rotate and load them; nothing leaks. */
+/** Key files: `bun run keys` and lib/peer/keys.ts make, keep, rotate and load them; nothing leaks. */
 
 import { afterAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet } from '../lib/fleet.ts';
-import { ensureKeys, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey } from '../lib/peer-keys.ts';
+import { parseFleet } from '../lib/fleet/invoke.ts';
+import { ensureKeys, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey } from '../lib/peer/keys.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'peer-keys-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -14,8 +14,8 @@ const freshDir = () => join(root, `d${n++}`);
 const fleet = parseFleet({
   hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
   nodes: [
-    { name: 'crm', port: 4101, role: 'crm', file: 'node/crm.ts' },
-    { name: 'scanner', port: 4102, role: 'scanner', file: 'node/scanner.ts' },
+    { name: 'crm', port: 4101, role: 'crm', file: 'node/crm/index.ts' },
+    { name: 'scanner', port: 4102, role: 'scanner', file: 'node/scanner/index.ts' },
   ],
 });
 const NOW = 1_767_225_600_000;
@@ -49,7 +49,7 @@ describe('ensureKeys', () => {
     const dir = freshDir();
     await ensureKeys(dir, fleet);
     const crm = read(dir, 'crm.ed25519.json');
-    const bigger = parseFleet({ hub: { ...fleet.hub }, nodes: [...fleet.nodes, { name: 'lan', port: 4105, role: 'lan', file: 'node/lan.ts' }] });
+    const bigger = parseFleet({ hub: { ...fleet.hub }, nodes: [...fleet.nodes, { name: 'lan', port: 4105, role: 'lan', file: 'node/lan/index.ts' }] });
     expect((await ensureKeys(dir, bigger)).created).toEqual(['lan.ed25519.json', 'ring.json']);
     expect(read(dir, 'crm.ed25519.json')).toBe(crm);
   });
@@ -113,7 +113,7 @@ describe('bun run keys', () => {
     const fleetFile = join(root, 'fleet.json');
     writeFileSync(fleetFile, JSON.stringify({ hub: fleet.hub, nodes: fleet.nodes }));
     const run = async (...args: string[]) => {
-      const p = Bun.spawn(['bun', 'hub/keys.ts', ...args], { env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile }, stdout: 'pipe', stderr: 'pipe' });
+      const p = Bun.spawn(['bun', 'hub/cli/keys.ts', ...args], { env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile }, stdout: 'pipe', stderr: 'pipe' });
       const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
       return { out, err, code };
     };

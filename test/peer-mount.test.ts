@@ -2,8 +2,8 @@
 
 import { describe, expect, test } from 'bun:test';
 import { Elysia } from 'elysia';
-import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer-routes.ts';
-import { createSigner, createVerifier, ed25519PublicKey } from '../lib/peer.ts';
+import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
+import { createSigner, createVerifier, ed25519PublicKey } from '../lib/peer/signature.ts';
 
 const seed = crypto.getRandomValues(new Uint8Array(32));
 const deps: PeerRouteDeps = {

@@ -1,8 +1,8 @@
 /** The signed client and POST /peer/relay against real servers: error values, hops, loops, leaks. */
 
 import { afterAll, describe, expect, test } from 'bun:test';
-import { parseFleet } from '../lib/fleet.ts';
-import { createPeerClient } from '../lib/peer-client.ts';
+import { parseFleet } from '../lib/fleet/invoke.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 const f = startFleet(['hub', 'a', 'b', 'c', 'd', 'e', 'outsider'], { maxHops: 4, unknown: ['outsider'] });

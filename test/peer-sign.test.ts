@@ -1,8 +1,8 @@
-/** lib/peer.ts in process: Ed25519 cross-checks, the replay cache bounds, rotation, secrecy of signers. */
+/** lib/peer/signature.ts in process: Ed25519 cross-checks, the replay cache bounds, rotation, secrecy of signers. */
 
 import { describe, expect, test } from 'bun:test';
 import * as ed from '@noble/ed25519';
-import { createNonceCache } from '../lib/peer-nonces.ts';
+import { createNonceCache } from '../lib/peer/nonces.ts';
 import {
   createSigner,
   createVerifier,
@@ -15,7 +15,7 @@ import {
   signedString,
   nativeEd25519,
   type RingEntry,
-} from '../lib/peer.ts';
+} from '../lib/peer/signature.ts';
 
 const NOW = 1_767_225_600_000;
 const enc = new TextEncoder();

@@ -1,4 +1,4 @@
-/** Known-answer vectors: lib/peer.ts must reproduce fixtures/peer-vectors.json byte for byte. */
+/** Known-answer vectors: lib/peer/signature.ts must reproduce fixtures/peer-vectors.json byte for byte. */
 
 import { describe, expect, test } from 'bun:test';
 import vectorsDoc from '../fixtures/peer-vectors.json';
@@ -16,7 +16,7 @@ import {
   nativeEd25519,
   type PeerMode,
   type RingEntry,
-} from '../lib/peer.ts';
+} from '../lib/peer/signature.ts';
 
 interface Vector {
   mode: PeerMode;

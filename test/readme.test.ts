@@ -5,7 +5,7 @@
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import scanner from '../node/scanner.ts';
+import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
 
 const readme = await Bun.file(join(import.meta.dir, '../README.md')).text();

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import scanner from '../node/scanner.ts';
+import scanner from '../node/scanner/index.ts';
 import { FIXTURES, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
 
 let node: TestNode;

@@ -4,7 +4,7 @@
  */
 
 import { expect, test } from 'bun:test';
-import { checkUscc, isValidUscc, usccCheckChar, USCC_WEIGHTS } from '../lib/uscc.ts';
+import { checkUscc, isValidUscc, usccCheckChar, USCC_WEIGHTS } from '../lib/domain/uscc.ts';
 
 test('the weights are 3^(i-1) mod 31', () => {
   expect(USCC_WEIGHTS).toEqual(Array.from({ length: 17 }, (_, i) => 3 ** i % 31));

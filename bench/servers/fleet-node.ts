@@ -2,11 +2,11 @@
 // unsigned route /plain/invoke, for the fleet benchmark. Keys come from DATA_DIR/keys.
 // Prints "LISTENING <port>".
 import { resolve } from 'node:path';
-import { createNode } from '../../lib/node.ts';
-import { loadPeerIdentity } from '../../lib/peer-keys.ts';
-import { handlePeerInvoke } from '../../lib/peer-routes.ts';
-import type { PeerVerifier } from '../../lib/peer.ts';
-import scanner from '../../node/scanner.ts';
+import { createNode } from '../../lib/node/create-node.ts';
+import { loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { handlePeerInvoke } from '../../lib/peer/routes.ts';
+import type { PeerVerifier } from '../../lib/peer/signature.ts';
+import scanner from '../../node/scanner/index.ts';
 
 const dataDir = process.env.DATA_DIR!;
 const def = scanner({ fixturesDir: resolve(import.meta.dir, '../../fixtures') });

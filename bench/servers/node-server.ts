@@ -3,8 +3,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Catalog } from '../../lib/catalog.ts';
-import { createNode } from '../../lib/node.ts';
+import { Catalog } from '../../lib/catalog/catalog.ts';
+import { createNode } from '../../lib/node/create-node.ts';
 
 const dataDir = process.env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'lume-a2a-bench-'));
 const node = createNode({

@@ -5,12 +5,12 @@
 
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../../lib/fleet.ts';
-import { createPeerClient, type PeerClient, type PeerResult } from '../../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../../lib/peer-keys.ts';
-import type { Job } from '../../node/resolve-jobs.ts';
-import type { ModelEndpoint } from '../../node/resolve-model.ts';
-import resolve from '../../node/resolve.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { createPeerClient, type PeerClient, type PeerResult } from '../../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import type { Job } from '../../node/resolve/jobs.ts';
+import type { ModelEndpoint } from '../../node/resolve/model.ts';
+import resolve from '../../node/resolve/index.ts';
 import { FIXTURES, startNode, tempDir, type TestNode } from './node.ts';
 
 const demo = (name: string, env: Record<string, string>, extra: Record<string, unknown> = {}) =>
@@ -55,7 +55,7 @@ export interface ExecutorNode {
 /** Starts resolve on `dataDir` (fresh when absent), keys made there, called as the hub `a2a`. */
 export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch } = {}): Promise<ExecutorNode> {
   const dataDir = opts.dataDir ?? tempDir('lume-a2a-exec-');
-  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve.ts' }] };
+  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }] };
   await ensureKeys(dataDir, parseFleet(doc));
   const recipesDir = tempDir('lume-a2a-recipes-');
   const recipesFile = writeTestRecipes(recipesDir);

@@ -5,10 +5,10 @@
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet.ts';
-import type { NodeDefinition } from '../../lib/node.ts';
-import { createPeerClient, type PeerClient } from '../../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../../lib/peer-keys.ts';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { FIXTURES, startNode, tempDir, type TestNode } from './node.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');

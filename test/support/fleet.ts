@@ -7,13 +7,13 @@
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../../lib/fleet.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createMeshStore } from '../../lib/mesh/store.ts';
-import { createNode, type NodeDefinition } from '../../lib/node.ts';
-import { createPeerClient } from '../../lib/peer-client.ts';
-import { ensureKeys, loadPeerIdentity } from '../../lib/peer-keys.ts';
+import { createNode, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createPeerClient } from '../../lib/peer/client.ts';
+import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { createHub, type Hub } from '../../hub/hub.ts';
 import { tempDir } from './node.ts';
 
@@ -83,7 +83,7 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
 
 /** Every default node of fixtures/fleet.json, each built from its own node file. */
 export async function realNodeDefs(only?: string[]): Promise<NodeDefinition[]> {
-  const { loadFleet } = await import('../../lib/fleet.ts');
+  const { loadFleet } = await import('../../lib/fleet/invoke.ts');
   const { resolve } = await import('node:path');
   const root = resolve(import.meta.dir, '../..');
   const fixturesDir = resolve(root, 'fixtures');

@@ -6,7 +6,7 @@ import type { Server } from 'bun';
 import { memoryLog } from '../../lib/log.ts';
 import type { MeshLimits } from '../../lib/mesh/limits.ts';
 import { createMeshStore, type MeshStore } from '../../lib/mesh/store.ts';
-import { createMeshServer, type MeshServer, type MeshSocketData } from '../../hub/mesh-server.ts';
+import { createMeshServer, type MeshServer, type MeshSocketData } from '../../hub/mesh/server.ts';
 import type { Timers } from '../../hub/mesh/realtime.ts';
 
 export interface TestHub {

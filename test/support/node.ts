@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Agent } from '../../lib/agent.ts';
-import { Catalog } from '../../lib/catalog.ts';
+import type { Agent } from '../../lib/a2a/agent.ts';
+import { Catalog } from '../../lib/catalog/catalog.ts';
 import { memoryLog } from '../../lib/log.ts';
-import { createNode, type NodeDefinition, type NodeOptions } from '../../lib/node.ts';
+import { createNode, type NodeDefinition, type NodeOptions } from '../../lib/node/create-node.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures');
 

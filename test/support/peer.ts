@@ -1,9 +1,9 @@
 /** Test harness for the peer channel: a small fleet of real Bun servers on port 0 with fresh keys. */
 
-import { parseFleet, type Fleet } from '../../lib/fleet.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
-import { createPeerClient, type PeerClient } from '../../lib/peer-client.ts';
-import { handlePeerInvoke, handlePeerRelay, type DispatchResult, type PeerRouteDeps } from '../../lib/peer-routes.ts';
+import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
+import { handlePeerInvoke, handlePeerRelay, type DispatchResult, type PeerRouteDeps } from '../../lib/peer/routes.ts';
 import {
   createSigner,
   createVerifier,
@@ -12,7 +12,7 @@ import {
   type PeerMode,
   type PeerSigner,
   type RingEntry,
-} from '../../lib/peer.ts';
+} from '../../lib/peer/signature.ts';
 
 export interface TestNode {
   name: string;

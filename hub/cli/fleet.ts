@@ -1,0 +1,76 @@
+/**
+ * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
+ * processes (creating the fleet's keys on first start), shows a live status table, restarts a
+ * crashed node with backoff, and stops everything on Ctrl-C or SIGTERM.
+ * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
+ */
+
+import { join, resolve } from 'node:path';
+import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
+import { verifyFleet, verifyTable } from '../fleet/verify.ts';
+
+const root = resolve(import.meta.dir, '../..');
+const env = process.env;
+const fleetFile = resolve(env.FLEET_FILE ?? join(root, 'fixtures', 'fleet.json'));
+const dataDir = resolve(env.DATA_DIR ?? 'data');
+const fleet = await loadFleet(fleetFile);
+await ensureKeys(dataDir, fleet);
+const command = process.argv[2] ?? 'start';
+
+if (command === 'verify') {
+  const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
+  // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.
+  const named = process.argv.slice(3);
+  const nodes = fleet.nodes.filter((n) => (named.length ? named.includes(n.name) : n.default));
+  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url });
+  console.log(verifyTable(rows));
+  process.exit(rows.every((r) => r.ok) ? 0 : 1);
+}
+if (command !== 'start') {
+  console.error('usage: bun run fleet [start | verify [node …]]');
+  process.exit(2);
+}
+
+const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
+const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
+const supervisor = new Supervisor(
+  members.map((m) => ({
+    name: m.name,
+    port: m.port,
+    cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
+    healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
+  })),
+  { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
+);
+
+const live = process.stdout.isTTY === true;
+function render(changed: ChildRow): void {
+  if (!live) {
+    // Not a terminal: one line per change, easy to follow in a log or a test.
+    console.log(`${changed.name} ${changed.state} port=${changed.port} pid=${changed.pid ?? '-'} restarts=${changed.restarts}`);
+    return;
+  }
+  const rows = supervisor.rows();
+  const now = Date.now();
+  const lines = rows.map((r) => [r.name, String(r.port), String(r.pid ?? '-'), r.state, String(r.restarts), r.since ? `${Math.round((now - r.since) / 1000)}s` : '-']);
+  const head = ['node', 'port', 'pid', 'state', 'restarts', 'up'];
+  const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
+  process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
+}
+
+supervisor.start();
+if (live) setInterval(() => render(supervisor.rows()[0]!), 1000);
+
+let stopping = false;
+async function shutdown(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  await supervisor.stop();
+  console.log('fleet stopped');
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown());
+process.on('SIGTERM', () => void shutdown());

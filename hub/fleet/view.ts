@@ -1,0 +1,121 @@
+/**
+ * @module hub/fleet-view — the hub's read side of the fleet: for every node, its card (or, for a
+ * node that joins through the peer channel only, its capability list), online state, latency,
+ * `agent_backed` and warnings. Nodes are asked in parallel with a timeout; a snapshot is reused
+ * for a short time so a busy console does not multiply the requests.
+ */
+
+import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
+
+export interface NodeStatus {
+  name: string;
+  role: string;
+  url: string;
+  /** `a2a`: card and /a2a; `peer`: signed peer HTTP only; `unknown`: never reached. */
+  kind: 'a2a' | 'peer' | 'unknown';
+  online: boolean;
+  latencyMs: number | null;
+  agentBacked: boolean | null;
+  warnings: string[];
+  skills: { id: string; name: string }[];
+  protocolVersions: string[];
+  error?: { code: string; message: string };
+}
+
+export interface FleetSnapshot {
+  hub: string;
+  checkedAt: string;
+  online: number;
+  nodes: NodeStatus[];
+}
+
+export interface FleetViewOptions {
+  fleet: Fleet;
+  fetch?: typeof fetch;
+  /** Per node, for all its requests together. */
+  timeoutMs?: number;
+  /** How long a snapshot is served before nodes are asked again. */
+  ttlMs?: number;
+  now?: () => number;
+}
+
+type Json = Record<string, unknown>;
+
+async function getJson(f: typeof fetch, url: string, signal: AbortSignal): Promise<{ status: number; body: Json | null }> {
+  const res = await f(url, { signal, headers: { accept: 'application/json' } });
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text) as unknown;
+    return { status: res.status, body: body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null };
+  } catch {
+    return { status: res.status, body: null };
+  }
+}
+
+/** Asks one node: /health for liveness and latency, then its card or, failing that, /capabilities. */
+export async function probeNode(member: FleetMember, f: typeof fetch, timeoutMs: number): Promise<NodeStatus> {
+  const status: NodeStatus = {
+    name: member.name, role: member.role, url: member.url, kind: 'unknown', online: false,
+    latencyMs: null, agentBacked: null, warnings: [], skills: [], protocolVersions: [],
+  };
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    const t0 = performance.now();
+    const health = await getJson(f, `${member.url}/health`, signal);
+    status.latencyMs = Math.round((performance.now() - t0) * 100) / 100;
+    if (health.status !== 200 || health.body?.ok !== true) {
+      status.error = { code: 'NODE_UNHEALTHY', message: `/health answered HTTP ${health.status}` };
+      return status;
+    }
+    status.online = true;
+    const card = await getJson(f, `${member.url}/.well-known/agent-card.json`, signal);
+    if (card.status === 200 && card.body) {
+      const c = card.body;
+      const caps = (c.capabilities ?? {}) as Json;
+      status.kind = 'a2a';
+      status.agentBacked = typeof caps.agent_backed === 'boolean' ? caps.agent_backed : null;
+      status.warnings = Array.isArray(c.warnings) ? c.warnings.filter((w): w is string => typeof w === 'string') : [];
+      status.skills = Array.isArray(c.skills) ? c.skills.map((s: Json) => ({ id: String(s.id), name: String(s.name) })) : [];
+      // A version served over two bindings (JSON-RPC and HTTP+JSON 1.0) is listed once.
+      status.protocolVersions = Array.isArray(c.supportedInterfaces) ? [...new Set(c.supportedInterfaces.map((i: Json) => String(i.protocolVersion)))] : [];
+      if (c.name !== member.name) status.warnings.push(`card names itself ${JSON.stringify(c.name)}, the fleet calls it ${member.name}`);
+      return status;
+    }
+    const caps = await getJson(f, `${member.url}/capabilities`, signal);
+    if (caps.status === 200 && Array.isArray(caps.body?.capabilities)) {
+      status.kind = 'peer';
+      status.agentBacked = false;
+      status.skills = (caps.body!.capabilities as Json[]).map((s) => ({ id: String(s.id), name: String(s.name) }));
+      return status;
+    }
+    status.error = { code: 'NO_CARD', message: 'neither an agent card nor a capability list' };
+  } catch (e) {
+    const timeout = (e as Error).name === 'TimeoutError';
+    status.online = status.online && !timeout;
+    status.error = timeout ? { code: 'NODE_TIMEOUT', message: `no answer within ${timeoutMs} ms` } : { code: 'NODE_UNREACHABLE', message: 'connection failed' };
+  }
+  return status;
+}
+
+export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<FleetSnapshot> } {
+  const f = opts.fetch ?? fetch;
+  const timeoutMs = opts.timeoutMs ?? 1500;
+  const ttlMs = opts.ttlMs ?? 1000;
+  const now = opts.now ?? Date.now;
+  let cached: { at: number; snap: Promise<FleetSnapshot> } | undefined;
+
+  async function collect(): Promise<FleetSnapshot> {
+    const probed = await Promise.all(opts.fleet.nodes.map(async (m) => ({ m, status: await probeNode(m, f, timeoutMs) })));
+    // Opt-in members (the conformance agent) count only while someone runs them.
+    const nodes = probed.filter(({ m, status }) => m.default || status.online).map(({ status }) => status);
+    return { hub: opts.fleet.hub.name, checkedAt: new Date(now()).toISOString(), online: nodes.filter((n) => n.online).length, nodes };
+  }
+
+  return {
+    snapshot() {
+      // Concurrent readers share one round of requests.
+      if (!cached || now() - cached.at > ttlMs) cached = { at: now(), snap: collect() };
+      return cached.snap;
+    },
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
+ * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
+ * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
+ * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
+ * (Ask Agent), `/api/tasks` (delegated tasks: list, read, cancel, delegate) and
+ * `GET /api/negotiations[/<id>]`. Every POST is same-origin only.
+ */
+
+import { readBodyBytes } from '../../lib/body.ts';
+import { EventQueue } from '../../lib/event-queue.ts';
+import { sseResponse } from '../../lib/a2a/sse.ts';
+import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { Log } from '../../lib/log.ts';
+import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
+import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import { isA2AError } from '../../lib/a2a/errors.ts';
+import { taskToV1 } from '../../lib/a2a/wire-v1.ts';
+import type { Catalog } from '../../lib/catalog/catalog.ts';
+import { isTaskId } from '../../lib/a2a/task-store.ts';
+import type { AskAnswer } from '../workbench/ask.ts';
+import type { FleetSnapshot } from '../fleet/view.ts';
+import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+
+export interface HubApiDeps {
+  fleet: Fleet;
+  view: { snapshot(): Promise<FleetSnapshot> };
+  trace: TraceStore;
+  invoker: FleetInvoker;
+  log: Log;
+  /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
+  hubCatalog: Catalog;
+  ask: (question: string) => Promise<AskAnswer>;
+  /** The hub's task engine: delegated tasks are listed, read (advancing them) and canceled here. */
+  engine: TaskEngine;
+  /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
+  negotiationsDir: string;
+}
+
+/** Every refusal of the API, with its HTTP status. */
+export const API_ERRORS = {
+  BAD_QUERY: 400,
+  BAD_REQUEST: 400,
+  FORBIDDEN_ORIGIN: 403,
+  UNKNOWN_TARGET: 404,
+  NOT_FOUND: 404,
+  TOO_LARGE: 413,
+  METHOD_NOT_ALLOWED: 405,
+} as const;
+type ApiError = keyof typeof API_ERRORS;
+
+const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+const refuse = (code: ApiError, message: string) => json({ ok: false, error: { code, message } }, API_ERRORS[code]);
+
+const NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * HTTP status of a failed hub capability: the caller's mistake (bad arguments, a query or
+ * customer that cannot be used) is 4xx; a node failing or missing underneath is 502.
+ */
+export function statusOfHubFailure(code: string): number {
+  if (code === 'UNKNOWN_CAPABILITY') return 404;
+  if (code === 'BAD_ARGS' || code === 'USE_A2A' || /_BAD_(QUERY|CUSTOMER)$/.test(code) || code === 'UNKNOWN_CUSTOMER' || code === 'NO_PROFILE') return 400;
+  return 502;
+}
+const CAPABILITY = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
+const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'failed', 'empty']);
+const MAX_INVOKE_BODY = 64 * 1024;
+
+function traceQuery(params: URLSearchParams): TraceQuery | string {
+  const q: TraceQuery = {};
+  for (const [key, value] of params) {
+    if (key === 'limit' || key === 'before') {
+      const n = Number(value);
+      if (!/^\d+$/.test(value) || n < 1 || n > Number.MAX_SAFE_INTEGER) return `${key} must be a positive integer`;
+      q[key] = n;
+    } else if (key === 'from' || key === 'to') {
+      if (!NAME.test(value)) return `${key} must be a node name`;
+      q[key] = value;
+    } else if (key === 'capability') {
+      if (!CAPABILITY.test(value)) return 'capability must be a capability id';
+      q.capability = value;
+    } else if (key === 'outcome') {
+      if (!OUTCOMES.has(value)) return 'outcome must be ok, failed or empty';
+      q.outcome = value as TraceOutcome;
+    } else return `unknown parameter ${key}`;
+  }
+  return q;
+}
+
+export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<Response> | Response | undefined } {
+  const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
+
+  /**
+   * The JSON object a same-origin POST carries, or the refusal to answer. Every POST of this API
+   * makes the hub act (sign calls, start work), so a page elsewhere must not be able to send one.
+   */
+  async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
+    const origin = req.headers.get('origin');
+    if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
+    const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
+    if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
+    let body: unknown;
+    try {
+      body = JSON.parse(new TextDecoder().decode(bytes));
+    } catch {
+      return refuse('BAD_REQUEST', 'body is not JSON');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
+    return body as Record<string, unknown>;
+  }
+
+  async function localInvoke(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
+    const b = body as { target?: unknown; capability?: unknown; args?: unknown };
+    if (typeof b.target !== 'string' || !NAME.test(b.target)) return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
+    if (!nodeNames.has(b.target)) return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
+    if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
+    if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
+    const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>);
+    return r.ok ? json({ ok: true, result: r.result }) : json({ ok: false, error: { code: r.error.code, message: r.error.message } }, 502);
+  }
+
+  /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
+  async function hubCapability(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
+    if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill)) return refuse('BAD_REQUEST', 'skill must be one of the hub\'s capability ids');
+    if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
+    const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
+    if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
+    const status = statusOfHubFailure(r.error.code);
+    return json({ ok: false, error: r.error }, status);
+  }
+
+  async function askRoute(req: Request): Promise<Response> {
+    const body = await postedObject(req);
+    if (body instanceof Response) return body;
+    if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000) return refuse('BAD_REQUEST', 'question must be a non-empty string of at most 2000 characters');
+    return json(await deps.ask(body.question));
+  }
+
+  /** GET /api/tasks, GET /api/tasks/<id>, POST /api/tasks/<id>/cancel, POST /api/tasks (delegate). */
+  async function tasks(req: Request, pathname: string, params: URLSearchParams): Promise<Response> {
+    const rest = pathname.slice('/api/tasks'.length);
+    if (rest === '' && req.method === 'GET') {
+      const limit = Number(params.get('limit') ?? 50);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return refuse('BAD_QUERY', 'limit must be 1..100');
+      const page = await deps.engine.listTasks({ pageSize: limit, includeArtifacts: true, historyLength: 2, ...(params.get('pageToken') ? { pageToken: params.get('pageToken')! } : {}) });
+      return isA2AError(page) ? refuse('BAD_QUERY', page.message) : json({ tasks: page.tasks.map((t) => taskToV1(t)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
+    }
+    if (rest === '' && req.method === 'POST') {
+      const body = await postedObject(req);
+      if (body instanceof Response) return body;
+      if (typeof body.prompt !== 'string' || !body.prompt.trim()) return refuse('BAD_REQUEST', 'prompt must be a non-empty string');
+      if (body.recipe !== undefined && typeof body.recipe !== 'string') return refuse('BAD_REQUEST', 'recipe must be a string');
+      const args = { prompt: body.prompt, ...(body.recipe ? { recipe: body.recipe } : {}) };
+      const r = await deps.engine.send({ message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data: { skill: 'task.delegate', args } }] }, configuration: { returnImmediately: false } }, 'blocking', '1.0');
+      if (isA2AError(r)) return refuse('BAD_REQUEST', r.message);
+      return 'task' in r ? json(taskToV1(r.task)) : json(r.message);
+    }
+    const m = /^\/([^/]+)(\/cancel)?$/.exec(rest);
+    if (!m || !isTaskId(m[1])) return refuse('NOT_FOUND', 'no such task');
+    if (!m[2] && req.method === 'GET') {
+      const t = await deps.engine.getTask(m[1]);
+      return isA2AError(t) ? refuse('NOT_FOUND', t.message) : json(taskToV1(t));
+    }
+    if (m[2] && req.method === 'POST') {
+      const origin = req.headers.get('origin');
+      if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
+      const t = await deps.engine.cancel(m[1]);
+      if (isA2AError(t)) return json({ ok: false, error: { code: t.error, message: t.message } }, t.error === 'TASK_NOT_FOUND' ? 404 : 409);
+      return json(taskToV1(t));
+    }
+    return refuse('METHOD_NOT_ALLOWED', 'unsupported method for this route');
+  }
+
+  function traceStream(req: Request): Response {
+    const queue = new EventQueue<TraceRecord>(() => unsubscribe());
+    const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
+    req.signal.addEventListener('abort', () => queue.close(), { once: true });
+    return sseResponse(queue, (r) => r, () => queue.close());
+  }
+
+  return {
+    fetch(req) {
+      const { pathname, searchParams } = new URL(req.url);
+      if (!pathname.startsWith('/api/')) return undefined;
+      if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
+      if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
+        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
+        const id = pathname.slice('/api/negotiations/'.length);
+        if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
+        return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.negotiation) : json({ ok: false, error: r.error }, r.error.code === 'NEGOTIATION_UNREADABLE' ? 500 : 404)));
+      }
+      switch (pathname) {
+        case '/api/fleet':
+          return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        case '/api/trace': {
+          if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
+          const q = traceQuery(searchParams);
+          return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
+        }
+        case '/api/trace/stream':
+          return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        case '/api/local-invoke':
+          return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        case '/api/hub':
+          return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        case '/api/ask':
+          return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        default:
+          return undefined;
+      }
+    },
+  };
+}

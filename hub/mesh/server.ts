@@ -1,0 +1,64 @@
+/**
+ * @module hub/mesh-server — the mesh as a piece of the hub's one Bun.serve: `fetch` answers the
+ * mesh's routes (undefined for any other path) and upgrades `/v1/connect`; `websocket` runs the protocol.
+ */
+
+import type { Server, WebSocketHandler } from 'bun';
+import type { Log } from '../../lib/log.ts';
+import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
+import type { MeshStore } from '../../lib/mesh/store.ts';
+import { createMeshHttp } from './http.ts';
+import { createRealtime, REAL_TIMERS, type Timers } from './realtime.ts';
+import type { MeshSocketData } from './roster.ts';
+
+export type { MeshSocketData };
+
+export interface MeshServerOptions {
+  store: MeshStore;
+  log: Log;
+  now?: () => number;
+  /** Optional join token: required in `hello` and as a bearer token on history, presence and project routes. */
+  token?: string;
+  limits?: Partial<MeshLimits>;
+  timers?: Timers;
+}
+
+export interface MeshServer {
+  fetch(req: Request, server: Server<MeshSocketData>): Response | Promise<Response> | undefined;
+  websocket: WebSocketHandler<MeshSocketData>;
+  /** Ends every presence (`hub_shutdown`) and stops the heartbeat; the caller stops Bun.serve and closes the store. */
+  close(): void;
+  realtime: ReturnType<typeof createRealtime>;
+}
+
+export function createMeshServer(opts: MeshServerOptions): MeshServer {
+  const now = opts.now ?? Date.now;
+  const limits: MeshLimits = { ...MESH_LIMITS, ...opts.limits };
+  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS });
+  const http = createMeshHttp({ store: opts.store, realtime, token: opts.token, limits, startedAt: now() });
+  return {
+    realtime,
+    fetch(req, server) {
+      if (new URL(req.url).pathname === '/v1/connect') {
+        // Bun ignores the response of an upgraded request; a 101 keeps "undefined" meaning "not a mesh path".
+        if (server.upgrade(req, { data: { kind: 'mesh', closing: false } })) return new Response(null, { status: 101 });
+        return Response.json({ error: { code: 'A2A_BAD_REQUEST', message: 'expected a WebSocket upgrade' } }, { status: 426 });
+      }
+      return http(req, server as Server<unknown>);
+    },
+    websocket: {
+      // Frames between the protocol cap and twice it still arrive, so the sender gets a coded
+      // `payload_too_large` instead of a bare 1009 close; Bun closes anything larger.
+      maxPayloadLength: limits.maxFrameBytes * 2,
+      // The protocol's own heartbeat replaces Bun's idle timer and automatic pings.
+      idleTimeout: 0,
+      sendPings: false,
+      closeOnBackpressureLimit: true,
+      open: (ws) => realtime.open(ws),
+      message: (ws, raw) => realtime.message(ws, raw),
+      pong: (ws) => realtime.pong(ws),
+      close: (ws) => realtime.close(ws),
+    },
+    close: () => realtime.shutdown(),
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * @module hub/ask — Ask Agent: one cross-node question; the hub decides which nodes and tools to
+ * ask. A deterministic planner scores the fleet catalog's keywords, tags, names, descriptions and
+ * examples against the question (or a model plans, see hub/workbench/ask-model.ts); every call goes through
+ * fleet.invoke, so each fact links its trace record.
+ */
+
+import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+
+/** A capability of some fleet node, as its descriptor says, with the node's name. */
+export type CatalogTool = CapabilityDescriptor & { node: string };
+
+export interface PlannedCall {
+  node: string;
+  tool: string;
+  args: Record<string, unknown>;
+  score: number;
+}
+
+export interface AskFact {
+  node: string;
+  tool: string;
+  summary: string;
+  result: unknown;
+  traceId?: number;
+}
+
+export interface AskAnswer {
+  question: string;
+  plannedBy: 'keywords' | 'model';
+  answered: boolean;
+  answer: string;
+  facts: AskFact[];
+  tried: { node: string; tool: string; score: number; outcome: 'ok' | 'empty' | 'failed'; errorCode?: string; traceId?: number }[];
+}
+
+/** Plans which tools to call for a question. */
+export type Planner = (question: string, tools: CatalogTool[]) => Promise<PlannedCall[]> | PlannedCall[];
+
+const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
+
+/** Lower-case word stems: a trailing plural `s` is dropped so "sectors" meets "sector". */
+export function terms(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z0-9\u4e00-\u9fff]+/).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+}
+
+/** How well a tool fits a question: keyword phrases weigh most, then tags and name, then prose. */
+export function scoreTool(question: string, tool: CatalogTool): number {
+  const q = question.toLowerCase();
+  const qTerms = new Set(terms(question));
+  let score = 0;
+  for (const k of tool.keywords) if (k && q.includes(k.toLowerCase())) score += 3;
+  const hits = (words: string[], weight: number) => {
+    let n = 0;
+    for (const w of new Set(words)) if (qTerms.has(w)) n += weight;
+    return n;
+  };
+  score += hits(tool.tags.flatMap(terms), 2);
+  score += hits(terms(tool.name), 2);
+  score += Math.min(4, hits([...terms(tool.description), ...tool.examples.flatMap(terms)], 1));
+  return score;
+}
+
+/** Fills enum arguments whose value the question names; undefined when a required one stays empty. */
+function argsFor(question: string, tool: CatalogTool): Record<string, unknown> | undefined {
+  const q = question.toLowerCase();
+  const args: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(tool.args)) {
+    const hit = spec.enum?.find((v) => q.includes(v.toLowerCase()));
+    if (hit) args[name] = hit;
+    else if (spec.required) return undefined;
+  }
+  return args;
+}
+
+/** The default planner: the best-scoring read-only tool of each node, up to three nodes close to the best score. */
+export const keywordPlanner: Planner = (question, tools) => {
+  const scored = tools.flatMap((t) => {
+    if (!t.readOnly) return [];
+    const args = argsFor(question, t);
+    return args ? [{ node: t.node, tool: t.id, args, score: scoreTool(question, t) }] : [];
+  }).filter((c) => c.score >= 3).sort((a, b) => b.score - a.score);
+  const top = scored[0]?.score ?? 0;
+  const picked: PlannedCall[] = [];
+  for (const c of scored) {
+    if (c.score < top / 2 || picked.length === 3) break;
+    if (!picked.some((p) => p.node === c.node)) picked.push(c);
+  }
+  return picked;
+};
+
+/** A readable line for a result that came without a summary. */
+function describe(result: unknown): string {
+  if (result === null || typeof result !== 'object') return JSON.stringify(result);
+  return Object.entries(result as Record<string, unknown>).slice(0, 4)
+    .map(([k, v]) => `${k}: ${Array.isArray(v) ? `${v.length} items` : typeof v === 'object' && v ? '{…}' : String(v)}`).join(', ');
+}
+
+/**
+ * The fleet's tools: from the catalog node (`resolve.catalog`, a traced call), or, when it does
+ * not answer, from `fallback` (the nodes' own public /capabilities).
+ */
+export async function loadCatalog(invoker: FleetInvoker, fallback?: () => Promise<CatalogTool[]>): Promise<CatalogTool[] | { error: string }> {
+  const r = await invoker.invoke('resolve', 'resolve.catalog', {});
+  if (!r.ok) {
+    const tools = fallback ? await fallback().catch(() => []) : [];
+    return tools.length ? tools : { error: `the fleet catalog (resolve.catalog) is unavailable: ${r.error.code}` };
+  }
+  const nodes = (r.result as { nodes?: { node: string; capabilities: Omit<CatalogTool, 'node'>[] }[] }).nodes ?? [];
+  return nodes.flatMap((n) => n.capabilities.map((c) => ({ ...c, examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.node })));
+}
+
+/** Answers a question from the fleet. Never throws: failures become part of the answer. */
+export interface AskDeps {
+  invoker: FleetInvoker;
+  planner?: Planner;
+  plannedBy?: AskAnswer['plannedBy'];
+  /** Where tools come from when the catalog node does not answer. */
+  fallbackCatalog?: () => Promise<CatalogTool[]>;
+}
+
+export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
+  const plannedBy = deps.plannedBy ?? 'keywords';
+  const base = { question, plannedBy };
+  const catalog = await loadCatalog(deps.invoker, deps.fallbackCatalog);
+  if ('error' in catalog) return { ...base, answered: false, answer: `I cannot plan: ${catalog.error}.`, facts: [], tried: [] };
+  const plan = await (deps.planner ?? keywordPlanner)(question, catalog);
+  if (!plan.length) {
+    const closest = catalog.filter((t) => t.readOnly).map((t) => ({ t, s: scoreTool(question, t) })).sort((a, b) => b.s - a.s).slice(0, 3);
+    return { ...base, answered: false, answer: `No tool in the fleet matches this question. Closest: ${closest.map((c) => `${c.t.node}/${c.t.id}`).join(', ') || 'none'}.`, facts: [], tried: [] };
+  }
+  const calls = await Promise.all(plan.map(async (p) => ({ p, r: await deps.invoker.invoke(p.node, p.tool, p.args) })));
+  const facts: AskFact[] = [];
+  const tried: AskAnswer['tried'] = [];
+  for (const { p, r } of calls) {
+    const trace = r.traceId !== undefined ? { traceId: r.traceId } : {};
+    if (!r.ok) {
+      tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: 'failed', errorCode: r.error.code, ...trace });
+      continue;
+    }
+    const empty = r.result === null || r.result === undefined || (typeof r.result === 'object' && Object.keys(r.result as object).length === 0);
+    tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: empty ? 'empty' : 'ok', ...trace });
+    if (!empty) facts.push({ node: p.node, tool: p.tool, summary: r.summary ?? describe(r.result), result: r.result, ...trace });
+  }
+  if (!facts.length)
+    return { ...base, answered: false, answer: `Nothing in the fleet could answer. Tried: ${tried.map((t) => `${t.node}/${t.tool} (${t.outcome}${t.errorCode ? ` ${t.errorCode}` : ''})`).join(', ')}.`, facts, tried };
+  return { ...base, answered: true, answer: facts.map((f) => `${f.summary} [${f.node}/${f.tool}]`).join('\n'), facts, tried };
+}
+
+/** Reads every online node's public /capabilities (the same declarations its card is made from). */
+export function capabilitiesFromNodes(nodes: () => Promise<{ name: string; url: string; online: boolean }[]>, f: typeof fetch = fetch): () => Promise<CatalogTool[]> {
+  return async () => {
+    const list = (await nodes()).filter((n) => n.online);
+    const per = await Promise.all(list.map(async (n) => {
+      try {
+        const res = await f(`${n.url}/capabilities`, { signal: AbortSignal.timeout(2000) });
+        const body = (await res.json()) as { capabilities?: Omit<CatalogTool, 'node'>[] };
+        return (body.capabilities ?? []).map((c) => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.name }));
+      } catch {
+        return [];
+      }
+    }));
+    return per.flat();
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * @module a2a-card — the agent card, generated from the node's catalog and valid for both
+ * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL and
+ * HTTP+JSON 1.0 at the node root, plus the v0.3 top-level fields. Served with ETag, Last-Modified and Cache-Control.
+ */
+
+import type { Skill } from '../catalog/catalog.ts';
+
+export interface CardInput {
+  name: string;
+  description: string;
+  version: string;
+  /** Base URL clients reach the node at, without a trailing slash. */
+  baseUrl: string;
+  skills: Skill[];
+  inputModes: string[];
+  outputModes: string[];
+  streaming: boolean;
+  pushNotifications: boolean;
+  /** Whether a model answers messages (false: a keyword pick over read-only tools). */
+  agentBacked: boolean;
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  warnings?: string[];
+}
+
+export function buildAgentCard(c: CardInput): Record<string, unknown> {
+  const url = `${c.baseUrl}/a2a`;
+  const card: Record<string, unknown> = {
+    name: c.name,
+    description: c.description,
+    version: c.version,
+    supportedInterfaces: [
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+      // Last, so clients that walk the list in order keep preferring JSON-RPC.
+      { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    ],
+    // v0.3 clients read these top-level fields instead of supportedInterfaces.
+    url,
+    protocolVersion: '0.3.0',
+    preferredTransport: 'JSONRPC',
+    additionalInterfaces: [{ url, transport: 'JSONRPC' }],
+    capabilities: {
+      streaming: c.streaming,
+      pushNotifications: c.pushNotifications,
+      extendedAgentCard: false,
+      stateTransitionHistory: false,
+      agent_backed: c.agentBacked,
+    },
+    defaultInputModes: c.inputModes,
+    defaultOutputModes: c.outputModes,
+    skills: c.skills,
+    supportsAuthenticatedExtendedCard: false,
+  };
+  if (c.provider) card.provider = c.provider;
+  if (c.documentationUrl) card.documentationUrl = c.documentationUrl;
+  if (c.warnings?.length) card.warnings = c.warnings;
+  return card;
+}
+
+/** The warning a card carries when the node binds every interface but advertises a loopback URL. */
+export function bindWarnings(host: string, publicUrl: string | undefined, advertised: string): string[] {
+  if ((host === '0.0.0.0' || host === '::') && !publicUrl)
+    return [`Bound to ${host} without PEER_PUBLIC_URL: this card advertises ${advertised}, which clients on other machines cannot reach. Set PEER_PUBLIC_URL to an address they can.`];
+  return [];
+}
+
+/**
+ * Serves a card with caching headers; a matching `If-None-Match` gets 304. The card is
+ * serialised once per change, not per request.
+ */
+export class CardServer {
+  private body = '';
+  private etag = '';
+  private lastModified = '';
+
+  constructor(card: Record<string, unknown>, now: () => number = Date.now) {
+    this.update(card, now);
+  }
+
+  update(card: Record<string, unknown>, now: () => number = Date.now): void {
+    const body = JSON.stringify(card);
+    if (body === this.body) return;
+    this.body = body;
+    this.etag = `W/"${Bun.hash(body).toString(36)}"`;
+    this.lastModified = new Date(Math.floor(now() / 1000) * 1000).toUTCString();
+  }
+
+  get json(): Record<string, unknown> {
+    return JSON.parse(this.body) as Record<string, unknown>;
+  }
+
+  respond(req: Request): Response {
+    const headers = {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'public, max-age=300',
+      ETag: this.etag,
+      'Last-Modified': this.lastModified,
+      'Access-Control-Allow-Origin': '*',
+    };
+    if (req.headers.get('if-none-match') === this.etag) return new Response(null, { status: 304, headers });
+    return new Response(this.body, { status: 200, headers });
+  }
+}

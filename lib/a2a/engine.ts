@@ -1,0 +1,541 @@
+/**
+ * @module a2a-engine — the task state machine (SPEC-NOTES §6): sends, continuation, blocking and
+ * immediate answers, cancel, subscriptions and push configs. It runs the node's agent, applies
+ * what the agent reports to the task, stores it, and fans each event out in order to every
+ * subscriber and webhook. Protocol-version neutral: the wire modules translate.
+ */
+
+import { a2aError, type A2AError } from './errors.ts';
+import {
+  INTERRUPTED_STATES, TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
+  type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
+  type SendParams, type Task, type TaskEvent, type TaskState,
+} from './types.ts';
+import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
+import { EventQueue } from '../event-queue.ts';
+import type { Log } from '../log.ts';
+import { newTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
+
+/** Delivers task events to webhooks; see lib/a2a/push.ts. */
+export interface PushSender {
+  /** Why a webhook URL is refused, or null when it is allowed. */
+  refuse(url: string): string | null;
+  notify(configs: readonly PushConfig[], event: TaskEvent): void;
+}
+
+export interface EngineOptions {
+  store: TaskStore;
+  agent: Agent;
+  log: Log;
+  /** Media types the agent accepts (`type/*` wildcards allowed). */
+  inputModes: readonly string[];
+  outputModes: readonly string[];
+  /** Webhook delivery; absent = push notifications not supported. */
+  push?: PushSender;
+  now?: () => number;
+  /** Most webhook registrations one task may hold. */
+  maxPushConfigs?: number;
+}
+
+export type SendResult = { task: Task } | { message: Message };
+
+/** A live subscription: the queue of events, ending after a terminal or interrupted state. */
+export type Subscription = EventQueue<TaskEvent>;
+
+/** Receives a task's events in order; `close` ends a stream after its final event. */
+interface Listener {
+  push(event: TaskEvent): void;
+  close(): void;
+}
+
+/** In-memory state of a task that has a running agent turn or a subscriber. */
+interface Live {
+  rec: TaskRecord;
+  /** False until the first event of a brand-new task; until then nothing is stored or visible. */
+  stored: boolean;
+  subscribers: Set<Listener>;
+  turns: Set<AbortController>;
+  lastSave: Promise<void>;
+  /** Set when the agent answered a brand-new task with a Message; no task is created then. */
+  reply?: Message;
+  /** An observation in progress (see `observe`), shared by concurrent reads. */
+  observing?: Promise<void> | undefined;
+}
+
+const MEDIA_ANY = '*/*';
+
+export class TaskEngine {
+  private readonly live = new Map<string, Live>();
+  private readonly now: () => number;
+
+  constructor(private readonly opts: EngineOptions) {
+    this.now = opts.now ?? Date.now;
+  }
+
+  get pushSupported(): boolean {
+    return this.opts.push !== undefined;
+  }
+
+  /**
+   * Starts or continues a task. `blocking` answers at a terminal or interrupted state (or when
+   * the agent's turn ends); `immediate` answers once the task exists; `stream` answers with a
+   * subscription that starts with the Task (or a single Message).
+   */
+  async send(params: SendParams, mode: 'blocking' | 'immediate', version: ProtocolVersion): Promise<SendResult | A2AError>;
+  async send(params: SendParams, mode: 'stream', version: ProtocolVersion): Promise<Subscription | A2AError>;
+  async send(params: SendParams, mode: 'blocking' | 'immediate' | 'stream', version: ProtocolVersion): Promise<SendResult | Subscription | A2AError> {
+    const { message, configuration } = params;
+    const bad = this.checkMedia(message.parts, configuration.acceptedOutputModes);
+    if (bad) return bad;
+    if (configuration.pushConfig) {
+      if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+      const why = this.opts.push.refuse(configuration.pushConfig.url);
+      if (why) return a2aError('INVALID_PARAMS', why, 'configuration.pushNotificationConfig.url');
+    }
+
+    let live: Live;
+    if (message.taskId) {
+      const found = this.liveFor(message.taskId);
+      if (!found) return a2aError('TASK_NOT_FOUND', `Task not found: ${message.taskId}`, 'message.taskId');
+      live = found;
+      const task = live.rec.task;
+      if (TERMINAL_STATES.has(task.status.state)) {
+        this.release(live);
+        return a2aError('UNSUPPORTED_OPERATION', `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`);
+      }
+      if (message.contextId && message.contextId !== task.contextId) {
+        this.release(live);
+        return a2aError('INVALID_PARAMS', `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`, 'message.contextId');
+      }
+      message.contextId = task.contextId;
+      task.history.push(message);
+      this.store(live);
+    } else {
+      const id = newTaskId();
+      message.taskId = id;
+      message.contextId ??= crypto.randomUUID();
+      const task: Task = {
+        id,
+        contextId: message.contextId,
+        status: { state: 'submitted', timestamp: nowIso(this.now) },
+        artifacts: [],
+        history: [message],
+      };
+      if (params.metadata) task.metadata = params.metadata;
+      live = { rec: { task, push: [] }, stored: false, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+      this.live.set(id, live);
+    }
+    if (configuration.pushConfig) this.addPush(live, { ...configuration.pushConfig, taskId: live.rec.task.id }, version);
+
+    if (mode === 'stream') {
+      const sub = this.subscribe(live);
+      // A continued task's stream opens with the task as it now stands.
+      if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
+      this.runTurn(live, message, live.stored);
+      return sub;
+    }
+
+    const outcome = new Promise<SendResult>((resolve) => {
+      let settled = false;
+      // A plain listener rather than a queue: the answer is decided inside publish, in order.
+      const watcher: Listener = {
+        push: (ev) => {
+          if (ev.kind === 'message') finish({ message: ev.message });
+          else if (mode === 'immediate' || (ev.kind === 'status' && ev.final)) finish({ task: live.rec.task });
+        },
+        close: () => {},
+      };
+      const finish = (r: SendResult) => {
+        if (settled) return;
+        settled = true;
+        live.subscribers.delete(watcher);
+        this.release(live);
+        resolve(r);
+      };
+      live.subscribers.add(watcher);
+      const turn = this.runTurn(live, message, live.stored);
+      if (mode === 'immediate' && live.stored) finish({ task: live.rec.task });
+      if (mode === 'immediate' && !live.stored) {
+        // Give an agent that answers with a Message one turn of the event loop, then create the task.
+        setImmediate(() => {
+          if (live.reply) return finish({ message: live.reply });
+          if (!settled && !live.stored) this.materialize(live);
+          if (!settled && live.stored) finish({ task: live.rec.task });
+        });
+      }
+      turn.then(() => {
+        if (settled) return;
+        if (live.reply) return finish({ message: live.reply });
+        if (!live.stored) this.materialize(live);
+        finish({ task: live.rec.task });
+      });
+    });
+    const result = await outcome;
+    if ('message' in result) return result;
+    try {
+      await live.lastSave;
+    } catch {
+      return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+    }
+    return { task: withHistoryLength(snapshot(result.task), configuration.historyLength) };
+  }
+
+  async getTask(id: string, historyLength?: number): Promise<Task | A2AError> {
+    if (!this.record(id)) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    await this.observe(id);
+    const rec = this.record(id)!;
+    return withHistoryLength(snapshot(rec.task), historyLength);
+  }
+
+  async listTasks(q: ListTasksQuery): Promise<ListTasksPage | A2AError> {
+    const page = this.opts.store.list(q);
+    if (!this.opts.agent.observe || 'error' in page) return page;
+    const active = page.tasks.filter((t) => !isFinalState(t.status.state)).map((t) => t.id);
+    if (!active.length) return page;
+    await Promise.all(active.map((id) => this.observe(id)));
+    return this.opts.store.list(q); // the same page, with what the reads advanced
+  }
+
+  /** Lets the agent advance an active task on read; concurrent reads share one observation. */
+  private observe(id: string): Promise<void> {
+    const observeHook = this.opts.agent.observe;
+    if (!observeHook) return Promise.resolve();
+    const live = this.liveFor(id);
+    if (!live) return Promise.resolve();
+    if (isFinalState(live.rec.task.status.state)) {
+      this.release(live);
+      return Promise.resolve();
+    }
+    if (live.observing) return live.observing;
+    const updater = this.updater(live, () => true);
+    live.observing = (async () => {
+      try {
+        await observeHook(updater);
+      } catch (e) {
+        this.opts.log('warn', 'task observation failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+      await live.lastSave.catch(() => {});
+    })().finally(() => {
+      live.observing = undefined;
+      this.release(live);
+    });
+    return live.observing;
+  }
+
+  /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
+  async cancel(id: string): Promise<Task | A2AError> {
+    const live = this.liveFor(id);
+    if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    try {
+      const state = live.rec.task.status.state;
+      if (state === 'canceled') return snapshot(live.rec.task);
+      if (TERMINAL_STATES.has(state)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
+      for (const turn of live.turns) turn.abort();
+      try {
+        await this.opts.agent.cancel?.(snapshot(live.rec.task));
+      } catch (e) {
+        this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+      if (TERMINAL_STATES.has(live.rec.task.status.state)) return snapshot(live.rec.task);
+      this.apply(live, { kind: 'status', state: 'canceled', note: 'Canceled at the client\'s request' });
+      await live.lastSave;
+      return snapshot(live.rec.task);
+    } catch {
+      return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+    } finally {
+      this.release(live);
+    }
+  }
+
+  /** A stream of a task's events that starts with the task itself. */
+  resubscribe(id: string): Subscription | A2AError {
+    const live = this.liveFor(id);
+    if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    const state = live.rec.task.status.state;
+    if (TERMINAL_STATES.has(state)) {
+      this.release(live);
+      return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${state}; there is nothing left to subscribe to`);
+    }
+    const sub = this.subscribe(live);
+    this.release(live);
+    sub.push({ kind: 'task', task: snapshot(live.rec.task) });
+    return sub;
+  }
+
+  // ---- push configs ----
+
+  async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): Promise<PushConfig | A2AError> {
+    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const why = this.opts.push.refuse(cfg.url);
+    if (why) return a2aError('INVALID_PARAMS', why, 'url');
+    const live = this.liveFor(cfg.taskId);
+    if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
+    try {
+      const max = this.opts.maxPushConfigs ?? 10;
+      if (!live.rec.push.some((p) => p.id === cfg.id) && live.rec.push.length >= max)
+        return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
+      const stored = this.addPush(live, cfg, version);
+      this.store(live);
+      await live.lastSave;
+      return stored;
+    } finally {
+      this.release(live);
+    }
+  }
+
+  getPush(taskId: string, id: string | undefined): PushConfig | A2AError {
+    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const rec = this.record(taskId);
+    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    const cfg = id === undefined ? rec.push[0] : rec.push.find((p) => p.id === id);
+    return cfg ?? a2aError('TASK_NOT_FOUND', `Push config not found: ${id ?? '(none)'}`, 'id');
+  }
+
+  listPush(taskId: string): PushConfig[] | A2AError {
+    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const rec = this.record(taskId);
+    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    return rec.push;
+  }
+
+  /** Idempotent: deleting a config that is already gone succeeds. */
+  async deletePush(taskId: string, id: string): Promise<null | A2AError> {
+    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const live = this.liveFor(taskId);
+    if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    try {
+      const before = live.rec.push.length;
+      live.rec.push = live.rec.push.filter((p) => p.id !== id);
+      if (live.rec.push.length !== before) {
+        this.store(live);
+        await live.lastSave;
+      }
+      return null;
+    } finally {
+      this.release(live);
+    }
+  }
+
+  /** Aborts every running turn (used at shutdown) and waits for pending writes. */
+  async close(): Promise<void> {
+    for (const live of this.live.values()) {
+      for (const t of live.turns) t.abort();
+      for (const s of live.subscribers) s.close();
+    }
+    await this.opts.store.flush();
+  }
+
+  // ---- internals ----
+
+  private addPush(live: Live, cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): PushConfig {
+    const stored: PushConfig = { ...cfg, id: cfg.id ?? crypto.randomUUID(), taskId: live.rec.task.id, version };
+    live.rec.push = [...live.rec.push.filter((p) => p.id !== stored.id), stored];
+    return stored;
+  }
+
+  private record(id: string): TaskRecord | undefined {
+    const live = this.live.get(id);
+    if (live) return live.stored ? live.rec : undefined;
+    return this.opts.store.get(id);
+  }
+
+  /** The live state of a stored task, created on demand. Callers pair it with `release`. */
+  private liveFor(id: string): Live | undefined {
+    let live = this.live.get(id);
+    if (live) return live.stored ? live : undefined;
+    const rec = this.opts.store.get(id);
+    if (!rec) return undefined;
+    live = { rec, stored: true, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+    this.live.set(id, live);
+    return live;
+  }
+
+  /** Forgets live state nobody uses any more, so memory does not grow with the task count. */
+  private release(live: Live): void {
+    if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live) {
+      live.lastSave.finally(() => {
+        if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live)
+          this.live.delete(live.rec.task.id);
+      });
+    }
+  }
+
+  private subscribe(live: Live): Subscription {
+    const sub: Subscription = new EventQueue<TaskEvent>(() => {
+      live.subscribers.delete(sub);
+      this.release(live);
+    });
+    live.subscribers.add(sub);
+    return sub;
+  }
+
+  private store(live: Live): void {
+    const save = this.opts.store.save(live.rec);
+    save.catch(() => {}); // reported by the store's log; callers awaiting lastSave see the failure
+    live.lastSave = save;
+  }
+
+  private publish(live: Live, event: TaskEvent): void {
+    for (const sub of live.subscribers) {
+      sub.push(event);
+      if (event.kind === 'message' || (event.kind === 'status' && event.final)) sub.close();
+    }
+    if (live.rec.push.length && event.kind !== 'message') this.opts.push?.notify(live.rec.push, event);
+  }
+
+  /** Stores a brand-new task and announces it; from here on it is visible to every reader. */
+  private materialize(live: Live): void {
+    if (live.stored) return;
+    live.stored = true;
+    this.store(live);
+    this.publish(live, { kind: 'task', task: snapshot(live.rec.task) });
+  }
+
+  private apply(
+    live: Live,
+    update:
+      | { kind: 'status'; state: TaskState; note?: string | Part[] }
+      | { kind: 'artifact'; artifact: Artifact; append: boolean; lastChunk: boolean },
+  ): void {
+    const task = live.rec.task;
+    if (TERMINAL_STATES.has(task.status.state)) return; // a terminal task is immutable
+    this.materialize(live);
+    if (update.kind === 'status') {
+      const status: Task['status'] = { state: update.state, timestamp: nowIso(this.now) };
+      if (update.note !== undefined) {
+        const note: Message = {
+          messageId: crypto.randomUUID(),
+          role: 'agent',
+          parts: typeof update.note === 'string' ? [{ text: update.note }] : update.note,
+          contextId: task.contextId,
+          taskId: task.id,
+        };
+        status.message = note;
+        task.history.push(note);
+      }
+      task.status = status;
+      this.store(live);
+      this.publish(live, { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(update.state) });
+    } else {
+      const existing = task.artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
+      if (existing >= 0 && update.append) {
+        const prev = task.artifacts[existing]!;
+        task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
+      } else if (existing >= 0) task.artifacts[existing] = update.artifact;
+      else task.artifacts.push(update.artifact);
+      this.store(live);
+      this.publish(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: update.artifact, append: update.append, lastChunk: update.lastChunk });
+    }
+  }
+
+  /** The status, artifact and metadata reporters of a task, active while `active()` says so. */
+  private updater(live: Live, active: () => boolean): TaskUpdater {
+    const engine = this;
+    const status = (state: TaskState, note?: string | Part[]) => {
+      if (active()) engine.apply(live, { kind: 'status', state, ...(note !== undefined ? { note } : {}) });
+    };
+    return {
+      get task() {
+        return live.rec.task;
+      },
+      working: (note) => status('working', note),
+      complete: (note) => status('completed', note),
+      fail: (reason) => status('failed', reason),
+      status,
+      artifact(input: ArtifactInput, opts) {
+        const artifact = toArtifact(input);
+        if (active()) engine.apply(live, { kind: 'artifact', artifact, append: !!opts?.append, lastChunk: !!opts?.lastChunk });
+        return artifact;
+      },
+      setMetadata(values) {
+        if (!active() || TERMINAL_STATES.has(live.rec.task.status.state)) return;
+        live.rec.task.metadata = { ...live.rec.task.metadata, ...values };
+        if (live.stored) engine.store(live);
+      },
+    };
+  }
+
+  /** Runs one agent turn; resolves when the agent's handler returns (after failing the task if it threw). */
+  private async runTurn(live: Live, message: Message, continued: boolean): Promise<void> {
+    const controller = new AbortController();
+    live.turns.add(controller);
+    let answered = false;
+    const engine = this;
+    const active = () => !controller.signal.aborted && !answered;
+    const up = this.updater(live, active);
+    const textParts = message.parts.filter((p) => typeof p.text === 'string').map((p) => p.text);
+    const ctx: AgentContext = {
+      get task() {
+        return live.rec.task;
+      },
+      message,
+      text: textParts.join('\n'),
+      data: message.parts.find((p) => p.data !== undefined)?.data,
+      signal: controller.signal,
+      continued,
+      working: up.working,
+      complete: up.complete,
+      fail: up.fail,
+      status: up.status,
+      artifact: up.artifact,
+      setMetadata: up.setMetadata,
+      reject: (reason) => up.status('rejected', reason),
+      requireInput: (question) => up.status('input-required', question),
+      requireAuth: (reason) => up.status('auth-required', reason),
+      reply(content) {
+        if (!active()) return;
+        const parts = typeof content === 'string' ? [{ text: content }] : content;
+        if (live.stored) return up.status('completed', parts);
+        answered = true;
+        const reply: Message = { messageId: crypto.randomUUID(), role: 'agent', parts, contextId: live.rec.task.contextId };
+        live.reply = reply;
+        engine.live.delete(live.rec.task.id);
+        engine.publish(live, { kind: 'message', message: reply });
+      },
+    };
+    try {
+      await this.opts.agent.handle(ctx);
+    } catch (e) {
+      this.opts.log('error', 'agent turn failed', { task: live.rec.task.id, error: (e as Error)?.message ?? String(e) });
+      if (active() && !TERMINAL_STATES.has(live.rec.task.status.state)) this.apply(live, { kind: 'status', state: 'failed', note: 'The agent failed while handling the message' });
+    } finally {
+      live.turns.delete(controller);
+      if (!answered) this.release(live);
+    }
+  }
+
+  private checkMedia(parts: Part[], accepted: string[] | undefined): A2AError | null {
+    for (const [i, p] of parts.entries()) {
+      if (p.mediaType && !mediaMatches(p.mediaType, this.opts.inputModes))
+        return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `Part ${i} has media type ${p.mediaType}; this agent accepts ${this.opts.inputModes.join(', ')}`, `message.parts[${i}].mediaType`);
+    }
+    if (accepted && !accepted.some((m) => mediaMatches(m, this.opts.outputModes) || this.opts.outputModes.some((o) => mediaMatches(o, [m]))))
+      return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `None of the accepted output modes is produced; this agent produces ${this.opts.outputModes.join(', ')}`, 'configuration.acceptedOutputModes');
+    return null;
+  }
+}
+
+/** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */
+export function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
+  const bare = mediaType.split(';')[0]!.trim().toLowerCase();
+  const [type] = bare.split('/');
+  return allowed.some((a) => {
+    const m = a.toLowerCase();
+    return m === MEDIA_ANY || m === bare || (m.endsWith('/*') && m.slice(0, -2) === type);
+  });
+}
+
+function toArtifact(input: ArtifactInput): Artifact {
+  const a: Artifact = { artifactId: input.artifactId ?? crypto.randomUUID(), parts: input.parts };
+  if (input.name) a.name = input.name;
+  if (input.description) a.description = input.description;
+  if (input.metadata) a.metadata = input.metadata;
+  return a;
+}
+
+/** A copy that later changes to the live task cannot alter (events are read after they are sent). */
+function snapshot(task: Task): Task {
+  return { ...task, status: { ...task.status }, artifacts: [...task.artifacts], history: [...task.history] };
+}
+
+export { INTERRUPTED_STATES };

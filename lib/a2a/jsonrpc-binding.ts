@@ -1,0 +1,158 @@
+/**
+ * @module a2a — the A2A JSON-RPC endpoint (`POST /a2a`) as a plain `Request -> Response`
+ * function: it reads the version (`A2A-Version`, missing = 0.3), parses the envelope, calls the
+ * task engine and answers in that version's wire form, streaming where the method streams.
+ */
+
+import type { SendResult, TaskEngine } from './engine.ts';
+import { a2aError, isA2AError, type A2AError } from './errors.ts';
+import {
+  jsonResponse, parseBody, readBodyLimited, rpcError, rpcResult, type Envelope, type JsonRpcId, type JsonRpcRequest,
+} from './jsonrpc.ts';
+import { V1_METHODS, operationSteps, v1Operations, type Operation, type Outcome } from './operations.ts';
+import { sseResponse } from './sse.ts';
+import type { ProtocolVersion, PushConfig } from './types.ts';
+import * as v03 from './wire-v03.ts';
+import type { Log } from '../log.ts';
+
+export interface A2AHandlerOptions {
+  engine: TaskEngine;
+  log: Log;
+  streaming: boolean;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes?: number;
+  maxBatch?: number;
+}
+
+const V03_METHODS = [
+  'message/send', 'message/stream', 'tasks/get', 'tasks/cancel', 'tasks/resubscribe', 'tasks/pushNotificationConfig/set',
+  'tasks/pushNotificationConfig/get', 'tasks/pushNotificationConfig/list', 'tasks/pushNotificationConfig/delete',
+  'agent/getAuthenticatedExtendedCard',
+] as const;
+const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
+
+/** Reads `A2A-Version`: empty or missing means 0.3 (SPEC-NOTES §3); patch numbers are tolerated. */
+export function requestedVersion(header: string | null): ProtocolVersion | A2AError {
+  const raw = (header ?? '').trim();
+  if (raw === '') return '0.3';
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(raw);
+  const v = m ? `${Number(m[1])}.${Number(m[2])}` : '';
+  if (v === '1.0' || v === '0.3') return v;
+  return a2aError('VERSION_NOT_SUPPORTED', `A2A version '${raw.slice(0, 32)}' is not supported; this node speaks 1.0 and 0.3`);
+}
+
+export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Promise<Response> {
+  const { engine } = opts;
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+  const maxBatch = opts.maxBatch ?? 64;
+  const { send, stream, subscribe, value, pushOff } = operationSteps(engine, opts.streaming);
+  const sendResultV03 = (r: SendResult) => ('task' in r ? v03.taskToV03(r.task) : v03.messageToV03(r.message));
+  const v1Methods = v1Operations(engine, opts.streaming);
+
+  const v03Methods: Record<(typeof V03_METHODS)[number], Operation> = {
+    'message/send': (p) => send(v03.parseSendParamsV03(p), '0.3', sendResultV03),
+    'message/stream': (p, n) => stream(v03.parseSendParamsV03(p), '0.3', n, v03.eventToV03),
+    'tasks/get': async (p) => {
+      const q = v03.parseTaskQueryV03(p);
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), v03.taskToV03);
+    },
+    'tasks/cancel': async (p) => {
+      const q = v03.parseTaskQueryV03(p);
+      return isA2AError(q) ? q : value(await engine.cancel(q.id), v03.taskToV03);
+    },
+    'tasks/resubscribe': (p) => subscribe(v03.parseTaskQueryV03(p), v03.eventToV03),
+    'tasks/pushNotificationConfig/set': async (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const c = v03.parseSetPushV03(p);
+      return isA2AError(c) ? c : value(await engine.setPush(c, '0.3'), v03.pushConfigToV03);
+    },
+    'tasks/pushNotificationConfig/get': (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v03.parsePushRefV03(p, false);
+      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
+    },
+    'tasks/pushNotificationConfig/list': (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v03.parsePushRefV03(p, false);
+      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
+    },
+    'tasks/pushNotificationConfig/delete': async (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v03.parsePushRefV03(p, true);
+      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
+    },
+    'agent/getAuthenticatedExtendedCard': () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
+  };
+
+  function lookup(method: string, version: ProtocolVersion): Operation | A2AError {
+    const table: Record<string, Operation> = version === '1.0' ? v1Methods : v03Methods;
+    if (Object.hasOwn(table, method)) return table[method]!;
+    if (version === '0.3' && (V1_METHODS as readonly string[]).includes(method))
+      return a2aError('VERSION_NOT_SUPPORTED', `${method} is an A2A 1.0 method, but the request did not send A2A-Version: 1.0 (a missing header means 0.3)`);
+    if (version === '1.0' && (V03_METHODS as readonly string[]).includes(method))
+      return a2aError('METHOD_NOT_FOUND', `${method} is an A2A 0.3 method; with A2A-Version: 1.0 use the 1.0 names (e.g. SendMessage)`);
+    return a2aError('METHOD_NOT_FOUND', `Method not found: ${method.slice(0, 128)}`);
+  }
+
+  async function run(req: JsonRpcRequest, version: ProtocolVersion, inBatch: boolean): Promise<Outcome> {
+    const method = lookup(req.method, version);
+    if (isA2AError(method)) return method;
+    if (inBatch && STREAMING.has(req.method)) return a2aError('INVALID_REQUEST', `${req.method} streams and cannot be part of a batch`);
+    try {
+      return await method(req.params, req.notification);
+    } catch (e) {
+      opts.log('error', 'a2a method failed', { method: req.method, error: (e as Error)?.message ?? String(e) });
+      return a2aError('INTERNAL_ERROR');
+    }
+  }
+
+  function answer(id: JsonRpcId, outcome: Outcome, version: ProtocolVersion): object {
+    if (isA2AError(outcome)) return rpcError(id, outcome, version);
+    return rpcResult(id, 'result' in outcome ? outcome.result : null);
+  }
+
+  async function runEnvelope(e: Envelope, version: ProtocolVersion): Promise<object | null> {
+    if (!e.ok) return rpcError(e.id, e.error, version);
+    const outcome = await run(e.request, version, true);
+    return e.request.notification ? null : answer(e.request.id, outcome, version);
+  }
+
+  return async function handleA2A(req: Request): Promise<Response> {
+    const version = requestedVersion(req.headers.get('a2a-version'));
+    const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
+    let text: string | null;
+    try {
+      text = await readBodyLimited(req, maxBody);
+    } catch {
+      return jsonResponse(rpcError(null, a2aError('INVALID_REQUEST', 'Request body could not be read'), wireVersion), 400);
+    }
+    if (text === null) return jsonResponse(rpcError(null, a2aError('INVALID_REQUEST', `Request body is larger than ${maxBody} bytes`), wireVersion), 413);
+    const body = parseBody(text, maxBatch);
+    if (body.kind === 'error') return jsonResponse(rpcError(null, body.error, wireVersion));
+    if (isA2AError(version)) {
+      const id = body.kind === 'single' && body.envelope.ok ? body.envelope.request.id : null;
+      return jsonResponse(rpcError(id, version, '1.0'));
+    }
+    if (body.kind === 'batch') {
+      const answers = (await Promise.all(body.envelopes.map((e) => runEnvelope(e, version)))).filter((a) => a !== null);
+      return answers.length ? jsonResponse(answers) : new Response(null, { status: 204 });
+    }
+    const e = body.envelope;
+    if (!e.ok) return jsonResponse(rpcError(e.id, e.error, version));
+    const outcome = await run(e.request, version, false);
+    if (e.request.notification) {
+      if (!isA2AError(outcome) && 'stream' in outcome) outcome.stream.close();
+      return new Response(null, { status: 204 });
+    }
+    if (!isA2AError(outcome) && 'stream' in outcome) {
+      const { stream: sub, frame } = outcome;
+      const id = e.request.id;
+      return sseResponse(sub, (ev) => rpcResult(id, frame(ev)), () => sub.close());
+    }
+    return jsonResponse(answer(e.request.id, outcome, version));
+  };
+}

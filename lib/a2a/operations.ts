@@ -1,0 +1,105 @@
+/**
+ * @module a2a-operations — the A2A operations as `params -> Outcome` functions over the task
+ * engine, shared by both bindings: JSON-RPC calls them by method name, HTTP+JSON builds the same
+ * params from the path, query and body. Neither binding holds task logic of its own.
+ */
+
+import type { SendResult, Subscription, TaskEngine } from './engine.ts';
+import { a2aError, isA2AError, type A2AError } from './errors.ts';
+import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './types.ts';
+import * as v1 from './wire-v1.ts';
+
+/** An operation's outcome: a JSON result, a stream of events, or an error value. */
+export type Outcome = { result: unknown } | { stream: Subscription; frame: (e: TaskEvent) => unknown } | A2AError;
+/** `notification`: a JSON-RPC request without an id, whose answer nobody reads. */
+export type Operation = (params: unknown, notification: boolean) => Promise<Outcome> | Outcome;
+
+export const V1_METHODS = [
+  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
+  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+] as const;
+export type V1Method = (typeof V1_METHODS)[number];
+
+/** The engine calls every version's operations are made of. */
+export function operationSteps(engine: TaskEngine, streaming: boolean) {
+  const noStreaming = () => a2aError('UNSUPPORTED_OPERATION', 'This agent does not stream');
+
+  async function send(p: SendParams | A2AError, version: ProtocolVersion, wrap: (r: SendResult) => unknown): Promise<Outcome> {
+    if (isA2AError(p)) return p;
+    const r = await engine.send(p, p.configuration.returnImmediately ? 'immediate' : 'blocking', version);
+    return isA2AError(r) ? r : { result: wrap(r) };
+  }
+
+  async function stream(p: SendParams | A2AError, version: ProtocolVersion, notification: boolean, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
+    if (!streaming) return noStreaming();
+    if (isA2AError(p)) return p;
+    // A notification has nobody to stream to: start the task and answer nothing.
+    if (notification) {
+      const r = await engine.send(p, 'immediate', version);
+      return isA2AError(r) ? r : { result: null };
+    }
+    const sub = await engine.send(p, 'stream', version);
+    return isA2AError(sub) ? sub : { stream: sub, frame };
+  }
+
+  function subscribe(q: { id: string } | A2AError, frame: (e: TaskEvent) => unknown): Outcome {
+    if (!streaming) return noStreaming();
+    if (isA2AError(q)) return q;
+    const sub = engine.resubscribe(q.id);
+    return isA2AError(sub) ? sub : { stream: sub, frame };
+  }
+
+  const value = <T>(r: T | A2AError, wrap: (x: T) => unknown): Outcome => (isA2AError(r) ? r : { result: wrap(r) });
+  const pushOff = () => (engine.pushSupported ? undefined : a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED'));
+
+  return { send, stream, subscribe, value, pushOff };
+}
+
+/** The v1.0 operations; results are already in v1.0 wire form (ProtoJSON). */
+export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1Method, Operation> {
+  const { send, stream, subscribe, value, pushOff } = operationSteps(engine, streaming);
+  const sendResult = (r: SendResult) => ('task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) });
+  return {
+    SendMessage: (p) => send(v1.parseSendParamsV1(p), '1.0', sendResult),
+    SendStreamingMessage: (p, n) => stream(v1.parseSendParamsV1(p), '1.0', n, v1.eventToV1),
+    GetTask: async (p) => {
+      const q = v1.parseTaskQueryV1(p);
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), (t) => v1.taskToV1(t));
+    },
+    ListTasks: async (p) => {
+      const q = v1.parseListTasksV1(p);
+      return isA2AError(q) ? q : value(await engine.listTasks(q), (page) => v1.listPageToV1(page, q.includeArtifacts));
+    },
+    CancelTask: async (p) => {
+      const q = v1.parseTaskQueryV1(p);
+      return isA2AError(q) ? q : value(await engine.cancel(q.id), (t) => v1.taskToV1(t));
+    },
+    SubscribeToTask: (p) => subscribe(v1.parseTaskQueryV1(p), v1.eventToV1),
+    CreateTaskPushNotificationConfig: async (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const c = v1.parseCreatePushV1(p);
+      return isA2AError(c) ? c : value(await engine.setPush(c, '1.0'), v1.pushConfigToV1);
+    },
+    GetTaskPushNotificationConfig: (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v1.parsePushRefV1(p, true);
+      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
+    },
+    ListTaskPushNotificationConfigs: (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v1.parsePushRefV1(p, false);
+      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
+    },
+    DeleteTaskPushNotificationConfig: async (p) => {
+      const off = pushOff();
+      if (off) return off;
+      const r = v1.parsePushRefV1(p, true);
+      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
+    },
+    GetExtendedAgentCard: () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
+  };
+}

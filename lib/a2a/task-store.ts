@@ -1,0 +1,280 @@
+/**
+ * @module tasks — the JSON-file task store: one file per task under `<dir>/<id>.json`, written
+ * atomically (temporary file, then rename), an in-memory index for listing, and a bounded cache.
+ * Task ids are server-made UUIDs and are checked before any path is formed.
+ */
+
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { a2aError, type A2AError } from './errors.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskState } from './types.ts';
+import { withHistoryLength } from './types.ts';
+import type { Log } from '../log.ts';
+
+const FORMAT = 'lume-a2a.task/1';
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const STATES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'auth-required', 'completed', 'failed', 'canceled', 'rejected']);
+
+/** True only for ids this server could have made; anything else never reaches the file system. */
+export function isTaskId(id: unknown): id is string {
+  return typeof id === 'string' && TASK_ID.test(id);
+}
+
+export function newTaskId(): string {
+  return crypto.randomUUID();
+}
+
+/** What the store keeps per task: the task and its webhook registrations. */
+export interface TaskRecord {
+  task: Task;
+  push: PushConfig[];
+}
+
+interface IndexEntry {
+  contextId: string;
+  state: TaskState;
+  /** Status timestamp in ms, the ListTasks sort key. */
+  ts: number;
+}
+
+export interface TaskStoreOptions {
+  dir: string;
+  log: Log;
+  /** Full records kept in memory; older ones are read back from their files. */
+  cacheSize?: number;
+}
+
+export class TaskStore {
+  private readonly index = new Map<string, IndexEntry>();
+  private readonly cache = new Map<string, TaskRecord>();
+  private readonly writes = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; pending: number }>();
+  private readonly cacheSize: number;
+  /** Ids whose file exists; their writes replace the file instead of creating it. */
+  private readonly onDisk = new Set<string>();
+  private tmpSeq = 0;
+
+  private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number) {
+    this.cacheSize = cacheSize;
+  }
+
+  /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
+  static open(opts: TaskStoreOptions): TaskStore {
+    mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    const store = new TaskStore(opts.dir, opts.log, opts.cacheSize ?? 2000);
+    store.scan();
+    return store;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  has(id: string): boolean {
+    return isTaskId(id) && this.index.has(id);
+  }
+
+  /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
+  get(id: string): TaskRecord | undefined {
+    if (!isTaskId(id) || !this.index.has(id)) return undefined;
+    const hit = this.cache.get(id);
+    if (hit) {
+      this.cache.delete(id);
+      this.cache.set(id, hit);
+      return hit;
+    }
+    const rec = this.readFile(id);
+    if (rec) this.remember(rec);
+    return rec;
+  }
+
+  /**
+   * Records a new or changed task and writes it to disk. Writes to one task are serialised and
+   * coalesced: the returned promise resolves once a write that includes this change is renamed
+   * into place.
+   * @throws Error (as a rejected promise) when the file cannot be written.
+   */
+  save(rec: TaskRecord): Promise<void> {
+    const id = rec.task.id;
+    if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+    this.remember(rec);
+    let w = this.writes.get(id);
+    if (!w) {
+      w = { tail: Promise.resolve(), queued: null, pending: 0 };
+      this.writes.set(id, w);
+    }
+    if (w.queued) return w.queued;
+    const slot = w;
+    const run = slot.tail.then(() => {
+      slot.queued = null;
+      return this.writeFile(id);
+    });
+    slot.queued = run;
+    slot.pending++;
+    slot.tail = run.then(
+      () => this.settle(id, slot),
+      () => this.settle(id, slot),
+    );
+    return run;
+  }
+
+  /** Resolves when every write started so far has finished. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.writes.values()].map((w) => w.tail));
+  }
+
+  list(q: ListTasksQuery): ListTasksPage | A2AError {
+    let after: [number, string] | undefined;
+    if (q.pageToken) {
+      after = decodeToken(q.pageToken);
+      if (!after) return a2aError('INVALID_PARAMS', 'pageToken is not a token this server issued', 'params.pageToken');
+    }
+    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : undefined;
+    const matches: [string, IndexEntry][] = [];
+    for (const entry of this.index) {
+      const e = entry[1];
+      if (q.contextId !== undefined && e.contextId !== q.contextId) continue;
+      if (q.status !== undefined && e.state !== q.status) continue;
+      if (since !== undefined && e.ts < since) continue;
+      matches.push(entry);
+    }
+    // Newest status first; the id breaks ties so the cursor is total.
+    matches.sort((a, b) => b[1].ts - a[1].ts || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
+    let start = 0;
+    if (after) {
+      const [ts, id] = after;
+      start = matches.findIndex(([mid, e]) => e.ts < ts || (e.ts === ts && mid < id));
+      if (start < 0) start = matches.length;
+    }
+    const slice = matches.slice(start, start + q.pageSize);
+    const tasks: Task[] = [];
+    for (const [id] of slice) {
+      const rec = this.get(id);
+      if (rec) tasks.push(withHistoryLength(rec.task, q.historyLength));
+    }
+    const last = slice[slice.length - 1];
+    const more = start + slice.length < matches.length;
+    return {
+      tasks,
+      nextPageToken: more && last ? encodeToken(last[1].ts, last[0]) : '',
+      pageSize: q.pageSize,
+      totalSize: matches.length,
+    };
+  }
+
+  private settle(id: string, slot: { pending: number; queued: Promise<void> | null }): void {
+    slot.pending--;
+    if (slot.pending === 0 && !slot.queued) this.writes.delete(id);
+    this.trimCache();
+  }
+
+  private remember(rec: TaskRecord): void {
+    this.cache.delete(rec.task.id);
+    this.cache.set(rec.task.id, rec);
+    this.trimCache();
+  }
+
+  private trimCache(): void {
+    if (this.cache.size <= this.cacheSize) return;
+    for (const id of this.cache.keys()) {
+      if (this.cache.size <= this.cacheSize) break;
+      if (!this.writes.has(id)) this.cache.delete(id); // a record with a write in flight stays
+    }
+  }
+
+  private async writeFile(id: string): Promise<void> {
+    const rec = this.cache.get(id);
+    if (!rec) return;
+    const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push });
+    const target = join(this.dir, `${id}.json`);
+    if (!this.onDisk.has(id)) {
+      // First write of a new task: exclusive create, no rename. The caller is answered only after
+      // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
+      // next start skips; nothing a client was told exists can be torn.
+      try {
+        await writeFile(target, body, { flag: 'wx', mode: 0o600 });
+        this.onDisk.add(id);
+        return;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+          this.log('error', 'task write failed', { task: id, error: (e as Error).message });
+          throw e;
+        }
+        this.onDisk.add(id);
+      }
+    }
+    // Updates replace the file atomically: write a temporary file, then rename it over the old one.
+    const tmp = join(this.dir, `.${id}.${process.pid}.${(this.tmpSeq++).toString(36)}.tmp`);
+    try {
+      await writeFile(tmp, body, { mode: 0o600 });
+      await rename(tmp, target);
+    } catch (e) {
+      await unlink(tmp).catch(() => {});
+      this.log('error', 'task write failed', { task: id, error: (e as Error).message });
+      throw e;
+    }
+  }
+
+  private readFile(id: string): TaskRecord | undefined {
+    try {
+      return parseRecord(readFileSync(join(this.dir, `${id}.json`), 'utf8'), id);
+    } catch (e) {
+      this.log('warn', 'task file unreadable', { task: id, error: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  /** Builds the index from the files on disk; corrupt or foreign files are skipped with a log line. */
+  private scan(): void {
+    for (const name of readdirSync(this.dir)) {
+      if (name.endsWith('.tmp')) {
+        // Left over from a write interrupted by a crash; the previous file is intact.
+        try {
+          unlinkSync(join(this.dir, name));
+        } catch {}
+        continue;
+      }
+      const id = name.endsWith('.json') ? name.slice(0, -5) : '';
+      if (!isTaskId(id)) {
+        this.log('warn', 'skipping foreign file in task folder', { file: name });
+        continue;
+      }
+      let rec: TaskRecord | undefined;
+      try {
+        rec = parseRecord(readFileSync(join(this.dir, name), 'utf8'), id);
+      } catch (e) {
+        this.log('warn', 'skipping corrupt task file', { file: name, error: (e as Error).message });
+        continue;
+      }
+      if (!rec) {
+        this.log('warn', 'skipping foreign file in task folder', { file: name });
+        continue;
+      }
+      this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+      this.onDisk.add(id);
+    }
+  }
+}
+
+/** Parses a task file; undefined when it is JSON but not one of ours. @throws SyntaxError on bad JSON. */
+function parseRecord(text: string, id: string): TaskRecord | undefined {
+  const doc = JSON.parse(text) as { format?: unknown; task?: Partial<Task>; push?: unknown };
+  const t = doc?.task;
+  if (doc?.format !== FORMAT || !t || t.id !== id || typeof t.contextId !== 'string' || !t.status
+    || !STATES.has(t.status.state as string) || typeof t.status.timestamp !== 'string' || !Array.isArray(t.history) || !Array.isArray(t.artifacts))
+    return undefined;
+  return { task: t as Task, push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [] };
+}
+
+function encodeToken(ts: number, id: string): string {
+  return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
+}
+
+function decodeToken(token: string): [number, string] | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && isTaskId(v[1])) return [v[0], v[1]];
+  } catch {}
+  return undefined;
+}

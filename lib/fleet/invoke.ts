@@ -1,0 +1,163 @@
+/**
+ * @module fleet — the fleet configuration (`fixtures/fleet.json`: who the hub and the nodes are,
+ * their ports and role lines, and where each runs) and `fleet.invoke`, the one way the hub calls
+ * a node: signed, and traced whatever the outcome; `message` is its A2A form (SendMessage with a
+ * data part), traced the same way.
+ */
+
+import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
+
+export { A2A_MESSAGE_ERRORS, type A2AMessageErrorCode, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
+
+export interface FleetMember {
+  name: string;
+  port: number;
+  role: string;
+  /** Source file that starts this member, relative to the project root. */
+  file: string;
+  /** False for members `bun run fleet` does not start by default (e.g. the conformance agent). */
+  default: boolean;
+  /** Base URL peers use to reach it (`http://127.0.0.1:<port>` unless the file says otherwise). */
+  url: string;
+}
+
+export interface Fleet {
+  hub: FleetMember;
+  nodes: FleetMember[];
+}
+
+const NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+/**
+ * Parses and validates a fleet document.
+ * @throws Error with a readable message when the document is malformed (a configuration bug).
+ */
+export function parseFleet(doc: unknown): Fleet {
+  if (!doc || typeof doc !== 'object') throw new Error('fleet: document must be an object');
+  const d = doc as { hub?: unknown; nodes?: unknown };
+  const member = (m: unknown, where: string): FleetMember => {
+    if (!m || typeof m !== 'object') throw new Error(`fleet: ${where} must be an object`);
+    const o = m as Record<string, unknown>;
+    if (typeof o.name !== 'string' || !NAME.test(o.name)) throw new Error(`fleet: ${where}.name must match ${NAME}`);
+    if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 0 || o.port > 65535)
+      throw new Error(`fleet: ${where}.port must be a port number`);
+    if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);
+    if (typeof o.file !== 'string') throw new Error(`fleet: ${where}.file must be a string`);
+    const url = typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
+    return { name: o.name, port: o.port, role: o.role, file: o.file, default: o.default !== false, url };
+  };
+  if (!Array.isArray(d.nodes)) throw new Error('fleet: nodes must be an array');
+  const fleet: Fleet = { hub: member(d.hub, 'hub'), nodes: d.nodes.map((n, i) => member(n, `nodes[${i}]`)) };
+  const seen = new Set<string>();
+  for (const m of [fleet.hub, ...fleet.nodes]) {
+    if (seen.has(m.name)) throw new Error(`fleet: duplicate name ${m.name}`);
+    seen.add(m.name);
+  }
+  return fleet;
+}
+
+/** Reads and validates the fleet file. @throws Error when it is missing or malformed. */
+export async function loadFleet(path: string): Promise<Fleet> {
+  const file = Bun.file(path);
+  if (!(await file.exists())) throw new Error(`fleet: file not found: ${path}`);
+  return parseFleet(await file.json());
+}
+
+/** Finds a member (hub or node) by name. */
+export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined {
+  return fleet.hub.name === name ? fleet.hub : fleet.nodes.find((n) => n.name === name);
+}
+
+// ---- fleet.invoke: the one way the hub calls a node ----
+
+/** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
+export interface FleetCaller {
+  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
+}
+export type FleetResult = ({ ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string; kind?: string; at?: string } }) & {
+  /** Id of the trace record the call left (set by FleetInvoker). */
+  traceId?: number;
+};
+
+/** Where trace records go (lib/fleet/trace.ts). */
+export interface TraceSink {
+  record(r: {
+    ts: string; from: string; to: string; capability: string; durationMs: number;
+    outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
+  }): { id: number };
+}
+
+export interface FleetInvoker {
+  /**
+   * Calls `capability` on fleet node `target` over the signed peer channel and records the call
+   * in the trace, failures and empty answers included. Never throws.
+   */
+  invoke(target: string, capability: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<FleetResult>;
+  /**
+   * Sends an A2A 1.0 `SendMessage` with the data part `{skill, args}` to fleet node `target`'s
+   * `/a2a` (its address from the fleet, never from the caller) in conversation `contextId`, and
+   * answers with the completed task's first data artifact. Traced like `invoke` (capability =
+   * skill). Never throws.
+   */
+  message(target: string, skill: string, args: Record<string, unknown>, opts: FleetMessageOptions): Promise<FleetMessageResult>;
+}
+
+
+/** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
+export function isEmptyResult(r: unknown): boolean {
+  if (r === null || r === undefined || r === '') return true;
+  if (Array.isArray(r)) return r.length === 0;
+  if (typeof r !== 'object') return false;
+  const o = r as Record<string, unknown>;
+  const values = Object.values(o);
+  if (values.length === 0 || o.found === false) return true;
+  const lists = values.filter(Array.isArray) as unknown[][];
+  return lists.length > 0 && lists.every((l) => l.length === 0);
+}
+
+export interface FleetInvokerDeps {
+  self: string;
+  client: FleetCaller;
+  trace: TraceSink;
+  now?: () => number;
+  defaultTimeoutMs?: number;
+  /** Where `message` finds a node's `/a2a`; without it every `message` fails with A2A_NO_ROUTE. */
+  fleet?: Fleet;
+  fetch?: typeof fetch;
+  /** Largest A2A answer read, in bytes (default 8 MiB). */
+  maxAnswerBytes?: number;
+}
+
+export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
+  const now = deps.now ?? Date.now;
+  /** Runs one call and writes its trace record, whatever the outcome. */
+  async function traced<R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: () => Promise<R>): Promise<R & { traceId: number }> {
+    const started = now();
+    const t0 = performance.now();
+    const r = await call();
+    const durationMs = Math.round((performance.now() - t0) * 100) / 100;
+    const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
+    const rec = deps.trace.record({
+      ts: new Date(started).toISOString(),
+      from: deps.self,
+      to: target,
+      capability,
+      durationMs,
+      outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
+      errorCode: r.ok ? null : r.error.code,
+      bytes,
+    });
+    return { ...r, traceId: rec.id };
+  }
+  const sendMessage = createA2AMessenger(deps);
+  return {
+    invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000) {
+      return traced(target, capability, () => deps.client.peerFetch(target, capability, args, { timeout: timeoutMs }));
+    },
+    message(target, skill, args, opts) {
+      // A malformed skill is refused, and still leaves a row, under a fixed name rather than the bad text.
+      return traced(String(target), typeof skill === 'string' && SKILL.test(skill) ? skill : 'invalid.skill', () =>
+        sendMessage(target, skill, args, opts?.contextId, opts?.timeoutMs ?? deps.defaultTimeoutMs ?? 10_000));
+    },
+  };
+}

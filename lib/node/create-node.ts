@@ -1,0 +1,200 @@
+/**
+ * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
+ * its name, description and catalog (and optionally its own agent); this gives it the agent card,
+ * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
+ * webhook delivery. The only place in lib/ that touches Elysia.
+ */
+
+import { join } from 'node:path';
+import { Elysia, type AnyElysia } from 'elysia';
+import { createA2AHandler } from '../a2a/jsonrpc-binding.ts';
+import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
+import { TaskEngine } from '../a2a/engine.ts';
+import { WebhookSender } from '../a2a/push.ts';
+import { createRestHandler } from '../a2a/rest-binding.ts';
+import type { Agent } from '../a2a/agent.ts';
+import { catalogAgent } from '../catalog/keyword-agent.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import type { Fleet } from '../fleet/invoke.ts';
+import { silentLog, type Log } from '../log.ts';
+import type { PeerClient } from '../peer/client.ts';
+import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
+import type { PeerVerifier } from '../peer/signature.ts';
+import { TaskStore } from '../a2a/task-store.ts';
+
+export interface NodeDefinition {
+  name: string;
+  description: string;
+  version?: string;
+  catalog: Catalog;
+  /** Defaults to the catalog agent (keyword pick / data-part skill call). */
+  agent?: Agent;
+  /** Whether a model answers messages; shown on the card as `capabilities.agent_backed`. */
+  agentBacked?: boolean;
+  inputModes?: string[];
+  outputModes?: string[];
+  /**
+   * False for an app that joins the fleet through the signed peer channel only: no agent card
+   * and no `/a2a` (yet); `/peer/*`, `/health` and `/capabilities` are still served.
+   */
+  a2a?: boolean;
+  /** Work to end when the process shuts down cleanly (e.g. the executor's running jobs). */
+  shutdown?: () => Promise<void>;
+}
+
+export interface NodeOptions {
+  /** Tasks go to `<dataDir>/<name>/tasks/`. */
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** The URL the card advertises (PEER_PUBLIC_URL). */
+  publicUrl?: string;
+  log?: Log;
+  now?: () => number;
+  /** Set false to turn webhook delivery off (the card then says pushNotifications: false). */
+  push?: boolean;
+  /** Webhook hosts allowed besides loopback (e.g. the fleet's hosts); `*` allows any. */
+  pushAllowHosts?: string[];
+  pushRetryDelaysMs?: number[];
+  maxBodyBytes?: number;
+  /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
+  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
+}
+
+export interface RunningNode {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+export interface NodeApp {
+  app: AnyElysia;
+  engine: TaskEngine;
+  store: TaskStore;
+  push: WebhookSender | undefined;
+  /** The card as currently served. */
+  card(): Record<string, unknown>;
+  /**
+   * Fixes the port the card advertises, for a node served by someone else's server (the hub
+   * serves its own node inside its Bun.serve through `app.handle`).
+   */
+  advertise(port: number): void;
+  /** Binds the port, fixes the advertised URL, and serves. */
+  start(): Promise<RunningNode>;
+}
+
+const DEFAULT_MODES = ['text/plain', 'application/json'];
+
+export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
+  const log = opts.log ?? silentLog;
+  const host = opts.host ?? '127.0.0.1';
+  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
+  const push = opts.push === false ? undefined : new WebhookSender({
+    allowHosts: opts.pushAllowHosts ?? [],
+    log,
+    ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
+  });
+  const inputModes = def.inputModes ?? DEFAULT_MODES;
+  const outputModes = def.outputModes ?? DEFAULT_MODES;
+  const engine = new TaskEngine({
+    store,
+    agent: def.agent ?? catalogAgent(def.catalog),
+    log,
+    inputModes,
+    outputModes,
+    ...(push ? { push } : {}),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+  const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
+  const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
+  const handleRest = createRestHandler({ engine, log, streaming: true, ...bodyLimit });
+
+  const cardFor = (port: number) => {
+    const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+    const baseUrl = (opts.publicUrl ?? `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`).replace(/\/+$/, '');
+    return buildAgentCard({
+      name: def.name,
+      description: def.description,
+      version: def.version ?? '1.0.0',
+      baseUrl,
+      skills: def.catalog.skills(),
+      inputModes,
+      outputModes,
+      streaming: true,
+      pushNotifications: push !== undefined,
+      agentBacked: def.agentBacked ?? false,
+      warnings: bindWarnings(host, opts.publicUrl, baseUrl),
+    });
+  };
+  const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
+
+  // Peer calls reach this node's code only through its catalog.
+  const peer: PeerRouteDeps | undefined = opts.peer && {
+    self: def.name,
+    verifier: opts.peer.verifier,
+    dispatch: (capability, args) => def.catalog.invoke(capability, args),
+    log,
+    ...(opts.peer.client ? { client: opts.peer.client } : {}),
+    ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
+  };
+  const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
+    peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
+
+  const speaksA2A = def.a2a !== false;
+  const noRoute = () => new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such route' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+  // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler decides
+  // what is its own and everything else gets the ordinary 404.
+  const rest = async ({ request }: { request: Request }) => (await handleRest(request)) ?? noRoute();
+  // The error hook comes first so it covers every route registered after it.
+  const app = new Elysia({ normalize: false })
+    .onError(({ code, set }) => {
+      // Routing and framework errors become coded JSON; handlers themselves return values.
+      if (code === 'NOT_FOUND') return noRoute();
+      set.headers['content-type'] = 'application/json';
+      log('error', 'request failed', { code: String(code) });
+      set.status = 500;
+      return { error: { code: 'INTERNAL', message: 'Internal error' } };
+    });
+  if (speaksA2A) {
+    app
+      .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
+      // Clients before A2A 0.3 look here.
+      .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
+      .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
+      .all('/message:verb', rest, { parse: 'none' })
+      .all('/tasks', rest, { parse: 'none' })
+      .all('/tasks/*', rest, { parse: 'none' })
+      .all('/extendedAgentCard', rest, { parse: 'none' });
+  }
+  app
+    .post('/peer/invoke', peerRoute(handlePeerInvoke))
+    .post('/peer/relay', peerRoute(handlePeerRelay))
+    .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
+    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
+
+  return {
+    app,
+    engine,
+    store,
+    push,
+    card: () => cards.json,
+    advertise: (port) => cards.update(cardFor(port), opts.now),
+    async start() {
+      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
+      const server = app.server!;
+      const port = server.port!;
+      cards.update(cardFor(port), opts.now);
+      const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+      log('info', 'node listening', { node: def.name, url });
+      return {
+        url,
+        port,
+        async stop() {
+          await app.stop(true);
+          await engine.close();
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * @module peer-client — the signed client every cross-node call uses: looks the target up in the
+ * fleet (names only, never URLs), signs with lib/peer/signature.ts, and turns every failure into a value.
+ *
+ * API:
+ *   const client = createPeerClient({ signer, fleet, log? })
+ *   await client.peerFetch('scanner', 'sector.movement', { day: '2025-01-02' }, { timeout: 5000 })
+ *     -> { ok: true, result } | { ok: false, error: { code, message, kind, status?, at? } }
+ *   await client.peerRelay('crm', ['scanner'], 'sector.movement', args, { timeout })
+ */
+
+import type { Fleet } from '../fleet/invoke.ts';
+import { fleetMember } from '../fleet/invoke.ts';
+import type { Log } from '../log.ts';
+import { readBodyBytes } from '../body.ts';
+import { silentLog } from '../log.ts';
+import { PEER_ERRORS, type PeerErrorCode } from './codes.ts';
+import { SCOPE, type PeerSigner } from './signature.ts';
+
+/** unreachable / timeout: no answer; refused: the peer's verifier said 401; failed: the peer answered ok:false. */
+export type PeerFailureKind = 'unreachable' | 'timeout' | 'refused' | 'failed' | 'bad-answer' | 'bad-call';
+export interface PeerError {
+  code: string;
+  message: string;
+  kind: PeerFailureKind;
+  /** HTTP status of the answer, when there was one. */
+  status?: number;
+  /** The node that produced the error, when a relay reports a failure further down the route. */
+  at?: string;
+}
+export type PeerResult<T = unknown> = { ok: true; result: T; summary?: string } | { ok: false; error: PeerError };
+
+export interface PeerCallOptions {
+  /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
+  timeout?: number;
+}
+
+export interface PeerClient {
+  /** Calls `capability` on fleet node `target` through its POST /peer/invoke. Never throws. */
+  peerFetch(target: string, capability: string, args?: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
+  /** Asks fleet node `via` to forward the call along `route` (last entry runs it). Never throws. */
+  peerRelay(via: string, route: string[], capability: string, args?: unknown, opts?: PeerCallOptions & { trail?: string[] }): Promise<PeerResult>;
+  /** Low level: signs `body` with `scope` and posts it to `path` on `target`. Never throws. */
+  post(target: string, path: string, scope: string, body: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
+}
+
+export interface PeerClientDeps {
+  signer: PeerSigner;
+  fleet: Fleet;
+  log?: Log;
+  fetch?: typeof fetch;
+  /** Largest answer read, in bytes (default 8 MiB). */
+  maxAnswerBytes?: number;
+}
+
+const fail = (code: PeerErrorCode | string, kind: PeerFailureKind, message?: string, extra: Partial<PeerError> = {}): PeerResult => ({
+  ok: false,
+  error: { code, message: message ?? PEER_ERRORS[code as PeerErrorCode]?.message ?? code, kind, ...extra },
+});
+
+function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
+  }
+  const d = doc as { ok?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; at?: unknown } };
+  if (d && d.ok === true && status < 300) return typeof (d as { summary?: unknown }).summary === 'string' ? { ok: true, result: d.result, summary: (d as { summary: string }).summary } : { ok: true, result: d.result };
+  if (d && d.ok === false && d.error && typeof d.error.code === 'string') {
+    const kind: PeerFailureKind = status === 401 ? 'refused' : 'failed';
+    const message = typeof d.error.message === 'string' ? d.error.message : d.error.code;
+    return fail(d.error.code, kind, message, { status, ...(typeof d.error.at === 'string' ? { at: d.error.at } : {}) });
+  }
+  return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not a peer answer`, { status });
+}
+
+export function createPeerClient(deps: PeerClientDeps): PeerClient {
+  const log = deps.log ?? silentLog;
+  const doFetch = deps.fetch ?? fetch;
+  const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
+
+  async function post(target: string, path: string, scope: string, body: unknown, opts: PeerCallOptions = {}): Promise<PeerResult> {
+    const member = typeof target === 'string' ? fleetMember(deps.fleet, target) : undefined;
+    if (!member) return fail('PEER_NO_ROUTE', 'bad-call', 'target is not a fleet node');
+    if (typeof scope !== 'string' || !SCOPE.test(scope)) return fail('PEER_BAD_REQUEST', 'bad-call', 'capability is not a valid name');
+    let bytes: Uint8Array;
+    try {
+      bytes = new TextEncoder().encode(JSON.stringify(body));
+    } catch {
+      return fail('PEER_BAD_REQUEST', 'bad-call', 'arguments are not serialisable as JSON');
+    }
+    const timeout = opts.timeout ?? 10_000;
+    const started = performance.now();
+    let headers: Record<string, string>;
+    try {
+      headers = { ...(await deps.signer.sign(scope, bytes)), 'content-type': 'application/json' };
+    } catch {
+      return fail('PEER_NO_KEY', 'bad-call');
+    }
+    let result: PeerResult;
+    try {
+      const res = await doFetch(member.url + path, { method: 'POST', headers, body: bytes as Uint8Array<ArrayBuffer>, signal: AbortSignal.timeout(timeout) });
+      const answer = await readBodyBytes(res, maxAnswer);
+      result = answer
+        ? parseAnswer(answer, res.status)
+        : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, { status: res.status });
+    } catch (e) {
+      const name = (e as Error)?.name;
+      result =
+        name === 'TimeoutError' || name === 'AbortError'
+          ? fail('PEER_TIMEOUT', 'timeout', `${target} did not answer within ${timeout} ms`)
+          : fail('PEER_UNREACHABLE', 'unreachable', `${target} is unreachable`);
+    }
+    const ms = Math.round(performance.now() - started);
+    if (result.ok) log('debug', 'peer call', { to: target, path, scope, ms });
+    else log('warn', 'peer call failed', { to: target, path, scope, ms, code: result.error.code, kind: result.error.kind });
+    return result;
+  }
+
+  return Object.freeze({
+    post,
+    peerFetch: (target: string, capability: string, args: unknown = {}, opts?: PeerCallOptions) =>
+      post(target, '/peer/invoke', capability, { capability, args }, opts),
+    peerRelay: (via: string, route: string[], capability: string, args: unknown = {}, opts: PeerCallOptions & { trail?: string[] } = {}) =>
+      post(via, '/peer/relay', 'relay:' + capability, { route, capability, args, trail: opts.trail ?? [] }, opts),
+  });
+}

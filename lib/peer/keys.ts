@@ -1,0 +1,292 @@
+/**
+ * @module peer-keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
+ * secret, each member's Ed25519 pair and the public key ring (formats in docs/peer.md). Makes,
+ * rotates and loads them; the signing itself is lib/peer/signature.ts.
+ *
+ * API:
+ *   ensureKeys(dataDir, fleet, { force? })   create what is missing (idempotent)
+ *   rotateKey(dataDir, fleet, node)          new pair; the ring holds new + previous key
+ *   retireKeys(dataDir, fleet, node)         drop the previous key from the ring
+ *   loadPeerIdentity(dataDir, node, opts)    -> { signer, verifier } for one node at start
+ *   parseRing(doc) / listKeys(dataDir)       ring file -> PeerRing; a key-free summary
+ */
+
+import { chmod, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import type { Fleet } from '../fleet/invoke.ts';
+import {
+  NODE_NAME,
+  createSigner,
+  createVerifier,
+  ed25519PublicKey,
+  fromB64url,
+  toB64url,
+  type PeerMode,
+  type PeerRing,
+  type PeerSigner,
+  type PeerVerifier,
+  type RingEntry,
+  type VerifierOptions,
+} from './signature.ts';
+
+export const SECRET_FILE = 'fleet.secret';
+export const RING_FILE = 'ring.json';
+export const privateKeyFile = (node: string) => `${node}.ed25519.json`;
+/** Most public keys one node may have in the ring: the current one and the one being retired. */
+export const MAX_RING_KEYS = 2;
+
+export interface RingKey {
+  kid: string;
+  publicKey: string;
+  created: string;
+}
+export interface RingFileEntry {
+  mode: PeerMode;
+  keys: RingKey[];
+}
+export interface RingFile {
+  version: 1;
+  nodes: Record<string, RingFileEntry>;
+}
+interface PrivateKeyFile {
+  node: string;
+  kid: string;
+  created: string;
+  privateKey: string;
+  publicKey: string;
+}
+
+/** A public, stable short name for a key: it may be logged, the key bytes may not. */
+export function keyId(publicKey: Uint8Array): string {
+  return 'ed25519:' + bytesToHex(sha256(publicKey)).slice(0, 16);
+}
+
+const keysDir = (dataDir: string) => join(dataDir, 'keys');
+
+function checkNode(node: string): void {
+  if (!NODE_NAME.test(node)) throw new Error('keys: invalid node name');
+}
+
+/**
+ * Validates a ring document and converts it to the verifier's form.
+ * @throws Error naming the first problem (a configuration error, never key material).
+ */
+export function parseRing(doc: unknown): PeerRing {
+  const d = doc as Partial<RingFile> | null;
+  if (!d || typeof d !== 'object' || d.version !== 1 || !d.nodes || typeof d.nodes !== 'object')
+    throw new Error('ring: expected { version: 1, nodes: {...} }');
+  const ring = new Map<string, RingEntry>();
+  for (const [node, e] of Object.entries(d.nodes)) {
+    if (!NODE_NAME.test(node)) throw new Error(`ring: invalid node name ${JSON.stringify(node.slice(0, 40))}`);
+    if (!e || (e.mode !== 'ed25519' && e.mode !== 'derived' && e.mode !== 'shared') || !Array.isArray(e.keys))
+      throw new Error(`ring: ${node} needs a mode (ed25519 | derived | shared) and a keys array`);
+    if (e.keys.length > MAX_RING_KEYS) throw new Error(`ring: ${node} has more than ${MAX_RING_KEYS} keys`);
+    const keys = e.keys.map((k, i) => {
+      const pub = k && typeof k.publicKey === 'string' ? fromB64url(k.publicKey, 32) : undefined;
+      if (!pub) throw new Error(`ring: ${node}.keys[${i}].publicKey must be 32 bytes in base64url`);
+      return pub;
+    });
+    if (e.mode === 'ed25519' && keys.length === 0) throw new Error(`ring: ${node} is ed25519 but has no key`);
+    ring.set(node, Object.freeze({ mode: e.mode, ed25519: Object.freeze(keys) }));
+  }
+  return ring;
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
+  }
+}
+
+/** Writes through a temporary file; `exclusive` keeps an existing file (returns false then). */
+async function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
+  const tmp = `${path}.${process.pid}.${toB64url(randomBytes(6))}.tmp`;
+  await writeFile(tmp, text, { mode, flag: 'wx' });
+  await chmod(tmp, mode); // the umask may have narrowed or the platform ignored `mode`
+  try {
+    if (!exclusive) {
+      await rename(tmp, path);
+      return true;
+    }
+    try {
+      await link(tmp, path); // fails with EEXIST instead of replacing: no clobbering, no race
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw e;
+    }
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+async function readSecret(dir: string): Promise<Uint8Array | undefined> {
+  const text = await readText(join(dir, SECRET_FILE));
+  if (text === undefined) return undefined;
+  const secret = fromB64url(text.trim(), 32);
+  if (!secret) throw new Error(`keys: ${SECRET_FILE} is not 32 bytes in base64url`);
+  return secret;
+}
+
+async function readPrivateKey(dir: string, node: string): Promise<{ seed: Uint8Array; key: RingKey } | undefined> {
+  const text = await readText(join(dir, privateKeyFile(node)));
+  if (text === undefined) return undefined;
+  let doc: Partial<PrivateKeyFile>;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Error(`keys: ${privateKeyFile(node)} is not JSON`);
+  }
+  const seed = typeof doc.privateKey === 'string' ? fromB64url(doc.privateKey, 32) : undefined;
+  if (!seed || doc.node !== node) throw new Error(`keys: ${privateKeyFile(node)} is malformed`);
+  const pub = ed25519PublicKey(seed);
+  return { seed, key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') } };
+}
+
+async function newPrivateKey(dir: string, node: string, now: Date, replace: boolean): Promise<RingKey | undefined> {
+  const seed = randomBytes(32);
+  const pub = ed25519PublicKey(seed);
+  const file: PrivateKeyFile = {
+    node,
+    kid: keyId(pub),
+    created: now.toISOString(),
+    privateKey: toB64url(seed),
+    publicKey: toB64url(pub),
+  };
+  const written = await writeKeyFile(join(dir, privateKeyFile(node)), JSON.stringify(file, null, 2) + '\n', 0o600, !replace);
+  return written ? { kid: file.kid, publicKey: file.publicKey, created: file.created } : undefined;
+}
+
+async function readRingFile(dir: string): Promise<RingFile> {
+  const text = await readText(join(dir, RING_FILE));
+  if (text === undefined) return { version: 1, nodes: {} };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    throw new Error(`keys: ${RING_FILE} is not JSON`);
+  }
+  parseRing(doc); // validates; the file form is kept for rewriting
+  return doc as RingFile;
+}
+
+const writeRing = (dir: string, ring: RingFile) =>
+  writeKeyFile(join(dir, RING_FILE), JSON.stringify(ring, null, 2) + '\n', 0o644, false);
+
+const members = (fleet: Fleet) => [fleet.hub, ...fleet.nodes].map((m) => m.name);
+
+export interface KeyOptions {
+  /** Replace existing secret and pairs (all peers must then restart). */
+  force?: boolean;
+  now?: () => Date;
+}
+
+/**
+ * Creates the fleet secret, a pair for every fleet member and the ring, keeping whatever exists.
+ * Returns the names of the files it created or changed (never their content).
+ * @throws Error when an existing key file is malformed or the directory cannot be written.
+ */
+export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions = {}): Promise<{ created: string[] }> {
+  const dir = keysDir(dataDir);
+  const now = (opts.now ?? (() => new Date()))();
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const created: string[] = [];
+  if (opts.force || !(await readSecret(dir))) {
+    await writeKeyFile(join(dir, SECRET_FILE), toB64url(randomBytes(32)) + '\n', 0o600, !opts.force);
+    created.push(SECRET_FILE);
+  }
+  const ring = await readRingFile(dir);
+  let ringChanged = false;
+  for (const node of members(fleet)) {
+    checkNode(node);
+    let key = opts.force ? undefined : (await readPrivateKey(dir, node))?.key;
+    if (!key) {
+      key = (await newPrivateKey(dir, node, now, !!opts.force)) ?? (await readPrivateKey(dir, node))!.key;
+      created.push(privateKeyFile(node));
+    }
+    const entry = ring.nodes[node];
+    if (opts.force || !entry) {
+      ring.nodes[node] = { mode: 'ed25519', keys: [key] };
+      ringChanged = true;
+    } else if (entry.mode === 'ed25519' && !entry.keys.some((k) => k.publicKey === key.publicKey)) {
+      // The pair on disk is not in the ring (ring edited or restored): trust the pair on disk.
+      entry.keys = [key, ...entry.keys].slice(0, MAX_RING_KEYS);
+      ringChanged = true;
+    }
+  }
+  if (ringChanged || !(await readText(join(dir, RING_FILE)))) {
+    await writeRing(dir, ring);
+    created.push(RING_FILE);
+  }
+  return { created };
+}
+
+function requireMember(fleet: Fleet, node: string): void {
+  checkNode(node);
+  if (!members(fleet).includes(node)) throw new Error(`keys: ${node} is not a fleet member`);
+}
+
+/**
+ * Gives a node a new pair. The ring keeps the previous public key next to the new one so peers
+ * that still see the old signature keep accepting it until `retireKeys`.
+ * @throws Error when the node is not a fleet member or the files are malformed.
+ */
+export async function rotateKey(dataDir: string, fleet: Fleet, node: string, opts: KeyOptions = {}) {
+  requireMember(fleet, node);
+  const dir = keysDir(dataDir);
+  const ring = await readRingFile(dir);
+  const key = (await newPrivateKey(dir, node, (opts.now ?? (() => new Date()))(), true))!;
+  const previous = ring.nodes[node]?.keys ?? [];
+  ring.nodes[node] = { mode: 'ed25519', keys: [key, ...previous].slice(0, MAX_RING_KEYS) };
+  await writeRing(dir, ring);
+  return { kid: key.kid, ring: ring.nodes[node].keys.map((k) => k.kid) };
+}
+
+/** Ends a rotation: the ring keeps only the node's newest key. @throws Error as rotateKey. */
+export async function retireKeys(dataDir: string, fleet: Fleet, node: string) {
+  requireMember(fleet, node);
+  const dir = keysDir(dataDir);
+  const ring = await readRingFile(dir);
+  const entry = ring.nodes[node];
+  if (!entry) throw new Error(`keys: ${node} is not in the ring`);
+  const retired = entry.keys.slice(1).map((k) => k.kid);
+  entry.keys = entry.keys.slice(0, 1);
+  await writeRing(dir, ring);
+  return { kept: entry.keys.map((k) => k.kid), retired };
+}
+
+/** Per node: mode and key ids. Safe to print. */
+export async function listKeys(dataDir: string): Promise<{ node: string; mode: PeerMode; kids: string[] }[]> {
+  const ring = await readRingFile(keysDir(dataDir));
+  return Object.entries(ring.nodes).map(([node, e]) => ({ node, mode: e.mode, kids: e.keys.map((k) => k.kid) }));
+}
+
+/**
+ * Loads one node's signer and verifier from `<dataDir>/keys/`. The signer signs in the mode the
+ * ring states for this node, so peers never see a downgrade.
+ * @throws Error when the ring is missing or lacks the node (run `bun run keys`), or a file is malformed.
+ */
+export async function loadPeerIdentity(
+  dataDir: string,
+  node: string,
+  opts: Omit<VerifierOptions, 'ring' | 'secret'> = {},
+): Promise<{ signer: PeerSigner; verifier: PeerVerifier; ring: PeerRing }> {
+  checkNode(node);
+  const dir = keysDir(dataDir);
+  if ((await readText(join(dir, RING_FILE))) === undefined) throw new Error(`keys: no ${RING_FILE} in ${dir}; run \`bun run keys\``);
+  const ring = parseRing(await readRingFile(dir));
+  const entry = ring.get(node);
+  if (!entry) throw new Error(`keys: ${node} is not in the ring; run \`bun run keys\``);
+  const secret = await readSecret(dir);
+  const seed = entry.mode === 'ed25519' ? (await readPrivateKey(dir, node))?.seed : undefined;
+  if (entry.mode === 'ed25519' && !seed) throw new Error(`keys: ${privateKeyFile(node)} is missing`);
+  if (entry.mode !== 'ed25519' && !secret) throw new Error(`keys: ${SECRET_FILE} is missing`);
+  const signer = createSigner({ node, secret, seed, mode: entry.mode, now: opts.now, ed25519: opts.ed25519 });
+  return { signer, verifier: createVerifier({ ...opts, ring, secret }), ring };
+}

@@ -1,0 +1,159 @@
+/**
+ * @module peer-routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
+ * Request in, standard Response out, every failure a coded JSON answer.
+ *
+ * Mounting (e.g. in lib/node/create-node.ts):
+ *   .post('/peer/invoke', ({ request }) => handlePeerInvoke(request, peerDeps))
+ *   .post('/peer/relay', ({ request }) => handlePeerRelay(request, peerDeps))
+ * with peerDeps = { self, verifier, dispatch, client, fleet, log }. The handlers read the raw body
+ * themselves (the signature covers those exact bytes), so the framework must not parse it first.
+ */
+
+import type { Fleet } from '../fleet/invoke.ts';
+import { fleetMember } from '../fleet/invoke.ts';
+import type { Log } from '../log.ts';
+import { silentLog } from '../log.ts';
+import type { PeerClient } from './client.ts';
+import { readBodyBytes } from '../body.ts';
+import { PEER_ERRORS, type PeerErrorCode } from './codes.ts';
+import { NODE_NAME, SCOPE, type PeerVerifier } from './signature.ts';
+
+export type DispatchResult = { ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string } };
+
+export interface PeerRouteDeps {
+  /** This node's fleet name. */
+  self: string;
+  verifier: PeerVerifier;
+  /** Runs one capability of this node's catalog; the only way a peer request reaches code. */
+  dispatch: (capability: string, args: Record<string, unknown>) => Promise<DispatchResult>;
+  /** Needed by /peer/relay: signs and sends the forwarded call as this node. */
+  client?: PeerClient;
+  /** Needed by /peer/relay: route entries must be fleet members. */
+  fleet?: Fleet;
+  log?: Log;
+  /** Largest accepted request body (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Most node-to-node steps a relayed call may take, first caller to last node (default 4). */
+  maxHops?: number;
+  /** Timeout of each forwarded call in ms (default 10 000). */
+  relayTimeout?: number;
+  /** HTTP status for a dispatch error code (default 422). */
+  statusOf?: (code: string) => number;
+}
+
+const json = (status: number, body: unknown) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+
+/** A coded failure answer; the status comes from the one code table unless given. */
+export function peerError(code: PeerErrorCode | string, message?: string, status?: number, at?: string): Response {
+  const known = PEER_ERRORS[code as PeerErrorCode];
+  return json(status ?? known?.status ?? 500, {
+    ok: false,
+    error: { code, message: message ?? known?.message ?? code, ...(at ? { at } : {}) },
+  });
+}
+
+type Admitted = { caller: string; scope: string; body: Record<string, unknown> };
+
+/** Shared front half of both routes: method, size, signature, JSON object body. */
+async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
+  if (request.method !== 'POST') return peerError('PEER_METHOD');
+  const max = deps.maxBodyBytes ?? 1024 * 1024;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = await readBodyBytes(request, max);
+  } catch {
+    return peerError('PEER_BAD_REQUEST', 'body could not be read');
+  }
+  if (!bytes) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
+  const v = await deps.verifier.verify(request.headers, bytes);
+  if (!v.ok) {
+    const node = request.headers.get('x-peer-node') ?? '';
+    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: new URL(request.url).pathname });
+    return peerError(v.code, v.message);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return peerError('PEER_BAD_REQUEST', 'body is not JSON');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
+  return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
+}
+
+function argsOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const a = body.args;
+  if (a === undefined || a === null) return {};
+  return typeof a === 'object' && !Array.isArray(a) ? (a as Record<string, unknown>) : undefined;
+}
+
+/** POST /peer/invoke: body `{capability, args}`, signed scope = capability. Never throws. */
+export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): Promise<Response> {
+  const log = deps.log ?? silentLog;
+  try {
+    const a = await admit(request, deps, log);
+    if (a instanceof Response) return a;
+    const { capability } = a.body;
+    if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
+    if (a.scope !== capability) {
+      log('warn', 'peer refused', { code: 'PEER_SCOPE', node: a.caller });
+      return peerError('PEER_SCOPE', 'X-Peer-Scope is not the body capability');
+    }
+    const args = argsOf(a.body);
+    if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
+    const started = performance.now();
+    const r = await deps.dispatch(capability, args);
+    const ms = Math.round(performance.now() - started);
+    log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
+    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
+    return peerError(r.error.code, r.error.message, deps.statusOf?.(r.error.code) ?? 422);
+  } catch (e) {
+    // A dispatch bug: log its kind only (a message could carry caller data), answer a coded 500.
+    log('error', 'peer invoke crashed', { error: (e as Error)?.name ?? 'unknown' });
+    return peerError('PEER_FAILED');
+  }
+}
+
+/**
+ * POST /peer/relay: body `{route, capability, args, trail}`, signed scope = "relay:" + capability.
+ * Forwards to route[0], re-signed as this node: a plain invoke when it is the last entry, another
+ * relay otherwise. The full path (trail, caller, this node, route) may not repeat a node or exceed
+ * `maxHops` steps. Never throws.
+ */
+export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Promise<Response> {
+  const log = deps.log ?? silentLog;
+  try {
+    if (!deps.client || !deps.fleet) return peerError('PEER_NO_ROUTE', 'this node does not relay');
+    const a = await admit(request, deps, log);
+    if (a instanceof Response) return a;
+    const { capability, route, trail = [] } = a.body;
+    if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
+    if (a.scope !== 'relay:' + capability) return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
+    const maxHops = deps.maxHops ?? 4;
+    const names = (x: unknown) => Array.isArray(x) && x.length <= 16 && x.every((n) => typeof n === 'string' && NODE_NAME.test(n));
+    if (!names(route) || (route as string[]).length === 0) return peerError('PEER_BAD_REQUEST', 'route must list 1 to 16 node names');
+    if (!names(trail)) return peerError('PEER_BAD_REQUEST', 'trail must list node names');
+    const args = argsOf(a.body);
+    if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
+    const hops = route as string[];
+    const path = [...(trail as string[]), a.caller, deps.self, ...hops];
+    if (new Set(path).size !== path.length) return peerError('PEER_LOOP', `route ${path.join(' > ')} visits a node twice`);
+    if (path.length - 1 > maxHops) return peerError('PEER_HOPS', `route takes ${path.length - 1} steps, limit ${maxHops}`);
+    const stranger = hops.find((n) => !fleetMember(deps.fleet!, n));
+    if (stranger) return peerError('PEER_NO_ROUTE', `${stranger} is not a fleet node`);
+    const [next, ...rest] = hops as [string, ...string[]];
+    const opts = { timeout: deps.relayTimeout ?? 10_000 };
+    const r = rest.length
+      ? await deps.client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })
+      : await deps.client.peerFetch(next, capability, args, opts);
+    log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });
+    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
+    // A refusal further down is not the caller's signature failing: never answer it as 401.
+    const status = r.error.status && r.error.status !== 401 ? r.error.status : r.error.kind === 'timeout' ? 504 : 502;
+    return peerError(r.error.code, r.error.message, status, r.error.at ?? next);
+  } catch (e) {
+    log('error', 'peer relay crashed', { error: (e as Error)?.name ?? 'unknown' });
+    return peerError('PEER_FAILED');
+  }
+}

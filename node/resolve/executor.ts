@@ -1,0 +1,166 @@
+/**
+ * @module resolve-exec — the executor: jobs from the recipe allow-list (run by resolve-run), their
+ * state, time limit and cancel, and their records, which survive a restart that fails what was
+ * running.
+ */
+
+import { join } from 'node:path';
+import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
+import type { ModelEndpoint } from './model.ts';
+import { procStartTime, signalGroup } from './process-group.ts';
+import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
+import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
+
+/** The executor's error codes, each with the situation it names. */
+export const EXEC_ERRORS = Object.freeze({
+  NO_RECIPE: 'no recipe matches the prompt',
+  UNKNOWN_RECIPE: 'the named recipe is not on the allow-list',
+  BAD_PROMPT: 'the prompt is empty',
+  JOB_NOT_FOUND: 'no job with that id',
+  BUSY: 'too many jobs running',
+  SPAWN_FAILED: 'the recipe could not be started',
+  EXECUTOR_UNAVAILABLE: 'the executor has no data folder',
+});
+export type ExecErrorCode = keyof typeof EXEC_ERRORS;
+export const execError = (code: ExecErrorCode, detail?: string) => new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
+
+export const RESTARTED = 'executor restarted';
+/** Children see this PATH, not the executor's. */
+const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export interface ExecutorOptions {
+  dataDir: string;
+  recipes: readonly Recipe[];
+  /** Needed only when `recipes` holds the `model` recipe. */
+  model?: ModelEndpoint;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** Between SIGTERM and SIGKILL of a group being stopped. */
+  killGraceMs?: number;
+  maxRunning?: number;
+  childPath?: string;
+}
+
+export interface Executor {
+  readonly recipes: readonly Recipe[];
+  /** @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BUSY, SPAWN_FAILED */
+  submit(prompt: string, recipe?: string): { job_id: string; recipe: string; state: 'running' };
+  /** @throws CapabilityError JOB_NOT_FOUND */
+  status(id: string): Job;
+  /** Resolves once the job's process group is gone. @throws CapabilityError JOB_NOT_FOUND */
+  cancel(id: string): Promise<Job>;
+  /** Cancels every running job (tests, shutdown). */
+  close(): Promise<void>;
+}
+
+interface Live {
+  record: JobRecord;
+  run: Run;
+  stop?: { state: Exclude<JobState, 'running' | 'succeeded'>; error?: string };
+  settled: Promise<void>;
+}
+
+export function createExecutor(opts: ExecutorOptions): Executor {
+  const files = new JobFiles(opts.dataDir);
+  const now = opts.now ?? Date.now;
+  const iso = () => new Date(now()).toISOString();
+  const live = new Map<string, Live>();
+
+  /** A running record no live process of this executor owns: its executor died. */
+  const orphan = (r: JobRecord) => {
+    // The start time guards against signalling a stranger that reused the pid.
+    if (r.pid && r.procStart !== undefined && procStartTime(r.pid) === r.procStart) signalGroup(r.pid, 'SIGKILL');
+    files.settle({ ...r, state: 'failed', error: RESTARTED, endedAt: iso() });
+  };
+  for (const id of files.ids()) {
+    const r = files.read(id);
+    if (r?.state === 'running') orphan(r);
+  }
+
+  const view = ({ record, run }: Live): JobRecord => ({
+    ...record, output: run.output.text(), outputTruncated: run.output.truncated, ...(run.progress ? { progress: run.progress } : {}),
+  });
+  const stopWith = (l: Live, stop: NonNullable<Live['stop']>) => {
+    l.stop ??= stop;
+    l.run.halt();
+  };
+  const settle = (l: Live, end: RunEnd) => {
+    const state: JobState = l.stop?.state ?? (end.failure === undefined && end.exitCode === 0 ? 'succeeded' : 'failed');
+    const error = l.stop ? l.stop.error : end.failure;
+    const final: JobRecord = { ...view(l), state, exitCode: end.exitCode, endedAt: iso(), ...(error !== undefined && state !== 'succeeded' ? { error } : {}) };
+    // Restart recovery by another executor may have settled it first; its verdict stands.
+    l.record = files.settle(final) ? final : files.read(final.job_id) ?? final;
+    live.delete(final.job_id);
+  };
+
+  const start = (recipe: Recipe, id: string, prompt: string): Run => {
+    if (recipe.kind === 'model') return runModel(recipe, opts.model, prompt, opts.fetch);
+    const env: Record<string, string> = { PATH: opts.childPath ?? CHILD_PATH, HOME: join(opts.dataDir, 'resolve'), LANG: 'C.UTF-8', ...recipe.env, JOB_ID: id };
+    if (recipe.prompt === 'env') env[PROMPT_ENV] = prompt;
+    try {
+      return runProcess(recipe, env, recipe.prompt === 'stdin' ? prompt : undefined, opts.killGraceMs ?? 1000);
+    } catch (e) {
+      throw execError('SPAWN_FAILED', `${recipe.name} could not start: ${(e as Error)?.message ?? 'unknown error'}`);
+    }
+  };
+
+  const executor: Executor = {
+    recipes: opts.recipes,
+    submit(prompt, name) {
+      if (!prompt.trim()) throw execError('BAD_PROMPT');
+      let recipe: Recipe | undefined;
+      if (name !== undefined) {
+        // The name is only ever compared with the allow-list; it never reaches a path or argv.
+        recipe = RECIPE_NAME.test(name) ? opts.recipes.find((r) => r.name === name) : undefined;
+        if (!recipe) throw execError('UNKNOWN_RECIPE', `unknown recipe ${JSON.stringify(name.slice(0, 64))}; recipes: ${names()}`);
+      } else {
+        recipe = pickRecipe(prompt, opts.recipes);
+        if (!recipe) throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
+      }
+      if (live.size >= (opts.maxRunning ?? 8)) throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
+      const job_id = newJobId();
+      const run = start(recipe, job_id, prompt);
+      const record: JobRecord = {
+        job_id, recipe: recipe.name, state: 'running', pid: run.pid, exitCode: null,
+        output: '', outputTruncated: false, startedAt: iso(), endedAt: null, ...(run.procStart === undefined ? {} : { procStart: run.procStart }),
+      };
+      try {
+        files.write(record);
+      } catch (e) {
+        // A job without a record could never be read or cancelled: it does not run.
+        run.halt();
+        throw execError('SPAWN_FAILED', `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`);
+      }
+      const l: Live = { record, run, settled: Promise.resolve() };
+      live.set(job_id, l);
+      const timer = setTimeout(() => stopWith(l, { state: 'failed', error: `time limit of ${recipe.timeoutMs} ms exceeded` }), recipe.timeoutMs);
+      timer.unref();
+      l.settled = run.ended.then((end) => {
+        clearTimeout(timer);
+        settle(l, end);
+      });
+      return { job_id, recipe: recipe.name, state: 'running' };
+    },
+    status(id) {
+      const l = live.get(id);
+      if (l) return publicJob(view(l));
+      let r = files.read(id);
+      if (r?.state === 'running') (orphan(r), (r = files.read(id)));
+      if (!r) throw execError('JOB_NOT_FOUND', `no job ${JSON.stringify(id.slice(0, 64))}`);
+      return publicJob(r);
+    },
+    async cancel(id) {
+      const l = live.get(id);
+      if (!l) return executor.status(id);
+      stopWith(l, { state: 'canceled' });
+      await l.settled;
+      return publicJob(l.record);
+    },
+    async close() {
+      await Promise.all([...live.keys()].map((id) => executor.cancel(id)));
+    },
+  };
+  const names = () => opts.recipes.map((r) => r.name).join(', ');
+  return executor;
+}

@@ -1,0 +1,128 @@
+/**
+ * @module negotiation-advisor — the scanner-side agent of a negotiation: it proposes today's
+ * biggest mover for a customer and learns from each veto code which stocks not to offer next.
+ * It sees only the scanner's snapshot; the customer's profile and the entity index stay with crm.
+ */
+
+import type { Capability } from '../../lib/catalog/catalog.ts';
+import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import {
+  LIMIT_FLAGS, RISK_LEVELS, TODAY_DROP_PCT, parseHistory, withinBand, type HistoryEntry, type Proposal, type RiskLevel,
+} from '../../lib/domain/negotiation-terms.ts';
+
+/** The part of scanner's snapshot the advisor reads. */
+export interface AdvisorSnapshot {
+  asOf: string;
+  sectors: { id: string; stocks: { code: string; name: string; changePct: number; signals: string[] }[] }[];
+}
+
+/** What the advisor has learned from the vetoes so far. */
+export interface Learned {
+  signalRequired: boolean;
+  minChangePct: number | null;
+  excludedSectors: string[];
+  riskLevel: RiskLevel | null;
+  vetoedStocks: string[];
+}
+
+export type ProposeAnswer =
+  | { asOf: string; customer: string; round: number; proposal: Proposal; why: string; learned: Learned }
+  | { asOf: string; customer: string; round: number; exhausted: true; why: string; learned: Learned };
+
+const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
+
+/** Reads the history into constraints: each code narrows what the advisor may offer next. */
+export function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
+  const sectorOf = new Map(snap.sectors.flatMap((s) => s.stocks.map((st) => [st.code, s.id] as const)));
+  const learned: Learned = { signalRequired: false, minChangePct: null, excludedSectors: [], riskLevel: null, vetoedStocks: [] };
+  for (const h of history) {
+    if (!learned.vetoedStocks.includes(h.stock)) learned.vetoedStocks.push(h.stock);
+    switch (h.veto) {
+      case 'NO_SIGNAL':
+        learned.signalRequired = true;
+        break;
+      case 'TODAY_DROP':
+        learned.minChangePct = TODAY_DROP_PCT;
+        break;
+      case 'EXCLUDED_INDUSTRY': {
+        // The veto names the industry; without it, the vetoed stock's own sector is the one refused.
+        const sector = h.detail ?? sectorOf.get(h.stock);
+        if (sector && !learned.excludedSectors.includes(sector)) learned.excludedSectors.push(sector);
+        break;
+      }
+      case 'RISK_LEVEL':
+        // A band the advisor does not know leaves it at the strictest one.
+        learned.riskLevel = RISK_LEVELS.includes(h.detail as RiskLevel) ? (h.detail as RiskLevel) : 'low';
+        break;
+      case 'UNALIGNED_ENTITY':
+        // The entity index is crm's; the advisor can only drop the stock it was told about.
+        break;
+    }
+  }
+  return learned;
+}
+
+const signed = (n: number) => `${n > 0 ? '+' : ''}${n}%`;
+
+function describe(l: Learned): string {
+  const parts = [
+    l.signalRequired && 'signaled stocks only',
+    l.minChangePct !== null && `nothing down more than ${-l.minChangePct}%`,
+    l.excludedSectors.length > 0 && `not ${l.excludedSectors.join(', ')}`,
+    l.riskLevel && `within the ${l.riskLevel} risk band`,
+    l.vetoedStocks.length > 0 && `not ${l.vetoedStocks.join(', ')} again`,
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'no veto yet';
+}
+
+/** The next proposal for a customer after the given vetoes, or `exhausted` when nothing fits. */
+export function propose(snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[]): ProposeAnswer {
+  const learned = learn(snap, history);
+  const round = history.length + 1;
+  const fits = snap.sectors.flatMap((s) => s.stocks.map((st) => ({ ...st, sector: s.id })))
+    .filter((st) => !learned.vetoedStocks.includes(st.code))
+    .filter((st) => !learned.signalRequired || st.signals.length > 0)
+    .filter((st) => learned.minChangePct === null || st.changePct >= learned.minChangePct)
+    .filter((st) => !learned.excludedSectors.includes(st.sector))
+    .filter((st) => !learned.riskLevel || withinBand(learned.riskLevel, st))
+    // Biggest move first (what the scan is for), then more signals, then the code for a stable order.
+    .sort((a, b) => Math.abs(b.changePct) - Math.abs(a.changePct) || b.signals.length - a.signals.length || a.code.localeCompare(b.code));
+  const best = fits[0];
+  if (!best) return { asOf: snap.asOf, customer, round, exhausted: true, why: `No stock in today's scan is left under these terms: ${describe(learned)}.`, learned };
+  const flags = best.signals.length ? `with ${best.signals.join(', ')}` : 'without a signal';
+  const limit = best.signals.some((s) => LIMIT_FLAGS.includes(s)) ? ' (at its price limit)' : '';
+  return {
+    asOf: snap.asOf,
+    customer,
+    round,
+    proposal: { code: best.code, name: best.name, sector: best.sector, changePct: best.changePct, signals: best.signals },
+    why: `${best.name} (${best.code}, ${best.sector}) moved ${signed(best.changePct)} today ${flags}${limit}: the biggest mover left (${describe(learned)}).`,
+    learned,
+  };
+}
+
+/** scanner's `negotiation.propose` capability. */
+export function proposeCapability(load: () => AdvisorSnapshot): Capability {
+  return {
+    id: 'negotiation.propose',
+    name: 'Negotiation: propose',
+    description: "The advisor's next candidate stock for a customer, given the vetoes so far (each veto code narrows the next proposal); exhausted when nothing fits.",
+    tags: ['negotiation', 'market'],
+    examples: ['{"skill":"negotiation.propose","args":{"customer":"c-012","history":"[{\\"stock\\":\\"002747\\",\\"veto\\":\\"UNALIGNED_ENTITY\\"}]"}}'],
+    keywords: [],
+    readOnly: false,
+    args: {
+      customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
+      history: { type: 'string', description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]' },
+    },
+    run: (args) => {
+      const customer = args.customer as string;
+      if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
+      return propose(load(), customer, parseHistory(args.history as string | undefined));
+    },
+    summarize: (r) => {
+      const a = r as ProposeAnswer;
+      return 'proposal' in a ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})` : `Round ${a.round}: nothing left to propose`;
+    },
+  };
+}
