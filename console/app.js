@@ -8,7 +8,10 @@ import { html } from './html.js';
 import { Fleet } from './pages/fleet.js';
 import { PAGES } from './pages/index.js';
 
-const ALL = [{ id: 'fleet', title: 'Fleet', component: Fleet }, ...PAGES];
+/** @type {import('./types').Page} */
+const FLEET = { id: 'fleet', title: 'Fleet', component: Fleet };
+/** @type {import('./types').Page[]} */
+const ALL = [FLEET, ...PAGES];
 
 function useRoute() {
   const read = () => location.hash.replace(/^#\/?/, '').split('?')[0] || 'fleet';
@@ -23,7 +26,7 @@ function useRoute() {
 
 function App() {
   const route = useRoute();
-  const page = ALL.find((p) => p.id === route) ?? ALL[0];
+  const page = ALL.find((p) => p.id === route) ?? FLEET;
   const Page = page.component;
   return html`
     <header>
@@ -34,4 +37,6 @@ function App() {
   `;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+if (!root) throw new Error('index.html has no #app element');
+render(html`<${App} />`, root);

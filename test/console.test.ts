@@ -31,11 +31,11 @@ describe('serving', () => {
     const index = await fetch(`${f.hubUrl}/`);
     expect(index.headers.get('content-type')).toContain('text/html');
     expect(await index.text()).toContain('"preact/hooks": "/vendor/hooks.mjs"');
-    for (const path of ['/app.js', '/api.js', '/style.css', '/vendor/preact.mjs', '/vendor/hooks.mjs', '/vendor/htm.mjs']) {
+    for (const path of ['/app.js', '/api.js', '/constants.js', '/pages/tasks.js', '/style.css', '/vendor/preact.mjs', '/vendor/hooks.mjs', '/vendor/htm.mjs']) {
       const res = await fetch(`${f.hubUrl}${path}`);
       expect([path, res.status]).toEqual([path, 200]);
     }
-    for (const path of ['/vendor/../package.json', '/node_modules/preact/package.json', '/vendor/elysia.mjs', '/%2e%2e/package.json', '/../README.md']) {
+    for (const path of ['/types.d.ts', '/jsconfig.json', '/vendor/../package.json', '/node_modules/preact/package.json', '/vendor/elysia.mjs', '/%2e%2e/package.json', '/../README.md']) {
       const res = await fetch(`${f.hubUrl}${path}`);
       expect([path, res.status]).toEqual([path, 404]);
     }

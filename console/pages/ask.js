@@ -1,34 +1,32 @@
 /** @module pages/ask — one cross-node question: the hub plans which tools to call, and the page shows the answer, each fact with its trace, and what was tried. */
 import { useState } from 'preact/hooks';
-import { post } from '../api.js';
+import { ask as askHub, refused, toApiError } from '../api.js';
+import { valueTo } from '../forms.js';
 import { html } from '../html.js';
+
+/** @typedef {import('../types').ApiError} ApiError */
 
 const EXAMPLES = ['Which sectors moved today?', 'Which industry should we contact today?', 'How is the LLM gateway doing?'];
 
-/**
- * Ask Agent page.
- * @returns {import('preact').VNode}
- */
+/** Ask Agent page. */
 export function Ask() {
   const [question, setQuestion] = useState('');
   const [busy, setBusy] = useState(false);
-  /** @type {[any, (v: any) => void]} */
-  const [answer, setAnswer] = useState(null);
-  /** @type {[{code: string, message: string} | null, (v: any) => void]} */
-  const [error, setError] = useState(null);
+  const [answer, setAnswer] = useState(/** @type {import('../types').AskAnswer | null} */ (null));
+  const [error, setError] = useState(/** @type {ApiError | null} */ (null));
 
-  /** @param {Event} e */
+  /** @param {import('../types').FormEvent} e */
   async function ask(e) {
     e.preventDefault();
     const q = question.trim();
     if (!q) return;
     setBusy(true), setError(null), setAnswer(null);
     try {
-      const r = await post('/api/ask', { question: q });
-      if (r && r.ok === false) setError(r.error);
+      const r = await askHub(q);
+      if (refused(r)) setError(r.error);
       else setAnswer(r);
     } catch (err) {
-      setError({ code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) });
+      setError(toApiError(err));
     } finally {
       setBusy(false);
     }
@@ -37,7 +35,7 @@ export function Ask() {
   return html`
     <h2>Ask Agent <small>one question; the hub decides which nodes to query</small></h2>
     <form class="ask" onSubmit=${ask}>
-      <input type="text" name="question" placeholder="Ask the fleet…" value=${question} onInput=${(/** @type {any} */ e) => setQuestion(e.currentTarget.value)} />
+      <input type="text" name="question" placeholder="Ask the fleet…" value=${question} onInput=${valueTo(setQuestion)} />
       <button type="submit" disabled=${busy || !question.trim()}>${busy ? 'Asking…' : 'Ask'}</button>
     </form>
     <p class="muted examples">Try: ${EXAMPLES.map((x) => html`<a href="#/ask" onClick=${(/** @type {Event} */ e) => (e.preventDefault(), setQuestion(x))}>${x}</a> `)}</p>
@@ -46,14 +44,14 @@ export function Ask() {
     ${answer && html`<${Answer} a=${answer} />`}`;
 }
 
-/** @param {{a: any}} props */
+/** @param {{a: import('../types').AskAnswer}} props */
 function Answer({ a }) {
   return html`
     <div class=${`card answer ${a.answered ? 'answered' : 'unanswered'}`} data-answered=${String(a.answered)}>
       <div class="muted">planned by ${a.plannedBy === 'model' ? 'model' : 'keywords'}${a.answered ? '' : ' · nothing could answer'}</div>
       <p class=${a.answered ? 'answer-text' : 'answer-text warning-text'}>${a.answer}</p>
     </div>
-    ${a.facts?.length > 0 && html`
+    ${a.facts.length > 0 && html`
       <h3>Facts <small class="muted">${a.facts.length}</small></h3>
       ${a.facts.map((f) => html`
         <div class="card fact" data-node=${f.node} data-tool=${f.tool}>
@@ -62,8 +60,8 @@ function Answer({ a }) {
           <p>${f.summary}</p>
           <details><summary class="muted">result</summary><pre>${JSON.stringify(f.result, null, 2)}</pre></details>
         </div>`)}`}
-    <h3>Tried <small class="muted">${a.tried?.length ?? 0}</small></h3>
-    ${a.tried?.length
+    <h3>Tried <small class="muted">${a.tried.length}</small></h3>
+    ${a.tried.length
       ? html`<table class="tried">
           <thead><tr><th>node</th><th>tool</th><th>score</th><th>outcome</th><th>trace</th></tr></thead>
           <tbody>${a.tried.map((t) => html`

@@ -1,30 +1,25 @@
 /** @module pages/customer-ops — which industry's customers to contact today, and why (the hub's customer.reach: scanner's sector movement joined with crm's follow-ups). */
 import { useEffect, useState } from 'preact/hooks';
-import { hub } from '../api.js';
+import { hub, refused, toApiError } from '../api.js';
 import { html } from '../html.js';
 
 /** @param {number} n */
 const pct = (n) => `${n > 0 ? '+' : ''}${n}%`;
 
-/**
- * Customer Ops page.
- * @returns {import('preact').VNode}
- */
+/** Customer Ops page. */
 export function CustomerOps() {
-  /** @type {[any, (v: any) => void]} */
-  const [reach, setReach] = useState(null);
-  /** @type {[{code: string, message: string} | null, (v: any) => void]} */
-  const [error, setError] = useState(null);
+  const [reach, setReach] = useState(/** @type {import('../types').HubAnswer<import('../types').CustomerReach> | null} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [busy, setBusy] = useState(false);
 
   async function load() {
     setBusy(true), setError(null);
     try {
       const r = await hub('customer.reach');
-      if (r.ok) setReach(r);
-      else setError(r.error ?? { code: 'BAD_ANSWER', message: 'no result' });
+      if (refused(r)) setError(r.error);
+      else setReach(r);
     } catch (err) {
-      setError({ code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) });
+      setError(toApiError(err));
     } finally {
       setBusy(false);
     }

@@ -1,27 +1,38 @@
 /** @module pages/entities — USCC as the entity key: resolve a name, USCC or stock code, and see how much of crm and scanner is aligned and where the gaps are. */
 import { useEffect, useState } from 'preact/hooks';
-import { hub } from '../api.js';
+import { hub, refused, toApiError } from '../api.js';
+import { valueTo } from '../forms.js';
 import { html } from '../html.js';
 
-/** @typedef {{code: string, message: string}} HubError */
+/**
+ * @typedef {import('../types').ApiError} ApiError
+ * @typedef {import('../types').HubResults} HubResults
+ */
+/**
+ * What a call came to: its result or its error.
+ * @template R
+ * @typedef {{result: R, error?: undefined} | {result?: undefined, error: ApiError}} Outcome
+ */
 
-/** @param {{error: HubError | null}} props */
+/** @param {{error: ApiError | null}} props */
 const ErrorLine = ({ error }) => error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`;
 
-/** @param {string} skill @param {object} args @returns {Promise<{result?: any, error?: HubError}>} */
+/**
+ * @template {keyof HubResults} K
+ * @param {K} skill
+ * @param {object} args
+ * @returns {Promise<Outcome<HubResults[K]>>}
+ */
 async function call(skill, args) {
   try {
     const r = await hub(skill, args);
-    return r.ok ? { result: r.result } : { error: r.error ?? { code: 'BAD_ANSWER', message: 'no result' } };
+    return refused(r) ? { error: r.error } : { result: r.result };
   } catch (err) {
-    return { error: { code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) } };
+    return { error: toApiError(err) };
   }
 }
 
-/**
- * Entity Alignment page.
- * @returns {import('preact').VNode}
- */
+/** Entity Alignment page. */
 export function Entities() {
   return html`
     <h2>Entity Alignment <small>USCC as the entity key</small></h2>
@@ -32,10 +43,9 @@ export function Entities() {
 function Resolve() {
   const [q, setQ] = useState({ name: '', uscc: '', code: '' });
   const [busy, setBusy] = useState(false);
-  /** @type {[{result?: any, error?: HubError} | null, (v: any) => void]} */
-  const [out, setOut] = useState(null);
+  const [out, setOut] = useState(/** @type {Outcome<import('../types').EntityResolution> | null} */ (null));
 
-  /** @param {Event} e */
+  /** @param {import('../types').FormEvent} e */
   async function submit(e) {
     e.preventDefault();
     const args = Object.fromEntries(Object.entries(q).map(([k, v]) => [k, v.trim()]).filter(([, v]) => v));
@@ -44,7 +54,7 @@ function Resolve() {
     setBusy(false);
   }
   /** @param {'name'|'uscc'|'code'} k @param {string} label */
-  const field = (k, label) => html`<input type="text" name=${k} placeholder=${label} value=${q[k]} onInput=${(/** @type {any} */ e) => setQ({ ...q, [k]: e.currentTarget.value })} />`;
+  const field = (k, label) => html`<input type="text" name=${k} placeholder=${label} value=${q[k]} onInput=${valueTo((v) => setQ({ ...q, [k]: v }))} />`;
   const r = out?.result;
   return html`
     <section class="card resolve">
@@ -75,13 +85,12 @@ function Resolve() {
 }
 
 function Coverage() {
-  /** @type {[{result?: any, error?: HubError} | null, (v: any) => void]} */
-  const [out, setOut] = useState(null);
+  const [out, setOut] = useState(/** @type {Outcome<import('../types').EntityCoverage> | null} */ (null));
   const [busy, setBusy] = useState(false);
   const load = async () => (setBusy(true), setOut(await call('entity.coverage', {})), setBusy(false));
   useEffect(() => void load(), []);
   const c = out?.result;
-  /** @type {Record<string, any[]>} */
+  /** @type {Record<string, import('../types').CoverageGap[]>} */
   const byKind = {};
   for (const g of c?.gaps ?? []) (byKind[g.kind] ??= []).push(g);
   return html`

@@ -1,16 +1,17 @@
 /** @module pages/fleet — every fleet node: kind, online state, latency, agent_backed, skills, warnings. */
 import { useEffect, useState } from 'preact/hooks';
-import { get } from '../api.js';
+import { fleet, toApiError } from '../api.js';
+import { FLEET_REFRESH_MS } from '../constants.js';
 import { html } from '../html.js';
 
 export function Fleet() {
-  const [snap, setSnap] = useState(null);
+  const [snap, setSnap] = useState(/** @type {import('../types').FleetSnapshot | null} */ (null));
   const [error, setError] = useState('');
   useEffect(() => {
     let alive = true;
-    const load = () => get('/api/fleet').then((s) => alive && (setSnap(s), setError('')), (e) => alive && setError(e.message));
+    const load = () => fleet().then((s) => alive && (setSnap(s), setError('')), (e) => alive && setError(toApiError(e).message));
     load();
-    const timer = setInterval(load, 5000);
+    const timer = setInterval(load, FLEET_REFRESH_MS);
     return () => ((alive = false), clearInterval(timer));
   }, []);
   if (error) return html`<p class="error">${error}</p>`;

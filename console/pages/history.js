@@ -4,45 +4,50 @@
  * paged by message reference.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api.js';
+import { createProject, deleteProject, history, listProjects, refused, toApiError } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, answerError, fmtTime } from './ops-common.js';
+import { ErrorLine, fmtTime } from './ops-common.js';
+
+/** @typedef {import('../types').MeshMessage} MeshMessage */
 
 const LIMIT = 20;
-const target = (t) => (t?.type === 'agent' ? `→ ${t.name}` : '→ everyone');
-const body = (p) => (p?.encoding === 'identity' ? p.data : `(${p?.encoding} payload, ${p?.uncompressedBytes} bytes)`);
+/** @param {MeshMessage['target']} t */
+const target = (t) => (t.type === 'agent' ? `→ ${t.name}` : '→ everyone');
+/** @param {MeshMessage['payload']} p */
+const body = (p) => (p.encoding === 'identity' ? p.data : `(${p.encoding} payload, ${p.uncompressedBytes} bytes)`);
 
 /** @param {{ project: string }} props */
 function History({ project }) {
-  const [messages, setMessages] = useState(/** @type {any[] | null} */ (null));
+  const [messages, setMessages] = useState(/** @type {MeshMessage[] | null} */ (null));
   const [from, setFrom] = useState('');
   const [more, setMore] = useState(false);
-  const [error, setError] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
 
   /** @param {string | null} before a message reference; null for the newest page */
   const load = (before) => {
     const q = new URLSearchParams({ project, limit: String(LIMIT) });
     if (before) q.set('before', before);
     if (from) q.set('from', from);
-    return get(`/v1/history?${q}`).then((r) => {
+    return history(q).then((r) => {
       setError(null);
       setMore(r.messages.length === LIMIT);
       setMessages((ms) => (before ? [...r.messages, ...(ms ?? [])] : r.messages));
-    }, setError);
+    }, (e) => setError(toApiError(e)));
   };
   useEffect(() => { setMessages(null); load(null); }, [project, from]);
+  const oldest = messages?.[0];
 
   return html`
     <section class="card history" data-project=${project}>
       <h3>History of ${project}</h3>
-      <form onSubmit=${(e) => (e.preventDefault(), setFrom(new FormData(e.currentTarget).get('from')?.toString().trim() ?? ''))}>
+      <form onSubmit=${(/** @type {import('../types').FormEvent} */ e) => (e.preventDefault(), setFrom(new FormData(e.currentTarget).get('from')?.toString().trim() ?? ''))}>
         <input type="text" name="from" placeholder="only from (roster name)" />
         <button type="submit">Filter</button>
         <button type="button" class="refresh" onClick=${() => load(null)}>Newest</button>
       </form>
       <${ErrorLine} error=${error} />
       ${!messages && !error ? html`<p class="muted">Loading history…</p>` : ''}
-      ${more && messages?.length ? html`<p><button type="button" class="older" onClick=${() => load(messages[0].messageRef)}>Older</button></p>` : ''}
+      ${more && oldest ? html`<p><button type="button" class="older" onClick=${() => load(oldest.messageRef)}>Older</button></p>` : ''}
       ${messages && !messages.length ? html`<p class="muted">No messages${from ? ` from ${from}` : ''}.</p>` : ''}
       ${messages?.length ? html`
         <table class="messages">
@@ -59,32 +64,37 @@ function History({ project }) {
 }
 
 export function ProjectsHistory() {
-  const [projects, setProjects] = useState(/** @type {any[] | null} */ (null));
+  const [projects, setProjects] = useState(/** @type {import('../types').Project[] | null} */ (null));
   const [open, setOpen] = useState('');
-  const [error, setError] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [notice, setNotice] = useState('');
 
-  const load = () => post('/api/projects.list', {}).then((r) => (answerError(r) ? setError(answerError(r)) : setProjects(r.result.projects)));
+  const load = () => listProjects().then((r) => (refused(r) ? setError(r.error) : setProjects(r.result.projects)), (e) => setError(toApiError(e)));
   useEffect(() => { load(); }, []);
 
+  /** @param {import('../types').FormEvent} e */
   const create = async (e) => {
     e.preventDefault();
     const form = e.currentTarget;
     const f = Object.fromEntries([...new FormData(form)].map(([k, v]) => [k, String(v).trim()]).filter(([, v]) => v));
-    const r = await post('/api/projects.create', f);
-    const err = answerError(r);
-    setError(err);
-    if (err) return;
+    const r = await createProject(f);
+    if (refused(r)) return setError(r.error);
+    setError(null);
     form.reset();
     setNotice(`Created ${r.result.project.name}.`);
     load();
   };
+  /** @param {string} name */
   const remove = async (name) => {
-    const r = await post('/api/projects.delete', { name });
-    const err = answerError(r);
-    setError(err);
-    setNotice(err ? '' : `Deleted ${name}.`);
-    if (!err && open === name) setOpen('');
+    const r = await deleteProject(name);
+    if (refused(r)) {
+      setError(r.error);
+      setNotice('');
+    } else {
+      setError(null);
+      setNotice(`Deleted ${name}.`);
+      if (open === name) setOpen('');
+    }
     load();
   };
 

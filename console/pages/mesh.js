@@ -4,78 +4,81 @@
  * browser reads `/v1/presence` and never opens the mesh WebSocket.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { get, post } from '../api.js';
+import { listProjects, presence, refused, toApiError } from '../api.js';
+import { LIVE_REFRESH_MS } from '../constants.js';
+import { valueTo } from '../forms.js';
 import { html } from '../html.js';
-import { ErrorLine, answerError, fmtTime } from './ops-common.js';
+import { ErrorLine, fmtTime } from './ops-common.js';
 
 const W = 420;
 const H = 300;
 
 /**
  * Where each peer sits: on a circle around the project for up to six, else in a grid.
- * @param {number} n
- * @returns {{x: number, y: number}[]}
+ * @template T
+ * @param {T[]} peers
+ * @returns {{peer: T, x: number, y: number}[]}
  */
-function layout(n) {
-  if (n <= 6) return Array.from({ length: n }, (_, i) => {
+function layout(peers) {
+  const n = peers.length;
+  if (n <= 6) return peers.map((peer, i) => {
     const a = (2 * Math.PI * i) / n - Math.PI / 2;
-    return { x: W / 2 + 110 * Math.cos(a), y: H / 2 + 105 * Math.sin(a) };
+    return { peer, x: W / 2 + 110 * Math.cos(a), y: H / 2 + 105 * Math.sin(a) };
   });
   const cols = Math.ceil(Math.sqrt(n));
   const rows = Math.ceil(n / cols);
-  return Array.from({ length: n }, (_, i) => ({ x: ((i % cols) + 0.5) * (W / cols), y: (Math.floor(i / cols) + 0.5) * (H / rows) }));
+  return peers.map((peer, i) => ({ peer, x: ((i % cols) + 0.5) * (W / cols), y: (Math.floor(i / cols) + 0.5) * (H / rows) }));
 }
 
-/** @param {{ project: string, peers: any[] }} props */
+/** @param {{ project: string, peers: import('../types').PresentPeer[] }} props */
 function Topology({ project, peers }) {
-  const pos = layout(peers.length);
+  const pos = layout(peers);
   const orbit = peers.length <= 6;
   return html`
     <svg class="topology" viewBox=${`0 0 ${W} ${H}`} role="img" aria-label=${`topology of ${project}`} data-layout=${orbit ? 'orbit' : 'grid'}>
       ${orbit ? pos.map((p) => html`<line x1=${W / 2} y1=${H / 2} x2=${p.x} y2=${p.y} class="link" />`) : ''}
       ${orbit ? html`<circle cx=${W / 2} cy=${H / 2} r="32" class="hub-node" /><text x=${W / 2} y=${H / 2 + 4} text-anchor="middle" class="hub-label">${project.length > 11 ? `${project.slice(0, 10)}…` : project}</text>` : ''}
-      ${peers.map((peer, i) => html`
+      ${pos.map(({ peer, x, y }) => html`
         <g class="peer" data-peer=${peer.name}>
-          <circle cx=${pos[i].x} cy=${pos[i].y} r="18" />
-          <text x=${pos[i].x} y=${orbit && pos[i].y < H / 2 - 1 ? pos[i].y - 24 : pos[i].y + 32} text-anchor="middle">${peer.name}</text>
+          <circle cx=${x} cy=${y} r="18" />
+          <text x=${x} y=${orbit && y < H / 2 - 1 ? y - 24 : y + 32} text-anchor="middle">${peer.name}</text>
         </g>`)}
     </svg>`;
 }
 
 export function Mesh() {
-  const [projects, setProjects] = useState(/** @type {any[] | null} */ (null));
+  const [projects, setProjects] = useState(/** @type {import('../types').Project[] | null} */ (null));
   const [project, setProject] = useState('');
-  const [roster, setRoster] = useState(/** @type {any} */ (null));
-  const [error, setError] = useState(/** @type {any} */ (null));
+  const [roster, setRoster] = useState(/** @type {import('../types').Roster | null} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
 
-  const loadProjects = () => post('/api/projects.list', {}).then((r) => {
-    const err = answerError(r);
-    if (err) return setError(err);
+  const loadProjects = () => listProjects().then((r) => {
+    if (refused(r)) return setError(r.error);
     setProjects(r.result.projects);
     setProject((p) => p || r.result.projects[0]?.name || '');
-  });
+  }, (e) => setError(toApiError(e)));
 
   useEffect(() => { loadProjects(); }, []);
 
-  // The roster of the chosen project, re-read every 2 s while the page is open.
+  // The roster of the chosen project, re-read while the page is open.
   useEffect(() => {
     if (!project) return;
     let alive = true;
-    const load = () => get(`/v1/presence?project=${encodeURIComponent(project)}`).then(
+    const load = () => presence(project).then(
       (r) => alive && (setRoster(r), setError(null)),
-      (e) => alive && (setRoster(null), setError(e)),
+      (e) => alive && (setRoster(null), setError(toApiError(e))),
     );
     setRoster(null);
     load();
-    const timer = setInterval(load, 2000);
+    const timer = setInterval(load, LIVE_REFRESH_MS);
     return () => ((alive = false), clearInterval(timer));
   }, [project]);
 
   const peers = roster?.project === project ? roster.peers : null;
   return html`
     <h2>Mesh <small>${peers ? `${peers.length} present in ${project}` : ''}</small></h2>
-    <form class="picker" onSubmit=${(e) => e.preventDefault()}>
-      <label>project <select name="project" value=${project} onChange=${(e) => setProject(e.currentTarget.value)}>
+    <form class="picker" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
+      <label>project <select name="project" value=${project} onChange=${valueTo(setProject)}>
         ${(projects ?? []).map((p) => html`<option value=${p.name}>${p.displayName ? `${p.displayName} (${p.name})` : p.name}</option>`)}
       </select></label>
       <button type="button" class="refresh" onClick=${loadProjects}>Reload projects</button>

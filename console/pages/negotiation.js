@@ -1,61 +1,54 @@
 /** @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks for the customer) negotiate over A2A; each round's proposal and its veto or acceptance, and the past negotiations. */
 import { useEffect, useState } from 'preact/hooks';
-import { get, hub } from '../api.js';
+import { hub, negotiation, negotiations, refused, toApiError } from '../api.js';
+import { valueTo } from '../forms.js';
 import { html } from '../html.js';
 
 /** Customers whose crm profile makes a negotiation interesting; any other id can be typed. */
 const KNOWN = [{ id: 'c-012', note: 'reaches a deal' }, { id: 'c-014', note: 'no deal' }];
 
-/** @typedef {{code: string, message: string}} HubError */
-
-/**
- * A2A Negotiation page.
- * @returns {import('preact').VNode}
- */
+/** A2A Negotiation page. */
 export function Negotiation() {
   const [customer, setCustomer] = useState('c-012');
   const [busy, setBusy] = useState(false);
-  /** @type {[any, (v: any) => void]} */
-  const [neg, setNeg] = useState(null);
-  /** @type {[HubError | null, (v: any) => void]} */
-  const [error, setError] = useState(null);
-  /** @type {[any[] | null, (v: any) => void]} */
-  const [past, setPast] = useState(null);
+  const [neg, setNeg] = useState(/** @type {import('../types').Negotiation | null} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
+  const [past, setPast] = useState(/** @type {import('../types').NegotiationSummary[] | null} */ (null));
   const [pastError, setPastError] = useState('');
 
-  const loadPast = () => get('/api/negotiations').then((r) => (setPast(r.negotiations), setPastError('')), (e) => setPastError(e.message));
+  const loadPast = () => negotiations().then((r) => (setPast(r.negotiations), setPastError('')), (e) => setPastError(toApiError(e).message));
   useEffect(() => void loadPast(), []);
 
-  /** @param {() => Promise<any>} fn */
+  /** @param {() => Promise<void>} fn */
   async function run(fn) {
     setBusy(true), setError(null);
     try {
       await fn();
     } catch (err) {
-      setError({ code: 'NETWORK', message: String(/** @type {Error} */ (err).message ?? err) });
+      setError(toApiError(err));
     } finally {
       setBusy(false);
     }
   }
-  /** @param {Event} e */
+  /** @param {import('../types').FormEvent} e */
   const start = (e) => (e.preventDefault(), run(async () => {
     setNeg(null);
     const r = await hub('negotiation.start', { customer: customer.trim() });
-    if (r.ok) setNeg(r.result);
-    else setError(r.error ?? { code: 'BAD_ANSWER', message: 'no result' });
+    if (refused(r)) setError(r.error);
+    else setNeg(r.result);
     await loadPast();
   }));
   /** @param {string} id */
-  const open = (id) => run(async () => setNeg(await get(`/api/negotiations/${encodeURIComponent(id)}`)));
+  const open = (id) => run(async () => setNeg(await negotiation(id)));
 
   return html`
     <h2>A2A Negotiation <small>scanner advises · crm speaks for the customer</small></h2>
     <form class="negotiate" onSubmit=${start}>
-      <select name="known" value=${KNOWN.some((k) => k.id === customer) ? customer : ''} onChange=${(/** @type {any} */ e) => setCustomer(e.currentTarget.value)}>
+      <select name="known" value=${KNOWN.some((k) => k.id === customer) ? customer : ''} onChange=${valueTo(setCustomer)}>
         ${KNOWN.map((k) => html`<option value=${k.id}>${k.id} (${k.note})</option>`)}
         <option value="">other…</option>
       </select>
-      <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${(/** @type {any} */ e) => setCustomer(e.currentTarget.value)} />
+      <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${valueTo(setCustomer)} />
       <button type="submit" disabled=${busy || !customer.trim()}>${busy ? 'Negotiating…' : 'Start'}</button>
     </form>
     ${error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`}
@@ -77,12 +70,19 @@ export function Negotiation() {
       </table>`}`;
 }
 
-/** @param {{p: any}} props */
+/** @param {{p: import('../types').Proposal}} props */
 const Stock = ({ p }) => html`<strong>${p.name}</strong> <code>${p.code}</code> · ${p.sector} · ${p.changePct > 0 ? '+' : ''}${p.changePct}%${p.signals.length ? ` · ${p.signals.join(', ')}` : ' · no signal'}`;
 
-/** @param {{n: any}} props */
+/**
+ * One round as the record shows it: a veto with its code, or the accepted proposal.
+ * @typedef {(import('../types').NegotiationVeto & {kind: 'veto'}) | (NonNullable<import('../types').Negotiation['deal']> & {kind: 'accepted'})} Round
+ */
+
+/** @param {{n: import('../types').Negotiation}} props */
 function Record({ n }) {
-  const rounds = [...n.vetoes.map((v) => ({ ...v, kind: 'veto' })), ...(n.deal ? [{ ...n.deal, kind: 'accepted' }] : [])].sort((a, b) => a.round - b.round);
+  /** @type {Round[]} */
+  const rounds = [...n.vetoes.map((v) => ({ ...v, kind: /** @type {const} */ ('veto') })), ...(n.deal ? [{ ...n.deal, kind: /** @type {const} */ ('accepted') }] : [])];
+  rounds.sort((a, b) => a.round - b.round);
   return html`
     <div class=${`card negotiation ${n.outcome}`} data-outcome=${n.outcome} data-id=${n.id}>
       <h3 class="outcome"><span class=${n.outcome === 'deal' ? 'ok' : 'error'}>${n.outcome === 'deal' ? 'Deal' : 'No deal'}</span>

@@ -4,6 +4,7 @@ import { Mesh } from './mesh.js';
 import { Tasks } from './tasks.js';
 import { Trace } from './trace.js';
 
+/** @type {import('../types').Page[]} */
 export const OPERATIONS_PAGES = [
   { id: 'trace', title: 'Agent Process', component: Trace },
   { id: 'tasks', title: 'Tasks', component: Tasks },

@@ -4,7 +4,9 @@
  * returns marked. `#/trace?id=<n>` highlights one record (other pages link facts to trace ids).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { get } from '../api.js';
+import { fleet, toApiError, trace, traceStream } from '../api.js';
+import { TRACE_OUTCOMES } from '../constants.js';
+import { valueTo } from '../forms.js';
 import { html } from '../html.js';
 import { ErrorLine, fmtTime } from './ops-common.js';
 
@@ -17,9 +19,12 @@ function linkedId() {
   return Number.isInteger(id) && id > 0 ? id : null;
 }
 
+/** @typedef {import('../types').TraceRecord} TraceRecord */
+/** @typedef {{node: string, outcome: string}} Filter */
+
 /**
- * The query string of a page of the trace.
- * @param {{node: string, outcome: string}} filter
+ * The query of a page of the trace.
+ * @param {Filter} filter
  * @param {number | null} before
  */
 function query(filter, before) {
@@ -27,12 +32,12 @@ function query(filter, before) {
   if (before) q.set('before', String(before));
   if (filter.node) q.set('to', filter.node);
   if (filter.outcome) q.set('outcome', filter.outcome);
-  return `/api/trace?${q}`;
+  return q;
 }
 
-/** @param {{ r: any, highlight: boolean }} props */
+/** @param {{ r: TraceRecord, highlight: boolean }} props */
 function Row({ r, highlight }) {
-  const ref = useRef(null);
+  const ref = useRef(/** @type {HTMLTableRowElement | null} */ (null));
   useEffect(() => { if (highlight) ref.current?.scrollIntoView({ block: 'center' }); }, [highlight]);
   const cls = `outcome-${r.outcome}${highlight ? ' highlight' : ''}`;
   return html`
@@ -48,10 +53,10 @@ function Row({ r, highlight }) {
 }
 
 export function Trace() {
-  const [filter, setFilter] = useState({ node: '', outcome: '' });
-  const [records, setRecords] = useState(/** @type {any[] | null} */ (null));
+  const [filter, setFilter] = useState(/** @type {Filter} */ ({ node: '', outcome: '' }));
+  const [records, setRecords] = useState(/** @type {TraceRecord[] | null} */ (null));
   const [nextBefore, setNextBefore] = useState(/** @type {number | null} */ (null));
-  const [error, setError] = useState(/** @type {any} */ (null));
+  const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [nodes, setNodes] = useState(/** @type {string[]} */ ([]));
   const [live, setLive] = useState(false);
   const [target, setTarget] = useState(linkedId());
@@ -61,7 +66,7 @@ export function Trace() {
   useEffect(() => {
     const on = () => setTarget(linkedId());
     addEventListener('hashchange', on);
-    get('/api/fleet').then((s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]), () => {});
+    fleet().then((s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]), () => {});
     return () => removeEventListener('hashchange', on);
   }, []);
 
@@ -70,19 +75,20 @@ export function Trace() {
     let alive = true;
     setRecords(null);
     setError(null);
-    get(query(filter, target ? target + 1 : null)).then(
+    trace(query(filter, target ? target + 1 : null)).then(
       (p) => alive && (setRecords(p.records), setNextBefore(p.nextBefore)),
-      (e) => alive && setError(e),
+      (e) => alive && setError(toApiError(e)),
     );
     return () => { alive = false; };
   }, [filter.node, filter.outcome, target]);
 
   // Live additions: one record per SSE message, kept when it passes the filter.
   useEffect(() => {
-    const es = new EventSource('/api/trace/stream');
+    const es = traceStream();
     es.onopen = () => setLive(true);
     es.onerror = () => setLive(false);
     es.onmessage = (ev) => {
+      /** @type {TraceRecord} */
       const r = JSON.parse(ev.data);
       const f = filterRef.current;
       if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
@@ -92,18 +98,19 @@ export function Trace() {
   }, []);
 
   const older = () =>
-    get(query(filter, nextBefore)).then((p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)), setError);
-  const set = (k) => (e) => setFilter({ ...filter, [k]: e.currentTarget.value });
+    trace(query(filter, nextBefore)).then((p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)), (e) => setError(toApiError(e)));
+  /** @param {keyof Filter} k */
+  const set = (k) => valueTo((v) => setFilter({ ...filter, [k]: v }));
   const failed = records?.filter((r) => r.outcome !== 'ok').length ?? 0;
 
   return html`
     <h2>Agent Process <small>${live ? html`<span class="ok" data-live="on">● live</span>` : html`<span data-live="off">○ connecting…</span>`}${records ? ` · ${records.length} shown, ${failed} failed or empty` : ''}</small></h2>
-    <form class="filters" onSubmit=${(e) => e.preventDefault()}>
+    <form class="filters" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
       <label>node <select name="node" value=${filter.node} onChange=${set('node')}>
         <option value="">any</option>${nodes.map((n) => html`<option value=${n}>${n}</option>`)}
       </select></label>
       <label>outcome <select name="outcome" value=${filter.outcome} onChange=${set('outcome')}>
-        <option value="">any</option><option value="ok">ok</option><option value="failed">failed</option><option value="empty">empty</option>
+        <option value="">any</option>${TRACE_OUTCOMES.map((o) => html`<option value=${o}>${o}</option>`)}
       </select></label>
       ${target ? html`<a href="#/trace" class="muted">showing from record ${target} · back to newest</a>` : ''}
     </form>

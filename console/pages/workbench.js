@@ -4,7 +4,7 @@ import { CustomerOps } from './customer-ops.js';
 import { Entities } from './entities.js';
 import { Negotiation } from './negotiation.js';
 
-/** @type {{id: string, title: string, component: () => any}[]} */
+/** @type {import('../types').Page[]} */
 export const WORKBENCH_PAGES = [
   { id: 'ask', title: 'Ask Agent', component: Ask },
   { id: 'customer-ops', title: 'Customer Ops', component: CustomerOps },

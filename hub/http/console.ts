@@ -1,7 +1,8 @@
 /**
- * @module hub/console — serves the browser console (`console/`, no build step) at `/`, and the
- * three modules its import map names (preact, preact/hooks, htm) from an allow-list resolved out
- * of node_modules. Nothing else under node_modules is reachable, and no path from the request is
+ * @module hub/console — serves the browser console (`console/`, no build step) at `/`: its HTML,
+ * scripts, styles and icons (not its type declarations or checker config), and the three modules
+ * its import map names (preact, preact/hooks, htm) from an allow-list resolved out of
+ * node_modules. Nothing else under node_modules is reachable, and no path from the request is
  * ever joined onto a folder without being checked against the list of console files first.
  */
 
@@ -35,7 +36,9 @@ export function createConsole(opts: { consoleDir: string; nodeModules: string })
     ['/vendor/hooks.mjs', join(opts.nodeModules, 'preact/hooks/dist/hooks.mjs')],
     ['/vendor/htm.mjs', join(opts.nodeModules, 'htm/dist/htm.mjs')],
   ]);
-  const files = new Map(listFiles(opts.consoleDir).map((f) => [`/${f}`, join(opts.consoleDir, f)]));
+  // Only what a browser loads: the folder's type declarations and checker config stay private.
+  const served = listFiles(opts.consoleDir).filter((f) => Object.hasOwn(TYPES, f.slice(f.lastIndexOf('.'))));
+  const files = new Map(served.map((f) => [`/${f}`, join(opts.consoleDir, f)]));
   const serve = (path: string) =>
     new Response(Bun.file(path), { headers: { 'content-type': typeOf(path), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
 
