@@ -1,8 +1,9 @@
 /**
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
  * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`), and the
- * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`). Dependencies come in as arguments so tests can build a hub on
- * port 0 with an in-memory database.
+ * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`; changes sent from another site are
+ * refused). Dependencies come in as arguments so tests can build a hub on port 0 with an
+ * in-memory database.
  */
 
 import type { Database } from 'bun:sqlite';
@@ -17,6 +18,7 @@ import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
+import { refuseCrossSite } from './http/origin.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
@@ -83,7 +85,7 @@ export function createHub(opts: HubOptions): Hub {
   });
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, engine: node.engine, negotiationsDir: negotiationsDir(opts.dataDir) });
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir) });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const fromMesh = await mesh.fetch(req, server);
@@ -92,8 +94,9 @@ export function createHub(opts: HubOptions): Hub {
     if (fromApi !== undefined) return fromApi;
     const fromConsole = consoleSite.fetch(req);
     if (fromConsole !== undefined) return fromConsole;
-    // The hub's own node answers everything else, including the coded 404.
-    return node.app.handle(req);
+    // The hub's own node answers everything else, including the coded 404; the console reaches
+    // its tasks there too, so what a browser sends from another site is refused first.
+    return refuseCrossSite(req) ?? node.app.handle(req);
   }
 
   return {

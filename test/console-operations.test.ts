@@ -1,8 +1,9 @@
 /**
  * The operations pages as a user meets them, in a real headless Chromium against a real fleet
  * (scanner and the executor resolve) whose hub hosts the mesh: Agent Process shows calls made
- * through the hub, live, with failures marked and a linked record highlighted; Tasks delegates a
- * fleet report to completion and cancels a demo job; Projects & History creates a project and
+ * through the hub, live, with failures marked and a linked record highlighted; Tasks (an A2A client
+ * of the hub's HTTP+JSON binding) offers the executor's recipes, delegates a fleet report to
+ * completion and cancels a demo job; Projects & History creates a project and
  * shows a message a real WebSocket client sent; Mesh lists that client in its roster.
  */
 
@@ -11,6 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support/browser.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
+import { FIXTURES } from './support/node.ts';
 
 let f: RunningFleet;
 let browser: Browser;
@@ -67,6 +69,9 @@ describe('Tasks', () => {
   test('a fleet report delegated from the page reaches completed with its output', async () => {
     await page.goto(`${f.hubUrl}/#/tasks`);
     await page.waitForSelector('form.delegate');
+    // The page offers exactly the executor's recipes.
+    const recipes = (await Bun.file(`${FIXTURES}/resolve/recipes.json`).json()).recipes.map((r: { name: string }) => r.name);
+    expect(await page.$$eval('select[name="recipe"] option', (os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean))).toEqual(recipes);
     await page.fill('input[name="prompt"]', 'fleet report');
     await page.click('form.delegate button[type="submit"]');
     const done = await page.waitForSelector('.task[data-state="TASK_STATE_COMPLETED"] pre.output', { timeout: 20_000 });

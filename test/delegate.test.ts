@@ -2,7 +2,8 @@
  * task.delegate end to end against the real executor (`resolve`) on port 0: the hub's task stays
  * `working` with {executor, job_id} and advances only when read, the job's output becomes the
  * task's artifact, canceling the hub task ends the job's process, and an executor that is down at
- * submit or at read time is handled as the design says. Also through the hub's HTTP API.
+ * submit or at read time is handled as the design says. Also over the hub's HTTP+JSON binding (the
+ * console's way), which pages on other sites cannot use to make the hub act.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -15,6 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.stop());
 
+const V1 = { 'A2A-Version': '1.0' };
 const delegate = async (url: string, prompt: string, recipe?: string) =>
   (await rpc(url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt, ...(recipe ? { recipe } : {}) } } }] } })).result.task;
 
@@ -74,18 +76,56 @@ describe('delegation', () => {
     expect(t.status.message.parts[0].text).toContain('UNKNOWN_RECIPE');
   });
 
-  test('through the HTTP API: POST /api/tasks delegates, GET /api/tasks/<id> advances', async () => {
-    const res = await fetch(`${f.hubUrl}/api/tasks`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: 'fleet report please' }) });
-    const t = await res.json();
+  test('through the HTTP+JSON binding, as the console does: POST /message:send delegates, GET /tasks/{id} advances', async () => {
+    const send = await fetch(`${f.hubUrl}/message:send`, {
+      method: 'POST',
+      headers: { ...V1, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report please' } } }] } }),
+    });
+    expect(send.status).toBe(200);
+    const t = (await send.json()).task;
     expect(t.status.state).toBe('TASK_STATE_WORKING');
     let state = t.status.state;
     const deadline = performance.now() + 15_000;
-    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline) state = (await (await fetch(`${f.hubUrl}/api/tasks/${t.id}`)).json()).status.state;
+    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline) state = (await (await fetch(`${f.hubUrl}/tasks/${t.id}`, { headers: V1 })).json()).status.state;
     expect(state).toBe('TASK_STATE_COMPLETED');
-    const list = await (await fetch(`${f.hubUrl}/api/tasks`)).json();
-    expect(list.tasks.some((x: any) => x.id === t.id)).toBe(true);
-    const refused = await fetch(`${f.hubUrl}/api/tasks`, { method: 'POST', headers: { Origin: 'http://evil.example', 'Content-Type': 'application/json' }, body: JSON.stringify({ prompt: 'x' }) });
+    const list = await (await fetch(`${f.hubUrl}/tasks?includeArtifacts=true`, { headers: V1 })).json();
+    const listed = list.tasks.find((x: any) => x.id === t.id);
+    expect(listed.artifacts[0].name).toBe('job-output');
+    // The console's old route is gone: the binding is the hub's one tasks API.
+    expect((await fetch(`${f.hubUrl}/api/tasks`)).status).toBe(404);
+  });
+
+  test('reading the task list advances a delegated task too', async () => {
+    const t = await delegate(f.hubUrl, 'fleet report');
+    const deadline = performance.now() + 15_000;
+    let state = t.status.state;
+    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline) {
+      const page = await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json();
+      state = page.tasks.find((x: any) => x.id === t.id).status.state;
+    }
+    expect(state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  test('a page on another site cannot delegate or cancel, whatever it sends; the hub\'s own pages can', async () => {
+    const before = (await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json()).totalSize;
+    const message = { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report' } } }] } };
+    const evil = { Origin: 'http://evil.example' };
+    // A cross-site fetch with JSON, a text/plain form posting JSON-RPC to /a2a (which no content type guards).
+    const json = await fetch(`${f.hubUrl}/message:send`, { method: 'POST', headers: { ...evil, ...V1, 'Content-Type': 'application/json' }, body: JSON.stringify(message) });
+    const form = await fetch(`${f.hubUrl}/a2a`, { method: 'POST', headers: { ...evil, 'Content-Type': 'text/plain' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message }) });
+    expect([json.status, form.status]).toEqual([403, 403]);
+    expect((await json.json()).error.code).toBe('FORBIDDEN_ORIGIN');
+    expect((await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json()).totalSize).toBe(before);
+
+    // An empty form post needs no content type check at all: only the origin stops it.
+    const demo = await delegate(f.hubUrl, 'run the long demo', 'demo');
+    const cancel = `${f.hubUrl}/tasks/${demo.id}:cancel?A2A-Version=1.0`;
+    const refused = await fetch(cancel, { method: 'POST', headers: { ...evil, 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
     expect(refused.status).toBe(403);
+    expect((await (await fetch(`${f.hubUrl}/tasks/${demo.id}`, { headers: V1 })).json()).status.state).toBe('TASK_STATE_WORKING');
+    const own = await fetch(cancel, { method: 'POST', headers: { Origin: f.hubUrl } });
+    expect([own.status, (await own.json()).status.state]).toEqual([200, 'TASK_STATE_CANCELED']);
   });
 });
 

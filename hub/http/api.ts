@@ -3,8 +3,9 @@
  * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
- * (Ask Agent), `/api/tasks` (delegated tasks: list, read, cancel, delegate) and
- * `GET /api/negotiations[/<id>]`. Every POST is same-origin only.
+ * (Ask Agent) and `GET /api/negotiations[/<id>]`. Every POST is same-origin only. The hub's
+ * tasks are not here: the console reads and changes them through the A2A HTTP+JSON binding, as
+ * any client does.
  */
 
 import { readBodyBytes } from '../../lib/body.ts';
@@ -13,11 +14,7 @@ import { sseResponse } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
-import type { TaskEngine } from '../../lib/a2a/engine.ts';
-import { isA2AError } from '../../lib/a2a/errors.ts';
-import { taskToV1 } from '../../lib/a2a/wire-v1.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
-import { isTaskId } from '../../lib/a2a/task-store.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
@@ -31,8 +28,6 @@ export interface HubApiDeps {
   /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
   hubCatalog: Catalog;
   ask: (question: string) => Promise<AskAnswer>;
-  /** The hub's task engine: delegated tasks are listed, read (advancing them) and canceled here. */
-  engine: TaskEngine;
   /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
   negotiationsDir: string;
 }
@@ -142,41 +137,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return json(await deps.ask(body.question));
   }
 
-  /** GET /api/tasks, GET /api/tasks/<id>, POST /api/tasks/<id>/cancel, POST /api/tasks (delegate). */
-  async function tasks(req: Request, pathname: string, params: URLSearchParams): Promise<Response> {
-    const rest = pathname.slice('/api/tasks'.length);
-    if (rest === '' && req.method === 'GET') {
-      const limit = Number(params.get('limit') ?? 50);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return refuse('BAD_QUERY', 'limit must be 1..100');
-      const page = await deps.engine.listTasks({ pageSize: limit, includeArtifacts: true, historyLength: 2, ...(params.get('pageToken') ? { pageToken: params.get('pageToken')! } : {}) });
-      return isA2AError(page) ? refuse('BAD_QUERY', page.message) : json({ tasks: page.tasks.map((t) => taskToV1(t)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
-    }
-    if (rest === '' && req.method === 'POST') {
-      const body = await postedObject(req);
-      if (body instanceof Response) return body;
-      if (typeof body.prompt !== 'string' || !body.prompt.trim()) return refuse('BAD_REQUEST', 'prompt must be a non-empty string');
-      if (body.recipe !== undefined && typeof body.recipe !== 'string') return refuse('BAD_REQUEST', 'recipe must be a string');
-      const args = { prompt: body.prompt, ...(body.recipe ? { recipe: body.recipe } : {}) };
-      const r = await deps.engine.send({ message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data: { skill: 'task.delegate', args } }] }, configuration: { returnImmediately: false } }, 'blocking', '1.0');
-      if (isA2AError(r)) return refuse('BAD_REQUEST', r.message);
-      return 'task' in r ? json(taskToV1(r.task)) : json(r.message);
-    }
-    const m = /^\/([^/]+)(\/cancel)?$/.exec(rest);
-    if (!m || !isTaskId(m[1])) return refuse('NOT_FOUND', 'no such task');
-    if (!m[2] && req.method === 'GET') {
-      const t = await deps.engine.getTask(m[1]);
-      return isA2AError(t) ? refuse('NOT_FOUND', t.message) : json(taskToV1(t));
-    }
-    if (m[2] && req.method === 'POST') {
-      const origin = req.headers.get('origin');
-      if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
-      const t = await deps.engine.cancel(m[1]);
-      if (isA2AError(t)) return json({ ok: false, error: { code: t.error, message: t.message } }, t.error === 'TASK_NOT_FOUND' ? 404 : 409);
-      return json(taskToV1(t));
-    }
-    return refuse('METHOD_NOT_ALLOWED', 'unsupported method for this route');
-  }
-
   function traceStream(req: Request): Response {
     const queue = new EventQueue<TraceRecord>(() => unsubscribe());
     const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
@@ -188,7 +148,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     fetch(req) {
       const { pathname, searchParams } = new URL(req.url);
       if (!pathname.startsWith('/api/')) return undefined;
-      if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
       if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
         if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
         const id = pathname.slice('/api/negotiations/'.length);
