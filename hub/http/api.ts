@@ -4,7 +4,9 @@
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
  * (Ask Agent), `/api/tasks` (delegated tasks: list, read, cancel, delegate) and
- * `GET /api/negotiations[/<id>]`. Every POST is same-origin only.
+ * `GET /api/negotiations[/<id>]`. Every POST is same-origin only. Every failure is
+ * `{ok: false, error: {code, message}}` with the status the error registry gives its code; an
+ * unexpected error is a 500 with a generic message and a log line.
  */
 
 import { readBodyBytes } from '../../lib/body.ts';
@@ -14,7 +16,10 @@ import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
 import type { TaskEngine } from '../../lib/a2a/engine.ts';
-import { isA2AError } from '../../lib/a2a/errors.ts';
+import { isA2AError, type A2AError } from '../../lib/a2a/errors.ts';
+import type { HubErrorCode } from '../../lib/errors/hub.ts';
+import { statusOf, upstreamStatus } from '../../lib/errors/registry.ts';
+import type { Failure } from '../../lib/errors/result.ts';
 import { taskToV1 } from '../../lib/a2a/wire-v1.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import { isTaskId } from '../../lib/a2a/task-store.ts';
@@ -37,32 +42,15 @@ export interface HubApiDeps {
   negotiationsDir: string;
 }
 
-/** Every refusal of the API, with its HTTP status. */
-export const API_ERRORS = {
-  BAD_QUERY: 400,
-  BAD_REQUEST: 400,
-  FORBIDDEN_ORIGIN: 403,
-  UNKNOWN_TARGET: 404,
-  NOT_FOUND: 404,
-  TOO_LARGE: 413,
-  METHOD_NOT_ALLOWED: 405,
-} as const;
-type ApiError = keyof typeof API_ERRORS;
-
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
-const refuse = (code: ApiError, message: string) => json({ ok: false, error: { code, message } }, API_ERRORS[code]);
+/** A coded failure answered with `status`. */
+const failed = (error: Failure, status: number) => json({ ok: false, error: { code: error.code, message: error.message } }, status);
+/** One of the API's own refusals, answered with its registry status. */
+const refuse = (code: HubErrorCode, message: string) => failed({ code, message }, statusOf(code));
+/** What a client sees of an unexpected error: no cause, no internal text. */
+const INTERNAL: Failure = { code: 'INTERNAL', message: 'Internal error' };
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
-
-/**
- * HTTP status of a failed hub capability: the caller's mistake (bad arguments, a query or
- * customer that cannot be used) is 4xx; a node failing or missing underneath is 502.
- */
-export function statusOfHubFailure(code: string): number {
-  if (code === 'UNKNOWN_CAPABILITY') return 404;
-  if (code === 'BAD_ARGS' || code === 'USE_A2A' || /_BAD_(QUERY|CUSTOMER)$/.test(code) || code === 'UNKNOWN_CUSTOMER' || code === 'NO_PROFILE') return 400;
-  return 502;
-}
 const CAPABILITY = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'failed', 'empty']);
 const MAX_INVOKE_BODY = 64 * 1024;
@@ -90,6 +78,22 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
 
 export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<Response> | Response | undefined } {
   const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
+
+  /** An unexpected error: logged here, answered 500 without its cause. */
+  function internal(e: unknown, req: Request): Response {
+    deps.log('error', 'hub api request failed', { path: new URL(req.url).pathname, error: (e as Error)?.name ?? 'unknown' });
+    return failed(INTERNAL, 500);
+  }
+
+  /** A task engine refusal with its registry status; the engine's own faults are internal errors. */
+  function engineFailure(err: A2AError, req: Request): Response {
+    const status = statusOf(err.error);
+    if (status >= 500) {
+      deps.log('error', 'hub api task engine failed', { path: new URL(req.url).pathname, code: err.error });
+      return failed({ code: err.error, message: INTERNAL.message }, status);
+    }
+    return failed({ code: err.error, message: err.message }, status);
+  }
 
   /**
    * The JSON object a same-origin POST carries, or the refusal to answer. Every POST of this API
@@ -120,7 +124,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
     if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>);
-    return r.ok ? json({ ok: true, result: r.result }) : json({ ok: false, error: { code: r.error.code, message: r.error.message } }, 502);
+    // A node's failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
+    return r.ok ? json({ ok: true, result: r.result }) : failed(r.error, upstreamStatus(r.error.code));
   }
 
   /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
@@ -131,8 +136,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
     if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
-    const status = statusOfHubFailure(r.error.code);
-    return json({ ok: false, error: r.error }, status);
+    // The hub's capabilities fail on the caller's mistake (4xx) or because a node they asked failed.
+    return failed(r.error, upstreamStatus(r.error.code));
   }
 
   async function askRoute(req: Request): Promise<Response> {
@@ -149,7 +154,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
       const limit = Number(params.get('limit') ?? 50);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100) return refuse('BAD_QUERY', 'limit must be 1..100');
       const page = await deps.engine.listTasks({ pageSize: limit, includeArtifacts: true, historyLength: 2, ...(params.get('pageToken') ? { pageToken: params.get('pageToken')! } : {}) });
-      return isA2AError(page) ? refuse('BAD_QUERY', page.message) : json({ tasks: page.tasks.map((t) => taskToV1(t)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
+      return isA2AError(page) ? engineFailure(page, req) : json({ tasks: page.tasks.map((t) => taskToV1(t)), nextPageToken: page.nextPageToken, totalSize: page.totalSize });
     }
     if (rest === '' && req.method === 'POST') {
       const body = await postedObject(req);
@@ -158,20 +163,20 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
       if (body.recipe !== undefined && typeof body.recipe !== 'string') return refuse('BAD_REQUEST', 'recipe must be a string');
       const args = { prompt: body.prompt, ...(body.recipe ? { recipe: body.recipe } : {}) };
       const r = await deps.engine.send({ message: { messageId: crypto.randomUUID(), role: 'user', parts: [{ data: { skill: 'task.delegate', args } }] }, configuration: { returnImmediately: false } }, 'blocking', '1.0');
-      if (isA2AError(r)) return refuse('BAD_REQUEST', r.message);
+      if (isA2AError(r)) return engineFailure(r, req);
       return 'task' in r ? json(taskToV1(r.task)) : json(r.message);
     }
     const m = /^\/([^/]+)(\/cancel)?$/.exec(rest);
     if (!m || !isTaskId(m[1])) return refuse('NOT_FOUND', 'no such task');
     if (!m[2] && req.method === 'GET') {
       const t = await deps.engine.getTask(m[1]);
-      return isA2AError(t) ? refuse('NOT_FOUND', t.message) : json(taskToV1(t));
+      return isA2AError(t) ? engineFailure(t, req) : json(taskToV1(t));
     }
     if (m[2] && req.method === 'POST') {
       const origin = req.headers.get('origin');
       if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
       const t = await deps.engine.cancel(m[1]);
-      if (isA2AError(t)) return json({ ok: false, error: { code: t.error, message: t.message } }, t.error === 'TASK_NOT_FOUND' ? 404 : 409);
+      if (isA2AError(t)) return engineFailure(t, req);
       return json(taskToV1(t));
     }
     return refuse('METHOD_NOT_ALLOWED', 'unsupported method for this route');
@@ -184,36 +189,46 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return sseResponse(queue, (r) => r, () => queue.close());
   }
 
+  function route(req: Request): Promise<Response> | Response | undefined {
+    const { pathname, searchParams } = new URL(req.url);
+    if (!pathname.startsWith('/api/')) return undefined;
+    if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
+    if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
+      if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
+      const id = pathname.slice('/api/negotiations/'.length);
+      if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
+      return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.result) : failed(r.error, statusOf(r.error.code))));
+    }
+    switch (pathname) {
+      case '/api/fleet':
+        return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/trace': {
+        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
+        const q = traceQuery(searchParams);
+        return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
+      }
+      case '/api/trace/stream':
+        return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/local-invoke':
+        return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      case '/api/hub':
+        return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      case '/api/ask':
+        return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      default:
+        return undefined;
+    }
+  }
+
   return {
     fetch(req) {
-      const { pathname, searchParams } = new URL(req.url);
-      if (!pathname.startsWith('/api/')) return undefined;
-      if (pathname === '/api/tasks' || pathname.startsWith('/api/tasks/')) return tasks(req, pathname, searchParams);
-      if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
-        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
-        const id = pathname.slice('/api/negotiations/'.length);
-        if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
-        return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.negotiation) : json({ ok: false, error: r.error }, r.error.code === 'NEGOTIATION_UNREADABLE' ? 500 : 404)));
+      let answer: Promise<Response> | Response | undefined;
+      try {
+        answer = route(req);
+      } catch (e) {
+        return internal(e, req);
       }
-      switch (pathname) {
-        case '/api/fleet':
-          return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
-        case '/api/trace': {
-          if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
-          const q = traceQuery(searchParams);
-          return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
-        }
-        case '/api/trace/stream':
-          return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
-        case '/api/local-invoke':
-          return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        case '/api/hub':
-          return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        case '/api/ask':
-          return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        default:
-          return undefined;
-      }
+      return answer instanceof Promise ? answer.catch((e) => internal(e, req)) : answer;
     },
   };
 }
