@@ -23,6 +23,8 @@ export const MESH_WIRE_ERRORS = {
 /** Codes of the hub's HTTP answers (`/api/*` answers some of them in a 200 body; hub/mesh/http.ts). */
 export const MESH_HTTP_ERRORS = {
   'bad-json': { http: 400, message: 'body is not valid JSON' },
+  // Raised by the history query parser; answered on the wire as A2A_BAD_REQUEST.
+  'missing-project': { http: 400, message: 'project is required' },
   'project-conflict': { http: 409, message: 'the project exists with other settings' },
   internal: { http: 500, message: 'internal error' },
   'not-found': { http: 404, message: 'not found' },
