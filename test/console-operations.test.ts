@@ -46,7 +46,7 @@ describe('Agent Process', () => {
 
     // A failing call while the page is open arrives over the stream, marked failed.
     const bad = await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.no-such-tool' });
-    expect(bad.status).toBe(502);
+    expect(bad.status).toBe(404);
     const failed = await page.waitForSelector('table.trace tr[data-outcome="failed"]');
     expect(await failed.textContent()).toContain('scanner.no-such-tool');
     expect(await page.$eval('table.trace tbody tr', (tr) => tr.getAttribute('data-outcome'))).toBe('failed');

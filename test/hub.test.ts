@@ -54,7 +54,8 @@ describe('fleet.invoke and the trace', () => {
     const empty = await localInvoke(f.hubUrl, { target: 'gauge', capability: 'gauge.empty' });
     expect(empty.json).toEqual({ ok: true, result: { items: [] } });
     const failed = await localInvoke(f.hubUrl, { target: 'gauge', capability: 'gauge.missing' });
-    expect([failed.status, failed.json.error.code]).toEqual([502, 'UNKNOWN_CAPABILITY']);
+    // The caller named a capability the node does not offer: its mistake, answered 404.
+    expect([failed.status, failed.json.error.code]).toEqual([404, 'UNKNOWN_CAPABILITY']);
 
     const page = await (await fetch(`${f.hubUrl}/api/trace?to=gauge&limit=2`)).json();
     expect(page.records.map((r: any) => [r.from, r.to, r.capability, r.outcome, r.errorCode])).toEqual([
@@ -144,7 +145,11 @@ describe('the hub as an A2A node', () => {
     // This fleet has no crm: entity.resolve cannot read the companies.
     const t = (await rpc(f.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'entity.resolve', args: { code: '688981' } } }] } })).result.task;
     expect(t.status.state).toBe('TASK_STATE_FAILED');
-    expect(t.status.message.parts[0].text).toContain('ENTITY_SOURCE_FAILED');
+    // The code travels as data beside the text, never inside it.
+    expect(t.status.message.parts).toEqual([
+      { text: 'crm crm.companies: target is not a fleet node' },
+      { data: { error: { code: 'ENTITY_SOURCE_FAILED', message: 'crm crm.companies: target is not a fleet node' } }, mediaType: 'application/json' },
+    ]);
   });
 });
 

@@ -55,7 +55,7 @@ test('one presence per agent; inbound messages arrive with header and 0600 attac
   writeFileSync(join(src, 'zeros.bin'), new Uint8Array(64 * 1024));
   const delivered = nextEvent(alice, 'delivery');
   const sent = await alice.send('a1', { target: { type: 'agent', name: 'bob' }, text: 'see attached', attachments: [join(src, 'report.txt'), join(src, 'zeros.bin')] });
-  expect(sent.ok && sent.value.recipients).toEqual(['bob']);
+  expect(sent.ok && sent.result.recipients).toEqual(['bob']);
   expect(await delivered).toEqual({ type: 'delivery', messageId: expect.any(String), to: 'bob', status: 'delivered', agentId: 'a1' });
 
   const m = inbox[0]!;
@@ -67,7 +67,7 @@ test('one presence per agent; inbound messages arrive with header and 0600 attac
   expect(statSync(m.attachments[1]!.path).mode & 0o777).toBe(0o600);
   // History gives the bytes back.
   const h = await bob.history('b1');
-  expect(h.ok && h.value.map((x) => x.attachments.map((a) => decodeAttachmentBytes(a.payload)?.length))).toEqual([[17, 65536]]);
+  expect(h.ok && h.result.map((x) => x.attachments.map((a) => decodeAttachmentBytes(a.payload)?.length))).toEqual([[17, 65536]]);
   // The activity view: alice is working on nothing yet, bob was acknowledged and now "works" for alice.
   expect(alice.status('a1')?.peers).toEqual([{ name: 'bob', presenceId: expect.any(String), activity: 'working' }]);
 });

@@ -51,7 +51,7 @@ test('/api errors: bad JSON, non-object, bad names, wrong method, oversize body'
 test('the HTTP client probes /v1/meta and maps codes', async () => {
   hub = startHub();
   const c = createHubClient({ baseUrl: hub.url });
-  expect(await c.createProject({ name: 'demo' })).toEqual({ ok: true, value: { name: 'demo', createdAt: expect.any(Number) } });
+  expect(await c.createProject({ name: 'demo' })).toEqual({ ok: true, result: { name: 'demo', createdAt: expect.any(Number) } });
   expect(await c.createProject({ name: 'demo' })).toEqual({ ok: false, error: { code: 'A2A_PROJECT_CONFLICT', message: 'project-conflict: project demo already exists' } });
   expect(await c.history('ghost')).toEqual({ ok: false, error: { code: 'A2A_UNKNOWN_PROJECT', message: 'not-found: project ghost does not exist' } });
   const v4 = Bun.serve({ port: 0, fetch: () => Response.json({ protocolVersion: 4 }) });

@@ -30,7 +30,7 @@ describe('payload codec', () => {
   test('the shared 4 MiB budget, size mismatch and attachment rules', () => {
     const t = encodeText('see attached');
     const oneMiB = encodeAttachment('a.bin', crypto.getRandomValues(new Uint8Array(MiB)));
-    expect(validateContent(t, [oneMiB, { ...oneMiB, name: 'b.bin' }, { ...oneMiB, name: 'c.bin' }])).toEqual({ ok: true, value: 12 + 3 * MiB });
+    expect(validateContent(t, [oneMiB, { ...oneMiB, name: 'b.bin' }, { ...oneMiB, name: 'c.bin' }])).toEqual({ ok: true, result: 12 + 3 * MiB });
     const codeOf = (p: unknown, a: unknown) => {
       const r = validateContent(p, a);
       return r.ok ? 'ok' : r.error.code;
@@ -78,7 +78,7 @@ describe('store', () => {
     await Promise.resolve();
     expect(settled).toBe(false);
     s.flush();
-    expect((await Promise.all(results)).map((r) => r.ok && r.value.message.messageRef)).toEqual(['a:1', 'b:1', 'a:2']);
+    expect((await Promise.all(results)).map((r) => r.ok && r.result.message.messageRef)).toEqual(['a:1', 'b:1', 'a:2']);
   });
 
   test('identical retry answers the original; different content or attachments conflict; retry inside one group waits for it', async () => {
@@ -89,9 +89,9 @@ describe('store', () => {
     s.flush();
     const r1 = await first;
     const r2 = await sameGroup;
-    expect(r2).toEqual({ ok: true, value: { message: r1.ok ? r1.value.message : (null as never), replayed: true } });
+    expect(r2).toEqual({ ok: true, result: { message: r1.ok ? r1.result.message : (null as never), replayed: true } });
     const later = await s.append(draft('a', 'm1', 'hello'));
-    expect(later.ok && later.value.replayed).toBe(true);
+    expect(later.ok && later.result.replayed).toBe(true);
     const conflict = await s.append(draft('a', 'm1', 'bye'));
     const withFile = await s.append(draft('a', 'm1', 'hello', { attachments: [encodeAttachment('f', new Uint8Array([1]))] }));
     const otherTarget = await s.append(draft('a', 'm1', 'hello', { target: { type: 'agent', name: 'bob' } }));
@@ -108,7 +108,7 @@ describe('store', () => {
     const seqs = (q: Record<string, string>) => {
       const p = parseHistoryQuery({ project: 'p', ...q });
       if (!p.ok) return p.error.code + ': ' + p.error.message;
-      return s.history(p.value).map((m) => m.sequence);
+      return s.history(p.result).map((m) => m.sequence);
     };
     expect(seqs({})).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(seqs({ limit: '3' })).toEqual([10, 11, 12]);
@@ -137,7 +137,7 @@ describe('store', () => {
 
   test('replyTo resolves within the project; project registry; delete restarts sequences', async () => {
     const s = store();
-    expect(s.createProject({ name: 'demo', description: 'a test' })).toEqual({ ok: true, value: { name: 'demo', description: 'a test', createdAt: 1_700_000_000_000 } });
+    expect(s.createProject({ name: 'demo', description: 'a test' })).toEqual({ ok: true, result: { name: 'demo', description: 'a test', createdAt: 1_700_000_000_000 } });
     expect(s.createProject({ name: 'demo' })).toEqual({ ok: false, error: { code: 'project-conflict', message: 'project demo already exists' } });
     expect(s.createProject({ name: '-bad' }).ok).toBe(false);
     s.createProject({ name: 'alpha' });
@@ -155,7 +155,7 @@ describe('store', () => {
     const again = s.append(draft('demo', 'm1', 'again'));
     s.flush();
     const r = await again;
-    expect(r.ok && r.value.message.messageRef).toBe('demo:1');
+    expect(r.ok && r.result.message.messageRef).toBe('demo:1');
   });
 
   test('a failed group commit refuses its messages and hands their sequences out again', async () => {
@@ -170,6 +170,6 @@ describe('store', () => {
     const c = s.append(draft('p', 'ok-2', 'x'));
     s.flush();
     const rc = await c;
-    expect(rc.ok && rc.value.message.sequence).toBe(1);
+    expect(rc.ok && rc.result.message.sequence).toBe(1);
   });
 });

@@ -32,7 +32,7 @@ afterAll(() => f.stop());
 const run = async (customer: string) => {
   const r = await startNegotiation({ invoker, dir }, { customer });
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-  return r.negotiation;
+  return r.result;
 };
 const trace = async (q: string) => (await (await fetch(`${f.hubUrl}/api/trace?${q}`)).json()).records;
 const turnsOf = (n: Negotiation) => n.transcript.map((t) => [t.round, t.node, t.skill, t.ok]);
@@ -121,7 +121,7 @@ describe('a negotiation that cannot reach a deal (c-014: low risk)', () => {
   test('a bound on rounds ends it as max-rounds with the vetoes so far', async () => {
     const r = await startNegotiation({ invoker, dir, maxRounds: 2 }, { customer: 'c-014' });
     if (!r.ok) throw new Error(r.error.message);
-    expect([r.negotiation.ended, r.negotiation.outcome, r.negotiation.vetoes.map((v) => v.code)]).toEqual(['max-rounds', 'no-deal', ['UNALIGNED_ENTITY', 'RISK_LEVEL']]);
+    expect([r.result.ended, r.result.outcome, r.result.vetoes.map((v) => v.code)]).toEqual(['max-rounds', 'no-deal', ['UNALIGNED_ENTITY', 'RISK_LEVEL']]);
   });
 });
 
@@ -136,7 +136,7 @@ describe('records under DATA_DIR/hub/negotiations', () => {
     expect(list.map((n) => n.id)).toEqual([...list.map((n) => n.id)].sort().reverse());
     const d = list.find((n) => n.id === deal.id)!;
     expect([d.outcome, d.vetoCodes, d.deal]).toEqual(['deal', ['UNALIGNED_ENTITY', 'EXCLUDED_INDUSTRY', 'TODAY_DROP'], { code: '002371', name: 'NAURA Technology' }]);
-    expect(await getNegotiation(dir, noDeal.id)).toEqual({ ok: true, negotiation: noDeal });
+    expect(await getNegotiation(dir, noDeal.id)).toEqual({ ok: true, result: noDeal });
   });
 
   test('ids that are not server-made are refused before a path is formed; unknown ones are not found', async () => {
@@ -154,8 +154,8 @@ describe('records under DATA_DIR/hub/negotiations', () => {
     expect(await startNegotiation({ invoker, dir }, { customer: 'c-999' })).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CUSTOMER' } });
     expect(await startNegotiation({ invoker, dir }, { customer: 'c-001' })).toMatchObject({ ok: false, error: { code: 'NO_PROFILE' } });
     expect(readdirSync(dir).length).toBe(count);
-    // The refused openings are in the trace as failed A2A turns.
-    expect((await trace('capability=negotiation.review&outcome=failed&limit=2')).map((r: any) => r.errorCode)).toEqual(['A2A_TASK_FAILED', 'A2A_TASK_FAILED']);
+    // The refused openings are in the trace as failed A2A turns, with crm's own codes (read as data).
+    expect((await trace('capability=negotiation.review&outcome=failed&limit=2')).map((r: any) => r.errorCode)).toEqual(['NO_PROFILE', 'UNKNOWN_CUSTOMER']);
   });
 });
 
@@ -165,25 +165,25 @@ describe('fleet message()', () => {
     expect(r).toMatchObject({ ok: true, contextId: 'ctx-test-1', result: { round: 1, proposal: { code: '002747' } } });
   });
 
-  test('failures are coded and traced: no route, bad calls, rejected, input required', async () => {
+  test('failures are coded and traced: no route, bad calls, rejected, input required, the node\'s own code', async () => {
     const ctx = { contextId: 'ctx-test-2' };
     // One at a time, so the trace rows come in this order.
     const cases: [() => Promise<any>, string, string][] = [
       [() => invoker.message('nowhere', 'negotiation.propose', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
       [() => invoker.message('a2a', 'node.capabilities', {}, ctx), 'A2A_NO_ROUTE', 'bad-call'],
       [() => invoker.message('scanner', 'negotiation.propose', { customer: 'c-012' }, { contextId: 'has space' }), 'A2A_BAD_REQUEST', 'bad-call'],
-      [() => invoker.message('scanner', 'orders.place', {}, ctx), 'A2A_TASK_REJECTED', 'failed'],
+      [() => invoker.message('scanner', 'orders.place', {}, ctx), 'UNKNOWN_CAPABILITY', 'failed'],
       [() => invoker.message('scanner', 'negotiation.propose', {}, ctx), 'A2A_INPUT_REQUIRED', 'failed'],
-      [() => invoker.message('crm', 'negotiation.review', { customer: 'c-012', proposal: 'not json' }, ctx), 'A2A_TASK_FAILED', 'failed'],
+      [() => invoker.message('crm', 'negotiation.review', { customer: 'c-012', proposal: 'not json' }, ctx), 'BAD_ARGS', 'failed'],
     ];
     for (const [call, code, kind] of cases) expect([code, await call()]).toMatchObject([code, { ok: false, error: { code, kind } }]);
     const rows = (await trace('outcome=failed&limit=6')).reverse();
     expect(rows.map((r: any) => [r.to, r.errorCode])).toEqual([
       ['nowhere', 'A2A_NO_ROUTE'], ['a2a', 'A2A_NO_ROUTE'], ['scanner', 'A2A_BAD_REQUEST'],
-      ['scanner', 'A2A_TASK_REJECTED'], ['scanner', 'A2A_INPUT_REQUIRED'], ['crm', 'A2A_TASK_FAILED'],
+      ['scanner', 'UNKNOWN_CAPABILITY'], ['scanner', 'A2A_INPUT_REQUIRED'], ['crm', 'BAD_ARGS'],
     ]);
     const failed = await invoker.message('crm', 'negotiation.review', { customer: 'c-012', proposal: 'not json' }, ctx);
-    expect(!failed.ok && failed.error.message).toBe('BAD_ARGS: proposal must be JSON');
+    expect(!failed.ok && [failed.error.code, failed.error.message]).toEqual(['BAD_ARGS', 'proposal must be JSON']);
   });
 
   test('without the fleet (the default), message() has no route and says so', async () => {
@@ -217,8 +217,8 @@ describe('a node that goes away mid-negotiation', () => {
     await f.kill('scanner');
     const r = await startNegotiation({ invoker, dir }, { customer: 'c-012' });
     if (!r.ok) throw new Error(r.error.message);
-    expect([r.negotiation.outcome, r.negotiation.ended, r.negotiation.error?.code]).toEqual(['no-deal', 'failed', 'A2A_UNREACHABLE']);
-    expect(existsSync(`${dir}/${r.negotiation.id}.json`)).toBe(true);
+    expect([r.result.outcome, r.result.ended, r.result.error?.code]).toEqual(['no-deal', 'failed', 'A2A_UNREACHABLE']);
+    expect(existsSync(`${dir}/${r.result.id}.json`)).toBe(true);
     expect((await trace('to=scanner&limit=1'))[0]).toMatchObject({ capability: 'negotiation.propose', outcome: 'failed', errorCode: 'A2A_UNREACHABLE' });
   });
 });

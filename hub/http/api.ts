@@ -5,7 +5,8 @@
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
  * (Ask Agent) and `GET /api/negotiations[/<id>]`. Every POST is same-origin only. The hub's
  * tasks are not here: the console reads and changes them through the A2A HTTP+JSON binding, as
- * any client does.
+ * any client does. Every failure is `{ok: false, error: {code, message}}` with the status the
+ * error registry gives its code; an unexpected error is a 500 with a generic message and a log line.
  */
 
 import { readBodyBytes } from '../../lib/body.ts';
@@ -14,6 +15,9 @@ import { sseResponse } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
+import type { HubErrorCode } from '../../lib/errors/hub.ts';
+import { statusOf, upstreamStatus } from '../../lib/errors/registry.ts';
+import type { Failure } from '../../lib/errors/result.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
@@ -32,32 +36,15 @@ export interface HubApiDeps {
   negotiationsDir: string;
 }
 
-/** Every refusal of the API, with its HTTP status. */
-export const API_ERRORS = {
-  BAD_QUERY: 400,
-  BAD_REQUEST: 400,
-  FORBIDDEN_ORIGIN: 403,
-  UNKNOWN_TARGET: 404,
-  NOT_FOUND: 404,
-  TOO_LARGE: 413,
-  METHOD_NOT_ALLOWED: 405,
-} as const;
-type ApiError = keyof typeof API_ERRORS;
-
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
-const refuse = (code: ApiError, message: string) => json({ ok: false, error: { code, message } }, API_ERRORS[code]);
+/** A coded failure answered with `status`. */
+const failed = (error: Failure, status: number) => json({ ok: false, error: { code: error.code, message: error.message } }, status);
+/** One of the API's own refusals, answered with its registry status. */
+const refuse = (code: HubErrorCode, message: string) => failed({ code, message }, statusOf(code));
+/** What a client sees of an unexpected error: no cause, no internal text. */
+const INTERNAL: Failure = { code: 'INTERNAL', message: 'Internal error' };
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
-
-/**
- * HTTP status of a failed hub capability: the caller's mistake (bad arguments, a query or
- * customer that cannot be used) is 4xx; a node failing or missing underneath is 502.
- */
-export function statusOfHubFailure(code: string): number {
-  if (code === 'UNKNOWN_CAPABILITY') return 404;
-  if (code === 'BAD_ARGS' || code === 'USE_A2A' || /_BAD_(QUERY|CUSTOMER)$/.test(code) || code === 'UNKNOWN_CUSTOMER' || code === 'NO_PROFILE') return 400;
-  return 502;
-}
 const CAPABILITY = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'failed', 'empty']);
 const MAX_INVOKE_BODY = 64 * 1024;
@@ -85,6 +72,12 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
 
 export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<Response> | Response | undefined } {
   const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
+
+  /** An unexpected error: logged here, answered 500 without its cause. */
+  function internal(e: unknown, req: Request): Response {
+    deps.log('error', 'hub api request failed', { path: new URL(req.url).pathname, error: (e as Error)?.name ?? 'unknown' });
+    return failed(INTERNAL, 500);
+  }
 
   /**
    * The JSON object a same-origin POST carries, or the refusal to answer. Every POST of this API
@@ -115,7 +108,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
     if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>);
-    return r.ok ? json({ ok: true, result: r.result }) : json({ ok: false, error: { code: r.error.code, message: r.error.message } }, 502);
+    // A node's failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
+    return r.ok ? json({ ok: true, result: r.result }) : failed(r.error, upstreamStatus(r.error.code));
   }
 
   /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
@@ -126,8 +120,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
     const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
     if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
-    const status = statusOfHubFailure(r.error.code);
-    return json({ ok: false, error: r.error }, status);
+    // The hub's capabilities fail on the caller's mistake (4xx) or because a node they asked failed.
+    return failed(r.error, upstreamStatus(r.error.code));
   }
 
   async function askRoute(req: Request): Promise<Response> {
@@ -144,35 +138,45 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return sseResponse(queue, (r) => r, () => queue.close());
   }
 
+  function route(req: Request): Promise<Response> | Response | undefined {
+    const { pathname, searchParams } = new URL(req.url);
+    if (!pathname.startsWith('/api/')) return undefined;
+    if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
+      if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
+      const id = pathname.slice('/api/negotiations/'.length);
+      if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
+      return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.result) : failed(r.error, statusOf(r.error.code))));
+    }
+    switch (pathname) {
+      case '/api/fleet':
+        return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/trace': {
+        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
+        const q = traceQuery(searchParams);
+        return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
+      }
+      case '/api/trace/stream':
+        return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/local-invoke':
+        return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      case '/api/hub':
+        return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      case '/api/ask':
+        return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      default:
+        return undefined;
+    }
+  }
+
   return {
     fetch(req) {
-      const { pathname, searchParams } = new URL(req.url);
-      if (!pathname.startsWith('/api/')) return undefined;
-      if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
-        if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
-        const id = pathname.slice('/api/negotiations/'.length);
-        if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
-        return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.negotiation) : json({ ok: false, error: r.error }, r.error.code === 'NEGOTIATION_UNREADABLE' ? 500 : 404)));
+      let answer: Promise<Response> | Response | undefined;
+      try {
+        answer = route(req);
+      } catch (e) {
+        return internal(e, req);
       }
-      switch (pathname) {
-        case '/api/fleet':
-          return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
-        case '/api/trace': {
-          if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
-          const q = traceQuery(searchParams);
-          return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
-        }
-        case '/api/trace/stream':
-          return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
-        case '/api/local-invoke':
-          return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        case '/api/hub':
-          return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        case '/api/ask':
-          return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
-        default:
-          return undefined;
-      }
+      return answer instanceof Promise ? answer.catch((e) => internal(e, req)) : answer;
     },
   };
 }

@@ -73,22 +73,22 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     case 'hub': {
       const m = await http.meta();
       if (!m.ok) return fail(m.error);
-      io.out(`hub ${m.value.baseUrl} protocol ${m.value.protocolVersion} pid ${m.value.pid} up since ${new Date(m.value.startedAt).toISOString()}`);
+      io.out(`hub ${m.result.baseUrl} protocol ${m.result.protocolVersion} pid ${m.result.pid} up since ${new Date(m.result.startedAt).toISOString()}`);
       return 0;
     }
     case 'project': {
       if (sub === 'list') {
         const r = await http.listProjects();
         if (!r.ok) return fail(r.error);
-        if (r.value.length === 0) io.out('no projects');
-        for (const p of r.value) io.out([p.name, p.displayName, p.description].filter(Boolean).join('  '));
+        if (r.result.length === 0) io.out('no projects');
+        for (const p of r.result) io.out([p.name, p.displayName, p.description].filter(Boolean).join('  '));
         return 0;
       }
       if (!arg) return usage(`project ${sub ?? ''} needs a name`);
       if (sub === 'create') {
         const r = await http.createProject({ name: arg, displayName: one('display'), description: one('desc'), createdByCwd: process.cwd() });
         if (!r.ok) return fail(r.error);
-        io.out(`created project ${r.value.name}`);
+        io.out(`created project ${r.result.name}`);
         return 0;
       }
       if (sub === 'delete') {
@@ -103,18 +103,18 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
       if (!sub) return usage('peers needs a project');
       const r = await http.presence(sub);
       if (!r.ok) return fail(r.error);
-      io.out(r.value.length ? r.value.map((p) => p.name).join('\n') : `nobody is present in ${sub}`);
+      io.out(r.result.length ? r.result.map((p) => p.name).join('\n') : `nobody is present in ${sub}`);
       return 0;
     }
     case 'status': {
       const m = await http.meta();
       if (!m.ok) return fail(m.error);
-      io.out(`hub ${m.value.baseUrl} protocol ${m.value.protocolVersion}`);
+      io.out(`hub ${m.result.baseUrl} protocol ${m.result.protocolVersion}`);
       const ps = await http.listProjects();
       if (!ps.ok) return fail(ps.error);
-      for (const p of ps.value) {
+      for (const p of ps.result) {
         const r = await http.presence(p.name);
-        const names = r.ok ? r.value.map((x) => x.name) : [];
+        const names = r.ok ? r.result.map((x) => x.name) : [];
         io.out(`${p.name}: ${names.length} present${names.length ? ` (${names.join(', ')})` : ''}`);
       }
       return 0;
@@ -124,8 +124,8 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
       const limit = one('limit');
       const r = await http.history(sub, { before: one('before'), after: one('after'), from: one('from'), limit: limit === undefined ? undefined : Number(limit) });
       if (!r.ok) return fail(r.error);
-      if (r.value.length === 0) io.out('no messages');
-      for (const m of r.value) io.out(formatMessage(m));
+      if (r.result.length === 0) io.out('no messages');
+      for (const m of r.result) io.out(formatMessage(m));
       return 0;
     }
     case 'send':
@@ -164,8 +164,8 @@ async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fa
       replyTo: opts.reply?.at(-1),
     });
     if (!r.ok) return fail(r.error);
-    expected = r.value.recipients.length;
-    io.out(`sent ${r.value.message.messageRef} to ${r.value.recipients.join(', ') || 'nobody'}${r.value.replayed ? ' (already stored)' : ''}`);
+    expected = r.result.recipients.length;
+    io.out(`sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}${r.result.replayed ? ' (already stored)' : ''}`);
     if (expected > 0) {
       if (outcomes.length >= expected) allIn();
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -247,7 +247,7 @@ async function connect(project: string | undefined, name: string | undefined, io
     const r = await client.send(name, { target, text: to?.[2] ?? reply?.[2] ?? line, replyTo: reply?.[1], attachments });
     attachments = [];
     if (!r.ok) io.err(fmtError(r.error));
-    else io.out(`* sent ${r.value.message.messageRef} to ${r.value.recipients.join(', ') || 'nobody'}`);
+    else io.out(`* sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}`);
   }
   await client.close();
   return 0;

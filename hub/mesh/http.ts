@@ -1,11 +1,12 @@
 /**
  * @module hub/mesh/http — the mesh's HTTP routes: `/healthz`, `/v1/meta`, `/v1/history`,
  * `/v1/presence` and `POST /api/projects.*`. Errors are `{error: {code, message}}` with the status
- * from the one table in lib/mesh/errors.ts.
+ * the error registry gives the code, except where the mesh protocol answers in a 200 body.
  */
 
 import type { Server } from 'bun';
-import { API_STATUS, READ_STATUS, type ApiCode } from '../../lib/mesh/errors.ts';
+import type { MeshHttpCode } from '../../lib/errors/mesh.ts';
+import { statusOf } from '../../lib/errors/registry.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
@@ -22,11 +23,17 @@ export interface MeshHttpOptions {
 }
 
 const json = (body: unknown, status = 200): Response => Response.json(body, { status });
-const apiError = (code: ApiCode, message: string): Response => json({ error: { code, message } }, API_STATUS[code]);
-const readError = (code: ApiCode, message: string): Response => json({ error: { code, message } }, READ_STATUS[code]);
+/**
+ * The codes the mesh protocol answers on `/api/*` as HTTP 200 with an error body; every other code
+ * (a refused token, a missing project, a body too large) keeps its status so it cannot look like a success.
+ */
+const ANSWERED_IN_BODY: ReadonlySet<MeshHttpCode> = new Set(['bad-json', 'project-conflict', 'A2A_BAD_REQUEST', 'internal']);
+const apiError = (code: MeshHttpCode, message: string): Response => json({ error: { code, message } }, ANSWERED_IN_BODY.has(code) ? 200 : statusOf(code));
+/** `/v1/*` and `/healthz` use plain HTTP semantics: the registry's status. */
+const readError = (code: MeshHttpCode, message: string): Response => json({ error: { code, message } }, statusOf(code));
 
 /** Reads a JSON body of at most `cap` bytes; an empty body is `{}`. */
-async function readBody(req: Request, cap: number): Promise<{ ok: true; value: unknown } | { ok: false; code: ApiCode; message: string }> {
+async function readBody(req: Request, cap: number): Promise<{ ok: true; value: unknown } | { ok: false; code: MeshHttpCode; message: string }> {
   const declared = Number(req.headers.get('content-length'));
   if (declared > cap) return { ok: false, code: 'payload-too-large', message: `body is over ${cap} bytes` };
   const chunks: Uint8Array[] = [];
@@ -63,7 +70,7 @@ export function createMeshHttp(opts: MeshHttpOptions) {
     if (!input || typeof input !== 'object' || Array.isArray(input)) return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
     if (op === 'create') {
       const r = store.createProject(input);
-      return r.ok ? json({ result: { project: r.value } }) : apiError(r.error.code, r.error.message);
+      return r.ok ? json({ result: { project: r.result } }) : apiError(r.error.code, r.error.message);
     }
     if (op === 'list') return json({ result: { projects: store.listProjects() } });
     // delete
@@ -82,8 +89,8 @@ export function createMeshHttp(opts: MeshHttpOptions) {
       limits,
     );
     if (!parsed.ok) return readError('A2A_BAD_REQUEST', parsed.error.message);
-    if (!store.hasProject(parsed.value.project)) return readError('not-found', `project ${parsed.value.project} does not exist`);
-    return json({ messages: store.history(parsed.value) });
+    if (!store.hasProject(parsed.result.project)) return readError('not-found', `project ${parsed.result.project} does not exist`);
+    return json({ messages: store.history(parsed.result) });
   }
 
   function presence(url: URL): Response {

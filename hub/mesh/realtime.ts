@@ -131,7 +131,7 @@ export function createRealtime(opts: RealtimeOptions) {
     const draft = { project: p.project, from: peerOf(p), messageId: f.messageId, target, payload: f.payload, attachments: f.attachments, replyTo: f.replyTo };
     store.append(draft, admit).then((r) => {
       if (!r.ok) return p.open && error(p.ws, r.error.code, r.error.message, rid);
-      const { message, replayed } = r.value;
+      const { message, replayed } = r.result;
       if (replayed) {
         // Nothing is redelivered on an identical retry, so nobody is named as a recipient.
         if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
@@ -205,7 +205,7 @@ export function createRealtime(opts: RealtimeOptions) {
         return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
       const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
       if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
-      const f = parsed.value;
+      const f = parsed.result;
       if (!p) return f.type === 'hello' ? hello(ws, f) : refuse(ws, 'invalid_frame', 'the first frame must be hello');
       if (f.type === 'hello') return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
       if (f.type === 'message') return sendMessage(p, f);

@@ -4,7 +4,8 @@
  */
 
 import { Catalog, CapabilityError } from '../../lib/catalog/catalog.ts';
-import type { FleetInvoker, FleetResult } from '../../lib/fleet/invoke.ts';
+import type { Failure } from '../../lib/errors/result.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
 import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
@@ -25,19 +26,14 @@ export interface HubNodeDeps {
   dataDir: string;
 }
 
-/** The result of a node call, or a CapabilityError carrying the node's code. */
-function unwrap(r: FleetResult, what: string): unknown {
-  if (r.ok) return r.result;
-  throw new CapabilityError(r.error.code, `${what}: ${r.error.message}`);
-}
-
-/** The value of a coded result, or a CapabilityError carrying its code. */
-function orThrow<T extends { ok: boolean }>(r: T | { ok: false; error: { code: string; message: string } }): T {
-  if (!r.ok) {
-    const e = (r as { error: { code: string; message: string } }).error;
-    throw new CapabilityError(e.code, e.message);
-  }
-  return r as T;
+/**
+ * What a capability answers for a coded outcome: the success as it is, a failure raised the one
+ * way a capability reports one (CapabilityError), its code unchanged. `what` names the node asked.
+ */
+function answerOf<R extends { ok: true } | { ok: false; error: Failure }>(r: R, what?: string): Extract<R, { ok: true }> {
+  if (r.ok) return r as Extract<R, { ok: true }>;
+  const e = (r as { error: Failure }).error;
+  throw new CapabilityError(e.code, what ? `${what}: ${e.message}` : e.message);
 }
 
 interface CrmIndustry {
@@ -64,7 +60,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       keywords: ['sector', 'sectors', 'movement', 'moved', 'market'],
       readOnly: true,
       args: {},
-      run: async () => unwrap(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner'),
+      run: async () => answerOf(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner').result,
       summarize: (r) => {
         const top = (r as { sectors?: Movement[] }).sectors?.[0];
         return top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data';
@@ -79,8 +75,8 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       readOnly: true,
       args: {},
       run: async () => {
-        const movement = unwrap(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner') as { asOf: string; sectors: Movement[] };
-        const industries = unwrap(await invoker.invoke('crm', 'crm.industries', {}), 'crm') as { industries?: CrmIndustry[] };
+        const movement = answerOf(await invoker.invoke('scanner', 'sector.movement', {}), 'scanner').result as { asOf: string; sectors: Movement[] };
+        const industries = answerOf(await invoker.invoke('crm', 'crm.industries', {}), 'crm').result as { industries?: CrmIndustry[] };
         const byIndustry = new Map((industries.industries ?? []).map((i) => [i.industry, i]));
         // Rising sectors where crm has customers still open (not won or lost), strongest move first.
         const ranked = movement.sectors.flatMap((s) => {
@@ -132,7 +128,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
         uscc: { type: 'string', description: '18-character unified social credit code' },
         code: { type: 'string', description: 'Six-digit stock code' },
       },
-      run: async (args) => orThrow(await resolveEntity(invoker, args as { name?: string; uscc?: string; code?: string })),
+      run: async (args) => answerOf(await resolveEntity(invoker, args as { name?: string; uscc?: string; code?: string })),
       summarize: (r) => (r as { reason: string }).reason,
     },
     {
@@ -143,7 +139,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       keywords: ['coverage', 'gaps', 'aligned', 'alignment'],
       readOnly: true,
       args: {},
-      run: async () => orThrow(await entityCoverage(invoker)),
+      run: async () => answerOf(await entityCoverage(invoker)),
       summarize: (r) => {
         const c = r as { gaps?: unknown[] };
         return `${c.gaps?.length ?? 0} alignment gaps`;
@@ -158,7 +154,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
       keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
       readOnly: false,
       args: { customer: { type: 'string', description: 'crm customer id such as c-012', required: true } },
-      run: async (args) => orThrow(await startNegotiation({ invoker, dir: negotiationsDir(deps.dataDir) }, { customer: args.customer as string })).negotiation,
+      run: async (args) => answerOf(await startNegotiation({ invoker, dir: negotiationsDir(deps.dataDir) }, { customer: args.customer as string })).result,
       summarize: (r) => (r as { summary?: string }).summary ?? 'negotiation ended',
     },
     {

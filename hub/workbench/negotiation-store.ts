@@ -6,11 +6,12 @@
 
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Failure, Result } from '../../lib/errors/result.ts';
 
 /** `neg-` + UTC time to the millisecond + 8 hex digits: sortable by time, nothing a path could abuse. */
 export const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
 
-export type StoreError = { code: 'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'; message: string };
+export type StoreError = Failure<'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'>;
 
 /** Where negotiations live under a data folder. */
 export const negotiationsDir = (dataDir: string): string => join(dataDir, 'hub', 'negotiations');
@@ -38,7 +39,7 @@ export async function saveRecord(dir: string, id: string, record: unknown): Prom
 }
 
 /** One record by id, or a coded failure; the id is checked before it becomes a path. */
-export async function readRecord<T>(dir: string, id: unknown): Promise<{ ok: true; record: T } | { ok: false; error: StoreError }> {
+export async function readRecord<T>(dir: string, id: unknown): Promise<Result<T, StoreError>> {
   if (typeof id !== 'string' || !NEGOTIATION_ID.test(id)) return { ok: false, error: { code: 'NEGOTIATION_BAD_ID', message: 'not a negotiation id (neg-<17 digits>-<8 hex>)' } };
   let text: string;
   try {
@@ -47,7 +48,7 @@ export async function readRecord<T>(dir: string, id: unknown): Promise<{ ok: tru
     return { ok: false, error: { code: 'NEGOTIATION_NOT_FOUND', message: `no negotiation ${id}` } };
   }
   try {
-    return { ok: true, record: JSON.parse(text) as T };
+    return { ok: true, result: JSON.parse(text) as T };
   } catch {
     return { ok: false, error: { code: 'NEGOTIATION_UNREADABLE', message: `negotiation ${id} is not readable JSON` } };
   }

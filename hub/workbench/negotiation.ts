@@ -5,7 +5,8 @@
  * reason, for a bounded number of rounds. The record is persisted and can be listed and read.
  */
 
-import type { FleetInvoker, FleetMessageResult } from '../../lib/fleet/invoke.ts';
+import type { Failure, Result } from '../../lib/errors/result.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import {
   MAX_HISTORY, VETO_CODES, encodeHistory, encodeProposal, type HistoryEntry, type Proposal, type VetoCode,
 } from '../../lib/domain/negotiation-terms.ts';
@@ -78,17 +79,10 @@ export type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'custome
   deal?: { code: string; name: string };
 };
 
-export type NegotiationError = { code: string; message: string };
-type Failure = { ok: false; error: NegotiationError };
+export type NegotiationError = Failure;
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const STOCK = /^\d{6}$/;
-
-/** The node's own code from a failed task's status text ("UNKNOWN_CUSTOMER: …"), else the A2A code. */
-function causeOf(r: Extract<FleetMessageResult, { ok: false }>): NegotiationError {
-  const m = /^([A-Z][A-Z0-9_]{2,63}): /.exec(r.error.message);
-  return { code: m ? m[1]! : r.error.code, message: r.error.message };
-}
 
 function asProposal(v: unknown): Proposal | undefined {
   const p = v as Record<string, unknown> | null;
@@ -104,7 +98,7 @@ function asProposal(v: unknown): Proposal | undefined {
  * after the opening every outcome, failures included, is recorded. Never throws for node faults.
  * @throws Error only when the negotiations folder cannot be written.
  */
-export async function startNegotiation(deps: NegotiationDeps, input: { customer: string }): Promise<{ ok: true; negotiation: Negotiation } | Failure> {
+export async function startNegotiation(deps: NegotiationDeps, input: { customer: string }): Promise<Result<Negotiation>> {
   const customer = input?.customer;
   if (typeof customer !== 'string' || !CUSTOMER.test(customer))
     return { ok: false, error: { code: 'NEGOTIATION_BAD_CUSTOMER', message: 'customer must be a crm customer id such as c-012' } };
@@ -131,7 +125,8 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
 
   // Round 0: the customer's agent opens, which also tells whether it speaks for this customer.
   const open = await send(0, 'customer', customerAgent, 'negotiation.review', { customer });
-  if (!open.ok) return { ok: false, error: causeOf(open) };
+  // A node's own code (UNKNOWN_CUSTOMER, NO_PROFILE) arrives as data in the failed task's status.
+  if (!open.ok) return { ok: false, error: { code: open.error.code, message: open.error.message } };
   const customerName = String((open.result as { name?: unknown } | null)?.name ?? customer);
 
   const vetoes: NegotiationVeto[] = [];
@@ -149,7 +144,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
   for (let round = 1; round <= maxRounds; round++) {
     const asked = await send(round, 'advisor', advisor, 'negotiation.propose', history.length ? { customer, history: encodeHistory(history) } : { customer });
     if (!asked.ok) {
-      fail(causeOf(asked).code, `${advisor}: ${asked.error.message}`);
+      fail(asked.error.code, `${advisor}: ${asked.error.message}`);
       break;
     }
     const offer = asked.result as { exhausted?: unknown; proposal?: unknown; why?: unknown } | null;
@@ -171,7 +166,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
     rounds = round;
     const reviewed = await send(round, 'customer', customerAgent, 'negotiation.review', { customer, proposal: encodeProposal(proposal) });
     if (!reviewed.ok) {
-      fail(causeOf(reviewed).code, `${customerAgent}: ${reviewed.error.message}`);
+      fail(reviewed.error.code, `${customerAgent}: ${reviewed.error.message}`);
       break;
     }
     const answer = reviewed.result as { decision?: unknown; code?: unknown; reason?: unknown; detail?: unknown; entity?: unknown } | null;
@@ -212,7 +207,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
     ...(end.error ? { error: end.error } : {}),
   };
   await saveRecord(deps.dir, id, negotiation);
-  return { ok: true, negotiation };
+  return { ok: true, result: negotiation };
 }
 
 /** Past negotiations, newest first (at most `limit`, default 100); unreadable files are skipped. */
@@ -222,7 +217,7 @@ export async function listNegotiations(dir: string, opts: { limit?: number } = {
   for (const id of await listIds(dir, limit)) {
     const r = await readRecord<Negotiation>(dir, id);
     if (!r.ok) continue;
-    const n = r.record;
+    const n = r.result;
     out.push({
       id: n.id, contextId: n.contextId, customer: n.customer, customerName: n.customerName, startedAt: n.startedAt,
       outcome: n.outcome, ended: n.ended, rounds: n.rounds, summary: n.summary,
@@ -234,7 +229,6 @@ export async function listNegotiations(dir: string, opts: { limit?: number } = {
 }
 
 /** One negotiation by id: NEGOTIATION_BAD_ID for anything not server-made, NEGOTIATION_NOT_FOUND otherwise. */
-export async function getNegotiation(dir: string, id: unknown): Promise<{ ok: true; negotiation: Negotiation } | { ok: false; error: StoreError }> {
-  const r = await readRecord<Negotiation>(dir, id);
-  return r.ok ? { ok: true, negotiation: r.record } : r;
+export function getNegotiation(dir: string, id: unknown): Promise<Result<Negotiation, StoreError>> {
+  return readRecord<Negotiation>(dir, id);
 }

@@ -1,32 +1,12 @@
 /**
- * @module a2a-errors — the one table of JSON-RPC and A2A error codes, and the error value every
- * A2A operation returns instead of throwing.
+ * @module a2a/errors — the error value every A2A operation returns instead of throwing, and its
+ * rendering on both bindings. The codes themselves are declared once, in lib/errors/a2a.ts.
  */
 
+import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
 import type { ProtocolVersion } from './types.ts';
 
-/**
- * Each error once: JSON-RPC code, stable UPPER_SNAKE reason, default message, and for the
- * HTTP+JSON binding the HTTP status and google.rpc status name (A2A v1.0 §5.4, as the kit checks).
- */
-export const A2A_ERRORS = {
-  PARSE_ERROR: { code: -32700, http: 400, status: 'INVALID_ARGUMENT', message: 'Invalid JSON payload' },
-  INVALID_REQUEST: { code: -32600, http: 400, status: 'INVALID_ARGUMENT', message: 'Request payload validation error' },
-  METHOD_NOT_FOUND: { code: -32601, http: 404, status: 'NOT_FOUND', message: 'Method not found' },
-  INVALID_PARAMS: { code: -32602, http: 400, status: 'INVALID_ARGUMENT', message: 'Invalid parameters' },
-  INTERNAL_ERROR: { code: -32603, http: 500, status: 'INTERNAL', message: 'Internal error' },
-  TASK_NOT_FOUND: { code: -32001, http: 404, status: 'NOT_FOUND', message: 'Task not found' },
-  TASK_NOT_CANCELABLE: { code: -32002, http: 409, status: 'FAILED_PRECONDITION', message: 'Task cannot be canceled' },
-  PUSH_NOTIFICATION_NOT_SUPPORTED: { code: -32003, http: 400, status: 'UNIMPLEMENTED', message: 'Push notifications are not supported' },
-  UNSUPPORTED_OPERATION: { code: -32004, http: 400, status: 'UNIMPLEMENTED', message: 'This operation is not supported' },
-  CONTENT_TYPE_NOT_SUPPORTED: { code: -32005, http: 415, status: 'INVALID_ARGUMENT', message: 'Incompatible content types' },
-  INVALID_AGENT_RESPONSE: { code: -32006, http: 502, status: 'INTERNAL', message: 'Invalid agent response' },
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { code: -32007, http: 400, status: 'FAILED_PRECONDITION', message: 'Extended agent card is not configured' },
-  EXTENSION_SUPPORT_REQUIRED: { code: -32008, http: 400, status: 'FAILED_PRECONDITION', message: 'A required extension is not supported' },
-  VERSION_NOT_SUPPORTED: { code: -32009, http: 400, status: 'UNIMPLEMENTED', message: 'Protocol version is not supported' },
-} as const;
-
-export type A2AErrorReason = keyof typeof A2A_ERRORS;
+export { A2A_ERRORS, type A2AErrorReason };
 
 /** An expected failure, carried as a value. `field` names the offending parameter, if any. */
 export interface A2AError {
@@ -58,7 +38,7 @@ const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
  * -32001…-32099) and a `BadRequest` field violation for bad params. Both bindings carry them.
  */
 function errorDetails(err: A2AError): unknown[] {
-  const { code } = A2A_ERRORS[err.error];
+  const code = A2A_ERRORS[err.error].rpc;
   const details: unknown[] = [];
   if (code <= -32001 && code >= -32099) details.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
   if (err.field) details.push({ '@type': BAD_REQUEST, fieldViolations: [{ field: err.field, description: err.message }] });
@@ -70,7 +50,7 @@ function errorDetails(err: A2AError): unknown[] {
  * v0.3's `data` is free-form, so it gets `{reason, field}`.
  */
 export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpcErrorObject {
-  const out: JsonRpcErrorObject = { code: A2A_ERRORS[err.error].code, message: err.message };
+  const out: JsonRpcErrorObject = { code: A2A_ERRORS[err.error].rpc, message: err.message };
   if (version === '1.0') {
     const data = errorDetails(err);
     if (data.length) out.data = data;
@@ -87,7 +67,7 @@ export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpc
 export function toRestError(err: A2AError, http?: number, status?: string): { http: number; body: { error: Record<string, unknown> } } {
   const entry = A2A_ERRORS[err.error];
   const code = http ?? entry.http;
-  const error: Record<string, unknown> = { code, status: status ?? entry.status, message: err.message };
+  const error: Record<string, unknown> = { code, status: status ?? entry.grpc, message: err.message };
   const details = errorDetails(err);
   if (details.length) error.details = details;
   return { http: code, body: { error } };

@@ -4,6 +4,11 @@
  * the card lists is exactly a capability dispatch can run.
  */
 
+import type { CatalogErrorCode } from '../errors/fleet.ts';
+import type { Result } from '../errors/result.ts';
+
+export type { CatalogErrorCode } from '../errors/fleet.ts';
+
 export interface ArgSpec {
   type: 'string' | 'number' | 'integer' | 'boolean';
   description: string;
@@ -32,16 +37,14 @@ export interface Capability {
   summarize?(result: unknown): string;
 }
 
-/** Stable codes of a failed dispatch; a capability may throw a CapabilityError with its own code. */
-export type CatalogErrorCode = 'UNKNOWN_CAPABILITY' | 'BAD_ARGS' | 'CAPABILITY_FAILED' | (string & {});
-
 /** An expected failure of a capability, with a stable UPPER_SNAKE code the caller sees. */
 export class CapabilityError extends Error {
   constructor(readonly code: string, message: string) {
     super(message);
   }
 }
-export type InvokeResult = { ok: true; result: unknown; summary?: string } | { ok: false; error: { code: CatalogErrorCode; message: string } };
+/** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the code of a CapabilityError. */
+export type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
 
 export interface Skill {
   id: string;
@@ -127,7 +130,11 @@ export class Catalog {
     return { ok: true, args: given };
   }
 
-  /** Runs a capability by id; every failure is a coded value. */
+  /**
+   * Runs a capability by id; every expected failure is a coded value.
+   * @throws whatever a capability throws that is not a CapabilityError (a bug: the surface that
+   * called answers it as an internal error and logs it).
+   */
   async invoke(id: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult> {
     const cap = this.byId.get(id);
     if (!cap) return { ok: false, error: { code: 'UNKNOWN_CAPABILITY', message: `unknown capability ${id}; this node offers ${[...this.byId.keys()].join(', ')}` } };
@@ -139,7 +146,7 @@ export class Catalog {
       return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
     } catch (e) {
       if (e instanceof CapabilityError) return { ok: false, error: { code: e.code, message: e.message } };
-      return { ok: false, error: { code: 'CAPABILITY_FAILED', message: `${id} failed: ${(e as Error)?.message ?? 'unknown error'}` } };
+      throw e;
     }
   }
 

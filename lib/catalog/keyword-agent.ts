@@ -2,9 +2,11 @@
  * @module catalog-agent — the agent of a node without a model: a data part
  * `{"skill": …, "args": …}` calls that capability; a text message picks a read-only capability by
  * keyword. Missing or wrong arguments pause the task for input, so the client can continue it.
+ * A failed or rejected task carries its code as data in the status message (lib/errors/as-data.ts).
  */
 
 import type { Agent, AgentContext } from '../a2a/agent.ts';
+import { failureParts } from '../errors/as-data.ts';
 import type { Capability, Catalog } from './catalog.ts';
 
 /** The `{"skill", "args"}` call a data part carries, if it is one. */
@@ -26,7 +28,7 @@ export function catalogAgent(catalog: Catalog): Agent {
     ctx.working(`Calling ${cap.id}`);
     const r = await catalog.invoke(cap.id, checked.args, ctx.signal);
     if (!r.ok) {
-      ctx.fail(`${r.error.code}: ${r.error.message}`);
+      ctx.status('failed', failureParts(r.error));
       return;
     }
     const summary = cap.summarize?.(r.result) ?? `${cap.name}: done`;
@@ -45,7 +47,10 @@ export function catalogAgent(catalog: Catalog): Agent {
       const call = skillCall(ctx.data);
       if (call) {
         const cap = catalog.find(call.skill);
-        if (!cap) return ctx.reject(`Unknown skill ${call.skill}. This node offers: ${catalog.capabilities.map((c) => c.id).join(', ')}.`);
+        if (!cap) {
+          const message = `Unknown skill ${call.skill}. This node offers: ${catalog.capabilities.map((c) => c.id).join(', ')}.`;
+          return ctx.status('rejected', failureParts({ code: 'UNKNOWN_CAPABILITY', message }));
+        }
         return runCapability(ctx, cap, call.args);
       }
       if (ctx.data !== undefined && !ctx.text)

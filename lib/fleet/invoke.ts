@@ -5,9 +5,10 @@
  * data part), traced the same way.
  */
 
+import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
 
-export { A2A_MESSAGE_ERRORS, type A2AMessageErrorCode, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
+export type { FleetMessageOptions, FleetMessageResult } from './message.ts';
 
 export interface FleetMember {
   name: string;
@@ -74,7 +75,7 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 export interface FleetCaller {
   peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
 }
-export type FleetResult = ({ ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string; kind?: string; at?: string } }) & {
+export type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (set by FleetInvoker). */
   traceId?: number;
 };

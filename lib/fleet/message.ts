@@ -6,6 +6,9 @@
  */
 
 import { readBodyBytes } from '../body.ts';
+import { FLEET_MESSAGE_ERRORS, type FleetMessageErrorCode } from '../errors/fleet.ts';
+import { codedFailureOf } from '../errors/as-data.ts';
+import type { CallFailure, CallFailureKind, Err, Ok } from '../errors/result.ts';
 import type { FleetInvokerDeps } from './invoke.ts';
 
 export interface FleetMessageOptions {
@@ -13,45 +16,38 @@ export interface FleetMessageOptions {
   contextId: string;
   timeoutMs?: number;
 }
+/**
+ * A `message` outcome. A task that ended with a coded error in its status message fails with the
+ * node's own code (read from the data part, never from text); otherwise with an A2A_* code of
+ * lib/errors/fleet.ts.
+ */
 export type FleetMessageResult = (
-  | { ok: true; result: unknown; taskId: string; contextId: string }
-  | { ok: false; error: { code: A2AMessageErrorCode; message: string; kind: 'bad-call' | 'unreachable' | 'timeout' | 'bad-answer' | 'failed'; taskId?: string } }
+  | (Ok & { taskId: string; contextId: string })
+  | Err<CallFailure>
 ) & {
   /** Id of the trace record the call left. */
   traceId?: number;
 };
-
-/** Stable codes of a failed `message`, each once. */
-export const A2A_MESSAGE_ERRORS = {
-  A2A_NO_ROUTE: 'target is not a fleet node the hub can message',
-  A2A_BAD_REQUEST: 'skill, args or contextId are malformed',
-  A2A_UNREACHABLE: 'the node did not answer',
-  A2A_TIMEOUT: 'the node did not answer in time',
-  A2A_BAD_ANSWER: 'the answer is not an A2A 1.0 SendMessage result',
-  A2A_RPC_ERROR: 'the node answered with a JSON-RPC error',
-  A2A_TASK_FAILED: 'the task failed',
-  A2A_TASK_REJECTED: 'the node rejected the task',
-  A2A_INPUT_REQUIRED: 'the task needs more input',
-  A2A_NOT_COMPLETED: 'the task did not complete',
-} as const;
-export type A2AMessageErrorCode = keyof typeof A2A_MESSAGE_ERRORS;
 
 
 export const SKILL = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 /** Context ids the hub makes or accepts: no spaces or characters that could mean anything else. */
 const CONTEXT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-type MessageFailure = Extract<FleetMessageResult, { ok: false }>;
-const mfail = (code: A2AMessageErrorCode, kind: MessageFailure['error']['kind'], message?: string, taskId?: string): MessageFailure => ({
+const mfail = (code: FleetMessageErrorCode, kind: CallFailureKind, message?: string, taskId?: string): Err<CallFailure> => ({
   ok: false,
-  error: { code, message: message ?? A2A_MESSAGE_ERRORS[code], kind, ...(taskId ? { taskId } : {}) },
+  error: { code, message: message ?? FLEET_MESSAGE_ERRORS[code].message, kind, ...(taskId ? { taskId } : {}) },
 });
 
-/** The text of a task's status message, if it has one. */
-function statusText(status: Record<string, unknown>): string {
+/** The parts of a task's status message, if it has one. */
+function statusParts(status: Record<string, unknown>): unknown[] {
   const parts = (status.message as { parts?: unknown[] } | undefined)?.parts;
-  const texts = Array.isArray(parts) ? parts.map((p) => (p as { text?: unknown })?.text).filter((t): t is string => typeof t === 'string') : [];
-  return texts.join(' ').slice(0, 2000);
+  return Array.isArray(parts) ? parts : [];
+}
+
+/** The text of a task's status message, for people. */
+function statusText(parts: unknown[]): string {
+  return parts.map((p) => (p as { text?: unknown })?.text).filter((t): t is string => typeof t === 'string').join(' ').slice(0, 2000);
 }
 
 /** Reads a v1.0 SendMessage answer: the completed task's first data part, or a coded failure. */
@@ -62,7 +58,12 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
   const task = d?.result?.task as { id?: unknown; contextId?: unknown; status?: Record<string, unknown>; artifacts?: unknown[] } | undefined;
   if (!task || typeof task.id !== 'string' || !task.status || typeof task.status.state !== 'string') return mfail('A2A_BAD_ANSWER', 'bad-answer');
   if (task.contextId !== contextId) return mfail('A2A_BAD_ANSWER', 'bad-answer', `the task answered in context ${String(task.contextId)}, not ${contextId}`, task.id);
-  const said = statusText(task.status);
+  const parts = statusParts(task.status);
+  const said = statusText(parts);
+  // The node's own code, when its status message carries one as data.
+  const coded = codedFailureOf(parts);
+  if (coded && task.status.state !== 'TASK_STATE_COMPLETED')
+    return { ok: false, error: { code: coded.code, message: coded.message, kind: 'failed', taskId: task.id } };
   switch (task.status.state) {
     case 'TASK_STATE_COMPLETED': {
       for (const a of Array.isArray(task.artifacts) ? task.artifacts : []) {
@@ -73,11 +74,11 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
       return { ok: true, result: null, taskId: task.id, contextId };
     }
     case 'TASK_STATE_FAILED':
-      return mfail('A2A_TASK_FAILED', 'failed', said || A2A_MESSAGE_ERRORS.A2A_TASK_FAILED, task.id);
+      return mfail('A2A_TASK_FAILED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_TASK_FAILED.message, task.id);
     case 'TASK_STATE_REJECTED':
-      return mfail('A2A_TASK_REJECTED', 'failed', said || A2A_MESSAGE_ERRORS.A2A_TASK_REJECTED, task.id);
+      return mfail('A2A_TASK_REJECTED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_TASK_REJECTED.message, task.id);
     case 'TASK_STATE_INPUT_REQUIRED':
-      return mfail('A2A_INPUT_REQUIRED', 'failed', said || A2A_MESSAGE_ERRORS.A2A_INPUT_REQUIRED, task.id);
+      return mfail('A2A_INPUT_REQUIRED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_INPUT_REQUIRED.message, task.id);
     default:
       return mfail('A2A_NOT_COMPLETED', 'failed', `the task is ${task.status.state}${said ? `: ${said}` : ''}`, task.id);
   }

@@ -128,7 +128,7 @@ export function createMeshClient(o: MeshClientOptions) {
     try {
       const saved = await materialize(dir, message);
       if (!saved.ok) throw new Error(saved.error.message);
-      await o.onInbound?.({ agentId: m.agentId, message, text: decodeText(message.payload), attachments: saved.value, header: inboundHeader(message) });
+      await o.onInbound?.({ agentId: m.agentId, message, text: decodeText(message.payload), attachments: saved.result, header: inboundHeader(message) });
     } finally {
       m.activity.handlingEnded();
       events.emit('change', { agentId: m.agentId });
@@ -157,7 +157,7 @@ export function createMeshClient(o: MeshClientOptions) {
       onMessage: (message) => handle(m, message),
     });
     if (!m.desired) {
-      if (r.ok) r.value.close(1000, 'disconnect');
+      if (r.ok) r.result.close(1000, 'disconnect');
       return;
     }
     if (!r.ok) {
@@ -170,7 +170,7 @@ export function createMeshClient(o: MeshClientOptions) {
       }
       return schedule(m);
     }
-    const conn = r.value;
+    const conn = r.result;
     m.conn = conn;
     m.delay = base;
     m.retryInMs = undefined;
@@ -273,11 +273,11 @@ export function createMeshClient(o: MeshClientOptions) {
       for (const path of req.attachments ?? []) {
         const a = await snapshotFile(path);
         if (!a.ok) return a;
-        attachments.push(a.value);
+        attachments.push(a.result);
       }
       const r = await m.conn.send({ ...req, attachments });
       if (r.ok) {
-        m.activity.sent(r.value.recipients);
+        m.activity.sent(r.result.recipients);
         events.emit('change', { agentId });
       }
       return r;

@@ -62,7 +62,7 @@ export function createHubClient(o: HubClientOptions) {
   async function meta(): Promise<Result<HubMeta, ClientCode>> {
     const r = await call('GET', '/v1/meta');
     if (!r.ok) return r;
-    const m = r.value as unknown as HubMeta;
+    const m = r.result as unknown as HubMeta;
     if (m.protocolVersion !== PROTOCOL_VERSION)
       return fail('A2A_PROTOCOL_MISMATCH', `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`);
     return ok(m);
@@ -82,23 +82,23 @@ export function createHubClient(o: HubClientOptions) {
     meta,
     async createProject(p: { name: string; displayName?: string; description?: string; createdByCwd?: string }): Promise<Result<Project, ClientCode>> {
       const r = await checked('POST', '/api/projects.create', p);
-      return r.ok ? ok((r.value.result as { project: Project }).project) : r;
+      return r.ok ? ok((r.result.result as { project: Project }).project) : r;
     },
     async listProjects(): Promise<Result<Project[], ClientCode>> {
       const r = await checked('POST', '/api/projects.list', {});
-      return r.ok ? ok((r.value.result as { projects: Project[] }).projects) : r;
+      return r.ok ? ok((r.result.result as { projects: Project[] }).projects) : r;
     },
     async deleteProject(name: string): Promise<Result<boolean, ClientCode>> {
       const r = await checked('POST', '/api/projects.delete', { name });
-      return r.ok ? ok((r.value.result as { deleted: boolean }).deleted) : r;
+      return r.ok ? ok((r.result.result as { deleted: boolean }).deleted) : r;
     },
     async history(project: string, h: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
       const r = await checked('GET', `/v1/history?${query({ project, ...h })}`);
-      return r.ok ? ok(r.value.messages as MeshMessage[]) : r;
+      return r.ok ? ok(r.result.messages as MeshMessage[]) : r;
     },
     async presence(project: string): Promise<Result<PresenceView[], ClientCode>> {
       const r = await checked('GET', `/v1/presence?${query({ project })}`);
-      return r.ok ? ok(r.value.peers as PresenceView[]) : r;
+      return r.ok ? ok(r.result.peers as PresenceView[]) : r;
     },
   };
 }

@@ -104,18 +104,18 @@ export function validateContent(payload: unknown, attachments: unknown, limits: 
   if (!text.ok) return text;
   const p = payload as TextPayload;
   // One canonical form per text keeps idempotency comparisons exact.
-  if (p.encoding === 'identity' && text.value.length >= limits.textPlainLimit)
+  if (p.encoding === 'identity' && text.result.length >= limits.textPlainLimit)
     return fail('message_rejected', `text of ${limits.textPlainLimit} bytes or more must be gzip+base64`);
-  if (p.encoding === 'gzip+base64' && text.value.length < limits.textPlainLimit)
+  if (p.encoding === 'gzip+base64' && text.result.length < limits.textPlainLimit)
     return fail('message_rejected', `text under ${limits.textPlainLimit} bytes must be identity`);
   let decoded: string;
   try {
-    decoded = strictUtf8.decode(text.value);
+    decoded = strictUtf8.decode(text.result);
   } catch {
     return fail('message_rejected', 'text is not valid UTF-8');
   }
   if (decoded.trim() === '') return fail('message_rejected', 'text is empty');
-  let used = text.value.length;
+  let used = text.result.length;
   const names = new Set<string>();
   for (const [i, a] of list.entries()) {
     if (!a || typeof a !== 'object') return fail('message_rejected', `attachment ${i} must be an object`);
@@ -126,7 +126,7 @@ export function validateContent(payload: unknown, attachments: unknown, limits: 
     names.add(name as string);
     const r = decodePayload(ap, ['base64', 'gzip+base64'], limits.maxContentBytes - used, `attachment ${JSON.stringify(name)}`);
     if (!r.ok) return r;
-    used += r.value.length;
+    used += r.result.length;
   }
   return ok(used);
 }
@@ -140,5 +140,5 @@ export function decodeText(p: TextPayload): string {
 /** Decodes attachment bytes; undefined when they do not match their declared size. */
 export function decodeAttachmentBytes(p: AttachmentPayload): Uint8Array | undefined {
   const r = decodePayload(p, ['base64', 'gzip+base64'], p.uncompressedBytes, 'attachment');
-  return r.ok ? r.value : undefined;
+  return r.ok ? r.result : undefined;
 }

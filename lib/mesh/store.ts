@@ -221,7 +221,7 @@ export function createMeshStore(opts: MeshStoreOptions) {
         ...(candidate.replyTo ? { replyTo: candidate.replyTo } : {}),
       };
       return new Promise((resolve) => {
-        const p: Pending = { message, values: messageToValues(message, size.value, replySeq), done: resolve };
+        const p: Pending = { message, values: messageToValues(message, size.result, replySeq), done: resolve };
         batch.push(p);
         pendingById.set(id, p);
         if (batch.length >= maxBatch) flush();

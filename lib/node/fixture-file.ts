@@ -5,7 +5,7 @@
 
 import { readFileSync, statSync } from 'node:fs';
 
-/** @throws Error when the file is missing or not JSON (a fixture bug; dispatch turns it into CAPABILITY_FAILED). */
+/** @throws Error when the file is missing or not JSON (a fixture bug: the surface that dispatched answers it as an internal error and logs it). */
 export function jsonFixture<T>(file: string): () => T {
   let cached: { mtimeMs: number; value: T } | undefined;
   return () => {

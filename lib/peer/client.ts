@@ -14,21 +14,16 @@ import { fleetMember } from '../fleet/invoke.ts';
 import type { Log } from '../log.ts';
 import { readBodyBytes } from '../body.ts';
 import { silentLog } from '../log.ts';
-import { PEER_ERRORS, type PeerErrorCode } from './codes.ts';
+import type { PeerErrorCode } from '../errors/peer.ts';
+import { messageOf } from '../errors/registry.ts';
+import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
 
-/** unreachable / timeout: no answer; refused: the peer's verifier said 401; failed: the peer answered ok:false. */
-export type PeerFailureKind = 'unreachable' | 'timeout' | 'refused' | 'failed' | 'bad-answer' | 'bad-call';
-export interface PeerError {
-  code: string;
-  message: string;
-  kind: PeerFailureKind;
-  /** HTTP status of the answer, when there was one. */
-  status?: number;
-  /** The node that produced the error, when a relay reports a failure further down the route. */
-  at?: string;
-}
-export type PeerResult<T = unknown> = { ok: true; result: T; summary?: string } | { ok: false; error: PeerError };
+/**
+ * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
+ * verifier said 401; failed: the peer answered ok:false; `at` names the node further down a relay.
+ */
+export type PeerResult<T = unknown> = Result<T, CallFailure>;
 
 export interface PeerCallOptions {
   /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
@@ -53,9 +48,9 @@ export interface PeerClientDeps {
   maxAnswerBytes?: number;
 }
 
-const fail = (code: PeerErrorCode | string, kind: PeerFailureKind, message?: string, extra: Partial<PeerError> = {}): PeerResult => ({
+const fail = (code: PeerErrorCode | (string & {}), kind: CallFailureKind, message?: string, extra: Partial<CallFailure> = {}): PeerResult => ({
   ok: false,
-  error: { code, message: message ?? PEER_ERRORS[code as PeerErrorCode]?.message ?? code, kind, ...extra },
+  error: { code, message: message ?? messageOf(code), kind, ...extra },
 });
 
 function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
@@ -68,7 +63,7 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   const d = doc as { ok?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; at?: unknown } };
   if (d && d.ok === true && status < 300) return typeof (d as { summary?: unknown }).summary === 'string' ? { ok: true, result: d.result, summary: (d as { summary: string }).summary } : { ok: true, result: d.result };
   if (d && d.ok === false && d.error && typeof d.error.code === 'string') {
-    const kind: PeerFailureKind = status === 401 ? 'refused' : 'failed';
+    const kind: CallFailureKind = status === 401 ? 'refused' : 'failed';
     const message = typeof d.error.message === 'string' ? d.error.message : d.error.code;
     return fail(d.error.code, kind, message, { status, ...(typeof d.error.at === 'string' ? { at: d.error.at } : {}) });
   }

@@ -15,17 +15,17 @@ import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';
 import { readBodyBytes } from '../body.ts';
-import { PEER_ERRORS, type PeerErrorCode } from './codes.ts';
+import { messageOf, statusOf } from '../errors/registry.ts';
+import type { PeerErrorCode } from '../errors/peer.ts';
+import type { Result } from '../errors/result.ts';
 import { NODE_NAME, SCOPE, type PeerVerifier } from './signature.ts';
-
-export type DispatchResult = { ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string } };
 
 export interface PeerRouteDeps {
   /** This node's fleet name. */
   self: string;
   verifier: PeerVerifier;
   /** Runs one capability of this node's catalog; the only way a peer request reaches code. */
-  dispatch: (capability: string, args: Record<string, unknown>) => Promise<DispatchResult>;
+  dispatch: (capability: string, args: Record<string, unknown>) => Promise<Result>;
   /** Needed by /peer/relay: signs and sends the forwarded call as this node. */
   client?: PeerClient;
   /** Needed by /peer/relay: route entries must be fleet members. */
@@ -37,19 +37,16 @@ export interface PeerRouteDeps {
   maxHops?: number;
   /** Timeout of each forwarded call in ms (default 10 000). */
   relayTimeout?: number;
-  /** HTTP status for a dispatch error code (default 422). */
-  statusOf?: (code: string) => number;
 }
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
-/** A coded failure answer; the status comes from the one code table unless given. */
-export function peerError(code: PeerErrorCode | string, message?: string, status?: number, at?: string): Response {
-  const known = PEER_ERRORS[code as PeerErrorCode];
-  return json(status ?? known?.status ?? 500, {
+/** A coded failure answer; the status comes from the error registry unless given. */
+export function peerError(code: PeerErrorCode | (string & {}), message?: string, status?: number, at?: string): Response {
+  return json(status ?? statusOf(code), {
     ok: false,
-    error: { code, message: message ?? known?.message ?? code, ...(at ? { at } : {}) },
+    error: { code, message: message ?? messageOf(code), ...(at ? { at } : {}) },
   });
 }
 
@@ -107,7 +104,8 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const ms = Math.round(performance.now() - started);
     log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
     if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
-    return peerError(r.error.code, r.error.message, deps.statusOf?.(r.error.code) ?? 422);
+    // A declared code answers its registry status; a capability's own code answers 422.
+    return peerError(r.error.code, r.error.message);
   } catch (e) {
     // A dispatch bug: log its kind only (a message could carry caller data), answer a coded 500.
     log('error', 'peer invoke crashed', { error: (e as Error)?.name ?? 'unknown' });
@@ -149,8 +147,10 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
       : await deps.client.peerFetch(next, capability, args, opts);
     log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });
     if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
-    // A refusal further down is not the caller's signature failing: never answer it as 401.
-    const status = r.error.status && r.error.status !== 401 ? r.error.status : r.error.kind === 'timeout' ? 504 : 502;
+    // The relay is transparent: the status the next node answered, or without an answer the
+    // registry's status of the client's code. A refusal further down is not the caller's
+    // signature failing: never answer it as 401.
+    const status = r.error.status === undefined ? statusOf(r.error.code, 502) : r.error.status === 401 ? 502 : r.error.status;
     return peerError(r.error.code, r.error.message, status, r.error.at ?? next);
   } catch (e) {
     log('error', 'peer relay crashed', { error: (e as Error)?.name ?? 'unknown' });

@@ -9,7 +9,6 @@
  *   createSigner({ node, secret?, seed?, mode? }) -> PeerSigner; signer.sign(scope, body) -> headers
  *   createVerifier({ ring, secret?, now?, windowMs?, nonceCapacity? }) -> PeerVerifier;
  *     verifier.verify(headers, body) -> { ok: true, node, mode, scope, ts } | { ok: false, code, message }
- *   PEER_ERRORS                             the table of codes, HTTP statuses and default messages
  *   nativeEd25519 / nobleEd25519, bunHashes / nobleHashes   the primitives (hot path / fallback)
  * Signed string: `node\nts\nnonce\nscope\nsha256hex(body)` over the exact body bytes.
  */
@@ -20,10 +19,8 @@ import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import { PEER_ERRORS, type PeerRefusalCode } from './codes.ts';
+import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
 import { createNonceCache } from './nonces.ts';
-
-export { PEER_ERRORS, type PeerErrorCode, type PeerRefusalCode } from './codes.ts';
 
 ed.hashes.sha512 = sha512;
 

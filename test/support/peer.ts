@@ -3,7 +3,8 @@
 import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
-import { handlePeerInvoke, handlePeerRelay, type DispatchResult, type PeerRouteDeps } from '../../lib/peer/routes.ts';
+import { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../../lib/peer/routes.ts';
+import type { Result } from '../../lib/errors/result.ts';
 import {
   createSigner,
   createVerifier,
@@ -35,7 +36,7 @@ export interface TestFleet {
 
 /** Capabilities every test node offers; `hang` never answers (for timeouts). */
 export function testDispatch(self: string) {
-  return async (capability: string, args: Record<string, unknown>): Promise<DispatchResult> => {
+  return async (capability: string, args: Record<string, unknown>): Promise<Result> => {
     switch (capability) {
       case 'echo':
         return { ok: true, result: { node: self, args } };

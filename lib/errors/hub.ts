@@ -1,0 +1,41 @@
+/**
+ * @module errors/hub — codes of the hub's HTTP API, its workbench (negotiations, entities) and
+ * its fleet view, and the generic codes every node's HTTP surface uses (NOT_FOUND, INTERNAL).
+ */
+
+import type { ErrorSpec } from './spec.ts';
+
+export const HUB_ERRORS = {
+  BAD_REQUEST: { http: 400, message: 'malformed request' },
+  BAD_QUERY: { http: 400, message: 'malformed query' },
+  FORBIDDEN_ORIGIN: { http: 403, message: 'this API accepts same-origin requests only' },
+  UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
+  NOT_FOUND: { http: 404, message: 'No such route' },
+  METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
+  TOO_LARGE: { http: 413, message: 'request body too large' },
+  INTERNAL: { http: 500, message: 'Internal error' },
+  NEGOTIATION_BAD_CUSTOMER: { http: 400, message: 'customer must be a crm customer id such as c-012' },
+  // An id the server did not make cannot name a record: answered like a missing one.
+  NEGOTIATION_BAD_ID: { http: 404, message: 'not a negotiation id' },
+  NEGOTIATION_NOT_FOUND: { http: 404, message: 'no such negotiation' },
+  NEGOTIATION_UNREADABLE: { http: 500, message: 'the negotiation record cannot be read' },
+  NEGOTIATION_BAD_TURN: { http: 502, message: 'an agent broke the negotiation protocol' },
+  ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
+  ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
+  NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
+  NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
+  NODE_UNREACHABLE: { http: 502, message: 'connection failed' },
+  NODE_TIMEOUT: { http: 504, message: 'the node did not answer in time' },
+} as const satisfies Record<string, ErrorSpec>;
+
+/**
+ * Failures the fleet's domain capabilities raise (lib/domain/, the crm node). Veto codes and USCC
+ * check results are not here: they are decisions inside a successful answer, not failures.
+ */
+export const DOMAIN_ERRORS = {
+  UNKNOWN_CUSTOMER: { http: 400, message: 'crm has no such customer' },
+  NO_PROFILE: { http: 400, message: 'the customer has no negotiation profile' },
+  BAD_PROFILE: { http: 502, message: 'the customer\'s negotiation profile is malformed' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type HubErrorCode = keyof typeof HUB_ERRORS;
