@@ -9,8 +9,8 @@ import type { Skill } from '../catalog/catalog.ts';
 
 /**
  * The agent-backed extension: every node declares it in `capabilities.extensions` with
- * `params.agentBacked` true when a model answers its messages, false when a keyword pick over
- * read-only tools does. Informational (`required: false`): clients need not activate it.
+ * `params.agentBacked` true when a model answers its messages, false when the node's own code
+ * does. Informational (`required: false`): clients need not activate it.
  */
 export const AGENT_BACKED_EXTENSION = 'urn:lume-a2a:extension:agent-backed:v1';
 
