@@ -1,8 +1,9 @@
 /**
  * @module conformance — an agent for the A2A conformance kit (a2a-tck). It follows the kit's
- * in-band scenario table: the prefix of each message's `messageId` picks the behaviour. A
- * message with no known prefix leaves its task `working` until it is continued or canceled,
- * as the v0.3 kit's reference agent does.
+ * in-band scenario table: the prefix of each message's `messageId` picks the behaviour, for a
+ * follow-up on an existing task as much as for a new one. A message with no known prefix ends
+ * as each kit's reference agent ends it: over A2A 1.0 its task completes with an echo, over 0.3
+ * it stays `working` until it is continued or canceled.
  */
 
 import type { Agent, AgentContext } from '../lib/a2a/agent.ts';
@@ -44,7 +45,7 @@ const SCENARIOS: [prefix: string, run: (ctx: AgentContext) => void | Promise<voi
     ctx.artifact({ name: 'data-artifact', parts: [{ data: { key: 'value', count: 42 }, mediaType: 'application/json' }] }, { lastChunk: true });
     ctx.complete();
   }],
-  ['tck-message-response', (ctx) => ctx.reply('Direct message response from TCK')],
+  ['tck-message-response', (ctx) => ctx.reply('Direct message response')],
   ['tck-input-required', (ctx) => ctx.requireInput('Please provide additional input')],
   ['tck-reject-task', (ctx) => ctx.reject('Task rejected by TCK agent')],
   ['tck-stream-artifact-chunked', (ctx) => {
@@ -71,23 +72,26 @@ const SCENARIOS: [prefix: string, run: (ctx: AgentContext) => void | Promise<voi
   }],
 ];
 
+/** The answer to a message with no known prefix, the words of the v1.0 kit's reference agent. */
+export const unhandledText = (messageId: string) => `Unhandled messageId prefix: ${messageId}`;
+
 export const conformanceAgent: Agent = {
   async handle(ctx) {
-    if (ctx.continued) {
-      // A follow-up answers an input request; a working task stays working.
-      if (ctx.task.status.state === 'input-required') ctx.complete(`Received: ${ctx.text || 'input'}`);
-      return;
-    }
+    // Follow-ups are routed like new messages: the kit builds multi-turn history by sending
+    // `tck-input-required` follow-ups and ends the task with a `tck-complete-task` one.
     const scenario = SCENARIOS.find(([prefix]) => ctx.message.messageId.startsWith(prefix));
     if (scenario) return scenario[1](ctx);
-    ctx.working();
+    // The 1.0 kit waits for a streamed unknown message to end; the 0.3 kit continues and
+    // cancels such tasks, so they must stay open.
+    if (ctx.version === '1.0') ctx.complete(unhandledText(ctx.message.messageId));
+    else ctx.working();
   },
 };
 
 export default function conformance(): NodeDefinition {
   return {
     name: 'conformance',
-    description: 'Conformance agent for the A2A TCK: the messageId prefix of each message selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages leave their task working until continued or canceled.',
+    description: 'Conformance agent for the A2A TCK: the messageId prefix of each message, first or follow-up, selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages complete with an echo over A2A 1.0 and stay working over 0.3.',
     catalog: new Catalog([{
       id: 'tck.scenarios',
       name: 'TCK scenarios',

@@ -4,6 +4,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
 
@@ -23,7 +24,11 @@ describe('agent card', () => {
       { url: node.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
     expect([card.url, card.protocolVersion, card.preferredTransport]).toEqual([url, '0.3.0', 'JSONRPC']);
-    expect(card.capabilities).toEqual({ streaming: true, pushNotifications: true, extendedAgentCard: false, stateTransitionHistory: false, agent_backed: false });
+    expect(card.capabilities).toEqual({
+      streaming: true, pushNotifications: true, extendedAgentCard: false,
+      extensions: [{ uri: AGENT_BACKED_EXTENSION, description: expect.any(String), required: false, params: { agentBacked: false } }],
+    });
+    expect(readAgentBacked(card)).toBe(false);
     const caps = await (await fetch(`${node.url}/capabilities`)).json();
     expect(card.skills.map((s: any) => s.id)).toEqual(caps.capabilities.map((c: any) => c.id));
     expect(card.skills.every((s: any) => s.tags.length > 0)).toBe(true);

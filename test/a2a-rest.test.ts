@@ -70,7 +70,7 @@ describe('routes, in the exact wire form', () => {
     expect(m).toEqual({
       status: 200,
       type: 'application/json',
-      json: { message: { messageId: ANY, contextId: ANY, role: 'ROLE_AGENT', parts: [{ text: 'Direct message response from TCK' }] } },
+      json: { message: { messageId: ANY, contextId: ANY, role: 'ROLE_AGENT', parts: [{ text: 'Direct message response' }] } },
     });
   });
 
@@ -129,7 +129,7 @@ describe('routes, in the exact wire form', () => {
   });
 
   test('GET and POST /tasks/{id}:subscribe start with the task snapshot and end when it is canceled', async () => {
-    const open = (await send('w-1', { configuration: { returnImmediately: true } })).json.task;
+    const open = (await send('tck-input-required-w-1', { configuration: { returnImmediately: true } })).json.task;
     const streams = await Promise.all(['GET', 'POST'].map((method) => fetch(`${tck.url}/tasks/${open.id}:subscribe`, { method, headers: { 'A2A-Version': '1.0' } })));
     const readers = streams.map((res) => sseFrames(res));
     const firsts = await Promise.all(readers.map((r) => r.next()));
@@ -138,7 +138,7 @@ describe('routes, in the exact wire form', () => {
       const rest: any[] = [];
       for await (const f of reader) rest.push(f);
       expect([firsts[i]!.value, ...rest]).toEqual([
-        { task: { ...open, status: { state: 'TASK_STATE_WORKING', timestamp: ANY } } },
+        { task: open },
         { statusUpdate: { taskId: open.id, contextId: open.contextId, status: { state: 'TASK_STATE_CANCELED', message: cancelNote(open), timestamp: ANY } } },
       ]);
     }
@@ -194,8 +194,8 @@ describe('official SDK REST client (HTTP+JSON transport)', () => {
 
     const got: any = await client.getTask({ id: done.id, historyLength: 1 } as any);
     expect([got.id, got.history.length]).toEqual([done.id, 1]);
-    const open: any = await client.sendMessage({ message: message('stay', 'plain-sdk'), configuration: { returnImmediately: true } } as any);
-    expect(open.status.state).toBe(TaskState.TASK_STATE_WORKING);
+    const open: any = await client.sendMessage({ message: message('stay', 'tck-input-required-sdk'), configuration: { returnImmediately: true } } as any);
+    expect(open.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const listed: any = await client.listTasks({ tenant: '', contextId: open.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' } as any);
     expect(listed.tasks.map((t: any) => t.id)).toEqual([open.id]);
 

@@ -56,7 +56,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
     expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
   });
 
-  test('gets and lists tasks, cancels a working one, refuses to cancel a completed one', async () => {
+  test('gets and lists tasks, cancels an open one, refuses to cancel a completed one', async () => {
     const client = await new ClientFactory().createFromUrl(tck.url);
     const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-complete-task-1') } as any);
     expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -64,8 +64,8 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
     expect(got.id).toBe(done.id);
     expect(got.history.length).toBe(1);
 
-    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'plain-1'), configuration: { returnImmediately: true } } as any);
-    expect(open.status.state).toBe(TaskState.TASK_STATE_WORKING);
+    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'tck-input-required-1'), configuration: { returnImmediately: true } } as any);
+    expect(open.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const listed: any = await client.listTasks({ tenant: '', contextId: open.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' } as any);
     expect(listed.tasks.map((t: any) => t.id)).toEqual([open.id]);
 
@@ -82,7 +82,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
 
   test('resubscribes to a running task: first the task, then its updates until it ends', async () => {
     const client = await new ClientFactory().createFromUrl(tck.url);
-    const open: any = await client.sendMessage({ message: message([textPart('wait')], 'plain-2'), configuration: { returnImmediately: true } } as any);
+    const open: any = await client.sendMessage({ message: message([textPart('wait')], 'tck-input-required-2'), configuration: { returnImmediately: true } } as any);
     const events: any[] = [];
     const reading = (async () => {
       for await (const ev of client.resubscribeTask({ id: open.id } as any)) {

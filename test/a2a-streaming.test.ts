@@ -110,13 +110,20 @@ describe('SendStreamingMessage', () => {
 });
 
 describe('SubscribeToTask', () => {
-  test('terminal tasks get -32004 and unknown tasks -32001, as plain JSON', async () => {
+  test('terminal tasks get -32004 as plain JSON; a v0.3 resubscribe to an unknown task gets -32001 as an SSE error event', async () => {
     const done = (await rpc(tck.url, 'SendMessage', { message: msgV1('x', { messageId: 'tck-complete-task-s' }) })).result.task;
     const res = await streamRpc(tck.url, 'SubscribeToTask', { id: done.id });
     expect(res.headers.get('content-type')).toContain('application/json');
     expect((await res.json()).error.code).toBe(-32004);
-    const unknown = await streamRpc(tck.url, 'tasks/resubscribe', { id: crypto.randomUUID() }, '0.3');
-    expect((await unknown.json()).error.code).toBe(-32001);
+    const id = crypto.randomUUID();
+    const unknown = await streamRpc(tck.url, 'tasks/resubscribe', { id }, '0.3');
+    expect(unknown.headers.get('content-type')).toBe('text/event-stream');
+    const text = await unknown.text();
+    expect(text.startsWith('event: error\ndata: ')).toBe(true);
+    const body = JSON.parse(text.slice('event: error\ndata: '.length));
+    expect([body.jsonrpc, body.error.code, body.error.message]).toEqual(['2.0', -32001, `Task not found: ${id}`]);
+    const v1Unknown = await streamRpc(tck.url, 'SubscribeToTask', { id });
+    expect((await v1Unknown.json()).error.code).toBe(-32001);
   });
 
   test('a subscriber to an interrupted task sees it end when it is canceled', async () => {

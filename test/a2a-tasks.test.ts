@@ -95,11 +95,11 @@ describe('send and continue', () => {
 describe('historyLength', () => {
   test('0 omits history, n keeps the n most recent in order, absent keeps all', async () => {
     const t = (await send(msgV1('one', { messageId: 'tck-input-required-h' }))).result.task;
-    await send(msgV1('two', { taskId: t.id }), { historyLength: 0 });
+    await send(msgV1('two', { taskId: t.id, messageId: 'tck-complete-task-h2' }), { historyLength: 0 });
     const full = (await rpc(node.url, 'GetTask', { id: t.id })).result;
-    expect(full.history.map((m: any) => m.parts[0].text)).toEqual(['one', 'Please provide additional input', 'two', 'Received: two']);
+    expect(full.history.map((m: any) => m.parts[0].text)).toEqual(['one', 'Please provide additional input', 'two', 'Hello from TCK']);
     expect((await rpc(node.url, 'GetTask', { id: t.id, historyLength: 0 })).result.history).toBeUndefined();
-    expect((await rpc(node.url, 'GetTask', { id: t.id, historyLength: 2 })).result.history.map((m: any) => m.parts[0].text)).toEqual(['two', 'Received: two']);
+    expect((await rpc(node.url, 'GetTask', { id: t.id, historyLength: 2 })).result.history.map((m: any) => m.parts[0].text)).toEqual(['two', 'Hello from TCK']);
     const sent = await send(msgV1('x', { messageId: 'tck-complete-task-h' }), { historyLength: 0 });
     expect(sent.result.task.history).toBeUndefined();
   });

@@ -6,6 +6,7 @@
 
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { readAgentBacked } from '../lib/a2a/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
@@ -67,7 +68,7 @@ describe('model planner', () => {
     const server = hub.listen(0);
     try {
       const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
-      expect(card.capabilities.agent_backed).toBe(true);
+      expect(readAgentBacked(card)).toBe(true);
       const answer = (await askHub(server.url, 'anything at all')).artifacts[0].parts[0].data;
       expect([answer.plannedBy, answer.facts.map((x: any) => `${x.node}/${x.tool}`)]).toEqual(['model', ['lan/lan.dns']]);
       expect(seen[0].auth).toBe('Bearer sk-test-secret');

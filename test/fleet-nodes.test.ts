@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { rmSync } from 'node:fs';
+import { readAgentBacked } from '../lib/a2a/card.ts';
 import { FIXTURES, msgV1, rpc, tempDir } from './support/node.ts';
 import { fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 
@@ -85,14 +86,14 @@ describe('the agent surface', () => {
 });
 
 describe('cards and dispatch come from one catalog', () => {
-  test('each A2A node: card skills == /capabilities == catalog ids, agent_backed false', async () => {
+  test('each A2A node: card skills == /capabilities == catalog ids, agent-backed false', async () => {
     for (const name of A2A_NODES) {
       const { url, def } = f.nodes[name]!;
       const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
       const caps = await (await fetch(`${url}/capabilities`)).json();
       const ids = def.catalog.capabilities.map((c) => c.id);
       expect([name, card.skills.map((s: any) => s.id), caps.capabilities.map((c: any) => c.id)]).toEqual([name, ids, ids]);
-      expect([name, card.capabilities.agent_backed]).toEqual([name, false]);
+      expect([name, readAgentBacked(card)]).toEqual([name, false]);
     }
   });
 

@@ -43,7 +43,7 @@ test('fleet verify passes on every node', async () => {
   expect(verifyTable(rows)).not.toContain('FAIL');
 });
 
-test('/api/fleet shows all seven online with truthful agent_backed', async () => {
+test('/api/fleet shows all seven online with truthful agent-backed', async () => {
   const snap = await (await fetch(`${f.hubUrl}/api/fleet`)).json();
   expect(snap.online).toBe(7);
   expect(snap.nodes.every((n: any) => n.agentBacked === false)).toBe(true);

@@ -33,7 +33,7 @@ beforeAll(async () => {
 afterAll(() => f.stop());
 
 describe('/api/fleet', () => {
-  test('aggregates every node: kind, online, latency, agent_backed, skills', async () => {
+  test('aggregates every node: kind, online, latency, agent-backed, skills', async () => {
     const snap = await (await fetch(`${f.hubUrl}/api/fleet`)).json();
     expect(snap.hub).toBe('a2a');
     expect(snap.nodes.map((n: any) => [n.name, n.kind, n.online, n.agentBacked])).toEqual([

@@ -1,4 +1,4 @@
-/** @module pages/fleet — every fleet node: kind, online state, latency, agent_backed, skills, warnings. */
+/** @module pages/fleet — every fleet node: kind, online state, latency, agent-backed (from its card's extension), skills, warnings. */
 import { useEffect, useState } from 'preact/hooks';
 import { fleet, toApiError } from '../api.js';
 import { FLEET_REFRESH_MS } from '../constants.js';
@@ -27,7 +27,7 @@ export function Fleet() {
             <td>${n.kind === 'peer' ? 'peer only' : n.kind}</td>
             <td>${n.online ? 'online' : `offline${n.error ? ` (${n.error.code})` : ''}`}</td>
             <td>${n.latencyMs === null ? '–' : `${n.latencyMs} ms`}</td>
-            <td>${n.agentBacked ? 'yes' : 'no'}</td>
+            <td>${n.agentBacked === null ? '–' : n.agentBacked ? 'yes' : 'no'}</td>
             <td>${n.skills.length}</td>
             <td class="muted">${n.role}${n.warnings.length ? html`<div class="warning">${n.warnings.join(' ')}</div>` : ''}</td>
           </tr>`)}

@@ -5,6 +5,7 @@
  * dispatches, and the answer through the hub equals the node's own.
  */
 
+import { readAgentBacked } from '../../lib/a2a/card.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
 import type { PeerSigner } from '../../lib/peer/signature.ts';
 import { probeNode } from './view.ts';
@@ -56,7 +57,7 @@ function validCard(card: any, member: FleetMember): string | null {
   const versions = (card.supportedInterfaces ?? []).map((i: any) => i.protocolVersion);
   if (!versions.includes('1.0') || !versions.includes('0.3')) return 'supportedInterfaces lacks 1.0 or 0.3';
   if (!Array.isArray(card.skills) || !card.skills.length || card.skills.some((s: any) => !s.id || !s.tags?.length)) return 'skills need ids and tags';
-  if (typeof card.capabilities.agent_backed !== 'boolean') return 'capabilities.agent_backed missing';
+  if (readAgentBacked(card) === null) return 'capabilities.extensions lacks the agent-backed extension';
   return null;
 }
 

@@ -1,10 +1,11 @@
 /**
  * @module hub/fleet-view — the hub's read side of the fleet: for every node, its card (or, for a
  * node that joins through the peer channel only, its capability list), online state, latency,
- * `agent_backed` and warnings. Nodes are asked in parallel with a timeout; a snapshot is reused
+ * whether it is agent-backed (its card's agent-backed extension) and warnings. Nodes are asked in parallel with a timeout; a snapshot is reused
  * for a short time so a busy console does not multiply the requests.
  */
 
+import { readAgentBacked } from '../../lib/a2a/card.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
 
 export interface NodeStatus {
@@ -71,9 +72,8 @@ export async function probeNode(member: FleetMember, f: typeof fetch, timeoutMs:
     const card = await getJson(f, `${member.url}/.well-known/agent-card.json`, signal);
     if (card.status === 200 && card.body) {
       const c = card.body;
-      const caps = (c.capabilities ?? {}) as Json;
       status.kind = 'a2a';
-      status.agentBacked = typeof caps.agent_backed === 'boolean' ? caps.agent_backed : null;
+      status.agentBacked = readAgentBacked(c);
       status.warnings = Array.isArray(c.warnings) ? c.warnings.filter((w): w is string => typeof w === 'string') : [];
       status.skills = Array.isArray(c.skills) ? c.skills.map((s: Json) => ({ id: String(s.id), name: String(s.name) })) : [];
       // A version served over two bindings (JSON-RPC and HTTP+JSON 1.0) is listed once.

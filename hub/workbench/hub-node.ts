@@ -20,7 +20,7 @@ export interface HubNodeDeps {
   view: { snapshot(): Promise<FleetSnapshot> };
   delegator: Delegator;
   ask: (question: string) => Promise<AskAnswer>;
-  /** True when a model plans Ask Agent questions; the card's agent_backed says so. */
+  /** True when a model plans Ask Agent questions; the card's agent-backed extension says so. */
   agentBacked: boolean;
   /** Negotiation records go to `<dataDir>/hub/negotiations/`. */
   dataDir: string;

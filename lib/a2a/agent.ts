@@ -4,7 +4,7 @@
  * does persistence, streaming, push delivery and the protocol.
  */
 
-import type { Artifact, Message, Part, Task, TaskState } from './types.ts';
+import type { Artifact, Message, Part, ProtocolVersion, Task, TaskState } from './types.ts';
 
 export interface ArtifactInput {
   /** Defaults to a fresh id; reuse an id with `append` to stream chunks into one artifact. */
@@ -44,6 +44,8 @@ export interface AgentContext extends TaskUpdater {
   readonly signal: AbortSignal;
   /** Whether this turn continues an existing task (the client sent its `taskId`). */
   readonly continued: boolean;
+  /** The A2A protocol version the client spoke when it sent `message` (`1.0` or `0.3`). */
+  readonly version: ProtocolVersion;
 
   reject(reason: string): void;
   /** Pauses the task until the client sends another message with this task's id. */

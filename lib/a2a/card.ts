@@ -1,10 +1,39 @@
 /**
  * @module a2a-card — the agent card, generated from the node's catalog and valid for both
  * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL and
- * HTTP+JSON 1.0 at the node root, plus the v0.3 top-level fields. Served with ETag, Last-Modified and Cache-Control.
+ * HTTP+JSON 1.0 at the node root, plus the v0.3 top-level fields. Whether a model answers is
+ * declared as this project's agent-backed extension. Served with ETag, Last-Modified and Cache-Control.
  */
 
 import type { Skill } from '../catalog/catalog.ts';
+
+/**
+ * The agent-backed extension: every node declares it in `capabilities.extensions` with
+ * `params.agentBacked` true when a model answers its messages, false when the node's own code
+ * does. Informational (`required: false`): clients need not activate it.
+ */
+export const AGENT_BACKED_EXTENSION = 'urn:lume-a2a:extension:agent-backed:v1';
+
+export function agentBackedExtension(agentBacked: boolean): Record<string, unknown> {
+  return {
+    uri: AGENT_BACKED_EXTENSION,
+    description: 'Whether a language model answers messages to this agent: params.agentBacked is true if so, false if code does.',
+    required: false,
+    params: { agentBacked },
+  };
+}
+
+/**
+ * What a card says about being agent-backed: the extension's `params.agentBacked`, or null when
+ * the card does not declare the extension (another implementation's agent, or a malformed card).
+ */
+export function readAgentBacked(card: unknown): boolean | null {
+  const caps = (card as { capabilities?: { extensions?: unknown } } | null)?.capabilities;
+  if (!caps || !Array.isArray(caps.extensions)) return null;
+  const ext = caps.extensions.find((e): e is { params?: { agentBacked?: unknown } } => !!e && typeof e === 'object' && (e as { uri?: unknown }).uri === AGENT_BACKED_EXTENSION);
+  const value = ext?.params?.agentBacked;
+  return typeof value === 'boolean' ? value : null;
+}
 
 export interface CardInput {
   name: string;
@@ -45,8 +74,7 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
       streaming: c.streaming,
       pushNotifications: c.pushNotifications,
       extendedAgentCard: false,
-      stateTransitionHistory: false,
-      agent_backed: c.agentBacked,
+      extensions: [agentBackedExtension(c.agentBacked)],
     },
     defaultInputModes: c.inputModes,
     defaultOutputModes: c.outputModes,

@@ -131,7 +131,7 @@ export class TaskEngine {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      this.runTurn(live, message, live.stored);
+      this.runTurn(live, message, live.stored, version);
       return sub;
     }
 
@@ -153,7 +153,7 @@ export class TaskEngine {
         resolve(r);
       };
       live.subscribers.add(watcher);
-      const turn = this.runTurn(live, message, live.stored);
+      const turn = this.runTurn(live, message, live.stored, version);
       if (mode === 'immediate' && live.stored) finish({ task: live.rec.task });
       if (mode === 'immediate' && !live.stored) {
         // Give an agent that answers with a Message one turn of the event loop, then create the task.
@@ -456,7 +456,7 @@ export class TaskEngine {
   }
 
   /** Runs one agent turn; resolves when the agent's handler returns (after failing the task if it threw). */
-  private async runTurn(live: Live, message: Message, continued: boolean): Promise<void> {
+  private async runTurn(live: Live, message: Message, continued: boolean, version: ProtocolVersion): Promise<void> {
     const controller = new AbortController();
     live.turns.add(controller);
     let answered = false;
@@ -473,6 +473,7 @@ export class TaskEngine {
       data: message.parts.find((p) => p.data !== undefined)?.data,
       signal: controller.signal,
       continued,
+      version,
       working: up.working,
       complete: up.complete,
       fail: up.fail,

@@ -7,10 +7,10 @@
 import type { SendResult, TaskEngine } from './engine.ts';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import {
-  jsonResponse, parseBody, readBodyLimited, rpcError, rpcResult, type Envelope, type JsonRpcId, type JsonRpcRequest,
+  jsonResponse, parseBody, readBodyLimited, refusedContentType, rpcError, rpcResult, type Envelope, type JsonRpcId, type JsonRpcRequest,
 } from './jsonrpc.ts';
 import { V1_METHODS, operationSteps, v1Operations, type Operation, type Outcome } from './operations.ts';
-import { sseResponse } from './sse.ts';
+import { sseErrorResponse, sseResponse } from './sse.ts';
 import type { ProtocolVersion, PushConfig } from './types.ts';
 import * as v03 from './wire-v03.ts';
 import type { Log } from '../log.ts';
@@ -124,6 +124,9 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   return async function handleA2A(req: Request): Promise<Response> {
     const version = requestedVersion(req.headers.get('a2a-version'));
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
+    // Refused before the body is read or parsed: a text/plain body is not JSON-RPC.
+    const badType = refusedContentType(req.headers.get('content-type'));
+    if (badType) return jsonResponse(rpcError(null, a2aError('CONTENT_TYPE_NOT_SUPPORTED', badType), wireVersion));
     let text: string | null;
     try {
       text = await readBodyLimited(req, maxBody);
@@ -153,6 +156,9 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
       const id = e.request.id;
       return sseResponse(sub, (ev) => rpcResult(id, frame(ev)), () => sub.close());
     }
+    // A v0.3 resubscribe always answers a stream (as the SDK does), its refusal an error event.
+    if (isA2AError(outcome) && version === '0.3' && e.request.method === 'tasks/resubscribe')
+      return sseErrorResponse(answer(e.request.id, outcome, version));
     return jsonResponse(answer(e.request.id, outcome, version));
   };
 }

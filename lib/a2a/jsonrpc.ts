@@ -25,6 +25,18 @@ export type ParsedBody =
   | { kind: 'batch'; envelopes: Envelope[] }
   | { kind: 'error'; error: A2AError };
 
+/**
+ * Why a request's `Content-Type` is refused, or null when it is JSON. A missing header is let
+ * through, as the official SDK does, so bare clients keep working; anything else must be
+ * `application/json` (or A2A's `application/a2a+json`), parameters such as charset ignored.
+ */
+export function refusedContentType(header: string | null): string | null {
+  if (header === null || header.trim() === '') return null;
+  const type = header.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/json' || type === 'application/a2a+json') return null;
+  return `Content-Type must be application/json, not '${type.slice(0, 64)}'`;
+}
+
 /** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
 export async function readBodyLimited(req: Request, limit: number): Promise<string | null> {
   const bytes = await readBodyBytes(req, limit);

@@ -28,7 +28,11 @@ export class WebhookSender implements PushSender {
   private readonly delays: readonly number[];
   private readonly timeoutMs: number;
 
+  /** The allowed hosts besides loopback, each once, lower-cased (a fleet lists 127.0.0.1 per member). */
+  private readonly allowHosts: readonly string[];
+
   constructor(private readonly opts: PushOptions) {
+    this.allowHosts = [...new Set(opts.allowHosts.map((h) => h.trim().toLowerCase()))].filter((h) => h && !LOOPBACK.test(h));
     this.fetch = opts.fetch ?? fetch;
     this.delays = opts.retryDelaysMs ?? [250, 1000, 4000, 15000];
     this.timeoutMs = opts.timeoutMs ?? 5000;
@@ -44,8 +48,8 @@ export class WebhookSender implements PushSender {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`;
     if (url.username || url.password) return 'webhook URL must not carry credentials; use the authentication field';
     const host = url.hostname.toLowerCase();
-    if (LOOPBACK.test(host) || this.opts.allowHosts.includes('*') || this.opts.allowHosts.includes(host)) return null;
-    return `webhook host ${host} is not allowed (allowed: loopback${this.opts.allowHosts.length ? ', ' + this.opts.allowHosts.join(', ') : ''})`;
+    if (LOOPBACK.test(host) || this.allowHosts.includes('*') || this.allowHosts.includes(host)) return null;
+    return `webhook host ${host} is not allowed (allowed: loopback${this.allowHosts.length ? ', ' + this.allowHosts.join(', ') : ''})`;
   }
 
   notify(configs: readonly PushConfig[], event: TaskEvent): void {

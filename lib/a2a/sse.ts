@@ -46,3 +46,11 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
   });
   return new Response(body, { status: 200, headers: SSE_HEADERS });
 }
+
+/**
+ * A stream of one `event: error` frame carrying `error` (a JSON-RPC error answer), then the end:
+ * how the official SDK refuses a v0.3 `tasks/resubscribe`, whose clients read only SSE.
+ */
+export function sseErrorResponse(error: unknown): Response {
+  return new Response(`event: error\ndata: ${JSON.stringify(error)}\n\n`, { status: 200, headers: SSE_HEADERS });
+}

@@ -29,7 +29,7 @@ export interface NodeDefinition {
   catalog: Catalog;
   /** Defaults to the catalog agent (keyword pick / data-part skill call). */
   agent?: Agent;
-  /** Whether a model answers messages; shown on the card as `capabilities.agent_backed`. */
+  /** Whether a model answers messages; declared on the card as the agent-backed extension (lib/a2a/card.ts). */
   agentBacked?: boolean;
   inputModes?: string[];
   outputModes?: string[];
