@@ -1,4 +1,4 @@
-/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps. */
+/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps, heartbeat and recovery bounds. */
 
 export const PROTOCOL_VERSION = 3;
 
@@ -9,8 +9,12 @@ const MiB = 1024 * KiB;
 export const MESH_LIMITS = Object.freeze({
   /** First frame must be `hello` within this time, else close 1008 "hello timeout". */
   helloTimeoutMs: 5_000,
-  /** The hub pings every presence this often; a missed pong terminates the socket. */
+  /** The hub pings every presence this often (a WebSocket ping and a `ping` frame); clients expect a frame at least this often. */
   heartbeatMs: 10_000,
+  /** A presence whose socket leaves this many pings in a row unanswered is dropped (`heartbeat_timeout`). */
+  heartbeatMisses: 2,
+  /** At most this many missed messages are replayed at a reconnect; past it the claim says `recovered: false`. */
+  recoveryMaxMessages: 500,
   /** Largest WebSocket text frame the hub accepts. */
   maxFrameBytes: 6 * MiB,
   /** Text plus all attachments, decoded, per message. */
