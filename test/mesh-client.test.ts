@@ -9,6 +9,7 @@ import { createMeshClient, type ClientEvents, type InboundMessage, type MeshClie
 import { decodeAttachmentBytes } from '../lib/mesh/payload.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
+import { fakeTimers } from './support/mesh-net.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -148,31 +149,3 @@ test('reconnect backoff doubles from 500 ms to 10 s and resets after a successfu
 
 /** Reconnect delays (the heartbeat watchdog shares the timers and waits far longer). */
 const backoff = (t: { ms: number }) => t.ms <= 10_000;
-
-/** Timers a test fires by hand; `next(pick)` resolves with the first live one that `pick` accepts. */
-export function fakeTimers() {
-  type T = { ms: number; fire: () => void; cleared: boolean };
-  const queued: T[] = [];
-  const waiters: { pick: (t: T) => boolean; resolve: (t: T) => void }[] = [];
-  return {
-    timers: {
-      setTimeout(fn: () => void, ms: number) {
-        const t: T = { ms, fire: fn, cleared: false };
-        const i = waiters.findIndex((w) => w.pick(t));
-        if (i >= 0) waiters.splice(i, 1)[0]!.resolve(t);
-        else queued.push(t);
-        return t;
-      },
-      clearTimeout(t: unknown) {
-        (t as T).cleared = true;
-        const i = queued.indexOf(t as T);
-        if (i >= 0) queued.splice(i, 1);
-      },
-    },
-    next(pick: (t: T) => boolean = () => true): Promise<T> {
-      const i = queued.findIndex(pick);
-      if (i >= 0) return Promise.resolve(queued.splice(i, 1)[0]!);
-      return new Promise((resolve) => waiters.push({ pick, resolve }));
-    },
-  };
-}

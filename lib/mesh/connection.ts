@@ -36,6 +36,8 @@ export type ClaimedFrame = Extract<ServerFrame, { type: 'claimed' }>;
 
 /** Close code a connection reports when it gave the hub up because its heartbeat stopped. */
 export const HUB_SILENT_CODE = 4000;
+/** How long `close()` waits for the hub's close frame before cutting the socket (a half-open path never answers). */
+export const CLOSE_GRACE_MS = 1_000;
 
 export interface ConnectionEvents extends Record<string, unknown> {
   presence: { kind: 'joined'; peer: Peer } | { kind: 'left'; peer: Peer; reason: string };
@@ -89,6 +91,7 @@ export function openConnection(o: ConnectOptions) {
     if (watchdog !== undefined) timers.clearTimeout(watchdog);
     watchdog = silentAfterMs > 0 && !closed ? timers.setTimeout(() => finish(HUB_SILENT_CODE, 'hub_silent'), silentAfterMs) : undefined;
   };
+  let graceTimer: unknown;
   let finish: (code: number, reason: string) => void = () => {};
   // Inbound queue kept in sequence order; one handler call at a time.
   const inbound: MeshMessage[] = [];
@@ -149,9 +152,11 @@ export function openConnection(o: ConnectOptions) {
         sendFrame(frame);
       });
     },
-    /** Closes the socket (the presence ends with it). */
+    /** Closes the socket (the presence ends with it); a peer that never answers the close is cut after a grace period. */
     close(code = 1000, reason = 'bye'): void {
-      if (!closed && (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING)) ws.close(code, reason);
+      if (closed || !(ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING)) return;
+      ws.close(code, reason);
+      graceTimer = timers.setTimeout(() => finish(code, reason), CLOSE_GRACE_MS);
     },
     /** Resolves when the socket has closed. */
     done: new Promise<{ code: number; reason: string }>((resolve) => events.on('close', resolve)),
@@ -245,7 +250,8 @@ export function openConnection(o: ConnectOptions) {
       if (closed) return;
       closed = true;
       if (watchdog !== undefined) timers.clearTimeout(watchdog);
-      watchdog = undefined;
+      if (graceTimer !== undefined) timers.clearTimeout(graceTimer);
+      watchdog = graceTimer = undefined;
       // A half-open socket never completes a close handshake: cut it locally.
       if (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING) (ws as WebSocket & { terminate?: () => void }).terminate?.();
       closeInfo = { code, reason };
