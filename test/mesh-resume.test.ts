@@ -12,6 +12,7 @@ import { join as joinPath } from 'node:path';
 import { silentLog } from '../lib/log.ts';
 import { CLOSE_GRACE_MS } from '../lib/mesh/connection.ts';
 import { createMeshClient, type ClientEvents, type InboundMessage, type MeshClient } from '../lib/mesh/client.ts';
+import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { fileConnectionMemory, memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { createProject, join, msg, RawClient, startHub, type Frame, type HubOptions } from './support/mesh.ts';
 import { fakeTimers, startBlackholeProxy, type FakeTimer } from './support/mesh-net.ts';
@@ -257,4 +258,14 @@ test('after a restart, the remembered connection (0600 file) resumes the half-op
   expect(second.inbox.map((m) => m.text)).toEqual(['sent into the dark']);
   expect(await alice.c.next()).toEqual({ type: 'delivery', messageId: 'm-1', to: 'bob', status: 'delivered' });
   expect(hub.log.lines.join('\n')).not.toContain(saved.resumeSecret);
+});
+
+test('heartbeat and recovery limits come from the environment; a bad value names its variable', () => {
+  expect(meshLimitsFromEnv({ MESH_HEARTBEAT_MS: '2500', MESH_HEARTBEAT_MISSES: '4', MESH_RECOVERY_MAX_MESSAGES: '50', OTHER: 'x' })).toEqual({
+    ok: true,
+    value: { heartbeatMs: 2500, heartbeatMisses: 4, recoveryMaxMessages: 50 },
+  });
+  expect(meshLimitsFromEnv({})).toEqual({ ok: true, value: {} });
+  for (const bad of ['0', '-5', '1.5', 'ten'])
+    expect(meshLimitsFromEnv({ MESH_HEARTBEAT_MISSES: bad })).toEqual({ ok: false, message: `MESH_HEARTBEAT_MISSES must be a positive integer, got ${JSON.stringify(bad)}` });
 });

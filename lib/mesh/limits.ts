@@ -36,3 +36,22 @@ export const MESH_LIMITS = Object.freeze({
 });
 
 export type MeshLimits = { readonly [K in keyof typeof MESH_LIMITS]: number };
+
+/** Limits an operator may set through the environment, by variable name. */
+export const MESH_LIMIT_ENV = Object.freeze({
+  MESH_HEARTBEAT_MS: 'heartbeatMs',
+  MESH_HEARTBEAT_MISSES: 'heartbeatMisses',
+  MESH_RECOVERY_MAX_MESSAGES: 'recoveryMaxMessages',
+} as const);
+
+/** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
+export function meshLimitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Partial<MeshLimits> } | { ok: false; message: string } {
+  const out: Partial<Record<keyof MeshLimits, number>> = {};
+  for (const [name, key] of Object.entries(MESH_LIMIT_ENV)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9][0-9]{0,8}$/.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
+    out[key] = Number(raw);
+  }
+  return { ok: true, value: out };
+}
