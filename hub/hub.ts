@@ -10,6 +10,7 @@ import type { Database } from 'bun:sqlite';
 import type { Server } from 'bun';
 import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
 import type { Log } from '../lib/log.ts';
+import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
 import { createNode, type NodeApp } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -37,6 +38,8 @@ export interface HubOptions {
   traceDb: Database;
   meshStore: MeshStore;
   meshToken?: string;
+  /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
+  meshLimits?: Partial<MeshLimits>;
   host?: string;
   publicUrl?: string;
   /** How long a fleet snapshot is reused (ms). */
@@ -65,7 +68,7 @@ export function createHub(opts: HubOptions): Hub {
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}) });
+  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
   const delegator = createDelegator(invoker);
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({

@@ -9,6 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { consoleLog } from '../lib/log.ts';
+import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
@@ -23,6 +24,11 @@ const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
 const dataDir = resolve(env.DATA_DIR ?? './data');
 const token = env.MESH_TOKEN || undefined;
+const meshLimits = meshLimitsFromEnv(env);
+if (!meshLimits.ok) {
+  console.error(`hub: ${meshLimits.message}`);
+  process.exit(2);
+}
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
@@ -40,7 +46,7 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),

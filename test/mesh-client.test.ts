@@ -9,6 +9,7 @@ import { createMeshClient, type ClientEvents, type InboundMessage, type MeshClie
 import { decodeAttachmentBytes } from '../lib/mesh/payload.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
+import { fakeTimers } from './support/mesh-net.ts';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -101,7 +102,8 @@ test('remembered connections rejoin after a restart; an explicit disconnect forg
   const first = client(hub, { memory });
   await first.connect('agent-7', 'demo', 'seven');
   await first.close();
-  expect(await memory.load()).toEqual({ 'agent-7': { project: 'demo', name: 'seven' } });
+  // Name, resume secret and stream position are remembered; the secret is a credential and goes nowhere else.
+  expect(await memory.load()).toEqual({ 'agent-7': { project: 'demo', name: 'seven', resumeSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), epoch: expect.any(String), since: 0 } });
   const second = client(hub, { memory });
   expect((await second.restore()).map((s) => [s.agentId, s.state, s.name])).toEqual([['agent-7', 'connected', 'seven']]);
   await second.disconnect('agent-7');
@@ -128,7 +130,7 @@ test('reconnect backoff doubles from 500 ms to 10 s and resets after a successfu
   const delays: number[] = [];
   // Each scheduled retry is fired by hand; the hub is down, so each attempt fails and doubles the delay.
   for (let i = 0; i < 7; i++) {
-    const timer = await t.next();
+    const timer = await t.next(backoff);
     delays.push(timer.ms);
     timer.fire();
   }
@@ -136,34 +138,14 @@ test('reconnect backoff doubles from 500 ms to 10 s and resets after a successfu
   const hub2 = startHub({ store: hub1.store, port });
   cleanups.push(() => hub2.stop());
   const back = nextEvent(c, 'presence-changed', (e) => e.state === 'connected');
-  const retry = await t.next();
+  const retry = await t.next(backoff);
   retry.fire();
   await back;
   expect(c.status('a')?.state).toBe('connected');
   // A new drop starts again from 500 ms.
   hub2.mesh.close();
-  expect((await t.next()).ms).toBe(500);
+  expect((await t.next(backoff)).ms).toBe(500);
 });
 
-/** Timers a test fires by hand; `next()` resolves when the client schedules one. */
-function fakeTimers() {
-  type T = { ms: number; fire: () => void };
-  const queued: T[] = [];
-  const waiters: ((t: T) => void)[] = [];
-  return {
-    timers: {
-      setTimeout(fn: () => void, ms: number) {
-        const t = { ms, fire: fn };
-        const w = waiters.shift();
-        if (w) w(t);
-        else queued.push(t);
-        return t;
-      },
-      clearTimeout() {},
-    },
-    next(): Promise<T> {
-      const t = queued.shift();
-      return t ? Promise.resolve(t) : new Promise((r) => waiters.push(r));
-    },
-  };
-}
+/** Reconnect delays (the heartbeat watchdog shares the timers and waits far longer). */
+const backoff = (t: { ms: number }) => t.ms <= 10_000;

@@ -129,19 +129,26 @@ test('with a join token, hello and the protected routes need it; the token never
   expect(hub.log.lines.join('\n')).not.toContain('s3cret');
 });
 
-test('a presence that misses a heartbeat pong is terminated with heartbeat_timeout; one that answers stays', async () => {
-  const hub = start();
+test('a presence that leaves heartbeatMisses pings unanswered is dropped with heartbeat_timeout; one that answers stays', async () => {
+  const hub = start({ limits: { heartbeatMisses: 3 } });
   await createProject(hub, 'demo');
   const a = await join(hub, 'demo', 'alice');
+  expect(a.claimed).toMatchObject({ heartbeatMs: 10_000, heartbeatMisses: 3 });
   await muteClient(hub.port, 'demo', 'mute');
   const joined = await a.c.next();
   expect(joined).toEqual({ type: 'presence_joined', peer: { name: 'mute', presenceId: expect.any(String) } });
-  const pong = hub.nextPong();
+  // Three rounds: alice's WebSocket answers each ping (and sees a `ping` frame); the mute socket answers none.
+  for (let round = 0; round < 3; round++) {
+    const pong = hub.nextPong();
+    hub.mesh.realtime.tick();
+    await pong;
+    expect(await a.c.next()).toEqual({ type: 'ping' });
+  }
+  expect(hub.mesh.realtime.roster.list('demo').map((p) => p.name)).toEqual(['alice', 'mute']);
   hub.mesh.realtime.tick();
-  await pong;
-  hub.mesh.realtime.tick();
-  expect(await a.c.next()).toEqual({ type: 'presence_left', peer: joined.peer, reason: 'heartbeat_timeout' });
+  expect(await a.c.take(2)).toEqual([{ type: 'ping' }, { type: 'presence_left', peer: joined.peer, reason: 'heartbeat_timeout' }]);
   expect(hub.mesh.realtime.roster.list('demo').map((p) => p.name)).toEqual(['alice']);
+  expect(hub.log.lines.join('\n')).toContain('mesh: heartbeat timeout');
 });
 
 /** A raw TCP WebSocket client that claims a name and never answers pings (Bun's WebSocket always does). */

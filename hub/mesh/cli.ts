@@ -201,6 +201,10 @@ async function connect(project: string | undefined, name: string | undefined, io
     known = now;
   });
   client.on('delivery', (d) => io.out(`* ${d.status} to ${d.to}${d.status === 'failed' ? `: ${d.error}` : ''}`));
+  client.on('recovery', (r) => {
+    if (r.replayed > 0 || !r.recovered) io.out(`* back${r.resumed ? ' under the same presence' : ''}; ${r.replayed} missed message(s) follow`);
+    if (!r.recovered) io.out(`* older missed messages were left out: bun run mesh history ${project} --before <first ref above>`);
+  });
   client.on('presence-changed', (e) => {
     if (e.state === 'reconnecting') io.out(`* connection lost, retrying`);
     if (e.state === 'stopped' && e.error) io.err(fmtError(e.error));

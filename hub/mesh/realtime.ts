@@ -1,6 +1,7 @@
 /**
- * @module hub/mesh/realtime — the `/v1/connect` protocol on the hub: hello and claim, presence
- * frames, direct and broadcast sends through the store, delivery outcomes, heartbeat and limits.
+ * @module hub/mesh/realtime — the `/v1/connect` protocol on the hub: hello and claim (with resume
+ * and recovery of missed messages), presence frames, direct and broadcast sends through the store,
+ * delivery outcomes, heartbeat and limits.
  */
 
 import type { ServerWebSocket } from 'bun';
@@ -9,8 +10,8 @@ import type { MeshError, WireCode } from '../../lib/mesh/errors.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
 import { isProjectName, isRosterName } from '../../lib/mesh/names.ts';
 import type { AppendCode, MeshStore } from '../../lib/mesh/store.ts';
-import { parseClientFrame, type ClientFrame, type ServerFrame, type Target } from '../../lib/mesh/wire.ts';
-import { createRoster, peerOf, type MeshSocketData, type Presence } from './roster.ts';
+import { parseClientFrame, type ClientFrame, type MeshMessage, type Recovery, type ServerFrame, type StreamPosition, type Target } from '../../lib/mesh/wire.ts';
+import { createRoster, newResumeSecret, peerOf, resumeSecretMatches, type MeshSocketData, type Presence } from './roster.ts';
 import { tokenAccepted } from './trust.ts';
 
 type WS = ServerWebSocket<MeshSocketData>;
@@ -91,22 +92,97 @@ export function createRealtime(opts: RealtimeOptions) {
     ws.close(1008, code);
   }
 
+  /** Reads the optional `recover` of a hello; undefined when absent, a string when malformed. */
+  function readRecover(v: unknown): StreamPosition | undefined | string {
+    if (v === undefined || v === null) return undefined;
+    const r = v as Record<string, unknown>;
+    if (typeof v !== 'object' || typeof r.epoch !== 'string' || r.epoch.length > 64 || !Number.isSafeInteger(r.since) || (r.since as number) < 0)
+      return 'recover must be {epoch: string, since: integer >= 0}';
+    return { epoch: r.epoch, since: r.since as number };
+  }
+
   function hello(ws: WS, f: Extract<ClientFrame, { type: 'hello' }>): void {
     if (f.protocolVersion !== PROTOCOL_VERSION)
       return refuse(ws, 'protocol_mismatch', `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`);
     if (!tokenAccepted(opts.token, f.token)) return refuse(ws, 'claim_rejected', 'join token missing or wrong');
     if (!isProjectName(f.project)) return refuse(ws, 'claim_rejected', 'project is not a valid project name');
     if (!isRosterName(f.name)) return refuse(ws, 'claim_rejected', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$');
+    if (f.resume !== undefined && (typeof f.resume !== 'string' || f.resume.length === 0 || f.resume.length > 128))
+      return refuse(ws, 'claim_rejected', 'resume must be the resume secret string from an earlier claim');
+    const recover = readRecover(f.recover);
+    if (typeof recover === 'string') return refuse(ws, 'claim_rejected', recover);
     if (!store.hasProject(f.project)) return refuse(ws, 'unknown_project', `project ${f.project} does not exist`);
-    const peers = roster.list(f.project).map(peerOf);
-    const p = roster.claim(f.project, f.name, ws, now());
-    if (!p) return refuse(ws, 'name_in_use', `name ${f.name} is already present in project ${f.project}`);
+    const held = roster.get(f.project, f.name);
+    let p: Presence;
+    let resumeSecret: string | undefined;
+    if (held) {
+      // Only the holder of the secret given at claim may take a live name over (its old socket may be half-open).
+      if (typeof f.resume !== 'string' || !resumeSecretMatches(held.resumeHash, f.resume))
+        return refuse(ws, 'name_in_use', `name ${f.name} is already present in project ${f.project}`);
+      p = held;
+      takeOver(p, ws);
+    } else {
+      const secret = newResumeSecret();
+      p = roster.claim(f.project, f.name, ws, now(), secret.hash)!;
+      resumeSecret = secret.secret;
+    }
     if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
     ws.data.presence = p;
-    send(ws, { type: 'claimed', protocolVersion: PROTOCOL_VERSION, project: p.project, self: peerOf(p), peers });
+    const resumed = resumeSecret === undefined;
+    const position = store.position(p.project)!;
+    const peers = roster.list(p.project).filter((q) => q !== p).map(peerOf);
+    const replay = recover ? recoverFor(p, recover, position) : undefined;
+    send(ws, {
+      type: 'claimed',
+      protocolVersion: PROTOCOL_VERSION,
+      project: p.project,
+      self: peerOf(p),
+      peers,
+      epoch: position.epoch,
+      sequence: position.sequence,
+      heartbeatMs: limits.heartbeatMs,
+      heartbeatMisses: limits.heartbeatMisses,
+      resumed,
+      ...(resumeSecret ? { resumeSecret } : {}),
+      ...(replay ? { recovery: replay.recovery } : {}),
+    });
+    for (const m of replay?.messages ?? []) {
+      // Acknowledgements of replayed messages reach their sender like live ones.
+      p.inbound.set(m.messageId, m.from.presenceId);
+      send(ws, { type: 'message', message: m });
+    }
+    if (resumed) {
+      log('info', 'mesh: presence resumed', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
+      return;
+    }
     const joined = JSON.stringify({ type: 'presence_joined', peer: peerOf(p) } satisfies ServerFrame);
     for (const other of roster.list(p.project)) if (other !== p) out(other.ws, joined);
-    log('info', 'mesh: presence joined', { project: p.project, name: p.name });
+    log('info', 'mesh: presence joined', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
+  }
+
+  /** Moves a live presence onto a new socket; the old one is cut without a departure (the presence goes on). */
+  function takeOver(p: Presence, ws: WS): void {
+    const old = p.ws;
+    old.data.presence = undefined;
+    old.data.closing = true;
+    outbox.delete(old);
+    old.terminate();
+    p.ws = ws;
+    p.missed = 0;
+  }
+
+  /**
+   * What a (re)claiming presence missed since its last handled sequence, within the recovery limit.
+   * A different epoch means the project was recreated: its whole new stream counts as missed and the
+   * recovery is partial by definition.
+   */
+  function recoverFor(p: Presence, from: StreamPosition, head: { epoch: string; sequence: number }): { recovery: Recovery; messages: MeshMessage[] } {
+    const sameStream = from.epoch === head.epoch && from.since <= head.sequence;
+    const since = sameStream ? from.since : 0;
+    const missed = store.missed(p.project, p.name, since, limits.recoveryMaxMessages);
+    // Live deliveries still in flight to this presence were committed above and are replayed; skip them.
+    p.replayedThrough = head.sequence;
+    return { recovery: { recovered: sameStream && missed.complete, since, replayed: missed.messages.length }, messages: missed.messages };
   }
 
   function sendMessage(p: Presence, f: Extract<ClientFrame, { type: 'message' }>): void {
@@ -140,6 +216,7 @@ export function createRealtime(opts: RealtimeOptions) {
       if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: recipients.map((q) => q.name) });
       const text = JSON.stringify({ type: 'message', message } satisfies ServerFrame);
       for (const q of recipients) {
+        if (q.open && message.sequence <= q.replayedThrough) continue;
         if (q.open) {
           q.inbound.set(message.messageId, p.presenceId);
           out(q.ws, text);
@@ -159,18 +236,27 @@ export function createRealtime(opts: RealtimeOptions) {
 
   let heartbeat: ReturnType<typeof setInterval> | undefined = timers.setInterval(() => tick(), limits.heartbeatMs);
 
-  /** One heartbeat round: a presence that did not answer the previous ping is terminated. */
+  const pingFrame = JSON.stringify({ type: 'ping' } satisfies ServerFrame);
+
+  /**
+   * One heartbeat round. Each presence gets a WebSocket ping (answered by every client's WebSocket
+   * layer) and a `ping` frame (which lets clients see the hub is alive); one that left
+   * `heartbeatMisses` pings in a row unanswered is cut and leaves with `heartbeat_timeout`.
+   */
   function tick(): void {
     for (const p of roster.all()) {
-      if (!p.pongSeen) {
+      if (p.missed >= limits.heartbeatMisses) {
         p.leaveReason = 'heartbeat_timeout';
-        log('info', 'mesh: heartbeat timeout', { project: p.project, name: p.name });
+        log('info', 'mesh: heartbeat timeout', { project: p.project, name: p.name, missed: p.missed });
+        p.ws.data.closing = true;
+        outbox.delete(p.ws);
         p.ws.terminate();
         leave(p);
         continue;
       }
-      p.pongSeen = false;
+      p.missed++;
       p.ws.ping();
+      out(p.ws, pingFrame);
     }
   }
 
@@ -212,7 +298,7 @@ export function createRealtime(opts: RealtimeOptions) {
       return acknowledge(p, f);
     },
     pong(ws: WS): void {
-      if (ws.data.presence) ws.data.presence.pongSeen = true;
+      if (ws.data.presence) ws.data.presence.missed = 0;
     },
     close(ws: WS): void {
       ws.data.closing = true;

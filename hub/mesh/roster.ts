@@ -1,6 +1,10 @@
-/** @module hub/mesh/roster — live presences: one per open, claimed socket, unique names per project. */
+/**
+ * @module hub/mesh/roster — live presences: one per claimed name per project, each on its current
+ * socket, with the hash of the resume secret that lets its owner take it over from a new socket.
+ */
 
 import type { ServerWebSocket } from 'bun';
+import { timingSafeEqual } from 'node:crypto';
 import type { LeaveReason, Peer } from '../../lib/mesh/wire.ts';
 
 /** Per-socket state kept in `ws.data`. */
@@ -17,10 +21,15 @@ export interface Presence {
   name: string;
   presenceId: string;
   joinedAt: number;
+  /** The current socket; a resume swaps it for the new one. */
   ws: ServerWebSocket<MeshSocketData>;
   open: boolean;
-  /** Cleared at each heartbeat ping, set again by the pong. */
-  pongSeen: boolean;
+  /** Heartbeat pings sent since the last pong. */
+  missed: number;
+  /** SHA-256 of the resume secret given at claim; the secret itself is never kept. */
+  resumeHash: Buffer;
+  /** Highest sequence the last recovery covered; live deliveries at or below it were already replayed. */
+  replayedThrough: number;
   leaveReason?: LeaveReason;
   /** Deliveries waiting for this presence's acknowledgement: messageId -> sender presenceId. */
   inbound: Map<string, string>;
@@ -35,11 +44,11 @@ export function createRoster() {
   const byId = new Map<string, Presence>();
   return {
     /** Claims a name; undefined when the name is taken in that project. */
-    claim(project: string, name: string, ws: ServerWebSocket<MeshSocketData>, joinedAt: number): Presence | undefined {
+    claim(project: string, name: string, ws: ServerWebSocket<MeshSocketData>, joinedAt: number, resumeHash: Buffer): Presence | undefined {
       let names = byProject.get(project);
       if (names?.has(name)) return undefined;
       if (!names) byProject.set(project, (names = new Map()));
-      const p: Presence = { project, name, presenceId: crypto.randomUUID(), joinedAt, ws, open: true, pongSeen: true, inbound: new Map() };
+      const p: Presence = { project, name, presenceId: crypto.randomUUID(), joinedAt, ws, open: true, missed: 0, resumeHash, replayedThrough: 0, inbound: new Map() };
       names.set(name, p);
       byId.set(p.presenceId, p);
       return p;
@@ -61,4 +70,17 @@ export function createRoster() {
       return byId.size;
     },
   };
+}
+
+const sha256 = (s: string): Buffer => Buffer.from(new Bun.CryptoHasher('sha256').update(s).digest());
+
+/** A fresh resume secret (256 random bits, base64url) and the hash the hub keeps of it. */
+export function newResumeSecret(): { secret: string; hash: Buffer } {
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url');
+  return { secret, hash: sha256(secret) };
+}
+
+/** True when `presented` is the secret behind `hash`; compared in constant time. */
+export function resumeSecretMatches(hash: Buffer, presented: string): boolean {
+  return timingSafeEqual(hash, sha256(presented));
 }

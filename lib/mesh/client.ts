@@ -1,8 +1,9 @@
 /**
  * @module mesh/client — the mesh client: one presence per local agent, reconnect with backoff
  * (500 ms doubling to 10 s, reset after a claim, stopped by name_in_use / unknown_project /
- * protocol_mismatch), serial inbound handling with attachments written to disk, delivery and
- * presence events, remembered connections and the local activity view.
+ * protocol_mismatch) that resumes its own presence and recovers missed messages, serial inbound
+ * handling with attachments written to disk, delivery and presence events, remembered connections
+ * and the local activity view.
  */
 
 import { tmpdir } from 'node:os';
@@ -13,11 +14,11 @@ import { createEmitter } from './emitter.ts';
 import { fail, type ClientCode, type MeshError, type Result } from './errors.ts';
 import { materialize, snapshotFile, type SavedAttachment } from './files.ts';
 import { createHubClient, type HistoryOptions } from './http-client.ts';
-import type { ConnectionMemory } from './memory.ts';
-import { openConnection, type DeliveryEvent, type MeshConnection, type SendReceipt, type SendTarget } from './connection.ts';
+import type { ConnectionMemory, RememberedConnection } from './memory.ts';
+import { openConnection, type ClaimedFrame, type DeliveryEvent, type MeshConnection, type SendReceipt, type SendTarget } from './connection.ts';
 import type { Attachment } from './payload.ts';
 import { decodeText } from './payload.ts';
-import type { MeshMessage, Peer } from './wire.ts';
+import type { MeshMessage, Peer, Recovery, StreamPosition } from './wire.ts';
 
 /** Claim refusals after which retrying cannot help. */
 const STOP_CODES: ReadonlySet<ClientCode> = new Set(['A2A_NAME_IN_USE', 'A2A_UNKNOWN_PROJECT', 'A2A_PROTOCOL_MISMATCH']);
@@ -61,6 +62,11 @@ export interface ClientEvents extends Record<string, unknown> {
   /** The roster or the activity view changed (scope: one agent). */
   change: { agentId: string };
   delivery: DeliveryEvent & { agentId: string };
+  /**
+   * A reconnect asked the hub for what was missed. `recovered: false` means messages after `since`
+   * were left out (over the recovery limit, or the project was recreated): page them with `history`.
+   */
+  recovery: Recovery & { agentId: string; resumed: boolean };
 }
 
 export interface ClientTimers {
@@ -104,6 +110,10 @@ interface Membership {
   retryInMs?: number;
   lastError?: MeshError<ClientCode>;
   activity: ReturnType<typeof createActivity>;
+  /** Given by the hub at a fresh claim; held in memory (and in the 0600 memory file), never logged. */
+  resumeSecret?: string;
+  /** The project's stream epoch and the highest sequence handled: where recovery starts. */
+  position?: StreamPosition;
 }
 
 export function createMeshClient(o: MeshClientOptions) {
@@ -122,6 +132,9 @@ export function createMeshClient(o: MeshClientOptions) {
   };
 
   async function handle(m: Membership, message: MeshMessage): Promise<void> {
+    // A message at or below the position was handled already (a replay overlapping a late delivery).
+    if (m.position && message.sequence <= m.position.since) return;
+    if (m.position) m.position = { epoch: m.position.epoch, since: message.sequence };
     m.activity.received(message.from.name);
     m.activity.handlingStarted();
     events.emit('change', { agentId: m.agentId });
@@ -134,6 +147,25 @@ export function createMeshClient(o: MeshClientOptions) {
       events.emit('change', { agentId: m.agentId });
     }
   }
+
+  /** Takes in what a claim says about the stream, before any replayed message is handled. */
+  function claimed(m: Membership, c: ClaimedFrame): void {
+    if (c.resumeSecret) m.resumeSecret = c.resumeSecret;
+    m.position = { epoch: c.epoch, since: c.recovery ? c.recovery.since : c.sequence };
+    if (c.recovery) {
+      events.emit('recovery', { ...c.recovery, agentId: m.agentId, resumed: c.resumed });
+      if (!c.recovery.recovered)
+        o.log('warn', 'mesh client: recovery was partial; older missed messages are in history', { agent: m.agentId, project: m.project, since: c.recovery.since, replayed: c.recovery.replayed });
+    }
+  }
+
+  /** What is remembered for an agent: never the secret in a log, only in the memory store. */
+  const remembered = (m: Membership): RememberedConnection => ({
+    project: m.project,
+    name: m.name,
+    ...(m.resumeSecret ? { resumeSecret: m.resumeSecret } : {}),
+    ...(m.position ? { epoch: m.position.epoch, since: m.position.since } : {}),
+  });
 
   function schedule(m: Membership): void {
     if (!m.desired) return;
@@ -154,6 +186,10 @@ export function createMeshClient(o: MeshClientOptions) {
       name: m.name,
       token: o.token,
       WebSocket: o.WebSocket,
+      timers,
+      resume: m.resumeSecret,
+      recover: m.position,
+      onClaimed: (c) => claimed(m, c),
       onMessage: (message) => handle(m, message),
     });
     if (!m.desired) {
@@ -185,10 +221,11 @@ export function createMeshClient(o: MeshClientOptions) {
       if (m.conn === conn) m.conn = undefined;
       if (!m.desired) return;
       m.lastError = { code: 'A2A_CLIENT_TRANSPORT', message: `connection closed (${code} ${reason})` };
+      void o.memory?.save(m.agentId, remembered(m));
       schedule(m);
     });
     setState(m, 'connected');
-    await o.memory?.save(m.agentId, { project: m.project, name: m.name });
+    await o.memory?.save(m.agentId, remembered(m));
   }
 
   function status(m: Membership): MembershipStatus {
@@ -228,11 +265,16 @@ export function createMeshClient(o: MeshClientOptions) {
      * project and name returns the current status; a different one leaves the old presence first.
      * Resolves after the first attempt; failures other than the stop codes keep retrying.
      */
-    async connect(agentId: string, project: string, name = agentId): Promise<MembershipStatus> {
+    async connect(agentId: string, project: string, name = agentId, saved?: RememberedConnection): Promise<MembershipStatus> {
       const existing = members.get(agentId);
       if (existing && existing.project === project && existing.name === name && existing.desired) return status(existing);
       if (existing) await stop(existing);
       const m: Membership = { agentId, project, name, state: 'connecting', desired: true, delay: base, activity: createActivity(now) };
+      // A remembered connection of the same name brings its resume secret and stream position.
+      if (saved && saved.project === project && saved.name === name) {
+        if (saved.resumeSecret) m.resumeSecret = saved.resumeSecret;
+        if (saved.epoch !== undefined && saved.since !== undefined) m.position = { epoch: saved.epoch, since: saved.since };
+      }
       members.set(agentId, m);
       setState(m, 'connecting');
       await attempt(m);
@@ -252,7 +294,7 @@ export function createMeshClient(o: MeshClientOptions) {
     /** Rejoins every remembered connection (after a restart). */
     async restore(): Promise<MembershipStatus[]> {
       const saved = (await o.memory?.load()) ?? {};
-      return Promise.all(Object.entries(saved).map(([id, c]) => this.connect(id, c.project, c.name)));
+      return Promise.all(Object.entries(saved).map(([id, c]) => this.connect(id, c.project, c.name, c)));
     },
 
     status(agentId: string): MembershipStatus | undefined {
@@ -290,9 +332,14 @@ export function createMeshClient(o: MeshClientOptions) {
       return http.history(m.project, q);
     },
 
-    /** Closes every presence without forgetting remembered connections (a process shutting down). */
+    /** Closes every presence without forgetting remembered connections (a process shutting down); their positions are kept. */
     async close(): Promise<void> {
-      await Promise.all([...members.values()].map(stop));
+      await Promise.all(
+        [...members.values()].map(async (m) => {
+          await stop(m);
+          if (m.resumeSecret) await o.memory?.save(m.agentId, remembered(m));
+        }),
+      );
     },
   };
 }

@@ -1,7 +1,9 @@
 /**
- * @module mesh/connection — one WebSocket presence: hello and claim, sends matched to their answer
- * by `requestId`, inbound messages handled one at a time in sequence order and acknowledged after
- * the handler finishes. A connection never reconnects by itself (the client does that).
+ * @module mesh/connection — one WebSocket presence: hello and claim (optionally resuming a live
+ * presence and recovering missed messages), sends matched to their answer by `requestId`, inbound
+ * messages handled one at a time in sequence order and acknowledged after the handler finishes, and
+ * a watchdog that gives the hub up when its heartbeat stops. A connection never reconnects by itself
+ * (the client does that).
  */
 
 import { createEmitter } from './emitter.ts';
@@ -9,7 +11,7 @@ import { clientCode, fail, ok, type ClientCode, type MeshError, type Result } fr
 import { MESH_LIMITS, PROTOCOL_VERSION } from './limits.ts';
 import { newMessageId } from './names.ts';
 import { encodeText, type Attachment } from './payload.ts';
-import { truncateUtf8, type MeshMessage, type Peer, type ServerFrame } from './wire.ts';
+import { truncateUtf8, type MeshMessage, type Peer, type ServerFrame, type StreamPosition } from './wire.ts';
 
 export type SendTarget = { type: 'agent'; name: string } | { type: 'project' };
 
@@ -30,6 +32,12 @@ export interface SendReceipt {
 }
 
 export type DeliveryEvent = Extract<ServerFrame, { type: 'delivery' }>;
+export type ClaimedFrame = Extract<ServerFrame, { type: 'claimed' }>;
+
+/** Close code a connection reports when it gave the hub up because its heartbeat stopped. */
+export const HUB_SILENT_CODE = 4000;
+/** How long `close()` waits for the hub's close frame before cutting the socket (a half-open path never answers). */
+export const CLOSE_GRACE_MS = 1_000;
 
 export interface ConnectionEvents extends Record<string, unknown> {
   presence: { kind: 'joined'; peer: Peer } | { kind: 'left'; peer: Peer; reason: string };
@@ -47,8 +55,16 @@ export interface ConnectOptions {
   token?: string;
   /** Handles one inbound message; the hub hears `delivered` when it resolves, `delivery_failed` when it throws. */
   onMessage?: (message: MeshMessage) => unknown;
+  /** Runs on `claimed`, before any replayed message is handled. */
+  onClaimed?: (claimed: ClaimedFrame) => void;
+  /** The resume secret of an earlier claim of this name: takes the live presence over instead of `name_in_use`. */
+  resume?: string;
+  /** Where the last connection stopped: the hub replays what this name missed after it. */
+  recover?: StreamPosition;
   /** Gives up on the claim after this long. */
   claimTimeoutMs?: number;
+  /** Timers for the heartbeat watchdog (tests fire them by hand). */
+  timers?: { setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (t: unknown) => void };
   WebSocket?: typeof WebSocket;
 }
 
@@ -67,6 +83,16 @@ export function openConnection(o: ConnectOptions) {
   let closed = false;
   let closeInfo = { code: 0, reason: '' };
   let requestSeq = 0;
+  const timers = o.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as ReturnType<typeof setTimeout>) };
+  // Armed after the claim: silence for `heartbeatMs × (heartbeatMisses + 1)` means the hub (or the path to it) is gone.
+  let silentAfterMs = 0;
+  let watchdog: unknown;
+  const rearmWatchdog = () => {
+    if (watchdog !== undefined) timers.clearTimeout(watchdog);
+    watchdog = silentAfterMs > 0 && !closed ? timers.setTimeout(() => finish(HUB_SILENT_CODE, 'hub_silent'), silentAfterMs) : undefined;
+  };
+  let graceTimer: unknown;
+  let finish: (code: number, reason: string) => void = () => {};
   // Inbound queue kept in sequence order; one handler call at a time.
   const inbound: MeshMessage[] = [];
   let draining = false;
@@ -126,9 +152,11 @@ export function openConnection(o: ConnectOptions) {
         sendFrame(frame);
       });
     },
-    /** Closes the socket (the presence ends with it). */
+    /** Closes the socket (the presence ends with it); a peer that never answers the close is cut after a grace period. */
     close(code = 1000, reason = 'bye'): void {
-      if (!closed && (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING)) ws.close(code, reason);
+      if (closed || !(ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING)) return;
+      ws.close(code, reason);
+      graceTimer = timers.setTimeout(() => finish(code, reason), CLOSE_GRACE_MS);
     },
     /** Resolves when the socket has closed. */
     done: new Promise<{ code: number; reason: string }>((resolve) => events.on('close', resolve)),
@@ -147,14 +175,25 @@ export function openConnection(o: ConnectOptions) {
       connection.close(1000, 'claim timeout');
     }, o.claimTimeoutMs ?? 10_000);
 
-    ws.onopen = () => sendFrame({ type: 'hello', protocolVersion: PROTOCOL_VERSION, project: o.project, name: o.name, ...(o.token ? { token: o.token } : {}) });
+    ws.onopen = () =>
+      sendFrame({
+        type: 'hello',
+        protocolVersion: PROTOCOL_VERSION,
+        project: o.project,
+        name: o.name,
+        ...(o.token ? { token: o.token } : {}),
+        ...(o.resume ? { resume: o.resume } : {}),
+        ...(o.recover ? { recover: o.recover } : {}),
+      });
     ws.onmessage = (ev) => {
+      if (closed) return;
       let f: ServerFrame;
       try {
         f = JSON.parse(String(ev.data)) as ServerFrame;
       } catch {
         return;
       }
+      rearmWatchdog();
       switch (f.type) {
         case 'claimed':
           if (f.protocolVersion !== PROTOCOL_VERSION) {
@@ -163,7 +202,14 @@ export function openConnection(o: ConnectOptions) {
           }
           self = f.self;
           for (const p of f.peers) roster.set(p.name, p);
+          if (typeof f.heartbeatMs === 'number' && f.heartbeatMs > 0) {
+            silentAfterMs = f.heartbeatMs * ((typeof f.heartbeatMisses === 'number' && f.heartbeatMisses > 0 ? f.heartbeatMisses : 2) + 1);
+            rearmWatchdog();
+          }
+          o.onClaimed?.(f);
           return settle(ok(connection));
+        case 'ping':
+          return;
         case 'presence_joined':
           roster.set(f.peer.name, f.peer);
           return events.emit('presence', { kind: 'joined', peer: f.peer });
@@ -199,14 +245,22 @@ export function openConnection(o: ConnectOptions) {
     ws.onerror = () => {
       // The close event follows and carries what is known.
     };
-    ws.onclose = (ev) => {
+    // Ends the connection once, whether the socket closed or the watchdog gave a silent hub up.
+    finish = (code, reason) => {
+      if (closed) return;
       closed = true;
-      closeInfo = { code: ev.code, reason: ev.reason };
-      for (const done of pending.values()) done(fail('A2A_CLIENT_CLOSED', `connection closed (${ev.code} ${ev.reason})`));
+      if (watchdog !== undefined) timers.clearTimeout(watchdog);
+      if (graceTimer !== undefined) timers.clearTimeout(graceTimer);
+      watchdog = graceTimer = undefined;
+      // A half-open socket never completes a close handshake: cut it locally.
+      if (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING) (ws as WebSocket & { terminate?: () => void }).terminate?.();
+      closeInfo = { code, reason };
+      for (const done of pending.values()) done(fail('A2A_CLIENT_CLOSED', `connection closed (${code} ${reason})`));
       pending.clear();
       inbound.length = 0;
-      settle({ ok: false, error: claimError ?? { code: 'A2A_CLIENT_CONNECT', message: `connection closed before the claim (${closeInfo.code} ${closeInfo.reason})` } });
+      settle({ ok: false, error: claimError ?? { code: 'A2A_CLIENT_CONNECT', message: `connection closed before the claim (${code} ${reason})` } });
       events.emit('close', closeInfo);
     };
+    ws.onclose = (ev) => finish(ev.code, ev.reason);
   });
 }

@@ -1,4 +1,4 @@
-/** @module mesh/history — history query rules: limit 1..500 (default 50), exclusive `before`/`after`, `from`, a decoded-size budget. */
+/** @module mesh/history — history query rules (limit 1..500, default 50; exclusive `before`/`after`; `from`; a decoded-size budget) and the missed-message query behind recovery. */
 
 import type { Database } from 'bun:sqlite';
 import { fail, ok, type Result } from './errors.ts';
@@ -75,4 +75,54 @@ export function runHistory(db: Database, q: HistoryQuery, limits: Limits = MESH_
     out.push(m);
   }
   return order === 'DESC' ? out.reverse() : out;
+}
+
+export interface MissedQuery {
+  project: string;
+  /** The roster name whose missed messages are wanted. */
+  name: string;
+  /** The last sequence the client handled; only later messages count. */
+  since: number;
+  limit: number;
+}
+
+export interface Missed {
+  /** Ascending by sequence. */
+  messages: MeshMessage[];
+  /** False when older missed messages were left out (over `limit` or the decoded budget, or unreadable). */
+  complete: boolean;
+}
+
+/**
+ * Finds what a name missed after `since`: messages addressed to it and broadcasts by others. Walks
+ * newest-first so that, past the limit or the decoded budget, the most recent ones are kept and
+ * the gap is at the old end (the client pages it with `before`).
+ */
+export function runMissed(db: Database, q: MissedQuery, limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): Missed {
+  const rows = db
+    .query(
+      `SELECT * FROM messages WHERE project = ?1 AND sequence > ?2
+         AND ((target_kind = 'project' AND sender_name <> ?3) OR (target_kind = 'agent' AND target_name = ?3))
+       ORDER BY sequence DESC LIMIT ?4`,
+    )
+    .all(q.project, q.since, q.name, q.limit + 1) as MessageRow[];
+  let complete = rows.length <= q.limit;
+  const out: MeshMessage[] = [];
+  let used = 0;
+  for (const r of rows.slice(0, q.limit)) {
+    const m = rowToMessage(r);
+    const size = m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+    if (size !== r.content_bytes) {
+      onCorrupt?.(m.messageRef);
+      complete = false;
+      continue;
+    }
+    if (used + size > limits.historyBudgetBytes && out.length > 0) {
+      complete = false;
+      break;
+    }
+    used += size;
+    out.push(m);
+  }
+  return { messages: out.reverse(), complete };
 }

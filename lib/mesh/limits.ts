@@ -1,4 +1,4 @@
-/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps. */
+/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps, heartbeat and recovery bounds. */
 
 export const PROTOCOL_VERSION = 3;
 
@@ -9,8 +9,12 @@ const MiB = 1024 * KiB;
 export const MESH_LIMITS = Object.freeze({
   /** First frame must be `hello` within this time, else close 1008 "hello timeout". */
   helloTimeoutMs: 5_000,
-  /** The hub pings every presence this often; a missed pong terminates the socket. */
+  /** The hub pings every presence this often (a WebSocket ping and a `ping` frame); clients expect a frame at least this often. */
   heartbeatMs: 10_000,
+  /** A presence whose socket leaves this many pings in a row unanswered is dropped (`heartbeat_timeout`). */
+  heartbeatMisses: 2,
+  /** At most this many missed messages are replayed at a reconnect; past it the claim says `recovered: false`. */
+  recoveryMaxMessages: 500,
   /** Largest WebSocket text frame the hub accepts. */
   maxFrameBytes: 6 * MiB,
   /** Text plus all attachments, decoded, per message. */
@@ -32,3 +36,22 @@ export const MESH_LIMITS = Object.freeze({
 });
 
 export type MeshLimits = { readonly [K in keyof typeof MESH_LIMITS]: number };
+
+/** Limits an operator may set through the environment, by variable name. */
+export const MESH_LIMIT_ENV = Object.freeze({
+  MESH_HEARTBEAT_MS: 'heartbeatMs',
+  MESH_HEARTBEAT_MISSES: 'heartbeatMisses',
+  MESH_RECOVERY_MAX_MESSAGES: 'recoveryMaxMessages',
+} as const);
+
+/** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
+export function meshLimitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Partial<MeshLimits> } | { ok: false; message: string } {
+  const out: Partial<Record<keyof MeshLimits, number>> = {};
+  for (const [name, key] of Object.entries(MESH_LIMIT_ENV)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9][0-9]{0,8}$/.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
+    out[key] = Number(raw);
+  }
+  return { ok: true, value: out };
+}

@@ -1,11 +1,30 @@
-/** @module mesh/memory — remembered connections (`agentId -> {project, name}`) so agents rejoin after a restart. */
+/**
+ * @module mesh/memory — remembered connections (`agentId -> {project, name, resume secret, stream
+ * position}`) so agents rejoin after a restart under their own name and recover what they missed.
+ */
 
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export interface RememberedConnection {
   project: string;
   name: string;
+  /** The secret that takes the name's live presence over; a credential, so the file is 0600 and it is never logged. */
+  resumeSecret?: string;
+  /** The project's stream epoch and the last sequence handled, for recovery. */
+  epoch?: string;
+  since?: number;
+}
+
+/** Keeps only the known fields (a file may hold anything). */
+function clean(c: RememberedConnection): RememberedConnection {
+  const out: RememberedConnection = { project: c.project, name: c.name };
+  if (typeof c.resumeSecret === 'string') out.resumeSecret = c.resumeSecret;
+  if (typeof c.epoch === 'string' && Number.isSafeInteger(c.since)) {
+    out.epoch = c.epoch;
+    out.since = c.since;
+  }
+  return out;
 }
 
 export interface ConnectionMemory {
@@ -19,12 +38,12 @@ export function memoryConnectionMemory(initial: Record<string, RememberedConnect
   const data = { ...initial };
   return {
     load: async () => ({ ...data }),
-    save: async (id, c) => void (data[id] = { ...c }),
+    save: async (id, c) => void (data[id] = clean(c)),
     forget: async (id) => void delete data[id],
   };
 }
 
-/** Keeps remembered connections in a JSON file (mode 0600), written atomically; writes run one at a time. */
+/** Keeps remembered connections in a JSON file (mode 0600: it holds resume secrets), written atomically; writes run one at a time. */
 export function fileConnectionMemory(path: string): ConnectionMemory {
   let chain: Promise<unknown> = Promise.resolve();
   const read = async (): Promise<Record<string, RememberedConnection>> => {
@@ -42,11 +61,13 @@ export function fileConnectionMemory(path: string): ConnectionMemory {
       await mkdir(dirname(path), { recursive: true });
       const tmp = `${path}.${process.pid}.tmp`;
       await writeFile(tmp, JSON.stringify(d, null, 2), { mode: 0o600 });
+      // `mode` applies only when the file is created; a leftover temp file keeps its own.
+      await chmod(tmp, 0o600);
       await rename(tmp, path);
     })) as Promise<void>;
   return {
     load: read,
-    save: (id, c) => update((d) => void (d[id] = { project: c.project, name: c.name })),
+    save: (id, c) => update((d) => void (d[id] = clean(c))),
     forget: (id) => update((d) => void delete d[id]),
   };
 }

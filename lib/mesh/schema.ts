@@ -13,7 +13,8 @@ CREATE TABLE IF NOT EXISTS projects (
   description TEXT,
   created_by_cwd TEXT,
   created_at INTEGER NOT NULL,
-  next_sequence INTEGER NOT NULL DEFAULT 1
+  next_sequence INTEGER NOT NULL DEFAULT 1,
+  epoch TEXT
 );
 CREATE TABLE IF NOT EXISTS messages (
   project TEXT NOT NULL,
@@ -37,6 +38,17 @@ CREATE INDEX IF NOT EXISTS messages_by_sender ON messages (project, sender_name,
 `;
 
 /**
+ * Brings an older database up to the current tables: `projects.epoch` names a project's message
+ * stream, so a client that recovers by sequence can tell a recreated project from the one it saw.
+ */
+export function migrateMeshSchema(db: Database): void {
+  const columns = db.query('PRAGMA table_info(projects)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'epoch')) db.exec('ALTER TABLE projects ADD COLUMN epoch TEXT');
+  // Projects made before epochs existed get a stable one derived from their creation time.
+  db.exec("UPDATE projects SET epoch = 'c' || created_at WHERE epoch IS NULL");
+}
+
+/**
  * Opens (creating if needed) the mesh database file in WAL mode with `synchronous = FULL`, so a
  * committed message survives a power cut. `:memory:` opens an in-memory store (tests, benchmarks).
  * @throws Error when the file cannot be opened or has a newer storage version.
@@ -50,6 +62,7 @@ export function openMeshDatabase(path: string): Database {
   const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version;
   if (version > STORE_VERSION) throw new Error(`mesh store: ${path} has storage version ${version}, newer than ${STORE_VERSION}`);
   db.exec(MESH_SCHEMA);
+  migrateMeshSchema(db);
   db.exec(`PRAGMA user_version = ${STORE_VERSION}`);
   return db;
 }

@@ -7,13 +7,13 @@
 
 import type { Database } from 'bun:sqlite';
 import { fail, ok, type MeshError, type Result } from './errors.ts';
-import { runHistory, type HistoryQuery } from './history.ts';
+import { runHistory, runMissed, type HistoryQuery, type Missed } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { isMessageId, isProjectName, isRosterName } from './names.ts';
 import { validateContent, type Attachment, type TextPayload } from './payload.ts';
 import { formatRef, parseRef } from './ref.ts';
 import { fingerprint, messageToValues, normalizeAttachments, normalizePayload, rowToMessage, type MessageRow } from './rows.ts';
-import { MESH_SCHEMA } from './schema.ts';
+import { MESH_SCHEMA, migrateMeshSchema } from './schema.ts';
 import type { MeshMessage, Peer, Target } from './wire.ts';
 import type { Log } from '../log.ts';
 
@@ -66,10 +66,16 @@ export function createMeshStore(opts: MeshStoreOptions) {
   const schedule = opts.schedule ?? ((fn) => void setImmediate(fn));
   const maxBatch = opts.maxBatch ?? 2048;
   db.exec(MESH_SCHEMA);
+  migrateMeshSchema(db);
 
   // Next sequence per project, authoritative in memory between commits.
   const next = new Map<string, number>();
-  for (const r of db.query('SELECT name, next_sequence FROM projects').all() as { name: string; next_sequence: number }[]) next.set(r.name, r.next_sequence);
+  // Each project's stream epoch: a new one whenever a project of that name is created again.
+  const epochs = new Map<string, string>();
+  for (const r of db.query('SELECT name, next_sequence, epoch FROM projects').all() as { name: string; next_sequence: number; epoch: string }[]) {
+    next.set(r.name, r.next_sequence);
+    epochs.set(r.name, r.epoch);
+  }
 
   const insert = db.query('INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
   const setNext = db.query('UPDATE projects SET next_sequence = ? WHERE name = ?');
@@ -138,14 +144,17 @@ export function createMeshStore(opts: MeshStoreOptions) {
         if (v !== undefined && (typeof v !== 'string' || v.length > 1024)) return fail('A2A_BAD_REQUEST', `${k} must be a string of at most 1024 characters`);
       if (next.has(name)) return fail('project-conflict', `project ${name} already exists`);
       const createdAt = now();
-      db.query('INSERT INTO projects (name, display_name, description, created_by_cwd, created_at, next_sequence) VALUES (?,?,?,?,?,1)').run(
+      const epoch = Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString('base64url');
+      db.query('INSERT INTO projects (name, display_name, description, created_by_cwd, created_at, next_sequence, epoch) VALUES (?,?,?,?,?,1,?)').run(
         name,
         (displayName as string | undefined) ?? null,
         (description as string | undefined) ?? null,
         (createdByCwd as string | undefined) ?? null,
         createdAt,
+        epoch,
       );
       next.set(name, 1);
+      epochs.set(name, epoch);
       return ok(getProject(name)!);
     },
 
@@ -162,6 +171,7 @@ export function createMeshStore(opts: MeshStoreOptions) {
         db.query('DELETE FROM projects WHERE name = ?').run(name);
       })();
       next.delete(name);
+      epochs.delete(name);
       return true;
     },
 
@@ -241,6 +251,26 @@ export function createMeshStore(opts: MeshStoreOptions) {
 
     history(q: HistoryQuery): MeshMessage[] {
       return runHistory(db, q, limits, (ref) => log('warn', 'mesh store: skipped a message whose size does not add up', { ref }));
+    },
+
+    /**
+     * Where a project's stream stands: its epoch and the last sequence handed out. Commits the open
+     * group first, so everything up to `sequence` can be read back (recovery relies on that).
+     */
+    position(project: string): { epoch: string; sequence: number } | undefined {
+      const n = next.get(project);
+      if (n === undefined) return undefined;
+      flush();
+      return { epoch: epochs.get(project)!, sequence: next.get(project)! - 1 };
+    },
+
+    /**
+     * What `name` missed in `project` after sequence `since`: messages addressed to it and broadcasts
+     * by others, newest `limit` at most (and within the history budget), in ascending order.
+     * Call `position` first so the open group is committed.
+     */
+    missed(project: string, name: string, since: number, limit: number): Missed {
+      return runMissed(db, { project, name, since, limit }, limits, (ref) => log('warn', 'mesh store: skipped a message whose size does not add up', { ref }));
     },
 
     /** Number of messages stored for a project (for status lines). */

@@ -26,14 +26,45 @@ export interface MeshMessage {
 export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
 export type DeliveryStatus = 'delivered' | 'failed' | 'disconnected';
 
+/** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
+export interface StreamPosition {
+  epoch: string;
+  since: number;
+}
+
+/** How a claim's replay went: `recovered` is false when messages after `since` were left out (limit, budget, or a new stream). */
+export interface Recovery {
+  recovered: boolean;
+  since: number;
+  replayed: number;
+}
+
 export type ClientFrame =
-  | { type: 'hello'; protocolVersion: unknown; project: unknown; name: unknown; token?: unknown }
+  | { type: 'hello'; protocolVersion: unknown; project: unknown; name: unknown; token?: unknown; resume?: unknown; recover?: unknown }
   | { type: 'message'; requestId: string; messageId: unknown; target: unknown; payload: unknown; attachments: unknown; replyTo: unknown }
   | { type: 'delivered'; messageId: string }
   | { type: 'delivery_failed'; messageId: string; error: string };
 
 export type ServerFrame =
-  | { type: 'claimed'; protocolVersion: number; project: string; self: Peer; peers: Peer[] }
+  | {
+      type: 'claimed';
+      protocolVersion: number;
+      project: string;
+      self: Peer;
+      peers: Peer[];
+      /** The project's stream: its epoch (changes when the project is recreated) and its last committed sequence. */
+      epoch: string;
+      sequence: number;
+      heartbeatMs: number;
+      heartbeatMisses: number;
+      /** True when the hello's resume secret took over the name's live presence (same presenceId). */
+      resumed: boolean;
+      /** Given on a fresh claim only; presenting it in a later hello takes this presence over. */
+      resumeSecret?: string;
+      /** Present when the hello asked to recover; the replayed `message` frames follow. */
+      recovery?: Recovery;
+    }
+  | { type: 'ping' }
   | { type: 'presence_joined'; peer: Peer }
   | { type: 'presence_left'; peer: Peer; reason: LeaveReason }
   | { type: 'accepted'; requestId: string; message: MeshMessage; recipients: string[]; replayed?: true }
@@ -73,7 +104,7 @@ export function parseClientFrame(text: string, maxErrorBytes = 512): Result<Clie
   const f = v as Record<string, unknown>;
   switch (f.type) {
     case 'hello':
-      return ok({ type: 'hello', protocolVersion: f.protocolVersion, project: f.project, name: f.name, token: f.token });
+      return ok({ type: 'hello', protocolVersion: f.protocolVersion, project: f.project, name: f.name, token: f.token, resume: f.resume, recover: f.recover });
     case 'message':
       if (!isStr(f.requestId)) return fail('invalid_frame', 'message.requestId must be a string of 1 to 128 characters');
       return ok({
