@@ -84,7 +84,6 @@ describe('a caller\'s mistake answers its 4xx code', () => {
       [() => hubCall('entity.resolve', {}), 400, 'ENTITY_BAD_QUERY'],
       [() => localInvoke(f.hubUrl, { target: 'crm', capability: 'crm.nothing' }), 404, 'UNKNOWN_CAPABILITY'],
       [() => localInvoke(f.hubUrl, { target: 'scanner', capability: 'sector.movement', args: { extra: 1 } }), 400, 'BAD_ARGS'],
-      [() => get('/api/tasks/00000000-0000-4000-8000-000000000000'), 404, 'TASK_NOT_FOUND'],
       [() => get('/api/negotiations/neg-1'), 404, 'NEGOTIATION_BAD_ID'],
       [() => get('/api/trace?limit=zero'), 400, 'BAD_QUERY'],
     ];

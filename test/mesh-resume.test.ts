@@ -140,7 +140,7 @@ test('a client dropped half-open comes back under its own name and gets the mess
   ]);
   // Bob can talk again over the new socket.
   const reply = await bob.client.send('b', { target: { type: 'agent', name: 'alice' }, text: 'back' });
-  expect(reply.ok && reply.value.message.messageRef).toBe('demo:4');
+  expect(reply.ok && reply.result.message.messageRef).toBe('demo:4');
   expect(hub.log.lines.join('\n')).toContain('mesh: presence resumed');
   expect(hub.log.lines.join('\n')).not.toContain(secret);
 });
