@@ -6,8 +6,8 @@
  */
 
 import type { Agent, AgentContext } from '../lib/a2a/agent.ts';
-import { Catalog } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { capability } from '../lib/catalog/capability.ts';
+import { defineNode } from '../lib/node/define-node.ts';
 
 /** How long a resubscribe scenario stays alive: at least twice the kit's 2 s streaming timeout. */
 const RESUBSCRIBE_HOLD_MS = 5000;
@@ -84,23 +84,20 @@ export const conformanceAgent: Agent = {
   },
 };
 
-export default function conformance(): NodeDefinition {
-  return {
-    name: 'conformance',
-    description: 'Conformance agent for the A2A TCK: the messageId prefix of each message selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages leave their task working until continued or canceled.',
-    catalog: new Catalog([{
-      id: 'tck.scenarios',
-      name: 'TCK scenarios',
-      description: 'Lists the messageId prefixes this agent understands.',
-      tags: ['conformance', 'testing'],
-      keywords: ['scenario', 'tck'],
-      readOnly: true,
-      args: {},
-      run: () => ({ prefixes: SCENARIOS.map(([p]) => p) }),
-    }]),
-    agent: conformanceAgent,
-    agentBacked: false,
-    inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-    outputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-  };
-}
+export default defineNode(() => ({
+  name: 'conformance',
+  description: 'Conformance agent for the A2A TCK: the messageId prefix of each message selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages leave their task working until continued or canceled.',
+  capabilities: [capability({
+    id: 'tck.scenarios',
+    name: 'TCK scenarios',
+    description: 'Lists the messageId prefixes this agent understands.',
+    tags: ['conformance', 'testing'],
+    keywords: ['scenario', 'tck'],
+    readOnly: true,
+    args: {},
+    run: () => ({ prefixes: SCENARIOS.map(([p]) => p) }),
+  })],
+  agent: conformanceAgent,
+  inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
+  outputModes: ['text/plain', 'application/json', 'application/octet-stream'],
+}));
