@@ -52,7 +52,7 @@ export function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): 
       }
       case 'RISK_LEVEL':
         // A band the advisor does not know leaves it at the strictest one.
-        learned.riskLevel = RISK_LEVELS.includes(h.detail as RiskLevel) ? (h.detail as RiskLevel) : 'low';
+        learned.riskLevel = RISK_LEVELS.find((r) => r === h.detail) ?? 'low';
         break;
       case 'UNALIGNED_ENTITY':
         // The entity index is crm's; the advisor can only drop the stock it was told about.
