@@ -1,5 +1,5 @@
 /**
- * @module a2a-engine — the task state machine (SPEC-NOTES §6): sends, continuation, blocking and
+ * @module a2a-engine — the task state machine (A2A task lifecycle): sends, continuation, blocking and
  * immediate answers, cancel, subscriptions and push configs. It runs the node's agent, applies
  * what the agent reports to the task, stores it, and fans each event out in order to every
  * subscriber and webhook. Protocol-version neutral: the wire modules translate.
@@ -7,7 +7,7 @@
 
 import { a2aError, type A2AError } from './errors.ts';
 import {
-  INTERRUPTED_STATES, TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
+  TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
   type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
   type SendParams, type Task, type TaskEvent, type TaskState,
 } from './types.ts';
@@ -537,5 +537,3 @@ function toArtifact(input: ArtifactInput): Artifact {
 function snapshot(task: Task): Task {
   return { ...task, status: { ...task.status }, artifacts: [...task.artifacts], history: [...task.history] };
 }
-
-export { INTERRUPTED_STATES };

@@ -31,7 +31,7 @@ const V03_METHODS = [
 ] as const;
 const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
-/** Reads `A2A-Version`: empty or missing means 0.3 (SPEC-NOTES §3); patch numbers are tolerated. */
+/** Reads `A2A-Version`: empty or missing means 0.3 (A2A versioning); patch numbers are tolerated. */
 export function requestedVersion(header: string | null): ProtocolVersion | A2AError {
   const raw = (header ?? '').trim();
   if (raw === '') return '0.3';

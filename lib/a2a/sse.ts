@@ -1,5 +1,5 @@
 /**
- * @module a2a-sse — Server-Sent Events for streaming answers (SPEC-NOTES §8): one
+ * @module a2a-sse — Server-Sent Events for streaming answers (A2A JSON-RPC streaming): one
  * `data: <json>` frame per event, sent as the event happens; the response ends when the source
  * ends. A comment line every few seconds keeps idle connections open through proxies.
  */

@@ -18,9 +18,6 @@ export const WIRE_CODES = [
 ] as const;
 export type WireCode = (typeof WIRE_CODES)[number];
 
-/** Wire codes that end a claim: the hub closes with 1008 and the code as the reason. */
-export const CLAIM_CODES: ReadonlySet<WireCode> = new Set(['protocol_mismatch', 'name_in_use', 'unknown_project', 'claim_rejected']);
-
 /** HTTP error codes and the status each one is answered with on `/api/*` (which answers 200 for most). */
 export const API_STATUS = Object.freeze({
   'bad-json': 200,

@@ -24,7 +24,6 @@ export interface MeshMessage {
 }
 
 export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
-export type DeliveryStatus = 'delivered' | 'failed' | 'disconnected';
 
 export type ClientFrame =
   | { type: 'hello'; protocolVersion: unknown; project: unknown; name: unknown; token?: unknown }
