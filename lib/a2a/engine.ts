@@ -516,7 +516,7 @@ export class TaskEngine {
 }
 
 /** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */
-export function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
+function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
   const bare = mediaType.split(';')[0]!.trim().toLowerCase();
   const [type] = bare.split('/');
   return allowed.some((a) => {

@@ -7,7 +7,7 @@
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',

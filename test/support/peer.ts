@@ -34,7 +34,7 @@ export interface TestFleet {
 }
 
 /** Capabilities every test node offers; `hang` never answers (for timeouts). */
-export function testDispatch(self: string) {
+function testDispatch(self: string) {
   return async (capability: string, args: Record<string, unknown>): Promise<DispatchResult> => {
     switch (capability) {
       case 'echo':
