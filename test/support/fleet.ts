@@ -6,7 +6,6 @@
 
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
@@ -28,6 +27,9 @@ export interface RunningFleet {
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
+const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
 export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
@@ -66,7 +68,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
       await server.stop();
       for (const n of nodes.values()) await n.stop();
       meshStore.close();
-      rmSync(join(dataDir), { recursive: true, force: true });
+      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -81,7 +83,7 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
   return { status: res.status, json: await res.json() };
 }
 
-/** Every default node of fixtures/fleet.json, each built from its own node file. */
+/** Every default node of fixtures/fleet.json, each built from its own node file with its own data folder. */
 export async function realNodeDefs(only?: string[]): Promise<NodeDefinition[]> {
   const { loadFleet } = await import('../../lib/fleet/invoke.ts');
   const { resolve } = await import('node:path');
@@ -91,7 +93,10 @@ export async function realNodeDefs(only?: string[]): Promise<NodeDefinition[]> {
   const defs: NodeDefinition[] = [];
   for (const m of (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)))) {
     const define = (await import(resolve(root, m.file))).default as (o: { fixturesDir: string; fleetFile: string; dataDir: string }) => NodeDefinition;
-    defs.push(define({ fixturesDir, fleetFile, dataDir: tempDir('lume-a2a-node-') }));
+    const dataDir = tempDir('lume-a2a-node-');
+    const def = define({ fixturesDir, fleetFile, dataDir });
+    nodeDataDirs.set(def, dataDir);
+    defs.push(def);
   }
   return defs;
 }
