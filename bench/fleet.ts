@@ -2,13 +2,13 @@
  * The hub's fleet.invoke round trip (hub -> node -> hub, signed and traced into SQLite) against a
  * direct unsigned call to the same node and capability, in one run with alternating rounds; and
  * the time `/api/fleet`'s aggregation takes over 100 nodes started in this process. Prints the
- * figures and writes the "Fleet" section of docs/benchmarks.md.
+ * figures and the "Fleet" section; `--write` records it in docs/benchmarks.md.
  *
- * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32]
+ * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32] [--write]
  */
 
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -19,9 +19,9 @@ import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
-import { writeSection } from './report.ts';
+import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -122,7 +122,7 @@ times.sort((a, b) => a - b);
 const aggMedian = Math.round(times[2]!);
 console.log(`\nfleet.invoke ed25519 ${hubRps}/s, derived ${hmacRps}/s vs direct ${directRps}/s: signing + tracing cost ${cost}% (ed25519), ${hmacCost}% (derived) · /api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
 
-writeSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}).
+reportSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}).
 
 The hub's \`fleet.invoke('scanner', 'scanner.status')\` (signed with the hub's Ed25519 key, verified by the node, answer parsed, a trace row written to SQLite in WAL mode) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} alternating rounds (means).
 
@@ -135,4 +135,5 @@ The hub's \`fleet.invoke('scanner', 'scanner.status')\` (signed with the hub's E
 Signing and tracing together cost **${cost}%** of the direct call's throughput with Ed25519 and **${hmacCost}%** with the derived HMAC mode (target: under 30%). Ed25519 costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call; the trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`);
+rmSync(tmp, { recursive: true, force: true });
 process.exit(0);

@@ -12,6 +12,7 @@ import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
 import { detectEd25519, type PeerMode, type PeerVerifier } from '../lib/peer/signature.ts';
+import { reportSection } from './report.ts';
 
 const MODES: PeerMode[] = ['shared', 'derived', 'ed25519'];
 const CALLER: Record<PeerMode, string> = { shared: 'caller-shared', derived: 'caller-derived', ed25519: 'caller-ed' };
@@ -153,8 +154,6 @@ function report(http: Record<string, number>, cpu: Record<string, number>, inPro
     return `| ${mode} | ${n(h)} | ${pc(hr)} | ${cpu[mode]!.toFixed(1)} | ${pc(cr)} | ${n(p)} | ${pc(pr)} | ${verdict} |`;
   };
   const lines = [
-    '## Peer channel',
-    '',
     'Command: `bun bench/peer.ts --write` (signed `POST /peer/invoke` per mode against the same route with a',
     `pass-through verifier, one run; ${ROUNDS} interleaved rounds of ${REQUESTS.toLocaleString('en')} requests per mode, best round kept,`,
     `${CONCURRENCY} requests in flight). HTTP: the node runs in its own process and a client process sends requests`,
@@ -178,24 +177,5 @@ function report(http: Record<string, number>, cpu: Record<string, number>, inPro
     'in the tests.',
     '',
   ];
-  const section = lines.join('\n');
-  console.log(section);
-  if (args.includes('--write')) {
-    const path = join(import.meta.dir, '..', 'docs', 'benchmarks.md');
-    let doc = '';
-    try {
-      doc = readFileSync(path, 'utf8');
-    } catch {
-      doc = '# Benchmarks\n\nFigures come from the scripts in `bench/`; each section names its command.\n';
-    }
-    // Replace only this section: from its heading to the next "## " heading or the end.
-    const start = doc.indexOf('## Peer channel');
-    if (start < 0) doc = doc.replace(/\n*$/, '\n\n') + section;
-    else {
-      const after = doc.indexOf('\n## ', start + 1);
-      doc = doc.slice(0, start) + section + (after < 0 ? '' : doc.slice(after));
-    }
-    writeFileSync(path, doc);
-    console.log(`written to ${path}`);
-  }
+  reportSection('Peer channel', lines.join('\n'));
 }

@@ -10,7 +10,8 @@ import { readAgentBacked } from '../lib/a2a/card.ts';
 import { msgV1, rpc, tempDir } from './support/node.ts';
 import { SETUP, fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 
-const nowhere = `${tempDir()}/absent`;
+const scratch = tempDir();
+const nowhere = `${scratch}/absent`;
 const execDir = tempDir();
 let f: RunningFleet;
 beforeAll(async () => {
@@ -26,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await f.dispose();
-  rmSync(execDir, { recursive: true, force: true });
+  for (const dir of [scratch, execDir]) rmSync(dir, { recursive: true, force: true });
 });
 
 const A2A_NODES = ['crm', 'scanner', 'lan', 'talentlens', 'resolve'];

@@ -1,5 +1,5 @@
 /**
- * @module a2a-push — webhook delivery of task updates (SPEC-NOTES §9): at least once, in order per
+ * @module a2a-push — webhook delivery of task updates (A2A push notifications): at least once, in order per
  * webhook, retried with backoff, `Authorization` from the config. An allow rule on the URL's host
  * keeps a node from being used to reach arbitrary hosts.
  */

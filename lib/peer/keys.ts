@@ -11,11 +11,12 @@
  *   parseRing(doc) / listKeys(dataDir)       ring file -> PeerRing; a key-free summary
  */
 
-import { chmod, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import type { Fleet } from '../fleet/invoke.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import {
   NODE_NAME,
   createSigner,
@@ -104,25 +105,8 @@ async function readText(path: string): Promise<string | undefined> {
 }
 
 /** Writes through a temporary file; `exclusive` keeps an existing file (returns false then). */
-async function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
-  const tmp = `${path}.${process.pid}.${toB64url(randomBytes(6))}.tmp`;
-  await writeFile(tmp, text, { mode, flag: 'wx' });
-  await chmod(tmp, mode); // the umask may have narrowed or the platform ignored `mode`
-  try {
-    if (!exclusive) {
-      await rename(tmp, path);
-      return true;
-    }
-    try {
-      await link(tmp, path); // fails with EEXIST instead of replacing: no clobbering, no race
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e;
-    }
-  } finally {
-    await unlink(tmp).catch(() => {});
-  }
+function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
+  return writeFileAtomic(path, text, { mode, ifAbsent: exclusive });
 }
 
 async function readSecret(dir: string): Promise<Uint8Array | undefined> {

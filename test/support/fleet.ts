@@ -30,6 +30,9 @@ export interface RunningFleet {
   stop(): Promise<void>;
 }
 
+/** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
+const nodeDataDirs = new WeakMap<NodeDefinition, string>();
+
 export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
@@ -67,7 +70,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
       await server.stop();
       for (const n of nodes.values()) await n.stop();
       meshStore.close();
-      rmSync(join(dataDir), { recursive: true, force: true });
+      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -90,5 +93,8 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
 export async function realNodeDefs(only?: string[], opts: { dataDir?: string } = { dataDir: tempDir('lume-a2a-node-') }): Promise<NodeDefinition[]> {
   const fleetFile = resolve(FIXTURES, 'fleet.json');
   const members = (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)));
-  return Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  const defs = await Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  // startFleet removes this folder with the fleet's own.
+  if (opts.dataDir) for (const d of defs) nodeDataDirs.set(d, opts.dataDir);
+  return defs;
 }
