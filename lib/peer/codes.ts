@@ -11,6 +11,7 @@ export const PEER_ERRORS = Object.freeze({
   PEER_REPLAY: { status: 401, message: 'nonce already used' },
   PEER_DOWNGRADE: { status: 401, message: 'a stronger signing mode is known for this node' },
   PEER_SCOPE: { status: 401, message: 'signed scope does not match the requested capability' },
+  PEER_WRONG_RECEIVER: { status: 401, message: 'request was signed for another node or route' },
   PEER_BAD_REQUEST: { status: 400, message: 'malformed peer request' },
   PEER_TOO_LARGE: { status: 413, message: 'request body too large' },
   PEER_METHOD: { status: 405, message: 'peer routes accept POST only' },
@@ -32,4 +33,5 @@ export type PeerRefusalCode =
   | 'PEER_STALE'
   | 'PEER_REPLAY'
   | 'PEER_DOWNGRADE'
-  | 'PEER_SCOPE';
+  | 'PEER_SCOPE'
+  | 'PEER_WRONG_RECEIVER';
