@@ -9,7 +9,7 @@
  *   pairInfo(a, b)                                       the HKDF info string, both names in order
  *   x25519Secret(seed) / x25519Public(ed25519Public)     the Montgomery forms of an identity
  *   nativeX25519 / nobleX25519, detectX25519()           the agreement (node:crypto / @noble fallback)
- *   createPairCache(capacity)                            a bounded map for prepared pair keys
+ *   createPairCache(capacity, make)                      a bounded map for prepared pair keys
  */
 
 import { createPrivateKey, createPublicKey, diffieHellman } from 'node:crypto';
@@ -153,22 +153,24 @@ export function pairKey(self: string, seed: Uint8Array, peer: string, peerPublic
  * the entry added first is dropped; a dropped peer is simply prepared again on its next request.
  */
 export interface PairCache<T> {
-  get(peer: string, make: () => T): T;
+  /** The entry for `peer`, made by `make(peer)` on first use. */
+  get(peer: string): T;
   readonly size: number;
 }
 
-export function createPairCache<T>(capacity: number): PairCache<T> {
+/** `make` is fixed at creation so the hot path allocates nothing. */
+export function createPairCache<T>(capacity: number, make: (peer: string) => T): PairCache<T> {
   if (!(capacity >= 1)) throw new Error('pair cache: capacity must be at least 1');
   const entries = new Map<string, T>();
   return {
-    get(peer, make) {
+    get(peer) {
       let v = entries.get(peer);
-      if (v === undefined && !entries.has(peer)) {
+      if (v === undefined) {
         if (entries.size >= capacity) entries.delete(entries.keys().next().value!);
-        v = make();
+        v = make(peer);
         entries.set(peer, v);
       }
-      return v as T;
+      return v;
     },
     get size() {
       return entries.size;

@@ -314,15 +314,12 @@ export function createSigner(o: SignerOptions): PeerSigner {
   const modes = PEER_MODES.filter((m) => (m === 'pairwise' ? !!seed && !!ring : m === 'ed25519' ? !!seed : !!secret));
   const preferred = o.mode && o.mode !== 'pairwise' ? o.mode : modes.find((m) => m !== 'pairwise');
   // Per receiver: the MAC keyed with the pair key of this node's seed and the receiver's newest key.
-  const pairs = createPairCache<Mac | null>(o.pairCapacity ?? 1024);
-  const pairMac = (to: string): Mac | null => {
+  const pairs = createPairCache<Mac | null>(o.pairCapacity ?? 1024, (to) => {
     const pub = seed && ring?.get(to)?.ed25519[0];
-    if (!pub) return null;
-    return pairs.get(to, () => {
-      const key = pairKey(node, seed, to, pub, o.x25519);
-      return key ? hashes.macFor(key) : null;
-    });
-  };
+    const key = pub && pairKey(node, seed, to, pub, o.x25519);
+    return key ? hashes.macFor(key) : null;
+  });
+  const pairMac = (to: string): Mac | null => (seed && ring ? pairs.get(to) : null);
   return Object.freeze({
     node,
     modes: Object.freeze(modes),
@@ -430,16 +427,14 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   // Per caller: one MAC per (own seed, caller key) pair, the current ones first. Outside a
   // rotation that is a single MAC.
   const x25519 = o.x25519 ?? (seeds.length ? detectX25519() : undefined);
-  const pairMacs = createPairCache<Mac[]>(o.pairCapacity ?? 1024);
-  const pairMacsOf = (node: string, entry: RingEntry) =>
-    pairMacs.get(node, () =>
-      seeds.flatMap((seed) =>
-        entry.ed25519.flatMap((pub) => {
-          const key = pairKey(self, seed, node, pub, x25519);
-          return key ? [hashes.macFor(key)] : [];
-        }),
-      ),
-    );
+  const pairMacs = createPairCache<Mac[]>(o.pairCapacity ?? 1024, (node) =>
+    seeds.flatMap((seed) =>
+      (o.ring.get(node)?.ed25519 ?? []).flatMap((pub) => {
+        const key = pairKey(self, seed, node, pub, x25519);
+        return key ? [hashes.macFor(key)] : [];
+      }),
+    ),
+  );
   const named = (text: string, pattern: RegExp) => (pattern.test(text) ? text : 'something else');
 
   return Object.freeze({
@@ -485,7 +480,8 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
         for (const pub of entry.ed25519) if ((good = await ed25519.verify(pub, msg, sig))) break;
       } else if (mode === 'pairwise') {
         if (!seeds.length) return refuse('PEER_BAD_SIGNATURE', 'this node holds no Ed25519 key to check pairwise signatures');
-        for (const mac of pairMacsOf(node, entry)) if ((good = equalMac(mac(text), sig))) break;
+        const macs = pairMacs.get(node);
+        for (let i = 0; i < macs.length && !good; i++) good = equalMac(macs[i]!(text), sig);
       } else {
         if (!secret) return refuse('PEER_BAD_SIGNATURE', 'this node holds no fleet secret to check HMAC modes');
         good = equalMac(macFor(mode as 'derived' | 'shared', node)(text), sig);
