@@ -74,22 +74,33 @@ function watched(signer: PeerSigner, used: Set<string>, mode?: PeerMode): PeerSi
     },
   };
 }
-type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared';
-const PATHS: { path: Path; caller: string; mode?: PeerMode }[] = [
-  { path: 'pairwise', caller: 'a2a' }, // the hub's default: no mode named
-  { path: 'ed25519', caller: 'a2a', mode: 'ed25519' },
-  { path: 'derived', caller: 'a2a-hmac' },
-  { path: 'shared', caller: 'a2a-shared' },
+type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
+// `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
+const PATHS: { path: Path; caller: string; mode?: PeerMode; label: string }[] = [
+  { path: 'pairwise', caller: 'a2a', label: 'fleet.invoke, pairwise (the default between ring members), traced' }, // no mode named
+  { path: 'ed25519', caller: 'a2a', mode: 'ed25519', label: 'fleet.invoke, ed25519, traced' },
+  { path: 'derived', caller: 'a2a-hmac', label: 'fleet.invoke, derived, traced' },
+  { path: 'shared', caller: 'a2a-shared', label: 'fleet.invoke, shared, traced' },
+  { path: 'untraced', caller: 'a2a', label: 'peerFetch, pairwise, no trace' },
 ];
 const used = Object.fromEntries(PATHS.map((p) => [p.path, new Set<string>()])) as Record<Path, Set<string>>;
 const calls: Record<Path, () => Promise<boolean>> = {} as never;
 for (const p of PATHS) {
   const signer = watched((await loadPeerIdentity(tmp, p.caller)).signer, used[p.path], p.mode);
-  const invoker = createFleetInvoker({ self: p.caller, client: createPeerClient({ signer, fleet }), trace });
-  calls[p.path] = async () => (await invoker.invoke('scanner', 'scanner.status')).ok;
+  const client = createPeerClient({ signer, fleet });
+  const invoker = createFleetInvoker({ self: p.caller, client, trace });
+  calls[p.path] = p.path === 'untraced'
+    ? async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok
+    : async () => (await invoker.invoke('scanner', 'scanner.status')).ok;
 }
 
-async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: number }> {
+const cpuOf = (u: { user: number; system: number }) => u.user + u.system;
+const nodeCpu = async () => cpuOf((await (await fetch(`${url}/cpu`)).json()) as { user: number; system: number });
+
+/** Calls per second and p99 latency, plus CPU µs per call in this (calling) process and in the node. */
+async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: number; callerCpu: number; nodeCpu: number }> {
+  const cpu0 = cpuOf(process.cpuUsage());
+  const node0 = await nodeCpu();
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   const start = performance.now();
@@ -100,8 +111,11 @@ async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: nu
       latencies.push(performance.now() - t0);
     }
   }));
+  const rps = Math.round(latencies.length / ((performance.now() - start) / 1000));
+  const callerCpu = (cpuOf(process.cpuUsage()) - cpu0) / latencies.length;
+  const nodeCpuPerCall = ((await nodeCpu()) - node0) / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { rps: Math.round(latencies.length / ((performance.now() - start) / 1000)), p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2) };
+  return { rps, p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2), callerCpu, nodeCpu: nodeCpuPerCall };
 }
 const body = JSON.stringify({ capability: 'scanner.status', args: {} });
 const direct = async () => {
@@ -111,17 +125,28 @@ const direct = async () => {
 
 await run(direct); // warm-up every path
 for (const p of PATHS) await run(calls[p.path]);
-const runs: Record<'direct' | Path, { rps: number; p99: number }[]> = { direct: [], pairwise: [], ed25519: [], derived: [], shared: [] };
+const runs: Record<'direct' | Path, Awaited<ReturnType<typeof run>>[]> = { direct: [], pairwise: [], ed25519: [], derived: [], shared: [], untraced: [] };
 for (let r = 0; r < rounds; r++) {
   runs.direct.push(await run(direct));
   for (const p of PATHS) runs[p.path].push(await run(calls[p.path]));
-  console.log(`round ${r + 1}: direct unsigned ${runs.direct.at(-1)!.rps}/s · ` + PATHS.map((p) => `fleet.invoke ${p.path} ${runs[p.path].at(-1)!.rps}/s`).join(' · '));
+  const show = (k: 'direct' | Path) => {
+    const x = runs[k].at(-1)!;
+    return `${k} ${x.rps}/s (CPU µs/call: caller ${x.callerCpu.toFixed(0)}, node ${x.nodeCpu.toFixed(0)})`;
+  };
+  console.log(`round ${r + 1}: ` + (['direct', ...PATHS.map((p) => p.path)] as const).map(show).join(' · '));
 }
 proc.kill();
-for (const p of PATHS) if ([...used[p.path]].join() !== p.path) throw new Error(`${p.path} calls were signed as ${[...used[p.path]].join(', ')}`);
+for (const p of PATHS) if ([...used[p.path]].join() !== (p.mode ?? (p.caller === 'a2a' ? 'pairwise' : p.path))) throw new Error(`${p.path} calls were signed as ${[...used[p.path]].join(', ')}`);
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 const rps = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, mean(v.map((r) => r.rps))])) as Record<'direct' | Path, number>;
 const p99 = (k: 'direct' | Path) => Math.max(...runs[k].map((r) => r.p99));
+// CPU per call: the least of the rounds, since other load on the machine can only add to it.
+const cpu = (k: 'direct' | Path) => {
+  const caller = Math.min(...runs[k].map((r) => r.callerCpu));
+  const node = Math.min(...runs[k].map((r) => r.nodeCpu));
+  return { caller, node, total: caller + node };
+};
+const capacity = (k: Path) => Math.round((cpu('direct').total / cpu(k).total) * 100);
 const share = (k: Path) => Math.round((rps[k] / rps.direct) * 100);
 const TARGET: Partial<Record<Path, number>> = { pairwise: 70 };
 
@@ -147,14 +172,18 @@ for (let i = 0; i < 5; i++) {
 for (const m of many) await m.stop();
 times.sort((a, b) => a - b);
 const aggMedian = Math.round(times[2]!);
+const cpuText = (k: 'direct' | Path) => {
+  const c = cpu(k);
+  return `${c.caller.toFixed(0)} + ${c.node.toFixed(0)} = ${c.total.toFixed(0)}`;
+};
 const table = [
-  '| path | calls/s | of direct | p99 ms (worst round) | target |',
-  '|---|---|---|---|---|',
-  `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | |`,
-  ...PATHS.map(({ path }) => {
+  '| path | calls/s | of direct | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (calls/s) |',
+  '|---|---|---|---|---|---|---|',
+  `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
+  ...PATHS.map(({ path, label }) => {
     const goal = TARGET[path];
     const verdict = goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
-    return `| fleet.invoke, ${path}${path === 'pairwise' ? ' (the default between ring members)' : ''}, traced | ${rps[path]} | ${share(path)}% | ${p99(path)} | ${verdict} |`;
+    return `| ${label} | ${rps[path]} | ${share(path)}% | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
   }),
 ].join('\n');
 console.log(`\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
@@ -165,7 +194,7 @@ The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (si
 
 ${table}
 
-\`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row, to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`;
 if (values.write) writeSection('Fleet', section);

@@ -75,6 +75,10 @@ describe('loading and rotating', () => {
     expect(await scanner.verifier.verify(h, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'pairwise' });
     const ed = new Headers(await crm.signer.sign(toScanner, body, { mode: 'ed25519' }));
     expect(await scanner.verifier.verify(ed, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+    // the hub loads its identity the same way: its fleet.invoke signs pairwise to every ring member
+    const hub = await loadPeerIdentity(dir, 'a2a', { now: () => NOW });
+    const fromHub = new Headers(await hub.signer.sign(toScanner, body));
+    expect([fromHub.get('x-peer-mode'), await scanner.verifier.verify(fromHub, body, '/peer/invoke')]).toEqual(['pairwise', expect.objectContaining({ ok: true, node: 'a2a' })]);
     await expect(loadPeerIdentity(dir, 'stranger')).rejects.toThrow('not in the ring');
     await expect(loadPeerIdentity(freshDir(), 'crm')).rejects.toThrow('bun run keys');
   });
