@@ -1,9 +1,9 @@
 /**
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
- * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`), and the
- * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`; changes sent from another site are
- * refused). Dependencies come in as arguments so tests can build a hub on port 0 with an
- * in-memory database.
+ * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`) with its
+ * sign-in, and the hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`). One access policy
+ * (hub/http/access.ts) admits every request first. Dependencies come in as arguments so tests can
+ * build a hub on port 0 with an in-memory database.
  */
 
 import type { Database } from 'bun:sqlite';
@@ -12,14 +12,16 @@ import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import { createNode, type NodeApp } from '../lib/node/create-node.ts';
+import { A2A_SIGNED_SCOPE, createNode, type NodeApp } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
-import { refuseCrossSite } from './http/origin.ts';
+import { createHubAccess, type HubAccess } from './http/access.ts';
+import { createLogin } from './http/login.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
@@ -37,7 +39,14 @@ export interface HubOptions {
   identity: { signer: PeerSigner; verifier: PeerVerifier };
   traceDb: Database;
   meshStore: MeshStore;
+  /** MESH_TOKEN: the mesh needs a principal even on loopback, and this token is accepted as the token `mesh`. */
   meshToken?: string;
+  /** Bearer tokens (`DATA_DIR/keys/tokens.json`; main.ts folds MESH_TOKEN in as `mesh`). */
+  tokens?: TokenBook;
+  /** HUB_PUBLIC_ORIGIN: where browsers reach the console besides the loopback addresses. */
+  publicOrigins?: string[];
+  /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback). */
+  requireLogin?: boolean;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
   host?: string;
@@ -53,6 +62,7 @@ export interface HubOptions {
 
 export interface Hub {
   trace: TraceStore;
+  access: HubAccess;
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
@@ -66,9 +76,25 @@ export function createHub(opts: HubOptions): Hub {
   const self = fleet.hub.name;
   const trace = createTraceStore(opts.traceDb);
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
+  const signA2A = (to: string, body: Uint8Array) => opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
+  const invoker = createFleetInvoker({ self, client, trace, fleet, sign: signA2A, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const tokens = opts.tokens ?? (opts.meshToken ? TokenBook.of({ mesh: opts.meshToken }) : undefined);
+  const access = createHubAccess({
+    host: opts.host ?? '127.0.0.1',
+    ...(tokens ? { tokens } : {}),
+    ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
+    requireLogin: !!opts.requireLogin,
+    meshToken: !!opts.meshToken,
+  });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
+  const mesh = createMeshServer({
+    store: opts.meshStore,
+    log,
+    // The hub's policy checks the mesh's HTTP routes; a hello on an unauthenticated socket carries a token.
+    access: { required: access.meshProtected, verify: (t) => tokens?.verify(t) !== undefined },
+    ...(opts.meshLimits ? { limits: opts.meshLimits } : {}),
+  });
   const delegator = createDelegator(invoker);
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
@@ -83,27 +109,38 @@ export function createHub(opts: HubOptions): Hub {
     log,
     pushAllowHosts: [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname),
     peer: { verifier: opts.identity.verifier, client, fleet },
+    access: { authenticate: access.authenticate, anonymous: access.anonymous },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
+  const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
   const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir) });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
-    const fromMesh = await mesh.fetch(req, server);
+    const admitted = access.admit(req);
+    if (admitted instanceof Response) return admitted;
+    const { caller } = admitted;
+    const fromMesh = await mesh.fetch(req, server, caller);
     if (fromMesh !== undefined) return fromMesh;
-    const fromApi = await api.fetch(req);
+    const fromLogin = await login.fetch(req);
+    if (fromLogin !== undefined) return fromLogin;
+    const fromApi = await api.fetch(req, caller);
     if (fromApi !== undefined) return fromApi;
     const fromConsole = consoleSite.fetch(req);
-    if (fromConsole !== undefined) return fromConsole;
-    // The hub's own node answers everything else, including the coded 404; the console reaches
-    // its tasks there too, so what a browser sends from another site is refused first.
-    return refuseCrossSite(req) ?? node.app.handle(req);
+    if (fromConsole !== undefined) {
+      const path = new URL(req.url).pathname;
+      return path === '/' || path === '/index.html' ? login.consolePage(caller, () => fromConsole) : fromConsole;
+    }
+    // The hub's own node answers everything else, including the coded 404, and authenticates its
+    // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
+    return node.app.handle(req);
   }
 
   return {
     trace,
+    access,
     invoker,
     node,
     view,
@@ -117,6 +154,7 @@ export function createHub(opts: HubOptions): Hub {
         websocket: mesh.websocket,
         idleTimeout: 60,
       });
+      access.bind(server.port!);
       node.advertise(server.port!);
       return {
         url: server.url.origin,

@@ -13,8 +13,8 @@ import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
 import { createHub } from './hub.ts';
-import { trustWarning } from './mesh/trust.ts';
 
 // 1. Options, read only here.
 const env = process.env;
@@ -24,6 +24,15 @@ const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
 const dataDir = resolve(env.DATA_DIR ?? './data');
 const token = env.MESH_TOKEN || undefined;
+// Where browsers reach the console besides loopback (comma-separated origins such as https://hub.example.com).
+const publicOrigins = (env.HUB_PUBLIC_ORIGIN ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+for (const o of publicOrigins) {
+  if (!/^https?:\/\/[^/\s]+$/.test(o)) {
+    console.error(`hub: HUB_PUBLIC_ORIGIN must list origins such as https://hub.example.com (no path), got ${o}`);
+    process.exit(2);
+  }
+}
+const requireLogin = env.HUB_REQUIRE_LOGIN === '1';
 const meshLimits = meshLimitsFromEnv(env);
 if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
@@ -39,6 +48,8 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+// Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
+const tokens = TokenBook.open(dataDir, token ? { extra: { mesh: token } } : {});
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -46,15 +57,18 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, tokens, requireLogin,
+  ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
 });
 const server = hub.listen(port, maxPort);
-const warning = trustWarning(host, token);
-if (warning) log('warn', warning);
-log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
+if (hub.access.requireLogin) {
+  log('warn', `hub requires a principal on every route but the card, health and sign-in${requireLogin ? '' : ` (bound to ${host}, beyond loopback)`}`);
+  if (tokens.size === 0) log('warn', 'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in');
+}
+log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', login: hub.access.requireLogin ? 'required' : 'loopback', meshToken: token ? 'set' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
 // 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.

@@ -12,6 +12,7 @@ import { createNode } from '../lib/node/create-node.ts';
 import { loadNode } from '../lib/node/load-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -19,7 +20,9 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+A2A_OPEN=1 (anonymous callers may also cancel, register webhooks and run capabilities that change
+state; loopback only, for conformance runs). Bearer tokens: bun run keys token add <name>.`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -66,6 +69,8 @@ const node = createNode(definition, {
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
   pushAllowHosts: [...fleetHosts, ...extraHosts],
+  // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
+  access: { tokens: TokenBook.open(dataDir), ...(process.env.A2A_OPEN === '1' ? { anonymous: 'all' as const } : {}) },
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
 const running = await node.start();

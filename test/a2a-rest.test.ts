@@ -5,12 +5,12 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, RestTransportFactory } from '@a2a-js/sdk/client';
 import { A2A_ERRORS, a2aError, toRestError, type A2AErrorReason } from '../lib/a2a/errors.ts';
 import conformance from '../node/conformance.ts';
-import { collect, sseFrames, startNode, type TestNode } from './support/node.ts';
+import { collect, sseFrames, startNode, TEST_AUTH, type TestNode } from './support/node.ts';
 
-const V1 = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
+const V1 = { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...TEST_AUTH };
 const ANY = expect.any(String);
 const INFO = (reason: string) => ({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' });
 
@@ -130,7 +130,7 @@ describe('routes, in the exact wire form', () => {
 
   test('GET and POST /tasks/{id}:subscribe start with the task snapshot and end when it is canceled', async () => {
     const open = (await send('tck-input-required-w-1', { configuration: { returnImmediately: true } })).json.task;
-    const streams = await Promise.all(['GET', 'POST'].map((method) => fetch(`${tck.url}/tasks/${open.id}:subscribe`, { method, headers: { 'A2A-Version': '1.0' } })));
+    const streams = await Promise.all(['GET', 'POST'].map((method) => fetch(`${tck.url}/tasks/${open.id}:subscribe`, { method, headers: { 'A2A-Version': '1.0', ...TEST_AUTH } })));
     const readers = streams.map((res) => sseFrames(res));
     const firsts = await Promise.all(readers.map((r) => r.next()));
     await call(tck.url, 'POST', `/tasks/${open.id}:cancel`);
@@ -155,7 +155,9 @@ describe('routes, in the exact wire form', () => {
     expect(created).toEqual({ status: 201, type: 'application/json', json: config });
     const id = created.json.id;
     expect(await call(tck.url, 'GET', `${base}/${id}`)).toEqual({ status: 200, type: 'application/json', json: config });
-    expect(await call(tck.url, 'GET', base)).toEqual({ status: 200, type: 'application/json', json: { configs: [config], nextPageToken: '' } });
+    // A list never shows the webhook's token; only a get by id does, to the task's owner.
+    const { token: _token, ...listed } = config;
+    expect(await call(tck.url, 'GET', base)).toEqual({ status: 200, type: 'application/json', json: { configs: [listed], nextPageToken: '' } });
     const del = await fetch(`${tck.url}${base}/${id}`, { method: 'DELETE', headers: V1 });
     expect([del.status, await del.text()]).toEqual([204, '']);
     expect((await fetch(`${tck.url}${base}/${id}`, { method: 'DELETE', headers: V1 })).status).toBe(204);
@@ -175,10 +177,11 @@ describe('official SDK REST client (HTTP+JSON transport)', () => {
   const message = (text: string, messageId: string = crypto.randomUUID()) =>
     ({ messageId, role: Role.ROLE_USER, parts: [textPart(text)], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined }) as any;
   const seen: string[] = [];
-  const fetchImpl = (async (input: RequestInfo | URL, init?: RequestInit) => {
+  // The token reaches the client through the SDK's own authentication handler.
+  const fetchImpl = createAuthenticatingFetchWithRetry((async (input: RequestInfo | URL, init?: RequestInit) => {
     seen.push(`${init?.method ?? 'GET'} ${new URL(String(input)).pathname}`);
     return fetch(input, init);
-  }) as typeof fetch;
+  }) as typeof fetch, { headers: async () => ({ ...TEST_AUTH }), shouldRetryWithHeaders: async () => undefined });
   const restClient = () => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
     transports: [new RestTransportFactory({ fetchImpl })],
     preferredTransports: ['HTTP+JSON'],
@@ -246,6 +249,7 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
       EXTENDED_AGENT_CARD_NOT_CONFIGURED: '400 FAILED_PRECONDITION',
       EXTENSION_SUPPORT_REQUIRED: '400 FAILED_PRECONDITION',
       VERSION_NOT_SUPPORTED: '400 UNIMPLEMENTED',
+      UNAUTHENTICATED: '401 UNAUTHENTICATED',
     });
     expect(toRestError(a2aError('EXTENSION_SUPPORT_REQUIRED', 'needs x')).body).toEqual(restError(400, 'FAILED_PRECONDITION', 'needs x', [INFO('EXTENSION_SUPPORT_REQUIRED')]));
   });
@@ -276,7 +280,7 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
     ]);
     expect(answers[6]!.json.error.message).toBe('The request sent no A2A-Version (which means 0.3); the HTTP+JSON binding speaks A2A 1.0 only (JSON-RPC at /a2a also speaks 0.3)');
     // The version may come as a query parameter instead; application/a2a+json bodies are accepted.
-    expect((await call(tck.url, 'GET', `/tasks/${done.id}?A2A-Version=1.0`, undefined, {})).status).toBe(200);
+    expect((await call(tck.url, 'GET', `/tasks/${done.id}?A2A-Version=1.0`, undefined, { ...TEST_AUTH })).status).toBe(200);
     expect((await call(tck.url, 'POST', '/message:send', { message: msg('tck-complete-task-4') }, { 'Content-Type': 'application/a2a+json; charset=utf-8', 'A2A-Version': '1.0' })).status).toBe(200);
   });
 });

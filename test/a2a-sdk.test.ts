@@ -1,16 +1,38 @@
 /**
  * The official @a2a-js/sdk client, unchanged, against our node: its v1.0 ClientFactory client and
  * its v0.3 compatibility transport each fetch the card, send, stream, get, list, cancel and
- * resubscribe.
+ * resubscribe. The bearer token reaches them through the SDK's own authentication handler
+ * (`createAuthenticatingFetchWithRetry`), and both card readers accept the card's security schemes.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
-import { Client, ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  Client, ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, DefaultAgentCardResolver, JsonRpcTransportFactory, type AuthenticationHandler,
+} from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import conformance from '../node/conformance.ts';
 import scanner from '../node/scanner/index.ts';
-import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+import { FIXTURES, startNode, TEST_TOKEN, type TestNode } from './support/node.ts';
+
+/**
+ * An authentication handler as an SDK user writes one: it sends the token it holds, and answers a
+ * 401 challenge (WWW-Authenticate: Bearer) by retrying with it.
+ */
+const challenged: string[] = [];
+const bearerHandler = (token: string): AuthenticationHandler => ({
+  headers: async () => ({ Authorization: `Bearer ${token}` }),
+  shouldRetryWithHeaders: async (_req, res) => {
+    if (res.status !== 401) return undefined;
+    challenged.push(res.headers.get('www-authenticate') ?? '');
+    return { Authorization: `Bearer ${token}` };
+  },
+});
+const authFetch = createAuthenticatingFetchWithRetry(fetch, bearerHandler(TEST_TOKEN));
+/** The SDK's client factory, with the token handed over through its transports' fetch. */
+const sdk = () => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+  transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
+}));
 
 const textPart = (t: string) => ({ content: { $case: 'text' as const, value: t }, filename: '', mediaType: 'text/plain', metadata: undefined });
 const dataPart = (d: Record<string, unknown>) => ({ content: { $case: 'data' as const, value: d }, filename: '', mediaType: 'application/json', metadata: undefined });
@@ -31,15 +53,22 @@ afterAll(async () => {
 
 describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   test('fetches the card and picks the 1.0 JSON-RPC interface', async () => {
-    const client = await new ClientFactory().createFromUrl(scan.url);
+    const client = await sdk().createFromUrl(scan.url);
     const card = await client.getAgentCard();
     expect(card.name).toBe('scanner');
+    // The bearer scheme, read in its 1.0 form; anonymous callers may read, so only the skills
+    // that change state or run work require it.
+    expect((card.securitySchemes.bearer as any).httpAuthSecurityScheme.scheme).toBe('Bearer');
+    expect(card.securityRequirements).toBeUndefined();
+    const guarded = card.skills.filter((s) => s.securityRequirements?.length).map((s) => s.id);
+    expect(guarded).toEqual(['negotiation.propose']);
+    expect(card.skills.find((s) => s.id === 'negotiation.propose')!.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
     expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0']);
     expect(card.skills.map((s) => s.id)).toContain('sector.movement');
   });
 
   test('sends a text message and gets a completed task with an artifact', async () => {
-    const client = await new ClientFactory().createFromUrl(scan.url);
+    const client = await sdk().createFromUrl(scan.url);
     const r: any = await client.sendMessage({ message: message([textPart('which sector moved most today?')]) } as any);
     expect(r.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(r.artifacts[0].name).toBe('sector.movement');
@@ -49,7 +78,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   });
 
   test('streams working, artifact and completed after the task', async () => {
-    const client = await new ClientFactory().createFromUrl(scan.url);
+    const client = await sdk().createFromUrl(scan.url);
     const kinds: string[] = [];
     for await (const ev of client.sendMessageStream({ message: message([dataPart({ skill: 'stock.quote', args: { code: '688981' } })]) } as any))
       kinds.push((ev as any).payload.$case);
@@ -57,7 +86,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   });
 
   test('gets and lists tasks, cancels an open one, refuses to cancel a completed one', async () => {
-    const client = await new ClientFactory().createFromUrl(tck.url);
+    const client = await sdk().createFromUrl(tck.url);
     const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-complete-task-1') } as any);
     expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const got: any = await client.getTask({ id: done.id, historyLength: 1 } as any);
@@ -81,7 +110,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   });
 
   test('resubscribes to a running task: first the task, then its updates until it ends', async () => {
-    const client = await new ClientFactory().createFromUrl(tck.url);
+    const client = await sdk().createFromUrl(tck.url);
     const open: any = await client.sendMessage({ message: message([textPart('wait')], 'tck-input-required-2'), configuration: { returnImmediately: true } } as any);
     const events: any[] = [];
     const reading = (async () => {
@@ -96,10 +125,41 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   });
 });
 
+describe('the token through the SDK\'s authentication handler', () => {
+  test('without it, canceling is refused with a 401 challenge; the handler retries with the token', async () => {
+    const bare = await new ClientFactory().createFromUrl(tck.url);
+    const open: any = await bare.sendMessage({ message: message([textPart('stay')], 'tck-input-required-anon'), configuration: { returnImmediately: true } } as any);
+    await expect(bare.cancelTask({ id: open.id } as any)).rejects.toThrow();
+    // The anonymous task is not the token holder's: it does not exist for them.
+    const before = challenged.length;
+    const mine: any = await sdk().createFromUrl(tck.url).then((c) => c.sendMessage({ message: message([textPart('stay')], 'tck-input-required-mine'), configuration: { returnImmediately: true } } as any));
+    const lazy = createAuthenticatingFetchWithRetry(fetch, { ...bearerHandler(TEST_TOKEN), headers: async () => ({}) });
+    const retrying = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: lazy })] }));
+    const canceled: any = await (await retrying.createFromUrl(tck.url)).cancelTask({ id: mine.id } as any);
+    expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(challenged.slice(before)).toEqual(['Bearer realm="lume-a2a"']);
+  });
+
+  test('both card readers accept the security schemes: the 1.0 form and the 0.3 translation', async () => {
+    const raw = await (await fetch(`${scan.url}/.well-known/agent-card.json`)).json();
+    const resolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } });
+    // 1.0: the card as it is (ProtoJSON), its scheme in the oneof form.
+    const v1: any = resolver.normalizeAgentCard(raw);
+    expect(v1.securitySchemes.bearer.httpAuthSecurityScheme).toEqual({ scheme: 'Bearer', description: expect.any(String) });
+    // 0.3: without the 1.0 interface list, as a 0.3 server serves it, the SDK translates the
+    // OpenAPI form (`type: http`) and the skills' `security`.
+    const { supportedInterfaces: _drop, ...asV03 } = raw;
+    const v03 = resolver.normalizeAgentCard(asV03);
+    expect(v03.securitySchemes.bearer!.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer', bearerFormat: '', description: expect.any(String) } });
+    for (const card of [v1, v03]) expect(card.skills.find((s: any) => s.id === 'negotiation.propose')!.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+    expect(v03.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['0.3.0', '0.3']);
+  });
+});
+
 describe('official SDK, protocol 0.3 (compatibility transport)', () => {
   const legacy = async (node: TestNode) => {
     const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
-    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url }), card);
+    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: authFetch }), card);
   };
 
   test('the card works as a v0.3 card too', async () => {

@@ -15,7 +15,7 @@ import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
-import { tempDir } from './support/node.ts';
+import { tempDir, testTokens } from './support/node.ts';
 
 const root = resolve(import.meta.dir, '..');
 const doc = await Bun.file(join(root, 'docs/add-a-node.md')).text();
@@ -57,7 +57,7 @@ test('a new node file plus a fleet entry is enough to join', async () => {
 
   const log = memoryLog();
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
-  const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0 });
+  const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
   const server = hub.listen(0);
   try {
     const snap = await (await fetch(`${server.url}/api/fleet`)).json();

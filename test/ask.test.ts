@@ -13,7 +13,7 @@ import { createMeshStore } from '../lib/mesh/store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
-import { msgV1, rpc } from './support/node.ts';
+import { msgV1, rpc, testTokens } from './support/node.ts';
 
 let f: RunningFleet;
 beforeAll(async () => {
@@ -63,7 +63,7 @@ describe('model planner', () => {
     const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
     const hub = createHub({
       fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'),
-      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: `http://127.0.0.1:${model.port}/v1`, model: 'test-model', apiKey: 'sk-test-secret' },
+      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: `http://127.0.0.1:${model.port}/v1`, model: 'test-model', apiKey: 'sk-test-secret' }, tokens: testTokens(),
     });
     const server = hub.listen(0);
     try {

@@ -8,7 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
-import { msgV1, rpc } from './support/node.ts';
+import { msgV1, rpc, TEST_AUTH } from './support/node.ts';
 
 let f: RunningFleet;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.stop());
 
-const V1 = { 'A2A-Version': '1.0' };
+const V1 = { 'A2A-Version': '1.0', ...TEST_AUTH };
 const delegate = async (url: string, prompt: string, recipe?: string) =>
   (await rpc(url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt, ...(recipe ? { recipe } : {}) } } }] } })).result.task;
 
@@ -124,7 +124,8 @@ describe('delegation', () => {
     const refused = await fetch(cancel, { method: 'POST', headers: { ...evil, 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
     expect(refused.status).toBe(403);
     expect((await (await fetch(`${f.hubUrl}/tasks/${demo.id}`, { headers: V1 })).json()).status.state).toBe('TASK_STATE_WORKING');
-    const own = await fetch(cancel, { method: 'POST', headers: { Origin: f.hubUrl } });
+    // The hub's own page, for the task's owner (a console session, or as here the owner's token).
+    const own = await fetch(cancel, { method: 'POST', headers: { Origin: f.hubUrl, ...TEST_AUTH } });
     expect([own.status, (await own.json()).status.state]).toEqual([200, 'TASK_STATE_CANCELED']);
   });
 });

@@ -12,7 +12,7 @@ import type { NodeDefinition } from '../lib/node/create-node.ts';
 import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
-import { FIXTURES, msgV1, rpc } from './support/node.ts';
+import { FIXTURES, msgV1, rpc, TEST_AUTH } from './support/node.ts';
 
 const SECRET = 'detail-only-the-server-knows';
 const crashy: NodeDefinition = {
@@ -34,7 +34,7 @@ afterAll(() => f.stop());
 
 /** POST /api/hub as the console would. */
 async function hubCall(skill: string, args: unknown): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(`${f.hubUrl}/api/hub`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json' }, body: JSON.stringify({ skill, args }) });
+  const res = await fetch(`${f.hubUrl}/api/hub`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH }, body: JSON.stringify({ skill, args }) });
   const text = await res.text();
   return { status: res.status, json: JSON.parse(text), text };
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { TEST_TOKEN } from './support/node.ts';
 
 let f: RunningFleet;
 
@@ -23,7 +24,7 @@ test('the seven nodes: five full A2A peers and two peer-only apps', () => {
 
 test('fleet verify passes on every node', async () => {
   const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
-  const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl });
+  const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl, token: TEST_TOKEN });
   const failing = rows.flatMap((r) => CHECKS.filter((c) => !r.results[c].ok).map((c) => `${r.node} ${c}: ${r.results[c].detail}`));
   expect(failing).toEqual([]);
   expect(rows.map((r) => [r.node, r.kind])).toEqual([

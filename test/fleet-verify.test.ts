@@ -9,7 +9,7 @@ import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
-import { FIXTURES } from './support/node.ts';
+import { FIXTURES, TEST_TOKEN } from './support/node.ts';
 
 let f: RunningFleet;
 beforeAll(async () => {
@@ -34,7 +34,7 @@ afterAll(() => f.stop());
 
 test('every check per node, as fleet verify runs them', async () => {
   const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
-  const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl });
+  const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl, token: TEST_TOKEN });
   const failing = Object.fromEntries(rows.map((r) => [r.node, CHECKS.filter((c) => !r.results[c].ok)]));
   expect(failing).toEqual({
     scanner: [],

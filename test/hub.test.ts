@@ -88,7 +88,7 @@ describe('fleet.invoke and the trace', () => {
 });
 
 describe('/api/local-invoke refusals', () => {
-  test('cross-origin, missing origin, URLs, unknown targets and malformed bodies change nothing', async () => {
+  test('cross-origin, anonymous, URLs, unknown targets and malformed bodies change nothing', async () => {
     const before = (await (await fetch(`${f.hubUrl}/api/trace?limit=500`)).json()).records.length;
     const cases: [unknown, Record<string, string>, number, string][] = [
       [{ target: 'scanner', capability: 'scanner.status' }, { Origin: 'http://evil.example' }, 403, 'FORBIDDEN_ORIGIN'],
@@ -101,14 +101,16 @@ describe('/api/local-invoke refusals', () => {
       ['{not json', {}, 400, 'BAD_REQUEST'],
       [[1, 2], {}, 400, 'BAD_REQUEST'],
       [{ target: 'scanner', capability: 'scanner.status', args: { pad: 'x'.repeat(70_000) } }, {}, 413, 'TOO_LARGE'],
-      [{ target: 'scanner', capability: 'scanner.status' }, { 'Content-Type': 'text/plain' }, 400, 'BAD_REQUEST'],
+      [{ target: 'scanner', capability: 'scanner.status' }, { 'Content-Type': 'text/plain' }, 415, 'NOT_JSON'],
+      // The hub signs this call as itself: never for an anonymous caller, even from its own page.
+      [{ target: 'scanner', capability: 'scanner.status' }, { Authorization: '' }, 401, 'UNAUTHENTICATED'],
     ];
     for (const [body, headers, status, code] of cases) {
       const r = await localInvoke(f.hubUrl, body, headers);
       expect([status, code]).toEqual([r.status, r.json.error.code]);
     }
     const noOrigin = await fetch(`${f.hubUrl}/api/local-invoke`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"target":"scanner","capability":"scanner.status"}' });
-    expect(noOrigin.status).toBe(403);
+    expect([noOrigin.status, (await noOrigin.json()).error.code]).toEqual([401, 'UNAUTHENTICATED']);
     expect((await (await fetch(`${f.hubUrl}/api/trace?limit=500`)).json()).records.length).toBe(before);
   });
 });

@@ -7,6 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { getNegotiation, listNegotiations, negotiationsDir, startNegotiation, type Negotiation } from '../hub/workbench/negotiation.ts';
@@ -24,7 +25,11 @@ beforeAll(async () => {
   // The hub's invoker as hub/hub.ts builds it, given the fleet so message() can find each /a2a;
   // it writes to the hub's own trace store, so /api/trace shows every turn.
   const { signer } = await loadPeerIdentity(f.dataDir, f.fleet.hub.name);
-  invoker = createFleetInvoker({ self: f.fleet.hub.name, client: createPeerClient({ signer, fleet: f.fleet }), trace: f.hub.trace, fleet: f.fleet });
+  invoker = createFleetInvoker({
+    self: f.fleet.hub.name, client: createPeerClient({ signer, fleet: f.fleet }), trace: f.hub.trace, fleet: f.fleet,
+    // Its A2A messages are signed as the hub: the negotiation turns are not read-only.
+    sign: (to, body) => signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body),
+  });
   dir = negotiationsDir(f.dataDir);
 });
 afterAll(() => f.stop());
@@ -37,10 +42,19 @@ const run = async (customer: string) => {
 const trace = async (q: string) => (await (await fetch(`${f.hubUrl}/api/trace?${q}`)).json()).records;
 const turnsOf = (n: Negotiation) => n.transcript.map((t) => [t.round, t.node, t.skill, t.ok]);
 
-/** Every turn went out in the negotiation's contextId: the nodes hold exactly these tasks there. */
+/** A JSON-RPC call signed as the hub: the negotiation's tasks on a node belong to the hub. */
+async function rpcAsHub(node: string, method: string, params: unknown): Promise<any> {
+  const { signer } = await loadPeerIdentity(f.dataDir, f.fleet.hub.name);
+  const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }));
+  const headers = { ...(await signer.sign({ to: node, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body)), 'content-type': 'application/json', 'A2A-Version': '1.0' };
+  return (await fetch(`${f.nodes.get(node)!.url}/a2a`, { method: 'POST', headers, body })).json();
+}
+
+/** Every turn went out in the negotiation's contextId: the nodes hold exactly these tasks there, owned by the hub. */
 async function expectOneContext(n: Negotiation) {
   for (const node of ['crm', 'scanner']) {
-    const listed = (await rpc(f.nodes.get(node)!.url, 'ListTasks', { contextId: n.contextId })).result.tasks;
+    expect((await rpc(f.nodes.get(node)!.url, 'ListTasks', { contextId: n.contextId })).result.tasks).toEqual([]);
+    const listed = (await rpcAsHub(node, 'ListTasks', { contextId: n.contextId })).result.tasks;
     const sent = n.transcript.filter((t) => t.node === node).map((t) => t.taskId).sort();
     expect([node, listed.map((t: any) => t.id).sort()]).toEqual([node, sent]);
     expect(listed.every((t: any) => t.contextId === n.contextId && t.status.state === 'TASK_STATE_COMPLETED')).toBe(true);

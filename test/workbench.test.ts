@@ -6,6 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { TEST_AUTH } from './support/node.ts';
 
 let f: RunningFleet;
 beforeAll(async () => {
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => f.stop());
 
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH }, body: JSON.stringify(body) });
   return { status: res.status, json: (await res.json()) as any };
 };
 

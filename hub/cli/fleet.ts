@@ -24,7 +24,8 @@ if (command === 'verify') {
   // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.
   const named = process.argv.slice(3);
   const nodes = fleet.nodes.filter((n) => (named.length ? named.includes(n.name) : n.default));
-  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url });
+  // The comparison through the hub's API needs a bearer token (bun run keys token add <name>).
+  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url, ...(env.LUME_TOKEN ? { token: env.LUME_TOKEN } : {}) });
   console.log(verifyTable(rows));
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }

@@ -1,22 +1,57 @@
 /**
  * `bun run keys`: creates and rotates the peer channel's keys under DATA_DIR/keys/ for every member
- * of FLEET_FILE (formats in docs/peer.md). Prints file names and key ids, never key material.
+ * of FLEET_FILE (formats in docs/peer.md), and the bearer tokens of clients outside the fleet
+ * (docs/security.md). Prints file names, key ids and token names, never key material; a new token
+ * is printed once, when it is made, and only its hash is stored.
  *
  *   bun run keys [init] [--force]   create the fleet secret, missing pairs and the ring
  *   bun run keys rotate <node>      new pair for <node>; the ring keeps the previous key too
  *   bun run keys retire <node>      end a rotation: drop <node>'s previous key from the ring
  *   bun run keys list               modes and key ids in the ring
+ *   bun run keys token add <name>   make a bearer token for <name> and print it once
+ *   bun run keys token list         token names and when they were made
+ *   bun run keys token revoke <name>  remove <name>'s token (running nodes notice within a second)
  */
 
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
+import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
 
-const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list]';
+const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 const dataDir = process.env.DATA_DIR ?? './data';
 const fleetFile = process.env.FLEET_FILE ?? 'fixtures/fleet.json';
 const [command = 'init', ...rest] = process.argv.slice(2);
 
+/** `token add|list|revoke`: tokens need no fleet file. */
+function tokens(args: string[]): number {
+  const [sub, name, ...extra] = args;
+  if (extra.length) return usage();
+  if (sub === 'add' && name) {
+    const token = addToken(dataDir, name);
+    console.log(`token for ${name} (shown once; ${dataDir}/keys/tokens.json keeps only its hash):`);
+    console.log(token);
+    return 0;
+  }
+  if (sub === 'list' && !name) {
+    const all = listTokens(dataDir);
+    if (!all.length) console.log('no tokens');
+    for (const t of all) console.log(`${t.name.padEnd(32)} ${t.created}`);
+    return 0;
+  }
+  if (sub === 'revoke' && name) {
+    console.log(revokeToken(dataDir, name) ? `revoked ${name}` : `${name} has no token`);
+    return 0;
+  }
+  return usage();
+}
+
+function usage(): number {
+  console.error(USAGE);
+  return 2;
+}
+
 async function main(): Promise<number> {
+  if (command === 'token') return tokens(rest);
   const fleet = await loadFleet(fleetFile);
   switch (command) {
     case 'init': {
@@ -44,8 +79,7 @@ async function main(): Promise<number> {
       return 0;
     }
   }
-  console.error(USAGE);
-  return 2;
+  return usage();
 }
 
 main().then(

@@ -25,6 +25,8 @@ export interface VerifyOptions {
   /** Signs as the hub (the verifier plays the hub's part). */
   signer: PeerSigner;
   hubUrl: string;
+  /** A bearer token for the hub's API (`/api/local-invoke` needs a principal); LUME_TOKEN in the CLI. */
+  token?: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
 }
@@ -115,7 +117,7 @@ export async function verifyNode(member: FleetMember, o: VerifyOptions): Promise
     const throughHub = async (id: string) => {
       const hub = await f(`${o.hubUrl}/api/local-invoke`, {
         method: 'POST',
-        headers: { origin: new URL(o.hubUrl).origin, 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', ...(o.token ? { authorization: `Bearer ${o.token}` } : {}) },
         body: JSON.stringify({ target: member.name, capability: id, args: {} }),
         signal: AbortSignal.timeout(timeoutMs),
       });
@@ -135,7 +137,7 @@ export async function verifyNode(member: FleetMember, o: VerifyOptions): Promise
       compared = `${d.id} ${viaHubOk ? 'equal' : 'differs'}`;
       break;
     }
-    set('viaHub', viaHubOk, compared);
+    set('viaHub', viaHubOk, o.token ? compared : 'the hub calls nodes only for a principal: set LUME_TOKEN to a token from `bun run keys token add <name>`');
   } catch (e) {
     const first = CHECKS.find((c) => results[c].detail === 'not run');
     if (first) set(first, false, `error: ${(e as Error).message}`);

@@ -3,8 +3,9 @@
  * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
- * (Ask Agent) and `GET /api/negotiations[/<id>]`. Every POST is same-origin only. The hub's
- * tasks are not here: the console reads and changes them through the A2A HTTP+JSON binding, as
+ * (Ask Agent) and `GET /api/negotiations[/<id>]`. The hub's access policy (hub/http/access.ts) has
+ * admitted every request and says who sent it; a POST that makes the hub act for its caller
+ * (local-invoke, a capability that changes state) needs an authenticated one. The hub's tasks are not here: the console reads and changes them through the A2A HTTP+JSON binding, as
  * any client does. Every failure is `{ok: false, error: {code, message}}` with the status the
  * error registry gives its code; an unexpected error is a 500 with a generic message and a log line.
  */
@@ -19,6 +20,7 @@ import type { HubErrorCode } from '../../lib/errors/hub.ts';
 import { statusOf, upstreamStatus } from '../../lib/errors/registry.ts';
 import type { Failure } from '../../lib/errors/result.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
+import { ANONYMOUS, isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
@@ -70,7 +72,14 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
   return q;
 }
 
-export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<Response> | Response | undefined } {
+/** The refusal of a POST that needs a principal. */
+const unauthenticated = (what: string) =>
+  Response.json(
+    { ok: false, error: { code: 'UNAUTHENTICATED', message: `${what} needs an authenticated caller: sign in to the console or send a bearer token` } },
+    { status: statusOf('UNAUTHENTICATED'), headers: { 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="lume-a2a"' } },
+  );
+
+export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: Principal): Promise<Response> | Response | undefined } {
   const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
 
   /** An unexpected error: logged here, answered 500 without its cause. */
@@ -80,12 +89,10 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
   }
 
   /**
-   * The JSON object a same-origin POST carries, or the refusal to answer. Every POST of this API
-   * makes the hub act (sign calls, start work), so a page elsewhere must not be able to send one.
+   * The JSON object a POST carries, or the refusal to answer. The access policy has already
+   * refused other origins and bodies that are not JSON; this reads the body under its limit.
    */
   async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
-    const origin = req.headers.get('origin');
-    if (!origin || origin !== new URL(req.url).origin) return refuse('FORBIDDEN_ORIGIN', 'this API accepts same-origin requests only');
     if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
@@ -99,7 +106,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return body as Record<string, unknown>;
   }
 
-  async function localInvoke(req: Request): Promise<Response> {
+  async function localInvoke(req: Request, caller: Principal): Promise<Response> {
+    // The hub signs this call as itself, which a node trusts with anything: only for a principal.
+    if (!isAuthenticated(caller)) return unauthenticated('A call through the hub');
     const body = await postedObject(req);
     if (body instanceof Response) return body;
     const b = body as { target?: unknown; capability?: unknown; args?: unknown };
@@ -107,18 +116,20 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (!nodeNames.has(b.target)) return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
     if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
-    const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>);
+    const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>, undefined, { onBehalfOf: ownerKey(caller) });
     // A node's failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
     return r.ok ? json({ ok: true, result: r.result }) : failed(r.error, upstreamStatus(r.error.code));
   }
 
   /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
-  async function hubCapability(req: Request): Promise<Response> {
+  async function hubCapability(req: Request, caller: Principal): Promise<Response> {
     const body = await postedObject(req);
     if (body instanceof Response) return body;
     if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill)) return refuse('BAD_REQUEST', 'skill must be one of the hub\'s capability ids');
     if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
-    const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {});
+    // As over A2A: a capability that changes state or runs work needs a principal.
+    if (deps.hubCatalog.find(body.skill)?.readOnly === false && !isAuthenticated(caller)) return unauthenticated(body.skill);
+    const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {}, undefined, { caller });
     if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
     // The hub's capabilities fail on the caller's mistake (4xx) or because a node they asked failed.
     return failed(r.error, upstreamStatus(r.error.code));
@@ -138,7 +149,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return sseResponse(queue, (r) => r, () => queue.close());
   }
 
-  function route(req: Request): Promise<Response> | Response | undefined {
+  function route(req: Request, caller: Principal): Promise<Response> | Response | undefined {
     const { pathname, searchParams } = new URL(req.url);
     if (!pathname.startsWith('/api/')) return undefined;
     if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
@@ -158,9 +169,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
       case '/api/trace/stream':
         return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
-        return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        return req.method === 'POST' ? localInvoke(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/hub':
-        return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        return req.method === 'POST' ? hubCapability(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/ask':
         return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       default:
@@ -169,10 +180,10 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
   }
 
   return {
-    fetch(req) {
+    fetch(req, caller = ANONYMOUS) {
       let answer: Promise<Response> | Response | undefined;
       try {
-        answer = route(req);
+        answer = route(req, caller);
       } catch (e) {
         return internal(e, req);
       }

@@ -35,6 +35,11 @@ export interface RealtimeOptions {
   log: Log;
   now: () => number;
   token?: string;
+  /**
+   * Whether a `hello` may claim, given its socket and the token it carries; replaces the join-token
+   * check when the hub's access policy runs the mesh (hub/http/access.ts).
+   */
+  admit?: (ws: WS, token: unknown) => boolean;
   limits: MeshLimits;
   timers: Timers;
 }
@@ -104,7 +109,8 @@ export function createRealtime(opts: RealtimeOptions) {
   function hello(ws: WS, f: Extract<ClientFrame, { type: 'hello' }>): void {
     if (f.protocolVersion !== PROTOCOL_VERSION)
       return refuse(ws, 'protocol_mismatch', `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`);
-    if (!tokenAccepted(opts.token, f.token)) return refuse(ws, 'claim_rejected', 'join token missing or wrong');
+    const admitted = opts.admit ? opts.admit(ws, f.token) : tokenAccepted(opts.token, f.token);
+    if (!admitted) return refuse(ws, 'claim_rejected', 'join token missing or wrong');
     if (!isProjectName(f.project)) return refuse(ws, 'claim_rejected', 'project is not a valid project name');
     if (!isRosterName(f.name)) return refuse(ws, 'claim_rejected', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$');
     if (f.resume !== undefined && (typeof f.resume !== 'string' || f.resume.length === 0 || f.resume.length > 128))

@@ -14,6 +14,8 @@ export interface MeshSocketData {
   helloTimer?: ReturnType<typeof setTimeout>;
   /** Set once the hub decided to close this socket; later frames are ignored. */
   closing: boolean;
+  /** The upgrade request was authenticated (a bearer token or a console session), so `hello` needs no token. */
+  authenticated?: boolean;
 }
 
 export interface Presence {

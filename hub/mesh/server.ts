@@ -4,6 +4,7 @@
  */
 
 import type { Server, WebSocketHandler } from 'bun';
+import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import type { Log } from '../../lib/log.ts';
 import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
@@ -19,12 +20,19 @@ export interface MeshServerOptions {
   now?: () => number;
   /** Optional join token: required in `hello` and as a bearer token on history, presence and project routes. */
   token?: string;
+  /**
+   * The hub's access policy instead of the join token: the hub checks the HTTP routes before they
+   * get here, and a `hello` on a socket whose upgrade was not authenticated must carry a token
+   * `verify` accepts whenever `required`.
+   */
+  access?: { required: boolean; verify(token: string): boolean };
   limits?: Partial<MeshLimits>;
   timers?: Timers;
 }
 
 export interface MeshServer {
-  fetch(req: Request, server: Server<MeshSocketData>): Response | Promise<Response> | undefined;
+  /** `caller`: who the hub's access policy authenticated the request as. */
+  fetch(req: Request, server: Server<MeshSocketData>, caller?: Principal): Response | Promise<Response> | undefined;
   websocket: WebSocketHandler<MeshSocketData>;
   /** Ends every presence (`hub_shutdown`) and stops the heartbeat; the caller stops Bun.serve and closes the store. */
   close(): void;
@@ -34,14 +42,19 @@ export interface MeshServer {
 export function createMeshServer(opts: MeshServerOptions): MeshServer {
   const now = opts.now ?? Date.now;
   const limits: MeshLimits = { ...MESH_LIMITS, ...opts.limits };
-  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS });
+  const access = opts.access;
+  const admit = access
+    ? (ws: { data: MeshSocketData }, token: unknown) => !access.required || ws.data.authenticated === true || (typeof token === 'string' && access.verify(token))
+    : undefined;
+  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS, ...(admit ? { admit } : {}) });
   const http = createMeshHttp({ store: opts.store, realtime, token: opts.token, limits, startedAt: now() });
   return {
     realtime,
-    fetch(req, server) {
+    fetch(req, server, caller) {
       if (new URL(req.url).pathname === '/v1/connect') {
         // Bun ignores the response of an upgraded request; a 101 keeps "undefined" meaning "not a mesh path".
-        if (server.upgrade(req, { data: { kind: 'mesh', closing: false } })) return new Response(null, { status: 101 });
+        const data: MeshSocketData = { kind: 'mesh', closing: false, authenticated: !!caller && isAuthenticated(caller) };
+        if (server.upgrade(req, { data })) return new Response(null, { status: 101 });
         return Response.json({ error: { code: 'A2A_BAD_REQUEST', message: 'expected a WebSocket upgrade' } }, { status: 426 });
       }
       return http(req, server as Server<unknown>);

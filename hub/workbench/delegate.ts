@@ -9,6 +9,7 @@
 import type { AgentContext, TaskUpdater } from '../../lib/a2a/agent.ts';
 import type { Task } from '../../lib/a2a/types.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import { ownerKey } from '../../lib/auth/principal.ts';
 
 export interface Delegation {
   executor: string;
@@ -39,7 +40,8 @@ export function createDelegator(invoker: FleetInvoker, executor = 'resolve') {
     /** Submits a job; an executor that cannot take it leaves the task waiting for input, with the reason. */
     async submit(ctx: AgentContext, prompt: string, recipe?: string): Promise<void> {
       if (!prompt.trim()) return ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
-      const r = await invoker.invoke(executor, 'exec.submit', { prompt, ...(recipe ? { recipe } : {}) }, 30_000);
+      // The executor limits jobs per principal: the hub names the one it delegates for.
+      const r = await invoker.invoke(executor, 'exec.submit', { prompt, ...(recipe ? { recipe } : {}) }, 30_000, { onBehalfOf: ownerKey(ctx.caller) });
       if (!r.ok) {
         ctx.setMetadata({ delegationRequest: { prompt, ...(recipe ? { recipe } : {}) } });
         return ctx.requireInput(`Executor '${executor}' did not take the job (${r.error.code}: ${r.error.message}). Bring it up or name another recipe, then continue this task.`);

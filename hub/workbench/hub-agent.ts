@@ -22,6 +22,8 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 export function hubAgent(deps: HubAgentDeps): Agent {
   const byCatalog = catalogAgent(deps.catalog);
   return {
+    // task.delegate and negotiation.start are not read-only: the catalog's rule decides.
+    needsPrincipal: (message) => byCatalog.needsPrincipal?.(message),
     async handle(ctx) {
       const call = skillCall(ctx.data);
       if (call?.skill === 'task.delegate') {

@@ -4,6 +4,7 @@
  * does persistence, streaming, push delivery and the protocol.
  */
 
+import type { Principal } from '../auth/principal.ts';
 import type { Artifact, Message, Part, ProtocolVersion, Task, TaskState } from './types.ts';
 
 export interface ArtifactInput {
@@ -46,6 +47,8 @@ export interface AgentContext extends TaskUpdater {
   readonly continued: boolean;
   /** The A2A protocol version the client spoke when it sent `message` (`1.0` or `0.3`). */
   readonly version: ProtocolVersion;
+  /** Who sent `message` (the task's owner: only its owner may continue a task). */
+  readonly caller: Principal;
 
   reject(reason: string): void;
   /** Pauses the task until the client sends another message with this task's id. */
@@ -59,6 +62,12 @@ export interface AgentContext extends TaskUpdater {
 }
 
 export interface Agent {
+  /**
+   * Why `message` needs an authenticated caller (it would change state or run work), or undefined
+   * when anyone the node lets in may send it. Asked before a task is created or continued; an
+   * anonymous caller then gets UNAUTHENTICATED and nothing is stored.
+   */
+  needsPrincipal?(message: Message): string | undefined;
   /**
    * Handles one turn. Returning leaves the task in whatever state the agent set (a task left
    * `working` stays so until it is continued or canceled); throwing fails the task.

@@ -51,10 +51,47 @@ export interface CardInput {
   provider?: { organization: string; url: string };
   documentationUrl?: string;
   warnings?: string[];
+  /**
+   * Who must authenticate: `all` when every A2A call needs a principal, `writes` when only skills
+   * that change state or run work do (those listed in `protectedSkills`), `none` for an open node.
+   */
+  auth?: { required: 'all' | 'writes' | 'none'; protectedSkills: readonly string[] };
+}
+
+/** The card's name for the bearer scheme, in both protocol generations. */
+export const BEARER_SCHEME = 'bearer';
+
+/**
+ * The bearer scheme in one object both generations read: the v1.0 form (`httpAuthSecurityScheme`)
+ * and the v0.3 OpenAPI form (`type: http`, `scheme: bearer`) side by side, since both name the
+ * field `securitySchemes`. Each SDK reads its own members and ignores the others.
+ */
+function bearerScheme(): Record<string, unknown> {
+  const description = 'A bearer token made with `bun run keys token add <name>` (sent as Authorization: Bearer <token>). Fleet nodes sign their requests instead (lib/peer).';
+  return { httpAuthSecurityScheme: { scheme: 'Bearer', description }, type: 'http', scheme: 'bearer', description };
+}
+
+/** A requirement of the bearer scheme: v1.0 `{schemes: {bearer: {list: []}}}`, v0.3 `{bearer: []}`. */
+const requirementV1 = () => ({ schemes: { [BEARER_SCHEME]: { list: [] } } });
+const requirementV03 = () => ({ [BEARER_SCHEME]: [] });
+
+/** The security fields of a card and of its protected skills (A2A 1.0 and 0.3 forms). */
+function securityFields(auth: NonNullable<CardInput['auth']>, skills: Skill[]): { card: Record<string, unknown>; skills: Record<string, unknown>[] } {
+  const card: Record<string, unknown> = { securitySchemes: { [BEARER_SCHEME]: bearerScheme() } };
+  if (auth.required === 'all') {
+    card.securityRequirements = [requirementV1()];
+    card.security = [requirementV03()];
+  }
+  const guarded = new Set(auth.required === 'writes' ? auth.protectedSkills : []);
+  return {
+    card,
+    skills: skills.map((s) => (guarded.has(s.id) ? { ...s, securityRequirements: [requirementV1()], security: [requirementV03()] } : { ...s })),
+  };
 }
 
 export function buildAgentCard(c: CardInput): Record<string, unknown> {
   const url = `${c.baseUrl}/a2a`;
+  const security = c.auth ? securityFields(c.auth, c.skills) : undefined;
   const card: Record<string, unknown> = {
     name: c.name,
     description: c.description,
@@ -78,8 +115,9 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
     },
     defaultInputModes: c.inputModes,
     defaultOutputModes: c.outputModes,
-    skills: c.skills,
+    skills: security ? security.skills : c.skills,
     supportsAuthenticatedExtendedCard: false,
+    ...(security ? security.card : {}),
   };
   if (c.provider) card.provider = c.provider;
   if (c.documentationUrl) card.documentationUrl = c.documentationUrl;

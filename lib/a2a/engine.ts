@@ -14,7 +14,8 @@ import {
 import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
 import { EventQueue } from '../event-queue.ts';
 import type { Log } from '../log.ts';
-import { newTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
+import { newTaskId, ownerOf, type TaskRecord, type TaskStore } from './task-store.ts';
+import { isAuthenticated, ownerKey, type Principal } from '../auth/principal.ts';
 
 /** Delivers task events to webhooks; see lib/a2a/push.ts. */
 export interface PushSender {
@@ -35,6 +36,11 @@ export interface EngineOptions {
   now?: () => number;
   /** Most webhook registrations one task may hold. */
   maxPushConfigs?: number;
+  /**
+   * Whether a caller may change state or run work (cancel, push configs, messages the agent says
+   * need a principal). Default: any authenticated principal.
+   */
+  mayAct?: (caller: Principal) => boolean;
 }
 
 export type SendResult = { task: Task } | { message: Message };
@@ -72,6 +78,24 @@ export class TaskEngine {
     this.now = opts.now ?? Date.now;
   }
 
+  private mayAct(caller: Principal): boolean {
+    return (this.opts.mayAct ?? isAuthenticated)(caller);
+  }
+
+  /** Ownership: another principal's task is answered as not found, so its existence does not leak. */
+  private owns(rec: TaskRecord, caller: Principal): boolean {
+    return ownerOf(rec) === ownerKey(caller);
+  }
+
+  /** The live state of a task the caller owns (paired with `release`), or undefined. */
+  private liveOwned(id: string, caller: Principal): Live | undefined {
+    const live = this.liveFor(id);
+    if (!live) return undefined;
+    if (this.owns(live.rec, caller)) return live;
+    this.release(live);
+    return undefined;
+  }
+
   /** The one check of push support, and of a webhook address when there is one. */
   private pushProblem(url?: string, field = 'url'): A2AError | undefined {
     if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
@@ -84,20 +108,23 @@ export class TaskEngine {
    * the agent's turn ends); `immediate` answers once the task exists; `stream` answers with a
    * subscription that starts with the Task (or a single Message).
    */
-  async send(params: SendParams, mode: 'blocking' | 'immediate', version: ProtocolVersion): Promise<SendResult | A2AError>;
-  async send(params: SendParams, mode: 'stream', version: ProtocolVersion): Promise<Subscription | A2AError>;
-  async send(params: SendParams, mode: 'blocking' | 'immediate' | 'stream', version: ProtocolVersion): Promise<SendResult | Subscription | A2AError> {
+  async send(params: SendParams, mode: 'blocking' | 'immediate', version: ProtocolVersion, caller: Principal): Promise<SendResult | A2AError>;
+  async send(params: SendParams, mode: 'stream', version: ProtocolVersion, caller: Principal): Promise<Subscription | A2AError>;
+  async send(params: SendParams, mode: 'blocking' | 'immediate' | 'stream', version: ProtocolVersion, caller: Principal): Promise<SendResult | Subscription | A2AError> {
     const { message, configuration } = params;
     const bad = this.checkMedia(message.parts, configuration.acceptedOutputModes);
     if (bad) return bad;
     if (configuration.pushConfig) {
       const problem = this.pushProblem(configuration.pushConfig.url, 'configuration.pushNotificationConfig.url');
       if (problem) return problem;
+      if (!this.mayAct(caller)) return unauthenticated('A webhook registration');
     }
+    const why = this.opts.agent.needsPrincipal?.(message);
+    if (why !== undefined && !this.mayAct(caller)) return unauthenticated(why);
 
     let live: Live;
     if (message.taskId) {
-      const found = this.liveFor(message.taskId);
+      const found = this.liveOwned(message.taskId, caller);
       if (!found) return a2aError('TASK_NOT_FOUND', `Task not found: ${message.taskId}`, 'message.taskId');
       live = found;
       const task = live.rec.task;
@@ -124,7 +151,7 @@ export class TaskEngine {
         history: [message],
       };
       if (params.metadata) task.metadata = params.metadata;
-      live = { rec: { task, push: [] }, stored: false, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+      live = { rec: { task, push: [], owner: ownerKey(caller) }, stored: false, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
       this.live.set(id, live);
     }
     if (configuration.pushConfig) this.addPush(live, { ...configuration.pushConfig, taskId: live.rec.task.id }, version);
@@ -133,7 +160,7 @@ export class TaskEngine {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      this.runTurn(live, message, live.stored, version);
+      this.runTurn(live, message, live.stored, version, caller);
       return sub;
     }
 
@@ -155,7 +182,7 @@ export class TaskEngine {
         resolve(r);
       };
       live.subscribers.add(watcher);
-      const turn = this.runTurn(live, message, live.stored, version);
+      const turn = this.runTurn(live, message, live.stored, version, caller);
       if (mode === 'immediate' && live.stored) finish({ task: live.rec.task });
       if (mode === 'immediate' && !live.stored) {
         // Give an agent that answers with a Message one turn of the event loop, then create the task.
@@ -182,20 +209,23 @@ export class TaskEngine {
     return { task: withHistoryLength(snapshot(result.task), configuration.historyLength) };
   }
 
-  async getTask(id: string, historyLength?: number): Promise<Task | A2AError> {
-    if (!this.record(id)) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+  async getTask(id: string, historyLength: number | undefined, caller: Principal): Promise<Task | A2AError> {
+    const found = this.record(id);
+    if (!found || !this.owns(found, caller)) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     await this.observe(id);
     const rec = this.record(id)!;
     return withHistoryLength(snapshot(rec.task), historyLength);
   }
 
-  async listTasks(q: ListTasksQuery): Promise<ListTasksPage | A2AError> {
-    const page = this.opts.store.list(q);
+  /** The caller's own tasks only. */
+  async listTasks(q: ListTasksQuery, caller: Principal): Promise<ListTasksPage | A2AError> {
+    const owner = ownerKey(caller);
+    const page = this.opts.store.list(q, owner);
     if (!this.opts.agent.observe || 'error' in page) return page;
     const active = page.tasks.filter((t) => !isFinalState(t.status.state)).map((t) => t.id);
     if (!active.length) return page;
     await Promise.all(active.map((id) => this.observe(id)));
-    return this.opts.store.list(q); // the same page, with what the reads advanced
+    return this.opts.store.list(q, owner); // the same page, with what the reads advanced
   }
 
   /** Lets the agent advance an active task on read; concurrent reads share one observation. */
@@ -225,8 +255,9 @@ export class TaskEngine {
   }
 
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
-  async cancel(id: string): Promise<Task | A2AError> {
-    const live = this.liveFor(id);
+  async cancel(id: string, caller: Principal): Promise<Task | A2AError> {
+    if (!this.mayAct(caller)) return unauthenticated('Canceling a task');
+    const live = this.liveOwned(id, caller);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     try {
       const state = live.rec.task.status.state;
@@ -250,8 +281,8 @@ export class TaskEngine {
   }
 
   /** A stream of a task's events that starts with the task itself. */
-  resubscribe(id: string): Subscription | A2AError {
-    const live = this.liveFor(id);
+  resubscribe(id: string, caller: Principal): Subscription | A2AError {
+    const live = this.liveOwned(id, caller);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     const state = live.rec.task.status.state;
     if (TERMINAL_STATES.has(state)) {
@@ -266,10 +297,11 @@ export class TaskEngine {
 
   // ---- push configs ----
 
-  async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): Promise<PushConfig | A2AError> {
+  async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion, caller: Principal): Promise<PushConfig | A2AError> {
     const problem = this.pushProblem(cfg.url);
     if (problem) return problem;
-    const live = this.liveFor(cfg.taskId);
+    if (!this.mayAct(caller)) return unauthenticated('A webhook registration');
+    const live = this.liveOwned(cfg.taskId, caller);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
     try {
       const max = this.opts.maxPushConfigs ?? 10;
@@ -284,28 +316,31 @@ export class TaskEngine {
     }
   }
 
-  getPush(taskId: string, id: string | undefined): PushConfig | A2AError {
+  /** One webhook registration, token included: only the task's owner gets here. */
+  getPush(taskId: string, id: string | undefined, caller: Principal): PushConfig | A2AError {
     const off = this.pushProblem();
     if (off) return off;
     const rec = this.record(taskId);
-    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    if (!rec || !this.owns(rec, caller)) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     const cfg = id === undefined ? rec.push[0] : rec.push.find((p) => p.id === id);
     return cfg ?? a2aError('TASK_NOT_FOUND', `Push config not found: ${id ?? '(none)'}`, 'id');
   }
 
-  listPush(taskId: string): PushConfig[] | A2AError {
+  /** The task's webhook registrations without their tokens (a list never shows a secret). */
+  listPush(taskId: string, caller: Principal): PushConfig[] | A2AError {
     const off = this.pushProblem();
     if (off) return off;
     const rec = this.record(taskId);
-    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
-    return rec.push;
+    if (!rec || !this.owns(rec, caller)) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    return rec.push.map(({ token: _token, ...rest }) => rest);
   }
 
   /** Idempotent: deleting a config that is already gone succeeds. */
-  async deletePush(taskId: string, id: string): Promise<null | A2AError> {
+  async deletePush(taskId: string, id: string, caller: Principal): Promise<null | A2AError> {
     const off = this.pushProblem();
     if (off) return off;
-    const live = this.liveFor(taskId);
+    if (!this.mayAct(caller)) return unauthenticated('Deleting a webhook registration');
+    const live = this.liveOwned(taskId, caller);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     try {
       const before = live.rec.push.length;
@@ -460,7 +495,7 @@ export class TaskEngine {
   }
 
   /** Runs one agent turn; resolves when the agent's handler returns (after failing the task if it threw). */
-  private async runTurn(live: Live, message: Message, continued: boolean, version: ProtocolVersion): Promise<void> {
+  private async runTurn(live: Live, message: Message, continued: boolean, version: ProtocolVersion, caller: Principal): Promise<void> {
     const controller = new AbortController();
     live.turns.add(controller);
     let answered = false;
@@ -478,6 +513,7 @@ export class TaskEngine {
       signal: controller.signal,
       continued,
       version,
+      caller,
       working: up.working,
       complete: up.complete,
       fail: up.fail,
@@ -518,6 +554,11 @@ export class TaskEngine {
       return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `None of the accepted output modes is produced; this agent produces ${this.opts.outputModes.join(', ')}`, 'configuration.acceptedOutputModes');
     return null;
   }
+}
+
+/** The refusal of an action that needs an authenticated caller. */
+function unauthenticated(what: string): A2AError {
+  return a2aError('UNAUTHENTICATED', `${what} needs an authenticated caller: send a bearer token (Authorization: Bearer …) or sign as a fleet node`);
 }
 
 /** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */

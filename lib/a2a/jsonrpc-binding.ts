@@ -14,6 +14,7 @@ import { sseErrorResponse, sseResponse } from './sse.ts';
 import type { ProtocolVersion, PushConfig } from './types.ts';
 import * as v03 from './wire-v03.ts';
 import type { Log } from '../log.ts';
+import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 
 export interface A2AHandlerOptions {
   engine: TaskEngine;
@@ -41,7 +42,7 @@ export function requestedVersion(header: string | null): ProtocolVersion | A2AEr
   return a2aError('VERSION_NOT_SUPPORTED', `A2A version '${raw.slice(0, 32)}' is not supported; this node speaks 1.0 and 0.3`);
 }
 
-export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Promise<Response> {
+export function createA2AHandler(opts: A2AHandlerOptions): (req: Request, caller?: Principal) => Promise<Response> {
   const { engine } = opts;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxBatch = opts.maxBatch ?? 64;
@@ -50,32 +51,32 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   const v1Methods = v1Operations(engine, opts.streaming);
 
   const v03Methods: Record<(typeof V03_METHODS)[number], Operation> = {
-    'message/send': (p) => send(v03.parseSendParamsV03(p), '0.3', sendResultV03),
-    'message/stream': (p, n) => stream(v03.parseSendParamsV03(p), '0.3', n, v03.eventToV03),
-    'tasks/get': async (p) => {
+    'message/send': (p, _n, caller) => send(v03.parseSendParamsV03(p), '0.3', caller, sendResultV03),
+    'message/stream': (p, n, caller) => stream(v03.parseSendParamsV03(p), '0.3', n, caller, v03.eventToV03),
+    'tasks/get': async (p, _n, caller) => {
       const q = v03.parseTaskQueryV03(p);
-      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), v03.taskToV03);
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength, caller), v03.taskToV03);
     },
-    'tasks/cancel': async (p) => {
+    'tasks/cancel': async (p, _n, caller) => {
       const q = v03.parseTaskQueryV03(p);
-      return isA2AError(q) ? q : value(await engine.cancel(q.id), v03.taskToV03);
+      return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), v03.taskToV03);
     },
-    'tasks/resubscribe': (p) => subscribe(v03.parseTaskQueryV03(p), v03.eventToV03),
-    'tasks/pushNotificationConfig/set': async (p) => {
+    'tasks/resubscribe': (p, _n, caller) => subscribe(v03.parseTaskQueryV03(p), caller, v03.eventToV03),
+    'tasks/pushNotificationConfig/set': async (p, _n, caller) => {
       const c = v03.parseSetPushV03(p);
-      return isA2AError(c) ? c : value(await engine.setPush(c, '0.3'), v03.pushConfigToV03);
+      return isA2AError(c) ? c : value(await engine.setPush(c, '0.3', caller), v03.pushConfigToV03);
     },
-    'tasks/pushNotificationConfig/get': (p) => {
+    'tasks/pushNotificationConfig/get': (p, _n, caller) => {
       const r = v03.parsePushRefV03(p, false);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
+      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id, caller), v03.pushConfigToV03);
     },
-    'tasks/pushNotificationConfig/list': (p) => {
+    'tasks/pushNotificationConfig/list': (p, _n, caller) => {
       const r = v03.parsePushRefV03(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
+      return isA2AError(r) ? r : value(engine.listPush(r.taskId, caller), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
     },
-    'tasks/pushNotificationConfig/delete': async (p) => {
+    'tasks/pushNotificationConfig/delete': async (p, _n, caller) => {
       const r = v03.parsePushRefV03(p, true);
-      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
+      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!, caller), () => null);
     },
     'agent/getAuthenticatedExtendedCard': () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
   };
@@ -90,12 +91,12 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     return a2aError('METHOD_NOT_FOUND', `Method not found: ${method.slice(0, 128)}`);
   }
 
-  async function run(req: JsonRpcRequest, version: ProtocolVersion, inBatch: boolean): Promise<Outcome> {
+  async function run(req: JsonRpcRequest, version: ProtocolVersion, inBatch: boolean, caller: Principal): Promise<Outcome> {
     const method = lookup(req.method, version);
     if (isA2AError(method)) return method;
     if (inBatch && STREAMING.has(req.method)) return a2aError('INVALID_REQUEST', `${req.method} streams and cannot be part of a batch`);
     try {
-      return await method(req.params, req.notification);
+      return await method(req.params, req.notification, caller);
     } catch (e) {
       opts.log('error', 'a2a method failed', { method: req.method, error: (e as Error)?.message ?? String(e) });
       return a2aError('INTERNAL_ERROR');
@@ -107,13 +108,14 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     return rpcResult(id, 'result' in outcome ? outcome.result : null);
   }
 
-  async function runEnvelope(e: Envelope, version: ProtocolVersion): Promise<object | null> {
+  async function runEnvelope(e: Envelope, version: ProtocolVersion, caller: Principal): Promise<object | null> {
     if (!e.ok) return rpcError(e.id, e.error, version);
-    const outcome = await run(e.request, version, true);
+    const outcome = await run(e.request, version, true, caller);
     return e.request.notification ? null : answer(e.request.id, outcome, version);
   }
 
-  return async function handleA2A(req: Request): Promise<Response> {
+  /** `caller`: who the node authenticated the request as (anonymous unless given). */
+  return async function handleA2A(req: Request, caller: Principal = ANONYMOUS): Promise<Response> {
     const version = requestedVersion(req.headers.get('a2a-version'));
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
     // Refused before the body is read or parsed: a text/plain body is not JSON-RPC.
@@ -133,12 +135,12 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
       return jsonResponse(rpcError(id, version, '1.0'));
     }
     if (body.kind === 'batch') {
-      const answers = (await Promise.all(body.envelopes.map((e) => runEnvelope(e, version)))).filter((a) => a !== null);
+      const answers = (await Promise.all(body.envelopes.map((e) => runEnvelope(e, version, caller)))).filter((a) => a !== null);
       return answers.length ? jsonResponse(answers) : new Response(null, { status: 204 });
     }
     const e = body.envelope;
     if (!e.ok) return jsonResponse(rpcError(e.id, e.error, version));
-    const outcome = await run(e.request, version, false);
+    const outcome = await run(e.request, version, false, caller);
     if (e.request.notification) {
       if (!isA2AError(outcome) && 'stream' in outcome) outcome.stream.close();
       return new Response(null, { status: 204 });
@@ -151,6 +153,15 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     // A v0.3 resubscribe always answers a stream (as the SDK does), its refusal an error event.
     if (isA2AError(outcome) && version === '0.3' && e.request.method === 'tasks/resubscribe')
       return sseErrorResponse(answer(e.request.id, outcome, version));
+    // A lone request refused for want of credentials is a transport-level 401 (what an SDK's
+    // authentication handler reacts to); inside a batch it stays an element's error.
+    if (isA2AError(outcome) && outcome.error === 'UNAUTHENTICATED') return challenge(jsonResponse(answer(e.request.id, outcome, version), 401));
     return jsonResponse(answer(e.request.id, outcome, version));
   };
+}
+
+/** Adds the `WWW-Authenticate` challenge a 401 carries (RFC 9110), naming the bearer scheme. */
+export function challenge(res: Response): Response {
+  res.headers.set('WWW-Authenticate', 'Bearer realm="lume-a2a"');
+  return res;
 }

@@ -4,6 +4,7 @@
  * params from the path, query and body. Neither binding holds task logic of its own.
  */
 
+import type { Principal } from '../auth/principal.ts';
 import type { SendResult, Subscription, TaskEngine } from './engine.ts';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './types.ts';
@@ -11,8 +12,11 @@ import * as v1 from './wire-v1.ts';
 
 /** An operation's outcome: a JSON result, a stream of events, or an error value. */
 export type Outcome = { result: unknown } | { stream: Subscription; frame: (e: TaskEvent) => unknown } | A2AError;
-/** `notification`: a JSON-RPC request without an id, whose answer nobody reads. */
-export type Operation = (params: unknown, notification: boolean) => Promise<Outcome> | Outcome;
+/**
+ * `notification`: a JSON-RPC request without an id, whose answer nobody reads. `caller`: who the
+ * request was authenticated as; the engine decides what they may see and do.
+ */
+export type Operation = (params: unknown, notification: boolean, caller: Principal) => Promise<Outcome> | Outcome;
 
 export const V1_METHODS = [
   'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
@@ -25,28 +29,28 @@ export type V1Method = (typeof V1_METHODS)[number];
 export function operationSteps(engine: TaskEngine, streaming: boolean) {
   const noStreaming = () => a2aError('UNSUPPORTED_OPERATION', 'This agent does not stream');
 
-  async function send(p: SendParams | A2AError, version: ProtocolVersion, wrap: (r: SendResult) => unknown): Promise<Outcome> {
+  async function send(p: SendParams | A2AError, version: ProtocolVersion, caller: Principal, wrap: (r: SendResult) => unknown): Promise<Outcome> {
     if (isA2AError(p)) return p;
-    const r = await engine.send(p, p.configuration.returnImmediately ? 'immediate' : 'blocking', version);
+    const r = await engine.send(p, p.configuration.returnImmediately ? 'immediate' : 'blocking', version, caller);
     return isA2AError(r) ? r : { result: wrap(r) };
   }
 
-  async function stream(p: SendParams | A2AError, version: ProtocolVersion, notification: boolean, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
+  async function stream(p: SendParams | A2AError, version: ProtocolVersion, notification: boolean, caller: Principal, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(p)) return p;
     // A notification has nobody to stream to: start the task and answer nothing.
     if (notification) {
-      const r = await engine.send(p, 'immediate', version);
+      const r = await engine.send(p, 'immediate', version, caller);
       return isA2AError(r) ? r : { result: null };
     }
-    const sub = await engine.send(p, 'stream', version);
+    const sub = await engine.send(p, 'stream', version, caller);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
-  function subscribe(q: { id: string } | A2AError, frame: (e: TaskEvent) => unknown): Outcome {
+  function subscribe(q: { id: string } | A2AError, caller: Principal, frame: (e: TaskEvent) => unknown): Outcome {
     if (!streaming) return noStreaming();
     if (isA2AError(q)) return q;
-    const sub = engine.resubscribe(q.id);
+    const sub = engine.resubscribe(q.id, caller);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
@@ -60,36 +64,36 @@ export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1M
   const { send, stream, subscribe, value } = operationSteps(engine, streaming);
   const sendResult = (r: SendResult) => ('task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) });
   return {
-    SendMessage: (p) => send(v1.parseSendParamsV1(p), '1.0', sendResult),
-    SendStreamingMessage: (p, n) => stream(v1.parseSendParamsV1(p), '1.0', n, v1.eventToV1),
-    GetTask: async (p) => {
+    SendMessage: (p, _n, caller) => send(v1.parseSendParamsV1(p), '1.0', caller, sendResult),
+    SendStreamingMessage: (p, n, caller) => stream(v1.parseSendParamsV1(p), '1.0', n, caller, v1.eventToV1),
+    GetTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength), (t) => v1.taskToV1(t));
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength, caller), (t) => v1.taskToV1(t));
     },
-    ListTasks: async (p) => {
+    ListTasks: async (p, _n, caller) => {
       const q = v1.parseListTasksV1(p);
-      return isA2AError(q) ? q : value(await engine.listTasks(q), (page) => v1.listPageToV1(page, q.includeArtifacts));
+      return isA2AError(q) ? q : value(await engine.listTasks(q, caller), (page) => v1.listPageToV1(page, q.includeArtifacts));
     },
-    CancelTask: async (p) => {
+    CancelTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.cancel(q.id), (t) => v1.taskToV1(t));
+      return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), (t) => v1.taskToV1(t));
     },
-    SubscribeToTask: (p) => subscribe(v1.parseTaskQueryV1(p), v1.eventToV1),
-    CreateTaskPushNotificationConfig: async (p) => {
+    SubscribeToTask: (p, _n, caller) => subscribe(v1.parseTaskQueryV1(p), caller, v1.eventToV1),
+    CreateTaskPushNotificationConfig: async (p, _n, caller) => {
       const c = v1.parseCreatePushV1(p);
-      return isA2AError(c) ? c : value(await engine.setPush(c, '1.0'), v1.pushConfigToV1);
+      return isA2AError(c) ? c : value(await engine.setPush(c, '1.0', caller), v1.pushConfigToV1);
     },
-    GetTaskPushNotificationConfig: (p) => {
+    GetTaskPushNotificationConfig: (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
+      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id, caller), v1.pushConfigToV1);
     },
-    ListTaskPushNotificationConfigs: (p) => {
+    ListTaskPushNotificationConfigs: (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
+      return isA2AError(r) ? r : value(engine.listPush(r.taskId, caller), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
     },
-    DeleteTaskPushNotificationConfig: async (p) => {
+    DeleteTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
+      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!, caller), () => null);
     },
     GetExtendedAgentCard: () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
   };

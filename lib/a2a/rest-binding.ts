@@ -8,7 +8,8 @@
 import { a2aError, isA2AError, toRestError, type A2AError } from './errors.ts';
 import { jsonResponse, readBodyLimited } from './jsonrpc.ts';
 import { v1Operations, type Outcome, type V1Method } from './operations.ts';
-import { requestedVersion } from './jsonrpc-binding.ts';
+import { challenge, requestedVersion } from './jsonrpc-binding.ts';
+import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import { isObj, type Obj } from './params.ts';
 import { sseResponse } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
@@ -155,11 +156,12 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
 }
 
 /** Builds the REST handler; it answers `undefined` for paths that are not REST routes. */
-export function createRestHandler(opts: RestHandlerOptions): (req: Request) => Promise<Response | undefined> {
+export function createRestHandler(opts: RestHandlerOptions): (req: Request, caller?: Principal) => Promise<Response | undefined> {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const ops = v1Operations(opts.engine, opts.streaming);
 
-  return async function handleRest(req: Request): Promise<Response | undefined> {
+  /** `caller`: who the node authenticated the request as (anonymous unless given). */
+  return async function handleRest(req: Request, caller: Principal = ANONYMOUS): Promise<Response | undefined> {
     const url = new URL(req.url);
     const segments = url.pathname.split('/').slice(1);
     if (!ours(segments[0] ?? '')) return undefined;
@@ -179,12 +181,12 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
 
     let outcome: Outcome;
     try {
-      outcome = await ops[endpoint.op](endpoint.params(route.ids, url.searchParams, body), false);
+      outcome = await ops[endpoint.op](endpoint.params(route.ids, url.searchParams, body), false, caller);
     } catch (e) {
       opts.log('error', 'a2a rest operation failed', { op: endpoint.op, error: (e as Error)?.message ?? String(e) });
       return errorResponse(a2aError('INTERNAL_ERROR'));
     }
-    if (isA2AError(outcome)) return errorResponse(outcome);
+    if (isA2AError(outcome)) return outcome.error === 'UNAUTHENTICATED' ? challenge(errorResponse(outcome)) : errorResponse(outcome);
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.

@@ -25,13 +25,22 @@ export function newTaskId(): string {
   return crypto.randomUUID();
 }
 
-/** What the store keeps per task: the task and its webhook registrations. */
+/** What the store keeps per task: the task, its webhook registrations and who created it. */
 export interface TaskRecord {
   task: Task;
   push: PushConfig[];
+  /**
+   * The owner key of the principal that created the task (lib/auth/principal.ts `ownerKey`); only
+   * that principal sees it. Files written before owners existed have none and belong to `anonymous`.
+   */
+  owner?: string;
 }
 
+/** The owner of a record, `anonymous` for files from before owners were recorded. */
+export const ownerOf = (rec: TaskRecord): string => rec.owner ?? 'anonymous';
+
 interface IndexEntry {
+  owner: string;
   contextId: string;
   state: TaskState;
   /** Status timestamp in ms, the ListTasks sort key. */
@@ -96,7 +105,7 @@ export class TaskStore {
   save(rec: TaskRecord): Promise<void> {
     const id = rec.task.id;
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
-    this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+    this.index.set(id, { owner: ownerOf(rec), contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
     this.remember(rec);
     let w = this.writes.get(id);
     if (!w) {
@@ -123,7 +132,8 @@ export class TaskStore {
     await Promise.all([...this.writes.values()].map((w) => w.tail));
   }
 
-  list(q: ListTasksQuery): ListTasksPage | A2AError {
+  /** One page of the tasks `owner` created, newest status first. */
+  list(q: ListTasksQuery, owner: string): ListTasksPage | A2AError {
     let after: [number, string] | undefined;
     if (q.pageToken) {
       after = decodeToken(q.pageToken);
@@ -133,6 +143,7 @@ export class TaskStore {
     const matches: [string, IndexEntry][] = [];
     for (const entry of this.index) {
       const e = entry[1];
+      if (e.owner !== owner) continue;
       if (q.contextId !== undefined && e.contextId !== q.contextId) continue;
       if (q.status !== undefined && e.state !== q.status) continue;
       if (since !== undefined && e.ts < since) continue;
@@ -185,7 +196,7 @@ export class TaskStore {
   private async writeFile(id: string): Promise<void> {
     const rec = this.cache.get(id);
     if (!rec) return;
-    const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push });
+    const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push, ...(rec.owner ? { owner: rec.owner } : {}) });
     const target = join(this.dir, `${id}.json`);
     try {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
@@ -236,7 +247,7 @@ export class TaskStore {
         this.log('warn', 'skipping foreign file in task folder', { file: name });
         continue;
       }
-      this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+      this.index.set(id, { owner: ownerOf(rec), contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
       this.onDisk.add(id);
     }
   }
@@ -244,12 +255,12 @@ export class TaskStore {
 
 /** Parses a task file; undefined when it is JSON but not one of ours. @throws SyntaxError on bad JSON. */
 function parseRecord(text: string, id: string): TaskRecord | undefined {
-  const doc = JSON.parse(text) as { format?: unknown; task?: Partial<Task>; push?: unknown };
+  const doc = JSON.parse(text) as { format?: unknown; task?: Partial<Task>; push?: unknown; owner?: unknown };
   const t = doc?.task;
   if (doc?.format !== FORMAT || !t || t.id !== id || typeof t.contextId !== 'string' || !t.status
     || !STATES.has(t.status.state as string) || typeof t.status.timestamp !== 'string' || !Array.isArray(t.history) || !Array.isArray(t.artifacts))
     return undefined;
-  return { task: t as Task, push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [] };
+  return { task: t as Task, push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [], ...(typeof doc.owner === 'string' ? { owner: doc.owner } : {}) };
 }
 
 function encodeToken(ts: number, id: string): string {

@@ -4,7 +4,7 @@
  * catalog's argument checker lets through and `summarize` receives what `run` returns.
  */
 
-import type { ArgSpec, Capability } from './catalog.ts';
+import type { ArgSpec, CallContext, Capability } from './catalog.ts';
 
 /** The value an argument spec admits: an enum's literals, a string, a boolean or a number. */
 export type ArgValue<S extends ArgSpec> =
@@ -31,7 +31,7 @@ export interface CapabilitySpec<A extends Record<string, ArgSpec>, R> {
   readOnly: boolean;
   args: A;
   /** Runs with checked arguments; a thrown CapabilityError keeps its code. */
-  run(args: ArgsOf<A>, signal?: AbortSignal): R | Promise<R>;
+  run(args: ArgsOf<A>, signal?: AbortSignal, context?: CallContext): R | Promise<R>;
   summarize?(result: R): string;
 }
 

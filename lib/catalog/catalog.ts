@@ -4,6 +4,7 @@
  * the card lists is exactly a capability dispatch can run.
  */
 
+import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import type { Result } from '../errors/result.ts';
 
@@ -17,6 +18,16 @@ export interface ArgSpec {
   enum?: readonly string[];
   /** Longest string accepted (default 1024 characters). */
   maxLength?: number;
+}
+
+/**
+ * Who a capability runs for: the principal the surface authenticated (a signed node, a token, a
+ * session), and, when that is a fleet node acting for someone (the hub for a console user), the
+ * owner key it names in its signed request. The executor's per-principal limits read it.
+ */
+export interface CallContext {
+  caller: Principal;
+  onBehalfOf?: string;
 }
 
 /**
@@ -37,7 +48,7 @@ export interface Capability {
   /** Read-only capabilities may be picked from free text; others only by explicit call. */
   readOnly: boolean;
   args: Record<string, ArgSpec>;
-  run(args: Record<string, unknown>, signal?: AbortSignal): Promise<unknown> | unknown;
+  run(args: Record<string, unknown>, signal?: AbortSignal, context?: CallContext): Promise<unknown> | unknown;
   /** One line describing a result, for the text part of an answer. */
   summarize?(result: unknown): string;
 }
@@ -146,13 +157,13 @@ export class Catalog {
    * @throws whatever a capability throws that is not a CapabilityError (a bug: the surface that
    * called answers it as an internal error and logs it).
    */
-  async invoke(id: string, args: unknown, signal?: AbortSignal): Promise<InvokeResult> {
+  async invoke(id: string, args: unknown, signal?: AbortSignal, context?: CallContext): Promise<InvokeResult> {
     const cap = this.byId.get(id);
     if (!cap) return { ok: false, error: { code: 'UNKNOWN_CAPABILITY', message: `unknown capability ${id}; this node offers ${[...this.byId.keys()].join(', ')}` } };
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
     try {
-      const result = await cap.run(checked.args, signal);
+      const result = await cap.run(checked.args, signal, context);
       const summary = summarizeSafely(cap, result);
       return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
     } catch (e) {

@@ -26,7 +26,7 @@ export function catalogAgent(catalog: Catalog): Agent {
       return;
     }
     ctx.working(`Calling ${cap.id}`);
-    const r = await catalog.invoke(cap.id, checked.args, ctx.signal);
+    const r = await catalog.invoke(cap.id, checked.args, ctx.signal, { caller: ctx.caller });
     if (!r.ok) {
       ctx.status('failed', failureParts(r.error));
       return;
@@ -43,6 +43,12 @@ export function catalogAgent(catalog: Catalog): Agent {
   }
 
   return {
+    // Free text only ever picks a read-only capability; a data part naming another needs a principal.
+    needsPrincipal(message) {
+      const data = message.parts.find((p) => p.data !== undefined)?.data;
+      const cap = catalog.find(skillCall(data)?.skill ?? '');
+      return cap && !cap.readOnly ? `${cap.id} (it changes state or runs work)` : undefined;
+    },
     async handle(ctx) {
       const call = skillCall(ctx.data);
       if (call) {

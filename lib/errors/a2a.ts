@@ -21,6 +21,9 @@ export const A2A_ERRORS = {
   EXTENDED_AGENT_CARD_NOT_CONFIGURED: { rpc: -32007, http: 400, grpc: 'FAILED_PRECONDITION', message: 'Extended agent card is not configured' },
   EXTENSION_SUPPORT_REQUIRED: { rpc: -32008, http: 400, grpc: 'FAILED_PRECONDITION', message: 'A required extension is not supported' },
   VERSION_NOT_SUPPORTED: { rpc: -32009, http: 400, grpc: 'UNIMPLEMENTED', message: 'Protocol version is not supported' },
+  // Not an A2A code (the protocol leaves authentication to the transport: HTTP 401); -32000 is
+  // JSON-RPC's implementation-defined server error, outside the range A2A reserves for itself.
+  UNAUTHENTICATED: { rpc: -32000, http: 401, grpc: 'UNAUTHENTICATED', message: 'This request needs an authenticated caller: a bearer token or a signed fleet node' },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;

@@ -9,6 +9,10 @@ export const HUB_ERRORS = {
   BAD_REQUEST: { http: 400, message: 'malformed request' },
   BAD_QUERY: { http: 400, message: 'malformed query' },
   FORBIDDEN_ORIGIN: { http: 403, message: 'this API accepts same-origin requests only' },
+  // The hub's browser boundary (hub/http/access.ts).
+  FORBIDDEN_HOST: { http: 403, message: 'this hub does not answer to that Host name' },
+  FORBIDDEN_CROSS_SITE: { http: 403, message: 'requests from another site are refused' },
+  NOT_JSON: { http: 415, message: 'POST bodies must be application/json' },
   UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },

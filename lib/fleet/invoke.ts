@@ -73,7 +73,7 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
 export interface FleetCaller {
-  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
+  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number; onBehalfOf?: string }): Promise<FleetResult>;
 }
 export type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (set by FleetInvoker). */
@@ -88,12 +88,17 @@ export interface TraceSink {
   }): { id: number };
 }
 
+export interface InvokeOptions {
+  /** The owner key of the principal the hub calls for (lib/auth/principal.ts), signed with the body. */
+  onBehalfOf?: string;
+}
+
 export interface FleetInvoker {
   /**
    * Calls `capability` on fleet node `target` over the signed peer channel and records the call
    * in the trace, failures and empty answers included. Never throws.
    */
-  invoke(target: string, capability: string, args?: Record<string, unknown>, timeoutMs?: number): Promise<FleetResult>;
+  invoke(target: string, capability: string, args?: Record<string, unknown>, timeoutMs?: number, opts?: InvokeOptions): Promise<FleetResult>;
   /**
    * Sends an A2A 1.0 `SendMessage` with the data part `{skill, args}` to fleet node `target`'s
    * `/a2a` (its address from the fleet, never from the caller) in conversation `contextId`, and
@@ -127,6 +132,8 @@ export interface FleetInvokerDeps {
   fetch?: typeof fetch;
   /** Largest A2A answer read, in bytes (default 8 MiB). */
   maxAnswerBytes?: number;
+  /** Signs `message`'s A2A requests as this node (lib/fleet/message.ts); unsigned without it. */
+  sign?: (target: string, body: Uint8Array) => Promise<Record<string, string>>;
 }
 
 export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
@@ -152,8 +159,8 @@ export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
   }
   const sendMessage = createA2AMessenger(deps);
   return {
-    invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000) {
-      return traced(target, capability, () => deps.client.peerFetch(target, capability, args, { timeout: timeoutMs }));
+    invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000, opts = {}) {
+      return traced(target, capability, () => deps.client.peerFetch(target, capability, args, { timeout: timeoutMs, ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }));
     },
     message(target, skill, args, opts) {
       // A malformed skill is refused, and still leaves a row, under a fixed name rather than the bad text.

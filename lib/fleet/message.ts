@@ -86,6 +86,11 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
 /** What the messenger needs: where the fleet's nodes answer (a subset of the fleet invoker's deps). */
 export interface A2AMessengerDeps {
   fleet?: { nodes: ReadonlyArray<{ name: string; url: string }> };
+  /**
+   * Signs the request as this fleet node (route `/a2a`, scope `a2a`), so the receiver knows a
+   * fleet node is calling and lets it run capabilities that need a principal.
+   */
+  sign?: (target: string, body: Uint8Array) => Promise<Record<string, string>>;
   fetch?: typeof fetch;
   maxAnswerBytes?: number;
 }
@@ -100,9 +105,9 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
     if (typeof skill !== 'string' || !SKILL.test(skill)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'skill is not a capability id');
     if (!args || typeof args !== 'object' || Array.isArray(args)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
     if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'contextId is missing or malformed');
-    let body: string;
+    let body: Uint8Array;
     try {
-      body = JSON.stringify({
+      body = new TextEncoder().encode(JSON.stringify({
         jsonrpc: '2.0',
         id: crypto.randomUUID(),
         method: 'SendMessage',
@@ -110,15 +115,21 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
           message: { messageId: crypto.randomUUID(), contextId, role: 'ROLE_USER', parts: [{ data: { skill, args }, mediaType: 'application/json' }] },
           configuration: { returnImmediately: false },
         },
-      });
+      }));
     } catch {
       return mfail('A2A_BAD_REQUEST', 'bad-call', 'args are not serialisable as JSON');
+    }
+    let signature: Record<string, string> = {};
+    try {
+      if (deps.sign) signature = await deps.sign(target, body);
+    } catch {
+      return mfail('A2A_BAD_REQUEST', 'bad-call', 'this node has no key to sign with');
     }
     try {
       const res = await doFetch(`${member.url}/a2a`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-        body,
+        headers: { ...signature, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        body: body as Uint8Array<ArrayBuffer>,
         signal: AbortSignal.timeout(timeout),
       });
       const bytes = await readBodyBytes(res, maxAnswer);

@@ -2,12 +2,20 @@
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
- * webhook delivery. The only place in lib/ that touches Elysia.
+ * webhook delivery, and guards the A2A routes with the node's access policy (lib/auth/access.ts):
+ * every request is authenticated once, by bearer token or, on `/a2a`, a fleet node's signature.
+ * The only place in lib/ that touches Elysia.
  */
 
 import { join } from 'node:path';
 import { Elysia, type AnyElysia } from 'elysia';
-import { createA2AHandler } from '../a2a/jsonrpc-binding.ts';
+import { defaultAnonymous, isLoopbackHost, mayAct, tokenAuthenticator, type AccessPolicy, type AnonymousAccess, type Authenticate } from '../auth/access.ts';
+import { describePrincipal, type Principal } from '../auth/principal.ts';
+import type { TokenBook } from '../auth/tokens.ts';
+import { readBodyBytes } from '../body.ts';
+import { a2aError, toRestError } from '../a2a/errors.ts';
+import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
+import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { TaskEngine } from '../a2a/engine.ts';
 import { WebhookSender } from '../a2a/push.ts';
@@ -60,6 +68,13 @@ export interface NodeOptions {
   maxBodyBytes?: number;
   /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
   peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
+  /**
+   * Who may call the A2A routes (docs/security.md). `tokens`: the bearer tokens accepted (the
+   * fleet's `DATA_DIR/keys/tokens.json`); `anonymous`: what a caller without proof may do (default
+   * `read` on loopback, `none` beyond); `authenticate` replaces bearer-token authentication (the
+   * hub adds console sessions).
+   */
+  access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
 }
 
 export interface RunningNode {
@@ -85,10 +100,18 @@ export interface NodeApp {
 }
 
 const DEFAULT_MODES = ['text/plain', 'application/json'];
+/** The scope a fleet node signs an A2A request with (route `/a2a`). */
+export const A2A_SIGNED_SCOPE = 'a2a';
 
 export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const log = opts.log ?? silentLog;
   const host = opts.host ?? '127.0.0.1';
+  const policy: AccessPolicy = {
+    authenticate: opts.access?.authenticate ?? tokenAuthenticator(opts.access?.tokens),
+    anonymous: opts.access?.anonymous ?? defaultAnonymous(host),
+  };
+  // Letting anonymous callers act is for a conformance run on this machine only.
+  if (policy.anonymous === 'all' && !isLoopbackHost(host)) throw new Error(`node ${def.name}: anonymous callers may act only on a loopback address, not ${host}`);
   const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
   const push = opts.push === false ? undefined : new WebhookSender({
     allowHosts: opts.pushAllowHosts ?? [],
@@ -105,6 +128,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     outputModes,
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
+    mayAct: (caller) => mayAct(policy, caller),
   });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
@@ -125,6 +149,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       pushNotifications: push !== undefined,
       agentBacked: def.agentBacked ?? false,
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
+      auth: {
+        required: policy.anonymous === 'none' ? 'all' : policy.anonymous === 'read' ? 'writes' : 'none',
+        protectedSkills: def.catalog.capabilities.filter((c) => !c.readOnly).map((c) => c.id),
+      },
     });
   };
   const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
@@ -133,7 +161,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const peer: PeerRouteDeps | undefined = opts.peer && {
     self: def.name,
     verifier: opts.peer.verifier,
-    dispatch: (capability, args) => def.catalog.invoke(capability, args),
+    dispatch: (capability, args, from) =>
+      def.catalog.invoke(capability, args, undefined, { caller: { kind: 'node', name: from.node }, ...(from.onBehalfOf ? { onBehalfOf: from.onBehalfOf } : {}) }),
     log,
     ...(opts.peer.client ? { client: opts.peer.client } : {}),
     ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
@@ -145,7 +174,52 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const noRoute = () => new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such route' } }), { status: 404, headers: { 'content-type': 'application/json' } });
   // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler decides
   // what is its own and everything else gets the ordinary 404.
-  const rest = async ({ request }: { request: Request }) => (await handleRest(request)) ?? noRoute();
+  const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
+
+  /**
+   * Who an A2A request speaks for, or the 401 that refuses it. On `/a2a` a fleet node may sign its
+   * request as on the peer routes (scope `a2a`); the body is read once to check it and handed on.
+   */
+  async function identify(request: Request, jsonRpc: boolean): Promise<{ request: Request; caller: Principal } | Response> {
+    const refuse = (message: string) => {
+      const err = a2aError('UNAUTHENTICATED', message);
+      if (!jsonRpc) {
+        const { http, body } = toRestError(err);
+        return challenge(jsonResponse(body, http));
+      }
+      const v = requestedVersion(request.headers.get('a2a-version'));
+      return challenge(jsonResponse(rpcError(null, err, typeof v === 'string' ? v : '1.0'), 401));
+    };
+    if (jsonRpc && request.headers.has('x-peer-node')) {
+      if (!opts.peer) return refuse('This node has no peer keys, so it cannot check a fleet signature');
+      const bytes = await readBodyBytes(request, maxBody).catch(() => undefined);
+      if (!bytes) return refuse(`A signed request body must be readable and at most ${maxBody} bytes`);
+      const v = await opts.peer.verifier.verify(request.headers, bytes, '/a2a');
+      if (!v.ok || v.scope !== A2A_SIGNED_SCOPE) {
+        const code = v.ok ? 'PEER_SCOPE' : v.code;
+        log('warn', 'a2a signature refused', { code });
+        return refuse(`Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.message}`);
+      }
+      const replay = new Request(request.url, { method: request.method, headers: request.headers, body: bytes as Uint8Array<ArrayBuffer> });
+      return { request: replay, caller: { kind: 'node', name: v.node } };
+    }
+    const who = policy.authenticate(request);
+    if (!who.ok) return refuse(who.message);
+    if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+      return refuse('This node is reachable beyond this machine, so every A2A call needs a bearer token (Authorization: Bearer …)');
+    log('debug', 'a2a caller', { caller: describePrincipal(who.principal) });
+    return { request, caller: who.principal };
+  }
+
+  const a2a = async ({ request }: { request: Request }) => {
+    const who = await identify(request, true);
+    return who instanceof Response ? who : handleA2A(who.request, who.caller);
+  };
+  const rest = async ({ request }: { request: Request }) => {
+    const who = await identify(request, false);
+    if (who instanceof Response) return who;
+    return (await handleRest(who.request, who.caller)) ?? noRoute();
+  };
   // The error hook comes first so it covers every route registered after it.
   const app = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
@@ -161,7 +235,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
       // Clients before A2A 0.3 look here.
       .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
-      .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
+      .post('/a2a', a2a, { parse: 'none' })
       .all('/message:verb', rest, { parse: 'none' })
       .all('/tasks', rest, { parse: 'none' })
       .all('/tasks/*', rest, { parse: 'none' })
@@ -186,7 +260,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       const port = server.port!;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
-      log('info', 'node listening', { node: def.name, url });
+      log('info', 'node listening', { node: def.name, url, anonymous: policy.anonymous });
+      if (policy.anonymous === 'none' && speaksA2A)
+        log('warn', `${def.name} is bound to ${host}: every A2A call needs a bearer token (bun run keys token add <name>) or a fleet signature`);
       return {
         url,
         port,

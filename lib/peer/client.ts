@@ -28,6 +28,11 @@ export type PeerResult<T = unknown> = Result<T, CallFailure>;
 export interface PeerCallOptions {
   /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
   timeout?: number;
+  /**
+   * The owner key of the principal this node acts for (e.g. the console user behind a hub
+   * delegation); sent in the signed body, read by the receiver's per-principal limits.
+   */
+  onBehalfOf?: string;
 }
 
 export interface PeerClient {
@@ -116,7 +121,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
   return Object.freeze({
     post,
     peerFetch: (target: string, capability: string, args: unknown = {}, opts?: PeerCallOptions) =>
-      post(target, '/peer/invoke', capability, { capability, args }, opts),
+      post(target, '/peer/invoke', capability, { capability, args, ...(opts?.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
     peerRelay: (via: string, route: string[], capability: string, args: unknown = {}, opts: PeerCallOptions & { trail?: string[] } = {}) =>
       post(via, '/peer/relay', 'relay:' + capability, { route, capability, args, trail: opts.trail ?? [] }, opts),
   });

@@ -19,13 +19,17 @@ import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Result } from '../errors/result.ts';
 import { NODE_NAME, SCOPE, type PeerVerifier } from './signature.ts';
+import { isOwnerKey } from '../auth/principal.ts';
 
 export interface PeerRouteDeps {
   /** This node's fleet name. */
   self: string;
   verifier: PeerVerifier;
-  /** Runs one capability of this node's catalog; the only way a peer request reaches code. */
-  dispatch: (capability: string, args: Record<string, unknown>) => Promise<Result>;
+  /**
+   * Runs one capability of this node's catalog; the only way a peer request reaches code. `from`
+   * is the verified calling node, `onBehalfOf` the owner key it says it acts for (signed with the body).
+   */
+  dispatch: (capability: string, args: Record<string, unknown>, from: { node: string; onBehalfOf?: string }) => Promise<Result>;
   /** Needed by /peer/relay: signs and sends the forwarded call as this node. */
   client?: PeerClient;
   /** Needed by /peer/relay: route entries must be fleet members. */
@@ -100,8 +104,10 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     }
     const args = argsOf(a.body);
     if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
+    const { onBehalfOf } = a.body;
+    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf)) return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
     const started = performance.now();
-    const r = await deps.dispatch(capability, args);
+    const r = await deps.dispatch(capability, args, { node: a.caller, ...(onBehalfOf !== undefined ? { onBehalfOf } : {}) });
     const ms = Math.round(performance.now() - started);
     log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
     if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });

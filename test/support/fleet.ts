@@ -16,7 +16,7 @@ import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { createHub, type Hub } from '../../hub/hub.ts';
-import { FIXTURES, tempDir } from './node.ts';
+import { FIXTURES, tempDir, testTokens, withAuth } from './node.ts';
 
 export interface RunningFleet {
   fleet: Fleet;
@@ -45,7 +45,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
-      dataDir, port: 0, log,
+      dataDir, port: 0, log, access: { tokens: testTokens() },
       peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
     });
     const running = await node.start();
@@ -56,7 +56,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0,
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, tokens: testTokens(),
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;
@@ -75,11 +75,11 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   };
 }
 
-/** POST /api/local-invoke as the console would (same origin). */
+/** POST /api/local-invoke as the console would (same origin), as the test principal. */
 export async function localInvoke(hubUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const res = await fetch(`${hubUrl}/api/local-invoke`, {
     method: 'POST',
-    headers: { Origin: hubUrl, 'Content-Type': 'application/json', ...headers },
+    headers: withAuth({ Origin: hubUrl, 'Content-Type': 'application/json', ...headers }),
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   return { status: res.status, json: await res.json() };

@@ -7,11 +7,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Agent } from '../../lib/a2a/agent.ts';
+import { newSecret } from '../../lib/auth/secret.ts';
+import { TokenBook } from '../../lib/auth/tokens.ts';
 import { Catalog } from '../../lib/catalog/catalog.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { createNode, type NodeDefinition, type NodeOptions } from '../../lib/node/create-node.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures');
+
+/**
+ * The bearer token of the principal `tester`, made fresh for each run. Test nodes accept it, and
+ * the helpers below send it unless told otherwise (`{ Authorization: '' }` sends no credentials).
+ */
+export const TEST_TOKEN = newSecret();
+export const TEST_AUTH = { Authorization: `Bearer ${TEST_TOKEN}` } as const;
+/** The token book test nodes use: `tester` only. */
+export const testTokens = () => TokenBook.of({ tester: TEST_TOKEN });
+
+/** Headers with the test token first; a header given as '' is left out (so `Authorization: ''` means anonymous). */
+export function withAuth(headers: Record<string, string> = {}): Record<string, string> {
+  const all: Record<string, string> = { ...TEST_AUTH, ...headers };
+  return Object.fromEntries(Object.entries(all).filter(([, v]) => v !== ''));
+}
 
 export function tempDir(prefix = 'lume-a2a-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -30,7 +47,7 @@ export interface TestNode {
 export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? tempDir();
   const log = memoryLog();
-  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], ...opts });
+  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], access: { tokens: testTokens() }, ...opts });
   const running = await node.start();
   return {
     url: running.url,
@@ -58,15 +75,15 @@ export function agentNode(name: string, agent: Agent, extra: Partial<NodeDefinit
 
 let nextId = 1;
 
-export async function rpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' | null = '1.0', id: unknown = nextId++): Promise<any> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+export async function rpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' | null = '1.0', id: unknown = nextId++, auth: Record<string, string> = TEST_AUTH): Promise<any> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', ...auth };
   if (version) headers['A2A-Version'] = version;
   const res = await fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
   return res.json();
 }
 
 export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: withAuth({ 'Content-Type': 'application/json', ...headers }), body });
   const text = await res.text();
   let json: any;
   try {
@@ -99,7 +116,7 @@ export async function* sseFrames(res: Response): AsyncGenerator<any> {
 }
 
 export async function streamRpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' = '1.0', signal?: AbortSignal): Promise<Response> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'A2A-Version': version };
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'A2A-Version': version, ...TEST_AUTH };
   return fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), ...(signal ? { signal } : {}) });
 }
 

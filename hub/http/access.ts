@@ -1,0 +1,145 @@
+/**
+ * @module hub/access — the hub's one access policy, applied to every request before any piece of
+ * the hub sees it (A2A, `/api/*` with the trace, the mesh's routes and WebSocket, `/peer/*`, the
+ * console). Browser boundary first: the Host must be one of the hub's own names (DNS rebinding),
+ * `Sec-Fetch-Site: cross-site` is refused, a state-changing request or a WebSocket upgrade that
+ * carries an Origin must carry one of the hub's own origins (configured, never derived from Host),
+ * and POST bodies must be JSON. Then authentication: a bearer token (the token book, with
+ * MESH_TOKEN as the token `mesh`) or a console session cookie. docs/security.md lists each surface.
+ */
+
+import { ANONYMOUS, isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import { bearerOf, isLoopbackHost, type AnonymousAccess, type AuthOutcome } from '../../lib/auth/access.ts';
+import type { TokenBook } from '../../lib/auth/tokens.ts';
+import { statusOf } from '../../lib/errors/registry.ts';
+import { sessionCookieOf, SessionTable } from './sessions.ts';
+
+export interface HubAccessOptions {
+  /** The address the hub binds. */
+  host: string;
+  /** HUB_PUBLIC_ORIGIN: the origins the console is served from besides the loopback ones. */
+  publicOrigins?: string[];
+  /** Bearer tokens (DATA_DIR/keys/tokens.json, with MESH_TOKEN folded in as `mesh`). */
+  tokens?: TokenBook;
+  /** HUB_REQUIRE_LOGIN: the console signs in even on loopback. Always on beyond loopback. */
+  requireLogin?: boolean;
+  /** MESH_TOKEN is set: the mesh's protected routes and `hello` need a principal even on loopback. */
+  meshToken?: boolean;
+  sessions?: SessionTable;
+}
+
+/** What a piece of the hub learns about an admitted request. */
+export interface Admitted {
+  caller: Principal;
+}
+
+/** Paths anyone may read from anywhere: the card (served with `Access-Control-Allow-Origin: *`) and liveness. */
+const PUBLIC_READS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', '/health', '/healthz', '/v1/meta']);
+/** Mesh paths that need a principal whenever the mesh is protected. */
+const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|api\/projects\.[a-z]+)$/;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
+/** The sign-in form is the one POST that is not JSON: a plain HTML form keeps the token out of scripts. */
+const FORM_PATHS = new Set(['/login', '/logout']);
+/** The A2A routes answer their own refusals in their protocol's shapes (the node applies the policy). */
+const isA2APath = (path: string) => path === '/a2a' || path === '/tasks' || path.startsWith('/tasks/') || path.startsWith('/message:') || path === '/extendedAgentCard';
+
+const refusal = (code: string, message: string, headers: Record<string, string> = {}) =>
+  Response.json({ ok: false, error: { code, message } }, { status: statusOf(code), headers: { 'cache-control': 'no-store', ...headers } });
+
+export interface HubAccess {
+  /** Fixes the port the default origins and Host names use (known once the hub is bound). */
+  bind(port: number): void;
+  /** The refusal of a request, or who it speaks for. */
+  admit(req: Request): Response | Admitted;
+  /** Bearer token, then session cookie: the hub node authenticates A2A requests with this too. */
+  authenticate(req: Request): AuthOutcome;
+  /** What an anonymous caller may do on the hub's A2A routes. */
+  readonly anonymous: AnonymousAccess;
+  readonly requireLogin: boolean;
+  /** Whether the mesh's protected routes need a principal. */
+  readonly meshProtected: boolean;
+  readonly sessions: SessionTable;
+  /** Whether session cookies must be `Secure` (every configured origin is https). */
+  readonly secureCookies: boolean;
+  /** The hub's own origins (for tests and the start-up line). */
+  origins(): string[];
+}
+
+export function createHubAccess(opts: HubAccessOptions): HubAccess {
+  const loopback = isLoopbackHost(opts.host);
+  const requireLogin = !!opts.requireLogin || !loopback;
+  const sessions = opts.sessions ?? new SessionTable();
+  const configured = (opts.publicOrigins ?? []).map((o) => new URL(o).origin);
+  let origins = new Set<string>();
+  let hosts = new Set<string>();
+
+  function bind(port: number): void {
+    const own = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `http://${h}:${port}`);
+    // A concrete bind address is the hub's own name too; 0.0.0.0 and :: are not names.
+    if (!loopback && opts.host !== '0.0.0.0' && opts.host !== '::') own.push(`http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`);
+    origins = new Set([...own, ...configured]);
+    hosts = new Set([...origins].map((o) => new URL(o).host.toLowerCase()));
+  }
+
+  function authenticate(req: Request): AuthOutcome {
+    const token = bearerOf(req);
+    if (token !== undefined) {
+      const name = token === null ? undefined : opts.tokens?.verify(token);
+      return name === undefined ? { ok: false, message: 'The bearer token is not valid here' } : { ok: true, principal: { kind: 'token', name } };
+    }
+    const secret = sessionCookieOf(req);
+    const name = secret ? sessions.lookup(secret) : undefined;
+    return { ok: true, principal: name ? { kind: 'session', name } : ANONYMOUS };
+  }
+
+  function admit(req: Request): Response | Admitted {
+    const url = new URL(req.url);
+    const path = url.pathname;
+    // 1. DNS rebinding: a page on a name that resolves here still sends its own name as Host.
+    const host = req.headers.get('host')?.toLowerCase();
+    if (host !== undefined && !hosts.has(host)) return refusal('FORBIDDEN_HOST', `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`);
+    // 2. Browsers say where a request comes from; another site gets nothing but the public reads.
+    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
+    // 3. Anything that changes state, and the WebSocket upgrade, from a browser must come from the hub's own pages.
+    const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
+    const origin = req.headers.get('origin');
+    if ((!SAFE_METHODS.has(req.method) || upgrade) && origin !== null && !origins.has(origin))
+      return refusal('FORBIDDEN_ORIGIN', 'requests from another origin may only read');
+    // 4. A POST body is JSON: a form or text/plain body (what a page elsewhere can send without asking) is refused.
+    if (!SAFE_METHODS.has(req.method) && hasBody(req) && !FORM_PATHS.has(path)) {
+      const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+      if (!JSON_TYPES.has(type)) return refusal('NOT_JSON', `send application/json, not ${type.slice(0, 64) || 'a body without a Content-Type'}`);
+    }
+    // 5. Who is asking. The A2A routes answer their own refusals in their protocol's shape.
+    if (isA2APath(path)) return { caller: ANONYMOUS };
+    const who = authenticate(req);
+    if (!who.ok) return refusal('UNAUTHENTICATED', who.message, { 'www-authenticate': 'Bearer realm="lume-a2a"' });
+    const caller = who.principal;
+    if (!isAuthenticated(caller)) {
+      if (MESH_PROTECTED.test(path) && (requireLogin || opts.meshToken))
+        return Response.json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }, { status: statusOf('unauthorized') });
+      if (requireLogin && path.startsWith('/api/')) return refusal('UNAUTHENTICATED', 'sign in first (POST /login) or send a bearer token', { 'www-authenticate': 'Bearer realm="lume-a2a"' });
+    }
+    return { caller };
+  }
+
+  return {
+    bind,
+    admit,
+    authenticate,
+    anonymous: requireLogin ? 'none' : 'read',
+    requireLogin,
+    meshProtected: requireLogin || !!opts.meshToken,
+    sessions,
+    secureCookies: configured.length > 0 && configured.every((o) => o.startsWith('https:')),
+    origins: () => [...origins],
+  };
+}
+
+/** Whether a request carries a body (a declared length above zero, or a chunked one). */
+function hasBody(req: Request): boolean {
+  const length = req.headers.get('content-length');
+  if (length !== null) return length.trim() !== '0';
+  return req.headers.has('transfer-encoding');
+}

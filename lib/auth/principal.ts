@@ -1,0 +1,48 @@
+/**
+ * @module auth/principal — who a request speaks for: a signed fleet node, a bearer token, a console
+ * session, or nobody (anonymous). Every surface turns its proof into one of these, and task
+ * ownership and the executor's limits are keyed by `ownerKey`.
+ */
+
+export type Principal =
+  | { kind: 'node'; name: string }
+  | { kind: 'token'; name: string }
+  | { kind: 'session'; name: string }
+  | { kind: 'anonymous' };
+
+export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
+
+/** Token and session names, and node names: lower-case words joined by dashes. */
+export const PRINCIPAL_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+
+export function isAuthenticated(p: Principal): boolean {
+  return p.kind !== 'anonymous';
+}
+
+/**
+ * The key tasks and jobs are owned under. A session is signed in with a token, so a token and a
+ * session of the same name are one user (`user:<name>`); a node is `node:<name>`.
+ */
+export function ownerKey(p: Principal): string {
+  switch (p.kind) {
+    case 'node':
+      return `node:${p.name}`;
+    case 'token':
+    case 'session':
+      return `user:${p.name}`;
+    case 'anonymous':
+      return 'anonymous';
+  }
+}
+
+const OWNER_KEY = /^(?:(?:node|user):[a-z][a-z0-9-]{0,31}|anonymous)$/;
+
+/** Whether a value is an owner key (what a fleet node may name as the principal it acts for). */
+export function isOwnerKey(v: unknown): v is string {
+  return typeof v === 'string' && OWNER_KEY.test(v);
+}
+
+/** A short label for logs: the kind and the name, never a secret. */
+export function describePrincipal(p: Principal): string {
+  return p.kind === 'anonymous' ? 'anonymous' : `${p.kind}:${p.name}`;
+}

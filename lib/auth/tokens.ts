@@ -1,0 +1,158 @@
+/**
+ * @module auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
+ * (0600) holds each token's name, creation time and SHA-256, never the token. `addToken` makes one
+ * and returns it once; a `TokenBook` answers which name a presented token belongs to and picks up
+ * `add`/`revoke` from other processes without a restart.
+ */
+
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeFileAtomicSync } from '../atomic-file.ts';
+import { PRINCIPAL_NAME } from './principal.ts';
+import { hashSecret, newSecret, sameHash } from './secret.ts';
+
+export const TOKENS_FILE = 'tokens.json';
+const FORMAT = 'lume-a2a.tokens/1';
+
+interface TokenEntry {
+  hash: string;
+  created: string;
+}
+
+interface TokenFile {
+  format: typeof FORMAT;
+  tokens: Record<string, TokenEntry>;
+}
+
+export const tokensPath = (dataDir: string) => join(dataDir, 'keys', TOKENS_FILE);
+
+/** The file's tokens; an absent file holds none. @throws Error when the file is malformed. */
+function readTokens(path: string): TokenFile {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { format: FORMAT, tokens: {} };
+    throw e;
+  }
+  const doc = JSON.parse(text) as Partial<TokenFile>;
+  if (doc?.format !== FORMAT || !doc.tokens || typeof doc.tokens !== 'object') throw new Error(`tokens: ${TOKENS_FILE} is not a token file`);
+  const tokens: Record<string, TokenEntry> = {};
+  for (const [name, e] of Object.entries(doc.tokens)) {
+    if (!PRINCIPAL_NAME.test(name) || typeof e?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash)) throw new Error(`tokens: entry ${JSON.stringify(name.slice(0, 40))} is malformed`);
+    tokens[name] = { hash: e.hash, created: String(e.created ?? '') };
+  }
+  return { format: FORMAT, tokens };
+}
+
+function writeTokens(dataDir: string, file: TokenFile): void {
+  mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
+  writeFileAtomicSync(tokensPath(dataDir), JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+}
+
+/**
+ * Makes a token for `name` and stores its hash. The token is returned here and nowhere else.
+ * @throws Error when the name is malformed or already has a token (revoke it first).
+ */
+export function addToken(dataDir: string, name: string, now = () => new Date()): string {
+  if (!PRINCIPAL_NAME.test(name)) throw new Error('tokens: a name is lower-case letters, digits and dashes, starting with a letter (at most 32)');
+  const file = readTokens(tokensPath(dataDir));
+  if (Object.hasOwn(file.tokens, name)) throw new Error(`tokens: ${name} already has a token; revoke it first`);
+  const token = newSecret();
+  file.tokens[name] = { hash: hashSecret(token), created: now().toISOString() };
+  writeTokens(dataDir, file);
+  return token;
+}
+
+/** Removes a name's token. @returns false when it had none. */
+export function revokeToken(dataDir: string, name: string): boolean {
+  const file = readTokens(tokensPath(dataDir));
+  if (!Object.hasOwn(file.tokens, name)) return false;
+  delete file.tokens[name];
+  writeTokens(dataDir, file);
+  return true;
+}
+
+/** Names and creation times, never hashes. */
+export function listTokens(dataDir: string): { name: string; created: string }[] {
+  return Object.entries(readTokens(tokensPath(dataDir)).tokens).map(([name, e]) => ({ name, created: e.created }));
+}
+
+export interface TokenBookOptions {
+  /** How often the file's modification time is checked, in ms (default 1000). */
+  recheckMs?: number;
+  now?: () => number;
+  /** Tokens given in configuration rather than the file (e.g. MESH_TOKEN as `mesh`). */
+  extra?: Record<string, string>;
+}
+
+/** Answers which name a presented bearer token belongs to. */
+export class TokenBook {
+  private byHash = new Map<string, { name: string; hash: string }>();
+  private stamp = '';
+  private checkedAt = -Infinity;
+  private readonly extra: Map<string, { name: string; hash: string }>;
+
+  constructor(private readonly path: string | undefined, private readonly opts: TokenBookOptions = {}) {
+    this.extra = new Map(Object.entries(opts.extra ?? {}).map(([name, token]) => {
+      const hash = hashSecret(token);
+      return [hash, { name, hash }];
+    }));
+    this.reload();
+  }
+
+  /** The book of `DATA_DIR/keys/tokens.json`. @throws Error when the file is malformed. */
+  static open(dataDir: string, opts: TokenBookOptions = {}): TokenBook {
+    return new TokenBook(tokensPath(dataDir), opts);
+  }
+
+  /** A book with no file: only configured tokens (tests, a hub without a data folder). */
+  static of(tokens: Record<string, string>): TokenBook {
+    return new TokenBook(undefined, { extra: tokens });
+  }
+
+  /** Whether any token exists (a node with none can only be called by fleet nodes and anonymously). */
+  get size(): number {
+    this.refresh();
+    return this.byHash.size + this.extra.size;
+  }
+
+  /** The name a token belongs to, or undefined. Only its SHA-256 is looked up and compared. */
+  verify(token: string): string | undefined {
+    if (token.length === 0 || token.length > 256) return undefined;
+    this.refresh();
+    const hash = hashSecret(token);
+    // Looked up by hash, so the time taken depends on the digest, never on the token's characters;
+    // the stored digest is then compared in constant time.
+    for (const table of [this.byHash, this.extra]) {
+      const entry = table.get(hash);
+      if (entry && sameHash(entry.hash, hash)) return entry.name;
+    }
+    return undefined;
+  }
+
+  private refresh(): void {
+    const now = (this.opts.now ?? Date.now)();
+    if (now - this.checkedAt < (this.opts.recheckMs ?? 1000)) return;
+    this.checkedAt = now;
+    this.reload();
+  }
+
+  /** Re-reads the file when its size or modification time changed; a broken file keeps the last good book. */
+  private reload(): void {
+    if (!this.path) return;
+    let stamp = 'absent';
+    try {
+      const st = statSync(this.path);
+      stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    } catch {}
+    if (stamp === this.stamp) return;
+    try {
+      const file = readTokens(this.path);
+      this.byHash = new Map(Object.entries(file.tokens).map(([name, e]) => [e.hash, { name, hash: e.hash }]));
+      this.stamp = stamp;
+    } catch {
+      // Keep serving with the last good book; `bun run keys token list` reports the broken file.
+    }
+  }
+}
