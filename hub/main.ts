@@ -8,6 +8,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
@@ -30,6 +31,7 @@ if (!meshLimits.ok) {
   process.exit(2);
 }
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+installCrashGuard(log);
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });

@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -53,6 +54,7 @@ const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
   : undefined;
 const log = consoleLog(member.name);
+installCrashGuard(log);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);

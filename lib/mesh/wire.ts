@@ -2,6 +2,7 @@
 
 import { fail, ok, type Result, type WireCode } from './errors.ts';
 import type { Attachment, TextPayload } from './payload.ts';
+import { parseJsonBody } from '../body.ts';
 
 export interface Peer {
   name: string;
@@ -94,12 +95,9 @@ export function truncateUtf8(s: string, maxBytes: number): string {
  * content are checked where they are used, so those failures carry their own codes.
  */
 export function parseClientFrame(text: string, maxErrorBytes = 512): Result<ClientFrame, 'invalid_frame'> {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return fail('invalid_frame', 'frame is not valid JSON');
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return fail('invalid_frame', parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON');
+  const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('invalid_frame', 'frame must be a JSON object');
   const f = v as Record<string, unknown>;
   switch (f.type) {
