@@ -25,6 +25,7 @@ const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
 const dataDir = resolve(env.DATA_DIR ?? './data');
 const token = env.MESH_TOKEN || undefined;
+const pushAllowHosts = (env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const meshLimits = meshLimitsFromEnv(env);
 if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
@@ -48,7 +49,7 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),

@@ -18,7 +18,7 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
 
 const { values } = parseArgs({
@@ -58,8 +58,8 @@ installCrashGuard(log);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
-const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
-const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+// Webhooks reach public addresses; loopback and private networks only when listed here.
+const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const definition = define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
 const node = createNode(definition, {
   dataDir,
@@ -67,7 +67,7 @@ const node = createNode(definition, {
   port,
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
-  pushAllowHosts: [...fleetHosts, ...extraHosts],
+  pushAllowHosts,
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
 const running = await node.start();
