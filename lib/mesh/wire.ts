@@ -122,6 +122,7 @@ export function parseClientFrame(text: string, maxErrorBytes = 512): Result<Clie
       if (typeof f.error !== 'string') return fail('invalid_frame', 'delivery_failed.error must be a string');
       return ok({ type: 'delivery_failed', messageId: f.messageId, error: truncateUtf8(f.error, maxErrorBytes) });
     default:
-      return fail('invalid_frame', `unsupported frame type ${JSON.stringify(String(f.type)).slice(0, 80)}`);
+      // Never String() a client's value: an object whose toString is not a function throws.
+      return fail('invalid_frame', typeof f.type === 'string' ? `unsupported frame type ${JSON.stringify(f.type).slice(0, 80)}` : `frame type must be a string, not ${f.type === null ? 'null' : Array.isArray(f.type) ? 'array' : typeof f.type}`);
   }
 }
