@@ -11,9 +11,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Server } from 'bun';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { PeerSigner } from '../lib/peer/signature.ts';
-import { a2aTarget, fuzzTarget, hubApiTarget, meshFrames, meshHttpTarget, peerTarget, restTarget, type Finding } from './support/fuzz.ts';
+import { a2aTarget, fuzzMeshSocket, fuzzTarget, hubApiTarget, meshHttpTarget, peerTarget, restTarget, type Finding } from './support/fuzz.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
-import { join, msg, RawClient } from './support/mesh.ts';
 import { rpc } from './support/node.ts';
 
 const COUNT = 2000;
@@ -96,47 +95,9 @@ test('the hub: /a2a, /api/* and the mesh HTTP routes answer every hostile body w
 test('the mesh socket: hostile text and binary frames get coded errors, and messages still flow', async () => {
   const created = await fetch(`${fleet.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
   expect((await created.json()).result.project.name).toBe('fuzz');
-  const hub = { url: fleet.hubUrl };
-  const alice = await join(hub, 'fuzz', 'alice');
-  let sender = await join(hub, 'fuzz', 'bob');
-  const closes: number[] = [];
-  let n = 0;
-  const frames = meshFrames(COUNT, SEED + 20);
-  for (const frame of frames) {
-    if (sender.c.ws.readyState !== WebSocket.OPEN) {
-      closes.push((await sender.c.closed).code);
-      sender = await join(hub, 'fuzz', `bob-${++n}`);
-    }
-    await sender.c.send(frame);
-  }
-  // Frames are handled in order: once this one is accepted, every hostile one before it was handled.
-  if (sender.c.ws.readyState !== WebSocket.OPEN) sender = await join(hub, 'fuzz', `bob-${++n}`);
-  await sender.c.send(msg('final', 'm-final', { type: 'agent', name: 'alice' }, 'still here'));
-  const seen: Record<string, number> = {};
-  for (;;) {
-    const f = await sender.c.next();
-    if (f.type === 'accepted' && f.requestId === 'final') break;
-    const key = f.type === 'error' ? `error ${f.code}` : f.type;
-    seen[key] = (seen[key] ?? 0) + 1;
-  }
-  for (;;) {
-    const f = await alice.c.next();
-    if (f.type === 'message' && f.message.messageId === 'm-final') break;
-  }
-  // Closing a socket is allowed (an oversized frame, a broken claim); an internal error is not.
-  expect(closes.filter((c) => c === 1011)).toEqual([]);
-  expect(Object.keys(seen).filter((k) => k === 'error internal')).toEqual([]);
-  expect(seen['error invalid_frame'] ?? 0).toBeGreaterThan(COUNT / 4);
-
-  // Hostile first frames, each on a fresh socket, before any claim.
-  for (const frame of meshFrames(100, SEED + 21)) {
-    const c = new RawClient(hub);
-    await c.send(frame);
-    const first = await Promise.race([c.next(), c.closed.then((x) => ({ type: 'closed', code: x.code }))]);
-    expect(first.type === 'claimed' || first.type === 'error' || (first.type === 'closed' && first.code !== 1011)).toBe(true);
-    if (c.ws.readyState === WebSocket.OPEN) await c.close();
-  }
+  const report = await fuzzMeshSocket(fleet.hubUrl, 'fuzz', COUNT, SEED + 20);
+  expect(report.sent).toBe(COUNT);
+  expectClean(report.findings);
+  expect(report.statuses['error invalid_frame']).toBeGreaterThan(COUNT / 4);
   expect(loggedErrors()).toEqual([]);
-  await sender.c.close();
-  await alice.c.close();
 }, 120_000);

@@ -129,7 +129,8 @@ export function peerTarget(name: string, signer: PeerSigner | undefined, skills:
       } catch {}
       const h = new Headers({ 'content-type': 'application/json' });
       if (signer && rng() < 0.85) for (const [k, v] of Object.entries(await signer.sign(relay ? `relay:${capability}` : capability, bytes))) h.set(k, v);
-      return new Request(`${base}${relay ? '/peer/relay' : '/peer/invoke'}`, { method: pick(rng, ['POST', 'POST', 'POST', 'GET']) === 'GET' ? 'GET' : 'POST', headers: h, ...(relay || rng() < 0.97 ? { body: bytes } : {}) });
+      const method = rng() < 0.05 ? 'GET' : 'POST';
+      return new Request(`${base}${relay ? '/peer/relay' : '/peer/invoke'}`, { method, headers: h, ...(method === 'POST' ? { body: bytes } : {}) });
     },
   };
 }
@@ -260,3 +261,110 @@ export function meshFrames(count: number, seed: number): (string | Uint8Array<Ar
 }
 
 export { int, pick, seeded };
+
+/** A plain WebSocket client that queues server frames (no test framework, so the CLI can use it). */
+class SocketClient {
+  readonly ws: WebSocket;
+  private frames: Record<string, any>[] = [];
+  private waiters: ((f: Record<string, any>) => void)[] = [];
+  readonly opened: Promise<boolean>;
+  readonly closed: Promise<number>;
+  constructor(hubUrl: string) {
+    this.ws = new WebSocket(hubUrl.replace(/^http/, 'ws') + '/v1/connect');
+    this.opened = new Promise((r) => {
+      this.ws.addEventListener('open', () => r(true), { once: true });
+      this.ws.addEventListener('close', () => r(false), { once: true });
+    });
+    this.closed = new Promise((r) => this.ws.addEventListener('close', (e) => {
+      r(e.code);
+      for (const w of this.waiters.splice(0)) w({ type: 'closed', code: e.code });
+    }, { once: true }));
+    this.ws.addEventListener('message', (e) => {
+      let f: Record<string, any>;
+      try {
+        f = JSON.parse(String(e.data));
+      } catch {
+        f = { type: 'unparsable' };
+      }
+      const w = this.waiters.shift();
+      if (w) w(f);
+      else this.frames.push(f);
+    });
+  }
+  next(): Promise<Record<string, any>> {
+    const f = this.frames.shift();
+    if (f) return Promise.resolve(f);
+    if (this.ws.readyState === WebSocket.CLOSED) return Promise.resolve({ type: 'closed' });
+    return new Promise((r) => this.waiters.push(r));
+  }
+  send(f: string | Uint8Array<ArrayBuffer> | object): void {
+    this.ws.send(typeof f === 'string' || f instanceof Uint8Array ? f : JSON.stringify(f));
+  }
+  get open(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+}
+
+async function claim(hubUrl: string, project: string, name: string, token?: string): Promise<SocketClient> {
+  const c = new SocketClient(hubUrl);
+  if (!(await c.opened)) throw new Error('the mesh socket did not open');
+  c.send({ type: 'hello', protocolVersion: 3, project, name, ...(token ? { token } : {}) });
+  const f = await c.next();
+  if (f.type !== 'claimed') throw new Error(`claim failed: ${JSON.stringify(f).slice(0, 200)}`);
+  return c;
+}
+
+const textPayload = (s: string) => ({ encoding: 'identity', data: s, uncompressedBytes: Buffer.byteLength(s) });
+
+/**
+ * Fuzzes the mesh socket: `count` hostile frames (text and binary) from a claimed client, each
+ * answered in order; a socket the hub closes is reclaimed under a new name; then `first` hostile
+ * first frames on fresh sockets. A close with 1011 (internal error) or an `internal` error frame
+ * is a finding, as is a final message that does not reach the other client.
+ */
+export async function fuzzMeshSocket(hubUrl: string, project: string, count: number, seed: number, first = 100): Promise<FuzzReport> {
+  const report: FuzzReport = { sent: 0, statuses: {}, findings: [] };
+  const count1 = (key: string) => (report.statuses[key] = (report.statuses[key] ?? 0) + 1);
+  const alice = await claim(hubUrl, project, 'alice');
+  let n = 0;
+  let bob = await claim(hubUrl, project, 'bob');
+  const drain = async (c: SocketClient, until: (f: Record<string, any>) => boolean) => {
+    for (;;) {
+      const f = await c.next();
+      if (until(f)) return f;
+      if (f.type === 'closed') return f;
+      count1(f.type === 'error' ? `error ${f.code}` : f.type);
+      if (f.type === 'error' && f.code === 'internal') report.findings.push({ target: 'mesh socket', kind: 'frame', what: 'internal error frame', sample: JSON.stringify(f).slice(0, 200) });
+    }
+  };
+  for (const frame of meshFrames(count, seed)) {
+    if (!bob.open) {
+      const code = await bob.closed;
+      count1(`close ${code}`);
+      if (code === 1011) report.findings.push({ target: 'mesh socket', kind: 'frame', what: 'socket closed with 1011', sample: '' });
+      bob = await claim(hubUrl, project, `bob-${++n}`);
+    }
+    bob.send(frame);
+    report.sent++;
+  }
+  if (!bob.open) bob = await claim(hubUrl, project, `bob-${++n}`);
+  // Frames are handled in order: once this one is accepted, every hostile one before it was handled.
+  bob.send({ type: 'message', requestId: 'final', messageId: `m-final-${seed}`, target: { type: 'agent', name: 'alice' }, payload: textPayload('still here'), attachments: [] });
+  const accepted = await drain(bob, (f) => f.type === 'accepted' && f.requestId === 'final');
+  if (accepted.type !== 'accepted') report.findings.push({ target: 'mesh socket', kind: 'after', what: 'the final message was not accepted', sample: JSON.stringify(accepted).slice(0, 200) });
+  const got = await drain(alice, (f) => f.type === 'message' && f.message?.messageId === `m-final-${seed}`);
+  if (got.type !== 'message') report.findings.push({ target: 'mesh socket', kind: 'after', what: 'the final message did not arrive', sample: JSON.stringify(got).slice(0, 200) });
+
+  for (const frame of meshFrames(first, seed + 1)) {
+    const c = new SocketClient(hubUrl);
+    if (!(await c.opened)) continue;
+    c.send(frame);
+    const f = await c.next();
+    count1(`first frame: ${f.type === 'error' ? `error ${f.code}` : f.type}`);
+    if (f.type === 'closed' && (await c.closed) === 1011) report.findings.push({ target: 'mesh socket', kind: 'first frame', what: 'socket closed with 1011', sample: String(frame).slice(0, 200) });
+    if (c.open) c.ws.close(1000, 'done');
+  }
+  alice.ws.close(1000, 'done');
+  bob.ws.close(1000, 'done');
+  return report;
+}

@@ -25,10 +25,16 @@ export interface ServingProcess {
  * Starts `bun <entry> …args` with a fleet file whose hub and nodes listen on port 0 (so nothing
  * collides with a running fleet), and answers once it printed `listening on <url>`.
  */
-export async function startProcess(entry: 'hub/main.ts' | 'node/main.ts', args: string[] = [], env: Record<string, string> = {}): Promise<ServingProcess> {
-  const dataDir = tempDir('lume-a2a-proc-');
-  const fleetFile = join(dataDir, 'fleet.json');
-  writeFileSync(fleetFile, JSON.stringify({
+export async function startProcess(
+  entry: 'hub/main.ts' | 'node/main.ts',
+  args: string[] = [],
+  env: Record<string, string> = {},
+  /** A fleet to join instead (its data folder is the caller's to remove). */
+  shared?: { dataDir: string; fleetFile: string },
+): Promise<ServingProcess> {
+  const dataDir = shared?.dataDir ?? tempDir('lume-a2a-proc-');
+  const fleetFile = shared?.fleetFile ?? join(dataDir, 'fleet.json');
+  if (!shared) writeFileSync(fleetFile, JSON.stringify({
     hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
     nodes: [
       { name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' },
@@ -37,7 +43,7 @@ export async function startProcess(entry: 'hub/main.ts' | 'node/main.ts', args: 
   }));
   const proc = Bun.spawn(['bun', entry, ...args], {
     cwd: root,
-    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, PORT: '0', ...env },
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, ...(shared ? {} : { PORT: '0' }), ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -70,7 +76,7 @@ export async function startProcess(entry: 'hub/main.ts' | 'node/main.ts', args: 
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!shared) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
