@@ -4,7 +4,7 @@
  */
 
 /** Reads at most `max` bytes of a body stream; undefined when it is longer. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;

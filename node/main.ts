@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
+import { createNode } from '../lib/node/create-node.ts';
+import { loadNode } from '../lib/node/load-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 
@@ -38,17 +39,14 @@ if (typeof values.name !== 'string' || !member) {
   process.exit(2);
 }
 
-const portText = (values.port as string | undefined) ?? process.env.PORT;
+const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+const portText = text(values.port) ?? process.env.PORT;
 const port = portText === undefined ? member.port : Number(portText);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port must be a port number, got ${portText}`);
   process.exit(2);
 }
 
-// Every node gets the same options; resolve reads the fleet file it was started with, keeps its
-// jobs under the data folder and offers the model recipe only when an endpoint is configured.
-type NodeOpts = { fixturesDir: string; fleetFile: string; dataDir: string; model?: { baseUrl: string; apiKey?: string; model: string } };
-const define = (await import(resolve(root, member.file))).default as (o: NodeOpts) => NodeDefinition;
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
@@ -60,10 +58,12 @@ await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
 // Webhooks reach public addresses; loopback and private networks only when listed here.
 const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const definition = define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
+// Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
+// jobs under the data folder and offers the model recipe only when an endpoint is configured.
+const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
 const node = createNode(definition, {
   dataDir,
-  host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
+  host: text(values.host) ?? process.env.HOST ?? '127.0.0.1',
   port,
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },

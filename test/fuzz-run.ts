@@ -62,12 +62,12 @@ const hubSkills = [{ skill: 'node.capabilities', args: {} }, { skill: 'entity.re
 const runs: [Target, string][] = [
   [a2aTarget('scanner /a2a', scannerSkills), procs.scanner!.url],
   [restTarget('scanner REST', scannerSkills), procs.scanner!.url],
-  [peerTarget('scanner /peer', hubSigner, scannerSkills, 'crm'), procs.scanner!.url],
+  [peerTarget('scanner /peer', hubSigner, 'scanner', scannerSkills, 'crm'), procs.scanner!.url],
   [a2aTarget('hub /a2a', hubSkills), procs.hub!.url],
   [restTarget('hub REST', hubSkills), procs.hub!.url],
   [hubApiTarget('hub /api'), procs.hub!.url],
   [meshHttpTarget('mesh HTTP'), procs.hub!.url],
-  [peerTarget('hub /peer', crmSigner, hubSkills, 'scanner'), procs.hub!.url],
+  [peerTarget('hub /peer', crmSigner, 'a2a', hubSkills, 'scanner'), procs.hub!.url],
 ];
 
 const findings: Finding[] = [];

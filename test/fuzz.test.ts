@@ -58,7 +58,7 @@ const expectClean = (findings: Finding[]) => expect(findings.map((f) => `${f.kin
 
 test('a node: /a2a, the HTTP+JSON routes and /peer/* answer every hostile body with a 4xx or a coded error', async () => {
   const base = fleet.nodes.get('scanner')!.url;
-  for (const [i, target] of [a2aTarget('scanner /a2a', SCANNER_SKILLS), restTarget('scanner REST', SCANNER_SKILLS), peerTarget('scanner /peer', signer, SCANNER_SKILLS, 'crm')].entries()) {
+  for (const [i, target] of [a2aTarget('scanner /a2a', SCANNER_SKILLS), restTarget('scanner REST', SCANNER_SKILLS), peerTarget('scanner /peer', signer, 'scanner', SCANNER_SKILLS, 'crm')].entries()) {
     const report = await fuzzTarget(target, base, scanner, COUNT, SEED + i);
     expect(report.sent).toBe(COUNT);
     expectClean(report.findings);
@@ -78,7 +78,7 @@ test('the hub: /a2a, /api/* and the mesh HTTP routes answer every hostile body w
     [a2aTarget('hub /a2a', HUB_SKILLS), hubNode],
     [hubApiTarget('hub /api'), hubFetch],
     [meshHttpTarget('mesh HTTP'), hubFetch],
-    [peerTarget('hub /peer', crmSigner, HUB_SKILLS, 'scanner'), hubNode],
+    [peerTarget('hub /peer', crmSigner, 'a2a', HUB_SKILLS, 'scanner'), hubNode],
   ] as const).entries()) {
     const report = await fuzzTarget(target, fleet.hubUrl, send, COUNT, SEED + 10 + i);
     expect(report.sent).toBe(COUNT);

@@ -40,7 +40,7 @@ function parsePart(raw: unknown, path: string): Part {
   return part;
 }
 
-export function parseMessageV03(raw: unknown, path = 'message'): Message {
+function parseMessageV03(raw: unknown, path = 'message'): Message {
   const m = obj(raw, path);
   const kind = field(m, 'kind');
   if (kind !== undefined && kind !== 'message') throw new Invalid(`${path}.kind`, `${path}.kind must be "message"`);

@@ -19,6 +19,11 @@ export interface ArgSpec {
   maxLength?: number;
 }
 
+/**
+ * A capability as the catalog holds it. Node files declare one with `capability({...})`
+ * (lib/catalog/capability.ts), which types `run`'s arguments from `args` and `summarize`'s input
+ * from `run`'s result.
+ */
 export interface Capability {
   /** Dotted id such as `sector.movement`; also the skill id on the card. */
   id: string;
@@ -107,12 +112,17 @@ export class Catalog {
     }));
   }
 
-  /** Checks arguments against a capability's specs; unknown arguments are refused. */
+  /**
+   * Checks arguments against a capability's specs; unknown arguments are refused. The checked
+   * arguments hold only the given values: an optional argument sent as null is left out, so `run`
+   * sees it absent (the type `capability()` derives says so).
+   */
   checkArgs(cap: Capability, args: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'args must be an object' };
     const given = args as Record<string, unknown>;
     for (const name of Object.keys(given)) if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+    const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];
       if (v === undefined || v === null) {
@@ -126,8 +136,9 @@ export class Catalog {
         : typeof v === 'number' && Number.isFinite(v);
       if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
       if (spec.enum && !spec.enum.includes(v as string)) return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+      checked[name] = v;
     }
-    return { ok: true, args: given };
+    return { ok: true, args: checked };
   }
 
   /**

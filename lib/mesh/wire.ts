@@ -25,7 +25,6 @@ export interface MeshMessage {
 }
 
 export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
-export type DeliveryStatus = 'delivered' | 'failed' | 'disconnected';
 
 /** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
 export interface StreamPosition {

@@ -110,7 +110,7 @@ export function restTarget(name: string, skills: readonly { skill: string; args:
 }
 
 /** `/peer/invoke` and `/peer/relay`, most requests signed by `signer` (so the body is parsed). */
-export function peerTarget(name: string, signer: PeerSigner | undefined, skills: readonly { skill: string; args: Record<string, unknown> }[], relayTo: string): Target {
+export function peerTarget(name: string, signer: PeerSigner | undefined, receiver: string, skills: readonly { skill: string; args: Record<string, unknown> }[], relayTo: string): Target {
   const templates = [
     ...skills.map((s) => ({ capability: s.skill, args: s.args })),
     ...skills.map((s) => ({ route: [relayTo], capability: s.skill, args: s.args, trail: [] })),
@@ -128,9 +128,10 @@ export function peerTarget(name: string, signer: PeerSigner | undefined, skills:
         relay = Array.isArray(doc?.route);
       } catch {}
       const h = new Headers({ 'content-type': 'application/json' });
-      if (signer && rng() < 0.85) for (const [k, v] of Object.entries(await signer.sign(relay ? `relay:${capability}` : capability, bytes))) h.set(k, v);
+      const route = relay ? '/peer/relay' : '/peer/invoke';
+      if (signer && rng() < 0.85) for (const [k, v] of Object.entries(await signer.sign({ to: receiver, route, scope: relay ? `relay:${capability}` : capability }, bytes))) h.set(k, v);
       const method = rng() < 0.05 ? 'GET' : 'POST';
-      return new Request(`${base}${relay ? '/peer/relay' : '/peer/invoke'}`, { method, headers: h, ...(method === 'POST' ? { body: bytes } : {}) });
+      return new Request(`${base}${route}`, { method, headers: h, ...(method === 'POST' ? { body: bytes } : {}) });
     },
   };
 }
