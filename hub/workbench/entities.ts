@@ -7,6 +7,7 @@
 
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { checkUscc, type UsccCheck } from '../../lib/domain/uscc.ts';
+import { isCompanyRow, isObject, isStockRow, isString as str } from './fleet-answers.ts';
 
 /** A crm record as entity alignment reads it. */
 export interface CrmRecord {
@@ -96,16 +97,15 @@ export interface EntityCoverage {
 
 // ---- reading the nodes ----
 
-const str = (v: unknown): v is string => typeof v === 'string';
-
-async function read(invoker: FleetInvoker, node: string, capability: string, list: string): Promise<{ asOf: string; rows: Record<string, unknown>[] } | EntityFailure> {
+/** Reads one list from a node; rows that are not objects make the whole answer unreadable. */
+async function read(invoker: FleetInvoker, node: string, capability: string, list: string): Promise<{ asOf: string; rows: unknown[] } | EntityFailure> {
   const r = await invoker.invoke(node, capability, {});
   if (!r.ok) return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: ${r.error.message}`, source: node, cause: r.error.code } };
-  const doc = r.result as Record<string, unknown> | null;
-  const rows = doc?.[list];
-  if (!Array.isArray(rows) || !rows.every((x) => x && typeof x === 'object'))
+  const doc = isObject(r.result) ? r.result : {};
+  const rows = doc[list];
+  if (!Array.isArray(rows) || !rows.every((x) => typeof x === 'object' && x !== null))
     return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: the answer has no ${list} list`, source: node, cause: 'BAD_ANSWER' } };
-  return { asOf: str(doc?.asOf) ? doc.asOf : '', rows: rows as Record<string, unknown>[] };
+  return { asOf: str(doc.asOf) ? doc.asOf : '', rows };
 }
 
 /** Reads crm's companies and scanner's stocks (two traced calls). */
@@ -114,15 +114,15 @@ export async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true
   if ('ok' in crm) return crm;
   if ('ok' in scanner) return scanner;
   // Rows another process sent: keep only well-formed ones, never trust a field's type.
-  const companies = crm.rows.filter((c) => str(c.id) && str(c.name)).map((c) => ({
-    id: c.id as string,
+  const companies = crm.rows.filter(isCompanyRow).map((c) => ({
+    id: c.id,
     uscc: str(c.uscc) ? c.uscc : null,
-    name: c.name as string,
+    name: c.name,
     industry: str(c.industry) ? c.industry : '',
     city: str(c.city) ? c.city : '',
     stockCode: str(c.stockCode) ? c.stockCode : null,
   }));
-  const stocks = scanner.rows.filter((s) => str(s.code) && str(s.name)).map((s) => ({ code: s.code as string, name: s.name as string, sector: str(s.sector) ? s.sector : '' }));
+  const stocks = scanner.rows.filter(isStockRow).map((s) => ({ code: s.code, name: s.name, sector: str(s.sector) ? s.sector : '' }));
   return { ok: true, index: { asOf: { crm: crm.asOf, scanner: scanner.asOf }, companies, stocks } };
 }
 
