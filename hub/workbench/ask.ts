@@ -19,7 +19,7 @@ export interface PlannedCall {
   score: number;
 }
 
-export interface AskFact {
+interface AskFact {
   node: string;
   tool: string;
   summary: string;
@@ -42,12 +42,12 @@ export type Planner = (question: string, tools: CatalogTool[]) => Promise<Planne
 const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
 
 /** Lower-case word stems: a trailing plural `s` is dropped so "sectors" meets "sector". */
-export function terms(text: string): string[] {
+function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9\u4e00-\u9fff]+/).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
 /** How well a tool fits a question: keyword phrases weigh most, then tags and name, then prose. */
-export function scoreTool(question: string, tool: CatalogTool): number {
+function scoreTool(question: string, tool: CatalogTool): number {
   const q = question.toLowerCase();
   const qTerms = new Set(terms(question));
   let score = 0;
@@ -115,7 +115,7 @@ export async function loadCatalog(invoker: FleetInvoker, fallback?: () => Promis
 const toolOf = (node: string, c: WireDescriptor): CatalogTool => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node });
 
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
-export interface AskDeps {
+interface AskDeps {
   invoker: FleetInvoker;
   planner?: Planner;
   plannedBy?: AskAnswer['plannedBy'];

@@ -11,7 +11,7 @@ import type { Task } from '../../lib/a2a/types.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { isJobStatus, isObject, isString, isSubmitted, readFrom } from './fleet-answers.ts';
 
-export interface Delegation {
+interface Delegation {
   executor: string;
   job_id: string;
   recipe?: string;

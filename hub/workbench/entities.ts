@@ -10,7 +10,7 @@ import { checkUscc, type UsccCheck } from '../../lib/domain/uscc.ts';
 import { isCompanyRow, isObject, isStockRow, isString as str } from './fleet-answers.ts';
 
 /** A crm record as entity alignment reads it. */
-export interface CrmRecord {
+interface CrmRecord {
   id: string;
   uscc: string | null;
   name: string;
@@ -19,19 +19,19 @@ export interface CrmRecord {
   stockCode: string | null;
 }
 /** A scanner stock as entity alignment reads it. */
-export interface ScannerStock {
+interface ScannerStock {
   code: string;
   name: string;
   sector: string;
 }
-export interface EntityIndex {
+interface EntityIndex {
   asOf: { crm: string; scanner: string };
   companies: CrmRecord[];
   stocks: ScannerStock[];
 }
 
 /** A company confirmed by a valid USCC. */
-export interface Entity {
+interface Entity {
   uscc: string;
   name: string;
   crmId: string;
@@ -43,7 +43,7 @@ export interface Entity {
 }
 
 /** Something a query points at: a crm record (confirmed or not) or a scanner stock no crm record carries. */
-export interface EntityCandidate {
+interface EntityCandidate {
   crmId: string | null;
   uscc: string | null;
   usccValid: boolean;
@@ -57,7 +57,7 @@ export interface EntityCandidate {
   unconfirmed?: string;
 }
 
-export interface EntityQuery {
+interface EntityQuery {
   name?: string;
   uscc?: string;
   code?: string;
@@ -73,12 +73,12 @@ export type EntityResolution = {
   /** The check of the USCC asked for, when one was. */
   usccCheck?: UsccCheck;
 };
-export type EntityFailure = { ok: false; error: { code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'; message: string; source?: string; cause?: string } };
+type EntityFailure = { ok: false; error: { code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'; message: string; source?: string; cause?: string } };
 
-export type GapKind = 'no-uscc' | 'bad-check-digit' | 'ambiguous-name' | 'stock-without-entity' | 'stock-not-on-scanner';
-export const GAP_KINDS: readonly GapKind[] = ['no-uscc', 'bad-check-digit', 'ambiguous-name', 'stock-without-entity', 'stock-not-on-scanner'];
+type GapKind = 'no-uscc' | 'bad-check-digit' | 'ambiguous-name' | 'stock-without-entity' | 'stock-not-on-scanner';
+const GAP_KINDS: readonly GapKind[] = ['no-uscc', 'bad-check-digit', 'ambiguous-name', 'stock-without-entity', 'stock-not-on-scanner'];
 
-export interface CoverageGap {
+interface CoverageGap {
   kind: GapKind;
   /** What the gap is about: a crm id, a USCC, a name or a stock code. */
   key: string;
@@ -86,7 +86,7 @@ export interface CoverageGap {
   records: string[];
   reason: string;
 }
-export interface EntityCoverage {
+interface EntityCoverage {
   ok: true;
   asOf: { crm: string; scanner: string };
   crm: { customers: number; aligned: number };
@@ -109,7 +109,7 @@ async function read(invoker: FleetInvoker, node: string, capability: string, lis
 }
 
 /** Reads crm's companies and scanner's stocks (two traced calls). */
-export async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
+async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
   const [crm, scanner] = await Promise.all([read(invoker, 'crm', 'crm.companies', 'companies'), read(invoker, 'scanner', 'sector.stocks', 'stocks')]);
   if ('ok' in crm) return crm;
   if ('ok' in scanner) return scanner;
@@ -133,7 +133,7 @@ const LEGAL = new Set(['co', 'ltd', 'corp', 'inc', 'limited', 'company', 'corpor
 const tokens = (s: string) => s.toLowerCase().replace(/&/g, ' and ').split(/[^a-z0-9]+/).filter(Boolean);
 
 /** A company's name without its city prefix and legal suffix: "Hangzhou Yunqi Data Technology Co., Ltd." → "yunqi data technology". */
-export function coreName(name: string, city = ''): string {
+function coreName(name: string, city = ''): string {
   const t = tokens(name);
   const c = tokens(city);
   if (c.length && c.every((w, i) => t[i] === w)) t.splice(0, c.length);
@@ -203,7 +203,7 @@ function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | EntityFa
 }
 
 /** Resolves against an index already read (pure). */
-export function resolveInIndex(ix: EntityIndex, query: EntityQuery): EntityResolution | EntityFailure {
+function resolveInIndex(ix: EntityIndex, query: EntityQuery): EntityResolution | EntityFailure {
   const checked = checkQuery(query);
   if (!checked.ok) return checked;
   const q = checked.query;
@@ -273,7 +273,7 @@ export async function resolveEntity(invoker: FleetInvoker, query: EntityQuery): 
 // ---- coverage ----
 
 /** Counts and gaps of an index already read (pure). */
-export function coverageOf(ix: EntityIndex): EntityCoverage {
+function coverageOf(ix: EntityIndex): EntityCoverage {
   const gaps: CoverageGap[] = [];
   const notAligned = new Set<string>();
   for (const c of ix.companies) {

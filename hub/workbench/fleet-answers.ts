@@ -36,7 +36,7 @@ export async function readFrom<T>(invoker: FleetInvoker, node: string, capabilit
 
 // ---- scanner: sector.movement ----
 
-export interface SectorMove { sector: string; name: string; avgChangePct: number; signaled: number }
+interface SectorMove { sector: string; name: string; avgChangePct: number; signaled: number }
 export interface MovementAnswer { asOf: string; sectors: SectorMove[] }
 
 const isSectorMove = (v: unknown): v is SectorMove =>
@@ -46,7 +46,7 @@ export const isMovementAnswer = (v: unknown): v is MovementAnswer => isObject(v)
 // ---- crm: crm.industries ----
 
 /** Customers of one industry, counted by follow-up state (new, contacted, in-follow-up, …). */
-export interface IndustryCount { industry: string; customers: number; followUp: Partial<Record<string, number>> }
+interface IndustryCount { industry: string; customers: number; followUp: Partial<Record<string, number>> }
 export interface IndustriesAnswer { industries: IndustryCount[] }
 
 const isIndustryCount = (v: unknown): v is IndustryCount =>
@@ -56,8 +56,8 @@ export const isIndustriesAnswer = (v: unknown): v is IndustriesAnswer => isObjec
 // ---- crm: crm.companies and scanner: sector.stocks (entity alignment) ----
 
 /** A row with its key fields checked; the others are read one by one, never trusted. */
-export type CompanyRow = Fields & { id: string; name: string };
-export type StockRow = Fields & { code: string; name: string };
+type CompanyRow = Fields & { id: string; name: string };
+type StockRow = Fields & { code: string; name: string };
 export const isCompanyRow = (v: unknown): v is CompanyRow => isObject(v) && isString(v.id) && isString(v.name);
 export const isStockRow = (v: unknown): v is StockRow => isObject(v) && isString(v.code) && isString(v.name);
 
@@ -65,7 +65,7 @@ export const isStockRow = (v: unknown): v is StockRow => isObject(v) && isString
 
 /** A descriptor as it comes over the wire: tags, examples and keywords may be absent. */
 export type WireDescriptor = Omit<CapabilityDescriptor, 'tags' | 'examples' | 'keywords'> & { tags?: string[]; examples?: string[]; keywords?: string[] };
-export interface CatalogAnswer { nodes: { node: string; capabilities: unknown[] }[] }
+interface CatalogAnswer { nodes: { node: string; capabilities: unknown[] }[] }
 
 const ARG_TYPES: readonly ArgSpec['type'][] = ['string', 'number', 'integer', 'boolean'];
 const isArgSpec = (v: unknown): v is ArgSpec =>
@@ -81,8 +81,8 @@ export const isCatalogAnswer = (v: unknown): v is CatalogAnswer =>
 
 // ---- resolve: exec.submit and exec.status (delegation) ----
 
-export interface Submitted { job_id: string; recipe?: string }
-export interface Job {
+interface Submitted { job_id: string; recipe?: string }
+interface Job {
   job_id: string;
   recipe?: string;
   state: 'running' | 'succeeded' | 'failed' | 'canceled';

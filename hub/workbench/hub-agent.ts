@@ -12,7 +12,7 @@ import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
 import { isObject, type Fields } from './fleet-answers.ts';
 
-export interface HubAgentDeps {
+interface HubAgentDeps {
   catalog: Catalog;
   delegator: Delegator;
   ask: (question: string) => Promise<AskAnswer>;

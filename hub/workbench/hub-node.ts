@@ -17,7 +17,7 @@ import { nodeCapabilities, taskDelegate } from './skills/fleet.ts';
 import { customerReach, sectorMovement } from './skills/market.ts';
 import { negotiationList, negotiationStart } from './skills/negotiations.ts';
 
-export interface HubNodeDeps {
+interface HubNodeDeps {
   name: string;
   invoker: FleetInvoker;
   view: { snapshot(): Promise<FleetSnapshot> };

@@ -13,9 +13,9 @@ import {
 import { isNumber, isObject, isString, isStringList, type Fields } from './fleet-answers.ts';
 import { listIds, newNegotiationId, readRecord, saveRecord, type StoreError } from './negotiation-store.ts';
 
-export { negotiationsDir, NEGOTIATION_ID } from './negotiation-store.ts';
+export { negotiationsDir } from './negotiation-store.ts';
 
-export interface NegotiationDeps {
+interface NegotiationDeps {
   invoker: FleetInvoker;
   /** The negotiations folder (`negotiationsDir(DATA_DIR)`). */
   dir: string;
@@ -30,7 +30,7 @@ export interface NegotiationDeps {
 }
 
 /** One A2A message of the negotiation and its answer. */
-export interface Turn {
+interface Turn {
   round: number;
   agent: 'advisor' | 'customer';
   node: string;
@@ -45,7 +45,7 @@ export interface Turn {
   error?: { code: string; message: string };
 }
 
-export interface NegotiationVeto {
+interface NegotiationVeto {
   round: number;
   code: VetoCode;
   reason: string;
@@ -75,12 +75,12 @@ export interface Negotiation {
   error?: { code: string; message: string };
 }
 
-export type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'customer' | 'customerName' | 'startedAt' | 'outcome' | 'ended' | 'rounds' | 'summary'> & {
+type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'customer' | 'customerName' | 'startedAt' | 'outcome' | 'ended' | 'rounds' | 'summary'> & {
   vetoCodes: VetoCode[];
   deal?: { code: string; name: string };
 };
 
-export type NegotiationError = Failure;
+type NegotiationError = Failure;
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const STOCK = /^\d{6}$/;

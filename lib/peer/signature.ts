@@ -29,10 +29,10 @@ ed.hashes.sha512 = sha512;
 
 export type PeerMode = 'ed25519' | 'derived' | 'shared';
 /** Strongest first: the order of preference and of the no-downgrade rule. */
-export const PEER_MODES: readonly PeerMode[] = Object.freeze(['ed25519', 'derived', 'shared']);
+const PEER_MODES: readonly PeerMode[] = Object.freeze(['ed25519', 'derived', 'shared']);
 const RANK: Record<PeerMode, number> = { ed25519: 3, derived: 2, shared: 1 };
 
-export const PEER_HEADERS = Object.freeze({
+const PEER_HEADERS = Object.freeze({
   node: 'x-peer-node',
   ts: 'x-peer-ts',
   nonce: 'x-peer-nonce',
@@ -51,7 +51,7 @@ const B64URL = /^[A-Za-z0-9_-]*$/;
 const SIG_BYTES: Record<PeerMode, number> = { ed25519: 64, derived: 32, shared: 32 };
 const MAC_TEXT = /^[A-Za-z0-9_-]{43}$/; // 32 bytes in base64url
 
-export interface SignedFields {
+interface SignedFields {
   node: string;
   ts: string;
   nonce: string;
@@ -62,7 +62,7 @@ export interface SignedFields {
 // SHA-256 and HMAC: Bun's native hasher on the hot path, @noble/hashes where Bun is absent and as
 // the cross-check (the known-answer test runs both).
 
-export interface HashBackend {
+interface HashBackend {
   readonly name: 'bun' | 'noble';
   sha256hex(bytes: Uint8Array): string;
   /** Prepares a key once; the returned function gives HMAC-SHA256(key, UTF-8 text) in base64url. */
@@ -112,7 +112,7 @@ export function fromB64url(text: string, bytes: number): Uint8Array | undefined 
  * Constant-time equality for MACs in their base64url form: the time taken does not depend on
  * where the strings differ. Comparing the canonical encoding also refuses non-canonical ones.
  */
-export function equalMac(a: string, b: string): boolean {
+function equalMac(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
@@ -128,7 +128,7 @@ export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Ed25519: Bun's native crypto on the hot path where the runtime has it, @noble/ed25519 otherwise.
 
-export interface Ed25519Backend {
+interface Ed25519Backend {
   readonly name: 'native' | 'noble';
   sign(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array>;
   /** False for any signature that does not verify, including malformed keys; never throws. */
@@ -238,7 +238,7 @@ export interface PeerSigner {
   sign(scope: string, body: Uint8Array, opts?: { mode?: PeerMode; ts?: number; nonce?: string }): Promise<Record<string, string>>;
 }
 
-export interface SignerOptions {
+interface SignerOptions {
   node: string;
   /** Fleet secret: enables `shared` and `derived`. */
   secret?: Uint8Array;
@@ -306,7 +306,7 @@ export interface RingEntry {
 }
 export type PeerRing = ReadonlyMap<string, RingEntry>;
 
-export type VerifyResult =
+type VerifyResult =
   | { ok: true; node: string; mode: PeerMode; scope: string; ts: number }
   | { ok: false; code: PeerRefusalCode; message: string };
 

@@ -8,7 +8,7 @@ import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { isIndustriesAnswer, isMovementAnswer, readFrom, type IndustriesAnswer, type MovementAnswer } from '../fleet-answers.ts';
 import { resultOf } from './answer.ts';
 
-export interface Recommendation {
+interface Recommendation {
   rank: number;
   industry: string;
   name: string;
@@ -20,7 +20,7 @@ export interface Recommendation {
 }
 
 /** Rising sectors where crm has customers still open (not won or lost), strongest move first. */
-export function rankReach(movement: MovementAnswer, crm: IndustriesAnswer): { asOf: string; recommendations: Recommendation[] } {
+function rankReach(movement: MovementAnswer, crm: IndustriesAnswer): { asOf: string; recommendations: Recommendation[] } {
   const byIndustry = new Map(crm.industries.map((i) => [i.industry, i.followUp]));
   const ranked = movement.sectors.flatMap((s) => {
     const followUp = byIndustry.get(s.sector);
