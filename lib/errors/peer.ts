@@ -13,6 +13,7 @@ export const PEER_ERRORS = {
   PEER_REPLAY: { http: 401, message: 'nonce already used' },
   PEER_DOWNGRADE: { http: 401, message: 'a stronger signing mode is known for this node' },
   PEER_SCOPE: { http: 401, message: 'signed scope does not match the requested capability' },
+  PEER_WRONG_RECEIVER: { http: 401, message: 'request was signed for another node or route' },
   PEER_BAD_REQUEST: { http: 400, message: 'malformed peer request' },
   PEER_TOO_LARGE: { http: 413, message: 'request body too large' },
   PEER_METHOD: { http: 405, message: 'peer routes accept POST only' },
@@ -36,4 +37,5 @@ export type PeerRefusalCode =
   | 'PEER_STALE'
   | 'PEER_REPLAY'
   | 'PEER_DOWNGRADE'
-  | 'PEER_SCOPE';
+  | 'PEER_SCOPE'
+  | 'PEER_WRONG_RECEIVER';

@@ -89,7 +89,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const started = performance.now();
     let headers: Record<string, string>;
     try {
-      headers = { ...(await deps.signer.sign(scope, bytes)), 'content-type': 'application/json' };
+      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), 'content-type': 'application/json' };
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
     }

@@ -53,7 +53,7 @@ export function peerError(code: PeerErrorCode | (string & {}), message?: string,
 type Admitted = { caller: string; scope: string; body: Record<string, unknown> };
 
 /** Shared front half of both routes: method, size, signature, JSON object body. */
-async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
+async function admit(request: Request, route: string, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
   if (request.method !== 'POST') return peerError('PEER_METHOD');
   const max = deps.maxBodyBytes ?? 1024 * 1024;
   let bytes: Uint8Array | undefined;
@@ -63,10 +63,11 @@ async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<A
     return peerError('PEER_BAD_REQUEST', 'body could not be read');
   }
   if (!bytes) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
-  const v = await deps.verifier.verify(request.headers, bytes);
+  // The route is the one this handler serves, not the URL path, so a mount prefix changes nothing.
+  const v = await deps.verifier.verify(request.headers, bytes, route);
   if (!v.ok) {
     const node = request.headers.get('x-peer-node') ?? '';
-    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: new URL(request.url).pathname });
+    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: route });
     return peerError(v.code, v.message);
   }
   let body: unknown;
@@ -89,7 +90,7 @@ function argsOf(body: Record<string, unknown>): Record<string, unknown> | undefi
 export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): Promise<Response> {
   const log = deps.log ?? silentLog;
   try {
-    const a = await admit(request, deps, log);
+    const a = await admit(request, '/peer/invoke', deps, log);
     if (a instanceof Response) return a;
     const { capability } = a.body;
     if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
@@ -123,7 +124,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
   const log = deps.log ?? silentLog;
   try {
     if (!deps.client || !deps.fleet) return peerError('PEER_NO_ROUTE', 'this node does not relay');
-    const a = await admit(request, deps, log);
+    const a = await admit(request, '/peer/relay', deps, log);
     if (a instanceof Response) return a;
     const { capability, route, trail = [] } = a.body;
     if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
