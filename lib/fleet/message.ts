@@ -84,7 +84,7 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
 }
 
 /** What the messenger needs: where the fleet's nodes answer (a subset of the fleet invoker's deps). */
-export interface A2AMessengerDeps {
+interface A2AMessengerDeps {
   fleet?: { nodes: ReadonlyArray<{ name: string; url: string }> };
   /**
    * Signs the request as this fleet node (route `/a2a`, scope `a2a`), so the receiver knows a

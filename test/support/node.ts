@@ -3,11 +3,11 @@
  * speak JSON-RPC and read SSE streams from it.
  */
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Agent } from '../../lib/a2a/agent.ts';
-import { newSecret } from '../../lib/auth/secret.ts';
+import { hashSecret, newSecret } from '../../lib/auth/secret.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
 import { Catalog } from '../../lib/catalog/catalog.ts';
 import { memoryLog } from '../../lib/log.ts';
@@ -23,6 +23,13 @@ export const TEST_TOKEN = newSecret();
 export const TEST_AUTH = { Authorization: `Bearer ${TEST_TOKEN}` } as const;
 /** The token book test nodes use: `tester` only. */
 export const testTokens = () => TokenBook.of({ tester: TEST_TOKEN });
+
+/** Makes `tester` a token of a data folder, for real processes (which read DATA_DIR/keys/tokens.json). */
+export function writeTestToken(dataDir: string): void {
+  mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
+  const file = { format: 'lume-a2a.tokens/1', tokens: { tester: { hash: hashSecret(TEST_TOKEN), created: new Date().toISOString() } } };
+  writeFileSync(join(dataDir, 'keys', 'tokens.json'), JSON.stringify(file), { mode: 0o600, flag: 'wx' });
+}
 
 /** Headers with the test token first; a header given as '' is left out (so `Authorization: ''` means anonymous). */
 export function withAuth(headers: Record<string, string> = {}): Record<string, string> {
@@ -47,7 +54,9 @@ export interface TestNode {
 export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? tempDir();
   const log = memoryLog();
-  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], access: { tokens: testTokens() }, ...opts });
+  // Test webhook receivers listen on loopback, which a node refuses unless listed (as an operator
+  // would with PUSH_ALLOW_HOSTS); tests of that refusal pass their own list.
+  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], pushAllowHosts: ['127.0.0.1', 'localhost'], access: { tokens: testTokens() }, ...opts });
   const running = await node.start();
   return {
     url: running.url,
