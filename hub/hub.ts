@@ -21,6 +21,7 @@ import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
 import { createHubAccess, type HubAccess } from './http/access.ts';
 import { createLogin } from './http/login.ts';
+import type { SessionTable } from './http/sessions.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
@@ -41,12 +42,14 @@ export interface HubOptions {
   meshStore: MeshStore;
   /** MESH_TOKEN: the mesh needs a principal even on loopback, and this token is accepted as the token `mesh`. */
   meshToken?: string;
-  /** Bearer tokens (`DATA_DIR/keys/tokens.json`; main.ts folds MESH_TOKEN in as `mesh`). */
+  /** Bearer tokens (`DATA_DIR/keys/tokens.json`); MESH_TOKEN is added to them as `mesh`. */
   tokens?: TokenBook;
   /** HUB_PUBLIC_ORIGIN: where browsers reach the console besides the loopback addresses. */
   publicOrigins?: string[];
-  /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback). */
+  /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback, or with MESH_TOKEN). */
   requireLogin?: boolean;
+  /** The console's sessions (tests pass one with their own clock). */
+  sessions?: SessionTable;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
   host?: string;
@@ -81,13 +84,15 @@ export function createHub(opts: HubOptions): Hub {
   // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
   const signA2A = (to: string, body: Uint8Array) => opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
   const invoker = createFleetInvoker({ self, client, trace, fleet, sign: signA2A, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
-  const tokens = opts.tokens ?? (opts.meshToken ? TokenBook.of({ mesh: opts.meshToken }) : undefined);
+  // MESH_TOKEN is one more bearer token, named `mesh`, accepted everywhere the policy asks for one.
+  const tokens = opts.meshToken ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken }) : opts.tokens;
   const access = createHubAccess({
     host: opts.host ?? '127.0.0.1',
     ...(tokens ? { tokens } : {}),
     ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
     requireLogin: !!opts.requireLogin,
     meshToken: !!opts.meshToken,
+    ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
   const mesh = createMeshServer({

@@ -52,7 +52,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
-const tokens = TokenBook.open(dataDir, token ? { extra: { mesh: token } } : {});
+const tokens = TokenBook.open(dataDir);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -68,8 +68,9 @@ const hub = createHub({
 });
 const server = hub.listen(port, maxPort);
 if (hub.access.requireLogin) {
-  log('warn', `hub requires a principal on every route but the card, health and sign-in${requireLogin ? '' : ` (bound to ${host}, beyond loopback)`}`);
-  if (tokens.size === 0) log('warn', 'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in');
+  const why = requireLogin ? 'HUB_REQUIRE_LOGIN' : token ? 'MESH_TOKEN is set' : `bound to ${host}, beyond loopback`;
+  log('warn', `hub requires a principal on every route but the card, health and sign-in (${why})`);
+  if (tokens.size === 0 && !token) log('warn', 'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in');
 }
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', login: hub.access.requireLogin ? 'required' : 'loopback', meshToken: token ? 'set' : 'off' });
 console.log(`hub listening on ${server.url}`);

@@ -23,7 +23,10 @@ export interface HubAccessOptions {
   tokens?: TokenBook;
   /** HUB_REQUIRE_LOGIN: the console signs in even on loopback. Always on beyond loopback. */
   requireLogin?: boolean;
-  /** MESH_TOKEN is set: the mesh's protected routes and `hello` need a principal even on loopback. */
+  /**
+   * MESH_TOKEN is set: the operator asked for a hub that only token holders use, so it is treated
+   * like HUB_REQUIRE_LOGIN, for every route (not only the mesh's).
+   */
   meshToken?: boolean;
   sessions?: SessionTable;
 }
@@ -68,7 +71,7 @@ export interface HubAccess {
 
 export function createHubAccess(opts: HubAccessOptions): HubAccess {
   const loopback = isLoopbackHost(opts.host);
-  const requireLogin = !!opts.requireLogin || !loopback;
+  const requireLogin = !!opts.requireLogin || !!opts.meshToken || !loopback;
   const sessions = opts.sessions ?? new SessionTable();
   const configured = (opts.publicOrigins ?? []).map((o) => new URL(o).origin);
   let origins = new Set<string>();
@@ -117,7 +120,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (!who.ok) return refusal('UNAUTHENTICATED', who.message, { 'www-authenticate': 'Bearer realm="lume-a2a"' });
     const caller = who.principal;
     if (!isAuthenticated(caller)) {
-      if (MESH_PROTECTED.test(path) && (requireLogin || opts.meshToken))
+      if (MESH_PROTECTED.test(path) && requireLogin)
         return Response.json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }, { status: statusOf('unauthorized') });
       if (requireLogin && path.startsWith('/api/')) return refusal('UNAUTHENTICATED', 'sign in first (POST /login) or send a bearer token', { 'www-authenticate': 'Bearer realm="lume-a2a"' });
     }
@@ -130,7 +133,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     authenticate,
     anonymous: requireLogin ? 'none' : 'read',
     requireLogin,
-    meshProtected: requireLogin || !!opts.meshToken,
+    meshProtected: requireLogin,
     sessions,
     secureCookies: configured.length > 0 && configured.every((o) => o.startsWith('https:')),
     origins: () => [...origins],

@@ -111,6 +111,11 @@ export class TokenBook {
     return new TokenBook(undefined, { extra: tokens });
   }
 
+  /** The same book with more configured tokens (the hub adds MESH_TOKEN as `mesh`). */
+  including(extra: Record<string, string>): TokenBook {
+    return new TokenBook(this.path, { ...this.opts, extra: { ...this.opts.extra, ...extra } });
+  }
+
   /** Whether any token exists (a node with none can only be called by fleet nodes and anonymously). */
   get size(): number {
     this.refresh();

@@ -4,12 +4,24 @@
  * counts as a snapshot tool.
  */
 
-import type { ArgSpec, Capability } from '../../lib/catalog/catalog.ts';
+import type { ArgSpec, CallContext, Capability } from '../../lib/catalog/catalog.ts';
+import { ownerKey } from '../../lib/auth/principal.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { execError, type Executor } from './executor.ts';
 import type { Job } from './jobs.ts';
 
 const MAX_PROMPT = 4000;
+
+/**
+ * Who a job counts against: the authenticated caller, and when that is a fleet node acting for
+ * someone (the hub delegating for a console user), that someone too, so each user behind the hub
+ * has a limit of their own while the node's signature is what lets the request in.
+ */
+function callerKey(context: CallContext | undefined): string {
+  if (!context) return 'anonymous';
+  const caller = ownerKey(context.caller);
+  return context.caller.kind === 'node' && context.onBehalfOf ? `${caller}>${context.onBehalfOf}` : caller;
+}
 
 /** `executor` is undefined when the node has no data folder; the capabilities then answer EXECUTOR_UNAVAILABLE. */
 export function execCapabilities(executor: Executor | undefined, recipes: readonly { name: string; description: string }[]): Capability[] {
@@ -29,7 +41,7 @@ export function execCapabilities(executor: Executor | undefined, recipes: readon
         prompt: { type: 'string', description: `What to do, at most ${MAX_PROMPT} characters; never becomes a command argument`, required: true, maxLength: MAX_PROMPT },
         recipe: { type: 'string', description: `A recipe name: ${recipes.map((r) => r.name).join(', ')}`, maxLength: 64 },
       },
-      run: (args) => exec().submit(args.prompt, args.recipe),
+      run: (args, _signal, context) => exec().submit(args.prompt, args.recipe, callerKey(context)),
       summarize: (r) => `job ${r.job_id} running recipe ${r.recipe}`,
     }),
     capability({

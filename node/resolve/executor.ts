@@ -19,6 +19,7 @@ const EXEC_ERRORS = Object.freeze({
   BAD_PROMPT: 'the prompt is empty',
   JOB_NOT_FOUND: 'no job with that id',
   BUSY: 'too many jobs running',
+  CALLER_BUSY: 'this caller has as many jobs running as one caller may',
   SPAWN_FAILED: 'the recipe could not be started',
   EXECUTOR_UNAVAILABLE: 'the executor has no data folder',
 });
@@ -38,14 +39,20 @@ export interface ExecutorOptions {
   now?: () => number;
   /** Between SIGTERM and SIGKILL of a group being stopped. */
   killGraceMs?: number;
+  /** Jobs running at once, all callers together (default 8). */
   maxRunning?: number;
+  /** Jobs one caller may have running at once (default 3), so no caller can take every slot. */
+  maxRunningPerCaller?: number;
   childPath?: string;
 }
 
 export interface Executor {
   readonly recipes: readonly Recipe[];
-  /** @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BUSY, SPAWN_FAILED */
-  submit(prompt: string, recipe?: string): { job_id: string; recipe: string; state: 'running' };
+  /**
+   * Starts a job for `caller` (the key its per-caller limit counts under; see `callerKey`).
+   * @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, CALLER_BUSY, BUSY, SPAWN_FAILED
+   */
+  submit(prompt: string, recipe?: string, caller?: string): { job_id: string; recipe: string; state: 'running' };
   /** @throws CapabilityError JOB_NOT_FOUND */
   status(id: string): Job;
   /** Resolves once the job's process group is gone. @throws CapabilityError JOB_NOT_FOUND */
@@ -55,6 +62,8 @@ export interface Executor {
 }
 
 interface Live {
+  /** Whose job it is, for the per-caller limit. */
+  caller: string;
   record: JobRecord;
   run: Run;
   stop?: { state: Exclude<JobState, 'running' | 'succeeded'>; error?: string };
@@ -107,7 +116,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
 
   const executor: Executor = {
     recipes: opts.recipes,
-    submit(prompt, name) {
+    submit(prompt, name, caller = 'anonymous') {
       if (!prompt.trim()) throw execError('BAD_PROMPT');
       let recipe: Recipe | undefined;
       if (name !== undefined) {
@@ -118,6 +127,10 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         recipe = pickRecipe(prompt, opts.recipes);
         if (!recipe) throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
       }
+      // The caller's own limit first: one caller's jobs never take the slots others need.
+      const perCaller = opts.maxRunningPerCaller ?? 3;
+      const mine = [...live.values()].filter((l) => l.caller === caller).length;
+      if (mine >= perCaller) throw execError('CALLER_BUSY', `${mine} of your jobs are running (at most ${perCaller} per caller); try again when one ends`);
       if (live.size >= (opts.maxRunning ?? 8)) throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
       const job_id = newJobId();
       const run = start(recipe, job_id, prompt);
@@ -132,7 +145,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         run.halt();
         throw execError('SPAWN_FAILED', `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`);
       }
-      const l: Live = { record, run, settled: Promise.resolve() };
+      const l: Live = { caller, record, run, settled: Promise.resolve() };
       live.set(job_id, l);
       const timer = setTimeout(() => stopWith(l, { state: 'failed', error: `time limit of ${recipe.timeoutMs} ms exceeded` }), recipe.timeoutMs);
       timer.unref();

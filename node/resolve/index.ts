@@ -23,7 +23,7 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
   /** Default `<fixturesDir>/resolve/recipes.json`. */
   recipesFile?: string;
   /** Clock, kill grace, concurrency and fetch of the executor (tests). */
-  exec?: Pick<ExecutorOptions, 'now' | 'killGraceMs' | 'maxRunning' | 'fetch'>;
+  exec?: Pick<ExecutorOptions, 'now' | 'killGraceMs' | 'maxRunning' | 'maxRunningPerCaller' | 'fetch'>;
 }
 
 export default defineNode((opts: ResolveOptions) => {

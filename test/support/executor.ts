@@ -11,7 +11,8 @@ import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import type { Job } from '../../node/resolve/jobs.ts';
 import type { ModelEndpoint } from '../../node/resolve/model.ts';
 import resolve from '../../node/resolve/index.ts';
-import { FIXTURES, startNode, tempDir, type TestNode } from './node.ts';
+import { FIXTURES, startNode, tempDir, TEST_TOKEN, type TestNode } from './node.ts';
+import { TokenBook } from '../../lib/auth/tokens.ts';
 
 const demo = (name: string, env: Record<string, string>, extra: Record<string, unknown> = {}) =>
   ({ name, description: `test: ${name}`, keywords: [], argv: ['{bun}', '{root}/fixtures/resolve/demo.ts'], env, prompt: 'env', ...extra });
@@ -42,7 +43,8 @@ export interface ExecutorNode {
   dataDir: string;
   jobsDir: string;
   hub: PeerClient;
-  call(capability: string, args: unknown): Promise<PeerResult>;
+  /** A signed call as the hub, optionally naming the principal it acts for. */
+  call(capability: string, args: unknown, onBehalfOf?: string): Promise<PeerResult>;
   /** The result of a call that must succeed. */
   ok(capability: string, args: unknown): Promise<any>;
   status(id: string): Promise<Job>;
@@ -53,7 +55,7 @@ export interface ExecutorNode {
 }
 
 /** Starts resolve on `dataDir` (fresh when absent), keys made there, called as the hub `a2a`. */
-export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch } = {}): Promise<ExecutorNode> {
+export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch; tokens?: Record<string, string> } = {}): Promise<ExecutorNode> {
   const dataDir = opts.dataDir ?? tempDir('lume-a2a-exec-');
   const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }] };
   await ensureKeys(dataDir, parseFleet(doc));
@@ -64,10 +66,13 @@ export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpo
     ...(opts.model ? { model: opts.model } : {}),
     exec: { killGraceMs: 200, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
   });
-  const node = await startNode(def, { dataDir, peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier } });
+  const node = await startNode(def, {
+    dataDir, peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
+    ...(opts.tokens ? { access: { tokens: TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens }) } } : {}),
+  });
   const fleet: Fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url: node.url }] });
   const hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet });
-  const call = (capability: string, args: unknown) => hub.peerFetch('resolve', capability, args);
+  const call = (capability: string, args: unknown, onBehalfOf?: string) => hub.peerFetch('resolve', capability, args, onBehalfOf ? { onBehalfOf } : {});
   const ok = async (capability: string, args: unknown) => {
     const r = await call(capability, args);
     if (!r.ok) throw new Error(`${capability}: ${r.error.code} ${r.error.message}`);

@@ -15,8 +15,9 @@ import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/cr
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub } from '../../hub/hub.ts';
-import { FIXTURES, tempDir, testTokens, withAuth } from './node.ts';
+import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
+import { FIXTURES, TEST_TOKEN, tempDir, withAuth } from './node.ts';
+import { TokenBook } from '../../lib/auth/tokens.ts';
 
 export interface RunningFleet {
   fleet: Fleet;
@@ -34,7 +35,15 @@ export interface RunningFleet {
 /** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
-export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
+export interface FleetOptions {
+  /** More bearer tokens (name → token) every member accepts besides the test principal's. */
+  tokens?: Record<string, string>;
+  /** Options of the hub (HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, …). */
+  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins'>;
+}
+
+export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}): Promise<RunningFleet> {
+  const tokens = () => TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens });
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
@@ -46,7 +55,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
-      dataDir, port: 0, log, access: { tokens: testTokens() },
+      dataDir, port: 0, log, access: { tokens: tokens() },
       peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
     });
     const running = await node.start();
@@ -57,7 +66,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, tokens: testTokens(),
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, tokens: tokens(), ...opts.hub,
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;
