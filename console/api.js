@@ -25,6 +25,15 @@ export class RequestError extends Error {
 }
 
 /**
+ * A 401 means the session ended (it expired, or the hub restarted): the sign-in page gets a new
+ * one. The session itself is an HttpOnly cookie the browser sends; no script ever sees it.
+ * @param {Response} res
+ */
+function signInAgainOn401(res) {
+  if (res.status === 401) location.assign('/login');
+}
+
+/**
  * What a page shows for anything a request threw: the hub's code, or `NETWORK` when the hub
  * could not be reached at all.
  * @param {unknown} err
@@ -52,6 +61,7 @@ const bodyOf = (res) => res.json().catch(() => undefined);
  */
 async function get(path) {
   const res = await fetch(path, { headers: { accept: 'application/json' } });
+  signInAgainOn401(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const body = await bodyOf(res);
   if (res.ok && body !== undefined) return body;
@@ -68,6 +78,7 @@ async function get(path) {
  */
 async function post(path, body) {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  signInAgainOn401(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const answer = await bodyOf(res);
   // The mesh answers most refusals 200 with `{error}`, so the body decides, not only the status.
@@ -170,6 +181,7 @@ async function a2a(method, path, body) {
   const headers = { accept: 'application/json', 'A2A-Version': A2A_VERSION };
   if (body) headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  signInAgainOn401(res);
   /** @type {T & Partial<import('./types').A2AErrorBody> | undefined} */
   const answer = await bodyOf(res);
   if (res.ok && answer !== undefined) return answer;

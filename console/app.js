@@ -32,6 +32,7 @@ function App() {
     <header>
       <h1>lume-a2a</h1>
       <nav>${ALL.map((p) => html`<a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} data-page=${p.id}>${p.title}</a>`)}</nav>
+      <form class="signout" method="post" action="/logout"><button type="submit">Sign out</button></form>
     </header>
     <main data-page=${page.id}><${Page} /></main>
   `;
