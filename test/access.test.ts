@@ -53,6 +53,7 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
     ex = await startExecutor({ tokens: { alice: ALICE, bob: BOB } });
   });
   afterAll(async () => {
+    seen.push(...ex.node.log.lines);
     await ex.stop();
     rmSync(ex.dataDir, { recursive: true, force: true });
   });
@@ -123,6 +124,7 @@ describe('finding 7: tasks belong to whoever created them', () => {
     ex = await startExecutor({ tokens: { alice: ALICE, bob: BOB } });
   });
   afterAll(async () => {
+    seen.push(...ex.node.log.lines);
     await ex.stop();
     rmSync(ex.dataDir, { recursive: true, force: true });
   });
@@ -178,7 +180,10 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
   beforeAll(async () => {
     f = await startFleet(await realNodeDefs(['scanner']));
   });
-  afterAll(() => f.stop());
+  afterAll(async () => {
+    seen.push(...f.log.lines);
+    await f.stop();
+  });
 
   const traceCount = async () => (await call(`${f.hubUrl}/api/trace?limit=500`)).json.records.length;
   const taskCount = async () => (await rpc(f.hubUrl, 'ListTasks', {}, TEST_AUTH)).json.result.totalSize;
@@ -278,7 +283,30 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
   beforeAll(async () => {
     f = await startFleet(await realNodeDefs(['scanner']), { hub: { meshToken: MESH } });
   });
-  afterAll(() => f.stop());
+  afterAll(async () => {
+    seen.push(...f.log.lines);
+    await f.stop();
+  });
+
+  test('the mesh socket: an upgrade with a token needs none in hello; without one, hello must carry it', async () => {
+    await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...as(MESH) }, body: '{"name":"closed"}' });
+    const hello = (headers: Record<string, string>, token?: string) =>
+      new Promise<string>((resolve) => {
+        const ws = new WebSocket(f.hubUrl.replace('http', 'ws') + '/v1/connect', { headers } as never);
+        ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project: 'closed', name: `n${Math.random().toString(36).slice(2, 8)}`, ...(token ? { token } : {}) }));
+        ws.onmessage = (e) => {
+          const f = JSON.parse(String(e.data));
+          resolve(f.type === 'error' ? f.code : f.type);
+          ws.close();
+        };
+        ws.onerror = () => resolve('refused');
+      });
+    expect(await hello({})).toBe('claim_rejected');
+    expect(await hello({}, 'wrong')).toBe('claim_rejected');
+    expect(await hello({}, MESH)).toBe('claimed');
+    expect(await hello(as(MESH))).toBe('claimed');
+    expect(await hello(as('lume_wrong'))).toBe('refused');
+  });
 
   test('with MESH_TOKEN set, /a2a, /api/trace, /api/local-invoke and the mesh all need a principal; the mesh token is one', async () => {
     const routes: [string, { method?: string; body?: string; headers?: Record<string, string> }][] = [
@@ -388,6 +416,34 @@ describe('the console sign-in', () => {
 
   afterAll(() => {
     seen.push(...f.log.lines);
+  });
+});
+
+describe('a node bound beyond loopback', () => {
+  test('anonymous callers get only the card and health; the card says every call needs the bearer scheme', async () => {
+    const { defaultAnonymous } = await import('../lib/auth/access.ts');
+    expect(['127.0.0.1', 'localhost', '::1', '0.0.0.0', '192.168.1.5', '::'].map(defaultAnonymous)).toEqual(['read', 'read', 'read', 'none', 'none', 'none']);
+    // The policy a 0.0.0.0 node gets, served on loopback for the test.
+    const ex = await startExecutor({ tokens: { alice: ALICE }, anonymous: 'none' });
+    try {
+      const url = ex.node.url;
+      expect((await call(`${url}/.well-known/agent-card.json`)).json.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+      expect((await call(`${url}/health`)).status).toBe(200);
+      const read = await rpc(url, 'SendMessage', skillMessage('resolve.nodes', {}));
+      expect([read.status, read.json.error.code]).toEqual([401, -32000]);
+      expect((await call(`${url}/tasks`, { headers: { 'A2A-Version': '1.0' } })).status).toBe(401);
+      expect((await rpc(url, 'SendMessage', skillMessage('resolve.nodes', {}), as(ALICE))).json.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      seen.push(...ex.node.log.lines);
+    } finally {
+      await ex.stop();
+      rmSync(ex.dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('anonymous callers may act only on loopback: A2A_OPEN beyond it is refused at start', async () => {
+    const { createNode } = await import('../lib/node/create-node.ts');
+    const def = (await realNodeDefs(['scanner'], { dataDir: undefined }))[0]!;
+    expect(() => createNode(def, { dataDir: '/nonexistent', host: '0.0.0.0', access: { anonymous: 'all' } })).toThrow('anonymous callers may act only on a loopback address');
   });
 });
 

@@ -10,7 +10,7 @@
 import { join } from 'node:path';
 import { Elysia, type AnyElysia } from 'elysia';
 import { defaultAnonymous, isLoopbackHost, mayAct, tokenAuthenticator, type AccessPolicy, type AnonymousAccess, type Authenticate } from '../auth/access.ts';
-import { describePrincipal, type Principal } from '../auth/principal.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { TokenBook } from '../auth/tokens.ts';
 import { readBodyBytes } from '../body.ts';
 import { a2aError, toRestError } from '../a2a/errors.ts';
@@ -207,7 +207,6 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     if (!who.ok) return refuse(who.message);
     if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
       return refuse('This node is reachable beyond this machine, so every A2A call needs a bearer token (Authorization: Bearer …)');
-    log('debug', 'a2a caller', { caller: describePrincipal(who.principal) });
     return { request, caller: who.principal };
   }
 
@@ -261,7 +260,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
       log('info', 'node listening', { node: def.name, url, anonymous: policy.anonymous });
-      if (policy.anonymous === 'none' && speaksA2A)
+      if (!isLoopbackHost(host) && speaksA2A)
         log('warn', `${def.name} is bound to ${host}: every A2A call needs a bearer token (bun run keys token add <name>) or a fleet signature`);
       return {
         url,

@@ -13,6 +13,7 @@ import type { ModelEndpoint } from '../../node/resolve/model.ts';
 import resolve from '../../node/resolve/index.ts';
 import { FIXTURES, startNode, tempDir, TEST_TOKEN, type TestNode } from './node.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
+import type { AnonymousAccess } from '../../lib/auth/access.ts';
 
 const demo = (name: string, env: Record<string, string>, extra: Record<string, unknown> = {}) =>
   ({ name, description: `test: ${name}`, keywords: [], argv: ['{bun}', '{root}/fixtures/resolve/demo.ts'], env, prompt: 'env', ...extra });
@@ -55,7 +56,7 @@ export interface ExecutorNode {
 }
 
 /** Starts resolve on `dataDir` (fresh when absent), keys made there, called as the hub `a2a`. */
-export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch; tokens?: Record<string, string> } = {}): Promise<ExecutorNode> {
+export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch; tokens?: Record<string, string>; anonymous?: AnonymousAccess } = {}): Promise<ExecutorNode> {
   const dataDir = opts.dataDir ?? tempDir('lume-a2a-exec-');
   const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }] };
   await ensureKeys(dataDir, parseFleet(doc));
@@ -68,7 +69,7 @@ export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpo
   });
   const node = await startNode(def, {
     dataDir, peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
-    ...(opts.tokens ? { access: { tokens: TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens }) } } : {}),
+    ...(opts.tokens ? { access: { tokens: TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens }), ...(opts.anonymous ? { anonymous: opts.anonymous } : {}) } } : {}),
   });
   const fleet: Fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url: node.url }] });
   const hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet });
