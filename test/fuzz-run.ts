@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { a2aTarget, fuzzMeshSocket, fuzzTarget, hubApiTarget, meshHttpTarget, peerTarget, restTarget, type Finding, type FuzzReport, type Target } from './support/fuzz.ts';
-import { tempDir } from './support/node.ts';
+import { TEST_AUTH, tempDir } from './support/node.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
 
 const { values } = parseArgs({ options: { count: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
@@ -110,7 +110,7 @@ if (Object.values(procs).every((p) => p.alive())) {
   })).json() as { result?: { task?: { status?: { state?: string } } } };
   if (sent.result?.task?.status?.state !== 'TASK_STATE_COMPLETED') findings.push({ target: 'after', kind: 'valid', what: 'scanner did not complete a valid task', sample: JSON.stringify(sent).slice(0, 300) });
   const invoked = await (await fetch(`${procs.hub!.url}/api/local-invoke`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: procs.hub!.url },
+    method: 'POST', headers: { 'content-type': 'application/json', origin: procs.hub!.url, ...TEST_AUTH },
     body: JSON.stringify({ target: 'crm', capability: 'crm.industries', args: {} }),
   })).json() as { ok?: boolean };
   if (invoked.ok !== true) findings.push({ target: 'after', kind: 'valid', what: 'the hub did not relay a valid fleet call', sample: JSON.stringify(invoked).slice(0, 300) });

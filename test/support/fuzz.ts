@@ -8,6 +8,7 @@
 
 import type { PeerSigner } from '../../lib/peer/signature.ts';
 import { hostileBody, int, pick, seeded, type Rng } from './hostile.ts';
+import { TEST_TOKEN } from './node.ts';
 
 export interface Finding {
   target: string;
@@ -157,6 +158,8 @@ export function hubApiTarget(name: string): Target {
       const post = route === '/api/local-invoke' || route === '/api/hub' || route === '/api/ask';
       const h = headers(rng, { origin: rng() < 0.9 ? base : 'https://evil.test' });
       if (rng() < 0.8) h.set('content-type', 'application/json');
+      // Mostly as a principal, so the bodies reach the routes that need one (local-invoke).
+      if (rng() < 0.8) h.set('authorization', `Bearer ${TEST_TOKEN}`);
       const method = post ? (rng() < 0.95 ? 'POST' : 'GET') : rng() < 0.9 ? 'GET' : 'POST';
       return new Request(`${base}${path}`, { method, headers: h, ...(method === 'POST' ? { body } : {}) });
     },
