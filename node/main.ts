@@ -11,6 +11,7 @@ import { consoleLog } from '../lib/log.ts';
 import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -18,7 +19,8 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+and the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …).`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -52,10 +54,15 @@ const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
   : undefined;
+const limits = limitsFromEnv(process.env);
+if (!limits.ok) {
+  console.error(`${member.name}: ${limits.message}`);
+  process.exit(2);
+}
 const log = consoleLog(member.name);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, member.name);
+const identity = await loadPeerIdentity(dataDir, member.name, { nonceCapacity: limits.value.peerNonces });
 const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
 const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const definition = define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
@@ -66,13 +73,22 @@ const node = createNode(definition, {
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
   pushAllowHosts: [...fleetHosts, ...extraHosts],
+  limits: limits.value,
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
 const running = await node.start();
 console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 
+// Graceful stop: streams get their final event, task files are flushed; never longer than 5 s.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`${member.name}: stop took longer than 5 s, exiting`);
+      process.exit(1);
+    }, 5_000).unref();
     await running.stop();
     await definition.shutdown?.();
     process.exit(0);
