@@ -10,7 +10,7 @@ import { LIMITS } from '../limits.ts';
 
 const HEARTBEAT_MS = 15_000;
 /** How long a stream ended by the server waits for its client to take the final frame before the connection is cut. */
-const FINAL_FRAME_GRACE_MS = 5_000;
+const FINAL_FRAME_GRACE_MS = 30_000;
 const encoder = new TextEncoder();
 
 export const SSE_HEADERS = {

