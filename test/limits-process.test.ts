@@ -77,3 +77,49 @@ test('stalled trace readers: memory stays bounded and each is ended with STREAM_
   // The hub kept serving.
   expect((await fetch(`${hub.url}/healthz`)).status).toBe(200);
 }, 60_000);
+
+test('the hub: /healthz and /readyz; SIGTERM ends an open trace stream with SHUTTING_DOWN and exits 0', async () => {
+  const hub = await hubProcess();
+  expect(await (await fetch(`${hub.url}/healthz`)).json()).toEqual({ ok: true, name: 'a2a' });
+  const ready = await fetch(`${hub.url}/readyz`);
+  expect(ready.status).toBe(200);
+  expect((await ready.json()).checks).toEqual({ tasks: { ok: true }, keys: { ok: true }, trace: { ok: true }, mesh: { ok: true }, shutdown: { ok: true } });
+
+  const reader = rawSse(hub.url, '/api/trace/stream');
+  await reader.opened;
+  hub.proc.kill('SIGTERM');
+  const text = await reader.drain();
+  expect(text.trimEnd().split('\n\n').at(-1)).toBe('event: close\ndata: {"code":"SHUTTING_DOWN","message":"The server is shutting down"}');
+  expect(await hub.proc.exited).toBe(0);
+});
+
+test('a node: /healthz and /readyz; SIGTERM ends an open task subscription with a final error event and exits 0', async () => {
+  const dir = tempDir('lume-a2a-limits-');
+  dirs.push(dir);
+  const node = await spawnListening(['node/main.ts', '--name', 'crm', '--port', '0'], {}, dir);
+  children.push(node);
+  expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ ok: true, name: 'crm' });
+  expect((await (await fetch(`${node.url}/readyz`)).json())).toMatchObject({ ok: true, checks: { tasks: { ok: true }, keys: { ok: true }, shutdown: { ok: true } } });
+  // `/health` stays as an alias with its fields.
+  expect(await (await fetch(`${node.url}/health`)).json()).toMatchObject({ ok: true, name: 'crm', a2a: true });
+
+  // A message the catalog cannot place leaves the task input-required; a subscription to it stays open.
+  const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+  const sent = await fetch(`${node.url}/message:send`, {
+    method: 'POST', headers,
+    body: JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'zzz' }] } }),
+  });
+  const { task } = (await sent.json()) as { task: { id: string; status: { state: string } } };
+  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  const reader = rawSse(node.url, `/tasks/${task.id}:subscribe`, { 'a2a-version': '1.0' });
+  await reader.opened;
+  node.proc.kill('SIGTERM');
+  const frames = (await reader.drain()).trimEnd().split('\n\n');
+  expect(frames.some((f) => f.startsWith('data: ') && f.includes(task.id))).toBe(true); // the task, first
+  const last = frames.at(-1)!;
+  expect(last).toStartWith('event: error\ndata: ');
+  expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toEqual({
+    error: { code: 503, status: 'UNAVAILABLE', message: 'The server is shutting down', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SHUTTING_DOWN', domain: 'lume-a2a' }] },
+  });
+  expect(await node.proc.exited).toBe(0);
+});

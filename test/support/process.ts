@@ -42,7 +42,8 @@ export async function spawnListening(args: string[], env: Record<string, string>
   let err = '';
   void (async () => {
     const dec = new TextDecoder();
-    for await (const chunk of proc.stderr) err += dec.decode(chunk);
+    const r = proc.stderr.getReader();
+    for (let c = await r.read(); !c.done; c = await r.read()) err += dec.decode(c.value);
   })();
   const reader = proc.stdout.getReader();
   const dec = new TextDecoder();
@@ -53,10 +54,9 @@ export async function spawnListening(args: string[], env: Record<string, string>
     if (r.done) throw new Error(`process ended before listening: ${out}\n${err}`);
     out += dec.decode(r.value);
   }
-  reader.releaseLock();
   // Keep draining stdout so the child never blocks on a full pipe.
   void (async () => {
-    for await (const _ of proc.stdout) void _;
+    for (let c = await reader.read(); !c.done; c = await reader.read());
   })();
   return {
     proc,
@@ -80,7 +80,7 @@ export interface RawSse {
 }
 
 /** A GET of an SSE path over a raw socket, so a test can stop reading the way a stuck client does. */
-export function rawSse(url: string, path: string): RawSse {
+export function rawSse(url: string, path: string, headers: Record<string, string> = {}): RawSse {
   const { hostname, port } = new URL(url);
   // Chunks are kept apart and joined once: appending to one long string and testing its end on
   // every chunk flattens it each time.
@@ -92,7 +92,8 @@ export function rawSse(url: string, path: string): RawSse {
   const openedP = new Promise<void>((r) => (opened = r));
   const endedP = new Promise<void>((r) => (ended = r));
   const socket = net.connect(Number(port), hostname, () => {
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n\r\n`);
+    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n${extra}\r\n`);
   });
   socket.on('data', (chunk: Buffer) => {
     chunks.push(chunk);
