@@ -7,8 +7,8 @@
  */
 
 import type { Agent, AgentContext } from '../lib/a2a/agent.ts';
-import { Catalog } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { capability } from '../lib/catalog/capability.ts';
+import { defineNode } from '../lib/node/define-node.ts';
 
 /** How long a resubscribe scenario stays alive: at least twice the kit's 2 s streaming timeout. */
 const RESUBSCRIBE_HOLD_MS = 5000;
@@ -75,7 +75,7 @@ const SCENARIOS: [prefix: string, run: (ctx: AgentContext) => void | Promise<voi
 /** The answer to a message with no known prefix, the words of the v1.0 kit's reference agent. */
 export const unhandledText = (messageId: string) => `Unhandled messageId prefix: ${messageId}`;
 
-export const conformanceAgent: Agent = {
+const conformanceAgent: Agent = {
   async handle(ctx) {
     // Follow-ups are routed like new messages: the kit builds multi-turn history by sending
     // `tck-input-required` follow-ups and ends the task with a `tck-complete-task` one.
@@ -88,23 +88,20 @@ export const conformanceAgent: Agent = {
   },
 };
 
-export default function conformance(): NodeDefinition {
-  return {
-    name: 'conformance',
-    description: 'Conformance agent for the A2A TCK: the messageId prefix of each message, first or follow-up, selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages complete with an echo over A2A 1.0 and stay working over 0.3.',
-    catalog: new Catalog([{
-      id: 'tck.scenarios',
-      name: 'TCK scenarios',
-      description: 'Lists the messageId prefixes this agent understands.',
-      tags: ['conformance', 'testing'],
-      keywords: ['scenario', 'tck'],
-      readOnly: true,
-      args: {},
-      run: () => ({ prefixes: SCENARIOS.map(([p]) => p) }),
-    }]),
-    agent: conformanceAgent,
-    agentBacked: false,
-    inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-    outputModes: ['text/plain', 'application/json', 'application/octet-stream'],
-  };
-}
+export default defineNode(() => ({
+  name: 'conformance',
+  description: 'Conformance agent for the A2A TCK: the messageId prefix of each message, first or follow-up, selects a scenario (complete, artifacts, message reply, input-required, reject, streaming, resubscribe). Other messages complete with an echo over A2A 1.0 and stay working over 0.3.',
+  capabilities: [capability({
+    id: 'tck.scenarios',
+    name: 'TCK scenarios',
+    description: 'Lists the messageId prefixes this agent understands.',
+    tags: ['conformance', 'testing'],
+    keywords: ['scenario', 'tck'],
+    readOnly: true,
+    args: {},
+    run: () => ({ prefixes: SCENARIOS.map(([p]) => p) }),
+  })],
+  agent: conformanceAgent,
+  inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
+  outputModes: ['text/plain', 'application/json', 'application/octet-stream'],
+}));

@@ -7,8 +7,10 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
+import { createNode } from '../lib/node/create-node.ts';
+import { loadNode } from '../lib/node/load-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
@@ -18,7 +20,7 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
 and the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …).`;
 
@@ -39,17 +41,14 @@ if (typeof values.name !== 'string' || !member) {
   process.exit(2);
 }
 
-const portText = (values.port as string | undefined) ?? process.env.PORT;
+const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+const portText = text(values.port) ?? process.env.PORT;
 const port = portText === undefined ? member.port : Number(portText);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`--port must be a port number, got ${portText}`);
   process.exit(2);
 }
 
-// Every node gets the same options; resolve reads the fleet file it was started with, keeps its
-// jobs under the data folder and offers the model recipe only when an endpoint is configured.
-type NodeOpts = { fixturesDir: string; fleetFile: string; dataDir: string; model?: { baseUrl: string; apiKey?: string; model: string } };
-const define = (await import(resolve(root, member.file))).default as (o: NodeOpts) => NodeDefinition;
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
@@ -60,19 +59,22 @@ if (!limits.ok) {
   process.exit(2);
 }
 const log = consoleLog(member.name);
+installCrashGuard(log);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name, { nonceCapacity: limits.value.peerNonces });
-const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
-const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const definition = define({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
+// Webhooks reach public addresses; loopback and private networks only when listed here.
+const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+// Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
+// jobs under the data folder and offers the model recipe only when an endpoint is configured.
+const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
 const node = createNode(definition, {
   dataDir,
-  host: (values.host as string | undefined) ?? process.env.HOST ?? '127.0.0.1',
+  host: text(values.host) ?? process.env.HOST ?? '127.0.0.1',
   port,
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
-  pushAllowHosts: [...fleetHosts, ...extraHosts],
+  pushAllowHosts,
   limits: limits.value,
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });

@@ -5,26 +5,15 @@
  */
 
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
-import { startFleet, type RunningFleet } from './support/fleet.ts';
-import { FIXTURES } from './support/node.ts';
+import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
-const root = resolve(import.meta.dir, '..');
-const fleetFile = resolve(FIXTURES, 'fleet.json');
 let f: RunningFleet;
 
 beforeAll(async () => {
-  const members = (await loadFleet(fleetFile)).nodes.filter((n) => n.default);
-  const defs: NodeDefinition[] = [];
-  for (const m of members) {
-    const define = (await import(resolve(root, m.file))).default as (o: { fixturesDir: string; fleetFile: string }) => NodeDefinition;
-    defs.push(define({ fixturesDir: FIXTURES, fleetFile }));
-  }
-  f = await startFleet(defs);
+  // Without a data folder, as verify needs no jobs: resolve answers exec.* with EXECUTOR_UNAVAILABLE.
+  f = await startFleet(await realNodeDefs(undefined, { dataDir: undefined }));
 });
 afterAll(() => f.stop());
 

@@ -5,23 +5,29 @@
  */
 
 import { afterAll, expect, test } from 'bun:test';
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tempDir } from './support/node.ts';
-import { rawSse, spawnListening, writeFleet, type Child } from './support/process.ts';
+import { startProcess, type ServingProcess } from './support/process.ts';
+import { rawSse, rssOf } from './support/raw-sse.ts';
 
 const dirs: string[] = [];
-const children: Child[] = [];
+const children: ServingProcess[] = [];
 afterAll(() => {
   for (const c of children) c.proc.kill('SIGKILL');
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function hubProcess(env: Record<string, string> = {}): Promise<Child> {
-  const dir = tempDir('lume-a2a-limits-');
-  dirs.push(dir);
-  // One fleet node that never answers: every call to it fails fast and is traced.
-  const fleetFile = writeFleet(dir, [{ name: 'gone', port: 1, file: 'node/gone.ts' }]);
-  const child = await spawnListening(['hub/main.ts'], { PORT: '0', FLEET_FILE: fleetFile, ...env }, dir);
+async function hubProcess(env: Record<string, string> = {}): Promise<ServingProcess> {
+  const dataDir = tempDir('lume-a2a-limits-');
+  dirs.push(dataDir);
+  // One fleet node that never answers (port 1): every call to it fails fast and is traced.
+  const fleetFile = join(dataDir, 'fleet.json');
+  writeFileSync(fleetFile, JSON.stringify({
+    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+    nodes: [{ name: 'gone', port: 1, role: 'a node that is not running', file: 'node/scanner/index.ts' }],
+  }));
+  const child = await startProcess('hub/main.ts', [], { PORT: '0', LOG_LEVEL: 'error', ...env }, { dataDir, fleetFile });
   children.push(child);
   return child;
 }
@@ -45,18 +51,18 @@ async function traceCalls(url: string, count: number, capability: string): Promi
 const MiB = 1024 * 1024;
 
 test('stalled trace readers: memory stays bounded and each is ended with STREAM_TOO_SLOW', async () => {
-  const hub = await hubProcess({ SSE_QUEUE_BYTES: String(64 * 1024), LOG_LEVEL: 'error' });
+  const hub = await hubProcess({ SSE_QUEUE_BYTES: String(64 * 1024) });
   const readers = Array.from({ length: 4 }, () => rawSse(hub.url, '/api/trace/stream'));
   await Promise.all(readers.map((r) => r.opened));
   readers.forEach((r) => r.stall());
-  const before = hub.rss();
+  const before = rssOf(hub.proc.pid);
 
   // What once took the hub from 93 to 634 MiB: 2,000 calls with 20 KB capability names.
   await traceCalls(hub.url, 2_000, `x.${'a'.repeat(20_000)}`);
-  const afterLongNames = hub.rss();
+  const afterLongNames = rssOf(hub.proc.pid);
   // Then enough records to fill the readers' socket buffers and pass the 64 KiB queue bound.
   await traceCalls(hub.url, 30_000, 'x.read');
-  const afterFlood = hub.rss();
+  const afterFlood = rssOf(hub.proc.pid);
 
   const page = await fetch(`${hub.url}/api/trace?limit=500`);
   const pageBytes = (await page.arrayBuffer()).byteLength;
@@ -94,10 +100,9 @@ test('the hub: /healthz and /readyz; SIGTERM ends an open trace stream with SHUT
 });
 
 test('a node: /healthz and /readyz; SIGTERM ends an open task subscription with a final error event and exits 0', async () => {
-  const dir = tempDir('lume-a2a-limits-');
-  dirs.push(dir);
-  const node = await spawnListening(['node/main.ts', '--name', 'crm', '--port', '0'], {}, dir);
+  const node = await startProcess('node/main.ts', ['--name', 'crm', '--port', '0']);
   children.push(node);
+  dirs.push(node.dataDir);
   expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ ok: true, name: 'crm' });
   expect((await (await fetch(`${node.url}/readyz`)).json())).toMatchObject({ ok: true, checks: { tasks: { ok: true }, keys: { ok: true }, shutdown: { ok: true } } });
   // `/health` stays as an alias with its fields.

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir, type TestNode } from './support/node.ts';
-import { rawSse } from './support/process.ts';
+import { rawSse } from './support/raw-sse.ts';
 import { startFleet } from './support/fleet.ts';
 
 const KiB = 1024;

@@ -13,7 +13,7 @@ const HEARTBEAT_MS = 15_000;
 const FINAL_FRAME_GRACE_MS = 30_000;
 const encoder = new TextEncoder();
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',

@@ -5,6 +5,7 @@
  */
 
 import type { A2AError } from './errors.ts';
+import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
   Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
@@ -26,7 +27,7 @@ const STATE_TO_V1: Record<TaskState, string> = {
 const STATE_NUMBERS: TaskState[] = ['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
 
 /** Reads a TaskState given as its proto name or number (0 = unspecified is not a state). */
-export function parseStateV1(v: unknown, fieldName: string): TaskState {
+function parseStateV1(v: unknown, fieldName: string): TaskState {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 8) return STATE_NUMBERS[v - 1]!;
   if (typeof v === 'string') {
     for (const [state, name] of Object.entries(STATE_TO_V1)) if (name === v) return state as TaskState;
@@ -72,7 +73,7 @@ function parsePart(raw: unknown, path: string): Part {
   return part;
 }
 
-export function parseMessageV1(raw: unknown, path = 'message'): Message {
+function parseMessageV1(raw: unknown, path = 'message'): Message {
   const m = obj(raw, path);
   const message: Message = {
     messageId: identifier(m, 'messageId', path, true)!,
@@ -96,6 +97,8 @@ function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
+  const refused = refuseWebhookAuth(out.authentication, out.token);
+  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
   return out;
 }
 
@@ -158,7 +161,7 @@ export function parsePushRefV1(params: unknown, needId: boolean): { taskId: stri
 
 // ---- serialisation ----
 
-export function partToV1(p: Part): Obj {
+function partToV1(p: Part): Obj {
   const out: Obj = {};
   if (p.text !== undefined) out.text = p.text;
   else if (p.raw !== undefined) out.raw = p.raw;

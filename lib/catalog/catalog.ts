@@ -7,8 +7,6 @@
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import type { Result } from '../errors/result.ts';
 
-export type { CatalogErrorCode } from '../errors/fleet.ts';
-
 export interface ArgSpec {
   type: 'string' | 'number' | 'integer' | 'boolean';
   description: string;
@@ -19,6 +17,11 @@ export interface ArgSpec {
   maxLength?: number;
 }
 
+/**
+ * A capability as the catalog holds it. Node files declare one with `capability({...})`
+ * (lib/catalog/capability.ts), which types `run`'s arguments from `args` and `summarize`'s input
+ * from `run`'s result.
+ */
 export interface Capability {
   /** Dotted id such as `sector.movement`; also the skill id on the card. */
   id: string;
@@ -44,7 +47,7 @@ export class CapabilityError extends Error {
   }
 }
 /** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the code of a CapabilityError. */
-export type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
+type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
 
 export interface Skill {
   id: string;
@@ -107,12 +110,17 @@ export class Catalog {
     }));
   }
 
-  /** Checks arguments against a capability's specs; unknown arguments are refused. */
+  /**
+   * Checks arguments against a capability's specs; unknown arguments are refused. The checked
+   * arguments hold only the given values: an optional argument sent as null is left out, so `run`
+   * sees it absent (the type `capability()` derives says so).
+   */
   checkArgs(cap: Capability, args: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'args must be an object' };
     const given = args as Record<string, unknown>;
     for (const name of Object.keys(given)) if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+    const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];
       if (v === undefined || v === null) {
@@ -126,8 +134,9 @@ export class Catalog {
         : typeof v === 'number' && Number.isFinite(v);
       if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
       if (spec.enum && !spec.enum.includes(v as string)) return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+      checked[name] = v;
     }
-    return { ok: true, args: given };
+    return { ok: true, args: checked };
   }
 
   /**

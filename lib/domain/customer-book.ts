@@ -57,6 +57,11 @@ export function company(book: Book, uscc: string) {
   return hit ? { asOf: book.asOf, found: true, company: companyView(hit) } : { asOf: book.asOf, found: false, usccValid: isValidUscc(code) };
 }
 
+/** Every company (of one industry, or all) as the node shows it. */
+export function companies(book: Book, industry?: string) {
+  return { asOf: book.asOf, companies: book.companies.filter((c) => !industry || c.industry === industry).map(companyView) };
+}
+
 export function pipeline(book: Book) {
   const owners = [...new Set(book.companies.map((c) => c.owner))].sort();
   const byOwner = owners.map((owner) => ({ owner, ...countStates(book, book.companies.filter((c) => c.owner === owner)) }));

@@ -4,8 +4,8 @@
  * accepts a proposal or vetoes it with a code and a reason.
  */
 
-import type { Capability } from '../../lib/catalog/catalog.ts';
-import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
+import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
 import type { Book } from '../../lib/domain/customer-book.ts';
 import {
@@ -13,7 +13,7 @@ import {
 } from '../../lib/domain/negotiation-terms.ts';
 
 /** A customer's negotiation profile, from the `profiles` section of crm's book. */
-export interface Profile {
+interface Profile {
   customer: string;
   riskLevel: RiskLevel;
   excludedIndustries: string[];
@@ -21,11 +21,11 @@ export interface Profile {
 }
 export type BookWithProfiles = Book & { profiles?: unknown[] };
 
-export type ReviewAnswer =
+type ReviewAnswer =
   | { customer: string; stock: string; decision: 'accept'; reason: string; entity: { crmId: string; uscc: string; name: string } }
   | { customer: string; stock: string; decision: 'veto'; code: VetoCode; reason: string; detail?: string };
 
-export interface OpeningAnswer {
+interface OpeningAnswer {
   customer: string;
   name: string;
   industry: string;
@@ -35,22 +35,24 @@ export interface OpeningAnswer {
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRiskLevel = (v: unknown): v is RiskLevel => RISK_LEVELS.some((r) => r === v);
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((i) => typeof i === 'string');
+
 /** The customer's record and profile. @throws CapabilityError UNKNOWN_CUSTOMER, NO_PROFILE or BAD_PROFILE. */
-export function customerOf(book: BookWithProfiles, id: string): { company: Book['companies'][number]; profile: Profile } {
+function customerOf(book: BookWithProfiles, id: string): { company: Book['companies'][number]; profile: Profile } {
   const company = book.companies.find((c) => c.id === id);
   if (!company) throw new CapabilityError('UNKNOWN_CUSTOMER', `crm has no customer ${id}`);
-  const raw = (book.profiles ?? []).find((p) => (p as { customer?: unknown })?.customer === id) as Record<string, unknown> | undefined;
+  const raw = (book.profiles ?? []).filter(isRecord).find((p) => p.customer === id);
   if (!raw) throw new CapabilityError('NO_PROFILE', `${company.name} (${id}) has no negotiation profile in crm`);
-  const ok = RISK_LEVELS.includes(raw.riskLevel as RiskLevel) && Array.isArray(raw.excludedIndustries) && raw.excludedIndustries.every((i) => typeof i === 'string');
-  if (!ok) throw new CapabilityError('BAD_PROFILE', `the profile of ${id} needs riskLevel (${RISK_LEVELS.join(', ')}) and excludedIndustries`);
-  return {
-    company,
-    profile: { customer: id, riskLevel: raw.riskLevel as RiskLevel, excludedIndustries: raw.excludedIndustries as string[], ...(typeof raw.note === 'string' ? { note: raw.note } : {}) },
-  };
+  const { riskLevel, excludedIndustries, note } = raw;
+  if (!isRiskLevel(riskLevel) || !isStringList(excludedIndustries))
+    throw new CapabilityError('BAD_PROFILE', `the profile of ${id} needs riskLevel (${RISK_LEVELS.join(', ')}) and excludedIndustries`);
+  return { company, profile: { customer: id, riskLevel, excludedIndustries, ...(typeof note === 'string' ? { note } : {}) } };
 }
 
 /** The one company with a valid USCC carrying a stock code, or why there is none. */
-export function alignedCompany(book: Book, code: string): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
+function alignedCompany(book: Book, code: string): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
   const carriers = book.companies.filter((c) => c.stockCode === code);
   const valid = carriers.filter((c) => isValidUscc(c.uscc));
   if (valid.length === 1) return { ok: true, company: valid[0]! };
@@ -60,7 +62,7 @@ export function alignedCompany(book: Book, code: string): { ok: true; company: B
 }
 
 /** Accepts or vetoes one proposal; the first constraint that fails is the veto. */
-export function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
+function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
   const { company, profile } = customerOf(book, customer);
   const veto = (code: VetoCode, reason: string, detail?: string): ReviewAnswer =>
     ({ customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}) });
@@ -94,14 +96,14 @@ export function review(book: BookWithProfiles, customer: string, p: Proposal): R
 }
 
 /** The customer's opening: who it is, without disclosing its constraints. */
-export function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
+function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
   const { company } = customerOf(book, customer);
   return { customer, name: company.name, industry: company.industry, accepting: true };
 }
 
 /** crm's `negotiation.review` capability: the opening without a proposal, a decision with one. */
 export function reviewCapability(load: () => BookWithProfiles): Capability {
-  return {
+  return capability({
     id: 'negotiation.review',
     name: 'Negotiation: review',
     description: "The customer's agent: accepts a proposed stock or vetoes it with a code (NO_SIGNAL, UNALIGNED_ENTITY, TODAY_DROP, EXCLUDED_INDUSTRY, RISK_LEVEL) and a reason; without a proposal it opens the negotiation.",
@@ -113,16 +115,14 @@ export function reviewCapability(load: () => BookWithProfiles): Capability {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
       proposal: { type: 'string', description: 'JSON proposal {code, name, sector, changePct, signals}' },
     },
-    run: (args) => {
-      const customer = args.customer as string;
+    run: ({ customer, proposal }): ReviewAnswer | OpeningAnswer => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
       const book = load();
-      return args.proposal === undefined ? opening(book, customer) : review(book, customer, parseProposal(args.proposal as string));
+      return proposal === undefined ? opening(book, customer) : review(book, customer, parseProposal(proposal));
     },
-    summarize: (r) => {
-      const a = r as ReviewAnswer | OpeningAnswer;
+    summarize: (a) => {
       if ('accepting' in a) return `${a.name} opens the negotiation`;
       return a.decision === 'accept' ? `Accepted ${a.stock}` : `Veto ${a.stock}: ${a.code}`;
     },
-  };
+  });
 }

@@ -5,13 +5,13 @@
  */
 
 import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import { loadNode } from '../../lib/node/load-node.ts';
 
 /** One capability as the catalog shows it: exactly what the node's own descriptors say. */
-export type CatalogEntry = CapabilityDescriptor;
+type CatalogEntry = CapabilityDescriptor;
 export interface FleetNodeCatalog {
   node: string;
   role: string;
@@ -26,7 +26,7 @@ export interface FleetNodeCatalog {
 /** A tool of the agent surface: read-only and taking no arguments. */
 export const isSnapshotTool = (c: { readOnly: boolean; args: Record<string, unknown> }) => c.readOnly && Object.keys(c.args).length === 0;
 
-export function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
+function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
   return {
     node,
     role,
@@ -36,7 +36,7 @@ export function describeNode(node: string, role: string, def: NodeDefinition): F
   };
 }
 
-export interface FleetCatalogOptions {
+interface FleetCatalogOptions {
   fleetFile: string;
   /** Node files in the fleet file are relative to this folder (the project root). */
   root: string;
@@ -50,14 +50,15 @@ export function fleetCatalog(opts: FleetCatalogOptions): () => Promise<FleetNode
   let cached: { mtimeMs: number; nodes: Promise<FleetNodeCatalog[]> } | undefined;
   const load = async (): Promise<FleetNodeCatalog[]> => {
     const fleet = await loadFleet(opts.fleetFile);
-    return Promise.all(fleet.nodes.filter((m) => m.default).map(async (m) => {
+    return Promise.all(fleet.nodes.filter((m) => m.default).map(async (m): Promise<FleetNodeCatalog> => {
       if (m.name === opts.self.name) return describeNode(m.name, m.role, opts.self.definition());
       try {
-        const mod = await import(resolve(opts.root, m.file));
-        return describeNode(m.name, m.role, (mod.default as (o: { fixturesDir: string }) => NodeDefinition)({ fixturesDir: opts.fixturesDir }));
+        // No data folder: a node built only to be described keeps no state.
+        return describeNode(m.name, m.role, await loadNode(m.file, { fixturesDir: opts.fixturesDir, fleetFile: opts.fleetFile }, opts.root));
       } catch (e) {
         // One broken node file must not hide the rest of the fleet.
-        return { node: m.name, role: m.role, transport: 'peer' as const, agentBacked: false, capabilities: [], error: `could not load ${m.file}: ${(e as Error)?.message ?? 'unknown error'}` };
+        const why = e instanceof Error ? e.message : 'unknown error';
+        return { node: m.name, role: m.role, transport: 'peer', agentBacked: false, capabilities: [], error: `could not load ${m.file}: ${why}` };
       }
     }));
   };

@@ -3,11 +3,9 @@
  * `/chat/completions`, the answer's text back. The key goes only into the request header.
  */
 
-export interface ModelEndpoint {
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-}
+import type { ModelEndpoint } from '../../lib/node/define-node.ts';
+
+export type { ModelEndpoint };
 
 /** @throws Error with a message safe to store (status or reason, never the key). */
 export async function askModel(endpoint: ModelEndpoint, prompt: string, signal: AbortSignal, f: typeof fetch = fetch): Promise<string> {

@@ -4,20 +4,20 @@
  * It sees only the scanner's snapshot; the customer's profile and the entity index stay with crm.
  */
 
-import type { Capability } from '../../lib/catalog/catalog.ts';
-import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
+import { capability } from '../../lib/catalog/capability.ts';
 import {
   LIMIT_FLAGS, RISK_LEVELS, TODAY_DROP_PCT, parseHistory, withinBand, type HistoryEntry, type Proposal, type RiskLevel,
 } from '../../lib/domain/negotiation-terms.ts';
 
 /** The part of scanner's snapshot the advisor reads. */
-export interface AdvisorSnapshot {
+interface AdvisorSnapshot {
   asOf: string;
   sectors: { id: string; stocks: { code: string; name: string; changePct: number; signals: string[] }[] }[];
 }
 
 /** What the advisor has learned from the vetoes so far. */
-export interface Learned {
+interface Learned {
   signalRequired: boolean;
   minChangePct: number | null;
   excludedSectors: string[];
@@ -25,14 +25,14 @@ export interface Learned {
   vetoedStocks: string[];
 }
 
-export type ProposeAnswer =
+type ProposeAnswer =
   | { asOf: string; customer: string; round: number; proposal: Proposal; why: string; learned: Learned }
   | { asOf: string; customer: string; round: number; exhausted: true; why: string; learned: Learned };
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** Reads the history into constraints: each code narrows what the advisor may offer next. */
-export function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
+function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
   const sectorOf = new Map(snap.sectors.flatMap((s) => s.stocks.map((st) => [st.code, s.id] as const)));
   const learned: Learned = { signalRequired: false, minChangePct: null, excludedSectors: [], riskLevel: null, vetoedStocks: [] };
   for (const h of history) {
@@ -52,7 +52,7 @@ export function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): 
       }
       case 'RISK_LEVEL':
         // A band the advisor does not know leaves it at the strictest one.
-        learned.riskLevel = RISK_LEVELS.includes(h.detail as RiskLevel) ? (h.detail as RiskLevel) : 'low';
+        learned.riskLevel = RISK_LEVELS.find((r) => r === h.detail) ?? 'low';
         break;
       case 'UNALIGNED_ENTITY':
         // The entity index is crm's; the advisor can only drop the stock it was told about.
@@ -103,7 +103,7 @@ export function propose(snap: AdvisorSnapshot, customer: string, history: readon
 
 /** scanner's `negotiation.propose` capability. */
 export function proposeCapability(load: () => AdvisorSnapshot): Capability {
-  return {
+  return capability({
     id: 'negotiation.propose',
     name: 'Negotiation: propose',
     description: "The advisor's next candidate stock for a customer, given the vetoes so far (each veto code narrows the next proposal); exhausted when nothing fits.",
@@ -115,14 +115,10 @@ export function proposeCapability(load: () => AdvisorSnapshot): Capability {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
       history: { type: 'string', description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]' },
     },
-    run: (args) => {
-      const customer = args.customer as string;
+    run: ({ customer, history }) => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
-      return propose(load(), customer, parseHistory(args.history as string | undefined));
+      return propose(load(), customer, parseHistory(history));
     },
-    summarize: (r) => {
-      const a = r as ProposeAnswer;
-      return 'proposal' in a ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})` : `Round ${a.round}: nothing left to propose`;
-    },
-  };
+    summarize: (a) => ('proposal' in a ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})` : `Round ${a.round}: nothing left to propose`),
+  });
 }

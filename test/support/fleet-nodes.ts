@@ -7,20 +7,24 @@ import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import type { NodeFactory, NodeSetup } from '../../lib/node/define-node.ts';
+import { importNode } from '../../lib/node/load-node.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { FIXTURES, startNode, tempDir, type TestNode } from './node.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');
-export type NodeFactory = (opts: { fixturesDir: string } & Record<string, unknown>) => NodeDefinition;
+export const FLEET_FILE = `${FIXTURES}/fleet.json`;
+/** The setup `bun run node` gives every node, minus the data folder. */
+export const SETUP: NodeSetup = { fixturesDir: FIXTURES, fleetFile: FLEET_FILE };
 
 /** The default fleet nodes (the conformance agent is opt-in and not part of the fleet's surface). */
 export async function fleetNodeFiles(): Promise<{ name: string; role: string; factory: NodeFactory }[]> {
-  const fleet = await loadFleet(`${FIXTURES}/fleet.json`);
+  const fleet = await loadFleet(FLEET_FILE);
   return Promise.all(fleet.nodes.filter((m) => m.default && m.name !== 'conformance').map(async (m) => ({
     name: m.name,
     role: m.role,
-    factory: (await import(resolve(ROOT, m.file))).default as NodeFactory,
+    factory: await importNode(m.file),
   })));
 }
 
@@ -32,15 +36,18 @@ export interface RunningFleet {
   dispose(): Promise<void>;
 }
 
-/** Starts every default fleet node; `extra` adds options per node (e.g. lan's file paths). */
-export async function startFleet(extra: Record<string, Record<string, unknown>> = {}): Promise<RunningFleet> {
+/**
+ * Starts every default fleet node; `extra` adds options per node (e.g. lan's file paths), which
+ * each node file reads beside the setup.
+ */
+export async function startFleet(extra: Record<string, Partial<NodeSetup> & Record<string, unknown>> = {}): Promise<RunningFleet> {
   const files = await fleetNodeFiles();
   const dataDir = tempDir();
   const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: files.map((f) => ({ name: f.name, port: 1, role: f.role, file: `node/${f.name}.ts` })) };
   await ensureKeys(dataDir, parseFleet(doc));
   const nodes: RunningFleet['nodes'] = {};
   for (const f of files) {
-    const def = f.factory({ fixturesDir: FIXTURES, ...extra[f.name] });
+    const def = f.factory({ ...SETUP, ...extra[f.name] });
     const { verifier } = await loadPeerIdentity(dataDir, f.name);
     nodes[f.name] = { ...(await startNode(def, { dataDir, peer: { verifier } })), def };
   }

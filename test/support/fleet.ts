@@ -6,16 +6,17 @@
 
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { join, resolve } from 'node:path';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createMeshStore } from '../../lib/mesh/store.ts';
-import { createNode, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { createHub, type Hub } from '../../hub/hub.ts';
-import { tempDir } from './node.ts';
+import { FIXTURES, tempDir } from './node.ts';
 
 export interface RunningFleet {
   fleet: Fleet;
@@ -23,11 +24,15 @@ export interface RunningFleet {
   hub: Hub;
   hubUrl: string;
   log: ReturnType<typeof memoryLog>;
-  nodes: Map<string, { url: string; stop(): Promise<void> }>;
+  /** Each node's address, and its app for in-process requests (`app.handle`). */
+  nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
   /** Stops one node (to see the fleet notice). */
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
+const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
 export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
@@ -37,7 +42,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
   });
   await ensureKeys(dataDir, fleet);
-  const nodes = new Map<string, { url: string; stop(): Promise<void> }>();
+  const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
@@ -47,7 +52,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
-    nodes.set(def.name, running);
+    nodes.set(def.name, { ...running, app: node.app });
   }
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
@@ -66,7 +71,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
       await server.stop();
       for (const n of nodes.values()) await n.stop();
       meshStore.close();
-      rmSync(join(dataDir), { recursive: true, force: true });
+      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -81,17 +86,16 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
   return { status: res.status, json: await res.json() };
 }
 
-/** Every default node of fixtures/fleet.json, each built from its own node file. */
-export async function realNodeDefs(only?: string[]): Promise<NodeDefinition[]> {
-  const { loadFleet } = await import('../../lib/fleet/invoke.ts');
-  const { resolve } = await import('node:path');
-  const root = resolve(import.meta.dir, '../..');
-  const fixturesDir = resolve(root, 'fixtures');
-  const fleetFile = resolve(fixturesDir, 'fleet.json');
-  const defs: NodeDefinition[] = [];
-  for (const m of (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)))) {
-    const define = (await import(resolve(root, m.file))).default as (o: { fixturesDir: string; fleetFile: string; dataDir: string }) => NodeDefinition;
-    defs.push(define({ fixturesDir, fleetFile, dataDir: tempDir('lume-a2a-node-') }));
-  }
+/**
+ * Every default node of fixtures/fleet.json (or those named), each loaded from its own node file
+ * as `bun run node` loads it. `dataDir` is the nodes' data folder (a fresh temporary one unless
+ * given; `{ dataDir: undefined }` builds them without one, so resolve runs no jobs).
+ */
+export async function realNodeDefs(only?: string[], opts: { dataDir?: string } = { dataDir: tempDir('lume-a2a-node-') }): Promise<NodeDefinition[]> {
+  const fleetFile = resolve(FIXTURES, 'fleet.json');
+  const members = (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)));
+  const defs = await Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  // startFleet removes this folder with the fleet's own.
+  if (opts.dataDir) for (const d of defs) nodeDataDirs.set(d, opts.dataDir);
   return defs;
 }

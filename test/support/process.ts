@@ -1,141 +1,82 @@
 /**
- * Test support: the hub or a node as a real child process on a free port, its resident memory
- * read from /proc, and SSE clients that read or stall on a raw socket.
+ * Test support: a node or the hub as a real process (`bun node/main.ts`, `bun hub/main.ts`) on
+ * port 0 with its own data folder, read until it says where it listens. Attacks that would stop a
+ * process must be tried against one.
  */
 
-import { readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from './node.ts';
 
 const root = resolve(import.meta.dir, '../..');
 
-export interface Child {
-  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+export interface ServingProcess {
   url: string;
   dataDir: string;
-  /** Resident memory of the process now, in bytes (VmRSS). */
-  rss(): number;
-  /** Everything the process wrote to stderr so far. */
-  stderr(): string;
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  /** Whether the process is still running (its exit has not been seen). */
+  alive(): boolean;
+  /** Everything it wrote to stderr so far (its log). */
+  log(): string;
+  stop(): Promise<void>;
 }
 
-/** A fleet file naming one hub on port 0 and `nodes` (a node on port 1 is never reachable). */
-export function writeFleet(dir: string, nodes: { name: string; port: number; file: string }[] = []): string {
-  const file = join(dir, 'fleet.json');
-  writeFileSync(file, JSON.stringify({
+/**
+ * Starts `bun <entry> …args` with a fleet file whose hub and nodes listen on port 0 (so nothing
+ * collides with a running fleet), and answers once it printed `listening on <url>`.
+ */
+export async function startProcess(
+  entry: 'hub/main.ts' | 'node/main.ts',
+  args: string[] = [],
+  env: Record<string, string> = {},
+  /** A fleet to join instead (its data folder is the caller's to remove). */
+  shared?: { dataDir: string; fleetFile: string },
+): Promise<ServingProcess> {
+  const dataDir = shared?.dataDir ?? tempDir('lume-a2a-proc-');
+  const fleetFile = shared?.fleetFile ?? join(dataDir, 'fleet.json');
+  if (!shared) writeFileSync(fleetFile, JSON.stringify({
     hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: nodes.map((n) => ({ ...n, role: `${n.name} node` })),
+    nodes: [
+      { name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' },
+      { name: 'crm', port: 0, role: 'customers', file: 'node/crm/index.ts' },
+    ],
   }));
-  return file;
-}
-
-/** Starts `bun <args>` from the project root and resolves once it prints `listening on <url>`. */
-export async function spawnListening(args: string[], env: Record<string, string>, dataDir = tempDir('lume-a2a-proc-')): Promise<Child> {
-  const proc = Bun.spawn(['bun', ...args], {
+  const proc = Bun.spawn(['bun', entry, ...args], {
     cwd: root,
-    env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, ...(shared ? {} : { PORT: '0' }), ...env },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
   });
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
   let err = '';
   void (async () => {
-    const dec = new TextDecoder();
-    const r = proc.stderr.getReader();
-    for (let c = await r.read(); !c.done; c = await r.read()) err += dec.decode(c.value);
+    const errReader = proc.stderr.getReader();
+    for (let r = await errReader.read(); !r.done; r = await errReader.read()) err += new TextDecoder().decode(r.value);
   })();
   const reader = proc.stdout.getReader();
-  const dec = new TextDecoder();
   let out = '';
-  let m: RegExpExecArray | null = null;
-  while (!(m = /listening on (http:\/\/\S+)/.exec(out))) {
-    const r = await reader.read();
-    if (r.done) throw new Error(`process ended before listening: ${out}\n${err}`);
-    out += dec.decode(r.value);
+  let url: string | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${entry} exited before listening: ${err}`);
+    out += new TextDecoder().decode(value);
+    url = /listening on (http:\/\/\S+?)(?:\s|$)/.exec(out)?.[1];
   }
-  // Keep draining stdout so the child never blocks on a full pipe.
   void (async () => {
-    for (let c = await reader.read(); !c.done; c = await reader.read());
+    for (;;) if ((await reader.read()).done) break; // keep draining so the child never blocks
   })();
   return {
-    proc,
-    url: m[1]!,
+    url,
     dataDir,
-    rss: () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))![1]) * 1024,
-    stderr: () => err,
-  };
-}
-
-export interface RawSse {
-  /** Resolves once the response headers and the opening comment arrived. */
-  opened: Promise<void>;
-  /** Stops reading from the socket (the kernel buffers fill, then the server's queue). */
-  stall(): void;
-  /** Reads on until the response ends (its last chunk, or the connection closes); resolves with the body. */
-  drain(): Promise<string>;
-  /** The body received so far (chunked encoding removed). */
-  text(): string;
-  close(): void;
-}
-
-/** A GET of an SSE path over a raw socket, so a test can stop reading the way a stuck client does. */
-export function rawSse(url: string, path: string, headers: Record<string, string> = {}): RawSse {
-  const { hostname, port } = new URL(url);
-  // Chunks are kept apart and joined once: appending to one long string and testing its end on
-  // every chunk flattens it each time.
-  const chunks: Buffer[] = [];
-  let tail = '';
-  let isOpen = false;
-  let opened!: () => void;
-  let ended!: () => void;
-  const openedP = new Promise<void>((r) => (opened = r));
-  const endedP = new Promise<void>((r) => (ended = r));
-  const socket = net.connect(Number(port), hostname, () => {
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n${extra}\r\n`);
-  });
-  socket.on('data', (chunk: Buffer) => {
-    chunks.push(chunk);
-    tail = (tail + chunk.toString('latin1')).slice(-64);
-    if (!isOpen && Buffer.concat(chunks).includes(': stream open')) (isOpen = true), opened();
-    // The last chunk of a chunked body ends the response.
-    if (tail.endsWith('\r\n0\r\n\r\n')) ended();
-  });
-  socket.on('close', () => ended());
-  socket.on('error', () => ended());
-  return {
-    opened: openedP,
-    stall: () => socket.pause(),
-    drain: async () => {
-      socket.resume();
-      await endedP;
-      return dechunk(Buffer.concat(chunks)).body;
+    proc,
+    alive: () => !exited,
+    log: () => err,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.exited;
+      if (!shared) rmSync(dataDir, { recursive: true, force: true });
     },
-    text: () => dechunk(Buffer.concat(chunks)).body,
-    close: () => socket.destroy(),
   };
-}
-
-/** The body of a raw HTTP/1.1 response with chunked encoding, and whether its last chunk arrived. */
-function dechunk(raw: Buffer): { body: string; done: boolean } {
-  const start = raw.indexOf('\r\n\r\n');
-  if (start < 0) return { body: '', done: false };
-  const parts: Buffer[] = [];
-  let at = start + 4;
-  let done = false;
-  while (true) {
-    const eol = raw.indexOf('\r\n', at);
-    if (eol < 0) break;
-    const size = parseInt(raw.subarray(at, eol).toString('latin1'), 16);
-    if (!Number.isInteger(size)) throw new Error(`not a chunk size at byte ${at}`);
-    if (size === 0) {
-      done = true;
-      break;
-    }
-    parts.push(raw.subarray(eol + 2, Math.min(raw.length, eol + 2 + size)));
-    if (raw.length < eol + 2 + size) break;
-    at = eol + 2 + size + 2;
-  }
-  return { body: Buffer.concat(parts).toString('utf8'), done };
 }
