@@ -6,7 +6,7 @@
 
 import { afterAll, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
-import { statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
@@ -123,7 +123,8 @@ test('trace: names and codes are cut, rows past the row cap are deleted, and so 
 
   const dir = tempDir('lume-a2a-trace-');
   let now = Date.parse('2026-01-10T00:00:00Z');
-  const trace = createTraceStore(new Database(join(dir, 'trace.sqlite'), { create: true, strict: true }), { maxRows: 100, maxAgeMs: 24 * 3_600_000, now: () => now });
+  const db = new Database(join(dir, 'trace.sqlite'), { create: true, strict: true });
+  const trace = createTraceStore(db, { maxRows: 100, maxAgeMs: 24 * 3_600_000, now: () => now });
   const at = (ms: number) => new Date(ms).toISOString();
   for (let i = 0; i < 50; i++) trace.record({ ts: at(now - 3 * 24 * 3_600_000), from: 'a2a', to: 'old', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1 });
   for (let i = 0; i < 250; i++) trace.record({ ts: at(now), from: 'a2a', to: 'new', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1 });
@@ -135,6 +136,8 @@ test('trace: names and codes are cut, rows past the row cap are deleted, and so 
   now += 2 * 24 * 3_600_000;
   trace.prune();
   expect(trace.count()).toBe(0);
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('/readyz answers 503 NOT_READY naming the failing check; /healthz still answers', async () => {
