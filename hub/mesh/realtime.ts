@@ -50,7 +50,7 @@ export function createRealtime(opts: RealtimeOptions) {
   const outbox = new Map<WS, string[]>();
   let outboxScheduled = false;
   const writeOut = (ws: WS, frames: string[]) => {
-    if (ws.readyState !== 1 || ws.data.closing) return;
+    if (ws.readyState !== 1) return;
     if (frames.length === 1) ws.sendText(frames[0]!);
     else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
