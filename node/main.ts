@@ -1,3 +1,4 @@
+#!/usr/bin/env bun
 /**
  * @module node/main — starts one fleet node: `bun run node --name scanner [--port N] [--host H]`.
  * Reads the environment and wires lib/ pieces; everything else lives in lib/node/create-node.ts and the
