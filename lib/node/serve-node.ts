@@ -10,7 +10,7 @@ import { resolve } from 'node:path';
 import { loadFleet, type Fleet } from '../fleet/invoke.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
-import { ensureKeys, loadPeerIdentity } from '../peer/keys.ts';
+import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';
 import { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type RunningNode } from './create-node.ts';
 import type { NodeSetup } from './define-node.ts';
 
@@ -21,6 +21,8 @@ export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'da
   fleet?: Fleet | string;
   /** What a factory is given besides `dataDir` and `fleetFile` (e.g. `fixturesDir`, `model`). */
   setup?: Partial<NodeSetup>;
+  /** The logger, made once the node's name is known (when `log` is not given). */
+  logFor?: (name: string) => Log;
 }
 
 export interface PreparedNode extends NodeApp {
@@ -39,17 +41,19 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
   const fleet = typeof opts.fleet === 'string' ? await loadFleet(opts.fleet) : opts.fleet;
   const setup: NodeSetup = { fixturesDir: resolve('fixtures'), fleetFile: fleetFile ?? '', dataDir, ...opts.setup };
   const definition = typeof source === 'function' ? source(setup) : source;
-  const log: Log = opts.log ?? silentLog;
+  const log: Log = opts.log ?? opts.logFor?.(definition.name) ?? silentLog;
   const member = fleet?.nodes.find((n) => n.name === definition.name) ?? (fleet?.hub.name === definition.name ? fleet.hub : undefined);
   let peer: NodeOptions['peer'];
+  let published: ReturnType<typeof publicIdentity>;
   if (fleet && member) {
     // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
     await ensureKeys(dataDir, fleet);
     const identity = await loadPeerIdentity(dataDir, member.name);
     peer = { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet };
+    published = publicIdentity(member.name, identity.ring);
   }
   const fleetHosts = fleet ? [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname) : [];
-  const { fleet: _f, setup: _s, ...nodeOpts } = opts;
+  const { fleet: _f, setup: _s, logFor: _l, ...nodeOpts } = opts;
   const app = createNode(definition, {
     ...nodeOpts,
     // A fleet member listens on its fleet port unless told otherwise.
@@ -59,6 +63,8 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
     pushAllowHosts: [...fleetHosts, ...(opts.pushAllowHosts ?? [])],
     ...(peer ? { peer } : {}),
   });
+  // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
+  if (published) app.app.get('/peer/identity', () => published);
   return { ...app, definition, ...(fleet ? { fleet } : {}) };
 }
 
