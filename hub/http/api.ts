@@ -23,7 +23,7 @@ import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
 
-export interface HubApiDeps {
+interface HubApiDeps {
   fleet: Fleet;
   view: { snapshot(): Promise<FleetSnapshot> };
   trace: TraceStore;

@@ -22,6 +22,8 @@ export const HUB_ERRORS = {
   NEGOTIATION_BAD_TURN: { http: 502, message: 'an agent broke the negotiation protocol' },
   ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
   ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
+  // Another node's answer is untrusted input: one the hub cannot read is this code, never a crash.
+  NODE_BAD_ANSWER: { http: 502, message: 'a node answered in a shape the hub cannot read' },
   NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
   NODE_UNREACHABLE: { http: 502, message: 'connection failed' },
