@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
@@ -24,7 +25,7 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
 alone on --port (default: a free port) with the peer channel off.
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
 
 const { values } = parseArgs({
@@ -65,7 +66,8 @@ const factory = await importNode(file, root).catch((e: Error) => {
   console.error(e.message);
   process.exit(2);
 });
-const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+// Webhooks reach public addresses; loopback and private networks only when listed here.
+const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
 const running = await serveNode(factory, {
@@ -73,10 +75,15 @@ const running = await serveNode(factory, {
   host: text(values.host) ?? process.env.HOST ?? '127.0.0.1',
   ...(port !== undefined ? { port } : {}),
   ...(fleet ? { fleet } : {}),
-  pushAllowHosts: extraHosts,
+  pushAllowHosts,
   setup: { fixturesDir: resolve(root, 'fixtures'), fleetFile, ...(model ? { model } : {}) },
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
-  logFor: (name) => consoleLog(name),
+  // The node's name is known once its file built it: the log and the crash guard start there.
+  logFor: (name) => {
+    const log = consoleLog(name);
+    installCrashGuard(log);
+    return log;
+  },
 });
 const name = running.node.definition.name;
 console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);

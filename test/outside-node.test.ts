@@ -13,12 +13,14 @@ import { loadFleet } from '../lib/fleet/invoke.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
-import { ensureKeys, loadPeerIdentity, privateKeyFile, publicIdentity, trustRemoteKey } from '../lib/peer/keys.ts';
+import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir } from './support/node.ts';
 
 const ROOT = resolve(import.meta.dir, '..');
+/** A node's key pair file under DATA_DIR/keys/ (docs/peer.md). */
+const privateKeyFile = (node: string) => `${node}.ed25519.json`;
 const FIXTURE_FLEET = join(ROOT, 'fixtures/fleet.json');
 const work = tempDir('lume-a2a-outside-');
 const procs: Bun.Subprocess[] = [];

@@ -13,6 +13,8 @@ export const HUB_ERRORS = {
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
   TOO_LARGE: { http: 413, message: 'request body too large' },
+  // Refused before parsing on every surface that answers registry codes (lib/body.ts MAX_JSON_DEPTH).
+  BODY_TOO_DEEP: { http: 400, message: 'JSON nests deeper than 64 levels' },
   INTERNAL: { http: 500, message: 'Internal error' },
   NEGOTIATION_BAD_CUSTOMER: { http: 400, message: 'customer must be a crm customer id such as c-012' },
   // An id the server did not make cannot name a record: answered like a missing one.

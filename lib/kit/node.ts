@@ -3,8 +3,8 @@
  * capabilities, then serve it on its own port or mount it inside an existing server.
  */
 
-export { capability, type ArgsOf, type ArgValue, type CapabilitySpec } from '../catalog/capability.ts';
-export { Catalog, CapabilityError, type ArgSpec, type Capability, type CapabilityDescriptor, type InvokeResult, type Skill } from '../catalog/catalog.ts';
+export { capability, type ArgsOf } from '../catalog/capability.ts';
+export { Catalog, CapabilityError, type ArgSpec, type Capability, type CapabilityDescriptor, type Skill } from '../catalog/catalog.ts';
 export { defineNode, isNodeFactory, type ModelEndpoint, type NodeFactory, type NodeSetup, type NodeSpec } from '../node/define-node.ts';
 export { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type RunningNode } from '../node/create-node.ts';
 export { mountNode, prepareNode, serveNode, type NodeSource, type PreparedNode, type ServeNodeOptions } from '../node/serve-node.ts';

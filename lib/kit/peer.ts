@@ -3,9 +3,9 @@
  * and verifier, the signed client, and the two route handlers for an app that mounts them itself.
  */
 
-export { createPeerClient, type PeerCallOptions, type PeerClient, type PeerClientDeps, type PeerResult } from '../peer/client.ts';
-export { ensureKeys, keyId, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey, type RingFile, type RingKey } from '../peer/keys.ts';
+export { createPeerClient, type PeerClient, type PeerResult } from '../peer/client.ts';
+export { ensureKeys, listKeys, loadPeerIdentity, parseRing, publicIdentity, retireKeys, rotateKey, trustRemoteKey } from '../peer/keys.ts';
 export {
-  PEER_HEADERS, createSigner, createVerifier, type PeerMode, type PeerRing, type PeerSigner, type PeerVerifier, type RingMode, type SignerOptions, type VerifierOptions,
+  createSigner, createVerifier, type PeerMode, type PeerRing, type PeerSigner, type PeerVerifier, type RingMode, type VerifierOptions,
 } from '../peer/signature.ts';
 export { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../peer/routes.ts';

@@ -52,7 +52,6 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
     peer = { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet };
     published = publicIdentity(member.name, identity.ring);
   }
-  const fleetHosts = fleet ? [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname) : [];
   const { fleet: _f, setup: _s, logFor: _l, ...nodeOpts } = opts;
   const app = createNode(definition, {
     ...nodeOpts,
@@ -60,7 +59,6 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
     port: opts.port ?? member?.port ?? 0,
     dataDir,
     log,
-    pushAllowHosts: [...fleetHosts, ...(opts.pushAllowHosts ?? [])],
     ...(peer ? { peer } : {}),
   });
   // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
