@@ -1,7 +1,7 @@
 /**
- * @module event-queue — an unbounded single-consumer async queue: producers `push` without
- * waiting, the consumer iterates with `for await`, and `close` ends the iteration after the
- * items already queued.
+ * @module event-queue — a single-consumer async queue: producers `push` without waiting, the
+ * consumer iterates with `for await`, and `close` ends the iteration after the items already
+ * queued. Given a `limit`, a queue whose consumer falls that far behind closes instead of growing.
  */
 
 export class EventQueue<T> implements AsyncIterable<T> {
@@ -9,8 +9,11 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private wake: (() => void) | null = null;
   private closed = false;
 
-  /** Runs once when the queue closes (by either side); used to unsubscribe. */
-  constructor(private readonly onClose?: () => void) {}
+  /**
+   * `onClose` runs once when the queue closes (by either side); used to unsubscribe. `limit`: how
+   * many items may wait; one more closes the queue (a live view the consumer reloads, never a backlog).
+   */
+  constructor(private readonly onClose?: () => void, private readonly limit = Infinity) {}
 
   get isClosed(): boolean {
     return this.closed;
@@ -18,6 +21,7 @@ export class EventQueue<T> implements AsyncIterable<T> {
 
   push(item: T): void {
     if (this.closed) return;
+    if (this.items.length >= this.limit) return this.close();
     this.items.push(item);
     this.wake?.();
   }

@@ -1,6 +1,8 @@
 /**
  * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
- * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
+ * `GET /api/fleet/stream` (the fleet and its recent history, pushed as SSE), `GET /api/trace`
+ * (paged call trace), `GET /api/trace/stream` (new trace records as SSE), `GET /api/tasks/stream`
+ * (the hub's task list as SSE whenever it changes; tasks are changed through the A2A binding),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
  * (Ask Agent) and `GET /api/negotiations[/<id>]`. Every POST is same-origin only. The hub's
@@ -10,8 +12,6 @@
  */
 
 import { readBodyBytes } from '../../lib/body.ts';
-import { EventQueue } from '../../lib/event-queue.ts';
-import { sseResponse } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
@@ -22,6 +22,7 @@ import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { liveResponse, type Feed, type FleetFrame } from './live.ts';
 
 interface HubApiDeps {
   fleet: Fleet;
@@ -34,6 +35,8 @@ interface HubApiDeps {
   ask: (question: string) => Promise<AskAnswer>;
   /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
   negotiationsDir: string;
+  /** What the live pages are pushed: the fleet, and the hub's task list. */
+  live: { fleet: Feed<FleetFrame>; tasks: Feed<unknown> };
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
@@ -131,12 +134,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     return json(await deps.ask(body.question));
   }
 
-  function traceStream(req: Request): Response {
-    const queue = new EventQueue<TraceRecord>(() => unsubscribe());
-    const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
-    req.signal.addEventListener('abort', () => queue.close(), { once: true });
-    return sseResponse(queue, (r) => r, () => queue.close());
-  }
 
   function route(req: Request): Promise<Response> | Response | undefined {
     const { pathname, searchParams } = new URL(req.url);
@@ -156,7 +153,11 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
         return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
       }
       case '/api/trace/stream':
-        return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET' ? liveResponse<TraceRecord>(req, (push) => deps.trace.subscribe(push)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/fleet/stream':
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.fleet.listen(push)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/tasks/stream':
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.tasks.listen(push)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
         return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/hub':
