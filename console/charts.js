@@ -97,11 +97,11 @@ export function UpDownStrip({ states, label }) {
  * @param {{ records: TraceRecord[], selected: number | null, onSelect: (id: number) => void }} props
  */
 export function Waterfall({ records, selected, onSelect }) {
-  const W = 640, LABEL = 230, ROW = 22;
+  const W = 480, LABEL = 170, ROW = 22;
   const rows = [...records].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts) || a.id - b.id);
   const start = Math.min(...rows.map((r) => Date.parse(r.ts)));
   const end = Math.max(...rows.map((r) => Date.parse(r.ts) + r.durationMs));
-  const span = Math.max(1, end - start);
+  const span = Math.max(1, Math.round(end - start));
   const x = (/** @type {number} */ t) => LABEL + ((t - start) / span) * (W - LABEL - 8);
   /** @type {Map<number, number>} */
   const depth = new Map();
@@ -121,10 +121,10 @@ export function Waterfall({ records, selected, onSelect }) {
         const d = depth.get(r.id) ?? 0;
         return html`
           <g class=${`call outcome-${r.outcome}${r.id === selected ? ' selected' : ''}`} data-trace-id=${r.id} data-start=${s - start} data-duration=${r.durationMs} data-depth=${d}
-            role="button" tabindex="0" aria-label=${`#${r.id} ${r.to} ${r.capability}, starts at ${s - start} ms, ${r.durationMs} ms, ${r.outcome}`}
+            role="button" tabindex="0" aria-label=${`#${r.id} ${r.to} ${r.capability}, starts at ${Math.round(s - start)} ms, lasts ${r.durationMs} ms, ${r.outcome}`}
             onClick=${() => onSelect(r.id)} onKeyDown=${onKeys(() => onSelect(r.id))}>
             <rect class="hit" x="0" y=${y} width=${W} height=${ROW} />
-            <text x=${4 + d * 12} y=${y + 15} class="label">${d ? '↳ ' : ''}${r.to} · ${r.capability.length > 24 ? `${r.capability.slice(0, 23)}…` : r.capability}</text>
+            <text x=${4 + d * 12} y=${y + 15} class="label">${d ? '↳ ' : ''}${r.to} · ${r.capability.length > 18 ? `${r.capability.slice(0, 17)}…` : r.capability}</text>
             <rect class="value" x=${x(s)} y=${y + 5} width=${Math.max(2, x(s + r.durationMs) - x(s))} height=${ROW - 10} rx="2" />
           </g>`;
       })}
@@ -136,7 +136,7 @@ export function Waterfall({ records, selected, onSelect }) {
  * @param {{ buckets: {minute: number, calls: number, errors: number}[] }} props
  */
 export function RateChart({ buckets }) {
-  const W = 640, H = 120, TOP = 14, BOTTOM = 18, LEFT = 28;
+  const W = 480, H = 120, TOP = 14, BOTTOM = 18, LEFT = 28;
   const max = Math.max(1, ...buckets.map((b) => b.calls));
   const w = (W - LEFT) / Math.max(1, buckets.length);
   const y = (/** @type {number} */ share) => TOP + (1 - share) * (H - TOP - BOTTOM);

@@ -50,7 +50,10 @@ export function askedOf(t) {
     const args = 'args' in call && call.args && typeof call.args === 'object' && 'prompt' in call.args ? String(call.args.prompt) : '';
     return { kind: 'hub', what: `hub skill ${String(call.skill)}`, prompt: args };
   }
-  const text = first?.parts.map((p) => p.text ?? '').join(' ').trim() ?? '';
+  // Only the last messages are listed; the hub's answer to a question repeats the question.
+  const answered = (t.artifacts ?? []).flatMap((a) => a.parts).map((p) => p.data).find((d) => d && typeof d === 'object' && 'question' in d);
+  const question = answered && typeof answered === 'object' && 'question' in answered && typeof answered.question === 'string' ? answered.question : '';
+  const text = question || (first?.parts.map((p) => p.text ?? '').join(' ').trim() ?? '');
   return { kind: 'hub', what: text ? 'question answered by the hub' : 'answered by the hub', prompt: text };
 }
 
