@@ -10,7 +10,8 @@ import { launchBrowser } from '../test/support/browser.ts';
 import { realNodeDefs, startFleet } from '../test/support/fleet.ts';
 
 const PAGES = ['fleet', 'ask', 'customer-ops', 'entities', 'negotiation', 'trace', 'tasks', 'mesh', 'history'];
-const KEPT: [page: string, file: string][] = [['customer-ops', 'console-customer-ops.png'], ['trace', 'console-agent-process.png']];
+// Agent Process first: its waterfall shows the newest question's calls, before other pages make their own.
+const KEPT: [page: string, file: string][] = [['trace', 'console-agent-process.png'], ['customer-ops', 'console-customer-ops.png']];
 
 const all = process.argv.includes('--all');
 const out = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? import.meta.dir;
@@ -20,8 +21,10 @@ const browser = await launchBrowser();
 try {
   const post = (path: string, body: unknown) =>
     fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { origin: f.hubUrl, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  await post('/api/ask', { question: 'Which industry should we contact today?' });
   await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } });
+  // A pause, so the question's calls stand apart from the negotiation's in the waterfall.
+  await Bun.sleep(1000);
+  await post('/api/ask', { question: 'Which industry should we contact today?' });
 
   const shots: [page: string, width: number, file: string][] = all
     ? PAGES.flatMap((p) => [[p, 1280, `${p}-1280.png`], [p, 390, `${p}-390.png`]] as [string, number, string][])

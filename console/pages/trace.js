@@ -18,7 +18,7 @@ const PAGE = 50;
 const RECENT = 500;
 const MINUTES = 15;
 /** Calls closer than this to the previous one's end belong to the same question. */
-const BURST_GAP_MS = 1500;
+const BURST_GAP_MS = 500;
 
 /** The `id` of `#/trace?id=<n>`, or null. */
 function linkedId() {
@@ -161,7 +161,7 @@ export function Trace() {
     <div class="pictures-row">
       ${burst.length > 0 && html`
         <figure class="card">
-          <figcaption><strong>One question's calls</strong> <span class="muted">· ${burst.length} call(s) from ${fmtTime(burst[0]?.ts ?? '')}; choose a call to highlight its record</span></figcaption>
+          <figcaption><strong>One question's calls</strong> <span class="muted">· ${burst.length} call(s) from ${fmtTime(burst[0]?.ts ?? '')}, each within ${BURST_GAP_MS} ms of the one before; choose a call to highlight its record</span></figcaption>
           <${Waterfall} records=${burst} selected=${chosen} onSelect=${setPicked} />
         </figure>`}
       <figure class="card">
