@@ -20,7 +20,8 @@ import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
-import { TaskStore } from '../a2a/task-store.ts';
+import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
+import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 
 export interface NodeDefinition {
   name: string;
@@ -43,8 +44,13 @@ export interface NodeDefinition {
 }
 
 export interface NodeOptions {
-  /** Tasks go to `<dataDir>/<name>/tasks/`. */
+  /** Tasks go to `<dataDir>/<name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
+  /**
+   * `postgres://…`: the node's tasks live in this database instead, shared by every process of
+   * the node that names it (TASKS_DATABASE_URL; docs/scale-out.md).
+   */
+  tasksDatabaseUrl?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -72,6 +78,8 @@ export interface NodeApp {
   app: AnyElysia;
   engine: TaskEngine;
   store: TaskStore;
+  /** Resolves once the task store is open (at once for the JSON files); `start` waits for it. */
+  ready(): Promise<void>;
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): Record<string, unknown>;
@@ -89,7 +97,9 @@ const DEFAULT_MODES = ['text/plain', 'application/json'];
 export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const log = opts.log ?? silentLog;
   const host = opts.host ?? '127.0.0.1';
-  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
+  const store: TaskStore = opts.tasksDatabaseUrl
+    ? new PostgresTaskStore({ url: opts.tasksDatabaseUrl, node: def.name, log })
+    : FileTaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
   const push = opts.push === false ? undefined : new WebhookSender({
     allowHosts: opts.pushAllowHosts ?? [],
     log,
@@ -170,17 +180,21 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   app
     .post('/peer/invoke', peerRoute(handlePeerInvoke))
     .post('/peer/relay', peerRoute(handlePeerRelay))
-    .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
+    .get('/health', async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }))
     .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
 
   return {
     app,
     engine,
     store,
+    ready: async () => {
+      if (store instanceof PostgresTaskStore) await store.open();
+    },
     push,
     card: () => cards.json,
     advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
+      if (store instanceof PostgresTaskStore) await store.open();
       app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
       const server = app.server!;
       const port = server.port!;
@@ -193,6 +207,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         async stop() {
           await app.stop(true);
           await engine.close();
+          await store.close();
         },
       };
     },
