@@ -19,7 +19,9 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
+the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md).`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -66,6 +68,7 @@ const node = createNode(definition, {
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
   pushAllowHosts: [...fleetHosts, ...extraHosts],
+  ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}),
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
 const running = await node.start();

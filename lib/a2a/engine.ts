@@ -63,6 +63,8 @@ interface Live {
   lastSave: Promise<void>;
   /** Set when the agent answered a brand-new task with a Message; no task is created then. */
   reply?: Message;
+  /** Called when a brand-new task is first stored (a shared store's stream waits for it). */
+  onStored?: () => void;
   /** An observation in progress (see `observe`), shared by concurrent reads. */
   observing?: Promise<void> | undefined;
 }
@@ -135,7 +137,12 @@ export class TaskEngine {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      this.runTurn(live, message, live.stored, version);
+      const stored = this.cluster && !live.stored ? new Promise<void>((resolve) => (live.onStored = resolve)) : undefined;
+      const turn = this.runTurn(live, message, live.stored, version);
+      // On a shared store the stream answers once the task is stored, so that every process of
+      // the node finds the task its first frame names.
+      if (stored) await Promise.race([stored, turn]);
+      if (this.cluster) await live.lastSave.catch(() => {});
       return sub;
     }
 
@@ -560,6 +567,7 @@ export class TaskEngine {
     if (live.stored) return;
     live.stored = true;
     this.store(live);
+    live.onStored?.();
     this.publish(live, { kind: 'task', task: snapshot(live.rec.task) });
   }
 

@@ -47,6 +47,8 @@ interface WriteSlot {
   tail: Promise<void>;
   queued: Promise<void> | null;
   pending: number;
+  /** The newest copy of the record; the next write stores it. */
+  rec: TaskRecord;
   /** Events since the last write started; null once past EVENTS_PER_WRITE. */
   events: TaskEvent[] | null;
 }
@@ -128,12 +130,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const id = rec.task.id;
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    this.remember(rec);
     let slot = this.writes.get(id);
     if (!slot) {
-      slot = { tail: Promise.resolve(), queued: null, pending: 0, events: [] };
+      slot = { tail: Promise.resolve(), queued: null, pending: 0, rec, events: [] };
       this.writes.set(id, slot);
     }
+    slot.rec = rec;
+    this.remember(rec);
     if (event && slot.events) {
       if (slot.events.length < EVENTS_PER_WRITE) slot.events.push(event);
       else slot.events = null;
@@ -144,7 +147,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       s.queued = null;
       const events = s.events;
       s.events = [];
-      return this.write(id, events);
+      return this.write(id, s.rec, events);
     });
     s.queued = run;
     s.pending++;
@@ -341,10 +344,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   /** One write of a task: an insert the first time, later a version-guarded update. */
-  private async write(id: string, events: TaskEvent[] | null): Promise<void> {
-    const hit = this.cache.get(id);
-    if (!hit) return;
-    const rec = hit.rec;
+  private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
     const t = rec.task;
     const body = JSON.stringify(t);
     this.setSize(id, body.length);

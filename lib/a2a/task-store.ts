@@ -163,12 +163,13 @@ export class FileTaskStore implements TaskStore {
     const id = rec.task.id;
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
-    this.remember(rec);
     let w = this.writes.get(id);
     if (!w) {
       w = { tail: Promise.resolve(), queued: null, pending: 0 };
       this.writes.set(id, w);
     }
+    // After the write slot exists, so that trimming a full cache cannot evict this record before it is written.
+    this.remember(rec);
     if (w.queued) return w.queued;
     const slot = w;
     const run = slot.tail.then(() => {
