@@ -230,6 +230,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (!isTaskId(id)) return undefined;
     await this.ready;
     this.watched.set(id, (this.watched.get(id) ?? 0) + 1);
+    await this.writes.get(id)?.tail; // our own pending writes go first, so the read is current
     // Registering and reading in one statement: any later write sees the watch and notifies.
     const [row] = await this.sql<Row[]>`
       UPDATE lume_a2a_tasks SET watched_until = greatest(watched_until, now() + ${this.leaseMs} * interval '1 millisecond')
