@@ -7,6 +7,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { loadNode } from '../lib/node/load-node.ts';
@@ -18,7 +19,7 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 
 Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
 TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
 the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md).`;
@@ -53,11 +54,12 @@ const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
   : undefined;
 const log = consoleLog(member.name);
+installCrashGuard(log);
 // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
 await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, member.name);
-const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
-const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+// Webhooks reach public addresses; loopback and private networks only when listed here.
+const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
 const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
@@ -67,7 +69,7 @@ const node = createNode(definition, {
   port,
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
-  pushAllowHosts: [...fleetHosts, ...extraHosts],
+  pushAllowHosts,
   ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}),
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });

@@ -6,7 +6,9 @@
  */
 
 import { join, resolve } from 'node:path';
+import { installCrashGuard } from '../../lib/crash-guard.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { consoleLog } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
@@ -61,6 +63,8 @@ function render(changed: ChildRow): void {
   process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
 }
 
+// The supervisor must outlive any one bug: it is what restarts everything else.
+installCrashGuard(consoleLog('fleet'));
 supervisor.start();
 if (live) setInterval(() => render(supervisor.rows()[0]!), 1000);
 

@@ -138,7 +138,7 @@ export class TaskEngine {
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
       const stored = this.cluster && !live.stored ? new Promise<void>((resolve) => (live.onStored = resolve)) : undefined;
-      const turn = this.runTurn(live, message, live.stored, version);
+      const turn = this.runTurn(live, message, live.stored, version).catch((e) => this.turnCrashed(live, e));
       // On a shared store the stream answers once the task is stored, so that every process of
       // the node finds the task its first frame names.
       if (stored) await Promise.race([stored, turn]);
@@ -174,10 +174,14 @@ export class TaskEngine {
           if (!settled && live.stored) finish({ task: live.rec.task });
         });
       }
-      turn.then(() => {
+      const afterTurn = () => {
         if (settled) return;
         if (live.reply) return finish({ message: live.reply });
         if (!live.stored) this.materialize(live);
+        finish({ task: live.rec.task });
+      };
+      turn.catch((e) => this.turnCrashed(live, e)).then(afterTurn).catch((e) => {
+        this.turnCrashed(live, e);
         finish({ task: live.rec.task });
       });
     });
@@ -526,10 +530,13 @@ export class TaskEngine {
   /** Forgets live state nobody uses any more, so memory does not grow with the task count. */
   private release(live: Live): void {
     if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live) {
-      live.lastSave.finally(() => {
+      const forget = () => {
         if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live)
           this.live.delete(live.rec.task.id);
-      });
+      };
+      // Forget after the last write whether it worked or not; a failed write is the store's to log
+      // and its callers' to answer, never an unhandled rejection here.
+      live.lastSave.then(forget, forget);
     }
   }
 
@@ -693,6 +700,14 @@ export class TaskEngine {
       this.cluster?.release(id);
       if (!answered) this.release(live);
     }
+  }
+
+  /**
+   * A turn whose own failure handling threw (a bug, or a task the store cannot hold): logged with
+   * its kind only, never left as an unhandled rejection that would stop the process.
+   */
+  private turnCrashed(live: Live, e: unknown): void {
+    this.opts.log('error', 'task turn crashed', { task: live.rec.task.id, error: (e as Error)?.name ?? 'unknown' });
   }
 
   private checkMedia(parts: Part[], accepted: string[] | undefined): A2AError | null {

@@ -5,6 +5,7 @@
  */
 
 import type { A2AError } from './errors.ts';
+import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
   Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
@@ -96,6 +97,8 @@ function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
+  const refused = refuseWebhookAuth(out.authentication, out.token);
+  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
   return out;
 }
 

@@ -8,8 +8,6 @@
 import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
 
-export type { FleetMessageOptions, FleetMessageResult } from './message.ts';
-
 export interface FleetMember {
   name: string;
   port: number;
@@ -72,16 +70,16 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 // ---- fleet.invoke: the one way the hub calls a node ----
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
-export interface FleetCaller {
+interface FleetCaller {
   peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
 }
-export type FleetResult = Result<unknown, CallFailure> & {
+type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (set by FleetInvoker). */
   traceId?: number;
 };
 
 /** Where trace records go (lib/fleet/trace.ts). */
-export interface TraceSink {
+interface TraceSink {
   record(r: {
     ts: string; from: string; to: string; capability: string; durationMs: number;
     outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
@@ -105,7 +103,7 @@ export interface FleetInvoker {
 
 
 /** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
-export function isEmptyResult(r: unknown): boolean {
+function isEmptyResult(r: unknown): boolean {
   if (r === null || r === undefined || r === '') return true;
   if (Array.isArray(r)) return r.length === 0;
   if (typeof r !== 'object') return false;
@@ -116,7 +114,7 @@ export function isEmptyResult(r: unknown): boolean {
   return lists.length > 0 && lists.every((l) => l.length === 0);
 }
 
-export interface FleetInvokerDeps {
+interface FleetInvokerDeps {
   self: string;
   client: FleetCaller;
   trace: TraceSink;

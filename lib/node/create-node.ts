@@ -60,7 +60,7 @@ export interface NodeOptions {
   now?: () => number;
   /** Set false to turn webhook delivery off (the card then says pushNotifications: false). */
   push?: boolean;
-  /** Webhook hosts allowed besides loopback (e.g. the fleet's hosts); `*` allows any. */
+  /** Non-public webhook hosts allowed: names, addresses or CIDR ranges (PUSH_ALLOW_HOSTS); see lib/a2a/push.ts. */
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;

@@ -34,24 +34,24 @@ import {
   type VerifierOptions,
 } from './signature.ts';
 
-export const SECRET_FILE = 'fleet.secret';
-export const RING_FILE = 'ring.json';
-export const privateKeyFile = (node: string) => `${node}.ed25519.json`;
+const SECRET_FILE = 'fleet.secret';
+const RING_FILE = 'ring.json';
+const privateKeyFile = (node: string) => `${node}.ed25519.json`;
 /** The pair a rotation replaced: still answers `pairwise` requests made with the old ring until retired. */
-export const previousKeyFile = (node: string) => `${node}.ed25519.previous.json`;
+const previousKeyFile = (node: string) => `${node}.ed25519.previous.json`;
 /** Most public keys one node may have in the ring: the current one and the one being retired. */
-export const MAX_RING_KEYS = 2;
+const MAX_RING_KEYS = 2;
 
-export interface RingKey {
+interface RingKey {
   kid: string;
   publicKey: string;
   created: string;
 }
-export interface RingFileEntry {
+interface RingFileEntry {
   mode: RingMode;
   keys: RingKey[];
 }
-export interface RingFile {
+interface RingFile {
   version: 1;
   nodes: Record<string, RingFileEntry>;
 }
@@ -64,7 +64,7 @@ interface PrivateKeyFile {
 }
 
 /** A public, stable short name for a key: it may be logged, the key bytes may not. */
-export function keyId(publicKey: Uint8Array): string {
+function keyId(publicKey: Uint8Array): string {
   return 'ed25519:' + bytesToHex(sha256(publicKey)).slice(0, 16);
 }
 
@@ -168,7 +168,7 @@ const writeRing = (dir: string, ring: RingFile) =>
 
 const members = (fleet: Fleet) => [fleet.hub, ...fleet.nodes].map((m) => m.name);
 
-export interface KeyOptions {
+interface KeyOptions {
   /** Replace existing secret and pairs (all peers must then restart). */
   force?: boolean;
   now?: () => Date;

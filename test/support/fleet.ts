@@ -11,7 +11,7 @@ import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createMeshStore } from '../../lib/mesh/store.ts';
-import { createNode, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -24,7 +24,8 @@ export interface RunningFleet {
   hub: Hub;
   hubUrl: string;
   log: ReturnType<typeof memoryLog>;
-  nodes: Map<string, { url: string; stop(): Promise<void> }>;
+  /** Each node's address, and its app for in-process requests (`app.handle`). */
+  nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
   /** Stops one node (to see the fleet notice). */
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -41,7 +42,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
   });
   await ensureKeys(dataDir, fleet);
-  const nodes = new Map<string, { url: string; stop(): Promise<void> }>();
+  const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
@@ -51,7 +52,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
-    nodes.set(def.name, running);
+    nodes.set(def.name, { ...running, app: node.app });
   }
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
