@@ -55,7 +55,7 @@ beforeAll(async () => {
   pg = await startPostgres();
   const url = await pg.createDatabase('two_processes');
   [a, b] = await Promise.all([startProcess(url), startProcess(url)]);
-});
+}, 60_000); // initdb and two process starts take a few seconds on a busy machine
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
   await pg.stop();

@@ -21,9 +21,10 @@ import { startPostgres, type TestPostgres } from './support/postgres.ts';
 let pg: TestPostgres;
 let databases = 0;
 
+// initdb takes a few seconds on a busy machine.
 beforeAll(async () => {
   pg = await startPostgres();
-});
+}, 60_000);
 afterAll(async () => {
   await pg.stop();
 });
@@ -100,7 +101,7 @@ describe.each(backends)('task store on $name', (backend) => {
 
   beforeAll(async () => {
     node = await startNode(agentNode('tasks', scripted), await backend.fresh());
-  });
+  }, 30_000);
   afterAll(() => node.dispose());
 
   test('a sent task is stored, read back and counted; an unknown or malformed id is not found', async () => {
@@ -266,7 +267,7 @@ describe('several instances of one node on one task database', () => {
     url = await pg.createDatabase('shared_nodes');
     a = await startNode(agentNode('shared', scripted), { tasksDatabaseUrl: url });
     b = await startNode(agentNode('shared', scripted), { tasksDatabaseUrl: url });
-  });
+  }, 30_000);
   afterAll(async () => {
     await Promise.all([a.dispose(), b.dispose()]);
   });
