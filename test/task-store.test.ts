@@ -13,7 +13,9 @@ import type { Agent } from '../lib/a2a/agent.ts';
 import { FileTaskStore, type RemoteChange, type TaskRecord, type TaskStore } from '../lib/a2a/task-store.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { Task } from '../lib/a2a/types.ts';
+import { TaskEngine } from '../lib/a2a/engine.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
+import { SQL } from 'bun';
 import type { NodeOptions } from '../lib/node/create-node.ts';
 import { agentNode, collect, gate, msgV1, rpc, sseFrames, startNode, streamRpc, tempDir, type TestNode } from './support/node.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
@@ -383,6 +385,39 @@ describe('optimistic concurrency on the shared store', () => {
       one.release(id);
     } finally {
       await Promise.all([one.close(), two.close(), other.close()]);
+    }
+  });
+});
+
+describe('a process that is gone', () => {
+  test('leaves its running tasks to the others: they fail them, and a stream watching one ends', async () => {
+    const url = await pg.createDatabase('orphans');
+    const store = new PostgresTaskStore({ url, node: 'n', log: silentLog, leaseMs: 300 });
+    await store.open();
+    const engine = new TaskEngine({ store, agent: scripted, log: silentLog, inputModes: ['text/plain'], outputModes: ['text/plain'] });
+    const sql = new SQL(url);
+    try {
+      // A task another process was running when it died: owned by a process with no heartbeat.
+      const rec = taskRecord('ctx', Date.now(), 'working');
+      const alive = taskRecord('ctx', Date.now(), 'working');
+      await store.save(rec);
+      await store.save(alive);
+      await sql`UPDATE lume_a2a_tasks SET owner = 'gone' WHERE id = ${rec.task.id}`;
+      await sql`INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES ('elsewhere', 'n', now() + interval '1 hour')`;
+      await sql`UPDATE lume_a2a_tasks SET owner = 'elsewhere' WHERE id = ${alive.task.id}`;
+      const sub = await engine.resubscribe(rec.task.id);
+      if ('error' in sub) throw new Error(sub.message);
+      const events: any[] = [];
+      for await (const e of sub) events.push(e);
+      expect(events.map((e) => e.kind)).toEqual(['task', 'status']);
+      expect(events[1].status.state).toBe('failed');
+      expect(events[1].status.message.parts[0].text).toContain('stopped');
+      // A task whose process is alive is left alone.
+      expect((await store.get(alive.task.id))?.task.status.state).toBe('working');
+    } finally {
+      await sql.close();
+      await engine.close();
+      await store.close();
     }
   });
 });

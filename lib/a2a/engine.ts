@@ -71,6 +71,7 @@ interface Live {
 
 const MEDIA_ANY = '*/*';
 const CANCELED_NOTE = 'Canceled at the client\'s request';
+const ORPHANED_NOTE = 'The node process running this task stopped; send the request again as a new task';
 
 export class TaskEngine {
   private readonly live = new Map<string, Live>();
@@ -82,6 +83,7 @@ export class TaskEngine {
     this.now = opts.now ?? Date.now;
     this.cluster = opts.store.cluster;
     this.cluster?.onChange((id, change) => this.remoteChange(id, change));
+    this.cluster?.onOrphans((ids) => void this.takeOrphans(ids));
   }
 
   /** The one check of push support, and of a webhook address when there is one. */
@@ -440,10 +442,10 @@ export class TaskEngine {
     if (this.cluster && !this.runsHere(id)) {
       let out: Awaited<ReturnType<TaskCluster['update']>>;
       try {
-        out = await this.cluster.update(id, (rec, busyElsewhere) => {
+        out = await this.cluster.update(id, (rec, turn) => {
           const refused = continuationProblem(rec.task, message);
           if (refused) return refused;
-          if (busyElsewhere)
+          if (turn.busyElsewhere)
             return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${rec.task.status.state} on another process of this node; send the next message when it asks for input or has ended`);
           message.contextId = rec.task.contextId;
           rec.task.history.push(message);
@@ -515,6 +517,27 @@ export class TaskEngine {
     live.rec = { task: change.task, push: change.push, version: change.version };
     for (const turn of live.turns) turn.abort();
     for (const event of change.events ?? rebuiltEvents(change.task)) this.publishLocal(live, event);
+  }
+
+  /**
+   * Tasks a gone process of the node left running: no turn runs them any more, so this process
+   * fails each (its webhooks and the streams watching it get the final state).
+   */
+  private async takeOrphans(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      try {
+        const out = await this.cluster!.update(id, (rec, turn) => {
+          if (!turn.orphaned) return null;
+          return [this.setStatus(rec.task, 'failed', ORPHANED_NOTE)];
+        }, { claim: true });
+        if (out && !isA2AError(out) && out.events.length) {
+          this.opts.log('warn', 'task left running by a stopped process failed', { task: id });
+          this.madeHere(out.rec, out.events);
+        }
+      } catch (e) {
+        this.opts.log('warn', 'taking over a task failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+    }
   }
 
   /** Events this process made on a shared store outside a turn: to its streams and to the webhooks. */

@@ -11,7 +11,7 @@ import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 import { withHistoryLength } from './types.ts';
 import type { Log } from '../log.ts';
-import { decodeToken, encodeToken, isTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore } from './task-store.ts';
+import { decodeToken, encodeToken, isTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore, type TurnState } from './task-store.ts';
 
 const CHANNEL = 'lume_a2a_tasks';
 /** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
@@ -73,6 +73,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   /** One fetch at a time per task, so its changes reach the engine in order. */
   private readonly fetches = new Map<string, Promise<void>>();
   private handler: (id: string, change: RemoteChange) => void = () => {};
+  private orphanHandler: ((ids: string[]) => void) | undefined;
   private readonly ready: Promise<void>;
   private readonly opened: Promise<void>;
   private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
@@ -97,10 +98,38 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   private async listen(): Promise<void> {
+    await this.heartbeat();
     this.listening = this.sql.listen(CHANNEL, (payload) => this.notified(payload), () => this.resync());
     await this.listening;
-    this.timer = setInterval(() => void this.renew(), Math.max(50, Math.floor(this.leaseMs / 3)));
+    let beats = 0;
+    this.timer = setInterval(() => {
+      void this.renew();
+      // Once a lease: look for tasks a gone process left running.
+      if (++beats % 3 === 0) void this.findOrphans();
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
     this.timer.unref?.();
+    void this.findOrphans();
+  }
+
+  /** This process is alive for one more lease (the others read it to tell whose tasks are orphaned). */
+  private async heartbeat(): Promise<void> {
+    await this.sql`
+      INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES (${this.process}, ${this.node}, now() + ${this.leaseMs} * interval '1 millisecond')
+      ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until`;
+  }
+
+  private async findOrphans(): Promise<void> {
+    if (this.closed || !this.orphanHandler) return;
+    try {
+      const rows = await this.sql<{ id: string }[]>`
+        SELECT id FROM lume_a2a_tasks t
+        WHERE node = ${this.node} AND state IN ('submitted', 'working') AND owner IS DISTINCT FROM ${this.process}
+          AND NOT EXISTS (SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())
+        LIMIT 100`;
+      if (rows.length) this.orphanHandler(rows.map((r) => r.id));
+    } catch (e) {
+      this.log('warn', 'looking for orphaned tasks failed', { error: (e as Error).message });
+    }
   }
 
   // ---- TaskStore ----
@@ -202,6 +231,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     await this.flush();
     this.closed = true;
     clearInterval(this.timer);
+    // Gone at once: the other processes take over what this one left running.
+    await this.sql`DELETE FROM lume_a2a_processes WHERE process = ${this.process}`.catch(() => {});
     const listening = await this.listening?.catch(() => undefined);
     await listening?.unlisten().catch(() => {});
     await this.sql.close();
@@ -211,6 +242,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   onChange(handler: (id: string, change: RemoteChange) => void): void {
     this.handler = handler;
+  }
+
+  onOrphans(handler: (ids: string[]) => void): void {
+    this.orphanHandler = handler;
   }
 
   hold(id: string): void {
@@ -256,7 +291,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   async update(
     id: string,
-    change: (rec: TaskRecord, busyElsewhere: boolean) => TaskEvent[] | A2AError,
+    change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null,
     opts: { claim?: boolean } = {},
   ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined> {
     if (!isTaskId(id)) return undefined;
@@ -264,14 +299,17 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     await this.writes.get(id)?.tail; // our own pending writes go first
     const me = this.process;
     const out = await this.sql.begin(async (tx) => {
-      const [row] = await tx<(Row & { busy: boolean; watched: boolean })[]>`
+      const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
         SELECT version, task, push,
           (owner IS DISTINCT FROM ${me} AND lease_until > now() AND state IN ('submitted', 'working')) AS busy,
+          (owner IS DISTINCT FROM ${me} AND state IN ('submitted', 'working') AND NOT EXISTS (
+            SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned,
           coalesce(watched_until > now(), false) AS watched
-        FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
+        FROM lume_a2a_tasks t WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
       const rec = row && toRecord(row);
       if (!rec) return undefined;
-      const events = change(rec, row!.busy);
+      const events = change(rec, { busyElsewhere: row!.busy, orphaned: row!.orphaned });
+      if (events === null) return undefined;
       if (isA2AError(events)) return events;
       const version = rec.version! + 1;
       const t = rec.task;
@@ -335,6 +373,11 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         watched_until timestamptz,
         PRIMARY KEY (node, id))`;
       await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
+      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;
+      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_processes (
+        process text PRIMARY KEY,
+        node text NOT NULL,
+        alive_until timestamptz NOT NULL)`;
       await tx`CREATE TABLE IF NOT EXISTS lume_a2a_task_events (
         node text NOT NULL,
         id uuid NOT NULL,
@@ -459,6 +502,9 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (this.closed) return;
     try {
       const interval = this.leaseMs;
+      await this.heartbeat();
+      // Processes gone for a day are forgotten (their tasks were taken over long before).
+      await this.sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
       if (this.held.size)
         await this.sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${interval} * interval '1 millisecond'
           WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.held.keys()], 'UUID' as never)}) AND owner = ${this.process}`;

@@ -70,6 +70,14 @@ export interface RemoteChange {
   events?: TaskEvent[];
 }
 
+/** What the row says of a task's turn, as `TaskCluster.update` reads it under the lock. */
+export interface TurnState {
+  /** Another live process runs a turn on the task (its lease has not run out). */
+  busyElsewhere: boolean;
+  /** The task is `submitted` or `working` and the process that owned it is gone. */
+  orphaned: boolean;
+}
+
 /** What a shared store offers the engine so that several processes run one node's tasks. */
 export interface TaskCluster {
   /** This process's id in the cluster. */
@@ -84,11 +92,16 @@ export interface TaskCluster {
   unwatch(id: string): void;
   /**
    * Read-modify-write of a task under the database's row lock. `change` gets the stored record
-   * and whether another live process is running a turn on it, mutates the record and returns
-   * the events it made (or an error, which writes nothing). `claim` takes the task's lease.
-   * Undefined when the task does not exist.
+   * and what the row says of its turn, mutates the record and returns the events it made (an
+   * error, or null, writes nothing). `claim` makes this process the task's owner, with a lease.
+   * Undefined when the task does not exist (or `change` returned null).
    */
-  update(id: string, change: (rec: TaskRecord, busyElsewhere: boolean) => TaskEvent[] | A2AError, opts?: { claim?: boolean }): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined>;
+  update(id: string, change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null, opts?: { claim?: boolean }): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined>;
+  /**
+   * Receives, now and then, ids of tasks left `submitted` or `working` by a process of the node
+   * that is gone (it stopped, or missed its heartbeats for a lease).
+   */
+  onOrphans(handler: (ids: string[]) => void): void;
   /** Read-modify-write of a task's push configs under the row lock; undefined when the task does not exist. */
   updatePush(id: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError | undefined>;
 }
