@@ -8,7 +8,7 @@
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
@@ -67,6 +67,7 @@ async function loadAll(servers: Server[], secs: number): Promise<Load> {
   };
 }
 
+const loadBefore = loadavg()[0]!.toFixed(1);
 const pg = await startPostgres();
 let databases = 0;
 const targets: { name: string; processes: number; db: boolean }[] = [
@@ -112,8 +113,8 @@ const rows = targets.map((t) => {
 });
 const table = ['| task store | SendMessage req/s | vs JSON files | p99 ms (worst round) | errors |', '|---|---|---|---|---|', ...rows].join('\n');
 
-reportSection('Task stores: JSON files and PostgreSQL', `Command: \`bun bench/tasks-postgres.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, PostgreSQL from Debian, ${navigator.hardwareConcurrency} cores shared by the database, the node processes and the load generators).
+reportSection('Task stores: JSON files and PostgreSQL', `Command: \`bun bench/tasks-postgres.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, PostgreSQL from Debian, ${navigator.hardwareConcurrency} cores shared by the database, the node processes and the load generators; load average ${loadBefore} at the start).
 
-Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections in total, ${seconds} s per target after a 2 s warm-up, ${rounds} rounds; req/s is the mean over rounds. The agent reports working, one artifact, completed; each answer waits until its task is stored (a file, or a committed row). Two processes: the connections are split between them, as a load balancer would. The throw-away cluster runs with \`fsync=off\` and \`synchronous_commit=off\` (the JSON file store does not fsync either), so both measure the stores' own work, not the disk.
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections in total, ${seconds} s per target after a 2 s warm-up, ${rounds} rounds; req/s is the mean over rounds. The agent reports working, one artifact, completed; each answer waits until its task is stored (a file, or a committed row). Two processes: the connections are split between them, as a load balancer would. The throw-away cluster runs with \`fsync=off\` and \`synchronous_commit=off\` (the JSON file store does not fsync either), so both measure the stores' own work, not the disk. On one machine the two processes share the same cores with the database and the load generators, so their row shows what coordination costs under contention, not what a second machine adds.
 
 ${table}`);
