@@ -7,7 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
@@ -19,7 +19,7 @@ import { trustWarning } from './mesh/trust.ts';
 
 // 1. Options, read only here.
 const env = process.env;
-const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const fleet = await loadFleet(fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir: resolve(env.DATA_DIR ?? './data'), root: join(import.meta.dir, '..') }));
 const host = env.HOST ?? '127.0.0.1';
 const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;

@@ -76,6 +76,15 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   };
 }
 
+/**
+ * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
+ * what the file says, so a node added there breaks none of them.
+ */
+export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+  const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
+  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
+}
+
 /** POST /api/local-invoke as the console would (same origin). */
 export async function localInvoke(hubUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
   const res = await fetch(`${hubUrl}/api/local-invoke`, {
