@@ -8,6 +8,9 @@
  * running a task's turn writes it; another process continues, cancels or changes a task it does
  * not run through the store's row-locked update, and its streams get the other processes' events
  * from the store (docs/scale-out.md).
+ *
+ * Each task is bounded: its history keeps the newest messages within a count and a byte cap, and
+ * artifacts past their caps fail the task with `TASK_TOO_LARGE`.
  */
 
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
@@ -17,7 +20,9 @@ import {
   type SendParams, type Task, type TaskEvent, type TaskState,
 } from './types.ts';
 import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
+import { failureParts } from '../errors/as-data.ts';
 import { EventQueue } from '../event-queue.ts';
+import { LIMITS, jsonBytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { newTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore } from './task-store.ts';
 
@@ -40,6 +45,20 @@ export interface EngineOptions {
   now?: () => number;
   /** Most webhook registrations one task may hold. */
   maxPushConfigs?: number;
+  /** Per-task caps (defaults from LIMITS). */
+  limits?: Partial<TaskLimits>;
+}
+
+/** What one task may hold. */
+export interface TaskLimits {
+  /** Messages kept in a task's history; the oldest go first. */
+  historyMessages: number;
+  /** Bytes of JSON kept in a task's history; the oldest go first, the newest message always stays. */
+  historyBytes: number;
+  /** Artifacts one task may hold. */
+  artifacts: number;
+  /** Bytes of JSON a task's artifacts may hold. */
+  artifactBytes: number;
 }
 
 export type SendResult = { task: Task } | { message: Message };
@@ -67,6 +86,8 @@ interface Live {
   onStored?: () => void;
   /** An observation in progress (see `observe`), shared by concurrent reads. */
   observing?: Promise<void> | undefined;
+  /** Stored size of the task's artifacts, measured on the first artifact update. */
+  artifactBytes?: number;
 }
 
 const MEDIA_ANY = '*/*';
@@ -76,11 +97,19 @@ const ORPHANED_NOTE = 'The node process running this task stopped; send the requ
 export class TaskEngine {
   private readonly live = new Map<string, Live>();
   private readonly now: () => number;
+  private readonly limits: TaskLimits;
   /** Set when other processes share the store. */
   private readonly cluster: TaskCluster | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     this.now = opts.now ?? Date.now;
+    this.limits = {
+      historyMessages: LIMITS.taskHistoryMessages,
+      historyBytes: LIMITS.taskHistoryBytes,
+      artifacts: LIMITS.taskArtifacts,
+      artifactBytes: LIMITS.taskArtifactBytes,
+      ...opts.limits,
+    };
     this.cluster = opts.store.cluster;
     this.cluster?.onChange((id, change) => this.remoteChange(id, change));
     this.cluster?.onOrphans((ids) => void this.takeOrphans(ids));
@@ -449,6 +478,7 @@ export class TaskEngine {
             return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${rec.task.status.state} on another process of this node; send the next message when it asks for input or has ended`);
           message.contextId = rec.task.contextId;
           rec.task.history.push(message);
+          trimHistory(rec.task.history, this.limits);
           return [];
         }, { claim: true });
       } catch {
@@ -466,6 +496,7 @@ export class TaskEngine {
     }
     message.contextId = live.rec.task.contextId;
     live.rec.task.history.push(message);
+    trimHistory(live.rec.task.history, this.limits);
     this.store(live);
     return live;
   }
@@ -616,6 +647,12 @@ export class TaskEngine {
       this.publish(live, event);
     } else {
       const existing = task.artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
+      const tooLarge = this.artifactRefusal(live, existing, update.artifact, update.append);
+      if (tooLarge) {
+        this.opts.log('warn', 'task artifacts past their cap', { task: task.id, limit: tooLarge });
+        this.apply(live, { kind: 'status', state: 'failed', note: failureParts({ code: 'TASK_TOO_LARGE', message: tooLarge }) });
+        return;
+      }
       if (existing >= 0 && update.append) {
         const prev = task.artifacts[existing]!;
         task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
@@ -640,9 +677,27 @@ export class TaskEngine {
       };
       status.message = message;
       task.history.push(message);
+      trimHistory(task.history, this.limits);
     }
     task.status = status;
     return { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(state) };
+  }
+
+  /**
+   * Why adding `artifact` would take the task past its artifact caps, or null when it fits; on
+   * null the running byte count already includes it.
+   */
+  private artifactRefusal(live: Live, existing: number, artifact: Artifact, append: boolean): string | null {
+    const task = live.rec.task;
+    const { artifacts: maxCount, artifactBytes: maxBytes } = this.limits;
+    if (existing < 0 && task.artifacts.length + 1 > maxCount) return `A task holds at most ${maxCount} artifacts`;
+    const before = (live.artifactBytes ??= jsonBytes(task.artifacts));
+    const added = append ? jsonBytes(artifact.parts) : jsonBytes(artifact);
+    const removed = existing >= 0 && !append ? jsonBytes(task.artifacts[existing]) : 0;
+    const after = before + added - removed;
+    if (after > maxBytes) return `A task's artifacts hold at most ${maxBytes} bytes`;
+    live.artifactBytes = after;
+    return null;
   }
 
   /** The status, artifact and metadata reporters of a task, active while `active()` says so. */
@@ -787,6 +842,23 @@ function toArtifact(input: ArtifactInput): Artifact {
   if (input.description) a.description = input.description;
   if (input.metadata) a.metadata = input.metadata;
   return a;
+}
+
+const messageBytes = new WeakMap<Message, number>();
+
+/** Drops the oldest messages past either history cap; the newest message always stays. */
+function trimHistory(history: Message[], limits: TaskLimits): void {
+  let bytes = 0;
+  let keep = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    let size = messageBytes.get(m);
+    if (size === undefined) messageBytes.set(m, (size = jsonBytes(m)));
+    if (keep > 0 && (keep >= limits.historyMessages || bytes + size > limits.historyBytes)) break;
+    bytes += size;
+    keep++;
+  }
+  if (keep < history.length) history.splice(0, history.length - keep);
 }
 
 /** A copy that later changes to the live task cannot alter (events are read after they are sent). */

@@ -79,6 +79,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** False after a heartbeat failed, until one succeeds. */
+  private reachable = true;
 
   constructor(opts: PostgresTaskStoreOptions) {
     this.sql = new SQL(opts.url, { max: opts.maxConnections ?? 10 });
@@ -214,6 +216,14 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const tasks = page.map((r) => withHistoryLength(JSON.parse(r.task) as Task, q.historyLength));
     const last = page[page.length - 1];
     return { tasks, nextPageToken: more && last ? encodeToken(Number(last.ts), last.id) : '', pageSize: q.pageSize, totalSize: total };
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.reachable;
+  }
+
+  get cached(): { entries: number; bytes: number } {
+    return { entries: this.cache.size, bytes: this.cachedBytes };
   }
 
   async count(): Promise<number> {
@@ -502,7 +512,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (this.closed) return;
     try {
       const interval = this.leaseMs;
-      await this.heartbeat();
+      await this.heartbeat().then(() => (this.reachable = true), (e) => {
+        this.reachable = false;
+        throw e;
+      });
       // Processes gone for a day are forgotten (their tasks were taken over long before).
       await this.sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
       if (this.held.size)
