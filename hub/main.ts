@@ -7,10 +7,11 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
@@ -19,7 +20,7 @@ import { createHub } from './hub.ts';
 
 // 1. Options, read only here.
 const env = process.env;
-const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const fleet = await loadFleet(fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir: resolve(env.DATA_DIR ?? './data'), root: join(import.meta.dir, '..') }));
 const host = env.HOST ?? '127.0.0.1';
 const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
@@ -40,6 +41,11 @@ if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
+const limits = limitsFromEnv(env);
+if (!limits.ok) {
+  console.error(`hub: ${limits.message}`);
+  process.exit(2);
+}
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
 installCrashGuard(log);
 
@@ -50,7 +56,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
 
@@ -60,12 +66,15 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts, tokens, requireLogin,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts, limits: limits.value, tokens, requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
+  ...(env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: env.TASKS_DATABASE_URL } : {}),
 });
+// The hub node's task store opens before the port does (a database that cannot be reached stops the start).
+await hub.node.ready();
 const server = hub.listen(port, maxPort);
 if (hub.access.requireLogin) {
   const why = requireLogin ? 'HUB_REQUIRE_LOGIN' : token ? 'MESH_TOKEN is set' : `bound to ${host}, beyond loopback`;
@@ -75,11 +84,16 @@ if (hub.access.requireLogin) {
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', login: hub.access.requireLogin ? 'required' : 'loopback', meshToken: token ? 'set' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
+// 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
+// the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    console.error('hub: stop took longer than 5 s, exiting');
+    process.exit(1);
+  }, 5_000).unref();
   void server.stop().finally(() => {
     meshStore.close();
     traceDb.close();

@@ -392,6 +392,16 @@ describe('the console sign-in', () => {
     expect((await call(`${f.hubUrl}/api/trace`, { headers })).status).toBe(401);
   });
 
+  test('after signing in the browser returns to the page it came from, never to another site', async () => {
+    for (const [next, to] of [['/#/tasks', '/#/tasks'], ['//evil.example/x', '/'], ['https://evil.example', '/'], ['/\\evil.example', '/']] as [string, string][]) {
+      const r = await call(`${f.hubUrl}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: f.hubUrl }, body: new URLSearchParams({ token: ALICE, next }).toString() });
+      expect([next, r.status, r.headers.get('location')]).toEqual([next, 303, to]);
+      sessionSecrets.push(r.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!);
+    }
+    expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('/#/ask')}`)).text).toContain('name="next" value="/#/ask"');
+    expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('"><script>')}`)).text).not.toContain('<script');
+  });
+
   test('the table is bounded (the oldest session goes first) and sign-out ends a session', async () => {
     const cookies: string[] = [];
     for (let i = 0; i < 4; i++) cookies.push((await signIn(ALICE, {})).headers.get('set-cookie')!.split(';')[0]!);

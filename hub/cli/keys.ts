@@ -13,13 +13,14 @@
  *   bun run keys token revoke <name>  remove <name>'s token (running nodes notice within a second)
  */
 
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { join } from 'node:path';
+import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 const dataDir = process.env.DATA_DIR ?? './data';
-const fleetFile = process.env.FLEET_FILE ?? 'fixtures/fleet.json';
+const fleetFile = fleetFilePath({ fleetFile: process.env.FLEET_FILE, dataDir, root: join(import.meta.dir, '../..') });
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 /** `token add|list|revoke`: tokens need no fleet file. */

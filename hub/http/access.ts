@@ -37,9 +37,9 @@ export interface Admitted {
 }
 
 /** Paths anyone may read from anywhere: the card (served with `Access-Control-Allow-Origin: *`) and liveness. */
-const PUBLIC_READS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', '/health', '/healthz', '/v1/meta']);
+const PUBLIC_READS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', '/health', '/healthz', '/readyz', '/v1/meta']);
 /** Mesh paths that need a principal whenever the mesh is protected. */
-const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|api\/projects\.[a-z]+)$/;
+const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|v1\/watch|api\/projects\.[a-z]+)$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 /** The sign-in form is the one POST that is not JSON: a plain HTML form keeps the token out of scripts. */

@@ -17,7 +17,14 @@ import { clearedSessionCookie, sessionCookie, sessionCookieOf } from './sessions
 export const CONSOLE_PRINCIPAL = 'console';
 const MAX_FORM = 4096;
 
-const page = (note: string, status = 200) =>
+/** Where to go after signing in: a path of this hub (`/`, `/#/tasks`), never another site. */
+function localPath(next: string | null | undefined): string {
+  return next && next.length <= 512 && /^\/(?![/\\])[^\s\\]*$/.test(next) ? next : '/';
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const page = (note: string, next: string, status = 200) =>
   new Response(
     `<!doctype html>
 <html lang="en">
@@ -34,6 +41,7 @@ const page = (note: string, status = 200) =>
     <form method="post" action="/login">
       <label for="token">Access token</label>
       <input id="token" name="token" type="password" autocomplete="off" required maxlength="256">
+      <input type="hidden" name="next" value="${escapeHtml(next)}">
       <button type="submit">Sign in</button>
     </form>
     <p class="hint">Make a token with <code>bun run keys token add &lt;name&gt;</code> on the hub's machine.</p>
@@ -48,21 +56,23 @@ const page = (note: string, status = 200) =>
 const redirect = (to: string, cookie?: string) =>
   new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', ...(cookie ? { 'set-cookie': cookie } : {}) } });
 
-/** The token a sign-in form (or a JSON body) carries. */
-async function postedToken(req: Request): Promise<string | undefined> {
+/** The token and the page to return to that a sign-in form (or a JSON body) carries. */
+async function postedForm(req: Request): Promise<{ token?: string; next: string }> {
   const bytes = await readBodyBytes(req, MAX_FORM).catch(() => undefined);
-  if (!bytes) return undefined;
+  if (!bytes) return { next: '/' };
   const text = new TextDecoder().decode(bytes);
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json') {
     try {
-      const t = (JSON.parse(text) as { token?: unknown })?.token;
-      return typeof t === 'string' ? t : undefined;
+      const doc = JSON.parse(text) as { token?: unknown; next?: unknown };
+      return { ...(typeof doc?.token === 'string' ? { token: doc.token } : {}), next: localPath(typeof doc?.next === 'string' ? doc.next : undefined) };
     } catch {
-      return undefined;
+      return { next: '/' };
     }
   }
-  return new URLSearchParams(text).get('token') ?? undefined;
+  const form = new URLSearchParams(text);
+  const token = form.get('token');
+  return { ...(token ? { token } : {}), next: localPath(form.get('next')) };
 }
 
 export interface LoginDeps {
@@ -87,20 +97,21 @@ export function createLogin(deps: LoginDeps) {
       }
       if (path !== '/login') return undefined;
       if (req.method === 'GET' || req.method === 'HEAD') {
+        const next = localPath(new URL(req.url).searchParams.get('next'));
         // Nothing to sign in to on loopback without HUB_REQUIRE_LOGIN: hand out the console session.
-        return access.requireLogin ? page('') : redirect('/', cookieFor(CONSOLE_PRINCIPAL));
+        return access.requireLogin ? page('', next) : redirect(next, cookieFor(CONSOLE_PRINCIPAL));
       }
       if (req.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
       // A browser always names the page that posts; the access policy has checked it is the hub's own.
-      if (req.headers.get('origin') === null) return page('Sign in from the console page.', 403);
-      return postedToken(req).then((token) => {
+      if (req.headers.get('origin') === null) return page('Sign in from the console page.', '/', 403);
+      return postedForm(req).then(({ token, next }) => {
         const name = token ? deps.tokens?.verify(token) : undefined;
         if (!name) {
           deps.log('warn', 'console sign-in refused');
-          return page('That token is not valid here.', 401);
+          return page('That token is not valid here.', next, 401);
         }
         deps.log('info', 'console sign-in', { principal: name });
-        return redirect('/', cookieFor(name));
+        return redirect(next, cookieFor(name));
       });
     },
 

@@ -47,10 +47,10 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
-  function subscribe(q: { id: string } | A2AError, caller: Principal, frame: (e: TaskEvent) => unknown): Outcome {
+  async function subscribe(q: { id: string } | A2AError, caller: Principal, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(q)) return q;
-    const sub = engine.resubscribe(q.id, caller);
+    const sub = await engine.resubscribe(q.id, caller);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
@@ -83,13 +83,13 @@ export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1M
       const c = v1.parseCreatePushV1(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '1.0', caller), v1.pushConfigToV1);
     },
-    GetTaskPushNotificationConfig: (p, _n, caller) => {
+    GetTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id, caller), v1.pushConfigToV1);
+      return isA2AError(r) ? r : value(await engine.getPush(r.taskId, r.id, caller), v1.pushConfigToV1);
     },
-    ListTaskPushNotificationConfigs: (p, _n, caller) => {
+    ListTaskPushNotificationConfigs: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId, caller), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
+      return isA2AError(r) ? r : value(await engine.listPush(r.taskId, caller), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
     },
     DeleteTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);

@@ -38,8 +38,8 @@ const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 export interface FleetOptions {
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
-  /** Options of the hub (HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, …). */
-  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins'>;
+  /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, … */
+  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs'>;
 }
 
 export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}): Promise<RunningFleet> {
@@ -83,6 +83,15 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
       for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
+ * what the file says, so a node added there breaks none of them.
+ */
+export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+  const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
+  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
 }
 
 /** POST /api/local-invoke as the console would (same origin), as the test principal. */
