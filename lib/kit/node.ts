@@ -10,4 +10,8 @@ export { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type R
 export { mountNode, prepareNode, serveNode, type NodeSource, type PreparedNode, type ServeNodeOptions } from '../node/serve-node.ts';
 export { importNode, loadNode } from '../node/load-node.ts';
 export type { Agent } from '../a2a/agent.ts';
+export { TokenBook, addToken, listTokens, revokeToken } from '../auth/tokens.ts';
+export type { Principal } from '../auth/principal.ts';
+export type { AnonymousAccess } from '../auth/access.ts';
+export type { CallContext } from '../catalog/catalog.ts';
 export { consoleLog, memoryLog, silentLog, type Log, type LogFields, type LogLevel } from '../log.ts';
