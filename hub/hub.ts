@@ -2,8 +2,9 @@
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
  * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`), and the
  * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`; changes sent from another site are
- * refused). Dependencies come in as arguments so tests can build a hub on port 0 with an
- * in-memory database.
+ * refused), `/metrics` for the whole process, every request run in its W3C trace context, and the
+ * trace exported over OTLP when configured. Dependencies come in as arguments so tests can build a
+ * hub on port 0 with an in-memory database.
  */
 
 import type { Database } from 'bun:sqlite';
@@ -28,6 +29,11 @@ import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
 import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
+import { hubRoutes, registerHubMetrics } from './metrics.ts';
+import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
+import { createRequestObserver } from '../lib/metrics/http.ts';
+import { createMetricsRegistry, type MetricsRegistry } from '../lib/metrics/registry.ts';
+import { createOtlpExporter, type OtlpConfig, type OtlpExporter } from '../lib/telemetry/otlp.ts';
 
 export interface HubOptions {
   fleet: Fleet;
@@ -51,10 +57,17 @@ export interface HubOptions {
   fetch?: typeof fetch;
   /** Non-public hosts, addresses or CIDR ranges the hub's webhooks may reach (PUSH_ALLOW_HOSTS). */
   pushAllowHosts?: string[];
+  /** Where the trace is exported as OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_ENDPOINT); off without it. */
+  otlp?: OtlpConfig & { delayMs?: number };
+  /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
+  metricsAccess?: MetricsAccess;
 }
 
 export interface Hub {
   trace: TraceStore;
+  metrics: MetricsRegistry;
+  /** The OTLP export, when configured. */
+  otlp?: OtlpExporter;
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
@@ -67,10 +80,15 @@ export function createHub(opts: HubOptions): Hub {
   const { fleet, log } = opts;
   const self = fleet.hub.name;
   const trace = createTraceStore(opts.traceDb);
+  const metrics = createMetricsRegistry();
+  const requests = createRequestObserver(metrics, hubRoutes);
+  const otlp = opts.otlp && createOtlpExporter({ ...opts.otlp, self, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  if (otlp) trace.subscribe((r) => otlp.add(r));
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
+  const counted = registerHubMetrics(metrics, { self, trace, presences: () => mesh.realtime.roster.size, ...(otlp ? { otlp } : {}) });
+  const mesh = createMeshServer({ store: counted.countMeshMessages(opts.meshStore), log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
   const delegator = createDelegator(invoker);
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
@@ -84,7 +102,11 @@ export function createHub(opts: HubOptions): Hub {
     dataDir: opts.dataDir,
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
-    peer: { verifier: opts.identity.verifier, client, fleet },
+    // Signed calls the hub serves and relays are recorded in its trace, like the calls it makes.
+    peer: { verifier: opts.identity.verifier, client, fleet, spans: trace },
+    metrics,
+    requests,
+    ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
@@ -92,7 +114,7 @@ export function createHub(opts: HubOptions): Hub {
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir) });
 
-  async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
+  async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const fromMesh = await mesh.fetch(req, server);
     if (fromMesh !== undefined) return fromMesh;
     const fromApi = await api.fetch(req);
@@ -103,9 +125,12 @@ export function createHub(opts: HubOptions): Hub {
     // its tasks there too, so what a browser sends from another site is refused first.
     return refuseCrossSite(req) ?? node.app.handle(req);
   }
+  const fetchAll = requests.wrap(route);
 
   return {
     trace,
+    metrics,
+    ...(otlp ? { otlp } : {}),
     invoker,
     node,
     view,
@@ -128,6 +153,7 @@ export function createHub(opts: HubOptions): Hub {
           await server.stop(true);
           await node.engine.close();
           trace.flush();
+          await otlp?.flush();
         },
       };
     },

@@ -9,7 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
-import { consoleLog } from '../lib/log.ts';
+import { consoleLog, logFormatOf } from '../lib/log.ts';
+import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
@@ -31,7 +32,13 @@ if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
-const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info', logFormatOf(env.LOG_FORMAT));
+// The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const otlp = otlpConfigFromEnv(env);
+if (!otlp.ok) {
+  console.error(`hub: ${otlp.message}`);
+  process.exit(2);
+}
 installCrashGuard(log);
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
@@ -51,13 +58,14 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
 const hub = createHub({
   fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
   ...(model ? { model } : {}),
+  ...(otlp.value ? { otlp: otlp.value } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
 });
 const server = hub.listen(port, maxPort);
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
-log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
+log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', join: token ? 'token required' : 'open', otlp: otlp.value ? new URL(otlp.value.url).origin : 'off' });
 console.log(`hub listening on ${server.url}`);
 
 // 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.

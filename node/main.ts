@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
-import { consoleLog } from '../lib/log.ts';
+import { consoleLog, logFormatOf } from '../lib/log.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 
@@ -26,7 +26,8 @@ file names that node, it takes the fleet's port and the signed peer channel, oth
 alone on --port (default: a free port) with the peer channel off.
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+LOG_FORMAT=json (one JSON object per log line).`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, file: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -80,7 +81,7 @@ const running = await serveNode(factory, {
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
   // The node's name is known once its file built it: the log and the crash guard start there.
   logFor: (name) => {
-    const log = consoleLog(name);
+    const log = consoleLog(name, 'info', logFormatOf(process.env.LOG_FORMAT));
     installCrashGuard(log);
     return log;
   },

@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
 import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
-import { consoleLog } from '../../lib/log.ts';
+import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
@@ -87,7 +87,7 @@ function render(changed: ChildRow): void {
 }
 
 // The supervisor must outlive any one bug: it is what restarts everything else.
-installCrashGuard(consoleLog('fleet'));
+installCrashGuard(consoleLog('fleet', 'info', logFormatOf(process.env.LOG_FORMAT)));
 supervisor.start();
 if (live) setInterval(() => render(supervisor.rows()[0]!), 1000);
 

@@ -65,6 +65,9 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
     } else if (key === 'outcome') {
       if (!OUTCOMES.has(value)) return 'outcome must be ok, failed or empty';
       q.outcome = value as TraceOutcome;
+    } else if (key === 'traceId') {
+      if (!/^[0-9a-f]{32}$/.test(value)) return 'traceId must be 32 lower-case hex digits';
+      q.traceId = value;
     } else return `unknown parameter ${key}`;
   }
   return q;

@@ -35,6 +35,8 @@ export interface EngineOptions {
   now?: () => number;
   /** Most webhook registrations one task may hold. */
   maxPushConfigs?: number;
+  /** Sees every event of every task (the node's metrics count state changes). */
+  onEvent?: (event: TaskEvent) => void;
 }
 
 export type SendResult = { task: Task } | { message: Message };
@@ -387,6 +389,7 @@ export class TaskEngine {
   }
 
   private publish(live: Live, event: TaskEvent): void {
+    this.opts.onEvent?.(event);
     for (const sub of live.subscribers) {
       sub.push(event);
       if (event.kind === 'message' || (event.kind === 'status' && event.final)) sub.close();

@@ -9,6 +9,8 @@ export const HUB_ERRORS = {
   BAD_REQUEST: { http: 400, message: 'malformed request' },
   BAD_QUERY: { http: 400, message: 'malformed query' },
   FORBIDDEN_ORIGIN: { http: 403, message: 'this API accepts same-origin requests only' },
+  // lib/metrics/endpoint.ts: beyond loopback, /metrics needs the process's access policy.
+  METRICS_FORBIDDEN: { http: 403, message: '/metrics is served beyond loopback only behind an access policy' },
   UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },

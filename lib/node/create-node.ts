@@ -2,7 +2,8 @@
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
- * webhook delivery. The only place in lib/ that touches Elysia.
+ * webhook delivery, `/metrics`, and every request measured and run in its W3C trace context
+ * (lib/metrics/http.ts). The only place in lib/ that touches Elysia.
  */
 
 import { join } from 'node:path';
@@ -21,6 +22,11 @@ import type { PeerClient } from '../peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
 import { TaskStore } from '../a2a/task-store.ts';
+import type { CallSink } from '../fleet/traced-call.ts';
+import { metricsHandler, type MetricsAccess } from '../metrics/endpoint.ts';
+import { createRequestObserver, NODE_ROUTES, routeTemplater, type RequestObserver } from '../metrics/http.ts';
+import { createNodeMetrics } from '../metrics/node.ts';
+import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 
 export interface NodeDefinition {
   name: string;
@@ -58,8 +64,17 @@ export interface NodeOptions {
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;
-  /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
-  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
+  /**
+   * The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse.
+   * `spans`: where the calls it serves and forwards are recorded (the hub's trace).
+   */
+  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet; spans?: CallSink };
+  /** The process's metrics, when it shares one registry (the hub); otherwise the node has its own. */
+  metrics?: MetricsRegistry;
+  /** What measures the requests, when the process already has one (it must be on `metrics`). */
+  requests?: RequestObserver;
+  /** Who may read `/metrics` beyond loopback (lib/metrics/endpoint.ts); without it only a loopback bind serves it. */
+  metricsAccess?: MetricsAccess;
 }
 
 export interface RunningNode {
@@ -70,6 +85,9 @@ export interface RunningNode {
 
 export interface NodeApp {
   app: AnyElysia;
+  /** `app.handle`, measured and run in each request's trace context: what a server should call. */
+  fetch(request: Request): Promise<Response>;
+  metrics: MetricsRegistry;
   engine: TaskEngine;
   store: TaskStore;
   push: WebhookSender | undefined;
@@ -95,6 +113,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     log,
     ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
   });
+  const metrics = opts.metrics ?? createMetricsRegistry();
+  const requests = opts.requests ?? createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
+  const nodeMetrics = createNodeMetrics(metrics);
+  if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
   const outputModes = def.outputModes ?? DEFAULT_MODES;
   const engine = new TaskEngine({
@@ -105,6 +127,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     outputModes,
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
+    onEvent: nodeMetrics.onTaskEvent,
   });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
@@ -137,6 +160,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     log,
     ...(opts.peer.client ? { client: opts.peer.client } : {}),
     ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
+    ...(opts.peer.spans ? { spans: opts.peer.spans } : {}),
   };
   const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
     peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
@@ -146,6 +170,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler decides
   // what is its own and everything else gets the ordinary 404.
   const rest = async ({ request }: { request: Request }) => (await handleRest(request)) ?? noRoute();
+  const serveMetrics = metricsHandler(metrics, { host, ...(opts.metricsAccess ? { access: opts.metricsAccess } : {}) });
   // The error hook comes first so it covers every route registered after it.
   const app = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
@@ -171,18 +196,22 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     .post('/peer/invoke', peerRoute(handlePeerInvoke))
     .post('/peer/relay', peerRoute(handlePeerRelay))
     .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
-    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
+    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
+    .get('/metrics', ({ request }) => serveMetrics(request));
+  const measuredFetch = requests.wrap((request: Request) => app.handle(request));
 
   return {
     app,
+    fetch: measuredFetch,
+    metrics,
     engine,
     store,
     push,
     card: () => cards.json,
     advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
-      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
-      const server = app.server!;
+      // Bun.serve rather than app.listen: every request goes through the measured `fetch`.
+      const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, fetch: measuredFetch });
       const port = server.port!;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
@@ -191,7 +220,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         url,
         port,
         async stop() {
-          await app.stop(true);
+          await server.stop(true);
           await engine.close();
         },
       };
