@@ -58,7 +58,7 @@ export interface HubOptions {
   /** Non-public hosts, addresses or CIDR ranges the hub's webhooks may reach (PUSH_ALLOW_HOSTS). */
   pushAllowHosts?: string[];
   /** Where the trace is exported as OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_ENDPOINT); off without it. */
-  otlp?: OtlpConfig & { delayMs?: number };
+  otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
 }

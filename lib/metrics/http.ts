@@ -112,12 +112,16 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
     labels: ['route', 'code'],
   });
 
-  /** Reads a copy of a failure answer for its code, after the answer has gone out. */
+  /**
+   * Reads a copy of a JSON answer for its error code (failure statuses, and JSON-RPC answers, whose
+   * errors come with 200). JSON answers are whole in memory already, so this costs one bounded read.
+   */
   async function countError(route: string, copy: Response): Promise<void> {
     let code: string | undefined;
     try {
       const bytes = await readBodyBytes(copy, MAX_ERROR_BODY);
-      if (bytes) code = errorCodeOf(JSON.parse(new TextDecoder().decode(bytes)));
+      const text = bytes ? new TextDecoder().decode(bytes) : '';
+      if (text.includes('"error"')) code = errorCodeOf(JSON.parse(text));
     } catch { /* not JSON: counted without a code below */ }
     if (code !== undefined || copy.status >= 400) errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
   }
@@ -139,7 +143,7 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
         requests.inc({ route, method: req.method, status: res.status });
         // A failure status, or a JSON-RPC answer (its errors come with 200): look for the code.
         const type = res.headers.get('content-type') ?? '';
-        if (res.body && type.includes('json') && (res.status >= 400 || route === '/a2a')) void countError(route, res.clone());
+        if (res.body && type.includes('json') && (res.status >= 400 || route === '/a2a')) await countError(route, res.clone());
         if (res.body && type.startsWith('text/event-stream')) return counted(res, streams, { route });
         return res;
       };

@@ -28,6 +28,11 @@ export interface SpanRecord {
 export interface OtlpConfig {
   /** Full URL spans are posted to (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`). */
   url: string;
+  /** Batching (OTEL_BSP_SCHEDULE_DELAY, OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE, OTEL_BSP_EXPORT_TIMEOUT). */
+  delayMs?: number;
+  maxQueue?: number;
+  maxBatch?: number;
+  timeoutMs?: number;
   /** Extra request headers (OTEL_EXPORTER_OTLP_HEADERS, e.g. a collector's key): sent, never logged. */
   headers: Record<string, string>;
   /** `service.name` of the resource (OTEL_SERVICE_NAME). */
@@ -60,7 +65,17 @@ export function otlpConfigFromEnv(env: Record<string, string | undefined>): { ok
     headers[key] = decodeURIComponent(pair.slice(eq + 1).trim());
   }
   const serviceName = env.OTEL_SERVICE_NAME?.trim();
-  return { ok: true, value: { url: parsed.href, headers, ...(serviceName ? { serviceName } : {}) } };
+  const value: OtlpConfig = { url: parsed.href, headers, ...(serviceName ? { serviceName } : {}) };
+  // The batch span processor's standard settings, each a positive integer when set.
+  const numbers = [['OTEL_BSP_SCHEDULE_DELAY', 'delayMs'], ['OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueue'], ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxBatch'], ['OTEL_BSP_EXPORT_TIMEOUT', 'timeoutMs']] as const;
+  for (const [name, key] of numbers) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000_000) return { ok: false, message: `${name} must be a positive integer` };
+    value[key] = n;
+  }
+  return { ok: true, value };
 }
 
 type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
@@ -115,19 +130,16 @@ export function toOtlpRequest(records: readonly SpanRecord[], o: { serviceName: 
   };
 }
 
+/**
+ * Defaults: a record waits at most `delayMs` = 1000 ms for a fuller batch; `maxQueue` = 2048
+ * records wait at most (more are dropped and counted); `maxBatch` = 512 records per request; each
+ * request has `timeoutMs` = 10 000 ms.
+ */
 export interface OtlpExporterOptions extends OtlpConfig {
   /** This process's fleet name (which records are calls it served). */
   self: string;
   log?: Log;
   fetch?: typeof fetch;
-  /** Records waiting at most (default 2048); more are dropped and counted. */
-  maxQueue?: number;
-  /** Records per request at most (default 512). */
-  maxBatch?: number;
-  /** How long a record may wait for a fuller batch, in ms (default 1000). */
-  delayMs?: number;
-  /** Deadline of one request, in ms (default 10 000). */
-  timeoutMs?: number;
 }
 
 export interface OtlpExporter {
