@@ -12,6 +12,7 @@ import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog, logFormatOf } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
@@ -32,13 +33,18 @@ if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
-const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info', logFormatOf(env.LOG_FORMAT));
+const limits = limitsFromEnv(env);
+if (!limits.ok) {
+  console.error(`hub: ${limits.message}`);
+  process.exit(2);
+}
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(env);
 if (!otlp.ok) {
   console.error(`hub: ${otlp.message}`);
   process.exit(2);
 }
+const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info', logFormatOf(env.LOG_FORMAT));
 installCrashGuard(log);
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
@@ -48,7 +54,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -56,23 +62,31 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts, limits: limits.value,
   ...(model ? { model } : {}),
   ...(otlp.value ? { otlp: otlp.value } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
+  ...(env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: env.TASKS_DATABASE_URL } : {}),
 });
+// The hub node's task store opens before the port does (a database that cannot be reached stops the start).
+await hub.node.ready();
 const server = hub.listen(port, maxPort);
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', join: token ? 'token required' : 'open', otlp: otlp.value ? new URL(otlp.value.url).origin : 'off' });
 console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
+// 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
+// the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    console.error('hub: stop took longer than 5 s, exiting');
+    process.exit(1);
+  }, 5_000).unref();
   void server.stop().finally(() => {
     meshStore.close();
     traceDb.close();

@@ -15,8 +15,8 @@ import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
 export const hubRoutes: RouteTemplater = routeTemplater(
   [
     ...NODE_ROUTES.exact,
-    '/api/fleet', '/api/trace', '/api/trace/stream', '/api/local-invoke', '/api/hub', '/api/ask', '/api/negotiations',
-    '/v1/connect', '/v1/meta', '/v1/history', '/v1/presence', '/api/projects.create', '/api/projects.list', '/api/projects.delete',
+    '/api/fleet', '/api/fleet/stream', '/api/tasks/stream', '/api/trace', '/api/trace/stream', '/api/local-invoke', '/api/hub', '/api/ask', '/api/negotiations',
+    '/v1/connect', '/v1/meta', '/v1/history', '/v1/presence', '/v1/watch', '/api/projects.create', '/api/projects.list', '/api/projects.delete',
     '/', '/index.html',
   ],
   [

@@ -65,7 +65,7 @@ const supervisor = new Supervisor(
     name: m.name,
     port: m.port,
     cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
-    healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
+    healthUrl: `${m.url}/healthz`,
   })),
   { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
 );

@@ -34,8 +34,8 @@ export interface RunningFleet {
 /** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
-/** `hubOptions`: more options of the hub (e.g. its OTLP export). */
-export async function startFleet(defs: NodeDefinition[], hubOptions: Partial<HubOptions> = {}): Promise<RunningFleet> {
+/** `hubOptions`: how the hub differs from the default (how often live pages are re-read, its OTLP export, …). */
+export async function startFleet(defs: NodeDefinition[], hubOptions: Pick<HubOptions, 'liveMs' | 'otlp'> = {}): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
