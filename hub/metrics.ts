@@ -60,13 +60,19 @@ export function registerHubMetrics(registry: MetricsRegistry, deps: HubMetricsDe
 
   return {
     countMeshMessages(store) {
-      return {
-        ...store,
-        append: (draft, admit) => store.append(draft, admit).then((r) => {
-          if (r.ok && !r.result.replayed) messages.inc();
-          return r;
-        }),
-      };
+      const append: MeshStore['append'] = (draft, admit) => store.append(draft, admit).then((r) => {
+        if (r.ok && !r.result.replayed) messages.inc();
+        return r;
+      });
+      // The same store with `append` counted; everything else reaches the store itself (a class
+      // with private fields included), so the store's shape is not this module's concern.
+      return new Proxy(store, {
+        get(target, key) {
+          if (key === 'append') return append;
+          const value = Reflect.get(target, key, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
     },
   };
 }
