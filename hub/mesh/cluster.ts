@@ -42,6 +42,13 @@ export type ClusterEvent =
 
 export interface MeshCluster {
   readonly hubId: string;
+  /** False for a hub alone: then the remote view is always empty and complete. */
+  readonly shared: boolean;
+  /**
+   * Reads a project's presences on other hubs from the database into the view. The view follows
+   * notifications, which can trail a just-made claim: a claim and a send to an unknown name read first.
+   */
+  refresh(project: string): Promise<void>;
   /** Presences of `project` on other hubs, in join order. */
   remote(project: string): RemotePeer[];
   remoteByName(project: string, name: string): RemotePeer | undefined;
@@ -61,6 +68,8 @@ export interface MeshCluster {
 export function singleHub(): MeshCluster {
   return {
     hubId: 'local',
+    shared: false,
+    refresh: async () => {},
     remote: () => [],
     remoteByName: () => undefined,
     claim: async () => ({ claimed: true }),

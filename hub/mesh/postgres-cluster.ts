@@ -125,7 +125,8 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
         if (n.h !== hubId) emit({ type: 'committed', project: n.p, sequence: n.s });
         return;
       case 'j':
-        if (n.h === hubId) return;
+        // Already known from a refresh: nothing new to tell.
+        if (n.h === hubId || remote.get(n.p)?.get(n.n)?.presenceId === n.id) return;
         putRemote({ project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h });
         return emit({ type: 'joined', peer: { project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h } });
       case 'l': {
@@ -206,8 +207,32 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
       .finally(() => (renewing = false));
   }, Math.max(50, Math.floor(leaseMs / 3)));
 
+  /**
+   * Adds the presences of one project that the database has and the view lacks (their notifications
+   * are still on the way), telling the hub as if the notification had come. Departures are left to
+   * their notifications, which carry the reason.
+   */
+  async function refresh(project: string): Promise<void> {
+    const rows = await sql`
+      SELECT p.name, p.presence_id, p.joined_at, p.hub_id FROM mesh_presences p JOIN mesh_hubs h USING (hub_id)
+      WHERE p.project = ${project} AND p.hub_id <> ${hubId} AND h.expires_at >= now() ORDER BY p.joined_at`;
+    for (const r of rows) {
+      const known = remote.get(project)?.get(r.name);
+      if (known?.presenceId === r.presence_id) continue;
+      const peer: RemotePeer = { project, name: r.name, presenceId: r.presence_id, joinedAt: Number(r.joined_at), hubId: r.hub_id };
+      if (known) {
+        dropRemote(project, known.name, known.presenceId);
+        emit({ type: 'left', peer: known, reason: 'connection_closed' });
+      }
+      putRemote(peer);
+      emit({ type: 'joined', peer });
+    }
+  }
+
   return {
     hubId,
+    shared: true,
+    refresh,
     renew,
     remote: (project) => [...(remote.get(project)?.values() ?? [])].sort((a, b) => a.joinedAt - b.joinedAt),
     remoteByName: (project, name) => remote.get(project)?.get(name),

@@ -123,7 +123,8 @@ export function createRealtime(opts: RealtimeOptions) {
   function peersOf(project: string): (Peer & { joinedAt: number })[] {
     const local = roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
     const remote = cluster.remote(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
-    return remote.length === 0 ? local : [...local, ...remote].sort((a, b) => a.joinedAt - b.joinedAt);
+    // A presence that moved here from another hub joined earlier than its place in the local roster says.
+    return [...local, ...remote].sort((a, b) => a.joinedAt - b.joinedAt);
   }
 
   /** Offers a committed message to one presence: held while its claim is answered, skipped when its claim or recovery covered it. */
@@ -251,7 +252,7 @@ export function createRealtime(opts: RealtimeOptions) {
     ws.data.presence = p;
     const resumed = resumeSecret === undefined;
     if (!resumed) toProject(project, { type: 'presence_joined', peer: peerOf(p) }, p);
-    const head = await store.position(project);
+    const [head] = await Promise.all([store.position(project), cluster.refresh(project)]);
     if (!head) throw new Error(`project ${project} was deleted during the claim`);
     stream.follow(project, head.sequence);
     if (!resumed) p.liveAfter = head.sequence;
@@ -310,7 +311,19 @@ export function createRealtime(opts: RealtimeOptions) {
     return { recovery: { recovered: sameStream && missed.complete, since, replayed: missed.messages.length }, messages: missed.messages };
   }
 
+  /** Sends one message; a send that must first read the cluster's roster holds the sender's later sends behind it. */
   function sendMessage(p: Presence, f: Extract<ClientFrame, { type: 'message' }>): void {
+    const run = p.sending ? p.sending.then(() => sendNow(p, f)) : sendNow(p, f);
+    if (!run) return;
+    p.sending = run;
+    void run.then(() => {
+      if (p.sending === run) p.sending = undefined;
+    });
+  }
+
+  /** Resolves the target, appends, answers `accepted` and hands the commit to the stream; a promise when it must read the roster first. */
+  function sendNow(p: Presence, f: Extract<ClientFrame, { type: 'message' }>, refreshed = false): Promise<void> | undefined {
+    if (!p.open) return undefined;
     const rid = f.requestId;
     const t = f.target as Record<string, unknown> | null;
     let target: Target;
@@ -319,10 +332,18 @@ export function createRealtime(opts: RealtimeOptions) {
     let admit: (() => MeshError<AppendCode> | undefined) | undefined;
     if (t && typeof t === 'object' && t.type === 'agent' && typeof t.name === 'string') {
       const name = t.name;
-      if (name === p.name) return error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
+      if (name === p.name) return void error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
       // Resolve the recipient's current presence before appending; a later joiner of that name is another presence.
       const here = roster.get(p.project, name);
       const presenceId = here?.presenceId ?? cluster.remoteByName(p.project, name)?.presenceId;
+      if (!presenceId && cluster.shared && !refreshed)
+        return cluster.refresh(p.project).then(
+          () => sendNow(p, f, true),
+          (e) => {
+            log('warn', 'mesh: reading the cluster roster failed', { project: p.project, error: String(e) });
+            return sendNow(p, f, true);
+          },
+        );
       target = presenceId ? { type: 'agent', name, presenceId } : { type: 'agent', name };
       names = presenceId ? [name] : [];
       frozen = here ? [here] : [];
@@ -332,7 +353,7 @@ export function createRealtime(opts: RealtimeOptions) {
       // The broadcast's recipients are taken now: later joiners never receive it.
       frozen = roster.list(p.project).filter((q) => q !== p);
       names = [...frozen.map((q) => q.name), ...cluster.remote(p.project).map((q) => q.name)];
-    } else return error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
+    } else return void error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
     const draft = { project: p.project, from: peerOf(p), messageId: f.messageId, target, payload: f.payload, attachments: f.attachments, replyTo: f.replyTo };
     store.append(draft, admit).then((r) => {
       if (!r.ok) return p.open && error(p.ws, r.error.code, r.error.message, rid);
@@ -345,6 +366,7 @@ export function createRealtime(opts: RealtimeOptions) {
       if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: names });
       stream.committedHere({ message, local: { frozen } });
     });
+    return undefined;
   }
 
   function acknowledge(p: Presence, f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>): void {

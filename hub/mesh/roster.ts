@@ -40,6 +40,8 @@ export interface Presence {
   ready: boolean;
   backlog: MeshMessage[];
   leaveReason?: LeaveReason;
+  /** Sends waiting behind one that first reads the cluster's roster (they keep their order). */
+  sending?: Promise<unknown>;
   /** Deliveries waiting for this presence's acknowledgement: messageId -> sender presenceId. */
   inbound: Map<string, string>;
 }
