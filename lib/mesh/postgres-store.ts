@@ -105,23 +105,38 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
   let scheduled = false;
   let running: Promise<void> | undefined;
   let closed = false;
+  // Appends are numbered; `flush()` waits until everything appended before it is settled, not for a quiet moment.
+  let appended = 0;
+  let settledThrough = 0;
+  let flushWaiters: { upTo: number; resolve: () => void }[] = [];
 
   /** Runs group commits until nothing is waiting; one transaction at a time, the next group forming meanwhile. */
-  function flush(): Promise<void> {
+  function run(): void {
     scheduled = false;
-    if (!running && batch.length > 0)
-      running = (async () => {
-        while (batch.length > 0) {
-          let bytes = 0;
-          let n = 0;
-          while (n < batch.length && n < maxBatch && bytes < maxBatchBytes) bytes += batch[n++]!.checked.contentBytes + 256;
-          const items = batch.slice(0, n);
-          batch = batch.slice(n);
-          await commitGroup(items);
-        }
-        running = undefined;
-      })();
-    return running ?? Promise.resolve();
+    if (running || batch.length === 0) return;
+    running = (async () => {
+      while (batch.length > 0) {
+        let bytes = 0;
+        let n = 0;
+        while (n < batch.length && n < maxBatch && bytes < maxBatchBytes) bytes += batch[n++]!.checked.contentBytes + 256;
+        const items = batch.slice(0, n);
+        batch = batch.slice(n);
+        await commitGroup(items);
+        settledThrough += items.length;
+        const ready = flushWaiters.filter((w) => w.upTo <= settledThrough);
+        flushWaiters = flushWaiters.filter((w) => w.upTo > settledThrough);
+        for (const w of ready) w.resolve();
+      }
+      running = undefined;
+    })();
+  }
+
+  /** Commits the open group now; resolves once every append made before this call is settled. */
+  function flush(): Promise<void> {
+    const upTo = appended;
+    run();
+    if (settledThrough >= upTo) return Promise.resolve();
+    return new Promise((resolve) => flushWaiters.push({ upTo, resolve }));
   }
 
   function settle(p: Pending, r: Result<Appended, AppendCode>): void {
@@ -248,10 +263,11 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     return new Promise((resolve) => {
       const p: Pending = { draft, checked: checked.result, createdAt: now(), done: resolve, waiters: [] };
       batch.push(p);
+      appended++;
       pendingById.set(id, p);
       if (!running && !scheduled) {
         scheduled = true;
-        schedule(() => void flush());
+        schedule(run);
       }
     });
   }
