@@ -7,9 +7,11 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
@@ -17,7 +19,7 @@ import { trustWarning } from './mesh/trust.ts';
 
 // 1. Options, read only here.
 const env = process.env;
-const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const fleet = await loadFleet(fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir: resolve(env.DATA_DIR ?? './data'), root: join(import.meta.dir, '..') }));
 const host = env.HOST ?? '127.0.0.1';
 const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
@@ -30,12 +32,19 @@ if (env.MESH_LEASE_MS && !/^[1-9][0-9]{0,8}$/.test(env.MESH_LEASE_MS)) {
   console.error(`hub: MESH_LEASE_MS must be a positive integer, got ${JSON.stringify(env.MESH_LEASE_MS.slice(0, 40))}`);
   process.exit(2);
 }
+const pushAllowHosts = (env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const meshLimits = meshLimitsFromEnv(env);
 if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
+const limits = limitsFromEnv(env);
+if (!limits.ok) {
+  console.error(`hub: ${limits.message}`);
+  process.exit(2);
+}
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+installCrashGuard(log);
 
 // 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
@@ -47,7 +56,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -55,7 +64,7 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore: mesh.store, host, meshLimits: meshLimits.value,
+  fleet, dataDir, log, identity, traceDb, meshStore: mesh.store, host, meshLimits: meshLimits.value, pushAllowHosts, limits: limits.value,
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
@@ -67,11 +76,16 @@ if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', store: mesh.describe, token: token ? 'required' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
+// 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
+// the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    console.error('hub: stop took longer than 5 s, exiting');
+    process.exit(1);
+  }, 5_000).unref();
   void server
     .stop()
     .then(() => mesh.close())

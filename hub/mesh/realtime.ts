@@ -66,10 +66,23 @@ const MAX_BACKLOG = 10_000;
 
 export type Realtime = ReturnType<typeof createRealtime>;
 
+/** What a watcher of a project (the console) hears: the roster after each change, and each new message. */
+export type ProjectEvent =
+  | { type: 'roster'; peers: { name: string; presenceId: string; joinedAt: number }[] }
+  | { type: 'message'; message: MeshMessage };
+
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, now, limits, timers } = opts;
   const cluster = opts.cluster ?? singleHub();
   const roster = createRoster();
+  const watchers = new Map<string, Set<(e: ProjectEvent) => void>>();
+  const rosterOf = (project: string): ProjectEvent => ({ type: 'roster', peers: peersOf(project) });
+  const tellWatchers = (project: string, event: () => ProjectEvent) => {
+    const set = watchers.get(project);
+    if (!set?.size) return;
+    const e = event();
+    for (const fn of [...set]) fn(e);
+  };
   // Outgoing frames are queued per socket and written once per event-loop turn inside ws.cork(),
   // so a burst (a group commit's broadcasts, many acknowledgements) costs one write per socket
   // rather than one per frame.
@@ -79,6 +92,23 @@ export function createRealtime(opts: RealtimeOptions) {
     if (ws.readyState !== 1) return;
     if (frames.length === 1) ws.sendText(frames[0]!);
     else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
+    if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
+  };
+  /**
+   * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
+   * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has, and is cut for
+   * good if it does not take even that within the hello timeout.
+   */
+  const cutSlowConsumer = (ws: WS) => {
+    ws.data.closing = true;
+    const p = ws.data.presence;
+    log('warn', 'mesh: slow consumer cut', { project: p?.project, name: p?.name, buffered: ws.getBufferedAmount() });
+    if (p) {
+      p.leaveReason = 'slow_consumer';
+      leave(p);
+    }
+    ws.close(1008, 'slow_consumer');
+    timers.setTimeout(() => ws.readyState !== 3 && ws.terminate(), limits.helloTimeoutMs);
   };
   const flushOutbox = () => {
     outboxScheduled = false;
@@ -147,6 +177,7 @@ export function createRealtime(opts: RealtimeOptions) {
    */
   function deliver(e: StreamEntry<LocalSend>): void {
     const m = e.message;
+    tellWatchers(m.project, () => ({ type: 'message', message: m }));
     const text = JSON.stringify({ type: 'message', message: m } satisfies ServerFrame);
     if (m.target.type === 'project') {
       for (const q of roster.list(m.project)) if (q.presenceId !== m.from.presenceId) offer(q, m, text);
@@ -251,7 +282,10 @@ export function createRealtime(opts: RealtimeOptions) {
     if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
     ws.data.presence = p;
     const resumed = resumeSecret === undefined;
-    if (!resumed) toProject(project, { type: 'presence_joined', peer: peerOf(p) }, p);
+    if (!resumed) {
+      toProject(project, { type: 'presence_joined', peer: peerOf(p) }, p);
+      tellWatchers(project, () => rosterOf(project));
+    }
     const [head] = await Promise.all([store.position(project), cluster.refresh(project)]);
     if (!head) throw new Error(`project ${project} was deleted during the claim`);
     stream.follow(project, head.sequence);
@@ -418,6 +452,7 @@ export function createRealtime(opts: RealtimeOptions) {
     for (const [messageId, sender] of p.inbound) outcome(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
     p.inbound.clear();
     toProject(p.project, { type: 'presence_left', peer: peerOf(p), reason });
+    tellWatchers(p.project, () => rosterOf(p.project));
     cluster.release(p.project, p.name, p.presenceId, reason);
     if (roster.count(p.project) === 0) stream.unfollow(p.project);
     log('info', 'mesh: presence left', { project: p.project, name: p.name, reason });
@@ -429,9 +464,11 @@ export function createRealtime(opts: RealtimeOptions) {
       case 'committed':
         return stream.committedElsewhere(e.project, e.sequence);
       case 'joined':
-        return toProject(e.peer.project, { type: 'presence_joined', peer: { name: e.peer.name, presenceId: e.peer.presenceId } });
+        toProject(e.peer.project, { type: 'presence_joined', peer: { name: e.peer.name, presenceId: e.peer.presenceId } });
+        return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
       case 'left':
-        return toProject(e.peer.project, { type: 'presence_left', peer: { name: e.peer.name, presenceId: e.peer.presenceId }, reason: e.reason });
+        toProject(e.peer.project, { type: 'presence_left', peer: { name: e.peer.name, presenceId: e.peer.presenceId }, reason: e.reason });
+        return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
       case 'moved': {
         // Its client resumed on another hub: the old socket here goes without a departure.
         const p = roster.byId(e.peer.presenceId);
@@ -497,6 +534,17 @@ export function createRealtime(opts: RealtimeOptions) {
     tick,
     /** Everyone present in a project across the cluster, in join order. */
     peers: peersOf,
+    /** Hears a project's roster (now, and after every change) and its new messages; returns the unsubscribe function. */
+    watch(project: string, fn: (e: ProjectEvent) => void): () => void {
+      let set = watchers.get(project);
+      if (!set) watchers.set(project, (set = new Set()));
+      set.add(fn);
+      fn(rosterOf(project));
+      return () => {
+        set.delete(fn);
+        if (!set.size && watchers.get(project) === set) watchers.delete(project);
+      };
+    },
     open(ws: WS): void {
       ws.data.helloTimer = timers.setTimeout(() => {
         if (ws.data.presence || ws.data.closing) return;

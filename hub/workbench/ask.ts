@@ -1,12 +1,14 @@
 /**
  * @module hub/ask — Ask Agent: one cross-node question; the hub decides which nodes and tools to
  * ask. A deterministic planner scores the fleet catalog's keywords, tags, names, descriptions and
- * examples against the question (or a model plans, see hub/workbench/ask-model.ts); every call goes through
- * fleet.invoke, so each fact links its trace record.
+ * examples against the question (or a model plans, see hub/workbench/ask-model.ts). The hub's own
+ * read-only capabilities (customer.reach joins two nodes) are planned alongside the nodes' tools;
+ * every call to a node goes through fleet.invoke, so each fact links its trace record.
  */
 
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import { isCatalogAnswer, isObject, isWireDescriptor, readFrom, type WireDescriptor } from './fleet-answers.ts';
 
 /** A capability of some fleet node, as its descriptor says, with the node's name. */
 export type CatalogTool = CapabilityDescriptor & { node: string };
@@ -18,7 +20,7 @@ export interface PlannedCall {
   score: number;
 }
 
-export interface AskFact {
+interface AskFact {
   node: string;
   tool: string;
   summary: string;
@@ -41,12 +43,12 @@ export type Planner = (question: string, tools: CatalogTool[]) => Promise<Planne
 const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
 
 /** Lower-case word stems: a trailing plural `s` is dropped so "sectors" meets "sector". */
-export function terms(text: string): string[] {
+function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9\u4e00-\u9fff]+/).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
 /** How well a tool fits a question: keyword phrases weigh most, then tags and name, then prose. */
-export function scoreTool(question: string, tool: CatalogTool): number {
+function scoreTool(question: string, tool: CatalogTool): number {
   const q = question.toLowerCase();
   const qTerms = new Set(terms(question));
   let score = 0;
@@ -93,7 +95,7 @@ export const keywordPlanner: Planner = (question, tools) => {
 /** A readable line for a result that came without a summary. */
 function describe(result: unknown): string {
   if (result === null || typeof result !== 'object') return JSON.stringify(result);
-  return Object.entries(result as Record<string, unknown>).slice(0, 4)
+  return Object.entries(result).slice(0, 4)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? `${v.length} items` : typeof v === 'object' && v ? '{…}' : String(v)}`).join(', ');
 }
 
@@ -102,18 +104,38 @@ function describe(result: unknown): string {
  * not answer, from `fallback` (the nodes' own public /capabilities).
  */
 export async function loadCatalog(invoker: FleetInvoker, fallback?: () => Promise<CatalogTool[]>): Promise<CatalogTool[] | { error: string }> {
-  const r = await invoker.invoke('resolve', 'resolve.catalog', {});
+  const r = await readFrom(invoker, 'resolve', 'resolve.catalog', isCatalogAnswer);
   if (!r.ok) {
     const tools = fallback ? await fallback().catch(() => []) : [];
     return tools.length ? tools : { error: `the fleet catalog (resolve.catalog) is unavailable: ${r.error.code}` };
   }
-  const nodes = (r.result as { nodes?: { node: string; capabilities: Omit<CatalogTool, 'node'>[] }[] }).nodes ?? [];
-  return nodes.flatMap((n) => n.capabilities.map((c) => ({ ...c, examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.node })));
+  return r.result.nodes.flatMap((n) => n.capabilities.filter(isWireDescriptor).map((c) => toolOf(n.node, c)));
+}
+
+/** A descriptor from the wire as the planner reads it; a malformed descriptor was left out before. */
+const toolOf = (node: string, c: WireDescriptor): CatalogTool => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node });
+
+/** The hub's own capabilities as the planner may use them, run in the hub itself. */
+interface OwnTools {
+  /** The hub's name: planned calls to it are run here rather than sent. */
+  name: string;
+  tools: () => CapabilityDescriptor[];
+  invoke: (id: string, args: Record<string, unknown>) => Promise<{ ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string } }>;
+}
+
+/**
+ * The tools a question is planned over: the nodes', then the hub's own read-only ones that no node
+ * already offers under the same id (the hub's sector.movement only relays scanner's).
+ */
+export function withOwnTools(nodes: CatalogTool[], own: { name: string; tools: CapabilityDescriptor[] }): CatalogTool[] {
+  const ids = new Set(nodes.map((t) => t.id));
+  return [...nodes, ...own.tools.filter((t) => t.readOnly && !ids.has(t.id)).map((t) => ({ ...t, node: own.name }))];
 }
 
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
-export interface AskDeps {
+interface AskDeps {
   invoker: FleetInvoker;
+  own?: OwnTools;
   planner?: Planner;
   plannedBy?: AskAnswer['plannedBy'];
   /** Where tools come from when the catalog node does not answer. */
@@ -123,14 +145,18 @@ export interface AskDeps {
 export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
   const plannedBy = deps.plannedBy ?? 'keywords';
   const base = { question, plannedBy };
-  const catalog = await loadCatalog(deps.invoker, deps.fallbackCatalog);
-  if ('error' in catalog) return { ...base, answered: false, answer: `I cannot plan: ${catalog.error}.`, facts: [], tried: [] };
+  const loaded = await loadCatalog(deps.invoker, deps.fallbackCatalog);
+  if ('error' in loaded) return { ...base, answered: false, answer: `I cannot plan: ${loaded.error}.`, facts: [], tried: [] };
+  const own = deps.own;
+  const catalog = own ? withOwnTools(loaded, { name: own.name, tools: own.tools() }) : loaded;
   const plan = await (deps.planner ?? keywordPlanner)(question, catalog);
   if (!plan.length) {
     const closest = catalog.filter((t) => t.readOnly).map((t) => ({ t, s: scoreTool(question, t) })).sort((a, b) => b.s - a.s).slice(0, 3);
     return { ...base, answered: false, answer: `No tool in the fleet matches this question. Closest: ${closest.map((c) => `${c.t.node}/${c.t.id}`).join(', ') || 'none'}.`, facts: [], tried: [] };
   }
-  const calls = await Promise.all(plan.map(async (p) => ({ p, r: await deps.invoker.invoke(p.node, p.tool, p.args) })));
+  const run = (p: PlannedCall): Promise<{ ok: true; result: unknown; summary?: string; traceId?: number } | { ok: false; error: { code: string }; traceId?: number }> =>
+    own && p.node === own.name ? own.invoke(p.tool, p.args) : deps.invoker.invoke(p.node, p.tool, p.args);
+  const calls = await Promise.all(plan.map(async (p) => ({ p, r: await run(p) })));
   const facts: AskFact[] = [];
   const tried: AskAnswer['tried'] = [];
   for (const { p, r } of calls) {
@@ -139,7 +165,7 @@ export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
       tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: 'failed', errorCode: r.error.code, ...trace });
       continue;
     }
-    const empty = r.result === null || r.result === undefined || (typeof r.result === 'object' && Object.keys(r.result as object).length === 0);
+    const empty = r.result === null || r.result === undefined || (typeof r.result === 'object' && Object.keys(r.result).length === 0);
     tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: empty ? 'empty' : 'ok', ...trace });
     if (!empty) facts.push({ node: p.node, tool: p.tool, summary: r.summary ?? describe(r.result), result: r.result, ...trace });
   }
@@ -155,8 +181,9 @@ export function capabilitiesFromNodes(nodes: () => Promise<{ name: string; url: 
     const per = await Promise.all(list.map(async (n) => {
       try {
         const res = await f(`${n.url}/capabilities`, { signal: AbortSignal.timeout(2000) });
-        const body = (await res.json()) as { capabilities?: Omit<CatalogTool, 'node'>[] };
-        return (body.capabilities ?? []).map((c) => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.name }));
+        const body: unknown = await res.json();
+        const listed = isObject(body) && Array.isArray(body.capabilities) ? body.capabilities : [];
+        return listed.filter(isWireDescriptor).map((c) => toolOf(n.name, c));
       } catch {
         return [];
       }

@@ -10,7 +10,7 @@ import type { Failure, Result } from '../../lib/errors/result.ts';
 import { writeJsonAtomic } from '../../lib/atomic-file.ts';
 
 /** `neg-` + UTC time to the millisecond + 8 hex digits: sortable by time, nothing a path could abuse. */
-export const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
+const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
 
 export type StoreError = Failure<'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'>;
 

@@ -5,14 +5,15 @@
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.
  */
 
-import { a2aError, isA2AError, toRestError, type A2AError } from './errors.ts';
+import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from './errors.ts';
 import { jsonResponse, readBodyLimited } from './jsonrpc.ts';
 import { v1Operations, type Outcome, type V1Method } from './operations.ts';
 import { requestedVersion } from './jsonrpc-binding.ts';
 import { isObj, type Obj } from './params.ts';
-import { sseResponse } from './sse.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
 import type { Log } from '../log.ts';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../body.ts';
 
 export interface RestHandlerOptions {
   engine: TaskEngine;
@@ -20,6 +21,8 @@ export interface RestHandlerOptions {
   streaming: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** Queue bound and shutdown registry of the streams this handler answers. */
+  sse?: Omit<SseOptions, 'ending'>;
 }
 
 type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -145,12 +148,10 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_TYPES.has(type))
     return errorResponse(a2aError('CONTENT_TYPE_NOT_SUPPORTED', `Content-Type must be application/json or application/a2a+json, not '${type.slice(0, 64) || 'none'}'`));
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return errorResponse(a2aError('PARSE_ERROR'));
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok)
+    return errorResponse(parsed.code === 'BODY_TOO_DEEP' ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`) : a2aError('PARSE_ERROR'));
+  const doc = parsed.value;
   return isObj(doc) ? doc : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
 }
 
@@ -188,7 +189,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.
-      return sseResponse(sub, frame, () => sub.close());
+      return sseResponse(sub, frame, () => sub.close(), { ...opts.sse, ending: restStreamEnd });
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
     return jsonResponse(outcome.result, endpoint.ok ?? 200);

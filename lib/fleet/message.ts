@@ -84,7 +84,7 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
 }
 
 /** What the messenger needs: where the fleet's nodes answer (a subset of the fleet invoker's deps). */
-export interface A2AMessengerDeps {
+interface A2AMessengerDeps {
   fleet?: { nodes: ReadonlyArray<{ name: string; url: string }> };
   fetch?: typeof fetch;
   maxAnswerBytes?: number;

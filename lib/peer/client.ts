@@ -25,7 +25,7 @@ import { SCOPE, type PeerSigner } from './signature.ts';
  */
 export type PeerResult<T = unknown> = Result<T, CallFailure>;
 
-export interface PeerCallOptions {
+interface PeerCallOptions {
   /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
   timeout?: number;
 }
@@ -39,7 +39,7 @@ export interface PeerClient {
   post(target: string, path: string, scope: string, body: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
 }
 
-export interface PeerClientDeps {
+interface PeerClientDeps {
   signer: PeerSigner;
   fleet: Fleet;
   log?: Log;

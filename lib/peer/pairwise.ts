@@ -52,7 +52,7 @@ function littleEndian(n: bigint): Uint8Array {
 }
 
 /** Canonical HKDF info: both names, lower first, so each side computes the same string. */
-export function pairInfo(a: string, b: string): string {
+function pairInfo(a: string, b: string): string {
   const [lo, hi] = a <= b ? [a, b] : [b, a];
   return `peer:pairwise:${lo}:${hi}`;
 }
@@ -152,7 +152,7 @@ export function pairKey(self: string, seed: Uint8Array, peer: string, peerPublic
  * A bounded map from a peer's name to whatever was prepared for it (its keyed MACs). When full,
  * the entry added first is dropped; a dropped peer is simply prepared again on its next request.
  */
-export interface PairCache<T> {
+interface PairCache<T> {
   /** The entry for `peer`, made by `make(peer)` on first use. */
   get(peer: string): T;
   readonly size: number;

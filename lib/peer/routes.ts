@@ -14,7 +14,7 @@ import { fleetMember } from '../fleet/invoke.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';
-import { readBodyBytes } from '../body.ts';
+import { parseJsonBody, readBodyBytes } from '../body.ts';
 import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Result } from '../errors/result.ts';
@@ -70,12 +70,15 @@ async function admit(request: Request, route: string, deps: PeerRouteDeps, log: 
     log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: route });
     return peerError(v.code, v.message);
   }
-  let body: unknown;
+  let text: string;
   try {
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return peerError('PEER_BAD_REQUEST', 'body is not JSON');
+    return peerError('PEER_BAD_REQUEST', 'body is not UTF-8');
   }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return parsed.code === 'BODY_TOO_DEEP' ? peerError('BODY_TOO_DEEP', parsed.message) : peerError('PEER_BAD_REQUEST', 'body is not JSON');
+  const body = parsed.value;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
 }

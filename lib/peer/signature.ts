@@ -35,7 +35,7 @@ export type PeerMode = 'pairwise' | 'ed25519' | 'derived' | 'shared';
 /** What a ring entry states: the kind of key the node holds. `pairwise` needs no entry of its own. */
 export type RingMode = Exclude<PeerMode, 'pairwise'>;
 /** The order of preference, strongest first. */
-export const PEER_MODES: readonly PeerMode[] = Object.freeze(['pairwise', 'ed25519', 'derived', 'shared']);
+const PEER_MODES: readonly PeerMode[] = Object.freeze(['pairwise', 'ed25519', 'derived', 'shared']);
 /**
  * Strength, for the no-downgrade rule. `pairwise` ranks with `ed25519`: its key comes from the
  * two nodes' Ed25519 identities, so only those two holders can compute it.
@@ -43,7 +43,7 @@ export const PEER_MODES: readonly PeerMode[] = Object.freeze(['pairwise', 'ed255
 export const PEER_RANK: Readonly<Record<PeerMode, number>> = Object.freeze({ pairwise: 3, ed25519: 3, derived: 2, shared: 1 });
 const isMode = (m: string): m is PeerMode => Object.hasOwn(PEER_RANK, m);
 
-export const PEER_HEADERS = Object.freeze({
+const PEER_HEADERS = Object.freeze({
   node: 'x-peer-node',
   ts: 'x-peer-ts',
   nonce: 'x-peer-nonce',
@@ -59,14 +59,14 @@ export const NODE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** Scopes are visible ASCII without spaces, so no field can smuggle a newline into the string. */
 export const SCOPE = /^[\x21-\x7e]{1,200}$/;
 /** A route is an absolute path in visible ASCII: the path the receiver serves it at. */
-export const ROUTE = /^\/[\x21-\x7e]{0,200}$/;
+const ROUTE = /^\/[\x21-\x7e]{0,200}$/;
 const NONCE = /^[A-Za-z0-9_-]{22}$/; // 128 bits, base64url without padding
 const TS = /^[0-9]{1,15}$/;
 const B64URL = /^[A-Za-z0-9_-]*$/;
 const SIG_BYTES: Record<PeerMode, number> = { pairwise: 32, ed25519: 64, derived: 32, shared: 32 };
 const MAC_TEXT = /^[A-Za-z0-9_-]{43}$/; // 32 bytes in base64url
 
-export interface SignedFields {
+interface SignedFields {
   node: string;
   ts: string;
   nonce: string;
@@ -81,7 +81,7 @@ export interface SignedFields {
 // SHA-256 and HMAC: Bun's native hasher on the hot path, @noble/hashes where Bun is absent and as
 // the cross-check (the known-answer test runs both).
 
-export interface HashBackend {
+interface HashBackend {
   readonly name: 'bun' | 'noble';
   sha256hex(bytes: Uint8Array): string;
   /** Prepares a key once; the returned function gives HMAC-SHA256(key, UTF-8 text) in base64url. */
@@ -131,7 +131,7 @@ export function fromB64url(text: string, bytes: number): Uint8Array | undefined 
  * Constant-time equality for MACs in their base64url form: the time taken does not depend on
  * where the strings differ. Comparing the canonical encoding also refuses non-canonical ones.
  */
-export function equalMac(a: string, b: string): boolean {
+function equalMac(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
@@ -147,7 +147,7 @@ export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Ed25519: Bun's native crypto on the hot path where the runtime has it, @noble/ed25519 otherwise.
 
-export interface Ed25519Backend {
+interface Ed25519Backend {
   readonly name: 'native' | 'noble';
   sign(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array>;
   /** False for any signature that does not verify, including malformed keys; never throws. */
@@ -247,7 +247,7 @@ export function detectEd25519(): Promise<Ed25519Backend> {
 // Signing.
 
 /** Who a request is for and what it may do: all three are signed. */
-export interface SignTarget {
+interface SignTarget {
   /** The receiving node's fleet name. */
   to: string;
   /** The route on the receiver, e.g. `/peer/invoke`. */
@@ -255,7 +255,7 @@ export interface SignTarget {
   scope: string;
 }
 
-export interface SignOptions {
+interface SignOptions {
   mode?: PeerMode;
   ts?: number;
   nonce?: string;
@@ -273,7 +273,7 @@ export interface PeerSigner {
   sign(target: SignTarget, body: Uint8Array, opts?: SignOptions): Promise<Record<string, string>>;
 }
 
-export interface SignerOptions {
+interface SignerOptions {
   node: string;
   /** Fleet secret: enables `shared` and `derived`. */
   secret?: Uint8Array;
@@ -364,7 +364,7 @@ export interface RingEntry {
 }
 export type PeerRing = ReadonlyMap<string, RingEntry>;
 
-export type VerifyResult =
+type VerifyResult =
   | { ok: true; node: string; mode: PeerMode; scope: string; ts: number }
   | { ok: false; code: PeerRefusalCode; message: string };
 

@@ -31,7 +31,7 @@ export interface JobRecord extends Job {
   procStart?: number;
 }
 
-export const JOB_ID = /^job-[0-9a-f]{32}$/;
+const JOB_ID = /^job-[0-9a-f]{32}$/;
 
 export const newJobId = () => `job-${crypto.randomUUID().replaceAll('-', '')}`;
 

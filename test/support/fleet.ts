@@ -11,11 +11,11 @@ import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
-import { createNode, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub } from '../../hub/hub.ts';
+import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
 import { FIXTURES, tempDir } from './node.ts';
 
 export interface RunningFleet {
@@ -24,7 +24,8 @@ export interface RunningFleet {
   hub: Hub;
   hubUrl: string;
   log: ReturnType<typeof memoryLog>;
-  nodes: Map<string, { url: string; stop(): Promise<void> }>;
+  /** Each node's address, and its app for in-process requests (`app.handle`). */
+  nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
   /** Stops one node (to see the fleet notice). */
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -33,7 +34,8 @@ export interface RunningFleet {
 /** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
-export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
+/** `hubOptions`: how the hub differs from the default (how often live pages are re-read, …). */
+export async function startFleet(defs: NodeDefinition[], hubOptions: Pick<HubOptions, 'liveMs'> = {}): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
@@ -41,7 +43,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
   });
   await ensureKeys(dataDir, fleet);
-  const nodes = new Map<string, { url: string; stop(): Promise<void> }>();
+  const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
@@ -51,12 +53,12 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
-    nodes.set(def.name, running);
+    nodes.set(def.name, { ...running, app: node.app });
   }
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0,
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, ...hubOptions,
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;
@@ -69,10 +71,19 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     async stop() {
       await server.stop();
       for (const n of nodes.values()) await n.stop();
-      meshStore.close();
+      await meshStore.close();
       for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
+ * what the file says, so a node added there breaks none of them.
+ */
+export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+  const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
+  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
 }
 
 /** POST /api/local-invoke as the console would (same origin). */
