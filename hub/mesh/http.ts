@@ -103,10 +103,10 @@ export function createMeshHttp(opts: MeshHttpOptions) {
   }
 
   /** The console's live view of a project: its roster now and after each change, and each new message. */
-  function watch(req: Request, url: URL): Response {
+  async function watch(req: Request, url: URL): Promise<Response> {
     const project = url.searchParams.get('project');
     if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', project ? 'project is not a valid project name' : 'project is required');
-    if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
+    if (!(await store.hasProject(project))) return readError('not-found', `project ${project} does not exist`);
     return liveResponse(req, (push) => realtime.watch(project, push));
   }
 
