@@ -108,7 +108,7 @@ export function createHub(opts: HubOptions): Hub {
     streams,
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
-      mesh: () => (opts.meshStore.count(''), true),
+      mesh: () => opts.meshStore.ready(),
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),

@@ -105,6 +105,9 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
   let scheduled = false;
   let running: Promise<void> | undefined;
   let closed = false;
+  // What readiness reports: the last commit's or probe's failure, if any.
+  let problem: string | undefined;
+  let lastProbe = 0;
   // Appends are numbered; `flush()` waits until everything appended before it is settled, not for a quiet moment.
   let appended = 0;
   let settledThrough = 0;
@@ -160,6 +163,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
           p.message = sequenced(p.checked, seq, p.createdAt);
           settle(p, ok({ message: p.message, replayed: false }));
         }
+        problem = undefined;
         return;
       } catch (e) {
         if (e instanceof BadReplies) {
@@ -177,6 +181,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
         }
         if (code !== undefined && RETRYABLE.has(code) && attempt < 8) continue;
         log('error', 'mesh store: group commit failed', { messages: items.length, error: String(e) });
+        problem = 'the last group commit failed';
         for (const p of items) settle(p, fail('message_rejected', 'the hub could not store the message'));
         return;
       }
@@ -361,6 +366,17 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     async count(project) {
       const [r] = await sql`SELECT count(*) AS n FROM mesh_messages WHERE project = ${project}`;
       return Number(r.n);
+    },
+
+    ready() {
+      if (Date.now() - lastProbe > 1_000) {
+        lastProbe = Date.now();
+        sql`SELECT 1`.then(
+          () => (problem = undefined),
+          () => (problem = 'the mesh database does not answer'),
+        );
+      }
+      return problem ?? true;
     },
 
     flush,

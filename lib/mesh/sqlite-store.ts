@@ -198,6 +198,11 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
 
     count: async (project) => (db.query('SELECT count(*) AS n FROM messages WHERE project = ?').get(project) as { n: number }).n,
 
+    ready() {
+      db.query('SELECT 1').get();
+      return true;
+    },
+
     flush: async () => flush(),
 
     async close() {

@@ -87,6 +87,11 @@ export interface MeshStore {
   range(project: string, after: number, upTo: number, presenceIds: string[]): Promise<MeshMessage[]>;
   /** Number of messages stored for a project. */
   count(project: string): Promise<number>;
+  /**
+   * For readiness checks, synchronously: true when the store can write, otherwise why not. On
+   * PostgreSQL it is the outcome of the last commit or probe (a probe runs in the background).
+   */
+  ready(): true | string;
   /** Commits the open group now; resolves when it (and any commit in flight) is done. */
   flush(): Promise<void>;
   /** Commits what is pending and closes the database. */
