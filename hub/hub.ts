@@ -36,8 +36,10 @@ import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 
 export interface HubOptions {
   fleet: Fleet;
-  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/`. */
+  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
+  /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
+  tasksDatabaseUrl?: string;
   log: Log;
   identity: { signer: PeerSigner; verifier: PeerVerifier };
   traceDb: Database;
@@ -101,6 +103,7 @@ export function createHub(opts: HubOptions): Hub {
   const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
+    ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     peer: { verifier: opts.identity.verifier, client, fleet },
