@@ -11,7 +11,7 @@
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL, type Subprocess } from 'bun';
 import { silentLog } from '../lib/log.ts';
@@ -203,6 +203,7 @@ async function failover(url: string) {
   };
 }
 
+const loadAtStart = loadavg()[0]!.toFixed(1);
 try {
   const url = await pg.createDatabase('bench');
   // The schema is made by the first process to open the store; make it here so phase 0 can add its project.
@@ -228,7 +229,8 @@ try {
     [
       '`bun bench/mesh-cluster.ts` — two hub processes (`MESH_DATABASE_URL` mode) on one PostgreSQL 15 cluster with',
       '`fsync`, `synchronous_commit` and `full_page_writes` on, all on this machine (2 cores shared by PostgreSQL, both',
-      'hubs and the clients). A message counts when its group commit returned and `accepted` reached the sender.',
+      `hubs and the clients; load average ${loadAtStart} at the start of this run: other work on the machine moves these`,
+      'figures a lot). A message counts when its group commit returned and `accepted` reached the sender.',
       '',
       '| What | Figure |',
       '|---|---|',
