@@ -19,14 +19,18 @@ export type LogFormat = 'text' | 'json';
 const SECRET_FIELD = /(key|token|secret|passw(or)?d|credential|authorization|signature|cookie|bearer)s?$/i;
 export const REDACTED = '[redacted]';
 const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/=-]+/gi;
+/** A password inside a URL (`postgres://user:password@host`). */
+const URL_PASSWORD = /(\/\/[^\s:/@]+:)[^\s@/]+@/g;
+/** Text with bearer credentials and URL passwords cut out. */
+const scrub = (text: string) => text.replace(BEARER, `$1 ${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
 
-/** The fields as written: secret-named ones redacted, bearer credentials cut out of any text. */
+/** The fields as written: secret-named ones redacted, bearer credentials and URL passwords cut out of any text. */
 export function redactFields(fields: LogFields): Record<string, string | number | boolean | null> {
   const out: Record<string, string | number | boolean | null> = {};
   for (const [k, v] of Object.entries(fields)) {
     if (v === undefined) continue;
     if (SECRET_FIELD.test(k) && v !== null && typeof v !== 'boolean') out[k] = REDACTED;
-    else out[k] = typeof v === 'string' ? v.replace(BEARER, `$1 ${REDACTED}`) : v;
+    else out[k] = typeof v === 'string' ? scrub(v) : v;
   }
   return out;
 }
@@ -40,7 +44,7 @@ export function consoleLog(name: string, minLevel: LogLevel = 'info', format: Lo
   return (level, msg, fields) => {
     if (order[level] < order[minLevel]) return;
     const safe = fields ? redactFields(fields) : {};
-    const text = msg.replace(BEARER, `$1 ${REDACTED}`);
+    const text = scrub(msg);
     let line: string;
     if (format === 'json') {
       const trace = currentTrace();

@@ -84,8 +84,8 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
 });
 
 test('fields named for secrets are redacted, bearer credentials cut out of text, in both formats', () => {
-  expect(redactFields({ apiKey: 'k1', token: 't1', MODEL_API_KEY: 'k2', password: 'p', authorization: 'Bearer abc', signature: 's', cookies: 'c', seen: true, note: 'sent Bearer abc.def to it', n: 3, keyCount: 2 }))
-    .toEqual({ apiKey: REDACTED, token: REDACTED, MODEL_API_KEY: REDACTED, password: REDACTED, authorization: REDACTED, signature: REDACTED, cookies: REDACTED, seen: true, note: `sent Bearer ${REDACTED} to it`, n: 3, keyCount: 2 });
+  expect(redactFields({ apiKey: 'k1', token: 't1', MODEL_API_KEY: 'k2', password: 'p', authorization: 'Bearer abc', signature: 's', cookies: 'c', seen: true, note: 'sent Bearer abc.def to it', db: 'postgres://lume:pw-9x@db:5432/mesh', n: 3, keyCount: 2 }))
+    .toEqual({ apiKey: REDACTED, token: REDACTED, MODEL_API_KEY: REDACTED, password: REDACTED, authorization: REDACTED, signature: REDACTED, cookies: REDACTED, seen: true, note: `sent Bearer ${REDACTED} to it`, db: `postgres://lume:${REDACTED}@db:5432/mesh`, n: 3, keyCount: 2 });
   const written: string[] = [];
   const write = process.stderr.write;
   process.stderr.write = ((s: string) => (written.push(s), true)) as typeof process.stderr.write;
