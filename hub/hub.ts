@@ -71,7 +71,17 @@ export function createHub(opts: HubOptions): Hub {
   const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
   const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
-  const delegator = createDelegator(invoker);
+  // The hub's own tasks, for a delegation that continues an earlier one (the node exists below).
+  let ownTasks: NodeApp['engine'] | undefined;
+  const delegator = createDelegator({
+    invoker,
+    nodeNames: () => fleet.nodes.map((n) => n.name),
+    members: async () => (await view.snapshot()).nodes,
+    findTask: async (id) => {
+      const t = await ownTasks?.getTask(id);
+      return t && !('error' in t) ? t : undefined;
+    },
+  });
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
     invoker,
@@ -88,6 +98,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
+
+  ownTasks = node.engine;
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir) });

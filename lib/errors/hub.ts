@@ -25,6 +25,11 @@ export const HUB_ERRORS = {
   ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
   ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
   // Another node's answer is untrusted input: one the hub cannot read is this code, never a crash.
+  // task.delegate: who may run a job, and which delegation a continuation names.
+  DELEGATE_UNKNOWN_EXECUTOR: { http: 404, message: 'no fleet node by that name runs jobs' },
+  DELEGATE_NOT_EXECUTOR: { http: 400, message: 'that fleet node offers no exec.* capabilities' },
+  DELEGATE_UNKNOWN_TASK: { http: 404, message: 'no delegated hub task by that id' },
+  DELEGATE_TASK_ACTIVE: { http: 409, message: 'the delegated task is still running' },
   NODE_BAD_ANSWER: { http: 502, message: 'a node answered in a shape the hub cannot read' },
   NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
