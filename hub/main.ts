@@ -6,33 +6,37 @@
 
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from './hub.ts';
 import { trustWarning } from './mesh/trust.ts';
 
-// 1. Options, read only here.
-const env = process.env;
-const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
-const host = env.HOST ?? '127.0.0.1';
-const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
-const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
-const dataDir = resolve(env.DATA_DIR ?? './data');
-const token = env.MESH_TOKEN || undefined;
-const pushAllowHosts = (env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const meshLimits = meshLimitsFromEnv(env);
-if (!meshLimits.ok) {
-  console.error(`hub: ${meshLimits.message}`);
+// 1. Options, read only here: the config file (if any), overridden by the environment.
+let settings: Settings;
+try {
+  settings = loadSettings({ env: process.env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`hub: ${(e as Error).message}`);
   process.exit(2);
 }
-const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+const fleet = await loadFleet(settings.fleetFile ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const host = settings.hub.host;
+const port = settings.hub.port ?? fleet.hub.port;
+const maxPort = settings.hub.maxPort ?? port;
+const dataDir = settings.dataDir;
+const token = settings.hub.token;
+const pushAllowHosts = settings.pushAllowHosts;
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const meshLimits = { ...(heartbeatMs ? { heartbeatMs } : {}), ...(heartbeatMisses ? { heartbeatMisses } : {}), ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}) };
+const log = consoleLog('hub', settings.logLevel);
 installCrashGuard(log);
+if (settings.file) log('info', 'configuration read', { file: settings.file });
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
@@ -45,14 +49,15 @@ const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
-const model = env.MODEL_BASE_URL && env.MODEL_NAME
-  ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
+const modelSettings = settings.modelFor(fleet.hub.name);
+const model = modelSettings.baseUrl
+  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
-  ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
+  ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
 });
 const server = hub.listen(port, maxPort);
 const warning = trustWarning(host, token);

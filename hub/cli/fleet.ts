@@ -7,6 +7,7 @@
 
 import { join, resolve } from 'node:path';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
+import { loadSettings, type Settings } from '../../lib/config.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -15,8 +16,15 @@ import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
-const fleetFile = resolve(env.FLEET_FILE ?? join(root, 'fixtures', 'fleet.json'));
-const dataDir = resolve(env.DATA_DIR ?? 'data');
+let settings: Settings;
+try {
+  settings = loadSettings({ env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`fleet: ${(e as Error).message}`);
+  process.exit(2);
+}
+const fleetFile = settings.fleetFile ?? join(root, 'fixtures', 'fleet.json');
+const dataDir = settings.dataDir;
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
@@ -35,7 +43,8 @@ if (command !== 'start') {
   process.exit(2);
 }
 
-const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
+// Children run in the checkout: they read the same config file, named absolutely.
+const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
 const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
 const supervisor = new Supervisor(
   members.map((m) => ({

@@ -8,12 +8,23 @@
  *   bun run keys list               modes and key ids in the ring
  */
 
+import { relative } from 'node:path';
+import { loadSettings } from '../../lib/config.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list]';
-const dataDir = process.env.DATA_DIR ?? './data';
-const fleetFile = process.env.FLEET_FILE ?? 'fixtures/fleet.json';
+// The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
+const settings = (() => {
+  try {
+    return loadSettings({ env: process.env, cwd: process.cwd() });
+  } catch (e) {
+    console.error(`keys: ${(e as Error).message}`);
+    process.exit(2);
+  }
+})();
+const dataDir = relative(process.cwd(), settings.dataDir) || '.';
+const fleetFile = settings.fleetFile ?? 'fixtures/fleet.json';
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 async function main(): Promise<number> {
