@@ -23,6 +23,7 @@ import { refuseCrossSite } from './http/origin.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
+import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
@@ -58,6 +59,8 @@ export interface Hub {
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
+  /** Whether the hub's model answers (absent without a model). */
+  model?: ModelHealth;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
@@ -82,14 +85,15 @@ export function createHub(opts: HubOptions): Hub {
       return t && !('error' in t) ? t : undefined;
     },
   });
-  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
+  const modelHealthOf = opts.model ? modelHealth(opts.model, { pingMs: opts.model.pingMs ?? 30_000, log, name: self, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(modelHealthOf ? { health: modelHealthOf } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
     invoker,
-    plannedBy: modelPlan ? 'model' : 'keywords',
     ...(modelPlan ? { planner: modelPlan } : {}),
     fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
   }, question);
-  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
+  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: () => modelHealthOf?.up ?? false, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     log,
@@ -121,6 +125,7 @@ export function createHub(opts: HubOptions): Hub {
     invoker,
     node,
     view,
+    ...(modelHealthOf ? { model: modelHealthOf } : {}),
     fetch: fetchAll,
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
@@ -132,10 +137,12 @@ export function createHub(opts: HubOptions): Hub {
         idleTimeout: 60,
       });
       node.advertise(server.port!);
+      modelHealthOf?.start();
       return {
         url: server.url.origin,
         port: server.port!,
         async stop() {
+          modelHealthOf?.stop();
           mesh.close();
           await server.stop(true);
           await node.engine.close();

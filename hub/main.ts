@@ -41,6 +41,8 @@ if (settings.file) log('info', 'configuration read', { file: settings.file });
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
 const meshStore = createMeshStore({ db: openMeshDatabase(join(dataDir, 'hub', 'mesh.sqlite')), log });
+// The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
+if (!meshStore.getProject(settings.mesh.project)) meshStore.createProject({ name: settings.mesh.project, description: 'The default project' });
 const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: true, strict: true });
 
 // 3. Keys: created on first start, never overwritten.
@@ -51,7 +53,7 @@ const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
 const modelSettings = settings.modelFor(fleet.hub.name);
 const model = modelSettings.baseUrl
-  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
+  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, pingMs: modelSettings.pingMs, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
 const hub = createHub({
   fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts,

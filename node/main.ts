@@ -11,6 +11,7 @@ import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
+import { modelBackedNode } from '../lib/model/agent.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { loadNode } from '../lib/node/load-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -72,7 +73,12 @@ const identity = await loadPeerIdentity(dataDir, member.name);
 const pushAllowHosts = settings.pushAllowHosts;
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
-const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
+const declared = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
+// A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
+// lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
+const { definition, health } = modelBackedNode(declared, {
+  ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
+});
 const node = createNode(definition, {
   dataDir,
   host: text(values.host) ?? settings.hub.host,
@@ -84,6 +90,7 @@ const node = createNode(definition, {
 });
 const running = await node.start();
 console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+health?.start();
 
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops).
 const mesh = settings.mesh.autoConnect
@@ -96,6 +103,7 @@ if (mesh) {
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    health?.stop();
     await mesh?.close();
     await running.stop();
     await definition.shutdown?.();

@@ -28,6 +28,7 @@ export type Scripted =
 export interface ModelServer {
   /** Base URL clients configure (ends with `/v1`). */
   baseUrl: string;
+  /** Every request, pings included. */
   requests: { auth: string | null; body: ChatBody }[];
   /** The script: called for every chat request that is not a ping while the server is up. */
   answer: (body: ChatBody) => Scripted;
@@ -76,12 +77,17 @@ export function startModelServer(answer: ModelServer['answer'] = () => ({ text: 
       const body = (await req.json()) as ChatBody;
       model.requests.push({ auth: req.headers.get('authorization'), body });
       if (!isUp) return Response.json({ error: { message: 'model unavailable' } }, { status: 503 });
+      // A health ping (one token, "ping") is answered without the script.
+      if (isPing(body)) return reply({ text: 'pong' });
       return reply(model.answer(body));
     },
   });
   model.baseUrl = `http://127.0.0.1:${server.port}/v1`;
   return model;
 }
+
+/** Whether a request is a health ping (lib/model/chat.ts `ping`). */
+export const isPing = (b: ChatBody) => b.max_tokens === 1 && b.messages.length === 1 && b.messages[0]!.content === 'ping';
 
 /** The last user message of a chat request (what the agent was asked). */
 export const lastUser = (b: ChatBody) => [...b.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
