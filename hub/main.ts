@@ -7,10 +7,11 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
@@ -25,7 +26,7 @@ try {
   console.error(`hub: ${(e as Error).message}`);
   process.exit(2);
 }
-const fleet = await loadFleet(settings.fleetFile ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const fleet = await loadFleet(fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: join(import.meta.dir, '..') }));
 const host = settings.hub.host;
 const port = settings.hub.port ?? fleet.hub.port;
 const maxPort = settings.hub.maxPort ?? port;
@@ -34,6 +35,12 @@ const token = settings.hub.token;
 const pushAllowHosts = settings.pushAllowHosts;
 const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
 const meshLimits = { ...(heartbeatMs ? { heartbeatMs } : {}), ...(heartbeatMisses ? { heartbeatMisses } : {}), ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}) };
+// The bounds of docs/limits.md, read from the environment.
+const limits = limitsFromEnv(process.env);
+if (!limits.ok) {
+  console.error(`hub: ${limits.message}`);
+  process.exit(2);
+}
 const log = consoleLog('hub', settings.logLevel);
 installCrashGuard(log);
 if (settings.file) log('info', 'configuration read', { file: settings.file });
@@ -47,7 +54,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -56,22 +63,30 @@ const model = modelSettings.baseUrl
   ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, pingMs: modelSettings.pingMs, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts, limits: limits.value,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
 });
+// The hub node's task store opens before the port does (a database that cannot be reached stops the start).
+await hub.node.ready();
 const server = hub.listen(port, maxPort);
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
+// 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
+// the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    console.error('hub: stop took longer than 5 s, exiting');
+    process.exit(1);
+  }, 5_000).unref();
   void server.stop().finally(() => {
     meshStore.close();
     traceDb.close();

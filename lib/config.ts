@@ -32,6 +32,8 @@ export interface Settings {
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   pushAllowHosts: string[];
   publicUrl?: string;
+  /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
+  tasksDatabaseUrl?: string;
   hub: { host: string; port?: number; maxPort?: number; token?: string; heartbeatMs?: number; heartbeatMisses?: number; recoveryMaxMessages?: number };
   mesh: { hubUrl?: string; project: string; agentId: string; name: string; autoConnect: boolean; rememberConnections: boolean; reconnectMs: number };
   /** The model of a process named `name` (a node or the hub): file, then environment. */
@@ -57,6 +59,7 @@ export const SETTINGS: readonly SettingRow[] = [
   { key: 'logLevel', env: 'LOG_LEVEL', kind: 'level', default: 'info', readBy: 'hub, node', description: 'debug, info, warn or error' },
   { key: 'pushAllowHosts', env: 'PUSH_ALLOW_HOSTS', kind: 'list', default: '(none)', readBy: 'hub, node', description: 'Non-public webhook hosts, addresses or CIDR ranges allowed (comma-separated)' },
   { key: 'publicUrl', env: 'PEER_PUBLIC_URL', kind: 'string', default: '(bind address)', readBy: 'hub, node', description: 'The URL a card advertises (set it when binding 0.0.0.0)' },
+  { key: 'tasksDatabaseUrl', env: 'TASKS_DATABASE_URL', kind: 'string', default: '(JSON files)', readBy: 'hub, node', description: 'Keep tasks in PostgreSQL (docs/scale-out.md)' },
   { key: 'hub.host', env: 'HOST', kind: 'string', default: '127.0.0.1', readBy: 'hub, node', description: 'Bind address' },
   { key: 'hub.port', env: 'PORT', kind: 'port', default: '(fleet file)', readBy: 'hub, node', description: 'The hub\'s port (a node\'s with `bun run node`)' },
   { key: 'hub.maxPort', env: 'MAX_PORT', kind: 'port', default: '(= port)', readBy: 'hub', description: 'When the port is taken, try the next ones up to this' },
@@ -136,6 +139,7 @@ export function loadSettings(opts: { env: Record<string, string | undefined>; cw
     logLevel: (get('logLevel') as Settings['logLevel'] | undefined) ?? 'info',
     pushAllowHosts: (get('pushAllowHosts') as string[] | undefined) ?? [],
     ...(str('publicUrl') ? { publicUrl: str('publicUrl')! } : {}),
+    ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
       ...optionalNumbers({ port: num('hub.port'), maxPort: num('hub.maxPort'), heartbeatMs: num('hub.heartbeatMs'), heartbeatMisses: num('hub.heartbeatMisses'), recoveryMaxMessages: num('hub.recoveryMaxMessages') }),

@@ -1,38 +1,49 @@
+#!/usr/bin/env bun
 /**
- * @module node/main — starts one fleet node: `bun run node --name scanner [--port N] [--host H]`.
- * Reads the environment and wires lib/ pieces; everything else lives in lib/node/create-node.ts and the
- * node's own file.
+ * @module node/main — starts one node: `bun run node --name scanner` (a fleet member) or
+ * `bun run node --file ./path/to/node.ts` (any node file, anywhere; the package's `lume-node`
+ * bin is this file). Reads the environment and wires lib/ pieces; everything else lives in
+ * lib/node/serve-node.ts and the node's own file.
  */
 
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadSettings, type Settings } from '../lib/config.ts';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { createNode } from '../lib/node/create-node.ts';
-import { loadNode } from '../lib/node/load-node.ts';
-import { createPeerClient } from '../lib/peer/client.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { importNode } from '../lib/node/load-node.ts';
+import { serveNode } from '../lib/node/serve-node.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
+       bun run node --file <node file> [--port <port>] [--host <address>]
 
-Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
+--name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
+"bun run fleet add" wrote one; else fixtures/fleet.json).
+--file starts the node a file declares (its default export is defineNode(...)); when the fleet
+file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
+alone on --port (default: a free port) with the peer channel off.
 Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
-environment variable: HOST, PORT, PEER_PUBLIC_URL, DATA_DIR, PUSH_ALLOW_HOSTS, LOG_LEVEL,
-MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS (or MODEL_<NODE>_…).
-The README's configuration table lists them all.`;
+environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
+PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
+(or MODEL_<NODE>_…: the node's model-backed agent and resolve's model recipe),
+TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
+the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md),
+and the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …).`;
 
 const { values } = parseArgs({
-  options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: { name: { type: 'string' }, file: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   strict: false,
 });
-if (values.help) {
+const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+if (values.help || (!text(values.name) && !text(values.file))) {
   console.log(usage);
-  process.exit(0);
+  process.exit(values.help ? 0 : 2);
 }
 
 let settings: Settings;
@@ -42,71 +53,91 @@ try {
   console.error(`node: ${(e as Error).message}`);
   process.exit(2);
 }
-const fleetFile = settings.fleetFile ?? resolve(root, 'fixtures/fleet.json');
-const fleet = await loadFleet(fleetFile);
-const member = fleet.nodes.find((n) => n.name === values.name);
-if (typeof values.name !== 'string' || !member) {
-  console.error(`${values.name ? `Unknown node "${values.name}". ` : ''}Valid names: ${fleet.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
-  process.exit(2);
+const dataDir = settings.dataDir;
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
+// Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
+const fleet: Fleet | undefined = settings.fleetFile || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
+let file = text(values.file) ? resolve(text(values.file)!) : undefined;
+if (!file) {
+  const member = fleet!.nodes.find((n) => n.name === values.name);
+  if (!member) {
+    console.error(`Unknown node "${values.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
+    process.exit(2);
+  }
+  file = member.file;
 }
 
-const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
 // A node's own port: --port, then PORT (the config file's hub.port is the hub's, not a node's).
 const portText = text(values.port) ?? (process.env.PORT || undefined);
-const port = portText === undefined ? member.port : Number(portText);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
+const port = portText === undefined ? undefined : Number(portText);
+if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
   console.error(`--port must be a port number, got ${portText}`);
   process.exit(2);
 }
 
-const dataDir = settings.dataDir;
-const modelSettings = settings.modelFor(member.name);
+const limits = limitsFromEnv(process.env);
+if (!limits.ok) {
+  console.error(`node: ${limits.message}`);
+  process.exit(2);
+}
+const factory = await importNode(file, root).catch((e: Error) => {
+  console.error(e.message);
+  process.exit(2);
+});
+// The node's model (models.<node>, MODEL_*), known once its name is: the setup is built here.
+const named = text(values.name) ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
+const modelSettings = settings.modelFor(named);
 const model = modelSettings.baseUrl
   ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
-const log = consoleLog(member.name, settings.logLevel);
+const log = consoleLog(named, settings.logLevel);
 installCrashGuard(log);
-// First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
-await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, member.name);
-// Webhooks reach public addresses; loopback and private networks only when listed here.
-const pushAllowHosts = settings.pushAllowHosts;
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
-const declared = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
+const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
 const { definition, health } = modelBackedNode(declared, {
   ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
 });
-const node = createNode(definition, {
+const running = await serveNode(definition, {
   dataDir,
   host: text(values.host) ?? settings.hub.host,
-  port,
-  log,
-  peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
-  pushAllowHosts,
+  ...(port !== undefined ? { port } : {}),
+  ...(fleet ? { fleet } : {}),
+  // Webhooks reach public addresses; loopback and private networks only when listed.
+  pushAllowHosts: settings.pushAllowHosts,
+  limits: limits.value,
+  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+  log,
 });
-const running = await node.start();
-console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+const name = running.node.definition.name;
+console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 health?.start();
 
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops).
-const mesh = settings.mesh.autoConnect
+const mesh = settings.mesh.autoConnect && fleet
   ? createMeshClient({ hubUrl: settings.mesh.hubUrl ?? fleet.hub.url, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
   : undefined;
 if (mesh) {
-  const joined = await mesh.connect(member.name, settings.mesh.project, member.name);
+  const joined = await mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', { project: settings.mesh.project, state: joined.state, code: joined.lastError?.code });
 }
 
+// Graceful stop: streams get their final event, task files are flushed; never longer than 5 s.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`${name}: stop took longer than 5 s, exiting`);
+      process.exit(1);
+    }, 5_000).unref();
     health?.stop();
     await mesh?.close();
     await running.stop();
-    await definition.shutdown?.();
     process.exit(0);
   });
 }

@@ -9,6 +9,7 @@ import { rmSync } from 'node:fs';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { msgV1, rpc, tempDir } from './support/node.ts';
 import { SETUP, fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
+import { fixtureFleet } from './support/fleet.ts';
 
 const scratch = tempDir();
 const nowhere = `${scratch}/absent`;
@@ -63,7 +64,7 @@ const SNAPSHOT_TOOLS = [
 describe('the agent surface', () => {
   test('the node files of fixtures/fleet.json declare exactly 25 read-only, no-argument snapshot tools', async () => {
     const files = await fleetNodeFiles();
-    expect(files.map((x) => x.name)).toEqual(['crm', 'scanner', 'tsm-hub', 'cicdkit', 'lan', 'talentlens', 'resolve']);
+    expect(files.map((x) => x.name)).toEqual((await fixtureFleet()).defaults);
     const tools = files.flatMap(({ factory }) => factory(SETUP).catalog.capabilities)
       .filter((c) => c.readOnly && Object.keys(c.args).length === 0).map((c) => c.id).sort();
     expect(tools).toEqual(SNAPSHOT_TOOLS);

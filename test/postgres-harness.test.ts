@@ -24,4 +24,4 @@ test('a cluster starts, serves Bun.sql on loopback, and is removed on stop', asy
   expect(existsSync(pg.dir)).toBe(false);
   // Nothing listens on the port any more.
   expect(await fetch(`http://127.0.0.1:${pg.port}/`).then(() => 'answered', () => 'refused')).toBe('refused');
-});
+}, 60_000); // initdb and a first start take seconds on a loaded machine

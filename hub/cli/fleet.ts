@@ -3,14 +3,18 @@
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
  * crashed node with backoff, and stops everything on Ctrl-C or SIGTERM.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
+ * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
+ * that runs elsewhere (hub/fleet/add.ts).
  */
 
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
 import { loadSettings, type Settings } from '../../lib/config.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
@@ -23,11 +27,29 @@ try {
   console.error(`fleet: ${(e as Error).message}`);
   process.exit(2);
 }
-const fleetFile = settings.fleetFile ?? join(root, 'fixtures', 'fleet.json');
 const dataDir = settings.dataDir;
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
+
+if (command === 'add') {
+  const { values, positionals } = parseArgs({ args: process.argv.slice(3), options: { url: { type: 'string' }, kid: { type: 'string' }, role: { type: 'string' } }, allowPositionals: true });
+  if (positionals.length !== 1 || !values.url) {
+    console.error('usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]');
+    process.exit(2);
+  }
+  const added = await addRemoteNode({
+    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
+    ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
+  });
+  if (!added.ok) {
+    console.error(`${added.error.code}: ${added.error.message}`);
+    process.exit(1);
+  }
+  console.log(`added ${added.result.name} at ${added.result.url} (key ${added.result.kid}) to ${added.result.file}`);
+  process.exit(0);
+}
 
 if (command === 'verify') {
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
@@ -39,19 +61,20 @@ if (command === 'verify') {
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
 if (command !== 'start') {
-  console.error('usage: bun run fleet [start | verify [node …]]');
+  console.error('usage: bun run fleet [start | verify [node …] | add <name> --url <base-url>]');
   process.exit(2);
 }
 
 // Children run in the checkout: they read the same config file, named absolutely.
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
-const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
+// Remote members run elsewhere: nothing here starts them.
+const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default && !n.remote)];
 const supervisor = new Supervisor(
   members.map((m) => ({
     name: m.name,
     port: m.port,
     cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
-    healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
+    healthUrl: `${m.url}/healthz`,
   })),
   { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
 );

@@ -8,9 +8,9 @@
  *   bun run keys list               modes and key ids in the ring
  */
 
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { loadSettings } from '../../lib/config.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list]';
@@ -24,7 +24,7 @@ const settings = (() => {
   }
 })();
 const dataDir = relative(process.cwd(), settings.dataDir) || '.';
-const fleetFile = settings.fleetFile ?? 'fixtures/fleet.json';
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root: join(import.meta.dir, '../..') });
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 async function main(): Promise<number> {

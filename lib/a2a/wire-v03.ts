@@ -12,7 +12,7 @@ import {
 } from './params.ts';
 import type { Artifact, Message, Part, PushConfig, SendParams, Task, TaskEvent, TaskStatus } from './types.ts';
 
-function parsePart(raw: unknown, path: string): Part {
+export function parsePart(raw: unknown, path: string): Part {
   const p = obj(raw, path);
   const metadata = optMetadata(p, 'metadata', path);
   const kind = field(p, 'kind');
@@ -40,7 +40,7 @@ function parsePart(raw: unknown, path: string): Part {
   return part;
 }
 
-function parseMessageV03(raw: unknown, path = 'message'): Message {
+export function parseMessageV03(raw: unknown, path = 'message'): Message {
   const m = obj(raw, path);
   const kind = field(m, 'kind');
   if (kind !== undefined && kind !== 'message') throw new Invalid(`${path}.kind`, `${path}.kind must be "message"`);

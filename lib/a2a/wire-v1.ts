@@ -27,7 +27,7 @@ const STATE_TO_V1: Record<TaskState, string> = {
 const STATE_NUMBERS: TaskState[] = ['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
 
 /** Reads a TaskState given as its proto name or number (0 = unspecified is not a state). */
-function parseStateV1(v: unknown, fieldName: string): TaskState {
+export function parseStateV1(v: unknown, fieldName: string): TaskState {
   if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 8) return STATE_NUMBERS[v - 1]!;
   if (typeof v === 'string') {
     for (const [state, name] of Object.entries(STATE_TO_V1)) if (name === v) return state as TaskState;
@@ -41,7 +41,7 @@ function parseRole(v: unknown, fieldName: string): 'user' | 'agent' {
   throw new Invalid(fieldName, `${fieldName} must be ROLE_USER or ROLE_AGENT`);
 }
 
-function parsePart(raw: unknown, path: string): Part {
+export function parsePart(raw: unknown, path: string): Part {
   const p = obj(raw, path);
   const part: Part = {};
   let members = 0;
@@ -73,7 +73,7 @@ function parsePart(raw: unknown, path: string): Part {
   return part;
 }
 
-function parseMessageV1(raw: unknown, path = 'message'): Message {
+export function parseMessageV1(raw: unknown, path = 'message'): Message {
   const m = obj(raw, path);
   const message: Message = {
     messageId: identifier(m, 'messageId', path, true)!,

@@ -35,6 +35,13 @@ export const HUB_ERRORS = {
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
   NODE_UNREACHABLE: { http: 502, message: 'connection failed' },
   NODE_TIMEOUT: { http: 504, message: 'the node did not answer in time' },
+  // `bun run fleet add`: registering a node that runs elsewhere.
+  FLEET_ADD_BAD_NAME: { http: 400, message: 'a node name is lower case letters, digits and dashes, starting with a letter' },
+  FLEET_ADD_BAD_URL: { http: 400, message: 'the URL must be http(s)://host[:port] with no path' },
+  FLEET_ADD_NAME_TAKEN: { http: 409, message: 'a node of the fleet that runs here has that name' },
+  FLEET_ADD_CARD_MISMATCH: { http: 502, message: 'the agent card does not describe that node at that URL' },
+  FLEET_ADD_NO_KEY: { http: 502, message: 'the node publishes no usable key at /peer/identity' },
+  FLEET_ADD_KEY_MISMATCH: { http: 502, message: 'the node published another key than the one expected' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /**

@@ -191,7 +191,9 @@ export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions
   }
   const ring = await readRingFile(dir);
   let ringChanged = false;
-  for (const node of members(fleet)) {
+  // A member that runs elsewhere keeps its own pair; the ring holds the key it published.
+  const local = [fleet.hub, ...fleet.nodes].filter((m) => !m.remote).map((m) => m.name);
+  for (const node of local) {
     checkNode(node);
     let key = opts.force ? undefined : (await readPrivateKey(dir, node))?.key;
     if (opts.force) await unlink(join(dir, previousKeyFile(node))).catch(() => {});
@@ -290,4 +292,30 @@ export async function loadPeerIdentity(
   const seeds = seed ? [seed, ...(inRing ? [previous.seed] : [])] : [];
   const signer = createSigner({ node, secret, seed, ring, mode: entry.mode, now: opts.now, ed25519: opts.ed25519, x25519: opts.x25519, hashes: opts.hashes });
   return { signer, verifier: createVerifier({ ...opts, self: node, ring, secret, seeds }), ring };
+}
+
+/**
+ * Puts the public key a node that runs elsewhere published into the ring (`bun run fleet add`),
+ * replacing what the ring held for it. The key id must be the one the key gives.
+ * @throws Error when the name, the key or its id is malformed, or the node has a local pair.
+ */
+export async function trustRemoteKey(dataDir: string, node: string, key: { kid: string; publicKey: string }, opts: KeyOptions = {}): Promise<{ kid: string }> {
+  checkNode(node);
+  const pub = fromB64url(key.publicKey, 32);
+  if (!pub) throw new Error('keys: the public key must be 32 bytes in base64url');
+  if (keyId(pub) !== key.kid) throw new Error(`keys: the key id ${String(key.kid).slice(0, 40)} does not belong to the key`);
+  const dir = keysDir(dataDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (await readText(join(dir, privateKeyFile(node)))) throw new Error(`keys: ${node} has a key pair here; it is not a remote node`);
+  const ring = await readRingFile(dir);
+  ring.nodes[node] = { mode: 'ed25519', keys: [{ kid: key.kid, publicKey: key.publicKey, created: (opts.now ?? (() => new Date()))().toISOString() }] };
+  await writeRing(dir, ring);
+  return { kid: key.kid };
+}
+
+/** A node's public identity as it publishes it at `GET /peer/identity`: name, mode and ring keys. */
+export function publicIdentity(node: string, ring: PeerRing): { node: string; mode: RingMode; keys: { kid: string; publicKey: string }[] } | undefined {
+  const entry = ring.get(node);
+  if (!entry) return undefined;
+  return { node, mode: entry.mode, keys: entry.ed25519.map((k) => ({ kid: keyId(k), publicKey: toB64url(k) })) };
 }

@@ -15,7 +15,7 @@ import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/cr
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub } from '../../hub/hub.ts';
+import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
 import { FIXTURES, tempDir } from './node.ts';
 
 export interface RunningFleet {
@@ -34,7 +34,8 @@ export interface RunningFleet {
 /** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
-export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
+/** `hubOptions`: how the hub differs from the default (how often live pages are re-read, …). */
+export async function startFleet(defs: NodeDefinition[], hubOptions: Pick<HubOptions, 'liveMs'> = {}): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
@@ -57,7 +58,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0,
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, ...hubOptions,
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;
@@ -74,6 +75,15 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
       for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
+ * what the file says, so a node added there breaks none of them.
+ */
+export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+  const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
+  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
 }
 
 /** POST /api/local-invoke as the console would (same origin). */
