@@ -28,6 +28,8 @@ import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
 import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
+import type { Catalog } from '../lib/catalog/catalog.ts';
+import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
@@ -36,6 +38,8 @@ import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 
 export interface HubOptions {
   fleet: Fleet;
+  /** More `/readyz` checks (the boot self-check's verdicts). */
+  readyChecks?: Record<string, ReadyCheck>;
   /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
   /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
@@ -71,6 +75,8 @@ export interface Hub {
   view: { snapshot(): Promise<FleetSnapshot> };
   /** Whether the hub's model answers (absent without a model). */
   model?: ModelHealth;
+  /** The hub node's own capabilities (for the boot self-check). */
+  catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
@@ -123,6 +129,7 @@ export function createHub(opts: HubOptions): Hub {
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => (opts.meshStore.count(''), true),
+      ...opts.readyChecks,
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
@@ -163,6 +170,7 @@ export function createHub(opts: HubOptions): Hub {
     node,
     view,
     ...(modelHealthOf ? { model: modelHealthOf } : {}),
+    catalog: definition.catalog,
     fetch: fetchAll,
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({

@@ -15,6 +15,7 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { createHub } from './hub.ts';
 import { trustWarning } from './mesh/trust.ts';
 
@@ -62,7 +63,10 @@ const modelSettings = settings.modelFor(fleet.hub.name);
 const model = modelSettings.baseUrl
   ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, pingMs: modelSettings.pingMs, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
+// The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
+const boot = selfCheckReadiness();
 const hub = createHub({
+  readyChecks: boot.checks,
   fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts, limits: limits.value,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
@@ -72,6 +76,19 @@ const hub = createHub({
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).
 await hub.node.ready();
 const server = hub.listen(port, maxPort);
+// Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
+const report = await selfCheck({
+  name: fleet.hub.name,
+  card: hub.node.card(),
+  catalog: hub.catalog,
+  // The hub's other capabilities ask nodes that may still be starting; this one reads local data.
+  probes: ['negotiation.list'],
+  keysLoaded: true,
+  dataPaths: [join(dataDir, 'hub')],
+  ...(hub.model ? { model: () => hub.model!.check() } : {}),
+});
+boot.record(report);
+for (const line of report) console.log(formatCheck(fleet.hub.name, line));
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });

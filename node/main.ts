@@ -17,6 +17,7 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import { importNode } from '../lib/node/load-node.ts';
+import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 
 const root = resolve(import.meta.dir, '..');
@@ -100,7 +101,10 @@ const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, da
 const { definition, health } = modelBackedNode(declared, {
   ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
 });
+// The boot self-check's verdicts are part of /readyz (filled in once the node serves).
+const boot = selfCheckReadiness();
 const running = await serveNode(definition, {
+  readyChecks: boot.checks,
   dataDir,
   host: text(values.host) ?? settings.hub.host,
   ...(port !== undefined ? { port } : {}),
@@ -114,6 +118,17 @@ const running = await serveNode(definition, {
 });
 const name = running.node.definition.name;
 console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+// Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
+const report = await selfCheck({
+  name,
+  ...(definition.a2a === false ? {} : { card: running.node.card() }),
+  catalog: definition.catalog,
+  keysLoaded: running.node.fleet?.nodes.some((n) => n.name === name) ?? false,
+  ...(definition.dataPaths ? { dataPaths: definition.dataPaths } : {}),
+  ...(health ? { model: () => health.check() } : {}),
+});
+boot.record(report);
+for (const line of report) console.log(formatCheck(name, line));
 health?.start();
 
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops).

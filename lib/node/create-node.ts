@@ -42,6 +42,8 @@ export interface NodeDefinition {
    * (lib/a2a/card.ts). A function is asked at every card request (a model that comes and goes).
    */
   agentBacked?: boolean | (() => boolean);
+  /** Files and folders the node reads its data from; the boot self-check reads each (lib/node/self-check.ts). */
+  dataPaths?: readonly string[];
   /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/model/agent.ts). */
   modelMode?: 'model' | 'dynamic';
   inputModes?: string[];

@@ -15,6 +15,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
 
   return {
     name: 'crm',
+    dataPaths: [`${opts.fixturesDir}/crm/companies.json`],
     description: 'Customer operations: companies keyed by USCC, their industry, owner and follow-up state. Read-only; a text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({

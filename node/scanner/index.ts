@@ -17,6 +17,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
 
   return {
     name: 'scanner',
+    dataPaths: [`${opts.fixturesDir}/scanner/sectors.json`],
     // Agent-backed while its model answers a ping; the keyword agent otherwise.
     modelMode: 'dynamic',
     description: 'Watches sector movements: sectors, their stocks, change % and signal flags. Read-only; answers a text question by picking a tool by keyword, or a data part {"skill", "args"} by calling that capability.',
