@@ -16,6 +16,7 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
+import { meshTools } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
@@ -98,8 +99,14 @@ installCrashGuard(log);
 const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
+// mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
+// and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
+const mesh = settings.mesh.autoConnect && fleet
+  ? createMeshClient({ hubUrl: settings.mesh.hubUrl ?? fleet.hub.url, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
+  : undefined;
 const { definition, health } = modelBackedNode(declared, {
   ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
+  ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
@@ -131,10 +138,6 @@ boot.record(report);
 for (const line of report) console.log(formatCheck(name, line));
 health?.start();
 
-// mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops).
-const mesh = settings.mesh.autoConnect && fleet
-  ? createMeshClient({ hubUrl: settings.mesh.hubUrl ?? fleet.hub.url, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
-  : undefined;
 if (mesh) {
   const joined = await mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', { project: settings.mesh.project, state: joined.state, code: joined.lastError?.code });

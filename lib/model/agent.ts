@@ -166,6 +166,7 @@ export function modelBackedNode(def: NodeDefinition, o: {
   pingMs: number;
   log: Log;
   timeoutMs?: number;
+  maxSteps?: number;
   tools?: AgentTool[];
   fetch?: typeof fetch;
 }): { definition: NodeDefinition; health?: ModelHealth } {
@@ -174,7 +175,7 @@ export function modelBackedNode(def: NodeDefinition, o: {
   const health = modelHealth(o.endpoint, { pingMs: o.pingMs, log: o.log, name: def.name, ...(o.fetch ? { fetch: o.fetch } : {}) });
   const definition = withModelAgent(def, {
     endpoint: o.endpoint, health, mode, log: o.log,
-    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), ...(o.tools ? { tools: o.tools } : {}), ...(o.fetch ? { fetch: o.fetch } : {}),
+    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}), ...(o.tools ? { tools: o.tools } : {}), ...(o.fetch ? { fetch: o.fetch } : {}),
   });
   return { definition, health };
 }
