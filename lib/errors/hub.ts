@@ -52,6 +52,9 @@ export const DOMAIN_ERRORS = {
   UNKNOWN_CUSTOMER: { http: 400, message: 'crm has no such customer' },
   NO_PROFILE: { http: 400, message: 'the customer has no negotiation profile' },
   BAD_PROFILE: { http: 502, message: 'the customer\'s negotiation profile is malformed' },
+  // A model-backed negotiation turn: the agent has no model, or its model broke the protocol.
+  NO_MODEL: { http: 400, message: 'this agent has no model configured' },
+  MODEL_BAD_TURN: { http: 502, message: 'the model\'s turn breaks the negotiation protocol' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type HubErrorCode = keyof typeof HUB_ERRORS;

@@ -9,7 +9,7 @@ import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';
 
-export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
+export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = jsonFixture<BookWithProfiles>(`${opts.fixturesDir}/crm/companies.json`);
   const industryIds = load().industries.map((i) => i.id);
 
@@ -103,7 +103,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         run: () => book.status(load()),
         summarize: (s) => `Customer book ${s.asOf}: ${s.companies} companies in ${s.industries} industries`,
       }),
-      reviewCapability(load),
+      reviewCapability(load, opts.model),
     ],
   };
 });
