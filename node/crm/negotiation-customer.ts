@@ -168,11 +168,12 @@ export function reviewCapability(load: () => BookWithProfiles, model?: ModelEndp
       proposal: { type: 'string', description: 'JSON proposal {code, name, sector, changePct, signals}' },
       agent: { type: 'string', description: 'Who decides: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
     },
-    run: async ({ customer, proposal, agent }): Promise<(ReviewAnswer & Decided) | OpeningAnswer> => {
+    run: async ({ customer, proposal, agent }): Promise<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer> => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
       const book = load();
       if (proposal === undefined) return opening(book, customer);
-      if (agent !== 'model') return { ...review(book, customer, parseProposal(proposal)), decidedBy: 'rules' };
+      // The rules' answer as it always was; only a turn the model was asked for says who decided.
+      if (agent !== 'model') return review(book, customer, parseProposal(proposal));
       if (!model) throw new CapabilityError('NO_MODEL', 'crm has no model configured (models.crm or MODEL_BASE_URL)');
       return reviewByModel(model, book, customer, parseProposal(proposal), f);
     },

@@ -171,9 +171,10 @@ export function proposeCapability(load: () => AdvisorSnapshot, model?: ModelEndp
       history: { type: 'string', description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]' },
       agent: { type: 'string', description: 'Who proposes: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
     },
-    run: async ({ customer, history, agent }): Promise<ProposeAnswer & Decided> => {
+    run: async ({ customer, history, agent }): Promise<ProposeAnswer | (ProposeAnswer & Decided)> => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
-      if (agent !== 'model') return { ...propose(load(), customer, parseHistory(history)), decidedBy: 'rules' };
+      // The rules' answer as it always was; only a turn the model was asked for says who decided.
+      if (agent !== 'model') return propose(load(), customer, parseHistory(history));
       if (!model) throw new CapabilityError('NO_MODEL', 'scanner has no model configured (models.scanner or MODEL_BASE_URL)');
       return proposeByModel(model, load(), customer, parseHistory(history), f);
     },
