@@ -12,11 +12,10 @@ import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { createHub } from './hub.ts';
+import { openMeshBackend } from './mesh/backend.ts';
 import { trustWarning } from './mesh/trust.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
@@ -46,11 +45,15 @@ const log = consoleLog('hub', settings.logLevel);
 installCrashGuard(log);
 if (settings.file) log('info', 'configuration read', { file: settings.file });
 
-// 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
+// 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
-const meshStore = createMeshStore({ db: openMeshDatabase(join(dataDir, 'hub', 'mesh.sqlite')), log });
+// Several hubs share one mesh when they share this PostgreSQL database; without it the mesh is a SQLite file.
+const mesh = await openMeshBackend({ databaseUrl: settings.hub.meshDatabaseUrl, sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'), log, ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}) }).catch((e: Error) => {
+  console.error(`hub: cannot open the mesh store: ${e.message}`);
+  process.exit(2);
+});
 // The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
-if (!meshStore.getProject(settings.mesh.project)) meshStore.createProject({ name: settings.mesh.project, description: 'The default project' });
+if (!(await mesh.store.getProject(settings.mesh.project))) await mesh.store.createProject({ name: settings.mesh.project, description: 'The default project' });
 const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: true, strict: true });
 
 // 3. Keys: created on first start, never overwritten.
@@ -67,7 +70,8 @@ const model = modelSettings.baseUrl
 const boot = selfCheckReadiness();
 const hub = createHub({
   readyChecks: boot.checks,
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits, pushAllowHosts, limits: limits.value,
+  fleet, dataDir, log, identity, traceDb, meshStore: mesh.store, host, meshLimits, pushAllowHosts, limits: limits.value,
+  ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
@@ -91,7 +95,7 @@ boot.record(report);
 for (const line of report) console.log(formatCheck(fleet.hub.name, line));
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
-log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
+log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', store: mesh.describe, token: token ? 'required' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
@@ -104,11 +108,13 @@ const stop = () => {
     console.error('hub: stop took longer than 5 s, exiting');
     process.exit(1);
   }, 5_000).unref();
-  void server.stop().finally(() => {
-    meshStore.close();
-    traceDb.close();
-    process.exit(0);
-  });
+  void server
+    .stop()
+    .then(() => mesh.close())
+    .finally(() => {
+      traceDb.close();
+      process.exit(0);
+    });
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

@@ -34,7 +34,7 @@ export interface Settings {
   publicUrl?: string;
   /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
   tasksDatabaseUrl?: string;
-  hub: { host: string; port?: number; maxPort?: number; token?: string; heartbeatMs?: number; heartbeatMisses?: number; recoveryMaxMessages?: number };
+  hub: { host: string; port?: number; maxPort?: number; token?: string; heartbeatMs?: number; heartbeatMisses?: number; recoveryMaxMessages?: number; meshDatabaseUrl?: string; meshLeaseMs?: number };
   mesh: { hubUrl?: string; project: string; agentId: string; name: string; autoConnect: boolean; rememberConnections: boolean; reconnectMs: number };
   /** The model of a process named `name` (a node or the hub): file, then environment. */
   modelFor(name: string): ModelSettings;
@@ -67,6 +67,8 @@ export const SETTINGS: readonly SettingRow[] = [
   { key: 'hub.heartbeatMs', env: 'MESH_HEARTBEAT_MS', kind: 'integer', default: '10000', readBy: 'hub', description: 'Mesh heartbeat period' },
   { key: 'hub.heartbeatMisses', env: 'MESH_HEARTBEAT_MISSES', kind: 'integer', default: '2', readBy: 'hub', description: 'Unanswered heartbeats before a presence is dropped' },
   { key: 'hub.recoveryMaxMessages', env: 'MESH_RECOVERY_MAX_MESSAGES', kind: 'integer', default: '500', readBy: 'hub', description: 'Missed messages replayed at a reconnect' },
+  { key: 'hub.meshDatabaseUrl', env: 'MESH_DATABASE_URL', kind: 'string', default: '(SQLite file)', readBy: 'hub', description: 'Keep the mesh in PostgreSQL, shared by several hubs (docs/scale-out.md)' },
+  { key: 'hub.meshLeaseMs', env: 'MESH_LEASE_MS', kind: 'integer', default: '(store default)', readBy: 'hub', description: 'How long a hub\'s claim on a presence lasts without renewal, with a shared mesh' },
   { key: 'mesh.hubUrl', env: 'MESH_HUB_URL', kind: 'string', default: '(fleet file\'s hub)', readBy: 'mesh CLI, node', description: 'The mesh hub the client connects to' },
   { key: 'mesh.project', env: 'MESH_PROJECT', kind: 'string', default: 'main', readBy: 'mesh CLI, node', description: 'The project the client joins' },
   { key: 'mesh.agentId', env: 'MESH_AGENT_ID', kind: 'string', default: 'main', readBy: 'mesh CLI', description: 'The local agent a presence belongs to (key of a remembered connection)' },
@@ -142,8 +144,9 @@ export function loadSettings(opts: { env: Record<string, string | undefined>; cw
     ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
-      ...optionalNumbers({ port: num('hub.port'), maxPort: num('hub.maxPort'), heartbeatMs: num('hub.heartbeatMs'), heartbeatMisses: num('hub.heartbeatMisses'), recoveryMaxMessages: num('hub.recoveryMaxMessages') }),
+      ...optionalNumbers({ port: num('hub.port'), maxPort: num('hub.maxPort'), heartbeatMs: num('hub.heartbeatMs'), heartbeatMisses: num('hub.heartbeatMisses'), recoveryMaxMessages: num('hub.recoveryMaxMessages'), meshLeaseMs: num('hub.meshLeaseMs') }),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),
+      ...(str('hub.meshDatabaseUrl') ? { meshDatabaseUrl: str('hub.meshDatabaseUrl')! } : {}),
     },
     mesh: {
       ...(str('mesh.hubUrl') ? { hubUrl: str('mesh.hubUrl')! } : {}),

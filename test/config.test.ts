@@ -177,7 +177,7 @@ test('the README table lists every setting, and every variable the entry files r
 test('bun run mesh disconnect ends a remembered connection: the presence leaves and is forgotten', async () => {
   const hub = startHub();
   try {
-    hub.store.createProject({ name: 'main' });
+    await hub.store.createProject({ name: 'main' });
     const memory = memoryConnectionMemory();
     // An agent connected earlier and is still present; its connection is remembered.
     const agent = createMeshClient({ hubUrl: hub.url, log: silentLog, memory });

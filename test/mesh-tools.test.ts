@@ -54,7 +54,7 @@ test('a model-backed agent lists its peers and messages one of them over the mes
   let node: TestNode | undefined;
   const mesh = createMeshClient({ hubUrl: hub.url, log: memoryLog() });
   try {
-    hub.store.createProject({ name: 'main' });
+    await hub.store.createProject({ name: 'main' });
     const bob = await join(hub, 'main', 'bob');
     const def = (await realNodeDefs(['lan'], { dataDir: undefined }))[0]!;
     const { definition, health } = modelBackedNode(def, { endpoint: { baseUrl: model.baseUrl, model: 'tiny' }, pingMs: 60_000, log: memoryLog(), tools: meshTools(mesh, 'lan'), maxSteps: 5 });
