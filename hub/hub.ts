@@ -28,6 +28,9 @@ import { refuseCrossSite } from './http/origin.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
+import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
+import type { Catalog } from '../lib/catalog/catalog.ts';
+import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
@@ -42,6 +45,8 @@ import { createOtlpExporter, type OtlpConfig, type OtlpExporter } from '../lib/t
 
 export interface HubOptions {
   fleet: Fleet;
+  /** More `/readyz` checks (the boot self-check's verdicts). */
+  readyChecks?: Record<string, ReadyCheck>;
   /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
   /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
@@ -84,6 +89,10 @@ export interface Hub {
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
+  /** Whether the hub's model answers (absent without a model). */
+  model?: ModelHealth;
+  /** The hub node's own capabilities (for the boot self-check). */
+  catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
@@ -108,17 +117,28 @@ export function createHub(opts: HubOptions): Hub {
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
   const counted = registerHubMetrics(metrics, { self, trace, presences: () => mesh.realtime.roster.size, ...(otlp ? { otlp } : {}) });
   const mesh = createMeshServer({ store: counted.countMeshMessages(opts.meshStore), log, ...(opts.meshCluster ? { cluster: opts.meshCluster } : {}), ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
-  const delegator = createDelegator(invoker);
-  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  // The hub's own tasks, for a delegation that continues an earlier one (the node exists below).
+  let ownTasks: NodeApp['engine'] | undefined;
+  const delegator = createDelegator({
+    invoker,
+    nodeNames: () => fleet.nodes.map((n) => n.name),
+    members: async () => (await view.snapshot()).nodes,
+    findTask: async (id) => {
+      const t = await ownTasks?.getTask(id);
+      return t && !('error' in t) ? t : undefined;
+    },
+  });
+  // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
+  const modelHealthOf = opts.model ? modelHealth(opts.model, { pingMs: opts.model.pingMs ?? 30_000, log, name: self, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(modelHealthOf ? { health: modelHealthOf } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
     invoker,
     // The hub's own capabilities, read when a question comes (the catalog is made below).
     own: { name: self, tools: () => definition.catalog.descriptors(), invoke: (id, args) => definition.catalog.invoke(id, args) },
-    plannedBy: modelPlan ? 'model' : 'keywords',
     ...(modelPlan ? { planner: modelPlan } : {}),
     fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
   }, question);
-  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
+  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: () => modelHealthOf?.up ?? false, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
@@ -134,10 +154,13 @@ export function createHub(opts: HubOptions): Hub {
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => opts.meshStore.ready(),
+      ...opts.readyChecks,
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
+
+  ownTasks = node.engine;
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   // The Tasks page's list, as the binding's ListTasks answers it (reading advances delegated tasks).
@@ -174,6 +197,8 @@ export function createHub(opts: HubOptions): Hub {
     invoker,
     node,
     view,
+    ...(modelHealthOf ? { model: modelHealthOf } : {}),
+    catalog: definition.catalog,
     fetch: fetchAll,
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
@@ -185,6 +210,7 @@ export function createHub(opts: HubOptions): Hub {
         idleTimeout: 60,
       });
       node.advertise(server.port!);
+      modelHealthOf?.start();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -194,6 +220,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();
           live.tasks.close();

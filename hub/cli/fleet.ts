@@ -10,6 +10,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
+import { loadSettings, type Settings } from '../../lib/config.ts';
 import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -19,8 +20,15 @@ import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
-const dataDir = resolve(env.DATA_DIR ?? 'data');
-const fleetFile = fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir, root });
+let settings: Settings;
+try {
+  settings = loadSettings({ env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`fleet: ${(e as Error).message}`);
+  process.exit(2);
+}
+const dataDir = settings.dataDir;
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
@@ -32,7 +40,7 @@ if (command === 'add') {
     process.exit(2);
   }
   const added = await addRemoteNode({
-    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(env.FLEET_FILE, dataDir), dataDir,
+    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
     ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
   });
   if (!added.ok) {
@@ -57,7 +65,8 @@ if (command !== 'start') {
   process.exit(2);
 }
 
-const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
+// Children run in the checkout: they read the same config file, named absolutely.
+const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
 // Remote members run elsewhere: nothing here starts them.
 const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default && !n.remote)];
 const supervisor = new Supervisor(

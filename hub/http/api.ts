@@ -24,7 +24,9 @@ import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
 import { liveResponse, type Feed, type FleetFrame } from './live.ts';
+
 
 interface HubApiDeps {
   fleet: Fleet;
@@ -174,6 +176,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
         return req.method === 'POST' ? hubCapability(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/ask':
         return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      // The mesh as tools for a model: the OpenAI-style function definitions (lib/model/mesh-tools.ts).
+      case '/api/mesh/tools':
+        return req.method === 'GET' ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) }) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       default:
         return undefined;
     }

@@ -27,6 +27,11 @@ export const HUB_ERRORS = {
   ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
   ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
   // Another node's answer is untrusted input: one the hub cannot read is this code, never a crash.
+  // task.delegate: who may run a job, and which delegation a continuation names.
+  DELEGATE_UNKNOWN_EXECUTOR: { http: 404, message: 'no fleet node by that name runs jobs' },
+  DELEGATE_NOT_EXECUTOR: { http: 400, message: 'that fleet node offers no exec.* capabilities' },
+  DELEGATE_UNKNOWN_TASK: { http: 404, message: 'no delegated hub task by that id' },
+  DELEGATE_TASK_ACTIVE: { http: 409, message: 'the delegated task is still running' },
   NODE_BAD_ANSWER: { http: 502, message: 'a node answered in a shape the hub cannot read' },
   NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
@@ -49,6 +54,9 @@ export const DOMAIN_ERRORS = {
   UNKNOWN_CUSTOMER: { http: 400, message: 'crm has no such customer' },
   NO_PROFILE: { http: 400, message: 'the customer has no negotiation profile' },
   BAD_PROFILE: { http: 502, message: 'the customer\'s negotiation profile is malformed' },
+  // A model-backed negotiation turn: the agent has no model, or its model broke the protocol.
+  NO_MODEL: { http: 400, message: 'this agent has no model configured' },
+  MODEL_BAD_TURN: { http: 502, message: 'the model\'s turn breaks the negotiation protocol' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type HubErrorCode = keyof typeof HUB_ERRORS;

@@ -43,8 +43,15 @@ export interface NodeDefinition {
   catalog: Catalog;
   /** Defaults to the catalog agent (keyword pick / data-part skill call). */
   agent?: Agent;
-  /** Whether a model answers messages; declared on the card as the agent-backed extension (lib/a2a/card.ts). */
-  agentBacked?: boolean;
+  /**
+   * Whether a model answers messages; declared on the card as the agent-backed extension
+   * (lib/a2a/card.ts). A function is asked at every card request (a model that comes and goes).
+   */
+  agentBacked?: boolean | (() => boolean);
+  /** Files and folders the node reads its data from; the boot self-check reads each (lib/node/self-check.ts). */
+  dataPaths?: readonly string[];
+  /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/model/agent.ts). */
+  modelMode?: 'model' | 'dynamic';
   inputModes?: string[];
   outputModes?: string[];
   /**
@@ -185,11 +192,17 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       outputModes,
       streaming: true,
       pushNotifications: push !== undefined,
-      agentBacked: def.agentBacked ?? false,
+      agentBacked: typeof def.agentBacked === 'function' ? def.agentBacked() : def.agentBacked ?? false,
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
     });
   };
-  const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
+  let advertisedPort = opts.port ?? 0;
+  const cards = new CardServer(cardFor(advertisedPort), opts.now);
+  // A card whose agent-backed state can change is rebuilt when read (the server keeps it if unchanged).
+  const currentCard = (req: Request) => {
+    if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
+    return cards.respond(req);
+  };
 
   // Peer calls reach this node's code only through its catalog.
   const peer: PeerRouteDeps | undefined = opts.peer && {
@@ -222,9 +235,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     });
   if (speaksA2A) {
     app
-      .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
+      .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
       // Clients before A2A 0.3 look here.
-      .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
+      .get('/.well-known/agent.json', ({ request }) => currentCard(request))
       .post('/a2a', ({ request }) => handleA2A(request), { parse: 'none' })
       .all('/message:verb', rest, { parse: 'none' })
       .all('/tasks', rest, { parse: 'none' })
@@ -256,13 +269,20 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     markShuttingDown: () => {
       shuttingDown = true;
     },
-    card: () => cards.json,
-    advertise: (port) => cards.update(cardFor(port), opts.now),
+    card: () => {
+      if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
+      return cards.json;
+    },
+    advertise: (port) => {
+      advertisedPort = port;
+      cards.update(cardFor(port), opts.now);
+    },
     async start() {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`.
       const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, fetch: measuredFetch });
       const port = server.port!;
+      advertisedPort = port;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
       log('info', 'node listening', { node: def.name, url });
