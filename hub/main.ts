@@ -13,6 +13,7 @@ import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
 import { trustWarning } from './mesh/trust.ts';
 
@@ -29,6 +30,9 @@ if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
+// A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
+const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
+if (maxPort <= port) exitIfPortTaken(portOwner);
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
@@ -51,7 +55,7 @@ const hub = createHub({
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
 });
-const server = hub.listen(port, maxPort);
+const server = await bindOrExit(portOwner, () => hub.listen(port, maxPort));
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });

@@ -12,6 +12,7 @@ import { createNode } from '../lib/node/create-node.ts';
 import { loadNode } from '../lib/node/load-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -46,6 +47,11 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
+const host = text(values.host) ?? process.env.HOST ?? '127.0.0.1';
+// A second copy of a running node stops here, before it opens (and recovers) the same task files.
+const portOwner = { name: member.name, host, port, hint: `stop the process holding it (another "bun run node --name ${member.name}" or a running fleet), or pass --port <free port>.` };
+exitIfPortTaken(portOwner);
+
 const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
@@ -61,14 +67,14 @@ const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.
 const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
 const node = createNode(definition, {
   dataDir,
-  host: text(values.host) ?? process.env.HOST ?? '127.0.0.1',
+  host,
   port,
   log,
   peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
   pushAllowHosts: [...fleetHosts, ...extraHosts],
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
 });
-const running = await node.start();
+const running = await bindOrExit(portOwner, () => node.start());
 console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

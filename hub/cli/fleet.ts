@@ -1,13 +1,15 @@
 /**
  * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
- * crashed node with backoff, and stops everything on Ctrl-C or SIGTERM.
+ * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
+ * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
  */
 
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
@@ -35,11 +37,17 @@ if (command !== 'start') {
 
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
 const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
+
+// A second fleet (or anything else on a member's port) stops here, before any child starts.
+const host = env.HOST ?? '127.0.0.1';
+for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
+// Every child watches its stdin pipe from this process and stops when it closes.
+const exitWithParent = join(root, 'hub', 'fleet', 'exit-with-parent.ts');
 const supervisor = new Supervisor(
   members.map((m) => ({
     name: m.name,
     port: m.port,
-    cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
+    cmd: ['bun', '--preload', exitWithParent, ...(m === fleet.hub ? ['hub/main.ts'] : ['node/main.ts', '--name', m.name])],
     healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
   })),
   { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },

@@ -15,6 +15,7 @@ import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts
 import { EventQueue } from '../event-queue.ts';
 import type { Log } from '../log.ts';
 import { newTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
+import { failedByRestart } from './recovery.ts';
 
 /** Delivers task events to webhooks; see lib/a2a/push.ts. */
 export interface PushSender {
@@ -254,6 +255,8 @@ export class TaskEngine {
     const state = live.rec.task.status.state;
     if (TERMINAL_STATES.has(state)) {
       this.release(live);
+      // A client whose stream a crash cut reconnects here: it gets the final state, then the end.
+      if (failedByRestart(live.rec.task)) return finalOnly(live.rec.task);
       return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${state}; there is nothing left to subscribe to`);
     }
     const sub = this.subscribe(live);
@@ -532,6 +535,14 @@ function toArtifact(input: ArtifactInput): Artifact {
   if (input.description) a.description = input.description;
   if (input.metadata) a.metadata = input.metadata;
   return a;
+}
+
+/** A subscription that holds a terminal task's snapshot and is already closed. */
+function finalOnly(task: Task): Subscription {
+  const sub: Subscription = new EventQueue<TaskEvent>();
+  sub.push({ kind: 'task', task: snapshot(task) });
+  sub.close();
+  return sub;
 }
 
 /** A copy that later changes to the live task cannot alter (events are read after they are sent). */

@@ -21,6 +21,7 @@ import type { PeerClient } from '../peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
 import { TaskStore } from '../a2a/task-store.ts';
+import { recoverInterrupted } from '../a2a/recovery.ts';
 
 export interface NodeDefinition {
   name: string;
@@ -97,15 +98,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
   const inputModes = def.inputModes ?? DEFAULT_MODES;
   const outputModes = def.outputModes ?? DEFAULT_MODES;
+  const agent = def.agent ?? catalogAgent(def.catalog);
   const engine = new TaskEngine({
     store,
-    agent: def.agent ?? catalogAgent(def.catalog),
+    agent,
     log,
     inputModes,
     outputModes,
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   });
+  // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
+  recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
   const handleRest = createRestHandler({ engine, log, streaming: true, ...bodyLimit });
@@ -181,7 +185,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     card: () => cards.json,
     advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
-      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
+      // Elysia binds with reusePort by default, which lets a second process share a taken port
+      // silently; without it a taken port fails here (EADDRINUSE).
+      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, reusePort: false });
       const server = app.server!;
       const port = server.port!;
       cards.update(cardFor(port), opts.now);
