@@ -169,7 +169,7 @@ export class Supervisor {
           c.answered = true;
           return this.update(c, { state: 'up' });
         }
-        const limit = c.answered ? this.opts.unresponsiveAfterMs ?? 4000 : this.opts.startTimeoutMs ?? 30_000;
+        const limit = c.answered ? this.opts.unresponsiveAfterMs ?? 3000 : this.opts.startTimeoutMs ?? 30_000;
         if (now - c.lastAnswer < limit) return this.update(c, { state: c.answered ? 'up' : 'starting' });
         // Alive but not answering (hung, stopped, deadlocked): only SIGKILL is sure to end it.
         this.update(c, { state: 'unresponsive' });
