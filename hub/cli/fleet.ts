@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
+import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
@@ -36,22 +37,12 @@ if (command !== 'start') {
 }
 
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
-const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
+const members = fleetMembers(fleet);
 
 // A second fleet (or anything else on a member's port) stops here, before any child starts.
 const host = env.HOST ?? '127.0.0.1';
 for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
-// Every child watches its stdin pipe from this process and stops when it closes.
-const exitWithParent = join(root, 'hub', 'fleet', 'exit-with-parent.ts');
-const supervisor = new Supervisor(
-  members.map((m) => ({
-    name: m.name,
-    port: m.port,
-    cmd: ['bun', '--preload', exitWithParent, ...(m === fleet.hub ? ['hub/main.ts'] : ['node/main.ts', '--name', m.name])],
-    healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
-  })),
-  { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
-);
+const supervisor = new Supervisor(fleetChildren(fleet, root), { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render });
 
 const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {
