@@ -181,16 +181,24 @@ function meshPresence(name: string, peer: string | null): void {
 // ---- stalled consumers: trace streams read once, then never again (TCP backpressure) ----
 
 let stalledOpened = 0;
+const hubPid = () => supervisor.rows().find((r) => r.name === fleet.hub.name)?.pid ?? null;
+/** A paused socket never reads the end of its stream, so a hub restart is noticed by its pid. */
 function stalledTraceReader(): void {
   if (!running) return;
   const url = new URL(hubUrl);
+  const pid = hubPid();
   const sock: Socket = connect(Number(url.port), url.hostname, () => {
     stalledOpened++;
     sock.write(`GET /api/trace/stream HTTP/1.1\r\nHost: ${url.host}\r\nAccept: text/event-stream\r\n\r\n`);
   });
   sock.once('data', () => sock.pause());
   sock.on('error', () => {});
-  sock.on('close', () => setTimeout(stalledTraceReader, 1000));
+  const watch = setInterval(() => {
+    if (running && hubPid() === pid) return;
+    clearInterval(watch);
+    sock.destroy();
+    setTimeout(stalledTraceReader, 1000);
+  }, 2000);
 }
 
 // ---- the killer ----
