@@ -2,21 +2,21 @@
  * SendMessage throughput and p99 latency at 32 connections, in one run: our node (each task
  * persisted as a JSON file), a bare Elysia JSON echo (the framework's ceiling), and the official
  * @a2a-js/sdk server (Express, in-memory store, an equivalent agent) on Bun and on Node. Also the
- * resident memory of an idle node. Prints a table and writes the "A2A node" section of
+ * resident memory of an idle node. Prints a table and the "A2A node" section; `--write` records it in
  * docs/benchmarks.md.
  *
- * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32]
+ * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--write]
  */
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { createNode } from '../lib/node/create-node.ts';
-import { writeSection } from './report.ts';
+import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -135,7 +135,7 @@ const rows = targets.map((t) => {
 const table = ['| server | SendMessage req/s | vs SDK on Bun | p99 ms (worst round) | errors |', '|---|---|---|---|---|', ...rows].join('\n');
 console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
-writeSection('A2A node', `Command: \`bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+reportSection('A2A node', `Command: \`bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
 Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename); the SDK server keeps tasks in memory.
 
@@ -144,3 +144,4 @@ ${table}
 Idle \`scanner\` node (\`bun run node --name scanner\`), resident memory 1 s after start: **${idleRss} MB**.
 
 Streaming is real: an agent that reports \`working\` every 500 ms for two seconds, then completes, streamed over \`SendStreamingMessage\`; arrival time of each frame at the client: ${arrivals.join(', ')}.`);
+rmSync(tmp, { recursive: true, force: true });

@@ -1,14 +1,15 @@
 /**
- * The hub's fleet.invoke round trip (hub -> node -> hub, signed and traced into SQLite) against a
+ * The hub's fleet.invoke round trip (hub -> node -> hub, signed and traced into SQLite) in each
+ * signing mode (pairwise, the default between ring members; ed25519; derived; shared) against a
  * direct unsigned call to the same node and capability, in one run with alternating rounds; and
  * the time `/api/fleet`'s aggregation takes over 100 nodes started in this process. Prints the
- * figures and writes the "Fleet" section of docs/benchmarks.md.
+ * figures and the "Fleet" section; `--write` records it in docs/benchmarks.md.
  *
- * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32]
+ * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32] [--write]
  */
 
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,26 +18,33 @@ import { createFleetInvoker, parseFleet } from '../lib/fleet/invoke.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import type { PeerMode, PeerSigner } from '../lib/peer/signature.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
-import { writeSection } from './report.ts';
+import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' } } });
+const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-fleetbench-'));
 
-// 1. A scanner node in its own process, and the hub's invoker here.
-// `a2a-hmac` is a second caller whose ring entry says `derived` (HMAC-SHA256 with its HKDF key).
+// 1. A scanner node in its own process, and the hub's invokers here. `a2a` is the hub (an Ed25519
+// ring member: pairwise by default, ed25519 when asked); `a2a-hmac` and `a2a-shared` are callers
+// whose ring entries say `derived` and `shared`.
 const doc = {
   hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-  nodes: [{ name: 'scanner', port: 0, role: 'scanner', file: 'node/scanner/index.ts' }, { name: 'a2a-hmac', port: 0, role: 'caller', file: 'x' }],
+  nodes: [
+    { name: 'scanner', port: 0, role: 'scanner', file: 'node/scanner/index.ts' },
+    { name: 'a2a-hmac', port: 0, role: 'caller', file: 'x' },
+    { name: 'a2a-shared', port: 0, role: 'caller', file: 'x' },
+  ],
 };
 await ensureKeys(tmp, parseFleet(doc));
 const ringFile = join(tmp, 'keys', 'ring.json');
 const ring = JSON.parse(readFileSync(ringFile, 'utf8'));
-ring.nodes['a2a-hmac'].mode = 'derived';
+ring.nodes['a2a-hmac'] = { mode: 'derived', keys: [] };
+ring.nodes['a2a-shared'] = { mode: 'shared', keys: [] };
 writeFileSync(ringFile, JSON.stringify(ring));
 const proc = Bun.spawn(['bun', 'bench/servers/fleet-node.ts'], { cwd: join(import.meta.dir, '..'), env: { ...process.env, DATA_DIR: tmp }, stdout: 'pipe', stderr: 'inherit' });
 const reader = proc.stdout.getReader();
@@ -51,12 +59,46 @@ while (!port) {
 const url = `http://127.0.0.1:${port}`;
 const fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url }] });
 const trace = createTraceStore(new Database(join(tmp, 'trace.sqlite'), { create: true, strict: true }));
-const invokerAs = async (name: string) =>
-  createFleetInvoker({ self: name, client: createPeerClient({ signer: (await loadPeerIdentity(tmp, name)).signer, fleet }), trace });
-const invoker = await invokerAs('a2a');
-const hmacInvoker = await invokerAs('a2a-hmac');
 
-async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: number }> {
+/** The caller's own signer, optionally held to one mode; records the modes it actually signed with. */
+function watched(signer: PeerSigner, used: Set<string>, mode?: PeerMode): PeerSigner {
+  return {
+    node: signer.node,
+    modes: signer.modes,
+    async sign(target, body, opts = {}) {
+      const headers = await signer.sign(target, body, mode ? { ...opts, mode } : opts);
+      used.add(headers['x-peer-mode']!);
+      return headers;
+    },
+  };
+}
+type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
+// `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
+const PATHS: { path: Path; caller: string; mode?: PeerMode; label: string }[] = [
+  { path: 'pairwise', caller: 'a2a', label: 'fleet.invoke, pairwise (the default between ring members), traced' }, // no mode named
+  { path: 'ed25519', caller: 'a2a', mode: 'ed25519', label: 'fleet.invoke, ed25519, traced' },
+  { path: 'derived', caller: 'a2a-hmac', label: 'fleet.invoke, derived, traced' },
+  { path: 'shared', caller: 'a2a-shared', label: 'fleet.invoke, shared, traced' },
+  { path: 'untraced', caller: 'a2a', label: 'peerFetch, pairwise, no trace' },
+];
+const used = Object.fromEntries(PATHS.map((p) => [p.path, new Set<string>()])) as Record<Path, Set<string>>;
+const calls: Record<Path, () => Promise<boolean>> = {} as never;
+for (const p of PATHS) {
+  const signer = watched((await loadPeerIdentity(tmp, p.caller)).signer, used[p.path], p.mode);
+  const client = createPeerClient({ signer, fleet });
+  const invoker = createFleetInvoker({ self: p.caller, client, trace });
+  calls[p.path] = p.path === 'untraced'
+    ? async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok
+    : async () => (await invoker.invoke('scanner', 'scanner.status')).ok;
+}
+
+const cpuOf = (u: { user: number; system: number }) => u.user + u.system;
+const nodeCpu = async () => cpuOf((await (await fetch(`${url}/cpu`)).json()) as { user: number; system: number });
+
+/** Calls per second and p99 latency, plus CPU µs per call in this (calling) process and in the node. */
+async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: number; callerCpu: number; nodeCpu: number }> {
+  const cpu0 = cpuOf(process.cpuUsage());
+  const node0 = await nodeCpu();
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   const start = performance.now();
@@ -67,11 +109,12 @@ async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: nu
       latencies.push(performance.now() - t0);
     }
   }));
+  const rps = Math.round(latencies.length / ((performance.now() - start) / 1000));
+  const callerCpu = (cpuOf(process.cpuUsage()) - cpu0) / latencies.length;
+  const nodeCpuPerCall = ((await nodeCpu()) - node0) / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { rps: Math.round(latencies.length / ((performance.now() - start) / 1000)), p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2) };
+  return { rps, p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2), callerCpu, nodeCpu: nodeCpuPerCall };
 }
-const viaHub = async () => (await invoker.invoke('scanner', 'scanner.status')).ok;
-const viaHubHmac = async () => (await hmacInvoker.invoke('scanner', 'scanner.status')).ok;
 const body = JSON.stringify({ capability: 'scanner.status', args: {} });
 const direct = async () => {
   const res = await fetch(`${url}/plain/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-peer-scope': 'scanner.status' }, body });
@@ -79,24 +122,31 @@ const direct = async () => {
 };
 
 await run(direct); // warm-up every path
-await run(viaHub);
-await run(viaHubHmac);
-const hubRuns: { rps: number; p99: number }[] = [];
-const hmacRuns: { rps: number; p99: number }[] = [];
-const directRuns: { rps: number; p99: number }[] = [];
+for (const p of PATHS) await run(calls[p.path]);
+const runs: Record<'direct' | Path, Awaited<ReturnType<typeof run>>[]> = { direct: [], pairwise: [], ed25519: [], derived: [], shared: [], untraced: [] };
 for (let r = 0; r < rounds; r++) {
-  directRuns.push(await run(direct));
-  hubRuns.push(await run(viaHub));
-  hmacRuns.push(await run(viaHubHmac));
-  console.log(`round ${r + 1}: direct unsigned ${directRuns.at(-1)!.rps}/s · fleet.invoke ed25519 ${hubRuns.at(-1)!.rps}/s · fleet.invoke derived ${hmacRuns.at(-1)!.rps}/s`);
+  runs.direct.push(await run(direct));
+  for (const p of PATHS) runs[p.path].push(await run(calls[p.path]));
+  const show = (k: 'direct' | Path) => {
+    const x = runs[k].at(-1)!;
+    return `${k} ${x.rps}/s (CPU µs/call: caller ${x.callerCpu.toFixed(0)}, node ${x.nodeCpu.toFixed(0)})`;
+  };
+  console.log(`round ${r + 1}: ` + (['direct', ...PATHS.map((p) => p.path)] as const).map(show).join(' · '));
 }
 proc.kill();
+for (const p of PATHS) if ([...used[p.path]].join() !== (p.mode ?? (p.caller === 'a2a' ? 'pairwise' : p.path))) throw new Error(`${p.path} calls were signed as ${[...used[p.path]].join(', ')}`);
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
-const hubRps = mean(hubRuns.map((r) => r.rps));
-const hmacRps = mean(hmacRuns.map((r) => r.rps));
-const directRps = mean(directRuns.map((r) => r.rps));
-const cost = Math.round((1 - hubRps / directRps) * 100);
-const hmacCost = Math.round((1 - hmacRps / directRps) * 100);
+const rps = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, mean(v.map((r) => r.rps))])) as Record<'direct' | Path, number>;
+const p99 = (k: 'direct' | Path) => Math.max(...runs[k].map((r) => r.p99));
+// CPU per call: the least of the rounds, since other load on the machine can only add to it.
+const cpu = (k: 'direct' | Path) => {
+  const caller = Math.min(...runs[k].map((r) => r.callerCpu));
+  const node = Math.min(...runs[k].map((r) => r.nodeCpu));
+  return { caller, node, total: caller + node };
+};
+const capacity = (k: Path) => Math.round((cpu('direct').total / cpu(k).total) * 100);
+const share = (k: Path) => Math.round((rps[k] / rps.direct) * 100);
+const TARGET: Partial<Record<Path, number>> = { pairwise: 70 };
 
 // 2. Aggregating 100 nodes.
 const many = [];
@@ -120,19 +170,30 @@ for (let i = 0; i < 5; i++) {
 for (const m of many) await m.stop();
 times.sort((a, b) => a - b);
 const aggMedian = Math.round(times[2]!);
-console.log(`\nfleet.invoke ed25519 ${hubRps}/s, derived ${hmacRps}/s vs direct ${directRps}/s: signing + tracing cost ${cost}% (ed25519), ${hmacCost}% (derived) · /api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
+const cpuText = (k: 'direct' | Path) => {
+  const c = cpu(k);
+  return `${c.caller.toFixed(0)} + ${c.node.toFixed(0)} = ${c.total.toFixed(0)}`;
+};
+const table = [
+  '| path | calls/s | of direct | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (calls/s) |',
+  '|---|---|---|---|---|---|---|',
+  `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
+  ...PATHS.map(({ path, label }) => {
+    const goal = TARGET[path];
+    const verdict = goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
+    return `| ${label} | ${rps[path]} | ${share(path)}% | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
+  }),
+].join('\n');
+console.log(`\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
 
-writeSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}).
+reportSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
 
-The hub's \`fleet.invoke('scanner', 'scanner.status')\` (signed with the hub's Ed25519 key, verified by the node, answer parsed, a trace row written to SQLite in WAL mode) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} alternating rounds (means).
+The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} alternating rounds (means). The caller and the benchmark share this process; the node runs in its own.
 
-| path | calls/s | p99 ms (worst round) |
-|---|---|---|
-| direct, unsigned | ${directRps} | ${Math.max(...directRuns.map((r) => r.p99))} |
-| fleet.invoke, Ed25519 (the default ring mode), traced | ${hubRps} | ${Math.max(...hubRuns.map((r) => r.p99))} |
-| fleet.invoke, derived HMAC, traced | ${hmacRps} | ${Math.max(...hmacRuns.map((r) => r.p99))} |
+${table}
 
-Signing and tracing together cost **${cost}%** of the direct call's throughput with Ed25519 and **${hmacCost}%** with the derived HMAC mode (target: under 30%). Ed25519 costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call; the trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row, to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`);
+rmSync(tmp, { recursive: true, force: true });
 process.exit(0);

@@ -1,12 +1,14 @@
 /**
  * `bun run bench`: runs every benchmark in turn, each in its own process, and prints their
- * figures. The A2A and peer benchmarks also rewrite their sections of docs/benchmarks.md.
+ * figures. `bun run bench --write` also records the A2A, peer and fleet sections in
+ * docs/benchmarks.md; without it no tracked file changes.
  */
 
+const write = process.argv.includes('--write') ? ['--write'] : [];
 const benches: string[][] = [
-  ['bench/a2a.ts'],
-  ['bench/peer.ts', '--write'],
-  ['bench/fleet.ts'],
+  ['bench/a2a.ts', ...write],
+  ['bench/peer.ts', ...write],
+  ['bench/fleet.ts', ...write],
   ['bench/mesh-throughput.ts'],
   ['bench/mesh-history.ts'],
 ];

@@ -49,6 +49,8 @@ export interface HubOptions {
   /** The browser console's files (default: the project's console/ folder). */
   consoleDir?: string;
   fetch?: typeof fetch;
+  /** Non-public hosts, addresses or CIDR ranges the hub's webhooks may reach (PUSH_ALLOW_HOSTS). */
+  pushAllowHosts?: string[];
 }
 
 export interface Hub {
@@ -81,7 +83,7 @@ export function createHub(opts: HubOptions): Hub {
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     log,
-    pushAllowHosts: [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname),
+    pushAllowHosts: opts.pushAllowHosts ?? [],
     peer: { verifier: opts.identity.verifier, client, fleet },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),

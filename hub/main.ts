@@ -7,7 +7,8 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
@@ -19,12 +20,13 @@ import { trustWarning } from './mesh/trust.ts';
 
 // 1. Options, read only here.
 const env = process.env;
-const fleet = await loadFleet(env.FLEET_FILE ?? join(import.meta.dir, '..', 'fixtures', 'fleet.json'));
+const fleet = await loadFleet(fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir: resolve(env.DATA_DIR ?? './data'), root: join(import.meta.dir, '..') }));
 const host = env.HOST ?? '127.0.0.1';
 const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
 const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
 const dataDir = resolve(env.DATA_DIR ?? './data');
 const token = env.MESH_TOKEN || undefined;
+const pushAllowHosts = (env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 const meshLimits = meshLimitsFromEnv(env);
 if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
@@ -34,6 +36,7 @@ if (!meshLimits.ok) {
 const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
 if (maxPort <= port) exitIfPortTaken(portOwner);
 const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+installCrashGuard(log);
 
 // 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
@@ -50,7 +53,7 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),

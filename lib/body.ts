@@ -4,7 +4,7 @@
  */
 
 /** Reads at most `max` bytes of a body stream; undefined when it is longer. */
-export async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -40,4 +40,44 @@ export async function readBodyBytes(msg: Request | Response, max: number): Promi
     return undefined;
   }
   return new Uint8Array(await msg.arrayBuffer());
+}
+
+/**
+ * How deep a JSON body may nest objects and arrays. A request nested deeper is refused before it
+ * is parsed: deep values overflow the stack of every recursive step after parsing (writing the
+ * task file, converting between protocol versions), and no message of the fleet needs more.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * Whether a JSON text nests objects and arrays deeper than `max`. One pass over the characters,
+ * brackets inside strings ignored; it does not validate the JSON (the parser does that next).
+ */
+export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
+}
+
+/** A JSON body parsed under the depth limit, or why it was refused. */
+export type ParsedJson = { ok: true; value: unknown } | { ok: false; code: 'BODY_TOO_DEEP' | 'BAD_JSON'; message: string };
+
+/** Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`, `BAD_JSON` when not JSON. */
+export function parseJsonBody(text: string, max = MAX_JSON_DEPTH): ParsedJson {
+  if (nestsDeeperThan(text, max)) return { ok: false, code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${max} levels` };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, code: 'BAD_JSON', message: 'body is not valid JSON' };
+  }
 }

@@ -16,6 +16,14 @@ export interface PortOwner {
   hint: string;
 }
 
+/** A port found taken before anything was opened; `code` is what a failed bind carries too. */
+export class PortTakenError extends Error {
+  readonly code = 'EADDRINUSE';
+  constructor(readonly owner: string, readonly host: string, readonly port: number) {
+    super(`port ${port} on ${host} is already in use`);
+  }
+}
+
 /** Whether a bind failed because the address is in use. */
 export function isPortTaken(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | null;
@@ -27,26 +35,40 @@ export function portTakenLine(o: PortOwner): string {
 }
 
 /**
- * Exits with one line when the port is taken, found by binding it for a moment. Called before the
- * process opens its stores, so a second copy of a running process changes nothing. Port 0 passes.
+ * Throws `PortTakenError` when the port is taken, found by binding it for a moment. Called before
+ * a process opens its stores, so a second copy of a running process changes nothing. Port 0 passes.
  */
-export function exitIfPortTaken(o: PortOwner): void {
-  if (o.port === 0) return;
+export function assertPortFree(owner: string, host: string, port: number): void {
+  if (port === 0) return;
   try {
-    Bun.serve({ hostname: o.host, port: o.port, reusePort: false, fetch: () => new Response() }).stop(true);
+    Bun.serve({ hostname: host, port, reusePort: false, fetch: () => new Response() }).stop(true);
   } catch (e) {
-    if (!isPortTaken(e)) throw e;
+    if (isPortTaken(e)) throw new PortTakenError(owner, host, port);
+    throw e;
+  }
+}
+
+/** Exits with one line when the port is taken (see `assertPortFree`). */
+export function exitIfPortTaken(o: PortOwner): void {
+  try {
+    assertPortFree(o.name, o.host, o.port);
+  } catch (e) {
+    if (!(e instanceof PortTakenError)) throw e;
     exitPortTaken(o);
   }
 }
 
-/** Runs the real bind; losing a race for the port exits the same way, any other error is thrown. */
-export async function bindOrExit<T>(o: PortOwner, bind: () => T | Promise<T>): Promise<T> {
+/**
+ * Runs what opens and binds; a taken port (found first, or a race lost at the bind) exits with
+ * one line, any other error is thrown. A `PortTakenError` names its own process and port.
+ */
+export async function bindOrExit<T>(o: Omit<PortOwner, 'name' | 'port'> & Partial<PortOwner>, bind: () => T | Promise<T>): Promise<T> {
   try {
     return await bind();
   } catch (e) {
     if (!isPortTaken(e)) throw e;
-    return exitPortTaken(o);
+    const found = e instanceof PortTakenError ? { name: e.owner, host: e.host, port: e.port } : {};
+    return exitPortTaken({ name: '?', port: 0, ...o, ...found } as PortOwner);
   }
 }
 

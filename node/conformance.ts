@@ -75,7 +75,7 @@ const SCENARIOS: [prefix: string, run: (ctx: AgentContext) => void | Promise<voi
 /** The answer to a message with no known prefix, the words of the v1.0 kit's reference agent. */
 export const unhandledText = (messageId: string) => `Unhandled messageId prefix: ${messageId}`;
 
-export const conformanceAgent: Agent = {
+const conformanceAgent: Agent = {
   async handle(ctx) {
     // Follow-ups are routed like new messages: the kit builds multi-turn history by sending
     // `tck-input-required` follow-ups and ends the task with a `tck-complete-task` one.

@@ -1,86 +1,101 @@
+#!/usr/bin/env bun
 /**
- * @module node/main — starts one fleet node: `bun run node --name scanner [--port N] [--host H]`.
- * Reads the environment and wires lib/ pieces; everything else lives in lib/node/create-node.ts and the
- * node's own file.
+ * @module node/main — starts one node: `bun run node --name scanner` (a fleet member) or
+ * `bun run node --file ./path/to/node.ts` (any node file, anywhere; the package's `lume-node`
+ * bin is this file). Reads the environment and wires lib/ pieces; everything else lives in
+ * lib/node/serve-node.ts and the node's own file.
  */
 
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { createNode } from '../lib/node/create-node.ts';
-import { loadNode } from '../lib/node/load-node.ts';
-import { createPeerClient } from '../lib/peer/client.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
+import { importNode } from '../lib/node/load-node.ts';
+import { serveNode } from '../lib/node/serve-node.ts';
+import { bindOrExit } from '../lib/port-check.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
+       bun run node --file <node file> [--port <port>] [--host <address>]
 
-Starts the fleet node named in the fleet file (FLEET_FILE, default fixtures/fleet.json).
+--name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
+"bun run fleet add" wrote one; else fixtures/fleet.json).
+--file starts the node a file declares (its default export is defineNode(...)); when the fleet
+file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
+alone on --port (default: a free port) with the peer channel off.
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (extra webhook hosts, comma-separated),
+advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
 
 const { values } = parseArgs({
-  options: { name: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: { name: { type: 'string' }, file: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   strict: false,
 });
-if (values.help) {
-  console.log(usage);
-  process.exit(0);
-}
-
-const fleetFile = resolve(process.env.FLEET_FILE ?? resolve(root, 'fixtures/fleet.json'));
-const fleet = await loadFleet(fleetFile);
-const member = fleet.nodes.find((n) => n.name === values.name);
-if (typeof values.name !== 'string' || !member) {
-  console.error(`${values.name ? `Unknown node "${values.name}". ` : ''}Valid names: ${fleet.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
-  process.exit(2);
-}
-
 const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
+if (values.help || (!text(values.name) && !text(values.file))) {
+  console.log(usage);
+  process.exit(values.help ? 0 : 2);
+}
+
+const dataDir = resolve(process.env.DATA_DIR ?? 'data');
+const fleetFile = fleetFilePath({ fleetFile: process.env.FLEET_FILE, dataDir, root });
+// Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
+const fleet: Fleet | undefined = process.env.FLEET_FILE || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
+let file = text(values.file) ? resolve(text(values.file)!) : undefined;
+if (!file) {
+  const member = fleet!.nodes.find((n) => n.name === values.name);
+  if (!member) {
+    console.error(`Unknown node "${values.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
+    process.exit(2);
+  }
+  file = member.file;
+}
+
 const portText = text(values.port) ?? process.env.PORT;
-const port = portText === undefined ? member.port : Number(portText);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
+const port = portText === undefined ? undefined : Number(portText);
+if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
   console.error(`--port must be a port number, got ${portText}`);
   process.exit(2);
 }
 
-const host = text(values.host) ?? process.env.HOST ?? '127.0.0.1';
-// A second copy of a running node stops here, before it opens (and recovers) the same task files.
-const portOwner = { name: member.name, host, port, hint: `stop the process holding it (another "bun run node --name ${member.name}" or a running fleet), or pass --port <free port>.` };
-exitIfPortTaken(portOwner);
-
-const dataDir = resolve(process.env.DATA_DIR ?? 'data');
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
   : undefined;
-const log = consoleLog(member.name);
-// First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
-await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, member.name);
-const fleetHosts = [fleet.hub, ...fleet.nodes].map((m) => new URL(m.url).hostname);
-const extraHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+const factory = await importNode(file, root).catch((e: Error) => {
+  console.error(e.message);
+  process.exit(2);
+});
+// Webhooks reach public addresses; loopback and private networks only when listed here.
+const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
-const definition = await loadNode(member.file, { fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) }, root);
-const node = createNode(definition, {
+// A port another process holds (a second copy of this node, a running fleet) stops the start with
+// one line, before the node opens its task files (lib/port-check.ts).
+const host = text(values.host) ?? process.env.HOST ?? '127.0.0.1';
+const hint = `stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`;
+const running = await bindOrExit({ host, hint }, () => serveNode(factory, {
   dataDir,
   host,
-  port,
-  log,
-  peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
-  pushAllowHosts: [...fleetHosts, ...extraHosts],
+  ...(port !== undefined ? { port } : {}),
+  ...(fleet ? { fleet } : {}),
+  pushAllowHosts,
+  setup: { fixturesDir: resolve(root, 'fixtures'), fleetFile, ...(model ? { model } : {}) },
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
-});
-const running = await bindOrExit(portOwner, () => node.start());
-console.log(`${member.name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+  // The node's name is known once its file built it: the log and the crash guard start there.
+  logFor: (name) => {
+    const log = consoleLog(name);
+    installCrashGuard(log);
+    return log;
+  },
+}));
+const name = running.node.definition.name;
+console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
     await running.stop();
-    await definition.shutdown?.();
     process.exit(0);
   });
 }

@@ -1,24 +1,16 @@
 /**
- * JSON-RPC 2.0 on POST /a2a, spoken raw: v0.3 answers validated against the official v0.3 JSON
- * Schema, version negotiation, batches and notifications, and hostile input (malformed JSON,
- * wrong types, oversize bodies, path-like ids) answered with the right code while the node
- * keeps serving and writes nothing outside its task folder.
+ * JSON-RPC 2.0 on POST /a2a, spoken raw: v0.3 answers validated against the project's schema of
+ * them (fixtures/a2a-v0.3-answers.schema.json), version negotiation, batches and notifications,
+ * and hostile input (malformed JSON, wrong types, oversize bodies, path-like ids) answered with
+ * the right code while the node keeps serving and writes nothing outside its task folder.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv';
 import conformance from '../node/conformance.ts';
+import { valid03 } from './support/a2a-v03.ts';
 import { collect, msgV03, msgV1, rawPost, rpc, startNode, streamRpc, type TestNode } from './support/node.ts';
-
-const schema = await Bun.file(join(import.meta.dir, '../../shared/a2a/a2a-v0.3.schema.json')).json();
-const ajv = new Ajv({ strict: false, allErrors: true });
-ajv.addSchema(schema, 'a2a');
-function valid03(definition: string, value: unknown): string[] {
-  const check = ajv.getSchema(`a2a#/definitions/${definition}`)!;
-  return check(value) ? [] : (check.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
-}
 
 let node: TestNode;
 beforeAll(async () => {
@@ -26,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => node.dispose());
 
-describe('v0.3 answers match the official schema', () => {
+describe('v0.3 answers match the v0.3 answers schema', () => {
   test('agent card', async () => {
     const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
     expect(valid03('AgentCard', card)).toEqual([]);

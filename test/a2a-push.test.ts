@@ -1,7 +1,7 @@
 /**
  * Push notifications: webhook delivery of every task update in order, with the configured
- * Authorization, retried after a failure; URLs that are not http(s) or point at hosts outside
- * the allow rule are refused; a node without push says so on its card and in its answers.
+ * Authorization, retried after a failure; URLs that are not http(s) or point at non-public hosts
+ * the allow-list does not name are refused; a node without push says so on its card and in its answers.
  */
 
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
@@ -116,7 +116,7 @@ describe('config methods and the allow rule', () => {
 
   test('URLs that are not http(s) or leave the allowed hosts are refused and not stored', async () => {
     const t = (await rpc(node.url, 'SendMessage', { message: msgV1('x'), configuration: { returnImmediately: true } })).result.task;
-    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:70/', 'http://example.com/hook', 'http://169.254.169.254/latest/meta-data', 'http://user:pw@127.0.0.1/x', 'not a url']) {
+    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:70/', 'http://192.168.1.10/hook', 'http://169.254.169.254/latest/meta-data', 'http://user:pw@127.0.0.1/x', 'not a url']) {
       const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: t.id, url });
       expect([url, r.error?.code]).toEqual([url, -32602]);
     }

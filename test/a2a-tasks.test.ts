@@ -1,5 +1,5 @@
 /**
- * The task state machine (SPEC-NOTES §6) through JSON-RPC: blocking and returnImmediately,
+ * The task state machine (A2A task lifecycle) through JSON-RPC: blocking and returnImmediately,
  * continuation by taskId, contextId rules, historyLength, ListTasks filters and paging, cancel
  * semantics, and tasks surviving a restart.
  */

@@ -1,12 +1,13 @@
 /**
  * Any app joins: the example node of docs/add-a-node.md (under 40 lines) is written as a new file
  * in node/, listed in a fleet file, started with `bun run node`, and shows up in the hub's
- * GET /api/fleet and in its trace, with nothing in lib/ or hub/ touched.
+ * GET /api/fleet and in its trace, with nothing in lib/ or hub/ touched. And the walk-through,
+ * word for word, in a copy of the project: scaffold, its test, the example, the fleet entry, run.
  */
 
 import { Database } from 'bun:sqlite';
 import { afterAll, expect, test } from 'bun:test';
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { memoryLog } from '../lib/log.ts';
@@ -72,3 +73,62 @@ test('a new node file plus a fleet entry is enough to join', async () => {
     meshStore.close();
   }
 }, 20_000);
+
+/** A shell command of the doc, run as written in `cwd` (bun test's own output goes to stderr). */
+async function sh(command: string, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  const p = Bun.spawn(['sh', '-c', command], { cwd, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out: out + err };
+}
+
+test('the walk-through of docs/add-a-node.md works word for word', async () => {
+  const copy = join(dataDir, 'project');
+  for (const part of ['lib', 'hub', 'node', 'fixtures', 'package.json', 'tsconfig.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
+  const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
+  const commands = (text: string) => text.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+
+  // 0. The scaffold and its test.
+  const scaffold = blocks.find((b) => b.lang === 'sh' && b.text.includes('new-node'))!;
+  for (const line of commands(scaffold.text)) {
+    const r = await sh(line, copy);
+    expect([line, r.code, r.out]).toEqual([line, 0, expect.any(String)]);
+  }
+  expect(readFileSync(join(copy, 'node/host.ts'), 'utf8')).toContain("id: 'host.greet'");
+
+  // 1. The example over the scaffold, its test pointed at host.load; 2. the fleet entry.
+  writeFileSync(join(copy, 'node/host.ts'), example);
+  const hostTest = join(copy, 'test/host.test.ts');
+  writeFileSync(hostTest, readFileSync(hostTest, 'utf8').replaceAll('host.greet', 'host.load')
+    .replace("{ who: 'Ada' }", '{}').replace("{ greeting: 'Hello, Ada!' }", '{ source: \'live\' }'));
+  expect((await sh('bun test test/host.test.ts', copy)).code).toBe(0);
+  const entry = JSON.parse(blocks.find((b) => b.lang === 'json' && b.text.includes('"host"'))!.text);
+  const fleetPath = join(copy, 'fixtures/fleet.json');
+  const fleetDoc = JSON.parse(readFileSync(fleetPath, 'utf8'));
+  fleetDoc.nodes.push(entry);
+  writeFileSync(fleetPath, JSON.stringify(fleetDoc, null, 2));
+
+  // 3. Run it: the node alone (on a free port instead of 4108), then the two curl lines against it.
+  const run = blocks.find((b) => b.lang === 'sh' && b.text.includes('bun run node --name host'))!;
+  const [start, , ...curls] = commands(run.text.replace(/\\\n\s*/g, ''));
+  expect(start).toBe('bun run node --name host');
+  const node = Bun.spawn(['sh', '-c', `exec ${start}`], { cwd: copy, env: { ...process.env, PORT: '0', DATA_DIR: join(dataDir, 'walk') }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  try {
+    const reader = node.stdout.getReader();
+    let out = '';
+    while (!/listening on (http:\S+)/.test(out)) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`node exited: ${await new Response(node.stderr).text()}`);
+      out += new TextDecoder().decode(value);
+    }
+    const address = /listening on http:\/\/(\S+)/.exec(out)![1]!;
+    const [card, answer] = await Promise.all(curls.map(async (c) => (await sh(c.replaceAll('localhost:4108', address), copy)).out));
+    expect(JSON.parse(card!).skills.map((s: any) => s.id)).toEqual(['host.load']);
+    const task = JSON.parse(answer!).result.task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts[0].parts[0].data.cpus).toBeGreaterThan(0);
+  } finally {
+    node.kill();
+    await node.exited;
+  }
+}, 60_000);

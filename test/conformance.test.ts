@@ -146,13 +146,15 @@ describe('JSON-RPC Content-Type', () => {
 });
 
 describe('webhook refusal', () => {
-  test('names each allowed host once, loopback as one word', async () => {
+  test('says which kind of address is refused and how to allow it', async () => {
     const task = (await rpc(node.url, 'SendMessage', { message: msgV1('x', { messageId: 'tck-input-required-push' }) })).result.task;
-    const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: 'https://hooks.elsewhere.test/in' });
+    const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: 'https://10.1.2.3/in' });
     expect(r.error.code).toBe(-32602);
-    expect(r.error.message).toBe('webhook host hooks.elsewhere.test is not allowed (allowed: loopback, example.com)');
-    // Allowed hosts match whatever their case (checked on the sender: nothing is delivered).
-    const sender = new WebhookSender({ allowHosts: ['Example.com'], log: memoryLog() });
-    expect([sender.refuse('https://EXAMPLE.com/tck-push-webhook'), sender.refuse('http://127.0.0.1:9/x')]).toEqual([null, null]);
+    expect(r.error.message).toBe('webhook host 10.1.2.3 is a private address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it');
+    // Listed names match whatever their case; loopback is refused unless listed (checked on the
+    // sender: nothing is delivered).
+    const sender = new WebhookSender({ allowHosts: ['Example.com', 'hooks.lan'], log: memoryLog() });
+    expect([sender.refuse('https://EXAMPLE.com/tck-push-webhook'), sender.refuse('http://HOOKS.lan/x'), sender.refuse('http://127.0.0.1:9/x')])
+      .toEqual([null, null, 'webhook host 127.0.0.1 is a loopback address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it']);
   });
 });

@@ -132,8 +132,11 @@ describe('delegation', () => {
 describe('executor down', () => {
   test('at read time the task stays working; at submit the task waits for input with the reason', async () => {
     const g = await startFleet(await realNodeDefs(['resolve']));
+    let jobGroup: number | undefined;
     try {
       const t = await delegate(g.hubUrl, 'run the long demo', 'demo');
+      const status = await localInvoke(g.hubUrl, { target: 'resolve', capability: 'exec.status', args: { job_id: t.metadata.delegation.job_id } });
+      jobGroup = status.json.result.job.pid;
       await g.kill('resolve');
       const read = (await rpc(g.hubUrl, 'GetTask', { id: t.id })).result;
       expect(read.status.state).toBe('TASK_STATE_WORKING');
@@ -144,6 +147,12 @@ describe('executor down', () => {
       expect(refused.status.message.parts[0].text).toContain('PEER_UNREACHABLE');
     } finally {
       await g.stop();
+      // A stopped node leaves its jobs running (as a crash would); end this one's process group.
+      if (jobGroup) {
+        try {
+          process.kill(-jobGroup, 'SIGKILL');
+        } catch {} // already ended
+      }
     }
   });
 });

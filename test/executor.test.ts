@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import resolve from '../node/resolve/index.ts';
 import { children, exists, running, startExecutor, type ExecutorNode } from './support/executor.ts';
 import { FIXTURES, msgV1, rpc } from './support/node.ts';
+import { fixtureFleet } from './support/fleet.ts';
 
 let x: ExecutorNode;
 beforeAll(async () => {
@@ -50,7 +51,8 @@ describe('a job from submit to its output', () => {
       expect([recipe, job.state, job.exitCode]).toEqual([recipe, 'succeeded', 0]);
       outputs[recipe] = job.output;
     }
-    expect(outputs['fleet-report']!.split('\n')[0]).toBe('Fleet report: hub a2a on port 4100, 7 default nodes, 1 opt-in');
+    const { defaults, optIn } = await fixtureFleet();
+    expect(outputs['fleet-report']!.split('\n')[0]).toBe(`Fleet report: hub a2a on port 4100, ${defaults.length} default nodes, ${optIn.length} opt-in`);
     expect(outputs['fleet-report']).toContain('- resolve      port 4107  node/resolve/index.ts');
     expect(outputs['git-history']).toMatch(/^Git history: \d+\+? commits from \d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d\nAuthors:\n- /);
     expect(outputs['disk-usage']).toStartWith(`Disk usage of ${x.dataDir}\n`);

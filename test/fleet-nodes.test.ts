@@ -9,8 +9,10 @@ import { rmSync } from 'node:fs';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { msgV1, rpc, tempDir } from './support/node.ts';
 import { SETUP, fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
+import { fixtureFleet } from './support/fleet.ts';
 
-const nowhere = `${tempDir()}/absent`;
+const scratch = tempDir();
+const nowhere = `${scratch}/absent`;
 const execDir = tempDir();
 let f: RunningFleet;
 beforeAll(async () => {
@@ -26,7 +28,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await f.dispose();
-  rmSync(execDir, { recursive: true, force: true });
+  for (const dir of [scratch, execDir]) rmSync(dir, { recursive: true, force: true });
 });
 
 const A2A_NODES = ['crm', 'scanner', 'lan', 'talentlens', 'resolve'];
@@ -62,7 +64,7 @@ const SNAPSHOT_TOOLS = [
 describe('the agent surface', () => {
   test('the node files of fixtures/fleet.json declare exactly 25 read-only, no-argument snapshot tools', async () => {
     const files = await fleetNodeFiles();
-    expect(files.map((x) => x.name)).toEqual(['crm', 'scanner', 'tsm-hub', 'cicdkit', 'lan', 'talentlens', 'resolve']);
+    expect(files.map((x) => x.name)).toEqual((await fixtureFleet()).defaults);
     const tools = files.flatMap(({ factory }) => factory(SETUP).catalog.capabilities)
       .filter((c) => c.readOnly && Object.keys(c.args).length === 0).map((c) => c.id).sort();
     expect(tools).toEqual(SNAPSHOT_TOOLS);

@@ -18,15 +18,18 @@ const target = hub.url;
 const refusal = (code: string) => ({ ok: false, error: { code, message: expect.any(String) } });
 
 describe('POST /peer/invoke accepts', () => {
-  test('each mode from a node whose ring entry names it', async () => {
+  test('each mode from a node whose ring entry names it; pairwise by default between two Ed25519 nodes', async () => {
     for (const name of ['crm', 'scanner', 'lan']) {
       const r = await signedPost(f.nodes[name]!.signer, target, 'echo', invokeBody('echo', { n: 1 }));
       expect({ status: r.status, body: r.body, mode: r.headers['x-peer-mode'] }).toEqual({
         status: 200,
         body: { ok: true, result: { node: 'hub', args: { n: 1 } } },
-        mode: { crm: 'ed25519', scanner: 'derived', lan: 'shared' }[name]!,
+        mode: { crm: 'pairwise', scanner: 'derived', lan: 'shared' }[name]!,
       });
     }
+    // ed25519 ranks with pairwise, so a node may still sign with its own key
+    const ed = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { n: 2 }), { mode: 'ed25519' });
+    expect([ed.status, ed.headers['x-peer-mode'], ed.body]).toEqual([200, 'ed25519', { ok: true, result: { node: 'hub', args: { n: 2 } } }]);
   });
 
   test('a missing args is an empty object', async () => {
@@ -58,22 +61,26 @@ describe('POST /peer/invoke refuses with a code', () => {
         const s = h['x-peer-signature']!;
         h['x-peer-signature'] = (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
       },
-      short: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, 43)),
+      short: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, -1)),
       long: (h) => (h['x-peer-signature'] = h['x-peer-signature']! + 'AAAA'),
       garbage: (h) => (h['x-peer-signature'] = '!!!not*base64!!!'),
-      padded: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, 84) + '=='),
+      padded: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, -2) + '=='),
       empty: (h) => (h['x-peer-signature'] = ''),
       mode: (h) => (h['x-peer-mode'] = 'rsa'),
       nonce: (h) => (h['x-peer-nonce'] = 'short'),
     };
-    for (const [name, edit] of Object.entries(edits)) {
-      const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { edit });
-      expect([name, r.status, r.body]).toEqual([name, 401, refusal('PEER_BAD_SIGNATURE')]);
+    for (const mode of ['pairwise', 'ed25519'] as const) {
+      for (const [name, edit] of Object.entries(edits)) {
+        const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { mode, edit });
+        expect([mode, name, r.status, r.body]).toEqual([mode, name, 401, refusal('PEER_BAD_SIGNATURE')]);
+      }
     }
-    // crm's name, another node's key
-    const impostor = createSigner({ node: 'crm', seed: f.nodes.hub!.seed, now: () => NOW });
-    const r = await signedPost(impostor, target, 'echo', invokeBody('echo'));
-    expect([r.status, r.body]).toEqual([401, refusal('PEER_BAD_SIGNATURE')]);
+    // crm's name, another node's key: its own signature, and the pair key it can make with the hub
+    const impostor = createSigner({ node: 'crm', seed: f.nodes.hub!.seed, ring: f.ring, now: () => NOW });
+    for (const mode of ['pairwise', 'ed25519'] as const) {
+      const r = await signedPost(impostor, target, 'echo', invokeBody('echo'), { mode });
+      expect([mode, r.status, r.body]).toEqual([mode, 401, refusal('PEER_BAD_SIGNATURE')]);
+    }
   });
 
   test('PEER_BAD_SIGNATURE: body changed after signing', async () => {
@@ -165,7 +172,7 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
 
   test('twenty concurrent requests carrying one nonce: exactly one is accepted', async () => {
     const body = invokeBody('echo', { race: true });
-    const headers = await crm.signer.sign('echo', new TextEncoder().encode(body));
+    const headers = await crm.signer.sign({ to: 'hub', route: '/peer/invoke', scope: 'echo' }, new TextEncoder().encode(body));
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
         fetch(target + '/peer/invoke', { method: 'POST', headers, body }).then(async (r) => [r.status, (await r.json()).error?.code ?? 'ok']),

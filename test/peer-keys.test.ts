@@ -1,7 +1,7 @@
 /** Key files: `bun run keys` and lib/peer/keys.ts make, keep, rotate and load them; nothing leaks. */
 
 import { afterAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/invoke.ts';
@@ -20,6 +20,7 @@ const fleet = parseFleet({
 });
 const NOW = 1_767_225_600_000;
 const body = new TextEncoder().encode('{}');
+const toScanner = { to: 'scanner', route: '/peer/invoke', scope: 'echo' };
 const mode = (p: string) => statSync(p).mode & 0o777;
 const read = (dir: string, f: string) => readFileSync(join(dir, 'keys', f), 'utf8');
 
@@ -70,13 +71,19 @@ describe('loading and rotating', () => {
     await ensureKeys(dir, fleet);
     const crm = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     const scanner = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
-    const h = new Headers(await crm.signer.sign('echo', body));
-    expect(await scanner.verifier.verify(h, body)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+    const h = new Headers(await crm.signer.sign(toScanner, body));
+    expect(await scanner.verifier.verify(h, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'pairwise' });
+    const ed = new Headers(await crm.signer.sign(toScanner, body, { mode: 'ed25519' }));
+    expect(await scanner.verifier.verify(ed, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+    // the hub loads its identity the same way: its fleet.invoke signs pairwise to every ring member
+    const hub = await loadPeerIdentity(dir, 'a2a', { now: () => NOW });
+    const fromHub = new Headers(await hub.signer.sign(toScanner, body));
+    expect([fromHub.get('x-peer-mode'), await scanner.verifier.verify(fromHub, body, '/peer/invoke')]).toEqual(['pairwise', expect.objectContaining({ ok: true, node: 'a2a' })]);
     await expect(loadPeerIdentity(dir, 'stranger')).rejects.toThrow('not in the ring');
     await expect(loadPeerIdentity(freshDir(), 'crm')).rejects.toThrow('bun run keys');
   });
 
-  test('rotate keeps the previous key in the ring until retire', async () => {
+  test('rotate keeps the previous key in the ring until retire (pairwise, the default)', async () => {
     const dir = freshDir();
     await ensureKeys(dir, fleet);
     const old = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
@@ -86,17 +93,45 @@ describe('loading and rotating', () => {
     const fresh = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     const during = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
     const check = async (v: typeof during, s: typeof old) => {
-      const r = await v.verifier.verify(new Headers(await s.signer.sign('echo', body)), body);
+      const r = await v.verifier.verify(new Headers(await s.signer.sign(toScanner, body)), body, '/peer/invoke');
       return r.ok ? 'ok' : r.code;
     };
     expect([await check(during, old), await check(during, fresh)]).toEqual(['ok', 'ok']);
     await retireKeys(dir, fleet, 'crm');
     const after = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
     expect([await check(after, old), await check(after, fresh)]).toEqual(['PEER_BAD_SIGNATURE', 'ok']);
+    expect(existsSync(join(dir, 'keys', 'crm.ed25519.previous.json'))).toBe(false);
     // rotating twice without retiring keeps at most two keys
     await rotateKey(dir, fleet, 'crm');
     await rotateKey(dir, fleet, 'crm');
     expect((await listKeys(dir)).find((k) => k.node === 'crm')?.kids).toHaveLength(2);
+  });
+
+  test('a rotated receiver still answers callers that hold the old ring, until retire', async () => {
+    const dir = freshDir();
+    await ensureKeys(dir, fleet);
+    const toCrm = { to: 'crm', route: '/peer/invoke', scope: 'echo' };
+    const scannerBefore = await loadPeerIdentity(dir, 'scanner', { now: () => NOW }); // knows crm's old key only
+    const crmBefore = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    await rotateKey(dir, fleet, 'crm');
+    expect(mode(join(dir, 'keys', 'crm.ed25519.previous.json'))).toBe(0o600);
+    const scannerAfter = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
+    const outcome = async (caller: typeof crmBefore, receiver: typeof crmBefore, opts: { mode?: 'ed25519' } = {}) => {
+      const h = new Headers(await caller.signer.sign(toCrm, body, opts));
+      const r = await receiver.verifier.verify(h, body, '/peer/invoke');
+      return r.ok ? `ok ${r.mode}` : r.code;
+    };
+    const crmDuring = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    // the new pair key, and the old one (crm's previous pair), both accepted during the rotation
+    expect([await outcome(scannerAfter, crmDuring), await outcome(scannerBefore, crmDuring)]).toEqual(['ok pairwise', 'ok pairwise']);
+    expect(await outcome(scannerBefore, crmBefore)).toBe('ok pairwise'); // the crm that never rotated
+    await retireKeys(dir, fleet, 'crm');
+    const crmAfter = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
+    expect([await outcome(scannerAfter, crmAfter), await outcome(scannerBefore, crmAfter), await outcome(scannerBefore, crmAfter, { mode: 'ed25519' })]).toEqual([
+      'ok pairwise',
+      'PEER_BAD_SIGNATURE',
+      'ok ed25519',
+    ]);
   });
 
   test('only fleet members with plain names can be rotated', async () => {

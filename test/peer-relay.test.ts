@@ -71,7 +71,7 @@ describe('POST /peer/relay', () => {
   test('loops are refused: back to the caller, back to the relay, a repeated node', async () => {
     for (const route of [['a'], ['b'], ['c', 'b'], ['c', 'd', 'c']]) {
       const r = await a!.client.peerRelay('b', route, 'whoami');
-      expect([route, r]).toEqual([route, { ok: false, error: expect.objectContaining({ code: 'PEER_LOOP', kind: 'failed', status: 508 }) }]);
+      expect([route, r]).toEqual([route, { ok: false, error: expect.objectContaining({ code: 'PEER_LOOP', kind: 'failed', status: 400 }) }]);
     }
   });
 
@@ -83,7 +83,7 @@ describe('POST /peer/relay', () => {
   test('the hop limit holds', async () => {
     // a > b > c > d > e is four steps: allowed; a > b > c > d > e > hub is five: refused at b
     expect(await a!.client.peerRelay('b', ['c', 'd', 'e'], 'whoami')).toEqual({ ok: true, result: 'e' });
-    expect(await a!.client.peerRelay('b', ['c', 'd', 'e', 'hub'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_HOPS', status: 508 } });
+    expect(await a!.client.peerRelay('b', ['c', 'd', 'e', 'hub'], 'whoami')).toMatchObject({ ok: false, error: { code: 'PEER_HOPS', status: 400 } });
   });
 
   test('route entries must be fleet nodes; relay scope must be relay:<capability>', async () => {

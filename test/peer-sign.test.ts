@@ -20,6 +20,8 @@ import {
 const NOW = 1_767_225_600_000;
 const enc = new TextEncoder();
 const body = enc.encode('{"capability":"echo","args":{}}');
+const T = { to: 'hub', route: '/peer/invoke', scope: 'echo' };
+const ROUTE = '/peer/invoke';
 const ringOf = (node: string, ...seeds: Uint8Array[]) =>
   new Map<string, RingEntry>([[node, { mode: 'ed25519', ed25519: seeds.map(ed25519PublicKey) }]]);
 
@@ -36,11 +38,11 @@ describe('Ed25519 implementations agree', () => {
       [nativeEd25519(), nobleEd25519],
     ]) {
       const signer = createSigner({ node: 'crm', seed, now: () => NOW, ed25519: signWith });
-      const verifier = createVerifier({ ring, now: () => NOW, ed25519: verifyWith });
-      const headers = await signer.sign('echo', body);
-      expect(await verifier.verify(new Headers(headers), body)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+      const verifier = createVerifier({ self: 'hub', ring, now: () => NOW, ed25519: verifyWith });
+      const headers = await signer.sign(T, body);
+      expect(await verifier.verify(new Headers(headers), body, ROUTE)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
       // and the raw library agrees on the same bytes
-      const text = enc.encode(signedString({ node: 'crm', ts: headers['x-peer-ts']!, nonce: headers['x-peer-nonce']!, scope: 'echo' }, body));
+      const text = enc.encode(signedString({ node: 'crm', ts: headers['x-peer-ts']!, nonce: headers['x-peer-nonce']!, scope: 'echo', to: 'hub', route: ROUTE }, body));
       expect(ed.verify(fromB64url(headers['x-peer-signature']!, 64)!, text, ed25519PublicKey(seed))).toBe(true);
     }
   });
@@ -73,19 +75,19 @@ describe('verifier', () => {
   test('one nonce verified twenty times at once in process: exactly one passes', async () => {
     const seed = ed.utils.randomSecretKey();
     const signer = createSigner({ node: 'crm', seed, now: () => NOW });
-    const verifier = createVerifier({ ring: ringOf('crm', seed), now: () => NOW });
-    const headers = new Headers(await signer.sign('echo', body));
-    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(headers, body)));
+    const verifier = createVerifier({ self: 'hub', ring: ringOf('crm', seed), now: () => NOW });
+    const headers = new Headers(await signer.sign(T, body));
+    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(headers, body, ROUTE)));
     expect(results.map((r) => (r.ok ? 'ok' : r.code)).sort()).toEqual([...Array(19).fill('PEER_REPLAY'), 'ok']);
   });
 
   test('a ring holding two keys for a rotating node accepts both, and neither after retirement', async () => {
     const [oldSeed, newSeed] = [ed.utils.randomSecretKey(), ed.utils.randomSecretKey()];
-    const both = createVerifier({ ring: ringOf('crm', newSeed, oldSeed), now: () => NOW });
-    const retired = createVerifier({ ring: ringOf('crm', newSeed), now: () => NOW });
-    const sign = (seed: Uint8Array) => createSigner({ node: 'crm', seed, now: () => NOW }).sign('echo', body).then((h) => new Headers(h));
+    const both = createVerifier({ self: 'hub', ring: ringOf('crm', newSeed, oldSeed), now: () => NOW });
+    const retired = createVerifier({ self: 'hub', ring: ringOf('crm', newSeed), now: () => NOW });
+    const sign = (seed: Uint8Array) => createSigner({ node: 'crm', seed, now: () => NOW }).sign(T, body).then((h) => new Headers(h));
     const outcome = async (v: ReturnType<typeof createVerifier>, seed: Uint8Array) => {
-      const r = await v.verify(await sign(seed), body);
+      const r = await v.verify(await sign(seed), body, ROUTE);
       return r.ok ? 'ok' : r.code;
     };
     expect([await outcome(both, oldSeed), await outcome(both, newSeed), await outcome(retired, oldSeed), await outcome(retired, newSeed)]).toEqual([
@@ -99,15 +101,15 @@ describe('verifier', () => {
   test('the window is configurable', async () => {
     const seed = ed.utils.randomSecretKey();
     const signer = createSigner({ node: 'crm', seed, now: () => NOW - 5_000 });
-    const strict = createVerifier({ ring: ringOf('crm', seed), now: () => NOW, windowMs: 1_000 });
-    expect(await strict.verify(new Headers(await signer.sign('echo', body)), body)).toMatchObject({ ok: false, code: 'PEER_STALE' });
+    const strict = createVerifier({ self: 'hub', ring: ringOf('crm', seed), now: () => NOW, windowMs: 1_000 });
+    expect(await strict.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject({ ok: false, code: 'PEER_STALE' });
   });
 
   test('a verifier without the fleet secret refuses HMAC modes as unverifiable', async () => {
     const secret = crypto.getRandomValues(new Uint8Array(32));
     const signer = createSigner({ node: 'lan', secret, now: () => NOW });
-    const verifier = createVerifier({ ring: new Map([['lan', { mode: 'shared', ed25519: [] }]]), now: () => NOW });
-    expect(await verifier.verify(new Headers(await signer.sign('echo', body)), body)).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
+    const verifier = createVerifier({ self: 'hub', ring: new Map([['lan', { mode: 'shared', ed25519: [] }]]), now: () => NOW });
+    expect(await verifier.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
   });
 });
 
@@ -148,7 +150,7 @@ describe('signers keep keys to themselves', () => {
   test('invalid signer input is a thrown configuration error, not a bad signature', async () => {
     expect(() => createSigner({ node: '../etc' })).toThrow('invalid node name');
     expect(() => createSigner({ node: 'crm', seed: new Uint8Array(31) })).toThrow('32 bytes');
-    await expect(createSigner({ node: 'crm' }).sign('echo', body)).rejects.toThrow('no key');
-    await expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign('bad\nscope', body)).rejects.toThrow('invalid scope');
+    await expect(createSigner({ node: 'crm' }).sign(T, body)).rejects.toThrow('no key');
+    await expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign({ ...T, scope: 'bad\nscope' }, body)).rejects.toThrow('invalid scope');
   });
 });

@@ -4,23 +4,47 @@
  * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
  * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
+ * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
+ * that runs elsewhere (hub/fleet/add.ts).
  */
 
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { parseArgs } from 'node:util';
+import { installCrashGuard } from '../../lib/crash-guard.ts';
+import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
+import { consoleLog } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
+import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
-const fleetFile = resolve(env.FLEET_FILE ?? join(root, 'fixtures', 'fleet.json'));
 const dataDir = resolve(env.DATA_DIR ?? 'data');
+const fleetFile = fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir, root });
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
+
+if (command === 'add') {
+  const { values, positionals } = parseArgs({ args: process.argv.slice(3), options: { url: { type: 'string' }, kid: { type: 'string' }, role: { type: 'string' } }, allowPositionals: true });
+  if (positionals.length !== 1 || !values.url) {
+    console.error('usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]');
+    process.exit(2);
+  }
+  const added = await addRemoteNode({
+    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(env.FLEET_FILE, dataDir), dataDir,
+    ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
+  });
+  if (!added.ok) {
+    console.error(`${added.error.code}: ${added.error.message}`);
+    process.exit(1);
+  }
+  console.log(`added ${added.result.name} at ${added.result.url} (key ${added.result.kid}) to ${added.result.file}`);
+  process.exit(0);
+}
 
 if (command === 'verify') {
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
@@ -32,7 +56,7 @@ if (command === 'verify') {
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
 if (command !== 'start') {
-  console.error('usage: bun run fleet [start | verify [node …]]');
+  console.error('usage: bun run fleet [start | verify [node …] | add <name> --url <base-url>]');
   process.exit(2);
 }
 
@@ -60,6 +84,8 @@ function render(changed: ChildRow): void {
   process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
 }
 
+// The supervisor must outlive any one bug: it is what restarts everything else.
+installCrashGuard(consoleLog('fleet'));
 supervisor.start();
 if (live) setInterval(() => render(supervisor.rows()[0]!), 1000);
 

@@ -8,12 +8,13 @@
  *   bun run keys list               modes and key ids in the ring
  */
 
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { join } from 'node:path';
+import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list]';
 const dataDir = process.env.DATA_DIR ?? './data';
-const fleetFile = process.env.FLEET_FILE ?? 'fixtures/fleet.json';
+const fleetFile = fleetFilePath({ fleetFile: process.env.FLEET_FILE, dataDir, root: join(import.meta.dir, '../..') });
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 async function main(): Promise<number> {

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Fleet } from '../../lib/fleet/invoke.ts';
 import type { ChildSpec } from './supervisor.ts';
 
-/** The members `bun run fleet` starts: the hub, then the default nodes. */
+/** The members `bun run fleet` starts: the hub, then the default nodes (remote ones run elsewhere). */
 export function fleetMembers(fleet: Fleet) {
-  return [fleet.hub, ...fleet.nodes.filter((n) => n.default)];
+  return [fleet.hub, ...fleet.nodes.filter((n) => n.default && !n.remote)];
 }
 
 /** One child per member; `root` is the project folder the commands run in. */

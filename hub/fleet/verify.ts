@@ -7,7 +7,7 @@
 
 import { readAgentBacked } from '../../lib/a2a/card.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
-import type { PeerSigner } from '../../lib/peer/signature.ts';
+import { PEER_RANK, type PeerMode, type PeerSigner } from '../../lib/peer/signature.ts';
 import { probeNode } from './view.ts';
 
 export type Check = 'online' | 'card' | 'signed' | 'refusals' | 'snapshots' | 'catalogOnly' | 'viaHub';
@@ -37,9 +37,9 @@ interface Descriptor {
 
 type Answer = { status: number; body: any };
 
-async function signedInvoke(f: typeof fetch, member: FleetMember, signer: PeerSigner, capability: string, args: unknown, opts: { mode?: 'shared' | 'derived' | 'ed25519'; tamper?: boolean; timeoutMs: number }): Promise<Answer> {
+async function signedInvoke(f: typeof fetch, member: FleetMember, signer: PeerSigner, capability: string, args: unknown, opts: { mode?: PeerMode; tamper?: boolean; timeoutMs: number }): Promise<Answer> {
   const body = JSON.stringify({ capability, args });
-  const headers = await signer.sign(capability, new TextEncoder().encode(body), opts.mode ? { mode: opts.mode } : {});
+  const headers = await signer.sign({ to: member.name, route: '/peer/invoke', scope: capability }, new TextEncoder().encode(body), opts.mode ? { mode: opts.mode } : {});
   if (opts.tamper) {
     // Flip one character of the signature: a valid encoding that must not verify.
     const sig = headers['x-peer-signature']!;
@@ -85,7 +85,7 @@ export async function verifyNode(member: FleetMember, o: VerifyOptions): Promise
     const signed = await signedInvoke(f, member, o.signer, probe, {}, { timeoutMs });
     set('signed', signed.status === 200 && signed.body?.ok === true, `${modeOf(o.signer)} → HTTP ${signed.status}`);
 
-    const weaker = o.signer.modes.filter((m) => m !== o.signer.modes[0]);
+    const weaker = o.signer.modes.filter((m) => PEER_RANK[m] < PEER_RANK[o.signer.modes[0]!]);
     const refusals: string[] = [];
     const bad = await signedInvoke(f, member, o.signer, probe, {}, { tamper: true, timeoutMs });
     refusals.push(`tampered → ${bad.body?.error?.code}`);

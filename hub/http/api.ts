@@ -9,7 +9,7 @@
  * error registry gives its code; an unexpected error is a 500 with a generic message and a log line.
  */
 
-import { readBodyBytes } from '../../lib/body.ts';
+import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { EventQueue } from '../../lib/event-queue.ts';
 import { sseResponse } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
@@ -23,7 +23,7 @@ import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
 
-export interface HubApiDeps {
+interface HubApiDeps {
   fleet: Fleet;
   view: { snapshot(): Promise<FleetSnapshot> };
   trace: TraceStore;
@@ -89,12 +89,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
-    let body: unknown;
-    try {
-      body = JSON.parse(new TextDecoder().decode(bytes));
-    } catch {
-      return refuse('BAD_REQUEST', 'body is not JSON');
-    }
+    const parsed = parseJsonBody(new TextDecoder().decode(bytes));
+    if (!parsed.ok) return parsed.code === 'BODY_TOO_DEEP' ? refuse('BODY_TOO_DEEP', parsed.message) : refuse('BAD_REQUEST', 'body is not JSON');
+    const body = parsed.value;
     if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
     return body as Record<string, unknown>;
   }

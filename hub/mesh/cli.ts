@@ -21,7 +21,7 @@ export interface CliIo {
   waitMs?: number;
 }
 
-export const HELP = `usage: bun run mesh <command>
+const HELP = `usage: bun run mesh <command>
   hub [status]                         hub address, protocol, pid, start time
   project create <name> [--display D] [--desc T]
   project list | project delete <name>
@@ -47,7 +47,7 @@ export function parseArgs(argv: string[]): { pos: string[]; opts: Record<string,
 }
 
 /** One history line: `demo:3 2025-01-01T00:00:00.000Z alice -> bob: text [files: a.txt]`. */
-export function formatMessage(m: MeshMessage): string {
+function formatMessage(m: MeshMessage): string {
   const to = m.target.type === 'agent' ? m.target.name : '*';
   const files = m.attachments.length ? ` [files: ${m.attachments.map((a) => a.name).join(', ')}]` : '';
   const reply = m.replyTo ? ` (reply to ${m.replyTo})` : '';

@@ -5,6 +5,7 @@
  */
 
 import type { Server } from 'bun';
+import { parseJsonBody } from '../../lib/body.ts';
 import type { MeshHttpCode } from '../../lib/errors/mesh.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
@@ -50,11 +51,9 @@ async function readBody(req: Request, cap: number): Promise<{ ok: true; value: u
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return { ok: false, code: 'bad-json', message: 'body is not valid JSON' };
-  }
+  // The mesh protocol's vocabulary has no depth code: a body nested too deep is not JSON it takes.
+  const parsed = parseJsonBody(text);
+  return parsed.ok ? parsed : { ok: false, code: 'bad-json', message: parsed.message };
 }
 
 export function createMeshHttp(opts: MeshHttpOptions) {

@@ -7,6 +7,7 @@
 
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import { isCatalogAnswer, isObject, isWireDescriptor, readFrom, type WireDescriptor } from './fleet-answers.ts';
 
 /** A capability of some fleet node, as its descriptor says, with the node's name. */
 export type CatalogTool = CapabilityDescriptor & { node: string };
@@ -18,7 +19,7 @@ export interface PlannedCall {
   score: number;
 }
 
-export interface AskFact {
+interface AskFact {
   node: string;
   tool: string;
   summary: string;
@@ -41,12 +42,12 @@ export type Planner = (question: string, tools: CatalogTool[]) => Promise<Planne
 const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
 
 /** Lower-case word stems: a trailing plural `s` is dropped so "sectors" meets "sector". */
-export function terms(text: string): string[] {
+function terms(text: string): string[] {
   return text.toLowerCase().split(/[^a-z0-9\u4e00-\u9fff]+/).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
 /** How well a tool fits a question: keyword phrases weigh most, then tags and name, then prose. */
-export function scoreTool(question: string, tool: CatalogTool): number {
+function scoreTool(question: string, tool: CatalogTool): number {
   const q = question.toLowerCase();
   const qTerms = new Set(terms(question));
   let score = 0;
@@ -93,7 +94,7 @@ export const keywordPlanner: Planner = (question, tools) => {
 /** A readable line for a result that came without a summary. */
 function describe(result: unknown): string {
   if (result === null || typeof result !== 'object') return JSON.stringify(result);
-  return Object.entries(result as Record<string, unknown>).slice(0, 4)
+  return Object.entries(result).slice(0, 4)
     .map(([k, v]) => `${k}: ${Array.isArray(v) ? `${v.length} items` : typeof v === 'object' && v ? '{…}' : String(v)}`).join(', ');
 }
 
@@ -102,17 +103,19 @@ function describe(result: unknown): string {
  * not answer, from `fallback` (the nodes' own public /capabilities).
  */
 export async function loadCatalog(invoker: FleetInvoker, fallback?: () => Promise<CatalogTool[]>): Promise<CatalogTool[] | { error: string }> {
-  const r = await invoker.invoke('resolve', 'resolve.catalog', {});
+  const r = await readFrom(invoker, 'resolve', 'resolve.catalog', isCatalogAnswer);
   if (!r.ok) {
     const tools = fallback ? await fallback().catch(() => []) : [];
     return tools.length ? tools : { error: `the fleet catalog (resolve.catalog) is unavailable: ${r.error.code}` };
   }
-  const nodes = (r.result as { nodes?: { node: string; capabilities: Omit<CatalogTool, 'node'>[] }[] }).nodes ?? [];
-  return nodes.flatMap((n) => n.capabilities.map((c) => ({ ...c, examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.node })));
+  return r.result.nodes.flatMap((n) => n.capabilities.filter(isWireDescriptor).map((c) => toolOf(n.node, c)));
 }
 
+/** A descriptor from the wire as the planner reads it; a malformed descriptor was left out before. */
+const toolOf = (node: string, c: WireDescriptor): CatalogTool => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node });
+
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
-export interface AskDeps {
+interface AskDeps {
   invoker: FleetInvoker;
   planner?: Planner;
   plannedBy?: AskAnswer['plannedBy'];
@@ -139,7 +142,7 @@ export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
       tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: 'failed', errorCode: r.error.code, ...trace });
       continue;
     }
-    const empty = r.result === null || r.result === undefined || (typeof r.result === 'object' && Object.keys(r.result as object).length === 0);
+    const empty = r.result === null || r.result === undefined || (typeof r.result === 'object' && Object.keys(r.result).length === 0);
     tried.push({ node: p.node, tool: p.tool, score: p.score, outcome: empty ? 'empty' : 'ok', ...trace });
     if (!empty) facts.push({ node: p.node, tool: p.tool, summary: r.summary ?? describe(r.result), result: r.result, ...trace });
   }
@@ -155,8 +158,9 @@ export function capabilitiesFromNodes(nodes: () => Promise<{ name: string; url: 
     const per = await Promise.all(list.map(async (n) => {
       try {
         const res = await f(`${n.url}/capabilities`, { signal: AbortSignal.timeout(2000) });
-        const body = (await res.json()) as { capabilities?: Omit<CatalogTool, 'node'>[] };
-        return (body.capabilities ?? []).map((c) => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node: n.name }));
+        const body: unknown = await res.json();
+        const listed = isObject(body) && Array.isArray(body.capabilities) ? body.capabilities : [];
+        return listed.filter(isWireDescriptor).map((c) => toolOf(n.name, c));
       } catch {
         return [];
       }

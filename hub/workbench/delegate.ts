@@ -9,8 +9,9 @@
 import type { AgentContext, TaskUpdater } from '../../lib/a2a/agent.ts';
 import type { Task } from '../../lib/a2a/types.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import { isJobStatus, isObject, isString, isSubmitted, readFrom } from './fleet-answers.ts';
 
-export interface Delegation {
+interface Delegation {
   executor: string;
   job_id: string;
   recipe?: string;
@@ -18,20 +19,18 @@ export interface Delegation {
   submittedAt: string;
 }
 
-interface Job {
-  job_id: string;
+/** A delegation request waiting for its executor: what the client asked. */
+interface DelegationRequest {
+  prompt: string;
   recipe?: string;
-  state: 'running' | 'succeeded' | 'failed' | 'canceled';
-  output?: string;
-  outputTruncated?: boolean;
-  exitCode?: number | null;
-  error?: string;
-  progress?: unknown;
 }
 
+// The task's metadata is the hub's own, but typed as any JSON: read it through checks.
+const isDelegation = (d: unknown): d is Delegation => isObject(d) && isString(d.job_id) && isString(d.executor);
+const isRequest = (r: unknown): r is DelegationRequest => isObject(r) && isString(r.prompt) && (r.recipe === undefined || isString(r.recipe));
 const delegationOf = (task: Readonly<Task>): Delegation | undefined => {
-  const d = task.metadata?.delegation as Delegation | undefined;
-  return d && typeof d.job_id === 'string' && typeof d.executor === 'string' ? d : undefined;
+  const d = task.metadata?.delegation;
+  return isDelegation(d) ? d : undefined;
 };
 
 export function createDelegator(invoker: FleetInvoker, executor = 'resolve') {
@@ -39,12 +38,12 @@ export function createDelegator(invoker: FleetInvoker, executor = 'resolve') {
     /** Submits a job; an executor that cannot take it leaves the task waiting for input, with the reason. */
     async submit(ctx: AgentContext, prompt: string, recipe?: string): Promise<void> {
       if (!prompt.trim()) return ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
-      const r = await invoker.invoke(executor, 'exec.submit', { prompt, ...(recipe ? { recipe } : {}) }, 30_000);
+      const r = await readFrom(invoker, executor, 'exec.submit', isSubmitted, { prompt, ...(recipe ? { recipe } : {}) }, 30_000);
       if (!r.ok) {
         ctx.setMetadata({ delegationRequest: { prompt, ...(recipe ? { recipe } : {}) } });
         return ctx.requireInput(`Executor '${executor}' did not take the job (${r.error.code}: ${r.error.message}). Bring it up or name another recipe, then continue this task.`);
       }
-      const job = r.result as { job_id: string; recipe?: string };
+      const job = r.result;
       const delegation: Delegation = { executor, job_id: job.job_id, prompt, submittedAt: new Date().toISOString(), ...(job.recipe ? { recipe: job.recipe } : {}) };
       ctx.setMetadata({ delegation });
       ctx.working(`Delegated to ${executor}: job ${job.job_id}${job.recipe ? ` (${job.recipe})` : ''}`);
@@ -54,9 +53,9 @@ export function createDelegator(invoker: FleetInvoker, executor = 'resolve') {
     async observe(task: TaskUpdater): Promise<void> {
       const d = delegationOf(task.task);
       if (!d) return;
-      const r = await invoker.invoke(d.executor, 'exec.status', { job_id: d.job_id }, 5_000);
+      const r = await readFrom(invoker, d.executor, 'exec.status', isJobStatus, { job_id: d.job_id }, 5_000);
       if (!r.ok) return;
-      const job = (r.result as { job?: Job }).job;
+      const job = r.result.job;
       if (!job) return;
       if (job.progress !== undefined) task.setMetadata({ progress: job.progress });
       if (job.state === 'succeeded') {
@@ -81,9 +80,10 @@ export function createDelegator(invoker: FleetInvoker, executor = 'resolve') {
     },
 
     /** The request an interrupted delegation was waiting to retry, if any. */
-    pending(task: Readonly<Task>): { prompt: string; recipe?: string } | undefined {
+    pending(task: Readonly<Task>): DelegationRequest | undefined {
       if (delegationOf(task)) return undefined;
-      return task.metadata?.delegationRequest as { prompt: string; recipe?: string } | undefined;
+      const request = task.metadata?.delegationRequest;
+      return isRequest(request) ? request : undefined;
     },
   };
 }

@@ -7,9 +7,10 @@
 
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { checkUscc, type UsccCheck } from '../../lib/domain/uscc.ts';
+import { isCompanyRow, isObject, isStockRow, isString as str } from './fleet-answers.ts';
 
 /** A crm record as entity alignment reads it. */
-export interface CrmRecord {
+interface CrmRecord {
   id: string;
   uscc: string | null;
   name: string;
@@ -18,19 +19,19 @@ export interface CrmRecord {
   stockCode: string | null;
 }
 /** A scanner stock as entity alignment reads it. */
-export interface ScannerStock {
+interface ScannerStock {
   code: string;
   name: string;
   sector: string;
 }
-export interface EntityIndex {
+interface EntityIndex {
   asOf: { crm: string; scanner: string };
   companies: CrmRecord[];
   stocks: ScannerStock[];
 }
 
 /** A company confirmed by a valid USCC. */
-export interface Entity {
+interface Entity {
   uscc: string;
   name: string;
   crmId: string;
@@ -42,7 +43,7 @@ export interface Entity {
 }
 
 /** Something a query points at: a crm record (confirmed or not) or a scanner stock no crm record carries. */
-export interface EntityCandidate {
+interface EntityCandidate {
   crmId: string | null;
   uscc: string | null;
   usccValid: boolean;
@@ -56,7 +57,7 @@ export interface EntityCandidate {
   unconfirmed?: string;
 }
 
-export interface EntityQuery {
+interface EntityQuery {
   name?: string;
   uscc?: string;
   code?: string;
@@ -72,12 +73,12 @@ export type EntityResolution = {
   /** The check of the USCC asked for, when one was. */
   usccCheck?: UsccCheck;
 };
-export type EntityFailure = { ok: false; error: { code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'; message: string; source?: string; cause?: string } };
+type EntityFailure = { ok: false; error: { code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'; message: string; source?: string; cause?: string } };
 
-export type GapKind = 'no-uscc' | 'bad-check-digit' | 'ambiguous-name' | 'stock-without-entity' | 'stock-not-on-scanner';
-export const GAP_KINDS: readonly GapKind[] = ['no-uscc', 'bad-check-digit', 'ambiguous-name', 'stock-without-entity', 'stock-not-on-scanner'];
+type GapKind = 'no-uscc' | 'bad-check-digit' | 'ambiguous-name' | 'stock-without-entity' | 'stock-not-on-scanner';
+const GAP_KINDS: readonly GapKind[] = ['no-uscc', 'bad-check-digit', 'ambiguous-name', 'stock-without-entity', 'stock-not-on-scanner'];
 
-export interface CoverageGap {
+interface CoverageGap {
   kind: GapKind;
   /** What the gap is about: a crm id, a USCC, a name or a stock code. */
   key: string;
@@ -85,7 +86,7 @@ export interface CoverageGap {
   records: string[];
   reason: string;
 }
-export interface EntityCoverage {
+interface EntityCoverage {
   ok: true;
   asOf: { crm: string; scanner: string };
   crm: { customers: number; aligned: number };
@@ -96,33 +97,32 @@ export interface EntityCoverage {
 
 // ---- reading the nodes ----
 
-const str = (v: unknown): v is string => typeof v === 'string';
-
-async function read(invoker: FleetInvoker, node: string, capability: string, list: string): Promise<{ asOf: string; rows: Record<string, unknown>[] } | EntityFailure> {
+/** Reads one list from a node; rows that are not objects make the whole answer unreadable. */
+async function read(invoker: FleetInvoker, node: string, capability: string, list: string): Promise<{ asOf: string; rows: unknown[] } | EntityFailure> {
   const r = await invoker.invoke(node, capability, {});
   if (!r.ok) return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: ${r.error.message}`, source: node, cause: r.error.code } };
-  const doc = r.result as Record<string, unknown> | null;
-  const rows = doc?.[list];
-  if (!Array.isArray(rows) || !rows.every((x) => x && typeof x === 'object'))
+  const doc = isObject(r.result) ? r.result : {};
+  const rows = doc[list];
+  if (!Array.isArray(rows) || !rows.every((x) => typeof x === 'object' && x !== null))
     return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: the answer has no ${list} list`, source: node, cause: 'BAD_ANSWER' } };
-  return { asOf: str(doc?.asOf) ? doc.asOf : '', rows: rows as Record<string, unknown>[] };
+  return { asOf: str(doc.asOf) ? doc.asOf : '', rows };
 }
 
 /** Reads crm's companies and scanner's stocks (two traced calls). */
-export async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
+async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
   const [crm, scanner] = await Promise.all([read(invoker, 'crm', 'crm.companies', 'companies'), read(invoker, 'scanner', 'sector.stocks', 'stocks')]);
   if ('ok' in crm) return crm;
   if ('ok' in scanner) return scanner;
   // Rows another process sent: keep only well-formed ones, never trust a field's type.
-  const companies = crm.rows.filter((c) => str(c.id) && str(c.name)).map((c) => ({
-    id: c.id as string,
+  const companies = crm.rows.filter(isCompanyRow).map((c) => ({
+    id: c.id,
     uscc: str(c.uscc) ? c.uscc : null,
-    name: c.name as string,
+    name: c.name,
     industry: str(c.industry) ? c.industry : '',
     city: str(c.city) ? c.city : '',
     stockCode: str(c.stockCode) ? c.stockCode : null,
   }));
-  const stocks = scanner.rows.filter((s) => str(s.code) && str(s.name)).map((s) => ({ code: s.code as string, name: s.name as string, sector: str(s.sector) ? s.sector : '' }));
+  const stocks = scanner.rows.filter(isStockRow).map((s) => ({ code: s.code, name: s.name, sector: str(s.sector) ? s.sector : '' }));
   return { ok: true, index: { asOf: { crm: crm.asOf, scanner: scanner.asOf }, companies, stocks } };
 }
 
@@ -133,7 +133,7 @@ const LEGAL = new Set(['co', 'ltd', 'corp', 'inc', 'limited', 'company', 'corpor
 const tokens = (s: string) => s.toLowerCase().replace(/&/g, ' and ').split(/[^a-z0-9]+/).filter(Boolean);
 
 /** A company's name without its city prefix and legal suffix: "Hangzhou Yunqi Data Technology Co., Ltd." → "yunqi data technology". */
-export function coreName(name: string, city = ''): string {
+function coreName(name: string, city = ''): string {
   const t = tokens(name);
   const c = tokens(city);
   if (c.length && c.every((w, i) => t[i] === w)) t.splice(0, c.length);
@@ -203,7 +203,7 @@ function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | EntityFa
 }
 
 /** Resolves against an index already read (pure). */
-export function resolveInIndex(ix: EntityIndex, query: EntityQuery): EntityResolution | EntityFailure {
+function resolveInIndex(ix: EntityIndex, query: EntityQuery): EntityResolution | EntityFailure {
   const checked = checkQuery(query);
   if (!checked.ok) return checked;
   const q = checked.query;
@@ -273,7 +273,7 @@ export async function resolveEntity(invoker: FleetInvoker, query: EntityQuery): 
 // ---- coverage ----
 
 /** Counts and gaps of an index already read (pure). */
-export function coverageOf(ix: EntityIndex): EntityCoverage {
+function coverageOf(ix: EntityIndex): EntityCoverage {
   const gaps: CoverageGap[] = [];
   const notAligned = new Set<string>();
   for (const c of ix.companies) {

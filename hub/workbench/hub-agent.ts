@@ -10,8 +10,9 @@ import { catalogAgent, skillCall } from '../../lib/catalog/keyword-agent.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
+import { isObject, type Fields } from './fleet-answers.ts';
 
-export interface HubAgentDeps {
+interface HubAgentDeps {
   catalog: Catalog;
   delegator: Delegator;
   ask: (question: string) => Promise<AskAnswer>;
@@ -25,7 +26,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
     async handle(ctx) {
       const call = skillCall(ctx.data);
       if (call?.skill === 'task.delegate') {
-        const args = (call.args ?? {}) as Record<string, unknown>;
+        const args: Fields = isObject(call.args) ? call.args : {};
         return deps.delegator.submit(ctx, str(args.prompt) ?? '', str(args.recipe));
       }
       // A delegation that waited for its executor is retried when the client continues the task.

@@ -1,15 +1,16 @@
 /**
  * @module hub/negotiation-store — negotiation records as one JSON file each under
  * `DATA_DIR/hub/negotiations/`: server-made ids checked before any path is formed, atomic writes
- * (temporary file, then rename), a newest-first list and a read by id that fail as coded values.
+ * (lib/atomic-file.ts), a newest-first list and a read by id that fail as coded values.
  */
 
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Failure, Result } from '../../lib/errors/result.ts';
+import { writeJsonAtomic } from '../../lib/atomic-file.ts';
 
 /** `neg-` + UTC time to the millisecond + 8 hex digits: sortable by time, nothing a path could abuse. */
-export const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
+const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
 
 export type StoreError = Failure<'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'>;
 
@@ -27,15 +28,7 @@ export function newNegotiationId(at: number): string {
 export async function saveRecord(dir: string, id: string, record: unknown): Promise<void> {
   if (!NEGOTIATION_ID.test(id)) throw new Error(`negotiation-store: refusing id ${JSON.stringify(id)}`);
   await mkdir(dir, { recursive: true });
-  const file = join(dir, `${id}.json`);
-  const tmp = join(dir, `.${id}.${process.pid}.${Date.now()}.tmp`);
-  try {
-    await writeFile(tmp, JSON.stringify(record, null, 2));
-    await rename(tmp, file);
-  } catch (e) {
-    await unlink(tmp).catch(() => {});
-    throw e;
-  }
+  await writeJsonAtomic(join(dir, `${id}.json`), record);
 }
 
 /** One record by id, or a coded failure; the id is checked before it becomes a path. */

@@ -10,11 +10,12 @@ import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import {
   MAX_HISTORY, VETO_CODES, encodeHistory, encodeProposal, type HistoryEntry, type Proposal, type VetoCode,
 } from '../../lib/domain/negotiation-terms.ts';
+import { isNumber, isObject, isString, isStringList, type Fields } from './fleet-answers.ts';
 import { listIds, newNegotiationId, readRecord, saveRecord, type StoreError } from './negotiation-store.ts';
 
-export { negotiationsDir, NEGOTIATION_ID } from './negotiation-store.ts';
+export { negotiationsDir } from './negotiation-store.ts';
 
-export interface NegotiationDeps {
+interface NegotiationDeps {
   invoker: FleetInvoker;
   /** The negotiations folder (`negotiationsDir(DATA_DIR)`). */
   dir: string;
@@ -29,7 +30,7 @@ export interface NegotiationDeps {
 }
 
 /** One A2A message of the negotiation and its answer. */
-export interface Turn {
+interface Turn {
   round: number;
   agent: 'advisor' | 'customer';
   node: string;
@@ -44,7 +45,7 @@ export interface Turn {
   error?: { code: string; message: string };
 }
 
-export interface NegotiationVeto {
+interface NegotiationVeto {
   round: number;
   code: VetoCode;
   reason: string;
@@ -74,23 +75,26 @@ export interface Negotiation {
   error?: { code: string; message: string };
 }
 
-export type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'customer' | 'customerName' | 'startedAt' | 'outcome' | 'ended' | 'rounds' | 'summary'> & {
+type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'customer' | 'customerName' | 'startedAt' | 'outcome' | 'ended' | 'rounds' | 'summary'> & {
   vetoCodes: VetoCode[];
   deal?: { code: string; name: string };
 };
 
-export type NegotiationError = Failure;
+type NegotiationError = Failure;
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 const STOCK = /^\d{6}$/;
 
 function asProposal(v: unknown): Proposal | undefined {
-  const p = v as Record<string, unknown> | null;
-  if (!p || typeof p !== 'object') return undefined;
-  const ok = typeof p.code === 'string' && STOCK.test(p.code) && typeof p.name === 'string' && typeof p.sector === 'string'
-    && typeof p.changePct === 'number' && Array.isArray(p.signals) && p.signals.every((s) => typeof s === 'string');
-  return ok ? { code: p.code as string, name: p.name as string, sector: p.sector as string, changePct: p.changePct as number, signals: p.signals as string[] } : undefined;
+  if (!isObject(v)) return undefined;
+  const { code, name, sector, changePct, signals } = v;
+  const ok = isString(code) && STOCK.test(code) && isString(name) && isString(sector) && isNumber(changePct) && isStringList(signals);
+  return ok ? { code, name, sector, changePct, signals } : undefined;
 }
+
+/** An agent's answer as fields to check one by one (an answer that is not an object has none). */
+const fieldsOf = (v: unknown): Fields => (isObject(v) ? v : {});
+const vetoCodeOf = (v: unknown): VetoCode | undefined => VETO_CODES.find((c) => c === v);
 
 /**
  * Runs one negotiation for a crm customer and persists it. Bad input, or an opening the customer's
@@ -127,7 +131,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
   const open = await send(0, 'customer', customerAgent, 'negotiation.review', { customer });
   // A node's own code (UNKNOWN_CUSTOMER, NO_PROFILE) arrives as data in the failed task's status.
   if (!open.ok) return { ok: false, error: { code: open.error.code, message: open.error.message } };
-  const customerName = String((open.result as { name?: unknown } | null)?.name ?? customer);
+  const customerName = String(fieldsOf(open.result).name ?? customer);
 
   const vetoes: NegotiationVeto[] = [];
   const history: HistoryEntry[] = [];
@@ -147,13 +151,13 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
       fail(asked.error.code, `${advisor}: ${asked.error.message}`);
       break;
     }
-    const offer = asked.result as { exhausted?: unknown; proposal?: unknown; why?: unknown } | null;
-    advisorWhy = typeof offer?.why === 'string' ? offer.why : '';
-    if (offer?.exhausted === true) {
+    const offer = fieldsOf(asked.result);
+    advisorWhy = isString(offer.why) ? offer.why : '';
+    if (offer.exhausted === true) {
       end.how = 'exhausted';
       break;
     }
-    const proposal = asProposal(offer?.proposal);
+    const proposal = asProposal(offer.proposal);
     if (!proposal) {
       fail('NEGOTIATION_BAD_TURN', `${advisor} answered without a well-formed proposal`);
       break;
@@ -169,21 +173,22 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
       fail(reviewed.error.code, `${customerAgent}: ${reviewed.error.message}`);
       break;
     }
-    const answer = reviewed.result as { decision?: unknown; code?: unknown; reason?: unknown; detail?: unknown; entity?: unknown } | null;
-    const reason = typeof answer?.reason === 'string' ? answer.reason.trim() : '';
-    if (answer?.decision === 'accept' && reason) {
+    const answer = fieldsOf(reviewed.result);
+    const reason = isString(answer.reason) ? answer.reason.trim() : '';
+    if (answer.decision === 'accept' && reason) {
       deal = { round, proposal, reason, ...(answer.entity !== undefined ? { entity: answer.entity } : {}) };
       end.how = 'accepted';
       break;
     }
     // A veto without a known code and a reason is not a veto: the seed's rule, enforced here too.
-    if (answer?.decision !== 'veto' || !VETO_CODES.includes(answer.code as VetoCode) || !reason) {
+    const code = vetoCodeOf(answer.code);
+    if (answer.decision !== 'veto' || !code || !reason) {
       fail('NEGOTIATION_BAD_TURN', `${customerAgent} answered neither an acceptance nor a veto with a code and a reason`);
       break;
     }
     const detail = typeof answer.detail === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(answer.detail) ? answer.detail : undefined;
-    vetoes.push({ round, code: answer.code as VetoCode, reason, ...(detail ? { detail } : {}), proposal });
-    history.push({ stock: proposal.code, veto: answer.code as VetoCode, ...(detail ? { detail } : {}) });
+    vetoes.push({ round, code, reason, ...(detail ? { detail } : {}), proposal });
+    history.push({ stock: proposal.code, veto: code, ...(detail ? { detail } : {}) });
   }
 
   const codes = vetoes.map((v) => v.code).join(', ');

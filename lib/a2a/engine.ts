@@ -1,5 +1,5 @@
 /**
- * @module a2a-engine — the task state machine (SPEC-NOTES §6): sends, continuation, blocking and
+ * @module a2a-engine — the task state machine (A2A task lifecycle): sends, continuation, blocking and
  * immediate answers, cancel, subscriptions and push configs. It runs the node's agent, applies
  * what the agent reports to the task, stores it, and fans each event out in order to every
  * subscriber and webhook. Protocol-version neutral: the wire modules translate.
@@ -7,7 +7,7 @@
 
 import { a2aError, type A2AError } from './errors.ts';
 import {
-  INTERRUPTED_STATES, TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
+  TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
   type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
   type SendParams, type Task, type TaskEvent, type TaskState,
 } from './types.ts';
@@ -73,8 +73,11 @@ export class TaskEngine {
     this.now = opts.now ?? Date.now;
   }
 
-  get pushSupported(): boolean {
-    return this.opts.push !== undefined;
+  /** The one check of push support, and of a webhook address when there is one. */
+  private pushProblem(url?: string, field = 'url'): A2AError | undefined {
+    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const why = url === undefined ? undefined : this.opts.push.refuse(url);
+    return why ? a2aError('INVALID_PARAMS', why, field) : undefined;
   }
 
   /**
@@ -89,9 +92,8 @@ export class TaskEngine {
     const bad = this.checkMedia(message.parts, configuration.acceptedOutputModes);
     if (bad) return bad;
     if (configuration.pushConfig) {
-      if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-      const why = this.opts.push.refuse(configuration.pushConfig.url);
-      if (why) return a2aError('INVALID_PARAMS', why, 'configuration.pushNotificationConfig.url');
+      const problem = this.pushProblem(configuration.pushConfig.url, 'configuration.pushNotificationConfig.url');
+      if (problem) return problem;
     }
 
     let live: Live;
@@ -132,7 +134,7 @@ export class TaskEngine {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      this.runTurn(live, message, live.stored, version);
+      void this.runTurn(live, message, live.stored, version).catch((e) => this.turnCrashed(live, e));
       return sub;
     }
 
@@ -164,10 +166,14 @@ export class TaskEngine {
           if (!settled && live.stored) finish({ task: live.rec.task });
         });
       }
-      turn.then(() => {
+      const afterTurn = () => {
         if (settled) return;
         if (live.reply) return finish({ message: live.reply });
         if (!live.stored) this.materialize(live);
+        finish({ task: live.rec.task });
+      };
+      turn.catch((e) => this.turnCrashed(live, e)).then(afterTurn).catch((e) => {
+        this.turnCrashed(live, e);
         finish({ task: live.rec.task });
       });
     });
@@ -268,9 +274,8 @@ export class TaskEngine {
   // ---- push configs ----
 
   async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): Promise<PushConfig | A2AError> {
-    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
-    const why = this.opts.push.refuse(cfg.url);
-    if (why) return a2aError('INVALID_PARAMS', why, 'url');
+    const problem = this.pushProblem(cfg.url);
+    if (problem) return problem;
     const live = this.liveFor(cfg.taskId);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
     try {
@@ -287,7 +292,8 @@ export class TaskEngine {
   }
 
   getPush(taskId: string, id: string | undefined): PushConfig | A2AError {
-    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const off = this.pushProblem();
+    if (off) return off;
     const rec = this.record(taskId);
     if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     const cfg = id === undefined ? rec.push[0] : rec.push.find((p) => p.id === id);
@@ -295,7 +301,8 @@ export class TaskEngine {
   }
 
   listPush(taskId: string): PushConfig[] | A2AError {
-    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const off = this.pushProblem();
+    if (off) return off;
     const rec = this.record(taskId);
     if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     return rec.push;
@@ -303,7 +310,8 @@ export class TaskEngine {
 
   /** Idempotent: deleting a config that is already gone succeeds. */
   async deletePush(taskId: string, id: string): Promise<null | A2AError> {
-    if (!this.opts.push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
+    const off = this.pushProblem();
+    if (off) return off;
     const live = this.liveFor(taskId);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     try {
@@ -356,10 +364,13 @@ export class TaskEngine {
   /** Forgets live state nobody uses any more, so memory does not grow with the task count. */
   private release(live: Live): void {
     if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live) {
-      live.lastSave.finally(() => {
+      const forget = () => {
         if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live)
           this.live.delete(live.rec.task.id);
-      });
+      };
+      // Forget after the last write whether it worked or not; a failed write is the store's to log
+      // and its callers' to answer, never an unhandled rejection here.
+      live.lastSave.then(forget, forget);
     }
   }
 
@@ -508,6 +519,14 @@ export class TaskEngine {
     }
   }
 
+  /**
+   * A turn whose own failure handling threw (a bug, or a task the store cannot hold): logged with
+   * its kind only, never left as an unhandled rejection that would stop the process.
+   */
+  private turnCrashed(live: Live, e: unknown): void {
+    this.opts.log('error', 'task turn crashed', { task: live.rec.task.id, error: (e as Error)?.name ?? 'unknown' });
+  }
+
   private checkMedia(parts: Part[], accepted: string[] | undefined): A2AError | null {
     for (const [i, p] of parts.entries()) {
       if (p.mediaType && !mediaMatches(p.mediaType, this.opts.inputModes))
@@ -520,7 +539,7 @@ export class TaskEngine {
 }
 
 /** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */
-export function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
+function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
   const bare = mediaType.split(';')[0]!.trim().toLowerCase();
   const [type] = bare.split('/');
   return allowed.some((a) => {
@@ -549,5 +568,3 @@ function finalOnly(task: Task): Subscription {
 function snapshot(task: Task): Task {
   return { ...task, status: { ...task.status }, artifacts: [...task.artifacts], history: [...task.history] };
 }
-
-export { INTERRUPTED_STATES };

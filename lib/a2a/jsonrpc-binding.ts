@@ -31,7 +31,7 @@ const V03_METHODS = [
 ] as const;
 const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask', 'message/stream', 'tasks/resubscribe']);
 
-/** Reads `A2A-Version`: empty or missing means 0.3 (SPEC-NOTES §3); patch numbers are tolerated. */
+/** Reads `A2A-Version`: empty or missing means 0.3 (A2A versioning); patch numbers are tolerated. */
 export function requestedVersion(header: string | null): ProtocolVersion | A2AError {
   const raw = (header ?? '').trim();
   if (raw === '') return '0.3';
@@ -45,7 +45,7 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
   const { engine } = opts;
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxBatch = opts.maxBatch ?? 64;
-  const { send, stream, subscribe, value, pushOff } = operationSteps(engine, opts.streaming);
+  const { send, stream, subscribe, value } = operationSteps(engine, opts.streaming);
   const sendResultV03 = (r: SendResult) => ('task' in r ? v03.taskToV03(r.task) : v03.messageToV03(r.message));
   const v1Methods = v1Operations(engine, opts.streaming);
 
@@ -62,26 +62,18 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     },
     'tasks/resubscribe': (p) => subscribe(v03.parseTaskQueryV03(p), v03.eventToV03),
     'tasks/pushNotificationConfig/set': async (p) => {
-      const off = pushOff();
-      if (off) return off;
       const c = v03.parseSetPushV03(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '0.3'), v03.pushConfigToV03);
     },
     'tasks/pushNotificationConfig/get': (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v03.parsePushRefV03(p, false);
       return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
     },
     'tasks/pushNotificationConfig/list': (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v03.parsePushRefV03(p, false);
       return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
     },
     'tasks/pushNotificationConfig/delete': async (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v03.parsePushRefV03(p, true);
       return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
     },

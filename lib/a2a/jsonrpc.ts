@@ -4,7 +4,7 @@
  */
 
 import { a2aError, toJsonRpcError, type A2AError } from './errors.ts';
-import { readBodyBytes } from '../body.ts';
+import { MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../body.ts';
 import type { ProtocolVersion } from './types.ts';
 
 export type JsonRpcId = string | number | null;
@@ -65,12 +65,10 @@ function envelope(v: unknown): Envelope {
 
 /** Splits a body into envelopes. Within a batch, a repeated id is refused (answers must be matchable). */
 export function parseBody(text: string, maxBatch: number): ParsedBody {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return { kind: 'error', error: a2aError('PARSE_ERROR') };
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok)
+    return { kind: 'error', error: parsed.code === 'BODY_TOO_DEEP' ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`) : a2aError('PARSE_ERROR') };
+  const doc = parsed.value;
   if (!Array.isArray(doc)) return { kind: 'single', envelope: envelope(doc) };
   if (doc.length === 0) return { kind: 'error', error: a2aError('INVALID_REQUEST', 'A batch must not be empty') };
   if (doc.length > maxBatch) return { kind: 'error', error: a2aError('INVALID_REQUEST', `A batch holds at most ${maxBatch} requests`) };

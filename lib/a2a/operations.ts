@@ -51,14 +51,13 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
   }
 
   const value = <T>(r: T | A2AError, wrap: (x: T) => unknown): Outcome => (isA2AError(r) ? r : { result: wrap(r) });
-  const pushOff = () => (engine.pushSupported ? undefined : a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED'));
 
-  return { send, stream, subscribe, value, pushOff };
+  return { send, stream, subscribe, value };
 }
 
 /** The v1.0 operations; results are already in v1.0 wire form (ProtoJSON). */
 export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1Method, Operation> {
-  const { send, stream, subscribe, value, pushOff } = operationSteps(engine, streaming);
+  const { send, stream, subscribe, value } = operationSteps(engine, streaming);
   const sendResult = (r: SendResult) => ('task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) });
   return {
     SendMessage: (p) => send(v1.parseSendParamsV1(p), '1.0', sendResult),
@@ -77,26 +76,18 @@ export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1M
     },
     SubscribeToTask: (p) => subscribe(v1.parseTaskQueryV1(p), v1.eventToV1),
     CreateTaskPushNotificationConfig: async (p) => {
-      const off = pushOff();
-      if (off) return off;
       const c = v1.parseCreatePushV1(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '1.0'), v1.pushConfigToV1);
     },
     GetTaskPushNotificationConfig: (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v1.parsePushRefV1(p, true);
       return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
     },
     ListTaskPushNotificationConfigs: (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v1.parsePushRefV1(p, false);
       return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
     },
     DeleteTaskPushNotificationConfig: async (p) => {
-      const off = pushOff();
-      if (off) return off;
       const r = v1.parsePushRefV1(p, true);
       return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!), () => null);
     },

@@ -13,6 +13,7 @@ import { isObj, type Obj } from './params.ts';
 import { sseResponse } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
 import type { Log } from '../log.ts';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../body.ts';
 
 export interface RestHandlerOptions {
   engine: TaskEngine;
@@ -145,12 +146,10 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_TYPES.has(type))
     return errorResponse(a2aError('CONTENT_TYPE_NOT_SUPPORTED', `Content-Type must be application/json or application/a2a+json, not '${type.slice(0, 64) || 'none'}'`));
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return errorResponse(a2aError('PARSE_ERROR'));
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok)
+    return errorResponse(parsed.code === 'BODY_TOO_DEEP' ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`) : a2aError('PARSE_ERROR'));
+  const doc = parsed.value;
   return isObj(doc) ? doc : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
 }
 

@@ -1,5 +1,5 @@
 /**
- * @module a2a-sse — Server-Sent Events for streaming answers (SPEC-NOTES §8): one
+ * @module a2a-sse — Server-Sent Events for streaming answers (A2A JSON-RPC streaming): one
  * `data: <json>` frame per event, sent as the event happens; the response ends when the source
  * ends. A comment line every few seconds keeps idle connections open through proxies.
  */
@@ -7,7 +7,7 @@
 const HEARTBEAT_MS = 15_000;
 const encoder = new TextEncoder();
 
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'Content-Type': 'text/event-stream',
   'Cache-Control': 'no-cache',
   'X-Accel-Buffering': 'no',

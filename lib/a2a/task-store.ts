@@ -1,15 +1,15 @@
 /**
  * @module tasks — the JSON-file task store: one file per task under `<dir>/<id>.json`, written
- * atomically (temporary file, then rename), an in-memory index for listing, and a bounded cache.
+ * atomically (lib/atomic-file.ts), an in-memory index for listing, and a bounded cache.
  * Task ids are server-made UUIDs and are checked before any path is formed.
  */
 
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { a2aError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskState } from './types.ts';
 import { withHistoryLength } from './types.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import type { Log } from '../log.ts';
 
 const FORMAT = 'lume-a2a.task/1';
@@ -52,7 +52,6 @@ export class TaskStore {
   private readonly cacheSize: number;
   /** Ids whose file exists; their writes replace the file instead of creating it. */
   private readonly onDisk = new Set<string>();
-  private tmpSeq = 0;
 
   private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number) {
     this.cacheSize = cacheSize;
@@ -188,29 +187,15 @@ export class TaskStore {
     if (!rec) return;
     const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push });
     const target = join(this.dir, `${id}.json`);
-    if (!this.onDisk.has(id)) {
+    try {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
-      // next start skips; nothing a client was told exists can be torn.
-      try {
-        await writeFile(target, body, { flag: 'wx', mode: 0o600 });
-        this.onDisk.add(id);
-        return;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-          this.log('error', 'task write failed', { task: id, error: (e as Error).message });
-          throw e;
-        }
-        this.onDisk.add(id);
-      }
-    }
-    // Updates replace the file atomically: write a temporary file, then rename it over the old one.
-    const tmp = join(this.dir, `.${id}.${process.pid}.${(this.tmpSeq++).toString(36)}.tmp`);
-    try {
-      await writeFile(tmp, body, { mode: 0o600 });
-      await rename(tmp, target);
+      // next start skips; nothing a client was told exists can be torn. Later writes (or a first
+      // one that finds the file there) replace it through a temporary file.
+      const created = !this.onDisk.has(id) && (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
+      if (!created) await writeFileAtomic(target, body);
+      this.onDisk.add(id);
     } catch (e) {
-      await unlink(tmp).catch(() => {});
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
       throw e;
     }

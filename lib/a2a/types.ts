@@ -19,7 +19,7 @@ export type TaskState =
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
 
-/** A stream or blocking call ends on these (SPEC-NOTES §6, §8). */
+/** A stream or blocking call ends on these (A2A task lifecycle and streaming). */
 export function isFinalState(state: TaskState): boolean {
   return TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state);
 }

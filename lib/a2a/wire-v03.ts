@@ -5,13 +5,14 @@
  */
 
 import type { A2AError } from './errors.ts';
+import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
   Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optMetadata, optObj, optStr, optStrArray, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
 } from './params.ts';
 import type { Artifact, Message, Part, PushConfig, SendParams, Task, TaskEvent, TaskStatus } from './types.ts';
 
-function parsePart(raw: unknown, path: string): Part {
+export function parsePart(raw: unknown, path: string): Part {
   const p = obj(raw, path);
   const metadata = optMetadata(p, 'metadata', path);
   const kind = field(p, 'kind');
@@ -64,8 +65,12 @@ function parsePushConfigV03(c: Obj, path: string): { id?: string; url: string; t
     const schemes = optStrArray(auth, 'schemes', `${path}.authentication`, 8);
     if (!schemes?.length) throw new Invalid(`${path}.authentication.schemes`, `${path}.authentication.schemes must list at least one scheme`);
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
-    out.authentication = credentials ? { scheme: schemes[0]!, credentials } : { scheme: schemes[0]! };
+    // The first listed scheme a webhook may use; a list of none of them is refused below.
+    const scheme = schemes.find((s) => refuseWebhookAuth({ scheme: s }) === null) ?? schemes[0]!;
+    out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
+  const refused = refuseWebhookAuth(out.authentication, out.token);
+  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
   return out;
 }
 

@@ -5,6 +5,7 @@
  */
 
 import type { A2AError } from './errors.ts';
+import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
   Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, parseSendParams, parseTaskQuery, parseWith, str,
   type Obj,
@@ -40,7 +41,7 @@ function parseRole(v: unknown, fieldName: string): 'user' | 'agent' {
   throw new Invalid(fieldName, `${fieldName} must be ROLE_USER or ROLE_AGENT`);
 }
 
-function parsePart(raw: unknown, path: string): Part {
+export function parsePart(raw: unknown, path: string): Part {
   const p = obj(raw, path);
   const part: Part = {};
   let members = 0;
@@ -96,6 +97,8 @@ function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
+  const refused = refuseWebhookAuth(out.authentication, out.token);
+  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
   return out;
 }
 
@@ -158,7 +161,7 @@ export function parsePushRefV1(params: unknown, needId: boolean): { taskId: stri
 
 // ---- serialisation ----
 
-export function partToV1(p: Part): Obj {
+function partToV1(p: Part): Obj {
   const out: Obj = {};
   if (p.text !== undefined) out.text = p.text;
   else if (p.raw !== undefined) out.raw = p.raw;

@@ -7,7 +7,7 @@
 import type { ArgSpec, Capability } from './catalog.ts';
 
 /** The value an argument spec admits: an enum's literals, a string, a boolean or a number. */
-export type ArgValue<S extends ArgSpec> =
+type ArgValue<S extends ArgSpec> =
   S extends { type: 'string'; enum: readonly (infer E extends string)[] } ? E
   : S extends { type: 'string' } ? string
   : S extends { type: 'boolean' } ? boolean
@@ -21,7 +21,7 @@ type Flat<T> = { -readonly [K in keyof T]: T[K] };
 export type ArgsOf<A extends Record<string, ArgSpec>> = Flat<RequiredArgs<A> & OptionalArgs<A>>;
 
 /** A capability as a node file writes it; see `Capability` for the meaning of each field. */
-export interface CapabilitySpec<A extends Record<string, ArgSpec>, R> {
+interface CapabilitySpec<A extends Record<string, ArgSpec>, R> {
   id: string;
   name: string;
   description: string;

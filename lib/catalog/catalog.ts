@@ -7,8 +7,6 @@
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import type { Result } from '../errors/result.ts';
 
-export type { CatalogErrorCode } from '../errors/fleet.ts';
-
 export interface ArgSpec {
   type: 'string' | 'number' | 'integer' | 'boolean';
   description: string;
@@ -49,7 +47,7 @@ export class CapabilityError extends Error {
   }
 }
 /** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the code of a CapabilityError. */
-export type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
+type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
 
 export interface Skill {
   id: string;

@@ -13,6 +13,8 @@ export const HUB_ERRORS = {
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
   TOO_LARGE: { http: 413, message: 'request body too large' },
+  // Refused before parsing on every surface that answers registry codes (lib/body.ts MAX_JSON_DEPTH).
+  BODY_TOO_DEEP: { http: 400, message: 'JSON nests deeper than 64 levels' },
   INTERNAL: { http: 500, message: 'Internal error' },
   // Carried by a task that a node's restart failed (lib/a2a/recovery.ts): the work was lost, not refused.
   TASK_INTERRUPTED: { http: 503, message: 'the node restarted while the task was running' },
@@ -24,10 +26,19 @@ export const HUB_ERRORS = {
   NEGOTIATION_BAD_TURN: { http: 502, message: 'an agent broke the negotiation protocol' },
   ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
   ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
+  // Another node's answer is untrusted input: one the hub cannot read is this code, never a crash.
+  NODE_BAD_ANSWER: { http: 502, message: 'a node answered in a shape the hub cannot read' },
   NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
   NODE_UNREACHABLE: { http: 502, message: 'connection failed' },
   NODE_TIMEOUT: { http: 504, message: 'the node did not answer in time' },
+  // `bun run fleet add`: registering a node that runs elsewhere.
+  FLEET_ADD_BAD_NAME: { http: 400, message: 'a node name is lower case letters, digits and dashes, starting with a letter' },
+  FLEET_ADD_BAD_URL: { http: 400, message: 'the URL must be http(s)://host[:port] with no path' },
+  FLEET_ADD_NAME_TAKEN: { http: 409, message: 'a node of the fleet that runs here has that name' },
+  FLEET_ADD_CARD_MISMATCH: { http: 502, message: 'the agent card does not describe that node at that URL' },
+  FLEET_ADD_NO_KEY: { http: 502, message: 'the node publishes no usable key at /peer/identity' },
+  FLEET_ADD_KEY_MISMATCH: { http: 502, message: 'the node published another key than the one expected' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /**

@@ -13,12 +13,13 @@ export const PEER_ERRORS = {
   PEER_REPLAY: { http: 401, message: 'nonce already used' },
   PEER_DOWNGRADE: { http: 401, message: 'a stronger signing mode is known for this node' },
   PEER_SCOPE: { http: 401, message: 'signed scope does not match the requested capability' },
+  PEER_WRONG_RECEIVER: { http: 401, message: 'request was signed for another node or route' },
   PEER_BAD_REQUEST: { http: 400, message: 'malformed peer request' },
   PEER_TOO_LARGE: { http: 413, message: 'request body too large' },
   PEER_METHOD: { http: 405, message: 'peer routes accept POST only' },
   PEER_NO_ROUTE: { http: 404, message: 'relay target is not a fleet node' },
-  PEER_LOOP: { http: 508, message: 'relay route visits a node twice' },
-  PEER_HOPS: { http: 508, message: 'relay route exceeds the hop limit' },
+  PEER_LOOP: { http: 400, message: 'relay route visits a node twice' },
+  PEER_HOPS: { http: 400, message: 'relay route exceeds the hop limit' },
   PEER_UNREACHABLE: { http: 502, message: 'peer node is unreachable' },
   PEER_TIMEOUT: { http: 504, message: 'peer node did not answer in time' },
   PEER_BAD_ANSWER: { http: 502, message: 'peer node answered something that is not a peer answer' },
@@ -36,4 +37,5 @@ export type PeerRefusalCode =
   | 'PEER_STALE'
   | 'PEER_REPLAY'
   | 'PEER_DOWNGRADE'
-  | 'PEER_SCOPE';
+  | 'PEER_SCOPE'
+  | 'PEER_WRONG_RECEIVER';

@@ -5,21 +5,29 @@
  * data part), traced the same way.
  */
 
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
-
-export type { FleetMessageOptions, FleetMessageResult } from './message.ts';
 
 export interface FleetMember {
   name: string;
   port: number;
   role: string;
-  /** Source file that starts this member, relative to the project root. */
+  /**
+   * Source file that starts this member: absolute, relative to the fleet file's folder when it
+   * starts with `./` or `../` (made absolute by `loadFleet`), otherwise relative to the project root.
+   */
   file: string;
   /** False for members `bun run fleet` does not start by default (e.g. the conformance agent). */
   default: boolean;
   /** Base URL peers use to reach it (`http://127.0.0.1:<port>` unless the file says otherwise). */
   url: string;
+  /**
+   * Runs elsewhere (added with `bun run fleet add`): nothing here starts it or makes its keys; the
+   * ring holds the public key it published.
+   */
+  remote?: boolean;
 }
 
 export interface Fleet {
@@ -45,7 +53,7 @@ export function parseFleet(doc: unknown): Fleet {
     if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);
     if (typeof o.file !== 'string') throw new Error(`fleet: ${where}.file must be a string`);
     const url = typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
-    return { name: o.name, port: o.port, role: o.role, file: o.file, default: o.default !== false, url };
+    return { name: o.name, port: o.port, role: o.role, file: o.file, default: o.default !== false, url, ...(o.remote === true ? { remote: true } : {}) };
   };
   if (!Array.isArray(d.nodes)) throw new Error('fleet: nodes must be an array');
   const fleet: Fleet = { hub: member(d.hub, 'hub'), nodes: d.nodes.map((n, i) => member(n, `nodes[${i}]`)) };
@@ -57,11 +65,24 @@ export function parseFleet(doc: unknown): Fleet {
   return fleet;
 }
 
+/**
+ * Which fleet file a process reads: FLEET_FILE when set, else `<dataDir>/fleet.json` when
+ * `bun run fleet add` has written one, else the project's `fixtures/fleet.json`.
+ */
+export function fleetFilePath(o: { fleetFile?: string | undefined; dataDir: string; root: string }): string {
+  if (o.fleetFile) return resolve(o.fleetFile);
+  const local = resolve(o.dataDir, 'fleet.json');
+  return existsSync(local) ? local : resolve(o.root, 'fixtures', 'fleet.json');
+}
+
 /** Reads and validates the fleet file. @throws Error when it is missing or malformed. */
 export async function loadFleet(path: string): Promise<Fleet> {
   const file = Bun.file(path);
   if (!(await file.exists())) throw new Error(`fleet: file not found: ${path}`);
-  return parseFleet(await file.json());
+  const fleet = parseFleet(await file.json());
+  // A node file named `./…` or `../…` lives beside the fleet file, wherever that is.
+  for (const m of [fleet.hub, ...fleet.nodes]) if (/^\.\.?\//.test(m.file)) m.file = resolve(dirname(path), m.file);
+  return fleet;
 }
 
 /** Finds a member (hub or node) by name. */
@@ -72,16 +93,16 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 // ---- fleet.invoke: the one way the hub calls a node ----
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
-export interface FleetCaller {
+interface FleetCaller {
   peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number }): Promise<FleetResult>;
 }
-export type FleetResult = Result<unknown, CallFailure> & {
+type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (set by FleetInvoker). */
   traceId?: number;
 };
 
 /** Where trace records go (lib/fleet/trace.ts). */
-export interface TraceSink {
+interface TraceSink {
   record(r: {
     ts: string; from: string; to: string; capability: string; durationMs: number;
     outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
@@ -105,7 +126,7 @@ export interface FleetInvoker {
 
 
 /** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
-export function isEmptyResult(r: unknown): boolean {
+function isEmptyResult(r: unknown): boolean {
   if (r === null || r === undefined || r === '') return true;
   if (Array.isArray(r)) return r.length === 0;
   if (typeof r !== 'object') return false;
@@ -116,7 +137,7 @@ export function isEmptyResult(r: unknown): boolean {
   return lists.length > 0 && lists.every((l) => l.length === 0);
 }
 
-export interface FleetInvokerDeps {
+interface FleetInvokerDeps {
   self: string;
   client: FleetCaller;
   trace: TraceSink;

@@ -9,7 +9,6 @@ import { readBodyBytes } from '../body.ts';
 import { FLEET_MESSAGE_ERRORS, type FleetMessageErrorCode } from '../errors/fleet.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Err, Ok } from '../errors/result.ts';
-import type { FleetInvokerDeps } from './invoke.ts';
 
 export interface FleetMessageOptions {
   /** The conversation this message belongs to (the same for every turn of one exchange). */
@@ -84,7 +83,14 @@ function readTask(doc: unknown, contextId: string): FleetMessageResult {
   }
 }
 
-export function createA2AMessenger(deps: FleetInvokerDeps) {
+/** What the messenger needs: where the fleet's nodes answer (a subset of the fleet invoker's deps). */
+interface A2AMessengerDeps {
+  fleet?: { nodes: ReadonlyArray<{ name: string; url: string }> };
+  fetch?: typeof fetch;
+  maxAnswerBytes?: number;
+}
+
+export function createA2AMessenger(deps: A2AMessengerDeps) {
   const doFetch = deps.fetch ?? fetch;
   const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
   return async (target: string, skill: string, args: Record<string, unknown>, contextId: string | undefined, timeout: number): Promise<FleetMessageResult> => {

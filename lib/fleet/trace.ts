@@ -22,7 +22,7 @@ export interface TraceRecord {
   bytes: number;
 }
 
-export type NewTraceRecord = Omit<TraceRecord, 'id'>;
+type NewTraceRecord = Omit<TraceRecord, 'id'>;
 
 export interface TraceQuery {
   /** 1..500, default 50. */
@@ -35,7 +35,7 @@ export interface TraceQuery {
   outcome?: TraceOutcome;
 }
 
-export interface TracePage {
+interface TracePage {
   records: TraceRecord[];
   /** Pass as `before` for the next page; null on the last page. */
   nextBefore: number | null;

@@ -6,9 +6,9 @@
 export type Activity = 'idle' | 'conversing' | 'working';
 
 /** A peer is "conversing" for this long after an exchange with it. */
-export const CONVERSATION_WINDOW_MS = 30_000;
+const CONVERSATION_WINDOW_MS = 30_000;
 /** A peer is "working" for at most this long after it acknowledged our message, until it answers. */
-export const PEER_WORKING_WINDOW_MS = 180_000;
+const PEER_WORKING_WINDOW_MS = 180_000;
 
 export function createActivity(now: () => number) {
   const exchange = new Map<string, number>();

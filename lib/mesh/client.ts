@@ -92,7 +92,7 @@ export interface MeshClientOptions {
 }
 
 /** The envelope header an agent sees above an inbound message. */
-export function inboundHeader(m: MeshMessage): string {
+function inboundHeader(m: MeshMessage): string {
   return `[a2a message] ref=${m.messageRef} from=${m.from.name} project=${m.project} at=${new Date(m.createdAt).toISOString()}${m.replyTo ? ` replyTo=${m.replyTo}` : ''}`;
 }
 

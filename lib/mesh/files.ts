@@ -3,8 +3,9 @@
  * the receiver writes attachments under a temp directory with mode 0600 and exclusive create.
  */
 
-import { mkdir, mkdtemp, open, readFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { fail, ok, type Result } from './errors.ts';
 import { MESH_LIMITS } from './limits.ts';
 import { attachmentNameProblem } from './names.ts';
@@ -53,12 +54,8 @@ export async function materialize(baseDir: string, m: MeshMessage): Promise<Resu
       const bytes = decodeAttachmentBytes(a.payload);
       if (!bytes) return fail('A2A_ATTACHMENT', `attachment ${a.name} does not decode to its declared size`);
       const path = join(dir, a.name);
-      const fh = await open(path, 'wx', 0o600);
-      try {
-        await fh.writeFile(bytes);
-      } finally {
-        await fh.close();
-      }
+      // A fresh folder nobody knows of yet: one exclusive create, no temporary file.
+      if (!(await writeFileAtomic(path, bytes, { ifAbsent: true, direct: true }))) return fail('A2A_ATTACHMENT', `attachment ${a.name} is named twice`);
       out.push({ name: a.name, path, bytes: bytes.length });
     }
     return ok(out);

@@ -3,7 +3,8 @@
  * position}`) so agents rejoin after a restart under their own name and recover what they missed.
  */
 
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { writeFileAtomic } from '../atomic-file.ts';
 import { dirname } from 'node:path';
 
 export interface RememberedConnection {
@@ -59,11 +60,7 @@ export function fileConnectionMemory(path: string): ConnectionMemory {
       const d = await read();
       fn(d);
       await mkdir(dirname(path), { recursive: true });
-      const tmp = `${path}.${process.pid}.tmp`;
-      await writeFile(tmp, JSON.stringify(d, null, 2), { mode: 0o600 });
-      // `mode` applies only when the file is created; a leftover temp file keeps its own.
-      await chmod(tmp, 0o600);
-      await rename(tmp, path);
+      await writeFileAtomic(path, JSON.stringify(d, null, 2), { mode: 0o600 });
     })) as Promise<void>;
   return {
     load: read,

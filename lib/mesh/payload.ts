@@ -50,14 +50,14 @@ export function encodeAttachment(name: string, bytes: Uint8Array, limits: CodecL
 }
 
 /** Decodes base64 that must re-encode to the same string (one canonical form per byte string). */
-export function decodeCanonicalBase64(data: string): Uint8Array | undefined {
+function decodeCanonicalBase64(data: string): Uint8Array | undefined {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0) return undefined;
   const bytes = Buffer.from(data, 'base64');
   return bytes.toString('base64') === data ? bytes : undefined;
 }
 
 /** Gunzips at most `cap` bytes; undefined when the data is not gzip or inflates past the cap (bomb guard). */
-export function gunzipCapped(gz: Uint8Array, cap: number): Uint8Array | undefined {
+function gunzipCapped(gz: Uint8Array, cap: number): Uint8Array | undefined {
   try {
     return gunzipSync(gz, { maxOutputLength: Math.max(1, cap) });
   } catch {
@@ -66,7 +66,7 @@ export function gunzipCapped(gz: Uint8Array, cap: number): Uint8Array | undefine
 }
 
 /** Decodes a text or attachment payload within `budget` decoded bytes. */
-export function decodePayload(
+function decodePayload(
   p: unknown,
   kinds: readonly string[],
   budget: number,

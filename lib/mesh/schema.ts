@@ -4,7 +4,7 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 
-export const STORE_VERSION = 3;
+const STORE_VERSION = 3;
 
 export const MESH_SCHEMA = `
 CREATE TABLE IF NOT EXISTS projects (

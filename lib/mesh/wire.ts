@@ -2,6 +2,7 @@
 
 import { fail, ok, type Result, type WireCode } from './errors.ts';
 import type { Attachment, TextPayload } from './payload.ts';
+import { parseJsonBody } from '../body.ts';
 
 export interface Peer {
   name: string;
@@ -24,7 +25,6 @@ export interface MeshMessage {
 }
 
 export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
-export type DeliveryStatus = 'delivered' | 'failed' | 'disconnected';
 
 /** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
 export interface StreamPosition {
@@ -94,12 +94,9 @@ export function truncateUtf8(s: string, maxBytes: number): string {
  * content are checked where they are used, so those failures carry their own codes.
  */
 export function parseClientFrame(text: string, maxErrorBytes = 512): Result<ClientFrame, 'invalid_frame'> {
-  let v: unknown;
-  try {
-    v = JSON.parse(text);
-  } catch {
-    return fail('invalid_frame', 'frame is not valid JSON');
-  }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return fail('invalid_frame', parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON');
+  const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('invalid_frame', 'frame must be a JSON object');
   const f = v as Record<string, unknown>;
   switch (f.type) {
@@ -124,6 +121,7 @@ export function parseClientFrame(text: string, maxErrorBytes = 512): Result<Clie
       if (typeof f.error !== 'string') return fail('invalid_frame', 'delivery_failed.error must be a string');
       return ok({ type: 'delivery_failed', messageId: f.messageId, error: truncateUtf8(f.error, maxErrorBytes) });
     default:
-      return fail('invalid_frame', `unsupported frame type ${JSON.stringify(String(f.type)).slice(0, 80)}`);
+      // Never String() a client's value: an object whose toString is not a function throws.
+      return fail('invalid_frame', typeof f.type === 'string' ? `unsupported frame type ${JSON.stringify(f.type).slice(0, 80)}` : `frame type must be a string, not ${f.type === null ? 'null' : Array.isArray(f.type) ? 'array' : typeof f.type}`);
   }
 }

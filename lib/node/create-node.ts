@@ -22,6 +22,7 @@ import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from
 import type { PeerVerifier } from '../peer/signature.ts';
 import { TaskStore } from '../a2a/task-store.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
+import { assertPortFree } from '../port-check.ts';
 
 export interface NodeDefinition {
   name: string;
@@ -55,7 +56,7 @@ export interface NodeOptions {
   now?: () => number;
   /** Set false to turn webhook delivery off (the card then says pushNotifications: false). */
   push?: boolean;
-  /** Webhook hosts allowed besides loopback (e.g. the fleet's hosts); `*` allows any. */
+  /** Non-public webhook hosts allowed: names, addresses or CIDR ranges (PUSH_ALLOW_HOSTS); see lib/a2a/push.ts. */
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;
@@ -90,6 +91,8 @@ const DEFAULT_MODES = ['text/plain', 'application/json'];
 export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const log = opts.log ?? silentLog;
   const host = opts.host ?? '127.0.0.1';
+  // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
+  assertPortFree(def.name, host, opts.port ?? 0);
   const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
   const push = opts.push === false ? undefined : new WebhookSender({
     allowHosts: opts.pushAllowHosts ?? [],

@@ -25,7 +25,7 @@ import { SCOPE, type PeerSigner } from './signature.ts';
  */
 export type PeerResult<T = unknown> = Result<T, CallFailure>;
 
-export interface PeerCallOptions {
+interface PeerCallOptions {
   /** Milliseconds before the call gives up with kind 'timeout' (default 10 000). */
   timeout?: number;
 }
@@ -39,7 +39,7 @@ export interface PeerClient {
   post(target: string, path: string, scope: string, body: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
 }
 
-export interface PeerClientDeps {
+interface PeerClientDeps {
   signer: PeerSigner;
   fleet: Fleet;
   log?: Log;
@@ -89,7 +89,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const started = performance.now();
     let headers: Record<string, string>;
     try {
-      headers = { ...(await deps.signer.sign(scope, bytes)), 'content-type': 'application/json' };
+      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), 'content-type': 'application/json' };
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
     }

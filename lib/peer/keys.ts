@@ -1,21 +1,24 @@
 /**
  * @module peer-keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
- * secret, each member's Ed25519 pair and the public key ring (formats in docs/peer.md). Makes,
- * rotates and loads them; the signing itself is lib/peer/signature.ts.
+ * secret, each member's Ed25519 pair (and, during a rotation, its previous one) and the public key
+ * ring (formats in docs/peer.md). Makes, rotates and loads them; the signing itself is
+ * lib/peer/signature.ts.
  *
  * API:
  *   ensureKeys(dataDir, fleet, { force? })   create what is missing (idempotent)
- *   rotateKey(dataDir, fleet, node)          new pair; the ring holds new + previous key
- *   retireKeys(dataDir, fleet, node)         drop the previous key from the ring
+ *   rotateKey(dataDir, fleet, node)          new pair; the ring holds new + previous key, the
+ *                                            previous pair is kept as <node>.ed25519.previous.json
+ *   retireKeys(dataDir, fleet, node)         drop the previous key from the ring and its pair
  *   loadPeerIdentity(dataDir, node, opts)    -> { signer, verifier } for one node at start
  *   parseRing(doc) / listKeys(dataDir)       ring file -> PeerRing; a key-free summary
  */
 
-import { chmod, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import type { Fleet } from '../fleet/invoke.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import {
   NODE_NAME,
   createSigner,
@@ -23,30 +26,32 @@ import {
   ed25519PublicKey,
   fromB64url,
   toB64url,
-  type PeerMode,
   type PeerRing,
   type PeerSigner,
   type PeerVerifier,
   type RingEntry,
+  type RingMode,
   type VerifierOptions,
 } from './signature.ts';
 
-export const SECRET_FILE = 'fleet.secret';
-export const RING_FILE = 'ring.json';
-export const privateKeyFile = (node: string) => `${node}.ed25519.json`;
+const SECRET_FILE = 'fleet.secret';
+const RING_FILE = 'ring.json';
+const privateKeyFile = (node: string) => `${node}.ed25519.json`;
+/** The pair a rotation replaced: still answers `pairwise` requests made with the old ring until retired. */
+const previousKeyFile = (node: string) => `${node}.ed25519.previous.json`;
 /** Most public keys one node may have in the ring: the current one and the one being retired. */
-export const MAX_RING_KEYS = 2;
+const MAX_RING_KEYS = 2;
 
-export interface RingKey {
+interface RingKey {
   kid: string;
   publicKey: string;
   created: string;
 }
-export interface RingFileEntry {
-  mode: PeerMode;
+interface RingFileEntry {
+  mode: RingMode;
   keys: RingKey[];
 }
-export interface RingFile {
+interface RingFile {
   version: 1;
   nodes: Record<string, RingFileEntry>;
 }
@@ -59,7 +64,7 @@ interface PrivateKeyFile {
 }
 
 /** A public, stable short name for a key: it may be logged, the key bytes may not. */
-export function keyId(publicKey: Uint8Array): string {
+function keyId(publicKey: Uint8Array): string {
   return 'ed25519:' + bytesToHex(sha256(publicKey)).slice(0, 16);
 }
 
@@ -104,25 +109,8 @@ async function readText(path: string): Promise<string | undefined> {
 }
 
 /** Writes through a temporary file; `exclusive` keeps an existing file (returns false then). */
-async function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
-  const tmp = `${path}.${process.pid}.${toB64url(randomBytes(6))}.tmp`;
-  await writeFile(tmp, text, { mode, flag: 'wx' });
-  await chmod(tmp, mode); // the umask may have narrowed or the platform ignored `mode`
-  try {
-    if (!exclusive) {
-      await rename(tmp, path);
-      return true;
-    }
-    try {
-      await link(tmp, path); // fails with EEXIST instead of replacing: no clobbering, no race
-      return true;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw e;
-    }
-  } finally {
-    await unlink(tmp).catch(() => {});
-  }
+function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
+  return writeFileAtomic(path, text, { mode, ifAbsent: exclusive });
 }
 
 async function readSecret(dir: string): Promise<Uint8Array | undefined> {
@@ -133,19 +121,19 @@ async function readSecret(dir: string): Promise<Uint8Array | undefined> {
   return secret;
 }
 
-async function readPrivateKey(dir: string, node: string): Promise<{ seed: Uint8Array; key: RingKey } | undefined> {
-  const text = await readText(join(dir, privateKeyFile(node)));
+async function readPrivateKey(dir: string, node: string, file = privateKeyFile(node)): Promise<{ seed: Uint8Array; key: RingKey; text: string } | undefined> {
+  const text = await readText(join(dir, file));
   if (text === undefined) return undefined;
   let doc: Partial<PrivateKeyFile>;
   try {
     doc = JSON.parse(text);
   } catch {
-    throw new Error(`keys: ${privateKeyFile(node)} is not JSON`);
+    throw new Error(`keys: ${file} is not JSON`);
   }
   const seed = typeof doc.privateKey === 'string' ? fromB64url(doc.privateKey, 32) : undefined;
-  if (!seed || doc.node !== node) throw new Error(`keys: ${privateKeyFile(node)} is malformed`);
+  if (!seed || doc.node !== node) throw new Error(`keys: ${file} is malformed`);
   const pub = ed25519PublicKey(seed);
-  return { seed, key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') } };
+  return { seed, key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') }, text };
 }
 
 async function newPrivateKey(dir: string, node: string, now: Date, replace: boolean): Promise<RingKey | undefined> {
@@ -180,7 +168,7 @@ const writeRing = (dir: string, ring: RingFile) =>
 
 const members = (fleet: Fleet) => [fleet.hub, ...fleet.nodes].map((m) => m.name);
 
-export interface KeyOptions {
+interface KeyOptions {
   /** Replace existing secret and pairs (all peers must then restart). */
   force?: boolean;
   now?: () => Date;
@@ -203,9 +191,12 @@ export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions
   }
   const ring = await readRingFile(dir);
   let ringChanged = false;
-  for (const node of members(fleet)) {
+  // A member that runs elsewhere keeps its own pair; the ring holds the key it published.
+  const local = [fleet.hub, ...fleet.nodes].filter((m) => !m.remote).map((m) => m.name);
+  for (const node of local) {
     checkNode(node);
     let key = opts.force ? undefined : (await readPrivateKey(dir, node))?.key;
+    if (opts.force) await unlink(join(dir, previousKeyFile(node))).catch(() => {});
     if (!key) {
       key = (await newPrivateKey(dir, node, now, !!opts.force)) ?? (await readPrivateKey(dir, node))!.key;
       created.push(privateKeyFile(node));
@@ -241,6 +232,9 @@ export async function rotateKey(dataDir: string, fleet: Fleet, node: string, opt
   requireMember(fleet, node);
   const dir = keysDir(dataDir);
   const ring = await readRingFile(dir);
+  // Keep the pair being replaced: peers that still hold the old ring derive their pair key from it.
+  const current = await readPrivateKey(dir, node);
+  if (current) await writeKeyFile(join(dir, previousKeyFile(node)), current.text, 0o600, false);
   const key = (await newPrivateKey(dir, node, (opts.now ?? (() => new Date()))(), true))!;
   const previous = ring.nodes[node]?.keys ?? [];
   ring.nodes[node] = { mode: 'ed25519', keys: [key, ...previous].slice(0, MAX_RING_KEYS) };
@@ -258,24 +252,29 @@ export async function retireKeys(dataDir: string, fleet: Fleet, node: string) {
   const retired = entry.keys.slice(1).map((k) => k.kid);
   entry.keys = entry.keys.slice(0, 1);
   await writeRing(dir, ring);
+  await unlink(join(dir, previousKeyFile(node))).catch((e) => {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  });
   return { kept: entry.keys.map((k) => k.kid), retired };
 }
 
 /** Per node: mode and key ids. Safe to print. */
-export async function listKeys(dataDir: string): Promise<{ node: string; mode: PeerMode; kids: string[] }[]> {
+export async function listKeys(dataDir: string): Promise<{ node: string; mode: RingMode; kids: string[] }[]> {
   const ring = await readRingFile(keysDir(dataDir));
   return Object.entries(ring.nodes).map(([node, e]) => ({ node, mode: e.mode, kids: e.keys.map((k) => k.kid) }));
 }
 
 /**
- * Loads one node's signer and verifier from `<dataDir>/keys/`. The signer signs in the mode the
- * ring states for this node, so peers never see a downgrade.
+ * Loads one node's signer and verifier from `<dataDir>/keys/`. The signer signs `pairwise` towards
+ * ring members with an Ed25519 key and otherwise in the mode the ring states for this node, so
+ * peers never see a downgrade. The verifier accepts `pairwise` with the current and, until it is
+ * retired, the previous pair.
  * @throws Error when the ring is missing or lacks the node (run `bun run keys`), or a file is malformed.
  */
 export async function loadPeerIdentity(
   dataDir: string,
   node: string,
-  opts: Omit<VerifierOptions, 'ring' | 'secret'> = {},
+  opts: Omit<VerifierOptions, 'self' | 'ring' | 'secret' | 'seeds'> = {},
 ): Promise<{ signer: PeerSigner; verifier: PeerVerifier; ring: PeerRing }> {
   checkNode(node);
   const dir = keysDir(dataDir);
@@ -287,6 +286,36 @@ export async function loadPeerIdentity(
   const seed = entry.mode === 'ed25519' ? (await readPrivateKey(dir, node))?.seed : undefined;
   if (entry.mode === 'ed25519' && !seed) throw new Error(`keys: ${privateKeyFile(node)} is missing`);
   if (entry.mode !== 'ed25519' && !secret) throw new Error(`keys: ${SECRET_FILE} is missing`);
-  const signer = createSigner({ node, secret, seed, mode: entry.mode, now: opts.now, ed25519: opts.ed25519 });
-  return { signer, verifier: createVerifier({ ...opts, ring, secret }), ring };
+  // The previous pair counts only while the ring still lists its public key (until retired).
+  const previous = seed ? await readPrivateKey(dir, node, previousKeyFile(node)) : undefined;
+  const inRing = previous && entry.ed25519.some((k) => toB64url(k) === previous.key.publicKey);
+  const seeds = seed ? [seed, ...(inRing ? [previous.seed] : [])] : [];
+  const signer = createSigner({ node, secret, seed, ring, mode: entry.mode, now: opts.now, ed25519: opts.ed25519, x25519: opts.x25519, hashes: opts.hashes });
+  return { signer, verifier: createVerifier({ ...opts, self: node, ring, secret, seeds }), ring };
+}
+
+/**
+ * Puts the public key a node that runs elsewhere published into the ring (`bun run fleet add`),
+ * replacing what the ring held for it. The key id must be the one the key gives.
+ * @throws Error when the name, the key or its id is malformed, or the node has a local pair.
+ */
+export async function trustRemoteKey(dataDir: string, node: string, key: { kid: string; publicKey: string }, opts: KeyOptions = {}): Promise<{ kid: string }> {
+  checkNode(node);
+  const pub = fromB64url(key.publicKey, 32);
+  if (!pub) throw new Error('keys: the public key must be 32 bytes in base64url');
+  if (keyId(pub) !== key.kid) throw new Error(`keys: the key id ${String(key.kid).slice(0, 40)} does not belong to the key`);
+  const dir = keysDir(dataDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  if (await readText(join(dir, privateKeyFile(node)))) throw new Error(`keys: ${node} has a key pair here; it is not a remote node`);
+  const ring = await readRingFile(dir);
+  ring.nodes[node] = { mode: 'ed25519', keys: [{ kid: key.kid, publicKey: key.publicKey, created: (opts.now ?? (() => new Date()))().toISOString() }] };
+  await writeRing(dir, ring);
+  return { kid: key.kid };
+}
+
+/** A node's public identity as it publishes it at `GET /peer/identity`: name, mode and ring keys. */
+export function publicIdentity(node: string, ring: PeerRing): { node: string; mode: RingMode; keys: { kid: string; publicKey: string }[] } | undefined {
+  const entry = ring.get(node);
+  if (!entry) return undefined;
+  return { node, mode: entry.mode, keys: entry.ed25519.map((k) => ({ kid: keyId(k), publicKey: toB64url(k) })) };
 }

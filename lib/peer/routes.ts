@@ -14,7 +14,7 @@ import { fleetMember } from '../fleet/invoke.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';
-import { readBodyBytes } from '../body.ts';
+import { parseJsonBody, readBodyBytes } from '../body.ts';
 import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Result } from '../errors/result.ts';
@@ -53,7 +53,7 @@ export function peerError(code: PeerErrorCode | (string & {}), message?: string,
 type Admitted = { caller: string; scope: string; body: Record<string, unknown> };
 
 /** Shared front half of both routes: method, size, signature, JSON object body. */
-async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
+async function admit(request: Request, route: string, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
   if (request.method !== 'POST') return peerError('PEER_METHOD');
   const max = deps.maxBodyBytes ?? 1024 * 1024;
   let bytes: Uint8Array | undefined;
@@ -63,18 +63,22 @@ async function admit(request: Request, deps: PeerRouteDeps, log: Log): Promise<A
     return peerError('PEER_BAD_REQUEST', 'body could not be read');
   }
   if (!bytes) return peerError('PEER_TOO_LARGE', `body exceeds ${max} bytes`);
-  const v = await deps.verifier.verify(request.headers, bytes);
+  // The route is the one this handler serves, not the URL path, so a mount prefix changes nothing.
+  const v = await deps.verifier.verify(request.headers, bytes, route);
   if (!v.ok) {
     const node = request.headers.get('x-peer-node') ?? '';
-    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: new URL(request.url).pathname });
+    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: route });
     return peerError(v.code, v.message);
   }
-  let body: unknown;
+  let text: string;
   try {
-    body = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return peerError('PEER_BAD_REQUEST', 'body is not JSON');
+    return peerError('PEER_BAD_REQUEST', 'body is not UTF-8');
   }
+  const parsed = parseJsonBody(text);
+  if (!parsed.ok) return parsed.code === 'BODY_TOO_DEEP' ? peerError('BODY_TOO_DEEP', parsed.message) : peerError('PEER_BAD_REQUEST', 'body is not JSON');
+  const body = parsed.value;
   if (!body || typeof body !== 'object' || Array.isArray(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
 }
@@ -89,7 +93,7 @@ function argsOf(body: Record<string, unknown>): Record<string, unknown> | undefi
 export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): Promise<Response> {
   const log = deps.log ?? silentLog;
   try {
-    const a = await admit(request, deps, log);
+    const a = await admit(request, '/peer/invoke', deps, log);
     if (a instanceof Response) return a;
     const { capability } = a.body;
     if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
@@ -123,7 +127,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
   const log = deps.log ?? silentLog;
   try {
     if (!deps.client || !deps.fleet) return peerError('PEER_NO_ROUTE', 'this node does not relay');
-    const a = await admit(request, deps, log);
+    const a = await admit(request, '/peer/relay', deps, log);
     if (a instanceof Response) return a;
     const { capability, route, trail = [] } = a.body;
     if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');

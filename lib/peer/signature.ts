@@ -1,16 +1,19 @@
 /**
  * @module peer — the one signing and verification implementation of the signed peer channel
- * (DESIGN.md "Signed peer channel", docs/peer.md). Every node and the hub import it; nothing else
+ * (docs/peer.md). Every node and the hub import it; nothing else
  * signs or verifies. Key files live in peer-keys.ts, the client in peer-client.ts, routes in
  * peer-routes.ts; all of them call into this file.
  *
  * API:
  *   signedString(fields, body)             the canonical string both sides compute
- *   createSigner({ node, secret?, seed?, mode? }) -> PeerSigner; signer.sign(scope, body) -> headers
- *   createVerifier({ ring, secret?, now?, windowMs?, nonceCapacity? }) -> PeerVerifier;
- *     verifier.verify(headers, body) -> { ok: true, node, mode, scope, ts } | { ok: false, code, message }
+ *   createSigner({ node, secret?, seed?, ring?, mode? }) -> PeerSigner;
+ *     signer.sign({ to, route, scope }, body) -> headers
+ *   createVerifier({ self, ring, secret?, seeds?, now?, windowMs?, nonceCapacity? }) -> PeerVerifier;
+ *     verifier.verify(headers, body, route) -> { ok: true, node, mode, scope, ts } | { ok: false, code, message }
+ *   PEER_ERRORS                             the table of codes, HTTP statuses and default messages
  *   nativeEd25519 / nobleEd25519, bunHashes / nobleHashes   the primitives (hot path / fallback)
- * Signed string: `node\nts\nnonce\nscope\nsha256hex(body)` over the exact body bytes.
+ * Signed string: `node\nts\nnonce\nscope\nto\nroute\nsha256hex(body)` over the exact body bytes.
+ * The `pairwise` key of two nodes is made in lib/peer/pairwise.ts.
  */
 
 import { createPrivateKey, createPublicKey, sign as cryptoSign, type KeyObject } from 'node:crypto';
@@ -21,22 +24,32 @@ import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
 import { createNonceCache } from './nonces.ts';
+import { createPairCache, detectX25519, pairKey, type X25519Backend } from './pairwise.ts';
 
 ed.hashes.sha512 = sha512;
 
 // ---------------------------------------------------------------------------------------------
 // Wire format.
 
-export type PeerMode = 'ed25519' | 'derived' | 'shared';
-/** Strongest first: the order of preference and of the no-downgrade rule. */
-export const PEER_MODES: readonly PeerMode[] = Object.freeze(['ed25519', 'derived', 'shared']);
-const RANK: Record<PeerMode, number> = { ed25519: 3, derived: 2, shared: 1 };
+export type PeerMode = 'pairwise' | 'ed25519' | 'derived' | 'shared';
+/** What a ring entry states: the kind of key the node holds. `pairwise` needs no entry of its own. */
+export type RingMode = Exclude<PeerMode, 'pairwise'>;
+/** The order of preference, strongest first. */
+const PEER_MODES: readonly PeerMode[] = Object.freeze(['pairwise', 'ed25519', 'derived', 'shared']);
+/**
+ * Strength, for the no-downgrade rule. `pairwise` ranks with `ed25519`: its key comes from the
+ * two nodes' Ed25519 identities, so only those two holders can compute it.
+ */
+export const PEER_RANK: Readonly<Record<PeerMode, number>> = Object.freeze({ pairwise: 3, ed25519: 3, derived: 2, shared: 1 });
+const isMode = (m: string): m is PeerMode => Object.hasOwn(PEER_RANK, m);
 
-export const PEER_HEADERS = Object.freeze({
+const PEER_HEADERS = Object.freeze({
   node: 'x-peer-node',
   ts: 'x-peer-ts',
   nonce: 'x-peer-nonce',
   scope: 'x-peer-scope',
+  to: 'x-peer-to',
+  route: 'x-peer-route',
   mode: 'x-peer-mode',
   signature: 'x-peer-signature',
 });
@@ -45,24 +58,30 @@ export const PEER_HEADERS = Object.freeze({
 export const NODE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
 /** Scopes are visible ASCII without spaces, so no field can smuggle a newline into the string. */
 export const SCOPE = /^[\x21-\x7e]{1,200}$/;
+/** A route is an absolute path in visible ASCII: the path the receiver serves it at. */
+const ROUTE = /^\/[\x21-\x7e]{0,200}$/;
 const NONCE = /^[A-Za-z0-9_-]{22}$/; // 128 bits, base64url without padding
 const TS = /^[0-9]{1,15}$/;
 const B64URL = /^[A-Za-z0-9_-]*$/;
-const SIG_BYTES: Record<PeerMode, number> = { ed25519: 64, derived: 32, shared: 32 };
+const SIG_BYTES: Record<PeerMode, number> = { pairwise: 32, ed25519: 64, derived: 32, shared: 32 };
 const MAC_TEXT = /^[A-Za-z0-9_-]{43}$/; // 32 bytes in base64url
 
-export interface SignedFields {
+interface SignedFields {
   node: string;
   ts: string;
   nonce: string;
   scope: string;
+  /** The receiving node's fleet name. */
+  to: string;
+  /** The route it is sent to, e.g. `/peer/invoke`. */
+  route: string;
 }
 
 // ---------------------------------------------------------------------------------------------
 // SHA-256 and HMAC: Bun's native hasher on the hot path, @noble/hashes where Bun is absent and as
 // the cross-check (the known-answer test runs both).
 
-export interface HashBackend {
+interface HashBackend {
   readonly name: 'bun' | 'noble';
   sha256hex(bytes: Uint8Array): string;
   /** Prepares a key once; the returned function gives HMAC-SHA256(key, UTF-8 text) in base64url. */
@@ -94,7 +113,7 @@ const defaultHashes: HashBackend = bunHashes ?? nobleHashes;
 
 /** The canonical string, the only one signer and verifier ever compute. */
 export function signedString(f: SignedFields, body: Uint8Array, hashes: HashBackend = defaultHashes): string {
-  return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${hashes.sha256hex(body)}`;
+  return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${f.to}\n${f.route}\n${hashes.sha256hex(body)}`;
 }
 
 export function toB64url(bytes: Uint8Array): string {
@@ -112,7 +131,7 @@ export function fromB64url(text: string, bytes: number): Uint8Array | undefined 
  * Constant-time equality for MACs in their base64url form: the time taken does not depend on
  * where the strings differ. Comparing the canonical encoding also refuses non-canonical ones.
  */
-export function equalMac(a: string, b: string): boolean {
+function equalMac(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
@@ -128,7 +147,7 @@ export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // Ed25519: Bun's native crypto on the hot path where the runtime has it, @noble/ed25519 otherwise.
 
-export interface Ed25519Backend {
+interface Ed25519Backend {
   readonly name: 'native' | 'noble';
   sign(seed: Uint8Array, message: Uint8Array): Promise<Uint8Array>;
   /** False for any signature that does not verify, including malformed keys; never throws. */
@@ -227,29 +246,52 @@ export function detectEd25519(): Promise<Ed25519Backend> {
 // ---------------------------------------------------------------------------------------------
 // Signing.
 
-export interface PeerSigner {
-  readonly node: string;
-  /** Modes this signer holds material for, strongest first. */
-  readonly modes: readonly PeerMode[];
-  /**
-   * Signs one request: returns the six X-Peer-* headers.
-   * @throws Error when the scope is not a valid scope or the mode has no key (caller bugs).
-   */
-  sign(scope: string, body: Uint8Array, opts?: { mode?: PeerMode; ts?: number; nonce?: string }): Promise<Record<string, string>>;
+/** Who a request is for and what it may do: all three are signed. */
+interface SignTarget {
+  /** The receiving node's fleet name. */
+  to: string;
+  /** The route on the receiver, e.g. `/peer/invoke`. */
+  route: string;
+  scope: string;
 }
 
-export interface SignerOptions {
+interface SignOptions {
+  mode?: PeerMode;
+  ts?: number;
+  nonce?: string;
+}
+
+export interface PeerSigner {
+  readonly node: string;
+  /** Modes this signer holds material for, strongest first (`pairwise` needs the receiver in the ring too). */
+  readonly modes: readonly PeerMode[];
+  /**
+   * Signs one request: returns the eight X-Peer-* headers. Without `opts.mode` it signs `pairwise`
+   * when the receiver has an Ed25519 key in the ring, otherwise in the signer's own mode.
+   * @throws Error when a field is malformed or the mode has no key (caller bugs).
+   */
+  sign(target: SignTarget, body: Uint8Array, opts?: SignOptions): Promise<Record<string, string>>;
+}
+
+interface SignerOptions {
   node: string;
   /** Fleet secret: enables `shared` and `derived`. */
   secret?: Uint8Array;
-  /** The node's Ed25519 32-byte seed: enables `ed25519`. */
+  /** The node's Ed25519 32-byte seed: enables `ed25519`, and `pairwise` with a ring. */
   seed?: Uint8Array;
-  /** Signing mode used when a call names none; defaults to the strongest held. */
+  /** The public key ring: receivers with an Ed25519 key get `pairwise` requests. */
+  ring?: PeerRing;
+  /** Mode used when a call names none and `pairwise` is not possible; defaults to the strongest held. */
   mode?: PeerMode;
   now?: () => number;
   ed25519?: Ed25519Backend;
   hashes?: HashBackend;
+  x25519?: X25519Backend;
+  /** Most receivers whose pair key is kept prepared (default 1024). */
+  pairCapacity?: number;
 }
+
+type Mac = (text: string) => string;
 
 /**
  * Creates the signer of one node. Key bytes stay inside the closure, so the signer object can
@@ -266,28 +308,44 @@ export function createSigner(o: SignerOptions): PeerSigner {
   const hashes = o.hashes ?? defaultHashes;
   const macs = secret && { shared: hashes.macFor(secret), derived: hashes.macFor(derivedKey(secret, node)) };
   const now = o.now ?? Date.now;
-  const modes = PEER_MODES.filter((m) => (m === 'ed25519' ? !!seed : !!secret));
-  const preferred = o.mode ?? modes[0];
+  const ring = o.ring;
+  const modes = PEER_MODES.filter((m) => (m === 'pairwise' ? !!seed && !!ring : m === 'ed25519' ? !!seed : !!secret));
+  const preferred = o.mode && o.mode !== 'pairwise' ? o.mode : modes.find((m) => m !== 'pairwise');
+  // Per receiver: the MAC keyed with the pair key of this node's seed and the receiver's newest key.
+  const pairs = createPairCache<Mac | null>(o.pairCapacity ?? 1024, (to) => {
+    const pub = seed && ring?.get(to)?.ed25519[0];
+    const key = pub && pairKey(node, seed, to, pub, o.x25519);
+    return key ? hashes.macFor(key) : null;
+  });
+  const pairMac = (to: string): Mac | null => (seed && ring ? pairs.get(to) : null);
   return Object.freeze({
     node,
     modes: Object.freeze(modes),
-    async sign(scope: string, body: Uint8Array, opts: { mode?: PeerMode; ts?: number; nonce?: string } = {}) {
-      const mode = opts.mode ?? preferred;
-      if (!mode || !modes.includes(mode)) throw new Error(`peer: no key for mode ${mode ?? '(none)'}`);
+    async sign(target: SignTarget, body: Uint8Array, opts: SignOptions = {}) {
+      const { to, route, scope } = target;
+      if (!NODE_NAME.test(to)) throw new Error('peer: invalid receiver');
+      if (!ROUTE.test(route)) throw new Error('peer: invalid route');
       if (!SCOPE.test(scope)) throw new Error('peer: invalid scope');
+      const pair = opts.mode === undefined || opts.mode === 'pairwise' ? pairMac(to) : null;
+      const mode = opts.mode ?? (pair ? 'pairwise' : preferred);
+      if (!mode || !modes.includes(mode) || (mode === 'pairwise' && !pair)) throw new Error(`peer: no key for mode ${mode ?? '(none)'} towards ${to}`);
       const nonce = opts.nonce ?? toB64url(randomBytes(16));
       if (!NONCE.test(nonce)) throw new Error('peer: invalid nonce');
-      const fields = { node, ts: String(opts.ts ?? now()), nonce, scope };
+      const fields = { node, ts: String(opts.ts ?? now()), nonce, scope, to, route };
       const text = signedString(fields, body, hashes);
       const signature =
-        mode === 'ed25519'
-          ? toB64url(await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text)))
-          : macs![mode](text);
+        mode === 'pairwise'
+          ? pair!(text)
+          : mode === 'ed25519'
+            ? toB64url(await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text)))
+            : macs![mode](text);
       return {
         [PEER_HEADERS.node]: node,
         [PEER_HEADERS.ts]: fields.ts,
         [PEER_HEADERS.nonce]: nonce,
         [PEER_HEADERS.scope]: scope,
+        [PEER_HEADERS.to]: to,
+        [PEER_HEADERS.route]: route,
         [PEER_HEADERS.mode]: mode,
         [PEER_HEADERS.signature]: signature,
       };
@@ -298,33 +356,41 @@ export function createSigner(o: SignerOptions): PeerSigner {
 // ---------------------------------------------------------------------------------------------
 // Verification.
 
-/** What the verifier knows of one node: its strongest mode and its Ed25519 public keys. */
+/** What the verifier knows of one node: the kind of key it holds and its Ed25519 public keys. */
 export interface RingEntry {
-  mode: PeerMode;
+  mode: RingMode;
   /** One key normally, two while the node rotates. */
   ed25519: readonly Uint8Array[];
 }
 export type PeerRing = ReadonlyMap<string, RingEntry>;
 
-export type VerifyResult =
+type VerifyResult =
   | { ok: true; node: string; mode: PeerMode; scope: string; ts: number }
   | { ok: false; code: PeerRefusalCode; message: string };
 
 export interface PeerVerifier {
-  verify(headers: Headers, body: Uint8Array): Promise<VerifyResult>;
+  /** Checks one request that arrived at `route` (e.g. `/peer/invoke`) of this node. */
+  verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult>;
 }
 
 export interface VerifierOptions {
+  /** This node's fleet name: requests signed for another receiver are refused. */
+  self: string;
   ring: PeerRing;
   /** Fleet secret: needed to accept `shared` and `derived`. */
   secret?: Uint8Array;
+  /** This node's Ed25519 seeds, current first (the previous one until it is retired): needed to accept `pairwise`. */
+  seeds?: readonly Uint8Array[];
   now?: () => number;
   /** Accepted clock difference either way, in ms (default 60 000). */
   windowMs?: number;
   /** Most nonces remembered at once (default 100 000). */
   nonceCapacity?: number;
+  /** Most callers whose pair keys are kept prepared (default 1024). */
+  pairCapacity?: number;
   ed25519?: Ed25519Backend;
   hashes?: HashBackend;
+  x25519?: X25519Backend;
 }
 
 const refuse = (code: PeerRefusalCode, message: string = PEER_ERRORS[code].message): VerifyResult => ({
@@ -334,43 +400,64 @@ const refuse = (code: PeerRefusalCode, message: string = PEER_ERRORS[code].messa
 });
 
 /**
- * Creates a verifier. Checks run cheapest first (headers, node, mode, window, nonce) so junk
- * costs no signature check; a nonce is recorded only after its signature verifies.
+ * Creates a verifier. Checks run cheapest first (headers, receiver, node, mode, window, nonce) so
+ * junk costs no signature check; a nonce is recorded only after its signature verifies.
+ * @throws Error on an invalid `self` (a configuration bug).
  */
 export function createVerifier(o: VerifierOptions): PeerVerifier {
+  if (!NODE_NAME.test(o.self)) throw new Error('peer: invalid node name');
+  const self = o.self;
   const windowMs = o.windowMs ?? 60_000;
   const now = o.now ?? Date.now;
   const secret = o.secret && new Uint8Array(o.secret);
+  const seeds = (o.seeds ?? []).map((s) => new Uint8Array(s));
   const hashes = o.hashes ?? defaultHashes;
   let ed25519 = o.ed25519;
   const nonces = createNonceCache(windowMs, o.nonceCapacity ?? 100_000);
   const sharedMac = secret && hashes.macFor(secret);
-  const derivedMacs = new Map<string, (text: string) => string>(); // per ring node, made on first use
+  const derivedMacs = new Map<string, Mac>(); // per ring node, made on first use
   const macFor = (mode: 'derived' | 'shared', node: string) => {
     if (mode === 'shared') return sharedMac!;
     let m = derivedMacs.get(node);
     if (!m) derivedMacs.set(node, (m = hashes.macFor(derivedKey(secret!, node))));
     return m;
   };
+  // Per caller: one MAC per (own seed, caller key) pair, the current ones first. Outside a
+  // rotation that is a single MAC.
+  const x25519 = o.x25519 ?? (seeds.length ? detectX25519() : undefined);
+  const pairMacs = createPairCache<Mac[]>(o.pairCapacity ?? 1024, (node) =>
+    seeds.flatMap((seed) =>
+      (o.ring.get(node)?.ed25519 ?? []).flatMap((pub) => {
+        const key = pairKey(self, seed, node, pub, x25519);
+        return key ? [hashes.macFor(key)] : [];
+      }),
+    ),
+  );
+  const named = (text: string, pattern: RegExp) => (pattern.test(text) ? text : 'something else');
 
   return Object.freeze({
-    async verify(headers: Headers, body: Uint8Array): Promise<VerifyResult> {
+    async verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult> {
       const node = headers.get(PEER_HEADERS.node);
       const ts = headers.get(PEER_HEADERS.ts);
       const nonce = headers.get(PEER_HEADERS.nonce);
       const scope = headers.get(PEER_HEADERS.scope);
+      const to = headers.get(PEER_HEADERS.to);
+      const signedRoute = headers.get(PEER_HEADERS.route);
       const mode = headers.get(PEER_HEADERS.mode);
       const signature = headers.get(PEER_HEADERS.signature);
-      if (node === null || ts === null || nonce === null || scope === null || mode === null || signature === null) {
+      if (node === null || ts === null || nonce === null || scope === null || to === null || signedRoute === null || mode === null || signature === null) {
         const missing = Object.values(PEER_HEADERS).filter((h) => !headers.has(h));
         return refuse('PEER_UNSIGNED', `missing ${missing.join(', ')}`);
       }
+      // The receiver and route are signed; checking the stated ones first gives a request that
+      // was meant for someone else its own answer, and costs nothing.
+      if (to !== self) return refuse('PEER_WRONG_RECEIVER', `signed for ${named(to, NODE_NAME)}, this node is ${self}`);
+      if (signedRoute !== route) return refuse('PEER_WRONG_RECEIVER', `signed for route ${named(signedRoute, ROUTE)}, this route is ${route}`);
       if (!NODE_NAME.test(node)) return refuse('PEER_UNKNOWN_NODE', 'X-Peer-Node is not a node name');
       const entry = o.ring.get(node);
       if (!entry) return refuse('PEER_UNKNOWN_NODE');
-      if (mode !== 'ed25519' && mode !== 'derived' && mode !== 'shared')
-        return refuse('PEER_BAD_SIGNATURE', 'X-Peer-Mode must be ed25519, derived or shared');
-      if (RANK[mode] < RANK[entry.mode]) return refuse('PEER_DOWNGRADE', `${node} signs with ${entry.mode}`);
+      if (!isMode(mode)) return refuse('PEER_BAD_SIGNATURE', `X-Peer-Mode must be one of ${PEER_MODES.join(', ')}`);
+      if (PEER_RANK[mode] < PEER_RANK[entry.mode]) return refuse('PEER_DOWNGRADE', `${node} signs with ${entry.mode}`);
       if (!TS.test(ts)) return refuse('PEER_STALE', 'X-Peer-Ts must be unix milliseconds');
       const t = Number(ts);
       const clock = now();
@@ -383,12 +470,16 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       const nonceKey = node + ' ' + nonce;
       if (nonces.seen(nonceKey)) return refuse('PEER_REPLAY');
 
-      const text = signedString({ node, ts, nonce, scope }, body, hashes);
+      const text = signedString({ node, ts, nonce, scope, to, route }, body, hashes);
       let good = false;
       if (typeof sig !== 'string') {
         ed25519 ??= await detectEd25519();
         const msg = utf8.encode(text);
         for (const pub of entry.ed25519) if ((good = await ed25519.verify(pub, msg, sig))) break;
+      } else if (mode === 'pairwise') {
+        if (!seeds.length) return refuse('PEER_BAD_SIGNATURE', 'this node holds no Ed25519 key to check pairwise signatures');
+        const macs = pairMacs.get(node);
+        for (let i = 0; i < macs.length && !good; i++) good = equalMac(macs[i]!(text), sig);
       } else {
         if (!secret) return refuse('PEER_BAD_SIGNATURE', 'this node holds no fleet secret to check HMAC modes');
         good = equalMac(macFor(mode as 'derived' | 'shared', node)(text), sig);

@@ -11,7 +11,7 @@ export interface Commit {
   subject: string;
 }
 
-export interface GitOptions {
+interface GitOptions {
   /** The checkout to read. */
   repoDir: string;
   /** The git executable (default `git` on PATH). */

@@ -13,7 +13,7 @@ import * as q from './queries.ts';
 
 const SHOWN_COMMITS = 20;
 
-export interface CicdkitOptions extends Pick<NodeSetup, 'fixturesDir'> {
+interface CicdkitOptions extends Pick<NodeSetup, 'fixturesDir'> {
   /** The checkout whose history is read (default: this project's). */
   repoDir?: string;
   /** The git executable (default `git` on PATH). */

@@ -5,7 +5,7 @@
 
 import type { Commit } from './git-source.ts';
 
-export interface Pipeline {
+interface Pipeline {
   name: string;
   repo: string;
   branch: string;
@@ -13,7 +13,7 @@ export interface Pipeline {
   runs30d: number;
   success30d: number;
 }
-export interface Deployment { env: string; service: string; version: string; commit: string; deployedAt: string; status: string; strategy: string }
+interface Deployment { env: string; service: string; version: string; commit: string; deployedAt: string; status: string; strategy: string }
 export interface Snapshot { asOf: string; pipelines: Pipeline[]; deployments: Deployment[]; commits: Commit[] }
 
 export const ACTIVITY_DAYS = 14;

@@ -13,7 +13,7 @@ import {
 } from '../../lib/domain/negotiation-terms.ts';
 
 /** A customer's negotiation profile, from the `profiles` section of crm's book. */
-export interface Profile {
+interface Profile {
   customer: string;
   riskLevel: RiskLevel;
   excludedIndustries: string[];
@@ -21,11 +21,11 @@ export interface Profile {
 }
 export type BookWithProfiles = Book & { profiles?: unknown[] };
 
-export type ReviewAnswer =
+type ReviewAnswer =
   | { customer: string; stock: string; decision: 'accept'; reason: string; entity: { crmId: string; uscc: string; name: string } }
   | { customer: string; stock: string; decision: 'veto'; code: VetoCode; reason: string; detail?: string };
 
-export interface OpeningAnswer {
+interface OpeningAnswer {
   customer: string;
   name: string;
   industry: string;
@@ -40,7 +40,7 @@ const isRiskLevel = (v: unknown): v is RiskLevel => RISK_LEVELS.some((r) => r ==
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((i) => typeof i === 'string');
 
 /** The customer's record and profile. @throws CapabilityError UNKNOWN_CUSTOMER, NO_PROFILE or BAD_PROFILE. */
-export function customerOf(book: BookWithProfiles, id: string): { company: Book['companies'][number]; profile: Profile } {
+function customerOf(book: BookWithProfiles, id: string): { company: Book['companies'][number]; profile: Profile } {
   const company = book.companies.find((c) => c.id === id);
   if (!company) throw new CapabilityError('UNKNOWN_CUSTOMER', `crm has no customer ${id}`);
   const raw = (book.profiles ?? []).filter(isRecord).find((p) => p.customer === id);
@@ -52,7 +52,7 @@ export function customerOf(book: BookWithProfiles, id: string): { company: Book[
 }
 
 /** The one company with a valid USCC carrying a stock code, or why there is none. */
-export function alignedCompany(book: Book, code: string): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
+function alignedCompany(book: Book, code: string): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
   const carriers = book.companies.filter((c) => c.stockCode === code);
   const valid = carriers.filter((c) => isValidUscc(c.uscc));
   if (valid.length === 1) return { ok: true, company: valid[0]! };
@@ -62,7 +62,7 @@ export function alignedCompany(book: Book, code: string): { ok: true; company: B
 }
 
 /** Accepts or vetoes one proposal; the first constraint that fails is the veto. */
-export function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
+function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
   const { company, profile } = customerOf(book, customer);
   const veto = (code: VetoCode, reason: string, detail?: string): ReviewAnswer =>
     ({ customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}) });
@@ -96,7 +96,7 @@ export function review(book: BookWithProfiles, customer: string, p: Proposal): R
 }
 
 /** The customer's opening: who it is, without disclosing its constraints. */
-export function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
+function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
   const { company } = customerOf(book, customer);
   return { customer, name: company.name, industry: company.industry, accepting: true };
 }

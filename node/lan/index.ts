@@ -14,7 +14,7 @@ import { readInterfaces, readNeighbours, readResolver, SYSTEM_PATHS, type LanPat
 const nowToTheSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
 
 /** The system files to read may be moved (tests point them at missing or crafted files). */
-export type LanOptions = Pick<NodeSetup, 'fixturesDir'> & Partial<LanPaths>;
+type LanOptions = Pick<NodeSetup, 'fixturesDir'> & Partial<LanPaths>;
 
 export default defineNode((opts: LanOptions) => {
   const load = jsonFixture<q.Snapshot>(`${opts.fixturesDir}/lan/snapshot.json`);

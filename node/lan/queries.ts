@@ -11,7 +11,7 @@ export interface Snapshot {
   hosts: Neighbour[];
   dns: Resolver & { queriesToday: number; blockedToday: number; topDomains: { domain: string; queries: number }[] };
 }
-export type Source = 'live' | 'fixture';
+type Source = 'live' | 'fixture';
 /** One part of a reading, with which source answered and when it was true. */
 export interface Sourced<T> { source: Source; asOf: string; value: T }
 /** Live DNS is only the resolver configuration; query counts exist only in the fixture. */

@@ -15,7 +15,7 @@ const MAX_READ = 64 * 1024;
 const MAX_ROWS = 256;
 
 /** Reads at most `max` bytes of a regular file (files under /proc report size 0, so no stat size). */
-export function readBounded(path: string, max = MAX_READ): string | undefined {
+function readBounded(path: string, max = MAX_READ): string | undefined {
   let fd: number | undefined;
   try {
     // A FIFO or device would block or never end: only regular files are read.
@@ -37,7 +37,7 @@ export function readBounded(path: string, max = MAX_READ): string | undefined {
 }
 
 /** `/proc/net/dev`: two header lines, then `name: 8 receive counters 8 transmit counters`. */
-export function parseNetDev(text: string): Iface[] | undefined {
+function parseNetDev(text: string): Iface[] | undefined {
   if (!text.startsWith('Inter-|')) return undefined;
   const out: Iface[] = [];
   for (const line of text.split('\n').slice(2, 2 + MAX_ROWS)) {
@@ -50,10 +50,10 @@ export function parseNetDev(text: string): Iface[] | undefined {
 }
 
 /** Only the vendor half (OUI) of a hardware address is shown. */
-export const maskMac = (mac: string) => mac.split(':').map((part, i) => (i < 3 ? part : 'xx')).join(':');
+const maskMac = (mac: string) => mac.split(':').map((part, i) => (i < 3 ? part : 'xx')).join(':');
 
 /** `/proc/net/arp`: a header, then `IP  HW-type  flags  HW-address  mask  device`; flag 0x2 = complete. */
-export function parseArp(text: string): Neighbour[] | undefined {
+function parseArp(text: string): Neighbour[] | undefined {
   const lines = text.split('\n');
   if (!lines[0]?.startsWith('IP address')) return undefined;
   const out: Neighbour[] = [];
@@ -66,7 +66,7 @@ export function parseArp(text: string): Neighbour[] | undefined {
 }
 
 /** resolv.conf(5): `nameserver`, `search` / `domain` lines; `#` and `;` start comments. */
-export function parseResolvConf(text: string): Resolver {
+function parseResolvConf(text: string): Resolver {
   const nameservers: string[] = [];
   const search: string[] = [];
   for (const raw of text.split('\n').slice(0, MAX_ROWS)) {

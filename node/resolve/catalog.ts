@@ -11,7 +11,7 @@ import type { NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 
 /** One capability as the catalog shows it: exactly what the node's own descriptors say. */
-export type CatalogEntry = CapabilityDescriptor;
+type CatalogEntry = CapabilityDescriptor;
 export interface FleetNodeCatalog {
   node: string;
   role: string;
@@ -26,7 +26,7 @@ export interface FleetNodeCatalog {
 /** A tool of the agent surface: read-only and taking no arguments. */
 export const isSnapshotTool = (c: { readOnly: boolean; args: Record<string, unknown> }) => c.readOnly && Object.keys(c.args).length === 0;
 
-export function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
+function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
   return {
     node,
     role,
@@ -36,7 +36,7 @@ export function describeNode(node: string, role: string, def: NodeDefinition): F
   };
 }
 
-export interface FleetCatalogOptions {
+interface FleetCatalogOptions {
   fleetFile: string;
   /** Node files in the fleet file are relative to this folder (the project root). */
   root: string;

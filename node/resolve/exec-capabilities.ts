@@ -9,7 +9,7 @@ import { capability } from '../../lib/catalog/capability.ts';
 import { execError, type Executor } from './executor.ts';
 import type { Job } from './jobs.ts';
 
-export const MAX_PROMPT = 4000;
+const MAX_PROMPT = 4000;
 
 /** `executor` is undefined when the node has no data folder; the capabilities then answer EXECUTOR_UNAVAILABLE. */
 export function execCapabilities(executor: Executor | undefined, recipes: readonly { name: string; description: string }[]): Capability[] {

@@ -13,7 +13,7 @@ import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
 import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
 
 /** The executor's error codes, each with the situation it names. */
-export const EXEC_ERRORS = Object.freeze({
+const EXEC_ERRORS = Object.freeze({
   NO_RECIPE: 'no recipe matches the prompt',
   UNKNOWN_RECIPE: 'the named recipe is not on the allow-list',
   BAD_PROMPT: 'the prompt is empty',
@@ -22,10 +22,10 @@ export const EXEC_ERRORS = Object.freeze({
   SPAWN_FAILED: 'the recipe could not be started',
   EXECUTOR_UNAVAILABLE: 'the executor has no data folder',
 });
-export type ExecErrorCode = keyof typeof EXEC_ERRORS;
+type ExecErrorCode = keyof typeof EXEC_ERRORS;
 export const execError = (code: ExecErrorCode, detail?: string) => new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
 
-export const RESTARTED = 'executor restarted';
+const RESTARTED = 'executor restarted';
 /** Children see this PATH, not the executor's. */
 const CHILD_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 

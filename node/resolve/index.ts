@@ -15,7 +15,7 @@ import { loadRecipes, modelRecipe } from './recipes.ts';
 
 const NAME = 'resolve';
 
-export interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'model'> {
+interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'model'> {
   /** Default `<fixturesDir>/fleet.json`. */
   fleetFile?: string;
   /** The folder node files are named from; default the project root. */

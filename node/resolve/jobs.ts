@@ -1,11 +1,12 @@
 /**
  * @module resolve-jobs — the executor's job records: one JSON file per job under
- * `DATA_DIR/resolve/jobs/`, written atomically (temp file + rename), ids made here and checked
+ * `DATA_DIR/resolve/jobs/`, written atomically (lib/atomic-file.ts), ids made here and checked
  * before any path is formed.
  */
 
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 
 export type JobState = 'running' | 'succeeded' | 'failed' | 'canceled';
 
@@ -30,7 +31,7 @@ export interface JobRecord extends Job {
   procStart?: number;
 }
 
-export const JOB_ID = /^job-[0-9a-f]{32}$/;
+const JOB_ID = /^job-[0-9a-f]{32}$/;
 
 export const newJobId = () => `job-${crypto.randomUUID().replaceAll('-', '')}`;
 
@@ -62,10 +63,7 @@ export class JobFiles {
   /** @throws Error on a malformed id (a bug: ids are made by `newJobId`) or a failed write. */
   write(r: JobRecord): void {
     if (!JOB_ID.test(r.job_id)) throw new Error(`bad job id ${r.job_id}`);
-    const file = join(this.dir, `${r.job_id}.json`);
-    const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    writeFileSync(temp, JSON.stringify(r, null, 2));
-    renameSync(temp, file);
+    writeFileAtomicSync(join(this.dir, `${r.job_id}.json`), JSON.stringify(r, null, 2));
   }
 
   /**

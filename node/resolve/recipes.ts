@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** How a recipe may receive the prompt: never as an argument. */
-export type PromptVia = 'none' | 'stdin' | 'env';
+type PromptVia = 'none' | 'stdin' | 'env';
 
 export interface Recipe {
   name: string;
@@ -26,7 +26,7 @@ export interface Recipe {
 }
 
 /** Values the recipe file may name as `{…}` in argv and cwd; nothing from a request ever is. */
-export interface RecipePlaces {
+interface RecipePlaces {
   /** The Bun executable. */
   bun: string;
   /** The checkout. */
@@ -40,7 +40,7 @@ export interface RecipePlaces {
 /** The environment variable a recipe declaring `"prompt": "env"` reads. */
 export const PROMPT_ENV = 'JOB_PROMPT';
 export const RECIPE_NAME = /^[a-z][a-z0-9-]{0,39}$/;
-export const LIMITS = Object.freeze({
+const LIMITS = Object.freeze({
   timeoutMs: 60_000,
   maxTimeoutMs: 600_000,
   maxOutputBytes: 64 * 1024,

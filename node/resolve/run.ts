@@ -28,7 +28,7 @@ const PROGRESS = /^progress (\d+)\/(\d+)\b/;
 const STDERR_TAIL = 400;
 
 /** The first `cap` bytes of a stream, and how many there were in all. */
-export class CappedOutput {
+class CappedOutput {
   private readonly chunks: Uint8Array[] = [];
   private bytes = 0;
 

@@ -11,13 +11,13 @@ import {
 } from '../../lib/domain/negotiation-terms.ts';
 
 /** The part of scanner's snapshot the advisor reads. */
-export interface AdvisorSnapshot {
+interface AdvisorSnapshot {
   asOf: string;
   sectors: { id: string; stocks: { code: string; name: string; changePct: number; signals: string[] }[] }[];
 }
 
 /** What the advisor has learned from the vetoes so far. */
-export interface Learned {
+interface Learned {
   signalRequired: boolean;
   minChangePct: number | null;
   excludedSectors: string[];
@@ -25,14 +25,14 @@ export interface Learned {
   vetoedStocks: string[];
 }
 
-export type ProposeAnswer =
+type ProposeAnswer =
   | { asOf: string; customer: string; round: number; proposal: Proposal; why: string; learned: Learned }
   | { asOf: string; customer: string; round: number; exhausted: true; why: string; learned: Learned };
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** Reads the history into constraints: each code narrows what the advisor may offer next. */
-export function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
+function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
   const sectorOf = new Map(snap.sectors.flatMap((s) => s.stocks.map((st) => [st.code, s.id] as const)));
   const learned: Learned = { signalRequired: false, minChangePct: null, excludedSectors: [], riskLevel: null, vetoedStocks: [] };
   for (const h of history) {

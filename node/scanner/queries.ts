@@ -5,13 +5,13 @@
 
 import { readFileSync, statSync } from 'node:fs';
 
-export interface Stock {
+interface Stock {
   code: string;
   name: string;
   changePct: number;
   signals: string[];
 }
-export interface Sector {
+interface Sector {
   id: string;
   name: string;
   stocks: Stock[];
@@ -22,9 +22,9 @@ export interface Snapshot {
   sectors: Sector[];
 }
 /** A stock with the id of its sector. */
-export type SectorStock = Stock & { sector: string };
-export interface Movement { sector: string; name: string; avgChangePct: number; advancers: number; decliners: number; signaled: number }
-export type Quote = { asOf: string; found: true; stock: SectorStock } | { asOf: string; found: false };
+type SectorStock = Stock & { sector: string };
+interface Movement { sector: string; name: string; avgChangePct: number; advancers: number; decliners: number; signaled: number }
+type Quote = { asOf: string; found: true; stock: SectorStock } | { asOf: string; found: false };
 
 /** Loads the snapshot, reloading when the file's modification time changes (checked at most once a second). */
 export function snapshotSource(file: string): () => Snapshot {

@@ -3,7 +3,7 @@
  * answers: top developers, language momentum, trending repositories, a profile and coverage.
  */
 
-export interface Developer {
+interface Developer {
   login: string;
   name: string;
   location: string;
@@ -16,9 +16,9 @@ export interface Developer {
   signals: string[];
   score: number;
 }
-export interface Repo { fullName: string; language: string; stars: number; starsDelta7d: number; contributors: number; owner: string }
+interface Repo { fullName: string; language: string; stars: number; starsDelta7d: number; contributors: number; owner: string }
 export interface Signals { asOf: string; scope: string; developers: Developer[]; repos: Repo[] }
-export type Profile = { source: string; asOf: string; found: true; developer: Developer } | { source: string; asOf: string; found: false };
+type Profile = { source: string; asOf: string; found: true; developer: Developer } | { source: string; asOf: string; found: false };
 
 /** How many developers `topSignals` answers. */
 export const TOP = 5;

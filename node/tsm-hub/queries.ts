@@ -3,9 +3,9 @@
  * answers: health, usage, models and keys. Keys leave only as label, team and a masked id.
  */
 
-export interface Upstream { id: string; status: 'up' | 'degraded' | 'down'; p50Ms: number | null; p95Ms: number | null; requests1h: number; errors1h: number; lastError?: string }
-export interface Model { id: string; upstream: string; requestsToday: number; tokensIn: number; tokensOut: number; costCny: number; errorsToday: number }
-export interface Key { label: string; team: string; upstream: string; status: 'active' | 'expiring' | 'revoked'; last4: string; requestsToday: number }
+interface Upstream { id: string; status: 'up' | 'degraded' | 'down'; p50Ms: number | null; p95Ms: number | null; requests1h: number; errors1h: number; lastError?: string }
+interface Model { id: string; upstream: string; requestsToday: number; tokensIn: number; tokensOut: number; costCny: number; errorsToday: number }
+interface Key { label: string; team: string; upstream: string; status: 'active' | 'expiring' | 'revoked'; last4: string; requestsToday: number }
 export interface Gateway {
   asOf: string;
   gateway: { name: string; version: string; startedAt: string; region: string };

@@ -11,7 +11,7 @@ import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createMeshStore } from '../../lib/mesh/store.ts';
-import { createNode, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -24,11 +24,15 @@ export interface RunningFleet {
   hub: Hub;
   hubUrl: string;
   log: ReturnType<typeof memoryLog>;
-  nodes: Map<string, { url: string; stop(): Promise<void> }>;
+  /** Each node's address, and its app for in-process requests (`app.handle`). */
+  nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
   /** Stops one node (to see the fleet notice). */
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
+const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
 export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
@@ -38,7 +42,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
   });
   await ensureKeys(dataDir, fleet);
-  const nodes = new Map<string, { url: string; stop(): Promise<void> }>();
+  const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
@@ -48,7 +52,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
-    nodes.set(def.name, running);
+    nodes.set(def.name, { ...running, app: node.app });
   }
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
@@ -67,9 +71,18 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
       await server.stop();
       for (const n of nodes.values()) await n.stop();
       meshStore.close();
-      rmSync(join(dataDir), { recursive: true, force: true });
+      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
+ * what the file says, so a node added there breaks none of them.
+ */
+export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+  const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
+  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
 }
 
 /** POST /api/local-invoke as the console would (same origin). */
@@ -90,5 +103,8 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
 export async function realNodeDefs(only?: string[], opts: { dataDir?: string } = { dataDir: tempDir('lume-a2a-node-') }): Promise<NodeDefinition[]> {
   const fleetFile = resolve(FIXTURES, 'fleet.json');
   const members = (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)));
-  return Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  const defs = await Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  // startFleet removes this folder with the fleet's own.
+  if (opts.dataDir) for (const d of defs) nodeDataDirs.set(d, opts.dataDir);
+  return defs;
 }

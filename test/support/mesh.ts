@@ -35,7 +35,7 @@ export interface HubOptions {
 }
 
 /** Timers whose intervals never fire by themselves (heartbeat is driven by `mesh.realtime.tick()`). */
-export const MANUAL_INTERVALS: Timers = {
+const MANUAL_INTERVALS: Timers = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (t) => clearTimeout(t),
   setInterval: () => 0 as unknown as ReturnType<typeof setInterval>,

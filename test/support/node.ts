@@ -30,7 +30,9 @@ export interface TestNode {
 export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> = {}): Promise<TestNode> {
   const dataDir = opts.dataDir ?? tempDir();
   const log = memoryLog();
-  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], ...opts });
+  // Test webhook receivers listen on loopback, which a node refuses unless listed (as an operator
+  // would with PUSH_ALLOW_HOSTS); tests of that refusal pass their own list.
+  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], pushAllowHosts: ['127.0.0.1', 'localhost'], ...opts });
   const running = await node.start();
   return {
     url: running.url,

@@ -11,8 +11,10 @@ import {
   ed25519PublicKey,
   toB64url,
   type PeerMode,
+  type PeerRing,
   type PeerSigner,
   type RingEntry,
+  type RingMode,
 } from '../../lib/peer/signature.ts';
 
 export interface TestNode {
@@ -21,6 +23,8 @@ export interface TestNode {
   seed: Uint8Array;
   signer: PeerSigner;
   client: PeerClient;
+  /** Capabilities this node has dispatched, in order: what actually ran. */
+  calls: string[];
   log: ReturnType<typeof memoryLog>;
   server: ReturnType<typeof Bun.serve>;
 }
@@ -28,6 +32,8 @@ export interface TestNode {
 export interface TestFleet {
   fleet: Fleet;
   secret: Uint8Array;
+  /** The ring every node loaded (strangers excepted per node). */
+  ring: PeerRing;
   nodes: Record<string, TestNode>;
   /** Every key byte string of the fleet, in the encodings a leak would take. */
   secrets(): string[];
@@ -35,8 +41,9 @@ export interface TestFleet {
 }
 
 /** Capabilities every test node offers; `hang` never answers (for timeouts). */
-export function testDispatch(self: string) {
+export function testDispatch(self: string, calls: string[] = []) {
   return async (capability: string, args: Record<string, unknown>): Promise<Result> => {
+    calls.push(capability);
     switch (capability) {
       case 'echo':
         return { ok: true, result: { node: self, args } };
@@ -56,7 +63,7 @@ export function testDispatch(self: string) {
 
 export interface FleetOptions {
   /** Ring mode per node (default ed25519 for every node). */
-  modes?: Record<string, PeerMode>;
+  modes?: Record<string, RingMode>;
   now?: () => number;
   windowMs?: number;
   maxBodyBytes?: number;
@@ -99,14 +106,17 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
   names.forEach((name, i) => {
     const log = memoryLog();
     const mode = o.modes?.[name] ?? 'ed25519';
-    const signer = createSigner({ node: name, secret, seed: seeds[name], mode, now: o.now });
+    // As loadPeerIdentity does: only a node whose ring entry is ed25519 holds its pair.
+    const seed = mode === 'ed25519' ? seeds[name] : undefined;
+    const signer = createSigner({ node: name, secret, seed, ring, mode, now: o.now });
     const client = createPeerClient({ signer, fleet, log });
     const own = new Map([...ring].filter(([caller]) => !o.strangers?.[name]?.includes(caller)));
-    const verifier = createVerifier({ ring: own, secret, now: o.now, windowMs: o.windowMs });
+    const verifier = createVerifier({ self: name, ring: own, secret, seeds: seed ? [seed] : [], now: o.now, windowMs: o.windowMs });
+    const calls: string[] = [];
     depsByName[name] = {
       self: name,
       verifier,
-      dispatch: testDispatch(name),
+      dispatch: testDispatch(name, calls),
       client,
       fleet,
       log,
@@ -114,29 +124,40 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
       maxHops: o.maxHops,
       relayTimeout: 500, // only the 'hang' capability ever gets near it
     };
-    nodes[name] = { name, url: `http://127.0.0.1:${servers[i]!.port}`, seed: seeds[name]!, signer, client, log, server: servers[i]! };
+    const url = `http://127.0.0.1:${servers[i]!.port}`;
+    nameOfUrl.set(url, name);
+    nodes[name] = { name, url, seed: seeds[name]!, signer, client, calls, log, server: servers[i]! };
   });
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
   const forms = (b: Uint8Array) => [toB64url(b), hex(b), Buffer.from(b).toString('base64').replace(/=+$/, '')];
   return {
     fleet,
     secret,
+    ring,
     nodes,
     secrets: () => [secret, ...Object.values(seeds)].flatMap(forms),
     stop: () => servers.forEach((s) => s.stop(true)),
   };
 }
 
-/** Signs `body` as `signer` and posts it to `url` + `path`, with optional header edits. */
+/** Test fleet URLs by node name, so a signed post names its receiver without being told. */
+const nameOfUrl = new Map<string, string>();
+
+/**
+ * Signs `body` as `signer` and posts it to `url` + `path`, with optional header edits. The
+ * signature names the node serving `url` and `path` unless `to` / `route` say otherwise.
+ */
 export async function signedPost(
   signer: PeerSigner,
   url: string,
   scope: string,
   body: string | Uint8Array,
-  o: { path?: string; mode?: PeerMode; ts?: number; nonce?: string; edit?: (h: Record<string, string>) => void; send?: string } = {},
+  o: { path?: string; to?: string; route?: string; mode?: PeerMode; ts?: number; nonce?: string; edit?: (h: Record<string, string>) => void; send?: string } = {},
 ): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }> {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
-  const headers = await signer.sign(scope, bytes, { mode: o.mode, ts: o.ts, nonce: o.nonce });
+  const to = o.to ?? nameOfUrl.get(url) ?? 'unknown';
+  const route = o.route ?? o.path ?? '/peer/invoke';
+  const headers = await signer.sign({ to, route, scope }, bytes, { mode: o.mode, ts: o.ts, nonce: o.nonce });
   o.edit?.(headers);
   const res = await fetch(url + (o.path ?? '/peer/invoke'), { method: 'POST', headers, body: o.send ?? (bytes as Uint8Array<ArrayBuffer>) });
   const text = await res.text();

@@ -1,0 +1,13 @@
+/**
+ * @module kit/node — the package's node library (`lume-a2a/node`): declare a node and its
+ * capabilities, then serve it on its own port or mount it inside an existing server.
+ */
+
+export { capability, type ArgsOf } from '../catalog/capability.ts';
+export { Catalog, CapabilityError, type ArgSpec, type Capability, type CapabilityDescriptor, type Skill } from '../catalog/catalog.ts';
+export { defineNode, isNodeFactory, type ModelEndpoint, type NodeFactory, type NodeSetup, type NodeSpec } from '../node/define-node.ts';
+export { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type RunningNode } from '../node/create-node.ts';
+export { mountNode, prepareNode, serveNode, type NodeSource, type PreparedNode, type ServeNodeOptions } from '../node/serve-node.ts';
+export { importNode, loadNode } from '../node/load-node.ts';
+export type { Agent } from '../a2a/agent.ts';
+export { consoleLog, memoryLog, silentLog, type Log, type LogFields, type LogLevel } from '../log.ts';

@@ -1,0 +1,48 @@
+/**
+ * The dependency direction, checked on every run: no import cycles anywhere in lib/, node/, hub/,
+ * test/ or bench/, lib/ imports nothing from hub/ or node/, and hub/ nothing from node/.
+ */
+
+import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { cyclesOf, layerViolations, readImportGraph, specifiersOf, type ImportGraph } from './support/imports.ts';
+
+const ROOT = resolve(import.meta.dir, '..');
+const { graph, unresolved } = readImportGraph(ROOT, ['lib', 'node', 'hub', 'test', 'bench']);
+
+describe('the import graph of the tree', () => {
+  test('is read from every folder, and every relative import names a file', () => {
+    for (const folder of ['lib/', 'node/', 'hub/', 'test/', 'bench/']) expect([...graph.keys()].some((f) => f.startsWith(folder))).toBe(true);
+    expect(graph.get('lib/a2a/engine.ts')).toContain('lib/a2a/task-store.ts');
+    expect(unresolved).toEqual([]);
+  });
+
+  test('has no cycle', () => {
+    expect(cyclesOf(graph)).toEqual([]);
+  });
+
+  test('points one way: lib/ below hub/ and node/, hub/ not above node/', () => {
+    expect(layerViolations(graph)).toEqual([]);
+  });
+});
+
+describe('the checks themselves', () => {
+  test('read static, type-only, re-export, side-effect and literal dynamic imports, not comments', () => {
+    const text = readFileSync(join(ROOT, 'fixtures/import-graph/sample.txt'), 'utf8');
+    expect(specifiersOf(text)).toEqual(['./a.ts', '../b.ts', './cd.ts', './e.ts', './f.ts', './g.ts', './h.ts', './i.ts']);
+  });
+
+  test('find a cycle, a self-import and a layer violation', () => {
+    const g: ImportGraph = new Map([
+      ['lib/x.ts', ['lib/y.ts']],
+      ['lib/y.ts', ['lib/z.ts']],
+      ['lib/z.ts', ['lib/x.ts', 'hub/h.ts']],
+      ['hub/h.ts', ['node/n.ts', 'hub/h.ts']],
+      ['node/n.ts', ['lib/x.ts']],
+    ]);
+    expect(cyclesOf(g)).toEqual([['hub/h.ts', 'lib/x.ts', 'lib/y.ts', 'lib/z.ts', 'node/n.ts']]);
+    expect(cyclesOf(new Map([['a.ts', ['a.ts']]]))).toEqual([['a.ts']]);
+    expect(layerViolations(g)).toEqual(['lib/z.ts → hub/h.ts', 'hub/h.ts → node/n.ts']);
+  });
+});

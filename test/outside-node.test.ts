@@ -1,0 +1,142 @@
+/**
+ * A node outside the repository: `bun run node --file` starts any node file; a fleet file names
+ * node files beside itself; `bun run fleet add` registers a node that runs elsewhere (its own data
+ * folder and keys) after checking its card and published key, writing DATA_DIR/fleet.json and the
+ * ring and never fixtures/, and the hub then lists it and calls it signed.
+ */
+
+import { Database } from 'bun:sqlite';
+import { afterAll, expect, test } from 'bun:test';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadFleet } from '../lib/fleet/invoke.ts';
+import { memoryLog } from '../lib/log.ts';
+import { openMeshDatabase } from '../lib/mesh/schema.ts';
+import { createMeshStore } from '../lib/mesh/store.ts';
+import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '../lib/peer/keys.ts';
+import { createHub } from '../hub/hub.ts';
+import { localInvoke } from './support/fleet.ts';
+import { tempDir } from './support/node.ts';
+
+const ROOT = resolve(import.meta.dir, '..');
+/** A node's key pair file under DATA_DIR/keys/ (docs/peer.md). */
+const privateKeyFile = (node: string) => `${node}.ed25519.json`;
+const FIXTURE_FLEET = join(ROOT, 'fixtures/fleet.json');
+const work = tempDir('lume-a2a-outside-');
+const procs: Bun.Subprocess[] = [];
+afterAll(() => {
+  for (const p of procs) p.kill();
+  rmSync(work, { recursive: true, force: true });
+});
+
+// A node file in a folder of its own, importing the kit by path (as an app imports the package).
+writeFileSync(join(work, 'echo.ts'), `
+import { capability, defineNode } from ${JSON.stringify(join(ROOT, 'lib/kit/node.ts'))};
+export default defineNode(() => ({
+  name: 'echo',
+  description: 'Says back what it is given.',
+  capabilities: [capability({ id: 'echo.say', name: 'Say', description: 'Echoes a word', tags: ['echo'], keywords: ['echo'], readOnly: true,
+    args: { word: { type: 'string', description: 'A word', required: true } }, run: ({ word }) => ({ word }) })],
+}));
+`);
+
+async function start(args: string[], env: Record<string, string>): Promise<string> {
+  const p = Bun.spawn(['bun', 'node/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  procs.push(p);
+  const reader = p.stdout.getReader();
+  let out = '';
+  for (;;) {
+    const m = /listening on (http:\/\/\S+)/.exec(out);
+    if (m) return m[1]!;
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`node exited: ${await new Response(p.stderr).text()}`);
+    out += new TextDecoder().decode(value);
+  }
+}
+
+async function fleetCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string; err: string }> {
+  const p = Bun.spawn(['bun', 'hub/cli/fleet.ts', ...args], { cwd: ROOT, env: { ...process.env, FLEET_FILE: undefined, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  return { code, out, err };
+}
+
+const freePort = () => {
+  const probe = Bun.serve({ port: 0, fetch: () => new Response() });
+  const port = probe.port!;
+  probe.stop(true);
+  return port;
+};
+
+test('bun run node --file starts any node file; alone, its peer channel is off', async () => {
+  const url = await start(['--file', join(work, 'echo.ts'), '--port', '0'], { DATA_DIR: join(work, 'alone') });
+  expect((await (await fetch(`${url}/.well-known/agent-card.json`)).json()).skills.map((s: any) => s.id)).toEqual(['echo.say']);
+  const peer = await fetch(`${url}/peer/invoke`, { method: 'POST', body: '{}' });
+  expect((await peer.json()).error.code).toBe('PEER_NOT_CONFIGURED');
+  expect((await fetch(`${url}/peer/identity`)).status).toBe(404);
+});
+
+test('fleet add registers a node that runs elsewhere; the hub lists it and calls it signed', async () => {
+  const hubData = join(work, 'hub-data');
+  const nodeData = join(work, 'node-data');
+  const fixturesBefore = readFileSync(FIXTURE_FLEET, 'utf8');
+  await ensureKeys(hubData, await loadFleet(FIXTURE_FLEET));
+
+  // The node's side: its own fleet file names its file beside it, and the hub as a remote member
+  // whose key the node's operator put into the node's ring.
+  const port = freePort();
+  const nodeFleet = join(work, 'fleet.json');
+  writeFileSync(nodeFleet, JSON.stringify({
+    hub: { name: 'a2a', port: 4100, role: 'hub', file: '', remote: true },
+    nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
+  }));
+  const hubKey = publicIdentity('a2a', (await loadPeerIdentity(hubData, 'a2a')).ring)!.keys[0]!;
+  await trustRemoteKey(nodeData, 'a2a', hubKey);
+  const url = await start(['--name', 'echo'], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
+  expect(url).toBe(`http://127.0.0.1:${port}`);
+  expect(existsSync(join(nodeData, 'keys', privateKeyFile('a2a')))).toBe(false);
+  const published = await (await fetch(`${url}/peer/identity`)).json();
+  expect(published).toMatchObject({ node: 'echo', mode: 'ed25519' });
+  expect(JSON.stringify(published)).not.toContain(JSON.parse(readFileSync(join(nodeData, 'keys', privateKeyFile('echo')), 'utf8')).privateKey);
+
+  // Refusals change nothing.
+  const env = { DATA_DIR: hubData };
+  for (const [args, code] of [
+    [['add', 'echo', '--url', url, '--kid', 'ed25519:0000000000000000'], 'FLEET_ADD_KEY_MISMATCH'],
+    [['add', 'other', '--url', url], 'FLEET_ADD_CARD_MISMATCH'],
+    [['add', 'crm', '--url', url], 'FLEET_ADD_NAME_TAKEN'],
+    [['add', 'echo', '--url', `${url}/a2a`], 'FLEET_ADD_BAD_URL'],
+    [['add', 'Echo!', '--url', url], 'FLEET_ADD_BAD_NAME'],
+  ] as const) {
+    const r = await fleetCli([...args], env);
+    expect([r.code, r.err.split(':')[0]]).toEqual([1, code]);
+  }
+  expect(existsSync(join(hubData, 'fleet.json'))).toBe(false);
+
+  const added = await fleetCli(['add', 'echo', '--url', url, '--kid', published.keys[0].kid], env);
+  expect(added.err).toBe('');
+  expect(added.code).toBe(0);
+  expect(readFileSync(FIXTURE_FLEET, 'utf8')).toBe(fixturesBefore);
+  const fleet = await loadFleet(join(hubData, 'fleet.json'));
+  const fixtureNames = (await loadFleet(FIXTURE_FLEET)).nodes.map((n) => n.name);
+  expect(fleet.nodes.map((n) => n.name)).toEqual([...fixtureNames, 'echo']);
+  expect(fleet.nodes.at(-1)).toMatchObject({ name: 'echo', url, remote: true });
+  // The hub side holds the node's public key only.
+  expect(existsSync(join(hubData, 'keys', privateKeyFile('echo')))).toBe(false);
+  await ensureKeys(hubData, fleet);
+  expect(existsSync(join(hubData, 'keys', privateKeyFile('echo')))).toBe(false);
+
+  const log = memoryLog();
+  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const only = { ...fleet, nodes: fleet.nodes.filter((n) => n.name === 'echo') };
+  const hub = createHub({ fleet: only, dataDir: hubData, log, identity: await loadPeerIdentity(hubData, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0 });
+  const server = hub.listen(0);
+  try {
+    const snap = await (await fetch(`${server.url}/api/fleet`)).json();
+    expect(snap.nodes.map((n: any) => [n.name, n.online])).toEqual([['echo', true]]);
+    const r = await localInvoke(server.url, { target: 'echo', capability: 'echo.say', args: { word: 'hello' } });
+    expect(r.json).toMatchObject({ ok: true, result: { word: 'hello' } });
+  } finally {
+    await server.stop();
+    meshStore.close();
+  }
+}, 30_000);

@@ -1,0 +1,82 @@
+/**
+ * Test support: a node or the hub as a real process (`bun node/main.ts`, `bun hub/main.ts`) on
+ * port 0 with its own data folder, read until it says where it listens. Attacks that would stop a
+ * process must be tried against one.
+ */
+
+import { rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tempDir } from './node.ts';
+
+const root = resolve(import.meta.dir, '../..');
+
+export interface ServingProcess {
+  url: string;
+  dataDir: string;
+  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
+  /** Whether the process is still running (its exit has not been seen). */
+  alive(): boolean;
+  /** Everything it wrote to stderr so far (its log). */
+  log(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `bun <entry> …args` with a fleet file whose hub and nodes listen on port 0 (so nothing
+ * collides with a running fleet), and answers once it printed `listening on <url>`.
+ */
+export async function startProcess(
+  entry: 'hub/main.ts' | 'node/main.ts',
+  args: string[] = [],
+  env: Record<string, string> = {},
+  /** A fleet to join instead (its data folder is the caller's to remove). */
+  shared?: { dataDir: string; fleetFile: string },
+): Promise<ServingProcess> {
+  const dataDir = shared?.dataDir ?? tempDir('lume-a2a-proc-');
+  const fleetFile = shared?.fleetFile ?? join(dataDir, 'fleet.json');
+  if (!shared) writeFileSync(fleetFile, JSON.stringify({
+    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+    nodes: [
+      { name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' },
+      { name: 'crm', port: 0, role: 'customers', file: 'node/crm/index.ts' },
+    ],
+  }));
+  const proc = Bun.spawn(['bun', entry, ...args], {
+    cwd: root,
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, ...(shared ? {} : { PORT: '0' }), ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  let err = '';
+  void (async () => {
+    const errReader = proc.stderr.getReader();
+    for (let r = await errReader.read(); !r.done; r = await errReader.read()) err += new TextDecoder().decode(r.value);
+  })();
+  const reader = proc.stdout.getReader();
+  let out = '';
+  let url: string | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`${entry} exited before listening: ${err}`);
+    out += new TextDecoder().decode(value);
+    url = /listening on (http:\/\/\S+?)(?:\s|$)/.exec(out)?.[1];
+  }
+  void (async () => {
+    for (;;) if ((await reader.read()).done) break; // keep draining so the child never blocks
+  })();
+  return {
+    url,
+    dataDir,
+    proc,
+    alive: () => !exited,
+    log: () => err,
+    async stop() {
+      proc.kill('SIGTERM');
+      await proc.exited;
+      if (!shared) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Test support: what one `bun test` run leaves behind. The preload (setup.ts) gives the run its own
+ * temporary folder and points `TMPDIR` at it, so every temp folder the suite or its child
+ * processes make lands there; at the end the folder must be empty and no process may still
+ * carry it in its environment (`TMPDIR`, or a `HOME`/`DATA_DIR` under it). Linux's /proc is read
+ * for processes; elsewhere only folders are checked.
+ */
+
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Makes the run's folder in the OS temp directory and routes `os.tmpdir()` (here and in children) to it. */
+export function openRunScope(): string {
+  const root = mkdtempSync(join(tmpdir(), 'lume-a2a-run-'));
+  process.env.TMPDIR = root;
+  return root;
+}
+
+export interface Leftover {
+  pid: number;
+  command: string;
+}
+
+/** Live processes other than this one whose environment names `root` (a zombie is not live). */
+export function processesOf(root: string): Leftover[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid);
+  } catch {
+    return [];
+  }
+  const out: Leftover[] = [];
+  for (const pid of pids) {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'utf8');
+      if (!env.split('\0').some((kv) => kv.includes(root))) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+      out.push({ pid: Number(pid), command: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return out;
+}
+
+/**
+ * Checks the run's folder and processes, then removes and ends whatever is left (so one faulty
+ * test does not leave the machine dirty), and describes what was left; empty when nothing was.
+ * A process that is already exiting gets a bounded moment to finish first.
+ */
+export async function closeRunScope(root: string): Promise<string[]> {
+  let procs = processesOf(root);
+  for (let i = 0; i < 100 && procs.length; i++) {
+    await Bun.sleep(20);
+    procs = processesOf(root);
+  }
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(root);
+  } catch {}
+  for (const p of procs) {
+    for (const target of [-p.pid, p.pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {}
+    }
+  }
+  rmSync(root, { recursive: true, force: true });
+  return [...entries.map((e) => `temp entry ${e}`), ...procs.map((p) => `process ${p.pid}: ${p.command}`)];
+}
