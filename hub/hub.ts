@@ -2,8 +2,8 @@
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
  * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`), and the
  * hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`; changes sent from another site are
- * refused). Dependencies come in as arguments so tests can build a hub on port 0 with an
- * in-memory database.
+ * refused), and `/healthz` / `/readyz` for the whole process. Dependencies come in as arguments so
+ * tests can build a hub on port 0 with an in-memory database.
  */
 
 import type { Database } from 'bun:sqlite';
@@ -16,6 +16,8 @@ import { createNode, type NodeApp } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
+import { SseStreams } from '../lib/a2a/sse.ts';
+import { LIMITS, type Limits } from '../lib/limits.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
@@ -40,6 +42,8 @@ export interface HubOptions {
   meshToken?: string;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
+  /** Bounds of the trace, the task cache, tasks and SSE queues (lib/limits.ts; defaults: LIMITS). */
+  limits?: Partial<Limits>;
   host?: string;
   publicUrl?: string;
   /** How long a fleet snapshot is reused (ms). */
@@ -63,10 +67,16 @@ export interface Hub {
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
 }
 
+/** How long a stop waits for open requests and streams to finish before it cuts the connections. */
+const STOP_GRACE_MS = 2_000;
+
 export function createHub(opts: HubOptions): Hub {
   const { fleet, log } = opts;
   const self = fleet.hub.name;
-  const trace = createTraceStore(opts.traceDb);
+  const limits: Limits = { ...LIMITS, ...opts.limits };
+  const trace = createTraceStore(opts.traceDb, { maxRows: limits.traceMaxRows, maxAgeMs: limits.traceMaxAgeHours * 3_600_000 });
+  // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
+  const streams = new SseStreams();
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
@@ -85,14 +95,23 @@ export function createHub(opts: HubOptions): Hub {
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     peer: { verifier: opts.identity.verifier, client, fleet },
+    limits,
+    streams,
+    readyChecks: {
+      trace: () => (opts.traceDb.query('SELECT 1').get(), true),
+      mesh: () => (opts.meshStore.count(''), true),
+    },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir) });
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
+    // The process's health is the node's (its checks include the trace and the mesh store).
+    const path = new URL(req.url).pathname;
+    if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
     const fromMesh = await mesh.fetch(req, server);
     if (fromMesh !== undefined) return fromMesh;
     const fromApi = await api.fetch(req);
@@ -123,10 +142,21 @@ export function createHub(opts: HubOptions): Hub {
       return {
         url: server.url.origin,
         port: server.port!,
+        /**
+         * Graceful stop: `/readyz` turns 503, presences leave with `hub_shutdown` (close 1001),
+         * every SSE stream gets its final `SHUTTING_DOWN` frame, open requests get a short grace,
+         * then task files and the trace are flushed. The caller closes the databases.
+         */
         async stop() {
+          node.markShuttingDown();
           mesh.close();
+          streams.endAll('SHUTTING_DOWN');
+          let grace: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([server.stop(false), new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+          clearTimeout(grace);
           await server.stop(true);
           await node.engine.close();
+          await node.store.close();
           trace.flush();
         },
       };

@@ -11,6 +11,7 @@ import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
@@ -32,6 +33,11 @@ if (!meshLimits.ok) {
   console.error(`hub: ${meshLimits.message}`);
   process.exit(2);
 }
+const limits = limitsFromEnv(env);
+if (!limits.ok) {
+  console.error(`hub: ${limits.message}`);
+  process.exit(2);
+}
 // A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
 const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
 if (maxPort <= port) exitIfPortTaken(portOwner);
@@ -45,7 +51,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name);
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -53,7 +59,7 @@ const model = env.MODEL_BASE_URL && env.MODEL_NAME
   ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
   : undefined;
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts,
+  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts, limits: limits.value,
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
@@ -64,11 +70,16 @@ if (warning) log('warn', warning);
 log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', token: token ? 'required' : 'off' });
 console.log(`hub listening on ${server.url}`);
 
-// 5. Clean stop: presences end with hub_shutdown, pending writes are committed, then the port closes.
+// 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
+// the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.
 let stopping = false;
 const stop = () => {
   if (stopping) return;
   stopping = true;
+  setTimeout(() => {
+    console.error('hub: stop took longer than 5 s, exiting');
+    process.exit(1);
+  }, 5_000).unref();
   void server.stop().finally(() => {
     meshStore.close();
     traceDb.close();

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
+import { limitsFromEnv } from '../lib/limits.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { bindOrExit } from '../lib/port-check.ts';
@@ -27,7 +28,8 @@ file names that node, it takes the fleet's port and the signed peer channel, oth
 alone on --port (default: a free port) with the peer channel off.
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe).`;
+MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+and the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …).`;
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, file: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -63,6 +65,11 @@ if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
 const model = process.env.MODEL_BASE_URL
   ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
   : undefined;
+const limits = limitsFromEnv(process.env);
+if (!limits.ok) {
+  console.error(`node: ${limits.message}`);
+  process.exit(2);
+}
 const factory = await importNode(file, root).catch((e: Error) => {
   console.error(e.message);
   process.exit(2);
@@ -81,6 +88,7 @@ const running = await bindOrExit({ host, hint }, () => serveNode(factory, {
   ...(port !== undefined ? { port } : {}),
   ...(fleet ? { fleet } : {}),
   pushAllowHosts,
+  limits: limits.value,
   setup: { fixturesDir: resolve(root, 'fixtures'), fleetFile, ...(model ? { model } : {}) },
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
   // The node's name is known once its file built it: the log and the crash guard start there.
@@ -93,8 +101,16 @@ const running = await bindOrExit({ host, hint }, () => serveNode(factory, {
 const name = running.node.definition.name;
 console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 
+// Graceful stop: streams get their final event, task files are flushed; never longer than 5 s.
+let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, async () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      console.error(`${name}: stop took longer than 5 s, exiting`);
+      process.exit(1);
+    }, 5_000).unref();
     await running.stop();
     process.exit(0);
   });

@@ -40,7 +40,7 @@ test('every check per node, as fleet verify runs them', async () => {
     scanner: [],
     meter: [],
     hollow: ['snapshots'],
-    gone: ['online', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'],
+    gone: ['online', 'ready', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'],
   });
   const scan = rows[0]!.results;
   expect(scan.refusals.detail).toBe('tampered → PEER_BAD_SIGNATURE, derived → PEER_DOWNGRADE, shared → PEER_DOWNGRADE');

@@ -20,6 +20,6 @@ export function fleetChildren(fleet: Fleet, root: string): ChildSpec[] {
     name: m.name,
     port: m.port,
     cmd: ['bun', '--preload', exitWithParent, ...(m === fleet.hub ? ['hub/main.ts'] : ['node/main.ts', '--name', m.name])],
-    healthUrl: m === fleet.hub ? `${m.url}/healthz` : `${m.url}/health`,
+    healthUrl: `${m.url}/healthz`,
   }));
 }

@@ -8,13 +8,14 @@
 
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import { probeHealth } from '../../lib/health.ts';
 import { EXIT_PORT_TAKEN } from '../../lib/port-check.ts';
 
 export interface ChildSpec {
   name: string;
   cmd: string[];
   port: number;
-  /** Probed to tell `up` from `starting`, and a live process from a hung one. */
+  /** Its liveness route (`/healthz`), probed to tell `up` from `starting` and a live process from a hung one. */
   healthUrl: string;
 }
 
@@ -34,18 +35,10 @@ export interface ChildRow {
   since: number | null;
 }
 
-/** Whether a health route answers as healthy within `timeoutMs`. One function, so the route can change. */
+/** Whether a health route answers as healthy within `timeoutMs` (a test may pass its own). */
 export type HealthProbe = (url: string, timeoutMs: number) => Promise<boolean>;
 
-export const probeHealth: HealthProbe = async (url, timeoutMs) => {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
-  }
-};
+const probeLiveness: HealthProbe = async (url, timeoutMs) => (await probeHealth(url, { timeoutMs })).ok;
 
 export interface SupervisorOptions {
   cwd: string;
@@ -155,7 +148,7 @@ export class Supervisor {
   private async checkHealth(): Promise<void> {
     if (this.probing) return; // a round still waiting on hung children; the next tick comes soon
     this.probing = true;
-    const probe = this.opts.probe ?? probeHealth;
+    const probe = this.opts.probe ?? probeLiveness;
     const timeout = this.opts.healthTimeoutMs ?? 1000;
     try {
       await Promise.all(this.children.map(async (c) => {

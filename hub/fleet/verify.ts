@@ -1,6 +1,6 @@
 /**
- * @module hub/verify — `bun run fleet verify`: per node, that it is online, its card is valid, a
- * signed call is accepted in the caller's configured mode (and a weaker mode and a wrong
+ * @module hub/verify — `bun run fleet verify`: per node, that it is alive (`/healthz`) and ready
+ * (`/readyz`), its card is valid, a signed call is accepted in the caller's configured mode (and a weaker mode and a wrong
  * signature are refused), its snapshot tools answer with real fields, nothing outside its catalog
  * dispatches, and the answer through the hub equals the node's own.
  */
@@ -8,10 +8,11 @@
 import { readAgentBacked } from '../../lib/a2a/card.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
 import { PEER_RANK, type PeerMode, type PeerSigner } from '../../lib/peer/signature.ts';
+import { probeHealth } from '../../lib/health.ts';
 import { probeNode } from './view.ts';
 
-export type Check = 'online' | 'card' | 'signed' | 'refusals' | 'snapshots' | 'catalogOnly' | 'viaHub';
-export const CHECKS: readonly Check[] = ['online', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'];
+export type Check = 'online' | 'ready' | 'card' | 'signed' | 'refusals' | 'snapshots' | 'catalogOnly' | 'viaHub';
+export const CHECKS: readonly Check[] = ['online', 'ready', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'];
 
 export interface VerifyRow {
   node: string;
@@ -68,9 +69,14 @@ export async function verifyNode(member: FleetMember, o: VerifyOptions): Promise
   const timeoutMs = o.timeoutMs ?? 5000;
   const results = Object.fromEntries(CHECKS.map((c) => [c, { ok: false, detail: 'not run' }])) as VerifyRow['results'];
   const set = (c: Check, ok: boolean, detail: string) => (results[c] = { ok, detail });
+  const alive = await probeHealth(`${member.url}/healthz`, { fetch: f, timeoutMs });
+  set('online', alive.ok, alive.ok ? `${alive.latencyMs} ms` : `/healthz: ${alive.error}`);
+  if (!alive.ok) return { node: member.name, kind: 'unknown', results, ok: false };
+  const ready = await probeHealth(`${member.url}/readyz`, { fetch: f, timeoutMs });
+  const checks = (ready.body as { checks?: Record<string, { ok: boolean; detail?: string }> } | undefined)?.checks ?? {};
+  const failing = Object.entries(checks).filter(([, c]) => !c.ok).map(([name, c]) => `${name}: ${c.detail ?? 'failed'}`);
+  set('ready', ready.ok, ready.ok ? 'ready' : failing.join('; ') || `/readyz: ${ready.error}`);
   const status = await probeNode(member, f, timeoutMs);
-  set('online', status.online, status.online ? `${status.latencyMs} ms` : status.error?.message ?? 'offline');
-  if (!status.online) return { node: member.name, kind: status.kind, results, ok: false };
 
   try {
     if (status.kind === 'a2a') {

@@ -11,7 +11,7 @@
 
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { EventQueue } from '../../lib/event-queue.ts';
-import { sseResponse } from '../../lib/a2a/sse.ts';
+import { sseResponse, type SseOptions } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
@@ -34,6 +34,8 @@ interface HubApiDeps {
   ask: (question: string) => Promise<AskAnswer>;
   /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
   negotiationsDir: string;
+  /** Queue bound and shutdown registry of `/api/trace/stream` (a reader too far behind gets `event: close` STREAM_TOO_SLOW). */
+  sse?: SseOptions;
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
@@ -132,7 +134,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
     const queue = new EventQueue<TraceRecord>(() => unsubscribe());
     const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
     req.signal.addEventListener('abort', () => queue.close(), { once: true });
-    return sseResponse(queue, (r) => r, () => queue.close());
+    return sseResponse(queue, (r) => r, () => queue.close(), deps.sse);
   }
 
   function route(req: Request): Promise<Response> | Response | undefined {

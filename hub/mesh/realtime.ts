@@ -53,6 +53,23 @@ export function createRealtime(opts: RealtimeOptions) {
     if (ws.readyState !== 1) return;
     if (frames.length === 1) ws.sendText(frames[0]!);
     else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
+    if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
+  };
+  /**
+   * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
+   * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has, and is cut for
+   * good if it does not take even that within the hello timeout.
+   */
+  const cutSlowConsumer = (ws: WS) => {
+    ws.data.closing = true;
+    const p = ws.data.presence;
+    log('warn', 'mesh: slow consumer cut', { project: p?.project, name: p?.name, buffered: ws.getBufferedAmount() });
+    if (p) {
+      p.leaveReason = 'slow_consumer';
+      leave(p);
+    }
+    ws.close(1008, 'slow_consumer');
+    timers.setTimeout(() => ws.readyState !== 3 && ws.terminate(), limits.helloTimeoutMs);
   };
   const flushOutbox = () => {
     outboxScheduled = false;

@@ -53,6 +53,8 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
       // The protocol's own heartbeat replaces Bun's idle timer and automatic pings.
       idleTimeout: 0,
       sendPings: false,
+      // Bun's own cut, past our coded one (realtime closes a slow reader at maxSocketBufferedBytes first).
+      backpressureLimit: limits.maxSocketBufferedBytes * 2,
       closeOnBackpressureLimit: true,
       open: (ws) => realtime.open(ws),
       message: (ws, raw) => realtime.message(ws, raw),

@@ -2,7 +2,9 @@
  * @module a2a-engine — the task state machine (A2A task lifecycle): sends, continuation, blocking and
  * immediate answers, cancel, subscriptions and push configs. It runs the node's agent, applies
  * what the agent reports to the task, stores it, and fans each event out in order to every
- * subscriber and webhook. Protocol-version neutral: the wire modules translate.
+ * subscriber and webhook. Each task is bounded: its history keeps the newest messages within a
+ * count and a byte cap, and artifacts past their caps fail the task with `TASK_TOO_LARGE`.
+ * Protocol-version neutral: the wire modules translate.
  */
 
 import { a2aError, type A2AError } from './errors.ts';
@@ -12,7 +14,9 @@ import {
   type SendParams, type Task, type TaskEvent, type TaskState,
 } from './types.ts';
 import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
+import { failureParts } from '../errors/as-data.ts';
 import { EventQueue } from '../event-queue.ts';
+import { LIMITS, jsonBytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { newTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
 import { failedByRestart } from './recovery.ts';
@@ -36,6 +40,20 @@ export interface EngineOptions {
   now?: () => number;
   /** Most webhook registrations one task may hold. */
   maxPushConfigs?: number;
+  /** Per-task caps (defaults from LIMITS). */
+  limits?: Partial<TaskLimits>;
+}
+
+/** What one task may hold. */
+export interface TaskLimits {
+  /** Messages kept in a task's history; the oldest go first. */
+  historyMessages: number;
+  /** Bytes of JSON kept in a task's history; the oldest go first, the newest message always stays. */
+  historyBytes: number;
+  /** Artifacts one task may hold. */
+  artifacts: number;
+  /** Bytes of JSON a task's artifacts may hold. */
+  artifactBytes: number;
 }
 
 export type SendResult = { task: Task } | { message: Message };
@@ -61,6 +79,8 @@ interface Live {
   reply?: Message;
   /** An observation in progress (see `observe`), shared by concurrent reads. */
   observing?: Promise<void> | undefined;
+  /** Stored size of the task's artifacts, measured on the first artifact update. */
+  artifactBytes?: number;
 }
 
 const MEDIA_ANY = '*/*';
@@ -68,9 +88,17 @@ const MEDIA_ANY = '*/*';
 export class TaskEngine {
   private readonly live = new Map<string, Live>();
   private readonly now: () => number;
+  private readonly limits: TaskLimits;
 
   constructor(private readonly opts: EngineOptions) {
     this.now = opts.now ?? Date.now;
+    this.limits = {
+      historyMessages: LIMITS.taskHistoryMessages,
+      historyBytes: LIMITS.taskHistoryBytes,
+      artifacts: LIMITS.taskArtifacts,
+      artifactBytes: LIMITS.taskArtifactBytes,
+      ...opts.limits,
+    };
   }
 
   /** The one check of push support, and of a webhook address when there is one. */
@@ -112,6 +140,7 @@ export class TaskEngine {
       }
       message.contextId = task.contextId;
       task.history.push(message);
+      trimHistory(task.history, this.limits);
       this.store(live);
     } else {
       const id = newTaskId();
@@ -426,12 +455,19 @@ export class TaskEngine {
         };
         status.message = note;
         task.history.push(note);
+        trimHistory(task.history, this.limits);
       }
       task.status = status;
       this.store(live);
       this.publish(live, { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(update.state) });
     } else {
       const existing = task.artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
+      const tooLarge = this.artifactRefusal(live, existing, update.artifact, update.append);
+      if (tooLarge) {
+        this.opts.log('warn', 'task artifacts past their cap', { task: task.id, limit: tooLarge });
+        this.apply(live, { kind: 'status', state: 'failed', note: failureParts({ code: 'TASK_TOO_LARGE', message: tooLarge }) });
+        return;
+      }
       if (existing >= 0 && update.append) {
         const prev = task.artifacts[existing]!;
         task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
@@ -440,6 +476,23 @@ export class TaskEngine {
       this.store(live);
       this.publish(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: update.artifact, append: update.append, lastChunk: update.lastChunk });
     }
+  }
+
+  /**
+   * Why adding `artifact` would take the task past its artifact caps, or null when it fits; on
+   * null the running byte count already includes it.
+   */
+  private artifactRefusal(live: Live, existing: number, artifact: Artifact, append: boolean): string | null {
+    const task = live.rec.task;
+    const { artifacts: maxCount, artifactBytes: maxBytes } = this.limits;
+    if (existing < 0 && task.artifacts.length + 1 > maxCount) return `A task holds at most ${maxCount} artifacts`;
+    const before = (live.artifactBytes ??= jsonBytes(task.artifacts));
+    const added = append ? jsonBytes(artifact.parts) : jsonBytes(artifact);
+    const removed = existing >= 0 && !append ? jsonBytes(task.artifacts[existing]) : 0;
+    const after = before + added - removed;
+    if (after > maxBytes) return `A task's artifacts hold at most ${maxBytes} bytes`;
+    live.artifactBytes = after;
+    return null;
   }
 
   /** The status, artifact and metadata reporters of a task, active while `active()` says so. */
@@ -562,6 +615,23 @@ function finalOnly(task: Task): Subscription {
   sub.push({ kind: 'task', task: snapshot(task) });
   sub.close();
   return sub;
+}
+
+const messageBytes = new WeakMap<Message, number>();
+
+/** Drops the oldest messages past either history cap; the newest message always stays. */
+function trimHistory(history: Message[], limits: TaskLimits): void {
+  let bytes = 0;
+  let keep = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    let size = messageBytes.get(m);
+    if (size === undefined) messageBytes.set(m, (size = jsonBytes(m)));
+    if (keep > 0 && (keep >= limits.historyMessages || bytes + size > limits.historyBytes)) break;
+    bytes += size;
+    keep++;
+  }
+  if (keep < history.length) history.splice(0, history.length - keep);
 }
 
 /** A copy that later changes to the live task cannot alter (events are read after they are sent). */

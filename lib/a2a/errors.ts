@@ -72,3 +72,17 @@ export function toRestError(err: A2AError, http?: number, status?: string): { ht
   if (details.length) error.details = details;
   return { http: code, body: { error } };
 }
+
+/**
+ * The final frame of an A2A stream the server ends early (a client too far behind, a shutdown).
+ * JSON-RPC: an `event: error` frame holding a JSON-RPC error (-32603) whose reason is the code;
+ * HTTP+JSON: an `event: error` frame holding the binding's error body (503 UNAVAILABLE).
+ */
+export function rpcStreamEnd(id: string | number | null, version: ProtocolVersion, code: string, message: string): { event: string; data: unknown } {
+  const data = version === '1.0' ? [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }] : { reason: code };
+  return { event: 'error', data: { jsonrpc: '2.0', id, error: { code: -32603, message, data } } };
+}
+
+export function restStreamEnd(code: string, message: string): { event: string; data: unknown } {
+  return { event: 'error', data: { error: { code: 503, status: 'UNAVAILABLE', message, details: [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }] } } };
+}

@@ -5,12 +5,12 @@
  */
 
 import type { SendResult, TaskEngine } from './engine.ts';
-import { a2aError, isA2AError, type A2AError } from './errors.ts';
+import { a2aError, isA2AError, rpcStreamEnd, type A2AError } from './errors.ts';
 import {
   jsonResponse, parseBody, readBodyLimited, refusedContentType, rpcError, rpcResult, type Envelope, type JsonRpcId, type JsonRpcRequest,
 } from './jsonrpc.ts';
 import { V1_METHODS, operationSteps, v1Operations, type Operation, type Outcome } from './operations.ts';
-import { sseErrorResponse, sseResponse } from './sse.ts';
+import { sseErrorResponse, sseResponse, type SseOptions } from './sse.ts';
 import type { ProtocolVersion, PushConfig } from './types.ts';
 import * as v03 from './wire-v03.ts';
 import type { Log } from '../log.ts';
@@ -22,6 +22,8 @@ export interface A2AHandlerOptions {
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
   maxBatch?: number;
+  /** Queue bound and shutdown registry of the streams this handler answers. */
+  sse?: Omit<SseOptions, 'ending'>;
 }
 
 const V03_METHODS = [
@@ -146,7 +148,10 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
     if (!isA2AError(outcome) && 'stream' in outcome) {
       const { stream: sub, frame } = outcome;
       const id = e.request.id;
-      return sseResponse(sub, (ev) => rpcResult(id, frame(ev)), () => sub.close());
+      return sseResponse(sub, (ev) => rpcResult(id, frame(ev)), () => sub.close(), {
+        ...opts.sse,
+        ending: (code, message) => rpcStreamEnd(id, version, code, message),
+      });
     }
     // A v0.3 resubscribe always answers a stream (as the SDK does), its refusal an error event.
     if (isA2AError(outcome) && version === '0.3' && e.request.method === 'tasks/resubscribe')

@@ -5,12 +5,12 @@
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.
  */
 
-import { a2aError, isA2AError, toRestError, type A2AError } from './errors.ts';
+import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from './errors.ts';
 import { jsonResponse, readBodyLimited } from './jsonrpc.ts';
 import { v1Operations, type Outcome, type V1Method } from './operations.ts';
 import { requestedVersion } from './jsonrpc-binding.ts';
 import { isObj, type Obj } from './params.ts';
-import { sseResponse } from './sse.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
 import type { Log } from '../log.ts';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../body.ts';
@@ -21,6 +21,8 @@ export interface RestHandlerOptions {
   streaming: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
+  /** Queue bound and shutdown registry of the streams this handler answers. */
+  sse?: Omit<SseOptions, 'ending'>;
 }
 
 type HttpMethod = 'GET' | 'POST' | 'DELETE';
@@ -187,7 +189,7 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request) => P
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.
-      return sseResponse(sub, frame, () => sub.close());
+      return sseResponse(sub, frame, () => sub.close(), { ...opts.sse, ending: restStreamEnd });
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
     return jsonResponse(outcome.result, endpoint.ok ?? 200);

@@ -1,6 +1,7 @@
 /**
  * @module tasks — the JSON-file task store: one file per task under `<dir>/<id>.json`, written
- * atomically (lib/atomic-file.ts), an in-memory index for listing, and a bounded cache.
+ * atomically (lib/atomic-file.ts), an in-memory index for listing, and a cache bounded by
+ * entries and by bytes (a record's size is its stored JSON).
  * Task ids are server-made UUIDs and are checked before any path is formed.
  */
 
@@ -10,6 +11,7 @@ import { a2aError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskState } from './types.ts';
 import { withHistoryLength } from './types.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
+import { LIMITS } from '../limits.ts';
 import type { Log } from '../log.ts';
 
 const FORMAT = 'lume-a2a.task/1';
@@ -41,8 +43,10 @@ interface IndexEntry {
 export interface TaskStoreOptions {
   dir: string;
   log: Log;
-  /** Full records kept in memory; older ones are read back from their files. */
+  /** Full records kept in memory; older ones are read back from their files (default LIMITS.taskCacheEntries). */
   cacheSize?: number;
+  /** Total stored size of the records kept in memory (default LIMITS.taskCacheBytes). */
+  cacheBytes?: number;
 }
 
 export class TaskStore {
@@ -50,23 +54,39 @@ export class TaskStore {
   private readonly cache = new Map<string, TaskRecord>();
   private readonly writes = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; pending: number }>();
   private readonly cacheSize: number;
+  private readonly cacheBytes: number;
+  /** Stored size of each cached record, as of its last write or read. */
+  private readonly sizes = new Map<string, number>();
+  private cachedBytes = 0;
+  private closed = false;
   /** Ids whose file exists; their writes replace the file instead of creating it. */
   private readonly onDisk = new Set<string>();
 
-  private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number) {
+  private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number, cacheBytes: number) {
     this.cacheSize = cacheSize;
+    this.cacheBytes = cacheBytes;
   }
 
   /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
   static open(opts: TaskStoreOptions): TaskStore {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    const store = new TaskStore(opts.dir, opts.log, opts.cacheSize ?? 2000);
+    const store = new TaskStore(opts.dir, opts.log, opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes);
     store.scan();
     return store;
   }
 
   get size(): number {
     return this.index.size;
+  }
+
+  /** What the in-memory cache holds now: records and their stored bytes. */
+  get cached(): { entries: number; bytes: number } {
+    return { entries: this.cache.size, bytes: this.cachedBytes };
+  }
+
+  /** False once `close` ran: the store takes no more writes (readiness reports it). */
+  get isOpen(): boolean {
+    return !this.closed;
   }
 
   has(id: string): boolean {
@@ -82,9 +102,10 @@ export class TaskStore {
       this.cache.set(id, hit);
       return hit;
     }
-    const rec = this.readFile(id);
-    if (rec) this.remember(rec);
-    return rec;
+    const read = this.readFile(id);
+    if (!read) return undefined;
+    this.remember(read.rec, read.bytes);
+    return read.rec;
   }
 
   /**
@@ -96,6 +117,7 @@ export class TaskStore {
   save(rec: TaskRecord): Promise<void> {
     const id = rec.task.id;
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    if (this.closed) return Promise.reject(new Error('the task store is closed'));
     this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
     this.remember(rec);
     let w = this.writes.get(id);
@@ -121,6 +143,12 @@ export class TaskStore {
   /** Resolves when every write started so far has finished. */
   async flush(): Promise<void> {
     await Promise.all([...this.writes.values()].map((w) => w.tail));
+  }
+
+  /** Finishes the writes in flight, then refuses new ones (at shutdown). */
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
   }
 
   list(q: ListTasksQuery): ListTasksPage | A2AError {
@@ -168,17 +196,32 @@ export class TaskStore {
     this.trimCache();
   }
 
-  private remember(rec: TaskRecord): void {
-    this.cache.delete(rec.task.id);
-    this.cache.set(rec.task.id, rec);
+  /** Puts a record at the young end of the cache; `bytes` is its stored size when known. */
+  private remember(rec: TaskRecord, bytes?: number): void {
+    const id = rec.task.id;
+    this.cache.delete(id);
+    this.cache.set(id, rec);
+    if (bytes !== undefined) this.setSize(id, bytes);
     this.trimCache();
   }
 
+  private setSize(id: string, bytes: number): void {
+    this.cachedBytes += bytes - (this.sizes.get(id) ?? 0);
+    this.sizes.set(id, bytes);
+  }
+
+  private forget(id: string): void {
+    this.cache.delete(id);
+    this.cachedBytes -= this.sizes.get(id) ?? 0;
+    this.sizes.delete(id);
+  }
+
+  /** Evicts the least recently used records past either bound; a record with a write in flight stays. */
   private trimCache(): void {
-    if (this.cache.size <= this.cacheSize) return;
+    if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) return;
     for (const id of this.cache.keys()) {
-      if (this.cache.size <= this.cacheSize) break;
-      if (!this.writes.has(id)) this.cache.delete(id); // a record with a write in flight stays
+      if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) break;
+      if (!this.writes.has(id)) this.forget(id);
     }
   }
 
@@ -186,6 +229,7 @@ export class TaskStore {
     const rec = this.cache.get(id);
     if (!rec) return;
     const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push });
+    if (this.cache.get(id) === rec) this.setSize(id, Buffer.byteLength(body));
     const target = join(this.dir, `${id}.json`);
     try {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
@@ -201,9 +245,11 @@ export class TaskStore {
     }
   }
 
-  private readFile(id: string): TaskRecord | undefined {
+  private readFile(id: string): { rec: TaskRecord; bytes: number } | undefined {
     try {
-      return parseRecord(readFileSync(join(this.dir, `${id}.json`), 'utf8'), id);
+      const text = readFileSync(join(this.dir, `${id}.json`), 'utf8');
+      const rec = parseRecord(text, id);
+      return rec && { rec, bytes: Buffer.byteLength(text) };
     } catch (e) {
       this.log('warn', 'task file unreadable', { task: id, error: (e as Error).message });
       return undefined;

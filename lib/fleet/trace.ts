@@ -1,10 +1,12 @@
 /**
  * @module trace — the call trace: one record per cross-node call the hub makes (time, from, to,
  * capability, duration, outcome, error code, bytes), kept in SQLite through `bun:sqlite`, paged
- * newest first, and pushed live to subscribers.
+ * newest first, and pushed live to subscribers. Bounded: names and codes are cut to a fixed
+ * length before they are stored, and rows past the row cap or older than the age cap are deleted.
  */
 
 import type { Database } from 'bun:sqlite';
+import { LIMITS } from '../limits.ts';
 
 export type TraceOutcome = 'ok' | 'failed' | 'empty';
 
@@ -48,7 +50,26 @@ export interface TraceStore {
   subscribe(listener: (r: TraceRecord) => void): () => void;
   /** Commits the pending records now (at shutdown). */
   flush(): void;
+  /** Deletes the rows past the row and age caps now (it also runs by itself as rows are added). */
+  prune(): void;
+  /** Rows stored (pending ones included). */
+  count(): number;
 }
+
+export interface TraceStoreOptions {
+  /** Rows kept; the oldest are deleted first (default LIMITS.traceMaxRows). */
+  maxRows?: number;
+  /** Rows older than this are deleted, in ms (default LIMITS.traceMaxAgeHours). */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+/** Longest capability id a record keeps; a longer one is cut and marked with `…`. */
+export const TRACE_CAPABILITY_CHARS = 128;
+/** Longest node name or error code a record keeps. */
+export const TRACE_NAME_CHARS = 64;
+
+const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS trace (
@@ -85,13 +106,19 @@ const fromRow = (r: Row): TraceRecord => ({
 /** Rows wait at most this long (or until this many are pending) before they are committed together. */
 const FLUSH_MS = 20;
 const FLUSH_ROWS = 512;
+/** Retention runs after this many new rows or this much time, whichever comes first. */
+const PRUNE_EVERY_ROWS = 1_000;
+const PRUNE_EVERY_MS = 60_000;
 
 /**
  * Opens the trace on a database (a file in WAL mode, or `:memory:` in tests). Records get their
  * id at once and reach live subscribers at once; rows are committed in groups, and every read
  * commits what is pending first, so a page always shows every record made before it.
  */
-export function createTraceStore(db: Database): TraceStore {
+export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): TraceStore {
+  const maxRows = opts.maxRows ?? LIMITS.traceMaxRows;
+  const maxAgeMs = opts.maxAgeMs ?? LIMITS.traceMaxAgeHours * 3_600_000;
+  const now = opts.now ?? Date.now;
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   db.exec(SCHEMA);
   const insert = db.query<Row, [number, string, string, string, string, number, string, string | null, number]>(
@@ -104,6 +131,16 @@ export function createTraceStore(db: Database): TraceStore {
   const writeAll = db.transaction((rows: TraceRecord[]) => {
     for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes);
   });
+  const dropOlder = db.query<unknown, [string]>('DELETE FROM trace WHERE ts < ?');
+  const dropBeyond = db.query<unknown, [number]>('DELETE FROM trace WHERE id <= (SELECT id FROM trace ORDER BY id DESC LIMIT 1 OFFSET ?)');
+  let sincePrune = 0;
+  let prunedAt = 0;
+  const prune = () => {
+    sincePrune = 0;
+    prunedAt = now();
+    dropOlder.run(new Date(now() - maxAgeMs).toISOString());
+    dropBeyond.run(maxRows);
+  };
   const flush = () => {
     if (timer) clearTimeout(timer);
     timer = null;
@@ -111,11 +148,21 @@ export function createTraceStore(db: Database): TraceStore {
     const rows = pending;
     pending = [];
     writeAll(rows);
+    sincePrune += rows.length;
+    if (sincePrune >= Math.min(PRUNE_EVERY_ROWS, maxRows) || now() - prunedAt >= PRUNE_EVERY_MS) prune();
   };
+  prune();
 
   return {
     record(r) {
-      const rec: TraceRecord = { id: ++lastId, ...r };
+      const rec: TraceRecord = {
+        ...r,
+        id: ++lastId,
+        from: cut(r.from, TRACE_NAME_CHARS),
+        to: cut(r.to, TRACE_NAME_CHARS),
+        capability: cut(r.capability, TRACE_CAPABILITY_CHARS),
+        errorCode: r.errorCode === null ? null : cut(r.errorCode, TRACE_NAME_CHARS),
+      };
       pending.push(rec);
       if (pending.length >= FLUSH_ROWS) flush();
       else timer ??= setTimeout(flush, FLUSH_MS);
@@ -143,5 +190,13 @@ export function createTraceStore(db: Database): TraceStore {
       return () => listeners.delete(listener);
     },
     flush,
+    prune() {
+      flush();
+      prune();
+    },
+    count() {
+      flush();
+      return db.query<{ n: number }, []>('SELECT COUNT(*) AS n FROM trace').get()!.n;
+    },
   };
 }

@@ -15,6 +15,11 @@ export const MESH_LIMITS = Object.freeze({
   heartbeatMisses: 2,
   /** At most this many missed messages are replayed at a reconnect; past it the claim says `recovered: false`. */
   recoveryMaxMessages: 500,
+  /**
+   * Bytes a socket may have waiting to be sent; past it the reader is too slow and is cut:
+   * `presence_left {reason: "slow_consumer"}` and close 1008 `slow_consumer`. Above one largest frame.
+   */
+  maxSocketBufferedBytes: 16 * MiB,
   /** Largest WebSocket text frame the hub accepts. */
   maxFrameBytes: 6 * MiB,
   /** Text plus all attachments, decoded, per message. */
@@ -42,6 +47,7 @@ export const MESH_LIMIT_ENV = Object.freeze({
   MESH_HEARTBEAT_MS: 'heartbeatMs',
   MESH_HEARTBEAT_MISSES: 'heartbeatMisses',
   MESH_RECOVERY_MAX_MESSAGES: 'recoveryMaxMessages',
+  MESH_SOCKET_BUFFER_BYTES: 'maxSocketBufferedBytes',
 } as const);
 
 /** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */

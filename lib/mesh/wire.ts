@@ -24,7 +24,7 @@ export interface MeshMessage {
   replyTo?: string;
 }
 
-export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown';
+export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown' | 'slow_consumer';
 
 /** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
 export interface StreamPosition {

@@ -1,8 +1,9 @@
 /**
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
- * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`, `/health`, the JSON-file task store and
- * webhook delivery. The only place in lib/ that touches Elysia.
+ * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
+ * `/healthz` and `/readyz` (`/health` kept as an alias), the JSON-file task store, webhook
+ * delivery, the bounds of lib/limits.ts, and a graceful stop. The only place in lib/ that touches Elysia.
  */
 
 import { join } from 'node:path';
@@ -23,6 +24,12 @@ import type { PeerVerifier } from '../peer/signature.ts';
 import { TaskStore } from '../a2a/task-store.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
 import { assertPortFree } from '../port-check.ts';
+import { SseStreams } from '../a2a/sse.ts';
+import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
+import { LIMITS, type Limits } from '../limits.ts';
+
+/** How long a stop waits for open requests and streams to finish before it cuts the connections. */
+const STOP_GRACE_MS = 2_000;
 
 export interface NodeDefinition {
   name: string;
@@ -62,6 +69,12 @@ export interface NodeOptions {
   maxBodyBytes?: number;
   /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
   peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
+  /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
+  limits?: Partial<Limits>;
+  /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
+  streams?: SseStreams;
+  /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
+  readyChecks?: Record<string, ReadyCheck>;
 }
 
 export interface RunningNode {
@@ -74,6 +87,10 @@ export interface NodeApp {
   app: AnyElysia;
   engine: TaskEngine;
   store: TaskStore;
+  /** The node's open SSE streams. */
+  streams: SseStreams;
+  /** From now on `/readyz` answers 503 `shutting down` (set at the start of a stop). */
+  markShuttingDown(): void;
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): Record<string, unknown>;
@@ -93,7 +110,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const host = opts.host ?? '127.0.0.1';
   // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
   assertPortFree(def.name, host, opts.port ?? 0);
-  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log });
+  const limits: Limits = { ...LIMITS, ...opts.limits };
+  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes });
+  const streams = opts.streams ?? new SseStreams();
+  let shuttingDown = false;
   const push = opts.push === false ? undefined : new WebhookSender({
     allowHosts: opts.pushAllowHosts ?? [],
     log,
@@ -110,12 +130,20 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     outputModes,
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
+    limits: { historyMessages: limits.taskHistoryMessages, historyBytes: limits.taskHistoryBytes, artifacts: limits.taskArtifacts, artifactBytes: limits.taskArtifactBytes },
   });
   // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
   recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
-  const handleA2A = createA2AHandler({ engine, log, streaming: true, ...bodyLimit });
-  const handleRest = createRestHandler({ engine, log, streaming: true, ...bodyLimit });
+  const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
+  const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
+  const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
+  const readyChecks: Record<string, ReadyCheck> = {
+    tasks: () => store.isOpen || 'the task store is closed',
+    keys: () => opts.peer !== undefined || 'no peer keys loaded',
+    ...opts.readyChecks,
+    shutdown: () => !shuttingDown || 'shutting down',
+  };
 
   const cardFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
@@ -177,6 +205,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   app
     .post('/peer/invoke', peerRoute(handlePeerInvoke))
     .post('/peer/relay', peerRoute(handlePeerRelay))
+    .get('/healthz', () => livenessResponse(def.name))
+    .get('/readyz', () => readinessResponse(def.name, readyChecks))
+    // The older liveness path, kept for clients that read its fields.
     .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
     .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
 
@@ -185,6 +216,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     engine,
     store,
     push,
+    streams,
+    markShuttingDown: () => {
+      shuttingDown = true;
+    },
     card: () => cards.json,
     advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
@@ -199,9 +234,19 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       return {
         url,
         port,
+        /**
+         * Graceful stop: no new connections, every open stream ends with a final `SHUTTING_DOWN`
+         * frame, open requests get a short grace, then the task files are flushed.
+         */
         async stop() {
-          await app.stop(true);
+          shuttingDown = true;
+          streams.endAll('SHUTTING_DOWN');
+          let grace: ReturnType<typeof setTimeout> | undefined;
+          await Promise.race([server.stop(false), new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+          clearTimeout(grace);
+          await server.stop(true);
           await engine.close();
+          await store.close();
         },
       };
     },

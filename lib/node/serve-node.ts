@@ -48,7 +48,8 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
   if (fleet && member) {
     // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
     await ensureKeys(dataDir, fleet);
-    const identity = await loadPeerIdentity(dataDir, member.name);
+    const nonces = opts.limits?.peerNonces;
+    const identity = await loadPeerIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
     peer = { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet };
     published = publicIdentity(member.name, identity.ring);
   }

@@ -1,0 +1,15 @@
+/**
+ * @module errors/limits — what a client meets at a bound or during a stop: a stream ended because
+ * its reader fell behind, a server shutting down or not ready, a task grown past its caps.
+ */
+
+import type { ErrorSpec } from './spec.ts';
+
+export const LIMIT_ERRORS = {
+  STREAM_TOO_SLOW: { http: 503, message: 'The stream was ended: the client fell too far behind reading it' },
+  SHUTTING_DOWN: { http: 503, message: 'The server is shutting down' },
+  NOT_READY: { http: 503, message: 'The server is not ready' },
+  TASK_TOO_LARGE: { http: 413, message: 'The task reached its size limit' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type LimitErrorCode = keyof typeof LIMIT_ERRORS;

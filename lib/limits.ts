@@ -1,0 +1,65 @@
+/**
+ * @module limits — the bounds of every buffer, cache and store of a node and the hub, their
+ * defaults, and the environment variables an operator sets them with (read by the entry files
+ * only; everything else takes them as options). docs/limits.md lists each with the error past it.
+ */
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const HOUR_MS = 3_600_000;
+
+export const LIMITS = Object.freeze({
+  /** Bytes one SSE client may fall behind before its stream is ended with `STREAM_TOO_SLOW`. */
+  sseQueueBytes: 1 * MiB,
+  /** Full task records kept in memory (the rest are read back from their files). */
+  taskCacheEntries: 2_000,
+  /** Total size of the task records kept in memory, as stored JSON. */
+  taskCacheBytes: 64 * MiB,
+  /** Messages a task's history keeps (the oldest are dropped first). */
+  taskHistoryMessages: 200,
+  /** Bytes of JSON a task's history keeps (the oldest are dropped first; the newest always stays). */
+  taskHistoryBytes: 4 * MiB,
+  /** Artifacts one task may hold; one more fails the task with `TASK_TOO_LARGE`. */
+  taskArtifacts: 64,
+  /** Bytes of JSON a task's artifacts may hold; more fails the task with `TASK_TOO_LARGE`. */
+  taskArtifactBytes: 16 * MiB,
+  /** Rows the call trace keeps (the oldest are deleted first). */
+  traceMaxRows: 100_000,
+  /** Age of the oldest call trace row kept, in hours. */
+  traceMaxAgeHours: 24 * 7,
+  /** Accepted peer nonces remembered for replay protection. */
+  peerNonces: 100_000,
+});
+
+export type Limits = { readonly [K in keyof typeof LIMITS]: number };
+
+/** The settable limits by environment variable name. */
+export const LIMIT_ENV = Object.freeze({
+  SSE_QUEUE_BYTES: 'sseQueueBytes',
+  TASK_CACHE_ENTRIES: 'taskCacheEntries',
+  TASK_CACHE_BYTES: 'taskCacheBytes',
+  TASK_HISTORY_MESSAGES: 'taskHistoryMessages',
+  TASK_HISTORY_BYTES: 'taskHistoryBytes',
+  TASK_ARTIFACTS: 'taskArtifacts',
+  TASK_ARTIFACT_BYTES: 'taskArtifactBytes',
+  TRACE_MAX_ROWS: 'traceMaxRows',
+  TRACE_MAX_AGE_HOURS: 'traceMaxAgeHours',
+  PEER_NONCES: 'peerNonces',
+} as const satisfies Record<string, keyof Limits>);
+
+/** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
+export function limitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Limits } | { ok: false; message: string } {
+  const out: Record<string, number> = { ...LIMITS };
+  for (const [name, key] of Object.entries(LIMIT_ENV)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    if (!/^[1-9][0-9]{0,14}$/.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
+    out[key] = Number(raw);
+  }
+  return { ok: true, value: out as Limits };
+}
+
+/** Size of a value as JSON in UTF-8 bytes, the measure every byte limit uses. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+}
