@@ -18,7 +18,8 @@ afterAll(async () => {
 });
 
 const [port] = freePorts(1);
-const env = { FLEET_FILE: writeFleetFile(dataDir, 1, [{ name: 'conformance', port: port!, file: 'node/conformance.ts' }]), DATA_DIR: dataDir };
+// The test's webhook receiver is on loopback, which a node calls only when told to.
+const env = { FLEET_FILE: writeFleetFile(dataDir, 1, [{ name: 'conformance', port: port!, file: 'node/conformance.ts' }]), DATA_DIR: dataDir, PUSH_ALLOW_HOSTS: '127.0.0.1' };
 
 /** A webhook receiver on loopback; `next()` resolves with the next body posted. */
 function webhook() {
@@ -103,7 +104,7 @@ test('a second copy of a running node exits at once with one line naming the por
   expect(await second.proc.exited).toBe(98);
   await second.err.done;
   expect(second.err.lines.filter(Boolean)).toEqual([
-    `conformance: port ${port} on 127.0.0.1 is already in use by another process; stop the process holding it (another "bun run node --name conformance" or a running fleet), or pass --port <free port>.`,
+    `conformance: port ${port} on 127.0.0.1 is already in use by another process; stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`,
   ]);
   // It opened no task files: the first node's working task was not failed by a recovery.
   expect((await rpc(first.url, 'GetTask', { id })).result.status.state).toBe('TASK_STATE_WORKING');

@@ -80,7 +80,7 @@ export function spawnBun(args: string[], env: { FLEET_FILE: string; DATA_DIR: st
 }
 
 /** Starts `bun node/main.ts --name <name>` and resolves once it says it listens. */
-export async function startNodeProcess(name: string, env: { FLEET_FILE: string; DATA_DIR: string }): Promise<Proc & { url: string }> {
+export async function startNodeProcess(name: string, env: { FLEET_FILE: string; DATA_DIR: string } & Record<string, string>): Promise<Proc & { url: string }> {
   const p = spawnBun(['node/main.ts', '--name', name], env);
   const line = await Promise.race([p.out.until(/ listening on /), p.proc.exited.then((code) => { throw new Error(`${name} exited with ${code}: ${p.err.lines.join('\n')}`); })]);
   return { ...p, url: /listening on (\S+)/.exec(line)![1]! };
