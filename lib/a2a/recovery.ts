@@ -7,9 +7,8 @@
 
 import { failureParts } from '../errors/as-data.ts';
 import type { Log } from '../log.ts';
-import type { PushSender } from './engine.ts';
 import type { TaskStore } from './task-store.ts';
-import { nowIso, type Message, type Task, type TaskState } from './types.ts';
+import { nowIso, type Message, type PushConfig, type Task, type TaskEvent, type TaskState } from './types.ts';
 
 /** States only a running agent turn moves on; after a restart nobody does. */
 const LEFT_BY_A_CRASH: readonly TaskState[] = ['submitted', 'working'];
@@ -24,7 +23,8 @@ export interface RecoveryOptions {
   log: Log;
   /** True keeps a task as the crash left it, for the agent to advance later; absent = fail all. */
   resumes?: (task: Readonly<Task>) => boolean;
-  push?: PushSender;
+  /** Webhook delivery (the engine's PushSender). */
+  push?: { notify(configs: readonly PushConfig[], event: TaskEvent): void };
   now?: () => number;
 }
 
