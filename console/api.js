@@ -2,6 +2,8 @@
  * @module api — the console's only way to the hub, one function per route it uses. Reads are
  * plain GETs; every POST is JSON to the same origin and never carries a key: the hub signs
  * server-side. The hub's tasks go through its A2A HTTP+JSON binding, as any A2A client's would.
+ * What changes while a page is open arrives over Server-Sent Events (`*Stream`, `meshWatch`). A
+ * 401 means the hub's access policy wants a sign-in: the console goes to the hub's `/login`.
  */
 import { A2A_VERSION } from './constants.js';
 
@@ -36,6 +38,15 @@ export function toApiError(err) {
 }
 
 /**
+ * Sends the browser to the hub's sign-in page when the hub answered 401 (no session, or an
+ * expired one), to come back to the page it was on.
+ * @param {Response} res
+ */
+function signInIfAsked(res) {
+  if (res.status === 401) location.assign(`/login?${new URLSearchParams({ next: `/${location.hash}` })}`);
+}
+
+/**
  * The parsed JSON body of a response, or `undefined` when it has none. The answer's shape is the
  * route's (see types.d.ts): the caller's declared return type names it.
  * @template T
@@ -52,6 +63,7 @@ const bodyOf = (res) => res.json().catch(() => undefined);
  */
 async function get(path) {
   const res = await fetch(path, { headers: { accept: 'application/json' } });
+  signInIfAsked(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const body = await bodyOf(res);
   if (res.ok && body !== undefined) return body;
@@ -68,6 +80,7 @@ async function get(path) {
  */
 async function post(path, body) {
   const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  signInIfAsked(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const answer = await bodyOf(res);
   // The mesh answers most refusals 200 with `{error}`, so the body decides, not only the status.
@@ -88,6 +101,9 @@ export const refused = (answer) => typeof answer === 'object' && answer !== null
 
 /** @returns {Promise<import('./types').FleetSnapshot>} */
 export const fleet = () => get('/api/fleet');
+
+/** The fleet pushed every few seconds: one `FleetFrame` per message, the first with the kept history. */
+export const fleetStream = () => new EventSource('/api/fleet/stream');
 
 /**
  * A page of the call trace, newest first.
@@ -114,6 +130,9 @@ export const ask = (question) => post('/api/ask', { question });
  * @returns {Promise<import('./types').HubAnswer<HubResults[K]> | Refusal>}
  */
 export const hub = (skill, args = {}) => post('/api/hub', { skill, args });
+
+/** The hub's task list (a `TaskPage`) whenever it changes. */
+export const tasksStream = () => new EventSource('/api/tasks/stream');
 
 /** @returns {Promise<{negotiations: import('./types').NegotiationSummary[]}>} */
 export const negotiations = () => get('/api/negotiations');
@@ -148,6 +167,12 @@ export const deleteProject = (name) => post('/api/projects.delete', { name });
 export const presence = (project) => get(`/v1/presence?${new URLSearchParams({ project })}`);
 
 /**
+ * A project's roster now and after each change, and each new message (`ProjectEvent`s).
+ * @param {string} project
+ */
+export const meshWatch = (project) => new EventSource(`/v1/watch?${new URLSearchParams({ project })}`);
+
+/**
  * A page of a project's messages.
  * @param {URLSearchParams} query project, limit, before, from
  * @returns {Promise<import('./types').HistoryPage>}
@@ -170,6 +195,7 @@ async function a2a(method, path, body) {
   const headers = { accept: 'application/json', 'A2A-Version': A2A_VERSION };
   if (body) headers['content-type'] = 'application/json';
   const res = await fetch(path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  signInIfAsked(res);
   /** @type {T & Partial<import('./types').A2AErrorBody> | undefined} */
   const answer = await bodyOf(res);
   if (res.ok && answer !== undefined) return answer;
@@ -211,4 +237,15 @@ const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b
 export const delegate = (args) =>
   a2a('POST', '/message:send', {
     message: { messageId: randomId(), role: 'ROLE_USER', parts: [{ data: { skill: 'task.delegate', args } }] },
+  });
+
+/**
+ * Continues a task that asked for input: a follow-up message naming the task, with the answer as text.
+ * @param {import('./types').Task} task
+ * @param {string} text
+ * @returns {Promise<import('./types').SendAnswer>}
+ */
+export const continueTask = (task, text) =>
+  a2a('POST', '/message:send', {
+    message: { messageId: randomId(), role: 'ROLE_USER', taskId: task.id, contextId: task.contextId, parts: [{ text }] },
   });

@@ -1,20 +1,19 @@
 /**
- * @module app — the console shell: a navigation bar and a hash router (#/fleet, #/ask, …). Each
- * page is a module in pages/ exporting a component; no router or state library.
+ * @module app — the console shell: a navigation bar (folded behind a Menu button on narrow
+ * screens) and a hash router (#/fleet, #/ask, …). Each page is a module in pages/ exporting a
+ * component, loaded when first opened; no router or state library.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
-import { Fleet } from './pages/fleet.js';
 import { PAGES } from './pages/index.js';
 
-/** @type {import('./types').Page} */
-const FLEET = { id: 'fleet', title: 'Fleet', component: Fleet };
-/** @type {import('./types').Page[]} */
-const ALL = [FLEET, ...PAGES];
+/** @typedef {import('preact').FunctionComponent} Component */
+
+const FIRST = /** @type {import('./types').Page} */ (PAGES[0]);
 
 function useRoute() {
-  const read = () => location.hash.replace(/^#\/?/, '').split('?')[0] || 'fleet';
+  const read = () => location.hash.replace(/^#\/?/, '').split('?')[0] || FIRST.id;
   const [route, setRoute] = useState(read());
   useEffect(() => {
     const on = () => setRoute(read());
@@ -26,14 +25,34 @@ function useRoute() {
 
 function App() {
   const route = useRoute();
-  const page = ALL.find((p) => p.id === route) ?? FLEET;
-  const Page = page.component;
+  const page = PAGES.find((p) => p.id === route) ?? FIRST;
+  const [shown, setShown] = useState(/** @type {{id: string, Page: Component} | null} */ (null));
+  const [failed, setFailed] = useState('');
+  const [menu, setMenu] = useState(false);
+
+  useEffect(() => {
+    let alive = true;
+    setMenu(false);
+    setFailed('');
+    document.title = `${page.title} · lume-a2a console`;
+    page.load().then((Page) => alive && setShown({ id: page.id, Page }), (e) => alive && setFailed(e instanceof Error ? e.message : String(e)));
+    return () => { alive = false; };
+  }, [page.id]);
+
+  const Page = shown?.id === page.id ? shown.Page : null;
   return html`
-    <header>
+    <header class=${menu ? 'menu-open' : ''}>
       <h1>lume-a2a</h1>
-      <nav>${ALL.map((p) => html`<a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} data-page=${p.id}>${p.title}</a>`)}</nav>
+      <button type="button" class="menu secondary" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenu(!menu)}>
+        ${menu ? 'Close menu' : `Menu · ${page.title}`}
+      </button>
+      <nav id="nav" aria-label="Pages">${PAGES.map((p) => html`
+        <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id}>${p.title}</a>`)}
+      </nav>
     </header>
-    <main data-page=${page.id}><${Page} /></main>
+    <main id="main" data-page=${page.id}>
+      ${failed ? html`<p class="error">This page could not be loaded: ${failed}</p>` : Page ? html`<${Page} />` : html`<p class="muted">Loading…</p>`}
+    </main>
   `;
 }
 

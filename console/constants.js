@@ -1,6 +1,6 @@
 /**
  * @module constants — values the pages share, spelled once: the A2A version the console speaks,
- * task states, the executor's recipes, trace outcomes and how often live pages re-read.
+ * task states, the executor's recipes and trace outcomes.
  */
 
 /** The A2A version of every request to the hub's HTTP+JSON binding (`A2A-Version` header). */
@@ -8,10 +8,11 @@ export const A2A_VERSION = '1.0';
 
 /** @type {import('./types').TaskState} */
 export const TASK_COMPLETED = 'TASK_STATE_COMPLETED';
+/** @type {import('./types').TaskState} */
+export const TASK_INPUT_REQUIRED = 'TASK_STATE_INPUT_REQUIRED';
 
 /**
- * States in which a task is still running: the Tasks page re-reads these (a read advances a
- * delegated task) and offers to cancel them.
+ * States in which a task is still running: the Tasks page offers to cancel these.
  * @type {ReadonlySet<import('./types').TaskState>}
  */
 export const RUNNING_TASK_STATES = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
@@ -21,8 +22,3 @@ export const RECIPES = /** @type {const} */ (['fleet-report', 'git-history', 'di
 
 /** What a traced call came to. @type {readonly import('./types').TraceOutcome[]} */
 export const TRACE_OUTCOMES = ['ok', 'failed', 'empty'];
-
-/** How often the Fleet page re-reads the fleet, in ms. */
-export const FLEET_REFRESH_MS = 5000;
-/** How often the Tasks and Mesh pages re-read what is live (running tasks, the roster), in ms. */
-export const LIVE_REFRESH_MS = 2000;

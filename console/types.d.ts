@@ -9,11 +9,12 @@ import type { FunctionComponent, TargetedEvent } from 'preact';
 
 // ---- the console's own pieces ----
 
-/** A page of the navigation: its hash route, its title and the component that draws it. */
+/** A page of the navigation: its hash route, its title and how to load the component that draws it. */
 export interface Page {
   id: string;
   title: string;
-  component: FunctionComponent;
+  /** Pages load when first opened, so the first load carries one page's code. */
+  load: () => Promise<FunctionComponent>;
 }
 
 /** An input or select whose value a handler reads. */
@@ -58,6 +59,18 @@ export interface FleetSnapshot {
   checkedAt: string;
   online: number;
   nodes: NodeStatus[];
+}
+
+/** One reading of the fleet, as the Fleet page draws it over time. */
+export interface FleetSample {
+  at: string;
+  nodes: { name: string; online: boolean; latencyMs: number | null }[];
+}
+
+/** One message of `GET /api/fleet/stream`: the fleet now; the kept history first, then each new reading. */
+export interface FleetFrame {
+  snapshot: FleetSnapshot;
+  samples: FleetSample[];
 }
 
 export type TraceOutcome = 'ok' | 'failed' | 'empty';
@@ -107,6 +120,19 @@ export interface AskAnswer {
   answer: string;
   facts: AskFact[];
   tried: AskTry[];
+}
+
+/** One sector as scanner's `sector.movement` reports it. */
+export interface SectorMove {
+  sector: string;
+  name: string;
+  avgChangePct: number;
+  signaled: number;
+}
+
+export interface SectorMovement {
+  asOf: string;
+  sectors: SectorMove[];
 }
 
 /** One industry `customer.reach` recommends. */
@@ -231,6 +257,7 @@ export interface NegotiationSummary {
 
 /** The result of each hub capability the console runs through `POST /api/hub`. */
 export interface HubResults {
+  'sector.movement': SectorMovement;
   'customer.reach': CustomerReach;
   'entity.resolve': EntityResolution;
   'entity.coverage': EntityCoverage;
@@ -354,3 +381,6 @@ export interface MeshMessage {
 export interface HistoryPage {
   messages: MeshMessage[];
 }
+
+/** One message of `GET /v1/watch`: the roster after a change, or a new message. */
+export type ProjectEvent = { type: 'roster'; peers: PresentPeer[] } | { type: 'message'; message: MeshMessage };

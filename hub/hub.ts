@@ -7,6 +7,7 @@
  */
 
 import type { Database } from 'bun:sqlite';
+import { listPageToV1 } from '../lib/a2a/wire-v1.ts';
 import type { Server } from 'bun';
 import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
 import type { Log } from '../lib/log.ts';
@@ -21,6 +22,7 @@ import { LIMITS, type Limits } from '../lib/limits.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
+import { fleetFeed, tasksFeed } from './http/live.ts';
 import { refuseCrossSite } from './http/origin.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
@@ -33,8 +35,10 @@ import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 
 export interface HubOptions {
   fleet: Fleet;
-  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/`. */
+  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
+  /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
+  tasksDatabaseUrl?: string;
   log: Log;
   identity: { signer: PeerSigner; verifier: PeerVerifier };
   traceDb: Database;
@@ -50,6 +54,8 @@ export interface HubOptions {
   fleetTtlMs?: number;
   /** An OpenAI-compatible endpoint that plans Ask Agent questions (MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY). */
   model?: ModelConfig;
+  /** How often the live pages' sources are re-read while someone watches, in ms (fleet 5000, tasks 2000). */
+  liveMs?: { fleet?: number; tasks?: number };
   /** The browser console's files (default: the project's console/ folder). */
   consoleDir?: string;
   fetch?: typeof fetch;
@@ -85,6 +91,8 @@ export function createHub(opts: HubOptions): Hub {
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
     invoker,
+    // The hub's own capabilities, read when a question comes (the catalog is made below).
+    own: { name: self, tools: () => definition.catalog.descriptors(), invoke: (id, args) => definition.catalog.invoke(id, args) },
     plannedBy: modelPlan ? 'model' : 'keywords',
     ...(modelPlan ? { planner: modelPlan } : {}),
     fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
@@ -92,6 +100,7 @@ export function createHub(opts: HubOptions): Hub {
   const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
+    ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     peer: { verifier: opts.identity.verifier, client, fleet },
@@ -106,7 +115,16 @@ export function createHub(opts: HubOptions): Hub {
   });
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
+  // The Tasks page's list, as the binding's ListTasks answers it (reading advances delegated tasks).
+  const listTasks = async () => {
+    const page = await node.engine.listTasks({ pageSize: 50, includeArtifacts: true, historyLength: 2 });
+    return 'error' in page ? { tasks: [] } : listPageToV1(page, true);
+  };
+  const live = {
+    fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
+    tasks: tasksFeed({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
+  };
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
 
   async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     // The process's health is the node's (its checks include the trace and the mesh store).
@@ -149,6 +167,8 @@ export function createHub(opts: HubOptions): Hub {
          */
         async stop() {
           node.markShuttingDown();
+          live.fleet.close();
+          live.tasks.close();
           mesh.close();
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;

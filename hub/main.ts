@@ -63,7 +63,10 @@ const hub = createHub({
   ...(model ? { model } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
+  ...(env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: env.TASKS_DATABASE_URL } : {}),
 });
+// The hub node's task store opens before the port does (a database that cannot be reached stops the start).
+await hub.node.ready();
 const server = await bindOrExit(portOwner, () => hub.listen(port, maxPort));
 const warning = trustWarning(host, token);
 if (warning) log('warn', warning);

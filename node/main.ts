@@ -29,6 +29,8 @@ alone on --port (default: a free port) with the peer channel off.
 Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
 advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
 MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
+the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md),
 and the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …).`;
 
 const { values } = parseArgs({
@@ -90,6 +92,7 @@ const running = await bindOrExit({ host, hint }, () => serveNode(factory, {
   pushAllowHosts,
   limits: limits.value,
   setup: { fixturesDir: resolve(root, 'fixtures'), fleetFile, ...(model ? { model } : {}) },
+  ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}),
   ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
   // The node's name is known once its file built it: the log and the crash guard start there.
   logFor: (name) => {

@@ -12,6 +12,7 @@ import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createMeshStore } from '../lib/mesh/store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
+import { keywordPlanner, withOwnTools, type CatalogTool } from '../hub/workbench/ask.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, rpc } from './support/node.ts';
 
@@ -44,6 +45,38 @@ describe('keyword planner', () => {
     const answer = t.artifacts[0].parts[0].data;
     expect([answer.answered, answer.facts, answer.tried]).toEqual([false, [], []]);
     expect(answer.answer).toStartWith('No tool in the fleet matches this question.');
+  });
+});
+
+describe('the hub\'s own capabilities', () => {
+  /** Every tool a question is planned over: each node's descriptors as it serves them, and the hub's. */
+  async function plannedTools(): Promise<CatalogTool[]> {
+    const read = async (url: string) => (await (await fetch(`${url}/capabilities`)).json()).capabilities;
+    const nodes: CatalogTool[] = [];
+    for (const n of f.fleet.nodes) if (f.nodes.has(n.name)) for (const c of await read(n.url)) nodes.push({ ...c, node: n.name });
+    return withOwnTools(nodes, { name: 'a2a', tools: await read(f.hubUrl) });
+  }
+
+  test('the planner routes "which industry should we contact today" to the hub\'s customer.reach first', async () => {
+    const tools = await plannedTools();
+    // The hub's relay of scanner's sector.movement is left to scanner; its own join is offered.
+    expect(tools.filter((t) => t.node === 'a2a').map((t) => t.id)).toContain('customer.reach');
+    expect(tools.some((t) => t.node === 'a2a' && t.id === 'sector.movement')).toBe(false);
+    const plan = await keywordPlanner('Which industry should we contact today?', tools);
+    expect(`${plan[0]?.node}/${plan[0]?.tool}`).toBe('a2a/customer.reach');
+    // A plain sector question still goes to scanner.
+    const sectors = await keywordPlanner('Which sectors moved today?', tools);
+    expect(`${sectors[0]?.node}/${sectors[0]?.tool}`).toBe('scanner/sector.movement');
+  });
+
+  test('asked through the hub, the answer leads with the recommendation, its calls traced', async () => {
+    const t = await askHub(f.hubUrl, 'Which industry should we contact today?');
+    const answer = t.artifacts[0].parts[0].data;
+    expect(answer.answered).toBe(true);
+    expect(`${answer.facts[0].node}/${answer.facts[0].tool}`).toBe('a2a/customer.reach');
+    expect(answer.facts[0].summary).toStartWith('Contact ');
+    const trace = (await (await fetch(`${f.hubUrl}/api/trace?limit=20`)).json()).records;
+    expect(trace.some((r: any) => r.to === 'crm' && r.capability === 'crm.industries')).toBe(true);
   });
 });
 

@@ -139,7 +139,10 @@ describe('cancel, time limit, output cap', () => {
     expect([running(mid.pid!), running(child)]).toEqual([true, true]);
     const canceled = (await x.ok('exec.cancel', { job_id })).job;
     expect([canceled.state, canceled.endedAt !== null, canceled.error]).toEqual(['canceled', true, undefined]);
-    // The job's own pid no longer exists (reaped); its child is not running (killed with the group).
+    // The job's own pid is reaped (Bun's reaper may finish just after the exit is reported; waited
+    // for as a condition with a deadline); its child is not running (killed with the group).
+    const deadline = performance.now() + 5_000;
+    while (exists(mid.pid!) && performance.now() < deadline) await new Promise((r) => setImmediate(r));
     expect(exists(mid.pid!)).toBe(false);
     expect(running(child)).toBe(false);
     expect((await x.ok('exec.cancel', { job_id })).job).toEqual(canceled);

@@ -1,5 +1,6 @@
 // Our node with the same agent as the SDK benchmark server (working, one artifact, completed),
-// tasks persisted as JSON files in a temporary folder. Prints "LISTENING <port>".
+// tasks persisted as JSON files in a temporary folder, or in PostgreSQL when TASKS_DATABASE_URL
+// is set. Prints "LISTENING <port>".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,6 @@ const node = createNode({
       ctx.complete();
     },
   },
-}, { dataDir, port: Number(process.env.PORT ?? 0) });
+}, { dataDir, port: Number(process.env.PORT ?? 0), ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}) });
 const running = await node.start();
 console.log(`LISTENING ${running.port}`);

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { ask as askHub, refused, toApiError } from '../api.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
+import { ErrorLine } from './common.js';
 
 /** @typedef {import('../types').ApiError} ApiError */
 
@@ -15,11 +16,11 @@ export function Ask() {
   const [answer, setAnswer] = useState(/** @type {import('../types').AskAnswer | null} */ (null));
   const [error, setError] = useState(/** @type {ApiError | null} */ (null));
 
-  /** @param {import('../types').FormEvent} e */
-  async function ask(e) {
-    e.preventDefault();
-    const q = question.trim();
+  /** Asks `text` (the box's question, or a suggestion put in the box). @param {string} text */
+  async function run(text) {
+    const q = text.trim();
     if (!q) return;
+    setQuestion(q);
     setBusy(true), setError(null), setAnswer(null);
     try {
       const r = await askHub(q);
@@ -31,16 +32,18 @@ export function Ask() {
       setBusy(false);
     }
   }
+  /** @param {import('../types').FormEvent} e */
+  const ask = (e) => (e.preventDefault(), run(question));
 
   return html`
     <h2>Ask Agent <small>one question; the hub decides which nodes to query</small></h2>
     <form class="ask" onSubmit=${ask}>
-      <input type="text" name="question" placeholder="Ask the fleet…" value=${question} onInput=${valueTo(setQuestion)} />
+      <label class="grow">Question <input type="text" name="question" placeholder="Ask the fleet…" value=${question} onInput=${valueTo(setQuestion)} /></label>
       <button type="submit" disabled=${busy || !question.trim()}>${busy ? 'Asking…' : 'Ask'}</button>
     </form>
-    <p class="muted examples">Try: ${EXAMPLES.map((x) => html`<a href="#/ask" onClick=${(/** @type {Event} */ e) => (e.preventDefault(), setQuestion(x))}>${x}</a> `)}</p>
-    ${busy && html`<p class="muted">Asking the fleet…</p>`}
-    ${error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`}
+    <p class="muted examples">Try: ${EXAMPLES.map((x) => html`<button type="button" class="suggestion" disabled=${busy} onClick=${() => run(x)}>${x}</button> `)}</p>
+    ${busy && html`<p class="muted" role="status">Asking the fleet…</p>`}
+    <${ErrorLine} error=${error} />
     ${answer && html`<${Answer} a=${answer} />`}`;
 }
 
@@ -62,13 +65,13 @@ function Answer({ a }) {
         </div>`)}`}
     <h3>Tried <small class="muted">${a.tried.length}</small></h3>
     ${a.tried.length
-      ? html`<table class="tried">
+      ? html`<table class="tried stack">
           <thead><tr><th>node</th><th>tool</th><th>score</th><th>outcome</th><th>trace</th></tr></thead>
           <tbody>${a.tried.map((t) => html`
             <tr data-outcome=${t.outcome}>
-              <td>${t.node}</td><td><code>${t.tool}</code></td><td>${t.score ?? '–'}</td>
-              <td class=${t.outcome === 'ok' ? 'ok' : 'error'}>${t.outcome}${t.errorCode ? ` (${t.errorCode})` : ''}</td>
-              <td>${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td>
+              <td data-label="node">${t.node}</td><td data-label="tool"><code>${t.tool}</code></td><td data-label="score">${t.score ?? '–'}</td>
+              <td data-label="outcome" class=${t.outcome === 'ok' ? 'ok' : 'error'}>${t.outcome}${t.errorCode ? ` (${t.errorCode})` : ''}</td>
+              <td data-label="trace">${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td>
             </tr>`)}</tbody>
         </table>`
       : html`<p class="muted">No tool was called.</p>`}`;

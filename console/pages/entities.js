@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { hub, refused, toApiError } from '../api.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
+import { ErrorLine } from './common.js';
 
 /**
  * @typedef {import('../types').ApiError} ApiError
@@ -14,8 +15,6 @@ import { html } from '../html.js';
  * @typedef {{result: R, error?: undefined} | {result?: undefined, error: ApiError}} Outcome
  */
 
-/** @param {{error: ApiError | null}} props */
-const ErrorLine = ({ error }) => error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`;
 
 /**
  * @template {keyof HubResults} K
@@ -54,7 +53,7 @@ function Resolve() {
     setBusy(false);
   }
   /** @param {'name'|'uscc'|'code'} k @param {string} label */
-  const field = (k, label) => html`<input type="text" name=${k} placeholder=${label} value=${q[k]} onInput=${valueTo((v) => setQ({ ...q, [k]: v }))} />`;
+  const field = (k, label) => html`<label>${label} <input type="text" name=${k} value=${q[k]} onInput=${valueTo((v) => setQ({ ...q, [k]: v }))} /></label>`;
   const r = out?.result;
   return html`
     <section class="card resolve">
@@ -69,15 +68,15 @@ function Resolve() {
           <p><span class=${`badge ${r.status}`}>${r.status}</span> ${r.reason}</p>
           ${r.entity && html`<p>Entity: <strong>${r.entity.name}</strong> · USCC <code>${r.entity.uscc}</code> · crm ${r.entity.crmId} · ${r.entity.industry} · ${r.entity.city}${r.entity.stockCode ? ` · ${r.entity.stockCode} ${r.entity.stockName ?? ''}` : ''}</p>`}
           ${r.candidates.length > 0 && html`
-            <table class="candidates">
+            <table class="candidates stack">
               <thead><tr><th>name</th><th>crm</th><th>USCC</th><th>stock</th><th>matched by</th><th>note</th></tr></thead>
               <tbody>${r.candidates.map((c) => html`
                 <tr>
-                  <td>${c.name}</td><td>${c.crmId ?? '–'}</td>
-                  <td>${c.uscc ? html`<code>${c.uscc}</code> ${c.usccValid ? html`<span class="ok">valid</span>` : html`<span class="error">invalid</span>`}` : '–'}</td>
-                  <td>${c.stockCode ? `${c.stockCode} ${c.stockName ?? ''}${c.onScanner ? '' : ' (not on scanner)'}` : '–'}</td>
-                  <td>${c.matchedBy.join(', ')}</td>
-                  <td class="muted">${c.unconfirmed ?? 'confirmed'}</td>
+                  <td data-label="name">${c.name}</td><td data-label="crm">${c.crmId ?? '–'}</td>
+                  <td data-label="USCC">${c.uscc ? html`<code>${c.uscc}</code> ${c.usccValid ? html`<span class="ok">valid</span>` : html`<span class="error">invalid</span>`}` : '–'}</td>
+                  <td data-label="stock">${c.stockCode ? `${c.stockCode} ${c.stockName ?? ''}${c.onScanner ? '' : ' (not on scanner)'}` : '–'}</td>
+                  <td data-label="matched by">${c.matchedBy.join(', ')}</td>
+                  <td data-label="note" class="muted">${c.unconfirmed ?? 'confirmed'}</td>
                 </tr>`)}</tbody>
             </table>`}
         </div>`}

@@ -1,12 +1,12 @@
 /**
  * @module pages/history — the mesh's projects (list, create, delete; deletion is refused while
  * anyone is present, and the page shows the hub's code) and a project's durable message history,
- * paged by message reference.
+ * paged by message reference; new messages arrive while it is open (`/v1/watch`).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { createProject, deleteProject, history, listProjects, refused, toApiError } from '../api.js';
+import { createProject, deleteProject, history, listProjects, meshWatch, refused, toApiError } from '../api.js';
 import { html } from '../html.js';
-import { ErrorLine, fmtTime } from './ops-common.js';
+import { ErrorLine, LiveMark, fmtTime, useStream } from './common.js';
 
 /** @typedef {import('../types').MeshMessage} MeshMessage */
 
@@ -35,28 +35,33 @@ function History({ project }) {
     }, (e) => setError(toApiError(e)));
   };
   useEffect(() => { setMessages(null); load(null); }, [project, from]);
+  // New messages join the end of the list (the roster events of the same stream are not shown here).
+  const live = useStream(() => meshWatch(project), (/** @type {import('../types').ProjectEvent} */ e) => {
+    if (e.type !== 'message' || (from && e.message.from.name !== from)) return;
+    const m = e.message;
+    setMessages((ms) => (ms && !ms.some((x) => x.messageRef === m.messageRef) ? [...ms, m] : ms));
+  }, [project]);
   const oldest = messages?.[0];
 
   return html`
     <section class="card history" data-project=${project}>
-      <h3>History of ${project}</h3>
-      <form onSubmit=${(/** @type {import('../types').FormEvent} */ e) => (e.preventDefault(), setFrom(new FormData(e.currentTarget).get('from')?.toString().trim() ?? ''))}>
-        <input type="text" name="from" placeholder="only from (roster name)" />
+      <h3>History of ${project} <small><${LiveMark} live=${live} /></small></h3>
+      <form class="history-filter" onSubmit=${(/** @type {import('../types').FormEvent} */ e) => (e.preventDefault(), setFrom(new FormData(e.currentTarget).get('from')?.toString().trim() ?? ''))}>
+        <label>only from <input type="text" name="from" placeholder="roster name" /></label>
         <button type="submit">Filter</button>
-        <button type="button" class="refresh" onClick=${() => load(null)}>Newest</button>
       </form>
       <${ErrorLine} error=${error} />
       ${!messages && !error ? html`<p class="muted">Loading history…</p>` : ''}
       ${more && oldest ? html`<p><button type="button" class="older" onClick=${() => load(oldest.messageRef)}>Older</button></p>` : ''}
       ${messages && !messages.length ? html`<p class="muted">No messages${from ? ` from ${from}` : ''}.</p>` : ''}
       ${messages?.length ? html`
-        <table class="messages">
+        <table class="messages stack">
           <thead><tr><th>ref</th><th>time</th><th>from</th><th>to</th><th>message</th></tr></thead>
-          <tbody>${messages.map((m) => html`
+          <tbody aria-live="polite">${messages.map((m) => html`
             <tr data-ref=${m.messageRef}>
-              <td><code>${m.messageRef}</code></td><td class="muted">${fmtTime(m.createdAt)}</td>
-              <td><strong>${m.from.name}</strong></td><td>${target(m.target)}${m.replyTo ? html` <span class="muted">re ${m.replyTo}</span>` : ''}</td>
-              <td class="message-body">${body(m.payload)}${m.attachments.length ? html` <span class="muted">+${m.attachments.length} attachment(s)</span>` : ''}</td>
+              <td data-label="ref"><code>${m.messageRef}</code></td><td data-label="time" class="muted">${fmtTime(m.createdAt)}</td>
+              <td data-label="from"><strong>${m.from.name}</strong></td><td data-label="to">${target(m.target)}${m.replyTo ? html` <span class="muted">re ${m.replyTo}</span>` : ''}</td>
+              <td data-label="message" class="message-body">${body(m.payload)}${m.attachments.length ? html` <span class="muted">+${m.attachments.length} attachment(s)</span>` : ''}</td>
             </tr>`)}
           </tbody>
         </table>` : ''}
@@ -101,9 +106,9 @@ export function ProjectsHistory() {
   return html`
     <h2>Projects & History <small>${projects ? `${projects.length} projects` : ''}</small></h2>
     <form class="create-project" onSubmit=${create}>
-      <input type="text" name="name" placeholder="name (a-z, 0-9, -)" required />
-      <input type="text" name="displayName" placeholder="display name" />
-      <input type="text" name="description" placeholder="description" />
+      <label>name <input type="text" name="name" placeholder="a-z, 0-9, -" required /></label>
+      <label>display name <input type="text" name="displayName" /></label>
+      <label>description <input type="text" name="description" /></label>
       <button type="submit">Create project</button>
     </form>
     <${ErrorLine} error=${error} />
@@ -111,15 +116,15 @@ export function ProjectsHistory() {
     ${!projects && !error ? html`<p class="muted">Loading projects…</p>` : ''}
     ${projects && !projects.length ? html`<p class="muted">No projects yet.</p>` : ''}
     ${projects?.length ? html`
-      <table class="projects">
+      <table class="projects stack">
         <thead><tr><th>name</th><th>display name</th><th>description</th><th>created</th><th></th></tr></thead>
         <tbody>${projects.map((p) => html`
           <tr data-project=${p.name} class=${p.name === open ? 'selected' : ''}>
-            <td><strong>${p.name}</strong></td><td>${p.displayName ?? ''}</td><td class="muted">${p.description ?? ''}</td>
-            <td class="muted">${fmtTime(p.createdAt)}</td>
+            <td data-label="name"><strong>${p.name}</strong></td><td data-label="display name">${p.displayName ?? ''}</td><td data-label="description" class="muted">${p.description ?? ''}</td>
+            <td data-label="created" class="muted">${fmtTime(p.createdAt)}</td>
             <td class="actions">
-              <button type="button" class="show-history" onClick=${() => setOpen(p.name)}>History</button>
-              <button type="button" class="delete secondary" onClick=${() => remove(p.name)}>Delete</button>
+              <button type="button" class="show-history" onClick=${() => setOpen(p.name)} aria-label=${`History of ${p.name}`}>History</button>
+              <button type="button" class="delete secondary" onClick=${() => remove(p.name)} aria-label=${`Delete ${p.name}`}>Delete</button>
             </td>
           </tr>`)}
         </tbody>

@@ -1,8 +1,14 @@
-/** @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks for the customer) negotiate over A2A; each round's proposal and its veto or acceptance, and the past negotiations. */
+/**
+ * @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks
+ * for the customer) negotiate over A2A: the rounds drawn as a sequence diagram between them, each
+ * proposal's veto or acceptance with its reason, and the past negotiations.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { hub, negotiation, negotiations, refused, toApiError } from '../api.js';
+import { SequenceDiagram } from '../charts.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
+import { ErrorLine, fmtTime } from './common.js';
 
 /** Customers whose crm profile makes a negotiation interesting; any other id can be typed. */
 const KNOWN = [{ id: 'c-012', note: 'reaches a deal' }, { id: 'c-014', note: 'no deal' }];
@@ -44,28 +50,28 @@ export function Negotiation() {
   return html`
     <h2>A2A Negotiation <small>scanner advises · crm speaks for the customer</small></h2>
     <form class="negotiate" onSubmit=${start}>
-      <select name="known" value=${KNOWN.some((k) => k.id === customer) ? customer : ''} onChange=${valueTo(setCustomer)}>
+      <label>example <select name="known" value=${KNOWN.some((k) => k.id === customer) ? customer : ''} onChange=${valueTo(setCustomer)}>
         ${KNOWN.map((k) => html`<option value=${k.id}>${k.id} (${k.note})</option>`)}
         <option value="">other…</option>
-      </select>
-      <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${valueTo(setCustomer)} />
+      </select></label>
+      <label>customer <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${valueTo(setCustomer)} /></label>
       <button type="submit" disabled=${busy || !customer.trim()}>${busy ? 'Negotiating…' : 'Start'}</button>
     </form>
-    ${error && html`<p class="error" data-error=${error.code}><strong>${error.code}</strong>: ${error.message}</p>`}
+    <${ErrorLine} error=${error} />
     ${busy && html`<p class="muted">Waiting for the agents…</p>`}
     ${neg && html`<${Record} n=${neg} />`}
     <h3>Past negotiations</h3>
     ${pastError && html`<p class="error">${pastError}</p>`}
     ${past === null && !pastError ? html`<p class="muted">Loading…</p>` : past?.length === 0 ? html`<p class="muted">None yet.</p>` : past && html`
-      <table class="past">
+      <table class="past stack">
         <thead><tr><th>started</th><th>customer</th><th>outcome</th><th>rounds</th><th>vetoes</th></tr></thead>
         <tbody>${past.map((p) => html`
           <tr data-id=${p.id} data-customer=${p.customer} class=${neg?.id === p.id ? 'selected' : ''}>
-            <td><a href="#/negotiation" onClick=${(/** @type {Event} */ e) => (e.preventDefault(), open(p.id))}>${new Date(p.startedAt).toLocaleString()}</a></td>
-            <td>${p.customer} <span class="muted">${p.customerName}</span></td>
-            <td class=${p.outcome === 'deal' ? 'ok' : 'error'}>${p.outcome === 'deal' ? `deal${p.deal ? `: ${p.deal.name} (${p.deal.code})` : ''}` : 'no deal'}</td>
-            <td>${p.rounds}</td>
-            <td>${p.vetoCodes.map((c) => html`<code class="veto">${c}</code> `)}</td>
+            <td data-label="started"><a href="#/negotiation" onClick=${(/** @type {Event} */ e) => (e.preventDefault(), open(p.id))}>${fmtTime(p.startedAt)}</a></td>
+            <td data-label="customer">${p.customer} <span class="muted">${p.customerName}</span></td>
+            <td data-label="outcome" class=${p.outcome === 'deal' ? 'ok' : 'error'}>${p.outcome === 'deal' ? `deal${p.deal ? `: ${p.deal.name} (${p.deal.code})` : ''}` : 'no deal'}</td>
+            <td data-label="rounds">${p.rounds}</td>
+            <td data-label="vetoes">${p.vetoCodes.map((c) => html`<code class="veto">${c}</code> `)}</td>
           </tr>`)}</tbody>
       </table>`}`;
 }
@@ -83,13 +89,21 @@ function Record({ n }) {
   /** @type {Round[]} */
   const rounds = [...n.vetoes.map((v) => ({ ...v, kind: /** @type {const} */ ('veto') })), ...(n.deal ? [{ ...n.deal, kind: /** @type {const} */ ('accepted') }] : [])];
   rounds.sort((a, b) => a.round - b.round);
+  /** @type {{from: 'left' | 'right', label: string, kind: string, round: number}[]} */
+  const steps = rounds.flatMap((r) => [
+    { from: /** @type {const} */ ('left'), label: `${r.round}. proposes ${r.proposal.name} (${r.proposal.code}) ${r.proposal.changePct > 0 ? '+' : ''}${r.proposal.changePct}%`, kind: 'proposal', round: r.round },
+    r.kind === 'veto'
+      ? { from: /** @type {const} */ ('right'), label: `vetoes: ${r.code}`, kind: 'veto', round: r.round }
+      : { from: /** @type {const} */ ('right'), label: 'accepts', kind: 'accepted', round: r.round },
+  ]);
   return html`
     <div class=${`card negotiation ${n.outcome}`} data-outcome=${n.outcome} data-id=${n.id}>
       <h3 class="outcome"><span class=${n.outcome === 'deal' ? 'ok' : 'error'}>${n.outcome === 'deal' ? 'Deal' : 'No deal'}</span>
         <small class="muted">${n.customerName} (${n.customer}) · ${n.rounds} round(s) · ended ${n.ended}</small></h3>
       <p>${n.summary}</p>
       <p class="muted">contextId <code class="context-id">${n.contextId}</code> · ${n.advisor} ↔ ${n.customerAgent} · ${n.id}</p>
-      ${n.error && html`<p class="error"><strong>${n.error.code}</strong>: ${n.error.message}</p>`}
+      <${ErrorLine} error=${n.error ?? null} />
+      ${steps.length > 0 && html`<${SequenceDiagram} left=${`${n.advisor} (advisor)`} right=${`${n.customerAgent} (customer)`} steps=${steps} />`}
       <ol class="rounds">${rounds.map((r) => html`
         <li class=${`round ${r.kind}`} data-round=${r.round}>
           <div>Round ${r.round}: <${Stock} p=${r.proposal} /></div>
@@ -98,10 +112,10 @@ function Record({ n }) {
             : html`<div class="ok">accepted — ${r.reason}</div>`}
         </li>`)}</ol>
       <details><summary class="muted">transcript (${n.transcript.length} A2A messages)</summary>
-        <table class="transcript"><thead><tr><th>round</th><th>agent</th><th>skill</th><th>ok</th><th>trace</th></tr></thead>
-          <tbody>${n.transcript.map((t) => html`<tr><td>${t.round}</td><td>${t.agent} (${t.node})</td><td><code>${t.skill}</code></td>
-            <td class=${t.ok ? 'ok' : 'error'}>${t.ok ? 'ok' : t.error?.code ?? 'failed'}</td>
-            <td>${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td></tr>`)}</tbody></table>
+        <table class="transcript stack"><thead><tr><th>round</th><th>agent</th><th>skill</th><th>ok</th><th>trace</th></tr></thead>
+          <tbody>${n.transcript.map((t) => html`<tr><td data-label="round">${t.round}</td><td data-label="agent">${t.agent} (${t.node})</td><td data-label="skill"><code>${t.skill}</code></td>
+            <td data-label="ok" class=${t.ok ? 'ok' : 'error'}>${t.ok ? 'ok' : t.error?.code ?? 'failed'}</td>
+            <td data-label="trace">${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td></tr>`)}</tbody></table>
       </details>
     </div>`;
 }

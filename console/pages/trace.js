@@ -1,16 +1,24 @@
 /**
- * @module pages/trace — Agent Process: what actually happened between nodes, newest first, with
- * live additions over SSE, filters (node, outcome), paging by cursor, and failures and empty
+ * @module pages/trace — Agent Process: what actually happened between nodes. A waterfall of one
+ * question's calls (the burst of calls around the chosen record: start, duration, outcome, calls
+ * made inside other calls), calls per minute with the error rate, and the records newest first,
+ * with live additions over SSE, filters (node, outcome), paging by cursor, and failures and empty
  * returns marked. `#/trace?id=<n>` highlights one record (other pages link facts to trace ids).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { fleet, toApiError, trace, traceStream } from '../api.js';
+import { RateChart, Waterfall } from '../charts.js';
 import { TRACE_OUTCOMES } from '../constants.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
-import { ErrorLine, fmtTime } from './ops-common.js';
+import { ErrorLine, LiveMark, fmtTime, useStream } from './common.js';
 
 const PAGE = 50;
+/** Calls the rate chart is drawn from: the newest this many, then what arrives live. */
+const RECENT = 500;
+const MINUTES = 15;
+/** Calls closer than this to the previous one's end belong to the same question. */
+const BURST_GAP_MS = 500;
 
 /** The `id` of `#/trace?id=<n>`, or null. */
 function linkedId() {
@@ -27,46 +35,86 @@ function linkedId() {
  * @param {Filter} filter
  * @param {number | null} before
  */
-function query(filter, before) {
-  const q = new URLSearchParams({ limit: String(PAGE) });
+function query(filter, before, limit = PAGE) {
+  const q = new URLSearchParams({ limit: String(limit) });
   if (before) q.set('before', String(before));
   if (filter.node) q.set('to', filter.node);
   if (filter.outcome) q.set('outcome', filter.outcome);
   return q;
 }
 
+/**
+ * The calls around `id` (or the newest ones): neighbours in time with less than BURST_GAP_MS
+ * between one call's end and the next one's start.
+ * @param {TraceRecord[]} records
+ * @param {number | null} id
+ * @returns {TraceRecord[]}
+ */
+export function burstOf(records, id) {
+  const byStart = [...records].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts) || a.id - b.id);
+  /** @type {TraceRecord[][]} */
+  const bursts = [];
+  let end = -Infinity;
+  for (const r of byStart) {
+    const s = Date.parse(r.ts);
+    if (s - end > BURST_GAP_MS || !bursts.length) bursts.push([]);
+    bursts[bursts.length - 1]?.push(r);
+    end = Math.max(end, s + r.durationMs);
+  }
+  return (id !== null && bursts.find((b) => b.some((r) => r.id === id))) || bursts[bursts.length - 1] || [];
+}
+
+/**
+ * Calls and failures per minute over the last MINUTES minutes up to `now`.
+ * @param {TraceRecord[]} records
+ * @param {number} now
+ */
+export function perMinute(records, now) {
+  const last = Math.floor(now / 60_000);
+  const buckets = Array.from({ length: MINUTES }, (_, i) => ({ minute: last - MINUTES + 1 + i, calls: 0, errors: 0 }));
+  for (const r of records) {
+    const b = buckets[Math.floor(Date.parse(r.ts) / 60_000) - (last - MINUTES + 1)];
+    if (!b) continue;
+    b.calls++;
+    if (r.outcome !== 'ok') b.errors++;
+  }
+  return buckets;
+}
+
 /** @param {{ r: TraceRecord, highlight: boolean }} props */
 function Row({ r, highlight }) {
   const ref = useRef(/** @type {HTMLTableRowElement | null} */ (null));
-  useEffect(() => { if (highlight) ref.current?.scrollIntoView({ block: 'center' }); }, [highlight]);
+  useEffect(() => { if (highlight) ref.current?.scrollIntoView({ block: 'nearest' }); }, [highlight]);
   const cls = `outcome-${r.outcome}${highlight ? ' highlight' : ''}`;
   return html`
     <tr ref=${ref} data-trace-id=${r.id} data-outcome=${r.outcome} class=${cls}>
-      <td><a href=${`#/trace?id=${r.id}`}>${r.id}</a></td>
-      <td class="muted">${fmtTime(r.ts)}</td>
-      <td>${r.from} → <strong>${r.to}</strong></td>
-      <td><code>${r.capability}</code></td>
-      <td>${r.durationMs} ms</td>
-      <td><span class=${`badge ${r.outcome}`}>${r.outcome === 'empty' ? 'empty return' : r.outcome}</span>${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}</td>
-      <td>${r.bytes} B</td>
+      <td data-label="#"><a href=${`#/trace?id=${r.id}`}>${r.id}</a></td>
+      <td data-label="time" class="muted">${fmtTime(r.ts)}</td>
+      <td data-label="from → to">${r.from} → <strong>${r.to}</strong></td>
+      <td data-label="capability"><code>${r.capability}</code></td>
+      <td data-label="duration">${r.durationMs} ms</td>
+      <td data-label="outcome"><span class=${`badge ${r.outcome}`}>${r.outcome === 'empty' ? 'empty return' : r.outcome}</span>${r.errorCode ? html` <code>${r.errorCode}</code>` : ''}</td>
+      <td data-label="bytes">${r.bytes} B</td>
     </tr>`;
 }
 
 export function Trace() {
   const [filter, setFilter] = useState(/** @type {Filter} */ ({ node: '', outcome: '' }));
   const [records, setRecords] = useState(/** @type {TraceRecord[] | null} */ (null));
+  const [recent, setRecent] = useState(/** @type {TraceRecord[]} */ ([]));
   const [nextBefore, setNextBefore] = useState(/** @type {number | null} */ (null));
   const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [nodes, setNodes] = useState(/** @type {string[]} */ ([]));
-  const [live, setLive] = useState(false);
   const [target, setTarget] = useState(linkedId());
+  const [picked, setPicked] = useState(/** @type {number | null} */ (null));
   const filterRef = useRef(filter);
   filterRef.current = filter;
 
   useEffect(() => {
-    const on = () => setTarget(linkedId());
+    const on = () => (setTarget(linkedId()), setPicked(null));
     addEventListener('hashchange', on);
     fleet().then((s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]), () => {});
+    trace(query({ node: '', outcome: '' }, null, RECENT)).then((p) => setRecent((rs) => [...rs, ...p.records.filter((r) => !rs.some((x) => x.id === r.id))]), () => {});
     return () => removeEventListener('hashchange', on);
   }, []);
 
@@ -82,19 +130,12 @@ export function Trace() {
     return () => { alive = false; };
   }, [filter.node, filter.outcome, target]);
 
-  // Live additions: one record per SSE message, kept when it passes the filter.
-  useEffect(() => {
-    const es = traceStream();
-    es.onopen = () => setLive(true);
-    es.onerror = () => setLive(false);
-    es.onmessage = (ev) => {
-      /** @type {TraceRecord} */
-      const r = JSON.parse(ev.data);
-      const f = filterRef.current;
-      if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
-      setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
-    };
-    return () => es.close();
+  // Live additions: one record per SSE message, listed when it passes the filter.
+  const live = useStream(traceStream, (/** @type {TraceRecord} */ r) => {
+    setRecent((rs) => [r, ...rs].slice(0, RECENT * 2));
+    const f = filterRef.current;
+    if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
+    setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
   }, []);
 
   const older = () =>
@@ -102,9 +143,11 @@ export function Trace() {
   /** @param {keyof Filter} k */
   const set = (k) => valueTo((v) => setFilter({ ...filter, [k]: v }));
   const failed = records?.filter((r) => r.outcome !== 'ok').length ?? 0;
+  const chosen = picked ?? target;
+  const burst = records ? burstOf(records, chosen) : [];
 
   return html`
-    <h2>Agent Process <small>${live ? html`<span class="ok" data-live="on">● live</span>` : html`<span data-live="off">○ connecting…</span>`}${records ? ` · ${records.length} shown, ${failed} failed or empty` : ''}</small></h2>
+    <h2>Agent Process <small><${LiveMark} live=${live} />${records ? ` · ${records.length} shown, ${failed} failed or empty` : ''}</small></h2>
     <form class="filters" onSubmit=${(/** @type {Event} */ e) => e.preventDefault()}>
       <label>node <select name="node" value=${filter.node} onChange=${set('node')}>
         <option value="">any</option>${nodes.map((n) => html`<option value=${n}>${n}</option>`)}
@@ -115,12 +158,23 @@ export function Trace() {
       ${target ? html`<a href="#/trace" class="muted">showing from record ${target} · back to newest</a>` : ''}
     </form>
     <${ErrorLine} error=${error} />
+    <div class="pictures-row">
+      ${burst.length > 0 && html`
+        <figure class="card">
+          <figcaption><strong>One question's calls</strong> <span class="muted">· ${burst.length} call(s) from ${fmtTime(burst[0]?.ts ?? '')}, each within ${BURST_GAP_MS} ms of the one before; choose a call to highlight its record</span></figcaption>
+          <${Waterfall} records=${burst} selected=${chosen} onSelect=${setPicked} />
+        </figure>`}
+      <figure class="card">
+        <figcaption><strong>Calls per minute</strong> <span class="muted">· last ${MINUTES} minutes; the line is the share failed or empty</span></figcaption>
+        <${RateChart} buckets=${perMinute(recent, Date.now())} />
+      </figure>
+    </div>
     ${!records && !error ? html`<p class="muted">Loading the trace…</p>` : ''}
     ${records && !records.length ? html`<p class="muted empty-note">No calls recorded yet${filter.node || filter.outcome ? ' for this filter' : ''}.</p>` : ''}
     ${records?.length ? html`
-      <table class="trace">
+      <table class="trace stack">
         <thead><tr><th>#</th><th>time</th><th>from → to</th><th>capability</th><th>duration</th><th>outcome</th><th>bytes</th></tr></thead>
-        <tbody>${records.map((r) => html`<${Row} key=${r.id} r=${r} highlight=${r.id === target} />`)}</tbody>
+        <tbody>${records.map((r) => html`<${Row} key=${r.id} r=${r} highlight=${r.id === chosen} />`)}</tbody>
       </table>` : ''}
     ${nextBefore ? html`<p><button type="button" class="older" onClick=${older}>Older</button></p>` : ''}`;
 }

@@ -1,6 +1,8 @@
 /**
  * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
- * `GET /api/trace` (paged call trace), `GET /api/trace/stream` (new trace records as SSE),
+ * `GET /api/fleet/stream` (the fleet and its recent history, pushed as SSE), `GET /api/trace`
+ * (paged call trace), `GET /api/trace/stream` (new trace records as SSE), `GET /api/tasks/stream`
+ * (the hub's task list as SSE whenever it changes; tasks are changed through the A2A binding),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
  * (Ask Agent) and `GET /api/negotiations[/<id>]`. Every POST is same-origin only. The hub's
@@ -22,6 +24,7 @@ import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { liveResponse, type Feed, type FleetFrame } from './live.ts';
 
 interface HubApiDeps {
   fleet: Fleet;
@@ -36,6 +39,8 @@ interface HubApiDeps {
   negotiationsDir: string;
   /** Queue bound and shutdown registry of `/api/trace/stream` (a reader too far behind gets `event: close` STREAM_TOO_SLOW). */
   sse?: SseOptions;
+  /** What the live pages are pushed: the fleet, and the hub's task list. */
+  live: { fleet: Feed<FleetFrame>; tasks: Feed<unknown> };
 }
 
 const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
@@ -156,6 +161,10 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request): Promise<R
       }
       case '/api/trace/stream':
         return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/fleet/stream':
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+      case '/api/tasks/stream':
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.tasks.listen(push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
         return req.method === 'POST' ? localInvoke(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/hub':

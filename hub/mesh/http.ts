@@ -1,6 +1,7 @@
 /**
  * @module hub/mesh/http — the mesh's HTTP routes: `/healthz`, `/v1/meta`, `/v1/history`,
- * `/v1/presence` and `POST /api/projects.*`. Errors are `{error: {code, message}}` with the status
+ * `/v1/presence`, `/v1/watch` (a project's roster and new messages as SSE, for the console) and
+ * `POST /api/projects.*`. Errors are `{error: {code, message}}` with the status
  * the error registry gives the code, except where the mesh protocol answers in a 200 body.
  */
 
@@ -12,6 +13,7 @@ import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
+import { liveResponse } from '../http/live.ts';
 import type { Realtime } from './realtime.ts';
 import { bearer, tokenAccepted } from './trust.ts';
 
@@ -100,6 +102,14 @@ export function createMeshHttp(opts: MeshHttpOptions) {
     return json({ project, peers });
   }
 
+  /** The console's live view of a project: its roster now and after each change, and each new message. */
+  function watch(req: Request, url: URL): Response {
+    const project = url.searchParams.get('project');
+    if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', project ? 'project is not a valid project name' : 'project is required');
+    if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
+    return liveResponse(req, (push) => realtime.watch(project, push));
+  }
+
   /** Answers a mesh route, or undefined when the path is not the mesh's. */
   return function handle(req: Request, server: Server<unknown>): Response | Promise<Response> | undefined {
     const url = new URL(req.url);
@@ -110,10 +120,10 @@ export function createMeshHttp(opts: MeshHttpOptions) {
       return get
         ? json({ pid: process.pid, port: server.port, baseUrl: server.url.origin, startedAt: opts.startedAt, protocolVersion: PROTOCOL_VERSION })
         : readError('A2A_BAD_REQUEST', 'use GET');
-    if (path === '/v1/history' || path === '/v1/presence') {
+    if (path === '/v1/history' || path === '/v1/presence' || path === '/v1/watch') {
       if (!get) return readError('A2A_BAD_REQUEST', 'use GET');
       if (!authorized(req)) return readError('unauthorized', 'missing or wrong bearer token');
-      return path === '/v1/history' ? history(url) : presence(url);
+      return path === '/v1/history' ? history(url) : path === '/v1/presence' ? presence(url) : watch(req, url);
     }
     const op = /^\/api\/projects\.(create|list|delete)$/.exec(path)?.[1];
     if (op) return api(req, op);

@@ -41,9 +41,22 @@ export interface RealtimeOptions {
 
 export type Realtime = ReturnType<typeof createRealtime>;
 
+/** What a watcher of a project (the console) hears: the roster after each change, and each new message. */
+export type ProjectEvent =
+  | { type: 'roster'; peers: { name: string; presenceId: string; joinedAt: number }[] }
+  | { type: 'message'; message: MeshMessage };
+
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, now, limits, timers } = opts;
   const roster = createRoster();
+  const watchers = new Map<string, Set<(e: ProjectEvent) => void>>();
+  const rosterOf = (project: string): ProjectEvent => ({ type: 'roster', peers: roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt })) });
+  const tellWatchers = (project: string, event: () => ProjectEvent) => {
+    const set = watchers.get(project);
+    if (!set?.size) return;
+    const e = event();
+    for (const fn of [...set]) fn(e);
+  };
   // Outgoing frames are queued per socket and written once per event-loop turn inside ws.cork(),
   // so a burst (a group commit's broadcasts, many acknowledgements) costs one write per socket
   // rather than one per frame.
@@ -172,6 +185,7 @@ export function createRealtime(opts: RealtimeOptions) {
       log('info', 'mesh: presence resumed', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
       return;
     }
+    tellWatchers(p.project, () => rosterOf(p.project));
     const joined = JSON.stringify({ type: 'presence_joined', peer: peerOf(p) } satisfies ServerFrame);
     for (const other of roster.list(p.project)) if (other !== p) out(other.ws, joined);
     log('info', 'mesh: presence joined', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
@@ -231,6 +245,7 @@ export function createRealtime(opts: RealtimeOptions) {
         return;
       }
       if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: recipients.map((q) => q.name) });
+      tellWatchers(message.project, () => ({ type: 'message', message }));
       const text = JSON.stringify({ type: 'message', message } satisfies ServerFrame);
       for (const q of recipients) {
         if (q.open && message.sequence <= q.replayedThrough) continue;
@@ -285,12 +300,24 @@ export function createRealtime(opts: RealtimeOptions) {
     p.inbound.clear();
     const left = JSON.stringify({ type: 'presence_left', peer: peerOf(p), reason: p.leaveReason ?? 'connection_closed' } satisfies ServerFrame);
     for (const other of roster.list(p.project)) out(other.ws, left);
+    tellWatchers(p.project, () => rosterOf(p.project));
     log('info', 'mesh: presence left', { project: p.project, name: p.name, reason: p.leaveReason ?? 'connection_closed' });
   }
 
   return {
     roster,
     tick,
+    /** Hears a project's roster (now, and after every change) and its new messages; returns the unsubscribe function. */
+    watch(project: string, fn: (e: ProjectEvent) => void): () => void {
+      let set = watchers.get(project);
+      if (!set) watchers.set(project, (set = new Set()));
+      set.add(fn);
+      fn(rosterOf(project));
+      return () => {
+        set.delete(fn);
+        if (!set.size && watchers.get(project) === set) watchers.delete(project);
+      };
+    },
     open(ws: WS): void {
       ws.data.helloTimer = timers.setTimeout(() => {
         if (ws.data.presence || ws.data.closing) return;

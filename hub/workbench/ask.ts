@@ -1,8 +1,9 @@
 /**
  * @module hub/ask — Ask Agent: one cross-node question; the hub decides which nodes and tools to
  * ask. A deterministic planner scores the fleet catalog's keywords, tags, names, descriptions and
- * examples against the question (or a model plans, see hub/workbench/ask-model.ts); every call goes through
- * fleet.invoke, so each fact links its trace record.
+ * examples against the question (or a model plans, see hub/workbench/ask-model.ts). The hub's own
+ * read-only capabilities (customer.reach joins two nodes) are planned alongside the nodes' tools;
+ * every call to a node goes through fleet.invoke, so each fact links its trace record.
  */
 
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
@@ -114,9 +115,27 @@ export async function loadCatalog(invoker: FleetInvoker, fallback?: () => Promis
 /** A descriptor from the wire as the planner reads it; a malformed descriptor was left out before. */
 const toolOf = (node: string, c: WireDescriptor): CatalogTool => ({ ...c, tags: c.tags ?? [], examples: c.examples ?? [], keywords: c.keywords ?? [], node });
 
+/** The hub's own capabilities as the planner may use them, run in the hub itself. */
+interface OwnTools {
+  /** The hub's name: planned calls to it are run here rather than sent. */
+  name: string;
+  tools: () => CapabilityDescriptor[];
+  invoke: (id: string, args: Record<string, unknown>) => Promise<{ ok: true; result: unknown; summary?: string } | { ok: false; error: { code: string; message: string } }>;
+}
+
+/**
+ * The tools a question is planned over: the nodes', then the hub's own read-only ones that no node
+ * already offers under the same id (the hub's sector.movement only relays scanner's).
+ */
+export function withOwnTools(nodes: CatalogTool[], own: { name: string; tools: CapabilityDescriptor[] }): CatalogTool[] {
+  const ids = new Set(nodes.map((t) => t.id));
+  return [...nodes, ...own.tools.filter((t) => t.readOnly && !ids.has(t.id)).map((t) => ({ ...t, node: own.name }))];
+}
+
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
 interface AskDeps {
   invoker: FleetInvoker;
+  own?: OwnTools;
   planner?: Planner;
   plannedBy?: AskAnswer['plannedBy'];
   /** Where tools come from when the catalog node does not answer. */
@@ -126,14 +145,18 @@ interface AskDeps {
 export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
   const plannedBy = deps.plannedBy ?? 'keywords';
   const base = { question, plannedBy };
-  const catalog = await loadCatalog(deps.invoker, deps.fallbackCatalog);
-  if ('error' in catalog) return { ...base, answered: false, answer: `I cannot plan: ${catalog.error}.`, facts: [], tried: [] };
+  const loaded = await loadCatalog(deps.invoker, deps.fallbackCatalog);
+  if ('error' in loaded) return { ...base, answered: false, answer: `I cannot plan: ${loaded.error}.`, facts: [], tried: [] };
+  const own = deps.own;
+  const catalog = own ? withOwnTools(loaded, { name: own.name, tools: own.tools() }) : loaded;
   const plan = await (deps.planner ?? keywordPlanner)(question, catalog);
   if (!plan.length) {
     const closest = catalog.filter((t) => t.readOnly).map((t) => ({ t, s: scoreTool(question, t) })).sort((a, b) => b.s - a.s).slice(0, 3);
     return { ...base, answered: false, answer: `No tool in the fleet matches this question. Closest: ${closest.map((c) => `${c.t.node}/${c.t.id}`).join(', ') || 'none'}.`, facts: [], tried: [] };
   }
-  const calls = await Promise.all(plan.map(async (p) => ({ p, r: await deps.invoker.invoke(p.node, p.tool, p.args) })));
+  const run = (p: PlannedCall): Promise<{ ok: true; result: unknown; summary?: string; traceId?: number } | { ok: false; error: { code: string }; traceId?: number }> =>
+    own && p.node === own.name ? own.invoke(p.tool, p.args) : deps.invoker.invoke(p.node, p.tool, p.args);
+  const calls = await Promise.all(plan.map(async (p) => ({ p, r: await run(p) })));
   const facts: AskFact[] = [];
   const tried: AskAnswer['tried'] = [];
   for (const { p, r } of calls) {

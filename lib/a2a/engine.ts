@@ -2,12 +2,18 @@
  * @module a2a-engine — the task state machine (A2A task lifecycle): sends, continuation, blocking and
  * immediate answers, cancel, subscriptions and push configs. It runs the node's agent, applies
  * what the agent reports to the task, stores it, and fans each event out in order to every
- * subscriber and webhook. Each task is bounded: its history keeps the newest messages within a
- * count and a byte cap, and artifacts past their caps fail the task with `TASK_TOO_LARGE`.
- * Protocol-version neutral: the wire modules translate.
+ * subscriber and webhook. Protocol-version neutral: the wire modules translate.
+ *
+ * On a shared store (several processes of one node, lib/a2a/task-store-postgres.ts) the process
+ * running a task's turn writes it; another process continues, cancels or changes a task it does
+ * not run through the store's row-locked update, and its streams get the other processes' events
+ * from the store (docs/scale-out.md).
+ *
+ * Each task is bounded: its history keeps the newest messages within a count and a byte cap, and
+ * artifacts past their caps fail the task with `TASK_TOO_LARGE`.
  */
 
-import { a2aError, type A2AError } from './errors.ts';
+import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import {
   TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
   type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
@@ -18,7 +24,7 @@ import { failureParts } from '../errors/as-data.ts';
 import { EventQueue } from '../event-queue.ts';
 import { LIMITS, jsonBytes } from '../limits.ts';
 import type { Log } from '../log.ts';
-import { newTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
+import { newTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore } from './task-store.ts';
 import { failedByRestart } from './recovery.ts';
 
 /** Delivers task events to webhooks; see lib/a2a/push.ts. */
@@ -77,6 +83,8 @@ interface Live {
   lastSave: Promise<void>;
   /** Set when the agent answered a brand-new task with a Message; no task is created then. */
   reply?: Message;
+  /** Called when a brand-new task is first stored (a shared store's stream waits for it). */
+  onStored?: () => void;
   /** An observation in progress (see `observe`), shared by concurrent reads. */
   observing?: Promise<void> | undefined;
   /** Stored size of the task's artifacts, measured on the first artifact update. */
@@ -84,11 +92,15 @@ interface Live {
 }
 
 const MEDIA_ANY = '*/*';
+const CANCELED_NOTE = 'Canceled at the client\'s request';
+const ORPHANED_NOTE = 'The node process running this task stopped; send the request again as a new task';
 
 export class TaskEngine {
   private readonly live = new Map<string, Live>();
   private readonly now: () => number;
   private readonly limits: TaskLimits;
+  /** Set when other processes share the store. */
+  private readonly cluster: TaskCluster | undefined;
 
   constructor(private readonly opts: EngineOptions) {
     this.now = opts.now ?? Date.now;
@@ -99,6 +111,9 @@ export class TaskEngine {
       artifactBytes: LIMITS.taskArtifactBytes,
       ...opts.limits,
     };
+    this.cluster = opts.store.cluster;
+    this.cluster?.onChange((id, change) => this.remoteChange(id, change));
+    this.cluster?.onOrphans((ids) => void this.takeOrphans(ids));
   }
 
   /** The one check of push support, and of a webhook address when there is one. */
@@ -126,22 +141,9 @@ export class TaskEngine {
 
     let live: Live;
     if (message.taskId) {
-      const found = this.liveFor(message.taskId);
-      if (!found) return a2aError('TASK_NOT_FOUND', `Task not found: ${message.taskId}`, 'message.taskId');
+      const found = await this.continuation(message);
+      if (isA2AError(found)) return found;
       live = found;
-      const task = live.rec.task;
-      if (TERMINAL_STATES.has(task.status.state)) {
-        this.release(live);
-        return a2aError('UNSUPPORTED_OPERATION', `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`);
-      }
-      if (message.contextId && message.contextId !== task.contextId) {
-        this.release(live);
-        return a2aError('INVALID_PARAMS', `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`, 'message.contextId');
-      }
-      message.contextId = task.contextId;
-      task.history.push(message);
-      trimHistory(task.history, this.limits);
-      this.store(live);
     } else {
       const id = newTaskId();
       message.taskId = id;
@@ -157,13 +159,22 @@ export class TaskEngine {
       live = { rec: { task, push: [] }, stored: false, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
       this.live.set(id, live);
     }
-    if (configuration.pushConfig) this.addPush(live, { ...configuration.pushConfig, taskId: live.rec.task.id }, version);
+    if (configuration.pushConfig) {
+      const cfg = { ...configuration.pushConfig, taskId: live.rec.task.id };
+      if (this.cluster && live.stored) await this.sharedPush(cfg.taskId, (push) => withPush(push, cfg, version).push);
+      else this.addPush(live, cfg, version);
+    }
 
     if (mode === 'stream') {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      void this.runTurn(live, message, live.stored, version).catch((e) => this.turnCrashed(live, e));
+      const stored = this.cluster && !live.stored ? new Promise<void>((resolve) => (live.onStored = resolve)) : undefined;
+      const turn = this.runTurn(live, message, live.stored, version).catch((e) => this.turnCrashed(live, e));
+      // On a shared store the stream answers once the task is stored, so that every process of
+      // the node finds the task its first frame names.
+      if (stored) await Promise.race([stored, turn]);
+      if (this.cluster) await live.lastSave.catch(() => {});
       return sub;
     }
 
@@ -217,14 +228,15 @@ export class TaskEngine {
   }
 
   async getTask(id: string, historyLength?: number): Promise<Task | A2AError> {
-    if (!this.record(id)) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    if (!(await this.record(id))) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     await this.observe(id);
-    const rec = this.record(id)!;
+    const rec = await this.record(id);
+    if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     return withHistoryLength(snapshot(rec.task), historyLength);
   }
 
   async listTasks(q: ListTasksQuery): Promise<ListTasksPage | A2AError> {
-    const page = this.opts.store.list(q);
+    const page = await this.opts.store.list(q);
     if (!this.opts.agent.observe || 'error' in page) return page;
     const active = page.tasks.filter((t) => !isFinalState(t.status.state)).map((t) => t.id);
     if (!active.length) return page;
@@ -233,14 +245,14 @@ export class TaskEngine {
   }
 
   /** Lets the agent advance an active task on read; concurrent reads share one observation. */
-  private observe(id: string): Promise<void> {
+  private async observe(id: string): Promise<void> {
     const observeHook = this.opts.agent.observe;
-    if (!observeHook) return Promise.resolve();
-    const live = this.liveFor(id);
-    if (!live) return Promise.resolve();
+    if (!observeHook) return;
+    const live = await this.liveFor(id);
+    if (!live) return;
     if (isFinalState(live.rec.task.status.state)) {
       this.release(live);
-      return Promise.resolve();
+      return;
     }
     if (live.observing) return live.observing;
     const updater = this.updater(live, () => true);
@@ -260,7 +272,8 @@ export class TaskEngine {
 
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
   async cancel(id: string): Promise<Task | A2AError> {
-    const live = this.liveFor(id);
+    if (this.cluster && !this.runsHere(id)) return this.cancelShared(this.cluster, id);
+    const live = await this.liveFor(id);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     try {
       const state = live.rec.task.status.state;
@@ -273,7 +286,7 @@ export class TaskEngine {
         this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
       }
       if (TERMINAL_STATES.has(live.rec.task.status.state)) return snapshot(live.rec.task);
-      this.apply(live, { kind: 'status', state: 'canceled', note: 'Canceled at the client\'s request' });
+      this.apply(live, { kind: 'status', state: 'canceled', note: CANCELED_NOTE });
       await live.lastSave;
       return snapshot(live.rec.task);
     } catch {
@@ -283,18 +296,61 @@ export class TaskEngine {
     }
   }
 
+  /**
+   * Cancel on a shared store, for a task whose turn (if any) runs on another process: the
+   * canceled state is written under the row lock; the process running the turn reads it and
+   * stops. Webhooks get the event from here, where it was made.
+   */
+  private async cancelShared(cluster: TaskCluster, id: string): Promise<Task | A2AError> {
+    const current = await this.opts.store.get(id);
+    if (!current) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    const before = current.task.status.state;
+    if (before === 'canceled') return snapshot(current.task);
+    if (TERMINAL_STATES.has(before)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${before} and cannot be canceled`);
+    try {
+      await this.opts.agent.cancel?.(snapshot(current.task));
+    } catch (e) {
+      this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
+    }
+    let out: Awaited<ReturnType<TaskCluster['update']>>;
+    try {
+      out = await cluster.update(id, (rec) => {
+        const state = rec.task.status.state;
+        if (state === 'canceled') return [];
+        if (TERMINAL_STATES.has(state)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
+        return [this.setStatus(rec.task, 'canceled', CANCELED_NOTE)];
+      });
+    } catch {
+      return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+    }
+    if (!out) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    if (isA2AError(out)) return out;
+    this.madeHere(out.rec, out.events);
+    return snapshot(out.rec.task);
+  }
+
   /** A stream of a task's events that starts with the task itself. */
-  resubscribe(id: string): Subscription | A2AError {
-    const live = this.liveFor(id);
+  async resubscribe(id: string): Promise<Subscription | A2AError> {
+    let live: Live | undefined;
+    let watching = false;
+    if (this.cluster && !this.runsHere(id)) {
+      // Register for other processes' events and read the task in one step, so nothing falls between.
+      const rec = await this.cluster.watch(id);
+      if (rec) {
+        live = this.adopt(rec);
+        watching = true;
+      }
+    } else live = await this.liveFor(id);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     const state = live.rec.task.status.state;
     if (TERMINAL_STATES.has(state)) {
+      if (watching) this.cluster!.unwatch(id);
       this.release(live);
       // A client whose stream a crash cut reconnects here: it gets the final state, then the end.
       if (failedByRestart(live.rec.task)) return finalOnly(live.rec.task);
       return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${state}; there is nothing left to subscribe to`);
     }
-    const sub = this.subscribe(live);
+    const sub = this.subscribe(live, watching ? () => this.cluster!.unwatch(id) : undefined);
     this.release(live);
     sub.push({ kind: 'task', task: snapshot(live.rec.task) });
     return sub;
@@ -305,10 +361,20 @@ export class TaskEngine {
   async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): Promise<PushConfig | A2AError> {
     const problem = this.pushProblem(cfg.url);
     if (problem) return problem;
-    const live = this.liveFor(cfg.taskId);
+    const max = this.opts.maxPushConfigs ?? 10;
+    if (this.cluster) {
+      let stored: PushConfig | undefined;
+      const out = await this.sharedPush(cfg.taskId, (push) => {
+        if (!push.some((p) => p.id === cfg.id) && push.length >= max) return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
+        const next = withPush(push, cfg, version);
+        stored = next.stored;
+        return next.push;
+      });
+      return isA2AError(out) ? out : stored!;
+    }
+    const live = await this.liveFor(cfg.taskId);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
     try {
-      const max = this.opts.maxPushConfigs ?? 10;
       if (!live.rec.push.some((p) => p.id === cfg.id) && live.rec.push.length >= max)
         return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
       const stored = this.addPush(live, cfg, version);
@@ -320,19 +386,19 @@ export class TaskEngine {
     }
   }
 
-  getPush(taskId: string, id: string | undefined): PushConfig | A2AError {
+  async getPush(taskId: string, id: string | undefined): Promise<PushConfig | A2AError> {
     const off = this.pushProblem();
     if (off) return off;
-    const rec = this.record(taskId);
+    const rec = await this.record(taskId);
     if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     const cfg = id === undefined ? rec.push[0] : rec.push.find((p) => p.id === id);
     return cfg ?? a2aError('TASK_NOT_FOUND', `Push config not found: ${id ?? '(none)'}`, 'id');
   }
 
-  listPush(taskId: string): PushConfig[] | A2AError {
+  async listPush(taskId: string): Promise<PushConfig[] | A2AError> {
     const off = this.pushProblem();
     if (off) return off;
-    const rec = this.record(taskId);
+    const rec = await this.record(taskId);
     if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     return rec.push;
   }
@@ -341,7 +407,11 @@ export class TaskEngine {
   async deletePush(taskId: string, id: string): Promise<null | A2AError> {
     const off = this.pushProblem();
     if (off) return off;
-    const live = this.liveFor(taskId);
+    if (this.cluster) {
+      const out = await this.sharedPush(taskId, (push) => push.filter((p) => p.id !== id));
+      return isA2AError(out) ? out : null;
+    }
+    const live = await this.liveFor(taskId);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     try {
       const before = live.rec.push.length;
@@ -368,26 +438,151 @@ export class TaskEngine {
   // ---- internals ----
 
   private addPush(live: Live, cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): PushConfig {
-    const stored: PushConfig = { ...cfg, id: cfg.id ?? crypto.randomUUID(), taskId: live.rec.task.id, version };
-    live.rec.push = [...live.rec.push.filter((p) => p.id !== stored.id), stored];
-    return stored;
+    const next = withPush(live.rec.push, { ...cfg, taskId: live.rec.task.id }, version);
+    live.rec.push = next.push;
+    return next.stored;
   }
 
-  private record(id: string): TaskRecord | undefined {
+  /** A change of a task's push configs on a shared store, under the row lock; the live copy follows. */
+  private async sharedPush(taskId: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError> {
+    let out: PushConfig[] | A2AError | undefined;
+    try {
+      out = await this.cluster!.updatePush(taskId, change);
+    } catch {
+      return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+    }
+    if (!out) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    const live = this.live.get(taskId);
+    if (live && !isA2AError(out)) live.rec.push = out;
+    return out;
+  }
+
+  /** Whether a turn of this process runs the task (on a shared store, then this process writes it). */
+  private runsHere(id: string): boolean {
     const live = this.live.get(id);
-    if (live) return live.stored ? live.rec : undefined;
+    return !!live && live.stored && live.turns.size > 0;
+  }
+
+  /**
+   * The task a message continues, with the message added to its history. On a shared store a
+   * task whose turn runs elsewhere is claimed under the row lock; one still working on another
+   * live process is refused (UNSUPPORTED_OPERATION) rather than run twice.
+   */
+  private async continuation(message: Message): Promise<Live | A2AError> {
+    const id = message.taskId!;
+    const notFound = () => a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'message.taskId');
+    if (this.cluster && !this.runsHere(id)) {
+      let out: Awaited<ReturnType<TaskCluster['update']>>;
+      try {
+        out = await this.cluster.update(id, (rec, turn) => {
+          const refused = continuationProblem(rec.task, message);
+          if (refused) return refused;
+          if (turn.busyElsewhere)
+            return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${rec.task.status.state} on another process of this node; send the next message when it asks for input or has ended`);
+          message.contextId = rec.task.contextId;
+          rec.task.history.push(message);
+          trimHistory(rec.task.history, this.limits);
+          return [];
+        }, { claim: true });
+      } catch {
+        return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+      }
+      if (!out) return notFound();
+      return isA2AError(out) ? out : this.adopt(out.rec);
+    }
+    const live = await this.liveFor(id);
+    if (!live) return notFound();
+    const refused = continuationProblem(live.rec.task, message);
+    if (refused) {
+      this.release(live);
+      return refused;
+    }
+    message.contextId = live.rec.task.contextId;
+    live.rec.task.history.push(message);
+    trimHistory(live.rec.task.history, this.limits);
+    this.store(live);
+    return live;
+  }
+
+  private async record(id: string): Promise<TaskRecord | undefined> {
+    const live = this.live.get(id);
+    if (live && !live.stored) return undefined;
+    // On a shared store only a turn of this process makes the live copy the newest.
+    if (live && (!this.cluster || live.turns.size)) return live.rec;
     return this.opts.store.get(id);
   }
 
   /** The live state of a stored task, created on demand. Callers pair it with `release`. */
-  private liveFor(id: string): Live | undefined {
+  private async liveFor(id: string): Promise<Live | undefined> {
     let live = this.live.get(id);
     if (live) return live.stored ? live : undefined;
-    const rec = this.opts.store.get(id);
+    const rec = await this.opts.store.get(id);
     if (!rec) return undefined;
+    live = this.live.get(id); // another call may have made it meanwhile
+    if (live) return live.stored ? live : undefined;
     live = { rec, stored: true, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
     this.live.set(id, live);
     return live;
+  }
+
+  /** The live state for a record just read from a shared store; a live copy present takes it. */
+  private adopt(rec: TaskRecord): Live {
+    let live = this.live.get(rec.task.id);
+    if (live) {
+      live.rec = rec;
+      live.stored = true;
+      return live;
+    }
+    live = { rec, stored: true, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+    this.live.set(rec.task.id, live);
+    return live;
+  }
+
+  /**
+   * Another process changed a task live here: the live copy takes the stored one, a turn of this
+   * process on it stops (the task was canceled, or another process took it over), and this
+   * process's streams get the events. Webhooks were sent by the process that made them.
+   */
+  private remoteChange(id: string, change: RemoteChange): void {
+    const live = this.live.get(id);
+    if (!live || !live.stored) return;
+    live.rec.push = change.push;
+    if (!change.task) return;
+    live.rec = { task: change.task, push: change.push, version: change.version };
+    for (const turn of live.turns) turn.abort();
+    for (const event of change.events ?? rebuiltEvents(change.task)) this.publishLocal(live, event);
+  }
+
+  /**
+   * Tasks a gone process of the node left running: no turn runs them any more, so this process
+   * fails each (its webhooks and the streams watching it get the final state).
+   */
+  private async takeOrphans(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      try {
+        const out = await this.cluster!.update(id, (rec, turn) => {
+          // An agent that can resume the task (the hub's delegations) keeps it, as at a restart.
+          if (!turn.orphaned || this.opts.agent.resumes?.(rec.task)) return null;
+          return [this.setStatus(rec.task, 'failed', ORPHANED_NOTE)];
+        }, { claim: true });
+        if (out && !isA2AError(out) && out.events.length) {
+          this.opts.log('warn', 'task left running by a stopped process failed', { task: id });
+          this.madeHere(out.rec, out.events);
+        }
+      } catch (e) {
+        this.opts.log('warn', 'taking over a task failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      }
+    }
+  }
+
+  /** Events this process made on a shared store outside a turn: to its streams and to the webhooks. */
+  private madeHere(rec: TaskRecord, events: TaskEvent[]): void {
+    const live = this.live.get(rec.task.id);
+    if (live?.stored) live.rec = rec;
+    for (const event of events) {
+      if (live?.stored) this.publishLocal(live, event);
+      if (rec.push.length && event.kind !== 'message') this.opts.push?.notify(rec.push, event);
+    }
   }
 
   /** Forgets live state nobody uses any more, so memory does not grow with the task count. */
@@ -403,27 +598,33 @@ export class TaskEngine {
     }
   }
 
-  private subscribe(live: Live): Subscription {
+  private subscribe(live: Live, onClose?: () => void): Subscription {
     const sub: Subscription = new EventQueue<TaskEvent>(() => {
       live.subscribers.delete(sub);
+      onClose?.();
       this.release(live);
     });
     live.subscribers.add(sub);
     return sub;
   }
 
-  private store(live: Live): void {
-    const save = this.opts.store.save(live.rec);
+  private store(live: Live, event?: TaskEvent): void {
+    const save = this.opts.store.save(live.rec, event);
     save.catch(() => {}); // reported by the store's log; callers awaiting lastSave see the failure
     live.lastSave = save;
   }
 
   private publish(live: Live, event: TaskEvent): void {
+    this.publishLocal(live, event);
+    if (live.rec.push.length && event.kind !== 'message') this.opts.push?.notify(live.rec.push, event);
+  }
+
+  /** To this process's streams only. */
+  private publishLocal(live: Live, event: TaskEvent): void {
     for (const sub of live.subscribers) {
       sub.push(event);
       if (event.kind === 'message' || (event.kind === 'status' && event.final)) sub.close();
     }
-    if (live.rec.push.length && event.kind !== 'message') this.opts.push?.notify(live.rec.push, event);
   }
 
   /** Stores a brand-new task and announces it; from here on it is visible to every reader. */
@@ -431,6 +632,7 @@ export class TaskEngine {
     if (live.stored) return;
     live.stored = true;
     this.store(live);
+    live.onStored?.();
     this.publish(live, { kind: 'task', task: snapshot(live.rec.task) });
   }
 
@@ -444,22 +646,9 @@ export class TaskEngine {
     if (TERMINAL_STATES.has(task.status.state)) return; // a terminal task is immutable
     this.materialize(live);
     if (update.kind === 'status') {
-      const status: Task['status'] = { state: update.state, timestamp: nowIso(this.now) };
-      if (update.note !== undefined) {
-        const note: Message = {
-          messageId: crypto.randomUUID(),
-          role: 'agent',
-          parts: typeof update.note === 'string' ? [{ text: update.note }] : update.note,
-          contextId: task.contextId,
-          taskId: task.id,
-        };
-        status.message = note;
-        task.history.push(note);
-        trimHistory(task.history, this.limits);
-      }
-      task.status = status;
-      this.store(live);
-      this.publish(live, { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(update.state) });
+      const event = this.setStatus(task, update.state, update.note);
+      this.store(live, event);
+      this.publish(live, event);
     } else {
       const existing = task.artifacts.findIndex((a) => a.artifactId === update.artifact.artifactId);
       const tooLarge = this.artifactRefusal(live, existing, update.artifact, update.append);
@@ -473,9 +662,29 @@ export class TaskEngine {
         task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
       } else if (existing >= 0) task.artifacts[existing] = update.artifact;
       else task.artifacts.push(update.artifact);
-      this.store(live);
-      this.publish(live, { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: update.artifact, append: update.append, lastChunk: update.lastChunk });
+      const event: TaskEvent = { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: update.artifact, append: update.append, lastChunk: update.lastChunk };
+      this.store(live, event);
+      this.publish(live, event);
     }
+  }
+
+  /** Moves a task to a state (the note, if any, joins its history) and returns the status event. */
+  private setStatus(task: Task, state: TaskState, note?: string | Part[]): TaskEvent {
+    const status: Task['status'] = { state, timestamp: nowIso(this.now) };
+    if (note !== undefined) {
+      const message: Message = {
+        messageId: crypto.randomUUID(),
+        role: 'agent',
+        parts: typeof note === 'string' ? [{ text: note }] : note,
+        contextId: task.contextId,
+        taskId: task.id,
+      };
+      status.message = message;
+      task.history.push(message);
+      trimHistory(task.history, this.limits);
+    }
+    task.status = status;
+    return { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(state) };
   }
 
   /**
@@ -526,6 +735,8 @@ export class TaskEngine {
   private async runTurn(live: Live, message: Message, continued: boolean, version: ProtocolVersion): Promise<void> {
     const controller = new AbortController();
     live.turns.add(controller);
+    const id = live.rec.task.id;
+    this.cluster?.hold(id); // on a shared store, this process now runs the task
     let answered = false;
     const engine = this;
     const active = () => !controller.signal.aborted && !answered;
@@ -568,6 +779,7 @@ export class TaskEngine {
       if (active() && !TERMINAL_STATES.has(live.rec.task.status.state)) this.apply(live, { kind: 'status', state: 'failed', note: 'The agent failed while handling the message' });
     } finally {
       live.turns.delete(controller);
+      this.cluster?.release(id);
       if (!answered) this.release(live);
     }
   }
@@ -589,6 +801,33 @@ export class TaskEngine {
       return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `None of the accepted output modes is produced; this agent produces ${this.opts.outputModes.join(', ')}`, 'configuration.acceptedOutputModes');
     return null;
   }
+}
+
+/** Why a message cannot continue a task, or undefined when it can. */
+function continuationProblem(task: Task, message: Message): A2AError | undefined {
+  if (TERMINAL_STATES.has(task.status.state))
+    return a2aError('UNSUPPORTED_OPERATION', `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`);
+  if (message.contextId && message.contextId !== task.contextId)
+    return a2aError('INVALID_PARAMS', `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`, 'message.contextId');
+  return undefined;
+}
+
+/** A task's configs with one added (or replaced by id). */
+function withPush(push: readonly PushConfig[], cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): { push: PushConfig[]; stored: PushConfig } {
+  const stored: PushConfig = { ...cfg, id: cfg.id ?? crypto.randomUUID(), version };
+  return { push: [...push.filter((p) => p.id !== stored.id), stored], stored };
+}
+
+/**
+ * The events a stream that missed some steps gets instead: every artifact as it now stands, then
+ * the current status.
+ */
+function rebuiltEvents(task: Task): TaskEvent[] {
+  const base = { taskId: task.id, contextId: task.contextId };
+  return [
+    ...task.artifacts.map((artifact): TaskEvent => ({ kind: 'artifact', ...base, artifact, append: false, lastChunk: true })),
+    { kind: 'status', ...base, status: task.status, final: isFinalState(task.status.state) },
+  ];
 }
 
 /** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */

@@ -67,13 +67,13 @@ export function createA2AHandler(opts: A2AHandlerOptions): (req: Request) => Pro
       const c = v03.parseSetPushV03(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '0.3'), v03.pushConfigToV03);
     },
-    'tasks/pushNotificationConfig/get': (p) => {
+    'tasks/pushNotificationConfig/get': async (p) => {
       const r = v03.parsePushRefV03(p, false);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
+      return isA2AError(r) ? r : value(await engine.getPush(r.taskId, r.id), v03.pushConfigToV03);
     },
-    'tasks/pushNotificationConfig/list': (p) => {
+    'tasks/pushNotificationConfig/list': async (p) => {
       const r = v03.parsePushRefV03(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
+      return isA2AError(r) ? r : value(await engine.listPush(r.taskId), (cs: PushConfig[]) => cs.map(v03.pushConfigToV03));
     },
     'tasks/pushNotificationConfig/delete': async (p) => {
       const r = v03.parsePushRefV03(p, true);

@@ -43,10 +43,10 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
-  function subscribe(q: { id: string } | A2AError, frame: (e: TaskEvent) => unknown): Outcome {
+  async function subscribe(q: { id: string } | A2AError, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(q)) return q;
-    const sub = engine.resubscribe(q.id);
+    const sub = await engine.resubscribe(q.id);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
@@ -79,13 +79,13 @@ export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1M
       const c = v1.parseCreatePushV1(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '1.0'), v1.pushConfigToV1);
     },
-    GetTaskPushNotificationConfig: (p) => {
+    GetTaskPushNotificationConfig: async (p) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
+      return isA2AError(r) ? r : value(await engine.getPush(r.taskId, r.id), v1.pushConfigToV1);
     },
-    ListTaskPushNotificationConfigs: (p) => {
+    ListTaskPushNotificationConfigs: async (p) => {
       const r = v1.parsePushRefV1(p, false);
-      return isA2AError(r) ? r : value(engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
+      return isA2AError(r) ? r : value(await engine.listPush(r.taskId), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
     },
     DeleteTaskPushNotificationConfig: async (p) => {
       const r = v1.parsePushRefV1(p, true);

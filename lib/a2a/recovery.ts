@@ -7,7 +7,7 @@
 
 import { failureParts } from '../errors/as-data.ts';
 import type { Log } from '../log.ts';
-import type { TaskStore } from './task-store.ts';
+import type { FileTaskStore } from './task-store.ts';
 import { nowIso, type Message, type PushConfig, type Task, type TaskEvent, type TaskState } from './types.ts';
 
 /** States only a running agent turn moves on; after a restart nobody does. */
@@ -19,7 +19,8 @@ export const INTERRUPTED_CODE = 'TASK_INTERRUPTED';
 export const RECOVERY_KEY = 'recovery';
 
 export interface RecoveryOptions {
-  store: TaskStore;
+  /** The embedded store: one process per node, so whatever it finds running, nobody runs. */
+  store: FileTaskStore;
   log: Log;
   /** True keeps a task as the crash left it, for the agent to advance later; absent = fail all. */
   resumes?: (task: Readonly<Task>) => boolean;

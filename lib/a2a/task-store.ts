@@ -1,14 +1,16 @@
 /**
- * @module tasks — the JSON-file task store: one file per task under `<dir>/<id>.json`, written
+ * @module tasks — the task store interface the engine writes through, and its embedded
+ * implementation, the JSON-file store: one file per task under `<dir>/<id>.json`, written
  * atomically (lib/atomic-file.ts), an in-memory index for listing, and a cache bounded by
- * entries and by bytes (a record's size is its stored JSON).
- * Task ids are server-made UUIDs and are checked before any path is formed.
+ * entries and by bytes (a record's size is its stored JSON). Task ids are server-made UUIDs and
+ * are checked before any path is formed. The PostgreSQL implementation, which several processes
+ * of one node share, is lib/a2a/task-store-postgres.ts.
  */
 
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { a2aError, type A2AError } from './errors.ts';
-import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskState } from './types.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent, TaskState } from './types.ts';
 import { withHistoryLength } from './types.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { LIMITS } from '../limits.ts';
@@ -31,6 +33,83 @@ export function newTaskId(): string {
 export interface TaskRecord {
   task: Task;
   push: PushConfig[];
+  /** The stored version this record was read or written as (shared stores only). */
+  version?: number;
+}
+
+/** A value, or a promise of it: the file store answers at once, a database store later. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** Where the engine keeps tasks. Two implementations: JSON files (below) and PostgreSQL. */
+export interface TaskStore {
+  /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
+  get(id: string): MaybePromise<TaskRecord | undefined>;
+  /**
+   * Records a new or changed task. Writes to one task are serialised and coalesced; the promise
+   * resolves once a write that includes this change is durable. `event` is the change itself,
+   * for streams on other processes of the node (shared stores).
+   */
+  save(rec: TaskRecord, event?: TaskEvent): Promise<void>;
+  list(q: ListTasksQuery): MaybePromise<ListTasksPage | A2AError>;
+  /** How many tasks the store holds. */
+  count(): MaybePromise<number>;
+  /** Resolves when every write started so far has finished. */
+  flush(): Promise<void>;
+  /** Finishes the writes in flight and releases what the store holds open; later writes are refused. */
+  close(): Promise<void>;
+  /** False once closed (or, for a database, while it cannot be reached): readiness reports it. */
+  readonly isOpen: boolean;
+  /** What the in-memory cache holds now: records and their stored bytes. */
+  readonly cached: { entries: number; bytes: number };
+  /** Present when several processes share the store (lib/a2a/task-store-postgres.ts). */
+  readonly cluster?: TaskCluster;
+}
+
+/** A change another process made to a task this process has live. */
+export interface RemoteChange {
+  /** The stored task, when its version moved past what this process knew. */
+  task?: Task;
+  /** The stored push configs. */
+  push: PushConfig[];
+  version: number;
+  /** The events the change carried, in order; undefined when some were missed (then the reader rebuilds them). */
+  events?: TaskEvent[];
+}
+
+/** What the row says of a task's turn, as `TaskCluster.update` reads it under the lock. */
+export interface TurnState {
+  /** Another live process runs a turn on the task (its lease has not run out). */
+  busyElsewhere: boolean;
+  /** The task is `submitted` or `working` and the process that owned it is gone. */
+  orphaned: boolean;
+}
+
+/** What a shared store offers the engine so that several processes run one node's tasks. */
+export interface TaskCluster {
+  /** This process's id in the cluster. */
+  readonly process: string;
+  /** Receives changes other processes made to tasks this process holds or watches. */
+  onChange(handler: (id: string, change: RemoteChange) => void): void;
+  /** An agent turn of this process runs the task: its lease is renewed until `release`. */
+  hold(id: string): void;
+  release(id: string): void;
+  /** Registers for the task's events from other processes and reads it, in one step. */
+  watch(id: string): Promise<TaskRecord | undefined>;
+  unwatch(id: string): void;
+  /**
+   * Read-modify-write of a task under the database's row lock. `change` gets the stored record
+   * and what the row says of its turn, mutates the record and returns the events it made (an
+   * error, or null, writes nothing). `claim` makes this process the task's owner, with a lease.
+   * Undefined when the task does not exist (or `change` returned null).
+   */
+  update(id: string, change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null, opts?: { claim?: boolean }): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined>;
+  /**
+   * Receives, now and then, ids of tasks left `submitted` or `working` by a process of the node
+   * that is gone (it stopped, or missed its heartbeats for a lease).
+   */
+  onOrphans(handler: (ids: string[]) => void): void;
+  /** Read-modify-write of a task's push configs under the row lock; undefined when the task does not exist. */
+  updatePush(id: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError | undefined>;
 }
 
 interface IndexEntry {
@@ -40,7 +119,7 @@ interface IndexEntry {
   ts: number;
 }
 
-export interface TaskStoreOptions {
+export interface FileTaskStoreOptions {
   dir: string;
   log: Log;
   /** Full records kept in memory; older ones are read back from their files (default LIMITS.taskCacheEntries). */
@@ -49,7 +128,7 @@ export interface TaskStoreOptions {
   cacheBytes?: number;
 }
 
-export class TaskStore {
+export class FileTaskStore implements TaskStore {
   private readonly index = new Map<string, IndexEntry>();
   private readonly cache = new Map<string, TaskRecord>();
   private readonly writes = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; pending: number }>();
@@ -68,14 +147,18 @@ export class TaskStore {
   }
 
   /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
-  static open(opts: TaskStoreOptions): TaskStore {
+  static open(opts: FileTaskStoreOptions): FileTaskStore {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    const store = new TaskStore(opts.dir, opts.log, opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes);
+    const store = new FileTaskStore(opts.dir, opts.log, opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes);
     store.scan();
     return store;
   }
 
   get size(): number {
+    return this.index.size;
+  }
+
+  count(): number {
     return this.index.size;
   }
 
@@ -119,12 +202,13 @@ export class TaskStore {
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
     this.index.set(id, { contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
-    this.remember(rec);
     let w = this.writes.get(id);
     if (!w) {
       w = { tail: Promise.resolve(), queued: null, pending: 0 };
       this.writes.set(id, w);
     }
+    // After the write slot exists, so that trimming a full cache cannot evict this record before it is written.
+    this.remember(rec);
     if (w.queued) return w.queued;
     const slot = w;
     const run = slot.tail.then(() => {
@@ -298,11 +382,12 @@ function parseRecord(text: string, id: string): TaskRecord | undefined {
   return { task: t as Task, push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [] };
 }
 
-function encodeToken(ts: number, id: string): string {
+/** The ListTasks cursor: the last task's status time and id, opaque to clients. */
+export function encodeToken(ts: number, id: string): string {
   return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
 }
 
-function decodeToken(token: string): [number, string] | undefined {
+export function decodeToken(token: string): [number, string] | undefined {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && isTaskId(v[1])) return [v[0], v[1]];

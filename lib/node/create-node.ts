@@ -21,7 +21,8 @@ import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
-import { TaskStore } from '../a2a/task-store.ts';
+import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
+import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
 import { assertPortFree } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
@@ -52,8 +53,13 @@ export interface NodeDefinition {
 }
 
 export interface NodeOptions {
-  /** Tasks go to `<dataDir>/<name>/tasks/`. */
+  /** Tasks go to `<dataDir>/<name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
+  /**
+   * `postgres://…`: the node's tasks live in this database instead, shared by every process of
+   * the node that names it (TASKS_DATABASE_URL; docs/scale-out.md).
+   */
+  tasksDatabaseUrl?: string;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -87,6 +93,8 @@ export interface NodeApp {
   app: AnyElysia;
   engine: TaskEngine;
   store: TaskStore;
+  /** Resolves once the task store is open (at once for the JSON files); `start` waits for it. */
+  ready(): Promise<void>;
   /** The node's open SSE streams. */
   streams: SseStreams;
   /** From now on `/readyz` answers 503 `shutting down` (set at the start of a stop). */
@@ -111,7 +119,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
   assertPortFree(def.name, host, opts.port ?? 0);
   const limits: Limits = { ...LIMITS, ...opts.limits };
-  const store = TaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes });
+  const cache = { cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes };
+  const store: TaskStore = opts.tasksDatabaseUrl
+    ? new PostgresTaskStore({ url: opts.tasksDatabaseUrl, node: def.name, log, ...cache })
+    : FileTaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, ...cache });
   const streams = opts.streams ?? new SseStreams();
   let shuttingDown = false;
   const push = opts.push === false ? undefined : new WebhookSender({
@@ -133,7 +144,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     limits: { historyMessages: limits.taskHistoryMessages, historyBytes: limits.taskHistoryBytes, artifacts: limits.taskArtifacts, artifactBytes: limits.taskArtifactBytes },
   });
   // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
-  recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
+  // A shared store has several processes per node; its engine takes over a gone process's tasks.
+  if (store instanceof FileTaskStore) recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
   const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
@@ -208,13 +220,16 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     .get('/healthz', () => livenessResponse(def.name))
     .get('/readyz', () => readinessResponse(def.name, readyChecks))
     // The older liveness path, kept for clients that read its fields.
-    .get('/health', () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: store.size }))
+    .get('/health', async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }))
     .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
 
   return {
     app,
     engine,
     store,
+    ready: async () => {
+      if (store instanceof PostgresTaskStore) await store.open();
+    },
     push,
     streams,
     markShuttingDown: () => {
@@ -223,6 +238,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     card: () => cards.json,
     advertise: (port) => cards.update(cardFor(port), opts.now),
     async start() {
+      if (store instanceof PostgresTaskStore) await store.open();
       // Elysia binds with reusePort by default, which lets a second process share a taken port
       // silently; without it a taken port fails here (EADDRINUSE).
       app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, reusePort: false });

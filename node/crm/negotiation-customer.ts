@@ -68,7 +68,8 @@ function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAn
     ({ customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}) });
   const who = company.name;
   if (p.signals.length === 0)
-    return veto('NO_SIGNAL', `${p.name} (${p.code}) carries no scan signal today, so there is no grounded reason to recommend it to ${who}.`);
+    // The name is not last: a company name ending in "Ltd." would end the sentence in "..".
+    return veto('NO_SIGNAL', `Nothing grounds a recommendation to ${who}: ${p.name} (${p.code}) carries no scan signal today.`);
   const aligned = alignedCompany(book, p.code);
   if (!aligned.ok)
     return veto('UNALIGNED_ENTITY', `${p.name} (${p.code}) is not confirmed in the entity index: ${aligned.why}; we cannot tell which registered company it is.`);

@@ -15,7 +15,7 @@ import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/cr
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub } from '../../hub/hub.ts';
+import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
 import { FIXTURES, tempDir } from './node.ts';
 
 export interface RunningFleet {
@@ -34,7 +34,8 @@ export interface RunningFleet {
 /** The data folder `realNodeDefs` made for a definition; the fleet that runs it removes it at stop. */
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
-export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> {
+/** `hubOptions`: how the hub differs from the default (how often live pages are re-read, …). */
+export async function startFleet(defs: NodeDefinition[], hubOptions: Pick<HubOptions, 'liveMs'> = {}): Promise<RunningFleet> {
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
@@ -57,7 +58,7 @@ export async function startFleet(defs: NodeDefinition[]): Promise<RunningFleet> 
   const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0,
+    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, ...hubOptions,
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;

@@ -58,7 +58,7 @@ export const customerReach = (invoker: FleetInvoker) => capability({
   name: 'Customer reach',
   description: 'Which industry\'s customers to contact today, and why: the scanner\'s sector movement joined with crm\'s customers in each industry.',
   tags: ['customers', 'fleet'],
-  keywords: ['customer', 'customers', 'contact', 'reach', 'call', 'who'],
+  keywords: ['contact', 'reach', 'call', 'who', 'which industry', 'industry should', 'should we contact', 'contact today'],
   readOnly: true,
   args: {},
   run: async () => {

@@ -1,0 +1,578 @@
+/**
+ * @module tasks-postgres — the task store on PostgreSQL (through Bun's built-in client), shared by
+ * every process of a node: one row per task keyed by (node, id), a version column for optimistic
+ * concurrency, a lease naming the process that runs the task's turn, and LISTEN/NOTIFY carrying
+ * (node, id, version) so a stream on one process gets the events another produced. See
+ * docs/scale-out.md for the model.
+ */
+
+import { SQL } from 'bun';
+import { a2aError, isA2AError, type A2AError } from './errors.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
+import { withHistoryLength } from './types.ts';
+import type { Log } from '../log.ts';
+import { decodeToken, encodeToken, isTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore, type TurnState } from './task-store.ts';
+
+const CHANNEL = 'lume_a2a_tasks';
+/** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
+const EVENTS_KEPT = 64;
+/** Events one pending write may carry; past it the write carries none and readers rebuild. */
+const EVENTS_PER_WRITE = 256;
+
+export interface PostgresTaskStoreOptions {
+  /** `postgres://…` */
+  url: string;
+  /** The node whose tasks these are: rows of other nodes in the same tables are never seen. */
+  node: string;
+  log: Log;
+  /** Records kept in memory (default 2000) and their total JSON size (default 64 MiB). */
+  cacheSize?: number;
+  cacheBytes?: number;
+  /** How long a turn's lease and a stream's watch last without renewal (default 15 s). */
+  leaseMs?: number;
+  /** Connections in the pool (default 10). */
+  maxConnections?: number;
+}
+
+interface Row {
+  version: string;
+  task: string | null;
+  push: string;
+  /** The process that last wrote the task (not its push configs). */
+  writer?: string | null;
+}
+
+/** Per-task write queue, as in the file store: one write at a time, later changes coalesced. */
+interface WriteSlot {
+  tail: Promise<void>;
+  queued: Promise<void> | null;
+  pending: number;
+  /** The newest copy of the record; the next write stores it. */
+  rec: TaskRecord;
+  /** Events since the last write started; null once past EVENTS_PER_WRITE. */
+  events: TaskEvent[] | null;
+}
+
+export class PostgresTaskStore implements TaskStore, TaskCluster {
+  readonly process = crypto.randomUUID();
+  readonly cluster: TaskCluster = this;
+  private readonly sql: SQL;
+  private readonly node: string;
+  private readonly log: Log;
+  private readonly leaseMs: number;
+  private readonly cacheSize: number;
+  private readonly cacheBytes: number;
+  private readonly cache = new Map<string, { rec: TaskRecord; bytes: number }>();
+  private cachedBytes = 0;
+  private readonly writes = new Map<string, WriteSlot>();
+  /** Tasks whose turn runs here (counted per turn), and tasks streamed here (counted per stream). */
+  private readonly held = new Map<string, number>();
+  private readonly watched = new Map<string, number>();
+  /** The version this process last saw of each held or watched task. */
+  private readonly known = new Map<string, number>();
+  /** One fetch at a time per task, so its changes reach the engine in order. */
+  private readonly fetches = new Map<string, Promise<void>>();
+  private handler: (id: string, change: RemoteChange) => void = () => {};
+  private orphanHandler: ((ids: string[]) => void) | undefined;
+  private readonly ready: Promise<void>;
+  private readonly opened: Promise<void>;
+  private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private closed = false;
+  /** False after a heartbeat failed, until one succeeds. */
+  private reachable = true;
+
+  constructor(opts: PostgresTaskStoreOptions) {
+    this.sql = new SQL(opts.url, { max: opts.maxConnections ?? 10 });
+    this.node = opts.node;
+    this.log = opts.log;
+    this.leaseMs = opts.leaseMs ?? 15_000;
+    this.cacheSize = opts.cacheSize ?? 2000;
+    this.cacheBytes = opts.cacheBytes ?? 64 * 1024 * 1024;
+    this.ready = this.migrate();
+    this.opened = this.ready.then(() => this.listen());
+    this.opened.catch((e) => this.log('error', 'task database unavailable', { error: (e as Error).message }));
+  }
+
+  /** Resolves once the tables exist and this process listens for other processes' changes. */
+  async open(): Promise<void> {
+    await this.opened;
+  }
+
+  private async listen(): Promise<void> {
+    await this.heartbeat();
+    this.listening = this.sql.listen(CHANNEL, (payload) => this.notified(payload), () => this.resync());
+    await this.listening;
+    let beats = 0;
+    this.timer = setInterval(() => {
+      void this.renew();
+      // Once a lease: look for tasks a gone process left running.
+      if (++beats % 3 === 0) void this.findOrphans();
+    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.timer.unref?.();
+    void this.findOrphans();
+  }
+
+  /** This process is alive for one more lease (the others read it to tell whose tasks are orphaned). */
+  private async heartbeat(): Promise<void> {
+    await this.sql`
+      INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES (${this.process}, ${this.node}, now() + ${this.leaseMs} * interval '1 millisecond')
+      ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until`;
+  }
+
+  private async findOrphans(): Promise<void> {
+    if (this.closed || !this.orphanHandler) return;
+    try {
+      const rows = await this.sql<{ id: string }[]>`
+        SELECT id FROM lume_a2a_tasks t
+        WHERE node = ${this.node} AND state IN ('submitted', 'working') AND owner IS DISTINCT FROM ${this.process}
+          AND NOT EXISTS (SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())
+        LIMIT 100`;
+      if (rows.length) this.orphanHandler(rows.map((r) => r.id));
+    } catch (e) {
+      this.log('warn', 'looking for orphaned tasks failed', { error: (e as Error).message });
+    }
+  }
+
+  // ---- TaskStore ----
+
+  async get(id: string): Promise<TaskRecord | undefined> {
+    if (!isTaskId(id)) return undefined;
+    await this.ready;
+    const hit = this.cache.get(id);
+    const pinned = this.writes.has(id);
+    // A record with a write of ours in flight is newer here than in the database.
+    if (hit && pinned) return this.touch(id, hit.rec);
+    const cached = hit?.rec.version ?? -1;
+    const [row] = await this.sql<Row[]>`
+      SELECT version, CASE WHEN version = ${cached} THEN NULL ELSE task END AS task, push
+      FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id}`;
+    if (!row) return undefined;
+    if (row.task === null && hit) {
+      hit.rec.push = JSON.parse(row.push) as PushConfig[];
+      return this.touch(id, hit.rec);
+    }
+    const rec = toRecord(row);
+    if (rec) this.remember(rec, row.task!.length);
+    return rec;
+  }
+
+  save(rec: TaskRecord, event?: TaskEvent): Promise<void> {
+    const id = rec.task.id;
+    if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    if (this.closed) return Promise.reject(new Error('the task store is closed'));
+    let slot = this.writes.get(id);
+    if (!slot) {
+      slot = { tail: Promise.resolve(), queued: null, pending: 0, rec, events: [] };
+      this.writes.set(id, slot);
+    }
+    slot.rec = rec;
+    this.remember(rec);
+    if (event && slot.events) {
+      if (slot.events.length < EVENTS_PER_WRITE) slot.events.push(event);
+      else slot.events = null;
+    }
+    if (slot.queued) return slot.queued;
+    const s = slot;
+    const run = s.tail.then(() => {
+      s.queued = null;
+      const events = s.events;
+      s.events = [];
+      return this.write(id, s.rec, events);
+    });
+    s.queued = run;
+    s.pending++;
+    const settle = () => {
+      s.pending--;
+      if (s.pending === 0 && !s.queued) this.writes.delete(id);
+      this.trimCache();
+    };
+    s.tail = run.then(settle, settle);
+    return run;
+  }
+
+  async list(q: ListTasksQuery): Promise<ListTasksPage | A2AError> {
+    let after: [number, string] | undefined;
+    if (q.pageToken) {
+      after = decodeToken(q.pageToken);
+      if (!after) return a2aError('INVALID_PARAMS', 'pageToken is not a token this server issued', 'params.pageToken');
+    }
+    await this.ready;
+    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : null;
+    const context = q.contextId ?? null;
+    const state = q.status ?? null;
+    const filter = this.sql`node = ${this.node}
+      AND (${context}::text IS NULL OR context_id = ${context}::text)
+      AND (${state}::text IS NULL OR state = ${state}::text)
+      AND (${since}::bigint IS NULL OR ts >= ${since}::bigint)`;
+    const [counted] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM lume_a2a_tasks WHERE ${filter}`;
+    const total = Number(counted!.n);
+    const cursor = after ? this.sql`AND (ts, id) < (${after[0]}::bigint, ${after[1]}::uuid)` : this.sql``;
+    const rows = await this.sql<{ id: string; ts: string; task: string; position: string }[]>`
+      SELECT id, ts, task FROM lume_a2a_tasks WHERE ${filter} ${cursor}
+      ORDER BY ts DESC, id DESC LIMIT ${q.pageSize + 1}`;
+    const more = rows.length > q.pageSize;
+    const page = rows.slice(0, q.pageSize);
+    const tasks = page.map((r) => withHistoryLength(JSON.parse(r.task) as Task, q.historyLength));
+    const last = page[page.length - 1];
+    return { tasks, nextPageToken: more && last ? encodeToken(Number(last.ts), last.id) : '', pageSize: q.pageSize, totalSize: total };
+  }
+
+  get isOpen(): boolean {
+    return !this.closed && this.reachable;
+  }
+
+  get cached(): { entries: number; bytes: number } {
+    return { entries: this.cache.size, bytes: this.cachedBytes };
+  }
+
+  async count(): Promise<number> {
+    await this.ready;
+    const [row] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
+    return Number(row!.n);
+  }
+
+  async flush(): Promise<void> {
+    await Promise.all([...this.writes.values()].map((w) => w.tail));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    clearInterval(this.timer);
+    // Gone at once: the other processes take over what this one left running.
+    await this.sql`DELETE FROM lume_a2a_processes WHERE process = ${this.process}`.catch(() => {});
+    const listening = await this.listening?.catch(() => undefined);
+    await listening?.unlisten().catch(() => {});
+    await this.sql.close();
+  }
+
+  // ---- TaskCluster ----
+
+  onChange(handler: (id: string, change: RemoteChange) => void): void {
+    this.handler = handler;
+  }
+
+  onOrphans(handler: (ids: string[]) => void): void {
+    this.orphanHandler = handler;
+  }
+
+  hold(id: string): void {
+    this.held.set(id, (this.held.get(id) ?? 0) + 1);
+  }
+
+  release(id: string): void {
+    const n = (this.held.get(id) ?? 0) - 1;
+    if (n > 0) this.held.set(id, n);
+    else {
+      this.held.delete(id);
+      if (!this.watched.has(id)) this.known.delete(id);
+    }
+  }
+
+  async watch(id: string): Promise<TaskRecord | undefined> {
+    if (!isTaskId(id)) return undefined;
+    await this.ready;
+    this.watched.set(id, (this.watched.get(id) ?? 0) + 1);
+    await this.writes.get(id)?.tail; // our own pending writes go first, so the read is current
+    // Registering and reading in one statement: any later write sees the watch and notifies.
+    const [row] = await this.sql<Row[]>`
+      UPDATE lume_a2a_tasks SET watched_until = greatest(watched_until, now() + ${this.leaseMs} * interval '1 millisecond')
+      WHERE node = ${this.node} AND id = ${id} RETURNING version, task, push`;
+    const rec = row && toRecord(row);
+    if (!rec) {
+      this.unwatch(id);
+      return undefined;
+    }
+    this.known.set(id, Math.max(this.known.get(id) ?? 0, rec.version!));
+    this.remember(rec, row!.task!.length);
+    return rec;
+  }
+
+  unwatch(id: string): void {
+    const n = (this.watched.get(id) ?? 0) - 1;
+    if (n > 0) this.watched.set(id, n);
+    else {
+      this.watched.delete(id);
+      if (!this.held.has(id)) this.known.delete(id);
+    }
+  }
+
+  async update(
+    id: string,
+    change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null,
+    opts: { claim?: boolean } = {},
+  ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined> {
+    if (!isTaskId(id)) return undefined;
+    await this.ready;
+    await this.writes.get(id)?.tail; // our own pending writes go first
+    const me = this.process;
+    const out = await this.sql.begin(async (tx) => {
+      const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
+        SELECT version, task, push,
+          (owner IS DISTINCT FROM ${me} AND lease_until > now() AND state IN ('submitted', 'working')) AS busy,
+          (owner IS DISTINCT FROM ${me} AND state IN ('submitted', 'working') AND NOT EXISTS (
+            SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned,
+          coalesce(watched_until > now(), false) AS watched
+        FROM lume_a2a_tasks t WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
+      const rec = row && toRecord(row);
+      if (!rec) return undefined;
+      const events = change(rec, { busyElsewhere: row!.busy, orphaned: row!.orphaned });
+      if (events === null) return undefined;
+      if (isA2AError(events)) return events;
+      const version = rec.version! + 1;
+      const t = rec.task;
+      const lease = opts.claim ? this.leaseMs : null;
+      await tx`
+        UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)},
+          task = ${JSON.stringify(t)}, version = ${version}, writer = ${me},
+          owner = CASE WHEN ${lease}::int IS NULL THEN owner ELSE ${me} END,
+          lease_until = CASE WHEN ${lease}::int IS NULL THEN lease_until ELSE now() + ${lease}::int * interval '1 millisecond' END
+        WHERE node = ${this.node} AND id = ${id}`;
+      if (row!.watched && events.length) await this.recordEvents(tx, id, version, events);
+      // Delivered at commit; every process holding or watching the task reads the row.
+      await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, version, me, this.node)})`;
+      rec.version = version;
+      return { rec, events };
+    });
+    if (out && !isA2AError(out)) {
+      this.remember(out.rec);
+      if (this.known.has(id) || opts.claim) this.known.set(id, out.rec.version!);
+    }
+    return out;
+  }
+
+  async updatePush(id: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError | undefined> {
+    if (!isTaskId(id)) return undefined;
+    await this.ready;
+    const out = await this.sql.begin(async (tx) => {
+      const [row] = await tx<{ version: string; push: string }[]>`
+        SELECT version, push FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
+      if (!row) return undefined;
+      const push = change(JSON.parse(row.push) as PushConfig[]);
+      if (isA2AError(push)) return push;
+      // Push configs have their own column, so they never conflict with a turn's task writes.
+      await tx`UPDATE lume_a2a_tasks SET push = ${JSON.stringify(push)} WHERE node = ${this.node} AND id = ${id}`;
+      await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, Number(row.version), this.process, this.node)})`;
+      return push;
+    });
+    const hit = this.cache.get(id);
+    if (hit && Array.isArray(out)) hit.rec.push = out;
+    return out;
+  }
+
+  // ---- internals ----
+
+  private async migrate(): Promise<void> {
+    // Two processes starting together must not both create the tables: one lock for the DDL.
+    await this.sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(hashtext('lume_a2a_tasks'))`;
+      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_tasks (
+        node text NOT NULL,
+        id uuid NOT NULL,
+        context_id text NOT NULL,
+        state text NOT NULL,
+        ts bigint NOT NULL,
+        version bigint NOT NULL,
+        task text NOT NULL,
+        push text NOT NULL DEFAULT '[]',
+        writer text,
+        owner text,
+        lease_until timestamptz,
+        watched_until timestamptz,
+        PRIMARY KEY (node, id))`;
+      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
+      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;
+      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_processes (
+        process text PRIMARY KEY,
+        node text NOT NULL,
+        alive_until timestamptz NOT NULL)`;
+      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_task_events (
+        node text NOT NULL,
+        id uuid NOT NULL,
+        version bigint NOT NULL,
+        events text NOT NULL,
+        PRIMARY KEY (node, id, version))`;
+    });
+  }
+
+  /** One write of a task: an insert the first time, later a version-guarded update. */
+  private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
+    const t = rec.task;
+    const body = JSON.stringify(t);
+    this.setSize(id, body.length);
+    const lease = this.held.has(id) ? this.leaseMs : null;
+    try {
+      if (rec.version === undefined) {
+        await this.sql`
+          INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until)
+          VALUES (${this.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${this.process}, ${this.process},
+            CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END)`;
+        rec.version = 1;
+        if (this.held.has(id) || this.watched.has(id)) this.known.set(id, 1);
+        return;
+      }
+      const expected = rec.version;
+      const eventsText = events && events.length ? JSON.stringify(events) : null;
+      const [row] = await this.sql<{ version: string }[]>`
+        WITH up AS (
+          UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)}, task = ${body},
+            version = version + 1, writer = ${this.process}, owner = ${this.process},
+            lease_until = CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END
+          WHERE node = ${this.node} AND id = ${id} AND version = ${expected}
+          RETURNING version, coalesce(watched_until > now(), false) AS watched
+        ), ev AS (
+          INSERT INTO lume_a2a_task_events (node, id, version, events)
+          SELECT ${this.node}, ${id}::uuid, version, ${eventsText}::text FROM up WHERE watched AND ${eventsText}::text IS NOT NULL
+        ), old AS (
+          DELETE FROM lume_a2a_task_events e USING up
+          WHERE up.watched AND e.node = ${this.node} AND e.id = ${id} AND e.version <= up.version - ${EVENTS_KEPT}
+        )
+        SELECT version, CASE WHEN watched THEN pg_notify(${CHANNEL}, ${id} || ' ' || version || ' ' || ${this.process} || ' ' || ${this.node}) END AS sent
+        FROM up`;
+      if (row) {
+        rec.version = Number(row.version);
+        if (this.known.has(id)) this.known.set(id, rec.version);
+        return;
+      }
+      // Another process changed the task since we read it: what it stored stands (a cancel, or a
+      // turn that took over an expired lease), and this process adopts it.
+      this.log('info', 'task changed by another process', { task: id, expected });
+      await this.fetch(id, expected);
+    } catch (e) {
+      this.log('error', 'task write failed', { task: id, error: (e as Error).message });
+      throw e;
+    }
+  }
+
+  private async recordEvents(tx: SQL, id: string, version: number, events: TaskEvent[]): Promise<void> {
+    await tx`INSERT INTO lume_a2a_task_events (node, id, version, events) VALUES (${this.node}, ${id}, ${version}, ${JSON.stringify(events)})`;
+    await tx`DELETE FROM lume_a2a_task_events WHERE node = ${this.node} AND id = ${id} AND version <= ${version - EVENTS_KEPT}`;
+  }
+
+  /** A notification: another process changed a task; if this one holds or watches it, read the row. */
+  private notified(payload: string): void {
+    const [id, version, origin, ...rest] = payload.split(' ');
+    if (origin === this.process || rest.join(' ') !== this.node || !id) return;
+    if (!this.held.has(id) && !this.watched.has(id)) return;
+    if (Number(version) < (this.known.get(id) ?? 0)) return;
+    void this.fetch(id);
+  }
+
+  /** After the listening connection came back: anything may have changed meanwhile. */
+  private resync(): void {
+    for (const id of new Set([...this.held.keys(), ...this.watched.keys()])) void this.fetch(id);
+  }
+
+  /**
+   * Reads a task's row and the events after version `since` (default: the one this process
+   * knew), and hands the change to the engine, in order per task.
+   */
+  private fetch(id: string, since?: number): Promise<void> {
+    const run = (this.fetches.get(id) ?? Promise.resolve()).then(async () => {
+      const hit = this.cache.get(id);
+      const after = since ?? this.known.get(id) ?? hit?.rec.version ?? 0;
+      const [row] = await this.sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
+        SELECT t.version, t.task, t.push, t.writer,
+          (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
+           WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
+        FROM lume_a2a_tasks t WHERE t.node = ${this.node} AND t.id = ${id}`;
+      const rec = row && toRecord(row);
+      if (!rec) return;
+      const version = rec.version!;
+      if (this.held.has(id) || this.watched.has(id)) this.known.set(id, Math.max(version, this.known.get(id) ?? 0));
+      // Only push configs moved, or the row is our own write whose answer is still on its way.
+      if (version <= after || row!.writer === this.process) {
+        if (hit) hit.rec.push = rec.push;
+        this.handler(id, { push: rec.push, version });
+        return;
+      }
+      // The events, when every version since the known one is there; otherwise the engine rebuilds.
+      let events: TaskEvent[] | undefined = [];
+      let next = after + 1;
+      for (const [v, evs] of row!.evs ?? []) {
+        if (Number(v) !== next) break;
+        events.push(...evs);
+        next++;
+      }
+      if (next !== version + 1) events = undefined;
+      this.remember(rec, row!.task!.length);
+      this.handler(id, { task: rec.task, push: rec.push, version, ...(events ? { events } : {}) });
+    }).catch((e) => this.log('warn', 'reading a task changed elsewhere failed', { task: id, error: (e as Error).message }));
+    this.fetches.set(id, run);
+    run.finally(() => {
+      if (this.fetches.get(id) === run) this.fetches.delete(id);
+    });
+    return run;
+  }
+
+  /** Renews the leases of turns running here and the watches of streams open here. */
+  private async renew(): Promise<void> {
+    if (this.closed) return;
+    try {
+      const interval = this.leaseMs;
+      await this.heartbeat().then(() => (this.reachable = true), (e) => {
+        this.reachable = false;
+        throw e;
+      });
+      // Processes gone for a day are forgotten (their tasks were taken over long before).
+      await this.sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
+      if (this.held.size)
+        await this.sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${interval} * interval '1 millisecond'
+          WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.held.keys()], 'UUID' as never)}) AND owner = ${this.process}`;
+      if (this.watched.size)
+        await this.sql`UPDATE lume_a2a_tasks SET watched_until = now() + ${interval} * interval '1 millisecond'
+          WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.watched.keys()], 'UUID' as never)})`;
+    } catch (e) {
+      this.log('warn', 'renewing task leases failed', { error: (e as Error).message });
+    }
+  }
+
+  private touch(id: string, rec: TaskRecord): TaskRecord {
+    const hit = this.cache.get(id)!;
+    this.cache.delete(id);
+    this.cache.set(id, hit);
+    return rec;
+  }
+
+  private remember(rec: TaskRecord, bytes?: number): void {
+    const id = rec.task.id;
+    const prev = this.cache.get(id);
+    this.cache.delete(id);
+    this.cache.set(id, { rec, bytes: prev?.bytes ?? 0 });
+    if (bytes !== undefined) this.setSize(id, bytes);
+    this.trimCache();
+  }
+
+  private setSize(id: string, bytes: number): void {
+    const hit = this.cache.get(id);
+    if (!hit) return;
+    this.cachedBytes += bytes - hit.bytes;
+    hit.bytes = bytes;
+  }
+
+  /** Evicts the least recently used records past either bound; a record with a write in flight stays. */
+  private trimCache(): void {
+    if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) return;
+    for (const [id, hit] of this.cache) {
+      if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) break;
+      if (this.writes.has(id)) continue;
+      this.cache.delete(id);
+      this.cachedBytes -= hit.bytes;
+    }
+  }
+}
+
+function toRecord(row: Row): TaskRecord | undefined {
+  if (row.task === null) return undefined;
+  return { task: JSON.parse(row.task) as Task, push: JSON.parse(row.push) as PushConfig[], version: Number(row.version) };
+}
+
+function timeOf(task: Task): number {
+  return Date.parse(task.status.timestamp) || 0;
+}
+
+function notice(id: string, version: number, origin: string, node: string): string {
+  return `${id} ${version} ${origin} ${node}`;
+}
