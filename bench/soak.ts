@@ -3,7 +3,7 @@
  * 30 s). Starts the whole fleet under the supervisor in a temporary DATA_DIR on free ports, drives
  * A2A load (blocking sends to every A2A node and Ask questions to the hub), mesh traffic (direct
  * messages between presences), stalled consumers (trace streams that are never read), and kills a
- * random node or the hub with SIGKILL every S seconds. At the end it reports each process's RSS
+ * random node or the hub with SIGKILL every S seconds (drawn from a shuffled bag of all of them). At the end it reports each process's RSS
  * curve, the restarts, and how many acknowledged tasks and accepted mesh messages were lost
  * (read back after the last restart); it exits non-zero if any was.
  */
@@ -113,6 +113,14 @@ for (const n of a2aNodes) {
 }
 const targets = [...skills.keys()];
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(Math.random() * xs.length)]!;
+/** Fisher-Yates. */
+function shuffled<T>(xs: T[]): T[] {
+  for (let i = xs.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+  }
+  return xs;
+}
 
 /** Every 50th send is a delegation to the executor, a task that stays working while its job runs. */
 let sends = 0;
@@ -204,10 +212,13 @@ function stalledTraceReader(): void {
 // ---- the killer ----
 
 const kills: { at: number; name: string; pid: number }[] = [];
+/** Victims come from a shuffled bag of every process, so a long enough run kills each one. */
+let bag: string[] = [];
 const killer = setInterval(() => {
-  const victims = supervisor.rows().filter((r) => r.pid && r.state === 'up');
-  if (!victims.length) return;
-  const v = pick(victims);
+  if (!bag.length) bag = shuffled(supervisor.rows().map((r) => r.name));
+  const name = bag.pop()!;
+  const v = supervisor.rows().find((r) => r.name === name && r.pid && r.state === 'up');
+  if (!v) return;
   kills.push({ at: Math.round((performance.now() - t0) / 1000), name: v.name, pid: v.pid! });
   say(`kill -9 ${v.name} (pid ${v.pid})`);
   try {
