@@ -3,7 +3,8 @@
  * 30 s). Starts the whole fleet under the supervisor in a temporary DATA_DIR on free ports, drives
  * A2A load (blocking sends to every A2A node and Ask questions to the hub), mesh traffic (direct
  * messages between presences), stalled consumers (trace streams that are never read), and kills a
- * random node or the hub with SIGKILL every S seconds (drawn from a shuffled bag of all of them). At the end it reports each process's RSS
+ * random node or the hub with SIGKILL every S seconds (drawn from a shuffled bag of all of them,
+ * the hub in its first half). At the end it reports each process's RSS
  * curve, the restarts, and how many acknowledged tasks and accepted mesh messages were lost
  * (read back after the last restart); it exits non-zero if any was.
  */
@@ -212,10 +213,18 @@ function stalledTraceReader(): void {
 // ---- the killer ----
 
 const kills: { at: number; name: string; pid: number }[] = [];
-/** Victims come from a shuffled bag of every process, so a long enough run kills each one. */
+/**
+ * Victims come from a shuffled bag of every process, so a long enough run kills each one; the hub
+ * (mesh, trace, delegations) is always in the bag's first half, so every run of four kills or
+ * more kills it at least once.
+ */
 let bag: string[] = [];
 const killer = setInterval(() => {
-  if (!bag.length) bag = shuffled(supervisor.rows().map((r) => r.name));
+  if (!bag.length) {
+    const nodes = shuffled(supervisor.rows().map((r) => r.name).filter((n) => n !== fleet.hub.name));
+    nodes.splice(Math.floor(Math.random() * Math.ceil((nodes.length + 1) / 2)), 0, fleet.hub.name);
+    bag = nodes.reverse(); // drawn from the end
+  }
   const name = bag.pop()!;
   const v = supervisor.rows().find((r) => r.name === name && r.pid && r.state === 'up');
   if (!v) return;
