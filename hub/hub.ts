@@ -31,6 +31,7 @@ import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
+import type { MeshCluster } from './mesh/cluster.ts';
 import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 
 export interface HubOptions {
@@ -43,6 +44,8 @@ export interface HubOptions {
   identity: { signer: PeerSigner; verifier: PeerVerifier };
   traceDb: Database;
   meshStore: MeshStore;
+  /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
+  meshCluster?: MeshCluster;
   meshToken?: string;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
@@ -86,7 +89,7 @@ export function createHub(opts: HubOptions): Hub {
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const invoker = createFleetInvoker({ self, client, trace, fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
+  const mesh = createMeshServer({ store: opts.meshStore, log, ...(opts.meshCluster ? { cluster: opts.meshCluster } : {}), ...(opts.meshToken ? { token: opts.meshToken } : {}), ...(opts.meshLimits ? { limits: opts.meshLimits } : {}) });
   const delegator = createDelegator(invoker);
   const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
@@ -108,7 +111,7 @@ export function createHub(opts: HubOptions): Hub {
     streams,
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
-      mesh: () => (opts.meshStore.count(''), true),
+      mesh: () => opts.meshStore.ready(),
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { keywordPlanner, withOwnTools, type CatalogTool } from '../hub/workbench/ask.ts';
@@ -93,7 +93,7 @@ describe('model planner', () => {
       },
     });
     const log = memoryLog();
-    const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+    const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
     const hub = createHub({
       fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'),
       traceDb: new Database(':memory:'), meshStore, model: { baseUrl: `http://127.0.0.1:${model.port}/v1`, model: 'test-model', apiKey: 'sk-test-secret' },
@@ -110,7 +110,7 @@ describe('model planner', () => {
     } finally {
       await server.stop();
       model.stop(true);
-      meshStore.close();
+      await meshStore.close();
     }
   });
 });

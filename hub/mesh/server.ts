@@ -7,6 +7,7 @@ import type { Server, WebSocketHandler } from 'bun';
 import type { Log } from '../../lib/log.ts';
 import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
+import type { MeshCluster } from './cluster.ts';
 import { createMeshHttp } from './http.ts';
 import { createRealtime, REAL_TIMERS, type Timers } from './realtime.ts';
 import type { MeshSocketData } from './roster.ts';
@@ -21,6 +22,8 @@ export interface MeshServerOptions {
   token?: string;
   limits?: Partial<MeshLimits>;
   timers?: Timers;
+  /** The other hubs on the same database (PostgreSQL); defaults to this hub alone. */
+  cluster?: MeshCluster;
 }
 
 export interface MeshServer {
@@ -34,7 +37,7 @@ export interface MeshServer {
 export function createMeshServer(opts: MeshServerOptions): MeshServer {
   const now = opts.now ?? Date.now;
   const limits: MeshLimits = { ...MESH_LIMITS, ...opts.limits };
-  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS });
+  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS, ...(opts.cluster ? { cluster: opts.cluster } : {}) });
   const http = createMeshHttp({ store: opts.store, realtime, token: opts.token, limits, startedAt: now() });
   return {
     realtime,
