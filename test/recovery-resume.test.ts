@@ -11,7 +11,7 @@ import { createHub } from '../hub/hub.ts';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { realNodeDefs, startFleet } from './support/fleet.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir } from './support/node.ts';
@@ -61,10 +61,13 @@ test('the hub resumes a delegated task after a restart, and reading it still set
 
   // A new hub process on the same data folder (the first one is simply never asked again).
   const log = memoryLog();
-  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const again = createHub({ fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'), traceDb: new Database(':memory:', { strict: true }), meshStore });
   const server = again.listen(0);
-  cleanup.push(async () => (await server.stop(), meshStore.close()));
+  cleanup.push(async () => {
+    await server.stop();
+    await meshStore.close();
+  });
   let t = (await rpc(server.url, 'GetTask', { id: task.id })).result;
   for (let i = 0; i < 2000 && t.status.state === 'TASK_STATE_WORKING'; i++) t = (await rpc(server.url, 'GetTask', { id: task.id })).result;
   expect(t.status.state).toBe('TASK_STATE_COMPLETED');
