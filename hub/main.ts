@@ -15,6 +15,7 @@ import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
+import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { trustWarning } from './mesh/trust.ts';
@@ -42,6 +43,9 @@ if (!limits.ok) {
   console.error(`hub: ${limits.message}`);
   process.exit(2);
 }
+// A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
+const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
+if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
 if (!otlp.ok) {
@@ -87,7 +91,7 @@ const hub = createHub({
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).
 await hub.node.ready();
-const server = hub.listen(port, maxPort);
+const server = await bindOrExit(portOwner, () => hub.listen(port, maxPort));
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({
   name: fleet.hub.name,

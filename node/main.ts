@@ -20,6 +20,7 @@ import { meshTools } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { bindOrExit } from '../lib/port-check.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -111,10 +112,14 @@ const { definition, health } = modelBackedNode(declared, {
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
-const running = await serveNode(definition, {
+// A port another process holds (a second copy of this node, a running fleet) stops the start with
+// one line, before the node opens its task files (lib/port-check.ts).
+const host = text(values.host) ?? settings.hub.host;
+const hint = `stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`;
+const running = await bindOrExit({ host, hint }, () => serveNode(definition, {
   readyChecks: boot.checks,
   dataDir,
-  host: text(values.host) ?? settings.hub.host,
+  host,
   ...(port !== undefined ? { port } : {}),
   ...(fleet ? { fleet } : {}),
   // Webhooks reach public addresses; loopback and private networks only when listed.
@@ -123,7 +128,7 @@ const running = await serveNode(definition, {
   ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   log,
-});
+}));
 const name = running.node.definition.name;
 console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.

@@ -1,7 +1,8 @@
 /**
  * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
- * crashed node with backoff, and stops everything on Ctrl-C or SIGTERM.
+ * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
+ * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
  * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
  * that runs elsewhere (hub/fleet/add.ts).
@@ -14,7 +15,9 @@ import { loadSettings, type Settings } from '../../lib/config.ts';
 import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
+import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
@@ -67,17 +70,12 @@ if (command !== 'start') {
 
 // Children run in the checkout: they read the same config file, named absolutely.
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
-// Remote members run elsewhere: nothing here starts them.
-const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default && !n.remote)];
-const supervisor = new Supervisor(
-  members.map((m) => ({
-    name: m.name,
-    port: m.port,
-    cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
-    healthUrl: `${m.url}/healthz`,
-  })),
-  { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
-);
+const members = fleetMembers(fleet);
+
+// A second fleet (or anything else on a member's port) stops here, before any child starts.
+const host = settings.hub.host;
+for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
+const supervisor = new Supervisor(fleetChildren(fleet, root), { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render });
 
 const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {

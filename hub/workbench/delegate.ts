@@ -183,6 +183,11 @@ export function createDelegator(deps: DelegatorDeps) {
       if (d) await invoker.invoke(d.executor, 'exec.cancel', { job_id: d.job_id }, 10_000);
     },
 
+    /** Whether a task a restart found working is a submitted job that `observe` can still settle. */
+    resumable(task: Readonly<Task>): boolean {
+      return delegationOf(task) !== undefined;
+    },
+
     /** The request an interrupted delegation was waiting to retry, if any. */
     pending(task: Readonly<Task>): DelegateArgs | undefined {
       if (delegationOf(task)) return undefined;

@@ -81,5 +81,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
     },
     observe: (task) => deps.delegator.observe(task),
     cancel: (task) => deps.delegator.cancel(task),
+    // A delegation outlives the hub: the executor runs the job, and reading the task advances it.
+    resumes: (task) => deps.delegator.resumable(task),
   };
 }

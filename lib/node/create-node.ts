@@ -29,6 +29,8 @@ import { createNodeMetrics } from '../metrics/node.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
+import { recoverInterrupted } from '../a2a/recovery.ts';
+import { assertPortFree } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
@@ -139,6 +141,8 @@ const DEFAULT_MODES = ['text/plain', 'application/json'];
 export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const log = opts.log ?? silentLog;
   const host = opts.host ?? '127.0.0.1';
+  // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
+  assertPortFree(def.name, host, opts.port ?? 0);
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const cache = { cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes };
   const store: TaskStore = opts.tasksDatabaseUrl
@@ -157,9 +161,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
   const outputModes = def.outputModes ?? DEFAULT_MODES;
+  const agent = def.agent ?? catalogAgent(def.catalog);
   const engine = new TaskEngine({
     store,
-    agent: def.agent ?? catalogAgent(def.catalog),
+    agent,
     log,
     inputModes,
     outputModes,
@@ -168,6 +173,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     onEvent: nodeMetrics.onTaskEvent,
     limits: { historyMessages: limits.taskHistoryMessages, historyBytes: limits.taskHistoryBytes, artifacts: limits.taskArtifacts, artifactBytes: limits.taskArtifactBytes },
   });
+  // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
+  // A shared store has several processes per node; its engine takes over a gone process's tasks.
+  if (store instanceof FileTaskStore) recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
   const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
@@ -279,8 +287,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     },
     async start() {
       if (store instanceof PostgresTaskStore) await store.open();
-      // Bun.serve rather than app.listen: every request goes through the measured `fetch`.
-      const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, fetch: measuredFetch });
+      // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
+      // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
+      const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, reusePort: false, fetch: measuredFetch });
       const port = server.port!;
       advertisedPort = port;
       cards.update(cardFor(port), opts.now);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CapabilityError } from '../../lib/catalog/catalog.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
 import type { ModelEndpoint, PriorTurn } from './model.ts';
-import { procStartTime, signalGroup } from './process-group.ts';
+import { endOrphanedJob, procStartTime, signalGroup } from './process-group.ts';
 import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
 import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
 
@@ -83,8 +83,8 @@ export function createExecutor(opts: ExecutorOptions): Executor {
 
   /** A running record no live process of this executor owns: its executor died. */
   const orphan = (r: JobRecord) => {
-    // The start time guards against signalling a stranger that reused the pid.
-    if (r.pid && r.procStart !== undefined && procStartTime(r.pid) === r.procStart) signalGroup(r.pid, 'SIGKILL');
+    // The start time (or the job's id in the environment) guards against signalling a stranger.
+    if (r.pid) endOrphanedJob(r.pid, r.procStart, r.job_id);
     files.settle({ ...r, state: 'failed', error: RESTARTED, endedAt: iso() });
   };
   for (const id of files.ids()) {
