@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { silentLog } from '../lib/log.ts';
 import { encodeText } from '../lib/mesh/payload.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { createMeshServer } from '../hub/mesh/server.ts';
 import { claim, fmt, spawnHub } from './mesh-common.ts';
 
@@ -19,7 +19,7 @@ const dir = mkdtempSync(join(tmpdir(), 'mesh-history-'));
 const db = openMeshDatabase(join(dir, 'hub', 'mesh.sqlite'));
 // Filling: large groups, synchronous = NORMAL only while filling (this is set-up, not the measured path).
 db.exec('PRAGMA synchronous = NORMAL');
-const store = createMeshStore({ db, log: silentLog, maxBatch: 5000, schedule: () => {} });
+const store = createSqliteMeshStore({ db, log: silentLog, maxBatch: 5000, schedule: () => {} });
 store.createProject({ name: 'big' });
 const t0 = performance.now();
 const names = ['alice', 'bob', 'carol', 'dave'];

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Database } from 'bun:sqlite';
 import { silentLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { createMeshServer, type MeshSocketData } from '../hub/mesh/server.ts';
 
 // argv: <file|memory> <dataDir> <project>...
 const [mode = 'memory', dir = '/tmp', ...projects] = process.argv.slice(2);
 const db = mode === 'file' ? openMeshDatabase(join(dir, 'hub', 'mesh.sqlite')) : new Database(':memory:', { strict: true });
-const store = createMeshStore({ db, log: silentLog });
+const store = createSqliteMeshStore({ db, log: silentLog });
 for (const p of projects) store.createProject({ name: p });
 const mesh = createMeshServer({ store, log: silentLog });
 const server = Bun.serve<MeshSocketData>({

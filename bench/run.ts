@@ -1,6 +1,6 @@
 /**
  * `bun run bench`: runs every benchmark in turn, each in its own process, and prints their
- * figures. `bun run bench --write` also records the A2A, peer and fleet sections in
+ * figures. `bun run bench --write` also records the A2A, peer, fleet and mesh-cluster sections in
  * docs/benchmarks.md; without it no tracked file changes.
  */
 
@@ -11,6 +11,7 @@ const benches: string[][] = [
   ['bench/fleet.ts', ...write],
   ['bench/mesh-throughput.ts'],
   ['bench/mesh-history.ts'],
+  ['bench/mesh-cluster.ts', ...write],
 ];
 
 for (const cmd of benches) {

@@ -116,6 +116,8 @@ export interface AskTry {
 export interface AskAnswer {
   question: string;
   plannedBy: 'keywords' | 'model';
+  /** Why the model did not plan, when it was asked and the keywords planned instead. */
+  planNote?: string;
   answered: boolean;
   answer: string;
   facts: AskFact[];

@@ -1,8 +1,9 @@
 /**
  * @module hub/hub — `createHub(opts)`: every piece of the hub process behind one fetch handler:
  * the mesh (routes and WebSocket), the console API (`/api/*`), the browser console (`/`) with its
- * sign-in, the hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`), and `/healthz` /
- * `/readyz` for the whole process. One access policy (hub/http/access.ts) admits every request
+ * sign-in, the hub's own A2A node `a2a` (card, `/a2a`, REST, `/peer/*`), `/healthz`, `/readyz`
+ * and `/metrics` for the whole process, every request run in its W3C trace context, and the trace
+ * exported over OTLP when configured. One access policy (hub/http/access.ts) admits every request
  * first. Dependencies come in as arguments so tests can build a hub on port 0 with an in-memory database.
  */
 
@@ -22,23 +23,34 @@ import { LIMITS, type Limits } from '../lib/limits.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
+import { fleetFeed, tasksFeeds } from './http/live.ts';
 import { createHubAccess, type HubAccess } from './http/access.ts';
 import { createLogin } from './http/login.ts';
 import type { SessionTable } from './http/sessions.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
-import { fleetFeed, tasksFeeds } from './http/live.ts';
 import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
+import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
+import type { Catalog } from '../lib/catalog/catalog.ts';
+import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
+import type { MeshCluster } from './mesh/cluster.ts';
 import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
+import { hubRoutes, registerHubMetrics } from './metrics.ts';
+import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
+import { createRequestObserver } from '../lib/metrics/http.ts';
+import { createMetricsRegistry, type MetricsRegistry } from '../lib/metrics/registry.ts';
+import { createOtlpExporter, type OtlpConfig, type OtlpExporter } from '../lib/telemetry/otlp.ts';
 
 export interface HubOptions {
   fleet: Fleet;
+  /** More `/readyz` checks (the boot self-check's verdicts). */
+  readyChecks?: Record<string, ReadyCheck>;
   /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
   dataDir: string;
   /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
@@ -47,7 +59,9 @@ export interface HubOptions {
   identity: { signer: PeerSigner; verifier: PeerVerifier };
   traceDb: Database;
   meshStore: MeshStore;
-  /** MESH_TOKEN: the mesh needs a principal even on loopback, and this token is accepted as the token `mesh`. */
+  /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
+  meshCluster?: MeshCluster;
+  /** MESH_TOKEN: the whole hub needs a principal, and this token is accepted as the token `mesh`. */
   meshToken?: string;
   /** Bearer tokens (`DATA_DIR/keys/tokens.json`); MESH_TOKEN is added to them as `mesh`. */
   tokens?: TokenBook;
@@ -74,14 +88,25 @@ export interface HubOptions {
   fetch?: typeof fetch;
   /** Non-public hosts, addresses or CIDR ranges the hub's webhooks may reach (PUSH_ALLOW_HOSTS). */
   pushAllowHosts?: string[];
+  /** Where the trace is exported as OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_ENDPOINT); off without it. */
+  otlp?: OtlpConfig;
+  /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
+  metricsAccess?: MetricsAccess;
 }
 
 export interface Hub {
   trace: TraceStore;
   access: HubAccess;
+  metrics: MetricsRegistry;
+  /** The OTLP export, when configured. */
+  otlp?: OtlpExporter;
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
+  /** Whether the hub's model answers (absent without a model). */
+  model?: ModelHealth;
+  /** The hub node's own capabilities (for the boot self-check). */
+  catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
@@ -97,6 +122,10 @@ export function createHub(opts: HubOptions): Hub {
   const trace = createTraceStore(opts.traceDb, { maxRows: limits.traceMaxRows, maxAgeMs: limits.traceMaxAgeHours * 3_600_000 });
   // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
   const streams = new SseStreams();
+  const metrics = createMetricsRegistry();
+  const requests = createRequestObserver(metrics, hubRoutes);
+  const otlp = opts.otlp && createOtlpExporter({ ...opts.otlp, self, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  if (otlp) trace.subscribe((r) => otlp.add(r));
   const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
   const signA2A = (to: string, body: Uint8Array) => opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
@@ -112,40 +141,60 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
   const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
+  const counted = registerHubMetrics(metrics, { self, trace, presences: () => mesh.realtime.roster.size, ...(otlp ? { otlp } : {}) });
   const mesh = createMeshServer({
-    store: opts.meshStore,
+    store: counted.countMeshMessages(opts.meshStore),
     log,
+    ...(opts.meshCluster ? { cluster: opts.meshCluster } : {}),
     // The hub's policy checks the mesh's HTTP routes; a hello on an unauthenticated socket carries a token.
     access: { required: access.meshProtected, verify: (t) => tokens?.verify(t) !== undefined },
     ...(opts.meshLimits ? { limits: opts.meshLimits } : {}),
   });
-  const delegator = createDelegator(invoker);
-  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  // The hub's own tasks, for a delegation that continues an earlier one (the node exists below).
+  let ownTasks: NodeApp['engine'] | undefined;
+  const delegator = createDelegator({
+    invoker,
+    nodeNames: () => fleet.nodes.map((n) => n.name),
+    members: async () => (await view.snapshot()).nodes,
+    findTask: async (id, caller) => {
+      const t = await ownTasks?.getTask(id, undefined, caller);
+      return t && !('error' in t) ? t : undefined;
+    },
+  });
+  // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
+  const modelHealthOf = opts.model ? modelHealth(opts.model, { pingMs: opts.model.pingMs ?? 30_000, log, name: self, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
+  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(modelHealthOf ? { health: modelHealthOf } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
   const askQuestion = (question: string) => ask({
     invoker,
     // The hub's own capabilities, read when a question comes (the catalog is made below).
     own: { name: self, tools: () => definition.catalog.descriptors(), invoke: (id, args) => definition.catalog.invoke(id, args) },
-    plannedBy: modelPlan ? 'model' : 'keywords',
     ...(modelPlan ? { planner: modelPlan } : {}),
     fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
   }, question);
-  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: modelPlan !== undefined, dataDir: opts.dataDir });
+  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: () => modelHealthOf?.up ?? false, dataDir: opts.dataDir });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
-    peer: { verifier: opts.identity.verifier, client, fleet },
+    // Signed calls the hub serves and relays are recorded in its trace, like the calls it makes.
+    peer: { verifier: opts.identity.verifier, client, fleet, spans: trace },
     access: { authenticate: access.authenticate, anonymous: access.anonymous },
+    metrics,
+    requests,
+    ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
     limits,
     streams,
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
-      mesh: () => (opts.meshStore.count(''), true),
+      mesh: () => opts.meshStore.ready(),
+      ...opts.readyChecks,
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
   });
+
+  ownTasks = node.engine;
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
@@ -160,7 +209,7 @@ export function createHub(opts: HubOptions): Hub {
   };
   const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
 
-  async function fetchAll(req: Request, server: Server<MeshSocketData>): Promise<Response> {
+  async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
@@ -174,20 +223,23 @@ export function createHub(opts: HubOptions): Hub {
     const fromApi = await api.fetch(req, caller);
     if (fromApi !== undefined) return fromApi;
     const fromConsole = consoleSite.fetch(req);
-    if (fromConsole !== undefined) {
-      return path === '/' || path === '/index.html' ? login.consolePage(caller, () => fromConsole) : fromConsole;
-    }
+    if (fromConsole !== undefined) return path === '/' || path === '/index.html' ? login.consolePage(caller, () => fromConsole) : fromConsole;
     // The hub's own node answers everything else, including the coded 404, and authenticates its
     // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
     return node.app.handle(req);
   }
+  const fetchAll = requests.wrap(route);
 
   return {
     trace,
     access,
+    metrics,
+    ...(otlp ? { otlp } : {}),
     invoker,
     node,
     view,
+    ...(modelHealthOf ? { model: modelHealthOf } : {}),
+    catalog: definition.catalog,
     fetch: fetchAll,
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
@@ -200,6 +252,7 @@ export function createHub(opts: HubOptions): Hub {
       });
       access.bind(server.port!);
       node.advertise(server.port!);
+      modelHealthOf?.start();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -209,6 +262,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();
           live.tasks.close();
@@ -221,6 +275,7 @@ export function createHub(opts: HubOptions): Hub {
           await node.engine.close();
           await node.store.close();
           trace.flush();
+          await otlp?.flush();
         },
       };
     },

@@ -6,52 +6,75 @@
 
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
+import { loadSettings, type Settings } from '../lib/config.ts';
 import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
+import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import { TokenBook } from '../lib/auth/tokens.ts';
+import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
+import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
+import { openMeshBackend } from './mesh/backend.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
 
-// 1. Options, read only here.
-const env = process.env;
-const fleet = await loadFleet(fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir: resolve(env.DATA_DIR ?? './data'), root: join(import.meta.dir, '..') }));
-const host = env.HOST ?? '127.0.0.1';
-const port = env.PORT ? Number(env.PORT) : fleet.hub.port;
-const maxPort = env.MAX_PORT ? Number(env.MAX_PORT) : port;
-const dataDir = resolve(env.DATA_DIR ?? './data');
-const token = env.MESH_TOKEN || undefined;
-// Where browsers reach the console besides loopback (comma-separated origins such as https://hub.example.com).
-const publicOrigins = (env.HUB_PUBLIC_ORIGIN ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+// 1. Options, read only here: the config file (if any), overridden by the environment.
+let settings: Settings;
+try {
+  settings = loadSettings({ env: process.env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`hub: ${(e as Error).message}`);
+  process.exit(2);
+}
+const fleet = await loadFleet(fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: join(import.meta.dir, '..') }));
+const host = settings.hub.host;
+const port = settings.hub.port ?? fleet.hub.port;
+const maxPort = settings.hub.maxPort ?? port;
+const dataDir = settings.dataDir;
+const token = settings.hub.token;
+const pushAllowHosts = settings.pushAllowHosts;
+// Where browsers reach the console besides loopback (origins such as https://hub.example.com), and
+// whether the console signs in even on loopback (docs/security.md).
+const publicOrigins = settings.hub.publicOrigins ?? [];
+const requireLogin = settings.hub.requireLogin ?? false;
 for (const o of publicOrigins) {
   if (!/^https?:\/\/[^/\s]+$/.test(o)) {
     console.error(`hub: HUB_PUBLIC_ORIGIN must list origins such as https://hub.example.com (no path), got ${o}`);
     process.exit(2);
   }
 }
-const requireLogin = env.HUB_REQUIRE_LOGIN === '1';
-const pushAllowHosts = (env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
-const meshLimits = meshLimitsFromEnv(env);
-if (!meshLimits.ok) {
-  console.error(`hub: ${meshLimits.message}`);
-  process.exit(2);
-}
-const limits = limitsFromEnv(env);
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const meshLimits = { ...(heartbeatMs ? { heartbeatMs } : {}), ...(heartbeatMisses ? { heartbeatMisses } : {}), ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}) };
+// The bounds of docs/limits.md, read from the environment.
+const limits = limitsFromEnv(process.env);
 if (!limits.ok) {
   console.error(`hub: ${limits.message}`);
   process.exit(2);
 }
-const log = consoleLog('hub', (env.LOG_LEVEL as 'debug' | 'info' | 'warn' | 'error' | undefined) ?? 'info');
+// A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
+const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
+if (maxPort <= port) exitIfPortTaken(portOwner);
+// The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const otlp = otlpConfigFromEnv(process.env);
+if (!otlp.ok) {
+  console.error(`hub: ${otlp.message}`);
+  process.exit(2);
+}
+const log = consoleLog('hub', settings.logLevel, settings.logFormat);
 installCrashGuard(log);
+if (settings.file) log('info', 'configuration read', { file: settings.file });
 
-// 2. Storage under DATA_DIR/hub/: mesh history and the call trace, each a SQLite file in WAL mode.
+// 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
-const meshStore = createMeshStore({ db: openMeshDatabase(join(dataDir, 'hub', 'mesh.sqlite')), log });
+// Several hubs share one mesh when they share this PostgreSQL database; without it the mesh is a SQLite file.
+const mesh = await openMeshBackend({ databaseUrl: settings.hub.meshDatabaseUrl, sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'), log, ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}) }).catch((e: Error) => {
+  console.error(`hub: cannot open the mesh store: ${e.message}`);
+  process.exit(2);
+});
+// The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
+if (!(await mesh.store.getProject(settings.mesh.project))) await mesh.store.createProject({ name: settings.mesh.project, description: 'The default project' });
 const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: true, strict: true });
 
 // 3. Keys: created on first start, never overwritten.
@@ -62,26 +85,45 @@ const tokens = TokenBook.open(dataDir);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
-const model = env.MODEL_BASE_URL && env.MODEL_NAME
-  ? { baseUrl: env.MODEL_BASE_URL, model: env.MODEL_NAME, ...(env.MODEL_API_KEY ? { apiKey: env.MODEL_API_KEY } : {}) }
+const modelSettings = settings.modelFor(fleet.hub.name);
+const model = modelSettings.baseUrl
+  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, pingMs: modelSettings.pingMs, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
   : undefined;
+// The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
+const boot = selfCheckReadiness();
 const hub = createHub({
-  fleet, dataDir, log, identity, traceDb, meshStore, host, meshLimits: meshLimits.value, pushAllowHosts, limits: limits.value, tokens, requireLogin,
+  readyChecks: boot.checks,
+  fleet, dataDir, log, identity, traceDb, meshStore: mesh.store, host, meshLimits, pushAllowHosts, limits: limits.value, tokens, requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
+  ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
   ...(model ? { model } : {}),
+  ...(otlp.value ? { otlp: otlp.value } : {}),
   ...(token ? { meshToken: token } : {}),
-  ...(env.PEER_PUBLIC_URL ? { publicUrl: env.PEER_PUBLIC_URL } : {}),
-  ...(env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: env.TASKS_DATABASE_URL } : {}),
+  ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).
 await hub.node.ready();
-const server = hub.listen(port, maxPort);
+const server = await bindOrExit(portOwner, () => hub.listen(port, maxPort));
+// Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
+const report = await selfCheck({
+  name: fleet.hub.name,
+  card: hub.node.card(),
+  catalog: hub.catalog,
+  // The hub's other capabilities ask nodes that may still be starting; this one reads local data.
+  probes: ['negotiation.list'],
+  keysLoaded: true,
+  dataPaths: [join(dataDir, 'hub')],
+  ...(hub.model ? { model: () => hub.model!.check() } : {}),
+});
+boot.record(report);
+for (const line of report) console.log(formatCheck(fleet.hub.name, line));
 if (hub.access.requireLogin) {
   const why = requireLogin ? 'HUB_REQUIRE_LOGIN' : token ? 'MESH_TOKEN is set' : `bound to ${host}, beyond loopback`;
   log('warn', `hub requires a principal on every route but the card, health and sign-in (${why})`);
   if (tokens.size === 0 && !token) log('warn', 'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in');
 }
-log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', login: hub.access.requireLogin ? 'required' : 'loopback', meshToken: token ? 'set' : 'off' });
+log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', store: mesh.describe, login: hub.access.requireLogin ? 'required' : 'loopback', otlp: otlp.value ? new URL(otlp.value.url).origin : 'off' });
 console.log(`hub listening on ${server.url}`);
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
@@ -94,11 +136,13 @@ const stop = () => {
     console.error('hub: stop took longer than 5 s, exiting');
     process.exit(1);
   }, 5_000).unref();
-  void server.stop().finally(() => {
-    meshStore.close();
-    traceDb.close();
-    process.exit(0);
-  });
+  void server
+    .stop()
+    .then(() => mesh.close())
+    .finally(() => {
+      traceDb.close();
+      process.exit(0);
+    });
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);

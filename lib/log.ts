@@ -1,22 +1,67 @@
 /**
  * @module log — one-line structured logger. Passed into every component as a dependency so tests
- * can capture lines; nothing in lib/ writes to the console directly.
+ * can capture lines; nothing in lib/ writes to the console directly. The console logger writes
+ * text (`time level name msg k=v …`) or, with `format: 'json'` (LOG_FORMAT=json), one JSON object
+ * per line; either way a field whose name says it holds a secret is written as `[redacted]`.
  */
+
+import { currentTrace } from './telemetry/trace-context.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 export type Log = (level: LogLevel, msg: string, fields?: LogFields) => void;
+export type LogFormat = 'text' | 'json';
 
-/** A logger that writes `level name msg k=v …` lines to stderr (stdout stays free for CLIs). */
-export function consoleLog(name: string, minLevel: LogLevel = 'info'): Log {
+/**
+ * Field names that hold secrets (keys, tokens, passwords, credentials, signatures, cookies).
+ * Nothing should log one; this is the defence for the day something does.
+ */
+const SECRET_FIELD = /(key|token|secret|passw(or)?d|credential|authorization|signature|cookie|bearer)s?$/i;
+export const REDACTED = '[redacted]';
+const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/=-]+/gi;
+/** A password inside a URL (`postgres://user:password@host`). */
+const URL_PASSWORD = /(\/\/[^\s:/@]+:)[^\s@/]+@/g;
+/** Text with bearer credentials and URL passwords cut out. */
+const scrub = (text: string) => text.replace(BEARER, `$1 ${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
+
+/** The fields as written: secret-named ones redacted, bearer credentials and URL passwords cut out of any text. */
+export function redactFields(fields: LogFields): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [k, v] of Object.entries(fields)) {
+    if (v === undefined) continue;
+    if (SECRET_FIELD.test(k) && v !== null && typeof v !== 'boolean') out[k] = REDACTED;
+    else out[k] = typeof v === 'string' ? scrub(v) : v;
+  }
+  return out;
+}
+
+/**
+ * A logger that writes to stderr (stdout stays free for CLIs). JSON lines carry `time`, `level`,
+ * `logger`, `msg` and `fields`, and the W3C `trace_id`/`span_id` of the request being served, if any.
+ */
+export function consoleLog(name: string, minLevel: LogLevel = 'info', format: LogFormat = 'text'): Log {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
   return (level, msg, fields) => {
     if (order[level] < order[minLevel]) return;
-    let line = `${new Date().toISOString()} ${level} ${name} ${msg}`;
-    if (fields) for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${JSON.stringify(v)}`;
+    const safe = fields ? redactFields(fields) : {};
+    const text = scrub(msg);
+    let line: string;
+    if (format === 'json') {
+      const trace = currentTrace();
+      line = JSON.stringify({
+        time: new Date().toISOString(), level, logger: name, msg: text, fields: safe,
+        ...(trace ? { trace_id: trace.traceId, span_id: trace.spanId } : {}),
+      });
+    } else {
+      line = `${new Date().toISOString()} ${level} ${name} ${text}`;
+      for (const [k, v] of Object.entries(safe)) line += ` ${k}=${JSON.stringify(v)}`;
+    }
     process.stderr.write(line + '\n');
   };
 }
+
+/** LOG_FORMAT's value as a format; anything but `json` is text. */
+export const logFormatOf = (value: string | undefined): LogFormat => (value?.trim().toLowerCase() === 'json' ? 'json' : 'text');
 
 /** A logger that keeps lines in memory; tests read `lines`. */
 export function memoryLog(): Log & { lines: string[] } {

@@ -13,9 +13,15 @@ import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { createMeshClient } from '../lib/mesh/client.ts';
+import { modelBackedNode } from '../lib/model/agent.ts';
+import { meshTools } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
+import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
+import { bindOrExit } from '../lib/port-check.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -26,11 +32,13 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 --file starts the node a file declares (its default export is defineNode(...)); when the fleet
 file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
 alone on --port (default: a free port) with the peer channel off.
-Environment: HOST (bind address, default 127.0.0.1), PORT, PEER_PUBLIC_URL (URL the card
-advertises), DATA_DIR (default ./data), PUSH_ALLOW_HOSTS (non-public webhook hosts, addresses or CIDR ranges allowed, comma-separated),
-MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME (an OpenAI-compatible endpoint for resolve's model recipe),
+Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
+environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
+PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
+(or MODEL_<NODE>_…: the node's model-backed agent and resolve's model recipe),
 TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
 the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md),
+LOG_FORMAT=json (one JSON object per log line),
 the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …), and
 A2A_OPEN=1 (anonymous callers may also cancel, register webhooks and run capabilities that change
 state; loopback only, for conformance runs). Bearer tokens: bun run keys token add <name>.`;
@@ -45,10 +53,17 @@ if (values.help || (!text(values.name) && !text(values.file))) {
   process.exit(values.help ? 0 : 2);
 }
 
-const dataDir = resolve(process.env.DATA_DIR ?? 'data');
-const fleetFile = fleetFilePath({ fleetFile: process.env.FLEET_FILE, dataDir, root });
+let settings: Settings;
+try {
+  settings = loadSettings({ env: process.env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`node: ${(e as Error).message}`);
+  process.exit(2);
+}
+const dataDir = settings.dataDir;
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
-const fleet: Fleet | undefined = process.env.FLEET_FILE || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
+const fleet: Fleet | undefined = settings.fleetFile || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
 let file = text(values.file) ? resolve(text(values.file)!) : undefined;
 if (!file) {
   const member = fleet!.nodes.find((n) => n.name === values.name);
@@ -59,16 +74,14 @@ if (!file) {
   file = member.file;
 }
 
-const portText = text(values.port) ?? process.env.PORT;
+// A node's own port: --port, then PORT (the config file's hub.port is the hub's, not a node's).
+const portText = text(values.port) ?? (process.env.PORT || undefined);
 const port = portText === undefined ? undefined : Number(portText);
 if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
   console.error(`--port must be a port number, got ${portText}`);
   process.exit(2);
 }
 
-const model = process.env.MODEL_BASE_URL
-  ? { baseUrl: process.env.MODEL_BASE_URL, model: process.env.MODEL_NAME ?? 'gpt-4o-mini', ...(process.env.MODEL_API_KEY ? { apiKey: process.env.MODEL_API_KEY } : {}) }
-  : undefined;
 const limits = limitsFromEnv(process.env);
 if (!limits.ok) {
   console.error(`node: ${limits.message}`);
@@ -78,31 +91,68 @@ const factory = await importNode(file, root).catch((e: Error) => {
   console.error(e.message);
   process.exit(2);
 });
-// Webhooks reach public addresses; loopback and private networks only when listed here.
-const pushAllowHosts = (process.env.PUSH_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter(Boolean);
+// The node's model (models.<node>, MODEL_*), known once its name is: the setup is built here.
+const named = text(values.name) ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
+const modelSettings = settings.modelFor(named);
+const model = modelSettings.baseUrl
+  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
+  : undefined;
+const log = consoleLog(named, settings.logLevel, settings.logFormat);
+installCrashGuard(log);
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
-const running = await serveNode(factory, {
+const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
+// A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
+// lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
+// mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
+// and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
+const mesh = settings.mesh.autoConnect && fleet
+  ? createMeshClient({ hubUrl: settings.mesh.hubUrl ?? fleet.hub.url, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
+  : undefined;
+const { definition, health } = modelBackedNode(declared, {
+  ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
+  ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
+});
+// The boot self-check's verdicts are part of /readyz (filled in once the node serves).
+const boot = selfCheckReadiness();
+// A port another process holds (a second copy of this node, a running fleet) stops the start with
+// one line, before the node opens its task files (lib/port-check.ts).
+const host = text(values.host) ?? settings.hub.host;
+const hint = `stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`;
+const running = await bindOrExit({ host, hint }, () => serveNode(definition, {
+  readyChecks: boot.checks,
   dataDir,
-  host: text(values.host) ?? process.env.HOST ?? '127.0.0.1',
+  host,
   ...(port !== undefined ? { port } : {}),
   ...(fleet ? { fleet } : {}),
-  pushAllowHosts,
+  // Webhooks reach public addresses; loopback and private networks only when listed.
+  pushAllowHosts: settings.pushAllowHosts,
   limits: limits.value,
-  setup: { fixturesDir: resolve(root, 'fixtures'), fleetFile, ...(model ? { model } : {}) },
-  ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}),
+  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+  ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
-  access: { tokens: TokenBook.open(dataDir), ...(process.env.A2A_OPEN === '1' ? { anonymous: 'all' as const } : {}) },
-  ...(process.env.PEER_PUBLIC_URL ? { publicUrl: process.env.PEER_PUBLIC_URL } : {}),
-  // The node's name is known once its file built it: the log and the crash guard start there.
-  logFor: (name) => {
-    const log = consoleLog(name);
-    installCrashGuard(log);
-    return log;
-  },
-});
+  access: { tokens: TokenBook.open(dataDir), ...(settings.a2aOpen ? { anonymous: 'all' as const } : {}) },
+  log,
+}));
 const name = running.node.definition.name;
 console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+// Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
+const report = await selfCheck({
+  name,
+  ...(definition.a2a === false ? {} : { card: running.node.card() }),
+  catalog: definition.catalog,
+  keysLoaded: running.node.fleet?.nodes.some((n) => n.name === name) ?? false,
+  ...(definition.dataPaths ? { dataPaths: definition.dataPaths } : {}),
+  ...(health ? { model: () => health.check() } : {}),
+});
+boot.record(report);
+for (const line of report) console.log(formatCheck(name, line));
+health?.start();
+
+if (mesh) {
+  const joined = await mesh.connect(name, settings.mesh.project, name);
+  log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', { project: settings.mesh.project, state: joined.state, code: joined.lastError?.code });
+}
 
 // Graceful stop: streams get their final event, task files are flushed; never longer than 5 s.
 let stopping = false;
@@ -114,6 +164,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       console.error(`${name}: stop took longer than 5 s, exiting`);
       process.exit(1);
     }, 5_000).unref();
+    health?.stop();
+    await mesh?.close();
     await running.stop();
     process.exit(0);
   });

@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
@@ -57,7 +57,7 @@ test('a new node file plus a fleet entry is enough to join', async () => {
   }
 
   const log = memoryLog();
-  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
   const server = hub.listen(0);
   try {
@@ -70,7 +70,7 @@ test('a new node file plus a fleet entry is enough to join', async () => {
     expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([[name, 'host.load', 'ok']]);
   } finally {
     await server.stop();
-    meshStore.close();
+    await meshStore.close();
   }
 }, 20_000);
 

@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { keywordPlanner, withOwnTools, type CatalogTool } from '../hub/workbench/ask.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { startModelServer } from './support/model-server.ts';
 import { msgV1, rpc, testTokens } from './support/node.ts';
 
 let f: RunningFleet;
@@ -62,10 +63,10 @@ describe('the hub\'s own capabilities', () => {
     // The hub's relay of scanner's sector.movement is left to scanner; its own join is offered.
     expect(tools.filter((t) => t.node === 'a2a').map((t) => t.id)).toContain('customer.reach');
     expect(tools.some((t) => t.node === 'a2a' && t.id === 'sector.movement')).toBe(false);
-    const plan = await keywordPlanner('Which industry should we contact today?', tools);
+    const plan = (await keywordPlanner('Which industry should we contact today?', tools)).calls;
     expect(`${plan[0]?.node}/${plan[0]?.tool}`).toBe('a2a/customer.reach');
     // A plain sector question still goes to scanner.
-    const sectors = await keywordPlanner('Which sectors moved today?', tools);
+    const sectors = (await keywordPlanner('Which sectors moved today?', tools)).calls;
     expect(`${sectors[0]?.node}/${sectors[0]?.tool}`).toBe('scanner/sector.movement');
   });
 
@@ -81,36 +82,40 @@ describe('the hub\'s own capabilities', () => {
 });
 
 describe('model planner', () => {
-  test('a configured OpenAI-compatible model picks the tools; the card says a model answers', async () => {
-    const seen: any[] = [];
-    const model = Bun.serve({
-      port: 0,
-      async fetch(req) {
-        const body = await req.json();
-        seen.push({ auth: req.headers.get('authorization'), body });
-        const tool = body.tools.find((t: any) => t.function.description.startsWith('lan:') && t.function.name.includes('lan_dns'));
-        return Response.json({ choices: [{ message: { role: 'assistant', tool_calls: [{ id: 'c1', type: 'function', function: { name: tool.function.name, arguments: '{}' } }] } }] });
-      },
+  test('a configured OpenAI-compatible model picks the tools; the card says a model answers only while it does; a failed model is reported', async () => {
+    const model = startModelServer((body) => {
+      const tool = body.tools!.find((t) => t.function.description!.startsWith('lan:') && t.function.name.includes('lan_dns'))!;
+      return { calls: [{ name: tool.function.name, args: {} }] };
     });
     const log = memoryLog();
-    const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+    const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
     const hub = createHub({
       fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'),
-      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: `http://127.0.0.1:${model.port}/v1`, model: 'test-model', apiKey: 'sk-test-secret' }, tokens: testTokens(),
+      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: model.baseUrl, model: 'test-model', apiKey: 'sk-test-secret', timeoutMs: 2000 }, tokens: testTokens(),
     });
     const server = hub.listen(0);
+    const agentBacked = async () => readAgentBacked(await (await fetch(`${server.url}/.well-known/agent-card.json`)).json());
     try {
-      const card = await (await fetch(`${server.url}/.well-known/agent-card.json`)).json();
-      expect(readAgentBacked(card)).toBe(true);
+      expect(await hub.model!.check()).toBe(true);
+      expect(await agentBacked()).toBe(true);
       const answer = (await askHub(server.url, 'anything at all')).artifacts[0].parts[0].data;
       expect([answer.plannedBy, answer.facts.map((x: any) => `${x.node}/${x.tool}`)]).toEqual(['model', ['lan/lan.dns']]);
-      expect(seen[0].auth).toBe('Bearer sk-test-secret');
-      expect(seen[0].body.model).toBe('test-model');
+      const asked = model.requests.find((r) => r.body.tools)!;
+      expect([asked.auth, asked.body.model]).toEqual(['Bearer sk-test-secret', 'test-model']);
+      // The model goes away: the keywords plan, the answer says so, and the card stops saying agent-backed.
+      model.down();
+      const fallback = (await askHub(server.url, 'which sectors moved most today')).artifacts[0].parts[0].data;
+      expect([fallback.plannedBy, fallback.planNote]).toEqual(['keywords', 'the model did not plan (MODEL_HTTP: the model endpoint answered HTTP 503); keywords did']);
+      expect(fallback.answered).toBe(true);
+      expect(await agentBacked()).toBe(false);
+      model.up();
+      expect(await hub.model!.check()).toBe(true);
+      expect(await agentBacked()).toBe(true);
       expect(log.lines.join('\n')).not.toContain('sk-test-secret');
     } finally {
       await server.stop();
-      model.stop(true);
-      meshStore.close();
+      model.stop();
+      await meshStore.close();
     }
   });
 });

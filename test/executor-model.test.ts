@@ -63,3 +63,18 @@ test('the key is in no job record and no log line', async () => {
   expect(records.filter((r) => r.includes(KEY))).toEqual([]);
   expect(x.node.log.lines.filter((l) => l.includes(KEY))).toEqual([]);
 });
+
+test('a model name and earlier turns reach the model; a malformed context or model name is refused', async () => {
+  const context = JSON.stringify([{ prompt: 'first', output: 'one' }]);
+  const sub = await x.ok('exec.submit', { prompt: 'second', model: 'other-model', context });
+  expect(sub.recipe).toBe('model');
+  await x.waitFor(sub.job_id, done);
+  expect(seen.at(-1)!.body).toEqual({ model: 'other-model', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'one' }, { role: 'user', content: 'second' }] });
+  const codes = await Promise.all([
+    x.call('exec.submit', { prompt: 'x', context: '{"not":"a list"}' }),
+    x.call('exec.submit', { prompt: 'x', context: 'not json' }),
+    x.call('exec.submit', { prompt: 'x', model: 'bad model name' }),
+    x.call('exec.submit', { prompt: 'fleet report', recipe: 'echo', model: 'm' }),
+  ]);
+  expect(codes.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['BAD_CONTEXT', 'BAD_CONTEXT', 'BAD_MODEL', 'MODEL_NOT_APPLICABLE']);
+});

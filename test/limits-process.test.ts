@@ -89,7 +89,8 @@ test('the hub: /healthz and /readyz; SIGTERM ends an open trace stream with SHUT
   expect(await (await fetch(`${hub.url}/healthz`)).json()).toEqual({ ok: true, name: 'a2a' });
   const ready = await fetch(`${hub.url}/readyz`);
   expect(ready.status).toBe(200);
-  expect((await ready.json()).checks).toEqual({ tasks: { ok: true }, keys: { ok: true }, trace: { ok: true }, mesh: { ok: true }, shutdown: { ok: true } });
+  // The boot self-check's verdicts (card, catalog, data) are readiness checks too.
+  expect((await ready.json()).checks).toEqual({ tasks: { ok: true }, keys: { ok: true }, trace: { ok: true }, mesh: { ok: true }, card: { ok: true }, catalog: { ok: true }, data: { ok: true }, shutdown: { ok: true } });
 
   const reader = rawSse(hub.url, '/api/trace/stream');
   await reader.opened;

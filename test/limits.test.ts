@@ -105,18 +105,22 @@ test('an A2A subscriber that stops reading is ended with STREAM_TOO_SLOW and its
   expect(frames.length).toBeLessThan(256);
 });
 
+/** The W3C ids every trace record carries (the same for all here). */
+const SPAN = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', parentSpanId: null };
+
 test('trace: names and codes are cut, rows past the row cap are deleted, and so are rows past the age cap', async () => {
   const f = await startFleet([]);
   try {
     // Records as long as the ones that made a 500-row page 32.5 MB.
-    for (let i = 0; i < 300; i++) f.hub.trace.record({ ts: new Date().toISOString(), from: 'a2a', to: 'gone', capability: `x.${'a'.repeat(50_000)}`, durationMs: 1, outcome: 'failed', errorCode: 'E'.repeat(500), bytes: 0 });
+    for (let i = 0; i < 300; i++) f.hub.trace.record({ ts: new Date().toISOString(), from: 'a2a', to: 'gone', capability: `x.${'a'.repeat(50_000)}`, durationMs: 1, outcome: 'failed', errorCode: 'E'.repeat(500), bytes: 0, ...SPAN });
     const page = await fetch(`${f.hubUrl}/api/trace?limit=500`);
     const text = await page.text();
     const records = JSON.parse(text).records;
     expect(records[0].capability).toHaveLength(128);
     expect(records[0].capability).toEndWith('…');
     expect(records[0].errorCode).toHaveLength(64);
-    expect(text.length).toBeLessThan(300 * 400);
+    // Each record: its cut names, plus the W3C ids (about 100 characters).
+    expect(text.length).toBeLessThan(300 * 500);
   } finally {
     await f.stop();
   }
@@ -126,8 +130,8 @@ test('trace: names and codes are cut, rows past the row cap are deleted, and so 
   const db = new Database(join(dir, 'trace.sqlite'), { create: true, strict: true });
   const trace = createTraceStore(db, { maxRows: 100, maxAgeMs: 24 * 3_600_000, now: () => now });
   const at = (ms: number) => new Date(ms).toISOString();
-  for (let i = 0; i < 50; i++) trace.record({ ts: at(now - 3 * 24 * 3_600_000), from: 'a2a', to: 'old', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1 });
-  for (let i = 0; i < 250; i++) trace.record({ ts: at(now), from: 'a2a', to: 'new', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1 });
+  for (let i = 0; i < 50; i++) trace.record({ ts: at(now - 3 * 24 * 3_600_000), from: 'a2a', to: 'old', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1, ...SPAN });
+  for (let i = 0; i < 250; i++) trace.record({ ts: at(now), from: 'a2a', to: 'new', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1, ...SPAN });
   trace.prune();
   expect(trace.count()).toBe(100);
   const kept = trace.page({ limit: 500 }).records;

@@ -43,7 +43,7 @@ test('projects, peers, send and history, with one-line coded errors', async () =
 
 test('connect stays connected: prints arrivals and joins, sends typed lines, /to and /reply', async () => {
   hub = startHub();
-  hub.store.createProject({ name: 'demo' });
+  await hub.store.createProject({ name: 'demo' });
   const bob = await join(hub, 'demo', 'bob');
   const typed = lineFeed();
   const session = run(['connect', 'demo', '--as', 'alice'], typed.lines);

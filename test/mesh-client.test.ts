@@ -15,9 +15,9 @@ const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f();
 });
-function hubWith(projects: string[] = ['demo'], port = 0): TestHub {
+async function hubWith(projects: string[] = ['demo'], port = 0): Promise<TestHub> {
   const hub = startHub({ port });
-  for (const p of projects) hub.store.createProject({ name: p });
+  for (const p of projects) await hub.store.createProject({ name: p });
   cleanups.push(() => hub.stop());
   return hub;
 }
@@ -41,7 +41,7 @@ function nextEvent<K extends keyof ClientEvents>(c: ReturnType<typeof client>, t
 }
 
 test('one presence per agent; inbound messages arrive with header and 0600 attachment files; delivery events', async () => {
-  const hub = hubWith();
+  const hub = await hubWith();
   const inbox: InboundMessage[] = [];
   const alice = client(hub);
   const bob = client(hub, { onInbound: (m) => void inbox.push(m) });
@@ -74,7 +74,7 @@ test('one presence per agent; inbound messages arrive with header and 0600 attac
 });
 
 test('a handler that throws gives a failed delivery; an absent peer and a bad path give coded errors', async () => {
-  const hub = hubWith();
+  const hub = await hubWith();
   const alice = client(hub);
   const bob = client(hub, {
     onInbound: () => {
@@ -97,7 +97,7 @@ test('a handler that throws gives a failed delivery; an absent peer and a bad pa
 });
 
 test('remembered connections rejoin after a restart; an explicit disconnect forgets them', async () => {
-  const hub = hubWith();
+  const hub = await hubWith();
   const memory = memoryConnectionMemory();
   const first = client(hub, { memory });
   await first.connect('agent-7', 'demo', 'seven');
@@ -111,7 +111,7 @@ test('remembered connections rejoin after a restart; an explicit disconnect forg
 });
 
 test('stop codes end the retries: name_in_use, unknown_project', async () => {
-  const hub = hubWith();
+  const hub = await hubWith();
   const holder = client(hub);
   await holder.connect('h', 'demo', 'taken');
   const c = client(hub, { timers: fakeTimers().timers });
@@ -121,7 +121,7 @@ test('stop codes end the retries: name_in_use, unknown_project', async () => {
 
 test('reconnect backoff doubles from 500 ms to 10 s and resets after a successful claim', async () => {
   const hub1 = startHub();
-  hub1.store.createProject({ name: 'demo' });
+  await hub1.store.createProject({ name: 'demo' });
   const port = hub1.port;
   const t = fakeTimers();
   const c = client({ url: hub1.url }, { timers: t.timers });

@@ -80,7 +80,7 @@ test('a gzip bomb, a lying size, non-canonical base64 and unsafe attachment name
     ['m-many', 'message_rejected'],
   ]);
   await stillServing('m-after-bad-content');
-  expect(hub.store.history({ project: 'demo', limit: 50 }).map((m) => m.messageId)).toEqual(['m-after-bad-content']);
+  expect((await hub.store.history({ project: 'demo', limit: 50 })).map((m) => m.messageId)).toEqual(['m-after-bad-content']);
 });
 
 test('before the claim: a first frame that is not hello, or garbage, is invalid_frame and closes 1008', async () => {

@@ -15,7 +15,7 @@ const post = (path: string, body: string) => fetch(hub.url + path, { method: 'PO
 
 test('meta, health, and history errors with their status', async () => {
   hub = startHub();
-  hub.store.createProject({ name: 'demo' });
+  await hub.store.createProject({ name: 'demo' });
   expect(await get('/v1/meta')).toEqual([200, { pid: process.pid, port: hub.port, baseUrl: hub.url, startedAt: expect.any(Number), protocolVersion: 3 }]);
   expect(await get('/healthz')).toEqual([200, { ok: true }]);
   expect(await get('/v1/history')).toEqual([400, { error: { code: 'A2A_BAD_REQUEST', message: 'project is required' } }]);

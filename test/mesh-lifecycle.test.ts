@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { silentLog } from '../lib/log.ts';
 import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
 
@@ -28,7 +28,7 @@ test('a restart keeps every accepted message (with attachments) and drops every 
   const dir = mkdtempSync(joinPath(tmpdir(), 'mesh-restart-'));
   dirs.push(dir);
   const file = joinPath(dir, 'hub', 'mesh.sqlite');
-  const hub1 = startHub({ store: createMeshStore({ db: openMeshDatabase(file), log: silentLog }) });
+  const hub1 = startHub({ store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }) });
   await createProject(hub1, 'demo');
   const a = await join(hub1, 'demo', 'alice');
   const b = await join(hub1, 'demo', 'bob');
@@ -42,7 +42,7 @@ test('a restart keeps every accepted message (with attachments) and drops every 
     { code: 1001, reason: 'hub_shutdown' },
   ]);
 
-  const hub2 = start({ store: createMeshStore({ db: openMeshDatabase(file), log: silentLog }), port: 0 });
+  const hub2 = start({ store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }), port: 0 });
   const history = await fetch(`${hub2.url}/v1/history?project=demo`).then((r) => r.json());
   expect(history).toEqual({ messages: [accepted.message] });
   expect(await fetch(`${hub2.url}/v1/presence?project=demo`).then((r) => r.json())).toEqual({ project: 'demo', peers: [] });

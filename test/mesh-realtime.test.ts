@@ -91,7 +91,7 @@ describe('direct messages', () => {
       { type: 'error', code: 'message_rejected', message: 'cannot send to yourself', requestId: 'r2' },
       { type: 'error', code: 'message_rejected', message: expect.any(String), requestId: 'r3' },
     ]);
-    expect(hub.store.history({ project: 'demo', limit: 50 })).toEqual([]);
+    expect(await hub.store.history({ project: 'demo', limit: 50 })).toEqual([]);
   });
 
   test('a recipient that closes before acknowledging gives disconnected; a failing handler gives failed', async () => {

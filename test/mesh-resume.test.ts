@@ -205,7 +205,7 @@ test('a recreated project is a new stream: recovery replays it from the start an
   const bob = await join(hub, 'demo', 'bob');
   const old = { epoch: bob.claimed.epoch, since: 4 };
   await bob.c.close();
-  expect(hub.store.deleteProject('demo')).toBe(true);
+  expect(await hub.store.deleteProject('demo')).toBe(true);
   await createProject(hub, 'demo');
   const alice = await join(hub, 'demo', 'alice');
   await alice.c.send(msg('r1', 'm-1', { type: 'project' }, 'first of the new stream'));

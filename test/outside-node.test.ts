@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
@@ -126,7 +126,7 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
   expect(existsSync(join(hubData, 'keys', privateKeyFile('echo')))).toBe(false);
 
   const log = memoryLog();
-  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const only = { ...fleet, nodes: fleet.nodes.filter((n) => n.name === 'echo') };
   const hub = createHub({ fleet: only, dataDir: hubData, log, identity: await loadPeerIdentity(hubData, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
   const server = hub.listen(0);
@@ -137,6 +137,6 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
     expect(r.json).toMatchObject({ ok: true, result: { word: 'hello' } });
   } finally {
     await server.stop();
-    meshStore.close();
+    await meshStore.close();
   }
 }, 30_000);

@@ -16,7 +16,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
-import { createMeshStore } from '../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
@@ -111,7 +111,7 @@ test('the app node joins a running fleet: the official SDK talks to it, the hub 
   expect(task.artifacts[0].parts[0].content.value).toEqual({ city: 'perth', celsius: 27 });
 
   const log = memoryLog();
-  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
   const server = hub.listen(0);
   try {
@@ -123,7 +123,7 @@ test('the app node joins a running fleet: the official SDK talks to it, the hub 
     expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([['weather', 'weather.now', 'ok']]);
   } finally {
     await server.stop();
-    meshStore.close();
+    await meshStore.close();
   }
 }, 30_000);
 

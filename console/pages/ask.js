@@ -51,7 +51,7 @@ export function Ask() {
 function Answer({ a }) {
   return html`
     <div class=${`card answer ${a.answered ? 'answered' : 'unanswered'}`} data-answered=${String(a.answered)}>
-      <div class="muted">planned by ${a.plannedBy === 'model' ? 'model' : 'keywords'}${a.answered ? '' : ' · nothing could answer'}</div>
+      <div class="muted">planned by ${a.plannedBy === 'model' ? 'model' : 'keywords'}${a.planNote ? ` (${a.planNote})` : ''}${a.answered ? '' : ' · nothing could answer'}</div>
       <p class=${a.answered ? 'answer-text' : 'answer-text warning-text'}>${a.answer}</p>
     </div>
     ${a.facts.length > 0 && html`

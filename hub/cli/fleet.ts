@@ -1,7 +1,8 @@
 /**
  * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
- * crashed node with backoff, and stops everything on Ctrl-C or SIGTERM.
+ * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
+ * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
  * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
  * that runs elsewhere (hub/fleet/add.ts).
@@ -10,17 +11,27 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
+import { loadSettings, type Settings } from '../../lib/config.ts';
 import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
-import { consoleLog } from '../../lib/log.ts';
+import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
+import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
-const dataDir = resolve(env.DATA_DIR ?? 'data');
-const fleetFile = fleetFilePath({ fleetFile: env.FLEET_FILE, dataDir, root });
+let settings: Settings;
+try {
+  settings = loadSettings({ env, cwd: process.cwd() });
+} catch (e) {
+  console.error(`fleet: ${(e as Error).message}`);
+  process.exit(2);
+}
+const dataDir = settings.dataDir;
+const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
@@ -32,7 +43,7 @@ if (command === 'add') {
     process.exit(2);
   }
   const added = await addRemoteNode({
-    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(env.FLEET_FILE, dataDir), dataDir,
+    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
     ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
   });
   if (!added.ok) {
@@ -49,7 +60,7 @@ if (command === 'verify') {
   const named = process.argv.slice(3);
   const nodes = fleet.nodes.filter((n) => (named.length ? named.includes(n.name) : n.default));
   // The comparison through the hub's API needs a bearer token (bun run keys token add <name>).
-  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url, ...(env.LUME_TOKEN ? { token: env.LUME_TOKEN } : {}) });
+  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url, ...(settings.token ? { token: settings.token } : {}) });
   console.log(verifyTable(rows));
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
@@ -58,18 +69,14 @@ if (command !== 'start') {
   process.exit(2);
 }
 
-const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined };
-// Remote members run elsewhere: nothing here starts them.
-const members = [fleet.hub, ...fleet.nodes.filter((n) => n.default && !n.remote)];
-const supervisor = new Supervisor(
-  members.map((m) => ({
-    name: m.name,
-    port: m.port,
-    cmd: m === fleet.hub ? ['bun', 'hub/main.ts'] : ['bun', 'node/main.ts', '--name', m.name],
-    healthUrl: `${m.url}/healthz`,
-  })),
-  { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render },
-);
+// Children run in the checkout: they read the same config file, named absolutely.
+const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
+const members = fleetMembers(fleet);
+
+// A second fleet (or anything else on a member's port) stops here, before any child starts.
+const host = settings.hub.host;
+for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
+const supervisor = new Supervisor(fleetChildren(fleet, root), { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render });
 
 const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {
@@ -88,7 +95,7 @@ function render(changed: ChildRow): void {
 }
 
 // The supervisor must outlive any one bug: it is what restarts everything else.
-installCrashGuard(consoleLog('fleet'));
+installCrashGuard(consoleLog('fleet', 'info', logFormatOf(process.env.LOG_FORMAT)));
 supervisor.start();
 if (live) setInterval(() => render(supervisor.rows()[0]!), 1000);
 

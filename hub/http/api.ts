@@ -26,7 +26,9 @@ import { ANONYMOUS, isAuthenticated, ownerKey, type Principal } from '../../lib/
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
+
 
 interface HubApiDeps {
   fleet: Fleet;
@@ -74,6 +76,9 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
     } else if (key === 'outcome') {
       if (!OUTCOMES.has(value)) return 'outcome must be ok, failed or empty';
       q.outcome = value as TraceOutcome;
+    } else if (key === 'traceId') {
+      if (!/^[0-9a-f]{32}$/.test(value)) return 'traceId must be 32 lower-case hex digits';
+      q.traceId = value;
     } else return `unknown parameter ${key}`;
   }
   return q;
@@ -182,6 +187,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
         return req.method === 'POST' ? hubCapability(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/ask':
         return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      // The mesh as tools for a model: the OpenAI-style function definitions (lib/model/mesh-tools.ts).
+      case '/api/mesh/tools':
+        return req.method === 'GET' ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) }) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       default:
         return undefined;
     }

@@ -7,6 +7,7 @@ import { silentLog } from '../../lib/log.ts';
 import { createMeshClient } from '../../lib/mesh/client.ts';
 import type { ClientCode, MeshError } from '../../lib/mesh/errors.ts';
 import { createHubClient } from '../../lib/mesh/http-client.ts';
+import type { ConnectionMemory } from '../../lib/mesh/memory.ts';
 import { decodeText } from '../../lib/mesh/payload.ts';
 import type { MeshMessage } from '../../lib/mesh/wire.ts';
 
@@ -19,6 +20,20 @@ export interface CliIo {
   token?: string;
   /** How long `send` waits for delivery outcomes. */
   waitMs?: number;
+  /** The client's settings (config file or environment); absent ones take these defaults. */
+  defaults?: CliDefaults;
+}
+
+export interface CliDefaults {
+  /** The project when a command names none (default `main`). */
+  project?: string;
+  /** The agent whose connection `connect` remembers and `disconnect` ends (default `main`). */
+  agentId?: string;
+  /** The roster name when `--as` is absent (default: the agent id). */
+  name?: string;
+  reconnectMs?: number;
+  /** Remembered connections (mesh.rememberConnections); without it `disconnect` has nothing to end. */
+  memory?: ConnectionMemory;
 }
 
 const HELP = `usage: bun run mesh <command>
@@ -26,13 +41,16 @@ const HELP = `usage: bun run mesh <command>
   project create <name> [--display D] [--desc T]
   project list | project delete <name>
   status                               every project with who is present
-  peers <project>                      names present in a project
-  history <project> [--before REF] [--after REF] [--limit N] [--from NAME]
-  send <project> --as <name> [--to NAME] [--reply REF] [--attach PATH]... <text>
-  connect <project> --as <name>        stay connected: prints arriving messages; type a line to broadcast,
+  peers [project]                      names present in a project
+  history [project] [--before REF] [--after REF] [--limit N] [--from NAME]
+  send <project> [--as <name>] [--to NAME] [--reply REF] [--attach PATH]... <text>
+  connect [project] [--as <name>]      stay connected: prints arriving messages; type a line to broadcast,
                                        /to NAME text, /reply REF text, /attach PATH, /peers, /quit
+  disconnect [--agent ID]              end the agent's remembered connection: its presence leaves and
+                                       the connection is forgotten (needs mesh.rememberConnections)
   help
-options: --hub URL (or MESH_HUB_URL), --token T (or MESH_TOKEN)`;
+options: --hub URL (or MESH_HUB_URL), --token T (or MESH_TOKEN); the project defaults to
+mesh.project (MESH_PROJECT, default main) and --as to mesh.name (MESH_NAME)`;
 
 /** Splits argv into positionals and `--flag value` options (repeatable). */
 export function parseArgs(argv: string[]): { pos: string[]; opts: Record<string, string[]> } {
@@ -64,6 +82,7 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
   const fail = (e: MeshError<ClientCode>) => (io.err(fmtError(e)), 1);
   const usage = (msg: string) => (io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2);
   const [cmd, sub, arg] = pos;
+  const project = sub ?? io.defaults?.project ?? 'main';
 
   switch (cmd) {
     case undefined:
@@ -100,10 +119,9 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
       return usage(`unknown project command ${sub}`);
     }
     case 'peers': {
-      if (!sub) return usage('peers needs a project');
-      const r = await http.presence(sub);
+      const r = await http.presence(project);
       if (!r.ok) return fail(r.error);
-      io.out(r.result.length ? r.result.map((p) => p.name).join('\n') : `nobody is present in ${sub}`);
+      io.out(r.result.length ? r.result.map((p) => p.name).join('\n') : `nobody is present in ${project}`);
       return 0;
     }
     case 'status': {
@@ -120,9 +138,8 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'history': {
-      if (!sub) return usage('history needs a project');
       const limit = one('limit');
-      const r = await http.history(sub, { before: one('before'), after: one('after'), from: one('from'), limit: limit === undefined ? undefined : Number(limit) });
+      const r = await http.history(project, { before: one('before'), after: one('after'), from: one('from'), limit: limit === undefined ? undefined : Number(limit) });
       if (!r.ok) return fail(r.error);
       if (r.result.length === 0) io.out('no messages');
       for (const m of r.result) io.out(formatMessage(m));
@@ -131,7 +148,9 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     case 'send':
       return send(pos.slice(1), opts, io, fail, usage);
     case 'connect':
-      return connect(sub, one('as'), io, fail, usage);
+      return connect(project, one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main', io, fail, usage);
+    case 'disconnect':
+      return disconnect(one('agent') ?? io.defaults?.agentId ?? 'main', io, fail);
     default:
       return usage(`unknown command ${cmd}`);
   }
@@ -142,10 +161,10 @@ type Usage = (msg: string) => number;
 
 async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
   const [project, ...words] = pos;
-  const name = opts.as?.at(-1);
+  const name = opts.as?.at(-1) ?? io.defaults?.name ?? io.defaults?.agentId;
   if (!project || !name || words.length === 0) return usage('send needs <project> --as <name> <text>');
   const to = opts.to?.at(-1);
-  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog });
+  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog, ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}) });
   try {
     const s = await client.connect(name, project, name);
     if (s.state !== 'connected') return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
@@ -180,13 +199,36 @@ async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fa
   }
 }
 
-async function connect(project: string | undefined, name: string | undefined, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
+/** Ends the agent's remembered connection: takes its presence over with the resume secret, then leaves and forgets it. */
+async function disconnect(agentId: string, io: CliIo, fail: Fail): Promise<number> {
+  const memory = io.defaults?.memory;
+  const saved = memory ? (await memory.load())[agentId] : undefined;
+  if (!memory || !saved) {
+    return fail({ code: 'A2A_CLIENT_CLOSED', message: `no remembered connection for agent ${agentId}${memory ? '' : ' (mesh.rememberConnections is off)'}` });
+  }
+  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog, memory });
+  try {
+    const s = await client.connect(agentId, saved.project, saved.name, saved);
+    await client.disconnect(agentId);
+    io.out(`disconnected ${saved.name} from ${saved.project}${s.state === 'connected' ? '' : ' (it was not present)'}; the connection is forgotten`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+}
+
+async function connect(project: string, name: string, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
   if (!project || !name) return usage('connect needs <project> --as <name>');
   const senders = new Map<string, string>();
+  // The connection is remembered under the agent id when mesh.rememberConnections is on.
+  const agentId = io.defaults?.agentId ?? name;
+  const saved = io.defaults?.memory ? (await io.defaults.memory.load())[agentId] : undefined;
   const client = createMeshClient({
     hubUrl: io.hubUrl,
     token: io.token,
     log: silentLog,
+    ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),
+    ...(io.defaults?.memory ? { memory: io.defaults.memory } : {}),
     onInbound: (m) => {
       senders.set(m.message.messageRef, m.message.from.name);
       io.out(formatMessage(m.message));
@@ -195,7 +237,7 @@ async function connect(project: string | undefined, name: string | undefined, io
   });
   let known = new Set<string>();
   client.on('change', () => {
-    const now = new Set(client.peers(name));
+    const now = new Set(client.peers(agentId));
     for (const p of now) if (!known.has(p)) io.out(`* ${p} is here`);
     for (const p of known) if (!now.has(p)) io.out(`* ${p} left`);
     known = now;
@@ -209,12 +251,12 @@ async function connect(project: string | undefined, name: string | undefined, io
     if (e.state === 'reconnecting') io.out(`* connection lost, retrying`);
     if (e.state === 'stopped' && e.error) io.err(fmtError(e.error));
   });
-  const s = await client.connect(name, project, name);
+  const s = await client.connect(agentId, project, name, saved);
   if (s.state !== 'connected') {
     await client.close();
     return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
   }
-  known = new Set(client.peers(name));
+  known = new Set(client.peers(agentId));
   io.out(`connected to ${project} as ${name}; present: ${[...known].join(', ') || 'nobody else'} (/quit to leave)`);
   let attachments: string[] = [];
   for await (const raw of io.lines ?? []) {
@@ -222,7 +264,7 @@ async function connect(project: string | undefined, name: string | undefined, io
     if (!line) continue;
     if (line === '/quit') break;
     if (line === '/peers') {
-      io.out(client.peers(name).join(', ') || 'nobody else');
+      io.out(client.peers(agentId).join(', ') || 'nobody else');
       continue;
     }
     if (line === '/help') {
@@ -245,10 +287,10 @@ async function connect(project: string | undefined, name: string | undefined, io
     const replyTarget = reply && senders.get(reply[1]!);
     const target = to
       ? { type: 'agent' as const, name: to[1]! }
-      : replyTarget && client.peers(name).includes(replyTarget)
+      : replyTarget && client.peers(agentId).includes(replyTarget)
         ? { type: 'agent' as const, name: replyTarget }
         : { type: 'project' as const };
-    const r = await client.send(name, { target, text: to?.[2] ?? reply?.[2] ?? line, replyTo: reply?.[1], attachments });
+    const r = await client.send(agentId, { target, text: to?.[2] ?? reply?.[2] ?? line, replyTo: reply?.[1], attachments });
     attachments = [];
     if (!r.ok) io.err(fmtError(r.error));
     else io.out(`* sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}`);

@@ -70,43 +70,43 @@ export function createMeshHttp(opts: MeshHttpOptions) {
     const input = body.value as Record<string, unknown> | null;
     if (!input || typeof input !== 'object' || Array.isArray(input)) return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
     if (op === 'create') {
-      const r = store.createProject(input);
+      const r = await store.createProject(input);
       return r.ok ? json({ result: { project: r.result } }) : apiError(r.error.code, r.error.message);
     }
-    if (op === 'list') return json({ result: { projects: store.listProjects() } });
+    if (op === 'list') return json({ result: { projects: await store.listProjects() } });
     // delete
     const name = input.name;
     if (!isProjectName(name)) return apiError('A2A_BAD_REQUEST', 'name must be a project name');
-    if (!store.hasProject(name)) return apiError('not-found', `project ${name} does not exist`);
-    const live = realtime.roster.count(name);
+    if (!(await store.hasProject(name))) return apiError('not-found', `project ${name} does not exist`);
+    const live = realtime.peers(name).length;
     if (live > 0) return apiError('project-conflict', `project ${name} has ${live} live presence(s); it can be deleted once they leave`);
-    return json({ result: { deleted: store.deleteProject(name) } });
+    return json({ result: { deleted: await store.deleteProject(name) } });
   }
 
-  function history(url: URL): Response {
+  async function history(url: URL): Promise<Response> {
     const q = url.searchParams;
     const parsed = parseHistoryQuery(
       { project: q.get('project'), before: q.get('before'), after: q.get('after'), from: q.get('from'), limit: q.get('limit') },
       limits,
     );
     if (!parsed.ok) return readError('A2A_BAD_REQUEST', parsed.error.message);
-    if (!store.hasProject(parsed.result.project)) return readError('not-found', `project ${parsed.result.project} does not exist`);
-    return json({ messages: store.history(parsed.result) });
+    if (!(await store.hasProject(parsed.result.project))) return readError('not-found', `project ${parsed.result.project} does not exist`);
+    return json({ messages: await store.history(parsed.result) });
   }
 
-  function presence(url: URL): Response {
+  async function presence(url: URL): Promise<Response> {
     const project = url.searchParams.get('project');
     if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', project ? 'project is not a valid project name' : 'project is required');
-    if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
-    const peers = realtime.roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    if (!(await store.hasProject(project))) return readError('not-found', `project ${project} does not exist`);
+    const peers = realtime.peers(project);
     return json({ project, peers });
   }
 
   /** The console's live view of a project: its roster now and after each change, and each new message. */
-  function watch(req: Request, url: URL): Response {
+  async function watch(req: Request, url: URL): Promise<Response> {
     const project = url.searchParams.get('project');
     if (!isProjectName(project)) return readError('A2A_BAD_REQUEST', project ? 'project is not a valid project name' : 'project is required');
-    if (!store.hasProject(project)) return readError('not-found', `project ${project} does not exist`);
+    if (!(await store.hasProject(project))) return readError('not-found', `project ${project} does not exist`);
     return liveResponse(req, (push) => realtime.watch(project, push));
   }
 

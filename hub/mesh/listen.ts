@@ -1,6 +1,7 @@
 /** @module hub/mesh/listen — starts Bun.serve on a port, walking up to `maxPort` while the port is taken. */
 
 import type { Server, ServeOptions, WebSocketHandler } from 'bun';
+import { isPortTaken } from '../../lib/port-check.ts';
 
 export interface ListenOptions<D> {
   hostname: string;
@@ -13,11 +14,6 @@ export interface ListenOptions<D> {
   idleTimeout?: number;
 }
 
-const inUse = (e: unknown): boolean => {
-  const err = e as { code?: string; message?: string };
-  return err?.code === 'EADDRINUSE' || /EADDRINUSE|address already in use|port .* in use/i.test(String(err?.message));
-};
-
 /**
  * Binds the first free port in `port..maxPort`.
  * @throws Error when every port in the range is taken, or on any other bind error.
@@ -26,9 +22,9 @@ export function listenWithPortWalk<D>(o: ListenOptions<D>): Server<D> {
   const last = Math.max(o.port, o.maxPort ?? o.port);
   for (let port = o.port; ; port++) {
     try {
-      return Bun.serve<D>({ hostname: o.hostname, port, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket, idleTimeout: o.idleTimeout ?? 10 } as never);
+      return Bun.serve<D>({ hostname: o.hostname, port, reusePort: false, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket, idleTimeout: o.idleTimeout ?? 10 } as never);
     } catch (e) {
-      if (!inUse(e) || port >= last || o.port === 0) throw e;
+      if (!isPortTaken(e) || port >= last || o.port === 0) throw e;
     }
   }
 }

@@ -1,7 +1,8 @@
 /**
  * @module hub/mesh/realtime — the `/v1/connect` protocol on the hub: hello and claim (with resume
  * and recovery of missed messages), presence frames, direct and broadcast sends through the store,
- * delivery outcomes, heartbeat and limits.
+ * delivery outcomes, heartbeat and limits. Names, presences and deliveries may span several hubs
+ * on one database (`cluster`); with one hub the cluster is just this hub.
  */
 
 import type { ServerWebSocket } from 'bun';
@@ -9,9 +10,22 @@ import type { Log } from '../../lib/log.ts';
 import type { MeshError, WireCode } from '../../lib/mesh/errors.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
 import { isProjectName, isRosterName } from '../../lib/mesh/names.ts';
-import type { AppendCode, MeshStore } from '../../lib/mesh/store.ts';
-import { parseClientFrame, type ClientFrame, type MeshMessage, type Recovery, type ServerFrame, type StreamPosition, type Target } from '../../lib/mesh/wire.ts';
+import type { AppendCode, MeshStore, StreamHead } from '../../lib/mesh/store.ts';
+import {
+  parseClientFrame,
+  type ClientFrame,
+  type DeliveryFrame,
+  type LeaveReason,
+  type MeshMessage,
+  type Peer,
+  type Recovery,
+  type ServerFrame,
+  type StreamPosition,
+  type Target,
+} from '../../lib/mesh/wire.ts';
+import { singleHub, type ClusterEvent, type MeshCluster } from './cluster.ts';
 import { createRoster, newResumeSecret, peerOf, resumeSecretMatches, type MeshSocketData, type Presence } from './roster.ts';
+import { createDeliveryStream, type StreamEntry } from './stream.ts';
 import { tokenAccepted } from './trust.ts';
 
 type WS = ServerWebSocket<MeshSocketData>;
@@ -42,7 +56,18 @@ export interface RealtimeOptions {
   admit?: (ws: WS, token: unknown) => boolean;
   limits: MeshLimits;
   timers: Timers;
+  /** The other hubs on the same database; defaults to this hub alone. */
+  cluster?: MeshCluster;
 }
+
+/** What this hub knew of a message it sent: the local recipients it chose (for `disconnected` outcomes). */
+interface LocalSend {
+  frozen: Presence[];
+}
+
+/** Frames that may arrive while a hello is answered, and deliveries that may wait for a claim, are bounded. */
+const MAX_EARLY_FRAMES = 64;
+const MAX_BACKLOG = 10_000;
 
 export type Realtime = ReturnType<typeof createRealtime>;
 
@@ -53,9 +78,10 @@ export type ProjectEvent =
 
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, now, limits, timers } = opts;
+  const cluster = opts.cluster ?? singleHub();
   const roster = createRoster();
   const watchers = new Map<string, Set<(e: ProjectEvent) => void>>();
-  const rosterOf = (project: string): ProjectEvent => ({ type: 'roster', peers: roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt })) });
+  const rosterOf = (project: string): ProjectEvent => ({ type: 'roster', peers: peersOf(project) });
   const tellWatchers = (project: string, event: () => ProjectEvent) => {
     const set = watchers.get(project);
     if (!set?.size) return;
@@ -111,15 +137,67 @@ export function createRealtime(opts: RealtimeOptions) {
     if (q) writeOut(ws, q);
   };
   const send = (ws: WS, frame: ServerFrame): void => out(ws, JSON.stringify(frame));
-  const sendTo = (presenceId: string, frame: ServerFrame): void => {
-    const p = roster.byId(presenceId);
-    if (p?.open) send(p.ws, frame);
-  };
   const error = (ws: WS, code: WireCode, message: string, requestId?: string): void =>
     send(ws, requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
 
+  /** A delivery outcome to its sender, on this hub or (through the cluster) on another. */
+  function outcome(senderPresenceId: string, frame: DeliveryFrame): void {
+    const p = roster.byId(senderPresenceId);
+    if (p) {
+      if (p.open) send(p.ws, frame);
+    } else cluster.deliver(senderPresenceId, frame);
+  }
+
+  /** Presence frames go to presences whose `claimed` was sent; a claim in progress gets the roster in `claimed` itself. */
+  function toProject(project: string, frame: ServerFrame, except?: Presence): void {
+    const text = JSON.stringify(frame);
+    for (const q of roster.list(project)) if (q !== except && q.ready) out(q.ws, text);
+  }
+
+  /** Everyone present in a project, on this hub and on the others, in join order. */
+  function peersOf(project: string): (Peer & { joinedAt: number })[] {
+    const local = roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    const remote = cluster.remote(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    // A presence that moved here from another hub joined earlier than its place in the local roster says.
+    return [...local, ...remote].sort((a, b) => a.joinedAt - b.joinedAt);
+  }
+
+  /** Offers a committed message to one presence: held while its claim is answered, skipped when its claim or recovery covered it. */
+  function offer(q: Presence, m: MeshMessage, text: string): void {
+    if (!q.open) return;
+    if (!q.ready) {
+      if (q.backlog.length < MAX_BACKLOG) q.backlog.push(m);
+      else cut(q, 'heartbeat_timeout', 'backlog overflow');
+      return;
+    }
+    if (m.sequence <= q.liveAfter) return;
+    q.inbound.set(m.messageId, m.from.presenceId);
+    out(q.ws, text);
+  }
+
+  /**
+   * Delivers one committed message on this hub (the stream calls this in sequence order): a
+   * broadcast to every presence here but its sender, a direct message to its recipient's presence
+   * if it is here. A recipient this hub chose at send time that has left hears `disconnected`.
+   */
+  function deliver(e: StreamEntry<LocalSend>): void {
+    const m = e.message;
+    tellWatchers(m.project, () => ({ type: 'message', message: m }));
+    const text = JSON.stringify({ type: 'message', message: m } satisfies ServerFrame);
+    if (m.target.type === 'project') {
+      for (const q of roster.list(m.project)) if (q.presenceId !== m.from.presenceId) offer(q, m, text);
+    } else if (m.target.presenceId) {
+      const q = roster.byId(m.target.presenceId);
+      if (q && q.project === m.project) offer(q, m, text);
+    }
+    for (const q of e.local?.frozen ?? []) if (!q.open) outcome(m.from.presenceId, { type: 'delivery', messageId: m.messageId, to: q.name, status: 'disconnected' });
+  }
+
+  const stream = createDeliveryStream<LocalSend>({ store, log, deliver, presenceIds: (project) => roster.list(project).map((p) => p.presenceId) });
+
   /** Refuses a socket before or at claim: an error frame, then close 1008 with the code as the reason. */
   function refuse(ws: WS, code: WireCode, message: string): void {
+    if (ws.data.closing) return;
     error(ws, code, message);
     flushSocket(ws);
     ws.data.closing = true;
@@ -136,6 +214,7 @@ export function createRealtime(opts: RealtimeOptions) {
     return { epoch: r.epoch, since: r.since as number };
   }
 
+  /** Checks a hello, then claims (waiting for the store and the cluster); frames sent meanwhile are handled after it. */
   function hello(ws: WS, f: Extract<ClientFrame, { type: 'hello' }>): void {
     if (f.protocolVersion !== PROTOCOL_VERSION)
       return refuse(ws, 'protocol_mismatch', `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`);
@@ -147,35 +226,86 @@ export function createRealtime(opts: RealtimeOptions) {
       return refuse(ws, 'claim_rejected', 'resume must be the resume secret string from an earlier claim');
     const recover = readRecover(f.recover);
     if (typeof recover === 'string') return refuse(ws, 'claim_rejected', recover);
-    if (!store.hasProject(f.project)) return refuse(ws, 'unknown_project', `project ${f.project} does not exist`);
-    const held = roster.get(f.project, f.name);
-    let p: Presence;
+    ws.data.early = [];
+    claim(ws, f.project as string, f.name as string, f.resume as string | undefined, recover)
+      .catch((e) => {
+        log('error', 'mesh: a claim failed', { project: String(f.project), name: String(f.name), error: String(e) });
+        const p = ws.data.presence;
+        if (p) {
+          ws.data.presence = undefined;
+          leave(p);
+        }
+        refuse(ws, 'claim_rejected', 'the hub could not record the claim; try again');
+      })
+      .finally(() => {
+        const early = ws.data.early ?? [];
+        ws.data.early = undefined;
+        if (ws.data.presence && !ws.data.closing) for (const raw of early) handleFrame(ws, raw);
+      });
+  }
+
+  async function claim(ws: WS, project: string, name: string, resume: string | undefined, recover: StreamPosition | undefined): Promise<void> {
+    if (!(await store.hasProject(project))) return refuse(ws, 'unknown_project', `project ${project} does not exist`);
+    if (ws.data.closing) return;
+    const taken = () => refuse(ws, 'name_in_use', `name ${name} is already present in project ${project}`);
+    const matches = (hash: Buffer) => typeof resume === 'string' && resumeSecretMatches(hash, resume);
+    let p: Presence | undefined;
     let resumeSecret: string | undefined;
+    const held = roster.get(project, name);
     if (held) {
       // Only the holder of the secret given at claim may take a live name over (its old socket may be half-open).
-      if (typeof f.resume !== 'string' || !resumeSecretMatches(held.resumeHash, f.resume))
-        return refuse(ws, 'name_in_use', `name ${f.name} is already present in project ${f.project}`);
+      if (!matches(held.resumeHash)) return taken();
       p = held;
       takeOver(p, ws);
     } else {
       const secret = newResumeSecret();
-      p = roster.claim(f.project, f.name, ws, now(), secret.hash)!;
-      resumeSecret = secret.secret;
+      const presenceId = crypto.randomUUID();
+      const joinedAt = now();
+      const r = await cluster.claim({ project, name, presenceId, joinedAt, resumeHash: secret.hash });
+      if (r.claimed) {
+        p = ws.data.closing ? undefined : roster.claim(project, name, presenceId, ws, joinedAt, secret.hash);
+        if (!p) {
+          cluster.release(project, name, presenceId, 'connection_closed');
+          return taken();
+        }
+        resumeSecret = secret.secret;
+      } else {
+        // The name is held on another hub (or was claimed here meanwhile): the resume secret takes it over.
+        const { holder } = r;
+        if (!matches(holder.resumeHash)) return taken();
+        const here = roster.get(project, name);
+        if (here) {
+          if (here.presenceId !== holder.presenceId) return taken();
+          p = here;
+          takeOver(p, ws);
+        } else {
+          if (!(await cluster.takeOver(project, name, holder.presenceId))) return taken();
+          p = ws.data.closing ? undefined : roster.claim(project, name, holder.presenceId, ws, holder.joinedAt, holder.resumeHash);
+          if (!p) return cluster.release(project, name, holder.presenceId, 'connection_closed');
+        }
+      }
     }
     if (ws.data.helloTimer) timers.clearTimeout(ws.data.helloTimer);
     ws.data.presence = p;
     const resumed = resumeSecret === undefined;
-    const position = store.position(p.project)!;
-    const peers = roster.list(p.project).filter((q) => q !== p).map(peerOf);
-    const replay = recover ? recoverFor(p, recover, position) : undefined;
+    if (!resumed) {
+      toProject(project, { type: 'presence_joined', peer: peerOf(p) }, p);
+      tellWatchers(project, () => rosterOf(project));
+    }
+    const [head] = await Promise.all([store.position(project), cluster.refresh(project)]);
+    if (!head) throw new Error(`project ${project} was deleted during the claim`);
+    stream.follow(project, head.sequence);
+    if (!resumed) p.liveAfter = head.sequence;
+    const replay = recover ? await recoverFor(p, recover, head) : undefined;
+    if (ws.data.closing || p.ws !== ws) return;
     send(ws, {
       type: 'claimed',
       protocolVersion: PROTOCOL_VERSION,
-      project: p.project,
+      project,
       self: peerOf(p),
-      peers,
-      epoch: position.epoch,
-      sequence: position.sequence,
+      peers: peersOf(project).filter((q) => q.presenceId !== p.presenceId).map((q) => ({ name: q.name, presenceId: q.presenceId })),
+      epoch: head.epoch,
+      sequence: head.sequence,
       heartbeatMs: limits.heartbeatMs,
       heartbeatMisses: limits.heartbeatMisses,
       resumed,
@@ -187,14 +317,11 @@ export function createRealtime(opts: RealtimeOptions) {
       p.inbound.set(m.messageId, m.from.presenceId);
       send(ws, { type: 'message', message: m });
     }
-    if (resumed) {
-      log('info', 'mesh: presence resumed', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
-      return;
-    }
-    tellWatchers(p.project, () => rosterOf(p.project));
-    const joined = JSON.stringify({ type: 'presence_joined', peer: peerOf(p) } satisfies ServerFrame);
-    for (const other of roster.list(p.project)) if (other !== p) out(other.ws, joined);
-    log('info', 'mesh: presence joined', { project: p.project, name: p.name, replayed: replay?.messages.length ?? 0 });
+    p.ready = true;
+    const backlog = p.backlog;
+    p.backlog = [];
+    for (const m of backlog) offer(p, m, JSON.stringify({ type: 'message', message: m } satisfies ServerFrame));
+    log('info', resumed ? 'mesh: presence resumed' : 'mesh: presence joined', { project, name, replayed: replay?.messages.length ?? 0 });
   }
 
   /** Moves a live presence onto a new socket; the old one is cut without a departure (the presence goes on). */
@@ -206,6 +333,8 @@ export function createRealtime(opts: RealtimeOptions) {
     old.terminate();
     p.ws = ws;
     p.missed = 0;
+    // Deliveries wait until the new socket has its `claimed`.
+    p.ready = false;
   }
 
   /**
@@ -213,34 +342,58 @@ export function createRealtime(opts: RealtimeOptions) {
    * A different epoch means the project was recreated: its whole new stream counts as missed and the
    * recovery is partial by definition.
    */
-  function recoverFor(p: Presence, from: StreamPosition, head: { epoch: string; sequence: number }): { recovery: Recovery; messages: MeshMessage[] } {
+  async function recoverFor(p: Presence, from: StreamPosition, head: StreamHead): Promise<{ recovery: Recovery; messages: MeshMessage[] }> {
     const sameStream = from.epoch === head.epoch && from.since <= head.sequence;
     const since = sameStream ? from.since : 0;
-    const missed = store.missed(p.project, p.name, since, limits.recoveryMaxMessages);
-    // Live deliveries still in flight to this presence were committed above and are replayed; skip them.
-    p.replayedThrough = head.sequence;
+    const missed = await store.missed(p.project, p.name, since, limits.recoveryMaxMessages);
+    // Live deliveries up to the head are in the replay; skip them.
+    p.liveAfter = head.sequence;
     return { recovery: { recovered: sameStream && missed.complete, since, replayed: missed.messages.length }, messages: missed.messages };
   }
 
+  /** Sends one message; a send that must first read the cluster's roster holds the sender's later sends behind it. */
   function sendMessage(p: Presence, f: Extract<ClientFrame, { type: 'message' }>): void {
+    const run = p.sending ? p.sending.then(() => sendNow(p, f)) : sendNow(p, f);
+    if (!run) return;
+    p.sending = run;
+    void run.then(() => {
+      if (p.sending === run) p.sending = undefined;
+    });
+  }
+
+  /** Resolves the target, appends, answers `accepted` and hands the commit to the stream; a promise when it must read the roster first. */
+  function sendNow(p: Presence, f: Extract<ClientFrame, { type: 'message' }>, refreshed = false): Promise<void> | undefined {
+    if (!p.open) return undefined;
     const rid = f.requestId;
     const t = f.target as Record<string, unknown> | null;
     let target: Target;
-    let recipients: Presence[];
+    let names: string[];
+    let frozen: Presence[];
     let admit: (() => MeshError<AppendCode> | undefined) | undefined;
     if (t && typeof t === 'object' && t.type === 'agent' && typeof t.name === 'string') {
       const name = t.name;
-      if (name === p.name) return error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
+      if (name === p.name) return void error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
       // Resolve the recipient's current presence before appending; a later joiner of that name is another presence.
-      const r = roster.get(p.project, name);
-      target = r ? { type: 'agent', name, presenceId: r.presenceId } : { type: 'agent', name };
-      recipients = r ? [r] : [];
-      admit = () => (r ? undefined : { code: 'recipient_not_present', message: `${name} is not present in project ${p.project}` });
+      const here = roster.get(p.project, name);
+      const presenceId = here?.presenceId ?? cluster.remoteByName(p.project, name)?.presenceId;
+      if (!presenceId && cluster.shared && !refreshed)
+        return cluster.refresh(p.project).then(
+          () => sendNow(p, f, true),
+          (e) => {
+            log('warn', 'mesh: reading the cluster roster failed', { project: p.project, error: String(e) });
+            return sendNow(p, f, true);
+          },
+        );
+      target = presenceId ? { type: 'agent', name, presenceId } : { type: 'agent', name };
+      names = presenceId ? [name] : [];
+      frozen = here ? [here] : [];
+      admit = () => (presenceId ? undefined : { code: 'recipient_not_present', message: `${name} is not present in project ${p.project}` });
     } else if (t && typeof t === 'object' && t.type === 'project') {
       target = { type: 'project' };
-      // The broadcast's recipients are frozen now: later joiners never receive it.
-      recipients = roster.list(p.project).filter((q) => q !== p);
-    } else return error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
+      // The broadcast's recipients are taken now: later joiners never receive it.
+      frozen = roster.list(p.project).filter((q) => q !== p);
+      names = [...frozen.map((q) => q.name), ...cluster.remote(p.project).map((q) => q.name)];
+    } else return void error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
     const draft = { project: p.project, from: peerOf(p), messageId: f.messageId, target, payload: f.payload, attachments: f.attachments, replyTo: f.replyTo };
     store.append(draft, admit).then((r) => {
       if (!r.ok) return p.open && error(p.ws, r.error.code, r.error.message, rid);
@@ -250,17 +403,10 @@ export function createRealtime(opts: RealtimeOptions) {
         if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
         return;
       }
-      if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: recipients.map((q) => q.name) });
-      tellWatchers(message.project, () => ({ type: 'message', message }));
-      const text = JSON.stringify({ type: 'message', message } satisfies ServerFrame);
-      for (const q of recipients) {
-        if (q.open && message.sequence <= q.replayedThrough) continue;
-        if (q.open) {
-          q.inbound.set(message.messageId, p.presenceId);
-          out(q.ws, text);
-        } else sendTo(p.presenceId, { type: 'delivery', messageId: message.messageId, to: q.name, status: 'disconnected' });
-      }
+      if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: names });
+      stream.committedHere({ message, local: { frozen } });
     });
+    return undefined;
   }
 
   function acknowledge(p: Presence, f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>): void {
@@ -268,8 +414,8 @@ export function createRealtime(opts: RealtimeOptions) {
     if (sender === undefined) return error(p.ws, 'invalid_frame', `no delivery of ${f.messageId} is waiting for an acknowledgement`);
     p.inbound.delete(f.messageId);
     // If the sender has gone, the outcome is dropped.
-    if (f.type === 'delivered') sendTo(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'delivered' });
-    else sendTo(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'failed', error: f.error });
+    if (f.type === 'delivered') outcome(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'delivered' });
+    else outcome(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'failed', error: f.error });
   }
 
   let heartbeat: ReturnType<typeof setInterval> | undefined = timers.setInterval(() => tick(), limits.heartbeatMs);
@@ -284,12 +430,8 @@ export function createRealtime(opts: RealtimeOptions) {
   function tick(): void {
     for (const p of roster.all()) {
       if (p.missed >= limits.heartbeatMisses) {
-        p.leaveReason = 'heartbeat_timeout';
         log('info', 'mesh: heartbeat timeout', { project: p.project, name: p.name, missed: p.missed });
-        p.ws.data.closing = true;
-        outbox.delete(p.ws);
-        p.ws.terminate();
-        leave(p);
+        cut(p, 'heartbeat_timeout');
         continue;
       }
       p.missed++;
@@ -298,21 +440,106 @@ export function createRealtime(opts: RealtimeOptions) {
     }
   }
 
-  /** Removes a presence (once): pending deliveries become `disconnected`, the others see `presence_left`. */
+  /** Ends a presence from the hub's side: its socket is cut and the others see it leave with `reason`. */
+  function cut(p: Presence, reason: LeaveReason, why?: string): void {
+    if (why) log('warn', 'mesh: presence cut', { project: p.project, name: p.name, why });
+    p.leaveReason = reason;
+    p.ws.data.closing = true;
+    outbox.delete(p.ws);
+    p.ws.terminate();
+    leave(p);
+  }
+
+  /** Removes a presence (once): pending deliveries become `disconnected`, the others see `presence_left`, the name is released. */
   function leave(p: Presence): void {
     if (!p.open) return;
     roster.remove(p);
-    for (const [messageId, sender] of p.inbound) sendTo(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
+    const reason = p.leaveReason ?? 'connection_closed';
+    for (const [messageId, sender] of p.inbound) outcome(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
     p.inbound.clear();
-    const left = JSON.stringify({ type: 'presence_left', peer: peerOf(p), reason: p.leaveReason ?? 'connection_closed' } satisfies ServerFrame);
-    for (const other of roster.list(p.project)) out(other.ws, left);
+    toProject(p.project, { type: 'presence_left', peer: peerOf(p), reason });
     tellWatchers(p.project, () => rosterOf(p.project));
-    log('info', 'mesh: presence left', { project: p.project, name: p.name, reason: p.leaveReason ?? 'connection_closed' });
+    cluster.release(p.project, p.name, p.presenceId, reason);
+    if (roster.count(p.project) === 0) stream.unfollow(p.project);
+    log('info', 'mesh: presence left', { project: p.project, name: p.name, reason });
+  }
+
+  /** What the other hubs say: their commits, presences and delivery outcomes. */
+  function onCluster(e: ClusterEvent): void {
+    switch (e.type) {
+      case 'committed':
+        return stream.committedElsewhere(e.project, e.sequence);
+      case 'joined':
+        toProject(e.peer.project, { type: 'presence_joined', peer: { name: e.peer.name, presenceId: e.peer.presenceId } });
+        return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
+      case 'left':
+        toProject(e.peer.project, { type: 'presence_left', peer: { name: e.peer.name, presenceId: e.peer.presenceId }, reason: e.reason });
+        return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
+      case 'moved': {
+        // Its client resumed on another hub: the old socket here goes without a departure.
+        const p = roster.byId(e.peer.presenceId);
+        if (!p) return;
+        roster.remove(p);
+        p.inbound.clear();
+        p.ws.data.presence = undefined;
+        p.ws.data.closing = true;
+        outbox.delete(p.ws);
+        p.ws.terminate();
+        if (roster.count(p.project) === 0) stream.unfollow(p.project);
+        return;
+      }
+      case 'swept': {
+        const p = roster.byId(e.presenceId);
+        if (p) cut(p, 'hub_lost', 'its name was released while this hub was cut off from the database');
+        return;
+      }
+      case 'lease_lost':
+        for (const p of roster.all()) cut(p, 'hub_lost', 'this hub lost its lease');
+        return;
+      case 'delivery': {
+        const p = roster.byId(e.senderPresenceId);
+        if (p?.open) send(p.ws, e.frame);
+        return;
+      }
+      case 'resync':
+        for (const project of stream.projects())
+          store.position(project).then(
+            (h) => h && stream.committedElsewhere(project, h.sequence),
+            (err) => log('error', 'mesh: re-reading a stream head failed', { project, error: String(err) }),
+          );
+        return;
+    }
+  }
+  cluster.onEvent(onCluster);
+
+  function handleFrame(ws: WS, raw: string | Buffer): void {
+    if (ws.data.closing) return;
+    if (ws.data.early) {
+      if (ws.data.early.length >= MAX_EARLY_FRAMES) return refuse(ws, 'invalid_frame', 'too many frames before the claim was answered');
+      ws.data.early.push(raw);
+      return;
+    }
+    const p = ws.data.presence;
+    const bad = (code: WireCode, message: string) => (p ? error(ws, code, message) : refuse(ws, code, message));
+    if (typeof raw !== 'string') return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
+    // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
+    if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
+      return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
+    const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
+    if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
+    const f = parsed.result;
+    if (!p) return f.type === 'hello' ? hello(ws, f) : refuse(ws, 'invalid_frame', 'the first frame must be hello');
+    if (f.type === 'hello') return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
+    if (f.type === 'message') return sendMessage(p, f);
+    return acknowledge(p, f);
   }
 
   return {
     roster,
+    cluster,
     tick,
+    /** Everyone present in a project across the cluster, in join order. */
+    peers: peersOf,
     /** Hears a project's roster (now, and after every change) and its new messages; returns the unsubscribe function. */
     watch(project: string, fn: (e: ProjectEvent) => void): () => void {
       let set = watchers.get(project);
@@ -331,22 +558,7 @@ export function createRealtime(opts: RealtimeOptions) {
         ws.close(1008, 'hello timeout');
       }, limits.helloTimeoutMs);
     },
-    message(ws: WS, raw: string | Buffer): void {
-      if (ws.data.closing) return;
-      const p = ws.data.presence;
-      const bad = (code: WireCode, message: string) => (p ? error(ws, code, message) : refuse(ws, code, message));
-      if (typeof raw !== 'string') return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
-      // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
-      if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
-        return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
-      const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
-      if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
-      const f = parsed.result;
-      if (!p) return f.type === 'hello' ? hello(ws, f) : refuse(ws, 'invalid_frame', 'the first frame must be hello');
-      if (f.type === 'hello') return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
-      if (f.type === 'message') return sendMessage(p, f);
-      return acknowledge(p, f);
-    },
+    message: handleFrame,
     pong(ws: WS): void {
       if (ws.data.presence) ws.data.presence.missed = 0;
     },

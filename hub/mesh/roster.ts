@@ -1,11 +1,12 @@
 /**
- * @module hub/mesh/roster — live presences: one per claimed name per project, each on its current
- * socket, with the hash of the resume secret that lets its owner take it over from a new socket.
+ * @module hub/mesh/roster — this hub's live presences: one per claimed name per project, each on
+ * its current socket, with the hash of the resume secret that lets its owner take it over from a
+ * new socket (on this hub or another one sharing the database).
  */
 
 import type { ServerWebSocket } from 'bun';
 import { timingSafeEqual } from 'node:crypto';
-import type { LeaveReason, Peer } from '../../lib/mesh/wire.ts';
+import type { LeaveReason, MeshMessage, Peer } from '../../lib/mesh/wire.ts';
 
 /** Per-socket state kept in `ws.data`. */
 export interface MeshSocketData {
@@ -16,6 +17,8 @@ export interface MeshSocketData {
   closing: boolean;
   /** The upgrade request was authenticated (a bearer token or a console session), so `hello` needs no token. */
   authenticated?: boolean;
+  /** Frames that arrived while the hello was being answered (claims wait for the store); handled after the claim. */
+  early?: (string | Buffer)[];
 }
 
 export interface Presence {
@@ -30,9 +33,17 @@ export interface Presence {
   missed: number;
   /** SHA-256 of the resume secret given at claim; the secret itself is never kept. */
   resumeHash: Buffer;
-  /** Highest sequence the last recovery covered; live deliveries at or below it were already replayed. */
-  replayedThrough: number;
+  /**
+   * Messages at or below this sequence are not delivered live: the claim's head (a fresh claim
+   * starts after it) or what the last recovery replayed.
+   */
+  liveAfter: number;
+  /** False while a claim is being answered: deliveries wait in `backlog` until `claimed` is sent. */
+  ready: boolean;
+  backlog: MeshMessage[];
   leaveReason?: LeaveReason;
+  /** Sends waiting behind one that first reads the cluster's roster (they keep their order). */
+  sending?: Promise<unknown>;
   /** Deliveries waiting for this presence's acknowledgement: messageId -> sender presenceId. */
   inbound: Map<string, string>;
 }
@@ -45,12 +56,12 @@ export function createRoster() {
   const byProject = new Map<string, Map<string, Presence>>();
   const byId = new Map<string, Presence>();
   return {
-    /** Claims a name; undefined when the name is taken in that project. */
-    claim(project: string, name: string, ws: ServerWebSocket<MeshSocketData>, joinedAt: number, resumeHash: Buffer): Presence | undefined {
+    /** Claims a name (with a presence id the cluster agreed to); undefined when the name is taken here. */
+    claim(project: string, name: string, presenceId: string, ws: ServerWebSocket<MeshSocketData>, joinedAt: number, resumeHash: Buffer): Presence | undefined {
       let names = byProject.get(project);
       if (names?.has(name)) return undefined;
       if (!names) byProject.set(project, (names = new Map()));
-      const p: Presence = { project, name, presenceId: crypto.randomUUID(), joinedAt, ws, open: true, missed: 0, resumeHash, replayedThrough: 0, inbound: new Map() };
+      const p: Presence = { project, name, presenceId, joinedAt, ws, open: true, missed: 0, resumeHash, liveAfter: 0, ready: false, backlog: [], inbound: new Map() };
       names.set(name, p);
       byId.set(p.presenceId, p);
       return p;

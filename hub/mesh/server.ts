@@ -8,6 +8,7 @@ import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import type { Log } from '../../lib/log.ts';
 import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
+import type { MeshCluster } from './cluster.ts';
 import { createMeshHttp } from './http.ts';
 import { createRealtime, REAL_TIMERS, type Timers } from './realtime.ts';
 import type { MeshSocketData } from './roster.ts';
@@ -28,6 +29,8 @@ export interface MeshServerOptions {
   access?: { required: boolean; verify(token: string): boolean };
   limits?: Partial<MeshLimits>;
   timers?: Timers;
+  /** The other hubs on the same database (PostgreSQL); defaults to this hub alone. */
+  cluster?: MeshCluster;
 }
 
 export interface MeshServer {
@@ -46,7 +49,7 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
   const admit = access
     ? (ws: { data: MeshSocketData }, token: unknown) => !access.required || ws.data.authenticated === true || (typeof token === 'string' && access.verify(token))
     : undefined;
-  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS, ...(admit ? { admit } : {}) });
+  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS, ...(opts.cluster ? { cluster: opts.cluster } : {}), ...(admit ? { admit } : {}) });
   const http = createMeshHttp({ store: opts.store, realtime, token: opts.token, limits, startedAt: now() });
   return {
     realtime,

@@ -28,9 +28,20 @@ interface AskFact {
   traceId?: number;
 }
 
+/** What a planner decided, and which planner actually decided it. */
+export interface Plan {
+  calls: PlannedCall[];
+  by: 'keywords' | 'model';
+  /** Why the model did not plan, when it was asked and the keywords planned instead. */
+  note?: string;
+}
+
 export interface AskAnswer {
   question: string;
+  /** The planner that actually planned this answer (keywords when a model was asked and failed). */
   plannedBy: 'keywords' | 'model';
+  /** Why the model did not plan, when it failed. */
+  planNote?: string;
   answered: boolean;
   answer: string;
   facts: AskFact[];
@@ -38,7 +49,7 @@ export interface AskAnswer {
 }
 
 /** Plans which tools to call for a question. */
-export type Planner = (question: string, tools: CatalogTool[]) => Promise<PlannedCall[]> | PlannedCall[];
+export type Planner = (question: string, tools: CatalogTool[]) => Promise<Plan> | Plan;
 
 const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
 
@@ -89,7 +100,7 @@ export const keywordPlanner: Planner = (question, tools) => {
     if (c.score < top / 2 || picked.length === 3) break;
     if (!picked.some((p) => p.node === c.node)) picked.push(c);
   }
-  return picked;
+  return { calls: picked, by: 'keywords' };
 };
 
 /** A readable line for a result that came without a summary. */
@@ -137,19 +148,18 @@ interface AskDeps {
   invoker: FleetInvoker;
   own?: OwnTools;
   planner?: Planner;
-  plannedBy?: AskAnswer['plannedBy'];
   /** Where tools come from when the catalog node does not answer. */
   fallbackCatalog?: () => Promise<CatalogTool[]>;
 }
 
 export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
-  const plannedBy = deps.plannedBy ?? 'keywords';
-  const base = { question, plannedBy };
   const loaded = await loadCatalog(deps.invoker, deps.fallbackCatalog);
-  if ('error' in loaded) return { ...base, answered: false, answer: `I cannot plan: ${loaded.error}.`, facts: [], tried: [] };
+  if ('error' in loaded) return { question, plannedBy: 'keywords', answered: false, answer: `I cannot plan: ${loaded.error}.`, facts: [], tried: [] };
   const own = deps.own;
   const catalog = own ? withOwnTools(loaded, { name: own.name, tools: own.tools() }) : loaded;
-  const plan = await (deps.planner ?? keywordPlanner)(question, catalog);
+  const planned = await (deps.planner ?? keywordPlanner)(question, catalog);
+  const base = { question, plannedBy: planned.by, ...(planned.note ? { planNote: planned.note } : {}) };
+  const plan = planned.calls;
   if (!plan.length) {
     const closest = catalog.filter((t) => t.readOnly).map((t) => ({ t, s: scoreTool(question, t) })).sort((a, b) => b.s - a.s).slice(0, 3);
     return { ...base, answered: false, answer: `No tool in the fleet matches this question. Closest: ${closest.map((c) => `${c.t.node}/${c.t.id}`).join(', ') || 'none'}.`, facts: [], tried: [] };

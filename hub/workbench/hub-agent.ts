@@ -1,15 +1,16 @@
 /**
  * @module hub/hub-agent — how the hub answers A2A messages: a text question goes to Ask Agent
  * (the hub plans which nodes to ask), a data part `{"skill", "args"}` calls one of the hub's
- * capabilities, `task.delegate` hands a job to the executor, and reading or canceling a delegated
+ * capabilities, `task.delegate` hands a job to an executor, and reading or canceling a delegated
  * task advances or stops it.
  */
 
-import type { Agent } from '../../lib/a2a/agent.ts';
+import type { Agent, AgentContext } from '../../lib/a2a/agent.ts';
+import { failureParts } from '../../lib/errors/as-data.ts';
 import { catalogAgent, skillCall } from '../../lib/catalog/keyword-agent.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from './ask.ts';
-import type { Delegator } from './delegate.ts';
+import type { DelegateArgs, Delegator } from './delegate.ts';
 import { isObject, type Fields } from './fleet-answers.ts';
 
 interface HubAgentDeps {
@@ -22,18 +23,58 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 export function hubAgent(deps: HubAgentDeps): Agent {
   const byCatalog = catalogAgent(deps.catalog);
+  const delegateSpec = deps.catalog.find('task.delegate');
+
+  /** task.delegate's arguments, checked against its specs; a wrong type or length is BAD_ARGS. */
+  function delegateArgs(ctx: AgentContext, raw: unknown, base?: DelegateArgs): DelegateArgs | undefined {
+    const given: Fields = isObject(raw) ? raw : {};
+    // A continuation may leave the prompt out: the waiting request keeps its own.
+    const withPrompt = base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
+    if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {
+      ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
+      return undefined;
+    }
+    const checked = delegateSpec ? deps.catalog.checkArgs(delegateSpec, withPrompt) : { ok: true as const, args: withPrompt };
+    if (!checked.ok) {
+      ctx.status('rejected', failureParts({ code: 'BAD_ARGS', message: `task.delegate: ${checked.message}` }));
+      return undefined;
+    }
+    const a = checked.args;
+    const pick = (k: keyof DelegateArgs) => str(a[k]) ?? (base ? str(base[k]) : undefined);
+    const args: DelegateArgs = { prompt: str(a.prompt)! };
+    for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
+      const v = pick(k);
+      if (v !== undefined) args[k] = v;
+    }
+    // A continuation adds to the waiting request's prompt; it never replaces it.
+    if (base && given.prompt !== undefined && args.prompt !== base.prompt) args.prompt = `${base.prompt}\n\n${args.prompt}`;
+    return args;
+  }
+
   return {
     // task.delegate and negotiation.start are not read-only: the catalog's rule decides.
     needsPrincipal: (message) => byCatalog.needsPrincipal?.(message),
     async handle(ctx) {
       const call = skillCall(ctx.data);
-      if (call?.skill === 'task.delegate') {
-        const args: Fields = isObject(call.args) ? call.args : {};
-        return deps.delegator.submit(ctx, str(args.prompt) ?? '', str(args.recipe));
+      // A task whose job is submitted takes no second job in its place (its metadata would lose the first).
+      if (ctx.continued && deps.delegator.delegated(ctx.task)) {
+        return ctx.status('working', failureParts({
+          code: 'DELEGATE_TASK_ACTIVE',
+          message: 'This task already has a job; it settles when read. To go on from its answer, send task.delegate with {"taskId": this task\'s id} in a new task.',
+        }));
       }
-      // A delegation that waited for its executor is retried when the client continues the task.
+      // A delegation that waited for its executor is retried when the client continues the task;
+      // text or a new prompt is added to the waiting prompt.
       const pending = ctx.continued ? deps.delegator.pending(ctx.task) : undefined;
-      if (pending) return deps.delegator.submit(ctx, ctx.text || pending.prompt, pending.recipe);
+      if (pending) {
+        const raw = call?.skill === 'task.delegate' ? call.args : ctx.text ? { prompt: ctx.text } : {};
+        const args = delegateArgs(ctx, raw, pending);
+        return args && deps.delegator.submit(ctx, args);
+      }
+      if (call?.skill === 'task.delegate') {
+        const args = delegateArgs(ctx, call.args);
+        return args && deps.delegator.submit(ctx, args);
+      }
       if (call || !ctx.text) return byCatalog.handle(ctx);
       ctx.working('Planning which nodes to ask');
       const answer = await deps.ask(ctx.text);
@@ -42,5 +83,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
     },
     observe: (task) => deps.delegator.observe(task),
     cancel: (task) => deps.delegator.cancel(task),
+    // A delegation outlives the hub: the executor runs the job, and reading the task advances it.
+    resumes: (task) => deps.delegator.resumable(task),
   };
 }

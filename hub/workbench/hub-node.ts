@@ -23,8 +23,8 @@ interface HubNodeDeps {
   view: { snapshot(): Promise<FleetSnapshot> };
   delegator: Delegator;
   ask: (question: string) => Promise<AskAnswer>;
-  /** True when a model plans Ask Agent questions; the card's agent-backed extension says so. */
-  agentBacked: boolean;
+  /** True while a model answers Ask Agent questions; the card's agent-backed extension says so. */
+  agentBacked: () => boolean;
   /** Negotiation records go to `<dataDir>/hub/negotiations/`. */
   dataDir: string;
 }

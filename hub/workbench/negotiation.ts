@@ -55,6 +55,8 @@ interface NegotiationVeto {
 
 export interface Negotiation {
   id: string;
+  /** Who took the agents' turns: their rules, or their models (each turn's answer says `decidedBy`). */
+  agents: 'rules' | 'model';
   contextId: string;
   customer: string;
   customerName: string;
@@ -102,7 +104,7 @@ const vetoCodeOf = (v: unknown): VetoCode | undefined => VETO_CODES.find((c) => 
  * after the opening every outcome, failures included, is recorded. Never throws for node faults.
  * @throws Error only when the negotiations folder cannot be written.
  */
-export async function startNegotiation(deps: NegotiationDeps, input: { customer: string }): Promise<Result<Negotiation>> {
+export async function startNegotiation(deps: NegotiationDeps, input: { customer: string; model?: boolean }): Promise<Result<Negotiation>> {
   const customer = input?.customer;
   if (typeof customer !== 'string' || !CUSTOMER.test(customer))
     return { ok: false, error: { code: 'NEGOTIATION_BAD_CUSTOMER', message: 'customer must be a crm customer id such as c-012' } };
@@ -110,7 +112,10 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
   const advisor = deps.advisor ?? 'scanner';
   const customerAgent = deps.customerAgent ?? 'crm';
   const maxRounds = Math.min(Math.max(Math.trunc(deps.maxRounds ?? 6), 1), Math.min(12, MAX_HISTORY));
-  const timeoutMs = deps.timeoutMs ?? 10_000;
+  const agents: Negotiation['agents'] = input.model === true ? 'model' : 'rules';
+  // A model's turn takes longer than a rule's.
+  const timeoutMs = deps.timeoutMs ?? (agents === 'model' ? 30_000 : 10_000);
+  const asAgents = agents === 'model' ? { agent: 'model' } : {};
   const started = now();
   const id = newNegotiationId(started);
   const contextId = crypto.randomUUID();
@@ -146,7 +151,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
   };
 
   for (let round = 1; round <= maxRounds; round++) {
-    const asked = await send(round, 'advisor', advisor, 'negotiation.propose', history.length ? { customer, history: encodeHistory(history) } : { customer });
+    const asked = await send(round, 'advisor', advisor, 'negotiation.propose', { customer, ...(history.length ? { history: encodeHistory(history) } : {}), ...asAgents });
     if (!asked.ok) {
       fail(asked.error.code, `${advisor}: ${asked.error.message}`);
       break;
@@ -168,7 +173,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
       break;
     }
     rounds = round;
-    const reviewed = await send(round, 'customer', customerAgent, 'negotiation.review', { customer, proposal: encodeProposal(proposal) });
+    const reviewed = await send(round, 'customer', customerAgent, 'negotiation.review', { customer, proposal: encodeProposal(proposal), ...asAgents });
     if (!reviewed.ok) {
       fail(reviewed.error.code, `${customerAgent}: ${reviewed.error.message}`);
       break;
@@ -201,7 +206,7 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
         ? `No deal for ${customerName}${after}: the negotiation stopped, ${end.error.code}.`
         : `No deal for ${customerName} within ${maxRounds} rounds${after}.`;
   const negotiation: Negotiation = {
-    id, contextId, customer, customerName, advisor, customerAgent,
+    id, agents, contextId, customer, customerName, advisor, customerAgent,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(now()).toISOString(),
     maxRounds, rounds,

@@ -81,4 +81,10 @@ export interface Agent {
   observe?(task: TaskUpdater): Promise<void> | void;
   /** Called when a client cancels a task, before it is marked canceled (e.g. to stop remote work). */
   cancel?(task: Readonly<Task>): Promise<void> | void;
+  /**
+   * Called at start for each task a previous process left `submitted` or `working`
+   * (lib/a2a/recovery.ts): true keeps it as it is, for `observe` to advance; otherwise (or
+   * without this hook) the task is failed, since no turn of this process is running it.
+   */
+  resumes?(task: Readonly<Task>): boolean;
 }

@@ -5,6 +5,7 @@
  * a stable code, nothing throws for a node that is down, slow or wrong.
  */
 
+import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
 import { readBodyBytes } from '../body.ts';
 import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
@@ -153,6 +154,8 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
   const methods = METHODS[version];
   const headers = { 'content-type': 'application/json', ...(version === '1.0' ? { 'A2A-Version': '1.0' } : {}), ...opts.headers };
   const wireMessage = version === '1.0' ? messageToV1 : messageToV03;
+  // The current W3C trace context goes along, unless the caller set its own `traceparent`.
+  const withTraceHeaders = (h: Record<string, string>) => ({ ...traceHeaders(currentTrace()), ...h });
 
   /** One request; the parsed JSON of the answer, or a transport failure. */
   async function request(init: RequestInit & { url: string }, timeoutMs: number): Promise<ClientResult<unknown>> {
@@ -175,7 +178,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
   /** One JSON-RPC call, its result read by `read`. */
   async function rpc<T>(method: string, params: unknown, read: (raw: unknown) => T, timeoutMs = opts.timeoutMs ?? 30_000): Promise<ClientResult<T>> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: crypto.randomUUID(), method, params });
-    const answer = await request({ url: endpoint, method: 'POST', headers, body }, timeoutMs);
+    const answer = await request({ url: endpoint, method: 'POST', headers: withTraceHeaders(headers), body }, timeoutMs);
     if (!answer.ok) return answer;
     const doc = answer.result as { error?: unknown; result?: unknown } | null;
     if (doc && typeof doc === 'object' && doc.error) return rpcFailure(doc.error);
@@ -215,7 +218,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       const body = JSON.stringify({ jsonrpc: '2.0', id: crypto.randomUUID(), method: methods.stream, params: sendParams(input) });
       let res: Response;
       try {
-        res = await doFetch(endpoint, { method: 'POST', headers: { ...headers, accept: 'text/event-stream' }, body, ...(o.signal ? { signal: o.signal } : {}) });
+        res = await doFetch(endpoint, { method: 'POST', headers: { ...withTraceHeaders(headers), accept: 'text/event-stream' }, body, ...(o.signal ? { signal: o.signal } : {}) });
       } catch {
         yield { kind: 'error', error: { code: 'A2A_UNREACHABLE', kind: 'unreachable', message: 'the node did not answer' } };
         return;

@@ -26,6 +26,7 @@ import { LIMITS, jsonBytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { creatorOf, newTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore } from './task-store.ts';
 import { isAuthenticated, ownerKey, type Principal } from '../auth/principal.ts';
+import { failedByRestart } from './recovery.ts';
 
 /** Delivers task events to webhooks; see lib/a2a/push.ts. */
 export interface PushSender {
@@ -46,6 +47,8 @@ export interface EngineOptions {
   now?: () => number;
   /** Most webhook registrations one task may hold. */
   maxPushConfigs?: number;
+  /** Sees every event this process makes (the node's metrics count state changes). */
+  onEvent?: (event: TaskEvent) => void;
   /** Per-task caps (defaults from LIMITS). */
   limits?: Partial<TaskLimits>;
   /**
@@ -361,6 +364,8 @@ export class TaskEngine {
     if (TERMINAL_STATES.has(state)) {
       if (watching) this.cluster!.unwatch(id);
       this.release(live);
+      // A client whose stream a crash cut reconnects here: it gets the final state, then the end.
+      if (failedByRestart(live.rec.task)) return finalOnly(live.rec.task);
       return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${state}; there is nothing left to subscribe to`);
     }
     const sub = this.subscribe(live, watching ? () => this.cluster!.unwatch(id) : undefined);
@@ -593,7 +598,8 @@ export class TaskEngine {
     for (const id of ids) {
       try {
         const out = await this.cluster!.update(id, (rec, turn) => {
-          if (!turn.orphaned) return null;
+          // An agent that can resume the task (the hub's delegations) keeps it, as at a restart.
+          if (!turn.orphaned || this.opts.agent.resumes?.(rec.task)) return null;
           return [this.setStatus(rec.task, 'failed', ORPHANED_NOTE)];
         }, { claim: true });
         if (out && !isA2AError(out) && out.events.length) {
@@ -646,6 +652,7 @@ export class TaskEngine {
   }
 
   private publish(live: Live, event: TaskEvent): void {
+    this.opts.onEvent?.(event);
     this.publishLocal(live, event);
     if (live.rec.push.length && event.kind !== 'message') this.opts.push?.notify(live.rec.push, event);
   }
@@ -883,6 +890,14 @@ function toArtifact(input: ArtifactInput): Artifact {
   if (input.description) a.description = input.description;
   if (input.metadata) a.metadata = input.metadata;
   return a;
+}
+
+/** A subscription that holds a terminal task's snapshot and is already closed. */
+function finalOnly(task: Task): Subscription {
+  const sub: Subscription = new EventQueue<TaskEvent>();
+  sub.push({ kind: 'task', task: snapshot(task) });
+  sub.close();
+  return sub;
 }
 
 const messageBytes = new WeakMap<Message, number>();

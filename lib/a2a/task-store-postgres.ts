@@ -193,7 +193,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     return run;
   }
 
-  async list(q: ListTasksQuery, creator: string): Promise<ListTasksPage | A2AError> {
+  async list(q: ListTasksQuery, creator: string | null): Promise<ListTasksPage | A2AError> {
     let after: [number, string] | undefined;
     if (q.pageToken) {
       after = decodeToken(q.pageToken);
@@ -204,7 +204,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const context = q.contextId ?? null;
     const state = q.status ?? null;
     const filter = this.sql`node = ${this.node}
-      AND coalesce(creator, 'anonymous') = ${creator}
+      AND (${creator}::text IS NULL OR coalesce(creator, 'anonymous') = ${creator}::text)
       AND (${context}::text IS NULL OR context_id = ${context}::text)
       AND (${state}::text IS NULL OR state = ${state}::text)
       AND (${since}::bigint IS NULL OR ts >= ${since}::bigint)`;

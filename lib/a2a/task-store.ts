@@ -58,8 +58,11 @@ export interface TaskStore {
    * for streams on other processes of the node (shared stores).
    */
   save(rec: TaskRecord, event?: TaskEvent): Promise<void>;
-  /** One page of the tasks `creator` (an owner key) made, newest status first. */
-  list(q: ListTasksQuery, creator: string): MaybePromise<ListTasksPage | A2AError>;
+  /**
+   * One page of the tasks `creator` (an owner key) made, newest status first; `null` lists every
+   * creator's, for the process's own housekeeping (crash recovery), never for a client.
+   */
+  list(q: ListTasksQuery, creator: string | null): MaybePromise<ListTasksPage | A2AError>;
   /** How many tasks the store holds. */
   count(): MaybePromise<number>;
   /** Resolves when every write started so far has finished. */
@@ -245,7 +248,7 @@ export class FileTaskStore implements TaskStore {
     this.closed = true;
   }
 
-  list(q: ListTasksQuery, creator: string): ListTasksPage | A2AError {
+  list(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
     let after: [number, string] | undefined;
     if (q.pageToken) {
       after = decodeToken(q.pageToken);
@@ -255,7 +258,7 @@ export class FileTaskStore implements TaskStore {
     const matches: [string, IndexEntry][] = [];
     for (const entry of this.index) {
       const e = entry[1];
-      if (e.creator !== creator) continue;
+      if (creator !== null && e.creator !== creator) continue;
       if (q.contextId !== undefined && e.contextId !== q.contextId) continue;
       if (q.status !== undefined && e.state !== q.status) continue;
       if (since !== undefined && e.ts < since) continue;

@@ -13,6 +13,8 @@ export const HUB_ERRORS = {
   FORBIDDEN_HOST: { http: 403, message: 'this hub does not answer to that Host name' },
   FORBIDDEN_CROSS_SITE: { http: 403, message: 'requests from another site are refused' },
   NOT_JSON: { http: 415, message: 'POST bodies must be application/json' },
+  // lib/metrics/endpoint.ts: beyond loopback, /metrics needs the process's access policy.
+  METRICS_FORBIDDEN: { http: 403, message: '/metrics is served beyond loopback only behind an access policy' },
   UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
@@ -20,6 +22,8 @@ export const HUB_ERRORS = {
   // Refused before parsing on every surface that answers registry codes (lib/body.ts MAX_JSON_DEPTH).
   BODY_TOO_DEEP: { http: 400, message: 'JSON nests deeper than 64 levels' },
   INTERNAL: { http: 500, message: 'Internal error' },
+  // Carried by a task that a node's restart failed (lib/a2a/recovery.ts): the work was lost, not refused.
+  TASK_INTERRUPTED: { http: 503, message: 'the node restarted while the task was running' },
   NEGOTIATION_BAD_CUSTOMER: { http: 400, message: 'customer must be a crm customer id such as c-012' },
   // An id the server did not make cannot name a record: answered like a missing one.
   NEGOTIATION_BAD_ID: { http: 404, message: 'not a negotiation id' },
@@ -29,6 +33,11 @@ export const HUB_ERRORS = {
   ENTITY_BAD_QUERY: { http: 400, message: 'give a USCC, a stock code or a name' },
   ENTITY_SOURCE_FAILED: { http: 502, message: 'a node the resolver reads failed' },
   // Another node's answer is untrusted input: one the hub cannot read is this code, never a crash.
+  // task.delegate: who may run a job, and which delegation a continuation names.
+  DELEGATE_UNKNOWN_EXECUTOR: { http: 404, message: 'no fleet node by that name runs jobs' },
+  DELEGATE_NOT_EXECUTOR: { http: 400, message: 'that fleet node offers no exec.* capabilities' },
+  DELEGATE_UNKNOWN_TASK: { http: 404, message: 'no delegated hub task by that id' },
+  DELEGATE_TASK_ACTIVE: { http: 409, message: 'the delegated task is still running' },
   NODE_BAD_ANSWER: { http: 502, message: 'a node answered in a shape the hub cannot read' },
   NODE_UNHEALTHY: { http: 502, message: 'the node reports itself unhealthy' },
   NO_CARD: { http: 502, message: 'neither an agent card nor a capability list' },
@@ -51,6 +60,9 @@ export const DOMAIN_ERRORS = {
   UNKNOWN_CUSTOMER: { http: 400, message: 'crm has no such customer' },
   NO_PROFILE: { http: 400, message: 'the customer has no negotiation profile' },
   BAD_PROFILE: { http: 502, message: 'the customer\'s negotiation profile is malformed' },
+  // A model-backed negotiation turn: the agent has no model, or its model broke the protocol.
+  NO_MODEL: { http: 400, message: 'this agent has no model configured' },
+  MODEL_BAD_TURN: { http: 502, message: 'the model\'s turn breaks the negotiation protocol' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type HubErrorCode = keyof typeof HUB_ERRORS;

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
+import { tracedCall, type CallSink } from './traced-call.ts';
 
 export interface FleetMember {
   name: string;
@@ -97,17 +98,9 @@ interface FleetCaller {
   peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number; onBehalfOf?: string }): Promise<FleetResult>;
 }
 type FleetResult = Result<unknown, CallFailure> & {
-  /** Id of the trace record the call left (set by FleetInvoker). */
+  /** Id of the trace record the call left (its number in /api/trace; the record holds the W3C ids). */
   traceId?: number;
 };
-
-/** Where trace records go (lib/fleet/trace.ts). */
-interface TraceSink {
-  record(r: {
-    ts: string; from: string; to: string; capability: string; durationMs: number;
-    outcome: 'ok' | 'failed' | 'empty'; errorCode: string | null; bytes: number;
-  }): { id: number };
-}
 
 export interface InvokeOptions {
   /** The owner key of the principal the hub calls for (lib/auth/principal.ts), signed with the body. */
@@ -130,22 +123,10 @@ export interface FleetInvoker {
 }
 
 
-/** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
-function isEmptyResult(r: unknown): boolean {
-  if (r === null || r === undefined || r === '') return true;
-  if (Array.isArray(r)) return r.length === 0;
-  if (typeof r !== 'object') return false;
-  const o = r as Record<string, unknown>;
-  const values = Object.values(o);
-  if (values.length === 0 || o.found === false) return true;
-  const lists = values.filter(Array.isArray) as unknown[][];
-  return lists.length > 0 && lists.every((l) => l.length === 0);
-}
-
 interface FleetInvokerDeps {
   self: string;
   client: FleetCaller;
-  trace: TraceSink;
+  trace: CallSink;
   now?: () => number;
   defaultTimeoutMs?: number;
   /** Where `message` finds a node's `/a2a`; without it every `message` fails with A2A_NO_ROUTE. */
@@ -159,25 +140,9 @@ interface FleetInvokerDeps {
 
 export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
   const now = deps.now ?? Date.now;
-  /** Runs one call and writes its trace record, whatever the outcome. */
-  async function traced<R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: () => Promise<R>): Promise<R & { traceId: number }> {
-    const started = now();
-    const t0 = performance.now();
-    const r = await call();
-    const durationMs = Math.round((performance.now() - t0) * 100) / 100;
-    const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
-    const rec = deps.trace.record({
-      ts: new Date(started).toISOString(),
-      from: deps.self,
-      to: target,
-      capability,
-      durationMs,
-      outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
-      errorCode: r.ok ? null : r.error.code,
-      bytes,
-    });
-    return { ...r, traceId: rec.id };
-  }
+  /** Runs one call in a child span of the current trace and writes its trace record, whatever the outcome. */
+  const traced = <R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: () => Promise<R>) =>
+    tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now);
   const sendMessage = createA2AMessenger(deps);
   return {
     invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000, opts = {}) {

@@ -9,6 +9,7 @@ import { readBodyBytes } from '../body.ts';
 import { FLEET_MESSAGE_ERRORS, type FleetMessageErrorCode } from '../errors/fleet.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Err, Ok } from '../errors/result.ts';
+import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
 
 export interface FleetMessageOptions {
   /** The conversation this message belongs to (the same for every turn of one exchange). */
@@ -128,7 +129,7 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
     try {
       const res = await doFetch(`${member.url}/a2a`, {
         method: 'POST',
-        headers: { ...signature, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        headers: { ...traceHeaders(currentTrace()), ...signature, 'content-type': 'application/json', 'A2A-Version': '1.0' },
         body: body as Uint8Array<ArrayBuffer>,
         signal: AbortSignal.timeout(timeout),
       });

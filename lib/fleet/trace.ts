@@ -1,8 +1,9 @@
 /**
  * @module trace — the call trace: one record per cross-node call the hub makes (time, from, to,
- * capability, duration, outcome, error code, bytes), kept in SQLite through `bun:sqlite`, paged
- * newest first, and pushed live to subscribers. Bounded: names and codes are cut to a fixed
- * length before they are stored, and rows past the row cap or older than the age cap are deleted.
+ * capability, duration, outcome, error code, bytes, and the W3C trace, span and parent span ids that
+ * link a call to the call that caused it), kept in SQLite through `bun:sqlite`, paged newest
+ * first, and pushed live to subscribers. Bounded: names and codes are cut to a fixed length
+ * before they are stored, and rows past the row cap or older than the age cap are deleted.
  */
 
 import type { Database } from 'bun:sqlite';
@@ -22,6 +23,12 @@ export interface TraceRecord {
   errorCode: string | null;
   /** Size of the answer's result in bytes (0 for a failure). */
   bytes: number;
+  /** W3C trace id (32 hex digits): every call one request caused shares it. */
+  traceId: string;
+  /** This call's span id (16 hex digits), sent on as `traceparent`. */
+  spanId: string;
+  /** The span the call was made under (another record's `spanId`, or the caller's), or null. */
+  parentSpanId: string | null;
 }
 
 type NewTraceRecord = Omit<TraceRecord, 'id'>;
@@ -35,6 +42,8 @@ export interface TraceQuery {
   to?: string;
   capability?: string;
   outcome?: TraceOutcome;
+  /** Only the records of one W3C trace. */
+  traceId?: string;
 }
 
 interface TracePage {
@@ -81,10 +90,20 @@ CREATE TABLE IF NOT EXISTS trace (
   duration_ms REAL NOT NULL,
   outcome TEXT NOT NULL CHECK (outcome IN ('ok', 'failed', 'empty')),
   error_code TEXT,
-  bytes INTEGER NOT NULL
+  bytes INTEGER NOT NULL,
+  trace_id TEXT NOT NULL DEFAULT '',
+  span_id TEXT NOT NULL DEFAULT '',
+  parent_span_id TEXT
 );
 CREATE INDEX IF NOT EXISTS trace_target ON trace (target, id);
 `;
+
+/** Columns added after the first release: a trace file from before gets them (empty ids) on open. */
+const ADDED_COLUMNS: Record<string, string> = {
+  trace_id: "ALTER TABLE trace ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
+  span_id: "ALTER TABLE trace ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
+  parent_span_id: 'ALTER TABLE trace ADD COLUMN parent_span_id TEXT',
+};
 
 interface Row {
   id: number;
@@ -96,11 +115,15 @@ interface Row {
   outcome: TraceOutcome;
   error_code: string | null;
   bytes: number;
+  trace_id: string;
+  span_id: string;
+  parent_span_id: string | null;
 }
 
 const fromRow = (r: Row): TraceRecord => ({
   id: r.id, ts: r.ts, from: r.caller, to: r.target, capability: r.capability,
   durationMs: r.duration_ms, outcome: r.outcome, errorCode: r.error_code, bytes: r.bytes,
+  traceId: r.trace_id, spanId: r.span_id, parentSpanId: r.parent_span_id,
 });
 
 /** Rows wait at most this long (or until this many are pending) before they are committed together. */
@@ -121,15 +144,18 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
   const now = opts.now ?? Date.now;
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   db.exec(SCHEMA);
-  const insert = db.query<Row, [number, string, string, string, string, number, string, string | null, number]>(
-    'INSERT INTO trace (id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  const columns = new Set(db.query<{ name: string }, []>('PRAGMA table_info(trace)').all().map((c) => c.name));
+  for (const [column, sql] of Object.entries(ADDED_COLUMNS)) if (!columns.has(column)) db.exec(sql);
+  db.exec('CREATE INDEX IF NOT EXISTS trace_trace_id ON trace (trace_id, id)');
+  const insert = db.query<Row, [number, string, string, string, string, number, string, string | null, number, string, string, string | null]>(
+    'INSERT INTO trace (id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
   let lastId = db.query<{ id: number }, []>('SELECT COALESCE(MAX(id), 0) AS id FROM trace').get()!.id;
   const listeners = new Set<(r: TraceRecord) => void>();
   let pending: TraceRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   const writeAll = db.transaction((rows: TraceRecord[]) => {
-    for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes);
+    for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes, r.traceId, r.spanId, r.parentSpanId);
   });
   const dropOlder = db.query<unknown, [string]>('DELETE FROM trace WHERE ts < ?');
   const dropBeyond = db.query<unknown, [number]>('DELETE FROM trace WHERE id <= (SELECT id FROM trace ORDER BY id DESC LIMIT 1 OFFSET ?)');
@@ -179,6 +205,7 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
       if (q.to !== undefined) (where.push('target = ?'), params.push(q.to));
       if (q.capability !== undefined) (where.push('capability = ?'), params.push(q.capability));
       if (q.outcome !== undefined) (where.push('outcome = ?'), params.push(q.outcome));
+      if (q.traceId !== undefined) (where.push('trace_id = ?'), params.push(q.traceId));
       const sql = `SELECT * FROM trace ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
       const rows = db.query<Row, (string | number)[]>(sql).all(...params);
       const more = rows.length > limit;

@@ -1,7 +1,8 @@
 /**
  * @module mesh/client — the mesh client: one presence per local agent, reconnect with backoff
  * (500 ms doubling to 10 s, reset after a claim, stopped by name_in_use / unknown_project /
- * protocol_mismatch) that resumes its own presence and recovers missed messages, serial inbound
+ * protocol_mismatch; with several hub addresses, to the next hub in turn) that resumes its own
+ * presence and recovers missed messages, serial inbound
  * handling with attachments written to disk, delivery and presence events, remembered connections
  * and the local activity view.
  */
@@ -30,6 +31,8 @@ export interface MembershipStatus {
   project: string;
   name: string;
   state: MembershipState;
+  /** The hub this presence is on, while connected. */
+  hubUrl?: string;
   self?: Peer;
   peers: (Peer & { activity: Activity })[];
   activity: Activity;
@@ -76,6 +79,11 @@ export interface ClientTimers {
 
 export interface MeshClientOptions {
   hubUrl: string;
+  /**
+   * Other hubs on the same database (several hubs on PostgreSQL). After a failed attempt or a drop
+   * the client tries the next address in turn, resumes its presence there and recovers what it missed.
+   */
+  hubUrls?: string[];
   token?: string;
   log: Log;
   now?: () => number;
@@ -114,6 +122,8 @@ interface Membership {
   resumeSecret?: string;
   /** The project's stream epoch and the highest sequence handled: where recovery starts. */
   position?: StreamPosition;
+  /** Index into the hub addresses of the one to try next. */
+  hub: number;
 }
 
 export function createMeshClient(o: MeshClientOptions) {
@@ -122,7 +132,15 @@ export function createMeshClient(o: MeshClientOptions) {
   const base = o.reconnectMs ?? 500;
   const cap = o.maxReconnectMs ?? 10_000;
   const dir = o.attachmentsDir ?? join(tmpdir(), 'lume-a2a');
+  const urls = [...new Set([o.hubUrl, ...(o.hubUrls ?? [])])];
   const http = createHubClient({ baseUrl: o.hubUrl, token: o.token });
+  const hubClients = new Map([[o.hubUrl, http]]);
+  /** The HTTP client of one hub address (history is read from the hub the agent is on). */
+  const httpOf = (url: string) => {
+    let c = hubClients.get(url);
+    if (!c) hubClients.set(url, (c = createHubClient({ baseUrl: url, token: o.token })));
+    return c;
+  };
   const events = createEmitter<ClientEvents>((e) => o.log('warn', 'mesh client: listener threw', { error: String(e) }));
   const members = new Map<string, Membership>();
 
@@ -169,6 +187,8 @@ export function createMeshClient(o: MeshClientOptions) {
 
   function schedule(m: Membership): void {
     if (!m.desired) return;
+    // With several hubs, the next attempt goes to the next one: the last one just failed or dropped.
+    m.hub = (m.hub + 1) % urls.length;
     m.retryInMs = m.delay;
     setState(m, 'reconnecting');
     m.timer = timers.setTimeout(() => {
@@ -181,7 +201,7 @@ export function createMeshClient(o: MeshClientOptions) {
   async function attempt(m: Membership): Promise<void> {
     if (!m.desired) return;
     const r = await openConnection({
-      hubUrl: o.hubUrl,
+      hubUrl: urls[m.hub]!,
       project: m.project,
       name: m.name,
       token: o.token,
@@ -237,7 +257,10 @@ export function createMeshClient(o: MeshClientOptions) {
       peers: (m.conn?.peers() ?? []).map((p) => ({ ...p, activity: m.activity.peer(p.name) })),
       activity: m.activity.self(),
     };
-    if (m.conn) s.self = m.conn.self;
+    if (m.conn) {
+      s.self = m.conn.self;
+      s.hubUrl = urls[m.hub]!;
+    }
     if (m.lastError) s.lastError = m.lastError;
     if (m.retryInMs !== undefined) s.retryInMs = m.retryInMs;
     return s;
@@ -269,7 +292,7 @@ export function createMeshClient(o: MeshClientOptions) {
       const existing = members.get(agentId);
       if (existing && existing.project === project && existing.name === name && existing.desired) return status(existing);
       if (existing) await stop(existing);
-      const m: Membership = { agentId, project, name, state: 'connecting', desired: true, delay: base, activity: createActivity(now) };
+      const m: Membership = { agentId, project, name, state: 'connecting', desired: true, delay: base, activity: createActivity(now), hub: 0 };
       // A remembered connection of the same name brings its resume secret and stream position.
       if (saved && saved.project === project && saved.name === name) {
         if (saved.resumeSecret) m.resumeSecret = saved.resumeSecret;
@@ -329,7 +352,7 @@ export function createMeshClient(o: MeshClientOptions) {
     history(agentId: string, q: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
       const m = members.get(agentId);
       if (!m) return Promise.resolve(fail('A2A_CLIENT_CLOSED', `${agentId} is not connected`));
-      return http.history(m.project, q);
+      return httpOf(urls[m.hub]!).history(m.project, q);
     },
 
     /** Closes every presence without forgetting remembered connections (a process shutting down); their positions are kept. */

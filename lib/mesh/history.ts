@@ -1,4 +1,8 @@
-/** @module mesh/history — history query rules (limit 1..500, default 50; exclusive `before`/`after`; `from`; a decoded-size budget) and the missed-message query behind recovery. */
+/**
+ * @module mesh/history — history query rules (limit 1..500, default 50; exclusive `before`/`after`;
+ * `from`; a decoded-size budget), the missed-message query behind recovery, and how rows become
+ * answers (shared by both stores).
+ */
 
 import type { Database } from 'bun:sqlite';
 import { fail, ok, type Result } from './errors.ts';
@@ -61,11 +65,22 @@ export function runHistory(db: Database, q: HistoryQuery, limits: Limits = MESH_
   // db.query caches the statement per SQL text; there are only eight shapes.
   const stmt = db.query(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?4`);
   const rows = stmt.all(q.project, q.before ?? q.after ?? null, q.from ?? null, q.limit) as MessageRow[];
+  return pageRows(rows, order, limits, onCorrupt);
+}
+
+/** Decoded size of a message: its text and attachments. */
+const sizeOf = (m: MeshMessage): number => m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+
+/**
+ * Turns the rows of a history query (in walk order) into its answer: stops at the decoded budget,
+ * skips rows whose recorded size does not add up, answers in ascending order.
+ */
+export function pageRows(rows: MessageRow[], order: 'ASC' | 'DESC', limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
   const out: MeshMessage[] = [];
   let used = 0;
   for (const r of rows) {
     const m = rowToMessage(r);
-    const size = m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+    const size = sizeOf(m);
     if (size !== r.content_bytes) {
       onCorrupt?.(m.messageRef);
       continue;
@@ -106,12 +121,17 @@ export function runMissed(db: Database, q: MissedQuery, limits: Pick<MeshLimits,
        ORDER BY sequence DESC LIMIT ?4`,
     )
     .all(q.project, q.since, q.name, q.limit + 1) as MessageRow[];
-  let complete = rows.length <= q.limit;
+  return missedRows(rows, q.limit, limits, onCorrupt);
+}
+
+/** Turns the rows of a missed-messages query (newest first, `limit + 1` at most) into its answer. */
+export function missedRows(rows: MessageRow[], limit: number, limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): Missed {
+  let complete = rows.length <= limit;
   const out: MeshMessage[] = [];
   let used = 0;
-  for (const r of rows.slice(0, q.limit)) {
+  for (const r of rows.slice(0, limit)) {
     const m = rowToMessage(r);
-    const size = m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+    const size = sizeOf(m);
     if (size !== r.content_bytes) {
       onCorrupt?.(m.messageRef);
       complete = false;

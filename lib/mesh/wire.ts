@@ -24,7 +24,8 @@ export interface MeshMessage {
   replyTo?: string;
 }
 
-export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown' | 'slow_consumer';
+/** Why a presence left; `hub_lost` means its hub stopped renewing its lease (several hubs on one database). */
+export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown' | 'slow_consumer' | 'hub_lost';
 
 /** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
 export interface StreamPosition {
@@ -72,6 +73,8 @@ export type ServerFrame =
   | { type: 'delivery'; messageId: string; to: string; status: 'delivered' | 'disconnected' }
   | { type: 'delivery'; messageId: string; to: string; status: 'failed'; error: string }
   | { type: 'error'; code: WireCode; message: string; requestId?: string };
+
+export type DeliveryFrame = Extract<ServerFrame, { type: 'delivery' }>;
 
 const isStr = (v: unknown, max = 128): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
 

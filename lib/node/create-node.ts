@@ -2,10 +2,11 @@
  * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
- * `/healthz` and `/readyz` (`/health` kept as an alias), the JSON-file task store, webhook
- * delivery, the bounds of lib/limits.ts, and a graceful stop; it guards the A2A routes with the
- * node's access policy (lib/auth/access.ts): every request is authenticated once, by bearer token
- * or, on `/a2a`, a fleet node's signature. The only place in lib/ that touches Elysia.
+ * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the JSON-file task store, webhook
+ * delivery, the bounds of lib/limits.ts, and a graceful stop; every request is measured and run in
+ * its W3C trace context (lib/metrics/http.ts), and the A2A routes (and `/metrics`) are guarded by
+ * the node's access policy (lib/auth/access.ts): every request is authenticated once, by bearer
+ * token or, on `/a2a`, a fleet node's signature. The only place in lib/ that touches Elysia.
  */
 
 import { join } from 'node:path';
@@ -29,8 +30,15 @@ import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
+import type { CallSink } from '../fleet/traced-call.ts';
+import { metricsHandler, type MetricsAccess } from '../metrics/endpoint.ts';
+import { createRequestObserver, NODE_ROUTES, routeTemplater, type RequestObserver } from '../metrics/http.ts';
+import { createNodeMetrics } from '../metrics/node.ts';
+import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
+import { recoverInterrupted } from '../a2a/recovery.ts';
+import { assertPortFree } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
@@ -45,8 +53,15 @@ export interface NodeDefinition {
   catalog: Catalog;
   /** Defaults to the catalog agent (keyword pick / data-part skill call). */
   agent?: Agent;
-  /** Whether a model answers messages; declared on the card as the agent-backed extension (lib/a2a/card.ts). */
-  agentBacked?: boolean;
+  /**
+   * Whether a model answers messages; declared on the card as the agent-backed extension
+   * (lib/a2a/card.ts). A function is asked at every card request (a model that comes and goes).
+   */
+  agentBacked?: boolean | (() => boolean);
+  /** Files and folders the node reads its data from; the boot self-check reads each (lib/node/self-check.ts). */
+  dataPaths?: readonly string[];
+  /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/model/agent.ts). */
+  modelMode?: 'model' | 'dynamic';
   inputModes?: string[];
   outputModes?: string[];
   /**
@@ -79,8 +94,17 @@ export interface NodeOptions {
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;
-  /** The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse. */
-  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet };
+  /**
+   * The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse.
+   * `spans`: where the calls it serves and forwards are recorded (the hub's trace).
+   */
+  peer?: { verifier: PeerVerifier; client?: PeerClient; fleet?: Fleet; spans?: CallSink };
+  /** The process's metrics, when it shares one registry (the hub); otherwise the node has its own. */
+  metrics?: MetricsRegistry;
+  /** What measures the requests, when the process already has one (it must be on `metrics`). */
+  requests?: RequestObserver;
+  /** Who may read `/metrics` beyond loopback (lib/metrics/endpoint.ts); without it only a loopback bind serves it. */
+  metricsAccess?: MetricsAccess;
   /**
    * Who may call the A2A routes (docs/security.md). `tokens`: the bearer tokens accepted (the
    * fleet's `DATA_DIR/keys/tokens.json`); `anonymous`: what a caller without proof may do (default
@@ -104,6 +128,9 @@ export interface RunningNode {
 
 export interface NodeApp {
   app: AnyElysia;
+  /** `app.handle`, measured and run in each request's trace context: what a server should call. */
+  fetch(request: Request): Promise<Response>;
+  metrics: MetricsRegistry;
   engine: TaskEngine;
   store: TaskStore;
   /** Resolves once the task store is open (at once for the JSON files); `start` waits for it. */
@@ -137,6 +164,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   };
   // Letting anonymous callers act is for a conformance run on this machine only.
   if (policy.anonymous === 'all' && !isLoopbackHost(host)) throw new Error(`node ${def.name}: anonymous callers may act only on a loopback address, not ${host}`);
+  // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
+  assertPortFree(def.name, host, opts.port ?? 0);
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const cache = { cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes };
   const store: TaskStore = opts.tasksDatabaseUrl
@@ -149,19 +178,28 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     log,
     ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
   });
+  const metrics = opts.metrics ?? createMetricsRegistry();
+  const requests = opts.requests ?? createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
+  const nodeMetrics = createNodeMetrics(metrics);
+  if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
   const outputModes = def.outputModes ?? DEFAULT_MODES;
+  const agent = def.agent ?? catalogAgent(def.catalog);
   const engine = new TaskEngine({
     store,
-    agent: def.agent ?? catalogAgent(def.catalog),
+    agent,
     log,
     inputModes,
     outputModes,
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     mayAct: (caller) => mayAct(policy, caller),
+    onEvent: nodeMetrics.onTaskEvent,
     limits: { historyMessages: limits.taskHistoryMessages, historyBytes: limits.taskHistoryBytes, artifacts: limits.taskArtifacts, artifactBytes: limits.taskArtifactBytes },
   });
+  // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
+  // A shared store has several processes per node; its engine takes over a gone process's tasks.
+  if (store instanceof FileTaskStore) recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
   const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
@@ -186,7 +224,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       outputModes,
       streaming: true,
       pushNotifications: push !== undefined,
-      agentBacked: def.agentBacked ?? false,
+      agentBacked: typeof def.agentBacked === 'function' ? def.agentBacked() : def.agentBacked ?? false,
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
       auth: {
         required: policy.anonymous === 'none' ? 'all' : policy.anonymous === 'read' ? 'writes' : 'none',
@@ -194,7 +232,13 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       },
     });
   };
-  const cards = new CardServer(cardFor(opts.port ?? 0), opts.now);
+  let advertisedPort = opts.port ?? 0;
+  const cards = new CardServer(cardFor(advertisedPort), opts.now);
+  // A card whose agent-backed state can change is rebuilt when read (the server keeps it if unchanged).
+  const currentCard = (req: Request) => {
+    if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
+    return cards.respond(req);
+  };
 
   // Peer calls reach this node's code only through its catalog.
   const peer: PeerRouteDeps | undefined = opts.peer && {
@@ -205,6 +249,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     log,
     ...(opts.peer.client ? { client: opts.peer.client } : {}),
     ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
+    ...(opts.peer.spans ? { spans: opts.peer.spans } : {}),
   };
   const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
     peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
@@ -258,6 +303,16 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     if (who instanceof Response) return who;
     return (await handleRest(who.request, who.caller)) ?? noRoute();
   };
+  // `/metrics` asks the same policy as the A2A routes (beyond loopback: a principal) when the node
+  // can authenticate anyone, unless given its own hook; without either, only a loopback bind serves it.
+  const policyMetricsAccess = (req: Request): Response | undefined => {
+    const who = policy.authenticate(req);
+    if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none')) return undefined;
+    const { http, body } = toRestError(a2aError('UNAUTHENTICATED', who.ok ? '/metrics beyond loopback needs a bearer token' : who.message));
+    return challenge(jsonResponse(body, http));
+  };
+  const metricsAccess = opts.metricsAccess ?? (opts.access?.tokens || opts.access?.authenticate ? policyMetricsAccess : undefined);
+  const serveMetrics = metricsHandler(metrics, { host, ...(metricsAccess ? { access: metricsAccess } : {}) });
   // The error hook comes first so it covers every route registered after it.
   const app = new Elysia({ normalize: false })
     .onError(({ code, set }) => {
@@ -270,9 +325,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     });
   if (speaksA2A) {
     app
-      .get('/.well-known/agent-card.json', ({ request }) => cards.respond(request))
+      .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
       // Clients before A2A 0.3 look here.
-      .get('/.well-known/agent.json', ({ request }) => cards.respond(request))
+      .get('/.well-known/agent.json', ({ request }) => currentCard(request))
       .post('/a2a', a2a, { parse: 'none' })
       .all('/message:verb', rest, { parse: 'none' })
       .all('/tasks', rest, { parse: 'none' })
@@ -286,10 +341,14 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     .get('/readyz', () => readinessResponse(def.name, readyChecks))
     // The older liveness path, kept for clients that read its fields.
     .get('/health', async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }))
-    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }));
+    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
+    .get('/metrics', ({ request }) => serveMetrics(request));
+  const measuredFetch = requests.wrap((request: Request) => app.handle(request));
 
   return {
     app,
+    fetch: measuredFetch,
+    metrics,
     engine,
     store,
     ready: async () => {
@@ -300,13 +359,21 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     markShuttingDown: () => {
       shuttingDown = true;
     },
-    card: () => cards.json,
-    advertise: (port) => cards.update(cardFor(port), opts.now),
+    card: () => {
+      if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
+      return cards.json;
+    },
+    advertise: (port) => {
+      advertisedPort = port;
+      cards.update(cardFor(port), opts.now);
+    },
     async start() {
       if (store instanceof PostgresTaskStore) await store.open();
-      app.listen({ hostname: host, port: opts.port ?? 0, idleTimeout: 60 });
-      const server = app.server!;
+      // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
+      // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
+      const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, reusePort: false, fetch: measuredFetch });
       const port = server.port!;
+      advertisedPort = port;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
       log('info', 'node listening', { node: def.name, url, anonymous: policy.anonymous });

@@ -7,12 +7,9 @@
 import { Catalog, type Capability } from '../catalog/catalog.ts';
 import type { NodeDefinition } from './create-node.ts';
 
-/** An OpenAI-compatible chat endpoint (MODEL_BASE_URL, MODEL_API_KEY, MODEL_NAME). */
-export interface ModelEndpoint {
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-}
+/** An OpenAI-compatible chat endpoint (models.<node> in the config file, MODEL_* variables). */
+export type { ModelEndpoint } from '../model/chat.ts';
+import type { ModelEndpoint } from '../model/chat.ts';
 
 /** What every node factory is given; a node reads only the fields it needs. */
 export interface NodeSetup {

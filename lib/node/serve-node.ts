@@ -96,7 +96,7 @@ export async function mountNode(source: NodeSource, opts: ServeNodeOptions = {})
   const node = await prepareNode(source, opts);
   return {
     node,
-    fetch: (request) => node.app.handle(request),
+    fetch: (request) => node.fetch(request),
     advertise: (port) => node.advertise(port),
     async close() {
       await node.engine.close();

@@ -18,6 +18,7 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
+import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
 
 /**
  * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
@@ -94,7 +95,8 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const started = performance.now();
     let headers: Record<string, string>;
     try {
-      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), 'content-type': 'application/json' };
+      // The trace context is not signed: it names spans, it grants nothing.
+      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), ...traceHeaders(currentTrace()), 'content-type': 'application/json' };
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
     }

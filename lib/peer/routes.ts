@@ -5,11 +5,12 @@
  * Mounting (e.g. in lib/node/create-node.ts):
  *   .post('/peer/invoke', ({ request }) => handlePeerInvoke(request, peerDeps))
  *   .post('/peer/relay', ({ request }) => handlePeerRelay(request, peerDeps))
- * with peerDeps = { self, verifier, dispatch, client, fleet, log }. The handlers read the raw body
+ * with peerDeps = { self, verifier, dispatch, client, fleet, spans, log }. The handlers read the raw body
  * themselves (the signature covers those exact bytes), so the framework must not parse it first.
  */
 
 import type { Fleet } from '../fleet/invoke.ts';
+import { tracedCall, type CallSink } from '../fleet/traced-call.ts';
 import { fleetMember } from '../fleet/invoke.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
@@ -34,6 +35,11 @@ export interface PeerRouteDeps {
   client?: PeerClient;
   /** Needed by /peer/relay: route entries must be fleet members. */
   fleet?: Fleet;
+  /**
+   * Where this process records the signed calls it serves and forwards (the hub's trace), each in
+   * a span of the caller's W3C trace. Without it the caller's trace context is passed on as is.
+   */
+  spans?: CallSink;
   log?: Log;
   /** Largest accepted request body (default 1 MiB). */
   maxBodyBytes?: number;
@@ -110,7 +116,8 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const { onBehalfOf } = a.body;
     if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf)) return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
     const started = performance.now();
-    const r = await deps.dispatch(capability, args, { node: a.caller, ...(onBehalfOf !== undefined ? { onBehalfOf } : {}) });
+    const run = () => deps.dispatch(capability, args, { node: a.caller, ...(onBehalfOf !== undefined ? { onBehalfOf } : {}) });
+    const r = deps.spans ? await tracedCall(deps.spans, { from: a.caller, to: deps.self, capability }, run) : await run();
     const ms = Math.round(performance.now() - started);
     log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
     if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
@@ -152,9 +159,16 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     if (stranger) return peerError('PEER_NO_ROUTE', `${stranger} is not a fleet node`);
     const [next, ...rest] = hops as [string, ...string[]];
     const opts = { timeout: deps.relayTimeout ?? 10_000 };
-    const r = rest.length
-      ? await deps.client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })
-      : await deps.client.peerFetch(next, capability, args, opts);
+    const client = deps.client;
+    const forward = () => rest.length
+      ? client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })
+      : client.peerFetch(next, capability, args, opts);
+    // Recorded as two calls: the one received (caller to this node) and, under it, the one forwarded.
+    const spans = deps.spans;
+    const r = spans
+      ? await tracedCall(spans, { from: a.caller, to: deps.self, capability: 'relay:' + capability }, () =>
+        tracedCall(spans, { from: deps.self, to: next, capability }, forward))
+      : await forward();
     log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });
     if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
     // The relay is transparent: the status the next node answered, or without an answer the

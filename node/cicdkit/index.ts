@@ -30,6 +30,7 @@ export default defineNode((opts: CicdkitOptions) => {
 
   return {
     name: 'cicdkit',
+    dataPaths: [`${opts.fixturesDir}/cicdkit/snapshot.json`],
     description: 'Read-only CI/CD snapshot: pipelines, deployments and the git history of its checkout. Joins through the signed peer channel (no A2A endpoint yet).',
     a2a: false,
     capabilities: [

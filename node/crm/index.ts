@@ -9,12 +9,13 @@ import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';
 
-export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
+export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = jsonFixture<BookWithProfiles>(`${opts.fixturesDir}/crm/companies.json`);
   const industryIds = load().industries.map((i) => i.id);
 
   return {
     name: 'crm',
+    dataPaths: [`${opts.fixturesDir}/crm/companies.json`],
     description: 'Customer operations: companies keyed by USCC, their industry, owner and follow-up state. Read-only; a text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({
@@ -102,7 +103,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         run: () => book.status(load()),
         summarize: (s) => `Customer book ${s.asOf}: ${s.companies} companies in ${s.industries} industries`,
       }),
-      reviewCapability(load),
+      reviewCapability(load, opts.model),
     ],
   };
 });

@@ -9,8 +9,10 @@ import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
 import type { Book } from '../../lib/domain/customer-book.ts';
 import {
-  LIMIT_FLAGS, RISK_BANDS, RISK_LEVELS, TODAY_DROP_PCT, parseProposal, withinBand, type Proposal, type RiskLevel, type VetoCode,
+  LIMIT_FLAGS, RISK_BANDS, RISK_LEVELS, TODAY_DROP_PCT, VETO_CODES, parseProposal, withinBand, type Proposal, type RiskLevel, type VetoCode,
 } from '../../lib/domain/negotiation-terms.ts';
+import type { ModelEndpoint, ToolDefinition } from '../../lib/model/chat.ts';
+import { decide } from '../../lib/model/decide.ts';
 
 /** A customer's negotiation profile, from the `profiles` section of crm's book. */
 interface Profile {
@@ -22,7 +24,8 @@ interface Profile {
 export type BookWithProfiles = Book & { profiles?: unknown[] };
 
 type ReviewAnswer =
-  | { customer: string; stock: string; decision: 'accept'; reason: string; entity: { crmId: string; uscc: string; name: string } }
+  // A model may accept a stock the entity index does not confirm: then there is no entity.
+  | { customer: string; stock: string; decision: 'accept'; reason: string; entity?: { crmId: string; uscc: string; name: string } }
   | { customer: string; stock: string; decision: 'veto'; code: VetoCode; reason: string; detail?: string };
 
 interface OpeningAnswer {
@@ -102,8 +105,56 @@ function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
   return { customer, name: company.name, industry: company.industry, accepting: true };
 }
 
-/** crm's `negotiation.review` capability: the opening without a proposal, a decision with one. */
-export function reviewCapability(load: () => BookWithProfiles): Capability {
+const DECIDE_TOOL: ToolDefinition = {
+  name: 'decide',
+  description: 'Accept the proposed stock, or veto it with one veto code and a reason.',
+  parameters: {
+    type: 'object',
+    properties: {
+      decision: { type: 'string', enum: ['accept', 'veto'] },
+      code: { type: 'string', enum: [...VETO_CODES], description: 'For a veto: the constraint it breaks' },
+      reason: { type: 'string', description: 'One sentence the advisor and the customer read' },
+      detail: { type: 'string', description: 'EXCLUDED_INDUSTRY: the industry id; RISK_LEVEL: the customer\'s risk level' },
+    },
+    required: ['decision', 'reason'],
+    additionalProperties: false,
+  },
+};
+const DETAIL = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** Who took a turn: the rules, or the model (and, when the model was asked and failed, why). */
+type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
+
+/**
+ * The model's review: it reads the customer's profile, the proposal and the entity index's verdict,
+ * and accepts or vetoes. A veto without a known code and a reason, or an answer that is neither,
+ * is refused (MODEL_BAD_TURN); a model that does not answer leaves the turn to the rules, visibly.
+ */
+async function reviewByModel(endpoint: ModelEndpoint, book: BookWithProfiles, customer: string, p: Proposal, f?: typeof fetch): Promise<ReviewAnswer & Decided> {
+  const { company, profile } = customerOf(book, customer);
+  const aligned = alignedCompany(book, p.code);
+  const r = await decide(endpoint, {
+    system: `You are the agent of the customer ${company.name}. Accept a proposed stock only if it fits the customer's profile; otherwise veto it with exactly one code: ${VETO_CODES.join(', ')} (NO_SIGNAL: no scan signal; UNALIGNED_ENTITY: the company behind the stock is not confirmed; TODAY_DROP: fell more than ${-TODAY_DROP_PCT}% today; EXCLUDED_INDUSTRY: the profile excludes its industry; RISK_LEVEL: outside the customer's risk band). Call decide.`,
+    user: JSON.stringify({ profile, riskBands: RISK_BANDS, proposal: p, entity: aligned.ok ? { confirmed: true, crmId: aligned.company.id, name: aligned.company.name } : { confirmed: false, why: aligned.why } }),
+    tool: DECIDE_TOOL,
+    ...(f ? { fetch: f } : {}),
+  });
+  if (!r.ok) return { ...review(book, customer, p), decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
+  const reason = typeof r.result.reason === 'string' ? r.result.reason.trim().slice(0, 500) : '';
+  if (r.result.decision === 'accept' && reason) {
+    const entity = aligned.ok ? { entity: { crmId: aligned.company.id, uscc: aligned.company.uscc, name: aligned.company.name } } : {};
+    return { customer, stock: p.code, decision: 'accept', reason, ...entity, decidedBy: 'model' };
+  }
+  const code = VETO_CODES.find((c) => c === r.result.code);
+  if (r.result.decision !== 'veto' || !code || !reason)
+    throw new CapabilityError('MODEL_BAD_TURN', `the model answered ${JSON.stringify({ decision: r.result.decision, code: r.result.code }).slice(0, 120)}: a veto needs one of ${VETO_CODES.join(', ')} and a reason`);
+  const given = typeof r.result.detail === 'string' && DETAIL.test(r.result.detail) ? r.result.detail : undefined;
+  const detail = code === 'EXCLUDED_INDUSTRY' ? given ?? p.sector : code === 'RISK_LEVEL' ? profile.riskLevel : given;
+  return { customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}), decidedBy: 'model' };
+}
+
+/** crm's `negotiation.review` capability: the opening without a proposal, a decision with one; with `model`, `agent: "model"` lets the model decide. */
+export function reviewCapability(load: () => BookWithProfiles, model?: ModelEndpoint, f?: typeof fetch): Capability {
   return capability({
     id: 'negotiation.review',
     name: 'Negotiation: review',
@@ -115,11 +166,16 @@ export function reviewCapability(load: () => BookWithProfiles): Capability {
     args: {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
       proposal: { type: 'string', description: 'JSON proposal {code, name, sector, changePct, signals}' },
+      agent: { type: 'string', description: 'Who decides: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
     },
-    run: ({ customer, proposal }): ReviewAnswer | OpeningAnswer => {
+    run: async ({ customer, proposal, agent }): Promise<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer> => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
       const book = load();
-      return proposal === undefined ? opening(book, customer) : review(book, customer, parseProposal(proposal));
+      if (proposal === undefined) return opening(book, customer);
+      // The rules' answer as it always was; only a turn the model was asked for says who decided.
+      if (agent !== 'model') return review(book, customer, parseProposal(proposal));
+      if (!model) throw new CapabilityError('NO_MODEL', 'crm has no model configured (models.crm or MODEL_BASE_URL)');
+      return reviewByModel(model, book, customer, parseProposal(proposal), f);
     },
     summarize: (a) => {
       if ('accepting' in a) return `${a.name} opens the negotiation`;

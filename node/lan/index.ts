@@ -32,6 +32,9 @@ export default defineNode((opts: LanOptions) => {
 
   return {
     name: 'lan',
+    dataPaths: [`${opts.fixturesDir}/lan/snapshot.json`],
+    // A reasoning agent: with a model configured, the model plans every question it can.
+    modelMode: 'model',
     description: 'Read-only snapshot of the local network: hosts online, interface traffic and DNS, read from the machine where possible. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({

@@ -31,7 +31,7 @@ function describeNode(node: string, role: string, def: NodeDefinition): FleetNod
     node,
     role,
     transport: def.a2a === false ? 'peer' : 'a2a+peer',
-    agentBacked: def.agentBacked ?? false,
+    agentBacked: typeof def.agentBacked === 'function' ? def.agentBacked() : def.agentBacked ?? false,
     capabilities: def.catalog.descriptors(),
   };
 }

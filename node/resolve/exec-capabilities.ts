@@ -9,8 +9,25 @@ import { ownerKey } from '../../lib/auth/principal.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { execError, type Executor } from './executor.ts';
 import type { Job } from './jobs.ts';
+import type { PriorTurn } from './model.ts';
 
 const MAX_PROMPT = 4000;
+/** Earlier turns of a continued delegation, as a JSON string (catalog arguments are scalars). */
+const MAX_CONTEXT = 16_000;
+
+/** `[{prompt, output}, …]` from the `context` argument. @throws CapabilityError BAD_CONTEXT */
+function priorTurns(context: string | undefined): PriorTurn[] | undefined {
+  if (context === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(context);
+  } catch {
+    throw execError('BAD_CONTEXT');
+  }
+  const isTurn = (t: unknown): t is PriorTurn => typeof t === 'object' && t !== null && typeof (t as PriorTurn).prompt === 'string' && typeof (t as PriorTurn).output === 'string';
+  if (!Array.isArray(parsed) || parsed.length > 20 || !parsed.every(isTurn)) throw execError('BAD_CONTEXT');
+  return parsed.map((t) => ({ prompt: t.prompt, output: t.output }));
+}
 
 /**
  * Who a job counts against: the authenticated caller, and when that is a fleet node acting for
@@ -40,8 +57,13 @@ export function execCapabilities(executor: Executor | undefined, recipes: readon
       args: {
         prompt: { type: 'string', description: `What to do, at most ${MAX_PROMPT} characters; never becomes a command argument`, required: true, maxLength: MAX_PROMPT },
         recipe: { type: 'string', description: `A recipe name: ${recipes.map((r) => r.name).join(', ')}`, maxLength: 64 },
+        model: { type: 'string', description: 'A model name for the model recipe (picks that recipe when none is named)', maxLength: 128 },
+        context: { type: 'string', description: `Earlier turns of a continued task, a JSON list of {prompt, output} (at most 20, ${MAX_CONTEXT} characters); the model recipe sends them before the prompt`, maxLength: MAX_CONTEXT },
       },
-      run: (args, _signal, context) => exec().submit(args.prompt, args.recipe, callerKey(context)),
+      run: (args, _signal, context) => {
+        const prior = priorTurns(args.context);
+        return exec().submit(args.prompt, args.recipe, { ...(args.model !== undefined ? { model: args.model } : {}), ...(prior ? { prior } : {}), caller: callerKey(context) });
+      },
       summarize: (r) => `job ${r.job_id} running recipe ${r.recipe}`,
     }),
     capability({

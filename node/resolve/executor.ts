@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import { CapabilityError } from '../../lib/catalog/catalog.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
-import type { ModelEndpoint } from './model.ts';
-import { procStartTime, signalGroup } from './process-group.ts';
+import type { ModelEndpoint, PriorTurn } from './model.ts';
+import { endOrphanedJob, procStartTime, signalGroup } from './process-group.ts';
 import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
 import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
 
@@ -22,6 +22,9 @@ const EXEC_ERRORS = Object.freeze({
   CALLER_BUSY: 'this caller has as many jobs running as one caller may',
   SPAWN_FAILED: 'the recipe could not be started',
   EXECUTOR_UNAVAILABLE: 'the executor has no data folder',
+  MODEL_NOT_APPLICABLE: 'a model name applies only to the model recipe',
+  BAD_MODEL: 'not a model name',
+  BAD_CONTEXT: 'context must be a JSON list of earlier {prompt, output} turns',
 });
 type ExecErrorCode = keyof typeof EXEC_ERRORS;
 export const execError = (code: ExecErrorCode, detail?: string) => new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
@@ -46,13 +49,27 @@ export interface ExecutorOptions {
   childPath?: string;
 }
 
+/** What a job may carry besides its prompt: a model for the model recipe, earlier turns of a continued delegation. */
+export interface SubmitExtras {
+  /** A model name for the model recipe (giving one without naming a recipe picks that recipe). */
+  model?: string;
+  /** Earlier turns, oldest first; the model recipe sends them before the prompt, process recipes ignore them. */
+  prior?: readonly PriorTurn[];
+  /** Whose job it is: the key the per-caller limit counts under (default `anonymous`). */
+  caller?: string;
+}
+
+/** Model names as OpenAI-compatible servers spell them (`gpt-4o-mini`, `qwen2.5:7b`, `org/model`). */
+const MODEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$/;
+
 export interface Executor {
   readonly recipes: readonly Recipe[];
   /**
-   * Starts a job for `caller` (the key its per-caller limit counts under; see `callerKey`).
-   * @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, CALLER_BUSY, BUSY, SPAWN_FAILED
+   * Starts a job; `extras.caller` is the key its per-caller limit counts under (see `callerKey` in
+   * exec-capabilities.ts).
+   * @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BAD_MODEL, MODEL_NOT_APPLICABLE, CALLER_BUSY, BUSY, SPAWN_FAILED
    */
-  submit(prompt: string, recipe?: string, caller?: string): { job_id: string; recipe: string; state: 'running' };
+  submit(prompt: string, recipe?: string, extras?: SubmitExtras): { job_id: string; recipe: string; state: 'running' };
   /** @throws CapabilityError JOB_NOT_FOUND */
   status(id: string): Job;
   /** Resolves once the job's process group is gone. @throws CapabilityError JOB_NOT_FOUND */
@@ -78,8 +95,8 @@ export function createExecutor(opts: ExecutorOptions): Executor {
 
   /** A running record no live process of this executor owns: its executor died. */
   const orphan = (r: JobRecord) => {
-    // The start time guards against signalling a stranger that reused the pid.
-    if (r.pid && r.procStart !== undefined && procStartTime(r.pid) === r.procStart) signalGroup(r.pid, 'SIGKILL');
+    // The start time (or the job's id in the environment) guards against signalling a stranger.
+    if (r.pid) endOrphanedJob(r.pid, r.procStart, r.job_id);
     files.settle({ ...r, state: 'failed', error: RESTARTED, endedAt: iso() });
   };
   for (const id of files.ids()) {
@@ -103,8 +120,11 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     live.delete(final.job_id);
   };
 
-  const start = (recipe: Recipe, id: string, prompt: string): Run => {
-    if (recipe.kind === 'model') return runModel(recipe, opts.model, prompt, opts.fetch);
+  const start = (recipe: Recipe, id: string, prompt: string, extras: SubmitExtras): Run => {
+    if (recipe.kind === 'model') {
+      const request = { prompt, ...(extras.prior?.length ? { prior: extras.prior } : {}), ...(extras.model ? { model: extras.model } : {}) };
+      return runModel(recipe, opts.model, request, opts.fetch);
+    }
     const env: Record<string, string> = { PATH: opts.childPath ?? CHILD_PATH, HOME: join(opts.dataDir, 'resolve'), LANG: 'C.UTF-8', ...recipe.env, JOB_ID: id };
     if (recipe.prompt === 'env') env[PROMPT_ENV] = prompt;
     try {
@@ -116,8 +136,15 @@ export function createExecutor(opts: ExecutorOptions): Executor {
 
   const executor: Executor = {
     recipes: opts.recipes,
-    submit(prompt, name, caller = 'anonymous') {
+    submit(prompt, name, extras = {}) {
+      const caller = extras.caller ?? 'anonymous';
       if (!prompt.trim()) throw execError('BAD_PROMPT');
+      if (extras.model !== undefined && !MODEL_NAME.test(extras.model)) throw execError('BAD_MODEL', `not a model name: ${JSON.stringify(extras.model.slice(0, 64))}`);
+      // A model name asks for the model recipe: it picks it when no recipe is named.
+      if (extras.model !== undefined && name === undefined) {
+        if (!opts.recipes.some((r) => r.kind === 'model')) throw execError('UNKNOWN_RECIPE', `this executor has no model recipe (no model endpoint is configured); recipes: ${names()}`);
+        name = 'model';
+      }
       let recipe: Recipe | undefined;
       if (name !== undefined) {
         // The name is only ever compared with the allow-list; it never reaches a path or argv.
@@ -127,13 +154,14 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         recipe = pickRecipe(prompt, opts.recipes);
         if (!recipe) throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
       }
+      if (extras.model !== undefined && recipe.kind !== 'model') throw execError('MODEL_NOT_APPLICABLE', `recipe ${recipe.name} runs a process; a model name applies only to the model recipe`);
       // The caller's own limit first: one caller's jobs never take the slots others need.
       const perCaller = opts.maxRunningPerCaller ?? 3;
       const mine = [...live.values()].filter((l) => l.caller === caller).length;
       if (mine >= perCaller) throw execError('CALLER_BUSY', `${mine} of your jobs are running (at most ${perCaller} per caller); try again when one ends`);
       if (live.size >= (opts.maxRunning ?? 8)) throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
       const job_id = newJobId();
-      const run = start(recipe, job_id, prompt);
+      const run = start(recipe, job_id, prompt, extras);
       const record: JobRecord = {
         job_id, recipe: recipe.name, state: 'running', pid: run.pid, exitCode: null,
         output: '', outputTruncated: false, startedAt: iso(), endedAt: null, ...(run.procStart === undefined ? {} : { procStart: run.procStart }),

@@ -29,7 +29,8 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
 export default defineNode((opts: ResolveOptions) => {
   const root = opts.root ?? resolvePath(import.meta.dir, '../..');
   const fleetFile = opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`;
-  const recipes = loadRecipes(opts.recipesFile ?? `${opts.fixturesDir}/resolve/recipes.json`, { bun: process.execPath, root, data: opts.dataDir ?? root, fleet: fleetFile });
+  const recipesFile = opts.recipesFile ?? `${opts.fixturesDir}/resolve/recipes.json`;
+  const recipes = loadRecipes(recipesFile, { bun: process.execPath, root, data: opts.dataDir ?? root, fleet: fleetFile });
   if (opts.model) recipes.push(modelRecipe());
   // Without a data folder there is no executor and the exec.* capabilities answer EXECUTOR_UNAVAILABLE.
   const executor = opts.dataDir ? createExecutor({ dataDir: opts.dataDir, recipes, ...(opts.model ? { model: opts.model } : {}), ...opts.exec }) : undefined;
@@ -38,6 +39,7 @@ export default defineNode((opts: ResolveOptions) => {
 
   const spec: NodeSpec = {
     name: NAME,
+    dataPaths: [fleetFile, recipesFile],
     description: 'The capability catalog of the whole fleet: every node, its transport and its capabilities, from the nodes\' own declarations. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     // A clean stop cancels running jobs; a crash leaves them to the next start (marked failed).
     ...(executor ? { shutdown: () => executor.close() } : {}),

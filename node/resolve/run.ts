@@ -4,7 +4,7 @@
  * `ended` says how it ended. Job state and records are the executor's business.
  */
 
-import { askModel, type ModelEndpoint } from './model.ts';
+import { askModel, type ModelEndpoint, type ModelRequest } from './model.ts';
 import { procStartTime, signalGroup } from './process-group.ts';
 import type { Recipe } from './recipes.ts';
 
@@ -107,14 +107,14 @@ export function runProcess(recipe: Recipe, env: Record<string, string>, stdin: s
   return run;
 }
 
-/** Sends the prompt to the model endpoint; halting aborts the request. */
-export function runModel(recipe: Recipe, endpoint: ModelEndpoint | undefined, prompt: string, f?: typeof fetch): Run {
+/** Sends the prompt (with earlier turns, if any) to the model endpoint; halting aborts the request. */
+export function runModel(recipe: Recipe, endpoint: ModelEndpoint | undefined, request: ModelRequest, f?: typeof fetch): Run {
   const abort = new AbortController();
   const run: Run = { pid: null, output: new CappedOutput(recipe.maxOutputBytes), halt: () => abort.abort(), ended: Promise.resolve({ exitCode: null }) };
   run.ended = (async (): Promise<RunEnd> => {
     try {
       if (!endpoint) throw new Error('no model endpoint configured');
-      run.output.take(new TextEncoder().encode(await askModel(endpoint, prompt, abort.signal, f)));
+      run.output.take(new TextEncoder().encode(await askModel(endpoint, request, abort.signal, f)));
       return { exitCode: 0 };
     } catch (e) {
       return { exitCode: null, failure: (e as Error)?.message ?? 'model call failed' };

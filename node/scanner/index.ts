@@ -11,12 +11,15 @@ import * as q from './queries.ts';
 
 const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? 's' : ''}`;
 
-export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
+export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = q.snapshotSource(`${opts.fixturesDir}/scanner/sectors.json`);
   const sector = { type: 'string', description: 'Sector id', enum: load().sectors.map((s) => s.id) } satisfies ArgSpec;
 
   return {
     name: 'scanner',
+    dataPaths: [`${opts.fixturesDir}/scanner/sectors.json`],
+    // Agent-backed while its model answers a ping; the keyword agent otherwise.
+    modelMode: 'dynamic',
     description: 'Watches sector movements: sectors, their stocks, change % and signal flags. Read-only; answers a text question by picking a tool by keyword, or a data part {"skill", "args"} by calling that capability.',
     capabilities: [
       capability({
@@ -91,7 +94,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         run: () => q.breadth(load()),
         summarize: (b) => `${b.asOf}: ${b.advancers} up, ${b.decliners} down, average ${b.avgChangePct}%`,
       }),
-      proposeCapability(load),
+      proposeCapability(load, opts.model),
     ],
   };
 });

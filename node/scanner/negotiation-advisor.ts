@@ -6,6 +6,8 @@
 
 import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
 import { capability } from '../../lib/catalog/capability.ts';
+import type { ModelEndpoint, ToolDefinition } from '../../lib/model/chat.ts';
+import { decide } from '../../lib/model/decide.ts';
 import {
   LIMIT_FLAGS, RISK_LEVELS, TODAY_DROP_PCT, parseHistory, withinBand, type HistoryEntry, type Proposal, type RiskLevel,
 } from '../../lib/domain/negotiation-terms.ts';
@@ -75,10 +77,9 @@ function describe(l: Learned): string {
   return parts.length ? parts.join('; ') : 'no veto yet';
 }
 
-/** The next proposal for a customer after the given vetoes, or `exhausted` when nothing fits. */
-export function propose(snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[]): ProposeAnswer {
+/** The stocks the vetoes so far still allow, best first, and what the advisor learned. */
+function candidates(snap: AdvisorSnapshot, history: readonly HistoryEntry[]) {
   const learned = learn(snap, history);
-  const round = history.length + 1;
   const fits = snap.sectors.flatMap((s) => s.stocks.map((st) => ({ ...st, sector: s.id })))
     .filter((st) => !learned.vetoedStocks.includes(st.code))
     .filter((st) => !learned.signalRequired || st.signals.length > 0)
@@ -87,6 +88,13 @@ export function propose(snap: AdvisorSnapshot, customer: string, history: readon
     .filter((st) => !learned.riskLevel || withinBand(learned.riskLevel, st))
     // Biggest move first (what the scan is for), then more signals, then the code for a stable order.
     .sort((a, b) => Math.abs(b.changePct) - Math.abs(a.changePct) || b.signals.length - a.signals.length || a.code.localeCompare(b.code));
+  return { learned, fits };
+}
+
+/** The next proposal for a customer after the given vetoes, or `exhausted` when nothing fits. */
+export function propose(snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[]): ProposeAnswer {
+  const { learned, fits } = candidates(snap, history);
+  const round = history.length + 1;
   const best = fits[0];
   if (!best) return { asOf: snap.asOf, customer, round, exhausted: true, why: `No stock in today's scan is left under these terms: ${describe(learned)}.`, learned };
   const flags = best.signals.length ? `with ${best.signals.join(', ')}` : 'without a signal';
@@ -101,8 +109,55 @@ export function propose(snap: AdvisorSnapshot, customer: string, history: readon
   };
 }
 
-/** scanner's `negotiation.propose` capability. */
-export function proposeCapability(load: () => AdvisorSnapshot): Capability {
+const PROPOSE_TOOL: ToolDefinition = {
+  name: 'propose',
+  description: 'Propose one stock from the candidates to the customer, or declare that nothing is worth proposing.',
+  parameters: {
+    type: 'object',
+    properties: {
+      code: { type: 'string', description: 'The six-digit code of one candidate' },
+      why: { type: 'string', description: 'One or two sentences for the customer: why this stock' },
+      exhausted: { type: 'boolean', description: 'True when no candidate is worth proposing' },
+    },
+    required: ['why'],
+    additionalProperties: false,
+  },
+};
+const SHORTLIST = 8;
+
+/**
+ * The model's proposal: it picks from the stocks the vetoes still allow (the rules' shortlist) and
+ * says why. A code outside the shortlist or no reason is refused (MODEL_BAD_TURN); a model that
+ * does not answer leaves the turn to the rules, and the answer says so.
+ */
+async function proposeByModel(endpoint: ModelEndpoint, snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[], f?: typeof fetch): Promise<ProposeAnswer & Decided> {
+  const rules = propose(snap, customer, history);
+  const { learned, fits } = candidates(snap, history);
+  if (!fits.length) return { ...rules, decidedBy: 'rules' };
+  const shortlist = fits.slice(0, SHORTLIST);
+  const r = await decide(endpoint, {
+    system: 'You are a stock advisor negotiating with a customer\'s agent. Each veto tells you a constraint of the customer. Propose the candidate most likely to be accepted and useful to the customer, by calling propose.',
+    user: JSON.stringify({ customer, round: history.length + 1, vetoesSoFar: history, learned: describe(learned), candidates: shortlist }),
+    tool: PROPOSE_TOOL,
+    ...(f ? { fetch: f } : {}),
+  });
+  if (!r.ok) return { ...rules, decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
+  const why = typeof r.result.why === 'string' ? r.result.why.trim().slice(0, 500) : '';
+  if (!why) throw new CapabilityError('MODEL_BAD_TURN', 'the model proposed without saying why');
+  if (r.result.exhausted === true) return { asOf: snap.asOf, customer, round: history.length + 1, exhausted: true, why, learned, decidedBy: 'model' };
+  const pick = shortlist.find((c) => c.code === r.result.code);
+  if (!pick) throw new CapabilityError('MODEL_BAD_TURN', `the model proposed ${JSON.stringify(String(r.result.code ?? '').slice(0, 16))}, which is not among the ${shortlist.length} stocks the vetoes still allow`);
+  return {
+    asOf: snap.asOf, customer, round: history.length + 1, learned, why, decidedBy: 'model',
+    proposal: { code: pick.code, name: pick.name, sector: pick.sector, changePct: pick.changePct, signals: pick.signals },
+  };
+}
+
+/** Who took a turn: the rules, or the model (and, when the model was asked and failed, why). */
+type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
+
+/** scanner's `negotiation.propose` capability; with `model`, `agent: "model"` lets the model propose. */
+export function proposeCapability(load: () => AdvisorSnapshot, model?: ModelEndpoint, f?: typeof fetch): Capability {
   return capability({
     id: 'negotiation.propose',
     name: 'Negotiation: propose',
@@ -114,10 +169,14 @@ export function proposeCapability(load: () => AdvisorSnapshot): Capability {
     args: {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
       history: { type: 'string', description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]' },
+      agent: { type: 'string', description: 'Who proposes: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
     },
-    run: ({ customer, history }) => {
+    run: async ({ customer, history, agent }): Promise<ProposeAnswer | (ProposeAnswer & Decided)> => {
       if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
-      return propose(load(), customer, parseHistory(history));
+      // The rules' answer as it always was; only a turn the model was asked for says who decided.
+      if (agent !== 'model') return propose(load(), customer, parseHistory(history));
+      if (!model) throw new CapabilityError('NO_MODEL', 'scanner has no model configured (models.scanner or MODEL_BASE_URL)');
+      return proposeByModel(model, load(), customer, parseHistory(history), f);
     },
     summarize: (a) => ('proposal' in a ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})` : `Round ${a.round}: nothing left to propose`),
   });

@@ -14,6 +14,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
 
   return {
     name: 'talentlens',
+    dataPaths: [`${opts.fixturesDir}/talentlens/signals.json`],
     description: 'Read-only snapshot of GitHub talent signals: rising developers, language momentum, trending repositories. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({

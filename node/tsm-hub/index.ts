@@ -14,6 +14,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
 
   return {
     name: 'tsm-hub',
+    dataPaths: [`${opts.fixturesDir}/tsm-hub/gateway.json`],
     description: 'Read-only snapshot of the LLM gateway: upstream health, usage, models and API keys (counts and masked ids only). Joins through the signed peer channel (no A2A endpoint yet).',
     a2a: false,
     capabilities: [

@@ -19,7 +19,7 @@ const demo = (name: string, env: Record<string, string>, extra: Record<string, u
   ({ name, description: `test: ${name}`, keywords: [], argv: ['{bun}', '{root}/fixtures/resolve/demo.ts'], env, prompt: 'env', ...extra });
 
 /** The real recipes (scripts from fixtures/resolve), the demo made short, and test-only recipes. */
-function writeTestRecipes(dir: string): string {
+export function writeTestRecipes(dir: string): string {
   const real = JSON.parse(readFileSync(join(FIXTURES, 'resolve/recipes.json'), 'utf8')).recipes as { name: string; argv: string[]; env?: Record<string, string> }[];
   const recipes = real.map((r) => ({
     ...r,

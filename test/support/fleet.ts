@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
-import { createMeshStore } from '../../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
 import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
@@ -39,7 +39,7 @@ export interface FleetOptions {
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
   /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, … */
-  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs'>;
+  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp'>;
 }
 
 export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}): Promise<RunningFleet> {
@@ -63,7 +63,7 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
     nodes.set(def.name, { ...running, app: node.app });
   }
-  const meshStore = createMeshStore({ db: openMeshDatabase(':memory:'), log });
+  const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
     fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
     traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, tokens: tokens(), ...opts.hub,
@@ -79,7 +79,7 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
     async stop() {
       await server.stop();
       for (const n of nodes.values()) await n.stop();
-      meshStore.close();
+      await meshStore.close();
       for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -5,9 +5,11 @@ import { Database } from 'bun:sqlite';
 import type { Server } from 'bun';
 import { memoryLog } from '../../lib/log.ts';
 import type { MeshLimits } from '../../lib/mesh/limits.ts';
-import { createMeshStore, type MeshStore } from '../../lib/mesh/store.ts';
+import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
+import type { MeshStore } from '../../lib/mesh/store.ts';
 import { createMeshServer, type MeshServer, type MeshSocketData } from '../../hub/mesh/server.ts';
 import type { Timers } from '../../hub/mesh/realtime.ts';
+import type { MeshCluster } from '../../hub/mesh/cluster.ts';
 
 export interface TestHub {
   url: string;
@@ -32,6 +34,8 @@ export interface HubOptions {
   /** Group-commit scheduler (tests hold commits with it). */
   schedule?: (fn: () => void) => void;
   now?: () => number;
+  /** The other hubs on a shared database (PostgreSQL tests). */
+  cluster?: MeshCluster;
 }
 
 /** Timers whose intervals never fire by themselves (heartbeat is driven by `mesh.realtime.tick()`). */
@@ -44,8 +48,8 @@ const MANUAL_INTERVALS: Timers = {
 
 export function startHub(o: HubOptions = {}): TestHub {
   const log = memoryLog();
-  const store = o.store ?? createMeshStore({ db: o.db ?? new Database(':memory:', { strict: true }), log, schedule: o.schedule, now: o.now });
-  const mesh = createMeshServer({ store, log, token: o.token, limits: o.limits, timers: o.timers ?? MANUAL_INTERVALS, now: o.now });
+  const store = o.store ?? createSqliteMeshStore({ db: o.db ?? new Database(':memory:', { strict: true }), log, schedule: o.schedule, now: o.now });
+  const mesh = createMeshServer({ store, log, token: o.token, limits: o.limits, timers: o.timers ?? MANUAL_INTERVALS, now: o.now, ...(o.cluster ? { cluster: o.cluster } : {}) });
   let pongWaiters: (() => void)[] = [];
   const server = Bun.serve<MeshSocketData>({
     hostname: '127.0.0.1',
@@ -72,7 +76,7 @@ export function startHub(o: HubOptions = {}): TestHub {
     async stop(keepStore = false) {
       mesh.close();
       await server.stop(true);
-      if (!keepStore) store.close();
+      if (!keepStore) await store.close();
     },
   };
 }
@@ -145,7 +149,7 @@ export function msg(requestId: string, messageId: string, target: unknown, body:
 export const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
 
 export async function createProject(hub: TestHub, name: string): Promise<void> {
-  const r = hub.store.createProject({ name });
+  const r = await hub.store.createProject({ name });
   if (!r.ok) throw new Error(r.error.message);
 }
 

@@ -42,11 +42,16 @@ async function run(argv: string[], asUser: string | undefined): Promise<void> {
   if (code !== 0) throw new Error(`${argv[0]} exited ${code}: ${(err || out).trim().slice(-2000)}`);
 }
 
+export interface StartOptions {
+  /** Keep fsync, synchronous commit and full page writes on (benchmarks of durable writes); tests leave them off. */
+  durable?: boolean;
+}
+
 /**
  * Starts a cluster. Throws with what to install when Debian's `postgresql` is missing
  * (`.ci/setup` installs it).
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
   if (!bin) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (.ci/setup does this)');
   const asUser = userInfo().uid === 0 ? 'postgres' : undefined;
@@ -66,7 +71,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     await run([join(bin, 'initdb'), '-D', data, '-U', 'lume', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'], asUser);
     await run([
       join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start',
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} ${opts.durable ? '' : '-c fsync=off -c synchronous_commit=off -c full_page_writes=off'} -c max_connections=200`,
     ], asUser);
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });

@@ -17,8 +17,11 @@ export const negotiationStart = (invoker: FleetInvoker, dir: string) => capabili
   examples: ['{"skill":"negotiation.start","args":{"customer":"c-012"}}'],
   keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
   readOnly: false,
-  args: { customer: { type: 'string', description: 'crm customer id such as c-012', required: true } },
-  run: async (args) => resultOf(await startNegotiation({ invoker, dir }, { customer: args.customer })),
+  args: {
+    customer: { type: 'string', description: 'crm customer id such as c-012', required: true },
+    model: { type: 'boolean', description: 'Let each agent\'s model take its turns (the nodes need a model configured)' },
+  },
+  run: async (args) => resultOf(await startNegotiation({ invoker, dir }, { customer: args.customer, ...(args.model ? { model: true } : {}) })),
   summarize: (r) => r.summary,
 });
 

@@ -1,0 +1,76 @@
+/**
+ * @module traced-call — runs one cross-node call inside a new span of the current W3C trace and
+ * writes its trace record (time, from, to, capability, duration, outcome, error code, bytes, and
+ * the trace, span and parent span ids), whatever the outcome. fleet.invoke, fleet.message and the
+ * signed routes of a recording process (the hub) all go through here.
+ */
+
+import { childContext, currentTrace, withTrace } from '../telemetry/trace-context.ts';
+
+/** A trace record as written (lib/fleet/trace.ts adds its id). */
+export interface CallRecordInput {
+  ts: string;
+  from: string;
+  to: string;
+  capability: string;
+  durationMs: number;
+  outcome: 'ok' | 'failed' | 'empty';
+  errorCode: string | null;
+  bytes: number;
+  /** W3C trace id (32 hex digits) shared by every call one request caused. */
+  traceId: string;
+  /** This call's span id (16 hex digits); the request it sends carries it as `traceparent`. */
+  spanId: string;
+  /** The span this call was made under, or null for the first call of a trace. */
+  parentSpanId: string | null;
+}
+
+/** Where trace records go (lib/fleet/trace.ts). */
+export interface CallSink {
+  record(r: CallRecordInput): { id: number };
+}
+
+/** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
+export function isEmptyResult(r: unknown): boolean {
+  if (r === null || r === undefined || r === '') return true;
+  if (Array.isArray(r)) return r.length === 0;
+  if (typeof r !== 'object') return false;
+  const o = r as Record<string, unknown>;
+  const values = Object.values(o);
+  if (values.length === 0 || o.found === false) return true;
+  const lists = values.filter(Array.isArray) as unknown[][];
+  return lists.length > 0 && lists.every((l) => l.length === 0);
+}
+
+type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: string } };
+
+/**
+ * Runs `call` in a child span of the current trace context (a new trace when there is none) and
+ * records it in `sink`. The answer comes back with `traceId`: the id of the record it left.
+ */
+export async function tracedCall<R extends CallOutcome>(
+  sink: CallSink,
+  names: { from: string; to: string; capability: string },
+  call: () => Promise<R>,
+  now: () => number = Date.now,
+): Promise<R & { traceId: number }> {
+  const parent = currentTrace();
+  const span = childContext(parent);
+  const started = now();
+  const t0 = performance.now();
+  const r = await withTrace(span, call);
+  const durationMs = Math.round((performance.now() - t0) * 100) / 100;
+  const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
+  const rec = sink.record({
+    ts: new Date(started).toISOString(),
+    ...names,
+    durationMs,
+    outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
+    errorCode: r.ok ? null : r.error.code,
+    bytes,
+    traceId: span.traceId,
+    spanId: span.spanId,
+    parentSpanId: parent?.spanId ?? null,
+  });
+  return { ...r, traceId: rec.id };
+}

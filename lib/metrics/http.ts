@@ -1,0 +1,152 @@
+/**
+ * @module metrics/http — what every process measures of the requests it serves: a wrapper around
+ * a fetch handler that runs the request's work inside its W3C trace context (its `traceparent`,
+ * when well formed) and counts it by route template, method and status, its latency, and the
+ * error code of a coded failure answer. Route labels are templates (`/tasks/{id}`), never raw paths.
+ */
+
+import { A2A_ERRORS } from '../errors/a2a.ts';
+import { isKnownCode } from '../errors/registry.ts';
+import { readBodyBytes } from '../body.ts';
+import { contextFromHeaders, withTrace } from '../telemetry/trace-context.ts';
+import { OTHER, type Labels, type MetricsRegistry } from './registry.ts';
+
+/** Maps a path to its route template, or "other". */
+export type RouteTemplater = (path: string) => string;
+
+/**
+ * Builds a templater from exact paths and patterns. A pattern's template may use `$1` … for its
+ * groups (each group must match a fixed word, never caller text).
+ */
+export function routeTemplater(exact: readonly string[], patterns: ReadonlyArray<readonly [RegExp, string]> = []): RouteTemplater {
+  const known = new Set(exact);
+  return (path) => {
+    if (known.has(path)) return path;
+    for (const [re, template] of patterns) {
+      const m = re.exec(path);
+      if (m) return template.replace(/\$(\d)/g, (_, i: string) => m[Number(i)] ?? '');
+    }
+    return OTHER;
+  };
+}
+
+/** The routes every node serves (lib/node/create-node.ts). */
+export const NODE_ROUTES = {
+  exact: [
+    '/.well-known/agent-card.json', '/.well-known/agent.json', '/a2a', '/message:send', '/message:stream',
+    '/tasks', '/extendedAgentCard', '/peer/invoke', '/peer/relay', '/peer/identity',
+    '/health', '/healthz', '/readyz', '/capabilities', '/metrics',
+  ],
+  patterns: [
+    [/^\/tasks\/[^/]+:(cancel|subscribe)$/, '/tasks/{id}:$1'],
+    [/^\/tasks\/[^/]+\/pushNotificationConfigs$/, '/tasks/{id}/pushNotificationConfigs'],
+    [/^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, '/tasks/{id}/pushNotificationConfigs/{configId}'],
+    [/^\/tasks\/[^/]+$/, '/tasks/{id}'],
+  ] as ReadonlyArray<readonly [RegExp, string]>,
+};
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+/** Latency buckets in seconds: 1 ms to 30 s. */
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Error answers larger than this are not read for their code (they are counted as "other"). */
+const MAX_ERROR_BODY = 64 * 1024;
+
+const RPC_REASONS = new Map<number, string>(Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason]));
+
+/** The code of a coded failure body: `error.code` text, an A2A reason in the details, or a JSON-RPC code's name. */
+export function errorCodeOf(doc: unknown): string | undefined {
+  const error = (doc as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
+  if (!error || typeof error !== 'object') return undefined;
+  if (typeof error.code === 'string') return error.code;
+  for (const d of [error.data, error.details].flatMap((x) => (Array.isArray(x) ? x : x ? [x] : []))) {
+    const reason = (d as { reason?: unknown } | null)?.reason;
+    if (typeof reason === 'string') return reason;
+  }
+  return typeof error.code === 'number' ? RPC_REASONS.get(error.code) ?? OTHER : undefined;
+}
+
+/** The same answer, its body counted in `open` from now until the consumer reads its end or goes away. */
+function counted(res: Response, open: { inc(l: Labels): void; dec(l: Labels): void }, labels: Labels): Response {
+  const reader = res.body!.getReader();
+  let ended = false;
+  const end = () => {
+    if (!ended) (ended = true), open.dec(labels);
+  };
+  open.inc(labels);
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) (end(), controller.close());
+        else controller.enqueue(value);
+      } catch (e) {
+        end();
+        controller.error(e);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+export interface RequestObserver {
+  /** Wraps a fetch handler; the wrapped one behaves the same and is measured. */
+  wrap<A extends unknown[]>(handler: (req: Request, ...rest: A) => Response | Promise<Response>): (req: Request, ...rest: A) => Promise<Response>;
+}
+
+export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteTemplater): RequestObserver {
+  const requests = registry.counter('lume_http_requests_total', 'HTTP requests answered, by route template, method and status.', {
+    labels: ['route', 'method', 'status'],
+    values: { method: METHODS },
+  });
+  const latency = registry.histogram('lume_http_request_duration_seconds', 'Time to the answer\'s headers (a stream counts until it opens), by route template.', LATENCY_BUCKETS, {
+    labels: ['route'],
+  });
+  const streams = registry.gauge('lume_sse_streams', 'Event streams open to consumers (A2A task streams, the trace stream), by route template.', {
+    labels: ['route'],
+  });
+  const errors = registry.counter('lume_http_errors_total', 'Coded failure answers, by route template and error code (codes the error registry does not declare count as other).', {
+    labels: ['route', 'code'],
+  });
+
+  /**
+   * Reads a copy of a JSON answer for its error code (failure statuses, and JSON-RPC answers, whose
+   * errors come with 200). JSON answers are whole in memory already, so this costs one bounded read.
+   */
+  async function countError(route: string, copy: Response): Promise<void> {
+    let code: string | undefined;
+    try {
+      const bytes = await readBodyBytes(copy, MAX_ERROR_BODY);
+      const text = bytes ? new TextDecoder().decode(bytes) : '';
+      if (text.includes('"error"')) code = errorCodeOf(JSON.parse(text));
+    } catch { /* not JSON: counted without a code below */ }
+    if (code !== undefined || copy.status >= 400) errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
+  }
+
+  return {
+    wrap(handler) {
+      return async (req, ...rest) => {
+        const route = routeOf(new URL(req.url).pathname);
+        const t0 = performance.now();
+        let res: Response;
+        try {
+          res = await withTrace(contextFromHeaders(req.headers), () => handler(req, ...rest));
+        } catch (e) {
+          requests.inc({ route, method: req.method, status: 500 });
+          latency.observe({ route }, (performance.now() - t0) / 1000);
+          throw e;
+        }
+        latency.observe({ route }, (performance.now() - t0) / 1000);
+        requests.inc({ route, method: req.method, status: res.status });
+        // A failure status, or a JSON-RPC answer (its errors come with 200): look for the code.
+        const type = res.headers.get('content-type') ?? '';
+        if (res.body && type.includes('json') && (res.status >= 400 || route === '/a2a')) await countError(route, res.clone());
+        if (res.body && type.startsWith('text/event-stream')) return counted(res, streams, { route });
+        return res;
+      };
+    },
+  };
+}

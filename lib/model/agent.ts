@@ -1,0 +1,181 @@
+/**
+ * @module model/agent — a node's model-backed agent: a text message goes to the node's model,
+ * which plans over the node's own read-only capabilities (and any extra tools, such as the mesh)
+ * by tool calling and then answers in words. When the model fails, is slow, or (in `dynamic`
+ * mode) did not answer its last ping, the keyword agent answers instead, and the task says so
+ * (`metadata.plannedBy`, `metadata.modelNote`). A data part `{skill, args}` always goes straight
+ * to the catalog. The card is agent-backed exactly while the model answers.
+ */
+
+import type { Agent, AgentContext } from '../a2a/agent.ts';
+import type { Capability, Catalog } from '../catalog/catalog.ts';
+import { catalogAgent, skillCall } from '../catalog/keyword-agent.ts';
+import type { Result } from '../errors/result.ts';
+import type { Log } from '../log.ts';
+import type { NodeDefinition } from '../node/create-node.ts';
+import { chat, type ChatMessage, type ModelEndpoint, type ToolDefinition } from './chat.ts';
+import { modelHealth, type ModelHealth } from './health.ts';
+
+/** A tool the model may call: its definition and what runs it (a coded result, never a throw for expected failures). */
+export interface AgentTool {
+  definition: ToolDefinition;
+  run(args: Record<string, unknown>, signal: AbortSignal): Promise<Result<unknown>>;
+}
+
+/** `model`: the model plans every message it can; `dynamic`: only while its last ping or call succeeded. */
+export type ModelMode = 'model' | 'dynamic';
+
+export interface ModelAgentOptions {
+  name: string;
+  description: string;
+  catalog: Catalog;
+  endpoint: ModelEndpoint;
+  health: ModelHealth;
+  mode: ModelMode;
+  /** Tools besides the catalog's (the mesh tools). */
+  tools?: AgentTool[];
+  /** Per model call (default 20 000 ms). */
+  timeoutMs?: number;
+  /** Model calls per message (default 4): tool rounds, then the answer. */
+  maxSteps?: number;
+  log: Log;
+  fetch?: typeof fetch;
+}
+
+/** What one tool call did, as the answer reports it. */
+interface CallRecord {
+  tool: string;
+  args: Record<string, unknown>;
+  ok: boolean;
+  errorCode?: string;
+}
+
+const MAX_TOOL_RESULT = 8_000;
+
+/** Function names the API accepts: `lan.status` becomes `lan_status`. */
+export const toolName = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+
+/** JSON-schema parameters for a capability's argument specs. */
+function parametersOf(cap: Capability): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: Object.fromEntries(Object.entries(cap.args).map(([k, a]) => [k, { type: a.type, description: a.description, ...(a.enum ? { enum: a.enum } : {}) }])),
+    required: Object.entries(cap.args).filter(([, a]) => a.required).map(([k]) => k),
+    additionalProperties: false,
+  };
+}
+
+/** The node's read-only capabilities as tools; the catalog checks every call's arguments. */
+export function catalogTools(catalog: Catalog): AgentTool[] {
+  return catalog.capabilities.filter((c) => c.readOnly).map((cap) => ({
+    definition: { name: toolName(cap.id), description: `${cap.name}: ${cap.description}`.slice(0, 1024), parameters: parametersOf(cap) },
+    run: async (args, signal) => {
+      const r = await catalog.invoke(cap.id, args, signal);
+      return r.ok ? { ok: true, result: r.result } : { ok: false, error: r.error };
+    },
+  }));
+}
+
+const parseArgs = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const v: unknown = JSON.parse(text || '{}');
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+export function modelAgent(o: ModelAgentOptions): Agent {
+  const fallback = catalogAgent(o.catalog);
+  const tools = [...catalogTools(o.catalog), ...(o.tools ?? [])];
+  const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const system = `You are the agent of the "${o.name}" node: ${o.description} Use the tools for facts, then answer the user in a few plain sentences and name the tools you used. Never invent data.`;
+
+  /** The keyword agent answers; the task says why the model did not. */
+  async function byKeywords(ctx: AgentContext, why: string): Promise<void> {
+    ctx.setMetadata({ plannedBy: 'keywords', modelNote: why });
+    ctx.working(`Answered by the keyword agent: ${why}`);
+    await fallback.handle(ctx);
+  }
+
+  return {
+    async handle(ctx) {
+      if (skillCall(ctx.data) || !ctx.text.trim()) return fallback.handle(ctx);
+      if (o.mode === 'dynamic' && !o.health.up) return byKeywords(ctx, 'the model did not answer its last ping');
+      ctx.working(`Asking ${o.endpoint.model}`);
+      const messages: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: ctx.text }];
+      const calls: CallRecord[] = [];
+      const steps = o.maxSteps ?? 4;
+      for (let step = 0; step < steps; step++) {
+        // The last step offers no tools, so the model must answer in words.
+        const offer = step < steps - 1 ? tools.map((t) => t.definition) : [];
+        const r = await chat(o.endpoint, { messages, tools: offer, timeoutMs: o.timeoutMs ?? 20_000, signal: ctx.signal }, o.fetch);
+        o.health.report(r.ok);
+        if (!r.ok) {
+          o.log('warn', 'model call failed; keyword agent answers', { node: o.name, code: r.error.code });
+          return byKeywords(ctx, `${r.error.code}: ${r.error.message}`);
+        }
+        const reply = r.result;
+        if (!reply.toolCalls.length) {
+          const answer = (reply.content ?? '').trim() || 'The model gave no answer.';
+          ctx.setMetadata({ plannedBy: 'model', model: o.endpoint.model });
+          ctx.artifact({
+            name: 'answer',
+            parts: [{ text: answer, mediaType: 'text/plain' }, { data: { plannedBy: 'model', model: o.endpoint.model, answer, calls }, mediaType: 'application/json' }],
+          }, { lastChunk: true });
+          return ctx.complete(answer);
+        }
+        messages.push({ role: 'assistant', content: reply.content, tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) });
+        for (const c of reply.toolCalls) {
+          const tool = byName.get(c.name);
+          const args = parseArgs(c.arguments);
+          const out: Result<unknown> = !tool
+            ? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${c.name}` } }
+            : !args
+              ? { ok: false, error: { code: 'BAD_ARGS', message: 'arguments must be a JSON object' } }
+              : await tool.run(args, ctx.signal);
+          calls.push({ tool: c.name, args: args ?? {}, ok: out.ok, ...(out.ok ? {} : { errorCode: out.error.code }) });
+          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(out).slice(0, MAX_TOOL_RESULT) });
+        }
+      }
+      return byKeywords(ctx, `the model did not conclude within ${steps} steps`);
+    },
+  };
+}
+
+/**
+ * A node definition answered by its model: the model agent, and a card that is agent-backed
+ * while the model answers. The health's pings are started by whoever runs the node.
+ */
+export function withModelAgent(def: NodeDefinition, o: Omit<ModelAgentOptions, 'name' | 'description' | 'catalog'>): NodeDefinition {
+  return {
+    ...def,
+    agent: modelAgent({ ...o, name: def.name, description: def.description, catalog: def.catalog }),
+    agentBacked: () => o.health.up,
+  };
+}
+
+/**
+ * Decides how a node answers: with its model when one is configured and the mode (the config's
+ * `models.<node>.agent`, else the node's own `modelMode`) is `model` or `dynamic`, by keywords
+ * otherwise. The returned health is to be started once the node serves.
+ */
+export function modelBackedNode(def: NodeDefinition, o: {
+  endpoint?: ModelEndpoint;
+  agent?: ModelMode | 'keyword';
+  pingMs: number;
+  log: Log;
+  timeoutMs?: number;
+  maxSteps?: number;
+  tools?: AgentTool[];
+  fetch?: typeof fetch;
+}): { definition: NodeDefinition; health?: ModelHealth } {
+  const mode = o.agent ?? def.modelMode ?? 'keyword';
+  if (!o.endpoint || mode === 'keyword') return { definition: def };
+  const health = modelHealth(o.endpoint, { pingMs: o.pingMs, log: o.log, name: def.name, ...(o.fetch ? { fetch: o.fetch } : {}) });
+  const definition = withModelAgent(def, {
+    endpoint: o.endpoint, health, mode, log: o.log,
+    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}), ...(o.tools ? { tools: o.tools } : {}), ...(o.fetch ? { fetch: o.fetch } : {}),
+  });
+  return { definition, health };
+}
