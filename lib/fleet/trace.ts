@@ -157,8 +157,15 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
   const writeAll = db.transaction((rows: TraceRecord[]) => {
     for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes, r.traceId, r.spanId, r.parentSpanId);
   });
-  const dropOlder = db.query<unknown, [string]>('DELETE FROM trace WHERE ts < ?');
-  const dropBeyond = db.query<unknown, [number]>('DELETE FROM trace WHERE id <= (SELECT id FROM trace ORDER BY id DESC LIMIT 1 OFFSET ?)');
+  // Rows are appended in time order, so the age cut is an id: the first row young enough, found by
+  // walking ids from the oldest (as many rows as are dropped, no index on ts to keep up per insert).
+  // A call recorded late (long-running) may sit a few seconds out of order; for a retention of days
+  // that is noise. No young row at all drops everything.
+  const dropOlder = db.query<unknown, [string]>(
+    'DELETE FROM trace WHERE id < COALESCE((SELECT id FROM trace WHERE ts >= ?1 ORDER BY id LIMIT 1), (SELECT COALESCE(MAX(id), 0) + 1 FROM trace))',
+  );
+  // Ids are handed out one by one here, so the newest `maxRows` are the ids above max - maxRows.
+  const dropBeyond = db.query<unknown, [number]>('DELETE FROM trace WHERE id <= (SELECT MAX(id) FROM trace) - ?');
   let sincePrune = 0;
   let prunedAt = 0;
   const prune = () => {
