@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../atomic-file.ts';
 import { PRINCIPAL_NAME } from './principal.ts';
-import { hashSecret, newSecret, sameHash } from './secret.ts';
+import { hashSecret, newSecret } from './secret.ts';
 
 export const TOKENS_FILE = 'tokens.json';
 const FORMAT = 'lume-a2a.tokens/1';
@@ -88,16 +88,15 @@ export interface TokenBookOptions {
 
 /** Answers which name a presented bearer token belongs to. */
 export class TokenBook {
-  private byHash = new Map<string, { name: string; hash: string }>();
+  /** SHA-256 of each token in the file -> its name. */
+  private byHash = new Map<string, string>();
   private stamp = '';
   private checkedAt = -Infinity;
-  private readonly extra: Map<string, { name: string; hash: string }>;
+  /** SHA-256 of each configured token -> its name. */
+  private readonly extra: Map<string, string>;
 
   constructor(private readonly path: string | undefined, private readonly opts: TokenBookOptions = {}) {
-    this.extra = new Map(Object.entries(opts.extra ?? {}).map(([name, token]) => {
-      const hash = hashSecret(token);
-      return [hash, { name, hash }];
-    }));
+    this.extra = new Map(Object.entries(opts.extra ?? {}).map(([name, token]) => [hashSecret(token), name]));
     this.reload();
   }
 
@@ -127,13 +126,8 @@ export class TokenBook {
     if (token.length === 0 || token.length > 256) return undefined;
     this.refresh();
     const hash = hashSecret(token);
-    // Looked up by hash, so the time taken depends on the digest, never on the token's characters;
-    // the stored digest is then compared in constant time.
-    for (const table of [this.byHash, this.extra]) {
-      const entry = table.get(hash);
-      if (entry && sameHash(entry.hash, hash)) return entry.name;
-    }
-    return undefined;
+    // Looked up by hash, so the time taken depends on the digest, never on the token's characters.
+    return this.byHash.get(hash) ?? this.extra.get(hash);
   }
 
   private refresh(): void {
@@ -154,7 +148,7 @@ export class TokenBook {
     if (stamp === this.stamp) return;
     try {
       const file = readTokens(this.path);
-      this.byHash = new Map(Object.entries(file.tokens).map(([name, e]) => [e.hash, { name, hash: e.hash }]));
+      this.byHash = new Map(Object.entries(file.tokens).map(([name, e]) => [e.hash, name]));
       this.stamp = stamp;
     } catch {
       // Keep serving with the last good book; `bun run keys token list` reports the broken file.
