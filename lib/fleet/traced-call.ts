@@ -38,8 +38,14 @@ export function isEmptyResult(r: unknown): boolean {
   const o = r as Record<string, unknown>;
   const values = Object.values(o);
   if (values.length === 0 || o.found === false) return true;
-  const lists = values.filter(Array.isArray) as unknown[][];
-  return lists.length > 0 && lists.every((l) => l.length === 0);
+  // Empty when it holds lists and every one of them is empty; the first non-empty list decides.
+  let lists = 0;
+  for (const v of values) {
+    if (!Array.isArray(v)) continue;
+    if (v.length > 0) return false;
+    lists++;
+  }
+  return lists > 0;
 }
 
 type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: string } };
