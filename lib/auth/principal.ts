@@ -41,8 +41,3 @@ const OWNER_KEY = /^(?:(?:node|user):[a-z][a-z0-9-]{0,31}|anonymous)$/;
 export function isOwnerKey(v: unknown): v is string {
   return typeof v === 'string' && OWNER_KEY.test(v);
 }
-
-/** A short label for logs: the kind and the name, never a secret. */
-export function describePrincipal(p: Principal): string {
-  return p.kind === 'anonymous' ? 'anonymous' : `${p.kind}:${p.name}`;
-}

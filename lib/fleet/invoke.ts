@@ -7,6 +7,7 @@
 
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
 import { tracedCall, type CallSink } from './traced-call.ts';
@@ -36,8 +37,6 @@ export interface Fleet {
   nodes: FleetMember[];
 }
 
-const NAME = /^[a-z][a-z0-9-]{0,31}$/;
-
 /**
  * Parses and validates a fleet document.
  * @throws Error with a readable message when the document is malformed (a configuration bug).
@@ -48,7 +47,7 @@ export function parseFleet(doc: unknown): Fleet {
   const member = (m: unknown, where: string): FleetMember => {
     if (!m || typeof m !== 'object') throw new Error(`fleet: ${where} must be an object`);
     const o = m as Record<string, unknown>;
-    if (typeof o.name !== 'string' || !NAME.test(o.name)) throw new Error(`fleet: ${where}.name must match ${NAME}`);
+    if (typeof o.name !== 'string' || !PRINCIPAL_NAME.test(o.name)) throw new Error(`fleet: ${where}.name must match ${PRINCIPAL_NAME}`);
     if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 0 || o.port > 65535)
       throw new Error(`fleet: ${where}.port must be a port number`);
     if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);

@@ -22,6 +22,7 @@ import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
 import { createNonceCache } from './nonces.ts';
 import { createPairCache, detectX25519, pairKey, type X25519Backend } from './pairwise.ts';
@@ -54,8 +55,8 @@ const PEER_HEADERS = Object.freeze({
   signature: 'x-peer-signature',
 });
 
-/** Node names as in the fleet file; also what keeps names safe in file paths. */
-export const NODE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+/** Node names as in the fleet file (the principal name rule); also what keeps names safe in file paths. */
+export const NODE_NAME = PRINCIPAL_NAME;
 /** Scopes are visible ASCII without spaces, so no field can smuggle a newline into the string. */
 export const SCOPE = /^[\x21-\x7e]{1,200}$/;
 /** A route is an absolute path in visible ASCII: the path the receiver serves it at. */
