@@ -5,6 +5,7 @@
  * hook (the same authentication as the process's API), and refuses with METRICS_FORBIDDEN without one.
  */
 
+import { isLoopbackHost } from '../auth/access.ts';
 import { statusOf, messageOf } from '../errors/registry.ts';
 import { PROMETHEUS_CONTENT_TYPE, type MetricsRegistry } from './registry.ts';
 
@@ -14,14 +15,8 @@ import { PROMETHEUS_CONTENT_TYPE, type MetricsRegistry } from './registry.ts';
  */
 export type MetricsAccess = (req: Request) => Response | undefined | Promise<Response | undefined>;
 
-/** True for an address only this machine can reach. */
-export function isLoopbackBind(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h);
-}
-
 export function metricsHandler(registry: MetricsRegistry, o: { host: string; access?: MetricsAccess }): (req: Request) => Promise<Response> {
-  const open = isLoopbackBind(o.host);
+  const open = isLoopbackHost(o.host);
   return async (req) => {
     if (o.access) {
       const refused = await o.access(req);
