@@ -130,6 +130,12 @@ export function createRealtime(opts: RealtimeOptions) {
       setImmediate(flushOutbox);
     }
   };
+  /** Cuts a socket at once: what is queued for it is discarded and nothing more is handled from it. */
+  const drop = (ws: WS) => {
+    ws.data.closing = true;
+    outbox.delete(ws);
+    ws.terminate();
+  };
   /** Writes what is queued for one socket now (before closing it). */
   const flushSocket = (ws: WS) => {
     const q = outbox.get(ws);
@@ -326,11 +332,8 @@ export function createRealtime(opts: RealtimeOptions) {
 
   /** Moves a live presence onto a new socket; the old one is cut without a departure (the presence goes on). */
   function takeOver(p: Presence, ws: WS): void {
-    const old = p.ws;
-    old.data.presence = undefined;
-    old.data.closing = true;
-    outbox.delete(old);
-    old.terminate();
+    p.ws.data.presence = undefined;
+    drop(p.ws);
     p.ws = ws;
     p.missed = 0;
     // Deliveries wait until the new socket has its `claimed`.
@@ -444,9 +447,7 @@ export function createRealtime(opts: RealtimeOptions) {
   function cut(p: Presence, reason: LeaveReason, why?: string): void {
     if (why) log('warn', 'mesh: presence cut', { project: p.project, name: p.name, why });
     p.leaveReason = reason;
-    p.ws.data.closing = true;
-    outbox.delete(p.ws);
-    p.ws.terminate();
+    drop(p.ws);
     leave(p);
   }
 
@@ -482,9 +483,7 @@ export function createRealtime(opts: RealtimeOptions) {
         roster.remove(p);
         p.inbound.clear();
         p.ws.data.presence = undefined;
-        p.ws.data.closing = true;
-        outbox.delete(p.ws);
-        p.ws.terminate();
+        drop(p.ws);
         if (roster.count(p.project) === 0) stream.unfollow(p.project);
         return;
       }

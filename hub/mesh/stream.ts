@@ -87,7 +87,6 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
     unfollow(project: string): void {
       trackers.delete(project);
     },
-    following: (project: string): boolean => trackers.has(project),
     /** This hub committed a message. */
     committedHere(entry: StreamEntry<Local>): void {
       const t = trackers.get(entry.message.project);

@@ -5,7 +5,7 @@
  */
 
 import type { ClientCode, MeshHttpCode, WireCode } from '../errors/mesh.ts';
-import { MESH_CLIENT_ERRORS, MESH_WIRE_ERRORS } from '../errors/mesh.ts';
+import { MESH_CLIENT_ERRORS } from '../errors/mesh.ts';
 import type { Failure, Result as OneResult } from '../errors/result.ts';
 
 export type { ClientCode, MeshHttpCode, WireCode } from '../errors/mesh.ts';
@@ -13,9 +13,6 @@ export { fail, ok } from '../errors/result.ts';
 
 /** The one result shape (lib/errors/result.ts), typed by the codes a mesh operation can fail with. */
 export type Result<T, C extends string = string> = OneResult<T, Failure<C>>;
-
-/** Codes the hub sends in `error` frames. */
-export const WIRE_CODES = Object.keys(MESH_WIRE_ERRORS) as WireCode[];
 
 /** A mesh failure: a code and a message (the one Failure shape). */
 export type MeshError<C extends string = string> = Failure<C>;

@@ -72,24 +72,35 @@ export function runHistory(db: Database, q: HistoryQuery, limits: Limits = MESH_
 const sizeOf = (m: MeshMessage): number => m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
 
 /**
- * Turns the rows of a history query (in walk order) into its answer: stops at the decoded budget,
- * skips rows whose recorded size does not add up, answers in ascending order.
+ * Walks rows in query order: skips rows whose recorded size does not add up (reported through
+ * `onCorrupt`) and stops before the decoded budget is exceeded (the first readable row always fits).
  */
-export function pageRows(rows: MessageRow[], order: 'ASC' | 'DESC', limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
-  const out: MeshMessage[] = [];
+function walkRows(rows: MessageRow[], budgetBytes: number, onCorrupt?: (ref: string) => void): { messages: MeshMessage[]; skipped: boolean; cut: boolean } {
+  const messages: MeshMessage[] = [];
   let used = 0;
+  let skipped = false;
   for (const r of rows) {
     const m = rowToMessage(r);
     const size = sizeOf(m);
     if (size !== r.content_bytes) {
       onCorrupt?.(m.messageRef);
+      skipped = true;
       continue;
     }
-    if (used + size > limits.historyBudgetBytes && out.length > 0) break;
+    if (used + size > budgetBytes && messages.length > 0) return { messages, skipped, cut: true };
     used += size;
-    out.push(m);
+    messages.push(m);
   }
-  return order === 'DESC' ? out.reverse() : out;
+  return { messages, skipped, cut: false };
+}
+
+/**
+ * Turns the rows of a history query (in walk order) into its answer: stops at the decoded budget,
+ * skips rows whose recorded size does not add up, answers in ascending order.
+ */
+export function pageRows(rows: MessageRow[], order: 'ASC' | 'DESC', limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
+  const { messages } = walkRows(rows, limits.historyBudgetBytes, onCorrupt);
+  return order === 'DESC' ? messages.reverse() : messages;
 }
 
 export interface MissedQuery {
@@ -126,23 +137,6 @@ export function runMissed(db: Database, q: MissedQuery, limits: Pick<MeshLimits,
 
 /** Turns the rows of a missed-messages query (newest first, `limit + 1` at most) into its answer. */
 export function missedRows(rows: MessageRow[], limit: number, limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): Missed {
-  let complete = rows.length <= limit;
-  const out: MeshMessage[] = [];
-  let used = 0;
-  for (const r of rows.slice(0, limit)) {
-    const m = rowToMessage(r);
-    const size = sizeOf(m);
-    if (size !== r.content_bytes) {
-      onCorrupt?.(m.messageRef);
-      complete = false;
-      continue;
-    }
-    if (used + size > limits.historyBudgetBytes && out.length > 0) {
-      complete = false;
-      break;
-    }
-    used += size;
-    out.push(m);
-  }
-  return { messages: out.reverse(), complete };
+  const { messages, skipped, cut } = walkRows(rows.slice(0, limit), limits.historyBudgetBytes, onCorrupt);
+  return { messages: messages.reverse(), complete: rows.length <= limit && !skipped && !cut };
 }

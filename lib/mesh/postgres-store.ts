@@ -16,6 +16,7 @@ import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './r
 import {
   checkDraft,
   checkProjectInput,
+  idConflict,
   newEpoch,
   projectOf,
   sequenced,
@@ -168,7 +169,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       } catch (e) {
         if (e instanceof BadReplies) {
           items = items.filter((p) => {
-            if (e.ids.has(p.checked.messageId)) settle(p, { ok: false, error: unknownReply(p.draft) });
+            if (e.ids.has(p.checked.messageId)) settle(p, unknownReply(p.draft));
             return !e.ids.has(p.checked.messageId);
           });
           continue;
@@ -197,7 +198,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       const existing = stored.get(p.checked.messageId);
       if (!existing) return true;
       if (fingerprint(existing) !== fingerprint(p.checked.candidate))
-        settle(p, fail('message_id_conflict', `messageId ${p.checked.messageId} is already used for different content`));
+        settle(p, idConflict(p.checked.messageId));
       else settle(p, ok({ message: existing, replayed: true }));
       return false;
     });
@@ -260,7 +261,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     const pending = pendingById.get(id);
     if (pending) {
       // The same id is waiting for its group: a retry answers the original once it is committed.
-      if (fingerprint(pending.checked.candidate) !== fingerprint(candidate)) return done(fail('message_id_conflict', `messageId ${id} is already used for different content`));
+      if (fingerprint(pending.checked.candidate) !== fingerprint(candidate)) return done(idConflict(id));
       return new Promise((resolve) => pending.waiters.push(resolve));
     }
     const refused = admit?.();

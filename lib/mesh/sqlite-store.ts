@@ -11,7 +11,7 @@ import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
 import { MESH_SCHEMA, migrateMeshSchema } from './schema.ts';
-import { checkDraft, checkProjectInput, newEpoch, projectOf, sequenced, unknownReply, type Appended, type AppendCode, type MeshStore, type Project } from './store.ts';
+import { checkDraft, checkProjectInput, idConflict, newEpoch, projectOf, sequenced, unknownReply, type Appended, type AppendCode, type MeshStore, type Project } from './store.ts';
 import type { MeshMessage } from './wire.ts';
 import type { Log } from '../log.ts';
 
@@ -106,14 +106,14 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     const checked = checkDraft(draft, limits);
     if (!checked.ok) return done(checked);
     const { messageId: id, candidate, replySeq, contentBytes } = checked.result;
-    if (replySeq !== null && replySeq >= next.get(draft.project)!) return done({ ok: false, error: unknownReply(draft) });
+    if (replySeq !== null && replySeq >= next.get(draft.project)!) return done(unknownReply(draft));
     const pending = pendingById.get(id);
     const existing = pending?.message ?? (() => {
       const row = byId.get(id) as MessageRow | null;
       return row ? rowToMessage(row) : undefined;
     })();
     if (existing) {
-      if (fingerprint(existing) !== fingerprint(candidate)) return done(fail('message_id_conflict', `messageId ${id} is already used for different content`));
+      if (fingerprint(existing) !== fingerprint(candidate)) return done(idConflict(id));
       if (!pending) return done(ok({ message: existing, replayed: true }));
       return new Promise((resolve) => waiting.set(id, [...(waiting.get(id) ?? []), resolve]));
     }
@@ -157,7 +157,7 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     },
 
     async listProjects() {
-      return (db.query('SELECT name FROM projects ORDER BY name').all() as { name: string }[]).map((r) => getProject(r.name)!);
+      return (db.query('SELECT * FROM projects ORDER BY name').all() as Parameters<typeof projectOf>[0][]).map(projectOf);
     },
 
     async deleteProject(name) {

@@ -117,7 +117,7 @@ export function checkDraft(draft: MessageDraft, limits: MeshLimits): Result<Chec
   if (draft.replyTo !== undefined && draft.replyTo !== null) {
     const ref = parseRef(draft.replyTo);
     if (!ref) return fail('message_rejected', 'replyTo must be a message reference like project:12');
-    if (ref.project !== draft.project) return fail('unknown_reply', `no message ${String(draft.replyTo)} in project ${draft.project}`);
+    if (ref.project !== draft.project) return unknownReply(draft);
     replySeq = ref.sequence;
   }
   return ok({
@@ -136,10 +136,10 @@ export function checkDraft(draft: MessageDraft, limits: MeshLimits): Result<Chec
 }
 
 /** The `unknown_reply` refusal for a reply to a sequence the project does not have. */
-export const unknownReply = (draft: MessageDraft): MeshError<AppendCode> => ({
-  code: 'unknown_reply',
-  message: `no message ${String(draft.replyTo)} in project ${draft.project}`,
-});
+export const unknownReply = (draft: MessageDraft) => fail('unknown_reply', `no message ${String(draft.replyTo)} in project ${draft.project}`);
+
+/** The `message_id_conflict` refusal for an id already used (or pending) with different content. */
+export const idConflict = (id: string) => fail('message_id_conflict', `messageId ${id} is already used for different content`);
 
 /** The message a checked draft becomes once it has its sequence. */
 export function sequenced(c: CheckedDraft, sequence: number, createdAt: number): MeshMessage {
