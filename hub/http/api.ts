@@ -13,11 +13,11 @@
  */
 
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
-import { EventQueue } from '../../lib/event-queue.ts';
-import { sseResponse, type SseOptions } from '../../lib/a2a/sse.ts';
+import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
+import type { SseOptions } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
-import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
+import type { TraceOutcome, TraceQuery, TraceStore } from '../../lib/fleet/trace.ts';
 import type { HubErrorCode } from '../../lib/errors/hub.ts';
 import { statusOf, upstreamStatus } from '../../lib/errors/registry.ts';
 import type { Failure } from '../../lib/errors/result.ts';
@@ -151,13 +151,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     return json(await deps.ask(body.question));
   }
 
-  function traceStream(req: Request): Response {
-    const queue = new EventQueue<TraceRecord>(() => unsubscribe());
-    const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
-    req.signal.addEventListener('abort', () => queue.close(), { once: true });
-    return sseResponse(queue, (r) => r, () => queue.close(), deps.sse);
-  }
-
   function route(req: Request, caller: Principal): Promise<Response> | Response | undefined {
     const { pathname, searchParams } = new URL(req.url);
     if (!pathname.startsWith('/api/')) return undefined;
@@ -176,7 +169,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
         return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
       }
       case '/api/trace/stream':
-        return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/fleet/stream':
         return req.method === 'GET' ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/tasks/stream':
