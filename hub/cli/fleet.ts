@@ -1,5 +1,5 @@
 /**
- * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
+ * @module hub/cli/fleet — `bun run fleet`: starts the hub and every default node as separate
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
  * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
  * too when this process is killed outright; a port already taken stops it at once with one line.

@@ -1,5 +1,5 @@
 /**
- * `bun run keys`: creates and rotates the peer channel's keys under DATA_DIR/keys/ for every member
+ * @module hub/cli/keys — `bun run keys`: creates and rotates the peer channel's keys under DATA_DIR/keys/ for every member
  * of FLEET_FILE (formats in docs/peer.md), and the bearer tokens of clients outside the fleet
  * (docs/security.md). Prints file names, key ids and token names, never key material; a new token
  * is printed once, when it is made, and only its hash is stored.

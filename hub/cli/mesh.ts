@@ -1,4 +1,4 @@
-/** @module hub/mesh-cli — `bun run mesh …`: reads the settings (config file, environment) and hands the arguments to the mesh CLI. */
+/** @module hub/cli/mesh — `bun run mesh …`: reads the settings (config file, environment) and hands the arguments to the mesh CLI. */
 
 import { join } from 'node:path';
 import { loadFleet } from '../../lib/fleet/invoke.ts';

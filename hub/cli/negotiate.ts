@@ -1,5 +1,5 @@
 /**
- * @module hub/negotiate-cli — `bun run negotiate <customer> [--model] [--hub URL]`: asks the
+ * @module hub/cli/negotiate — `bun run negotiate <customer> [--model] [--hub URL]`: asks the
  * running hub to run one negotiation (an A2A message to the hub, `negotiation.start`), prints the
  * transcript and where the record is; the hub writes it where the console's A2A Negotiation page
  * lists it. With `--model` each agent's model takes its turns. A negotiation changes state, so the

@@ -1,5 +1,5 @@
 /**
- * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
+ * @module hub/http/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
  * `GET /api/fleet/stream` (the fleet and its recent history, pushed as SSE), `GET /api/trace`
  * (paged call trace), `GET /api/trace/stream` (new trace records as SSE), `GET /api/tasks/stream`
  * (the hub's task list as SSE whenever it changes; tasks are changed through the A2A binding),
