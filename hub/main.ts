@@ -7,8 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSettings, type Settings } from '../lib/config.ts';
-import { fleetFilePath, loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
@@ -19,16 +18,11 @@ import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
+import { fleetFileOf, settingsOrExit } from './cli/settings.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
-let settings: Settings;
-try {
-  settings = loadSettings({ env: process.env, cwd: process.cwd() });
-} catch (e) {
-  console.error(`hub: ${(e as Error).message}`);
-  process.exit(2);
-}
-const fleet = await loadFleet(fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: join(import.meta.dir, '..') }));
+const settings = settingsOrExit('hub');
+const fleet = await loadFleet(fleetFileOf(settings));
 const host = settings.hub.host;
 const port = settings.hub.port ?? fleet.hub.port;
 const maxPort = settings.hub.maxPort ?? port;

@@ -1,5 +1,5 @@
 /**
- * @module hub/fleet-cli — `bun run fleet`: starts the hub and every default node as separate
+ * @module hub/cli/fleet — `bun run fleet`: starts the hub and every default node as separate
  * processes (creating the fleet's keys on first start), shows a live status table, restarts a
  * crashed or hung node with backoff, and stops everything on Ctrl-C or SIGTERM. The children stop
  * too when this process is killed outright; a port already taken stops it at once with one line.
@@ -11,8 +11,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
-import { loadSettings, type Settings } from '../../lib/config.ts';
-import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
+import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
@@ -20,18 +19,13 @@ import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
-let settings: Settings;
-try {
-  settings = loadSettings({ env, cwd: process.cwd() });
-} catch (e) {
-  console.error(`fleet: ${(e as Error).message}`);
-  process.exit(2);
-}
+const settings = settingsOrExit('fleet');
 const dataDir = settings.dataDir;
-const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
+const fleetFile = fleetFileOf(settings);
 const fleet = await loadFleet(fleetFile);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';

@@ -1,5 +1,5 @@
 /**
- * `bun run keys`: creates and rotates the peer channel's keys under DATA_DIR/keys/ for every member
+ * @module hub/cli/keys — `bun run keys`: creates and rotates the peer channel's keys under DATA_DIR/keys/ for every member
  * of FLEET_FILE (formats in docs/peer.md), and the bearer tokens of clients outside the fleet
  * (docs/security.md). Prints file names, key ids and token names, never key material; a new token
  * is printed once, when it is made, and only its hash is stored.
@@ -13,24 +13,17 @@
  *   bun run keys token revoke <name>  remove <name>'s token (running nodes notice within a second)
  */
 
-import { join, relative } from 'node:path';
-import { loadSettings } from '../../lib/config.ts';
-import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
+import { relative } from 'node:path';
+import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
-const settings = (() => {
-  try {
-    return loadSettings({ env: process.env, cwd: process.cwd() });
-  } catch (e) {
-    console.error(`keys: ${(e as Error).message}`);
-    process.exit(2);
-  }
-})();
+const settings = settingsOrExit('keys');
 const dataDir = relative(process.cwd(), settings.dataDir) || '.';
-const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root: join(import.meta.dir, '../..') });
+const fleetFile = fleetFileOf(settings);
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 /** `token add|list|revoke`: tokens need no fleet file. */

@@ -1,18 +1,12 @@
-/** @module hub/mesh-cli — `bun run mesh …`: reads the settings (config file, environment) and hands the arguments to the mesh CLI. */
+/** @module hub/cli/mesh — `bun run mesh …`: reads the settings (config file, environment) and hands the arguments to the mesh CLI. */
 
 import { join } from 'node:path';
-import { loadSettings, type Settings } from '../../lib/config.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { fileConnectionMemory } from '../../lib/mesh/memory.ts';
 import { parseArgs, runMeshCli } from '../mesh/cli.ts';
+import { settingsOrExit } from './settings.ts';
 
-let settings: Settings;
-try {
-  settings = loadSettings({ env: process.env, cwd: process.cwd() });
-} catch (e) {
-  console.error(`mesh: ${(e as Error).message}`);
-  process.exit(2);
-}
+const settings = settingsOrExit('mesh');
 const argv = process.argv.slice(2);
 const { opts } = parseArgs(argv);
 // The hub's address: --hub, mesh.hubUrl (MESH_HUB_URL), or the hub entry of the fleet file.

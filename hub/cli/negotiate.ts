@@ -1,18 +1,17 @@
 /**
- * @module hub/negotiate-cli — `bun run negotiate <customer> [--model] [--hub URL]`: asks the
+ * @module hub/cli/negotiate — `bun run negotiate <customer> [--model] [--hub URL]`: asks the
  * running hub to run one negotiation (an A2A message to the hub, `negotiation.start`), prints the
  * transcript and where the record is; the hub writes it where the console's A2A Negotiation page
  * lists it. With `--model` each agent's model takes its turns. A negotiation changes state, so the
  * hub runs it only for a principal: the token in LUME_TOKEN (`bun run keys token add <name>`).
  */
 
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadSettings } from '../../lib/config.ts';
 import { codedFailureOf } from '../../lib/errors/as-data.ts';
-import { fleetFilePath, loadFleet } from '../../lib/fleet/invoke.ts';
+import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { negotiationLines } from '../workbench/negotiation-text.ts';
 import type { Negotiation } from '../workbench/negotiation.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run negotiate <customer id, e.g. c-012> [--model] [--hub URL]';
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: { model: { type: 'boolean' }, hub: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false });
@@ -20,12 +19,11 @@ if (values.help || positionals.length !== 1) {
   console.log(USAGE);
   process.exit(values.help ? 0 : 2);
 }
+const settings = settingsOrExit('negotiate');
+const token = settings.token;
 let hubUrl = typeof values.hub === 'string' ? values.hub : undefined;
-let token: string | undefined;
 try {
-  const settings = loadSettings({ env: process.env, cwd: process.cwd() });
-  token = settings.token;
-  hubUrl ??= (await loadFleet(fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: join(import.meta.dir, '../..') }))).hub.url;
+  hubUrl ??= (await loadFleet(fleetFileOf(settings))).hub.url;
 } catch (e) {
   console.error(`negotiate: ${(e as Error).message}`);
   process.exit(2);

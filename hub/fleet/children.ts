@@ -1,5 +1,5 @@
 /**
- * @module hub/fleet-children — the processes `bun run fleet` supervises: the hub and every default
+ * @module hub/fleet/children — the processes `bun run fleet` supervises: the hub and every default
  * node, each a `bun` process preloaded with hub/fleet/exit-with-parent.ts (so it stops when its
  * supervisor dies), with the health route the supervisor probes.
  */

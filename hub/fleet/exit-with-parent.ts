@@ -1,5 +1,5 @@
 /**
- * @module hub/exit-with-parent — preloaded into every process `bun run fleet` starts
+ * @module hub/fleet/exit-with-parent — preloaded into every process `bun run fleet` starts
  * (`bun --preload`): the supervisor gives each child a stdin pipe it never writes to, and when
  * that pipe closes (the supervisor exited, or was killed with -9) the child stops itself with
  * SIGTERM, so its own clean shutdown runs. Bun has no PR_SET_PDEATHSIG; a closing pipe is

@@ -1,5 +1,5 @@
 /**
- * @module hub/supervisor — runs the fleet's processes: starts each one, probes its health route,
+ * @module hub/fleet/supervisor — runs the fleet's processes: starts each one, probes its health route,
  * kills and restarts one that stops answering (a hung process) or crashes, with backoff (500 ms
  * doubling to 30 s, reset after 30 s up), and stops them all with SIGTERM (SIGKILL after a grace
  * period). Each child's output goes to its log file; each child's stdin is a pipe from here, so a

@@ -1,5 +1,5 @@
 /**
- * @module hub/verify — `bun run fleet verify`: per node, that it is alive (`/healthz`) and ready
+ * @module hub/fleet/verify — `bun run fleet verify`: per node, that it is alive (`/healthz`) and ready
  * (`/readyz`), its card is valid, a signed call is accepted in the caller's configured mode (and a weaker mode and a wrong
  * signature are refused), its snapshot tools answer with real fields, nothing outside its catalog
  * dispatches, and the answer through the hub equals the node's own.

@@ -1,5 +1,5 @@
 /**
- * @module hub/fleet-view — the hub's read side of the fleet: for every node, its card (or, for a
+ * @module hub/fleet/view — the hub's read side of the fleet: for every node, its card (or, for a
  * node that joins through the peer channel only, its capability list), online state, latency,
  * whether it is agent-backed (its card's agent-backed extension) and warnings. Nodes are asked in parallel with a timeout; a snapshot is reused
  * for a short time so a busy console does not multiply the requests.

@@ -1,5 +1,5 @@
 /**
- * @module hub/access — the hub's one access policy, applied to every request before any piece of
+ * @module hub/http/access — the hub's one access policy, applied to every request before any piece of
  * the hub sees it (A2A, `/api/*` with the trace, the mesh's routes and WebSocket, `/peer/*`, the
  * console). Browser boundary first: the Host must be one of the hub's own names (DNS rebinding),
  * `Sec-Fetch-Site: cross-site` is refused, a state-changing request or a WebSocket upgrade that

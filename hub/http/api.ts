@@ -1,5 +1,5 @@
 /**
- * @module hub/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
+ * @module hub/http/api — the hub's HTTP API for the console: `GET /api/fleet` (aggregated fleet),
  * `GET /api/fleet/stream` (the fleet and its recent history, pushed as SSE), `GET /api/trace`
  * (paged call trace), `GET /api/trace/stream` (new trace records as SSE), `GET /api/tasks/stream`
  * (the hub's task list as SSE whenever it changes; tasks are changed through the A2A binding),
@@ -13,11 +13,11 @@
  */
 
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
-import { EventQueue } from '../../lib/event-queue.ts';
-import { sseResponse, type SseOptions } from '../../lib/a2a/sse.ts';
+import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
+import type { SseOptions } from '../../lib/a2a/sse.ts';
 import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
-import type { TraceOutcome, TraceQuery, TraceRecord, TraceStore } from '../../lib/fleet/trace.ts';
+import type { TraceOutcome, TraceQuery, TraceStore } from '../../lib/fleet/trace.ts';
 import type { HubErrorCode } from '../../lib/errors/hub.ts';
 import { statusOf, upstreamStatus } from '../../lib/errors/registry.ts';
 import type { Failure } from '../../lib/errors/result.ts';
@@ -105,7 +105,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
    * refused other origins and bodies that are not JSON; this reads the body under its limit.
    */
   async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
-    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
@@ -151,13 +150,6 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     return json(await deps.ask(body.question));
   }
 
-  function traceStream(req: Request): Response {
-    const queue = new EventQueue<TraceRecord>(() => unsubscribe());
-    const unsubscribe = deps.trace.subscribe((r) => queue.push(r));
-    req.signal.addEventListener('abort', () => queue.close(), { once: true });
-    return sseResponse(queue, (r) => r, () => queue.close(), deps.sse);
-  }
-
   function route(req: Request, caller: Principal): Promise<Response> | Response | undefined {
     const { pathname, searchParams } = new URL(req.url);
     if (!pathname.startsWith('/api/')) return undefined;
@@ -176,7 +168,8 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
         return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
       }
       case '/api/trace/stream':
-        return req.method === 'GET' ? traceStream(req) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
+        return req.method === 'GET' ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/fleet/stream':
         return req.method === 'GET' ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/tasks/stream':

@@ -1,5 +1,5 @@
 /**
- * @module hub/console — serves the browser console (`console/`, no build step) at `/`: its HTML,
+ * @module hub/http/console — serves the browser console (`console/`, no build step) at `/`: its HTML,
  * scripts, styles and icons (not its type declarations or checker config), and the three modules
  * its import map names (preact, preact/hooks, htm) from an allow-list resolved out of
  * node_modules. Nothing else under node_modules is reachable, and no path from the request is

@@ -76,10 +76,13 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
   };
 }
 
-/** Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves. */
-export function liveResponse<T>(req: Request, subscribe: (push: (item: T) => void) => () => void, sse?: SseOptions): Response {
+/**
+ * Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves;
+ * a consumer more than `maxItems` behind is cut off.
+ */
+export function liveResponse<T>(req: Request, subscribe: (push: (item: T) => void) => () => void, sse?: SseOptions, maxItems = LIVE_QUEUE_LIMIT): Response {
   let unsubscribe = () => {};
-  const queue = new EventQueue<T>(() => unsubscribe(), { maxItems: LIVE_QUEUE_LIMIT });
+  const queue = new EventQueue<T>(() => unsubscribe(), { maxItems });
   unsubscribe = subscribe((item) => queue.push(item));
   if (queue.isClosed) unsubscribe();
   req.signal.addEventListener('abort', () => queue.close(), { once: true });

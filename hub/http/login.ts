@@ -1,5 +1,5 @@
 /**
- * @module hub/login — the console's sign-in: `GET /login` shows a plain HTML form (no script: the
+ * @module hub/http/login — the console's sign-in: `GET /login` shows a plain HTML form (no script: the
  * token goes from the form to the hub and never into JavaScript), `POST /login` checks the token
  * and answers with a session cookie (HttpOnly, SameSite=Strict), `POST /logout` ends it. On
  * loopback without HUB_REQUIRE_LOGIN no sign-in is needed: the console page hands its visitor a

@@ -1,5 +1,5 @@
 /**
- * @module hub/sessions — console sessions: a random secret in an HttpOnly, SameSite=Strict cookie,
+ * @module hub/http/sessions — console sessions: a random secret in an HttpOnly, SameSite=Strict cookie,
  * kept by the hub only as its SHA-256 in a bounded table, each session ending after a fixed time.
  * A session speaks for the token name it was signed in with (or `console` on loopback without login).
  */

@@ -1,5 +1,5 @@
 /**
- * @module hub/ask-model — a planner that lets a model choose the tools, through an
+ * @module hub/workbench/ask-model — a planner that lets a model choose the tools, through an
  * OpenAI-compatible endpoint with tool calling (lib/model/chat.ts). On any failure the keyword
  * planner decides instead, and the plan says so: the answer reports the planner that answered.
  */

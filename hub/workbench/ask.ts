@@ -1,5 +1,5 @@
 /**
- * @module hub/ask — Ask Agent: one cross-node question; the hub decides which nodes and tools to
+ * @module hub/workbench/ask — Ask Agent: one cross-node question; the hub decides which nodes and tools to
  * ask. A deterministic planner scores the fleet catalog's keywords, tags, names, descriptions and
  * examples against the question (or a model plans, see hub/workbench/ask-model.ts). The hub's own
  * read-only capabilities (customer.reach joins two nodes) are planned alongside the nodes' tools;

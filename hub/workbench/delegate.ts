@@ -1,5 +1,5 @@
 /**
- * @module hub/delegate — task.delegate: the hub hands a job to an executor (`exec.submit` on a
+ * @module hub/workbench/delegate — task.delegate: the hub hands a job to an executor (`exec.submit` on a
  * fleet node that offers `exec.*`, `resolve` by default, over the signed channel) and keeps its
  * own task `working` with `{executor, job_id}`. Reading the task advances it lazily by asking
  * `exec.status`; canceling it cancels the job. A delegation can continue an earlier one

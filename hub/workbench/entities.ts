@@ -1,5 +1,5 @@
 /**
- * @module hub/entities — entity alignment across crm and scanner with the USCC (GB 32100-2015) as
+ * @module hub/workbench/entities — entity alignment across crm and scanner with the USCC (GB 32100-2015) as
  * the key: `resolveEntity` answers matched / ambiguous / unmatched with candidates, and
  * `entityCoverage` counts what is aligned and lists every gap. Both read the nodes through
  * `fleet.invoke` only (crm.companies, sector.stocks), so every read is traced.

@@ -1,5 +1,5 @@
 /**
- * @module hub/hub-agent — how the hub answers A2A messages: a text question goes to Ask Agent
+ * @module hub/workbench/hub-agent — how the hub answers A2A messages: a text question goes to Ask Agent
  * (the hub plans which nodes to ask), a data part `{"skill", "args"}` calls one of the hub's
  * capabilities, `task.delegate` hands a job to an executor, and reading or canceling a delegated
  * task advances or stops it.

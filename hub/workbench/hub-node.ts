@@ -1,5 +1,5 @@
 /**
- * @module hub/hub-node — the hub as an A2A node named `a2a`: its card declares the fleet-level
+ * @module hub/workbench/hub-node — the hub as an A2A node named `a2a`: its card declares the fleet-level
  * capabilities (hub/workbench/skills/), and each one answers by calling nodes through
  * `fleet.invoke` only. This file wires them; the order here is the order on the card.
  */

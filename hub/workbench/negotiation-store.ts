@@ -1,5 +1,5 @@
 /**
- * @module hub/negotiation-store — negotiation records as one JSON file each under
+ * @module hub/workbench/negotiation-store — negotiation records as one JSON file each under
  * `DATA_DIR/hub/negotiations/`: server-made ids checked before any path is formed, atomic writes
  * (lib/atomic-file.ts), a newest-first list and a read by id that fail as coded values.
  */

@@ -1,5 +1,5 @@
 /**
- * @module hub/negotiation — the hub runs a negotiation between two node agents: each turn is an
+ * @module hub/workbench/negotiation — the hub runs a negotiation between two node agents: each turn is an
  * A2A `SendMessage` with a data part, sent through `fleet.message` (traced) in one `contextId`;
  * the advisor (scanner) proposes, the customer's agent (crm) accepts or vetoes with a code and a
  * reason, for a bounded number of rounds. The record is persisted and can be listed and read.

@@ -1,0 +1,24 @@
+/**
+ * @module hub/cli/settings — what every hub command reads first: the settings (config file over
+ * defaults, environment over both) and the fleet file they name.
+ */
+
+import { resolve } from 'node:path';
+import { loadSettings, type Settings } from '../../lib/config.ts';
+import { fleetFilePath } from '../../lib/fleet/invoke.ts';
+
+const ROOT = resolve(import.meta.dir, '../..');
+
+/** The settings, or one line `<command>: <what is wrong>` and exit code 2. */
+export function settingsOrExit(command: string): Settings {
+  try {
+    return loadSettings({ env: process.env, cwd: process.cwd() });
+  } catch (e) {
+    console.error(`${command}: ${(e as Error).message}`);
+    process.exit(2);
+  }
+}
+
+/** The fleet file the settings name: FLEET_FILE, else the data folder's, else the project's fixtures. */
+export const fleetFileOf = (settings: Pick<Settings, 'fleetFile' | 'dataDir'>): string =>
+  fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: ROOT });
