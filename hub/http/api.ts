@@ -105,6 +105,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
    * refused other origins and bodies that are not JSON; this reads the body under its limit.
    */
   async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
