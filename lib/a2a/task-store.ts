@@ -163,10 +163,6 @@ export class FileTaskStore implements TaskStore {
     return store;
   }
 
-  get size(): number {
-    return this.index.size;
-  }
-
   count(): number {
     return this.index.size;
   }
@@ -179,10 +175,6 @@ export class FileTaskStore implements TaskStore {
   /** False once `close` ran: the store takes no more writes (readiness reports it). */
   get isOpen(): boolean {
     return !this.closed;
-  }
-
-  has(id: string): boolean {
-    return isTaskId(id) && this.index.has(id);
   }
 
   /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
