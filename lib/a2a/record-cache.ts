@@ -3,10 +3,9 @@
  * bounded by entries and by stored bytes; a record the store pins (a write in flight) stays.
  */
 
-import type { TaskRecord } from './task-store.ts';
-
-export class RecordCache {
-  private readonly entries = new Map<string, { rec: TaskRecord; bytes: number }>();
+/** A record is keyed by its task's id. */
+export class RecordCache<R extends { task: { id: string } }> {
+  private readonly entries = new Map<string, { rec: R; bytes: number }>();
   private bytes = 0;
 
   /** `pinned` says which records must stay whatever the bounds (their write has not finished). */
@@ -18,12 +17,12 @@ export class RecordCache {
   }
 
   /** The record, without making it the most recently used. */
-  peek(id: string): TaskRecord | undefined {
+  peek(id: string): R | undefined {
     return this.entries.get(id)?.rec;
   }
 
   /** The record, now the most recently used. */
-  get(id: string): TaskRecord | undefined {
+  get(id: string): R | undefined {
     const hit = this.entries.get(id);
     if (!hit) return undefined;
     this.entries.delete(id);
@@ -32,7 +31,7 @@ export class RecordCache {
   }
 
   /** Puts a record at the young end; `bytes` is its stored size when known (else the last known stays). */
-  set(rec: TaskRecord, bytes?: number): void {
+  set(rec: R, bytes?: number): void {
     const id = rec.task.id;
     const prev = this.entries.get(id);
     this.entries.delete(id);

@@ -63,7 +63,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private readonly leaseMs: number;
   private readonly writes = new WriteQueue(() => this.cache.trim());
   private readonly next = new Map<string, NextWrite>();
-  private readonly cache: RecordCache;
+  private readonly cache: RecordCache<TaskRecord>;
   /** Tasks whose turn runs here (counted per turn), and tasks streamed here (counted per stream). */
   private readonly held = new Map<string, number>();
   private readonly watched = new Map<string, number>();

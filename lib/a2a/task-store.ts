@@ -146,7 +146,7 @@ export interface FileTaskStoreOptions {
 export class FileTaskStore implements TaskStore {
   private readonly index = new Map<string, IndexEntry>();
   private readonly writes = new WriteQueue(() => this.cache.trim());
-  private readonly cache: RecordCache;
+  private readonly cache: RecordCache<TaskRecord>;
   private closed = false;
   /** Ids whose file exists; their writes replace the file instead of creating it. */
   private readonly onDisk = new Set<string>();
