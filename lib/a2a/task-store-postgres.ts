@@ -10,7 +10,10 @@ import { SQL } from 'bun';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 import { withHistoryLength } from './types.ts';
+import { LIMITS } from '../limits.ts';
 import type { Log } from '../log.ts';
+import { RecordCache } from './record-cache.ts';
+import { WriteQueue } from './write-queue.ts';
 import { decodeToken, encodeToken, isTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore, type TurnState } from './task-store.ts';
 
 const CHANNEL = 'lume_a2a_tasks';
@@ -25,7 +28,7 @@ export interface PostgresTaskStoreOptions {
   /** The node whose tasks these are: rows of other nodes in the same tables are never seen. */
   node: string;
   log: Log;
-  /** Records kept in memory (default 2000) and their total JSON size (default 64 MiB). */
+  /** Records kept in memory and their total JSON size (defaults LIMITS.taskCacheEntries, LIMITS.taskCacheBytes). */
   cacheSize?: number;
   cacheBytes?: number;
   /** How long a turn's lease and a stream's watch last without renewal (default 15 s). */
@@ -44,14 +47,10 @@ interface Row {
   creator?: string | null;
 }
 
-/** Per-task write queue, as in the file store: one write at a time, later changes coalesced. */
-interface WriteSlot {
-  tail: Promise<void>;
-  queued: Promise<void> | null;
-  pending: number;
-  /** The newest copy of the record; the next write stores it. */
+/** What the task's next write stores: the newest copy of the record and the events since the last write started. */
+interface NextWrite {
   rec: TaskRecord;
-  /** Events since the last write started; null once past EVENTS_PER_WRITE. */
+  /** Null once past EVENTS_PER_WRITE. */
   events: TaskEvent[] | null;
 }
 
@@ -62,11 +61,9 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private readonly node: string;
   private readonly log: Log;
   private readonly leaseMs: number;
-  private readonly cacheSize: number;
-  private readonly cacheBytes: number;
-  private readonly cache = new Map<string, { rec: TaskRecord; bytes: number }>();
-  private cachedBytes = 0;
-  private readonly writes = new Map<string, WriteSlot>();
+  private readonly writes = new WriteQueue(() => this.cache.trim());
+  private readonly next = new Map<string, NextWrite>();
+  private readonly cache: RecordCache<TaskRecord>;
   /** Tasks whose turn runs here (counted per turn), and tasks streamed here (counted per stream). */
   private readonly held = new Map<string, number>();
   private readonly watched = new Map<string, number>();
@@ -89,8 +86,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.node = opts.node;
     this.log = opts.log;
     this.leaseMs = opts.leaseMs ?? 15_000;
-    this.cacheSize = opts.cacheSize ?? 2000;
-    this.cacheBytes = opts.cacheBytes ?? 64 * 1024 * 1024;
+    this.cache = new RecordCache(opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes, (id) => this.writes.has(id));
     this.ready = this.migrate();
     this.opened = this.ready.then(() => this.listen());
     this.opened.catch((e) => this.log('error', 'task database unavailable', { error: (e as Error).message }));
@@ -141,21 +137,20 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   async get(id: string): Promise<TaskRecord | undefined> {
     if (!isTaskId(id)) return undefined;
     await this.ready;
-    const hit = this.cache.get(id);
-    const pinned = this.writes.has(id);
+    const hit = this.cache.peek(id);
     // A record with a write of ours in flight is newer here than in the database.
-    if (hit && pinned) return this.touch(id, hit.rec);
-    const cached = hit?.rec.version ?? -1;
+    if (hit && this.writes.has(id)) return this.touch(id, hit);
+    const cached = hit?.version ?? -1;
     const [row] = await this.sql<Row[]>`
       SELECT version, CASE WHEN version = ${cached} THEN NULL ELSE task END AS task, push, creator
       FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id}`;
     if (!row) return undefined;
     if (row.task === null && hit) {
-      hit.rec.push = JSON.parse(row.push) as PushConfig[];
-      return this.touch(id, hit.rec);
+      hit.push = JSON.parse(row.push) as PushConfig[];
+      return this.touch(id, hit);
     }
     const rec = toRecord(row);
-    if (rec) this.remember(rec, row.task!.length);
+    if (rec) this.cache.set(rec, row.task!.length);
     return rec;
   }
 
@@ -163,34 +158,22 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const id = rec.task.id;
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    let slot = this.writes.get(id);
-    if (!slot) {
-      slot = { tail: Promise.resolve(), queued: null, pending: 0, rec, events: [] };
-      this.writes.set(id, slot);
+    let next = this.next.get(id);
+    if (!next) this.next.set(id, (next = { rec, events: [] }));
+    next.rec = rec;
+    if (event && next.events) {
+      if (next.events.length < EVENTS_PER_WRITE) next.events.push(event);
+      else next.events = null;
     }
-    slot.rec = rec;
-    this.remember(rec);
-    if (event && slot.events) {
-      if (slot.events.length < EVENTS_PER_WRITE) slot.events.push(event);
-      else slot.events = null;
-    }
-    if (slot.queued) return slot.queued;
-    const s = slot;
-    const run = s.tail.then(() => {
-      s.queued = null;
-      const events = s.events;
-      s.events = [];
-      return this.write(id, s.rec, events);
+    // The write takes what is pending when it starts; changes made while it waits join it.
+    const written = this.writes.enqueue(id, () => {
+      const { rec: latest, events } = this.next.get(id)!;
+      this.next.delete(id);
+      return this.write(id, latest, events);
     });
-    s.queued = run;
-    s.pending++;
-    const settle = () => {
-      s.pending--;
-      if (s.pending === 0 && !s.queued) this.writes.delete(id);
-      this.trimCache();
-    };
-    s.tail = run.then(settle, settle);
-    return run;
+    // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
+    this.cache.set(rec);
+    return written;
   }
 
   async list(q: ListTasksQuery, creator: string | null): Promise<ListTasksPage | A2AError> {
@@ -226,7 +209,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   get cached(): { entries: number; bytes: number } {
-    return { entries: this.cache.size, bytes: this.cachedBytes };
+    return this.cache.stats;
   }
 
   async count(): Promise<number> {
@@ -235,8 +218,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     return Number(row!.n);
   }
 
-  async flush(): Promise<void> {
-    await Promise.all([...this.writes.values()].map((w) => w.tail));
+  flush(): Promise<void> {
+    return this.writes.flush();
   }
 
   async close(): Promise<void> {
@@ -278,7 +261,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (!isTaskId(id)) return undefined;
     await this.ready;
     this.watched.set(id, (this.watched.get(id) ?? 0) + 1);
-    await this.writes.get(id)?.tail; // our own pending writes go first, so the read is current
+    await this.writes.tail(id); // our own pending writes go first, so the read is current
     // Registering and reading in one statement: any later write sees the watch and notifies.
     const [row] = await this.sql<Row[]>`
       UPDATE lume_a2a_tasks SET watched_until = greatest(watched_until, now() + ${this.leaseMs} * interval '1 millisecond')
@@ -289,7 +272,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       return undefined;
     }
     this.known.set(id, Math.max(this.known.get(id) ?? 0, rec.version!));
-    this.remember(rec, row!.task!.length);
+    this.cache.set(rec, row!.task!.length);
     return rec;
   }
 
@@ -309,7 +292,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined> {
     if (!isTaskId(id)) return undefined;
     await this.ready;
-    await this.writes.get(id)?.tail; // our own pending writes go first
+    await this.writes.tail(id); // our own pending writes go first
     const me = this.process;
     const out = await this.sql.begin(async (tx) => {
       const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
@@ -340,7 +323,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       return { rec, events };
     });
     if (out && !isA2AError(out)) {
-      this.remember(out.rec);
+      this.cache.set(out.rec);
       if (this.known.has(id) || opts.claim) this.known.set(id, out.rec.version!);
     }
     return out;
@@ -360,8 +343,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, Number(row.version), this.process, this.node)})`;
       return push;
     });
-    const hit = this.cache.get(id);
-    if (hit && Array.isArray(out)) hit.rec.push = out;
+    const hit = this.cache.peek(id);
+    if (hit && Array.isArray(out)) hit.push = out;
     return out;
   }
 
@@ -407,7 +390,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
     const t = rec.task;
     const body = JSON.stringify(t);
-    this.setSize(id, body.length);
+    this.cache.setSize(id, body.length);
     const lease = this.held.has(id) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
@@ -477,8 +460,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
    */
   private fetch(id: string, since?: number): Promise<void> {
     const run = (this.fetches.get(id) ?? Promise.resolve()).then(async () => {
-      const hit = this.cache.get(id);
-      const after = since ?? this.known.get(id) ?? hit?.rec.version ?? 0;
+      const hit = this.cache.peek(id);
+      const after = since ?? this.known.get(id) ?? hit?.version ?? 0;
       const [row] = await this.sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
         SELECT t.version, t.task, t.push, t.writer, t.creator,
           (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
@@ -490,7 +473,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       if (this.held.has(id) || this.watched.has(id)) this.known.set(id, Math.max(version, this.known.get(id) ?? 0));
       // Only push configs moved, or the row is our own write whose answer is still on its way.
       if (version <= after || row!.writer === this.process) {
-        if (hit) hit.rec.push = rec.push;
+        if (hit) hit.push = rec.push;
         this.handler(id, { push: rec.push, version });
         return;
       }
@@ -503,7 +486,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         next++;
       }
       if (next !== version + 1) events = undefined;
-      this.remember(rec, row!.task!.length);
+      this.cache.set(rec, row!.task!.length);
       this.handler(id, { task: rec.task, push: rec.push, version, ...(events ? { events } : {}) });
     }).catch((e) => this.log('warn', 'reading a task changed elsewhere failed', { task: id, error: (e as Error).message }));
     this.fetches.set(id, run);
@@ -535,38 +518,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     }
   }
 
+  /** Makes a cached record the most recently used and returns it. */
   private touch(id: string, rec: TaskRecord): TaskRecord {
-    const hit = this.cache.get(id)!;
-    this.cache.delete(id);
-    this.cache.set(id, hit);
+    this.cache.get(id);
     return rec;
-  }
-
-  private remember(rec: TaskRecord, bytes?: number): void {
-    const id = rec.task.id;
-    const prev = this.cache.get(id);
-    this.cache.delete(id);
-    this.cache.set(id, { rec, bytes: prev?.bytes ?? 0 });
-    if (bytes !== undefined) this.setSize(id, bytes);
-    this.trimCache();
-  }
-
-  private setSize(id: string, bytes: number): void {
-    const hit = this.cache.get(id);
-    if (!hit) return;
-    this.cachedBytes += bytes - hit.bytes;
-    hit.bytes = bytes;
-  }
-
-  /** Evicts the least recently used records past either bound; a record with a write in flight stays. */
-  private trimCache(): void {
-    if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) return;
-    for (const [id, hit] of this.cache) {
-      if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) break;
-      if (this.writes.has(id)) continue;
-      this.cache.delete(id);
-      this.cachedBytes -= hit.bytes;
-    }
   }
 }
 

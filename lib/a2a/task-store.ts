@@ -13,6 +13,8 @@ import { a2aError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent, TaskState } from './types.ts';
 import { withHistoryLength } from './types.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
+import { RecordCache } from './record-cache.ts';
+import { WriteQueue } from './write-queue.ts';
 import { LIMITS } from '../limits.ts';
 import type { Log } from '../log.ts';
 
@@ -143,20 +145,14 @@ export interface FileTaskStoreOptions {
 
 export class FileTaskStore implements TaskStore {
   private readonly index = new Map<string, IndexEntry>();
-  private readonly cache = new Map<string, TaskRecord>();
-  private readonly writes = new Map<string, { tail: Promise<void>; queued: Promise<void> | null; pending: number }>();
-  private readonly cacheSize: number;
-  private readonly cacheBytes: number;
-  /** Stored size of each cached record, as of its last write or read. */
-  private readonly sizes = new Map<string, number>();
-  private cachedBytes = 0;
+  private readonly writes = new WriteQueue(() => this.cache.trim());
+  private readonly cache: RecordCache<TaskRecord>;
   private closed = false;
   /** Ids whose file exists; their writes replace the file instead of creating it. */
   private readonly onDisk = new Set<string>();
 
   private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number, cacheBytes: number) {
-    this.cacheSize = cacheSize;
-    this.cacheBytes = cacheBytes;
+    this.cache = new RecordCache(cacheSize, cacheBytes, (id) => this.writes.has(id));
   }
 
   /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
@@ -167,17 +163,13 @@ export class FileTaskStore implements TaskStore {
     return store;
   }
 
-  get size(): number {
-    return this.index.size;
-  }
-
   count(): number {
     return this.index.size;
   }
 
   /** What the in-memory cache holds now: records and their stored bytes. */
   get cached(): { entries: number; bytes: number } {
-    return { entries: this.cache.size, bytes: this.cachedBytes };
+    return this.cache.stats;
   }
 
   /** False once `close` ran: the store takes no more writes (readiness reports it). */
@@ -185,22 +177,14 @@ export class FileTaskStore implements TaskStore {
     return !this.closed;
   }
 
-  has(id: string): boolean {
-    return isTaskId(id) && this.index.has(id);
-  }
-
   /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
   get(id: string): TaskRecord | undefined {
     if (!isTaskId(id) || !this.index.has(id)) return undefined;
     const hit = this.cache.get(id);
-    if (hit) {
-      this.cache.delete(id);
-      this.cache.set(id, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const read = this.readFile(id);
     if (!read) return undefined;
-    this.remember(read.rec, read.bytes);
+    this.cache.set(read.rec, read.bytes);
     return read.rec;
   }
 
@@ -215,31 +199,15 @@ export class FileTaskStore implements TaskStore {
     if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
     this.index.set(id, { creator: creatorOf(rec), contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
-    let w = this.writes.get(id);
-    if (!w) {
-      w = { tail: Promise.resolve(), queued: null, pending: 0 };
-      this.writes.set(id, w);
-    }
-    // After the write slot exists, so that trimming a full cache cannot evict this record before it is written.
-    this.remember(rec);
-    if (w.queued) return w.queued;
-    const slot = w;
-    const run = slot.tail.then(() => {
-      slot.queued = null;
-      return this.writeFile(id);
-    });
-    slot.queued = run;
-    slot.pending++;
-    slot.tail = run.then(
-      () => this.settle(id, slot),
-      () => this.settle(id, slot),
-    );
-    return run;
+    const written = this.writes.enqueue(id, () => this.writeFile(id));
+    // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
+    this.cache.set(rec);
+    return written;
   }
 
   /** Resolves when every write started so far has finished. */
-  async flush(): Promise<void> {
-    await Promise.all([...this.writes.values()].map((w) => w.tail));
+  flush(): Promise<void> {
+    return this.writes.flush();
   }
 
   /** Finishes the writes in flight, then refuses new ones (at shutdown). */
@@ -288,46 +256,11 @@ export class FileTaskStore implements TaskStore {
     };
   }
 
-  private settle(id: string, slot: { pending: number; queued: Promise<void> | null }): void {
-    slot.pending--;
-    if (slot.pending === 0 && !slot.queued) this.writes.delete(id);
-    this.trimCache();
-  }
-
-  /** Puts a record at the young end of the cache; `bytes` is its stored size when known. */
-  private remember(rec: TaskRecord, bytes?: number): void {
-    const id = rec.task.id;
-    this.cache.delete(id);
-    this.cache.set(id, rec);
-    if (bytes !== undefined) this.setSize(id, bytes);
-    this.trimCache();
-  }
-
-  private setSize(id: string, bytes: number): void {
-    this.cachedBytes += bytes - (this.sizes.get(id) ?? 0);
-    this.sizes.set(id, bytes);
-  }
-
-  private forget(id: string): void {
-    this.cache.delete(id);
-    this.cachedBytes -= this.sizes.get(id) ?? 0;
-    this.sizes.delete(id);
-  }
-
-  /** Evicts the least recently used records past either bound; a record with a write in flight stays. */
-  private trimCache(): void {
-    if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) return;
-    for (const id of this.cache.keys()) {
-      if (this.cache.size <= this.cacheSize && this.cachedBytes <= this.cacheBytes) break;
-      if (!this.writes.has(id)) this.forget(id);
-    }
-  }
-
   private async writeFile(id: string): Promise<void> {
-    const rec = this.cache.get(id);
+    const rec = this.cache.peek(id);
     if (!rec) return;
     const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push, ...(rec.creator ? { creator: rec.creator } : {}) });
-    if (this.cache.get(id) === rec) this.setSize(id, Buffer.byteLength(body));
+    this.cache.setSize(id, Buffer.byteLength(body));
     const target = join(this.dir, `${id}.json`);
     try {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
