@@ -28,11 +28,13 @@ function App() {
   const page = PAGES.find((p) => p.id === route) ?? FIRST;
   const [shown, setShown] = useState(/** @type {{id: string, Page: Component} | null} */ (null));
   const [failed, setFailed] = useState('');
-  const [menu, setMenu] = useState(false);
+  // The menu remembers the page it was opened on, so following a link closes it
+  // in the same render that shows the new page (an effect would close it a frame later).
+  const [menuOn, setMenuOn] = useState('');
+  const menu = menuOn === page.id;
 
   useEffect(() => {
     let alive = true;
-    setMenu(false);
     setFailed('');
     document.title = `${page.title} · lume-a2a console`;
     page.load().then((Page) => alive && setShown({ id: page.id, Page }), (e) => alive && setFailed(e instanceof Error ? e.message : String(e)));
@@ -43,11 +45,11 @@ function App() {
   return html`
     <header class=${menu ? 'menu-open' : ''}>
       <h1>lume-a2a</h1>
-      <button type="button" class="menu secondary" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenu(!menu)}>
+      <button type="button" class="menu secondary" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenuOn(menu ? '' : page.id)}>
         ${menu ? 'Close menu' : `Menu · ${page.title}`}
       </button>
       <nav id="nav" aria-label="Pages">${PAGES.map((p) => html`
-        <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id}>${p.title}</a>`)}
+        <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`)}
       </nav>
       <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
     </header>
