@@ -335,7 +335,7 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
   test('a hub process started with MESH_TOKEN says so at start', async () => {
     const p = await startProcess('hub/main.ts', [], { MESH_TOKEN: MESH });
     try {
-      expect(p.log()).toContain('hub requires a principal on every route but the card, health and sign-in (MESH_TOKEN is set)');
+      expect(await p.waitForLog('hub requires a principal on every route but the card, health and sign-in (MESH_TOKEN is set)')).toContain('(MESH_TOKEN is set)');
       expect((await call(`${p.url}/api/trace`)).status).toBe(401);
       expect((await call(`${p.url}/api/trace`, { headers: as(MESH) })).status).toBe(200);
       seen.push(p.log());

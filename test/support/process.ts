@@ -18,6 +18,8 @@ export interface ServingProcess {
   alive(): boolean;
   /** Everything it wrote to stderr so far (its log). */
   log(): string;
+  /** Resolves with the log once it contains `text`; rejects if the process ends first. */
+  waitForLog(text: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -53,10 +55,28 @@ export async function startProcess(
   let exited = false;
   void proc.exited.then(() => (exited = true));
   let err = '';
+  let errEnded = false;
+  // Woken on every chunk of stderr (and at its end), so a test waits for a line, never a time.
+  const logWaiters = new Set<() => void>();
   void (async () => {
     const errReader = proc.stderr.getReader();
-    for (let r = await errReader.read(); !r.done; r = await errReader.read()) err += new TextDecoder().decode(r.value);
+    for (let r = await errReader.read(); !r.done; r = await errReader.read()) {
+      err += new TextDecoder().decode(r.value);
+      for (const wake of logWaiters) wake();
+    }
+    errEnded = true;
+    for (const wake of logWaiters) wake();
   })();
+  const waitForLog = (text: string) => new Promise<string>((done, fail) => {
+    const check = () => {
+      if (err.includes(text)) done(err);
+      else if (errEnded) fail(new Error(`${entry} ended its log without "${text}": ${err}`));
+      else return;
+      logWaiters.delete(check);
+    };
+    logWaiters.add(check);
+    check();
+  });
   const reader = proc.stdout.getReader();
   let out = '';
   let url: string | undefined;
@@ -75,6 +95,7 @@ export async function startProcess(
     proc,
     alive: () => !exited,
     log: () => err,
+    waitForLog,
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;
