@@ -3,10 +3,12 @@
  * caching headers and a warning when bound to every interface without PEER_PUBLIC_URL.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let node: TestNode;
 beforeAll(async () => {

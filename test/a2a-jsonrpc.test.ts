@@ -5,12 +5,14 @@
  * the right code while the node keeps serving and writes nothing outside its task folder.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import conformance from '../node/conformance.ts';
 import { valid03 } from './support/a2a-v03.ts';
 import { collect, msgV03, msgV1, rawPost, rpc, startNode, streamRpc, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let node: TestNode;
 beforeAll(async () => {

@@ -4,8 +4,10 @@
  * the allow-list does not name are refused; a node without push says so on its card and in its answers.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { agentNode, gate, msgV03, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 interface Received {
   auth: string | null;

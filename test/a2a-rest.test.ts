@@ -3,12 +3,14 @@
  * official SDK's REST client, each error's HTTP status and AIP-193 body, and hostile input.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, RestTransportFactory } from '@a2a-js/sdk/client';
 import { A2A_ERRORS, a2aError, toRestError, type A2AErrorReason } from '../lib/a2a/errors.ts';
 import conformance from '../node/conformance.ts';
 import { collect, sseFrames, startNode, TEST_AUTH, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const V1 = { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...TEST_AUTH };
 const ANY = expect.any(String);

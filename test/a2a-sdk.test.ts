@@ -5,7 +5,7 @@
  * (`createAuthenticatingFetchWithRetry`), and both card readers accept the card's security schemes.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import {
   Client, ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, DefaultAgentCardResolver, JsonRpcTransportFactory, type AuthenticationHandler,
@@ -14,6 +14,8 @@ import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import conformance from '../node/conformance.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, TEST_TOKEN, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 /**
  * An authentication handler as an SDK user writes one: it sends the token it holds, and answers a

@@ -5,9 +5,11 @@
  * interrupted states.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import conformance from '../node/conformance.ts';
 import { agentNode, collect, gate, msgV03, msgV1, rpc, sseFrames, startNode, streamRpc, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 /** An agent the test releases one step at a time. */
 function steppedAgent() {

@@ -4,11 +4,13 @@
  * semantics, and tasks surviving a restart.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import conformance from '../node/conformance.ts';
 import { agentNode, gate, msgV1, rpc, startNode, tempDir, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let node: TestNode;
 let clock = Date.parse('2026-01-01T00:00:00.000Z');

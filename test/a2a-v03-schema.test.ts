@@ -6,9 +6,11 @@
  * Our own node's v0.3 answers are validated against the same schema in a2a-jsonrpc.test.ts.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startSdkV03Server, valid03, type SdkServer } from './support/a2a-v03.ts';
 import { collect, msgV03 } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let sdk: SdkServer;
 /** Real answers of the SDK, by name, each with the definition it answers as. */

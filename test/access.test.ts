@@ -7,7 +7,7 @@
  * executor (11). Then the console's sign-in, and a grep of everything the tests saw for secrets.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, rmSync } from 'node:fs';
 import { newSecret } from '../lib/auth/secret.ts';
 import { SessionTable } from '../hub/http/sessions.ts';
@@ -17,6 +17,8 @@ import { startExecutor, type ExecutorNode } from './support/executor.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, TEST_AUTH, TEST_TOKEN } from './support/node.ts';
 import { startProcess } from './support/process.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ALICE = newSecret();
 const BOB = newSecret();

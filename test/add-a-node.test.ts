@@ -6,7 +6,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
@@ -17,6 +17,8 @@ import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = resolve(import.meta.dir, '..');
 const doc = await Bun.file(join(root, 'docs/add-a-node.md')).text();

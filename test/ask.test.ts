@@ -5,7 +5,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
@@ -16,6 +16,8 @@ import { keywordPlanner, withOwnTools, type CatalogTool } from '../hub/workbench
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer } from './support/model-server.ts';
 import { msgV1, rpc, testTokens } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 beforeAll(async () => {

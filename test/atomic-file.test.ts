@@ -3,11 +3,13 @@
  * direct), permission bits, and nothing left behind when a write fails.
  */
 
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '../lib/atomic-file.ts';
 import { tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dir = tempDir('lume-a2a-atomic-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

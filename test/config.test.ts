@@ -6,7 +6,7 @@
  * disconnect` ending a remembered connection.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SETTINGS, loadSettings } from '../lib/config.ts';
@@ -17,6 +17,8 @@ import { silentLog } from '../lib/log.ts';
 import { runMeshCli } from '../hub/mesh/cli.ts';
 import { startHub } from './support/mesh.ts';
 import { tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 const dirs: string[] = [];

@@ -5,13 +5,15 @@
  * bodies of another Content-Type refused before parsing, and a readable webhook refusal.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card.ts';
 import { WebhookSender } from '../lib/a2a/push.ts';
 import { memoryLog } from '../lib/log.ts';
 import conformance, { unhandledText } from '../node/conformance.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, msgV03, msgV1, rawPost, rpc, sseFrames, startNode, streamRpc, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let node: TestNode;
 beforeAll(async () => {

@@ -4,11 +4,13 @@
  * on the page can read, the console then works, and signing out sends the browser back.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser } from 'playwright-core';
 import { newSecret } from '../lib/auth/secret.ts';
 import { launchBrowser } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const TOKEN = newSecret();
 let f: RunningFleet;

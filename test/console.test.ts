@@ -4,10 +4,12 @@
  * shows every node of a real fleet on port 0.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from './support/browser.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 let browser: Browser;

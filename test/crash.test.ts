@@ -5,12 +5,14 @@
  * last-resort guard of a serving process logs an unexpected error and keeps serving.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJsonBody } from '../lib/body.ts';
 import { agentNode, rawPost, rpc, startNode, tempDir, TEST_AUTH } from './support/node.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const nested = (depth: number, inner = '1') => '{"a":'.repeat(depth) + inner + '}'.repeat(depth);
 /** The attack: a data part nested 40,000 levels deep, about 240 KB. */

@@ -6,7 +6,7 @@
  * tasks), and a continuation that adds to a waiting request instead of replacing its prompt.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { capability } from '../lib/catalog/capability.ts';
@@ -16,6 +16,8 @@ import { loadNode } from '../lib/node/load-node.ts';
 import { startFleet, realNodeDefs, type RunningFleet } from './support/fleet.ts';
 import { lastUser, startModelServer, type ModelServer } from './support/model-server.ts';
 import { FIXTURES, msgV1, rpc, tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 /** A second executor: a node of its own that offers exec.* and finishes every job at once. */
 function builderNode(): NodeDefinition {

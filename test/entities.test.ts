@@ -4,12 +4,14 @@
  * figures against hand counts of the fixture gaps, every read in the hub's trace.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { entityCoverage, resolveEntity, type EntityResolution } from '../hub/workbench/entities.ts';
 import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const book = await Bun.file(`${FIXTURES}/crm/companies.json`).json();
 

@@ -6,13 +6,15 @@
 
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import type { NodeDefinition } from '../lib/node/create-node.ts';
 import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc, TEST_AUTH } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const SECRET = 'detail-only-the-server-knows';
 const crashy: NodeDefinition = {

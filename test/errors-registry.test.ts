@@ -4,11 +4,13 @@
  * their JSON-RPC code and google.rpc status.
  */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { codedFailureOf, failureParts } from '../lib/errors/as-data.ts';
 import {
   buildRegistry, CAPABILITY_CODE_STATUS, declarations, ERROR_TABLES, isKnownCode, messageOf, specOf, statusOf, upstreamStatus, UPSTREAM_STATUS,
 } from '../lib/errors/registry.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 describe('the registry', () => {
   test('every code has an HTTP status and a default message', () => {

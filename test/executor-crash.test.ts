@@ -3,7 +3,7 @@
  * next executor on the same data folder ends it at start and reads the job as failed.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { parseFleet } from '../lib/fleet/invoke.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -11,6 +11,8 @@ import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { Job } from '../node/resolve/jobs.ts';
 import { tempDir } from './support/node.ts';
 import { running, spawnBun, waitFor, type Proc } from './support/processes.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dataDir = tempDir('lume-a2a-execcrash-');
 const procs: Proc[] = [];

@@ -4,10 +4,12 @@
  * the endpoint's status, cancels an unanswered call, and never stores or logs the key.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const KEY = 'sk-test-DO-NOT-STORE-5f2c';
 const seen: { auth: string | null; body: any }[] = [];

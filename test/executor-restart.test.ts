@@ -4,9 +4,11 @@
  * a job that had finished stays as it finished.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { exists, running, startExecutor, type ExecutorNode } from './support/executor.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const started: ExecutorNode[] = [];
 afterAll(async () => {

@@ -5,13 +5,15 @@
  * and job ids are refused before anything runs or any path is formed.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import resolve from '../node/resolve/index.ts';
 import { children, exists, running, startExecutor, type ExecutorNode } from './support/executor.ts';
 import { FIXTURES, msgV1, rpc } from './support/node.ts';
 import { fixtureFleet } from './support/fleet.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let x: ExecutorNode;
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * answer and refuse broken variants of it.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { capability } from '../lib/catalog/capability.ts';
 import { defineNode } from '../lib/node/define-node.ts';
 import { loadCatalog } from '../hub/workbench/ask.ts';
@@ -14,6 +14,8 @@ import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 /** A node named like a fleet node whose capabilities answer `answers[id]`, whatever was asked. */
 const anyText = { type: 'string', description: 'anything' } as const;

@@ -3,10 +3,12 @@
  * up; a node killed from outside is seen down and restarted; SIGTERM stops every process.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = resolve(import.meta.dir, '..');
 const dataDir = tempDir('lume-a2a-fleetcli-');

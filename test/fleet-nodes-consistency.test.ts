@@ -4,10 +4,12 @@
  * are the gaps fixtures/README.md documents.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { isValidUscc } from '../lib/domain/uscc.ts';
 import { startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 import { FIXTURES } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const crm = await Bun.file(`${FIXTURES}/crm/companies.json`).json();
 const scanner = await Bun.file(`${FIXTURES}/scanner/sectors.json`).json();

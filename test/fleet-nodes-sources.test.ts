@@ -3,13 +3,15 @@
  * every answer names its source, and no missing file, foreign format or failing git is a crash.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import cicdkit from '../node/cicdkit/index.ts';
 import { parseGitLog } from '../node/cicdkit/git-source.ts';
 import lan from '../node/lan/index.ts';
 import { ROOT } from './support/fleet-nodes.ts';
 import { FIXTURES, msgV1, rpc, startNode, tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

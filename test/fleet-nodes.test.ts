@@ -4,12 +4,14 @@
  * fields. lan and cicdkit answer from fixtures here; live sources are in fleet-nodes-sources.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { msgV1, rpc, tempDir } from './support/node.ts';
 import { SETUP, fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 import { fixtureFleet } from './support/fleet.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const scratch = tempDir();
 const nowhere = `${scratch}/absent`;

@@ -4,12 +4,14 @@
  * passes every check.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
 import type { NodeDefinition } from '../lib/node/create-node.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_TOKEN } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 let defs: NodeDefinition[];

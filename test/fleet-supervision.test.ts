@@ -4,10 +4,12 @@
  * reports anything up; and when the supervisor itself is killed with -9, every child goes too.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { tempDir } from './support/node.ts';
 import { freePorts, running, spawnBun, waitFor, writeFleetFile, type Proc } from './support/processes.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dataDir = tempDir('lume-a2a-supervise-');
 const [hubPort, scannerPort] = freePorts(2) as [number, number];

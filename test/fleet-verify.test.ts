@@ -3,13 +3,15 @@
  * every check; a node whose snapshot tool answers nothing, and a stopped node, fail the right ones.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, TEST_TOKEN } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 beforeAll(async () => {

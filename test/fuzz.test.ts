@@ -7,13 +7,15 @@
  * processes.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Server } from 'bun';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { PeerSigner } from '../lib/peer/signature.ts';
 import { a2aTarget, fuzzMeshSocket, fuzzTarget, hubApiTarget, meshHttpTarget, peerTarget, restTarget, type Finding } from './support/fuzz.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { rpc, TEST_AUTH } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const COUNT = 2000;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261130);

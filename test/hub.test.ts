@@ -4,12 +4,14 @@
  * and A2A answers, and a node killed mid-test showing offline and as failed calls.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import type { NodeDefinition } from '../lib/node/create-node.ts';
 import scanner from '../node/scanner/index.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc, sseFrames } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const peerOnly: NodeDefinition = {
   name: 'gauge',

@@ -3,10 +3,12 @@
  * test/ or bench/, lib/ imports nothing from hub/ or node/, and hub/ nothing from node/.
  */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cyclesOf, layerViolations, readImportGraph, specifiersOf, type ImportGraph } from './support/imports.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 const { graph, unresolved } = readImportGraph(ROOT, ['lib', 'node', 'hub', 'test', 'bench']);

@@ -4,7 +4,7 @@
  * naming a failing check.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import { createTraceStore } from '../lib/fleet/trace.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir, TEST_AUTH, type TestNode } from './support/node.ts';
 import { rawSse } from './support/raw-sse.ts';
 import { startFleet } from './support/fleet.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const KiB = 1024;
 const nodes: TestNode[] = [];

@@ -4,13 +4,15 @@
  * token given to it appears in any line, and it exports its trace to a receiver this test runs.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { consoleLog, redactFields, REDACTED } from '../lib/log.ts';
 import { childContext } from '../lib/telemetry/trace-context.ts';
 import { tempDir } from './support/node.ts';
 import { checkOtlpRequest, startOtlpReceiver } from './support/otlp.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = resolve(import.meta.dir, '..');
 const receiver = startOtlpReceiver();

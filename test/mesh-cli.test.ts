@@ -1,8 +1,10 @@
 /** `bun run mesh …` commands run in process against a real hub: what the user reads on stdout and stderr. */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { runMeshCli } from '../hub/mesh/cli.ts';
 import { join, startHub, type TestHub } from './support/mesh.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let hub: TestHub;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 /** The mesh client against a real hub: presences per agent, inbound handling and attachments, events, remembered connections, backoff. */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,8 @@ import { decodeAttachmentBytes } from '../lib/mesh/payload.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
 import { fakeTimers } from './support/mesh-net.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

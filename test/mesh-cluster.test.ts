@@ -5,7 +5,7 @@
  * client that does not come back is dropped when the dead hub's lease runs out.
  */
 
-import { afterAll, afterEach, beforeAll, expect, test } from 'bun:test';
+import { afterAll, afterEach, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ import { createPostgresMeshStore } from '../lib/mesh/postgres-store.ts';
 import { createPostgresCluster, newHubId } from '../hub/mesh/postgres-cluster.ts';
 import { join as claim, msg, RawClient, startHub, type Frame, type TestHub } from './support/mesh.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = join(import.meta.dir, '..');
 let pg: TestPostgres;

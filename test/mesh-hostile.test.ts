@@ -1,8 +1,10 @@
 /** Hostile input on `/v1/connect`: each bad frame gets the protocol's coded error and the hub keeps serving everyone else. */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { gzipSync } from 'node:zlib';
 import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let hub: TestHub;
 afterEach(async () => {

@@ -1,9 +1,11 @@
 /** The mesh's HTTP routes on a real hub: meta, history errors, project API errors, body cap; port walk and the trust warning. */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { listenWithPortWalk } from '../hub/mesh/listen.ts';
 import { createHubClient } from '../lib/mesh/http-client.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let hub: TestHub;
 afterEach(async () => {

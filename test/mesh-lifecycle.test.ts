@@ -1,6 +1,6 @@
 /** Hub lifecycle and store rules over the wire: restart, project deletion, idempotent ids, replies, join token, heartbeat. */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -8,6 +8,8 @@ import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { silentLog } from '../lib/log.ts';
 import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let hubs: TestHub[] = [];
 const dirs: string[] = [];

@@ -1,7 +1,9 @@
 /** Realtime protocol against a real hub on port 0: claims, presence frames, direct and broadcast sends, delivery outcomes. */
 
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createProject, heldCommits, join, msg, RawClient, startHub, UUID, type TestHub } from './support/mesh.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let hub: TestHub;
 afterEach(async () => {

@@ -5,7 +5,7 @@
  * recovery is bounded and says when it was partial.
  */
 
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
@@ -16,6 +16,8 @@ import { meshLimitsFromEnv } from '../lib/mesh/limits.ts';
 import { fileConnectionMemory, memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { createProject, join, msg, RawClient, startHub, type Frame, type HubOptions } from './support/mesh.ts';
 import { fakeTimers, startBlackholeProxy, type FakeTimer } from './support/mesh-net.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {

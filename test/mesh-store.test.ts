@@ -5,7 +5,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { SQL } from 'bun';
 import { silentLog } from '../lib/log.ts';
 import { parseHistoryQuery } from '../lib/mesh/history.ts';
@@ -15,6 +15,8 @@ import { createPostgresMeshStore } from '../lib/mesh/postgres-store.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import type { MeshStore, MessageDraft } from '../lib/mesh/store.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const MiB = 1024 * 1024;
 

@@ -5,7 +5,7 @@
  * the history back.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import Ajv from 'ajv';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
@@ -15,6 +15,8 @@ import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts'
 import { join, startHub, type TestHub } from './support/mesh.ts';
 import { lastUser, startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
 import { msgV1, rpc, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 beforeAll(async () => {

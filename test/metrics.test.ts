@@ -4,7 +4,7 @@
  * traffic and never fall; the registry's own bounds and escaping; the access rule beyond loopback.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ import { createMetricsRegistry, PROMETHEUS_CONTENT_TYPE } from '../lib/metrics/r
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { tempDir, TEST_AUTH } from './support/node.ts';
 import { assertMonotonic, parsePrometheus, valueOf, type Family } from './support/prometheus.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const word: Capability = {
   id: 'w.echo', name: 'Echo', description: 'Echoes a word', tags: ['test'], keywords: ['echo', 'word'], readOnly: true,

@@ -6,7 +6,7 @@
  * so; the card flips as the model comes and goes; the key shows nowhere.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readAgentBacked } from '../lib/a2a/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
@@ -14,6 +14,8 @@ import type { ModelHealth } from '../lib/model/health.ts';
 import { realNodeDefs } from './support/fleet.ts';
 import { hasToolResults, lastUser, startModelServer, type ModelServer } from './support/model-server.ts';
 import { msgV1, rpc, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const KEY = 'sk-model-agent-SECRET-77';
 let model: ModelServer;

@@ -7,13 +7,15 @@
  * command line and the console's list shows it.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadNode } from '../lib/node/load-node.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
 import { FIXTURES, tempDir, TEST_AUTH, TEST_TOKEN } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 /** How the customer's model behaves in the current test. */

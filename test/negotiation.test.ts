@@ -5,7 +5,7 @@
  */
 
 import { existsSync, readdirSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -16,6 +16,8 @@ import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, rpc } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
 let invoker: FleetInvoker;

@@ -5,7 +5,7 @@
  * every node file of the fleet accepts the standard setup.
  */
 
-import { expect, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { capability, type ArgsOf } from '../lib/catalog/capability.ts';
@@ -21,6 +21,8 @@ import talentlens from '../node/talentlens/index.ts';
 import tsmHub from '../node/tsm-hub/index.ts';
 import { FLEET_FILE, SETUP } from './support/fleet-nodes.ts';
 import { FIXTURES, tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const specs = {
   code: { type: 'string', description: 'Stock code', required: true },

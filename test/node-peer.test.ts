@@ -4,12 +4,14 @@
  * without keys refuses peer calls with a code.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, tempDir, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dataDir = tempDir();
 let node: TestNode;

@@ -3,7 +3,7 @@
  * no port): what each capability computes, including the empty and edge cases.
  */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import * as cicd from '../node/cicdkit/queries.ts';
 import * as lan from '../node/lan/queries.ts';
 import type { FleetNodeCatalog } from '../node/resolve/catalog.ts';
@@ -11,6 +11,8 @@ import * as resolve from '../node/resolve/queries.ts';
 import * as scanner from '../node/scanner/queries.ts';
 import * as talent from '../node/talentlens/queries.ts';
 import * as tsm from '../node/tsm-hub/queries.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 describe('scanner', () => {
   const stock = (code: string, changePct: number, signals: string[] = []) => ({ code, name: `S${code}`, changePct, signals });

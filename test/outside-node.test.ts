@@ -6,7 +6,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet } from '../lib/fleet/invoke.ts';
@@ -17,6 +17,8 @@ import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '..
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 /** A node's key pair file under DATA_DIR/keys/ (docs/peer.md). */

@@ -8,7 +8,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
@@ -21,6 +21,8 @@ import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 const work = tempDir('lume-a2a-pack-');

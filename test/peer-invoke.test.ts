@@ -1,8 +1,10 @@
 /** POST /peer/invoke against real servers: each refusal code, hostile input, one-nonce races. */
 
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createSigner, toB64url } from '../lib/peer/signature.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const NOW = 1_767_225_600_000; // a fixed clock: the tests own time, nothing waits
 const f = startFleet(['hub', 'crm', 'scanner', 'lan', 'ghost'], {

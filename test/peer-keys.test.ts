@@ -1,11 +1,13 @@
 /** Key files: `bun run keys` and lib/peer/keys.ts make, keep, rotate and load them; nothing leaks. */
 
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey } from '../lib/peer/keys.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = mkdtempSync(join(tmpdir(), 'peer-keys-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,9 +1,11 @@
 /** The peer handlers mounted on Elysia, in process: the framework must hand over the raw body. */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
 import { createSigner, createVerifier, ed25519PublicKey } from '../lib/peer/signature.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const seed = crypto.getRandomValues(new Uint8Array(32));
 const deps: PeerRouteDeps = {

@@ -4,10 +4,12 @@
  * forgers and weaker modes are refused; replays stay refused. Plus the pair-key primitives.
  */
 
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createPairCache, nativeX25519, nobleX25519, pairKey, x25519Public, x25519Secret } from '../lib/peer/pairwise.ts';
 import { createSigner, createVerifier, ed25519PublicKey, type RingEntry } from '../lib/peer/signature.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const NOW = 1_767_225_600_000;
 const f = startFleet(['hub', 'crm', 'scanner', 'lan', 'ghost'], { modes: { lan: 'derived' }, unknown: ['ghost'], now: () => NOW });

@@ -1,9 +1,11 @@
 /** The signed client and POST /peer/relay against real servers: error values, hops, loops, leaks. */
 
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { parseFleet } from '../lib/fleet/invoke.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const f = startFleet(['hub', 'a', 'b', 'c', 'd', 'e', 'outsider'], { maxHops: 4, unknown: ['outsider'] });
 afterAll(() => f.stop());

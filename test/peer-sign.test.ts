@@ -1,6 +1,6 @@
 /** lib/peer/signature.ts in process: Ed25519 cross-checks, the replay cache bounds, rotation, secrecy of signers. */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import * as ed from '@noble/ed25519';
 import { createNonceCache } from '../lib/peer/nonces.ts';
 import {
@@ -16,6 +16,8 @@ import {
   nativeEd25519,
   type RingEntry,
 } from '../lib/peer/signature.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const NOW = 1_767_225_600_000;
 const enc = new TextEncoder();

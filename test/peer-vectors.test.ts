@@ -3,7 +3,7 @@
  * test/support/peer-vectors.ts, must reproduce it), and lib/peer must reproduce it byte for byte.
  */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import vectorsDoc from '../fixtures/peer-vectors.json';
 import { nativeX25519, nobleX25519, pairKey, x25519Public, x25519Secret } from '../lib/peer/pairwise.ts';
 import {
@@ -22,6 +22,8 @@ import {
   type RingEntry,
 } from '../lib/peer/signature.ts';
 import { makePeerVectors } from './support/peer-vectors.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 interface Vector {
   mode: PeerMode;

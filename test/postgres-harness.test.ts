@@ -3,10 +3,12 @@
  * answers queries through Bun.sql, gives each suite its own database, and leaves nothing behind.
  */
 
-import { expect, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync } from 'node:fs';
 import { SQL } from 'bun';
 import { startPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 test('a cluster starts, serves Bun.sql on loopback, and is removed on stop', async () => {
   const pg = await startPostgres();

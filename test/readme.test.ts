@@ -3,10 +3,12 @@
  * port 0, so the documentation cannot drift from what the node answers.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { join } from 'node:path';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const readme = await Bun.file(join(import.meta.dir, '../README.md')).text();
 const curlExamples = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)]

@@ -5,7 +5,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { createHub } from '../hub/hub.ts';
 import type { Agent } from '../lib/a2a/agent.ts';
@@ -15,6 +15,8 @@ import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { realNodeDefs, startFleet } from './support/fleet.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir, testTokens } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterAll(async () => {

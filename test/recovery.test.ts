@@ -4,10 +4,12 @@
  * a second copy of a running node on its port exits at once with one line and changes nothing.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { msgV03, rpc, sseFrames, streamRpc, tempDir } from './support/node.ts';
 import { freePorts, spawnBun, startNodeProcess, writeFleetFile, type Proc } from './support/processes.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dataDir = tempDir('lume-a2a-recovery-');
 const procs: Proc[] = [];

@@ -4,9 +4,11 @@
  * continuation with good ones completes it.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let node: TestNode;
 beforeAll(async () => {

@@ -4,7 +4,7 @@
  * check; a real `bun run node --file` process prints the lines and stays up, not ready.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { capability } from '../lib/catalog/capability.ts';
@@ -80,6 +80,9 @@ test('a real node process prints one line per check and stays up, not ready, whe
 import { capability } from '${ROOT}/lib/catalog/capability.ts';
 import { defineNode } from '${ROOT}/lib/node/define-node.ts';
 import { readFileSync } from 'node:fs';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
+
 export default defineNode(() => ({
   name: 'brokendata',
   description: 'Reads a file that is not JSON.',

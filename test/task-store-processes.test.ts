@@ -5,11 +5,13 @@
  * events a turn on the other makes, and a cancel on one ends a stream and a turn on the other.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { msgV1, rpc, sseFrames, streamRpc, tempDir, writeTestToken } from './support/node.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = join(import.meta.dir, '..');
 

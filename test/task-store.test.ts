@@ -6,7 +6,7 @@
  * reads, continues, cancels and streams, and concurrent writes do not lose each other.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
@@ -20,6 +20,8 @@ import { SQL } from 'bun';
 import type { NodeOptions } from '../lib/node/create-node.ts';
 import { agentNode, collect, gate, msgV1, rpc, sseFrames, startNode, streamRpc, tempDir, type TestNode } from './support/node.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let pg: TestPostgres;
 let databases = 0;

@@ -5,7 +5,7 @@
  * JSON to a receiver this test runs.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
 import type { NodeDefinition } from '../lib/node/create-node.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
@@ -14,6 +14,8 @@ import { childContext, currentTrace, parseTraceparent, parseTracestate, withTrac
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { attr, checkOtlpRequest, startOtlpReceiver, type OtlpReceiver } from './support/otlp.ts';
 import { TEST_AUTH } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';

@@ -3,8 +3,10 @@
  * algorithm and against widely published codes of well-known companies.
  */
 
-import { expect, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { checkUscc, isValidUscc, usccCheckChar, USCC_WEIGHTS } from '../lib/domain/uscc.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 test('the weights are 3^(i-1) mod 31', () => {
   expect(USCC_WEIGHTS).toEqual(Array.from({ length: 17 }, (_, i) => 3 ** i % 31));

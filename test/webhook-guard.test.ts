@@ -6,7 +6,7 @@
  * a fleet call nor a task.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import net from 'node:net';
 import { WebhookSender } from '../lib/a2a/push.ts';
 import type { PushConfig, TaskEvent } from '../lib/a2a/types.ts';
@@ -15,6 +15,8 @@ import { createGate } from '../lib/net/gate.ts';
 import { createOutboundPolicy } from '../lib/net/outbound-policy.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { agentNode, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const REFUSED_URLS = [
   'http://127.0.0.1/h', 'http://2130706433/h', 'http://0177.0.0.1/h', 'http://0x7f.0.0.1/h', 'http://0x7f000001/h', 'http://017700000001/h',

@@ -1,13 +1,12 @@
 /**
- * Preloaded before every test file (bunfig.toml). Suites start real servers, child processes and
- * a browser, so a test may take longer than Bun's default 5 s on a slow or busy machine. The run
- * gets its own temporary folder (support/run-scope.ts); after the last file, anything a test left
- * there, or any process of the suite still running, fails the run and is cleaned up.
+ * Preloaded before every test file (bunfig.toml). The run gets its own temporary folder
+ * (support/run-scope.ts); after the last file, anything a test left there, or any process of the
+ * suite still running, fails the run and is cleaned up. The per-test timeout is not set here:
+ * Bun scopes `setDefaultTimeout` to the file that calls it, so each test file sets its own
+ * (test/test-files.test.ts checks that they do).
  */
-import { afterAll, setDefaultTimeout } from 'bun:test';
+import { afterAll } from 'bun:test';
 import { closeRunScope, openRunScope } from './run-scope.ts';
-
-setDefaultTimeout(20_000);
 
 const root = openRunScope();
 afterAll(async () => {
