@@ -7,7 +7,6 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
@@ -18,11 +17,11 @@ import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { fleetFileOf, settingsOrExit } from './cli/settings.ts';
+import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
-const fleet = await loadFleet(fleetFileOf(settings));
+const fleet = await fleetOrExit('hub', settings);
 const host = settings.hub.host;
 const port = settings.hub.port ?? fleet.hub.port;
 const maxPort = settings.hub.maxPort ?? port;

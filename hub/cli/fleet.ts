@@ -11,7 +11,6 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
@@ -19,14 +18,14 @@ import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
-import { fleetFileOf, settingsOrExit } from './settings.ts';
+import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
 const settings = settingsOrExit('fleet');
 const dataDir = settings.dataDir;
 const fleetFile = fleetFileOf(settings);
-const fleet = await loadFleet(fleetFile);
+const fleet = await fleetOrExit('fleet', settings);
 await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
 
