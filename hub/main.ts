@@ -14,6 +14,7 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
+import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
@@ -61,6 +62,8 @@ if (settings.file) log('info', 'configuration read', { file: settings.file });
 
 // 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
+// One hub per data folder: a second one on another port stops here, naming the first one's pid.
+lockDataOrExit('hub', join(dataDir, 'hub'));
 // Several hubs share one mesh when they share this PostgreSQL database; without it the mesh is a SQLite file.
 const mesh = await openMeshBackend({ databaseUrl: settings.hub.meshDatabaseUrl, sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'), log, ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}) }).catch((e: Error) => {
   console.error(`hub: cannot open the mesh store: ${e.message}`);
