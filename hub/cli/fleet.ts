@@ -26,7 +26,6 @@ const settings = settingsOrExit('fleet');
 const dataDir = settings.dataDir;
 const fleetFile = fleetFileOf(settings);
 const fleet = await fleetOrExit('fleet', settings);
-await ensureKeys(dataDir, fleet);
 const command = process.argv[2] ?? 'start';
 
 if (command === 'add') {
@@ -35,6 +34,8 @@ if (command === 'add') {
     console.error('usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]');
     process.exit(2);
   }
+  // Adding the fleet's hub means it runs elsewhere: no key pair is made for it here.
+  if (positionals[0] !== fleet.hub.name) await ensureKeys(dataDir, fleet);
   const added = await addRemoteNode({
     name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
     ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
@@ -47,6 +48,7 @@ if (command === 'add') {
   process.exit(0);
 }
 
+await ensureKeys(dataDir, fleet);
 if (command === 'verify') {
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
   // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.
