@@ -16,7 +16,8 @@ import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
 import { A2A_SIGNED_SCOPE, createNode, type NodeApp } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
-import type { PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
+import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
+import { publicIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';
 import { LIMITS, type Limits } from '../lib/limits.ts';
@@ -56,7 +57,8 @@ export interface HubOptions {
   /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
   tasksDatabaseUrl?: string;
   log: Log;
-  identity: { signer: PeerSigner; verifier: PeerVerifier };
+  /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
+  identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing };
   traceDb: Database;
   meshStore: MeshStore;
   /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
@@ -195,6 +197,10 @@ export function createHub(opts: HubOptions): Hub {
   });
 
   ownTasks = node.engine;
+  // The hub's public key, published as every fleet node publishes its own: the operator of a node
+  // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
+  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
+  if (published) node.app.get('/peer/identity', () => published);
 
   const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
   const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });

@@ -7,7 +7,6 @@
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
@@ -15,14 +14,15 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
+import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { fleetFileOf, settingsOrExit } from './cli/settings.ts';
+import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
-const fleet = await loadFleet(fleetFileOf(settings));
+const fleet = await fleetOrExit('hub', settings);
 const host = settings.hub.host;
 const port = settings.hub.port ?? fleet.hub.port;
 const maxPort = settings.hub.maxPort ?? port;
@@ -62,6 +62,8 @@ if (settings.file) log('info', 'configuration read', { file: settings.file });
 
 // 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
+// One hub per data folder: a second one on another port stops here, naming the first one's pid.
+lockDataOrExit('hub', join(dataDir, 'hub'));
 // Several hubs share one mesh when they share this PostgreSQL database; without it the mesh is a SQLite file.
 const mesh = await openMeshBackend({ databaseUrl: settings.hub.meshDatabaseUrl, sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'), log, ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}) }).catch((e: Error) => {
   console.error(`hub: cannot open the mesh store: ${e.message}`);

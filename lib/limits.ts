@@ -59,7 +59,12 @@ export function limitsFromEnv(env: Record<string, string | undefined>): { ok: tr
   return { ok: true, value: out as Limits };
 }
 
+/** Size of stored text in UTF-8 bytes (not characters), the measure every byte limit uses. */
+export function utf8Bytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
 /** Size of a value as JSON in UTF-8 bytes, the measure every byte limit uses. */
 export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+  return utf8Bytes(JSON.stringify(value) ?? '');
 }

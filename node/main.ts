@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
@@ -21,7 +21,8 @@ import { importNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { bindOrExit } from '../lib/port-check.ts';
+import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
+import { lockDataOrExit } from '../lib/data-lock.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -119,6 +120,11 @@ const boot = selfCheckReadiness();
 // one line, before the node opens its task files (lib/port-check.ts).
 const host = text(values.host) ?? settings.hub.host;
 const hint = `stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`;
+// The port first (a second copy on the same port is told about the port), then the node's data
+// folder: a second copy on another port stops here, naming the first one's pid (lib/data-lock.ts).
+const ownPort = port ?? fleet?.nodes.find((n) => n.name === declared.name)?.port ?? 0;
+exitIfPortTaken({ name: declared.name, host, port: ownPort, hint });
+lockDataOrExit(declared.name, join(dataDir, declared.name));
 const running = await bindOrExit({ host, hint }, () => serveNode(definition, {
   readyChecks: boot.checks,
   dataDir,

@@ -15,7 +15,9 @@ import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
 import { errorCodeOf } from '../lib/metrics/http.ts';
 import { createMetricsRegistry, PROMETHEUS_CONTENT_TYPE } from '../lib/metrics/registry.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
-import { tempDir, TEST_AUTH } from './support/node.ts';
+import { startNode, tempDir, TEST_AUTH } from './support/node.ts';
+import { startProcess } from './support/process.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
 import { assertMonotonic, parsePrometheus, valueOf, type Family } from './support/prometheus.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -234,6 +236,62 @@ describe('who may read /metrics', () => {
     } finally {
       await node.engine.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('/metrics through the access policy, with tokens made by `bun run keys token add`', () => {
+  /** `bun run keys token add <name>` over a data folder: the token it prints once. */
+  async function tokenAdd(dataDir: string, name: string): Promise<string> {
+    const proc = Bun.spawn(['bun', join(import.meta.dir, '..', 'hub', 'cli', 'keys.ts'), 'token', 'add', name], { env: { ...process.env, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'pipe' });
+    const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    expect(code).toBe(0);
+    return out.trim().split('\n').at(-1)!;
+  }
+  const read = (url: string, token?: string) => fetch(`${url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+
+  test('the hub: open on loopback; where it needs a principal, a bearer token opens it and nothing else does', async () => {
+    // The token is made before the hub starts (a running hub re-reads the token file each second).
+    const dataDir = tempDir();
+    const ops = await tokenAdd(dataDir, 'ops');
+    const fleetFile = join(dataDir, 'fleet.json');
+    await Bun.write(fleetFile, JSON.stringify({ hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' }, nodes: [] }));
+    const open = await startProcess('hub/main.ts');
+    const guarded = await startProcess('hub/main.ts', [], { PORT: '0', HUB_REQUIRE_LOGIN: '1' }, { dataDir, fleetFile });
+    try {
+      expect((await read(open.url)).status).toBe(200);
+      const refused = await read(guarded.url);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toStartWith('Bearer');
+      expect(((await refused.json()) as any).error.status).toBe('UNAUTHENTICATED');
+      expect((await read(guarded.url, 'not-a-token')).status).toBe(401);
+      const ok = await read(guarded.url, ops);
+      expect(ok.status).toBe(200);
+      expect(parsePrometheus(await ok.text()).has('lume_http_requests_total')).toBe(true);
+      expect(guarded.log()).not.toContain(ops);
+    } finally {
+      await Promise.all([open.stop(), guarded.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a node: open on loopback; with the policy of a node bound beyond loopback, a bearer token opens it', async () => {
+    const dataDir = tempDir();
+    const ops = await tokenAdd(dataDir, 'ops');
+    const loopback = await startNode(w, { dataDir, access: { tokens: TokenBook.open(dataDir) } });
+    const beyond = await startNode(w, { dataDir, access: { tokens: TokenBook.open(dataDir), anonymous: 'none' } });
+    try {
+      expect((await read(loopback.url)).status).toBe(200);
+      const refused = await read(beyond.url);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toStartWith('Bearer');
+      expect((await read(beyond.url, 'not-a-token')).status).toBe(401);
+      const ok = await read(beyond.url, ops);
+      expect(ok.status).toBe(200);
+      parsePrometheus(await ok.text());
+    } finally {
+      await Promise.all([loopback.stop(), beyond.stop()]);
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

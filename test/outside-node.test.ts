@@ -17,6 +17,8 @@ import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '..
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
+import { startProcess } from './support/process.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -140,5 +142,53 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
   } finally {
     await server.stop();
     await meshStore.close();
+  }
+}, 30_000);
+
+test('the hub publishes its key at /peer/identity; a node run elsewhere trusts it with `fleet add <hub> --url`, then accepts its signed calls', async () => {
+  const hub = await startProcess('hub/main.ts');
+  try {
+    // What the hub publishes: its name, mode and public keys, the same as its ring holds, no secret.
+    const res = await fetch(`${hub.url}/peer/identity`);
+    expect(res.status).toBe(200);
+    const published = await res.json();
+    const hubIdentity = await loadPeerIdentity(hub.dataDir, 'a2a');
+    expect(published).toEqual(publicIdentity('a2a', hubIdentity.ring));
+    expect(published.mode).toBe('ed25519');
+    expect(JSON.stringify(published)).not.toContain(JSON.parse(readFileSync(join(hub.dataDir, 'keys', privateKeyFile('a2a')), 'utf8')).privateKey);
+
+    // The hub's own machine cannot mark its hub remote: it holds the hub's key pair.
+    const own = await fleetCli(['add', 'a2a', '--url', hub.url], { FLEET_FILE: join(hub.dataDir, 'fleet.json'), DATA_DIR: hub.dataDir });
+    expect([own.code, own.err.split(':')[0]]).toEqual([1, 'FLEET_ADD_NAME_TAKEN']);
+
+    // The node's machine: a fleet file naming the hub (not yet remote) and the node beside it.
+    const nodeData = join(work, 'trusts-hub');
+    const nodeFleet = join(work, 'trusts-hub-fleet.json');
+    const port = freePort();
+    writeFileSync(nodeFleet, JSON.stringify({
+      hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
+      nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
+    }));
+    const added = await fleetCli(['add', 'a2a', '--url', hub.url, '--kid', published.keys[0].kid], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    expect(added.out).toContain(`added a2a at ${hub.url}`);
+    const fleet = await loadFleet(nodeFleet);
+    expect(fleet.hub).toMatchObject({ name: 'a2a', url: hub.url, remote: true, role: 'hub' });
+    expect(fleet.nodes.map((n) => n.name)).toEqual(['echo']);
+    expect(existsSync(join(nodeData, 'keys', privateKeyFile('a2a')))).toBe(false);
+
+    // The node starts with that fleet and accepts calls signed with the hub's key, and no other.
+    const url = await start(['--name', 'echo'], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
+    const route = { hub: fleet.hub, nodes: [{ ...fleet.nodes[0]!, url }] };
+    const signed = await createPeerClient({ signer: hubIdentity.signer, fleet: route }).peerFetch('echo', 'echo.say', { word: 'hi' });
+    expect(signed).toMatchObject({ ok: true, result: { word: 'hi' } });
+    const impostorData = join(work, 'impostor');
+    await ensureKeys(impostorData, { hub: { ...fleet.hub, remote: false } as typeof fleet.hub, nodes: [] });
+    const impostor = await createPeerClient({ signer: (await loadPeerIdentity(impostorData, 'a2a')).signer, fleet: route }).peerFetch('echo', 'echo.say', { word: 'hi' });
+    expect(impostor.ok).toBe(false);
+    expect(impostor.ok === false && [impostor.error.kind, impostor.error.code]).toEqual(['refused', 'PEER_BAD_SIGNATURE']);
+  } finally {
+    await hub.stop();
   }
 }, 30_000);

@@ -66,6 +66,19 @@ describe('POST /peer/relay', () => {
     expect(f.nodes.c!.log.lines.some((l) => l.includes('peer invoke') && l.includes('"from":"b"'))).toBe(true);
   });
 
+  test('the original principal reaches the last node, signed at every step: the caller\'s onBehalfOf, else the calling node', async () => {
+    expect(await a!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'user:alice' })).toEqual({ ok: true, result: { node: 'c', from: 'b', onBehalfOf: 'user:alice' } });
+    expect(await a!.client.peerRelay('b', ['c', 'd'], 'caller', {}, { onBehalfOf: 'user:alice' })).toEqual({ ok: true, result: { node: 'd', from: 'c', onBehalfOf: 'user:alice' } });
+    expect(await a!.client.peerRelay('b', ['c', 'd'], 'caller')).toEqual({ ok: true, result: { node: 'd', from: 'c', onBehalfOf: 'node:a' } });
+    // A direct call is unchanged: no principal named, none invented.
+    expect(await a!.client.peerFetch('c', 'caller')).toEqual({ ok: true, result: { node: 'c', from: 'a', onBehalfOf: null } });
+    // A malformed principal is refused at the relay, before anything is forwarded.
+    const before = f.nodes.c!.calls.length;
+    const bad = await a!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'alice' });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST', status: 400 } });
+    expect(f.nodes.c!.calls.length).toBe(before);
+  });
+
   test('two relays: a > b > c > d', async () => {
     expect(await a!.client.peerRelay('b', ['c', 'd'], 'echo', { via: 'two hops' })).toEqual({ ok: true, result: { node: 'd', args: { via: 'two hops' } } });
   });

@@ -61,27 +61,27 @@ interface Backend {
   /** Options of a node on a fresh, empty store. */
   fresh(): Promise<Partial<NodeOptions>>;
   /** A store object for store-level cases, on a fresh store. */
-  store(cacheSize: number): Promise<{ store: TaskStore; reopen(): Promise<TaskStore>; remove(): void }>;
+  store(cacheSize: number, cacheBytes?: number): Promise<{ store: TaskStore; reopen(): Promise<TaskStore>; remove(): void }>;
 }
 
 const backends: Backend[] = [
   {
     name: 'JSON files',
     fresh: async () => ({ dataDir: tempDir() }),
-    async store(cacheSize) {
+    async store(cacheSize, cacheBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
-      const open = async () => FileTaskStore.open({ dir, log: silentLog, cacheSize });
+      const open = async () => FileTaskStore.open({ dir, log: silentLog, cacheSize, ...(cacheBytes ? { cacheBytes } : {}) });
       return { store: await open(), reopen: open, remove: () => rmSync(root, { recursive: true, force: true }) };
     },
   },
   {
     name: 'PostgreSQL',
     fresh: async () => ({ dataDir: tempDir(), tasksDatabaseUrl: await pg.createDatabase(`suite_${++databases}`) }),
-    async store(cacheSize) {
+    async store(cacheSize, cacheBytes) {
       const url = await pg.createDatabase(`suite_${++databases}`);
       const open = async () => {
-        const s = new PostgresTaskStore({ url, node: 'unit', log: silentLog, cacheSize });
+        const s = new PostgresTaskStore({ url, node: 'unit', log: silentLog, cacheSize, ...(cacheBytes ? { cacheBytes } : {}) });
         await s.open();
         return s;
       };
@@ -270,6 +270,30 @@ describe.each(backends)('task store on $name', (backend) => {
     expect((await again.get(alices.task.id))?.creator).toBe('user:alice');
     expect(await listOf(again, 'user:alice')).toEqual([alices.task.id]);
     await again.close();
+    remove();
+  });
+  test('store level: the cache counts a record in UTF-8 bytes, not characters (multi-byte text near the limit)', async () => {
+    // "€" is one character and three bytes. The limit sits between a record's characters and its
+    // bytes: counted in characters both records would stay; in bytes the first fits alone and the
+    // second does not, so both leave the cache once saved and are read back from the store whole.
+    const limit = 10_000;
+    const { store, remove } = await backend.store(100, limit);
+    const near = taskRecord(crypto.randomUUID(), 1000);
+    near.task.history![0]!.parts = [{ text: '€'.repeat(3000) }];
+    const over = taskRecord(crypto.randomUUID(), 2000);
+    over.task.history![0]!.parts = [{ text: '€'.repeat(3400) }];
+    const chars = (r: TaskRecord) => JSON.stringify(r.task).length;
+    expect(chars(near) + chars(over)).toBeLessThan(limit);
+    await store.save(near);
+    const one = store.cached;
+    expect(one.entries).toBe(1);
+    expect(one.bytes).toBeGreaterThan(9000);
+    expect(one.bytes).toBeLessThanOrEqual(limit);
+    await store.save(over);
+    expect(store.cached).toEqual({ entries: 0, bytes: 0 });
+    expect((await store.get(near.task.id))?.task.history![0]!.parts).toEqual([{ text: '€'.repeat(3000) }]);
+    expect((await store.get(over.task.id))?.task.history![0]!.parts).toEqual([{ text: '€'.repeat(3400) }]);
+    await store.close();
     remove();
   });
 });

@@ -11,7 +11,6 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
@@ -19,15 +18,14 @@ import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
-import { fleetFileOf, settingsOrExit } from './settings.ts';
+import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
 const settings = settingsOrExit('fleet');
 const dataDir = settings.dataDir;
 const fleetFile = fleetFileOf(settings);
-const fleet = await loadFleet(fleetFile);
-await ensureKeys(dataDir, fleet);
+const fleet = await fleetOrExit('fleet', settings);
 const command = process.argv[2] ?? 'start';
 
 if (command === 'add') {
@@ -36,6 +34,8 @@ if (command === 'add') {
     console.error('usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]');
     process.exit(2);
   }
+  // Adding the fleet's hub means it runs elsewhere: no key pair is made for it here.
+  if (positionals[0] !== fleet.hub.name) await ensureKeys(dataDir, fleet);
   const added = await addRemoteNode({
     name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
     ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
@@ -48,6 +48,7 @@ if (command === 'add') {
   process.exit(0);
 }
 
+await ensureKeys(dataDir, fleet);
 if (command === 'verify') {
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
   // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.

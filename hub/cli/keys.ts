@@ -14,16 +14,14 @@
  */
 
 import { relative } from 'node:path';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
-import { fleetFileOf, settingsOrExit } from './settings.ts';
+import { fleetOrExit, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
 const settings = settingsOrExit('keys');
 const dataDir = relative(process.cwd(), settings.dataDir) || '.';
-const fleetFile = fleetFileOf(settings);
 const [command = 'init', ...rest] = process.argv.slice(2);
 
 /** `token add|list|revoke`: tokens need no fleet file. */
@@ -56,7 +54,7 @@ function usage(): number {
 
 async function main(): Promise<number> {
   if (command === 'token') return tokens(rest);
-  const fleet = await loadFleet(fleetFile);
+  const fleet = await fleetOrExit('keys', settings);
   switch (command) {
     case 'init': {
       if (rest.some((a) => a !== '--force')) break;

@@ -8,10 +8,9 @@
 
 import { parseArgs } from 'node:util';
 import { codedFailureOf } from '../../lib/errors/as-data.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { negotiationLines } from '../workbench/negotiation-text.ts';
 import type { Negotiation } from '../workbench/negotiation.ts';
-import { fleetFileOf, settingsOrExit } from './settings.ts';
+import { fleetOrExit, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run negotiate <customer id, e.g. c-012> [--model] [--hub URL]';
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: { model: { type: 'boolean' }, hub: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false });
@@ -22,12 +21,7 @@ if (values.help || positionals.length !== 1) {
 const settings = settingsOrExit('negotiate');
 const token = settings.token;
 let hubUrl = typeof values.hub === 'string' ? values.hub : undefined;
-try {
-  hubUrl ??= (await loadFleet(fleetFileOf(settings))).hub.url;
-} catch (e) {
-  console.error(`negotiate: ${(e as Error).message}`);
-  process.exit(2);
-}
+hubUrl ??= (await fleetOrExit('negotiate', settings)).hub.url;
 
 const customer = positionals[0]!;
 const body = {

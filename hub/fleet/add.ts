@@ -1,9 +1,10 @@
 /**
  * @module hub/fleet/add — `bun run fleet add <name> --url <base-url>`: registers a node that runs
  * elsewhere. Its agent card must name it and point at that URL, its public key (from
- * `GET /peer/identity`) goes into the ring, and the fleet file gains a `remote` entry. The fleet
- * file written is FLEET_FILE when set, else `DATA_DIR/fleet.json` (started from the fleet read
- * so far); `fixtures/` is never edited.
+ * `GET /peer/identity`) goes into the ring, and the fleet file gains a `remote` entry. Named after
+ * the fleet's hub, it is the other direction: a node's operator trusts a hub run elsewhere, whose
+ * entry becomes remote. The fleet file written is FLEET_FILE when set, else `DATA_DIR/fleet.json`
+ * (started from the fleet read so far); `fixtures/` is never edited.
  */
 
 import { readFileSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { readBodyBytes } from '../../lib/body.ts';
 import { HUB_ERRORS } from '../../lib/errors/hub.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
 import { parseFleet } from '../../lib/fleet/invoke.ts';
-import { trustRemoteKey } from '../../lib/peer/keys.ts';
+import { hasKeyPair, trustRemoteKey } from '../../lib/peer/keys.ts';
 
 type AddCode = keyof typeof HUB_ERRORS;
 
@@ -68,7 +69,9 @@ export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name:
   const doc = JSON.parse(readFileSync(o.from, 'utf8')) as { hub: unknown; nodes: Record<string, unknown>[] };
   const fleet = parseFleet(doc);
   const existing = [fleet.hub, ...fleet.nodes].find((m) => m.name === o.name);
-  if (existing && !existing.remote) return fail('FLEET_ADD_NAME_TAKEN', o.name);
+  // The fleet's hub may be named where this machine holds no key pair for it (a node's side).
+  const isHub = fleet.hub.name === o.name;
+  if (existing && !existing.remote && (!isHub || (await hasKeyPair(o.dataDir, o.name)))) return fail('FLEET_ADD_NAME_TAKEN', o.name);
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] } | undefined;
@@ -100,11 +103,13 @@ export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name:
     url: base,
     remote: true,
   };
-  const next = {
-    ...doc,
-    hub: keepFile(doc.hub as Record<string, unknown>),
-    nodes: [...doc.nodes.filter((n) => n.name !== o.name).map(keepFile), entry],
-  };
+  const next = isHub
+    ? { ...doc, hub: { ...(doc.hub as Record<string, unknown>), ...entry, ...(o.role ? {} : { role: fleet.hub.role }) }, nodes: doc.nodes.map(keepFile) }
+    : {
+      ...doc,
+      hub: keepFile(doc.hub as Record<string, unknown>),
+      nodes: [...doc.nodes.filter((n) => n.name !== o.name).map(keepFile), entry],
+    };
   parseFleet(next);
   await writeFileAtomic(o.to, JSON.stringify(next, null, 2) + '\n', { mode: 0o644 });
   return { ok: true, result: { name: o.name, url: base, kid: key.kid, file: o.to } };

@@ -10,6 +10,7 @@ import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeHealth } from '../../lib/health.ts';
 import { EXIT_PORT_TAKEN } from '../../lib/port-check.ts';
+import { EXIT_DATA_LOCKED } from '../../lib/data-lock.ts';
 
 export interface ChildSpec {
   name: string;
@@ -21,9 +22,10 @@ export interface ChildSpec {
 
 /**
  * `unresponsive`: it was up and stopped answering its health route; it is being killed and
- * restarted. `port-taken`: it exited because another process holds its port; retried with backoff.
+ * restarted. `port-taken`: it exited because another process holds its port; `data-locked`: another
+ * live process holds its data folder (lib/data-lock.ts); both are retried with backoff.
  */
-export type ChildState = 'starting' | 'up' | 'unresponsive' | 'down' | 'port-taken' | 'stopped';
+export type ChildState = 'starting' | 'up' | 'unresponsive' | 'down' | 'port-taken' | 'data-locked' | 'stopped';
 
 export interface ChildRow {
   name: string;
@@ -131,7 +133,7 @@ export class Supervisor {
       if (c.proc !== proc) return;
       c.proc = null;
       if (this.stopping) return this.update(c, { pid: null, state: 'stopped', since: null });
-      this.update(c, { pid: null, state: code === EXIT_PORT_TAKEN ? 'port-taken' : 'down', since: null });
+      this.update(c, { pid: null, state: code === EXIT_PORT_TAKEN ? 'port-taken' : code === EXIT_DATA_LOCKED ? 'data-locked' : 'down', since: null });
       // A process that stayed up a while starts again quickly; one that keeps crashing waits longer.
       if (Date.now() - started > 30_000) c.backoffMs = this.opts.initialBackoffMs ?? 500;
       const wait = c.backoffMs;

@@ -10,7 +10,7 @@ import { SQL } from 'bun';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 import { withHistoryLength } from './types.ts';
-import { LIMITS } from '../limits.ts';
+import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
@@ -150,7 +150,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       return this.touch(id, hit);
     }
     const rec = toRecord(row);
-    if (rec) this.cache.set(rec, row.task!.length);
+    if (rec) this.cache.set(rec, utf8Bytes(row.task!));
     return rec;
   }
 
@@ -272,7 +272,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       return undefined;
     }
     this.known.set(id, Math.max(this.known.get(id) ?? 0, rec.version!));
-    this.cache.set(rec, row!.task!.length);
+    this.cache.set(rec, utf8Bytes(row!.task!));
     return rec;
   }
 
@@ -390,7 +390,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
     const t = rec.task;
     const body = JSON.stringify(t);
-    this.cache.setSize(id, body.length);
+    this.cache.setSize(id, utf8Bytes(body));
     const lease = this.held.has(id) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
@@ -486,7 +486,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         next++;
       }
       if (next !== version + 1) events = undefined;
-      this.cache.set(rec, row!.task!.length);
+      this.cache.set(rec, utf8Bytes(row!.task!));
       this.handler(id, { task: rec.task, push: rec.push, version, ...(events ? { events } : {}) });
     }).catch((e) => this.log('warn', 'reading a task changed elsewhere failed', { task: id, error: (e as Error).message }));
     this.fetches.set(id, run);

@@ -15,7 +15,7 @@ import { withHistoryLength } from './types.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
-import { LIMITS } from '../limits.ts';
+import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 
 const FORMAT = 'lume-a2a.task/1';
@@ -260,7 +260,7 @@ export class FileTaskStore implements TaskStore {
     const rec = this.cache.peek(id);
     if (!rec) return;
     const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push, ...(rec.creator ? { creator: rec.creator } : {}) });
-    this.cache.setSize(id, Buffer.byteLength(body));
+    this.cache.setSize(id, utf8Bytes(body));
     const target = join(this.dir, `${id}.json`);
     try {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
@@ -280,7 +280,7 @@ export class FileTaskStore implements TaskStore {
     try {
       const text = readFileSync(join(this.dir, `${id}.json`), 'utf8');
       const rec = parseRecord(text, id);
-      return rec && { rec, bytes: Buffer.byteLength(text) };
+      return rec && { rec, bytes: utf8Bytes(text) };
     } catch (e) {
       this.log('warn', 'task file unreadable', { task: id, error: (e as Error).message });
       return undefined;

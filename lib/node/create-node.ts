@@ -308,7 +308,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const policyMetricsAccess = (req: Request): Response | undefined => {
     const who = policy.authenticate(req);
     if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none')) return undefined;
-    const { http, body } = toRestError(a2aError('UNAUTHENTICATED', who.ok ? '/metrics beyond loopback needs a bearer token' : who.message));
+    const { http, body } = toRestError(a2aError('UNAUTHENTICATED', who.ok ? '/metrics needs a principal here (bound beyond loopback, or sign-in required): send a bearer token (bun run keys token add <name>)' : who.message));
     return challenge(jsonResponse(body, http));
   };
   const metricsAccess = opts.metricsAccess ?? (opts.access?.tokens || opts.access?.authenticate ? policyMetricsAccess : undefined);

@@ -39,7 +39,10 @@ interface PeerCallOptions {
 export interface PeerClient {
   /** Calls `capability` on fleet node `target` through its POST /peer/invoke. Never throws. */
   peerFetch(target: string, capability: string, args?: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
-  /** Asks fleet node `via` to forward the call along `route` (last entry runs it). Never throws. */
+  /**
+   * Asks fleet node `via` to forward the call along `route` (last entry runs it). The last node
+   * runs it for `opts.onBehalfOf`, or, without one, for this node (`node:<self>`). Never throws.
+   */
   peerRelay(via: string, route: string[], capability: string, args?: unknown, opts?: PeerCallOptions & { trail?: string[] }): Promise<PeerResult>;
   /** Low level: signs `body` with `scope` and posts it to `path` on `target`. Never throws. */
   post(target: string, path: string, scope: string, body: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
@@ -125,6 +128,6 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     peerFetch: (target: string, capability: string, args: unknown = {}, opts?: PeerCallOptions) =>
       post(target, '/peer/invoke', capability, { capability, args, ...(opts?.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
     peerRelay: (via: string, route: string[], capability: string, args: unknown = {}, opts: PeerCallOptions & { trail?: string[] } = {}) =>
-      post(via, '/peer/relay', 'relay:' + capability, { route, capability, args, trail: opts.trail ?? [] }, opts),
+      post(via, '/peer/relay', 'relay:' + capability, { route, capability, args, trail: opts.trail ?? [], ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
   });
 }

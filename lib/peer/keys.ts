@@ -313,6 +313,12 @@ export async function trustRemoteKey(dataDir: string, node: string, key: { kid: 
   return { kid: key.kid };
 }
 
+/** Whether this data folder holds the node's own key pair (so it runs here, not elsewhere). */
+export async function hasKeyPair(dataDir: string, node: string): Promise<boolean> {
+  checkNode(node);
+  return (await readText(join(keysDir(dataDir), privateKeyFile(node)))) !== undefined;
+}
+
 /** A node's public identity as it publishes it at `GET /peer/identity`: name, mode and ring keys. */
 export function publicIdentity(node: string, ring: PeerRing): { node: string; mode: RingMode; keys: { kid: string; publicKey: string }[] } | undefined {
   const entry = ring.get(node);

@@ -131,10 +131,12 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
 }
 
 /**
- * POST /peer/relay: body `{route, capability, args, trail}`, signed scope = "relay:" + capability.
- * Forwards to route[0], re-signed as this node: a plain invoke when it is the last entry, another
- * relay otherwise. The full path (trail, caller, this node, route) may not repeat a node or exceed
- * `maxHops` steps. Never throws.
+ * POST /peer/relay: body `{route, capability, args, trail, onBehalfOf?}`, signed scope = "relay:" +
+ * capability. Forwards to route[0], re-signed as this node: a plain invoke when it is the last
+ * entry, another relay otherwise. The full path (trail, caller, this node, route) may not repeat a
+ * node or exceed `maxHops` steps. The original principal travels along, signed at every step: the
+ * caller's `onBehalfOf`, or the calling node itself (`node:<caller>`), so the last node's task
+ * ownership and per-principal limits apply to whoever started the call, not to the relay. Never throws.
  */
 export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Promise<Response> {
   const log = deps.log ?? silentLog;
@@ -151,6 +153,9 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     if (!names(trail)) return peerError('PEER_BAD_REQUEST', 'trail must list node names');
     const args = argsOf(a.body);
     if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
+    const { onBehalfOf } = a.body;
+    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf)) return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
+    const original = onBehalfOf ?? `node:${a.caller}`;
     const hops = route as string[];
     const path = [...(trail as string[]), a.caller, deps.self, ...hops];
     if (new Set(path).size !== path.length) return peerError('PEER_LOOP', `route ${path.join(' > ')} visits a node twice`);
@@ -158,7 +163,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     const stranger = hops.find((n) => !fleetMember(deps.fleet!, n));
     if (stranger) return peerError('PEER_NO_ROUTE', `${stranger} is not a fleet node`);
     const [next, ...rest] = hops as [string, ...string[]];
-    const opts = { timeout: deps.relayTimeout ?? 10_000 };
+    const opts = { timeout: deps.relayTimeout ?? 10_000, onBehalfOf: original };
     const client = deps.client;
     const forward = () => rest.length
       ? client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })

@@ -40,11 +40,13 @@ export interface TestFleet {
   stop(): void;
 }
 
-/** Capabilities every test node offers; `hang` never answers (for timeouts). */
+/** Capabilities every test node offers; `hang` never answers (for timeouts); `caller` says who asked, for whom. */
 export function testDispatch(self: string, calls: string[] = []) {
-  return async (capability: string, args: Record<string, unknown>): Promise<Result> => {
+  return async (capability: string, args: Record<string, unknown>, from?: { node: string; onBehalfOf?: string }): Promise<Result> => {
     calls.push(capability);
     switch (capability) {
+      case 'caller':
+        return { ok: true, result: { node: self, from: from?.node, onBehalfOf: from?.onBehalfOf ?? null } };
       case 'echo':
         return { ok: true, result: { node: self, args } };
       case 'whoami':
