@@ -5,11 +5,13 @@
  * a process that is gone (kill -9, or a pid that no longer runs) is taken over.
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT_DATA_LOCKED, LOCK_FILE } from '../lib/data-lock.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const ROOT = resolve(import.meta.dir, '..');
 const started: ServingProcess[] = [];

@@ -5,7 +5,7 @@
  * every relayed job counting against the relay node.
  */
 
-import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
 import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
@@ -13,6 +13,8 @@ import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
 import { startNode, tempDir, type TestNode } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const doc = {
   hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
