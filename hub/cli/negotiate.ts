@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { codedFailureOf } from '../../lib/errors/as-data.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { negotiationLines } from '../workbench/negotiation-text.ts';
-import type { Negotiation } from '../workbench/negotiation.ts';
+import type { Negotiation } from '../workbench/negotiation-record.ts';
 import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run negotiate <customer id, e.g. c-012> [--model] [--hub URL]';

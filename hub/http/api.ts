@@ -25,7 +25,7 @@ import type { Catalog } from '../../lib/catalog/catalog.ts';
 import { ANONYMOUS, isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
-import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
 import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
