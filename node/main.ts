@@ -9,11 +9,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import { meshTools } from '../lib/model/mesh-tools.ts';
@@ -22,6 +21,7 @@ import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-che
 import { serveNode } from '../lib/node/serve-node.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { bindOrExit } from '../lib/port-check.ts';
+import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
@@ -53,15 +53,9 @@ if (values.help || (!text(values.name) && !text(values.file))) {
   process.exit(values.help ? 0 : 2);
 }
 
-let settings: Settings;
-try {
-  settings = loadSettings({ env: process.env, cwd: process.cwd() });
-} catch (e) {
-  console.error(`node: ${(e as Error).message}`);
-  process.exit(2);
-}
+const settings = settingsOrExit('node');
 const dataDir = settings.dataDir;
-const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
+const fleetFile = fleetFileOf(settings);
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
 const fleet: Fleet | undefined = settings.fleetFile || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
 let file = text(values.file) ? resolve(text(values.file)!) : undefined;

@@ -1,13 +1,15 @@
 /**
- * @module hub/cli/settings — what every hub command reads first: the settings (config file over
- * defaults, environment over both) and the fleet file they name.
+ * @module settings-or-exit — what every entry file (a node, the hub, each command) reads first: the
+ * settings (config file over defaults, environment over both) and the fleet file they name; a
+ * setting that cannot be read ends the process with one line and exit code 2.
  */
 
 import { resolve } from 'node:path';
-import { loadSettings, type Settings } from '../../lib/config.ts';
-import { fleetFilePath } from '../../lib/fleet/invoke.ts';
+import { loadSettings, type Settings } from './config.ts';
+import { fleetFilePath } from './fleet/invoke.ts';
 
-const ROOT = resolve(import.meta.dir, '../..');
+/** The project's folder (or the installed package's): where the fixtures' fleet file is. */
+const ROOT = resolve(import.meta.dir, '..');
 
 /** The settings, or one line `<command>: <what is wrong>` and exit code 2. */
 export function settingsOrExit(command: string): Settings {
