@@ -208,7 +208,7 @@ export function createHub(opts: HubOptions): Hub {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
     tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
   };
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), ...(modelHealthOf ? { model: modelHealthOf } : {}), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
 
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
