@@ -18,7 +18,7 @@ import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
+import { fleetFileOf, settingsOrExit } from './cli/settings.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');

@@ -6,7 +6,7 @@
  * "with models" and says why when the hub has no model, and runs one with models when it has.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -16,6 +16,8 @@ import { builderNode } from './support/builder-node.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
 import { FIXTURES, tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 let browser: Browser;

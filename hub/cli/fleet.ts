@@ -19,7 +19,7 @@ import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
-import { fleetFileOf, settingsOrExit } from '../../lib/settings-or-exit.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;

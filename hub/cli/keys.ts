@@ -17,7 +17,7 @@ import { relative } from 'node:path';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
-import { fleetFileOf, settingsOrExit } from '../../lib/settings-or-exit.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.

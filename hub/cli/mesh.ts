@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { fileConnectionMemory } from '../../lib/mesh/memory.ts';
 import { parseArgs, runMeshCli } from '../mesh/cli.ts';
-import { settingsOrExit } from '../../lib/settings-or-exit.ts';
+import { settingsOrExit } from './settings.ts';
 
 const settings = settingsOrExit('mesh');
 const argv = process.argv.slice(2);

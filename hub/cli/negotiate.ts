@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { codedFailureOf } from '../../lib/errors/as-data.ts';
 import { loadFleet } from '../../lib/fleet/invoke.ts';
 import { negotiationLines } from '../workbench/negotiation-text.ts';
-import type { Negotiation } from '../workbench/negotiation-record.ts';
-import { fleetFileOf, settingsOrExit } from '../../lib/settings-or-exit.ts';
+import type { Negotiation } from '../workbench/negotiation.ts';
+import { fleetFileOf, settingsOrExit } from './settings.ts';
 
 const USAGE = 'usage: bun run negotiate <customer id, e.g. c-012> [--model] [--hub URL]';
 const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: { model: { type: 'boolean' }, hub: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false });

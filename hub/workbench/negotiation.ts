@@ -14,6 +14,7 @@ import { fieldsOf, playRounds, type RoundsOutcome, type SendTurn } from './negot
 import { newNegotiationId, saveRecord } from './negotiation-store.ts';
 
 export { negotiationsDir } from './negotiation-store.ts';
+export type { Negotiation } from './negotiation-record.ts';
 
 interface NegotiationDeps {
   invoker: FleetInvoker;
