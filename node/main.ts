@@ -13,6 +13,7 @@ import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
+import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import { meshTools } from '../lib/model/mesh-tools.ts';
@@ -21,7 +22,6 @@ import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-che
 import { serveNode } from '../lib/node/serve-node.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { bindOrExit } from '../lib/port-check.ts';
-import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
