@@ -134,6 +134,12 @@ export const hub = (skill, args = {}) => post('/api/hub', { skill, args });
 /** The hub's task list (a `TaskPage`) whenever it changes. */
 export const tasksStream = () => new EventSource('/api/tasks/stream');
 
+/**
+ * Whether the hub has a model configured (a negotiation "with models" needs one) and it answers.
+ * @returns {Promise<import('./types').HubModel>}
+ */
+export const hubModel = () => get('/api/model');
+
 /** @returns {Promise<{negotiations: import('./types').NegotiationSummary[]}>} */
 export const negotiations = () => get('/api/negotiations');
 
@@ -230,8 +236,9 @@ export const cancelTask = (id) => a2a('POST', `/tasks/${encodeURIComponent(id)}:
 const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 /**
- * Delegates a job to the executor: a SendMessage whose data part runs the hub's `task.delegate`.
- * @param {{prompt: string, recipe?: string}} args
+ * Delegates a job: a SendMessage whose data part runs the hub's `task.delegate` (on `executor`,
+ * the hub's default when absent; `taskId` continues a settled delegation with its earlier turns).
+ * @param {import('./types').DelegateArgs} args
  * @returns {Promise<import('./types').SendAnswer>}
  */
 export const delegate = (args) =>

@@ -226,9 +226,17 @@ export interface NegotiationTurn {
   error?: ApiError;
 }
 
+/** `GET /api/model`: whether the hub has a model configured, and whether it answers. */
+export interface HubModel {
+  configured: boolean;
+  answering: boolean;
+}
+
 /** `negotiation.start`'s result and `GET /api/negotiations/<id>`. */
 export interface Negotiation {
   id: string;
+  /** Who took the agents' turns: their rules, or their models. */
+  agents?: 'rules' | 'model';
   contextId: string;
   customer: string;
   customerName: string;
@@ -313,8 +321,22 @@ export interface Delegation {
   executor: string;
   job_id: string;
   recipe?: string;
+  /** The model name the model recipe was given. */
+  model?: string;
   prompt: string;
   submittedAt: string;
+  /** The hub task this delegation continues, and the turns before it (oldest first). */
+  continues?: string;
+  turns?: { prompt: string; output: string; job_id: string; taskId: string }[];
+}
+
+/** `task.delegate`'s arguments. */
+export interface DelegateArgs {
+  prompt: string;
+  recipe?: string;
+  executor?: string;
+  model?: string;
+  taskId?: string;
 }
 
 export interface Task {

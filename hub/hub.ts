@@ -30,7 +30,8 @@ import { createLogin } from './http/login.ts';
 import type { SessionTable } from './http/sessions.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
-import { ask, capabilitiesFromNodes } from './workbench/ask.ts';
+import { ask } from './workbench/ask.ts';
+import { capabilitiesFromNodes } from './workbench/ask-catalog.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
 import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
@@ -213,7 +214,7 @@ export function createHub(opts: HubOptions): Hub {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
     tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
   };
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
+  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), ...(modelHealthOf ? { model: modelHealthOf } : {}), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
 
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);

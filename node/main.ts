@@ -9,11 +9,11 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fleetFilePath, loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import { meshTools } from '../lib/model/mesh-tools.ts';
@@ -54,15 +54,9 @@ if (values.help || (!text(values.name) && !text(values.file))) {
   process.exit(values.help ? 0 : 2);
 }
 
-let settings: Settings;
-try {
-  settings = loadSettings({ env: process.env, cwd: process.cwd() });
-} catch (e) {
-  console.error(`node: ${(e as Error).message}`);
-  process.exit(2);
-}
+const settings = settingsOrExit('node');
 const dataDir = settings.dataDir;
-const fleetFile = fleetFilePath({ fleetFile: settings.fleetFile, dataDir, root });
+const fleetFile = fleetFileOf(settings);
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
 const fleet: Fleet | undefined = settings.fleetFile || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
 let file = text(values.file) ? resolve(text(values.file)!) : undefined;

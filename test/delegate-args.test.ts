@@ -9,35 +9,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { capability } from '../lib/catalog/capability.ts';
-import { Catalog } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
 import { loadNode } from '../lib/node/load-node.ts';
+import { builderNode } from './support/builder-node.ts';
 import { startFleet, realNodeDefs, type RunningFleet } from './support/fleet.ts';
 import { lastUser, startModelServer, type ModelServer } from './support/model-server.ts';
 import { FIXTURES, msgV1, rpc, tempDir } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
-
-/** A second executor: a node of its own that offers exec.* and finishes every job at once. */
-function builderNode(): NodeDefinition {
-  const jobs = new Map<string, string>();
-  return {
-    name: 'builder',
-    description: 'Test executor',
-    catalog: new Catalog([
-      capability({ id: 'exec.submit', name: 'Submit', description: 'Runs a job', tags: ['test'], keywords: [], readOnly: false,
-        args: { prompt: { type: 'string', description: 'what', required: true }, recipe: { type: 'string', description: 'r' }, model: { type: 'string', description: 'm' }, context: { type: 'string', description: 'c', maxLength: 16000 } },
-        run: (a) => {
-          const id = `job-${jobs.size + 1}`;
-          jobs.set(id, `built: ${a.prompt}${a.context ? ` after ${JSON.parse(a.context).length} turn(s)` : ''}`);
-          return { job_id: id, recipe: 'build' };
-        } }),
-      capability({ id: 'exec.status', name: 'Status', description: 'A job', tags: ['test'], keywords: [], readOnly: false, args: { job_id: { type: 'string', description: 'id', required: true } },
-        run: (a) => ({ job: { job_id: a.job_id, recipe: 'build', state: 'succeeded', output: jobs.get(a.job_id) ?? '', exitCode: 0 } }) }),
-    ]),
-  };
-}
 
 let f: RunningFleet;
 let model: ModelServer;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { capability } from '../lib/catalog/capability.ts';
 import { defineNode } from '../lib/node/define-node.ts';
-import { loadCatalog } from '../hub/workbench/ask.ts';
+import { loadCatalog } from '../hub/workbench/ask-catalog.ts';
 import { isIndustriesAnswer, isJobStatus, isMovementAnswer, isWireDescriptor } from '../hub/workbench/fleet-answers.ts';
 import crm from '../node/crm/index.ts';
 import scanner from '../node/scanner/index.ts';

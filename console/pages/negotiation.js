@@ -1,10 +1,12 @@
 /**
  * @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks
  * for the customer) negotiate over A2A: the rounds drawn as a sequence diagram between them, each
- * proposal's veto or acceptance with its reason, and the past negotiations.
+ * proposal's veto or acceptance with its reason, and the past negotiations. A run "with models"
+ * lets each agent's model take its turns; the page offers it only when the hub has a model
+ * configured, and says why not otherwise.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { hub, negotiation, negotiations, refused, toApiError } from '../api.js';
+import { hub, hubModel, negotiation, negotiations, refused, toApiError } from '../api.js';
 import { SequenceDiagram } from '../charts.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
@@ -13,7 +15,13 @@ import { ErrorLine, fmtTime } from './common.js';
 /** Customers whose crm profile makes a negotiation interesting; any other id can be typed. */
 const KNOWN = [{ id: 'c-012', note: 'reaches a deal' }, { id: 'c-014', note: 'no deal' }];
 
-/** A2A Negotiation page. */
+/** Why "with models" is off when the hub has no model (or its configuration could not be read). */
+const NO_MODEL = 'No model is configured for the hub. Set MODEL_BASE_URL (or models in lume.config.yaml) and restart the fleet; then the agents\' models can take their turns.';
+
+/**
+ * A2A Negotiation page. "with models" is aria-disabled rather than disabled without a hub model, so
+ * it stays in the Tab order and a screen reader reads why.
+ */
 export function Negotiation() {
   const [customer, setCustomer] = useState('c-012');
   const [busy, setBusy] = useState(false);
@@ -21,9 +29,14 @@ export function Negotiation() {
   const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [past, setPast] = useState(/** @type {import('../types').NegotiationSummary[] | null} */ (null));
   const [pastError, setPastError] = useState('');
+  const [withModels, setWithModels] = useState(false);
+  /** The hub's model: configured, answering; null while asking. */
+  const [model, setModel] = useState(/** @type {import('../types').HubModel | null} */ (null));
 
   const loadPast = () => negotiations().then((r) => (setPast(r.negotiations), setPastError('')), (e) => setPastError(toApiError(e).message));
   useEffect(() => void loadPast(), []);
+  useEffect(() => void hubModel().then(setModel, () => setModel({ configured: false, answering: false })), []);
+  const modelsOff = model?.configured !== true;
 
   /** @param {() => Promise<void>} fn */
   async function run(fn) {
@@ -39,7 +52,7 @@ export function Negotiation() {
   /** @param {import('../types').FormEvent} e */
   const start = (e) => (e.preventDefault(), run(async () => {
     setNeg(null);
-    const r = await hub('negotiation.start', { customer: customer.trim() });
+    const r = await hub('negotiation.start', { customer: customer.trim(), ...(withModels && !modelsOff ? { model: true } : {}) });
     if (refused(r)) setError(r.error);
     else setNeg(r.result);
     await loadPast();
@@ -55,8 +68,14 @@ export function Negotiation() {
         <option value="">other…</option>
       </select></label>
       <label>customer <input type="text" name="customer" placeholder="customer id, e.g. c-012" value=${customer} onInput=${valueTo(setCustomer)} /></label>
+      <label class="models"><input type="checkbox" name="model" checked=${withModels && !modelsOff}
+        aria-disabled=${modelsOff ? 'true' : undefined} aria-describedby=${model && !model.configured ? 'models-why' : undefined}
+        onClick=${(/** @type {Event} */ e) => modelsOff && e.preventDefault()}
+        onChange=${(/** @type {import('../types').FieldEvent} */ e) => setWithModels(/** @type {HTMLInputElement} */ (e.currentTarget).checked)} /> with models</label>
       <button type="submit" disabled=${busy || !customer.trim()}>${busy ? 'Negotiating…' : 'Start'}</button>
     </form>
+    ${model && !model.configured && html`<p id="models-why" class="muted models-why">${NO_MODEL}</p>`}
+    ${model?.configured && !model.answering && withModels && html`<p class="muted models-why">The hub's model does not answer right now: a turn a model cannot take falls back to the agent's rules, and the record says so.</p>`}
     <${ErrorLine} error=${error} />
     ${busy && html`<p class="muted">Waiting for the agents…</p>`}
     ${neg && html`<${Record} n=${neg} />`}
@@ -99,7 +118,7 @@ function Record({ n }) {
   return html`
     <div class=${`card negotiation ${n.outcome}`} data-outcome=${n.outcome} data-id=${n.id}>
       <h3 class="outcome"><span class=${n.outcome === 'deal' ? 'ok' : 'error'}>${n.outcome === 'deal' ? 'Deal' : 'No deal'}</span>
-        <small class="muted">${n.customerName} (${n.customer}) · ${n.rounds} round(s) · ended ${n.ended}</small></h3>
+        <small class="muted">${n.customerName} (${n.customer}) · ${n.rounds} round(s) · ended ${n.ended} · ${n.agents === 'model' ? 'with models' : 'by rules'}</small></h3>
       <p>${n.summary}</p>
       <p class="muted">contextId <code class="context-id">${n.contextId}</code> · ${n.advisor} ↔ ${n.customerAgent} · ${n.id}</p>
       <${ErrorLine} error=${n.error ?? null} />

@@ -1,37 +1,7 @@
 /**
- * @module hub/cli/settings — what every hub command reads first: the settings (config file over
- * defaults, environment over both) and the fleet they name, read one way for the hub and every CLI.
+ * @module hub/cli/settings — what every hub command reads first: the settings and the fleet they
+ * name, the same block a node starts with (lib/settings-or-exit.ts, shared because the published
+ * node bin cannot reach hub/).
  */
 
-import { resolve } from 'node:path';
-import { loadSettings, type Settings } from '../../lib/config.ts';
-import { fleetFilePath, loadFleet, type Fleet } from '../../lib/fleet/invoke.ts';
-
-const ROOT = resolve(import.meta.dir, '../..');
-
-/** The settings, or one line `<command>: <what is wrong>` and exit code 2. */
-export function settingsOrExit(command: string): Settings {
-  try {
-    return loadSettings({ env: process.env, cwd: process.cwd() });
-  } catch (e) {
-    console.error(`${command}: ${(e as Error).message}`);
-    process.exit(2);
-  }
-}
-
-/** The fleet file the settings name: FLEET_FILE, else the data folder's, else the project's fixtures. */
-export const fleetFileOf = (settings: Pick<Settings, 'fleetFile' | 'dataDir'>): string =>
-  fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: ROOT });
-
-/**
- * The fleet the settings name (see `fleetFileOf`), read the one way the hub and every command
- * read it, or one line `<command>: <what is wrong>` and exit code 2.
- */
-export async function fleetOrExit(command: string, settings: Pick<Settings, 'fleetFile' | 'dataDir'>): Promise<Fleet> {
-  try {
-    return await loadFleet(fleetFileOf(settings));
-  } catch (e) {
-    console.error(`${command}: ${(e as Error).message}`);
-    process.exit(2);
-  }
-}
+export { fleetFileOf, fleetOrExit, settingsOrExit } from '../../lib/settings-or-exit.ts';

@@ -5,7 +5,8 @@
  * (the hub's task list as SSE whenever it changes; tasks are changed through the A2A binding),
  * `POST /api/local-invoke` (the browser's only way to a node: the target is a fleet node name and
  * the hub signs the call), `POST /api/hub` (one of the hub's own capabilities), `POST /api/ask`
- * (Ask Agent) and `GET /api/negotiations[/<id>]`. The hub's access policy (hub/http/access.ts) has
+ * (Ask Agent), `GET /api/negotiations[/<id>]` and `GET /api/model` (whether the hub has a model
+ * configured and it answers; never its address or key). The hub's access policy (hub/http/access.ts) has
  * admitted every request and says who sent it; a POST that makes the hub act for its caller
  * (local-invoke, a capability that changes state) needs an authenticated one. The hub's tasks are not here: the console reads and changes them through the A2A HTTP+JSON binding, as
  * any client does. Every failure is `{ok: false, error: {code, message}}` with the status the
@@ -25,7 +26,7 @@ import type { Catalog } from '../../lib/catalog/catalog.ts';
 import { ANONYMOUS, isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
-import { getNegotiation, listNegotiations } from '../workbench/negotiation.ts';
+import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
 import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
@@ -43,6 +44,8 @@ interface HubApiDeps {
   negotiationsDir: string;
   /** Queue bound and shutdown registry of `/api/trace/stream` (a reader too far behind gets `event: close` STREAM_TOO_SLOW). */
   sse?: SseOptions;
+  /** The hub's model, when one is configured: whether it answers its pings. */
+  model?: { readonly up: boolean };
   /** What the live pages are pushed: the fleet, and the hub's task list. */
   live: { fleet: Feed<FleetFrame>; tasks: TaskFeeds };
 }
@@ -181,6 +184,9 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
         return req.method === 'POST' ? hubCapability(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/ask':
         return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      // What the console needs to offer a negotiation with models; nothing that locates or unlocks the model.
+      case '/api/model':
+        return req.method === 'GET' ? json({ configured: deps.model !== undefined, answering: deps.model?.up ?? false }) : refuse('METHOD_NOT_ALLOWED', 'GET only');
       // The mesh as tools for a model: the OpenAI-style function definitions (lib/model/mesh-tools.ts).
       case '/api/mesh/tools':
         return req.method === 'GET' ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) }) : refuse('METHOD_NOT_ALLOWED', 'GET only');

@@ -7,7 +7,7 @@
 import type { Log } from '../../lib/log.ts';
 import { chat, type ModelEndpoint } from '../../lib/model/chat.ts';
 import type { ModelHealth } from '../../lib/model/health.ts';
-import { keywordPlanner, type CatalogTool, type Plan, type PlannedCall, type Planner } from './ask.ts';
+import { keywordPlanner, type CatalogTool, type Plan, type PlannedCall, type Planner } from './ask-planner.ts';
 
 export interface ModelConfig extends ModelEndpoint {
   timeoutMs?: number;

@@ -4,7 +4,7 @@
  * prints it.
  */
 
-import type { Negotiation } from './negotiation.ts';
+import type { Negotiation } from './negotiation-record.ts';
 import { isObject, isString } from './fleet-answers.ts';
 
 const by = (answer: unknown) => (isObject(answer) && isString(answer.decidedBy) ? ` [${answer.decidedBy}${isString(answer.modelNote) ? `: ${answer.modelNote}` : ''}]` : '');

@@ -38,8 +38,8 @@ const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 export interface FleetOptions {
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
-  /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, … */
-  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp'>;
+  /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, its model, … */
+  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp' | 'model'>;
 }
 
 export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}): Promise<RunningFleet> {

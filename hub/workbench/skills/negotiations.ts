@@ -5,7 +5,8 @@
 
 import { capability } from '../../../lib/catalog/capability.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
-import { listNegotiations, startNegotiation } from '../negotiation.ts';
+import { listNegotiations } from '../negotiation-record.ts';
+import { startNegotiation } from '../negotiation.ts';
 import { resultOf } from './answer.ts';
 
 /** `dir` is the negotiations folder (`negotiationsDir(DATA_DIR)`). */
