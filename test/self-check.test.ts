@@ -13,6 +13,8 @@ import { loadNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { FIXTURES, startNode, tempDir } from './support/node.ts';
 
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
+
 const ROOT = resolve(import.meta.dir, '..');
 const dirs: string[] = [];
 afterAll(() => {
@@ -80,8 +82,6 @@ test('a real node process prints one line per check and stays up, not ready, whe
 import { capability } from '${ROOT}/lib/catalog/capability.ts';
 import { defineNode } from '${ROOT}/lib/node/define-node.ts';
 import { readFileSync } from 'node:fs';
-
-setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 export default defineNode(() => ({
   name: 'brokendata',
