@@ -156,7 +156,7 @@ const table = [
 ].join('\n');
 console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
-reportSection('A2A node', `Command: \`bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+reportSection('A2A node', `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
 Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
