@@ -1,15 +1,17 @@
 /**
  * SendMessage throughput and p99 latency at 32 connections, in one run: our node (each task
  * persisted as a JSON file), a bare Elysia JSON echo (the framework's ceiling), and the official
- * @a2a-js/sdk server (Express, in-memory store, an equivalent agent) on Bun and on Node. Also the
- * resident memory of an idle node. Prints a table and the "A2A node" section; `--write` records it in
- * docs/benchmarks.md.
+ * @a2a-js/sdk server (Express, in-memory store, an equivalent agent) on Bun and on Node. Each
+ * server's CPU time per request (user + system, all its threads, from /proc) is measured beside
+ * its rate: less sensitive to other load on the machine than requests/s. Also the resident memory
+ * of an idle node. Prints a table and the "A2A node" section; `--write` records it in
+ * docs/benchmarks.md. Task files go to the temporary directory (TMPDIR).
  *
  * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--write]
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../lib/catalog/catalog.ts';
@@ -64,26 +66,37 @@ async function load(port: number, secs: number): Promise<{ rps: number; p50: num
 }
 
 function rssMb(pid: number): number {
-  const status = require('node:fs').readFileSync(`/proc/${pid}/status`, 'utf8') as string;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 }
 
-const results = new Map<string, { rps: number[]; p99: number[]; errors: number }>();
+/** CPU time a process has used so far (user + system, all threads), in µs; clock ticks are 10 ms on Linux. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+const load0 = loadavg()[0]!;
+const results = new Map<string, { rps: number[]; p99: number[]; cpu: number[]; errors: number }>();
 for (let round = 0; round < rounds; round++) {
   for (const t of targets) {
     const { proc, port } = await startServer(t.cmd);
     await load(port, 2); // warm-up
+    const cpu0 = cpuMicros(proc.pid);
     const r = await load(port, seconds);
+    const cpu = (cpuMicros(proc.pid) - cpu0) / Math.max(1, r.requests);
     proc.kill();
     await proc.exited;
-    const acc = results.get(t.name) ?? { rps: [], p99: [], errors: 0 };
+    const acc = results.get(t.name) ?? { rps: [], p99: [], cpu: [], errors: 0 };
     acc.rps.push(r.rps);
     acc.p99.push(r.p99);
+    acc.cpu.push(cpu);
     acc.errors += r.errors;
     results.set(t.name, acc);
-    console.log(`round ${round + 1} ${t.name}: ${r.rps} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}`);
+    console.log(`round ${round + 1} ${t.name}: ${r.rps} req/s, ${cpu.toFixed(1)} µs CPU/req, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}`);
   }
 }
+const load1 = loadavg()[0]!;
 
 // Memory of an idle scanner node, as `bun run node` starts it.
 const idle = await startServer(['bun', 'node/main.ts', '--name', 'scanner', '--port', '0'], {});
@@ -127,17 +140,25 @@ await progress.stop();
 console.log(`\nstreaming arrivals: ${arrivals.join(', ')}`);
 
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
+// CPU per request: the least of the rounds, since other load on the machine can only add to it.
+const leastCpu = (name: string) => Math.min(...results.get(name)!.cpu);
 const sdkBun = mean(results.get(targets[2]!.name)!.rps);
+const sdkBunCpu = leastCpu(targets[2]!.name);
 const rows = targets.map((t) => {
   const r = results.get(t.name)!;
-  return `| ${t.name} | ${mean(r.rps)} | ${(mean(r.rps) / sdkBun).toFixed(2)}x | ${Math.max(...r.p99).toFixed(2)} | ${r.errors} |`;
+  const cpu = leastCpu(t.name);
+  return `| ${t.name} | ${mean(r.rps)} | ${(mean(r.rps) / sdkBun).toFixed(2)}x | ${cpu.toFixed(1)} | ${(sdkBunCpu / cpu).toFixed(2)}x | ${Math.max(...r.p99).toFixed(2)} | ${r.errors} |`;
 });
-const table = ['| server | SendMessage req/s | vs SDK on Bun | p99 ms (worst round) | errors |', '|---|---|---|---|---|', ...rows].join('\n');
+const table = [
+  '| server | SendMessage req/s | vs SDK on Bun | server CPU µs/req | capacity vs SDK on Bun | p99 ms (worst round) | errors |',
+  '|---|---|---|---|---|---|---|',
+  ...rows,
+].join('\n');
 console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
-reportSection('A2A node', `Command: \`bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+reportSection('A2A node', `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
-Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename); the SDK server keeps tasks in memory.
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
 ${table}
 

@@ -12,7 +12,8 @@ import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { silentLog } from '../lib/log.ts';
 import { createNode, type NodeDefinition } from '../lib/node/create-node.ts';
-import { errorCodeOf } from '../lib/metrics/http.ts';
+import { codedJsonResponse } from '../lib/metrics/answer-code.ts';
+import { createRequestObserver, errorCodeOf, routeTemplater } from '../lib/metrics/http.ts';
 import { createMetricsRegistry, PROMETHEUS_CONTENT_TYPE } from '../lib/metrics/registry.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { startNode, tempDir, TEST_AUTH } from './support/node.ts';
@@ -202,6 +203,29 @@ describe('the registry', () => {
     expect(errorCodeOf({ jsonrpc: '2.0', error: { code: -32001, message: '', data: { reason: 'TASK_NOT_FOUND' } } })).toBe('TASK_NOT_FOUND');
     expect(errorCodeOf({ jsonrpc: '2.0', error: { code: -32700, message: '' } })).toBe('PARSE_ERROR');
     expect(errorCodeOf({ result: {} })).toBeUndefined();
+  });
+
+  test('an answer that carries its code counts as the same answer read back from its body', async () => {
+    const bodies = [
+      { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'Task not found', data: [{ '@type': 'x', reason: 'TASK_NOT_FOUND' }] } },
+      { jsonrpc: '2.0', id: 2, result: { task: { id: 't' } } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32700, message: 'Parse error' } },
+      [{ jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'Method not found' } }],
+    ];
+    const counts = async (build: (doc: unknown) => Response) => {
+      const registry = createMetricsRegistry();
+      const fetch = createRequestObserver(registry, routeTemplater(['/a2a'])).wrap((req: Request) => req.json().then(build));
+      for (const doc of bodies) {
+        const res = await fetch(new Request('http://127.0.0.1/a2a', { method: 'POST', body: JSON.stringify(doc) }));
+        expect(await res.json()).toEqual(doc); // the answer itself reaches the caller unchanged
+      }
+      const families = parsePrometheus(registry.render());
+      return [...(families.get('lume_http_errors_total')?.samples ?? [])].map((s) => `${s.labels.code}=${s.value}`).sort();
+    };
+    const told = await counts((doc) => codedJsonResponse(doc));
+    const readBack = await counts((doc) => new Response(JSON.stringify(doc), { headers: { 'content-type': 'application/json' } }));
+    expect(told).toEqual(['PARSE_ERROR=1', 'TASK_NOT_FOUND=1']);
+    expect(told).toEqual(readBack);
   });
 });
 

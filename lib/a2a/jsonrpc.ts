@@ -6,6 +6,7 @@
 import { a2aError, toJsonRpcError, type A2AError } from './errors.ts';
 import { MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../body.ts';
 import type { ProtocolVersion } from './types.ts';
+import { codedJsonResponse } from '../metrics/answer-code.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -92,6 +93,7 @@ export function rpcError(id: JsonRpcId, err: A2AError, version: ProtocolVersion)
   return { jsonrpc: '2.0', id, error: toJsonRpcError(err, version) };
 }
 
+/** A JSON answer; its error code, if any, is handed to the request metrics with it (lib/metrics/answer-code.ts). */
 export function jsonResponse(body: unknown, status = 200): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+  return codedJsonResponse(body, status);
 }

@@ -3,13 +3,19 @@
  * a fetch handler that runs the request's work inside its W3C trace context (its `traceparent`,
  * when well formed) and counts it by route template, method and status, its latency, and the
  * error code of a coded failure answer. Route labels are templates (`/tasks/{id}`), never raw paths.
+ *
+ * The wrapper runs on every request, so its common case is kept cheap: the error code of an
+ * answer built by `codedJsonResponse` (both A2A bindings) is taken from what its builder recorded;
+ * only answers built elsewhere are read back for it.
  */
 
-import { A2A_ERRORS } from '../errors/a2a.ts';
 import { isKnownCode } from '../errors/registry.ts';
 import { readBodyBytes } from '../body.ts';
 import { contextFromHeaders, withTrace } from '../telemetry/trace-context.ts';
+import { answerCodeOf, errorCodeOf } from './answer-code.ts';
 import { OTHER, type Labels, type MetricsRegistry } from './registry.ts';
+
+export { errorCodeOf };
 
 /** Maps a path to its route template, or "other". */
 export type RouteTemplater = (path: string) => string;
@@ -50,20 +56,6 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 /** Error answers larger than this are not read for their code (they are counted as "other"). */
 const MAX_ERROR_BODY = 64 * 1024;
-
-const RPC_REASONS = new Map<number, string>(Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason]));
-
-/** The code of a coded failure body: `error.code` text, an A2A reason in the details, or a JSON-RPC code's name. */
-export function errorCodeOf(doc: unknown): string | undefined {
-  const error = (doc as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
-  if (!error || typeof error !== 'object') return undefined;
-  if (typeof error.code === 'string') return error.code;
-  for (const d of [error.data, error.details].flatMap((x) => (Array.isArray(x) ? x : x ? [x] : []))) {
-    const reason = (d as { reason?: unknown } | null)?.reason;
-    if (typeof reason === 'string') return reason;
-  }
-  return typeof error.code === 'number' ? RPC_REASONS.get(error.code) ?? OTHER : undefined;
-}
 
 /** The same answer, its body counted in `open` from now until the consumer reads its end or goes away. */
 function counted(res: Response, open: { inc(l: Labels): void; dec(l: Labels): void }, labels: Labels): Response {
@@ -113,17 +105,21 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
   });
 
   /**
-   * Reads a copy of a JSON answer for its error code (failure statuses, and JSON-RPC answers, whose
-   * errors come with 200). JSON answers are whole in memory already, so this costs one bounded read.
+   * Reads a copy of a JSON answer built elsewhere for its error code. JSON answers are whole in
+   * memory already, so this costs one bounded read.
    */
-  async function countError(route: string, copy: Response): Promise<void> {
-    let code: string | undefined;
+  async function readErrorCode(copy: Response): Promise<string | undefined> {
     try {
       const bytes = await readBodyBytes(copy, MAX_ERROR_BODY);
       const text = bytes ? new TextDecoder().decode(bytes) : '';
-      if (text.includes('"error"')) code = errorCodeOf(JSON.parse(text));
-    } catch { /* not JSON: counted without a code below */ }
-    if (code !== undefined || copy.status >= 400) errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
+      if (text.includes('"error"')) return errorCodeOf(JSON.parse(text));
+    } catch { /* not JSON: counted without a code */ }
+    return undefined;
+  }
+
+  /** Counts an answer's error code; an answer without one counts (as other) only with a failure status. */
+  function countError(route: string, status: number, code: string | undefined): void {
+    if (code !== undefined || status >= 400) errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
   }
 
   return {
@@ -143,8 +139,13 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
         requests.inc({ route, method: req.method, status: res.status });
         // A failure status, or a JSON-RPC answer (its errors come with 200): look for the code.
         const type = res.headers.get('content-type') ?? '';
-        if (res.body && type.includes('json') && (res.status >= 400 || route === '/a2a')) await countError(route, res.clone());
-        if (res.body && type.startsWith('text/event-stream')) return counted(res, streams, { route });
+        if (res.status >= 400 || route === '/a2a') {
+          const told = answerCodeOf(res);
+          if (told !== undefined) countError(route, res.status, told ?? undefined);
+          else if (type.includes('json') && res.body) countError(route, res.status, await readErrorCode(res.clone()));
+        }
+        // `res.body` is read only when needed: reading it turns a whole answer into a stream.
+        if (type.startsWith('text/event-stream') && res.body) return counted(res, streams, { route });
         return res;
       };
     },

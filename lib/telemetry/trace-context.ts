@@ -107,5 +107,7 @@ export function currentTrace(): TraceContext | undefined {
 
 /** Runs `fn` (and everything it starts) inside `ctx`. */
 export function withTrace<T>(ctx: TraceContext | undefined, fn: () => T): T {
+  // Already inside `ctx` (a request without a traceparent, served outside any trace): nothing to switch.
+  if (ctx === current.getStore()) return fn();
   return current.run(ctx, fn);
 }
