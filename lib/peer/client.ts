@@ -34,6 +34,8 @@ interface PeerCallOptions {
    * delegation); sent in the signed body, read by the receiver's per-principal limits.
    */
   onBehalfOf?: string;
+  /** Told the size of the answer read, in bytes (the trace records it; lib/fleet/traced-call.ts). */
+  meter?: { answerBytes?: number };
 }
 
 export interface PeerClient {
@@ -59,10 +61,12 @@ const fail = (code: PeerErrorCode | (string & {}), kind: CallFailureKind, messag
   error: { code, message: message ?? messageOf(code), kind, ...extra },
 });
 
+const utf8 = new TextDecoder();
+
 function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   let doc: unknown;
   try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
+    doc = JSON.parse(utf8.decode(bytes));
   } catch {
     return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
   }
@@ -107,6 +111,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       result = answer
         ? parseAnswer(answer, res.status)
         : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, { status: res.status });
+      if (answer && opts.meter) opts.meter.answerBytes = answer.byteLength;
     } catch (e) {
       const name = (e as Error)?.name;
       result =
