@@ -18,7 +18,7 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
-import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
+import { addTraceHeaders, currentTrace } from '../telemetry/trace-context.ts';
 
 /**
  * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
@@ -99,8 +99,11 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const started = performance.now();
     let headers: Record<string, string>;
     try {
+      // The signer's headers are a new object: the rest is added to it rather than copied around it.
+      headers = await deps.signer.sign({ to: target, route: path, scope }, bytes);
       // The trace context is not signed: it names spans, it grants nothing.
-      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), ...traceHeaders(currentTrace()), 'content-type': 'application/json' };
+      addTraceHeaders(headers, currentTrace());
+      headers['content-type'] = 'application/json';
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
     }
