@@ -28,6 +28,15 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-fleetbench-'));
+/** The machine's load average when the run starts (other work on it weighs on every figure). */
+const load = (() => {
+  try {
+    return `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ')} (1, 5, 15 min) on ${navigator.hardwareConcurrency} cores`;
+  } catch {
+    return 'not known';
+  }
+})();
+
 
 // 1. A scanner node in its own process, and the hub's invokers here. `a2a` is the hub (an Ed25519
 // ring member: pairwise by default, ed25519 when asked); `a2a-hmac` and `a2a-shared` are callers
@@ -222,11 +231,11 @@ console.log(`\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (wo
 
 reportSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
 
-The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} alternating rounds (means). The caller and the benchmark share this process; the node runs in its own.
+The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode on disk) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} rounds; every round runs every path once, odd rounds in reverse order. Each traced run writes to a fresh trace file of its own, so no path pays for rows another left. "of direct" is the mean of the per-round ratios, each path against the direct run of its own round (the range across rounds in brackets). The caller and the benchmark share this process; the node runs in its own. Machine load at the start: ${load}.
 
 ${table}
 
-"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row, to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`);
 rmSync(tmp, { recursive: true, force: true });
