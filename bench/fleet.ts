@@ -19,7 +19,7 @@ import { createNode } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { PeerMode, PeerSigner } from '../lib/peer/signature.ts';
-import { createTraceStore } from '../lib/fleet/trace.ts';
+import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
 import { reportSection } from './report.ts';
 
@@ -28,6 +28,15 @@ const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-fleetbench-'));
+/** The machine's load average when the run starts (other work on it weighs on every figure). */
+const load = (() => {
+  try {
+    return `load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ')} (1, 5, 15 min) on ${navigator.hardwareConcurrency} cores`;
+  } catch {
+    return 'not known';
+  }
+})();
+
 
 // 1. A scanner node in its own process, and the hub's invokers here. `a2a` is the hub (an Ed25519
 // ring member: pairwise by default, ed25519 when asked); `a2a-hmac` and `a2a-shared` are callers
@@ -58,38 +67,55 @@ while (!port) {
 }
 const url = `http://127.0.0.1:${port}`;
 const fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url }] });
-const trace = createTraceStore(new Database(join(tmp, 'trace.sqlite'), { create: true, strict: true }));
 
-/** The caller's own signer, optionally held to one mode; records the modes it actually signed with. */
-function watched(signer: PeerSigner, used: Set<string>, mode?: PeerMode): PeerSigner {
+/**
+ * A fresh trace store (its own SQLite file on disk, as the hub's is) for each run of a traced
+ * path, so no path pays for rows another one left and every run starts alike.
+ */
+let traceFiles = 0;
+function freshTrace(): { trace: TraceStore; close(): void } {
+  const file = join(tmp, `trace-${++traceFiles}.sqlite`);
+  const db = new Database(file, { create: true, strict: true });
+  const trace = createTraceStore(db);
   return {
-    node: signer.node,
-    modes: signer.modes,
-    async sign(target, body, opts = {}) {
-      const headers = await signer.sign(target, body, mode ? { ...opts, mode } : opts);
-      used.add(headers['x-peer-mode']!);
-      return headers;
+    trace,
+    close() {
+      trace.flush();
+      db.close();
+      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
     },
   };
 }
+
+/** Holds a signer to one mode (only the `ed25519` row needs it: by default a ring member signs pairwise). */
+function heldTo(signer: PeerSigner, mode: PeerMode): PeerSigner {
+  return { node: signer.node, modes: signer.modes, sign: (target, body, opts = {}) => signer.sign(target, body, { ...opts, mode }) };
+}
 type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
 // `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
-const PATHS: { path: Path; caller: string; mode?: PeerMode; label: string }[] = [
-  { path: 'pairwise', caller: 'a2a', label: 'fleet.invoke, pairwise (the default between ring members), traced' }, // no mode named
-  { path: 'ed25519', caller: 'a2a', mode: 'ed25519', label: 'fleet.invoke, ed25519, traced' },
-  { path: 'derived', caller: 'a2a-hmac', label: 'fleet.invoke, derived, traced' },
-  { path: 'shared', caller: 'a2a-shared', label: 'fleet.invoke, shared, traced' },
-  { path: 'untraced', caller: 'a2a', label: 'peerFetch, pairwise, no trace' },
+const PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
+  { path: 'pairwise', caller: 'a2a', mode: 'pairwise', label: 'fleet.invoke, pairwise (the default between ring members), traced' },
+  { path: 'ed25519', caller: 'a2a', mode: 'ed25519', held: true, label: 'fleet.invoke, ed25519, traced' },
+  { path: 'derived', caller: 'a2a-hmac', mode: 'derived', label: 'fleet.invoke, derived, traced' },
+  { path: 'shared', caller: 'a2a-shared', mode: 'shared', label: 'fleet.invoke, shared, traced' },
+  { path: 'untraced', caller: 'a2a', mode: 'pairwise', label: 'peerFetch, pairwise, no trace' },
 ];
-const used = Object.fromEntries(PATHS.map((p) => [p.path, new Set<string>()])) as Record<Path, Set<string>>;
-const calls: Record<Path, () => Promise<boolean>> = {} as never;
+/** Per path: starts one run (a fresh trace store when traced) and gives its call and its clean-up. */
+const starts: Record<Path, () => { call: () => Promise<boolean>; close(): void }> = {} as never;
 for (const p of PATHS) {
-  const signer = watched((await loadPeerIdentity(tmp, p.caller)).signer, used[p.path], p.mode);
+  const own = (await loadPeerIdentity(tmp, p.caller)).signer;
+  const signer = p.held ? heldTo(own, p.mode) : own;
+  // Each path signs in the mode it is named for: checked once here, not on every call.
+  const probe = await signer.sign({ to: 'scanner', route: '/peer/invoke', scope: 'scanner.status' }, new Uint8Array(0));
+  if (probe['x-peer-mode'] !== p.mode) throw new Error(`${p.path} calls would be signed as ${probe['x-peer-mode']}`);
   const client = createPeerClient({ signer, fleet });
-  const invoker = createFleetInvoker({ self: p.caller, client, trace });
-  calls[p.path] = p.path === 'untraced'
-    ? async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok
-    : async () => (await invoker.invoke('scanner', 'scanner.status')).ok;
+  starts[p.path] = p.path === 'untraced'
+    ? () => ({ call: async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok, close() {} })
+    : () => {
+        const store = freshTrace();
+        const invoker = createFleetInvoker({ self: p.caller, client, trace: store.trace });
+        return { call: async () => (await invoker.invoke('scanner', 'scanner.status')).ok, close: store.close };
+      };
 }
 
 const cpuOf = (u: { user: number; system: number }) => u.user + u.system;
@@ -120,33 +146,50 @@ const direct = async () => {
   const res = await fetch(`${url}/plain/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-peer-scope': 'scanner.status' }, body });
   return (await res.json() as { ok: boolean }).ok;
 };
+type Key = 'direct' | Path;
+const KEYS: Key[] = ['direct', ...PATHS.map((p) => p.path)];
+const start = (k: Key) => (k === 'direct' ? { call: direct, close() {} } : starts[k]());
+async function measure(k: Key) {
+  const s = start(k);
+  try {
+    return await run(s.call);
+  } finally {
+    s.close();
+  }
+}
 
-await run(direct); // warm-up every path
-for (const p of PATHS) await run(calls[p.path]);
-const runs: Record<'direct' | Path, Awaited<ReturnType<typeof run>>[]> = { direct: [], pairwise: [], ed25519: [], derived: [], shared: [], untraced: [] };
+for (const k of KEYS) await measure(k); // warm-up every path
+const runs = Object.fromEntries(KEYS.map((k) => [k, []])) as unknown as Record<Key, Awaited<ReturnType<typeof run>>[]>;
+// Each path against the direct run of its own round, so load that comes and goes on the machine
+// weighs on both sides of a ratio alike.
+const ratios = Object.fromEntries(PATHS.map((p) => [p.path, []])) as unknown as Record<Path, number[]>;
 for (let r = 0; r < rounds; r++) {
-  runs.direct.push(await run(direct));
-  for (const p of PATHS) runs[p.path].push(await run(calls[p.path]));
-  const show = (k: 'direct' | Path) => {
+  // Alternate the order: odd rounds run the paths backwards, so no path always follows another.
+  for (const k of r % 2 ? [...KEYS].reverse() : KEYS) runs[k].push(await measure(k));
+  for (const p of PATHS) ratios[p.path].push(runs[p.path].at(-1)!.rps / runs.direct.at(-1)!.rps);
+  const show = (k: Key) => {
     const x = runs[k].at(-1)!;
-    return `${k} ${x.rps}/s (CPU µs/call: caller ${x.callerCpu.toFixed(0)}, node ${x.nodeCpu.toFixed(0)})`;
+    const ratio = k === 'direct' ? '' : ` = ${Math.round(ratios[k].at(-1)! * 100)}%`;
+    return `${k} ${x.rps}/s${ratio} (CPU µs/call: caller ${x.callerCpu.toFixed(0)}, node ${x.nodeCpu.toFixed(0)})`;
   };
-  console.log(`round ${r + 1}: ` + (['direct', ...PATHS.map((p) => p.path)] as const).map(show).join(' · '));
+  console.log(`round ${r + 1}: ` + KEYS.map(show).join(' · '));
 }
 proc.kill();
-for (const p of PATHS) if ([...used[p.path]].join() !== (p.mode ?? (p.caller === 'a2a' ? 'pairwise' : p.path))) throw new Error(`${p.path} calls were signed as ${[...used[p.path]].join(', ')}`);
-const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
-const rps = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, mean(v.map((r) => r.rps))])) as Record<'direct' | Path, number>;
-const p99 = (k: 'direct' | Path) => Math.max(...runs[k].map((r) => r.p99));
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const rps = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(mean(v.map((r) => r.rps)))])) as Record<Key, number>;
+const p99 = (k: Key) => Math.max(...runs[k].map((r) => r.p99));
 // CPU per call: the least of the rounds, since other load on the machine can only add to it.
-const cpu = (k: 'direct' | Path) => {
+const cpu = (k: Key) => {
   const caller = Math.min(...runs[k].map((r) => r.callerCpu));
   const node = Math.min(...runs[k].map((r) => r.nodeCpu));
   return { caller, node, total: caller + node };
 };
 const capacity = (k: Path) => Math.round((cpu('direct').total / cpu(k).total) * 100);
-const share = (k: Path) => Math.round((rps[k] / rps.direct) * 100);
+/** The mean of the per-round ratios to the direct call, in percent, and their range. */
+const share = (k: Path) => Math.round(mean(ratios[k]) * 100);
+const spread = (k: Path) => `${Math.round(Math.min(...ratios[k]) * 100)}–${Math.round(Math.max(...ratios[k]) * 100)}%`;
 const TARGET: Partial<Record<Path, number>> = { pairwise: 70 };
+console.log('\nof the direct call, per mode: ' + PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · '));
 
 // 2. Aggregating 100 nodes.
 const many = [];
@@ -170,29 +213,29 @@ for (let i = 0; i < 5; i++) {
 for (const m of many) await m.stop();
 times.sort((a, b) => a - b);
 const aggMedian = Math.round(times[2]!);
-const cpuText = (k: 'direct' | Path) => {
+const cpuText = (k: Key) => {
   const c = cpu(k);
   return `${c.caller.toFixed(0)} + ${c.node.toFixed(0)} = ${c.total.toFixed(0)}`;
 };
 const table = [
-  '| path | calls/s | of direct | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (calls/s) |',
+  '| path | calls/s | of direct (rounds) | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (of direct) |',
   '|---|---|---|---|---|---|---|',
   `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
   ...PATHS.map(({ path, label }) => {
     const goal = TARGET[path];
     const verdict = goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
-    return `| ${label} | ${rps[path]} | ${share(path)}% | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
+    return `| ${label} | ${rps[path]} | ${share(path)}% (${spread(path)}) | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
   }),
 ].join('\n');
 console.log(`\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
 
 reportSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
 
-The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} alternating rounds (means). The caller and the benchmark share this process; the node runs in its own.
+The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode on disk) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} rounds; every round runs every path once, odd rounds in reverse order. Each traced run writes to a fresh trace file of its own, so no path pays for rows another left. "of direct" is the mean of the per-round ratios, each path against the direct run of its own round (the range across rounds in brackets). The caller and the benchmark share this process; the node runs in its own. Machine load at the start: ${load}.
 
 ${table}
 
-"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row, to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction).
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`);
 rmSync(tmp, { recursive: true, force: true });

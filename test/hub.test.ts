@@ -65,7 +65,8 @@ describe('fleet.invoke and the trace', () => {
       ['a2a', 'gauge', 'gauge.empty', 'empty', null],
     ]);
     const next = await (await fetch(`${f.hubUrl}/api/trace?to=gauge&limit=2&before=${page.nextBefore}`)).json();
-    expect(next.records.map((r: any) => [r.capability, r.outcome, r.bytes])).toEqual([['gauge.read', 'ok', JSON.stringify({ value: 42 }).length]]);
+    // Bytes: the node's answer as it was read, envelope included.
+    expect(next.records.map((r: any) => [r.capability, r.outcome, r.bytes])).toEqual([['gauge.read', 'ok', JSON.stringify({ ok: true, result: { value: 42 } }).length]]);
     expect(next.nextBefore).toBeNull();
     const failures = await (await fetch(`${f.hubUrl}/api/trace?outcome=failed&capability=gauge.missing`)).json();
     expect(failures.records).toHaveLength(1);

@@ -144,6 +144,11 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
     }
     const invalidUtf8 = await signedPost(crm.signer, target, 'echo', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]));
     expect([invalidUtf8.status, invalidUtf8.body]).toEqual([400, refusal('PEER_BAD_REQUEST')]);
+    // One decoder serves every request: a body cut inside a character leaves nothing for the next one.
+    const cut = await signedPost(crm.signer, target, 'echo', new Uint8Array([...new TextEncoder().encode('{"capability":"echo","args":{"w":"'), 0xe2, 0x82]));
+    expect([cut.status, cut.body]).toEqual([400, refusal('PEER_BAD_REQUEST')]);
+    const euro = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { w: '€' }));
+    expect([euro.status, euro.body]).toEqual([200, { ok: true, result: { node: 'hub', args: { w: '€' } } }]);
 
     const huge = 'x'.repeat(65 * 1024);
     const big = await signedPost(crm.signer, target, 'echo', huge);

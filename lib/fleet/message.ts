@@ -10,6 +10,7 @@ import { FLEET_MESSAGE_ERRORS, type FleetMessageErrorCode } from '../errors/flee
 import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Err, Ok } from '../errors/result.ts';
 import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
+import type { CallMeter } from './traced-call.ts';
 
 export interface FleetMessageOptions {
   /** The conversation this message belongs to (the same for every turn of one exchange). */
@@ -99,7 +100,7 @@ interface A2AMessengerDeps {
 export function createA2AMessenger(deps: A2AMessengerDeps) {
   const doFetch = deps.fetch ?? fetch;
   const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
-  return async (target: string, skill: string, args: Record<string, unknown>, contextId: string | undefined, timeout: number): Promise<FleetMessageResult> => {
+  return async (target: string, skill: string, args: Record<string, unknown>, contextId: string | undefined, timeout: number, meter?: CallMeter): Promise<FleetMessageResult> => {
     // Fleet nodes only: the hub does not message itself, and no caller supplies an address.
     const member = deps.fleet && typeof target === 'string' ? deps.fleet.nodes.find((n) => n.name === target) : undefined;
     if (!member) return mfail('A2A_NO_ROUTE', 'bad-call');
@@ -135,6 +136,7 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
       });
       const bytes = await readBodyBytes(res, maxAnswer);
       if (!bytes) return mfail('A2A_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`);
+      if (meter) meter.answerBytes = bytes.byteLength;
       let doc: unknown;
       try {
         doc = JSON.parse(new TextDecoder().decode(bytes));

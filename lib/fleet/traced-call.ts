@@ -1,7 +1,7 @@
 /**
  * @module traced-call — runs one cross-node call inside a new span of the current W3C trace and
- * writes its trace record (time, from, to, capability, duration, outcome, error code, bytes, and
- * the trace, span and parent span ids), whatever the outcome. fleet.invoke, fleet.message and the
+ * writes its trace record (time, from, to, capability, duration, outcome, error code, answer
+ * bytes, and the trace, span and parent span ids), whatever the outcome. fleet.invoke, fleet.message and the
  * signed routes of a recording process (the hub) all go through here.
  */
 
@@ -23,6 +23,14 @@ export interface CallRecordInput {
   spanId: string;
   /** The span this call was made under, or null for the first call of a trace. */
   parentSpanId: string | null;
+}
+
+/**
+ * Filled in by a call that read its answer off the wire: the record then takes the answer's size
+ * from it instead of serialising the result once more only to count its bytes.
+ */
+export interface CallMeter {
+  answerBytes?: number;
 }
 
 /** Where trace records go (lib/fleet/trace.ts). */
@@ -57,16 +65,17 @@ type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: s
 export async function tracedCall<R extends CallOutcome>(
   sink: CallSink,
   names: { from: string; to: string; capability: string },
-  call: () => Promise<R>,
+  call: (meter: CallMeter) => Promise<R>,
   now: () => number = Date.now,
 ): Promise<R & { traceId: number }> {
   const parent = currentTrace();
   const span = childContext(parent);
   const started = now();
   const t0 = performance.now();
-  const r = await withTrace(span, call);
+  const meter: CallMeter = {};
+  const r = await withTrace(span, () => call(meter));
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
-  const bytes = r.ok && r.result !== undefined ? Buffer.byteLength(JSON.stringify(r.result)) : 0;
+  const bytes = !r.ok ? 0 : meter.answerBytes ?? (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result)));
   const rec = sink.record({
     ts: new Date(started).toISOString(),
     ...names,

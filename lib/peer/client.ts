@@ -18,7 +18,7 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
-import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
+import { addTraceHeaders, currentTrace } from '../telemetry/trace-context.ts';
 
 /**
  * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
@@ -34,6 +34,8 @@ interface PeerCallOptions {
    * delegation); sent in the signed body, read by the receiver's per-principal limits.
    */
   onBehalfOf?: string;
+  /** Told the size of the answer read, in bytes (the trace records it; lib/fleet/traced-call.ts). */
+  meter?: { answerBytes?: number };
 }
 
 export interface PeerClient {
@@ -62,10 +64,12 @@ const fail = (code: PeerErrorCode | (string & {}), kind: CallFailureKind, messag
   error: { code, message: message ?? messageOf(code), kind, ...extra },
 });
 
+const utf8 = new TextDecoder();
+
 function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   let doc: unknown;
   try {
-    doc = JSON.parse(new TextDecoder().decode(bytes));
+    doc = JSON.parse(utf8.decode(bytes));
   } catch {
     return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
   }
@@ -98,8 +102,11 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const started = performance.now();
     let headers: Record<string, string>;
     try {
+      // The signer's headers are a new object: the rest is added to it rather than copied around it.
+      headers = await deps.signer.sign({ to: target, route: path, scope }, bytes);
       // The trace context is not signed: it names spans, it grants nothing.
-      headers = { ...(await deps.signer.sign({ to: target, route: path, scope }, bytes)), ...traceHeaders(currentTrace()), 'content-type': 'application/json' };
+      addTraceHeaders(headers, currentTrace());
+      headers['content-type'] = 'application/json';
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
     }
@@ -110,6 +117,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       result = answer
         ? parseAnswer(answer, res.status)
         : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, { status: res.status });
+      if (answer && opts.meter) opts.meter.answerBytes = answer.byteLength;
     } catch (e) {
       const name = (e as Error)?.name;
       result =

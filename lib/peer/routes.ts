@@ -60,6 +60,9 @@ export function peerError(code: PeerErrorCode | (string & {}), message?: string,
   });
 }
 
+/** Refuses bytes that are not UTF-8; one decoder serves every request (a whole-body decode keeps no state). */
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
 type Admitted = { caller: string; scope: string; body: Record<string, unknown> };
 
 /** Shared front half of both routes: method, size, signature, JSON object body. */
@@ -82,7 +85,7 @@ async function admit(request: Request, route: string, deps: PeerRouteDeps, log: 
   }
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    text = strictUtf8.decode(bytes);
   } catch {
     return peerError('PEER_BAD_REQUEST', 'body is not UTF-8');
   }

@@ -21,7 +21,7 @@ import * as ed from '@noble/ed25519';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
-import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
 import { createNonceCache } from './nonces.ts';
@@ -119,6 +119,11 @@ export function signedString(f: SignedFields, body: Uint8Array, hashes: HashBack
 
 export function toB64url(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64url');
+}
+
+/** 128 random bits in base64url (22 characters), written straight into a Buffer and read back. */
+function newNonce(): string {
+  return crypto.getRandomValues(Buffer.allocUnsafe(16)).toString('base64url');
 }
 
 /** Strict base64url: right alphabet, right length, canonical encoding; otherwise undefined. */
@@ -267,8 +272,9 @@ export interface PeerSigner {
   /** Modes this signer holds material for, strongest first (`pairwise` needs the receiver in the ring too). */
   readonly modes: readonly PeerMode[];
   /**
-   * Signs one request: returns the eight X-Peer-* headers. Without `opts.mode` it signs `pairwise`
-   * when the receiver has an Ed25519 key in the ring, otherwise in the signer's own mode.
+   * Signs one request: returns the eight X-Peer-* headers, in a new object the caller may add to.
+   * Without `opts.mode` it signs `pairwise` when the receiver has an Ed25519 key in the ring,
+   * otherwise in the signer's own mode.
    * @throws Error when a field is malformed or the mode has no key (caller bugs).
    */
   sign(target: SignTarget, body: Uint8Array, opts?: SignOptions): Promise<Record<string, string>>;
@@ -330,7 +336,7 @@ export function createSigner(o: SignerOptions): PeerSigner {
       const pair = opts.mode === undefined || opts.mode === 'pairwise' ? pairMac(to) : null;
       const mode = opts.mode ?? (pair ? 'pairwise' : preferred);
       if (!mode || !modes.includes(mode) || (mode === 'pairwise' && !pair)) throw new Error(`peer: no key for mode ${mode ?? '(none)'} towards ${to}`);
-      const nonce = opts.nonce ?? toB64url(randomBytes(16));
+      const nonce = opts.nonce ?? newNonce();
       if (!NONCE.test(nonce)) throw new Error('peer: invalid nonce');
       const fields = { node, ts: String(opts.ts ?? now()), nonce, scope, to, route };
       const text = signedString(fields, body, hashes);

@@ -74,15 +74,16 @@ export function contextFromHeaders(headers: Headers): TraceContext | undefined {
   return state === undefined ? parent : { ...parent, state };
 }
 
-function randomHex(bytes: number): string {
-  const buf = crypto.getRandomValues(new Uint8Array(bytes));
-  // An all-zero id is invalid; the chance is nil, but the rule is cheap to keep.
-  if (buf.every((b) => b === 0)) buf[bytes - 1] = 1;
-  return Buffer.from(buf).toString('hex');
+/** `bytes` random bytes in hex, never all zeros (an all-zero id is invalid: `zero` is that id). */
+function randomHex(bytes: number, zero: string): string {
+  // Random bytes written straight into a Buffer, read back as hex: one call made per id, no copy.
+  const hex = crypto.getRandomValues(Buffer.allocUnsafe(bytes)).toString('hex');
+  // The chance is nil, but the rule is cheap to keep.
+  return hex === zero ? `${zero.slice(1)}1` : hex;
 }
 
-export const newTraceId = (): string => randomHex(16);
-export const newSpanId = (): string => randomHex(8);
+export const newTraceId = (): string => randomHex(16, ZERO_TRACE);
+export const newSpanId = (): string => randomHex(8, ZERO_SPAN);
 
 /** A new span under `parent` (same trace, its flags and state), or the root span of a new trace. */
 export function childContext(parent?: TraceContext): TraceContext {
@@ -92,8 +93,13 @@ export function childContext(parent?: TraceContext): TraceContext {
 
 /** The headers that carry `ctx` to the next process (none without a context). */
 export function traceHeaders(ctx: TraceContext | undefined): Record<string, string> {
-  if (!ctx) return {};
-  const headers: Record<string, string> = { traceparent: `00-${ctx.traceId}-${ctx.spanId}-${ctx.flags}` };
+  return addTraceHeaders({}, ctx);
+}
+
+/** Sets the headers that carry `ctx` on `headers` (nothing without a context); returns `headers`. */
+export function addTraceHeaders(headers: Record<string, string>, ctx: TraceContext | undefined): Record<string, string> {
+  if (!ctx) return headers;
+  headers.traceparent = `00-${ctx.traceId}-${ctx.spanId}-${ctx.flags}`;
   if (ctx.state) headers.tracestate = ctx.state;
   return headers;
 }
