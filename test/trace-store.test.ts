@@ -4,13 +4,15 @@
  * first and page by page, among other traces' records.
  */
 
-import { expect, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import { newSpanId, newTraceId } from '../lib/telemetry/trace-context.ts';
 import { tempDir } from './support/node.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 test('a trace file with the old trace-id index loses it on open and still lists one trace by its id', () => {
   const dir = tempDir('lume-a2a-trace-store-');
