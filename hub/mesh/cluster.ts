@@ -5,7 +5,7 @@
  * (SQLite); `hub/mesh/postgres-cluster.ts` is the shared one.
  */
 
-import type { DeliveryFrame, LeaveReason } from '../../lib/mesh/wire.ts';
+import type { DeliveryFrame, LeaveReason, MeshMessage } from '../../lib/mesh/wire.ts';
 
 /** A presence held by another hub. */
 export interface RemotePeer {
@@ -25,16 +25,19 @@ export interface NameHolder {
 }
 
 export type ClusterEvent =
-  /** Another hub committed messages of `project` up to `sequence`. */
-  | { type: 'committed'; project: string; sequence: number }
+  /**
+   * Another hub committed messages of `project` up to `sequence`; `messages`, when present, are
+   * those messages (consecutive, ending at `sequence`) with their JSON, so they need not be read back.
+   */
+  | { type: 'committed'; project: string; sequence: number; messages?: { message: MeshMessage; json: string }[] }
   | { type: 'joined'; peer: RemotePeer }
   | { type: 'left'; peer: RemotePeer; reason: LeaveReason }
   /** A presence moved to `hubId` (its client resumed there); its old hub cuts the old socket. */
   | { type: 'moved'; peer: RemotePeer }
   /** One of this hub's presences was removed by another hub (this hub's lease had expired). */
   | { type: 'swept'; presenceId: string }
-  /** A delivery outcome for a sender that may be on this hub. */
-  | { type: 'delivery'; senderPresenceId: string; frame: DeliveryFrame }
+  /** A delivery outcome for a sender that may be on this hub: the frame, already encoded. */
+  | { type: 'delivery'; senderPresenceId: string; frame: string }
   /** This hub's lease ran out (it was cut off from the database too long): its presences are gone from the cluster. */
   | { type: 'lease_lost' }
   /** The channel was re-established: events in between were not heard, so heads must be re-read. */

@@ -1,8 +1,9 @@
 /**
  * @module hub/mesh/stream — hands each project's committed messages to the hub's delivery in
  * sequence order, whichever hub committed them. This hub's own commits arrive as messages; other
- * hubs' commits arrive as "project P is committed up to S", and the missing rows are read from the
- * store. A project is followed only while this hub has presences in it.
+ * hubs' commits arrive as "project P is committed up to S", usually with those messages, and only
+ * the ones that did not come with it are read from the store. A project is followed only while this
+ * hub has presences in it.
  */
 
 import type { Log } from '../../lib/log.ts';
@@ -13,6 +14,8 @@ import type { MeshMessage } from '../../lib/mesh/wire.ts';
 export interface StreamEntry<Local = unknown> {
   message: MeshMessage;
   local?: Local;
+  /** The message's JSON when it is already encoded (its frames reuse it). */
+  json?: string;
 }
 
 export interface DeliveryStreamOptions<Local> {
@@ -26,6 +29,8 @@ export interface DeliveryStreamOptions<Local> {
   readChunk?: number;
   /** Wait before reading again after a failed read. */
   retryMs?: number;
+  /** Most messages held per project while waiting for an earlier gap to be read; past it, later ones are read too. */
+  maxHeld?: number;
 }
 
 interface Tracker<Local> {
@@ -33,7 +38,7 @@ interface Tracker<Local> {
   delivered: number;
   /** The highest sequence known to be committed. */
   known: number;
-  /** This hub's commits not yet handed on, by sequence. */
+  /** Committed messages at hand (this hub's, or carried by another hub's note) not yet handed on, by sequence. */
   local: Map<number, StreamEntry<Local>>;
   reading: boolean;
 }
@@ -42,6 +47,7 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
   const trackers = new Map<string, Tracker<Local>>();
   const chunk = o.readChunk ?? 2_000;
   const retryMs = o.retryMs ?? 500;
+  const maxHeld = o.maxHeld ?? 100_000;
 
   function pump(project: string): void {
     const t = trackers.get(project);
@@ -95,11 +101,16 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
       if (entry.message.sequence > t.known) t.known = entry.message.sequence;
       pump(entry.message.project);
     },
-    /** Another hub committed `project` up to `sequence`. */
-    committedElsewhere(project: string, sequence: number): void {
+    /** Another hub committed `project` up to `sequence`; `entries` are those messages when the news carried them. */
+    committedElsewhere(project: string, sequence: number, entries?: StreamEntry<Local>[]): void {
       const t = trackers.get(project);
-      if (!t || sequence <= t.known) return;
-      t.known = sequence;
+      if (!t) return;
+      for (const e of entries ?? []) {
+        if (t.local.size >= maxHeld) break;
+        if (e.message.sequence > t.delivered && !t.local.has(e.message.sequence)) t.local.set(e.message.sequence, e);
+      }
+      if (sequence <= t.known && !entries) return;
+      if (sequence > t.known) t.known = sequence;
       pump(project);
     },
     /** Every followed project, to re-read its head after notifications were missed. */

@@ -10,6 +10,8 @@ import type { SQL } from 'bun';
 import { fail, ok, type MeshError, type Result } from './errors.ts';
 import { missedRows, pageRows, type HistoryQuery } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
+import { sequencedJson, unsequencedJson } from './message-json.ts';
+import { commitNoteParts } from './postgres-notes.ts';
 import { MESH_CHANNEL, applyMeshSchema } from './postgres-schema.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
@@ -55,9 +57,14 @@ interface Pending {
   done: Done;
   /** Retries of the same id made while this one was pending. */
   waiters: Done[];
+  /** The message's JSON without its sequence, made once for its commit note and its frames. */
+  json?: string;
 }
 
 const UNIQUE_VIOLATION = '23505';
+/** Separators of the commit notes sent in one parameter: JSON escapes every control character, so neither occurs in a note. */
+const FIELD = '\x1f';
+const RECORD = '\x1e';
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock, serialization failure
 
 /** Thrown inside a group's transaction to roll it back: these messages reply to a sequence that does not exist yet. */
@@ -162,7 +169,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
             continue;
           }
           p.message = sequenced(p.checked, seq, p.createdAt);
-          settle(p, ok({ message: p.message, replayed: false }));
+          const json = p.json ? sequencedJson(p.json, p.message.project, seq) : undefined;
+          settle(p, ok({ message: p.message, replayed: false, ...(json ? { json } : {}) }));
         }
         problem = undefined;
         return;
@@ -207,7 +215,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
   /**
    * One transaction: per project (in name order, so two hubs lock counters in the same order) the
    * counter row is advanced by the group's size and the messages are inserted with the sequences
-   * it gave; then each project's new head is announced. Statements are pipelined.
+   * it gave; then each project's new messages are announced in commit notes (which carry the
+   * messages when they fit; the database puts in the first sequence). Statements are pipelined.
    * @returns messageId -> sequence for what was inserted (a project that does not exist inserts nothing).
    */
   async function insertGroup(items: Pending[]): Promise<Map<string, number>> {
@@ -239,10 +248,18 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
               data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence, ord)
           RETURNING msg_id, sequence, reply_to_sequence`;
       });
-      const announce = tx`
-        SELECT pg_notify(${MESH_CHANNEL}, json_build_object('k', 'c', 'h', ${origin}::text, 'p', name, 's', next_sequence - 1)::text)
-        FROM mesh_projects WHERE name = ANY(${projects}::text[])`;
-      const results = await Promise.all([...inserts, announce]);
+      const announce = projects.map((project) => {
+        const list = byProject.get(project)!;
+        const parts = commitNoteParts(origin, project, list.map((p) => (p.json ??= unsequencedJson(p.checked, p.createdAt))));
+        // One text parameter holds every note (fields and notes split by control characters JSON never holds raw):
+        // cheaper to send than text arrays, whose elements the driver escapes one character at a time.
+        const joined = parts.map((n) => `${n.offset}${FIELD}${n.prefix}${FIELD}${n.tail}`).join(RECORD);
+        return tx`
+          SELECT pg_notify(${MESH_CHANNEL}, split_part(x.part, ${FIELD}, 2) || (p.next_sequence - ${list.length} + split_part(x.part, ${FIELD}, 1)::int) || split_part(x.part, ${FIELD}, 3))
+          FROM mesh_projects p, unnest(string_to_array(${joined}, ${RECORD})) WITH ORDINALITY AS x(part, ord)
+          WHERE p.name = ${project} ORDER BY x.ord`;
+      });
+      const results = await Promise.all([...inserts, ...announce]);
       const inserted = results.slice(0, inserts.length).flat() as { msg_id: string; sequence: string; reply_to_sequence: string | null }[];
       // Sequences have no gaps, so a reply is valid exactly when it names an earlier sequence.
       const bad = new Set(inserted.filter((r) => r.reply_to_sequence !== null && Number(r.reply_to_sequence) >= Number(r.sequence)).map((r) => r.msg_id));
