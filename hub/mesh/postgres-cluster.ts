@@ -8,8 +8,7 @@
 
 import type { SQL } from 'bun';
 import type { Log } from '../../lib/log.ts';
-import { messageFromJson, sequencedJson } from '../../lib/mesh/message-json.ts';
-import { deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../../lib/mesh/postgres-notes.ts';
+import { deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote, readCommitLine } from '../../lib/mesh/postgres-notes.ts';
 import { MESH_CHANNEL } from '../../lib/mesh/postgres-schema.ts';
 import type { LeaveReason, MeshMessage } from '../../lib/mesh/wire.ts';
 import type { ClusterEvent, MeshCluster, NameHolder, RemotePeer } from './cluster.ts';
@@ -116,13 +115,14 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     const c = parseCommitNote(payload);
     if (!c) return log('warn', 'mesh cluster: ignored a malformed commit note');
     const sequence = c.first + c.count - 1;
-    let messages: { message: MeshMessage; json: string }[] | undefined;
-    try {
-      messages = c.messages?.map((line, i) => ({ message: messageFromJson(line, c.project, c.first + i), json: sequencedJson(line, c.project, c.first + i) }));
-    } catch {
-      // Unreadable content: the messages are read from the store instead.
-      messages = undefined;
+    let messages: { message: MeshMessage; json: string }[] | undefined = [];
+    for (let i = 0; messages && i < (c.messages?.length ?? 0); i++) {
+      const m = readCommitLine(c.messages![i]!, c.project, c.first + i);
+      // An unreadable line: the messages are read from the store instead.
+      if (m) messages.push(m);
+      else messages = undefined;
     }
+    if (!c.messages) messages = undefined;
     emit(messages ? { type: 'committed', project: c.project, sequence, messages } : { type: 'committed', project: c.project, sequence });
   }
 

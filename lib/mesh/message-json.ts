@@ -7,7 +7,7 @@
 
 import { formatRef } from './ref.ts';
 import type { CheckedDraft } from './store.ts';
-import type { MeshMessage } from './wire.ts';
+import type { MeshMessage, Peer, Target } from './wire.ts';
 
 /** The JSON of a checked message's fields but `sequence` and `messageRef` (the same fields `sequenced()` gives it). */
 export function unsequencedJson(c: CheckedDraft, createdAt: number): string {
@@ -29,12 +29,34 @@ export function sequencedJson(unsequenced: string, project: string, sequence: nu
   return `{"sequence":${sequence},"messageRef":${JSON.stringify(formatRef(project, sequence))},${unsequenced.slice(1)}`;
 }
 
-/** The message a line of `unsequencedJson()` describes, once its sequence is known. */
-export function messageFromJson(unsequenced: string, project: string, sequence: number): MeshMessage {
-  const m = JSON.parse(unsequenced) as MeshMessage;
-  m.sequence = sequence;
-  m.messageRef = formatRef(project, sequence);
-  return m;
+/**
+ * The message of an `unsequencedJson()` text whose routing fields are known already: those are
+ * plain fields, and the content (payload, attachments, createdAt, replyTo) is decoded from the JSON
+ * on first read. A hub that only routes the message and sends its JSON on never decodes it.
+ */
+export function lazyMessage(route: { messageId: string; from: Peer; target: Target }, unsequenced: string, project: string, sequence: number): MeshMessage {
+  let content: MeshMessage | undefined;
+  const decoded = () => (content ??= JSON.parse(unsequenced) as MeshMessage);
+  return {
+    messageId: route.messageId,
+    messageRef: formatRef(project, sequence),
+    project,
+    sequence,
+    from: route.from,
+    target: route.target,
+    get payload() {
+      return decoded().payload;
+    },
+    get attachments() {
+      return decoded().attachments;
+    },
+    get createdAt() {
+      return decoded().createdAt;
+    },
+    get replyTo() {
+      return decoded().replyTo;
+    },
+  };
 }
 
 /** The `message` frame that delivers a message, from its whole JSON. */

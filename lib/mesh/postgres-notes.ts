@@ -6,11 +6,18 @@
  * Both start with a kind letter and the sending hub's id, so a hub skips its own notes without
  * parsing them. (Rarer notes, presence changes, are JSON objects.)
  *
- *   c<TAB>hub<TAB>project<TAB>count<TAB>first[<LF>message JSON without sequence]…   (count lines, or none)
+ *   c<TAB>hub<TAB>project<TAB>count<TAB>first[<LF>message line]…   (count lines, or none)
+ *   message line: messageId<TAB>sender name<TAB>sender presence id<TAB>target name (* for the
+ *                 project)<TAB>target presence id (may be empty)<TAB>message JSON without sequence
  *   d<TAB>hub[<LF>sender presence id<TAB>frame JSON]…
  *
- * JSON never holds a raw line feed or tab, and hub ids, project names and presence ids hold neither.
+ * The routing fields lead a message line so that a hub routes it without decoding the JSON. JSON
+ * never holds a raw line feed or tab, and hub ids, project names, roster names, message ids and
+ * presence ids hold neither.
  */
+
+import { lazyMessage, sequencedJson } from './message-json.ts';
+import type { MeshMessage, Peer, Target } from './wire.ts';
 
 /** Largest notification we send, in bytes (PostgreSQL refuses more than 8000). */
 export const NOTE_LIMIT = 7900;
@@ -57,8 +64,34 @@ export function commitNoteParts(hub: string, project: string, messages: string[]
   return parts;
 }
 
-/** Byte length of an ASCII-or-not string, counting only when the cheap bound is not enough. */
-const bytes = (s: string) => (s.length * 3 < NOTE_LIMIT ? s.length : Buffer.byteLength(s));
+/** A commit note's line for one message: its routing fields, then its JSON without sequence. */
+export function commitLine(messageId: string, m: { from: Peer; target: Target }, unsequenced: string): string {
+  const t = m.target;
+  const to = t.type === 'project' ? '*\t' : `${t.name}\t${t.presenceId ?? ''}`;
+  return `${messageId}\t${m.from.name}\t${m.from.presenceId}\t${to}\t${unsequenced}`;
+}
+
+/** The message of a commit note's line, given its sequence, with its whole JSON; undefined when malformed. */
+export function readCommitLine(line: string, project: string, sequence: number): { message: MeshMessage; json: string } | undefined {
+  const f: string[] = [];
+  let at = 0;
+  for (let i = 0; i < 5; i++) {
+    const tab = line.indexOf('\t', at);
+    if (tab < 0) return undefined;
+    f.push(line.slice(at, tab));
+    at = tab + 1;
+  }
+  const [messageId, fromName, fromPresenceId, toName, toPresenceId] = f as [string, string, string, string, string];
+  const unsequenced = line.slice(at);
+  if (!unsequenced.startsWith('{')) return undefined;
+  const target: Target = toName === '*' ? { type: 'project' } : toPresenceId ? { type: 'agent', name: toName, presenceId: toPresenceId } : { type: 'agent', name: toName };
+  return {
+    message: lazyMessage({ messageId, from: { name: fromName, presenceId: fromPresenceId }, target }, unsequenced, project, sequence),
+    json: sequencedJson(unsequenced, project, sequence),
+  };
+}
+
+const bytes = (s: string) => Buffer.byteLength(s);
 
 /** Delivery notes holding `items` ([sender presence id, frame JSON]), each under the limit. */
 export function deliveryNotes(hub: string, items: [string, string][]): string[] {

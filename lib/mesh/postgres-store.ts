@@ -11,7 +11,7 @@ import { fail, ok, type MeshError, type Result } from './errors.ts';
 import { missedRows, pageRows, type HistoryQuery } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { sequencedJson, unsequencedJson } from './message-json.ts';
-import { commitNoteParts } from './postgres-notes.ts';
+import { commitLine, commitNoteParts } from './postgres-notes.ts';
 import { MESH_CHANNEL, applyMeshSchema } from './postgres-schema.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
@@ -250,7 +250,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       });
       const announce = projects.map((project) => {
         const list = byProject.get(project)!;
-        const parts = commitNoteParts(origin, project, list.map((p) => (p.json ??= unsequencedJson(p.checked, p.createdAt))));
+        const parts = commitNoteParts(origin, project, list.map((p) => commitLine(p.checked.messageId, p.checked.candidate, (p.json ??= unsequencedJson(p.checked, p.createdAt)))));
         // One text parameter holds every note (fields and notes split by control characters JSON never holds raw):
         // cheaper to send than text arrays, whose elements the driver escapes one character at a time.
         const joined = parts.map((n) => `${n.offset}${FIELD}${n.prefix}${FIELD}${n.tail}`).join(RECORD);
