@@ -22,6 +22,14 @@ import type { MeshMessage, Peer, Target } from './wire.ts';
 /** Largest notification we send, in bytes (PostgreSQL refuses more than 8000). */
 export const NOTE_LIMIT = 7900;
 
+/**
+ * Separates notes (and their parts) sent to the database in one text parameter, which costs less
+ * to send than a text array. It is a control character, which JSON always escapes, so no note holds it.
+ */
+export const NOTE_SEPARATOR = '\x1e';
+/** Separates the fields of one part of a commit note in that text. */
+export const PART_SEPARATOR = '\x1f';
+
 /** A commit note split so the database can put `first` in: `prefix + first + tail`. */
 export interface CommitNotePart {
   prefix: string;

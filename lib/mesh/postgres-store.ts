@@ -11,7 +11,7 @@ import { fail, ok, type MeshError, type Result } from './errors.ts';
 import { missedRows, pageRows, type HistoryQuery } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { sequencedJson, unsequencedJson } from './message-json.ts';
-import { commitLine, commitNoteParts } from './postgres-notes.ts';
+import { NOTE_SEPARATOR, PART_SEPARATOR, commitLine, commitNoteParts } from './postgres-notes.ts';
 import { MESH_CHANNEL, applyMeshSchema } from './postgres-schema.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
@@ -62,9 +62,6 @@ interface Pending {
 }
 
 const UNIQUE_VIOLATION = '23505';
-/** Separators of the commit notes sent in one parameter: JSON escapes every control character, so neither occurs in a note. */
-const FIELD = '\x1f';
-const RECORD = '\x1e';
 const RETRYABLE = new Set(['40P01', '40001']); // deadlock, serialization failure
 
 /** Thrown inside a group's transaction to roll it back: these messages reply to a sequence that does not exist yet. */
@@ -251,12 +248,11 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       const announce = projects.map((project) => {
         const list = byProject.get(project)!;
         const parts = commitNoteParts(origin, project, list.map((p) => commitLine(p.checked.messageId, p.checked.candidate, (p.json ??= unsequencedJson(p.checked, p.createdAt)))));
-        // One text parameter holds every note (fields and notes split by control characters JSON never holds raw):
-        // cheaper to send than text arrays, whose elements the driver escapes one character at a time.
-        const joined = parts.map((n) => `${n.offset}${FIELD}${n.prefix}${FIELD}${n.tail}`).join(RECORD);
+        // One text parameter holds every part (see NOTE_SEPARATOR): cheaper than text arrays, whose elements the driver escapes one character at a time.
+        const joined = parts.map((n) => `${n.offset}${PART_SEPARATOR}${n.prefix}${PART_SEPARATOR}${n.tail}`).join(NOTE_SEPARATOR);
         return tx`
-          SELECT pg_notify(${MESH_CHANNEL}, split_part(x.part, ${FIELD}, 2) || (p.next_sequence - ${list.length} + split_part(x.part, ${FIELD}, 1)::int) || split_part(x.part, ${FIELD}, 3))
-          FROM mesh_projects p, unnest(string_to_array(${joined}, ${RECORD})) WITH ORDINALITY AS x(part, ord)
+          SELECT pg_notify(${MESH_CHANNEL}, split_part(x.part, ${PART_SEPARATOR}, 2) || (p.next_sequence - ${list.length} + split_part(x.part, ${PART_SEPARATOR}, 1)::int) || split_part(x.part, ${PART_SEPARATOR}, 3))
+          FROM mesh_projects p, unnest(string_to_array(${joined}, ${NOTE_SEPARATOR})) WITH ORDINALITY AS x(part, ord)
           WHERE p.name = ${project} ORDER BY x.ord`;
       });
       const results = await Promise.all([...inserts, ...announce]);
