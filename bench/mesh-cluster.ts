@@ -138,6 +138,9 @@ async function throughput(url: string) {
     }
   // CPU of each process over the run, per message: the hubs, PostgreSQL (all its processes), this client process.
   const pgPid = postmasterPid();
+  const stats = new SQL(url, { max: 1 });
+  const commits = async () => Number((await stats`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
+  const commits0 = await commits();
   const cpu0 = { a: cpuMs(hubs[0]!.proc.pid), b: cpuMs(hubs[1]!.proc.pid), pg: treeCpuMs(pgPid), client: process.cpuUsage() };
   const t0 = performance.now();
   for (const s of starts) s();
@@ -152,10 +155,14 @@ async function throughput(url: string) {
     postgres: us(treeCpuMs(pgPid) - cpu0.pg),
     client: (clientCpu.user + clientCpu.system) / total,
   };
+  // Statistics reach pg_stat_database within a second of a transaction's end.
+  await Bun.sleep(1_100);
+  const transactions = (await commits()) - commits0;
+  await stats.close();
   // SIGTERM lets a profiled hub write its profile.
   for (const h of hubs) h.proc.kill(process.env.BENCH_PROFILE_DIR ? 'SIGTERM' : 'SIGKILL');
   await Promise.all(hubs.map((h) => h.proc.exited));
-  return { total, rate: total / seconds, deliveredRate: total / endToEnd, cpu };
+  return { total, rate: total / seconds, deliveredRate: total / endToEnd, cpu, messagesPerTransaction: total / transactions };
 }
 
 /** Phase 2: mesh clients with both hub addresses; one hub is killed under load. */
@@ -262,7 +269,7 @@ try {
   await sql.close();
   const perMessage = `hub A ${t.cpu.hubA.toFixed(1)} µs, hub B ${t.cpu.hubB.toFixed(1)} µs, PostgreSQL ${t.cpu.postgres.toFixed(1)} µs, the benchmark's clients ${t.cpu.client.toFixed(1)} µs`;
   if (ONLY_THROUGHPUT) {
-    console.log(`two hubs: ${fmt(t.rate)} accepted/s, ${fmt(t.deliveredRate)} delivered/s, ${seqT.gapFree && seqT.n === t.total ? 'gap-free' : 'NOT gap-free'}; CPU per message: ${perMessage}`);
+    console.log(`two hubs: ${fmt(t.rate)} accepted/s, ${fmt(t.deliveredRate)} delivered/s, ${seqT.gapFree && seqT.n === t.total ? 'gap-free' : 'NOT gap-free'}; ${t.messagesPerTransaction.toFixed(1)} messages per database transaction; CPU per message: ${perMessage}`);
     throw new Done();
   }
   const f = await failover(url);
@@ -271,6 +278,7 @@ try {
     `| two hubs, ${2 * PAIRS_PER_HUB} senders (half per hub) to receivers on the other hub, ${WINDOW} in flight each | ${fmt(t.rate)} durable messages/s (accepted) |`,
     `| the same, delivered across hubs and acknowledged back to the sender | ${fmt(t.deliveredRate)} messages/s |`,
     `| CPU time per message in that run (user + system) | ${perMessage} |`,
+    `| messages per PostgreSQL transaction in that run (group commits, outcome notes, leases) | ${t.messagesPerTransaction.toFixed(1)} |`,
     `| sequences after ${fmt(t.total)} messages | ${seqT.n === t.total && seqT.gapFree ? `1..${fmt(seqT.top)}, gap-free` : `NOT gap-free: ${JSON.stringify(seqT)}`} |`,
     `| \`kill -9\` of one hub under load: accepted messages | ${fmt(f.accepted)} (sends cut by the kill were retried with the same id: ${fmt(f.retried)} attempts refused while reconnecting) |`,
     `| accepted but missing from the database / never handled by the recipient | ${f.lostInDb} / ${f.notDelivered} |`,

@@ -40,10 +40,10 @@ export interface CommitNotePart {
 
 /**
  * The commit notes of one project's group, in sequence order: consecutive messages share a note
- * while it stays under the limit; a message too large for any note gets a note without the message
- * (the other hubs read it from the store).
+ * while it stays under the limit; a message too large for any note (or left out, `undefined`) gets
+ * a note without the message (the other hubs read it from the store).
  */
-export function commitNoteParts(hub: string, project: string, messages: string[]): CommitNotePart[] {
+export function commitNoteParts(hub: string, project: string, messages: (string | undefined)[]): CommitNotePart[] {
   const parts: CommitNotePart[] = [];
   // Room for the header: the prefix and a first sequence of up to 16 digits.
   const header = Buffer.byteLength(`c\t${hub}\t${project}\t`) + 24;
@@ -57,20 +57,23 @@ export function commitNoteParts(hub: string, project: string, messages: string[]
     size = header;
   };
   for (let i = 0; i < messages.length; i++) {
-    const line = messages[i]!;
-    const n = bytes(line) + 1;
+    const line = messages[i];
+    const n = line === undefined ? NOTE_LIMIT : bytes(line) + 1;
     if (size + n > NOTE_LIMIT && lines.length > 0) close(i);
     if (header + n > NOTE_LIMIT) {
       // Alone it does not fit either: announced without its content.
       close(i + 1);
       continue;
     }
-    lines.push(line);
+    lines.push(line!);
     size += n;
   }
   close(messages.length);
   return parts;
 }
+
+/** Whether a message's content (its encoded text and attachments) leaves room for it in a note at all. */
+export const mayFitInNote = (contentLength: number): boolean => contentLength < NOTE_LIMIT;
 
 /** A commit note's line for one message: its routing fields, then its JSON without sequence. */
 export function commitLine(messageId: string, m: { from: Peer; target: Target }, unsequenced: string): string {
