@@ -128,7 +128,9 @@ async function throughput(url: string) {
           if (text.startsWith('{"type":"accepted"')) {
             if (++accepted === total) lastAccepted = performance.now();
             if (sent < perSender) sendOne(c.ws);
-          } else if (text.startsWith('{"type":"delivery"') && text.includes('"status":"delivered"') && ++outcomes === total) finish();
+          } else if (text.startsWith('{"type":"delivery"') && text.includes('"status":"delivered"')) ++outcomes;
+          // Done when every message is both accepted and acknowledged (either frame may come last).
+          if (accepted === total && outcomes === total) finish();
         },
         true,
       );

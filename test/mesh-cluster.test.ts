@@ -106,7 +106,7 @@ test('two hubs on one database: direct, broadcast and delivery outcomes cross hu
   expect(bob2.self.presenceId).not.toBe(bob.self.presenceId);
 });
 
-test('a burst across hubs: messages filling several notifications, one too large for any, replies and broadcasts arrive whole and in order', async () => {
+test('a burst across hubs: many messages, a large one, several scripts, replies and broadcasts arrive whole and in order', async () => {
   const url = await pg.createDatabase(`cluster_${++dbSeq}`);
   const [a, b] = [await clusterHub(url), await clusterHub(url)];
   expect(await post(a, 'create', { name: 'burst' })).toMatchObject({ result: { project: { name: 'burst' } } });
@@ -116,9 +116,8 @@ test('a burst across hubs: messages filling several notifications, one too large
   cleanups.push(() => bob.c.close());
   await until(alice.c, (f) => f.type === 'presence_joined');
 
-  // Sent without waiting, so they commit in a few groups: 60 of about 500 bytes (several notes per
-  // group), one of 20,000 bytes (announced without its content, read back from the database), text
-  // in several scripts, an attachment, a reply and a broadcast.
+  // Sent without waiting, so they commit in a few groups: 60 of about 500 bytes in several scripts,
+  // one of 20,000 bytes, an attachment, a reply and a broadcast.
   const big = 'x'.repeat(20_000);
   const sends = Array.from({ length: 60 }, (_, i) => msg(`r${i}`, `m-${i}`, { type: 'agent', name: 'bob' }, `${i} ${'é€𝄞 '.repeat(60)}`));
   sends.push(msg('r-big', 'm-big', { type: 'agent', name: 'bob' }, big));

@@ -5,7 +5,7 @@
  * (SQLite); `hub/mesh/postgres-cluster.ts` is the shared one.
  */
 
-import type { DeliveryFrame, LeaveReason, MeshMessage } from '../../lib/mesh/wire.ts';
+import type { DeliveryFrame, LeaveReason } from '../../lib/mesh/wire.ts';
 
 /** A presence held by another hub. */
 export interface RemotePeer {
@@ -25,11 +25,8 @@ export interface NameHolder {
 }
 
 export type ClusterEvent =
-  /**
-   * Another hub committed messages of `project` up to `sequence`; `messages`, when present, are
-   * those messages (consecutive, ending at `sequence`) with their JSON, so they need not be read back.
-   */
-  | { type: 'committed'; project: string; sequence: number; messages?: { message: MeshMessage; json: string }[] }
+  /** Another hub committed messages of `project` up to `sequence`. */
+  | { type: 'committed'; project: string; sequence: number }
   | { type: 'joined'; peer: RemotePeer }
   | { type: 'left'; peer: RemotePeer; reason: LeaveReason }
   /** A presence moved to `hubId` (its client resumed there); its old hub cuts the old socket. */

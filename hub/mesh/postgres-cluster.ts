@@ -8,9 +8,9 @@
 
 import type { SQL } from 'bun';
 import type { Log } from '../../lib/log.ts';
-import { NOTE_SEPARATOR, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote, readCommitLine } from '../../lib/mesh/postgres-notes.ts';
+import { NOTE_SEPARATOR, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../../lib/mesh/postgres-notes.ts';
 import { MESH_CHANNEL } from '../../lib/mesh/postgres-schema.ts';
-import type { LeaveReason, MeshMessage } from '../../lib/mesh/wire.ts';
+import type { LeaveReason } from '../../lib/mesh/wire.ts';
 import type { ClusterEvent, MeshCluster, NameHolder, RemotePeer } from './cluster.ts';
 
 export interface PostgresClusterOptions {
@@ -110,28 +110,16 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
         }
   }
 
-  /** Another hub's commit: the messages it carries are decoded here, once for every presence of this hub. */
-  function onCommit(payload: string): void {
-    const c = parseCommitNote(payload);
-    if (!c) return log('warn', 'mesh cluster: ignored a malformed commit note');
-    const sequence = c.first + c.count - 1;
-    let messages: { message: MeshMessage; json: string }[] | undefined = [];
-    for (let i = 0; messages && i < (c.messages?.length ?? 0); i++) {
-      const m = readCommitLine(c.messages![i]!, c.project, c.first + i);
-      // An unreadable line: the messages are read from the store instead.
-      if (m) messages.push(m);
-      else messages = undefined;
-    }
-    if (!c.messages) messages = undefined;
-    emit(messages ? { type: 'committed', project: c.project, sequence, messages } : { type: 'committed', project: c.project, sequence });
-  }
-
   function onNote(payload: string): void {
     const origin = noteOrigin(payload);
     if (origin !== undefined) {
       // This hub's own commits and outcomes come back too: skipped before any parsing.
       if (origin === hubId) return;
-      if (payload.charCodeAt(0) === 99) return onCommit(payload);
+      if (payload.charCodeAt(0) === 99) {
+        const c = parseCommitNote(payload);
+        if (c) emit({ type: 'committed', project: c.project, sequence: c.sequence });
+        return;
+      }
       const d = parseDeliveryNote(payload);
       if (d) for (const [senderPresenceId, frame] of d.items) emit({ type: 'delivery', senderPresenceId, frame });
       return;

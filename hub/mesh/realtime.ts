@@ -9,7 +9,6 @@ import type { ServerWebSocket } from 'bun';
 import type { Log } from '../../lib/log.ts';
 import type { MeshError, WireCode } from '../../lib/mesh/errors.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
-import { messageFrame } from '../../lib/mesh/message-json.ts';
 import { isProjectName, isRosterName } from '../../lib/mesh/names.ts';
 import type { AppendCode, MeshStore, StreamHead } from '../../lib/mesh/store.ts';
 import {
@@ -184,6 +183,8 @@ export function createRealtime(opts: RealtimeOptions) {
     q.inbound.set(m.messageId, m.from.presenceId);
     out(q.ws, frame());
   }
+  /** The `message` frame of a message whose JSON is at hand. */
+  const messageFrame = (json: string): string => `{"type":"message","message":${json}}`;
   const frameOf = (m: MeshMessage) => () => messageFrame(JSON.stringify(m));
 
   /**
@@ -194,7 +195,7 @@ export function createRealtime(opts: RealtimeOptions) {
   function deliver(e: StreamEntry<LocalSend>): void {
     const m = e.message;
     tellWatchers(m.project, () => ({ type: 'message', message: m }));
-    // Encoded only when someone here receives it; a message the store or a note encoded is not encoded again.
+    // Encoded only when someone here receives it; a message this hub sent is not encoded again.
     let text: string | undefined;
     const frame = () => (text ??= messageFrame(e.json ?? JSON.stringify(m)));
     if (m.target.type === 'project') {
@@ -413,8 +414,8 @@ export function createRealtime(opts: RealtimeOptions) {
         if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
         return;
       }
-      // The message is encoded once, for this frame and every delivery of it.
-      const json = r.result.json ?? JSON.stringify(message);
+      // The message is encoded once, for this frame and every delivery of it here.
+      const json = JSON.stringify(message);
       if (p.open) out(p.ws, `{"type":"accepted","requestId":${JSON.stringify(rid)},"message":${json},"recipients":${JSON.stringify(names)}}`);
       stream.committedHere({ message, local: { frozen }, json });
     });
@@ -478,7 +479,7 @@ export function createRealtime(opts: RealtimeOptions) {
   function onCluster(e: ClusterEvent): void {
     switch (e.type) {
       case 'committed':
-        return stream.committedElsewhere(e.project, e.sequence, e.messages);
+        return stream.committedElsewhere(e.project, e.sequence);
       case 'joined':
         toProject(e.peer.project, { type: 'presence_joined', peer: { name: e.peer.name, presenceId: e.peer.presenceId } });
         return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));

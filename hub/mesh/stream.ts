@@ -1,9 +1,8 @@
 /**
  * @module hub/mesh/stream — hands each project's committed messages to the hub's delivery in
  * sequence order, whichever hub committed them. This hub's own commits arrive as messages; other
- * hubs' commits arrive as "project P is committed up to S", usually with those messages, and only
- * the ones that did not come with it are read from the store. A project is followed only while this
- * hub has presences in it.
+ * hubs' commits arrive as "project P is committed up to S", and the missing rows are read from the
+ * store. A project is followed only while this hub has presences in it.
  */
 
 import type { Log } from '../../lib/log.ts';
@@ -14,7 +13,7 @@ import type { MeshMessage } from '../../lib/mesh/wire.ts';
 export interface StreamEntry<Local = unknown> {
   message: MeshMessage;
   local?: Local;
-  /** The message's JSON when it is already encoded (its frames reuse it). */
+  /** The message's JSON when it is already encoded (its `message` frames reuse it). */
   json?: string;
 }
 
@@ -29,8 +28,6 @@ export interface DeliveryStreamOptions<Local> {
   readChunk?: number;
   /** Wait before reading again after a failed read. */
   retryMs?: number;
-  /** Most messages held per project while waiting for an earlier gap to be read; past it, later ones are read too. */
-  maxHeld?: number;
 }
 
 interface Tracker<Local> {
@@ -38,7 +35,7 @@ interface Tracker<Local> {
   delivered: number;
   /** The highest sequence known to be committed. */
   known: number;
-  /** Committed messages at hand (this hub's, or carried by another hub's note) not yet handed on, by sequence. */
+  /** This hub's commits not yet handed on, by sequence. */
   local: Map<number, StreamEntry<Local>>;
   reading: boolean;
 }
@@ -47,7 +44,6 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
   const trackers = new Map<string, Tracker<Local>>();
   const chunk = o.readChunk ?? 2_000;
   const retryMs = o.retryMs ?? 500;
-  const maxHeld = o.maxHeld ?? 100_000;
 
   function pump(project: string): void {
     const t = trackers.get(project);
@@ -101,16 +97,11 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
       if (entry.message.sequence > t.known) t.known = entry.message.sequence;
       pump(entry.message.project);
     },
-    /** Another hub committed `project` up to `sequence`; `entries` are those messages when the news carried them. */
-    committedElsewhere(project: string, sequence: number, entries?: StreamEntry<Local>[]): void {
+    /** Another hub committed `project` up to `sequence`. */
+    committedElsewhere(project: string, sequence: number): void {
       const t = trackers.get(project);
-      if (!t) return;
-      for (const e of entries ?? []) {
-        if (t.local.size >= maxHeld) break;
-        if (e.message.sequence > t.delivered && !t.local.has(e.message.sequence)) t.local.set(e.message.sequence, e);
-      }
-      if (sequence <= t.known && !entries) return;
-      if (sequence > t.known) t.known = sequence;
+      if (!t || sequence <= t.known) return;
+      t.known = sequence;
       pump(project);
     },
     /** Every followed project, to re-read its head after notifications were missed. */

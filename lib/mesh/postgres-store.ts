@@ -10,8 +10,7 @@ import type { SQL } from 'bun';
 import { fail, ok, type MeshError, type Result } from './errors.ts';
 import { missedRows, pageRows, type HistoryQuery } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
-import { sequencedJson, unsequencedJson } from './message-json.ts';
-import { NOTE_SEPARATOR, PART_SEPARATOR, commitLine, commitNoteParts, mayFitInNote } from './postgres-notes.ts';
+import { commitNotePrefix } from './postgres-notes.ts';
 import { MESH_CHANNEL, applyMeshSchema } from './postgres-schema.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
@@ -57,8 +56,6 @@ interface Pending {
   done: Done;
   /** Retries of the same id made while this one was pending. */
   waiters: Done[];
-  /** The message's JSON without its sequence, made once for its commit note and its frames. */
-  json?: string;
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -91,9 +88,6 @@ function toRow(r: Record<string, unknown>): MessageRow {
     reply_to_sequence: r.reply_to_sequence === null || r.reply_to_sequence === undefined ? null : Number(r.reply_to_sequence),
   };
 }
-
-/** Characters of a message's encoded content: its text's and its attachments' data. */
-const encodedLength = (c: CheckedDraft): number => c.candidate.payload.data.length + c.candidate.attachments.reduce((n, a) => n + a.payload.data.length, 0);
 
 const errorCode = (e: unknown): string | undefined => (e as { errno?: string }).errno;
 
@@ -169,8 +163,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
             continue;
           }
           p.message = sequenced(p.checked, seq, p.createdAt);
-          const json = p.json ? sequencedJson(p.json, p.message.project, seq) : undefined;
-          settle(p, ok({ message: p.message, replayed: false, ...(json ? { json } : {}) }));
+          settle(p, ok({ message: p.message, replayed: false }));
         }
         problem = undefined;
         return;
@@ -215,8 +208,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
   /**
    * One transaction: per project (in name order, so two hubs lock counters in the same order) the
    * counter row is advanced by the group's size and the messages are inserted with the sequences
-   * it gave; then each project's new messages are announced in commit notes (which carry the
-   * messages when they fit; the database puts in the first sequence). Statements are pipelined.
+   * it gave; then each project's new head is announced. Statements are pipelined.
    * @returns messageId -> sequence for what was inserted (a project that does not exist inserts nothing).
    */
   async function insertGroup(items: Pending[]): Promise<Map<string, number>> {
@@ -253,19 +245,10 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
           SELECT (SELECT first FROM alloc) AS first,
             array(SELECT msg_id FROM inserted WHERE reply_to_sequence >= sequence) AS bad_replies`;
       });
-      const announce = projects.map((project) => {
-        const list = byProject.get(project)!;
-        // Large messages are not encoded here: no note would hold them, and the other hubs read them back.
-        const lines = list.map((p) => (mayFitInNote(encodedLength(p.checked)) ? commitLine(p.checked.messageId, p.checked.candidate, (p.json ??= unsequencedJson(p.checked, p.createdAt))) : undefined));
-        const parts = commitNoteParts(origin, project, lines);
-        // One text parameter holds every part (see NOTE_SEPARATOR): cheaper than text arrays, whose elements the driver escapes one character at a time.
-        const joined = parts.map((n) => `${n.offset}${PART_SEPARATOR}${n.prefix}${PART_SEPARATOR}${n.tail}`).join(NOTE_SEPARATOR);
-        return tx`
-          SELECT pg_notify(${MESH_CHANNEL}, split_part(x.part, ${PART_SEPARATOR}, 2) || (p.next_sequence - ${list.length} + split_part(x.part, ${PART_SEPARATOR}, 1)::int) || split_part(x.part, ${PART_SEPARATOR}, 3))
-          FROM mesh_projects p, unnest(string_to_array(${joined}, ${NOTE_SEPARATOR})) WITH ORDINALITY AS x(part, ord)
-          WHERE p.name = ${project} ORDER BY x.ord`;
-      });
-      const results = await Promise.all([...inserts, ...announce]);
+      const announce = tx`
+        SELECT pg_notify(${MESH_CHANNEL}, ${commitNotePrefix(origin)} || name || ${'\t'} || (next_sequence - 1))
+        FROM mesh_projects WHERE name = ANY(${projects}::text[])`;
+      const results = await Promise.all([...inserts, announce]);
       const sequences = new Map<string, number>();
       const bad = new Set<string>();
       projects.forEach((project, i) => {

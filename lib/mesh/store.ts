@@ -38,8 +38,6 @@ export interface Appended {
   message: MeshMessage;
   /** True when the id was already stored with the same content: nothing new was written. */
   replayed: boolean;
-  /** The message's JSON, when the store already encoded it (frames reuse it instead of encoding again). */
-  json?: string;
 }
 
 /** Where a project's stream stands: its epoch (new when the project is recreated) and its last committed sequence. */
