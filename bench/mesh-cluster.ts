@@ -290,10 +290,13 @@ try {
   reportSection(
     'Mesh on PostgreSQL: two hubs, one database',
     [
-      '`bun bench/mesh-cluster.ts` — two hub processes (`MESH_DATABASE_URL` mode) on one PostgreSQL 15 cluster with',
+      `\`bun bench/mesh-cluster.ts\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}) — two hub processes (\`MESH_DATABASE_URL\` mode) on one PostgreSQL 15 cluster with`,
       '`fsync`, `synchronous_commit` and `full_page_writes` on, all on this machine (2 cores shared by PostgreSQL, both',
       `hubs and the clients; load average ${loadAtStart} at the start of this run: other work on the machine moves these`,
-      'figures a lot). A message counts when its group commit returned and `accepted` reached the sender.',
+      'figures a lot). A message counts when its group commit returned and `accepted` reached the sender. The',
+      "benchmark's clients read each frame as text and look only at its type, messageId and status (they share the",
+      'cores, and a real deployment parses on its own machines). CPU time per message is read from /proc for each',
+      'process over the throughput run: it holds up better than throughput when the machine is busy.',
       '',
       '| What | Figure |',
       '|---|---|',
