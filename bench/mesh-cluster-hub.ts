@@ -51,3 +51,5 @@ const server = Bun.serve<MeshSocketData>({
   websocket: mesh.websocket,
 });
 console.log(server.port);
+// Ends normally on SIGTERM, so a profiler started with `--cpu-prof` writes its profile.
+process.on('SIGTERM', () => process.exit(0));

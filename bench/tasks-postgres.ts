@@ -69,6 +69,17 @@ async function loadAll(servers: Server[], secs: number): Promise<Load> {
 
 const loadBefore = loadavg()[0]!.toFixed(1);
 const pg = await startPostgres();
+// Node processes started by the current target; an interrupted run ends them and removes the throw-away cluster.
+const running = new Set<Server>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping the node processes and the throw-away PostgreSQL cluster`);
+    for (const s of running) s.proc.kill('SIGKILL');
+    void pg.stop().finally(() => {
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
 let databases = 0;
 const targets: { name: string; processes: number; db: boolean }[] = [
   { name: 'one process, JSON files', processes: 1, db: false },
@@ -81,10 +92,12 @@ try {
     for (const t of targets) {
       const url = t.db ? await pg.createDatabase(`bench_${++databases}`) : undefined;
       const servers = await Promise.all(Array.from({ length: t.processes }, () => startServer(url ? { TASKS_DATABASE_URL: url } : {})));
+      for (const s of servers) running.add(s);
       await loadAll(servers, 2); // warm-up
       const r = await loadAll(servers, seconds);
       for (const s of servers) s.proc.kill();
       await Promise.all(servers.map((s) => s.proc.exited));
+      for (const s of servers) running.delete(s);
       // Every answered task is in the database (the answer waits for its write).
       let stored = -1;
       if (url) {

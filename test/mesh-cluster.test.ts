@@ -108,6 +108,39 @@ test('two hubs on one database: direct, broadcast and delivery outcomes cross hu
   expect(bob2.self.presenceId).not.toBe(bob.self.presenceId);
 });
 
+test('a burst across hubs: many messages, a large one, several scripts, replies and broadcasts arrive whole and in order', async () => {
+  const url = await pg.createDatabase(`cluster_${++dbSeq}`);
+  const [a, b] = [await clusterHub(url), await clusterHub(url)];
+  expect(await post(a, 'create', { name: 'burst' })).toMatchObject({ result: { project: { name: 'burst' } } });
+  const alice = await claim(a, 'burst', 'alice');
+  cleanups.push(() => alice.c.close());
+  const bob = await claim(b, 'burst', 'bob');
+  cleanups.push(() => bob.c.close());
+  await until(alice.c, (f) => f.type === 'presence_joined');
+
+  // Sent without waiting, so they commit in a few groups: 60 of about 500 bytes in several scripts,
+  // one of 20,000 bytes, an attachment, a reply and a broadcast.
+  const big = 'x'.repeat(20_000);
+  const sends = Array.from({ length: 60 }, (_, i) => msg(`r${i}`, `m-${i}`, { type: 'agent', name: 'bob' }, `${i} ${'é€𝄞 '.repeat(60)}`));
+  sends.push(msg('r-big', 'm-big', { type: 'agent', name: 'bob' }, big));
+  sends.push(msg('r-att', 'm-att', { type: 'agent', name: 'bob' }, 'with a file', { attachments: [{ name: 'a.txt', payload: { encoding: 'base64', data: btoa('tab\there'), uncompressedBytes: 8 } }], replyTo: 'burst:1' }));
+  sends.push(msg('r-all', 'm-all', { type: 'project' }, 'to all\nof you'));
+  for (const f of sends) alice.c.ws.send(JSON.stringify(f));
+
+  const accepted = new Map<string, Frame>();
+  while (accepted.size < sends.length) {
+    const f = await until(alice.c, (x) => x.type === 'accepted');
+    accepted.set(f.message.messageId, f.message);
+  }
+  const received: Frame[] = [];
+  while (received.length < sends.length) received.push((await until(bob.c, (f) => f.type === 'message')).message);
+  // In sequence order, each exactly as its sender was told.
+  expect(received.map((m) => m.sequence)).toEqual([...accepted.values()].map((m) => m.sequence).sort((x, y) => x - y));
+  for (const m of received) expect(m).toEqual(accepted.get(m.messageId)!);
+  expect(received.find((m) => m.messageId === 'm-big')!.payload.data).toBe(big);
+  expect(received.find((m) => m.messageId === 'm-att')).toMatchObject({ replyTo: 'burst:1', attachments: [{ name: 'a.txt' }] });
+});
+
 test('a resume secret takes a presence over from another hub, with the missed messages replayed', async () => {
   const url = await pg.createDatabase(`cluster_${++dbSeq}`);
   const [a, b] = [await clusterHub(url), await clusterHub(url)];

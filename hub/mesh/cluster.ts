@@ -33,8 +33,8 @@ export type ClusterEvent =
   | { type: 'moved'; peer: RemotePeer }
   /** One of this hub's presences was removed by another hub (this hub's lease had expired). */
   | { type: 'swept'; presenceId: string }
-  /** A delivery outcome for a sender that may be on this hub. */
-  | { type: 'delivery'; senderPresenceId: string; frame: DeliveryFrame }
+  /** A delivery outcome for a sender that may be on this hub: the frame, already encoded. */
+  | { type: 'delivery'; senderPresenceId: string; frame: string }
   /** This hub's lease ran out (it was cut off from the database too long): its presences are gone from the cluster. */
   | { type: 'lease_lost' }
   /** The channel was re-established: events in between were not heard, so heads must be re-read. */

@@ -3,13 +3,14 @@
  * lease (a `mesh_hubs` row renewed every `leaseMs / 3`); a roster name is a `mesh_presences` row,
  * unique per project across the cluster and alive while its hub's lease is. Any hub removes the
  * presences of an expired hub and says so. Commits, presence changes and delivery outcomes travel
- * as notifications on one channel, which every hub listens to.
+ * as notifications on one channel, which every hub listens to (lib/mesh/postgres-notes.ts).
  */
 
 import type { SQL } from 'bun';
 import type { Log } from '../../lib/log.ts';
+import { NOTE_SEPARATOR, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../../lib/mesh/postgres-notes.ts';
 import { MESH_CHANNEL } from '../../lib/mesh/postgres-schema.ts';
-import type { DeliveryFrame, LeaveReason } from '../../lib/mesh/wire.ts';
+import type { LeaveReason } from '../../lib/mesh/wire.ts';
 import type { ClusterEvent, MeshCluster, NameHolder, RemotePeer } from './cluster.ts';
 
 export interface PostgresClusterOptions {
@@ -23,15 +24,11 @@ export interface PostgresClusterOptions {
   url?: string;
 }
 
-/** A notification payload's largest size we send (PostgreSQL's limit is 8000 bytes). */
-const MAX_PAYLOAD = 7000;
-
+/** Presence changes travel as JSON notes; commits and delivery outcomes have their own text notes. */
 type Note =
-  | { k: 'c'; h: string; p: string; s: number }
   | { k: 'j'; h: string; p: string; n: string; id: string; t: number }
   | { k: 'l'; h: string; o: string; p: string; n: string; id: string; t: number; r: LeaveReason }
-  | { k: 'm'; h: string; p: string; n: string; id: string; t: number }
-  | { k: 'd'; h: string; d: [string, DeliveryFrame][] };
+  | { k: 'm'; h: string; p: string; n: string; id: string; t: number };
 
 export const newHubId = (): string => `hub-${crypto.randomUUID()}`;
 
@@ -114,6 +111,19 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
   }
 
   function onNote(payload: string): void {
+    const origin = noteOrigin(payload);
+    if (origin !== undefined) {
+      // This hub's own commits and outcomes come back too: skipped before any parsing.
+      if (origin === hubId) return;
+      if (payload.charCodeAt(0) === 99) {
+        const c = parseCommitNote(payload);
+        if (c) emit({ type: 'committed', project: c.project, sequence: c.sequence });
+        return;
+      }
+      const d = parseDeliveryNote(payload);
+      if (d) for (const [senderPresenceId, frame] of d.items) emit({ type: 'delivery', senderPresenceId, frame });
+      return;
+    }
     let n: Note;
     try {
       n = JSON.parse(payload) as Note;
@@ -121,9 +131,6 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
       return;
     }
     switch (n.k) {
-      case 'c':
-        if (n.h !== hubId) emit({ type: 'committed', project: n.p, sequence: n.s });
-        return;
       case 'j':
         // Already known from a refresh: nothing new to tell.
         if (n.h === hubId || remote.get(n.p)?.get(n.n)?.presenceId === n.id) return;
@@ -145,36 +152,25 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
         putRemote(peer);
         return emit({ type: 'moved', peer });
       }
-      case 'd':
-        if (n.h === hubId) return;
-        for (const [senderPresenceId, frame] of n.d) emit({ type: 'delivery', senderPresenceId, frame });
-        return;
     }
   }
 
   // Delivery outcomes for senders on other hubs leave in batches, one notification per turn (split under the size limit).
-  let outcomes: [string, DeliveryFrame][] = [];
+  let outcomes: [string, string][] = [];
   let outcomesScheduled = false;
   function sendOutcomes(): void {
     outcomesScheduled = false;
-    const all = outcomes;
+    const notes = deliveryNotes(hubId, outcomes);
     outcomes = [];
-    let chunk: [string, DeliveryFrame][] = [];
-    let size = 0;
-    const send = () => {
-      if (chunk.length === 0) return;
-      const payload = JSON.stringify({ k: 'd', h: hubId, d: chunk } satisfies Note);
-      chunk = [];
-      size = 0;
-      sql.notify(MESH_CHANNEL, payload).catch((e) => log('warn', 'mesh cluster: a delivery outcome could not be sent', { error: String(e) }));
-    };
-    for (const item of all) {
-      const n = JSON.stringify(item).length + 1;
-      if (size + n > MAX_PAYLOAD) send();
-      chunk.push(item);
-      size += n;
-    }
-    send();
+    if (notes.length === 0) return;
+    // One statement for the turn's notes. A notifying transaction holds the database's notification
+    // lock through its commit; outcomes need no durability, so this one does not wait for its WAL
+    // flush (which would hold up the hubs' group commits queued behind that lock).
+    // The notes go as one text (JSON never holds the separator raw), cheaper to send than a text array.
+    sql`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${MESH_CHANNEL}, note)
+        FROM unnest(string_to_array(${notes.join(NOTE_SEPARATOR)}, ${NOTE_SEPARATOR})) AS note`.catch((e) =>
+      log('warn', 'mesh cluster: a delivery outcome could not be sent', { error: String(e) }),
+    );
   }
 
   await register();
@@ -280,7 +276,7 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
       ).catch((e) => log('error', 'mesh cluster: releasing a name failed', { project, name, error: String(e) })),
 
     deliver(senderPresenceId, frame) {
-      outcomes.push([senderPresenceId, frame]);
+      outcomes.push([senderPresenceId, JSON.stringify(frame)]);
       if (!outcomesScheduled) {
         outcomesScheduled = true;
         setImmediate(sendOutcomes);

@@ -168,8 +168,11 @@ export function createRealtime(opts: RealtimeOptions) {
     return [...local, ...remote].sort((a, b) => a.joinedAt - b.joinedAt);
   }
 
-  /** Offers a committed message to one presence: held while its claim is answered, skipped when its claim or recovery covered it. */
-  function offer(q: Presence, m: MeshMessage, text: string): void {
+  /**
+   * Offers a committed message to one presence: held while its claim is answered, skipped when its
+   * claim or recovery covered it. `frame` encodes the `message` frame (once, for all its recipients).
+   */
+  function offer(q: Presence, m: MeshMessage, frame: () => string): void {
     if (!q.open) return;
     if (!q.ready) {
       if (q.backlog.length < MAX_BACKLOG) q.backlog.push(m);
@@ -178,8 +181,11 @@ export function createRealtime(opts: RealtimeOptions) {
     }
     if (m.sequence <= q.liveAfter) return;
     q.inbound.set(m.messageId, m.from.presenceId);
-    out(q.ws, text);
+    out(q.ws, frame());
   }
+  /** The `message` frame of a message whose JSON is at hand. */
+  const messageFrame = (json: string): string => `{"type":"message","message":${json}}`;
+  const frameOf = (m: MeshMessage) => () => messageFrame(JSON.stringify(m));
 
   /**
    * Delivers one committed message on this hub (the stream calls this in sequence order): a
@@ -189,12 +195,14 @@ export function createRealtime(opts: RealtimeOptions) {
   function deliver(e: StreamEntry<LocalSend>): void {
     const m = e.message;
     tellWatchers(m.project, () => ({ type: 'message', message: m }));
-    const text = JSON.stringify({ type: 'message', message: m } satisfies ServerFrame);
+    // Encoded only when someone here receives it; a message this hub sent is not encoded again.
+    let text: string | undefined;
+    const frame = () => (text ??= messageFrame(e.json ?? JSON.stringify(m)));
     if (m.target.type === 'project') {
-      for (const q of roster.list(m.project)) if (q.presenceId !== m.from.presenceId) offer(q, m, text);
+      for (const q of roster.list(m.project)) if (q.presenceId !== m.from.presenceId) offer(q, m, frame);
     } else if (m.target.presenceId) {
       const q = roster.byId(m.target.presenceId);
-      if (q && q.project === m.project) offer(q, m, text);
+      if (q && q.project === m.project) offer(q, m, frame);
     }
     for (const q of e.local?.frozen ?? []) if (!q.open) outcome(m.from.presenceId, { type: 'delivery', messageId: m.messageId, to: q.name, status: 'disconnected' });
   }
@@ -326,7 +334,7 @@ export function createRealtime(opts: RealtimeOptions) {
     p.ready = true;
     const backlog = p.backlog;
     p.backlog = [];
-    for (const m of backlog) offer(p, m, JSON.stringify({ type: 'message', message: m } satisfies ServerFrame));
+    for (const m of backlog) offer(p, m, frameOf(m));
     log('info', resumed ? 'mesh: presence resumed' : 'mesh: presence joined', { project, name, replayed: replay?.messages.length ?? 0 });
   }
 
@@ -406,8 +414,10 @@ export function createRealtime(opts: RealtimeOptions) {
         if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
         return;
       }
-      if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: names });
-      stream.committedHere({ message, local: { frozen } });
+      // The message is encoded once, for this frame and every delivery of it here.
+      const json = JSON.stringify(message);
+      if (p.open) out(p.ws, `{"type":"accepted","requestId":${JSON.stringify(rid)},"message":${json},"recipients":${JSON.stringify(names)}}`);
+      stream.committedHere({ message, local: { frozen }, json });
     });
     return undefined;
   }
@@ -497,7 +507,7 @@ export function createRealtime(opts: RealtimeOptions) {
         return;
       case 'delivery': {
         const p = roster.byId(e.senderPresenceId);
-        if (p?.open) send(p.ws, e.frame);
+        if (p?.open) out(p.ws, e.frame);
         return;
       }
       case 'resync':

@@ -13,6 +13,8 @@ import type { MeshMessage } from '../../lib/mesh/wire.ts';
 export interface StreamEntry<Local = unknown> {
   message: MeshMessage;
   local?: Local;
+  /** The message's JSON when it is already encoded (its `message` frames reuse it). */
+  json?: string;
 }
 
 export interface DeliveryStreamOptions<Local> {

@@ -10,6 +10,7 @@ import type { SQL } from 'bun';
 import { fail, ok, type MeshError, type Result } from './errors.ts';
 import { missedRows, pageRows, type HistoryQuery } from './history.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
+import { commitNotePrefix } from './postgres-notes.ts';
 import { MESH_CHANNEL, applyMeshSchema } from './postgres-schema.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
@@ -218,7 +219,9 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       else byProject.set(p.checked.candidate.project, [p]);
     }
     const projects = [...byProject.keys()].sort();
-    const rows = await sql.begin(async (tx) => {
+    return sql.begin(async (tx) => {
+      // Each insert answers one row: the first sequence it allocated (null for an unknown project)
+      // and the ids of replies to a sequence not before their own; the messages got first, first + 1, … in list order.
       const inserts = projects.map((project) => {
         const list = byProject.get(project)!;
         const v = list.map((p) => messageToValues(sequenced(p.checked, 0, p.createdAt), p.checked.contentBytes, p.checked.replySeq));
@@ -227,7 +230,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
           WITH alloc AS (
             UPDATE mesh_projects SET next_sequence = next_sequence + ${list.length} WHERE name = ${project}
             RETURNING next_sequence - ${list.length} AS first
-          )
+          ), inserted AS (
           INSERT INTO mesh_messages (project, sequence, msg_id, sender_name, sender_presence_id, target_kind, target_name,
             target_presence_id, encoding, data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence)
           SELECT ${project}, alloc.first + x.ord - 1, x.msg_id, x.sender_name, x.sender_presence_id, x.target_kind, x.target_name,
@@ -237,19 +240,28 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
             ${col(13)}::bigint[], ${col(14)}::bigint[])
             WITH ORDINALITY AS x(msg_id, sender_name, sender_presence_id, target_kind, target_name, target_presence_id, encoding,
               data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence, ord)
-          RETURNING msg_id, sequence, reply_to_sequence`;
+          RETURNING msg_id, sequence, reply_to_sequence
+          )
+          SELECT (SELECT first FROM alloc) AS first,
+            array(SELECT msg_id FROM inserted WHERE reply_to_sequence >= sequence) AS bad_replies`;
       });
       const announce = tx`
-        SELECT pg_notify(${MESH_CHANNEL}, json_build_object('k', 'c', 'h', ${origin}::text, 'p', name, 's', next_sequence - 1)::text)
+        SELECT pg_notify(${MESH_CHANNEL}, ${commitNotePrefix(origin)} || name || ${'\t'} || (next_sequence - 1))
         FROM mesh_projects WHERE name = ANY(${projects}::text[])`;
       const results = await Promise.all([...inserts, announce]);
-      const inserted = results.slice(0, inserts.length).flat() as { msg_id: string; sequence: string; reply_to_sequence: string | null }[];
-      // Sequences have no gaps, so a reply is valid exactly when it names an earlier sequence.
-      const bad = new Set(inserted.filter((r) => r.reply_to_sequence !== null && Number(r.reply_to_sequence) >= Number(r.sequence)).map((r) => r.msg_id));
+      const sequences = new Map<string, number>();
+      const bad = new Set<string>();
+      projects.forEach((project, i) => {
+        const [r] = results[i] as { first: string | number | null; bad_replies: string[] }[];
+        // Sequences have no gaps, so a reply is valid exactly when it names an earlier sequence.
+        for (const id of r?.bad_replies ?? []) bad.add(id);
+        if (r?.first === null || r?.first === undefined) return;
+        const first = Number(r.first);
+        byProject.get(project)!.forEach((p, k) => sequences.set(p.checked.messageId, first + k));
+      });
       if (bad.size > 0) throw new BadReplies(bad);
-      return inserted;
+      return sequences;
     });
-    return new Map(rows.map((r) => [r.msg_id, Number(r.sequence)]));
   }
 
   function append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Result<Appended, AppendCode>> {
