@@ -3,8 +3,10 @@
  * (split under the size limit); a hub tells its own notes apart without parsing them.
  */
 
-import { expect, test } from 'bun:test';
+import { expect, setDefaultTimeout, test } from 'bun:test';
 import { NOTE_LIMIT, commitNotePrefix, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../lib/mesh/postgres-notes.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const hub = 'hub-0f8fad5b-d9cb-469f-a165-70867728950e';
 
