@@ -86,7 +86,7 @@ export const SETTINGS: readonly SettingRow[] = [
   { key: 'hub.recoveryMaxMessages', env: 'MESH_RECOVERY_MAX_MESSAGES', kind: 'integer', default: '500', readBy: 'hub', description: 'Missed messages replayed at a reconnect' },
   { key: 'hub.meshDatabaseUrl', env: 'MESH_DATABASE_URL', kind: 'string', default: '(SQLite file)', readBy: 'hub', description: 'Keep the mesh in PostgreSQL, shared by several hubs (docs/scale-out.md)' },
   { key: 'hub.meshLeaseMs', env: 'MESH_LEASE_MS', kind: 'integer', default: '(store default)', readBy: 'hub', description: 'How long a hub\'s claim on a presence lasts without renewal, with a shared mesh' },
-  { key: 'mesh.hubUrl', env: 'MESH_HUB_URL', kind: 'string', default: '(fleet file\'s hub)', readBy: 'mesh CLI, node', description: 'The mesh hub the client connects to' },
+  { key: 'mesh.hubUrl', env: 'MESH_HUB_URL', kind: 'string', default: '(fleet file\'s hub)', readBy: 'mesh CLI, node', description: 'The mesh hub the client connects to; several hubs of one cluster comma-separated, tried in turn' },
   { key: 'mesh.project', env: 'MESH_PROJECT', kind: 'string', default: 'main', readBy: 'mesh CLI, node', description: 'The project the client joins' },
   { key: 'mesh.agentId', env: 'MESH_AGENT_ID', kind: 'string', default: 'main', readBy: 'mesh CLI', description: 'The local agent a presence belongs to (key of a remembered connection)' },
   { key: 'mesh.name', env: 'MESH_NAME', kind: 'string', default: '(= agentId)', readBy: 'mesh CLI', description: 'Roster name' },

@@ -15,6 +15,7 @@ import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
+import { hubUrlList } from '../lib/mesh/http-client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import { meshTools } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
@@ -101,8 +102,9 @@ const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, da
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
-const mesh = settings.mesh.autoConnect && fleet
-  ? createMeshClient({ hubUrl: settings.mesh.hubUrl ?? fleet.hub.url, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
+const [meshHub, ...otherMeshHubs] = hubUrlList(settings.mesh.hubUrl ?? fleet?.hub.url);
+const mesh = settings.mesh.autoConnect && meshHub
+  ? createMeshClient({ hubUrl: meshHub, hubUrls: otherMeshHubs, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
   : undefined;
 const { definition, health } = modelBackedNode(declared, {
   ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,

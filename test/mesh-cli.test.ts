@@ -2,6 +2,7 @@
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { runMeshCli } from '../hub/mesh/cli.ts';
+import { hubUrlList } from '../lib/mesh/http-client.ts';
 import { join, startHub, type TestHub } from './support/mesh.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -11,12 +12,37 @@ afterEach(async () => {
   await hub?.stop();
 });
 
-async function run(argv: string[], lines?: AsyncIterable<string>) {
+async function run(argv: string[], lines?: AsyncIterable<string>, hubs: string[] = [hub.url]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runMeshCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l), hubUrl: hub.url, lines, waitMs: 2000 });
+  const code = await runMeshCli(argv, { out: (l) => out.push(l), err: (l) => err.push(l), hubUrl: hubs[0]!, hubUrls: hubs.slice(1), lines, waitMs: 2000 });
   return { code, out, err };
 }
+
+/** An address on loopback where nothing listens any more: connecting to it is refused. */
+async function closedAddress(): Promise<string> {
+  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response('') });
+  const url = `http://127.0.0.1:${s.port}`;
+  await s.stop(true);
+  return url;
+}
+
+test('several hubs: a command asks the next when one refuses the connection, and says which it tried when all do', async () => {
+  expect(hubUrlList('http://a:1, http://b:2,', undefined, 'http://a:1')).toEqual(['http://a:1', 'http://b:2']);
+  hub = startHub();
+  const gone = await closedAddress();
+  expect(await run(['project', 'create', 'demo'], undefined, [gone, hub.url])).toEqual({ code: 0, out: ['created project demo'], err: [] });
+  expect((await run(['project', 'list'], undefined, [gone, hub.url])).out).toEqual(['demo']);
+  const bob = await join(hub, 'demo', 'bob');
+  bob.c.ws.addEventListener('message', (e) => {
+    const f = JSON.parse(String(e.data));
+    if (f.type === 'message') bob.c.ws.send(JSON.stringify({ type: 'delivered', messageId: f.message.messageId }));
+  });
+  // The mesh connection fails over too: `send` reaches bob through the hub that answers.
+  expect(await run(['send', 'demo', '--as', 'alice', '--to', 'bob', 'hi'], undefined, [gone, hub.url])).toEqual({ code: 0, out: ['sent demo:1 to bob', 'delivered to bob'], err: [] });
+  const other = await closedAddress();
+  expect(await run(['project', 'list'], undefined, [gone, other])).toEqual({ code: 1, out: [], err: [`error A2A_HTTP_TRANSPORT: cannot reach the hub at ${gone} or ${other}: connection refused`] });
+});
 
 test('projects, peers, send and history, with one-line coded errors', async () => {
   hub = startHub();

@@ -6,7 +6,7 @@
 import { silentLog } from '../../lib/log.ts';
 import { createMeshClient } from '../../lib/mesh/client.ts';
 import type { ClientCode, MeshError } from '../../lib/mesh/errors.ts';
-import { createHubClient } from '../../lib/mesh/http-client.ts';
+import { createHubClient, type HubClient } from '../../lib/mesh/http-client.ts';
 import type { ConnectionMemory } from '../../lib/mesh/memory.ts';
 import { decodeText } from '../../lib/mesh/payload.ts';
 import type { MeshMessage } from '../../lib/mesh/wire.ts';
@@ -17,6 +17,8 @@ export interface CliIo {
   /** Lines typed by the user (for `connect`). */
   lines?: AsyncIterable<string>;
   hubUrl: string;
+  /** Other hubs of the same cluster, asked when `hubUrl` cannot be reached. */
+  hubUrls?: string[];
   token?: string;
   /** How long `send` waits for delivery outcomes. */
   waitMs?: number;
@@ -49,7 +51,7 @@ const HELP = `usage: bun run mesh <command>
   disconnect [--agent ID]              end the agent's remembered connection: its presence leaves and
                                        the connection is forgotten (needs mesh.rememberConnections)
   help
-options: --hub URL (or MESH_HUB_URL), --token T (or MESH_TOKEN); the project defaults to
+options: --hub URL[,URL…] (or MESH_HUB_URL; several hubs of one cluster are tried in turn), --token T (or MESH_TOKEN); the project defaults to
 mesh.project (MESH_PROJECT, default main) and --as to mesh.name (MESH_NAME)`;
 
 /** Splits argv into positionals and `--flag value` options (repeatable). */
@@ -78,7 +80,7 @@ const fmtError = (e: MeshError<ClientCode>) => `error ${e.code}: ${e.message}`;
 export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
   const { pos, opts } = parseArgs(argv);
   const one = (k: string) => opts[k]?.at(-1);
-  const http = createHubClient({ baseUrl: io.hubUrl, token: io.token });
+  const http = createHubClient({ baseUrl: io.hubUrl, otherUrls: io.hubUrls, token: io.token });
   const fail = (e: MeshError<ClientCode>) => (io.err(fmtError(e)), 1);
   const usage = (msg: string) => (io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2);
   const [cmd, sub, arg] = pos;
@@ -146,11 +148,11 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
       return 0;
     }
     case 'send':
-      return send(pos.slice(1), opts, io, fail, usage);
+      return send(pos.slice(1), opts, await answeringFirst(io, http), fail, usage);
     case 'connect':
-      return connect(project, one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main', io, fail, usage);
+      return connect(project, one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main', await answeringFirst(io, http), fail, usage);
     case 'disconnect':
-      return disconnect(one('agent') ?? io.defaults?.agentId ?? 'main', io, fail);
+      return disconnect(one('agent') ?? io.defaults?.agentId ?? 'main', await answeringFirst(io, http), fail);
     default:
       return usage(`unknown command ${cmd}`);
   }
@@ -159,12 +161,24 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
 type Fail = (e: MeshError<ClientCode>) => number;
 type Usage = (msg: string) => number;
 
+/**
+ * With several hubs, the mesh connection starts at one that answers: the HTTP client asks them in
+ * turn, and the connection then takes the rest as its failover list.
+ */
+async function answeringFirst(io: CliIo, http: HubClient): Promise<CliIo> {
+  if (!io.hubUrls?.length) return io;
+  await http.meta();
+  const all = [io.hubUrl, ...io.hubUrls];
+  const first = all.find((u) => u.replace(/\/+$/, '') === http.baseUrl) ?? io.hubUrl;
+  return { ...io, hubUrl: first, hubUrls: all.filter((u) => u !== first) };
+}
+
 async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
   const [project, ...words] = pos;
   const name = opts.as?.at(-1) ?? io.defaults?.name ?? io.defaults?.agentId;
   if (!project || !name || words.length === 0) return usage('send needs <project> --as <name> <text>');
   const to = opts.to?.at(-1);
-  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog, ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}) });
+  const client = createMeshClient({ hubUrl: io.hubUrl, hubUrls: io.hubUrls, token: io.token, log: silentLog, ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}) });
   try {
     const s = await client.connect(name, project, name);
     if (s.state !== 'connected') return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
@@ -206,7 +220,7 @@ async function disconnect(agentId: string, io: CliIo, fail: Fail): Promise<numbe
   if (!memory || !saved) {
     return fail({ code: 'A2A_CLIENT_CLOSED', message: `no remembered connection for agent ${agentId}${memory ? '' : ' (mesh.rememberConnections is off)'}` });
   }
-  const client = createMeshClient({ hubUrl: io.hubUrl, token: io.token, log: silentLog, memory });
+  const client = createMeshClient({ hubUrl: io.hubUrl, hubUrls: io.hubUrls, token: io.token, log: silentLog, memory });
   try {
     const s = await client.connect(agentId, saved.project, saved.name, saved);
     await client.disconnect(agentId);
@@ -225,6 +239,7 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
   const saved = io.defaults?.memory ? (await io.defaults.memory.load())[agentId] : undefined;
   const client = createMeshClient({
     hubUrl: io.hubUrl,
+    hubUrls: io.hubUrls,
     token: io.token,
     log: silentLog,
     ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),

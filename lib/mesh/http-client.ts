@@ -28,25 +28,46 @@ export interface PresenceView {
 
 export interface HubClientOptions {
   baseUrl: string;
+  /** Other hubs of the same cluster: asked in turn when a hub refuses the connection. */
+  otherUrls?: string[];
   token?: string;
   fetch?: typeof fetch;
 }
 
 export type HubClient = ReturnType<typeof createHubClient>;
 
+/**
+ * Hub addresses as a setting or option gives them: one URL, or several hubs of one cluster
+ * separated by commas (`http://a:4100,http://b:4100`), first tried first.
+ */
+export function hubUrlList(...given: (string | undefined)[]): string[] {
+  return [...new Set(given.flatMap((g) => (g ?? '').split(',')).map((u) => u.trim()).filter(Boolean))];
+}
+
 export function createHubClient(o: HubClientOptions) {
-  const base = o.baseUrl.replace(/\/+$/, '');
+  const bases = [...new Set([o.baseUrl, ...(o.otherUrls ?? [])].map((u) => u.replace(/\/+$/, '')))];
+  /** The hub that answered last: later calls start there. */
+  let base = bases[0]!;
   const doFetch = o.fetch ?? fetch;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
 
   async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result<Record<string, unknown>, ClientCode>> {
-    let res: Response;
-    try {
-      res = await doFetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    } catch (e) {
-      return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${base}: ${(e as Error).message}`);
+    let res: Response | undefined;
+    const refused: string[] = [];
+    // Only a refused connection moves on: the request never reached that hub, so asking the next
+    // one cannot do anything twice. Any other failure may have happened after the hub acted.
+    for (const b of [base, ...bases.filter((x) => x !== base)]) {
+      try {
+        res = await doFetch(b + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        base = b;
+        break;
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 'ECONNREFUSED') return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${b}: ${(e as Error).message}`);
+        refused.push(b);
+      }
     }
+    if (!res) return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${refused.join(' or ')}: connection refused`);
     let doc: Record<string, unknown>;
     try {
       doc = (await res.json()) as Record<string, unknown>;
@@ -78,7 +99,10 @@ export function createHubClient(o: HubClientOptions) {
     new URLSearchParams(Object.entries(q).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
 
   return {
-    baseUrl: base,
+    /** The hub that answered last (the first given until one has). */
+    get baseUrl() {
+      return base;
+    },
     meta,
     async createProject(p: { name: string; displayName?: string; description?: string; createdByCwd?: string }): Promise<Result<Project, ClientCode>> {
       const r = await checked('POST', '/api/projects.create', p);
