@@ -55,13 +55,14 @@ afterAll(async () => {
   await f?.stop();
 });
 
-interface Bar { id: number; span: string; parent: string; depth: number; x: number; width: number }
+interface Bar { id: number; span: string; parent: string; depth: number; start: number; duration: number; x: number; width: number }
 
 async function waterfall(): Promise<{ trace: string; bars: Bar[] }> {
   return {
     trace: (await page.getAttribute('figure.question', 'data-trace')) ?? '',
     bars: await page.$$eval('svg.waterfall g.call', (gs) => gs.map((g) => ({
       id: Number(g.getAttribute('data-trace-id')), span: g.getAttribute('data-span')!, parent: g.getAttribute('data-parent')!, depth: Number(g.getAttribute('data-depth')),
+      start: Number(g.getAttribute('data-start')), duration: Number(g.getAttribute('data-duration')),
       x: Number(g.querySelector('rect.value')!.getAttribute('x')), width: Number(g.querySelector('rect.value')!.getAttribute('width')),
     }))),
   };
@@ -93,9 +94,10 @@ test('Agent Process: one question is one trace, its calls nested by who called w
   for (let i = 1; i < 3; i++) {
     const [parent, child] = [chainView.bars[i - 1]!, chainView.bars[i]!];
     expect(child.parent).toBe(parent.span);
-    // A call made inside another is drawn inside it.
-    expect(child.x).toBeGreaterThanOrEqual(parent.x - 0.5);
-    expect(child.x + child.width).toBeLessThanOrEqual(parent.x + parent.width + 2);
+    // A call made inside another is drawn inside it (start times are whole milliseconds, so its end may pass by less than one).
+    expect(child.start).toBeGreaterThanOrEqual(parent.start);
+    expect(child.start + child.duration).toBeLessThan(parent.start + parent.duration + 1);
+    expect(child.x).toBeGreaterThanOrEqual(parent.x);
   }
   expect(await page.$eval(`svg.waterfall g.call[data-trace-id="${xToHub.id}"] text.label`, (t) => t.textContent)).toContain('↳');
   if (SHOTS) await page.screenshot({ path: '/tmp/console-trace-nested.png', fullPage: true });
