@@ -91,25 +91,53 @@ export function UpDownStrip({ states, label }) {
 }
 
 /**
+ * The calls of one trace as a tree in reading order: each call followed by the calls it made
+ * (those whose parent span is its span), siblings by start. A call whose parent is not among them
+ * (the question itself, or a caller outside the trace) is a root.
+ * @param {TraceRecord[]} records
+ * @returns {{ r: TraceRecord, depth: number }[]}
+ */
+export function callTree(records) {
+  const byStart = [...records].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts) || a.id - b.id);
+  const spans = new Set(byStart.map((r) => r.spanId).filter(Boolean));
+  /** @type {Map<string, TraceRecord[]>} */
+  const children = new Map();
+  for (const r of byStart) {
+    if (!r.parentSpanId || !spans.has(r.parentSpanId) || r.parentSpanId === r.spanId) continue;
+    const list = children.get(r.parentSpanId);
+    if (list) list.push(r);
+    else children.set(r.parentSpanId, [r]);
+  }
+  /** @type {{ r: TraceRecord, depth: number }[]} */
+  const out = [];
+  const seen = new Set();
+  /** @param {TraceRecord} r @param {number} depth */
+  const visit = (r, depth) => {
+    if (seen.has(r.id)) return;
+    seen.add(r.id);
+    out.push({ r, depth });
+    for (const c of (r.spanId && children.get(r.spanId)) || []) visit(c, depth + 1);
+  };
+  for (const r of byStart) if (!r.parentSpanId || !spans.has(r.parentSpanId) || r.parentSpanId === r.spanId) visit(r, 0);
+  // Links that loop back on themselves reach no root: listed flat rather than lost.
+  for (const r of byStart) visit(r, 0);
+  return out;
+}
+
+/**
  * One question's calls as a waterfall: each call a bar from its start for its duration, coloured
- * by outcome and indented under the call it happened inside (a call made by the node another call
- * went to, while that call ran).
+ * by outcome and nested under the call that made it (its parent span), as `callTree` orders them.
  * @param {{ records: TraceRecord[], selected: number | null, onSelect: (id: number) => void }} props
  */
 export function Waterfall({ records, selected, onSelect }) {
   const W = 480, LABEL = 170, ROW = 22;
-  const rows = [...records].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts) || a.id - b.id);
+  const tree = callTree(records);
+  const rows = tree.map((t) => t.r);
   const start = Math.min(...rows.map((r) => Date.parse(r.ts)));
   const end = Math.max(...rows.map((r) => Date.parse(r.ts) + r.durationMs));
   const span = Math.max(1, Math.round(end - start));
   const x = (/** @type {number} */ t) => LABEL + ((t - start) / span) * (W - LABEL - 8);
-  /** @type {Map<number, number>} */
-  const depth = new Map();
-  for (const r of rows) {
-    const s = Date.parse(r.ts);
-    const parent = rows.filter((p) => p !== r && p.to === r.from && Date.parse(p.ts) <= s && s + r.durationMs <= Date.parse(p.ts) + p.durationMs + 1).pop();
-    depth.set(r.id, parent ? (depth.get(parent.id) ?? 0) + 1 : 0);
-  }
+  const depth = new Map(tree.map((t) => [t.r.id, t.depth]));
   const H = rows.length * ROW + 20;
   return html`
     <svg class="chart waterfall" viewBox=${`0 0 ${W} ${H}`} role="group" aria-label=${`${rows.length} calls over ${span} ms`}>
@@ -120,7 +148,7 @@ export function Waterfall({ records, selected, onSelect }) {
         const s = Date.parse(r.ts);
         const d = depth.get(r.id) ?? 0;
         return html`
-          <g class=${`call outcome-${r.outcome}${r.id === selected ? ' selected' : ''}`} data-trace-id=${r.id} data-start=${s - start} data-duration=${r.durationMs} data-depth=${d}
+          <g class=${`call outcome-${r.outcome}${r.id === selected ? ' selected' : ''}`} data-trace-id=${r.id} data-span=${r.spanId} data-parent=${r.parentSpanId ?? ''} data-start=${s - start} data-duration=${r.durationMs} data-depth=${d}
             role="button" tabindex="0" aria-label=${`#${r.id} ${r.to} ${r.capability}, starts at ${Math.round(s - start)} ms, lasts ${r.durationMs} ms, ${r.outcome}`}
             onClick=${() => onSelect(r.id)} onKeyDown=${onKeys(() => onSelect(r.id))}>
             <rect class="hit" x="0" y=${y} width=${W} height=${ROW} />

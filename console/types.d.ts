@@ -87,6 +87,12 @@ export interface TraceRecord {
   outcome: TraceOutcome;
   errorCode: string | null;
   bytes: number;
+  /** W3C trace id (32 hex digits) shared by every call one question caused; '' on records older than trace ids. */
+  traceId: string;
+  /** This call's span id (16 hex digits). */
+  spanId: string;
+  /** The span the call was made under: another record's `spanId` when that call made this one, or null. */
+  parentSpanId: string | null;
 }
 
 /** `GET /api/trace`: newest first; `nextBefore` pages on. */

@@ -22,8 +22,6 @@ try {
   const post = (path: string, body: unknown) =>
     fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { origin: f.hubUrl, 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } });
-  // A pause, so the question's calls stand apart from the negotiation's in the waterfall.
-  await Bun.sleep(1000);
   await post('/api/ask', { question: 'Which industry should we contact today?' });
 
   const shots: [page: string, width: number, file: string][] = all

@@ -113,18 +113,25 @@ describe('pictures drawn from their data', () => {
     await page.waitForFunction(() => document.querySelectorAll('table.reach tbody tr').length > 1);
   });
 
-  test('Agent Process: the waterfall shows one question\'s calls in start order with their durations; the minute columns count them', async () => {
+  test('Agent Process: the waterfall shows one question (the calls of one trace) in start order with their durations; the minute columns count them', async () => {
     // customer.reach calls scanner, then crm: one question, two calls, in that order.
     const r = await fetch(`${f.hubUrl}/api/hub`, { method: 'POST', headers: { origin: f.hubUrl, 'content-type': 'application/json' }, body: '{"skill":"customer.reach"}' });
     expect(r.status).toBe(200);
     const records = (await (await fetch(`${f.hubUrl}/api/trace?limit=2`)).json()).records.reverse();
+    // The hub started one trace for the question; neither call made the other.
+    expect(records[0].traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(records[1].traceId).toBe(records[0].traceId);
+    expect(records[1].parentSpanId).toBe(records[0].parentSpanId);
     await page.goto(`${f.hubUrl}/#/trace?id=${records[1].id}`);
     await page.waitForSelector(`svg.waterfall g.call[data-trace-id="${records[1].id}"].selected`);
+    await page.waitForFunction(() => document.querySelectorAll('svg.waterfall g.call').length === 2);
+    expect(await page.getAttribute('figure.question', 'data-trace')).toBe(records[0].traceId);
+    expect(await page.$$eval('svg.waterfall g.call', (gs) => gs.map((g) => g.getAttribute('data-depth')))).toEqual(['0', '0']);
     const calls = await page.$$eval('svg.waterfall g.call', (gs) => gs.map((g) => ({
       id: Number(g.getAttribute('data-trace-id')), start: Number(g.getAttribute('data-start')), duration: Number(g.getAttribute('data-duration')),
       x: Number(g.querySelector('rect.value')!.getAttribute('x')), width: Number(g.querySelector('rect.value')!.getAttribute('width')),
     })));
-    expect(calls.map((c) => c.id).slice(-2)).toEqual(records.map((x: any) => x.id));
+    expect(calls.map((c) => c.id)).toEqual(records.map((x: any) => x.id));
     for (const x of records) expect(calls.find((c) => c.id === x.id)?.duration).toBe(x.durationMs);
     for (let i = 1; i < calls.length; i++) expect(calls[i]!.x).toBeGreaterThanOrEqual(calls[i - 1]!.x);
     for (const a of calls) for (const b of calls) if (a.duration > b.duration * 1.5 && b.width > 2) expect(a.width).toBeGreaterThan(b.width);

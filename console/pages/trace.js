@@ -1,7 +1,7 @@
 /**
  * @module pages/trace — Agent Process: what actually happened between nodes. A waterfall of one
- * question's calls (the burst of calls around the chosen record: start, duration, outcome, calls
- * made inside other calls), calls per minute with the error rate, and the records newest first,
+ * question's calls (every call of the chosen record's W3C trace: start, duration, outcome, each
+ * nested under the call that made it), calls per minute with the error rate, and the records newest first,
  * with live additions over SSE, filters (node, outcome), paging by cursor, and failures and empty
  * returns marked. `#/trace?id=<n>` highlights one record (other pages link facts to trace ids).
  */
@@ -17,8 +17,8 @@ const PAGE = 50;
 /** Calls the rate chart is drawn from: the newest this many, then what arrives live. */
 const RECENT = 500;
 const MINUTES = 15;
-/** Calls closer than this to the previous one's end belong to the same question. */
-const BURST_GAP_MS = 500;
+/** Most calls of one question the waterfall reads (a trace page's limit). */
+const QUESTION_CALLS = 500;
 
 /** The `id` of `#/trace?id=<n>`, or null. */
 function linkedId() {
@@ -44,24 +44,15 @@ function query(filter, before, limit = PAGE) {
 }
 
 /**
- * The calls around `id` (or the newest ones): neighbours in time with less than BURST_GAP_MS
- * between one call's end and the next one's start.
- * @param {TraceRecord[]} records
- * @param {number | null} id
- * @returns {TraceRecord[]}
+ * The calls of one question: every record of `anchor`'s trace (a record without a trace id, from
+ * before records had one, stands alone).
+ * @param {TraceRecord | undefined} anchor
+ * @returns {Promise<TraceRecord[]>}
  */
-export function burstOf(records, id) {
-  const byStart = [...records].sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts) || a.id - b.id);
-  /** @type {TraceRecord[][]} */
-  const bursts = [];
-  let end = -Infinity;
-  for (const r of byStart) {
-    const s = Date.parse(r.ts);
-    if (s - end > BURST_GAP_MS || !bursts.length) bursts.push([]);
-    bursts[bursts.length - 1]?.push(r);
-    end = Math.max(end, s + r.durationMs);
-  }
-  return (id !== null && bursts.find((b) => b.some((r) => r.id === id))) || bursts[bursts.length - 1] || [];
+function questionOf(anchor) {
+  if (!anchor) return Promise.resolve([]);
+  if (!anchor.traceId) return Promise.resolve([anchor]);
+  return trace(new URLSearchParams({ traceId: anchor.traceId, limit: String(QUESTION_CALLS) })).then((p) => p.records);
 }
 
 /**
@@ -107,6 +98,7 @@ export function Trace() {
   const [nodes, setNodes] = useState(/** @type {string[]} */ ([]));
   const [target, setTarget] = useState(linkedId());
   const [picked, setPicked] = useState(/** @type {number | null} */ (null));
+  const [question, setQuestion] = useState(/** @type {TraceRecord[]} */ ([]));
   const filterRef = useRef(filter);
   filterRef.current = filter;
 
@@ -133,6 +125,8 @@ export function Trace() {
   // Live additions: one record per SSE message, listed when it passes the filter.
   const live = useStream(traceStream, (/** @type {TraceRecord} */ r) => {
     setRecent((rs) => [r, ...rs].slice(0, RECENT * 2));
+    // A call of the question on show joins its waterfall as it happens.
+    setQuestion((q) => (q[0]?.traceId && q[0].traceId === r.traceId && !q.some((x) => x.id === r.id) ? [...q, r] : q));
     const f = filterRef.current;
     if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
     setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
@@ -144,7 +138,14 @@ export function Trace() {
   const set = (k) => valueTo((v) => setFilter({ ...filter, [k]: v }));
   const failed = records?.filter((r) => r.outcome !== 'ok').length ?? 0;
   const chosen = picked ?? target;
-  const burst = records ? burstOf(records, chosen) : [];
+  // The waterfall shows the question of the chosen record, else of the newest one listed.
+  const anchor = records?.find((r) => r.id === chosen) ?? question.find((r) => r.id === chosen) ?? records?.[0];
+  const anchorKey = anchor ? anchor.traceId || `record ${anchor.id}` : '';
+  useEffect(() => {
+    let alive = true;
+    questionOf(anchor).then((q) => alive && setQuestion(q), () => alive && setQuestion(anchor ? [anchor] : []));
+    return () => { alive = false; };
+  }, [anchorKey]);
 
   return html`
     <h2>Agent Process <small><${LiveMark} live=${live} />${records ? ` · ${records.length} shown, ${failed} failed or empty` : ''}</small></h2>
@@ -159,10 +160,10 @@ export function Trace() {
     </form>
     <${ErrorLine} error=${error} />
     <div class="pictures-row">
-      ${burst.length > 0 && html`
-        <figure class="card">
-          <figcaption><strong>One question's calls</strong> <span class="muted">· ${burst.length} call(s) from ${fmtTime(burst[0]?.ts ?? '')}, each within ${BURST_GAP_MS} ms of the one before; choose a call to highlight its record</span></figcaption>
-          <${Waterfall} records=${burst} selected=${chosen} onSelect=${setPicked} />
+      ${question.length > 0 && html`
+        <figure class="card question" data-trace=${question[0]?.traceId ?? ''}>
+          <figcaption><strong>One question's calls</strong> <span class="muted">· ${question.length} call(s) of trace <code>${(question[0]?.traceId || '–').slice(0, 8)}</code>, each under the call that made it; choose a call to highlight its record</span></figcaption>
+          <${Waterfall} records=${question} selected=${chosen} onSelect=${setPicked} />
         </figure>`}
       <figure class="card">
         <figcaption><strong>Calls per minute</strong> <span class="muted">· last ${MINUTES} minutes; the line is the share failed or empty</span></figcaption>

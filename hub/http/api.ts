@@ -28,6 +28,7 @@ import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
 import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
+import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
 
@@ -133,6 +134,13 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     return r.ok ? json({ ok: true, result: r.result }) : failed(r.error, upstreamStatus(r.error.code));
   }
 
+  /**
+   * A question's calls share one W3C trace: a request that came without a `traceparent` starts
+   * one here (its root span is the request, which is not a trace record), so the console groups
+   * the calls of one skill or one ask by trace id.
+   */
+  const asOneTrace = <T>(work: () => Promise<T>): Promise<T> => withTrace(currentTrace() ?? childContext(), work);
+
   /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
   async function hubCapability(req: Request, caller: Principal): Promise<Response> {
     const body = await postedObject(req);
@@ -141,7 +149,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
     // As over A2A: a capability that changes state or runs work needs a principal.
     if (deps.hubCatalog.find(body.skill)?.readOnly === false && !isAuthenticated(caller)) return unauthenticated(body.skill);
-    const r = await deps.hubCatalog.invoke(body.skill, body.args ?? {}, undefined, { caller });
+    const r = await asOneTrace(() => deps.hubCatalog.invoke(body.skill as string, body.args ?? {}, undefined, { caller }));
     if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
     // The hub's capabilities fail on the caller's mistake (4xx) or because a node they asked failed.
     return failed(r.error, upstreamStatus(r.error.code));
@@ -151,7 +159,7 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     const body = await postedObject(req);
     if (body instanceof Response) return body;
     if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000) return refuse('BAD_REQUEST', 'question must be a non-empty string of at most 2000 characters');
-    return json(await deps.ask(body.question));
+    return json(await asOneTrace(() => deps.ask(body.question as string)));
   }
 
   function route(req: Request, caller: Principal): Promise<Response> | Response | undefined {
