@@ -59,7 +59,9 @@ describe('Agent Process', () => {
     await shot('trace');
 
     // A link to one record (as Ask Agent's facts make) highlights it.
+    // From another page, shown first, as a person following such a link would be.
     await page.goto(`${f.hubUrl}/#/fleet`);
+    await page.waitForSelector('main[data-page="fleet"] table.fleet');
     await page.goto(`${f.hubUrl}/#/trace?id=${first.id}`);
     await page.waitForSelector(`table.trace tr.highlight[data-trace-id="${first.id}"]`);
     expect(await page.$$eval('table.trace tr.highlight', (trs) => trs.length)).toBe(1);
