@@ -67,6 +67,14 @@ export function isEmptyResult(r: unknown): boolean {
   return lists > 0;
 }
 
+/** The last start time written and its ISO text: calls that start in the same millisecond share it. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoOf(ms: number): string {
+  if (ms !== lastMs) (lastMs = ms), (lastIso = new Date(ms).toISOString());
+  return lastIso;
+}
+
 type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: string } };
 
 /**
@@ -89,7 +97,7 @@ export async function tracedCall<R extends CallOutcome>(
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
   const bytes = !r.ok ? 0 : meter.answerBytes ?? (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result)));
   const rec = sink.record({
-    ts: new Date(started).toISOString(),
+    ts: isoOf(started),
     ...names,
     durationMs,
     outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
