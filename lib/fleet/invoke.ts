@@ -10,7 +10,8 @@ import { dirname, resolve } from 'node:path';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import type { CallFailure, Result } from '../errors/result.ts';
 import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
-import { tracedCall, type CallMeter, type CallSink } from './traced-call.ts';
+import { tracedCall, type CallMeter, type CallSink, type TracedCallOptions } from './traced-call.ts';
+import type { TraceContext } from '../telemetry/trace-context.ts';
 
 export interface FleetMember {
   name: string;
@@ -94,7 +95,7 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
 interface FleetCaller {
-  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number; onBehalfOf?: string; meter?: CallMeter }): Promise<FleetResult>;
+  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number; onBehalfOf?: string; meter?: CallMeter; trace?: TraceContext }): Promise<FleetResult>;
 }
 type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (its number in /api/trace; the record holds the W3C ids). */
@@ -137,15 +138,19 @@ interface FleetInvokerDeps {
   sign?: (target: string, body: Uint8Array) => Promise<Record<string, string>>;
 }
 
+const CARRIES_SPAN: TracedCallOptions = { carriesSpan: true };
+
 export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
   const now = deps.now ?? Date.now;
   /** Runs one call in a child span of the current trace and writes its trace record, whatever the outcome. */
-  const traced = <R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: (meter: CallMeter) => Promise<R>) =>
-    tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now);
+  const traced = <R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: (meter: CallMeter) => Promise<R>, opts?: TracedCallOptions) =>
+    tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now, opts);
   const sendMessage = createA2AMessenger(deps);
   return {
     invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000, opts = {}) {
-      return traced(target, capability, (meter) => deps.client.peerFetch(target, capability, args, { timeout: timeoutMs, meter, ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }));
+      // The peer client sends the call's span itself: the call need not run inside it.
+      return traced(target, capability, (meter) =>
+        deps.client.peerFetch(target, capability, args, { timeout: timeoutMs, meter, trace: meter.span, ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }), CARRIES_SPAN);
     },
     message(target, skill, args, opts) {
       // A malformed skill is refused, and still leaves a row, under a fixed name rather than the bad text.

@@ -129,6 +129,9 @@ const fromRow = (r: Row): TraceRecord => ({
 /** Rows wait at most this long (or until this many are pending) before they are committed together. */
 const FLUSH_MS = 20;
 const FLUSH_ROWS = 512;
+/** Rows one INSERT statement writes when that many are pending (12 parameters each). */
+const INSERT_ROWS = 16;
+type TraceParam = string | number | null;
 /** Retention runs after this many new rows or this much time, whichever comes first. */
 const PRUNE_EVERY_ROWS = 1_000;
 const PRUNE_EVERY_MS = 60_000;
@@ -151,15 +154,29 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
   // event loop per call at 100,000 rows). A trace is looked up by scanning newest first, as the
   // other filters but `to` are. A file from before loses the index on open.
   db.exec('DROP INDEX IF EXISTS trace_trace_id');
-  const insert = db.query<Row, [number, string, string, string, string, number, string, string | null, number, string, string, string | null]>(
-    'INSERT INTO trace (id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const COLUMNS = 'id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id';
+  const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  const insertOne = db.query<Row, TraceParam[]>(`INSERT INTO trace (${COLUMNS}) VALUES ${ROW}`);
+  // Rows go in INSERT_ROWS to a statement: one statement run costs about as much as the row it
+  // writes, so a group of rows halves the time a pending row takes to store.
+  const insertMany = db.query<Row, TraceParam[]>(`INSERT INTO trace (${COLUMNS}) VALUES ${Array(INSERT_ROWS).fill(ROW).join(', ')}`);
   let lastId = db.query<{ id: number }, []>('SELECT COALESCE(MAX(id), 0) AS id FROM trace').get()!.id;
   const listeners = new Set<(r: TraceRecord) => void>();
   let pending: TraceRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
+  /** Adds `r`'s columns, in COLUMNS order, to `params` (positional parameters). */
+  const paramsOf = (r: TraceRecord, params: TraceParam[]) => {
+    params.push(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes, r.traceId, r.spanId, r.parentSpanId);
+    return params;
+  };
   const writeAll = db.transaction((rows: TraceRecord[]) => {
-    for (const r of rows) insert.run(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes, r.traceId, r.spanId, r.parentSpanId);
+    let i = 0;
+    for (; i + INSERT_ROWS <= rows.length; i += INSERT_ROWS) {
+      const params: TraceParam[] = [];
+      for (let j = i; j < i + INSERT_ROWS; j++) paramsOf(rows[j]!, params);
+      insertMany.run(...params);
+    }
+    for (; i < rows.length; i++) insertOne.run(...paramsOf(rows[i]!, []));
   });
   // Rows are appended in time order, so the age cut is an id: the first row young enough, found by
   // walking ids from the oldest (as many rows as are dropped, no index on ts to keep up per insert).

@@ -5,7 +5,7 @@
  * signed routes of a recording process (the hub) all go through here.
  */
 
-import { childContext, currentTrace, withTrace } from '../telemetry/trace-context.ts';
+import { childContext, currentTrace, withTrace, type TraceContext } from '../telemetry/trace-context.ts';
 
 /** A trace record as written (lib/fleet/trace.ts adds its id). */
 export interface CallRecordInput {
@@ -31,6 +31,17 @@ export interface CallRecordInput {
  */
 export interface CallMeter {
   answerBytes?: number;
+  /** The call's own span: what its request carries as `traceparent`. */
+  span: TraceContext;
+}
+
+export interface TracedCallOptions {
+  /**
+   * The call sends `meter.span` itself and calls nothing else that reads the current context, so
+   * it need not run inside the span. Entering a context costs the whole request's async work
+   * a few µs (every await and I/O callback under it carries the context); a peer call skips it.
+   */
+  carriesSpan?: boolean;
 }
 
 /** Where trace records go (lib/fleet/trace.ts). */
@@ -56,6 +67,14 @@ export function isEmptyResult(r: unknown): boolean {
   return lists > 0;
 }
 
+/** The last start time written and its ISO text: calls that start in the same millisecond share it. */
+let lastMs = Number.NaN;
+let lastIso = '';
+function isoOf(ms: number): string {
+  if (ms !== lastMs) (lastMs = ms), (lastIso = new Date(ms).toISOString());
+  return lastIso;
+}
+
 type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: string } };
 
 /**
@@ -67,17 +86,18 @@ export async function tracedCall<R extends CallOutcome>(
   names: { from: string; to: string; capability: string },
   call: (meter: CallMeter) => Promise<R>,
   now: () => number = Date.now,
+  opts: TracedCallOptions = {},
 ): Promise<R & { traceId: number }> {
   const parent = currentTrace();
   const span = childContext(parent);
   const started = now();
   const t0 = performance.now();
-  const meter: CallMeter = {};
-  const r = await withTrace(span, () => call(meter));
+  const meter: CallMeter = { span };
+  const r = await (opts.carriesSpan ? call(meter) : withTrace(span, () => call(meter)));
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
   const bytes = !r.ok ? 0 : meter.answerBytes ?? (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result)));
   const rec = sink.record({
-    ts: new Date(started).toISOString(),
+    ts: isoOf(started),
     ...names,
     durationMs,
     outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',

@@ -18,7 +18,7 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
-import { addTraceHeaders, currentTrace } from '../telemetry/trace-context.ts';
+import { addTraceHeaders, currentTrace, withTrace, type TraceContext } from '../telemetry/trace-context.ts';
 
 /**
  * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
@@ -36,6 +36,12 @@ interface PeerCallOptions {
   onBehalfOf?: string;
   /** Told the size of the answer read, in bytes (the trace records it; lib/fleet/traced-call.ts). */
   meter?: { answerBytes?: number };
+  /**
+   * The W3C trace context the request carries (default: the current one). A caller that made a
+   * span for this call (lib/fleet/traced-call.ts) hands it over here instead of running the call
+   * inside it; the call's log lines still name it.
+   */
+  trace?: TraceContext;
 }
 
 export interface PeerClient {
@@ -105,7 +111,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       // The signer's headers are a new object: the rest is added to it rather than copied around it.
       headers = await deps.signer.sign({ to: target, route: path, scope }, bytes);
       // The trace context is not signed: it names spans, it grants nothing.
-      addTraceHeaders(headers, currentTrace());
+      addTraceHeaders(headers, opts.trace ?? currentTrace());
       headers['content-type'] = 'application/json';
     } catch {
       return fail('PEER_NO_KEY', 'bad-call');
@@ -126,8 +132,13 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
           : fail('PEER_UNREACHABLE', 'unreachable', `${target} is unreachable`);
     }
     const ms = Math.round(performance.now() - started);
-    if (result.ok) log('debug', 'peer call', { to: target, path, scope, ms });
-    else log('warn', 'peer call failed', { to: target, path, scope, ms, code: result.error.code, kind: result.error.kind });
+    const say = () => {
+      if (result.ok) log('debug', 'peer call', { to: target, path, scope, ms });
+      else log('warn', 'peer call failed', { to: target, path, scope, ms, code: result.error.code, kind: result.error.kind });
+    };
+    // A log line names the trace and span of the call it tells of (lib/log.ts reads the current context).
+    if (opts.trace) withTrace(opts.trace, say);
+    else say();
     return result;
   }
 

@@ -74,10 +74,16 @@ export function contextFromHeaders(headers: Headers): TraceContext | undefined {
   return state === undefined ? parent : { ...parent, state };
 }
 
+/** Random bytes drawn from the system in one call and handed out as ids until used up (a bounded 4 KiB). */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+
 /** `bytes` random bytes in hex, never all zeros (an all-zero id is invalid: `zero` is that id). */
 function randomHex(bytes: number, zero: string): string {
-  // Random bytes written straight into a Buffer, read back as hex: one call made per id, no copy.
-  const hex = crypto.getRandomValues(Buffer.allocUnsafe(bytes)).toString('hex');
+  // One system call fills ids for hundreds of spans; each id's bytes are used once, never again.
+  if (poolAt + bytes > POOL_BYTES) (crypto.getRandomValues(pool), (poolAt = 0));
+  const hex = pool.toString('hex', poolAt, (poolAt += bytes));
   // The chance is nil, but the rule is cheap to keep.
   return hex === zero ? `${zero.slice(1)}1` : hex;
 }
