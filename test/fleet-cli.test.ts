@@ -1,6 +1,8 @@
 /**
- * `bun run fleet` as a user runs it: the hub and the nodes start as separate processes and come
- * up; a node killed from outside is seen down and restarted; SIGTERM stops every process.
+ * `bun run fleet` as a user runs it: it checks itself first, one line per check; the hub and the
+ * nodes start as separate processes and come up; a node killed from outside is seen down and
+ * restarted; SIGTERM stops every process. A fleet file naming a missing node file stops it
+ * before anything starts.
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
@@ -63,6 +65,13 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
   const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'inherit' });
   const out = lineReader(proc.stdout);
   await Promise.all([out.until(/^a2a up /), out.until(/^scanner up /), out.until(/^conformance up /)]);
+  // The boot self-check came first, one line per check.
+  expect(out.lines.slice(0, 4)).toEqual([
+    `self-check fleet fleet OK: ${fleetFile}: the hub and 2 node(s) to start`,
+    'self-check fleet files OK: 3 source file(s) found',
+    `self-check fleet data OK: ${dataDir} is writable`,
+    "self-check fleet keys OK: the hub's key pair and the ring of 3 member(s) are loaded",
+  ]);
   const card = await (await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)).json();
   expect(card.name).toBe('scanner');
   const fleetView = await (await fetch(`http://127.0.0.1:${hubPort}/api/fleet`)).json();
@@ -89,3 +98,25 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
   expect(alive).toEqual([]);
   expect(out.lines).toContain('fleet stopped');
 }, 30_000);
+
+test('a member whose file is missing fails the self-check: one line says what to do, and nothing starts', async () => {
+  const [hubPort, ghostPort] = freePorts(2);
+  const dir = tempDir('lume-a2a-fleetcli-');
+  try {
+    const fleetFile = join(dir, 'fleet.json');
+    writeFileSync(fleetFile, JSON.stringify({
+      hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
+      nodes: [{ name: 'ghost', port: ghostPort, role: 'nothing', file: 'node/ghost/index.ts' }],
+    }));
+    const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dir }, stdout: 'pipe', stderr: 'pipe' });
+    expect(await proc.exited).toBe(1);
+    const out = await new Response(proc.stdout).text();
+    expect(out).toContain(`self-check fleet files FAIL: not found: ghost (node/ghost/index.ts) -> fix the file paths in ${fleetFile}`);
+    expect(out).not.toContain(' starting ');
+    expect(await new Response(proc.stderr).text()).toBe('');
+    // Nothing listens on the hub's port: no child was started.
+    expect(await fetch(`http://127.0.0.1:${hubPort}/healthz`).then(() => 'answered', () => 'refused')).toBe('refused');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

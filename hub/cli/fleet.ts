@@ -13,9 +13,11 @@ import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
+import { formatCheck } from '../../lib/node/self-check.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
+import { fleetSelfCheck } from '../fleet/self-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
@@ -48,8 +50,8 @@ if (command === 'add') {
   process.exit(0);
 }
 
-await ensureKeys(dataDir, fleet);
 if (command === 'verify') {
+  await ensureKeys(dataDir, fleet);
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
   // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.
   const named = process.argv.slice(3);
@@ -67,6 +69,11 @@ if (command !== 'start') {
 // Children run in the checkout: they read the same config file, named absolutely.
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
 const members = fleetMembers(fleet);
+
+// The boot self-check: one line per check; a failure says what to do and nothing starts.
+const checks = await fleetSelfCheck({ fleet, fleetFile, members, dataDir, root, loadKeys: async () => (await ensureKeys(dataDir, fleet), loadPeerIdentity(dataDir, fleet.hub.name)) });
+for (const c of checks) console.log(formatCheck('fleet', c));
+if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
 // A second fleet (or anything else on a member's port) stops here, before any child starts.
 const host = settings.hub.host;

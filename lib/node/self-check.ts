@@ -106,7 +106,7 @@ export async function selfCheck(input: SelfCheckInput): Promise<CheckLine[]> {
 }
 
 /** One printed line: `self-check scanner data FAIL: … -> what to do`. */
-export const formatCheck = (node: string, c: CheckLine) =>
+export const formatCheck = (node: string, c: Pick<CheckLine, 'detail' | 'fix'> & { name: string; status: CheckLine['status'] }) =>
   `self-check ${node} ${c.name} ${c.status.toUpperCase()}: ${c.detail}${c.fix && c.status !== 'ok' ? ` -> ${c.fix}` : ''}`;
 
 /**
