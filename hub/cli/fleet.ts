@@ -70,14 +70,15 @@ if (command !== 'start') {
 const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
 const members = fleetMembers(fleet);
 
+// A second fleet (or anything else on a member's port) stops here, before any child starts.
+const host = settings.hub.host;
+for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
+
 // The boot self-check: one line per check; a failure says what to do and nothing starts.
 const checks = await fleetSelfCheck({ fleet, fleetFile, members, dataDir, root, loadKeys: async () => (await ensureKeys(dataDir, fleet), loadPeerIdentity(dataDir, fleet.hub.name)) });
 for (const c of checks) console.log(formatCheck('fleet', c));
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
-// A second fleet (or anything else on a member's port) stops here, before any child starts.
-const host = settings.hub.host;
-for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
 const supervisor = new Supervisor(fleetChildren(fleet, root), { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render });
 
 const live = process.stdout.isTTY === true;

@@ -2,8 +2,8 @@
  * @module hub/fleet/self-check — what `bun run fleet` checks before it starts anything, printed one
  * line per check in the nodes' format: the fleet file, every member's source file, the data
  * folder and the keys. A failing check says what to do, and the fleet does not start (children
- * that cannot start would only crash-loop). Taken ports are checked after, with their own line
- * and exit code (lib/port-check.ts).
+ * that cannot start would only crash-loop). Taken ports are checked before, with their own line
+ * and exit code (lib/port-check.ts): a second fleet says only that.
  */
 
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
