@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { createNode } from '../lib/node/create-node.ts';
+import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
@@ -70,11 +71,8 @@ function rssMb(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 }
 
-/** CPU time a process has used so far (user + system, all threads), in µs; clock ticks are 10 ms on Linux. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
+/** CPU time a process has used so far (user + system, all threads), in µs. */
+const cpuMicros = (pid: number) => cpuMs(pid) * 1000;
 
 const load0 = loadavg()[0]!;
 const results = new Map<string, { rps: number[]; p99: number[]; cpu: number[]; errors: number }>();

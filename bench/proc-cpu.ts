@@ -4,24 +4,15 @@
  * holds up on a shared, noisy machine better than throughput does.
  */
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { procStatFields } from '../lib/proc-stat.ts';
 
 /** Clock ticks per second of /proc's times (USER_HZ; 100 on Linux on every common architecture). */
 const TICKS = 100;
 
-/** The fields after the command name (which may contain spaces), or undefined when the process is gone. */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
 /** CPU milliseconds a process has used so far (0 when it is gone). */
 export function cpuMs(pid: number): number {
-  const f = statFields(pid);
+  const f = procStatFields(pid);
   // Fields 14 and 15 of stat (utime, stime) are 11 and 12 after the name.
   return f ? ((Number(f[11]) + Number(f[12])) * 1000) / TICKS : 0;
 }
@@ -32,13 +23,13 @@ export function cpuMs(pid: number): number {
  * children of the postmaster.
  */
 export function treeCpuMs(root: number): number {
-  const f = statFields(root);
+  const f = procStatFields(root);
   if (!f) return 0;
   let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   for (const name of readdirSync('/proc')) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid === root) continue;
-    const c = statFields(pid);
+    const c = procStatFields(pid);
     if (c && Number(c[1]) === root) ticks += Number(c[11]) + Number(c[12]);
   }
   return (ticks * 1000) / TICKS;

@@ -7,6 +7,7 @@
 
 import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { procStartTime } from './proc-stat.ts';
 
 /** Exit code of a process whose data folder another live process holds (75 is EX_TEMPFAIL). */
 export const EXIT_DATA_LOCKED = 75;
@@ -17,20 +18,6 @@ export const LOCK_FILE = 'process.lock';
 export type DataLock =
   | { ok: true; path: string; release(): void }
   | { ok: false; path: string; holder: number };
-
-/**
- * When the process started, in clock ticks since boot (Linux `/proc/<pid>/stat`, field 22), or
- * undefined elsewhere. Stored beside the pid so a pid the system reused for another process after
- * a crash is not mistaken for the holder.
- */
-function startTicks(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
 
 /** The holder written in a lock file: `<pid>\n<start ticks>\n`; undefined when unreadable or torn. */
 function readHolder(path: string): { pid: number; ticks?: string } | undefined {
@@ -54,11 +41,12 @@ function alive(holder: { pid: number; ticks?: string }): boolean {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false; // ESRCH: no such process
   }
-  const now = startTicks(holder.pid);
-  return !(holder.ticks && now && now !== holder.ticks);
+  // The start time tells a reused pid from the holder (ticks are written as their decimal digits).
+  const now = procStartTime(holder.pid);
+  return !(holder.ticks && now !== undefined && String(now) !== holder.ticks);
 }
 
-const body = () => `${process.pid}\n${startTicks(process.pid) ?? ''}\n`;
+const body = () => `${process.pid}\n${procStartTime(process.pid) ?? ''}\n`;
 
 /** Creates `path` holding our pid; false when it exists already. */
 function createExclusive(path: string): boolean {

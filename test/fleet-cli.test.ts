@@ -7,50 +7,14 @@
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { tempDir } from './support/node.ts';
+import { freePorts, lineReader, ROOT as root } from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
-const root = resolve(import.meta.dir, '..');
 const dataDir = tempDir('lume-a2a-fleetcli-');
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-/** Ports the OS says are free right now. */
-function freePorts(n: number): number[] {
-  const servers = Array.from({ length: n }, () => Bun.serve({ port: 0, fetch: () => new Response() }));
-  const ports = servers.map((s) => s.port!);
-  servers.forEach((s) => s.stop(true));
-  return ports;
-}
-
-/** Reads stdout line by line; `until` resolves with the first line matching. */
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const lines: string[] = [];
-  const waiters: { re: RegExp; resolve: (l: string) => void }[] = [];
-  let buf = '';
-  (async () => {
-    const dec = new TextDecoder();
-    const reader = stream.getReader();
-    for (let r = await reader.read(); !r.done; r = await reader.read()) {
-      buf += dec.decode(r.value);
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, i);
-        buf = buf.slice(i + 1);
-        lines.push(line);
-        for (const w of [...waiters]) if (w.re.test(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
-      }
-    }
-  })();
-  return {
-    lines,
-    until(re: RegExp, from = 0): Promise<string> {
-      const seen = lines.slice(from).find((l) => re.test(l));
-      return seen ? Promise.resolve(seen) : new Promise((r) => waiters.push({ re, resolve: r }));
-    },
-  };
-}
 
 test('starts, restarts a killed node, stops everything on SIGTERM', async () => {
   const [hubPort, scannerPort, confPort] = freePorts(3);

@@ -5,25 +5,11 @@
  * signed routes of a recording process (the hub) all go through here.
  */
 
+import type { TraceRecord } from './trace.ts';
 import { childContext, currentTrace, withTrace, type TraceContext } from '../telemetry/trace-context.ts';
 
-/** A trace record as written (lib/fleet/trace.ts adds its id). */
-export interface CallRecordInput {
-  ts: string;
-  from: string;
-  to: string;
-  capability: string;
-  durationMs: number;
-  outcome: 'ok' | 'failed' | 'empty';
-  errorCode: string | null;
-  bytes: number;
-  /** W3C trace id (32 hex digits) shared by every call one request caused. */
-  traceId: string;
-  /** This call's span id (16 hex digits); the request it sends carries it as `traceparent`. */
-  spanId: string;
-  /** The span this call was made under, or null for the first call of a trace. */
-  parentSpanId: string | null;
-}
+/** A trace record as written (the store adds its id). */
+export type CallRecordInput = Omit<TraceRecord, 'id'>;
 
 /**
  * Filled in by a call that read its answer off the wire: the record then takes the answer's size

@@ -6,24 +6,12 @@
  * counted. A collector that fails loses that batch (counted), never stops or slows a call.
  */
 
+import type { TraceRecord } from '../fleet/trace.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 
-/** What a span is made from: a trace record (lib/fleet/trace.ts). */
-export interface SpanRecord {
-  id: number;
-  ts: string;
-  from: string;
-  to: string;
-  capability: string;
-  durationMs: number;
-  outcome: 'ok' | 'failed' | 'empty';
-  errorCode: string | null;
-  bytes: number;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string | null;
-}
+/** What a span is made from: a trace record. */
+export type SpanRecord = TraceRecord;
 
 export interface OtlpConfig {
   /** Full URL spans are posted to (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`). */

@@ -5,6 +5,7 @@
  */
 
 import { readdirSync, readFileSync } from 'node:fs';
+import { procStartTime, procStatFields } from '../../lib/proc-stat.ts';
 
 /** Signals the whole group; false when it no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
@@ -14,25 +15,6 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   } catch {
     return false;
   }
-}
-
-/** Fields of /proc/<pid>/stat after the command name (which may itself hold spaces or parentheses). */
-function statFields(pid: number): string[] | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The process's start time in clock ticks since boot (/proc/<pid>/stat field 22); undefined where
- * /proc is absent or the process is gone. With the pid it names one process, even after pid reuse.
- */
-export function procStartTime(pid: number): number | undefined {
-  const start = Number(statFields(pid)?.[19]);
-  return Number.isFinite(start) ? start : undefined;
 }
 
 /**
@@ -63,7 +45,7 @@ function groupMembers(pgid: number): number[] {
   } catch {
     return [];
   }
-  return entries.filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => Number(statFields(pid)?.[2]) === pgid);
+  return entries.filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => Number(procStatFields(pid)?.[2]) === pgid);
 }
 
 /** Whether the process's environment holds exactly this `NAME=value` entry (own processes only). */

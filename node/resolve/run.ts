@@ -5,7 +5,8 @@
  */
 
 import { askModel, type ModelEndpoint, type ModelRequest } from './model.ts';
-import { procStartTime, signalGroup } from './process-group.ts';
+import { procStartTime } from '../../lib/proc-stat.ts';
+import { signalGroup } from './process-group.ts';
 import type { Recipe } from './recipes.ts';
 
 export interface RunEnd {

@@ -6,6 +6,7 @@
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { procStatFields } from '../../lib/proc-stat.ts';
 import { writeTestToken } from './node.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');
@@ -93,8 +94,7 @@ export async function startNodeProcess(name: string, env: { FLEET_FILE: string; 
 export function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+    return procStatFields(pid)?.[0] !== 'Z';
   } catch {
     return false;
   }
