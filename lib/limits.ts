@@ -49,14 +49,28 @@ export const LIMIT_ENV = Object.freeze({
 
 /** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
 export function limitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Limits } | { ok: false; message: string } {
-  const out: Record<string, number> = { ...LIMITS };
-  for (const [name, key] of Object.entries(LIMIT_ENV)) {
+  const set = positiveIntegersFromEnv(env, LIMIT_ENV, 15);
+  return set.ok ? { ok: true, value: { ...LIMITS, ...set.value } } : set;
+}
+
+/**
+ * The positive integers a table of environment variables (name → key) sets, at most `maxDigits`
+ * digits each; the first malformed one is the error, naming the variable. Unset or empty is unset.
+ */
+export function positiveIntegersFromEnv<K extends string>(
+  env: Record<string, string | undefined>,
+  table: Readonly<Record<string, K>>,
+  maxDigits: number,
+): { ok: true; value: Partial<Record<K, number>> } | { ok: false; message: string } {
+  const out: Partial<Record<K, number>> = {};
+  const digits = new RegExp(`^[1-9][0-9]{0,${maxDigits - 1}}$`);
+  for (const [name, key] of Object.entries(table)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    if (!/^[1-9][0-9]{0,14}$/.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
+    if (!digits.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
     out[key] = Number(raw);
   }
-  return { ok: true, value: out as Limits };
+  return { ok: true, value: out };
 }
 
 /** Size of stored text in UTF-8 bytes (not characters), the measure every byte limit uses. */

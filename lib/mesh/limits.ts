@@ -1,5 +1,7 @@
 /** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps, heartbeat and recovery bounds. */
 
+import { positiveIntegersFromEnv } from '../limits.ts';
+
 export const PROTOCOL_VERSION = 3;
 
 const KiB = 1024;
@@ -52,12 +54,5 @@ export const MESH_LIMIT_ENV = Object.freeze({
 
 /** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
 export function meshLimitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Partial<MeshLimits> } | { ok: false; message: string } {
-  const out: Partial<Record<keyof MeshLimits, number>> = {};
-  for (const [name, key] of Object.entries(MESH_LIMIT_ENV)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    if (!/^[1-9][0-9]{0,8}$/.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
-    out[key] = Number(raw);
-  }
-  return { ok: true, value: out };
+  return positiveIntegersFromEnv(env, MESH_LIMIT_ENV, 9);
 }
