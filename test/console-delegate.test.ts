@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadNode } from '../lib/node/load-node.ts';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { builderNode } from './support/builder-node.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
@@ -24,10 +24,7 @@ let browser: Browser;
 const errors: string[] = [];
 
 async function newPage(width = 1280): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-  return page;
+  return pageCollectingErrors(browser, errors, { width, height: 900 });
 }
 
 beforeAll(async () => {

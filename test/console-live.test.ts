@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { EventQueue } from '../lib/event-queue.ts';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 
@@ -27,9 +27,7 @@ const clients: RawClient[] = [];
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner', 'crm', 'resolve', 'lan']), { hub: { liveMs: { fleet: 150, tasks: 150 } } });
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
   page.on('request', (r) => !r.url().startsWith(f.hubUrl) && outside.push(r.url()));
 });
 afterAll(async () => {

@@ -9,7 +9,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 import { FIXTURES } from './support/node.ts';
@@ -26,9 +26,7 @@ const shot = (name: string) => (process.env.CONSOLE_SCREENSHOTS ? page.screensho
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner', 'resolve']));
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page = await pageCollectingErrors(browser, errors, { width: 1200, height: 900 });
 });
 afterAll(async () => {
   if (client) await client.close();

@@ -11,7 +11,7 @@ import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
 import type { NodeDefinition } from '../lib/node/create-node.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -46,9 +46,7 @@ beforeAll(async () => {
   f = await startFleet([x, y]);
   xClient = createPeerClient({ signer: (await loadPeerIdentity(f.dataDir, 'x')).signer, fleet: f.fleet });
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
 });
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -21,9 +21,7 @@ const shot = (name: string) => (SHOTS ? page.screenshot({ path: `/tmp/console-${
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs());
   browser = await launchBrowser();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
 });
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -19,9 +19,7 @@ const errors: string[] = [];
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs());
   browser = await launchBrowser();
-  page = await browser.newPage();
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page = await pageCollectingErrors(browser, errors);
 });
 afterAll(async () => {
   await browser?.close();
