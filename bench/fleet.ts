@@ -172,7 +172,7 @@ for (let r = 0; r < rounds; r++) {
     const ratio = k === 'direct' ? '' : ` = ${Math.round(ratios[k].at(-1)! * 100)}%`;
     return `${k} ${x.rps}/s${ratio} (CPU µs/call: caller ${x.callerCpu.toFixed(0)}, node ${x.nodeCpu.toFixed(0)})`;
   };
-  console.log(`round ${r + 1}: ` + KEYS.map(show).join(' · '));
+  console.log(`round ${r + 1}: ${KEYS.map(show).join(' · ')}`);
 }
 proc.kill();
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -189,7 +189,7 @@ const capacity = (k: Path) => Math.round((cpu('direct').total / cpu(k).total) * 
 const share = (k: Path) => Math.round(mean(ratios[k]) * 100);
 const spread = (k: Path) => `${Math.round(Math.min(...ratios[k]) * 100)}–${Math.round(Math.max(...ratios[k]) * 100)}%`;
 const TARGET: Partial<Record<Path, number>> = { pairwise: 70 };
-console.log('\nof the direct call, per mode: ' + PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · '));
+console.log(`\nof the direct call, per mode: ${PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · ')}`);
 
 // 2. Aggregating 100 nodes.
 const many = [];

@@ -34,7 +34,7 @@ export interface BenchClient {
  */
 export function claim(url: string, project: string, name: string, onFrame: (f: any, c: BenchClient) => void, raw = false): Promise<BenchClient> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url.replace(/^http/, 'ws') + '/v1/connect');
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/connect`);
     const c: BenchClient = { ws, name, onFrame: (f) => onFrame(f, c) };
     ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project, name }));
     ws.onmessage = (e) => {

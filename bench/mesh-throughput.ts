@@ -28,7 +28,7 @@ async function direct(mode: 'file' | 'memory', total: number, pairs = 8, window 
     let sent = 0;
     const sendOne = (ws: WebSocket) => {
       const id = `p${p}-${sent++}`;
-      ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'agent', name: `r${p}` }, payload: text('status update ' + id), attachments: [] }));
+      ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'agent', name: `r${p}` }, payload: text(`status update ${id}`), attachments: [] }));
     };
     const s = await claim(hub.url, 'bench', `s${p}`, (f, c) => {
       if (f.type === 'delivery' && f.status === 'delivered') {
@@ -64,7 +64,7 @@ async function broadcast(mode: 'file' | 'memory', messages: number, ack: boolean
   let sent = 0;
   const sendOne = (ws: WebSocket) => {
     const id = `b-${sent++}`;
-    ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'project' }, payload: text('broadcast ' + id), attachments: [] }));
+    ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'project' }, payload: text(`broadcast ${id}`), attachments: [] }));
   };
   const s = await claim(hub.url, 'bench', 'sender', (f, c) => {
     if (f.type === 'accepted' && sent < messages) sendOne(c.ws);

@@ -121,7 +121,7 @@ async function main() {
     const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
     const base = `http://127.0.0.1:${port}`;
     const serverCpu = async () => {
-      const u = (await (await fetch(base + '/cpu')).json()) as { user: number; system: number };
+      const u = (await (await fetch(`${base}/cpu`)).json()) as { user: number; system: number };
       return u.user + u.system;
     };
     let http: Awaited<ReturnType<typeof measure>>;
@@ -134,7 +134,7 @@ async function main() {
     }
     const handle = await routes(dataDir);
     const inProcess = await measure(dataDir, (p) =>
-      handle(new Request('http://localhost' + p.path, { method: 'POST', headers: p.headers, body: p.body })).then(async (r) => (await r.arrayBuffer(), r.status)),
+      handle(new Request(`http://localhost${p.path}`, { method: 'POST', headers: p.headers, body: p.body })).then(async (r) => (await r.arrayBuffer(), r.status)),
     );
     report(http.best, http.cpuPerRequest, inProcess.best, (await detectEd25519()).name);
   } finally {

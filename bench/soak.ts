@@ -297,7 +297,7 @@ for (const [name, samples] of rss) {
   const max = Math.max(...samples.map((s) => s.mib));
   console.log(`  ${name.padEnd(11)} start ${mib(samples[0]!.mib)} | ${perMinute.map((m) => mib(m ?? 0)).join(' ')} | end ${mib(samples[samples.length - 1]!.mib)} | max ${mib(max)}`);
 }
-console.log('\nrestarts: ' + rows.map((r) => `${r.name} ${r.restarts}`).join(', '));
+console.log(`\nrestarts: ${rows.map((r) => `${r.name} ${r.restarts}`).join(', ')}`);
 console.log(`A2A: ${acked.length} tasks acknowledged (${targets.length} nodes and the hub), ${sendFailures} sends not acknowledged (node down), ${failedByRestart} acknowledged while working and failed by a restart`);
 console.log(`   read back: ${[...finalStates].map(([st, n]) => `${n} ${st.replace('TASK_STATE_', '').toLowerCase()}`).join(', ')}`);
 console.log(`mesh: ${meshSent} messages sent, ${accepted.length} accepted`);

@@ -119,5 +119,5 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
 
 /** Writes a value as JSON (two-space indent, final newline unless `compact`) with {@link writeFileAtomic}. */
 export function writeJsonAtomic(path: string, value: unknown, opts: AtomicWriteOptions & { compact?: boolean } = {}): Promise<boolean> {
-  return writeFileAtomic(path, opts.compact ? JSON.stringify(value) : JSON.stringify(value, null, 2) + '\n', opts);
+  return writeFileAtomic(path, opts.compact ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`, opts);
 }

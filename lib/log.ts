@@ -56,7 +56,7 @@ export function consoleLog(name: string, minLevel: LogLevel = 'info', format: Lo
       line = `${new Date().toISOString()} ${level} ${name} ${text}`;
       for (const [k, v] of Object.entries(safe)) line += ` ${k}=${JSON.stringify(v)}`;
     }
-    process.stderr.write(line + '\n');
+    process.stderr.write(`${line}\n`);
   };
 }
 
@@ -67,7 +67,7 @@ export const logFormatOf = (value: string | undefined): LogFormat => (value?.tri
 export function memoryLog(): Log & { lines: string[] } {
   const lines: string[] = [];
   const log = ((level: LogLevel, msg: string, fields?: LogFields) => {
-    lines.push(`${level} ${msg}${fields ? ' ' + JSON.stringify(fields) : ''}`);
+    lines.push(`${level} ${msg}${fields ? ` ${JSON.stringify(fields)}` : ''}`);
   }) as Log & { lines: string[] };
   log.lines = lines;
   return log;

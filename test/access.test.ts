@@ -62,7 +62,7 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
 
   test('exec.submit, exec.status and exec.cancel without proof are refused with 401 UNAUTHENTICATED; nothing runs', async () => {
     const jobsBefore = readdirSync(ex.jobsDir).length;
-    for (const [skill, args] of [['exec.submit', { prompt: 'x', recipe: 'slow' }], ['exec.status', { job_id: 'job-' + '0'.repeat(32) }], ['exec.cancel', { job_id: 'job-' + '0'.repeat(32) }]] as const) {
+    for (const [skill, args] of [['exec.submit', { prompt: 'x', recipe: 'slow' }], ['exec.status', { job_id: `job-${'0'.repeat(32)}` }], ['exec.cancel', { job_id: `job-${'0'.repeat(32)}` }]] as const) {
       for (const params of [skillMessage(skill, args), { ...skillMessage(skill, args), configuration: { returnImmediately: true } }]) {
         const r = await rpc(ex.node.url, 'SendMessage', params);
         expect([skill, r.status, r.json.error.code, r.headers.get('www-authenticate')]).toEqual([skill, 401, -32000, 'Bearer realm="lume-a2a"']);
@@ -229,7 +229,7 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
     await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"room"}' });
     const open = (origin?: string) =>
       new Promise<string>((resolve) => {
-        const ws = new WebSocket(f.hubUrl.replace('http', 'ws') + '/v1/connect', (origin ? { headers: { Origin: origin } } : {}) as never);
+        const ws = new WebSocket(`${f.hubUrl.replace('http', 'ws')}/v1/connect`, (origin ? { headers: { Origin: origin } } : {}) as never);
         ws.onopen = () => {
           ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project: 'room', name: origin ? 'page' : 'agent' }));
         };
@@ -294,7 +294,7 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
     await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...as(MESH) }, body: '{"name":"closed"}' });
     const hello = (headers: Record<string, string>, token?: string) =>
       new Promise<string>((resolve) => {
-        const ws = new WebSocket(f.hubUrl.replace('http', 'ws') + '/v1/connect', { headers } as never);
+        const ws = new WebSocket(`${f.hubUrl.replace('http', 'ws')}/v1/connect`, { headers } as never);
         ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project: 'closed', name: `n${Math.random().toString(36).slice(2, 8)}`, ...(token ? { token } : {}) }));
         ws.onmessage = (e) => {
           const f = JSON.parse(String(e.data));

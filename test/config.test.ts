@@ -7,7 +7,7 @@
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SETTINGS, loadSettings } from '../lib/config.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';

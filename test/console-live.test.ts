@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import type { Browser, Page } from 'playwright-core';
 import { EventQueue } from '../lib/event-queue.ts';
 import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
-import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine

@@ -26,7 +26,7 @@ describe('the depth limit', () => {
     expect(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1))).toBe(true);
     expect(nestsDeeperThan('['.repeat(MAX_JSON_DEPTH + 1))).toBe(true);
     expect(nestsDeeperThan(JSON.stringify({ s: '{['.repeat(1000) }))).toBe(false);
-    expect(nestsDeeperThan(JSON.stringify({ s: '\\"{{{{' + '['.repeat(100) }))).toBe(false);
+    expect(nestsDeeperThan(JSON.stringify({ s: `\\"{{{{${'['.repeat(100)}` }))).toBe(false);
     expect(nestsDeeperThan(JSON.stringify(Array.from({ length: 1000 }, () => [[{}]])))).toBe(false);
   });
 

@@ -22,7 +22,7 @@ async function pair() {
     a,
     b,
     async stillServing(id: string) {
-      await b.c.send(msg('ok-' + id, id, { type: 'agent', name: 'alice' }, 'still fine'));
+      await b.c.send(msg(`ok-${id}`, id, { type: 'agent', name: 'alice' }, 'still fine'));
       expect((await b.c.next()).type).toBe('accepted');
       expect((await a.c.next()).message.messageId).toBe(id);
     },

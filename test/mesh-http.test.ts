@@ -24,8 +24,8 @@ test('meta, health, and history errors with their status', async () => {
   expect(await get('/v1/history?project=nope')).toEqual([404, { error: { code: 'not-found', message: 'project nope does not exist' } }]);
   expect(await get('/v1/history?project=demo&before=demo:1&after=demo:2')).toEqual([400, { error: { code: 'A2A_BAD_REQUEST', message: 'before and after cannot be combined' } }]);
   expect(await get('/v1/history?project=demo')).toEqual([200, { messages: [] }]);
-  expect((await fetch(hub.url + '/v1/connect')).status).toBe(426);
-  expect(hub.mesh.fetch(new Request(hub.url + '/somewhere-else'), hub.server)).toBeUndefined();
+  expect((await fetch(`${hub.url}/v1/connect`)).status).toBe(426);
+  expect(hub.mesh.fetch(new Request(`${hub.url}/somewhere-else`), hub.server)).toBeUndefined();
 });
 
 test('/api errors: bad JSON, non-object, bad names, wrong method, oversize body', async () => {
@@ -45,7 +45,7 @@ test('/api errors: bad JSON, non-object, bad names, wrong method, oversize body'
       c.close();
     },
   });
-  const r = await fetch(hub.url + '/api/projects.create', { method: 'POST', body: stream });
+  const r = await fetch(`${hub.url}/api/projects.create`, { method: 'POST', body: stream });
   expect(await r.json()).toEqual({ error: { code: 'payload-too-large', message: 'body is over 1024 bytes' } });
 });
 

@@ -151,7 +151,7 @@ describe('broadcast', () => {
     await b.c.take(2); // carol joined, carol left: the hub has seen the close
     const d = await join(hub, 'demo', 'dave');
     const accepted = await a.c.take(4);
-    expect(accepted.map((f) => f.type + ':' + (f.peer?.name ?? f.to ?? f.recipients?.join(',')))).toEqual([
+    expect(accepted.map((f) => `${f.type}:${f.peer?.name ?? f.to ?? f.recipients?.join(',')}`)).toEqual([
       'presence_left:carol',
       'presence_joined:dave',
       'accepted:bob,carol',

@@ -186,7 +186,7 @@ for (const kind of KINDS)
       await commit(s, drafts);
       const seqs = async (q: Record<string, string>) => {
         const p = parseHistoryQuery({ project: 'p', ...q });
-        if (!p.ok) return p.error.code + ': ' + p.error.message;
+        if (!p.ok) return `${p.error.code}: ${p.error.message}`;
         return (await s.history(p.result)).map((m) => m.sequence);
       };
       expect(await seqs({})).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);

@@ -42,7 +42,7 @@ describe('POST /peer/invoke accepts', () => {
 
 describe('POST /peer/invoke refuses with a code', () => {
   test('PEER_UNSIGNED: no headers, or one header missing', async () => {
-    const bare = await fetch(target + '/peer/invoke', { method: 'POST', body: invokeBody('echo') });
+    const bare = await fetch(`${target}/peer/invoke`, { method: 'POST', body: invokeBody('echo') });
     expect([bare.status, await bare.json()]).toEqual([401, refusal('PEER_UNSIGNED')]);
     const partial = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { edit: (h) => delete h['x-peer-signature'] });
     expect([partial.status, partial.body]).toEqual([401, refusal('PEER_UNSIGNED')]);
@@ -64,9 +64,9 @@ describe('POST /peer/invoke refuses with a code', () => {
         h['x-peer-signature'] = (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
       },
       short: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, -1)),
-      long: (h) => (h['x-peer-signature'] = h['x-peer-signature']! + 'AAAA'),
+      long: (h) => (h['x-peer-signature'] = `${h['x-peer-signature']!}AAAA`),
       garbage: (h) => (h['x-peer-signature'] = '!!!not*base64!!!'),
-      padded: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, -2) + '=='),
+      padded: (h) => (h['x-peer-signature'] = `${h['x-peer-signature']!.slice(0, -2)}==`),
       empty: (h) => (h['x-peer-signature'] = ''),
       mode: (h) => (h['x-peer-mode'] = 'rsa'),
       nonce: (h) => (h['x-peer-nonce'] = 'short'),
@@ -104,7 +104,7 @@ describe('POST /peer/invoke refuses with a code', () => {
   test('PEER_REPLAY: the same signed request twice', async () => {
     const body = invokeBody('echo');
     const first = await signedPost(crm.signer, target, 'echo', body);
-    const again = await fetch(target + '/peer/invoke', { method: 'POST', headers: first.headers, body });
+    const again = await fetch(`${target}/peer/invoke`, { method: 'POST', headers: first.headers, body });
     expect([first.status, again.status, await again.json()]).toEqual([200, 401, refusal('PEER_REPLAY')]);
   });
 
@@ -160,10 +160,10 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
         c.close();
       },
     });
-    const chunked = await fetch(target + '/peer/invoke', { method: 'POST', body: stream });
+    const chunked = await fetch(`${target}/peer/invoke`, { method: 'POST', body: stream });
     expect([chunked.status, await chunked.json()]).toEqual([413, refusal('PEER_TOO_LARGE')]);
 
-    const get = await fetch(target + '/peer/invoke');
+    const get = await fetch(`${target}/peer/invoke`);
     expect([get.status, await get.json()]).toEqual([405, refusal('PEER_METHOD')]);
 
     const ok = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { still: 'up' }));
@@ -182,7 +182,7 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
     const headers = await crm.signer.sign({ to: 'hub', route: '/peer/invoke', scope: 'echo' }, new TextEncoder().encode(body));
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        fetch(target + '/peer/invoke', { method: 'POST', headers, body }).then(async (r) => [r.status, (await r.json()).error?.code ?? 'ok']),
+        fetch(`${target}/peer/invoke`, { method: 'POST', headers, body }).then(async (r) => [r.status, (await r.json()).error?.code ?? 'ok']),
       ),
     );
     const tally = answers.reduce<Record<string, number>>((t, [s, c]) => ((t[`${s} ${c}`] = (t[`${s} ${c}`] ?? 0) + 1), t), {});

@@ -28,7 +28,7 @@ describe('the signature names its receiver and route', () => {
       expect(atHub.body.error.message).toBe('signed for scanner, this node is hub');
       expect(callsOf()).toEqual(before);
       // the very same bytes and headers, delivered where they were meant to go
-      const atScanner = await fetch(scanner.url + '/peer/invoke', { method: 'POST', headers: atHub.headers, body });
+      const atScanner = await fetch(`${scanner.url}/peer/invoke`, { method: 'POST', headers: atHub.headers, body });
       expect([atScanner.status, await atScanner.json()]).toEqual([200, { ok: true, result: { node: 'scanner', args: { for: 'scanner' } } }]);
     });
   }
@@ -79,8 +79,8 @@ describe('pairwise between ring members', () => {
   test('replays stay refused, at the node it was meant for and anywhere else', async () => {
     const body = invokeBody('echo', { once: true });
     const first = await signedPost(crm.signer, scanner.url, 'echo', body);
-    const again = await fetch(scanner.url + '/peer/invoke', { method: 'POST', headers: first.headers, body });
-    const elsewhere = await fetch(hub.url + '/peer/invoke', { method: 'POST', headers: first.headers, body });
+    const again = await fetch(`${scanner.url}/peer/invoke`, { method: 'POST', headers: first.headers, body });
+    const elsewhere = await fetch(`${hub.url}/peer/invoke`, { method: 'POST', headers: first.headers, body });
     expect([first.status, again.status, (await again.json()).error.code, elsewhere.status, (await elsewhere.json()).error.code]).toEqual([
       200,
       401,

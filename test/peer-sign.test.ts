@@ -65,7 +65,7 @@ describe('hash implementations agree', () => {
     const [bunMacs, nobleMacs] = [keys.map((k) => bunHashes!.macFor(k)), keys.map((k) => nobleHashes.macFor(k))];
     for (let i = 0; i < 200; i++) {
       const bytes = crypto.getRandomValues(new Uint8Array(i * 7));
-      const text = new TextDecoder().decode(bytes) + '\u00e9\u534a';
+      const text = `${new TextDecoder().decode(bytes)}\u00e9\u534a`;
       expect(bunHashes!.sha256hex(bytes)).toBe(nobleHashes.sha256hex(bytes));
       // a prepared key is reused across calls, as the verifier does
       expect(bunMacs[i % 2]!(text)).toBe(nobleMacs[i % 2]!(text));
@@ -144,7 +144,7 @@ describe('signers keep keys to themselves', () => {
     for (const b of [secret, seed]) {
       expect(shown).not.toContain(Buffer.from(b).toString('base64url'));
       expect(shown).not.toContain(Buffer.from(b).toString('hex'));
-      expect(shown).not.toContain(String(b[0]) + ', ' + String(b[1]));
+      expect(shown).not.toContain(`${String(b[0])}, ${String(b[1])}`);
     }
     expect(signer.modes).toEqual(['ed25519', 'derived', 'shared']);
   });

@@ -39,7 +39,7 @@ try {
 }
 const task = answer.result?.task;
 const record = task?.artifacts?.[0]?.parts.find((p) => p.data !== undefined)?.data as Negotiation | undefined;
-if (!task || task.status.state !== 'TASK_STATE_COMPLETED' || !record) {
+if (task?.status.state !== 'TASK_STATE_COMPLETED' || !record) {
   const failure = task?.status.message ? codedFailureOf(task.status.message.parts) : undefined;
   console.error(`negotiate: ${failure ? `${failure.code}: ${failure.message}` : answer.error?.message ?? `the hub answered ${task?.status.state ?? 'no task'}`}`);
   process.exit(1);

@@ -111,7 +111,7 @@ export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name:
       nodes: [...doc.nodes.filter((n) => n.name !== o.name).map(keepFile), entry],
     };
   parseFleet(next);
-  await writeFileAtomic(o.to, JSON.stringify(next, null, 2) + '\n', { mode: 0o644 });
+  await writeFileAtomic(o.to, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o644 });
   return { ok: true, result: { name: o.name, url: base, kid: key.kid, file: o.to } };
 }
 

@@ -582,7 +582,7 @@ export class TaskEngine {
    */
   private remoteChange(id: string, change: RemoteChange): void {
     const live = this.live.get(id);
-    if (!live || !live.stored) return;
+    if (!live?.stored) return;
     live.rec.push = change.push;
     if (!change.task) return;
     live.rec = { task: change.task, push: change.push, version: change.version };

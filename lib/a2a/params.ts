@@ -36,7 +36,7 @@ function get(o: Obj, name: string): unknown {
   const v = o[name];
   if (v !== undefined || Object.hasOwn(o, name)) return v;
   let snake = snakeNames.get(name);
-  if (snake === undefined) snakeNames.set(name, (snake = name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())));
+  if (snake === undefined) snakeNames.set(name, (snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
   return snake !== name ? o[snake] : undefined;
 }
 

@@ -43,7 +43,7 @@ interface Endpoint {
 function pick(query: URLSearchParams, names: string[]): Obj {
   const out: Obj = {};
   for (const name of names) {
-    for (const n of [name, name.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())]) {
+    for (const n of [name, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]) {
       const v = query.get(n);
       if (v !== null) out[n] = v;
     }

@@ -403,7 +403,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         return;
       }
       const expected = rec.version;
-      const eventsText = events && events.length ? JSON.stringify(events) : null;
+      const eventsText = events?.length ? JSON.stringify(events) : null;
       const [row] = await this.sql<{ version: string }[]>`
         WITH up AS (
           UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)}, task = ${body},

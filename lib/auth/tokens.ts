@@ -47,7 +47,7 @@ function readTokens(path: string): TokenFile {
 
 function writeTokens(dataDir: string, file: TokenFile): void {
   mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(tokensPath(dataDir), JSON.stringify(file, null, 2) + '\n', { mode: 0o600 });
+  writeFileAtomicSync(tokensPath(dataDir), `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
 }
 
 /**

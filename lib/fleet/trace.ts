@@ -234,7 +234,7 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
       if (q.capability !== undefined) (where.push('capability = ?'), params.push(q.capability));
       if (q.outcome !== undefined) (where.push('outcome = ?'), params.push(q.outcome));
       if (q.traceId !== undefined) (where.push('trace_id = ?'), params.push(q.traceId));
-      const sql = `SELECT * FROM trace ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
+      const sql = `SELECT * FROM trace ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
       const rows = db.query<Row, (string | number)[]>(sql).all(...params);
       const more = rows.length > limit;
       const records = rows.slice(0, limit).map(fromRow);

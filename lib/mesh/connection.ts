@@ -70,7 +70,7 @@ export interface ConnectOptions {
 
 export type MeshConnection = Awaited<ReturnType<typeof openConnection>> extends Result<infer C, ClientCode> ? C : never;
 
-const wsUrl = (hubUrl: string) => hubUrl.replace(/\/+$/, '').replace(/^http/, 'ws') + '/v1/connect';
+const wsUrl = (hubUrl: string) => `${hubUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/connect`;
 
 /** Opens a socket and claims `name` in `project`; resolves once `claimed` (or the refusal) arrives. */
 export function openConnection(o: ConnectOptions) {

@@ -217,7 +217,7 @@ export function createMetricsRegistry(): MetricsRegistry {
     },
 
     render() {
-      return [...metrics.values()].flatMap((m) => m.render()).join('\n') + '\n';
+      return `${[...metrics.values()].flatMap((m) => m.render()).join('\n')}\n`;
     },
   };
 }

@@ -74,7 +74,7 @@ export function meshTools(client: MeshClient, agentId: string): AgentTool[] {
       definition: peers,
       run: async () => {
         const s = client.status(agentId);
-        if (!s || s.state !== 'connected') return { ok: false, error: { code: 'A2A_CLIENT_CLOSED', message: `${agentId} is not connected to the mesh` } };
+        if (s?.state !== 'connected') return { ok: false, error: { code: 'A2A_CLIENT_CLOSED', message: `${agentId} is not connected to the mesh` } };
         return { ok: true, result: { project: s.project, self: s.name, peers: client.peers(agentId) } };
       },
     },

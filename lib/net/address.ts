@@ -25,7 +25,7 @@ export type AddressKind =
 /** One IPv4 part in the forms URL parsers accept: decimal, octal (leading 0) or hex (0x). */
 function ipv4Part(s: string): bigint | undefined {
   if (/^0x[0-9a-f]*$/i.test(s)) return s.length === 2 ? 0n : BigInt(s);
-  if (/^0[0-7]+$/.test(s)) return BigInt('0o' + s.slice(1));
+  if (/^0[0-7]+$/.test(s)) return BigInt(`0o${s.slice(1)}`);
   if (/^(0|[1-9][0-9]*)$/.test(s)) return BigInt(s);
   return undefined;
 }
@@ -66,7 +66,7 @@ export function parseIpv6(text: string): IpAddress | undefined {
   }
   const halves = s.split('::');
   if (halves.length > 2) return undefined;
-  const group = (g: string) => (/^[0-9a-f]{1,4}$/i.test(g) ? BigInt('0x' + g) : undefined);
+  const group = (g: string) => (/^[0-9a-f]{1,4}$/i.test(g) ? BigInt(`0x${g}`) : undefined);
   const split = (h: string) => (h === '' ? [] : h.split(':').map(group));
   const head = split(halves[0]!);
   const rest = halves.length === 2 ? split(halves[1]!) : [];

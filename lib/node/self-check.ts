@@ -118,7 +118,7 @@ export function selfCheckReadiness(): { checks: Record<string, ReadyCheck>; reco
   const verdict = (name: CheckLine['name']): ReadyCheck => () => {
     if (!lines) return 'the boot self-check has not run yet';
     const line = lines.find((l) => l.name === name);
-    return !line || line.status !== 'fail' || `${line.detail}${line.fix ? ` -> ${line.fix}` : ''}`;
+    return line?.status !== 'fail' || `${line.detail}${line.fix ? ` -> ${line.fix}` : ''}`;
   };
   return {
     checks: { card: verdict('card'), catalog: verdict('catalog'), data: verdict('data') },

@@ -147,6 +147,6 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     peerFetch: (target: string, capability: string, args: unknown = {}, opts?: PeerCallOptions) =>
       post(target, '/peer/invoke', capability, { capability, args, ...(opts?.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
     peerRelay: (via: string, route: string[], capability: string, args: unknown = {}, opts: PeerCallOptions & { trail?: string[] } = {}) =>
-      post(via, '/peer/relay', 'relay:' + capability, { route, capability, args, trail: opts.trail ?? [], ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
+      post(via, '/peer/relay', `relay:${capability}`, { route, capability, args, trail: opts.trail ?? [], ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
   });
 }

@@ -65,7 +65,7 @@ interface PrivateKeyFile {
 
 /** A public, stable short name for a key: it may be logged, the key bytes may not. */
 function keyId(publicKey: Uint8Array): string {
-  return 'ed25519:' + bytesToHex(sha256(publicKey)).slice(0, 16);
+  return `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
 }
 
 const keysDir = (dataDir: string) => join(dataDir, 'keys');
@@ -146,7 +146,7 @@ async function newPrivateKey(dir: string, node: string, now: Date, replace: bool
     privateKey: toB64url(seed),
     publicKey: toB64url(pub),
   };
-  const written = await writeKeyFile(join(dir, privateKeyFile(node)), JSON.stringify(file, null, 2) + '\n', 0o600, !replace);
+  const written = await writeKeyFile(join(dir, privateKeyFile(node)), `${JSON.stringify(file, null, 2)}\n`, 0o600, !replace);
   return written ? { kid: file.kid, publicKey: file.publicKey, created: file.created } : undefined;
 }
 
@@ -164,7 +164,7 @@ async function readRingFile(dir: string): Promise<RingFile> {
 }
 
 const writeRing = (dir: string, ring: RingFile) =>
-  writeKeyFile(join(dir, RING_FILE), JSON.stringify(ring, null, 2) + '\n', 0o644, false);
+  writeKeyFile(join(dir, RING_FILE), `${JSON.stringify(ring, null, 2)}\n`, 0o644, false);
 
 const members = (fleet: Fleet) => [fleet.hub, ...fleet.nodes].map((m) => m.name);
 
@@ -186,7 +186,7 @@ export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions
   await chmod(dir, 0o700);
   const created: string[] = [];
   if (opts.force || !(await readSecret(dir))) {
-    await writeKeyFile(join(dir, SECRET_FILE), toB64url(randomBytes(32)) + '\n', 0o600, !opts.force);
+    await writeKeyFile(join(dir, SECRET_FILE), `${toB64url(randomBytes(32))}\n`, 0o600, !opts.force);
     created.push(SECRET_FILE);
   }
   const ring = await readRingFile(dir);

@@ -149,7 +149,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     if (a instanceof Response) return a;
     const { capability, route, trail = [] } = a.body;
     if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
-    if (a.scope !== 'relay:' + capability) return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
+    if (a.scope !== `relay:${capability}`) return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
     const maxHops = deps.maxHops ?? 4;
     const names = (x: unknown) => Array.isArray(x) && x.length <= 16 && x.every((n) => typeof n === 'string' && NODE_NAME.test(n));
     if (!names(route) || (route as string[]).length === 0) return peerError('PEER_BAD_REQUEST', 'route must list 1 to 16 node names');
@@ -174,7 +174,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     // Recorded as two calls: the one received (caller to this node) and, under it, the one forwarded.
     const spans = deps.spans;
     const r = spans
-      ? await tracedCall(spans, { from: a.caller, to: deps.self, capability: 'relay:' + capability }, () =>
+      ? await tracedCall(spans, { from: a.caller, to: deps.self, capability: `relay:${capability}` }, () =>
         tracedCall(spans, { from: deps.self, to: next, capability }, forward))
       : await forward();
     log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });

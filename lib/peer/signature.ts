@@ -146,7 +146,7 @@ function equalMac(a: string, b: string): boolean {
 
 /** HKDF-SHA256(fleet secret, info = "peer:" + node), 32 bytes: the node's `derived` key. */
 export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
-  return hkdf(sha256, secret, undefined, utf8.encode('peer:' + node), 32);
+  return hkdf(sha256, secret, undefined, utf8.encode(`peer:${node}`), 32);
 }
 
 
@@ -474,7 +474,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       // HMACs are compared in their canonical text form; Ed25519 needs the bytes.
       const sig = mode === 'ed25519' ? fromB64url(signature, 64) : MAC_TEXT.test(signature) ? signature : undefined;
       if (!sig) return refuse('PEER_BAD_SIGNATURE', `X-Peer-Signature must be ${SIG_BYTES[mode]} bytes in base64url`);
-      const nonceKey = node + ' ' + nonce;
+      const nonceKey = `${node} ${nonce}`;
       if (nonces.seen(nonceKey)) return refuse('PEER_REPLAY');
 
       const text = signedString({ node, ts, nonce, scope, to, route }, body, hashes);

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { CapabilityError } from '../../lib/catalog/catalog.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
 import type { ModelEndpoint, PriorTurn } from './model.ts';
-import { procStartTime } from '../../lib/proc-stat.ts';
-import { endOrphanedJob, signalGroup } from './process-group.ts';
+import { endOrphanedJob, } from './process-group.ts';
 import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
 import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
 

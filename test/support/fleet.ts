@@ -6,7 +6,7 @@
 
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';

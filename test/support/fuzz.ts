@@ -274,7 +274,7 @@ class SocketClient {
   readonly opened: Promise<boolean>;
   readonly closed: Promise<number>;
   constructor(hubUrl: string) {
-    this.ws = new WebSocket(hubUrl.replace(/^http/, 'ws') + '/v1/connect');
+    this.ws = new WebSocket(`${hubUrl.replace(/^http/, 'ws')}/v1/connect`);
     this.opened = new Promise((r) => {
       this.ws.addEventListener('open', () => r(true), { once: true });
       this.ws.addEventListener('close', () => r(false), { once: true });

@@ -92,7 +92,7 @@ export class RawClient {
   closed: Promise<{ code: number; reason: string }>;
 
   constructor(hub: { url: string }) {
-    this.ws = new WebSocket(hub.url.replace(/^http/, 'ws') + '/v1/connect');
+    this.ws = new WebSocket(`${hub.url.replace(/^http/, 'ws')}/v1/connect`);
     this.opened = new Promise((r) => this.ws.addEventListener('open', () => r(), { once: true }));
     this.closed = new Promise((r) => this.ws.addEventListener('close', (e) => r({ code: e.code, reason: e.reason }), { once: true }));
     this.ws.addEventListener('message', (e) => {

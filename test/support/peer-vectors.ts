@@ -61,7 +61,7 @@ function vector(mode: Mode, node: Name, to: Name, route: string, ts: string, sco
   let signature: string;
   if (mode === 'shared') signature = mac(secret);
   else if (mode === 'derived') {
-    const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'peer:' + node, 32));
+    const key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `peer:${node}`, 32));
     extra.derivedKey = b64(key);
     signature = mac(key);
   } else if (mode === 'ed25519') signature = b64(sign(null, Buffer.from(signedString, 'utf8'), ids[node].edKey));
@@ -98,6 +98,6 @@ export function makePeerVectors() {
 
 if (import.meta.main) {
   const path = join(import.meta.dir, '..', '..', 'fixtures', 'peer-vectors.json');
-  writeFileSync(path, JSON.stringify(makePeerVectors(), null, 2) + '\n');
+  writeFileSync(path, `${JSON.stringify(makePeerVectors(), null, 2)}\n`);
   console.log(`written to ${path}`);
 }

@@ -4,7 +4,7 @@
  * waits on a condition (each check a real look at the process table or a real request).
  */
 
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { procStatFields } from '../../lib/proc-stat.ts';
 import { writeTestToken } from './node.ts';
