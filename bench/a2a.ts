@@ -19,7 +19,14 @@ import { createNode } from '../lib/node/create-node.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '10' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    write: { type: 'boolean', default: false },
+  },
+});
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -38,13 +45,32 @@ const targets: Target[] = [
 ];
 
 const bodyFile = join(tmp, 'send.json');
-writeFileSync(bodyFile, JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'SendMessage',
-  params: { message: { messageId: 'bench-1', role: 'ROLE_USER', parts: [{ text: 'hello', mediaType: 'text/plain' }] } },
-}));
+writeFileSync(
+  bodyFile,
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: {
+        messageId: 'bench-1',
+        role: 'ROLE_USER',
+        parts: [{ text: 'hello', mediaType: 'text/plain' }],
+      },
+    },
+  }),
+);
 
-async function startServer(cmd: string[], env: Record<string, string> = {}): Promise<{ proc: Bun.Subprocess<'ignore', 'pipe', 'inherit'>; port: number }> {
-  const proc = Bun.spawn(cmd, { cwd: root, env: { ...process.env, PORT: '0', DATA_DIR: join(tmp, `data-${Date.now()}`), ...env }, stdout: 'pipe', stderr: 'inherit' });
+async function startServer(
+  cmd: string[],
+  env: Record<string, string> = {},
+): Promise<{ proc: Bun.Subprocess<'ignore', 'pipe', 'inherit'>; port: number }> {
+  const proc = Bun.spawn(cmd, {
+    cwd: root,
+    env: { ...process.env, PORT: '0', DATA_DIR: join(tmp, `data-${Date.now()}`), ...env },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   const reader = proc.stdout.getReader();
   let seen = '';
   while (true) {
@@ -59,8 +85,22 @@ async function startServer(cmd: string[], env: Record<string, string> = {}): Pro
   }
 }
 
-async function load(port: number, secs: number): Promise<{ rps: number; p50: number; p99: number; errors: number; requests: number }> {
-  const proc = Bun.spawn(['bun', 'bench/load.ts', `http://127.0.0.1:${port}/a2a`, String(connections), String(secs), bodyFile, 'A2A-Version:1.0'], { cwd: root, stdout: 'pipe', stderr: 'inherit' });
+async function load(
+  port: number,
+  secs: number,
+): Promise<{ rps: number; p50: number; p99: number; errors: number; requests: number }> {
+  const proc = Bun.spawn(
+    [
+      'bun',
+      'bench/load.ts',
+      `http://127.0.0.1:${port}/a2a`,
+      String(connections),
+      String(secs),
+      bodyFile,
+      'A2A-Version:1.0',
+    ],
+    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
+  );
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return JSON.parse(out.trim().split('\n').at(-1)!);
@@ -91,7 +131,9 @@ for (let round = 0; round < rounds; round++) {
     acc.cpu.push(cpu);
     acc.errors += r.errors;
     results.set(t.name, acc);
-    console.log(`round ${round + 1} ${t.name}: ${r.rps} req/s, ${cpu.toFixed(1)} µs CPU/req, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}`);
+    console.log(
+      `round ${round + 1} ${t.name}: ${r.rps} req/s, ${cpu.toFixed(1)} µs CPU/req, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}`,
+    );
   }
 }
 const load1 = loadavg()[0]!;
@@ -103,34 +145,58 @@ const idleRss = rssMb(idle.proc.pid);
 idle.proc.kill();
 
 // Real streaming: an agent reporting progress every 500 ms for two seconds; when does each event arrive?
-const progressNode = createNode({
-  name: 'progress',
-  description: 'Reports progress every 500 ms',
-  catalog: new Catalog([{ id: 'bench.progress', name: 'progress', description: 'progress', tags: ['bench'], keywords: [], readOnly: true, args: {}, run: () => ({}) }]),
-  agent: {
-    async handle(ctx) {
-      for (let step = 1; step <= 4; step++) {
-        ctx.working(`step ${step} of 4`);
-        await Bun.sleep(500);
-      }
-      ctx.complete('done');
+const progressNode = createNode(
+  {
+    name: 'progress',
+    description: 'Reports progress every 500 ms',
+    catalog: new Catalog([
+      {
+        id: 'bench.progress',
+        name: 'progress',
+        description: 'progress',
+        tags: ['bench'],
+        keywords: [],
+        readOnly: true,
+        args: {},
+        run: () => ({}),
+      },
+    ]),
+    agent: {
+      async handle(ctx) {
+        for (let step = 1; step <= 4; step++) {
+          ctx.working(`step ${step} of 4`);
+          await Bun.sleep(500);
+        }
+        ctx.complete('done');
+      },
     },
   },
-}, { dataDir: join(tmp, 'progress'), port: 0 });
+  { dataDir: join(tmp, 'progress'), port: 0 },
+);
 const progress = await progressNode.start();
 const t0 = performance.now();
 const streamRes = await fetch(`${progress.url}/a2a`, {
   method: 'POST',
   headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'p1', role: 'ROLE_USER', parts: [{ text: 'go' }] } } }),
+  body: JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendStreamingMessage',
+    params: { message: { messageId: 'p1', role: 'ROLE_USER', parts: [{ text: 'go' }] } },
+  }),
 });
 const arrivals: string[] = [];
 const decoder = new TextDecoder();
 const streamReader = streamRes.body!.getReader();
 for (let r = await streamReader.read(); !r.done; r = await streamReader.read()) {
-  for (const frame of decoder.decode(r.value).split('\n\n').filter((f) => f.startsWith('data: '))) {
+  for (const frame of decoder
+    .decode(r.value)
+    .split('\n\n')
+    .filter((f) => f.startsWith('data: '))) {
     const result = JSON.parse(frame.slice(6)).result;
-    const what = result.task ? 'task' : `${result.statusUpdate.status.state.replace('TASK_STATE_', '').toLowerCase()}`;
+    const what = result.task
+      ? 'task'
+      : `${result.statusUpdate.status.state.replace('TASK_STATE_', '').toLowerCase()}`;
     arrivals.push(`${what} +${Math.round(performance.now() - t0)} ms`);
   }
 }
@@ -154,7 +220,9 @@ const table = [
 ].join('\n');
 console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
-reportSection('A2A node', `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+reportSection(
+  'A2A node',
+  `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
 Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
@@ -162,5 +230,6 @@ ${table}
 
 Idle \`scanner\` node (\`bun run node --name scanner\`), resident memory 1 s after start: **${idleRss} MB**.
 
-Streaming is real: an agent that reports \`working\` every 500 ms for two seconds, then completes, streamed over \`SendStreamingMessage\`; arrival time of each frame at the client: ${arrivals.join(', ')}.`);
+Streaming is real: an agent that reports \`working\` every 500 ms for two seconds, then completes, streamed over \`SendStreamingMessage\`; arrival time of each frame at the client: ${arrivals.join(', ')}.`,
+);
 rmSync(tmp, { recursive: true, force: true });

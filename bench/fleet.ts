@@ -23,7 +23,14 @@ import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
 import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, rounds: { type: 'string', default: '3' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '32' },
+    write: { type: 'boolean', default: false },
+  },
+});
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -36,7 +43,6 @@ const load = (() => {
     return 'not known';
   }
 })();
-
 
 // 1. A scanner node in its own process, and the hub's invokers here. `a2a` is the hub (an Ed25519
 // ring member: pairwise by default, ed25519 when asked); `a2a-hmac` and `a2a-shared` are callers
@@ -55,7 +61,12 @@ const ring = JSON.parse(readFileSync(ringFile, 'utf8'));
 ring.nodes['a2a-hmac'] = { mode: 'derived', keys: [] };
 ring.nodes['a2a-shared'] = { mode: 'shared', keys: [] };
 writeFileSync(ringFile, JSON.stringify(ring));
-const proc = Bun.spawn(['bun', 'bench/servers/fleet-node.ts'], { cwd: join(import.meta.dir, '..'), env: { ...process.env, DATA_DIR: tmp }, stdout: 'pipe', stderr: 'inherit' });
+const proc = Bun.spawn(['bun', 'bench/servers/fleet-node.ts'], {
+  cwd: join(import.meta.dir, '..'),
+  env: { ...process.env, DATA_DIR: tmp },
+  stdout: 'pipe',
+  stderr: 'inherit',
+});
 const reader = proc.stdout.getReader();
 let seen = '';
 let port = 0;
@@ -89,13 +100,28 @@ function freshTrace(): { trace: TraceStore; close(): void } {
 
 /** Holds a signer to one mode (only the `ed25519` row needs it: by default a ring member signs pairwise). */
 function heldTo(signer: PeerSigner, mode: PeerMode): PeerSigner {
-  return { node: signer.node, modes: signer.modes, sign: (target, body, opts = {}) => signer.sign(target, body, { ...opts, mode }) };
+  return {
+    node: signer.node,
+    modes: signer.modes,
+    sign: (target, body, opts = {}) => signer.sign(target, body, { ...opts, mode }),
+  };
 }
 type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
 // `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
 const PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
-  { path: 'pairwise', caller: 'a2a', mode: 'pairwise', label: 'fleet.invoke, pairwise (the default between ring members), traced' },
-  { path: 'ed25519', caller: 'a2a', mode: 'ed25519', held: true, label: 'fleet.invoke, ed25519, traced' },
+  {
+    path: 'pairwise',
+    caller: 'a2a',
+    mode: 'pairwise',
+    label: 'fleet.invoke, pairwise (the default between ring members), traced',
+  },
+  {
+    path: 'ed25519',
+    caller: 'a2a',
+    mode: 'ed25519',
+    held: true,
+    label: 'fleet.invoke, ed25519, traced',
+  },
   { path: 'derived', caller: 'a2a-hmac', mode: 'derived', label: 'fleet.invoke, derived, traced' },
   { path: 'shared', caller: 'a2a-shared', mode: 'shared', label: 'fleet.invoke, shared, traced' },
   { path: 'untraced', caller: 'a2a', mode: 'pairwise', label: 'peerFetch, pairwise, no trace' },
@@ -106,45 +132,70 @@ for (const p of PATHS) {
   const own = (await loadPeerIdentity(tmp, p.caller)).signer;
   const signer = p.held ? heldTo(own, p.mode) : own;
   // Each path signs in the mode it is named for: checked once here, not on every call.
-  const probe = await signer.sign({ to: 'scanner', route: '/peer/invoke', scope: 'scanner.status' }, new Uint8Array(0));
-  if (probe['x-peer-mode'] !== p.mode) throw new Error(`${p.path} calls would be signed as ${probe['x-peer-mode']}`);
+  const probe = await signer.sign(
+    { to: 'scanner', route: '/peer/invoke', scope: 'scanner.status' },
+    new Uint8Array(0),
+  );
+  if (probe['x-peer-mode'] !== p.mode)
+    throw new Error(`${p.path} calls would be signed as ${probe['x-peer-mode']}`);
   const client = createPeerClient({ signer, fleet });
-  starts[p.path] = p.path === 'untraced'
-    ? () => ({ call: async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok, close() {} })
-    : () => {
-        const store = freshTrace();
-        const invoker = createFleetInvoker({ self: p.caller, client, trace: store.trace });
-        return { call: async () => (await invoker.invoke('scanner', 'scanner.status')).ok, close: store.close };
-      };
+  starts[p.path] =
+    p.path === 'untraced'
+      ? () => ({
+          call: async () => (await client.peerFetch('scanner', 'scanner.status', {})).ok,
+          close() {},
+        })
+      : () => {
+          const store = freshTrace();
+          const invoker = createFleetInvoker({ self: p.caller, client, trace: store.trace });
+          return {
+            call: async () => (await invoker.invoke('scanner', 'scanner.status')).ok,
+            close: store.close,
+          };
+        };
 }
 
 const cpuOf = (u: { user: number; system: number }) => u.user + u.system;
-const nodeCpu = async () => cpuOf((await (await fetch(`${url}/cpu`)).json()) as { user: number; system: number });
+const nodeCpu = async () =>
+  cpuOf((await (await fetch(`${url}/cpu`)).json()) as { user: number; system: number });
 
 /** Calls per second and p99 latency, plus CPU µs per call in this (calling) process and in the node. */
-async function run(call: () => Promise<boolean>): Promise<{ rps: number; p99: number; callerCpu: number; nodeCpu: number }> {
+async function run(
+  call: () => Promise<boolean>,
+): Promise<{ rps: number; p99: number; callerCpu: number; nodeCpu: number }> {
   const cpu0 = cpuOf(process.cpuUsage());
   const node0 = await nodeCpu();
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   const start = performance.now();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < deadline) {
-      const t0 = performance.now();
-      if (!(await call())) throw new Error('call failed');
-      latencies.push(performance.now() - t0);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < deadline) {
+        const t0 = performance.now();
+        if (!(await call())) throw new Error('call failed');
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
   const rps = Math.round(latencies.length / ((performance.now() - start) / 1000));
   const callerCpu = (cpuOf(process.cpuUsage()) - cpu0) / latencies.length;
   const nodeCpuPerCall = ((await nodeCpu()) - node0) / latencies.length;
   latencies.sort((a, b) => a - b);
-  return { rps, p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2), callerCpu, nodeCpu: nodeCpuPerCall };
+  return {
+    rps,
+    p99: +latencies[Math.floor(latencies.length * 0.99)]!.toFixed(2),
+    callerCpu,
+    nodeCpu: nodeCpuPerCall,
+  };
 }
 const body = JSON.stringify({ capability: 'scanner.status', args: {} });
 const direct = async () => {
-  const res = await fetch(`${url}/plain/invoke`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-peer-scope': 'scanner.status' }, body });
-  return (await res.json() as { ok: boolean }).ok;
+  const res = await fetch(`${url}/plain/invoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-peer-scope': 'scanner.status' },
+    body,
+  });
+  return ((await res.json()) as { ok: boolean }).ok;
 };
 type Key = 'direct' | Path;
 const KEYS: Key[] = ['direct', ...PATHS.map((p) => p.path)];
@@ -159,10 +210,16 @@ async function measure(k: Key) {
 }
 
 for (const k of KEYS) await measure(k); // warm-up every path
-const runs = Object.fromEntries(KEYS.map((k) => [k, []])) as unknown as Record<Key, Awaited<ReturnType<typeof run>>[]>;
+const runs = Object.fromEntries(KEYS.map((k) => [k, []])) as unknown as Record<
+  Key,
+  Awaited<ReturnType<typeof run>>[]
+>;
 // Each path against the direct run of its own round, so load that comes and goes on the machine
 // weighs on both sides of a ratio alike.
-const ratios = Object.fromEntries(PATHS.map((p) => [p.path, []])) as unknown as Record<Path, number[]>;
+const ratios = Object.fromEntries(PATHS.map((p) => [p.path, []])) as unknown as Record<
+  Path,
+  number[]
+>;
 for (let r = 0; r < rounds; r++) {
   // Alternate the order: odd rounds run the paths backwards, so no path always follows another.
   for (const k of r % 2 ? [...KEYS].reverse() : KEYS) runs[k].push(await measure(k));
@@ -176,7 +233,9 @@ for (let r = 0; r < rounds; r++) {
 }
 proc.kill();
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-const rps = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, Math.round(mean(v.map((r) => r.rps)))])) as Record<Key, number>;
+const rps = Object.fromEntries(
+  Object.entries(runs).map(([k, v]) => [k, Math.round(mean(v.map((r) => r.rps)))]),
+) as Record<Key, number>;
 const p99 = (k: Key) => Math.max(...runs[k].map((r) => r.p99));
 // CPU per call: the least of the rounds, since other load on the machine can only add to it.
 const cpu = (k: Key) => {
@@ -187,21 +246,47 @@ const cpu = (k: Key) => {
 const capacity = (k: Path) => Math.round((cpu('direct').total / cpu(k).total) * 100);
 /** The mean of the per-round ratios to the direct call, in percent, and their range. */
 const share = (k: Path) => Math.round(mean(ratios[k]) * 100);
-const spread = (k: Path) => `${Math.round(Math.min(...ratios[k]) * 100)}–${Math.round(Math.max(...ratios[k]) * 100)}%`;
+const spread = (k: Path) =>
+  `${Math.round(Math.min(...ratios[k]) * 100)}–${Math.round(Math.max(...ratios[k]) * 100)}%`;
 const TARGET: Partial<Record<Path, number>> = { pairwise: 70 };
-console.log(`\nof the direct call, per mode: ${PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · ')}`);
+console.log(
+  `\nof the direct call, per mode: ${PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · ')}`,
+);
 
 // 2. Aggregating 100 nodes.
 const many = [];
 for (let i = 0; i < 100; i++) {
-  const node = createNode({
-    name: `n${i}`,
-    description: `node ${i}`,
-    catalog: new Catalog([{ id: `n${i}.status`, name: 'status', description: 'status', tags: ['bench'], keywords: [], readOnly: true, args: {}, run: () => ({ i }) }]),
-  }, { dataDir: join(tmp, 'many'), port: 0 });
+  const node = createNode(
+    {
+      name: `n${i}`,
+      description: `node ${i}`,
+      catalog: new Catalog([
+        {
+          id: `n${i}.status`,
+          name: 'status',
+          description: 'status',
+          tags: ['bench'],
+          keywords: [],
+          readOnly: true,
+          args: {},
+          run: () => ({ i }),
+        },
+      ]),
+    },
+    { dataDir: join(tmp, 'many'), port: 0 },
+  );
   many.push(await node.start());
 }
-const bigFleet = parseFleet({ hub: doc.hub, nodes: many.map((m, i) => ({ name: `n${i}`, port: m.port, role: 'bench', file: 'x', url: m.url })) });
+const bigFleet = parseFleet({
+  hub: doc.hub,
+  nodes: many.map((m, i) => ({
+    name: `n${i}`,
+    port: m.port,
+    role: 'bench',
+    file: 'x',
+    url: m.url,
+  })),
+});
 const view = createFleetView({ fleet: bigFleet, ttlMs: 0, timeoutMs: 5000 });
 const times: number[] = [];
 for (let i = 0; i < 5; i++) {
@@ -223,13 +308,18 @@ const table = [
   `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
   ...PATHS.map(({ path, label }) => {
     const goal = TARGET[path];
-    const verdict = goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
+    const verdict =
+      goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
     return `| ${label} | ${rps[path]} | ${share(path)}% (${spread(path)}) | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
   }),
 ].join('\n');
-console.log(`\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`);
+console.log(
+  `\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`,
+);
 
-reportSection('Fleet', `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
+reportSection(
+  'Fleet',
+  `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
 
 The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode on disk) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} rounds; every round runs every path once, odd rounds in reverse order. Each traced run writes to a fresh trace file of its own, so no path pays for rows another left. "of direct" is the mean of the per-round ratios, each path against the direct run of its own round (the range across rounds in brackets). The caller and the benchmark share this process; the node runs in its own. Machine load at the start: ${load}.
 
@@ -237,6 +327,7 @@ ${table}
 
 "CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
 
-\`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`);
+\`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`,
+);
 rmSync(tmp, { recursive: true, force: true });
 process.exit(0);

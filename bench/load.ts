@@ -10,7 +10,9 @@ export {};
 
 const [url, connArg, secArg, bodyFile, ...headerArgs] = process.argv.slice(2);
 if (!url || !connArg || !secArg || !bodyFile) {
-  console.error('usage: bun bench/load.ts <url> <connections> <seconds> <body-file> [header:value ...]');
+  console.error(
+    'usage: bun bench/load.ts <url> <connections> <seconds> <body-file> [header:value ...]',
+  );
   process.exit(2);
 }
 const body = await Bun.file(bodyFile).text();
@@ -42,5 +44,14 @@ const start = performance.now();
 await Promise.all(Array.from({ length: connections }, loop));
 const elapsed = (performance.now() - start) / 1000;
 latencies.sort((a, b) => a - b);
-const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? 0;
-console.log(JSON.stringify({ requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: +pct(50).toFixed(2), p99: +pct(99).toFixed(2), errors }));
+const pct = (p: number) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? 0;
+console.log(
+  JSON.stringify({
+    requests: latencies.length,
+    rps: Math.round(latencies.length / elapsed),
+    p50: +pct(50).toFixed(2),
+    p99: +pct(99).toFixed(2),
+    errors,
+  }),
+);

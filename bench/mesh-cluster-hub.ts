@@ -42,8 +42,18 @@ if (mode === 'store') {
   process.exit(0);
 }
 
-const cluster = await createPostgresCluster({ sql, log: silentLog, hubId, leaseMs: Number(a || 1500) });
-const mesh = createMeshServer({ store, log: silentLog, cluster, limits: { recoveryMaxMessages: Number(b || 500) } });
+const cluster = await createPostgresCluster({
+  sql,
+  log: silentLog,
+  hubId,
+  leaseMs: Number(a || 1500),
+});
+const mesh = createMeshServer({
+  store,
+  log: silentLog,
+  cluster,
+  limits: { recoveryMaxMessages: Number(b || 500) },
+});
 const server = Bun.serve<MeshSocketData>({
   hostname: '127.0.0.1',
   port: 0,

@@ -42,8 +42,13 @@ const HELPER = new URL('./mesh-cluster-hub.ts', import.meta.url).pathname;
 /** A hub process; recovery may replay up to 100,000 messages, so a receiver away during the kill gets its whole gap back. */
 async function spawnHub(url: string): Promise<{ url: string; proc: Subprocess }> {
   // BENCH_PROFILE_DIR=<dir>: the hubs write a CPU profile there when phase 1 ends them.
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const proc = Bun.spawn(['bun', ...profile, HELPER, 'hub', url, '1500', '100000'], { stdout: 'pipe', stderr: 'inherit' });
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof-md', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const proc = Bun.spawn(['bun', ...profile, HELPER, 'hub', url, '1500', '100000'], {
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   let out = '';
   while (!out.includes('\n')) {
@@ -67,11 +72,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
     console.error(`\n${signal}: stopping the hubs and the throw-away PostgreSQL cluster`);
     void stopAll().finally(() => process.exit(130));
   });
-const postmasterPid = () => Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+const postmasterPid = () =>
+  Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 /** Sequences of a project: count, highest, distinct; gap-free when all three agree. */
 async function sequences(sql: SQL, project: string) {
-  const [r] = await sql`SELECT count(*)::int AS n, coalesce(max(sequence), 0)::int AS top, count(DISTINCT sequence)::int AS distinct_ FROM mesh_messages WHERE project = ${project}`;
+  const [r] =
+    await sql`SELECT count(*)::int AS n, coalesce(max(sequence), 0)::int AS top, count(DISTINCT sequence)::int AS distinct_ FROM mesh_messages WHERE project = ${project}`;
   return { n: r.n as number, top: r.top as number, gapFree: r.n === r.top && r.n === r.distinct_ };
 }
 
@@ -80,8 +87,15 @@ async function storeOnly(url: string) {
   const sql = new SQL(url);
   await sql`INSERT INTO mesh_projects (name, created_at, epoch) VALUES ('store', 0, 'bench')`;
   const run = (prefix: string) =>
-    new Response(Bun.spawn(['bun', HELPER, 'store', url, String(TOTAL / 2), prefix], { stdout: 'pipe', stderr: 'inherit' }).stdout).text();
-  const results = (await Promise.all([run('a'), run('b')])).map((t) => JSON.parse(t) as { stored: number; ms: number });
+    new Response(
+      Bun.spawn(['bun', HELPER, 'store', url, String(TOTAL / 2), prefix], {
+        stdout: 'pipe',
+        stderr: 'inherit',
+      }).stdout,
+    ).text();
+  const results = (await Promise.all([run('a'), run('b')])).map(
+    (t) => JSON.parse(t) as { stored: number; ms: number },
+  );
   const seq = await sequences(sql, 'store');
   await sql.close();
   const stored = results.reduce((n, r) => n + r.stored, 0);
@@ -92,7 +106,10 @@ async function storeOnly(url: string) {
 async function throughput(url: string) {
   const hubs = [await spawnHub(url), await spawnHub(url)];
   procs.push(...hubs.map((h) => h.proc));
-  await fetch(`${hubs[0]!.url}/api/projects.create`, { method: 'POST', body: JSON.stringify({ name: 'bench' }) });
+  await fetch(`${hubs[0]!.url}/api/projects.create`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'bench' }),
+  });
   const perSender = Math.floor(TOTAL / (2 * PAIRS_PER_HUB));
   const total = perSender * 2 * PAIRS_PER_HUB;
   let accepted = 0;
@@ -111,14 +128,17 @@ async function throughput(url: string) {
         'bench',
         receiver,
         (text: string, c) => {
-          if (text.startsWith('{"type":"message"')) c.ws.send(`{"type":"delivered","messageId":"${messageIdOf(text)}"}`);
+          if (text.startsWith('{"type":"message"'))
+            c.ws.send(`{"type":"delivered","messageId":"${messageIdOf(text)}"}`);
         },
         true,
       );
       let sent = 0;
       const sendOne = (ws: WebSocket) => {
         const id = `h${h}-${i}-${sent++}`;
-        ws.send(`{"type":"message","requestId":"${id}","messageId":"${id}","target":{"type":"agent","name":"${receiver}"},"payload":{"encoding":"identity","data":"status update ${id}","uncompressedBytes":${`status update ${id}`.length}},"attachments":[]}`);
+        ws.send(
+          `{"type":"message","requestId":"${id}","messageId":"${id}","target":{"type":"agent","name":"${receiver}"},"payload":{"encoding":"identity","data":"status update ${id}","uncompressedBytes":${`status update ${id}`.length}},"attachments":[]}`,
+        );
       };
       const s = await claim(
         hubs[h]!.url,
@@ -128,7 +148,8 @@ async function throughput(url: string) {
           if (text.startsWith('{"type":"accepted"')) {
             if (++accepted === total) lastAccepted = performance.now();
             if (sent < perSender) sendOne(c.ws);
-          } else if (text.startsWith('{"type":"delivery"') && text.includes('"status":"delivered"')) ++outcomes;
+          } else if (text.startsWith('{"type":"delivery"') && text.includes('"status":"delivered"'))
+            ++outcomes;
           // Done when every message is both accepted and acknowledged (either frame may come last).
           if (accepted === total && outcomes === total) finish();
         },
@@ -141,9 +162,18 @@ async function throughput(url: string) {
   // CPU of each process over the run, per message: the hubs, PostgreSQL (all its processes), this client process.
   const pgPid = postmasterPid();
   const stats = new SQL(url, { max: 1 });
-  const commits = async () => Number((await stats`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0].xact_commit);
+  const commits = async () =>
+    Number(
+      (await stats`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`)[0]
+        .xact_commit,
+    );
   const commits0 = await commits();
-  const cpu0 = { a: cpuMs(hubs[0]!.proc.pid), b: cpuMs(hubs[1]!.proc.pid), pg: treeCpuMs(pgPid), client: process.cpuUsage() };
+  const cpu0 = {
+    a: cpuMs(hubs[0]!.proc.pid),
+    b: cpuMs(hubs[1]!.proc.pid),
+    pg: treeCpuMs(pgPid),
+    client: process.cpuUsage(),
+  };
   const t0 = performance.now();
   for (const s of starts) s();
   await done;
@@ -164,14 +194,23 @@ async function throughput(url: string) {
   // SIGTERM lets a profiled hub write its profile.
   for (const h of hubs) h.proc.kill(process.env.BENCH_PROFILE_DIR ? 'SIGTERM' : 'SIGKILL');
   await Promise.all(hubs.map((h) => h.proc.exited));
-  return { total, rate: total / seconds, deliveredRate: total / endToEnd, cpu, messagesPerTransaction: total / transactions };
+  return {
+    total,
+    rate: total / seconds,
+    deliveredRate: total / endToEnd,
+    cpu,
+    messagesPerTransaction: total / transactions,
+  };
 }
 
 /** Phase 2: mesh clients with both hub addresses; one hub is killed under load. */
 async function failover(url: string) {
   const hubs = [await spawnHub(url), await spawnHub(url)];
   procs.push(...hubs.map((h) => h.proc));
-  await fetch(`${hubs[0]!.url}/api/projects.create`, { method: 'POST', body: JSON.stringify({ name: 'failover' }) });
+  await fetch(`${hubs[0]!.url}/api/projects.create`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'failover' }),
+  });
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-'));
   const handled = new Set<string>();
   const clients: { c: MeshClient; hub: number; name: string }[] = [];
@@ -185,7 +224,12 @@ async function failover(url: string) {
           hubUrls: [urls[1]!],
           log: silentLog,
           attachmentsDir: dir,
-          ...(role === 'r' ? { onInbound: (m: { message: { messageId: string } }) => void handled.add(m.message.messageId) } : {}),
+          ...(role === 'r'
+            ? {
+                onInbound: (m: { message: { messageId: string } }) =>
+                  void handled.add(m.message.messageId),
+              }
+            : {}),
         });
         const name = `${role}${h}-${i}`;
         await c.connect(name, 'failover', name);
@@ -204,7 +248,11 @@ async function failover(url: string) {
         const id = `${name}-${lane}-${n++}`;
         // A send cut by the hub's death is retried with the same id on the other hub: stored once.
         for (;;) {
-          const r = await c.send(name, { target: { type: 'agent', name: to }, text: `update ${id}`, messageId: id });
+          const r = await c.send(name, {
+            target: { type: 'agent', name: to },
+            text: `update ${id}`,
+            messageId: id,
+          });
           if (r.ok) {
             acceptedIds.add(id);
             break;
@@ -238,10 +286,16 @@ async function failover(url: string) {
   stop = true;
   await Promise.all(loops);
   // Every accepted message reaches its recipient (live or recovered); wait for the stragglers.
-  for (let waited = 0; waited < 10_000 && [...acceptedIds].some((id) => !handled.has(id)); waited += 100) await Bun.sleep(100);
+  for (
+    let waited = 0;
+    waited < 10_000 && [...acceptedIds].some((id) => !handled.has(id));
+    waited += 100
+  )
+    await Bun.sleep(100);
   const sql = new SQL(url);
   const ids = [...acceptedIds];
-  const [stored] = await sql`SELECT count(*)::int AS n FROM mesh_messages WHERE msg_id = ANY(${ids}::text[])`;
+  const [stored] =
+    await sql`SELECT count(*)::int AS n FROM mesh_messages WHERE msg_id = ANY(${ids}::text[])`;
   const seq = await sequences(sql, 'failover');
   await sql.close();
   await Promise.all(clients.map(({ c }) => c.close()));
@@ -271,7 +325,9 @@ try {
   await sql.close();
   const perMessage = `hub A ${t.cpu.hubA.toFixed(1)} µs, hub B ${t.cpu.hubB.toFixed(1)} µs, PostgreSQL ${t.cpu.postgres.toFixed(1)} µs, the benchmark's clients ${t.cpu.client.toFixed(1)} µs`;
   if (ONLY_THROUGHPUT) {
-    console.log(`two hubs: ${fmt(t.rate)} accepted/s, ${fmt(t.deliveredRate)} delivered/s, ${seqT.gapFree && seqT.n === t.total ? 'gap-free' : 'NOT gap-free'}; ${t.messagesPerTransaction.toFixed(1)} messages per database transaction; CPU per message: ${perMessage}`);
+    console.log(
+      `two hubs: ${fmt(t.rate)} accepted/s, ${fmt(t.deliveredRate)} delivered/s, ${seqT.gapFree && seqT.n === t.total ? 'gap-free' : 'NOT gap-free'}; ${t.messagesPerTransaction.toFixed(1)} messages per database transaction; CPU per message: ${perMessage}`,
+    );
     throw new Done();
   }
   const f = await failover(url);
@@ -303,7 +359,13 @@ try {
       ...rows,
     ].join('\n'),
   );
-  const ok = s0.seq.gapFree && seqT.gapFree && f.seq.gapFree && f.lostInDb === 0 && f.notDelivered === 0 && f.backMaxMs < 2_000;
+  const ok =
+    s0.seq.gapFree &&
+    seqT.gapFree &&
+    f.seq.gapFree &&
+    f.lostInDb === 0 &&
+    f.notDelivered === 0 &&
+    f.backMaxMs < 2_000;
   if (!ok) process.exitCode = 1;
 } catch (e) {
   if (!(e instanceof Done)) throw e;

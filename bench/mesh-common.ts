@@ -2,8 +2,15 @@
 
 import type { Subprocess } from 'bun';
 
-export async function spawnHub(mode: 'file' | 'memory', dir: string, projects: string[]): Promise<{ url: string; proc: Subprocess; stop(): Promise<void> }> {
-  const proc = Bun.spawn(['bun', new URL('./mesh-hub-proc.ts', import.meta.url).pathname, mode, dir, ...projects], { stdout: 'pipe', stderr: 'inherit' });
+export async function spawnHub(
+  mode: 'file' | 'memory',
+  dir: string,
+  projects: string[],
+): Promise<{ url: string; proc: Subprocess; stop(): Promise<void> }> {
+  const proc = Bun.spawn(
+    ['bun', new URL('./mesh-hub-proc.ts', import.meta.url).pathname, mode, dir, ...projects],
+    { stdout: 'pipe', stderr: 'inherit' },
+  );
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   let text = '';
   while (!text.includes('\n')) {
@@ -32,7 +39,13 @@ export interface BenchClient {
  * Opens a socket, claims `name`, resolves when claimed. Frames after that go to `onFrame`, parsed,
  * or as their text with `raw` (a load generator that reads only a frame's type then costs less).
  */
-export function claim(url: string, project: string, name: string, onFrame: (f: any, c: BenchClient) => void, raw = false): Promise<BenchClient> {
+export function claim(
+  url: string,
+  project: string,
+  name: string,
+  onFrame: (f: any, c: BenchClient) => void,
+  raw = false,
+): Promise<BenchClient> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/v1/connect`);
     const c: BenchClient = { ws, name, onFrame: (f) => onFrame(f, c) };
@@ -40,7 +53,9 @@ export function claim(url: string, project: string, name: string, onFrame: (f: a
     ws.onmessage = (e) => {
       const f = JSON.parse(String(e.data));
       if (f.type === 'claimed') {
-        ws.onmessage = raw ? (e2) => c.onFrame(e2.data) : (e2) => c.onFrame(JSON.parse(String(e2.data)));
+        ws.onmessage = raw
+          ? (e2) => c.onFrame(e2.data)
+          : (e2) => c.onFrame(JSON.parse(String(e2.data)));
         resolve(c);
       } else reject(new Error(JSON.stringify(f)));
     };

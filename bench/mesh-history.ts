@@ -37,7 +37,8 @@ store.flush();
 db.exec('PRAGMA synchronous = FULL');
 console.log(`filled ${fmt(total)} messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-const pct = (xs: number[], p: number) => xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
+const pct = (xs: number[], p: number) =>
+  xs.slice().sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
 function measure(label: string, run: (before: number) => unknown, n = 2000) {
   const xs: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -46,24 +47,39 @@ function measure(label: string, run: (before: number) => unknown, n = 2000) {
     run(before);
     xs.push(performance.now() - t);
   }
-  console.log(`${label.padEnd(48)} median ${pct(xs, 0.5).toFixed(3)} ms  p99 ${pct(xs, 0.99).toFixed(3)} ms`);
+  console.log(
+    `${label.padEnd(48)} median ${pct(xs, 0.5).toFixed(3)} ms  p99 ${pct(xs, 0.99).toFixed(3)} ms`,
+  );
 }
-measure('store.history, 50 before a random cursor', (before) => store.history({ project: 'big', before, limit: 50 }));
+measure('store.history, 50 before a random cursor', (before) =>
+  store.history({ project: 'big', before, limit: 50 }),
+);
 measure('store.history, newest 50', () => store.history({ project: 'big', limit: 50 }));
-measure('store.history, 50 from one sender before cursor', (before) => store.history({ project: 'big', before, from: 'carol', limit: 50 }));
+measure('store.history, 50 from one sender before cursor', (before) =>
+  store.history({ project: 'big', before, from: 'carol', limit: 50 }),
+);
 
 // Through HTTP: the same hub code in this process, answering GET /v1/history.
 const mesh = createMeshServer({ store, log: silentLog });
-const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (req, srv) => mesh.fetch(req, srv as never) ?? new Response('', { status: 404 }), websocket: mesh.websocket });
+const server = Bun.serve({
+  hostname: '127.0.0.1',
+  port: 0,
+  fetch: (req, srv) => mesh.fetch(req, srv as never) ?? new Response('', { status: 404 }),
+  websocket: mesh.websocket,
+});
 const http: number[] = [];
 for (let i = 0; i < 1000; i++) {
   const before = 51 + Math.floor(Math.random() * (total - 51));
   const t = performance.now();
-  const r = await fetch(`${server.url.origin}/v1/history?project=big&before=big:${before}&limit=50`);
+  const r = await fetch(
+    `${server.url.origin}/v1/history?project=big&before=big:${before}&limit=50`,
+  );
   await r.json();
   http.push(performance.now() - t);
 }
-console.log(`${'GET /v1/history, 50 before a random cursor'.padEnd(48)} median ${pct(http, 0.5).toFixed(3)} ms  p99 ${pct(http, 0.99).toFixed(3)} ms`);
+console.log(
+  `${'GET /v1/history, 50 before a random cursor'.padEnd(48)} median ${pct(http, 0.5).toFixed(3)} ms  p99 ${pct(http, 0.99).toFixed(3)} ms`,
+);
 mesh.close();
 await server.stop(true);
 store.close();
@@ -74,8 +90,13 @@ const hub = await spawnHub('memory', tmpdir(), ['big']);
 const idle = (await fetch(`${hub.url}/bench/stats`).then((r) => r.json())) as { rss: number };
 const clients = [];
 for (let i = 0; i < 1000; i++) clients.push(await claim(hub.url, 'big', `agent-${i}`, () => {}));
-const busy = (await fetch(`${hub.url}/bench/stats`).then((r) => r.json())) as { rss: number; presences: number };
-console.log(`hub RSS idle ${(idle.rss / 2 ** 20).toFixed(1)} MB; with ${busy.presences} presences ${(busy.rss / 2 ** 20).toFixed(1)} MB`);
+const busy = (await fetch(`${hub.url}/bench/stats`).then((r) => r.json())) as {
+  rss: number;
+  presences: number;
+};
+console.log(
+  `hub RSS idle ${(idle.rss / 2 ** 20).toFixed(1)} MB; with ${busy.presences} presences ${(busy.rss / 2 ** 20).toFixed(1)} MB`,
+);
 for (const c of clients) c.ws.close();
 await hub.stop();
 process.exit(0);

@@ -9,7 +9,10 @@ import { createMeshServer, type MeshSocketData } from '../hub/mesh/server.ts';
 
 // argv: <file|memory> <dataDir> <project>...
 const [mode = 'memory', dir = '/tmp', ...projects] = process.argv.slice(2);
-const db = mode === 'file' ? openMeshDatabase(join(dir, 'hub', 'mesh.sqlite')) : new Database(':memory:', { strict: true });
+const db =
+  mode === 'file'
+    ? openMeshDatabase(join(dir, 'hub', 'mesh.sqlite'))
+    : new Database(':memory:', { strict: true });
 const store = createSqliteMeshStore({ db, log: silentLog });
 for (const p of projects) store.createProject({ name: p });
 const mesh = createMeshServer({ store, log: silentLog });
@@ -20,7 +23,11 @@ const server = Bun.serve<MeshSocketData>({
     if (new URL(req.url).pathname === '/bench/stats') {
       Bun.gc(true);
       const m = process.memoryUsage();
-      return Response.json({ rss: m.rss, heapUsed: m.heapUsed, presences: mesh.realtime.roster.size });
+      return Response.json({
+        rss: m.rss,
+        heapUsed: m.heapUsed,
+        presences: mesh.realtime.roster.size,
+      });
     }
     return mesh.fetch(req, srv) ?? new Response('not found', { status: 404 });
   },

@@ -13,7 +13,12 @@ import { claim, fmt, spawnHub } from './mesh-common.ts';
 const text = (s: string) => ({ encoding: 'identity', data: s, uncompressedBytes: s.length });
 
 /** PAIRS senders each keep WINDOW messages in flight to their own receiver, which acknowledges each one. */
-async function direct(mode: 'file' | 'memory', total: number, pairs = 8, window = 256): Promise<number> {
+async function direct(
+  mode: 'file' | 'memory',
+  total: number,
+  pairs = 8,
+  window = 256,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-'));
   const hub = await spawnHub(mode, dir, ['bench']);
   let delivered = 0;
@@ -23,12 +28,22 @@ async function direct(mode: 'file' | 'memory', total: number, pairs = 8, window 
   const senders = [];
   for (let p = 0; p < pairs; p++) {
     await claim(hub.url, 'bench', `r${p}`, (f, c) => {
-      if (f.type === 'message') c.ws.send(`{"type":"delivered","messageId":"${f.message.messageId}"}`);
+      if (f.type === 'message')
+        c.ws.send(`{"type":"delivered","messageId":"${f.message.messageId}"}`);
     });
     let sent = 0;
     const sendOne = (ws: WebSocket) => {
       const id = `p${p}-${sent++}`;
-      ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'agent', name: `r${p}` }, payload: text(`status update ${id}`), attachments: [] }));
+      ws.send(
+        JSON.stringify({
+          type: 'message',
+          requestId: id,
+          messageId: id,
+          target: { type: 'agent', name: `r${p}` },
+          payload: text(`status update ${id}`),
+          attachments: [],
+        }),
+      );
     };
     const s = await claim(hub.url, 'bench', `s${p}`, (f, c) => {
       if (f.type === 'delivery' && f.status === 'delivered') {
@@ -36,7 +51,12 @@ async function direct(mode: 'file' | 'memory', total: number, pairs = 8, window 
         if (sent < perPair) sendOne(c.ws);
       }
     });
-    senders.push({ s, start: () => { for (let i = 0; i < window && sent < perPair; i++) sendOne(s.ws); } });
+    senders.push({
+      s,
+      start: () => {
+        for (let i = 0; i < window && sent < perPair; i++) sendOne(s.ws);
+      },
+    });
   }
   const t0 = performance.now();
   for (const x of senders) x.start();
@@ -48,7 +68,13 @@ async function direct(mode: 'file' | 'memory', total: number, pairs = 8, window 
 }
 
 /** One sender broadcasts to `receivers` presences with `window` broadcasts in flight; receivers acknowledge when `ack`. */
-async function broadcast(mode: 'file' | 'memory', messages: number, ack: boolean, receivers = 100, window = 256): Promise<number> {
+async function broadcast(
+  mode: 'file' | 'memory',
+  messages: number,
+  ack: boolean,
+  receivers = 100,
+  window = 256,
+): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-'));
   const hub = await spawnHub(mode, dir, ['bench']);
   let received = 0;
@@ -64,7 +90,16 @@ async function broadcast(mode: 'file' | 'memory', messages: number, ack: boolean
   let sent = 0;
   const sendOne = (ws: WebSocket) => {
     const id = `b-${sent++}`;
-    ws.send(JSON.stringify({ type: 'message', requestId: id, messageId: id, target: { type: 'project' }, payload: text(`broadcast ${id}`), attachments: [] }));
+    ws.send(
+      JSON.stringify({
+        type: 'message',
+        requestId: id,
+        messageId: id,
+        target: { type: 'project' },
+        payload: text(`broadcast ${id}`),
+        attachments: [],
+      }),
+    );
   };
   const s = await claim(hub.url, 'bench', 'sender', (f, c) => {
     if (f.type === 'accepted' && sent < messages) sendOne(c.ws);
@@ -79,8 +114,26 @@ async function broadcast(mode: 'file' | 'memory', messages: number, ack: boolean
 }
 
 const rows: [string, string, number][] = [];
-for (const mode of ['file', 'memory'] as const) rows.push(['direct messages/s (send -> accepted -> delivered)', mode, await direct(mode, 100_000)]);
-for (const mode of ['file', 'memory'] as const) rows.push(['broadcast deliveries/s to 100, acknowledged', mode, await broadcast(mode, 3_000, true)]);
-for (const mode of ['file', 'memory'] as const) rows.push(['broadcast deliveries/s to 100, fan-out only', mode, await broadcast(mode, 3_000, false)]);
-for (const [what, mode, rate] of rows) console.log(`${what.padEnd(52)} ${(mode === 'file' ? 'file WAL FULL' : 'in-memory').padEnd(14)} ${fmt(rate)}`);
+for (const mode of ['file', 'memory'] as const)
+  rows.push([
+    'direct messages/s (send -> accepted -> delivered)',
+    mode,
+    await direct(mode, 100_000),
+  ]);
+for (const mode of ['file', 'memory'] as const)
+  rows.push([
+    'broadcast deliveries/s to 100, acknowledged',
+    mode,
+    await broadcast(mode, 3_000, true),
+  ]);
+for (const mode of ['file', 'memory'] as const)
+  rows.push([
+    'broadcast deliveries/s to 100, fan-out only',
+    mode,
+    await broadcast(mode, 3_000, false),
+  ]);
+for (const [what, mode, rate] of rows)
+  console.log(
+    `${what.padEnd(52)} ${(mode === 'file' ? 'file WAL FULL' : 'in-memory').padEnd(14)} ${fmt(rate)}`,
+  );
 process.exit(0);

@@ -16,7 +16,12 @@ import { reportSection } from './report.ts';
 
 const MODES: PeerMode[] = ['shared', 'derived', 'ed25519', 'pairwise'];
 // The ed25519 and pairwise callers are Ed25519 ring members; the HMAC callers are registered in their mode.
-const CALLER: Record<PeerMode, string> = { shared: 'caller-shared', derived: 'caller-derived', ed25519: 'caller-ed', pairwise: 'caller-pair' };
+const CALLER: Record<PeerMode, string> = {
+  shared: 'caller-shared',
+  derived: 'caller-derived',
+  ed25519: 'caller-ed',
+  pairwise: 'caller-pair',
+};
 /** Each request names the benchmark node and its route, as every signed request does. */
 const TARGET = { to: 'bench', route: '/peer/invoke', scope: 'echo' };
 const args = process.argv.slice(2);
@@ -26,19 +31,34 @@ const CONCURRENCY = 64;
 
 const fleetDoc = {
   hub: { name: 'bench', port: 0, role: 'benchmark target', file: 'bench/peer.ts' },
-  nodes: Object.values(CALLER).map((name) => ({ name, port: 0, role: 'benchmark caller', file: 'bench/peer.ts' })),
+  nodes: Object.values(CALLER).map((name) => ({
+    name,
+    port: 0,
+    role: 'benchmark caller',
+    file: 'bench/peer.ts',
+  })),
 };
 
 /** The route under test: the verifying handler, and the same handler with a pass-through verifier. */
 async function routes(dataDir: string) {
   const { verifier } = await loadPeerIdentity(dataDir, 'bench');
   const passThrough: PeerVerifier = {
-    verify: async (h) => ({ ok: true, node: 'caller-ed', mode: 'ed25519', scope: h.get('x-peer-scope') ?? 'echo', ts: 0 }),
+    verify: async (h) => ({
+      ok: true,
+      node: 'caller-ed',
+      mode: 'ed25519',
+      scope: h.get('x-peer-scope') ?? 'echo',
+      ts: 0,
+    }),
   };
-  const dispatch: PeerRouteDeps['dispatch'] = async (capability, a) => ({ ok: true, result: { capability, echoed: a } });
+  const dispatch: PeerRouteDeps['dispatch'] = async (capability, a) => ({
+    ok: true,
+    result: { capability, echoed: a },
+  });
   const signed: PeerRouteDeps = { self: 'bench', verifier, dispatch };
   const unsigned: PeerRouteDeps = { self: 'bench', verifier: passThrough, dispatch };
-  return (req: Request) => handlePeerInvoke(req, new URL(req.url).pathname === '/plain/invoke' ? unsigned : signed);
+  return (req: Request) =>
+    handlePeerInvoke(req, new URL(req.url).pathname === '/plain/invoke' ? unsigned : signed);
 }
 
 if (args[0] === '--serve') {
@@ -61,14 +81,25 @@ async function prepare(dataDir: string, mode: PeerMode | 'unsigned', n: number):
   const identity = mode === 'unsigned' ? undefined : await loadPeerIdentity(dataDir, CALLER[mode]);
   for (let i = 0; i < n; i++) {
     const body = JSON.stringify({ capability: 'echo', args: { i, note: 'benchmark payload' } });
-    const headers = identity ? await identity.signer.sign(TARGET, new TextEncoder().encode(body), { mode: mode as PeerMode }) : { 'x-peer-scope': 'echo' };
-    out.push({ path: mode === 'unsigned' ? '/plain/invoke' : '/peer/invoke', headers: { ...headers, 'content-type': 'application/json' }, body });
+    const headers = identity
+      ? await identity.signer.sign(TARGET, new TextEncoder().encode(body), {
+          mode: mode as PeerMode,
+        })
+      : { 'x-peer-scope': 'echo' };
+    out.push({
+      path: mode === 'unsigned' ? '/plain/invoke' : '/peer/invoke',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+    });
   }
   return out;
 }
 
 /** Sends every prepared request with CONCURRENCY in flight; returns requests/s (all must be 200). */
-async function fire(send: (p: Prepared[number]) => Promise<number>, batch: Prepared): Promise<number> {
+async function fire(
+  send: (p: Prepared[number]) => Promise<number>,
+  batch: Prepared,
+): Promise<number> {
   let next = 0;
   let bad = 0;
   const started = performance.now();
@@ -86,7 +117,11 @@ async function fire(send: (p: Prepared[number]) => Promise<number>, batch: Prepa
  * Interleaved rounds; per mode the best rate and the least server CPU per request are kept, since
  * other load on the machine can only make a round slower.
  */
-async function measure(dataDir: string, send: (p: Prepared[number]) => Promise<number>, cpu?: () => Promise<number>) {
+async function measure(
+  dataDir: string,
+  send: (p: Prepared[number]) => Promise<number>,
+  cpu?: () => Promise<number>,
+) {
   const best: Record<string, number> = {};
   const cpuPerRequest: Record<string, number> = {};
   await fire(send, await prepare(dataDir, 'unsigned', 2000)); // warm up JIT and connections
@@ -116,7 +151,10 @@ async function main() {
     ring.nodes[CALLER.derived] = { mode: 'derived', keys: [] };
     writeFileSync(ringPath, JSON.stringify(ring));
 
-    const child = Bun.spawn(['bun', import.meta.path, '--serve', dataDir], { stdout: 'pipe', stderr: 'inherit' });
+    const child = Bun.spawn(['bun', import.meta.path, '--serve', dataDir], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    });
     const reader = child.stdout.getReader();
     const port = Number(new TextDecoder().decode((await reader.read()).value).trim());
     const base = `http://127.0.0.1:${port}`;
@@ -127,14 +165,22 @@ async function main() {
     let http: Awaited<ReturnType<typeof measure>>;
     try {
       const send = (p: Prepared[number]) =>
-        fetch(base + p.path, { method: 'POST', headers: p.headers, body: p.body }).then(async (r) => (await r.arrayBuffer(), r.status));
+        fetch(base + p.path, { method: 'POST', headers: p.headers, body: p.body }).then(
+          async (r) => (await r.arrayBuffer(), r.status),
+        );
       http = await measure(dataDir, send, serverCpu);
     } finally {
       child.kill();
     }
     const handle = await routes(dataDir);
     const inProcess = await measure(dataDir, (p) =>
-      handle(new Request(`http://localhost${p.path}`, { method: 'POST', headers: p.headers, body: p.body })).then(async (r) => (await r.arrayBuffer(), r.status)),
+      handle(
+        new Request(`http://localhost${p.path}`, {
+          method: 'POST',
+          headers: p.headers,
+          body: p.body,
+        }),
+      ).then(async (r) => (await r.arrayBuffer(), r.status)),
     );
     report(http.best, http.cpuPerRequest, inProcess.best, (await detectEd25519()).name);
   } finally {
@@ -142,7 +188,12 @@ async function main() {
   }
 }
 
-function report(http: Record<string, number>, cpu: Record<string, number>, inProcess: Record<string, number>, backend: string) {
+function report(
+  http: Record<string, number>,
+  cpu: Record<string, number>,
+  inProcess: Record<string, number>,
+  backend: string,
+) {
   const target: Record<string, number> = { shared: 0.8, derived: 0.8, ed25519: 0.5, pairwise: 0.8 };
   const row = (mode: string) => {
     const h = http[mode]!;
@@ -151,7 +202,8 @@ function report(http: Record<string, number>, cpu: Record<string, number>, inPro
     const pr = p / inProcess.unsigned!;
     const goal = target[mode];
     const cr = cpu.unsigned! / cpu[mode]!;
-    const verdict = goal === undefined ? '' : hr >= goal ? `>= ${goal * 100}%: met` : `>= ${goal * 100}%: missed`;
+    const verdict =
+      goal === undefined ? '' : hr >= goal ? `>= ${goal * 100}%: met` : `>= ${goal * 100}%: missed`;
     const n = (x: number) => Math.round(x).toLocaleString('en');
     const pc = (x: number) => `${(x * 100).toFixed(0)}%`;
     return `| ${mode} | ${n(h)} | ${pc(hr)} | ${cpu[mode]!.toFixed(1)} | ${pc(cr)} | ${n(p)} | ${pc(pr)} | ${verdict} |`;
@@ -161,7 +213,7 @@ function report(http: Record<string, number>, cpu: Record<string, number>, inPro
     `pass-through verifier, one run; ${ROUNDS} interleaved rounds of ${REQUESTS.toLocaleString('en')} requests per mode, best round kept,`,
     `${CONCURRENCY} requests in flight). HTTP: the node runs in its own process and a client process sends requests`,
     'signed beforehand (each with its own nonce), so the figure is the receiving node\'s cost; "node CPU" is the',
-    'server process\'s CPU time per request (user + system, all threads) and its ratio is the capacity ratio',
+    "server process's CPU time per request (user + system, all threads) and its ratio is the capacity ratio",
     'per core. In process: the handler is called directly with the same requests, no sockets.',
     `Ed25519 verification: ${backend}; SHA-256 and HMAC: Bun.CryptoHasher; pair keys: X25519 through node:crypto, once per peer.`,
     `Machine: ${navigator.hardwareConcurrency} cores, Bun ${Bun.version}, ${new Date().toISOString().slice(0, 10)}.`,
@@ -171,7 +223,7 @@ function report(http: Record<string, number>, cpu: Record<string, number>, inPro
     ...['unsigned', ...MODES].map(row),
     '',
     '`pairwise` costs what `derived` costs (one SHA-256 of the body, one HMAC) while keeping the identity',
-    'asymmetric: its key is agreed between the two nodes\' Ed25519 identities, so no fleet-wide secret is',
+    "asymmetric: its key is agreed between the two nodes' Ed25519 identities, so no fleet-wide secret is",
     'involved. One Ed25519 verification costs about 53 µs of CPU with node:crypto and about 70 µs with',
     'WebCrypto (its thread hop included), three to four times the whole unsigned request, which is why',
     '`ed25519` stays far below the others on a route this light.',

@@ -8,7 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FILE = join(import.meta.dir, '../docs/benchmarks.md');
-const HEADER = '# Benchmarks\n\nFigures from `bench/`, each with the command that produced it. The machines are shared and noisy, so\ncompare the ratios measured side by side in one run rather than absolute figures across runs.\n';
+const HEADER =
+  '# Benchmarks\n\nFigures from `bench/`, each with the command that produced it. The machines are shared and noisy, so\ncompare the ratios measured side by side in one run rather than absolute figures across runs.\n';
 
 /** Whether this run records its figures (`--write`). */
 export const WRITE = process.argv.includes('--write');

@@ -16,7 +16,11 @@ const benches: string[][] = [
 
 for (const cmd of benches) {
   console.log(`\n=== bun ${cmd.join(' ')} ===`);
-  const proc = Bun.spawn(['bun', ...cmd], { cwd: `${import.meta.dir}/..`, stdout: 'inherit', stderr: 'inherit' });
+  const proc = Bun.spawn(['bun', ...cmd], {
+    cwd: `${import.meta.dir}/..`,
+    stdout: 'inherit',
+    stderr: 'inherit',
+  });
   const code = await proc.exited;
   if (code !== 0) {
     console.error(`bun ${cmd.join(' ')} exited with ${code}`);

@@ -15,7 +15,14 @@ import { SQL } from 'bun';
 import { startPostgres } from '../test/support/postgres.ts';
 import { reportSection } from './report.ts';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '8' }, rounds: { type: 'string', default: '2' }, connections: { type: 'string', default: '32' }, write: { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '8' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '32' },
+    write: { type: 'boolean', default: false },
+  },
+});
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -23,15 +30,32 @@ const root = join(import.meta.dir, '..');
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-bench-tasks-'));
 
 const bodyFile = join(tmp, 'send.json');
-writeFileSync(bodyFile, JSON.stringify({
-  jsonrpc: '2.0', id: 1, method: 'SendMessage',
-  params: { message: { messageId: 'bench-1', role: 'ROLE_USER', parts: [{ text: 'hello', mediaType: 'text/plain' }] } },
-}));
+writeFileSync(
+  bodyFile,
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: {
+        messageId: 'bench-1',
+        role: 'ROLE_USER',
+        parts: [{ text: 'hello', mediaType: 'text/plain' }],
+      },
+    },
+  }),
+);
 
 type Server = { proc: Bun.Subprocess<'ignore', 'pipe', 'inherit'>; port: number };
 
 async function startServer(env: Record<string, string>): Promise<Server> {
-  const proc = Bun.spawn(['bun', 'bench/servers/node-server.ts'], { cwd: root, env: { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmp, 'data-')), ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'inherit' });
+  const proc = Bun.spawn(['bun', 'bench/servers/node-server.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', DATA_DIR: mkdtempSync(join(tmp, 'data-')), ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   const reader = proc.stdout.getReader();
   let seen = '';
   while (true) {
@@ -46,10 +70,27 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   }
 }
 
-interface Load { rps: number; p50: number; p99: number; errors: number; requests: number }
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
 
 async function load(port: number, conns: number, secs: number): Promise<Load> {
-  const proc = Bun.spawn(['bun', 'bench/load.ts', `http://127.0.0.1:${port}/a2a`, String(conns), String(secs), bodyFile, 'A2A-Version:1.0'], { cwd: root, stdout: 'pipe', stderr: 'inherit' });
+  const proc = Bun.spawn(
+    [
+      'bun',
+      'bench/load.ts',
+      `http://127.0.0.1:${port}/a2a`,
+      String(conns),
+      String(secs),
+      bodyFile,
+      'A2A-Version:1.0',
+    ],
+    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
+  );
   const out = await new Response(proc.stdout).text();
   await proc.exited;
   return JSON.parse(out.trim().split('\n').at(-1)!) as Load;
@@ -57,7 +98,9 @@ async function load(port: number, conns: number, secs: number): Promise<Load> {
 
 /** Loads every server at once, the connections split evenly; the figures are summed (p99: the worst). */
 async function loadAll(servers: Server[], secs: number): Promise<Load> {
-  const each = await Promise.all(servers.map((s) => load(s.port, Math.max(1, Math.round(connections / servers.length)), secs)));
+  const each = await Promise.all(
+    servers.map((s) => load(s.port, Math.max(1, Math.round(connections / servers.length)), secs)),
+  );
   return {
     rps: each.reduce((a, r) => a + r.rps, 0),
     p50: Math.max(...each.map((r) => r.p50)),
@@ -91,7 +134,11 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const t of targets) {
       const url = t.db ? await pg.createDatabase(`bench_${++databases}`) : undefined;
-      const servers = await Promise.all(Array.from({ length: t.processes }, () => startServer(url ? { TASKS_DATABASE_URL: url } : {})));
+      const servers = await Promise.all(
+        Array.from({ length: t.processes }, () =>
+          startServer(url ? { TASKS_DATABASE_URL: url } : {}),
+        ),
+      );
       for (const s of servers) running.add(s);
       await loadAll(servers, 2); // warm-up
       const r = await loadAll(servers, seconds);
@@ -110,7 +157,9 @@ try {
       acc.p99.push(r.p99);
       acc.errors += r.errors;
       results.set(t.name, acc);
-      console.log(`round ${round + 1} ${t.name}: ${r.rps} req/s, p99 ${r.p99} ms, errors ${r.errors}${stored >= 0 ? `, tasks stored ${stored} (warm-up included)` : ''}`);
+      console.log(
+        `round ${round + 1} ${t.name}: ${r.rps} req/s, p99 ${r.p99} ms, errors ${r.errors}${stored >= 0 ? `, tasks stored ${stored} (warm-up included)` : ''}`,
+      );
     }
   }
 } finally {
@@ -124,10 +173,17 @@ const rows = targets.map((t) => {
   const r = results.get(t.name)!;
   return `| ${t.name} | ${mean(r.rps)} | ${(mean(r.rps) / files).toFixed(2)}x | ${Math.max(...r.p99).toFixed(2)} | ${r.errors} |`;
 });
-const table = ['| task store | SendMessage req/s | vs JSON files | p99 ms (worst round) | errors |', '|---|---|---|---|---|', ...rows].join('\n');
+const table = [
+  '| task store | SendMessage req/s | vs JSON files | p99 ms (worst round) | errors |',
+  '|---|---|---|---|---|',
+  ...rows,
+].join('\n');
 
-reportSection('Task stores: JSON files and PostgreSQL', `Command: \`bun bench/tasks-postgres.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, PostgreSQL from Debian, ${navigator.hardwareConcurrency} cores shared by the database, the node processes and the load generators; load average ${loadBefore} at the start).
+reportSection(
+  'Task stores: JSON files and PostgreSQL',
+  `Command: \`bun bench/tasks-postgres.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, PostgreSQL from Debian, ${navigator.hardwareConcurrency} cores shared by the database, the node processes and the load generators; load average ${loadBefore} at the start).
 
 Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections in total, ${seconds} s per target after a 2 s warm-up, ${rounds} rounds; req/s is the mean over rounds. The agent reports working, one artifact, completed; each answer waits until its task is stored (a file, or a committed row). Two processes: the connections are split between them, as a load balancer would. The throw-away cluster runs with \`fsync=off\` and \`synchronous_commit=off\` (the JSON file store does not fsync either), so both measure the stores' own work, not the disk. On one machine the two processes share the same cores with the database and the load generators, so their row shows what coordination costs under contention, not what a second machine adds.
 
-${table}`);
+${table}`,
+);

@@ -43,7 +43,8 @@ export function toApiError(err) {
  * @param {Response} res
  */
 function signInIfAsked(res) {
-  if (res.status === 401) location.assign(`/login?${new URLSearchParams({ next: `/${location.hash}` })}`);
+  if (res.status === 401)
+    location.assign(`/login?${new URLSearchParams({ next: `/${location.hash}` })}`);
 }
 
 /**
@@ -67,7 +68,10 @@ async function get(path) {
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const body = await bodyOf(res);
   if (res.ok && body !== undefined) return body;
-  throw new RequestError(body?.error?.code ?? `HTTP_${res.status}`, body?.error?.message ?? `HTTP ${res.status}`);
+  throw new RequestError(
+    body?.error?.code ?? `HTTP_${res.status}`,
+    body?.error?.message ?? `HTTP ${res.status}`,
+  );
 }
 
 /**
@@ -79,14 +83,24 @@ async function get(path) {
  * @returns {Promise<T | Refusal>}
  */
 async function post(path, body) {
-  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   signInIfAsked(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const answer = await bodyOf(res);
   // The mesh answers most refusals 200 with `{error}`, so the body decides, not only the status.
   const error = answer?.error;
   if (res.ok && answer !== undefined && !error) return answer;
-  return { ok: false, error: { code: error?.code ?? `HTTP_${res.status}`, message: error?.message ?? `HTTP ${res.status}` } };
+  return {
+    ok: false,
+    error: {
+      code: error?.code ?? `HTTP_${res.status}`,
+      message: error?.message ?? `HTTP ${res.status}`,
+    },
+  };
 }
 
 /**
@@ -95,7 +109,8 @@ async function post(path, body) {
  * @param {T | Refusal} answer
  * @returns {answer is Refusal}
  */
-export const refused = (answer) => typeof answer === 'object' && answer !== null && 'ok' in answer && answer.ok === false;
+export const refused = (answer) =>
+  typeof answer === 'object' && answer !== null && 'ok' in answer && answer.ok === false;
 
 // ---- the hub API ----
 
@@ -176,7 +191,8 @@ export const presence = (project) => get(`/v1/presence?${new URLSearchParams({ p
  * A project's roster now and after each change, and each new message (`ProjectEvent`s).
  * @param {string} project
  */
-export const meshWatch = (project) => new EventSource(`/v1/watch?${new URLSearchParams({ project })}`);
+export const meshWatch = (project) =>
+  new EventSource(`/v1/watch?${new URLSearchParams({ project })}`);
 
 /**
  * A page of a project's messages.
@@ -200,14 +216,21 @@ async function a2a(method, path, body) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json', 'A2A-Version': A2A_VERSION };
   if (body) headers['content-type'] = 'application/json';
-  const res = await fetch(path, { method, headers, ...(body ? { body: JSON.stringify(body) } : {}) });
+  const res = await fetch(path, {
+    method,
+    headers,
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
   signInIfAsked(res);
   /** @type {T & Partial<import('./types').A2AErrorBody> | undefined} */
   const answer = await bodyOf(res);
   if (res.ok && answer !== undefined) return answer;
   const error = answer?.error;
   const reason = error?.details?.find((d) => d.reason)?.reason;
-  throw new RequestError(reason ?? error?.status ?? `HTTP_${res.status}`, error?.message ?? `HTTP ${res.status}`);
+  throw new RequestError(
+    reason ?? error?.status ?? `HTTP_${res.status}`,
+    error?.message ?? `HTTP ${res.status}`,
+  );
 }
 
 /**
@@ -216,7 +239,10 @@ async function a2a(method, path, body) {
  * @returns {Promise<import('./types').TaskPage>}
  */
 export const listTasks = (pageSize) =>
-  a2a('GET', `/tasks?${new URLSearchParams({ pageSize: String(pageSize), includeArtifacts: 'true', historyLength: '2' })}`);
+  a2a(
+    'GET',
+    `/tasks?${new URLSearchParams({ pageSize: String(pageSize), includeArtifacts: 'true', historyLength: '2' })}`,
+  );
 
 /**
  * One task; reading a delegated task asks its executor how the job stands.
@@ -233,7 +259,10 @@ export const getTask = (id) => a2a('GET', `/tasks/${encodeURIComponent(id)}`);
 export const cancelTask = (id) => a2a('POST', `/tasks/${encodeURIComponent(id)}:cancel`, {});
 
 /** A random message id; `crypto.randomUUID` exists only on https and localhost pages. */
-const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+const randomId = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+    b.toString(16).padStart(2, '0'),
+  ).join('');
 
 /**
  * Delegates a job: a SendMessage whose data part runs the hub's `task.delegate` (on `executor`,
@@ -243,7 +272,11 @@ const randomId = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b
  */
 export const delegate = (args) =>
   a2a('POST', '/message:send', {
-    message: { messageId: randomId(), role: 'ROLE_USER', parts: [{ data: { skill: 'task.delegate', args } }] },
+    message: {
+      messageId: randomId(),
+      role: 'ROLE_USER',
+      parts: [{ data: { skill: 'task.delegate', args } }],
+    },
   });
 
 /**
@@ -254,5 +287,11 @@ export const delegate = (args) =>
  */
 export const continueTask = (task, text) =>
   a2a('POST', '/message:send', {
-    message: { messageId: randomId(), role: 'ROLE_USER', taskId: task.id, contextId: task.contextId, parts: [{ text }] },
+    message: {
+      messageId: randomId(),
+      role: 'ROLE_USER',
+      taskId: task.id,
+      contextId: task.contextId,
+      parts: [{ text }],
+    },
   });

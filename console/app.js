@@ -37,8 +37,13 @@ function App() {
     let alive = true;
     setFailed('');
     document.title = `${page.title} · lume-a2a console`;
-    page.load().then((Page) => alive && setShown({ id: page.id, Page }), (e) => alive && setFailed(e instanceof Error ? e.message : String(e)));
-    return () => { alive = false; };
+    page.load().then(
+      (Page) => alive && setShown({ id: page.id, Page }),
+      (e) => alive && setFailed(e instanceof Error ? e.message : String(e)),
+    );
+    return () => {
+      alive = false;
+    };
   }, [page.id]);
 
   const Page = shown?.id === page.id ? shown.Page : null;
@@ -48,8 +53,10 @@ function App() {
       <button type="button" class="menu secondary" aria-expanded=${menu ? 'true' : 'false'} aria-controls="nav" onClick=${() => setMenuOn(menu ? '' : page.id)}>
         ${menu ? 'Close menu' : `Menu · ${page.title}`}
       </button>
-      <nav id="nav" aria-label="Pages">${PAGES.map((p) => html`
-        <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`)}
+      <nav id="nav" aria-label="Pages">${PAGES.map(
+        (p) => html`
+        <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`,
+      )}
       </nav>
       <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
     </header>

@@ -10,7 +10,7 @@ import { html } from './html.js';
 
 /** Enter or Space on a focusable mark acts like a click. @param {() => void} act */
 const onKeys = (act) => (/** @type {KeyboardEvent} */ e) => {
-  if (e.key === 'Enter' || e.key === ' ') (e.preventDefault(), act());
+  if (e.key === 'Enter' || e.key === ' ') e.preventDefault(), act();
 };
 
 /** @param {number} n */
@@ -22,7 +22,10 @@ const signed = (n) => `${n > 0 ? '+' : ''}${n}%`;
  * @param {{ items: {key: string, label: string, value: number, marked?: boolean}[], selected: string, onSelect: (key: string) => void, title: string }} props
  */
 export function BarChart({ items, selected, onSelect, title }) {
-  const W = 360, LABEL = 128, ROW = 24, PAD = 6;
+  const W = 360,
+    LABEL = 128,
+    ROW = 24,
+    PAD = 6;
   const max = Math.max(1e-9, ...items.map((i) => Math.abs(i.value)));
   const hasNegative = items.some((i) => i.value < 0);
   // Zero sits mid-way when some values fall, else at the left of the bar area.
@@ -56,7 +59,8 @@ export function BarChart({ items, selected, onSelect, title }) {
  * @param {{ values: (number | null)[], label: string }} props
  */
 export function Sparkline({ values, label }) {
-  const W = 120, H = 24;
+  const W = 120,
+    H = 24;
   const known = /** @type {number[]} */ (values.filter((v) => v !== null));
   const max = Math.max(1, ...known);
   const step = values.length > 1 ? W / (values.length - 1) : 0;
@@ -64,15 +68,22 @@ export function Sparkline({ values, label }) {
   const runs = [[]];
   values.forEach((v, i) => {
     if (v === null) runs.push([]);
-    else runs[runs.length - 1]?.push(`${(i * step).toFixed(1)},${(H - 2 - (v / max) * (H - 4)).toFixed(1)}`);
+    else
+      runs[runs.length - 1]?.push(
+        `${(i * step).toFixed(1)},${(H - 2 - (v / max) * (H - 4)).toFixed(1)}`,
+      );
   });
   const last = known[known.length - 1];
   return html`
     <svg class="chart spark" viewBox=${`0 0 ${W} ${H}`} width=${W} height=${H} role="img" data-points=${known.length} data-max=${max}
       aria-label=${`${label}: ${known.length ? `latest ${last} ms, highest ${max} ms over ${values.length} readings` : 'no readings yet'}`}>
-      ${runs.filter((r) => r.length).map((r) => r.length === 1
-        ? html`<circle cx=${r[0]?.split(',')[0]} cy=${r[0]?.split(',')[1]} r="1.5" class="dot" />`
-        : html`<polyline points=${r.join(' ')} />`)}
+      ${runs
+        .filter((r) => r.length)
+        .map((r) =>
+          r.length === 1
+            ? html`<circle cx=${r[0]?.split(',')[0]} cy=${r[0]?.split(',')[1]} r="1.5" class="dot" />`
+            : html`<polyline points=${r.join(' ')} />`,
+        )}
     </svg>`;
 }
 
@@ -81,7 +92,8 @@ export function Sparkline({ values, label }) {
  * @param {{ states: boolean[], label: string }} props
  */
 export function UpDownStrip({ states, label }) {
-  const W = 120, H = 8;
+  const W = 120,
+    H = 8;
   const w = states.length ? W / states.length : W;
   const down = states.filter((s) => !s).length;
   return html`
@@ -118,7 +130,8 @@ export function callTree(records) {
     out.push({ r, depth });
     for (const c of (r.spanId && children.get(r.spanId)) || []) visit(c, depth + 1);
   };
-  for (const r of byStart) if (!r.parentSpanId || !spans.has(r.parentSpanId) || r.parentSpanId === r.spanId) visit(r, 0);
+  for (const r of byStart)
+    if (!r.parentSpanId || !spans.has(r.parentSpanId) || r.parentSpanId === r.spanId) visit(r, 0);
   // Links that loop back on themselves reach no root: listed flat rather than lost.
   for (const r of byStart) visit(r, 0);
   return out;
@@ -130,7 +143,9 @@ export function callTree(records) {
  * @param {{ records: TraceRecord[], selected: number | null, onSelect: (id: number) => void }} props
  */
 export function Waterfall({ records, selected, onSelect }) {
-  const W = 480, LABEL = 170, ROW = 22;
+  const W = 480,
+    LABEL = 170,
+    ROW = 22;
   const tree = callTree(records);
   const rows = tree.map((t) => t.r);
   const start = Math.min(...rows.map((r) => Date.parse(r.ts)));
@@ -164,11 +179,18 @@ export function Waterfall({ records, selected, onSelect }) {
  * @param {{ buckets: {minute: number, calls: number, errors: number}[] }} props
  */
 export function RateChart({ buckets }) {
-  const W = 480, H = 120, TOP = 14, BOTTOM = 18, LEFT = 28;
+  const W = 480,
+    H = 120,
+    TOP = 14,
+    BOTTOM = 18,
+    LEFT = 28;
   const max = Math.max(1, ...buckets.map((b) => b.calls));
   const w = (W - LEFT) / Math.max(1, buckets.length);
   const y = (/** @type {number} */ share) => TOP + (1 - share) * (H - TOP - BOTTOM);
-  const rate = buckets.map((b, i) => `${(LEFT + i * w + w / 2).toFixed(1)},${y(b.calls ? b.errors / b.calls : 0).toFixed(1)}`);
+  const rate = buckets.map(
+    (b, i) =>
+      `${(LEFT + i * w + w / 2).toFixed(1)},${y(b.calls ? b.errors / b.calls : 0).toFixed(1)}`,
+  );
   const clock = (/** @type {number} */ m) => new Date(m * 60_000).toTimeString().slice(0, 5);
   return html`
     <svg class="chart rate" viewBox=${`0 0 ${W} ${H}`} role="img"
@@ -180,9 +202,13 @@ export function RateChart({ buckets }) {
         return html`<rect class="column" x=${LEFT + i * w + 1} y=${H - BOTTOM - h} width=${Math.max(1, w - 2)} height=${h} data-minute=${b.minute} data-value=${b.calls} data-errors=${b.errors} />`;
       })}
       <polyline class="error-rate" points=${rate.join(' ')} />
-      ${buckets.length ? html`
+      ${
+        buckets.length
+          ? html`
         <text x=${LEFT} y=${H - 4} class="tick">${clock(buckets[0]?.minute ?? 0)}</text>
-        <text x=${W} y=${H - 4} text-anchor="end" class="tick">${clock(buckets[buckets.length - 1]?.minute ?? 0)}</text>` : ''}
+        <text x=${W} y=${H - 4} text-anchor="end" class="tick">${clock(buckets[buckets.length - 1]?.minute ?? 0)}</text>`
+          : ''
+      }
     </svg>`;
 }
 
@@ -191,7 +217,11 @@ export function RateChart({ buckets }) {
  * @param {{ left: string, right: string, steps: {from: 'left' | 'right', label: string, kind: string, round: number}[] }} props
  */
 export function SequenceDiagram({ left, right, steps }) {
-  const W = 480, L = 70, R = W - 70, ROW = 34, TOP = 40;
+  const W = 480,
+    L = 70,
+    R = W - 70,
+    ROW = 34,
+    TOP = 40;
   const H = TOP + steps.length * ROW + 16;
   return html`
     <svg class="chart sequence" viewBox=${`0 0 ${W} ${H}`} role="img" aria-label=${`${steps.length} messages between ${left} and ${right}`}>

@@ -413,4 +413,6 @@ export interface HistoryPage {
 }
 
 /** One message of `GET /v1/watch`: the roster after a change, or a new message. */
-export type ProjectEvent = { type: 'roster'; peers: PresentPeer[] } | { type: 'message'; message: MeshMessage };
+export type ProjectEvent =
+  | { type: 'roster'; peers: PresentPeer[] }
+  | { type: 'message'; message: MeshMessage };

@@ -122,19 +122,39 @@ export function createHub(opts: HubOptions): Hub {
   const { fleet, log } = opts;
   const self = fleet.hub.name;
   const limits: Limits = { ...LIMITS, ...opts.limits };
-  const trace = createTraceStore(opts.traceDb, { maxRows: limits.traceMaxRows, maxAgeMs: limits.traceMaxAgeHours * 3_600_000 });
+  const trace = createTraceStore(opts.traceDb, {
+    maxRows: limits.traceMaxRows,
+    maxAgeMs: limits.traceMaxAgeHours * 3_600_000,
+  });
   // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
   const streams = new SseStreams();
   const metrics = createMetricsRegistry();
   const requests = createRequestObserver(metrics, hubRoutes);
-  const otlp = opts.otlp && createOtlpExporter({ ...opts.otlp, self, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const otlp =
+    opts.otlp &&
+    createOtlpExporter({ ...opts.otlp, self, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
   if (otlp) trace.subscribe((r) => otlp.add(r));
-  const client = createPeerClient({ signer: opts.identity.signer, fleet, log, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const client = createPeerClient({
+    signer: opts.identity.signer,
+    fleet,
+    log,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
   // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
-  const signA2A = (to: string, body: Uint8Array) => opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
-  const invoker = createFleetInvoker({ self, client, trace, fleet, sign: signA2A, ...(opts.fetch ? { fetch: opts.fetch } : {}) });
+  const signA2A = (to: string, body: Uint8Array) =>
+    opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
+  const invoker = createFleetInvoker({
+    self,
+    client,
+    trace,
+    fleet,
+    sign: signA2A,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
   // MESH_TOKEN is one more bearer token, named `mesh`, accepted everywhere the policy asks for one.
-  const tokens = opts.meshToken ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken }) : opts.tokens;
+  const tokens = opts.meshToken
+    ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken })
+    : opts.tokens;
   const access = createHubAccess({
     host: opts.host ?? '127.0.0.1',
     ...(tokens ? { tokens } : {}),
@@ -143,8 +163,17 @@ export function createHub(opts: HubOptions): Hub {
     meshToken: !!opts.meshToken,
     ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
-  const view = createFleetView({ fleet, ...(opts.fetch ? { fetch: opts.fetch } : {}), ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}) });
-  const counted = registerHubMetrics(metrics, { self, trace, presences: () => mesh.realtime.roster.size, ...(otlp ? { otlp } : {}) });
+  const view = createFleetView({
+    fleet,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
+  });
+  const counted = registerHubMetrics(metrics, {
+    self,
+    trace,
+    presences: () => mesh.realtime.roster.size,
+    ...(otlp ? { otlp } : {}),
+  });
   const mesh = createMeshServer({
     store: counted.countMeshMessages(opts.meshStore),
     log,
@@ -165,16 +194,48 @@ export function createHub(opts: HubOptions): Hub {
     },
   });
   // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
-  const modelHealthOf = opts.model ? modelHealth(opts.model, { pingMs: opts.model.pingMs ?? 30_000, log, name: self, ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
-  const modelPlan = opts.model ? modelPlanner(opts.model, { log, ...(modelHealthOf ? { health: modelHealthOf } : {}), ...(opts.fetch ? { fetch: opts.fetch } : {}) }) : undefined;
-  const askQuestion = (question: string) => ask({
+  const modelHealthOf = opts.model
+    ? modelHealth(opts.model, {
+        pingMs: opts.model.pingMs ?? 30_000,
+        log,
+        name: self,
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      })
+    : undefined;
+  const modelPlan = opts.model
+    ? modelPlanner(opts.model, {
+        log,
+        ...(modelHealthOf ? { health: modelHealthOf } : {}),
+        ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      })
+    : undefined;
+  const askQuestion = (question: string) =>
+    ask(
+      {
+        invoker,
+        // The hub's own capabilities, read when a question comes (the catalog is made below).
+        own: {
+          name: self,
+          tools: () => definition.catalog.descriptors(),
+          invoke: (id, args) => definition.catalog.invoke(id, args),
+        },
+        ...(modelPlan ? { planner: modelPlan } : {}),
+        fallbackCatalog: capabilitiesFromNodes(
+          async () => (await view.snapshot()).nodes,
+          opts.fetch,
+        ),
+      },
+      question,
+    );
+  const definition = hubNode({
+    name: self,
     invoker,
-    // The hub's own capabilities, read when a question comes (the catalog is made below).
-    own: { name: self, tools: () => definition.catalog.descriptors(), invoke: (id, args) => definition.catalog.invoke(id, args) },
-    ...(modelPlan ? { planner: modelPlan } : {}),
-    fallbackCatalog: capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
-  }, question);
-  const definition = hubNode({ name: self, invoker, view, delegator, ask: askQuestion, agentBacked: () => modelHealthOf?.up ?? false, dataDir: opts.dataDir });
+    view,
+    delegator,
+    ask: askQuestion,
+    agentBacked: () => modelHealthOf?.up ?? false,
+    dataDir: opts.dataDir,
+  });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
@@ -203,18 +264,36 @@ export function createHub(opts: HubOptions): Hub {
   const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
   if (published) node.app.get('/peer/identity', () => published);
 
-  const consoleSite = createConsole({ consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'), nodeModules: join(import.meta.dir, '..', 'node_modules') });
+  const consoleSite = createConsole({
+    consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
+    nodeModules: join(import.meta.dir, '..', 'node_modules'),
+  });
   const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
   // A Tasks page's list, as the binding's ListTasks answers it to that page's principal (reading advances delegated tasks).
   const listTasks = async (caller: Principal) => {
-    const page = await node.engine.listTasks({ pageSize: 50, includeArtifacts: true, historyLength: 2 }, caller);
+    const page = await node.engine.listTasks(
+      { pageSize: 50, includeArtifacts: true, historyLength: 2 },
+      caller,
+    );
     return 'error' in page ? { tasks: [] } : listPageToV1(page, true);
   };
   const live = {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
     tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
   };
-  const api = createHubApi({ fleet, view, trace, invoker, log, hubCatalog: definition.catalog, ask: askQuestion, negotiationsDir: negotiationsDir(opts.dataDir), ...(modelHealthOf ? { model: modelHealthOf } : {}), live, sse: { maxQueuedBytes: limits.sseQueueBytes, streams } });
+  const api = createHubApi({
+    fleet,
+    view,
+    trace,
+    invoker,
+    log,
+    hubCatalog: definition.catalog,
+    ask: askQuestion,
+    negotiationsDir: negotiationsDir(opts.dataDir),
+    ...(modelHealthOf ? { model: modelHealthOf } : {}),
+    live,
+    sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
+  });
 
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
@@ -230,7 +309,10 @@ export function createHub(opts: HubOptions): Hub {
     const fromApi = await api.fetch(req, caller);
     if (fromApi !== undefined) return fromApi;
     const fromConsole = consoleSite.fetch(req);
-    if (fromConsole !== undefined) return path === '/' || path === '/index.html' ? login.consolePage(caller, () => fromConsole) : fromConsole;
+    if (fromConsole !== undefined)
+      return path === '/' || path === '/index.html'
+        ? login.consolePage(caller, () => fromConsole)
+        : fromConsole;
     // The hub's own node answers everything else, including the coded 404, and authenticates its
     // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
     return node.app.handle(req);
@@ -276,7 +358,10 @@ export function createHub(opts: HubOptions): Hub {
           mesh.close();
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([server.stop(false), new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+          await Promise.race([
+            server.stop(false),
+            new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
+          ]);
           clearTimeout(grace);
           await server.stop(true);
           await node.engine.close();

@@ -35,12 +35,18 @@ const publicOrigins = settings.hub.publicOrigins ?? [];
 const requireLogin = settings.hub.requireLogin ?? false;
 for (const o of publicOrigins) {
   if (!/^https?:\/\/[^/\s]+$/.test(o)) {
-    console.error(`hub: HUB_PUBLIC_ORIGIN must list origins such as https://hub.example.com (no path), got ${o}`);
+    console.error(
+      `hub: HUB_PUBLIC_ORIGIN must list origins such as https://hub.example.com (no path), got ${o}`,
+    );
     process.exit(2);
   }
 }
 const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
-const meshLimits = { ...(heartbeatMs ? { heartbeatMs } : {}), ...(heartbeatMisses ? { heartbeatMisses } : {}), ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}) };
+const meshLimits = {
+  ...(heartbeatMs ? { heartbeatMs } : {}),
+  ...(heartbeatMisses ? { heartbeatMisses } : {}),
+  ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
+};
 // The bounds of docs/limits.md, read from the environment.
 const limits = limitsFromEnv(process.env);
 if (!limits.ok) {
@@ -48,7 +54,12 @@ if (!limits.ok) {
   process.exit(2);
 }
 // A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
-const portOwner = { name: fleet.hub.name, host, port, hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).' };
+const portOwner = {
+  name: fleet.hub.name,
+  host,
+  port,
+  hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).',
+};
 if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
@@ -65,17 +76,28 @@ mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
 // One hub per data folder: a second one on another port stops here, naming the first one's pid.
 lockDataOrExit('hub', join(dataDir, 'hub'));
 // Several hubs share one mesh when they share this PostgreSQL database; without it the mesh is a SQLite file.
-const mesh = await openMeshBackend({ databaseUrl: settings.hub.meshDatabaseUrl, sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'), log, ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}) }).catch((e: Error) => {
+const mesh = await openMeshBackend({
+  databaseUrl: settings.hub.meshDatabaseUrl,
+  sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'),
+  log,
+  ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}),
+}).catch((e: Error) => {
   console.error(`hub: cannot open the mesh store: ${e.message}`);
   process.exit(2);
 });
 // The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
-if (!(await mesh.store.getProject(settings.mesh.project))) await mesh.store.createProject({ name: settings.mesh.project, description: 'The default project' });
+if (!(await mesh.store.getProject(settings.mesh.project)))
+  await mesh.store.createProject({
+    name: settings.mesh.project,
+    description: 'The default project',
+  });
 const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: true, strict: true });
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name, { nonceCapacity: limits.value.peerNonces });
+const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
+  nonceCapacity: limits.value.peerNonces,
+});
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
 
@@ -83,13 +105,29 @@ const tokens = TokenBook.open(dataDir);
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
 const modelSettings = settings.modelFor(fleet.hub.name);
 const model = modelSettings.baseUrl
-  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, pingMs: modelSettings.pingMs, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
+  ? {
+      baseUrl: modelSettings.baseUrl,
+      model: modelSettings.model,
+      pingMs: modelSettings.pingMs,
+      ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}),
+    }
   : undefined;
 // The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
 const boot = selfCheckReadiness();
 const hub = createHub({
   readyChecks: boot.checks,
-  fleet, dataDir, log, identity, traceDb, meshStore: mesh.store, host, meshLimits, pushAllowHosts, limits: limits.value, tokens, requireLogin,
+  fleet,
+  dataDir,
+  log,
+  identity,
+  traceDb,
+  meshStore: mesh.store,
+  host,
+  meshLimits,
+  pushAllowHosts,
+  limits: limits.value,
+  tokens,
+  requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
   ...(model ? { model } : {}),
@@ -115,11 +153,25 @@ const report = await selfCheck({
 boot.record(report);
 for (const line of report) console.log(formatCheck(fleet.hub.name, line));
 if (hub.access.requireLogin) {
-  const why = requireLogin ? 'HUB_REQUIRE_LOGIN' : token ? 'MESH_TOKEN is set' : `bound to ${host}, beyond loopback`;
+  const why = requireLogin
+    ? 'HUB_REQUIRE_LOGIN'
+    : token
+      ? 'MESH_TOKEN is set'
+      : `bound to ${host}, beyond loopback`;
   log('warn', `hub requires a principal on every route but the card, health and sign-in (${why})`);
-  if (tokens.size === 0 && !token) log('warn', 'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in');
+  if (tokens.size === 0 && !token)
+    log(
+      'warn',
+      'no access tokens exist yet: make one with `bun run keys token add <name>` to sign in',
+    );
 }
-log('info', 'hub listening', { url: server.url, mesh: 'protocol 3', store: mesh.describe, login: hub.access.requireLogin ? 'required' : 'loopback', otlp: otlp.value ? new URL(otlp.value.url).origin : 'off' });
+log('info', 'hub listening', {
+  url: server.url,
+  mesh: 'protocol 3',
+  store: mesh.describe,
+  login: hub.access.requireLogin ? 'required' : 'loopback',
+  otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
+});
 console.log(`hub listening on ${server.url}`);
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,

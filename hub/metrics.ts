@@ -15,9 +15,25 @@ import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
 export const hubRoutes: RouteTemplater = routeTemplater(
   [
     ...NODE_ROUTES.exact,
-    '/api/fleet', '/api/fleet/stream', '/api/tasks/stream', '/api/trace', '/api/trace/stream', '/api/local-invoke', '/api/hub', '/api/ask', '/api/negotiations',
-    '/v1/connect', '/v1/meta', '/v1/history', '/v1/presence', '/v1/watch', '/api/projects.create', '/api/projects.list', '/api/projects.delete',
-    '/', '/index.html',
+    '/api/fleet',
+    '/api/fleet/stream',
+    '/api/tasks/stream',
+    '/api/trace',
+    '/api/trace/stream',
+    '/api/local-invoke',
+    '/api/hub',
+    '/api/ask',
+    '/api/negotiations',
+    '/v1/connect',
+    '/v1/meta',
+    '/v1/history',
+    '/v1/presence',
+    '/v1/watch',
+    '/api/projects.create',
+    '/api/projects.list',
+    '/api/projects.delete',
+    '/',
+    '/index.html',
   ],
   [
     ...NODE_ROUTES.patterns,
@@ -34,36 +50,66 @@ export interface HubMetricsDeps {
   otlp?: OtlpExporter;
 }
 
-export function registerHubMetrics(registry: MetricsRegistry, deps: HubMetricsDeps): { countMeshMessages(store: MeshStore): MeshStore } {
-  const calls = registry.counter('lume_fleet_calls_total', 'Cross-node calls in the hub\'s trace, by side (made by the hub, or served: a signed call it received) and outcome.', {
-    labels: ['side', 'outcome'],
-    values: { side: ['made', 'served'], outcome: ['ok', 'failed', 'empty'] },
-  });
-  const failures = registry.counter('lume_fleet_call_errors_total', 'Failed cross-node calls in the hub\'s trace, by error code (codes the error registry does not declare count as other).', {
-    labels: ['code'],
-  });
+export function registerHubMetrics(
+  registry: MetricsRegistry,
+  deps: HubMetricsDeps,
+): { countMeshMessages(store: MeshStore): MeshStore } {
+  const calls = registry.counter(
+    'lume_fleet_calls_total',
+    "Cross-node calls in the hub's trace, by side (made by the hub, or served: a signed call it received) and outcome.",
+    {
+      labels: ['side', 'outcome'],
+      values: { side: ['made', 'served'], outcome: ['ok', 'failed', 'empty'] },
+    },
+  );
+  const failures = registry.counter(
+    'lume_fleet_call_errors_total',
+    "Failed cross-node calls in the hub's trace, by error code (codes the error registry does not declare count as other).",
+    {
+      labels: ['code'],
+    },
+  );
   deps.trace.subscribe((r) => {
     calls.inc({ side: r.to === deps.self ? 'served' : 'made', outcome: r.outcome });
-    if (r.errorCode !== null) failures.inc({ code: isKnownCode(r.errorCode) ? r.errorCode : OTHER });
+    if (r.errorCode !== null)
+      failures.inc({ code: isKnownCode(r.errorCode) ? r.errorCode : OTHER });
   });
 
   registry.gauge('lume_mesh_presences', 'Mesh presences connected now.').collect(deps.presences);
-  const messages = registry.counter('lume_mesh_messages_total', 'Mesh messages stored (identical retries are not counted again).');
+  const messages = registry.counter(
+    'lume_mesh_messages_total',
+    'Mesh messages stored (identical retries are not counted again).',
+  );
 
   const otlp = deps.otlp;
   if (otlp) {
-    registry.gauge('lume_trace_export_queue', 'Trace records waiting for the OTLP export.').collect(() => otlp.stats().queued);
-    registry.counter('lume_trace_exported_total', 'Trace records the OTLP collector accepted.').collect(() => otlp.stats().exported);
-    registry.counter('lume_trace_dropped_total', 'Trace records not exported: the export queue was full or the collector failed.').collect(() => otlp.stats().dropped);
-    registry.counter('lume_trace_export_failures_total', 'OTLP export requests that failed (no answer, or not 2xx).').collect(() => otlp.stats().failedBatches);
+    registry
+      .gauge('lume_trace_export_queue', 'Trace records waiting for the OTLP export.')
+      .collect(() => otlp.stats().queued);
+    registry
+      .counter('lume_trace_exported_total', 'Trace records the OTLP collector accepted.')
+      .collect(() => otlp.stats().exported);
+    registry
+      .counter(
+        'lume_trace_dropped_total',
+        'Trace records not exported: the export queue was full or the collector failed.',
+      )
+      .collect(() => otlp.stats().dropped);
+    registry
+      .counter(
+        'lume_trace_export_failures_total',
+        'OTLP export requests that failed (no answer, or not 2xx).',
+      )
+      .collect(() => otlp.stats().failedBatches);
   }
 
   return {
     countMeshMessages(store) {
-      const append: MeshStore['append'] = (draft, admit) => store.append(draft, admit).then((r) => {
-        if (r.ok && !r.result.replayed) messages.inc();
-        return r;
-      });
+      const append: MeshStore['append'] = (draft, admit) =>
+        store.append(draft, admit).then((r) => {
+          if (r.ok && !r.result.replayed) messages.inc();
+          return r;
+        });
       // The same store with `append` counted; everything else reaches the store itself (a class
       // with private fields included), so the store's shape is not this module's concern.
       return new Proxy(store, {

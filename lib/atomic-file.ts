@@ -40,7 +40,11 @@ const isExists = (e: unknown) => (e as NodeJS.ErrnoException)?.code === 'EEXIST'
  * @returns false when `ifAbsent` is set and the file exists; true once the data is in place.
  * @throws the file-system error otherwise (folder missing, disk full, permissions); no temporary file is left.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<boolean> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  opts: AtomicWriteOptions = {},
+): Promise<boolean> {
   const mode = opts.mode ?? 0o600;
   if (opts.ifAbsent && opts.direct) {
     try {
@@ -77,7 +81,11 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array, o
 }
 
 /** {@link writeFileAtomic}, synchronously: for callers that read, decide and write in one turn. */
-export function writeFileAtomicSync(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): boolean {
+export function writeFileAtomicSync(
+  path: string,
+  data: string | Uint8Array,
+  opts: AtomicWriteOptions = {},
+): boolean {
   const mode = opts.mode ?? 0o600;
   if (opts.ifAbsent && opts.direct) {
     try {
@@ -118,6 +126,14 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
 }
 
 /** Writes a value as JSON (two-space indent, final newline unless `compact`) with {@link writeFileAtomic}. */
-export function writeJsonAtomic(path: string, value: unknown, opts: AtomicWriteOptions & { compact?: boolean } = {}): Promise<boolean> {
-  return writeFileAtomic(path, opts.compact ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`, opts);
+export function writeJsonAtomic(
+  path: string,
+  value: unknown,
+  opts: AtomicWriteOptions & { compact?: boolean } = {},
+): Promise<boolean> {
+  return writeFileAtomic(
+    path,
+    opts.compact ? JSON.stringify(value) : `${JSON.stringify(value, null, 2)}\n`,
+    opts,
+  );
 }

@@ -4,7 +4,10 @@
  */
 
 /** Reads at most `max` bytes of a body stream; undefined when it is longer. */
-async function readLimited(body: ReadableStream<Uint8Array> | null, max: number): Promise<Uint8Array | undefined> {
+async function readLimited(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<Uint8Array | undefined> {
   if (!body) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -31,7 +34,10 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, max: number)
  * chunked body is streamed and counted. (Reading through a stream reader costs several times
  * more per message in Bun, which is why the fast path matters.)
  */
-export async function readBodyBytes(msg: Request | Response, max: number): Promise<Uint8Array | undefined> {
+export async function readBodyBytes(
+  msg: Request | Response,
+  max: number,
+): Promise<Uint8Array | undefined> {
   const length = msg.headers.get('content-length');
   if (length === null) return readLimited(msg.body, max);
   const declared = Number(length);
@@ -59,7 +65,8 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
@@ -70,11 +77,14 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
 }
 
 /** A JSON body parsed under the depth limit, or why it was refused. */
-export type ParsedJson = { ok: true; value: unknown } | { ok: false; code: 'BODY_TOO_DEEP' | 'BAD_JSON'; message: string };
+export type ParsedJson =
+  | { ok: true; value: unknown }
+  | { ok: false; code: 'BODY_TOO_DEEP' | 'BAD_JSON'; message: string };
 
 /** Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`, `BAD_JSON` when not JSON. */
 export function parseJsonBody(text: string, max = MAX_JSON_DEPTH): ParsedJson {
-  if (nestsDeeperThan(text, max)) return { ok: false, code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${max} levels` };
+  if (nestsDeeperThan(text, max))
+    return { ok: false, code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${max} levels` };
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch {

@@ -23,7 +23,12 @@ export function installCrashGuard(log: Log): { caught(): number } {
   let count = 0;
   const report = (kind: 'unhandledRejection' | 'uncaughtException') => (e: unknown) => {
     count++;
-    log('error', 'unexpected error; still serving', { kind, error: (e as Error | undefined)?.name ?? typeof e, at: thrownAt(e), count });
+    log('error', 'unexpected error; still serving', {
+      kind,
+      error: (e as Error | undefined)?.name ?? typeof e,
+      at: thrownAt(e),
+      count,
+    });
   };
   process.on('unhandledRejection', report('unhandledRejection'));
   process.on('uncaughtException', report('uncaughtException'));

@@ -16,7 +16,10 @@ export class EventQueue<T> implements AsyncIterable<T> {
   private readonly maxItems: number;
 
   /** `onClose` runs once when the queue closes (by either side); used to unsubscribe. */
-  constructor(private readonly onClose?: () => void, opts: { maxItems?: number } = {}) {
+  constructor(
+    private readonly onClose?: () => void,
+    opts: { maxItems?: number } = {},
+  ) {
     this.maxItems = opts.maxItems ?? EVENT_QUEUE_MAX_ITEMS;
   }
 

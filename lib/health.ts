@@ -42,10 +42,18 @@ export function livenessResponse(name: string): Response {
 /** The `/readyz` answer: 200 when every check passes, else 503 with `NOT_READY` and the checks. */
 export function readinessResponse(name: string, checks: Record<string, ReadyCheck>): Response {
   const report = readiness(checks);
-  if (report.ready) return Response.json({ ok: true, name, checks: report.checks }, { headers: NO_STORE });
-  const failing = Object.entries(report.checks).filter(([, c]) => !c.ok).map(([n]) => n);
+  if (report.ready)
+    return Response.json({ ok: true, name, checks: report.checks }, { headers: NO_STORE });
+  const failing = Object.entries(report.checks)
+    .filter(([, c]) => !c.ok)
+    .map(([n]) => n);
   return Response.json(
-    { ok: false, name, error: { code: 'NOT_READY', message: `not ready: ${failing.join(', ')}` }, checks: report.checks },
+    {
+      ok: false,
+      name,
+      error: { code: 'NOT_READY', message: `not ready: ${failing.join(', ')}` },
+      checks: report.checks,
+    },
     { status: 503, headers: NO_STORE },
   );
 }
@@ -66,19 +74,36 @@ export interface ProbeResult {
  * Asks a health URL (`…/healthz` or `…/readyz`) once, with a timeout. Never throws: a process
  * that does not answer in time is as unhealthy as one that answers 503.
  */
-export async function probeHealth(url: string, opts: { timeoutMs?: number; fetch?: typeof fetch } = {}): Promise<ProbeResult> {
+export async function probeHealth(
+  url: string,
+  opts: { timeoutMs?: number; fetch?: typeof fetch } = {},
+): Promise<ProbeResult> {
   const f = opts.fetch ?? fetch;
   const t0 = performance.now();
   const latency = () => Math.round((performance.now() - t0) * 100) / 100;
   try {
-    const res = await f(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 1000), headers: { accept: 'application/json' } });
+    const res = await f(url, {
+      signal: AbortSignal.timeout(opts.timeoutMs ?? 1000),
+      headers: { accept: 'application/json' },
+    });
     const text = await res.text();
     let body: unknown;
     try {
       body = JSON.parse(text);
     } catch {}
-    return { ok: res.status === 200, status: res.status, latencyMs: latency(), ...(body !== undefined ? { body } : {}), ...(res.status === 200 ? {} : { error: `HTTP ${res.status}` }) };
+    return {
+      ok: res.status === 200,
+      status: res.status,
+      latencyMs: latency(),
+      ...(body !== undefined ? { body } : {}),
+      ...(res.status === 200 ? {} : { error: `HTTP ${res.status}` }),
+    };
   } catch (e) {
-    return { ok: false, status: null, latencyMs: latency(), error: (e as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable' };
+    return {
+      ok: false,
+      status: null,
+      latencyMs: latency(),
+      error: (e as Error).name === 'TimeoutError' ? 'timeout' : 'unreachable',
+    };
   }
 }

@@ -48,7 +48,9 @@ export const LIMIT_ENV = Object.freeze({
 } as const satisfies Record<string, keyof Limits>);
 
 /** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
-export function limitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Limits } | { ok: false; message: string } {
+export function limitsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; value: Limits } | { ok: false; message: string } {
   const set = positiveIntegersFromEnv(env, LIMIT_ENV, 15);
   return set.ok ? { ok: true, value: { ...LIMITS, ...set.value } } : set;
 }
@@ -67,7 +69,11 @@ export function positiveIntegersFromEnv<K extends string>(
   for (const [name, key] of Object.entries(table)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    if (!digits.test(raw)) return { ok: false, message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}` };
+    if (!digits.test(raw))
+      return {
+        ok: false,
+        message: `${name} must be a positive integer, got ${JSON.stringify(raw.slice(0, 40))}`,
+      };
     out[key] = Number(raw);
   }
   return { ok: true, value: out };

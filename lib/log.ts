@@ -16,13 +16,15 @@ export type LogFormat = 'text' | 'json';
  * Field names that hold secrets (keys, tokens, passwords, credentials, signatures, cookies).
  * Nothing should log one; this is the defence for the day something does.
  */
-const SECRET_FIELD = /(key|token|secret|passw(or)?d|credential|authorization|signature|cookie|bearer)s?$/i;
+const SECRET_FIELD =
+  /(key|token|secret|passw(or)?d|credential|authorization|signature|cookie|bearer)s?$/i;
 export const REDACTED = '[redacted]';
 const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/=-]+/gi;
 /** A password inside a URL (`postgres://user:password@host`). */
 const URL_PASSWORD = /(\/\/[^\s:/@]+:)[^\s@/]+@/g;
 /** Text with bearer credentials and URL passwords cut out. */
-const scrub = (text: string) => text.replace(BEARER, `$1 ${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
+const scrub = (text: string) =>
+  text.replace(BEARER, `$1 ${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
 
 /** The fields as written: secret-named ones redacted, bearer credentials and URL passwords cut out of any text. */
 export function redactFields(fields: LogFields): Record<string, string | number | boolean | null> {
@@ -39,7 +41,11 @@ export function redactFields(fields: LogFields): Record<string, string | number 
  * A logger that writes to stderr (stdout stays free for CLIs). JSON lines carry `time`, `level`,
  * `logger`, `msg` and `fields`, and the W3C `trace_id`/`span_id` of the request being served, if any.
  */
-export function consoleLog(name: string, minLevel: LogLevel = 'info', format: LogFormat = 'text'): Log {
+export function consoleLog(
+  name: string,
+  minLevel: LogLevel = 'info',
+  format: LogFormat = 'text',
+): Log {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
   return (level, msg, fields) => {
     if (order[level] < order[minLevel]) return;
@@ -49,7 +55,11 @@ export function consoleLog(name: string, minLevel: LogLevel = 'info', format: Lo
     if (format === 'json') {
       const trace = currentTrace();
       line = JSON.stringify({
-        time: new Date().toISOString(), level, logger: name, msg: text, fields: safe,
+        time: new Date().toISOString(),
+        level,
+        logger: name,
+        msg: text,
+        fields: safe,
         ...(trace ? { trace_id: trace.traceId, span_id: trace.spanId } : {}),
       });
     } else {
@@ -61,7 +71,8 @@ export function consoleLog(name: string, minLevel: LogLevel = 'info', format: Lo
 }
 
 /** LOG_FORMAT's value as a format; anything but `json` is text. */
-export const logFormatOf = (value: string | undefined): LogFormat => (value?.trim().toLowerCase() === 'json' ? 'json' : 'text');
+export const logFormatOf = (value: string | undefined): LogFormat =>
+  value?.trim().toLowerCase() === 'json' ? 'json' : 'text';
 
 /** A logger that keeps lines in memory; tests read `lines`. */
 export function memoryLog(): Log & { lines: string[] } {

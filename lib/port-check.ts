@@ -19,7 +19,11 @@ export interface PortOwner {
 /** A port found taken before anything was opened; `code` is what a failed bind carries too. */
 export class PortTakenError extends Error {
   readonly code = 'EADDRINUSE';
-  constructor(readonly owner: string, readonly host: string, readonly port: number) {
+  constructor(
+    readonly owner: string,
+    readonly host: string,
+    readonly port: number,
+  ) {
     super(`port ${port} on ${host} is already in use`);
   }
 }
@@ -27,7 +31,10 @@ export class PortTakenError extends Error {
 /** Whether a bind failed because the address is in use. */
 export function isPortTaken(e: unknown): boolean {
   const err = e as { code?: string; message?: string } | null;
-  return err?.code === 'EADDRINUSE' || /EADDRINUSE|address already in use|port .* in use/i.test(String(err?.message));
+  return (
+    err?.code === 'EADDRINUSE' ||
+    /EADDRINUSE|address already in use|port .* in use/i.test(String(err?.message))
+  );
 }
 
 export function portTakenLine(o: PortOwner): string {
@@ -62,7 +69,10 @@ export function exitIfPortTaken(o: PortOwner): void {
  * Runs what opens and binds; a taken port (found first, or a race lost at the bind) exits with
  * one line, any other error is thrown. A `PortTakenError` names its own process and port.
  */
-export async function bindOrExit<T>(o: Omit<PortOwner, 'name' | 'port'> & Partial<PortOwner>, bind: () => T | Promise<T>): Promise<T> {
+export async function bindOrExit<T>(
+  o: Omit<PortOwner, 'name' | 'port'> & Partial<PortOwner>,
+  bind: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await bind();
   } catch (e) {

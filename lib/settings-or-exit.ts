@@ -30,7 +30,10 @@ export const fleetFileOf = (settings: Pick<Settings, 'fleetFile' | 'dataDir'>): 
  * The fleet the settings name (see `fleetFileOf`), read the one way the hub and every command
  * read it, or one line `<command>: <what is wrong>` and exit code 2.
  */
-export async function fleetOrExit(command: string, settings: Pick<Settings, 'fleetFile' | 'dataDir'>): Promise<Fleet> {
+export async function fleetOrExit(
+  command: string,
+  settings: Pick<Settings, 'fleetFile' | 'dataDir'>,
+): Promise<Fleet> {
   try {
     return await loadFleet(fleetFileOf(settings));
   } catch (e) {

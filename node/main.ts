@@ -46,7 +46,13 @@ A2A_OPEN=1 (anonymous callers may also cancel, register webhooks and run capabil
 state; loopback only, for conformance runs). Bearer tokens: bun run keys token add <name>.`;
 
 const { values } = parseArgs({
-  options: { name: { type: 'string' }, file: { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    name: { type: 'string' },
+    file: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
   strict: false,
 });
 const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
@@ -59,12 +65,17 @@ const settings = settingsOrExit('node');
 const dataDir = settings.dataDir;
 const fleetFile = fleetFileOf(settings);
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
-const fleet: Fleet | undefined = settings.fleetFile || existsSync(fleetFile) || !text(values.file) ? await loadFleet(fleetFile) : undefined;
+const fleet: Fleet | undefined =
+  settings.fleetFile || existsSync(fleetFile) || !text(values.file)
+    ? await loadFleet(fleetFile)
+    : undefined;
 let file = text(values.file) ? resolve(text(values.file)!) : undefined;
 if (!file) {
   const member = fleet!.nodes.find((n) => n.name === values.name);
   if (!member) {
-    console.error(`Unknown node "${values.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`);
+    console.error(
+      `Unknown node "${values.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`,
+    );
     process.exit(2);
   }
   file = member.file;
@@ -88,26 +99,46 @@ const factory = await importNode(file, root).catch((e: Error) => {
   process.exit(2);
 });
 // The node's model (models.<node>, MODEL_*), known once its name is: the setup is built here.
-const named = text(values.name) ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
+const named =
+  text(values.name) ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
 const modelSettings = settings.modelFor(named);
 const model = modelSettings.baseUrl
-  ? { baseUrl: modelSettings.baseUrl, model: modelSettings.model, ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}) }
+  ? {
+      baseUrl: modelSettings.baseUrl,
+      model: modelSettings.model,
+      ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}),
+    }
   : undefined;
 const log = consoleLog(named, settings.logLevel, settings.logFormat);
 installCrashGuard(log);
 // Every node gets the same setup; resolve reads the fleet file it was started with, keeps its
 // jobs under the data folder and offers the model recipe only when an endpoint is configured.
-const declared = factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile, dataDir, ...(model ? { model } : {}) });
+const declared = factory({
+  fixturesDir: resolve(root, 'fixtures'),
+  fleetFile,
+  dataDir,
+  ...(model ? { model } : {}),
+});
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
 const [meshHub, ...otherMeshHubs] = hubUrlList(settings.mesh.hubUrl ?? fleet?.hub.url);
-const mesh = settings.mesh.autoConnect && meshHub
-  ? createMeshClient({ hubUrl: meshHub, hubUrls: otherMeshHubs, log, reconnectMs: settings.mesh.reconnectMs, ...(settings.hub.token ? { token: settings.hub.token } : {}) })
-  : undefined;
+const mesh =
+  settings.mesh.autoConnect && meshHub
+    ? createMeshClient({
+        hubUrl: meshHub,
+        hubUrls: otherMeshHubs,
+        log,
+        reconnectMs: settings.mesh.reconnectMs,
+        ...(settings.hub.token ? { token: settings.hub.token } : {}),
+      })
+    : undefined;
 const { definition, health } = modelBackedNode(declared, {
-  ...(model ? { endpoint: model } : {}), ...(modelSettings.agent ? { agent: modelSettings.agent } : {}), pingMs: modelSettings.pingMs, log,
+  ...(model ? { endpoint: model } : {}),
+  ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
+  pingMs: modelSettings.pingMs,
+  log,
   ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
@@ -121,23 +152,30 @@ const hint = `stop the process holding it (another copy of this node, or a runni
 const ownPort = port ?? fleet?.nodes.find((n) => n.name === declared.name)?.port ?? 0;
 exitIfPortTaken({ name: declared.name, host, port: ownPort, hint });
 lockDataOrExit(declared.name, join(dataDir, declared.name));
-const running = await bindOrExit({ host, hint }, () => serveNode(definition, {
-  readyChecks: boot.checks,
-  dataDir,
-  host,
-  ...(port !== undefined ? { port } : {}),
-  ...(fleet ? { fleet } : {}),
-  // Webhooks reach public addresses; loopback and private networks only when listed.
-  pushAllowHosts: settings.pushAllowHosts,
-  limits: limits.value,
-  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
-  ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
-  // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
-  access: { tokens: TokenBook.open(dataDir), ...(settings.a2aOpen ? { anonymous: 'all' as const } : {}) },
-  log,
-}));
+const running = await bindOrExit({ host, hint }, () =>
+  serveNode(definition, {
+    readyChecks: boot.checks,
+    dataDir,
+    host,
+    ...(port !== undefined ? { port } : {}),
+    ...(fleet ? { fleet } : {}),
+    // Webhooks reach public addresses; loopback and private networks only when listed.
+    pushAllowHosts: settings.pushAllowHosts,
+    limits: limits.value,
+    ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+    ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
+    access: {
+      tokens: TokenBook.open(dataDir),
+      ...(settings.a2aOpen ? { anonymous: 'all' as const } : {}),
+    },
+    log,
+  }),
+);
 const name = running.node.definition.name;
-console.log(`${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`);
+console.log(
+  `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`,
+);
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({
   name,
@@ -153,7 +191,11 @@ health?.start();
 
 if (mesh) {
   const joined = await mesh.connect(name, settings.mesh.project, name);
-  log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', { project: settings.mesh.project, state: joined.state, code: joined.lastError?.code });
+  log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
+    project: settings.mesh.project,
+    state: joined.state,
+    code: joined.lastError?.code,
+  });
 }
 
 // Graceful stop: streams get their final event, task files are flushed; never longer than 5 s.

@@ -25,10 +25,23 @@ describe('agent card', () => {
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: node.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     ]);
-    expect([card.url, card.protocolVersion, card.preferredTransport]).toEqual([url, '0.3.0', 'JSONRPC']);
+    expect([card.url, card.protocolVersion, card.preferredTransport]).toEqual([
+      url,
+      '0.3.0',
+      'JSONRPC',
+    ]);
     expect(card.capabilities).toEqual({
-      streaming: true, pushNotifications: true, extendedAgentCard: false,
-      extensions: [{ uri: AGENT_BACKED_EXTENSION, description: expect.any(String), required: false, params: { agentBacked: false } }],
+      streaming: true,
+      pushNotifications: true,
+      extendedAgentCard: false,
+      extensions: [
+        {
+          uri: AGENT_BACKED_EXTENSION,
+          description: expect.any(String),
+          required: false,
+          params: { agentBacked: false },
+        },
+      ],
     });
     expect(readAgentBacked(card)).toBe(false);
     const caps = await (await fetch(`${node.url}/capabilities`)).json();
@@ -43,7 +56,9 @@ describe('agent card', () => {
     expect(etag).toMatch(/^W\/".+"$/);
     expect(Date.parse(res.headers.get('last-modified')!)).not.toBeNaN();
     expect(res.headers.get('cache-control')).toContain('max-age=');
-    const again = await fetch(`${node.url}/.well-known/agent-card.json`, { headers: { 'If-None-Match': etag! } });
+    const again = await fetch(`${node.url}/.well-known/agent-card.json`, {
+      headers: { 'If-None-Match': etag! },
+    });
     expect(again.status).toBe(304);
     const legacy = await fetch(`${node.url}/.well-known/agent.json`);
     expect(await legacy.json()).toEqual(await res.json());
@@ -51,7 +66,10 @@ describe('agent card', () => {
 
   test('bound to 0.0.0.0 without PEER_PUBLIC_URL the card warns; with it, the card advertises it', async () => {
     const open = await startNode(scanner({ fixturesDir: FIXTURES }), { host: '0.0.0.0' });
-    const pub = await startNode(scanner({ fixturesDir: FIXTURES }), { host: '0.0.0.0', publicUrl: 'http://scanner.example.net:4102' });
+    const pub = await startNode(scanner({ fixturesDir: FIXTURES }), {
+      host: '0.0.0.0',
+      publicUrl: 'http://scanner.example.net:4102',
+    });
     try {
       const warned = await (await fetch(`${open.url}/.well-known/agent-card.json`)).json();
       expect(warned.warnings).toHaveLength(1);

@@ -10,7 +10,16 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import conformance from '../node/conformance.ts';
 import { valid03 } from './support/a2a-v03.ts';
-import { collect, msgV03, msgV1, rawPost, rpc, startNode, streamRpc, type TestNode } from './support/node.ts';
+import {
+  collect,
+  msgV03,
+  msgV1,
+  rawPost,
+  rpc,
+  startNode,
+  streamRpc,
+  type TestNode,
+} from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -27,11 +36,24 @@ describe('v0.3 answers match the v0.3 answers schema', () => {
   });
 
   test('message/send, tasks/get, tasks/cancel and errors', async () => {
-    const sent = await rpc(node.url, 'message/send', { message: msgV03('hi', { messageId: 'tck-artifact-file-1' }) }, null);
+    const sent = await rpc(
+      node.url,
+      'message/send',
+      { message: msgV03('hi', { messageId: 'tck-artifact-file-1' }) },
+      null,
+    );
     expect(valid03('SendMessageSuccessResponse', sent)).toEqual([]);
-    expect(sent.result.artifacts[0].parts[0]).toEqual({ kind: 'file', file: { bytes: expect.any(String), mimeType: 'text/plain', name: 'output.txt' } });
+    expect(sent.result.artifacts[0].parts[0]).toEqual({
+      kind: 'file',
+      file: { bytes: expect.any(String), mimeType: 'text/plain', name: 'output.txt' },
+    });
 
-    const reply = await rpc(node.url, 'message/send', { message: msgV03('hi', { messageId: 'tck-message-response-1' }) }, null);
+    const reply = await rpc(
+      node.url,
+      'message/send',
+      { message: msgV03('hi', { messageId: 'tck-message-response-1' }) },
+      null,
+    );
     expect(valid03('SendMessageSuccessResponse', reply)).toEqual([]);
     expect(reply.result.kind).toBe('message');
 
@@ -50,28 +72,73 @@ describe('v0.3 answers match the v0.3 answers schema', () => {
   });
 
   test('message/stream frames, with final on the last status', async () => {
-    const frames = await collect(await streamRpc(node.url, 'message/stream', { message: msgV03('s', { messageId: 'tck-stream-artifact-chunked-1' }) }, '0.3'));
+    const frames = await collect(
+      await streamRpc(
+        node.url,
+        'message/stream',
+        { message: msgV03('s', { messageId: 'tck-stream-artifact-chunked-1' }) },
+        '0.3',
+      ),
+    );
     for (const f of frames) expect(valid03('SendStreamingMessageSuccessResponse', f)).toEqual([]);
     expect(frames.map((f) => [f.result.kind, f.result.final ?? f.result.append ?? null])).toEqual([
-      ['task', null], ['status-update', false], ['artifact-update', false], ['artifact-update', true], ['status-update', true],
+      ['task', null],
+      ['status-update', false],
+      ['artifact-update', false],
+      ['artifact-update', true],
+      ['status-update', true],
     ]);
   });
 
   test('push notification config set, get, list, delete', async () => {
-    const open = await rpc(node.url, 'message/send', { message: msgV03('x', { messageId: 'tck-input-required-1' }) }, null);
-    const cfg = { url: 'http://127.0.0.1:9/hook', token: 'tok', authentication: { schemes: ['Bearer'], credentials: 'secret' } };
-    const set = await rpc(node.url, 'tasks/pushNotificationConfig/set', { taskId: open.result.id, pushNotificationConfig: cfg }, null);
+    const open = await rpc(
+      node.url,
+      'message/send',
+      { message: msgV03('x', { messageId: 'tck-input-required-1' }) },
+      null,
+    );
+    const cfg = {
+      url: 'http://127.0.0.1:9/hook',
+      token: 'tok',
+      authentication: { schemes: ['Bearer'], credentials: 'secret' },
+    };
+    const set = await rpc(
+      node.url,
+      'tasks/pushNotificationConfig/set',
+      { taskId: open.result.id, pushNotificationConfig: cfg },
+      null,
+    );
     expect(valid03('SetTaskPushNotificationConfigSuccessResponse', set)).toEqual([]);
     expect(JSON.stringify(set)).not.toContain('secret');
     const id = set.result.pushNotificationConfig.id;
-    const get = await rpc(node.url, 'tasks/pushNotificationConfig/get', { id: open.result.id, pushNotificationConfigId: id }, null);
+    const get = await rpc(
+      node.url,
+      'tasks/pushNotificationConfig/get',
+      { id: open.result.id, pushNotificationConfigId: id },
+      null,
+    );
     expect(valid03('GetTaskPushNotificationConfigSuccessResponse', get)).toEqual([]);
-    const list = await rpc(node.url, 'tasks/pushNotificationConfig/list', { id: open.result.id }, null);
+    const list = await rpc(
+      node.url,
+      'tasks/pushNotificationConfig/list',
+      { id: open.result.id },
+      null,
+    );
     expect(valid03('ListTaskPushNotificationConfigSuccessResponse', list)).toEqual([]);
     expect(list.result).toHaveLength(1);
-    const del = await rpc(node.url, 'tasks/pushNotificationConfig/delete', { id: open.result.id, pushNotificationConfigId: id }, null);
+    const del = await rpc(
+      node.url,
+      'tasks/pushNotificationConfig/delete',
+      { id: open.result.id, pushNotificationConfigId: id },
+      null,
+    );
     expect(valid03('DeleteTaskPushNotificationConfigSuccessResponse', del)).toEqual([]);
-    const again = await rpc(node.url, 'tasks/pushNotificationConfig/delete', { id: open.result.id, pushNotificationConfigId: id }, null);
+    const again = await rpc(
+      node.url,
+      'tasks/pushNotificationConfig/delete',
+      { id: open.result.id, pushNotificationConfigId: id },
+      null,
+    );
     expect(again.result).toBeNull();
   });
 });
@@ -89,10 +156,20 @@ describe('versions', () => {
 
   test('an unsupported version gets -32009 with an ErrorInfo', async () => {
     for (const v of ['2.0', '0.2', 'banana']) {
-      const { json } = await rawPost(node.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'x' } }), { 'A2A-Version': v });
+      const { json } = await rawPost(
+        node.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'GetTask', params: { id: 'x' } }),
+        { 'A2A-Version': v },
+      );
       expect(json.id).toBe(7);
       expect(json.error.code).toBe(-32009);
-      expect(json.error.data).toEqual([{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'VERSION_NOT_SUPPORTED', domain: 'a2a-protocol.org' }]);
+      expect(json.error.data).toEqual([
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'VERSION_NOT_SUPPORTED',
+          domain: 'a2a-protocol.org',
+        },
+      ]);
     }
   });
 
@@ -102,8 +179,15 @@ describe('versions', () => {
       code: -32001,
       message: expect.stringContaining('Task not found'),
       data: [
-        { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' },
-        { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: [{ field: 'id', description: expect.any(String) }] },
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+        },
+        {
+          '@type': 'type.googleapis.com/google.rpc.BadRequest',
+          fieldViolations: [{ field: 'id', description: expect.any(String) }],
+        },
       ],
     });
   });
@@ -144,7 +228,10 @@ describe('JSON-RPC envelopes', () => {
 
   test('unknown methods are -32601', async () => {
     for (const m of ['tasks/list', 'Nope', 'constructor', '__proto__', 'toString']) {
-      const r = await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: m, params: {} }), m === 'tasks/list' ? '0.3' : '1.0');
+      const r = await post(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: m, params: {} }),
+        m === 'tasks/list' ? '0.3' : '1.0',
+      );
       expect(r.json.error.code).toBe(-32601);
     }
   });
@@ -152,28 +239,49 @@ describe('JSON-RPC envelopes', () => {
   test('a batch answers each request in order; duplicate ids and streams inside are refused', async () => {
     const batch = [
       { jsonrpc: '2.0', id: 'a', method: 'GetTask', params: { id: 'nope' } },
-      { jsonrpc: '2.0', id: 'b', method: 'SendMessage', params: { message: msgV1('x', { messageId: 'tck-complete-task-b' }) } },
-      { jsonrpc: '2.0', method: 'SendMessage', params: { message: msgV1('notify', { messageId: 'tck-complete-task-n' }) } },
+      {
+        jsonrpc: '2.0',
+        id: 'b',
+        method: 'SendMessage',
+        params: { message: msgV1('x', { messageId: 'tck-complete-task-b' }) },
+      },
+      {
+        jsonrpc: '2.0',
+        method: 'SendMessage',
+        params: { message: msgV1('notify', { messageId: 'tck-complete-task-n' }) },
+      },
       { jsonrpc: '2.0', id: 'a', method: 'GetTask', params: { id: 'nope' } },
       { jsonrpc: '2.0', id: 'c', method: 'SendStreamingMessage', params: { message: msgV1('x') } },
       'garbage',
     ];
     const r = await post(JSON.stringify(batch));
     expect(r.json.map((x: any) => [x.id, x.error?.code ?? x.result.task.status.state])).toEqual([
-      ['a', -32001], ['b', 'TASK_STATE_COMPLETED'], ['a', -32600], ['c', -32600], [null, -32600],
+      ['a', -32001],
+      ['b', 'TASK_STATE_COMPLETED'],
+      ['a', -32600],
+      ['c', -32600],
+      [null, -32600],
     ]);
   });
 
   test('an empty batch is -32600; a batch of notifications answers 204', async () => {
     expect((await post('[]')).json.error.code).toBe(-32600);
-    const r = await post(JSON.stringify([{ jsonrpc: '2.0', method: 'GetTask', params: { id: 'x' } }]));
+    const r = await post(
+      JSON.stringify([{ jsonrpc: '2.0', method: 'GetTask', params: { id: 'x' } }]),
+    );
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
   });
 
   test('a notification runs but gets no answer', async () => {
     const contextId = `notify-${crypto.randomUUID()}`;
-    const r = await post(JSON.stringify({ jsonrpc: '2.0', method: 'SendMessage', params: { message: msgV1('x', { contextId, messageId: 'tck-complete-task-z' }) } }));
+    const r = await post(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'SendMessage',
+        params: { message: msgV1('x', { contextId, messageId: 'tck-complete-task-z' }) },
+      }),
+    );
     expect(r.status).toBe(204);
     const listed = await rpc(node.url, 'ListTasks', { contextId });
     expect(listed.result.tasks.map((t: any) => t.status.state)).toEqual(['TASK_STATE_COMPLETED']);
@@ -181,7 +289,11 @@ describe('JSON-RPC envelopes', () => {
 });
 
 describe('bad input', () => {
-  const base = () => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hi' }] });
+  const base = () => ({
+    messageId: crypto.randomUUID(),
+    role: 'ROLE_USER',
+    parts: [{ text: 'hi' }],
+  });
   const badMessages: [string, unknown][] = [
     ['no message', undefined],
     ['message is a string', 'hello'],
@@ -230,17 +342,36 @@ describe('bad input', () => {
       const r = await rpc(node.url, method, params);
       expect([method, r.error?.code]).toEqual([method, -32602]);
     }
-    const r03 = await rpc(node.url, 'message/send', { message: { kind: 'message', messageId: 'm', role: 'user', parts: [{ kind: 'image', x: 1 }] } }, null);
+    const r03 = await rpc(
+      node.url,
+      'message/send',
+      {
+        message: {
+          kind: 'message',
+          messageId: 'm',
+          role: 'user',
+          parts: [{ kind: 'image', x: 1 }],
+        },
+      },
+      null,
+    );
     expect(r03.error.code).toBe(-32602);
   });
 
   test('an unsupported media type is -32005', async () => {
-    const r = await rpc(node.url, 'SendMessage', { message: { ...base(), parts: [{ raw: 'AAAA', mediaType: 'image/png' }] } });
+    const r = await rpc(node.url, 'SendMessage', {
+      message: { ...base(), parts: [{ raw: 'AAAA', mediaType: 'image/png' }] },
+    });
     expect(r.error.code).toBe(-32005);
   });
 
   test('a body over the limit is refused with 413 and -32600, and the node keeps serving', async () => {
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { ...base(), parts: [{ text: 'x'.repeat(200_000) }] } } });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: { ...base(), parts: [{ text: 'x'.repeat(200_000) }] } },
+    });
     const r = await rawPost(node.url, huge, { 'A2A-Version': '1.0' });
     expect(r.status).toBe(413);
     expect(r.json.error.code).toBe(-32600);
@@ -251,15 +382,34 @@ describe('bad input', () => {
         c.close();
       },
     });
-    const res = await fetch(`${node.url}/a2a`, { method: 'POST', body: chunked, headers: { 'A2A-Version': '1.0' } });
+    const res = await fetch(`${node.url}/a2a`, {
+      method: 'POST',
+      body: chunked,
+      headers: { 'A2A-Version': '1.0' },
+    });
     expect(res.status).toBe(413);
-    expect((await rpc(node.url, 'SendMessage', { message: { ...base(), messageId: 'tck-complete-task-after' } })).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(
+      (
+        await rpc(node.url, 'SendMessage', {
+          message: { ...base(), messageId: 'tck-complete-task-after' },
+        })
+      ).result.task.status.state,
+    ).toBe('TASK_STATE_COMPLETED');
   });
 
   test('path-like and foreign task ids are -32001 and touch no file', async () => {
     const tasksDir = join(node.dataDir, 'conformance', 'tasks');
     const before = readdirSync(tasksDir).sort();
-    const ids = ['../../etc/passwd', '../tasks', '/etc/passwd', '..%2F..%2Fetc%2Fpasswd', 'C:\\Windows\\win.ini', '', ' ', 'a'.repeat(300)];
+    const ids = [
+      '../../etc/passwd',
+      '../tasks',
+      '/etc/passwd',
+      '..%2F..%2Fetc%2Fpasswd',
+      'C:\\Windows\\win.ini',
+      '',
+      ' ',
+      'a'.repeat(300),
+    ];
     for (const id of ids) {
       const calls: [string, unknown, '1.0' | null][] = [
         ['GetTask', { id }, '1.0'],
@@ -282,8 +432,13 @@ describe('bad input', () => {
   });
 
   test('no request produces a 5xx', async () => {
-    const bodies = ['{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"x","role":"ROLE_USER","parts":[{"data":{"__proto__":{"a":1}}}]}}}',
-      '{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":[]}', '{"jsonrpc":"2.0","id":1e400,"method":"GetTask"}', '[[[[]]]]', '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{"$gt":""}}}'];
+    const bodies = [
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"x","role":"ROLE_USER","parts":[{"data":{"__proto__":{"a":1}}}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":[]}',
+      '{"jsonrpc":"2.0","id":1e400,"method":"GetTask"}',
+      '[[[[]]]]',
+      '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":{"$gt":""}}}',
+    ];
     for (const b of bodies) {
       const r = await rawPost(node.url, b, { 'A2A-Version': '1.0' });
       expect(r.status).toBeLessThan(500);

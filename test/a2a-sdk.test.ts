@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Role, TaskState } from '@a2a-js/sdk';
 import {
-  Client, ClientFactory, ClientFactoryOptions, createAuthenticatingFetchWithRetry, DefaultAgentCardResolver, JsonRpcTransportFactory, type AuthenticationHandler,
+  Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  type AuthenticationHandler,
 } from '@a2a-js/sdk/client';
 import { LegacyJsonRpcTransport } from '@a2a-js/sdk/compat/v0_3/client';
 import conformance from '../node/conformance.ts';
@@ -32,14 +38,36 @@ const bearerHandler = (token: string): AuthenticationHandler => ({
 });
 const authFetch = createAuthenticatingFetchWithRetry(fetch, bearerHandler(TEST_TOKEN));
 /** The SDK's client factory, with the token handed over through its transports' fetch. */
-const sdk = () => new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-  transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
-}));
+const sdk = () =>
+  new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl: authFetch })],
+    }),
+  );
 
-const textPart = (t: string) => ({ content: { $case: 'text' as const, value: t }, filename: '', mediaType: 'text/plain', metadata: undefined });
-const dataPart = (d: Record<string, unknown>) => ({ content: { $case: 'data' as const, value: d }, filename: '', mediaType: 'application/json', metadata: undefined });
+const textPart = (t: string) => ({
+  content: { $case: 'text' as const, value: t },
+  filename: '',
+  mediaType: 'text/plain',
+  metadata: undefined,
+});
+const dataPart = (d: Record<string, unknown>) => ({
+  content: { $case: 'data' as const, value: d },
+  filename: '',
+  mediaType: 'application/json',
+  metadata: undefined,
+});
 const message = (parts: any[], messageId: string = crypto.randomUUID(), taskId = '') =>
-  ({ messageId, role: Role.ROLE_USER, parts, contextId: '', taskId, extensions: [], referenceTaskIds: [], metadata: undefined }) as any;
+  ({
+    messageId,
+    role: Role.ROLE_USER,
+    parts,
+    contextId: '',
+    taskId,
+    extensions: [],
+    referenceTaskIds: [],
+    metadata: undefined,
+  }) as any;
 
 let scan: TestNode;
 let tck: TestNode;
@@ -64,14 +92,20 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
     expect(card.securityRequirements).toBeUndefined();
     const guarded = card.skills.filter((s) => s.securityRequirements?.length).map((s) => s.id);
     expect(guarded).toEqual(['negotiation.propose']);
-    expect(card.skills.find((s) => s.id === 'negotiation.propose')!.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
-    expect(card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`)).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0']);
+    expect(card.skills.find((s) => s.id === 'negotiation.propose')!.securityRequirements).toEqual([
+      { schemes: { bearer: { list: [] } } },
+    ]);
+    expect(
+      card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
+    ).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0']);
     expect(card.skills.map((s) => s.id)).toContain('sector.movement');
   });
 
   test('sends a text message and gets a completed task with an artifact', async () => {
     const client = await sdk().createFromUrl(scan.url);
-    const r: any = await client.sendMessage({ message: message([textPart('which sector moved most today?')]) } as any);
+    const r: any = await client.sendMessage({
+      message: message([textPart('which sector moved most today?')]),
+    } as any);
     expect(r.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(r.artifacts[0].name).toBe('sector.movement');
     const data = r.artifacts[0].parts[0].content;
@@ -82,22 +116,34 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   test('streams working, artifact and completed after the task', async () => {
     const client = await sdk().createFromUrl(scan.url);
     const kinds: string[] = [];
-    for await (const ev of client.sendMessageStream({ message: message([dataPart({ skill: 'stock.quote', args: { code: '688981' } })]) } as any))
+    for await (const ev of client.sendMessageStream({
+      message: message([dataPart({ skill: 'stock.quote', args: { code: '688981' } })]),
+    } as any))
       kinds.push((ev as any).payload.$case);
     expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
   });
 
   test('gets and lists tasks, cancels an open one, refuses to cancel a completed one', async () => {
     const client = await sdk().createFromUrl(tck.url);
-    const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-complete-task-1') } as any);
+    const done: any = await client.sendMessage({
+      message: message([textPart('hi')], 'tck-complete-task-1'),
+    } as any);
     expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const got: any = await client.getTask({ id: done.id, historyLength: 1 } as any);
     expect(got.id).toBe(done.id);
     expect(got.history.length).toBe(1);
 
-    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'tck-input-required-1'), configuration: { returnImmediately: true } } as any);
+    const open: any = await client.sendMessage({
+      message: message([textPart('stay')], 'tck-input-required-1'),
+      configuration: { returnImmediately: true },
+    } as any);
     expect(open.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    const listed: any = await client.listTasks({ tenant: '', contextId: open.contextId, status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' } as any);
+    const listed: any = await client.listTasks({
+      tenant: '',
+      contextId: open.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageToken: '',
+    } as any);
     expect(listed.tasks.map((t: any) => t.id)).toEqual([open.id]);
 
     const canceled: any = await client.cancelTask({ id: open.id } as any);
@@ -113,7 +159,10 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
 
   test('resubscribes to a running task: first the task, then its updates until it ends', async () => {
     const client = await sdk().createFromUrl(tck.url);
-    const open: any = await client.sendMessage({ message: message([textPart('wait')], 'tck-input-required-2'), configuration: { returnImmediately: true } } as any);
+    const open: any = await client.sendMessage({
+      message: message([textPart('wait')], 'tck-input-required-2'),
+      configuration: { returnImmediately: true },
+    } as any);
     const events: any[] = [];
     const reading = (async () => {
       for await (const ev of client.resubscribeTask({ id: open.id } as any)) {
@@ -127,17 +176,36 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
   });
 });
 
-describe('the token through the SDK\'s authentication handler', () => {
+describe("the token through the SDK's authentication handler", () => {
   test('without it, canceling is refused with a 401 challenge; the handler retries with the token', async () => {
     const bare = await new ClientFactory().createFromUrl(tck.url);
-    const open: any = await bare.sendMessage({ message: message([textPart('stay')], 'tck-input-required-anon'), configuration: { returnImmediately: true } } as any);
+    const open: any = await bare.sendMessage({
+      message: message([textPart('stay')], 'tck-input-required-anon'),
+      configuration: { returnImmediately: true },
+    } as any);
     await expect(bare.cancelTask({ id: open.id } as any)).rejects.toThrow();
     // The anonymous task is not the token holder's: it does not exist for them.
     const before = challenged.length;
-    const mine: any = await sdk().createFromUrl(tck.url).then((c) => c.sendMessage({ message: message([textPart('stay')], 'tck-input-required-mine'), configuration: { returnImmediately: true } } as any));
-    const lazy = createAuthenticatingFetchWithRetry(fetch, { ...bearerHandler(TEST_TOKEN), headers: async () => ({}) });
-    const retrying = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new JsonRpcTransportFactory({ fetchImpl: lazy })] }));
-    const canceled: any = await (await retrying.createFromUrl(tck.url)).cancelTask({ id: mine.id } as any);
+    const mine: any = await sdk()
+      .createFromUrl(tck.url)
+      .then((c) =>
+        c.sendMessage({
+          message: message([textPart('stay')], 'tck-input-required-mine'),
+          configuration: { returnImmediately: true },
+        } as any),
+      );
+    const lazy = createAuthenticatingFetchWithRetry(fetch, {
+      ...bearerHandler(TEST_TOKEN),
+      headers: async () => ({}),
+    });
+    const retrying = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl: lazy })],
+      }),
+    );
+    const canceled: any = await (await retrying.createFromUrl(tck.url)).cancelTask({
+      id: mine.id,
+    } as any);
     expect(canceled.status.state).toBe(TaskState.TASK_STATE_CANCELED);
     expect(challenged.slice(before)).toEqual(['Bearer realm="lume-a2a"']);
   });
@@ -147,13 +215,22 @@ describe('the token through the SDK\'s authentication handler', () => {
     const resolver = new DefaultAgentCardResolver({ legacyCompat: { enabled: true } });
     // 1.0: the card as it is (ProtoJSON), its scheme in the oneof form.
     const v1: any = resolver.normalizeAgentCard(raw);
-    expect(v1.securitySchemes.bearer.httpAuthSecurityScheme).toEqual({ scheme: 'Bearer', description: expect.any(String) });
+    expect(v1.securitySchemes.bearer.httpAuthSecurityScheme).toEqual({
+      scheme: 'Bearer',
+      description: expect.any(String),
+    });
     // 0.3: without the 1.0 interface list, as a 0.3 server serves it, the SDK translates the
     // OpenAPI form (`type: http`) and the skills' `security`.
     const { supportedInterfaces: _drop, ...asV03 } = raw;
     const v03 = resolver.normalizeAgentCard(asV03);
-    expect(v03.securitySchemes.bearer!.scheme).toEqual({ $case: 'httpAuthSecurityScheme', value: { scheme: 'bearer', bearerFormat: '', description: expect.any(String) } });
-    for (const card of [v1, v03]) expect(card.skills.find((s: any) => s.id === 'negotiation.propose')!.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+    expect(v03.securitySchemes.bearer!.scheme).toEqual({
+      $case: 'httpAuthSecurityScheme',
+      value: { scheme: 'bearer', bearerFormat: '', description: expect.any(String) },
+    });
+    for (const card of [v1, v03])
+      expect(
+        card.skills.find((s: any) => s.id === 'negotiation.propose')!.securityRequirements,
+      ).toEqual([{ schemes: { bearer: { list: [] } } }]);
     expect(v03.supportedInterfaces.map((i) => i.protocolVersion)).toEqual(['0.3.0', '0.3']);
   });
 });
@@ -161,7 +238,10 @@ describe('the token through the SDK\'s authentication handler', () => {
 describe('official SDK, protocol 0.3 (compatibility transport)', () => {
   const legacy = async (node: TestNode) => {
     const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
-    return new Client(new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: authFetch }), card);
+    return new Client(
+      new LegacyJsonRpcTransport({ endpoint: card.url, fetchImpl: authFetch }),
+      card,
+    );
   };
 
   test('the card works as a v0.3 card too', async () => {
@@ -169,30 +249,44 @@ describe('official SDK, protocol 0.3 (compatibility transport)', () => {
     expect(card.protocolVersion).toBe('0.3.0');
     expect(card.url).toBe(`${scan.url}/a2a`);
     // A v0.3-only SDK setup picks the 0.3 interface from the same card.
-    const factory = new ClientFactory(ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
-      transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } } as any)],
-    }));
-    const client = await factory.createFromAgentCard({ ...card, supportedInterfaces: card.supportedInterfaces.filter((i: any) => i.protocolVersion === '0.3') });
-    const r: any = await client.sendMessage({ message: message([textPart('scanner status')]) } as any);
+    const factory = new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ legacyCompat: { enabled: true } } as any)],
+      }),
+    );
+    const client = await factory.createFromAgentCard({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.filter((i: any) => i.protocolVersion === '0.3'),
+    });
+    const r: any = await client.sendMessage({
+      message: message([textPart('scanner status')]),
+    } as any);
     expect(r.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(r.artifacts[0].name).toBe('scanner.status');
   });
 
   test('send, stream, get, cancel, resubscribe over message/send and friends', async () => {
     const client = await legacy(tck);
-    const done: any = await client.sendMessage({ message: message([textPart('hi')], 'tck-artifact-data-1') } as any);
+    const done: any = await client.sendMessage({
+      message: message([textPart('hi')], 'tck-artifact-data-1'),
+    } as any);
     expect(done.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(done.artifacts[0].parts[0].content.value).toEqual({ key: 'value', count: 42 });
 
     const kinds: string[] = [];
-    for await (const ev of client.sendMessageStream({ message: message([textPart('s')], 'tck-stream-001-x') } as any)) kinds.push((ev as any).payload.$case);
+    for await (const ev of client.sendMessageStream({
+      message: message([textPart('s')], 'tck-stream-001-x'),
+    } as any))
+      kinds.push((ev as any).payload.$case);
     expect(kinds).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
 
     const got: any = await client.getTask({ id: done.id, historyLength: 0 } as any);
     expect(got.id).toBe(done.id);
     expect(got.history).toEqual([]);
 
-    const open: any = await client.sendMessage({ message: message([textPart('stay')], 'plain-3') } as any);
+    const open: any = await client.sendMessage({
+      message: message([textPart('stay')], 'plain-3'),
+    } as any);
     expect(open.status.state).toBe(TaskState.TASK_STATE_WORKING);
     const events: any[] = [];
     for await (const ev of client.resubscribeTask({ id: open.id } as any)) {

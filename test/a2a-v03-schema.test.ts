@@ -20,33 +20,89 @@ beforeAll(async () => {
   sdk = await startSdkV03Server();
   let id = 1;
   const rpc = async (method: string, params: unknown) =>
-    (await fetch(`${sdk.url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }) })).json();
-  answers.card = ['AgentCard', await (await fetch(`${sdk.url}/.well-known/agent-card.json`)).json()];
+    (
+      await fetch(`${sdk.url}/a2a`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }),
+      })
+    ).json();
+  answers.card = [
+    'AgentCard',
+    await (await fetch(`${sdk.url}/.well-known/agent-card.json`)).json(),
+  ];
   const sent = await rpc('message/send', { message: msgV03('go') });
   answers.send = ['SendMessageSuccessResponse', sent];
-  answers.reply = ['SendMessageSuccessResponse', await rpc('message/send', { message: msgV03('reply') })];
+  answers.reply = [
+    'SendMessageSuccessResponse',
+    await rpc('message/send', { message: msgV03('reply') }),
+  ];
   const asked = await rpc('message/send', { message: msgV03('ask') });
   answers.ask = ['SendMessageSuccessResponse', asked];
-  answers.get = ['GetTaskSuccessResponse', await rpc('tasks/get', { id: sent.result.id, historyLength: 1 })];
-  const open = await rpc('message/send', { message: msgV03('stay'), configuration: { blocking: false } });
+  answers.get = [
+    'GetTaskSuccessResponse',
+    await rpc('tasks/get', { id: sent.result.id, historyLength: 1 }),
+  ];
+  const open = await rpc('message/send', {
+    message: msgV03('stay'),
+    configuration: { blocking: false },
+  });
   answers.cancel = ['CancelTaskSuccessResponse', await rpc('tasks/cancel', { id: open.result.id })];
-  answers.notCancelable = ['JSONRPCErrorResponse', await rpc('tasks/cancel', { id: sent.result.id })];
+  answers.notCancelable = [
+    'JSONRPCErrorResponse',
+    await rpc('tasks/cancel', { id: sent.result.id }),
+  ];
   answers.notFound = ['JSONRPCErrorResponse', await rpc('tasks/get', { id: 'no-such-task' })];
   answers.noMethod = ['JSONRPCErrorResponse', await rpc('tasks/nothing', {})];
-  answers.parseError = ['JSONRPCErrorResponse', await (await fetch(`${sdk.url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{oops' })).json()];
-  const cfg = { url: 'http://127.0.0.1:9/hook', token: 'tok', authentication: { schemes: ['Bearer'], credentials: 'secret' } };
-  const set = await rpc('tasks/pushNotificationConfig/set', { taskId: asked.result.id, pushNotificationConfig: cfg });
+  answers.parseError = [
+    'JSONRPCErrorResponse',
+    await (
+      await fetch(`${sdk.url}/a2a`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{oops',
+      })
+    ).json(),
+  ];
+  const cfg = {
+    url: 'http://127.0.0.1:9/hook',
+    token: 'tok',
+    authentication: { schemes: ['Bearer'], credentials: 'secret' },
+  };
+  const set = await rpc('tasks/pushNotificationConfig/set', {
+    taskId: asked.result.id,
+    pushNotificationConfig: cfg,
+  });
   answers.pushSet = ['SetTaskPushNotificationConfigSuccessResponse', set];
-  const ref = { id: asked.result.id, pushNotificationConfigId: set.result.pushNotificationConfig.id };
-  answers.pushGet = ['GetTaskPushNotificationConfigSuccessResponse', await rpc('tasks/pushNotificationConfig/get', ref)];
-  answers.pushList = ['ListTaskPushNotificationConfigSuccessResponse', await rpc('tasks/pushNotificationConfig/list', { id: asked.result.id })];
-  answers.pushDelete = ['DeleteTaskPushNotificationConfigSuccessResponse', await rpc('tasks/pushNotificationConfig/delete', ref)];
+  const ref = {
+    id: asked.result.id,
+    pushNotificationConfigId: set.result.pushNotificationConfig.id,
+  };
+  answers.pushGet = [
+    'GetTaskPushNotificationConfigSuccessResponse',
+    await rpc('tasks/pushNotificationConfig/get', ref),
+  ];
+  answers.pushList = [
+    'ListTaskPushNotificationConfigSuccessResponse',
+    await rpc('tasks/pushNotificationConfig/list', { id: asked.result.id }),
+  ];
+  answers.pushDelete = [
+    'DeleteTaskPushNotificationConfigSuccessResponse',
+    await rpc('tasks/pushNotificationConfig/delete', ref),
+  ];
   const res = await fetch(`${sdk.url}/a2a`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 's1', method: 'message/stream', params: { message: msgV03('go') } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 's1',
+      method: 'message/stream',
+      params: { message: msgV03('go') },
+    }),
   });
-  (await collect(res)).forEach((frame, i) => (answers[`stream${i}`] = ['SendStreamingMessageSuccessResponse', frame]));
+  (await collect(res)).forEach(
+    (frame, i) => (answers[`stream${i}`] = ['SendStreamingMessageSuccessResponse', frame]),
+  );
 });
 afterAll(() => sdk.close());
 
@@ -54,18 +110,34 @@ describe('the official SDK server, v0.3', () => {
   test('answers in every shape the schema covers', () => {
     const send = answers.send![1].result;
     expect(send.kind).toBe('task');
-    expect(send.artifacts[0].parts.map((p: any) => p.kind + (p.file ? (p.file.bytes ? ':bytes' : ':uri') : ''))).toEqual(['text', 'file:bytes', 'file:uri', 'data']);
+    expect(
+      send.artifacts[0].parts.map(
+        (p: any) => p.kind + (p.file ? (p.file.bytes ? ':bytes' : ':uri') : ''),
+      ),
+    ).toEqual(['text', 'file:bytes', 'file:uri', 'data']);
     expect(answers.reply![1].result.kind).toBe('message');
-    expect(answers.ask![1].result.status).toMatchObject({ state: 'input-required', message: { kind: 'message', role: 'agent' } });
+    expect(answers.ask![1].result.status).toMatchObject({
+      state: 'input-required',
+      message: { kind: 'message', role: 'agent' },
+    });
     expect(answers.cancel![1].result.status.state).toBe('canceled');
-    expect(['notCancelable', 'notFound', 'noMethod', 'parseError'].map((n) => answers[n]![1].error.code)).toEqual([-32002, -32001, -32601, -32700]);
+    expect(
+      ['notCancelable', 'notFound', 'noMethod', 'parseError'].map((n) => answers[n]![1].error.code),
+    ).toEqual([-32002, -32001, -32601, -32700]);
     expect(answers.pushList![1].result).toHaveLength(1);
-    expect(Object.keys(answers).filter((n) => n.startsWith('stream')).map((n) => answers[n]![1].result.kind)).toEqual(['task', 'status-update', 'artifact-update', 'status-update']);
+    expect(
+      Object.keys(answers)
+        .filter((n) => n.startsWith('stream'))
+        .map((n) => answers[n]![1].result.kind),
+    ).toEqual(['task', 'status-update', 'artifact-update', 'status-update']);
     expect(answers.card![1].protocolVersion).toMatch(/^0\.3/);
   });
 
   test('every answer validates against the schema', () => {
-    const problems = Object.entries(answers).map(([name, [definition, value]]) => [name, valid03(definition, value)]);
+    const problems = Object.entries(answers).map(([name, [definition, value]]) => [
+      name,
+      valid03(definition, value),
+    ]);
     expect(problems).toEqual(Object.keys(answers).map((name) => [name, []]));
   });
 });
@@ -81,7 +153,11 @@ const BROKEN: Array<[string, string, (a: any) => void]> = [
   ['message without role', 'reply', (a) => delete a.result.role],
   ['message without parts', 'reply', (a) => delete a.result.parts],
   ['text part without text', 'reply', (a) => delete a.result.parts[0].text],
-  ['file part without bytes or uri', 'send', (a) => delete a.result.artifacts[0].parts[1].file.bytes],
+  [
+    'file part without bytes or uri',
+    'send',
+    (a) => delete a.result.artifacts[0].parts[1].file.bytes,
+  ],
   ['data part without data', 'send', (a) => delete a.result.artifacts[0].parts[3].data],
   ['artifact without artifactId', 'send', (a) => delete a.result.artifacts[0].artifactId],
   ['status update without final', 'stream1', (a) => delete a.result.final],
@@ -112,8 +188,16 @@ const BROKEN: Array<[string, string, (a: any) => void]> = [
   ['parts as an object', 'reply', (a) => (a.result.parts = { kind: 'text', text: 'x' })],
   ['text as a number', 'reply', (a) => (a.result.parts[0].text = 42)],
   ['data as a string', 'send', (a) => (a.result.artifacts[0].parts[3].data = 'k=1')],
-  ['bytes that are not base64', 'send', (a) => (a.result.artifacts[0].parts[1].file.bytes = 'not base64!')],
-  ['file with both bytes and uri', 'send', (a) => (a.result.artifacts[0].parts[1].file.uri = 'https://example.test/b')],
+  [
+    'bytes that are not base64',
+    'send',
+    (a) => (a.result.artifacts[0].parts[1].file.bytes = 'not base64!'),
+  ],
+  [
+    'file with both bytes and uri',
+    'send',
+    (a) => (a.result.artifacts[0].parts[1].file.uri = 'https://example.test/b'),
+  ],
   ['final as a string', 'stream1', (a) => (a.result.final = 'false')],
   ['timestamp as a number', 'stream3', (a) => (a.result.status.timestamp = Date.now())],
   ['timestamp that is not ISO 8601', 'stream3', (a) => (a.result.status.timestamp = 'yesterday')],
@@ -127,7 +211,11 @@ const BROKEN: Array<[string, string, (a: any) => void]> = [
   ['result and error together', 'pushDelete', (a) => (a.error = { code: -32603, message: 'x' })],
   ['delete answering a config', 'pushDelete', (a) => (a.result = answers.pushGet![1].result)],
   ['list answering one config, not a list', 'pushList', (a) => (a.result = a.result[0])],
-  ['push schemes as a string', 'pushSet', (a) => (a.result.pushNotificationConfig.authentication.schemes = 'Bearer')],
+  [
+    'push schemes as a string',
+    'pushSet',
+    (a) => (a.result.pushNotificationConfig.authentication.schemes = 'Bearer'),
+  ],
   ['card protocolVersion "1.0"', 'card', (a) => (a.protocolVersion = '1.0')],
   ['card streaming as a string', 'card', (a) => (a.capabilities.streaming = 'yes')],
 ];

@@ -30,7 +30,10 @@ const seen: string[] = [];
 /** Session secrets handed out during the tests. */
 const sessionSecrets: string[] = [];
 
-async function call(url: string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<{ status: number; json: any; text: string; headers: Headers }> {
+async function call(
+  url: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+): Promise<{ status: number; json: any; text: string; headers: Headers }> {
   const res = await fetch(url, { redirect: 'manual', ...init });
   const text = await res.text();
   res.headers.forEach((value, name) => {
@@ -44,10 +47,17 @@ async function call(url: string, init: RequestInit & { headers?: Record<string, 
   return { status: res.status, json, text, headers: res.headers };
 }
 
-const rpcBody = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+const rpcBody = (method: string, params: unknown) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
 const rpc = (url: string, method: string, params: unknown, headers: Record<string, string> = {}) =>
-  call(`${url}/a2a`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers }, body: rpcBody(method, params) });
-const skillMessage = (skill: string, args: Record<string, unknown>) => ({ message: { ...msgV1(''), parts: [{ data: { skill, args } }] } });
+  call(`${url}/a2a`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers },
+    body: rpcBody(method, params),
+  });
+const skillMessage = (skill: string, args: Record<string, unknown>) => ({
+  message: { ...msgV1(''), parts: [{ data: { skill, args } }] },
+});
 
 describe('finding 3: /a2a runs only what the policy allows', () => {
   let ex: ExecutorNode;
@@ -62,15 +72,36 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
 
   test('exec.submit, exec.status and exec.cancel without proof are refused with 401 UNAUTHENTICATED; nothing runs', async () => {
     const jobsBefore = readdirSync(ex.jobsDir).length;
-    for (const [skill, args] of [['exec.submit', { prompt: 'x', recipe: 'slow' }], ['exec.status', { job_id: `job-${'0'.repeat(32)}` }], ['exec.cancel', { job_id: `job-${'0'.repeat(32)}` }]] as const) {
-      for (const params of [skillMessage(skill, args), { ...skillMessage(skill, args), configuration: { returnImmediately: true } }]) {
+    for (const [skill, args] of [
+      ['exec.submit', { prompt: 'x', recipe: 'slow' }],
+      ['exec.status', { job_id: `job-${'0'.repeat(32)}` }],
+      ['exec.cancel', { job_id: `job-${'0'.repeat(32)}` }],
+    ] as const) {
+      for (const params of [
+        skillMessage(skill, args),
+        { ...skillMessage(skill, args), configuration: { returnImmediately: true } },
+      ]) {
         const r = await rpc(ex.node.url, 'SendMessage', params);
-        expect([skill, r.status, r.json.error.code, r.headers.get('www-authenticate')]).toEqual([skill, 401, -32000, 'Bearer realm="lume-a2a"']);
+        expect([skill, r.status, r.json.error.code, r.headers.get('www-authenticate')]).toEqual([
+          skill,
+          401,
+          -32000,
+          'Bearer realm="lume-a2a"',
+        ]);
       }
-      const rest = await call(`${ex.node.url}/message:send`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: JSON.stringify(skillMessage(skill, args)) });
+      const rest = await call(`${ex.node.url}/message:send`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+        body: JSON.stringify(skillMessage(skill, args)),
+      });
       expect([rest.status, rest.json.error.status]).toEqual([401, 'UNAUTHENTICATED']);
       // A wrong token is no better than none, and a v0.3 request is refused alike.
-      const wrong = await rpc(ex.node.url, 'SendMessage', skillMessage(skill, args), as(newSecret()));
+      const wrong = await rpc(
+        ex.node.url,
+        'SendMessage',
+        skillMessage(skill, args),
+        as(newSecret()),
+      );
       expect(wrong.status).toBe(401);
     }
     expect(readdirSync(ex.jobsDir).length).toBe(jobsBefore);
@@ -82,22 +113,54 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
   });
 
   test('a token holder and a signed fleet node may run jobs; a request signed for another node is refused', async () => {
-    const viaToken = await rpc(ex.node.url, 'SendMessage', skillMessage('exec.submit', { prompt: 'x', recipe: 'demo' }), as(ALICE));
+    const viaToken = await rpc(
+      ex.node.url,
+      'SendMessage',
+      skillMessage('exec.submit', { prompt: 'x', recipe: 'demo' }),
+      as(ALICE),
+    );
     expect(viaToken.json.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     const { signer } = await loadPeerIdentity(ex.dataDir, 'a2a');
-    const body = new TextEncoder().encode(rpcBody('SendMessage', skillMessage('exec.submit', { prompt: 'x', recipe: 'demo' })));
-    const signed = async (to: string) => ({ ...(await signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body)), 'content-type': 'application/json', 'A2A-Version': '1.0' });
-    const asHub = await call(`${ex.node.url}/a2a`, { method: 'POST', headers: await signed('resolve'), body });
+    const body = new TextEncoder().encode(
+      rpcBody('SendMessage', skillMessage('exec.submit', { prompt: 'x', recipe: 'demo' })),
+    );
+    const signed = async (to: string) => ({
+      ...(await signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body)),
+      'content-type': 'application/json',
+      'A2A-Version': '1.0',
+    });
+    const asHub = await call(`${ex.node.url}/a2a`, {
+      method: 'POST',
+      headers: await signed('resolve'),
+      body,
+    });
     expect(asHub.json.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    const elsewhere = await call(`${ex.node.url}/a2a`, { method: 'POST', headers: await signed('scanner'), body });
-    expect([elsewhere.status, elsewhere.json.error.message]).toEqual([401, expect.stringContaining('PEER_WRONG_RECEIVER')]);
-    const replay = await call(`${ex.node.url}/a2a`, { method: 'POST', headers: await signed('resolve').then((h) => h), body: new TextEncoder().encode(rpcBody('SendMessage', skillMessage('exec.submit', { prompt: 'y', recipe: 'demo' }))) });
-    expect([replay.status, replay.json.error.message]).toEqual([401, expect.stringContaining('PEER_BAD_SIGNATURE')]);
+    const elsewhere = await call(`${ex.node.url}/a2a`, {
+      method: 'POST',
+      headers: await signed('scanner'),
+      body,
+    });
+    expect([elsewhere.status, elsewhere.json.error.message]).toEqual([
+      401,
+      expect.stringContaining('PEER_WRONG_RECEIVER'),
+    ]);
+    const replay = await call(`${ex.node.url}/a2a`, {
+      method: 'POST',
+      headers: await signed('resolve').then((h) => h),
+      body: new TextEncoder().encode(
+        rpcBody('SendMessage', skillMessage('exec.submit', { prompt: 'y', recipe: 'demo' })),
+      ),
+    });
+    expect([replay.status, replay.json.error.message]).toEqual([
+      401,
+      expect.stringContaining('PEER_BAD_SIGNATURE'),
+    ]);
   });
 
-  test('finding 11: one caller\'s jobs never lock out another; the hub\'s users each have their own limit', async () => {
+  test("finding 11: one caller's jobs never lock out another; the hub's users each have their own limit", async () => {
     const started: string[] = [];
-    const submit = async (onBehalfOf: string) => ex.call('exec.submit', { prompt: 'x', recipe: 'slow' }, onBehalfOf);
+    const submit = async (onBehalfOf: string) =>
+      ex.call('exec.submit', { prompt: 'x', recipe: 'slow' }, onBehalfOf);
     for (let i = 0; i < 3; i++) {
       const r = await submit('user:alice');
       expect(r.ok).toBe(true);
@@ -109,7 +172,12 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
     const bob = await submit('user:bob');
     expect(bob.ok).toBe(true);
     if (bob.ok) started.push((bob.result as { job_id: string }).job_id);
-    const direct = await rpc(ex.node.url, 'SendMessage', skillMessage('exec.submit', { prompt: 'x', recipe: 'slow' }), as(BOB));
+    const direct = await rpc(
+      ex.node.url,
+      'SendMessage',
+      skillMessage('exec.submit', { prompt: 'x', recipe: 'slow' }),
+      as(BOB),
+    );
     const job = direct.json.result.task.artifacts[0].parts[0].data;
     expect(job.state).toBe('running');
     started.push(job.job_id);
@@ -131,18 +199,43 @@ describe('finding 7: tasks belong to whoever created them', () => {
     rmSync(ex.dataDir, { recursive: true, force: true });
   });
 
-  test('another principal\'s get, list, cancel, subscribe and push configs see TaskNotFound; the owner sees the webhook token only by id', async () => {
+  test("another principal's get, list, cancel, subscribe and push configs see TaskNotFound; the owner sees the webhook token only by id", async () => {
     const url = ex.node.url;
-    const hook = { url: 'http://127.0.0.1:9/hook', token: 'hook-secret-7', authentication: { scheme: 'Bearer', credentials: 'cred-secret-7' } };
-    const mine = (await rpc(url, 'SendMessage', { ...skillMessage('resolve.nodes', {}), configuration: { returnImmediately: true } }, as(ALICE))).json.result.task;
+    const hook = {
+      url: 'http://127.0.0.1:9/hook',
+      token: 'hook-secret-7',
+      authentication: { scheme: 'Bearer', credentials: 'cred-secret-7' },
+    };
+    const mine = (
+      await rpc(
+        url,
+        'SendMessage',
+        { ...skillMessage('resolve.nodes', {}), configuration: { returnImmediately: true } },
+        as(ALICE),
+      )
+    ).json.result.task;
     // A text no keyword matches leaves the task waiting for input: open, so it can be canceled.
-    const open = (await rpc(url, 'SendMessage', { message: msgV1('hello there'), configuration: { returnImmediately: true } }, as(ALICE))).json.result.task;
+    const open = (
+      await rpc(
+        url,
+        'SendMessage',
+        { message: msgV1('hello there'), configuration: { returnImmediately: true } },
+        as(ALICE),
+      )
+    ).json.result.task;
     expect(open.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const created = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...as(ALICE) }, body: JSON.stringify(hook) });
+    const created = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...as(ALICE) },
+      body: JSON.stringify(hook),
+    });
     expect(created.status).toBe(201);
     const configId = created.json.id;
 
-    for (const [who, headers] of [['bob', as(BOB)], ['anonymous', {}]] as const) {
+    for (const [who, headers] of [
+      ['bob', as(BOB)],
+      ['anonymous', {}],
+    ] as const) {
       const v1 = { 'A2A-Version': '1.0', ...headers };
       const answers = [
         await rpc(url, 'GetTask', { id: mine.id }, headers),
@@ -151,33 +244,54 @@ describe('finding 7: tasks belong to whoever created them', () => {
         await rpc(url, 'ListTaskPushNotificationConfigs', { taskId: mine.id }, headers),
         await rpc(url, 'SendMessage', { message: msgV1('more', { taskId: open.id }) }, headers),
       ];
-      expect([who, answers.map((a) => a.json.error?.code)]).toEqual([who, [-32001, -32001, -32001, -32001, -32001]]);
+      expect([who, answers.map((a) => a.json.error?.code)]).toEqual([
+        who,
+        [-32001, -32001, -32001, -32001, -32001],
+      ]);
       const rest = [
         await call(`${url}/tasks/${mine.id}`, { headers: v1 }),
         await call(`${url}/tasks/${mine.id}/pushNotificationConfigs/${configId}`, { headers: v1 }),
       ];
       expect(rest.map((r) => r.status)).toEqual([404, 404]);
-      expect((await rpc(url, 'ListTasks', {}, headers)).json.result.tasks.map((t: any) => t.id)).not.toContain(mine.id);
+      expect(
+        (await rpc(url, 'ListTasks', {}, headers)).json.result.tasks.map((t: any) => t.id),
+      ).not.toContain(mine.id);
       // Changes: bob is told the task does not exist; an anonymous caller may not change anything at all.
       const cancel = await rpc(url, 'CancelTask', { id: open.id }, headers);
-      const del = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs/${configId}`, { method: 'DELETE', headers: v1 });
-      const add = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...v1 }, body: JSON.stringify({ url: 'http://127.0.0.1:9/steal' }) });
-      expect([who, cancel.json.error.code, del.status, add.status]).toEqual(who === 'bob' ? [who, -32001, 404, 404] : [who, -32000, 401, 401]);
+      const del = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs/${configId}`, {
+        method: 'DELETE',
+        headers: v1,
+      });
+      const add = await call(`${url}/tasks/${mine.id}/pushNotificationConfigs`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...v1 },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/steal' }),
+      });
+      expect([who, cancel.json.error.code, del.status, add.status]).toEqual(
+        who === 'bob' ? [who, -32001, 404, 404] : [who, -32000, 401, 401],
+      );
     }
 
     // Nothing changed for alice: her task is as it was, her one webhook is there.
     const still = (await rpc(url, 'GetTask', { id: open.id }, as(ALICE))).json.result;
     expect(still.status.state).toBe(open.status.state);
-    const list = (await rpc(url, 'ListTaskPushNotificationConfigs', { taskId: mine.id }, as(ALICE))).json.result.configs;
-    expect(list).toEqual([{ id: configId, taskId: mine.id, url: hook.url, authentication: { scheme: 'Bearer' } }]);
-    const got = (await rpc(url, 'GetTaskPushNotificationConfig', { taskId: mine.id, id: configId }, as(ALICE))).json.result;
+    const list = (await rpc(url, 'ListTaskPushNotificationConfigs', { taskId: mine.id }, as(ALICE)))
+      .json.result.configs;
+    expect(list).toEqual([
+      { id: configId, taskId: mine.id, url: hook.url, authentication: { scheme: 'Bearer' } },
+    ]);
+    const got = (
+      await rpc(url, 'GetTaskPushNotificationConfig', { taskId: mine.id, id: configId }, as(ALICE))
+    ).json.result;
     expect(got.token).toBe(hook.token);
     expect(JSON.stringify(got)).not.toContain('cred-secret-7');
-    expect((await rpc(url, 'CancelTask', { id: open.id }, as(ALICE))).json.result.status.state).toBe('TASK_STATE_CANCELED');
+    expect(
+      (await rpc(url, 'CancelTask', { id: open.id }, as(ALICE))).json.result.status.state,
+    ).toBe('TASK_STATE_CANCELED');
   });
 });
 
-describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
+describe("the hub's browser boundary (findings 2, 4, 5, 6)", () => {
   let f: RunningFleet;
   beforeAll(async () => {
     f = await startFleet(await realNodeDefs(['scanner']));
@@ -187,9 +301,18 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
     await f.stop();
   });
 
-  const traceCount = async () => (await call(`${f.hubUrl}/api/trace?limit=500`)).json.records.length;
-  const taskCount = async () => (await rpc(f.hubUrl, 'ListTasks', {}, TEST_AUTH)).json.result.totalSize;
-  const projects = async () => (await call(`${f.hubUrl}/api/projects.list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json.result.projects.map((p: any) => p.name);
+  const traceCount = async () =>
+    (await call(`${f.hubUrl}/api/trace?limit=500`)).json.records.length;
+  const taskCount = async () =>
+    (await rpc(f.hubUrl, 'ListTasks', {}, TEST_AUTH)).json.result.totalSize;
+  const projects = async () =>
+    (
+      await call(`${f.hubUrl}/api/projects.list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).json.result.projects.map((p: any) => p.name);
 
   test('finding 2: a text/plain or cross-site POST to /a2a starts nothing', async () => {
     const tasks = await taskCount();
@@ -198,8 +321,16 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
     const attempts = [
       // A form on another site (text/plain, its own Origin), a fetch from there, and one that hides its Origin.
       [{ Origin: 'http://evil.example', 'Content-Type': 'text/plain' }, 403, 'FORBIDDEN_ORIGIN'],
-      [{ Origin: 'http://evil.example', 'Content-Type': 'application/json', ...TEST_AUTH }, 403, 'FORBIDDEN_ORIGIN'],
-      [{ 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' }, 403, 'FORBIDDEN_CROSS_SITE'],
+      [
+        { Origin: 'http://evil.example', 'Content-Type': 'application/json', ...TEST_AUTH },
+        403,
+        'FORBIDDEN_ORIGIN',
+      ],
+      [
+        { 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' },
+        403,
+        'FORBIDDEN_CROSS_SITE',
+      ],
       // Even from the hub's own page, a body that is not JSON is refused.
       [{ Origin: f.hubUrl, 'Content-Type': 'text/plain', ...TEST_AUTH }, 415, 'NOT_JSON'],
     ] as const;
@@ -212,26 +343,52 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
   });
 
   test('finding 4: a cross-site POST /api/projects.delete deletes nothing', async () => {
-    await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"keep-me"}' });
+    await call(`${f.hubUrl}/api/projects.create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"keep-me"}',
+    });
     expect(await projects()).toContain('keep-me');
     for (const [headers, status, code] of [
       [{ Origin: 'http://evil.example', 'Content-Type': 'text/plain' }, 403, 'FORBIDDEN_ORIGIN'],
-      [{ 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' }, 403, 'FORBIDDEN_CROSS_SITE'],
+      [
+        { 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'text/plain' },
+        403,
+        'FORBIDDEN_CROSS_SITE',
+      ],
       [{ Origin: f.hubUrl, 'Content-Type': 'text/plain' }, 415, 'NOT_JSON'],
     ] as const) {
-      const r = await call(`${f.hubUrl}/api/projects.delete`, { method: 'POST', headers: { ...headers }, body: '{"name":"keep-me"}' });
+      const r = await call(`${f.hubUrl}/api/projects.delete`, {
+        method: 'POST',
+        headers: { ...headers },
+        body: '{"name":"keep-me"}',
+      });
       expect([r.status, r.json.error.code]).toEqual([status, code]);
     }
     expect(await projects()).toContain('keep-me');
   });
 
-  test('finding 5: a foreign page cannot open the mesh socket; the hub\'s own page and other clients can', async () => {
-    await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"room"}' });
+  test("finding 5: a foreign page cannot open the mesh socket; the hub's own page and other clients can", async () => {
+    await call(`${f.hubUrl}/api/projects.create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"room"}',
+    });
     const open = (origin?: string) =>
       new Promise<string>((resolve) => {
-        const ws = new WebSocket(`${f.hubUrl.replace('http', 'ws')}/v1/connect`, (origin ? { headers: { Origin: origin } } : {}) as never);
+        const ws = new WebSocket(
+          `${f.hubUrl.replace('http', 'ws')}/v1/connect`,
+          (origin ? { headers: { Origin: origin } } : {}) as never,
+        );
         ws.onopen = () => {
-          ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project: 'room', name: origin ? 'page' : 'agent' }));
+          ws.send(
+            JSON.stringify({
+              type: 'hello',
+              protocolVersion: 3,
+              project: 'room',
+              name: origin ? 'page' : 'agent',
+            }),
+          );
         };
         ws.onmessage = (e) => {
           resolve(JSON.parse(String(e.data)).type);
@@ -243,7 +400,15 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
     expect(await open(f.hubUrl)).toBe('claimed');
     expect(await open()).toBe('claimed');
     // The refusal of the upgrade itself, as the browser sees it.
-    const r = await call(`${f.hubUrl}/v1/connect`, { headers: { Origin: 'http://evil.example', Upgrade: 'websocket', Connection: 'Upgrade', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' } });
+    const r = await call(`${f.hubUrl}/v1/connect`, {
+      headers: {
+        Origin: 'http://evil.example',
+        Upgrade: 'websocket',
+        Connection: 'Upgrade',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+      },
+    });
     expect([r.status, r.json.error.code]).toEqual([403, 'FORBIDDEN_ORIGIN']);
   });
 
@@ -253,29 +418,53 @@ describe('the hub\'s browser boundary (findings 2, 4, 5, 6)', () => {
     for (const path of ['/api/local-invoke', '/a2a', '/api/trace', '/']) {
       const r = await call(`${f.hubUrl}${path}`, {
         method: path === '/api/trace' || path === '/' ? 'GET' : 'POST',
-        headers: { Host: `evil.example:${port}`, Origin: `http://evil.example:${port}`, 'Content-Type': 'application/json', ...TEST_AUTH },
-        ...(path === '/api/local-invoke' ? { body: '{"target":"scanner","capability":"scanner.status"}' } : path === '/a2a' ? { body: rpcBody('ListTasks', {}) } : {}),
+        headers: {
+          Host: `evil.example:${port}`,
+          Origin: `http://evil.example:${port}`,
+          'Content-Type': 'application/json',
+          ...TEST_AUTH,
+        },
+        ...(path === '/api/local-invoke'
+          ? { body: '{"target":"scanner","capability":"scanner.status"}' }
+          : path === '/a2a'
+            ? { body: rpcBody('ListTasks', {}) }
+            : {}),
       });
       expect([path, r.status, r.json?.error.code]).toEqual([path, 403, 'FORBIDDEN_HOST']);
     }
     expect(await traceCount()).toBe(traced);
     // The hub's own names still work; the same call from its page succeeds.
-    expect((await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.status' })).status).toBe(200);
+    expect(
+      (await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.status' })).status,
+    ).toBe(200);
   });
 
   test('on loopback the console page hands its visitor a session; that session acts only as `console`', async () => {
     const page = await call(`${f.hubUrl}/`);
     const cookie = page.headers.get('set-cookie')!;
-    expect(cookie).toMatch(/^lume_session=s_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/);
+    expect(cookie).toMatch(
+      /^lume_session=s_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/,
+    );
     const secret = cookie.split(';')[0]!;
     sessionSecrets.push(secret.split('=')[1]!);
     expect(page.text).not.toContain(secret.split('=')[1]!);
-    const own = await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.status' }, { Cookie: secret, Authorization: '' });
+    const own = await localInvoke(
+      f.hubUrl,
+      { target: 'scanner', capability: 'scanner.status' },
+      { Cookie: secret, Authorization: '' },
+    );
     expect(own.status).toBe(200);
     // The tester's tasks are not the console's.
-    expect((await call(`${f.hubUrl}/tasks`, { headers: { 'A2A-Version': '1.0', Cookie: secret } })).json.tasks).toEqual([]);
+    expect(
+      (await call(`${f.hubUrl}/tasks`, { headers: { 'A2A-Version': '1.0', Cookie: secret } })).json
+        .tasks,
+    ).toEqual([]);
     // A forged cookie is no session.
-    const forged = await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.status' }, { Cookie: 'lume_session=s_forged', Authorization: '' });
+    const forged = await localInvoke(
+      f.hubUrl,
+      { target: 'scanner', capability: 'scanner.status' },
+      { Cookie: 'lume_session=s_forged', Authorization: '' },
+    );
     expect([forged.status, forged.json.error.code]).toEqual([401, 'UNAUTHENTICATED']);
   });
 });
@@ -291,11 +480,26 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
   });
 
   test('the mesh socket: an upgrade with a token needs none in hello; without one, hello must carry it', async () => {
-    await call(`${f.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...as(MESH) }, body: '{"name":"closed"}' });
+    await call(`${f.hubUrl}/api/projects.create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...as(MESH) },
+      body: '{"name":"closed"}',
+    });
     const hello = (headers: Record<string, string>, token?: string) =>
       new Promise<string>((resolve) => {
-        const ws = new WebSocket(`${f.hubUrl.replace('http', 'ws')}/v1/connect`, { headers } as never);
-        ws.onopen = () => ws.send(JSON.stringify({ type: 'hello', protocolVersion: 3, project: 'closed', name: `n${Math.random().toString(36).slice(2, 8)}`, ...(token ? { token } : {}) }));
+        const ws = new WebSocket(`${f.hubUrl.replace('http', 'ws')}/v1/connect`, {
+          headers,
+        } as never);
+        ws.onopen = () =>
+          ws.send(
+            JSON.stringify({
+              type: 'hello',
+              protocolVersion: 3,
+              project: 'closed',
+              name: `n${Math.random().toString(36).slice(2, 8)}`,
+              ...(token ? { token } : {}),
+            }),
+          );
         ws.onmessage = (e) => {
           const f = JSON.parse(String(e.data));
           resolve(f.type === 'error' ? f.code : f.type);
@@ -311,22 +515,43 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
   });
 
   test('with MESH_TOKEN set, /a2a, /api/trace, /api/local-invoke and the mesh all need a principal; the mesh token is one', async () => {
-    const routes: [string, { method?: string; body?: string; headers?: Record<string, string> }][] = [
-      ['/a2a', { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body: rpcBody('ListTasks', {}) }],
-      ['/tasks', { headers: { 'A2A-Version': '1.0' } }],
-      ['/api/trace', {}],
-      ['/api/trace/stream', {}],
-      ['/api/fleet', {}],
-      ['/api/local-invoke', { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: f.hubUrl }, body: '{"target":"scanner","capability":"scanner.status"}' }],
-      ['/v1/history?project=x', {}],
-      ['/api/projects.list', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' }],
-    ];
+    const routes: [string, { method?: string; body?: string; headers?: Record<string, string> }][] =
+      [
+        [
+          '/a2a',
+          {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+            body: rpcBody('ListTasks', {}),
+          },
+        ],
+        ['/tasks', { headers: { 'A2A-Version': '1.0' } }],
+        ['/api/trace', {}],
+        ['/api/trace/stream', {}],
+        ['/api/fleet', {}],
+        [
+          '/api/local-invoke',
+          {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Origin: f.hubUrl },
+            body: '{"target":"scanner","capability":"scanner.status"}',
+          },
+        ],
+        ['/v1/history?project=x', {}],
+        [
+          '/api/projects.list',
+          { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' },
+        ],
+      ];
     for (const [path, init] of routes) {
       const anonymous = await call(`${f.hubUrl}${path}`, init);
       expect([path, anonymous.status]).toEqual([path, 401]);
     }
     for (const [path, init] of routes.filter(([p]) => p !== '/api/trace/stream')) {
-      const withToken = await call(`${f.hubUrl}${path}`, { ...init, headers: { ...init.headers, ...as(MESH) } });
+      const withToken = await call(`${f.hubUrl}${path}`, {
+        ...init,
+        headers: { ...init.headers, ...as(MESH) },
+      });
       expect([path, withToken.status]).toEqual([path, path.startsWith('/v1/history') ? 404 : 200]);
     }
     // The card and health stay public; the console page asks to sign in.
@@ -337,7 +562,11 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
   test('a hub process started with MESH_TOKEN says so at start', async () => {
     const p = await startProcess('hub/main.ts', [], { MESH_TOKEN: MESH });
     try {
-      expect(await p.waitForLog('hub requires a principal on every route but the card, health and sign-in (MESH_TOKEN is set)')).toContain('(MESH_TOKEN is set)');
+      expect(
+        await p.waitForLog(
+          'hub requires a principal on every route but the card, health and sign-in (MESH_TOKEN is set)',
+        ),
+      ).toContain('(MESH_TOKEN is set)');
       expect((await call(`${p.url}/api/trace`)).status).toBe(401);
       expect((await call(`${p.url}/api/trace`, { headers: as(MESH) })).status).toBe(200);
       seen.push(p.log());
@@ -352,27 +581,53 @@ describe('the console sign-in', () => {
   let clock = Date.now();
   const sessions = new SessionTable({ ttlMs: 60_000, max: 3, now: () => clock });
   beforeAll(async () => {
-    f = await startFleet(await realNodeDefs(['scanner']), { tokens: { alice: ALICE }, hub: { requireLogin: true, sessions } });
+    f = await startFleet(await realNodeDefs(['scanner']), {
+      tokens: { alice: ALICE },
+      hub: { requireLogin: true, sessions },
+    });
   });
   afterAll(() => f.stop());
 
   const signIn = (token: string, headers: Record<string, string> = { Origin: '' }) =>
-    call(`${f.hubUrl}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: f.hubUrl, ...headers }, body: new URLSearchParams({ token }).toString() });
+    call(`${f.hubUrl}/login`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Origin: f.hubUrl,
+        ...headers,
+      },
+      body: new URLSearchParams({ token }).toString(),
+    });
 
   test('the page is a plain form: no script, so the token never reaches JavaScript', async () => {
     expect((await call(`${f.hubUrl}/`)).headers.get('location')).toBe('/login');
     const page = await call(`${f.hubUrl}/login`);
-    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect([page.status, page.headers.get('content-type')]).toEqual([
+      200,
+      'text/html; charset=utf-8',
+    ]);
     expect(page.text).toContain('<form method="post" action="/login">');
     expect(page.text).not.toContain('<script');
   });
 
-  test('a wrong token, another site\'s form, or a form without Origin gets no session', async () => {
+  test("a wrong token, another site's form, or a form without Origin gets no session", async () => {
     const wrong = await signIn(newSecret(), {});
-    expect([wrong.status, wrong.headers.get('set-cookie'), wrong.text.includes('not valid')]).toEqual([401, null, true]);
+    expect([
+      wrong.status,
+      wrong.headers.get('set-cookie'),
+      wrong.text.includes('not valid'),
+    ]).toEqual([401, null, true]);
     const foreign = await signIn(ALICE, { Origin: 'http://evil.example' });
-    expect([foreign.status, foreign.json.error.code, foreign.headers.get('set-cookie')]).toEqual([403, 'FORBIDDEN_ORIGIN', null]);
-    const bare = await call(`${f.hubUrl}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `token=${ALICE}` });
+    expect([foreign.status, foreign.json.error.code, foreign.headers.get('set-cookie')]).toEqual([
+      403,
+      'FORBIDDEN_ORIGIN',
+      null,
+    ]);
+    const bare = await call(`${f.hubUrl}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `token=${ALICE}`,
+    });
     expect([bare.status, bare.headers.get('set-cookie')]).toEqual([403, null]);
   });
 
@@ -380,43 +635,82 @@ describe('the console sign-in', () => {
     const ok = await signIn(ALICE, {});
     expect([ok.status, ok.headers.get('location')]).toEqual([303, '/']);
     const cookie = ok.headers.get('set-cookie')!;
-    expect(cookie).toMatch(/^lume_session=s_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=60$/);
+    expect(cookie).toMatch(
+      /^lume_session=s_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=60$/,
+    );
     const session = cookie.split(';')[0]!;
     sessionSecrets.push(session.split('=')[1]!);
     const headers = { Cookie: session, Origin: f.hubUrl, 'Content-Type': 'application/json' };
     expect((await call(`${f.hubUrl}/api/trace`, { headers })).status).toBe(200);
-    const sent = await call(`${f.hubUrl}/message:send`, { method: 'POST', headers: { ...headers, 'A2A-Version': '1.0' }, body: JSON.stringify({ message: msgV1('which sector moved most?') }) });
+    const sent = await call(`${f.hubUrl}/message:send`, {
+      method: 'POST',
+      headers: { ...headers, 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: msgV1('which sector moved most?') }),
+    });
     expect(sent.status).toBe(200);
     // The session is alice: a task made with her token is hers through the session too.
-    const byToken = (await rpc(f.hubUrl, 'SendMessage', { message: msgV1('sectors?') }, as(ALICE))).json.result.task;
-    expect((await call(`${f.hubUrl}/tasks/${byToken.id}`, { headers: { ...headers, 'A2A-Version': '1.0' } })).status).toBe(200);
+    const byToken = (await rpc(f.hubUrl, 'SendMessage', { message: msgV1('sectors?') }, as(ALICE)))
+      .json.result.task;
+    expect(
+      (
+        await call(`${f.hubUrl}/tasks/${byToken.id}`, {
+          headers: { ...headers, 'A2A-Version': '1.0' },
+        })
+      ).status,
+    ).toBe(200);
     clock += 61_000;
     expect((await call(`${f.hubUrl}/api/trace`, { headers })).status).toBe(401);
   });
 
   test('after signing in the browser returns to the page it came from, never to another site', async () => {
-    for (const [next, to] of [['/#/tasks', '/#/tasks'], ['//evil.example/x', '/'], ['https://evil.example', '/'], ['/\\evil.example', '/']] as [string, string][]) {
-      const r = await call(`${f.hubUrl}/login`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: f.hubUrl }, body: new URLSearchParams({ token: ALICE, next }).toString() });
+    for (const [next, to] of [
+      ['/#/tasks', '/#/tasks'],
+      ['//evil.example/x', '/'],
+      ['https://evil.example', '/'],
+      ['/\\evil.example', '/'],
+    ] as [string, string][]) {
+      const r = await call(`${f.hubUrl}/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: f.hubUrl },
+        body: new URLSearchParams({ token: ALICE, next }).toString(),
+      });
       expect([next, r.status, r.headers.get('location')]).toEqual([next, 303, to]);
       sessionSecrets.push(r.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!);
     }
-    expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('/#/ask')}`)).text).toContain('name="next" value="/#/ask"');
-    expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('"><script>')}`)).text).not.toContain('<script');
+    expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('/#/ask')}`)).text).toContain(
+      'name="next" value="/#/ask"',
+    );
+    expect(
+      (await call(`${f.hubUrl}/login?next=${encodeURIComponent('"><script>')}`)).text,
+    ).not.toContain('<script');
   });
 
   test('the table is bounded (the oldest session goes first) and sign-out ends a session', async () => {
     const cookies: string[] = [];
-    for (let i = 0; i < 4; i++) cookies.push((await signIn(ALICE, {})).headers.get('set-cookie')!.split(';')[0]!);
+    for (let i = 0; i < 4; i++)
+      cookies.push((await signIn(ALICE, {})).headers.get('set-cookie')!.split(';')[0]!);
     sessionSecrets.push(...cookies.map((c) => c.split('=')[1]!));
     expect(sessions.size).toBe(3);
-    const statuses = await Promise.all(cookies.map(async (c) => (await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: c } })).status));
+    const statuses = await Promise.all(
+      cookies.map(
+        async (c) => (await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: c } })).status,
+      ),
+    );
     expect(statuses).toEqual([401, 200, 200, 200]);
-    const out = await call(`${f.hubUrl}/logout`, { method: 'POST', headers: { Cookie: cookies[3]!, Origin: f.hubUrl } });
-    expect([out.status, out.headers.get('set-cookie')]).toEqual([303, 'lume_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0']);
-    expect((await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: cookies[3]! } })).status).toBe(401);
+    const out = await call(`${f.hubUrl}/logout`, {
+      method: 'POST',
+      headers: { Cookie: cookies[3]!, Origin: f.hubUrl },
+    });
+    expect([out.status, out.headers.get('set-cookie')]).toEqual([
+      303,
+      'lume_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+    ]);
+    expect((await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: cookies[3]! } })).status).toBe(
+      401,
+    );
   });
 
-  test('with sign-in required, anonymous A2A calls are refused in A2A\'s own shapes', async () => {
+  test("with sign-in required, anonymous A2A calls are refused in A2A's own shapes", async () => {
     const r = await rpc(f.hubUrl, 'SendMessage', { message: msgV1('sectors?') });
     expect([r.status, r.json.error.code]).toEqual([401, -32000]);
     const rest = await call(`${f.hubUrl}/tasks`, { headers: { 'A2A-Version': '1.0' } });
@@ -434,17 +728,24 @@ describe('the console sign-in', () => {
 describe('a node bound beyond loopback', () => {
   test('anonymous callers get only the card and health; the card says every call needs the bearer scheme', async () => {
     const { defaultAnonymous } = await import('../lib/auth/access.ts');
-    expect(['127.0.0.1', 'localhost', '::1', '0.0.0.0', '192.168.1.5', '::'].map(defaultAnonymous)).toEqual(['read', 'read', 'read', 'none', 'none', 'none']);
+    expect(
+      ['127.0.0.1', 'localhost', '::1', '0.0.0.0', '192.168.1.5', '::'].map(defaultAnonymous),
+    ).toEqual(['read', 'read', 'read', 'none', 'none', 'none']);
     // The policy a 0.0.0.0 node gets, served on loopback for the test.
     const ex = await startExecutor({ tokens: { alice: ALICE }, anonymous: 'none' });
     try {
       const url = ex.node.url;
-      expect((await call(`${url}/.well-known/agent-card.json`)).json.securityRequirements).toEqual([{ schemes: { bearer: { list: [] } } }]);
+      expect((await call(`${url}/.well-known/agent-card.json`)).json.securityRequirements).toEqual([
+        { schemes: { bearer: { list: [] } } },
+      ]);
       expect((await call(`${url}/health`)).status).toBe(200);
       const read = await rpc(url, 'SendMessage', skillMessage('resolve.nodes', {}));
       expect([read.status, read.json.error.code]).toEqual([401, -32000]);
       expect((await call(`${url}/tasks`, { headers: { 'A2A-Version': '1.0' } })).status).toBe(401);
-      expect((await rpc(url, 'SendMessage', skillMessage('resolve.nodes', {}), as(ALICE))).json.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(
+        (await rpc(url, 'SendMessage', skillMessage('resolve.nodes', {}), as(ALICE))).json.result
+          .task.status.state,
+      ).toBe('TASK_STATE_COMPLETED');
       seen.push(...ex.node.log.lines);
     } finally {
       await ex.stop();
@@ -455,7 +756,9 @@ describe('a node bound beyond loopback', () => {
   test('anonymous callers may act only on loopback: A2A_OPEN beyond it is refused at start', async () => {
     const { createNode } = await import('../lib/node/create-node.ts');
     const def = (await realNodeDefs(['scanner'], { dataDir: undefined }))[0]!;
-    expect(() => createNode(def, { dataDir: '/nonexistent', host: '0.0.0.0', access: { anonymous: 'all' } })).toThrow('anonymous callers may act only on a loopback address');
+    expect(() =>
+      createNode(def, { dataDir: '/nonexistent', host: '0.0.0.0', access: { anonymous: 'all' } }),
+    ).toThrow('anonymous callers may act only on a loopback address');
   });
 });
 

@@ -42,14 +42,23 @@ test('a new node file plus a fleet entry is enough to join', async () => {
   const port = probe.port!;
   probe.stop(true);
   const fleetFile = join(dataDir, 'fleet.json');
-  writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: [{ name, port, role: 'Read-only snapshot: uptime and load', file: `node/${name}.ts` }],
-  }));
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+      nodes: [{ name, port, role: 'Read-only snapshot: uptime and load', file: `node/${name}.ts` }],
+    }),
+  );
   const fleet = await loadFleet(fleetFile);
   await ensureKeys(dataDir, fleet);
 
-  proc = Bun.spawn(['bun', 'node/main.ts', '--name', name], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  proc = Bun.spawn(['bun', 'node/main.ts', '--name', name], {
+    cwd: root,
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const reader = proc.stdout.getReader();
   let out = '';
   while (!out.includes('listening on')) {
@@ -60,16 +69,29 @@ test('a new node file plus a fleet entry is enough to join', async () => {
 
   const log = memoryLog();
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
-  const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
+  const hub = createHub({
+    fleet,
+    dataDir,
+    log,
+    identity: await loadPeerIdentity(dataDir, 'a2a'),
+    traceDb: new Database(':memory:'),
+    meshStore,
+    fleetTtlMs: 0,
+    tokens: testTokens(),
+  });
   const server = hub.listen(0);
   try {
     const snap = await (await fetch(`${server.url}/api/fleet`)).json();
-    expect(snap.nodes.map((n: any) => [n.name, n.kind, n.online, n.skills.map((s: any) => s.id)])).toEqual([[name, 'a2a', true, ['host.load']]]);
+    expect(
+      snap.nodes.map((n: any) => [n.name, n.kind, n.online, n.skills.map((s: any) => s.id)]),
+    ).toEqual([[name, 'a2a', true, ['host.load']]]);
     const r = await localInvoke(server.url, { target: name, capability: 'host.load' });
     expect(r.json.ok).toBe(true);
     expect(r.json.result.cpus).toBeGreaterThan(0);
     const trace = (await (await fetch(`${server.url}/api/trace?to=${name}`)).json()).records;
-    expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([[name, 'host.load', 'ok']]);
+    expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([
+      [name, 'host.load', 'ok'],
+    ]);
   } finally {
     await server.stop();
     await meshStore.close();
@@ -77,18 +99,40 @@ test('a new node file plus a fleet entry is enough to join', async () => {
 }, 20_000);
 
 /** A shell command of the doc, run as written in `cwd` (bun test's own output goes to stderr). */
-async function sh(command: string, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
-  const p = Bun.spawn(['sh', '-c', command], { cwd, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+async function sh(
+  command: string,
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string }> {
+  const p = Bun.spawn(['sh', '-c', command], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, out: out + err };
 }
 
 test('the walk-through of docs/add-a-node.md works word for word', async () => {
   const copy = join(dataDir, 'project');
-  for (const part of ['lib', 'hub', 'node', 'fixtures', 'package.json', 'tsconfig.json']) cpSync(join(root, part), join(copy, part), { recursive: true });
+  for (const part of ['lib', 'hub', 'node', 'fixtures', 'package.json', 'tsconfig.json'])
+    cpSync(join(root, part), join(copy, part), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
-  const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1]!, text: m[2]! }));
-  const commands = (text: string) => text.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+  const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({
+    lang: m[1]!,
+    text: m[2]!,
+  }));
+  const commands = (text: string) =>
+    text
+      .split('\n')
+      .map((l) => l.replace(/\s+#.*$/, '').trim())
+      .filter(Boolean);
 
   // 0. The scaffold and its test.
   const scaffold = blocks.find((b) => b.lang === 'sh' && b.text.includes('new-node'))!;
@@ -101,10 +145,17 @@ test('the walk-through of docs/add-a-node.md works word for word', async () => {
   // 1. The example over the scaffold, its test pointed at host.load; 2. the fleet entry.
   writeFileSync(join(copy, 'node/host.ts'), example);
   const hostTest = join(copy, 'test/host.test.ts');
-  writeFileSync(hostTest, readFileSync(hostTest, 'utf8').replaceAll('host.greet', 'host.load')
-    .replace("{ who: 'Ada' }", '{}').replace("{ greeting: 'Hello, Ada!' }", '{ source: \'live\' }'));
+  writeFileSync(
+    hostTest,
+    readFileSync(hostTest, 'utf8')
+      .replaceAll('host.greet', 'host.load')
+      .replace("{ who: 'Ada' }", '{}')
+      .replace("{ greeting: 'Hello, Ada!' }", "{ source: 'live' }"),
+  );
   expect((await sh('bun test test/host.test.ts', copy)).code).toBe(0);
-  const entry = JSON.parse(blocks.find((b) => b.lang === 'json' && b.text.includes('"host"'))!.text);
+  const entry = JSON.parse(
+    blocks.find((b) => b.lang === 'json' && b.text.includes('"host"'))!.text,
+  );
   const fleetPath = join(copy, 'fixtures/fleet.json');
   const fleetDoc = JSON.parse(readFileSync(fleetPath, 'utf8'));
   fleetDoc.nodes.push(entry);
@@ -114,7 +165,13 @@ test('the walk-through of docs/add-a-node.md works word for word', async () => {
   const run = blocks.find((b) => b.lang === 'sh' && b.text.includes('bun run node --name host'))!;
   const [start, , ...curls] = commands(run.text.replace(/\\\n\s*/g, ''));
   expect(start).toBe('bun run node --name host');
-  const node = Bun.spawn(['sh', '-c', `exec ${start}`], { cwd: copy, env: { ...process.env, PORT: '0', DATA_DIR: join(dataDir, 'walk') }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const node = Bun.spawn(['sh', '-c', `exec ${start}`], {
+    cwd: copy,
+    env: { ...process.env, PORT: '0', DATA_DIR: join(dataDir, 'walk') },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   try {
     const reader = node.stdout.getReader();
     let out = '';
@@ -124,7 +181,9 @@ test('the walk-through of docs/add-a-node.md works word for word', async () => {
       out += new TextDecoder().decode(value);
     }
     const address = /listening on http:\/\/(\S+)/.exec(out)![1]!;
-    const [card, answer] = await Promise.all(curls.map(async (c) => (await sh(c.replaceAll('localhost:4108', address), copy)).out));
+    const [card, answer] = await Promise.all(
+      curls.map(async (c) => (await sh(c.replaceAll('localhost:4108', address), copy)).out),
+    );
     expect(JSON.parse(card!).skills.map((s: any) => s.id)).toEqual(['host.load']);
     const task = JSON.parse(answer!).result.task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');

@@ -26,21 +26,30 @@ beforeAll(async () => {
 });
 afterAll(() => f.stop());
 
-const askHub = async (url: string, question: string) => (await rpc(url, 'SendMessage', { message: msgV1(question) })).result.task;
+const askHub = async (url: string, question: string) =>
+  (await rpc(url, 'SendMessage', { message: msgV1(question) })).result.task;
 
 describe('keyword planner', () => {
   test('a question answered from two nodes, each fact linked to its trace record', async () => {
-    const t = await askHub(f.hubUrl, 'How are the sectors moving today, and how many customers per industry are in follow-up?');
+    const t = await askHub(
+      f.hubUrl,
+      'How are the sectors moving today, and how many customers per industry are in follow-up?',
+    );
     const answer = t.artifacts[0].parts[0].data;
     expect(answer.answered).toBe(true);
-    expect(answer.facts.map((x: any) => `${x.node}/${x.tool}`).sort()).toEqual(['crm/crm.industries', 'scanner/sector.movement']);
+    expect(answer.facts.map((x: any) => `${x.node}/${x.tool}`).sort()).toEqual([
+      'crm/crm.industries',
+      'scanner/sector.movement',
+    ]);
     const trace = (await (await fetch(`${f.hubUrl}/api/trace?limit=10`)).json()).records;
     for (const fact of answer.facts) {
       const rec = trace.find((r: any) => r.id === fact.traceId);
       expect([rec.to, rec.capability, rec.outcome]).toEqual([fact.node, fact.tool, 'ok']);
     }
     // The catalog itself came from the catalog node, also traced.
-    expect(trace.some((r: any) => r.to === 'resolve' && r.capability === 'resolve.catalog')).toBe(true);
+    expect(trace.some((r: any) => r.to === 'resolve' && r.capability === 'resolve.catalog')).toBe(
+      true,
+    );
     expect(t.status.message.parts[0].text).toContain('[scanner/sector.movement]');
   });
 
@@ -52,12 +61,15 @@ describe('keyword planner', () => {
   });
 });
 
-describe('the hub\'s own capabilities', () => {
+describe("the hub's own capabilities", () => {
   /** Every tool a question is planned over: each node's descriptors as it serves them, and the hub's. */
   async function plannedTools(): Promise<CatalogTool[]> {
-    const read = async (url: string) => (await (await fetch(`${url}/capabilities`)).json()).capabilities;
+    const read = async (url: string) =>
+      (await (await fetch(`${url}/capabilities`)).json()).capabilities;
     const nodes: CatalogTool[] = [];
-    for (const n of f.fleet.nodes) if (f.nodes.has(n.name)) for (const c of await read(n.url)) nodes.push({ ...c, node: n.name });
+    for (const n of f.fleet.nodes)
+      if (f.nodes.has(n.name))
+        for (const c of await read(n.url)) nodes.push({ ...c, node: n.name });
     return withOwnTools(nodes, { name: 'a2a', tools: await read(f.hubUrl) });
   }
 
@@ -87,28 +99,49 @@ describe('the hub\'s own capabilities', () => {
 describe('model planner', () => {
   test('a configured OpenAI-compatible model picks the tools; the card says a model answers only while it does; a failed model is reported', async () => {
     const model = startModelServer((body) => {
-      const tool = body.tools!.find((t) => t.function.description!.startsWith('lan:') && t.function.name.includes('lan_dns'))!;
+      const tool = body.tools!.find(
+        (t) => t.function.description!.startsWith('lan:') && t.function.name.includes('lan_dns'),
+      )!;
       return { calls: [{ name: tool.function.name, args: {} }] };
     });
     const log = memoryLog();
     const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
     const hub = createHub({
-      fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'),
-      traceDb: new Database(':memory:'), meshStore, model: { baseUrl: model.baseUrl, model: 'test-model', apiKey: 'sk-test-secret', timeoutMs: 2000 }, tokens: testTokens(),
+      fleet: f.fleet,
+      dataDir: f.dataDir,
+      log,
+      identity: await loadPeerIdentity(f.dataDir, 'a2a'),
+      traceDb: new Database(':memory:'),
+      meshStore,
+      model: {
+        baseUrl: model.baseUrl,
+        model: 'test-model',
+        apiKey: 'sk-test-secret',
+        timeoutMs: 2000,
+      },
+      tokens: testTokens(),
     });
     const server = hub.listen(0);
-    const agentBacked = async () => readAgentBacked(await (await fetch(`${server.url}/.well-known/agent-card.json`)).json());
+    const agentBacked = async () =>
+      readAgentBacked(await (await fetch(`${server.url}/.well-known/agent-card.json`)).json());
     try {
       expect(await hub.model!.check()).toBe(true);
       expect(await agentBacked()).toBe(true);
       const answer = (await askHub(server.url, 'anything at all')).artifacts[0].parts[0].data;
-      expect([answer.plannedBy, answer.facts.map((x: any) => `${x.node}/${x.tool}`)]).toEqual(['model', ['lan/lan.dns']]);
+      expect([answer.plannedBy, answer.facts.map((x: any) => `${x.node}/${x.tool}`)]).toEqual([
+        'model',
+        ['lan/lan.dns'],
+      ]);
       const asked = model.requests.find((r) => r.body.tools)!;
       expect([asked.auth, asked.body.model]).toEqual(['Bearer sk-test-secret', 'test-model']);
       // The model goes away: the keywords plan, the answer says so, and the card stops saying agent-backed.
       model.down();
-      const fallback = (await askHub(server.url, 'which sectors moved most today')).artifacts[0].parts[0].data;
-      expect([fallback.plannedBy, fallback.planNote]).toEqual(['keywords', 'the model did not plan (MODEL_HTTP: the model endpoint answered HTTP 503); keywords did']);
+      const fallback = (await askHub(server.url, 'which sectors moved most today')).artifacts[0]
+        .parts[0].data;
+      expect([fallback.plannedBy, fallback.planNote]).toEqual([
+        'keywords',
+        'the model did not plan (MODEL_HTTP: the model endpoint answered HTTP 503); keywords did',
+      ]);
       expect(fallback.answered).toBe(true);
       expect(await agentBacked()).toBe(false);
       model.up();

@@ -39,7 +39,9 @@ describe('writeFileAtomic', () => {
 
   test('concurrent replaces leave one whole version, never a mix', async () => {
     const path = join(dir, 'race.json');
-    const bodies = Array.from({ length: 20 }, (_, i) => JSON.stringify({ i, fill: String(i).repeat(10_000) }));
+    const bodies = Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ i, fill: String(i).repeat(10_000) }),
+    );
     await Promise.all(bodies.map((b) => writeFileAtomic(path, b)));
     expect(bodies).toContain(readFileSync(path, 'utf8'));
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);

@@ -20,11 +20,25 @@ afterAll(() => {
 });
 
 /** Runs `bun <ROOT>/<script> …args` from an empty folder (no config file) with only DATA_DIR set. */
-async function run(script: string, args: string[], dataDir: string): Promise<{ code: number; out: string; err: string }> {
+async function run(
+  script: string,
+  args: string[],
+  dataDir: string,
+): Promise<{ code: number; out: string; err: string }> {
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
   for (const k of ['FLEET_FILE', 'MESH_HUB_URL', 'LUME_CONFIG', 'MESH_TOKEN']) delete env[k];
-  const proc = Bun.spawn(['bun', join(ROOT, script), ...args], { cwd: dataDir, env, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const proc = Bun.spawn(['bun', join(ROOT, script), ...args], {
+    cwd: dataDir,
+    env,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, out, err };
 }
 
@@ -38,10 +52,22 @@ test('`bun run mesh` finds the hub in DATA_DIR/fleet.json, as the hub itself wou
   const hub = startHub();
   try {
     const dataDir = dataFolder();
-    writeFileSync(join(dataDir, 'fleet.json'), JSON.stringify({
-      hub: { name: 'a2a', port: hub.port, role: 'hub', file: 'hub/main.ts' },
-      nodes: [{ name: 'far', port: 1, role: 'elsewhere', file: 'node/far.ts', url: 'http://127.0.0.1:1', remote: true }],
-    }));
+    writeFileSync(
+      join(dataDir, 'fleet.json'),
+      JSON.stringify({
+        hub: { name: 'a2a', port: hub.port, role: 'hub', file: 'hub/main.ts' },
+        nodes: [
+          {
+            name: 'far',
+            port: 1,
+            role: 'elsewhere',
+            file: 'node/far.ts',
+            url: 'http://127.0.0.1:1',
+            remote: true,
+          },
+        ],
+      }),
+    );
     const { code, out, err } = await run('hub/cli/mesh.ts', ['hub'], dataDir);
     expect(err).toBe('');
     expect(code).toBe(0);
@@ -54,8 +80,15 @@ test('`bun run mesh` finds the hub in DATA_DIR/fleet.json, as the hub itself wou
 test('a malformed DATA_DIR/fleet.json stops every command with the same one line, exit 2', async () => {
   const dataDir = dataFolder();
   writeFileSync(join(dataDir, 'fleet.json'), JSON.stringify({ hub: { name: 'a2a' }, nodes: [] }));
-  for (const [script, args, command] of [['hub/cli/mesh.ts', ['peers'], 'mesh'], ['hub/cli/keys.ts', ['list'], 'keys']] as const) {
+  for (const [script, args, command] of [
+    ['hub/cli/mesh.ts', ['peers'], 'mesh'],
+    ['hub/cli/keys.ts', ['list'], 'keys'],
+  ] as const) {
     const { code, out, err } = await run(script, [...args], dataDir);
-    expect({ code, out, err }).toEqual({ code: 2, out: '', err: `${command}: fleet: hub.port must be a port number\n` });
+    expect({ code, out, err }).toEqual({
+      code: 2,
+      out: '',
+      err: `${command}: fleet: hub.port must be a port number\n`,
+    });
   }
 });

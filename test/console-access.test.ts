@@ -27,11 +27,19 @@ const PAGES: { id: string; ready: string; open?: (p: Page) => Promise<void> }[] 
   { id: 'ask', ready: '.fact', open: (p) => p.click('button.suggestion') },
   { id: 'customer-ops', ready: 'svg.bars' },
   { id: 'entities', ready: '.coverage .gap-group' },
-  { id: 'negotiation', ready: '.negotiation svg.sequence', open: (p) => p.click('table.past tbody tr a') },
+  {
+    id: 'negotiation',
+    ready: '.negotiation svg.sequence',
+    open: (p) => p.click('table.past tbody tr a'),
+  },
   { id: 'trace', ready: 'svg.waterfall' },
   { id: 'tasks', ready: '.task' },
   { id: 'mesh', ready: 'table.roster tr[data-peer="alice"]' },
-  { id: 'history', ready: 'table.messages tbody tr', open: (p) => p.click('tr[data-project="access"] button.show-history') },
+  {
+    id: 'history',
+    ready: 'table.messages tbody tr',
+    open: (p) => p.click('tr[data-project="access"] button.show-history'),
+  },
 ];
 
 async function show(page: Page, id: string): Promise<void> {
@@ -52,16 +60,42 @@ beforeAll(async () => {
   // load gets one, all of them the principal `console`, so the pages below see these tasks).
   const session = (await fetch(`${f.hubUrl}/`)).headers.get('set-cookie')!.split(';')[0]!;
   const post = (path: string, body: unknown) =>
-    fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { origin: f.hubUrl, cookie: session, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${f.hubUrl}${path}`, {
+      method: 'POST',
+      headers: { origin: f.hubUrl, cookie: session, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } });
   await post('/api/hub', { skill: 'customer.reach', args: {} });
   await fetch(`${f.hubUrl}/message:send`, {
-    method: 'POST', headers: { origin: f.hubUrl, cookie: session, 'content-type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report' } } }] } }),
+    method: 'POST',
+    headers: {
+      origin: f.hubUrl,
+      cookie: session,
+      'content-type': 'application/json',
+      'A2A-Version': '1.0',
+    },
+    body: JSON.stringify({
+      message: {
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report' } } }],
+      },
+    }),
   });
-  await post('/api/projects.create', { name: 'access', displayName: 'A project with a rather long display name to wrap' });
+  await post('/api/projects.create', {
+    name: 'access',
+    displayName: 'A project with a rather long display name to wrap',
+  });
   client = (await join({ url: f.hubUrl }, 'access', 'alice')).c;
-  await client.send(msg('r1', crypto.randomUUID(), { type: 'project' }, `a long line without spaces ${'x'.repeat(120)}`));
+  await client.send(
+    msg(
+      'r1',
+      crypto.randomUUID(),
+      { type: 'project' },
+      `a long line without spaces ${'x'.repeat(120)}`,
+    ),
+  );
   let frame = await client.next();
   while (frame.type !== 'accepted') frame = await client.next();
   browser = await launchBrowser();
@@ -85,7 +119,10 @@ describe('no page scrolls sideways', () => {
       const wide: string[] = [];
       for (const { id } of PAGES) {
         await show(page, id);
-        const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+        const [scroll, client] = await page.evaluate(() => [
+          document.documentElement.scrollWidth,
+          document.documentElement.clientWidth,
+        ]);
         if (scroll > client) wide.push(`${id}: ${scroll} > ${client}`);
       }
       expect(wide).toEqual([]);
@@ -93,8 +130,15 @@ describe('no page scrolls sideways', () => {
         // Tables are stacked rows: no header row on screen, each cell named.
         await show(page, 'fleet');
         // The header row is kept for screen readers in a 1 px clipped box.
-        expect(await page.$eval('table.fleet thead', (t) => t.getBoundingClientRect().height)).toBeLessThanOrEqual(1);
-        expect(await page.$eval('tr[data-node="scanner"] td', (td) => getComputedStyle(td, '::before').content)).toBe('"node"');
+        expect(
+          await page.$eval('table.fleet thead', (t) => t.getBoundingClientRect().height),
+        ).toBeLessThanOrEqual(1);
+        expect(
+          await page.$eval(
+            'tr[data-node="scanner"] td',
+            (td) => getComputedStyle(td, '::before').content,
+          ),
+        ).toBe('"node"');
       }
       await page.close();
     }, 60_000);
@@ -125,18 +169,31 @@ describe('keyboard and labels', () => {
     for (const { id } of PAGES) {
       await show(page, id);
       // Disclosures are opened first, so what they hold counts too.
-      await page.$$eval('main details', (ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
-      const controls: string[] = await page.$$eval('header a[href], header button, main a[href], main button:not([disabled]), main input, main select, main summary, main [tabindex="0"]', (els) =>
-        els.filter((e) => (e as HTMLElement).offsetParent !== null || e instanceof SVGElement).map((e, i) => {
-          e.setAttribute('data-kbd', String(i));
-          return String(i);
-        }));
-      const unlabelled: string[] = await page.$$eval('main input, main select, main button, main [role="button"]', (els) =>
-        els.filter((e) => {
-          const named = e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim());
-          const labelled = (e as HTMLInputElement).labels?.length;
-          return !named && !labelled;
-        }).map((e) => e.outerHTML.slice(0, 80)));
+      await page.$$eval('main details', (ds) =>
+        ds.forEach((d) => ((d as HTMLDetailsElement).open = true)),
+      );
+      const controls: string[] = await page.$$eval(
+        'header a[href], header button, main a[href], main button:not([disabled]), main input, main select, main summary, main [tabindex="0"]',
+        (els) =>
+          els
+            .filter((e) => (e as HTMLElement).offsetParent !== null || e instanceof SVGElement)
+            .map((e, i) => {
+              e.setAttribute('data-kbd', String(i));
+              return String(i);
+            }),
+      );
+      const unlabelled: string[] = await page.$$eval(
+        'main input, main select, main button, main [role="button"]',
+        (els) =>
+          els
+            .filter((e) => {
+              const named =
+                e.getAttribute('aria-label') || (e.tagName === 'BUTTON' && e.textContent?.trim());
+              const labelled = (e as HTMLInputElement).labels?.length;
+              return !named && !labelled;
+            })
+            .map((e) => e.outerHTML.slice(0, 80)),
+      );
       problems.push(...unlabelled.map((u) => `${id}: no label on ${u}`));
 
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -151,14 +208,19 @@ describe('keyboard and labels', () => {
           const hit = e.querySelector(':scope > rect.hit');
           const ring = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
           const marked = hit !== null && getComputedStyle(hit).stroke !== 'none';
-          return { kbd: e.getAttribute('data-kbd'), visible: ring || marked, what: e.outerHTML.slice(0, 60) };
+          return {
+            kbd: e.getAttribute('data-kbd'),
+            visible: ring || marked,
+            what: e.outerHTML.slice(0, 60),
+          };
         });
         if (!seen) continue;
         if (seen.kbd) reached.add(seen.kbd);
         if (!seen.visible) problems.push(`${id}: no visible focus on ${seen.what}`);
       }
       const missed = controls.filter((c) => !reached.has(c));
-      if (missed.length) problems.push(`${id}: ${missed.length} of ${controls.length} controls not reached by Tab`);
+      if (missed.length)
+        problems.push(`${id}: ${missed.length} of ${controls.length} controls not reached by Tab`);
     }
     expect(problems).toEqual([]);
     await page.close();
@@ -170,7 +232,11 @@ describe('keyboard and labels', () => {
     await page.focus('svg.bars g.bar[data-key="semiconductors"]');
     await page.keyboard.press('Enter');
     await page.waitForSelector('svg.bars g.bar.selected[data-key="semiconductors"]');
-    expect(await page.$$eval('table.reach tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-industry')))).toEqual(['semiconductors']);
+    expect(
+      await page.$$eval('table.reach tbody tr', (trs) =>
+        trs.map((tr) => tr.getAttribute('data-industry')),
+      ),
+    ).toEqual(['semiconductors']);
     await page.keyboard.press('Space');
     await page.waitForFunction(() => document.querySelectorAll('table.reach tbody tr').length > 1);
 
@@ -184,13 +250,24 @@ describe('keyboard and labels', () => {
 
 describe('contrast', () => {
   const css = readFileSync(joinPath(import.meta.dir, '..', 'console', 'style.css'), 'utf8');
-  const vars = new Map([...css.matchAll(/--([a-z-]+):\s*(#[0-9a-f]{3,6})\b/gi)].map((m) => [m[1]!, m[2]!]));
+  const vars = new Map(
+    [...css.matchAll(/--([a-z-]+):\s*(#[0-9a-f]{3,6})\b/gi)].map((m) => [m[1]!, m[2]!]),
+  );
   const rgb = (hex: string) => {
-    const h = hex.length === 4 ? hex.slice(1).split('').map((c) => c + c).join('') : hex.slice(1);
+    const h =
+      hex.length === 4
+        ? hex
+            .slice(1)
+            .split('')
+            .map((c) => c + c)
+            .join('')
+        : hex.slice(1);
     return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255);
   };
   const luminance = (hex: string) => {
-    const [r, g, b] = rgb(hex).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4)) as [number, number, number];
+    const [r, g, b] = rgb(hex).map((c) =>
+      c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4,
+    ) as [number, number, number];
     return 0.2126 * r + 0.7152 * g + 0.0722 * b;
   };
   const ratio = (a: string, b: string) => {
@@ -219,11 +296,18 @@ describe('contrast', () => {
       ['warn', ['page', 'card', 'warn-bg', 'empty-row']],
     ];
     const low: string[] = [];
-    for (const [fg, bgs] of text) for (const bg of bgs) {
-      const r = ratio(color(fg), color(bg));
-      if (r < 4.5) low.push(`--${fg} on --${bg}: ${r.toFixed(2)}`);
-    }
-    for (const [fg, bg] of [['focus', 'page'], ['focus', 'card'], ['field-line', 'card'], ['chart-marked', 'card'], ['chart-down', 'card']] as const) {
+    for (const [fg, bgs] of text)
+      for (const bg of bgs) {
+        const r = ratio(color(fg), color(bg));
+        if (r < 4.5) low.push(`--${fg} on --${bg}: ${r.toFixed(2)}`);
+      }
+    for (const [fg, bg] of [
+      ['focus', 'page'],
+      ['focus', 'card'],
+      ['field-line', 'card'],
+      ['chart-marked', 'card'],
+      ['chart-down', 'card'],
+    ] as const) {
       const r = ratio(color(fg), color(bg));
       if (r < 3) low.push(`--${fg} on --${bg}: ${r.toFixed(2)}`);
     }

@@ -49,12 +49,18 @@ describe('Tasks: executor, model and continuing a delegation', () => {
   test('the executor choice lists exactly the nodes whose card lists exec.submit, resolve first', async () => {
     await page.goto(`${f.hubUrl}/#/tasks`);
     await page.waitForSelector('select[name="executor"]:not([disabled])');
-    const offered = await page.$$eval('select[name="executor"] option', (os) => os.map((o) => (o as HTMLOptionElement).value));
+    const offered = await page.$$eval('select[name="executor"] option', (os) =>
+      os.map((o) => (o as HTMLOptionElement).value),
+    );
     const fleet = await (await fetch(`${f.hubUrl}/api/fleet`)).json();
-    const executors = fleet.nodes.filter((n: any) => n.skills.some((s: any) => s.id === 'exec.submit')).map((n: any) => n.name);
+    const executors = fleet.nodes
+      .filter((n: any) => n.skills.some((s: any) => s.id === 'exec.submit'))
+      .map((n: any) => n.name);
     expect(offered.sort()).toEqual(executors.sort());
     expect(offered.sort()).toEqual(['builder', 'resolve']);
-    expect(await page.$eval('select[name="executor"]', (s) => (s as HTMLSelectElement).value)).toBe('resolve');
+    expect(await page.$eval('select[name="executor"]', (s) => (s as HTMLSelectElement).value)).toBe(
+      'resolve',
+    );
     expect(errors).toEqual([]);
   });
 
@@ -63,34 +69,54 @@ describe('Tasks: executor, model and continuing a delegation', () => {
     await page.fill('form.delegate input[name="prompt"]', 'the release');
     await page.fill('form.delegate input[name="model"]', 'tiny-1');
     await page.click('form.delegate button[type="submit"]');
-    const card = await page.waitForSelector('.task[data-state="TASK_STATE_COMPLETED"][data-kind="delegated"]', { timeout: 15_000 });
+    const card = await page.waitForSelector(
+      '.task[data-state="TASK_STATE_COMPLETED"][data-kind="delegated"]',
+      { timeout: 15_000 },
+    );
     expect(await card.$eval('pre.output', (p) => p.textContent)).toBe('built: the release');
     expect(await card.$eval('[data-field="executor"] dd', (d) => d.textContent)).toBe('builder');
     expect(await card.$eval('[data-field="model"] dd', (d) => d.textContent)).toBe('tiny-1');
     // The hub sent the job to builder: its trace has the exec.submit call, and resolve's has none.
-    const sent = (await (await fetch(`${f.hubUrl}/api/trace?capability=exec.submit`)).json()).records;
+    const sent = (await (await fetch(`${f.hubUrl}/api/trace?capability=exec.submit`)).json())
+      .records;
     expect(sent.map((r: any) => r.to)).toEqual(['builder']);
     if (SHOTS) await page.screenshot({ path: '/tmp/console-tasks-delegate.png', fullPage: true });
     expect(errors).toEqual([]);
   }, 20_000);
 
   test('"Follow up" continues the settled delegation on its executor, and the new task says what it continues', async () => {
-    const first = await page.$eval('.task[data-state="TASK_STATE_COMPLETED"]', (c) => c.getAttribute('data-task-id')!);
+    const first = await page.$eval(
+      '.task[data-state="TASK_STATE_COMPLETED"]',
+      (c) => c.getAttribute('data-task-id')!,
+    );
     // A continuation goes where the earlier job ran, even with the choice moved away from it.
     await page.selectOption('select[name="executor"]', 'resolve');
     await page.fill('form.delegate input[name="model"]', '');
     await page.click(`.task[data-task-id="${first}"] button.follow-up`);
-    expect(await page.$eval('select[name="taskId"]', (s) => (s as HTMLSelectElement).value)).toBe(first);
-    expect(await page.$eval('select[name="executor"]', (s) => (s as HTMLSelectElement).value)).toBe('builder');
+    expect(await page.$eval('select[name="taskId"]', (s) => (s as HTMLSelectElement).value)).toBe(
+      first,
+    );
+    expect(await page.$eval('select[name="executor"]', (s) => (s as HTMLSelectElement).value)).toBe(
+      'builder',
+    );
     expect(await page.evaluate(() => document.activeElement?.getAttribute('name'))).toBe('prompt');
     await page.keyboard.type('and the notes');
     await page.keyboard.press('Enter');
-    const next = await page.waitForSelector(`.task[data-state="TASK_STATE_COMPLETED"]:has([data-field="continues"])`, { timeout: 15_000 });
-    expect(await next.$eval('pre.output', (p) => p.textContent)).toBe('built: and the notes after 1 turn(s)');
-    expect(await next.$eval('[data-field="continues"] dd', (d) => d.textContent)).toBe(`${first.slice(0, 8)} (1 earlier turn)`);
+    const next = await page.waitForSelector(
+      `.task[data-state="TASK_STATE_COMPLETED"]:has([data-field="continues"])`,
+      { timeout: 15_000 },
+    );
+    expect(await next.$eval('pre.output', (p) => p.textContent)).toBe(
+      'built: and the notes after 1 turn(s)',
+    );
+    expect(await next.$eval('[data-field="continues"] dd', (d) => d.textContent)).toBe(
+      `${first.slice(0, 8)} (1 earlier turn)`,
+    );
     expect(await next.$eval('[data-field="model"] dd', (d) => d.textContent)).toBe('–');
     // The form is back to a new job.
-    expect(await page.$eval('select[name="taskId"]', (s) => (s as HTMLSelectElement).value)).toBe('');
+    expect(await page.$eval('select[name="taskId"]', (s) => (s as HTMLSelectElement).value)).toBe(
+      '',
+    );
     expect(errors).toEqual([]);
   }, 20_000);
 
@@ -106,8 +132,12 @@ describe('Tasks: executor, model and continuing a delegation', () => {
     const why = await page.waitForSelector('#models-why');
     expect(await why.textContent()).toContain('No model is configured for the hub');
     expect(await box.getAttribute('aria-describedby')).toBe('models-why');
-    expect(await (await fetch(`${f.hubUrl}/api/model`)).json()).toEqual({ configured: false, answering: false });
-    if (SHOTS) await page.screenshot({ path: '/tmp/console-negotiation-no-model.png', fullPage: true });
+    expect(await (await fetch(`${f.hubUrl}/api/model`)).json()).toEqual({
+      configured: false,
+      answering: false,
+    });
+    if (SHOTS)
+      await page.screenshot({ path: '/tmp/console-negotiation-no-model.png', fullPage: true });
     expect(errors).toEqual([]);
   });
 });
@@ -120,15 +150,34 @@ describe('Negotiation with models', () => {
   const script = (b: ChatBody) => {
     const tool = b.tools?.[0]?.function.name;
     const input = JSON.parse(b.messages.find((m) => m.role === 'user')!.content!);
-    if (tool === 'propose') return { calls: [{ name: 'propose', args: { code: input.candidates[0].code, why: 'it leads the candidates' } }] };
-    if (tool === 'decide') return { calls: [{ name: 'decide', args: { decision: 'accept', reason: 'it fits the profile' } }] };
+    if (tool === 'propose')
+      return {
+        calls: [
+          {
+            name: 'propose',
+            args: { code: input.candidates[0].code, why: 'it leads the candidates' },
+          },
+        ],
+      };
+    if (tool === 'decide')
+      return {
+        calls: [{ name: 'decide', args: { decision: 'accept', reason: 'it fits the profile' } }],
+      };
     return { text: 'ok' };
   };
   beforeAll(async () => {
     model = startModelServer(script);
     const endpoint = { baseUrl: model.baseUrl, model: 'negotiator', apiKey: 'sk-console-secret' };
-    const setup = { fixturesDir: FIXTURES, fleetFile: join(FIXTURES, 'fleet.json'), dataDir, model: endpoint };
-    f = await startFleet([await loadNode('node/scanner/index.ts', setup), await loadNode('node/crm/index.ts', setup)], { hub: { model: { ...endpoint, pingMs: 60_000 } } });
+    const setup = {
+      fixturesDir: FIXTURES,
+      fleetFile: join(FIXTURES, 'fleet.json'),
+      dataDir,
+      model: endpoint,
+    };
+    f = await startFleet(
+      [await loadNode('node/scanner/index.ts', setup), await loadNode('node/crm/index.ts', setup)],
+      { hub: { model: { ...endpoint, pingMs: 60_000 } } },
+    );
   });
   afterAll(async () => {
     await f?.stop();
@@ -144,15 +193,25 @@ describe('Negotiation with models', () => {
     await page.check('form.negotiate input[name="model"]');
     await page.fill('form.negotiate input[name="customer"]', 'c-012');
     await page.click('form.negotiate button[type="submit"]');
-    const deal = await page.waitForSelector('.negotiation[data-outcome="deal"]', { timeout: 20_000 });
+    const deal = await page.waitForSelector('.negotiation[data-outcome="deal"]', {
+      timeout: 20_000,
+    });
     expect(await deal.textContent()).toContain('with models');
     const id = await deal.getAttribute('data-id');
     const record = await (await fetch(`${f.hubUrl}/api/negotiations/${id}`)).json();
     expect(record.agents).toBe('model');
-    expect(record.transcript.filter((t: any) => t.round > 0).every((t: any) => t.answer.decidedBy === 'model')).toBe(true);
-    const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+    expect(
+      record.transcript
+        .filter((t: any) => t.round > 0)
+        .every((t: any) => t.answer.decidedBy === 'model'),
+    ).toBe(true);
+    const [scroll, client] = await page.evaluate(() => [
+      document.documentElement.scrollWidth,
+      document.documentElement.clientWidth,
+    ]);
     expect(scroll).toBeLessThanOrEqual(client);
-    if (SHOTS) await page.screenshot({ path: '/tmp/console-negotiation-models.png', fullPage: true });
+    if (SHOTS)
+      await page.screenshot({ path: '/tmp/console-negotiation-models.png', fullPage: true });
     await page.close();
     expect(errors).toEqual([]);
   }, 30_000);

@@ -17,7 +17,10 @@ let f: RunningFleet;
 let browser: Browser;
 
 beforeAll(async () => {
-  f = await startFleet(await realNodeDefs(['scanner']), { tokens: { carol: TOKEN }, hub: { requireLogin: true } });
+  f = await startFleet(await realNodeDefs(['scanner']), {
+    tokens: { carol: TOKEN },
+    hub: { requireLogin: true },
+  });
   browser = await launchBrowser();
 });
 afterAll(async () => {
@@ -42,9 +45,15 @@ test('sign in with a token, use the console, sign out; the session never reaches
   await page.waitForSelector('table.fleet tr[data-node="scanner"]');
   // The cookie is there for the browser to send, and invisible to the page's scripts.
   const cookies = await page.context().cookies();
-  expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([['lume_session', true, 'Strict']]);
+  expect(cookies.map((c) => [c.name, c.httpOnly, c.sameSite])).toEqual([
+    ['lume_session', true, 'Strict'],
+  ]);
   expect(await page.evaluate(() => document.cookie)).toBe('');
-  expect(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }))).toBe('{}{}');
+  expect(
+    await page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    ),
+  ).toBe('{}{}');
 
   await Promise.all([page.waitForURL(`${f.hubUrl}/login`), page.click('form.signout button')]);
   const after = await page.evaluate(async () => (await fetch('/api/trace')).status);

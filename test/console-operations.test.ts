@@ -21,7 +21,10 @@ let browser: Browser;
 let page: Page;
 let client: RawClient | undefined;
 const errors: string[] = [];
-const shot = (name: string) => (process.env.CONSOLE_SCREENSHOTS ? page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true }) : Promise.resolve());
+const shot = (name: string) =>
+  process.env.CONSOLE_SCREENSHOTS
+    ? page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true })
+    : Promise.resolve();
 
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner', 'resolve']));
@@ -45,15 +48,25 @@ describe('Agent Process', () => {
     await page.waitForSelector('[data-live="on"]');
 
     // A failing call while the page is open arrives over the stream, marked failed.
-    const bad = await localInvoke(f.hubUrl, { target: 'scanner', capability: 'scanner.no-such-tool' });
+    const bad = await localInvoke(f.hubUrl, {
+      target: 'scanner',
+      capability: 'scanner.no-such-tool',
+    });
     expect(bad.status).toBe(404);
     const failed = await page.waitForSelector('table.trace tr[data-outcome="failed"]');
     expect(await failed.textContent()).toContain('scanner.no-such-tool');
-    expect(await page.$eval('table.trace tbody tr', (tr) => tr.getAttribute('data-outcome'))).toBe('failed');
+    expect(await page.$eval('table.trace tbody tr', (tr) => tr.getAttribute('data-outcome'))).toBe(
+      'failed',
+    );
 
     // The outcome filter shows only failures.
     await page.selectOption('select[name="outcome"]', 'failed');
-    await page.waitForFunction(() => Array.from(document.querySelectorAll('table.trace tbody tr')).every((tr) => tr.getAttribute('data-outcome') === 'failed') && !!document.querySelector('table.trace tbody tr'));
+    await page.waitForFunction(
+      () =>
+        Array.from(document.querySelectorAll('table.trace tbody tr')).every(
+          (tr) => tr.getAttribute('data-outcome') === 'failed',
+        ) && !!document.querySelector('table.trace tbody tr'),
+    );
     await shot('trace');
 
     // A link to one record (as Ask Agent's facts make) highlights it.
@@ -72,11 +85,19 @@ describe('Tasks', () => {
     await page.goto(`${f.hubUrl}/#/tasks`);
     await page.waitForSelector('form.delegate');
     // The page offers exactly the executor's recipes.
-    const recipes = (await Bun.file(`${FIXTURES}/resolve/recipes.json`).json()).recipes.map((r: { name: string }) => r.name);
-    expect(await page.$$eval('select[name="recipe"] option', (os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean))).toEqual(recipes);
+    const recipes = (await Bun.file(`${FIXTURES}/resolve/recipes.json`).json()).recipes.map(
+      (r: { name: string }) => r.name,
+    );
+    expect(
+      await page.$$eval('select[name="recipe"] option', (os) =>
+        os.map((o) => (o as HTMLOptionElement).value).filter(Boolean),
+      ),
+    ).toEqual(recipes);
     await page.fill('input[name="prompt"]', 'fleet report');
     await page.click('form.delegate button[type="submit"]');
-    const done = await page.waitForSelector('.task[data-state="TASK_STATE_COMPLETED"] pre.output', { timeout: 20_000 });
+    const done = await page.waitForSelector('.task[data-state="TASK_STATE_COMPLETED"] pre.output', {
+      timeout: 20_000,
+    });
     expect(await done.textContent()).toContain('scanner');
     const card = await page.textContent('.task[data-state="TASK_STATE_COMPLETED"]');
     expect(card).toContain('fleet-report');
@@ -129,10 +150,14 @@ describe('Projects & History, Mesh', () => {
 
   test('the Mesh roster of the project lists the connected client, with a topology hidden on narrow layouts', async () => {
     await page.goto(`${f.hubUrl}/#/mesh`);
-    await page.waitForSelector('select[name="project"] option[value="ops-demo"]', { state: 'attached' });
+    await page.waitForSelector('select[name="project"] option[value="ops-demo"]', {
+      state: 'attached',
+    });
     await page.selectOption('select[name="project"]', 'ops-demo');
     await page.waitForSelector('table.roster tr[data-peer="alice"]');
-    expect(await page.isVisible('svg.topology[data-layout="orbit"] g[data-peer="alice"]')).toBe(true);
+    expect(await page.isVisible('svg.topology[data-layout="orbit"] g[data-peer="alice"]')).toBe(
+      true,
+    );
     await shot('mesh');
     await page.setViewportSize({ width: 600, height: 900 });
     expect(await page.isVisible('svg.topology')).toBe(false);

@@ -19,13 +19,23 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 
 let xClient: PeerClient;
-const cap = (id: string, run: (args: Record<string, unknown>) => unknown): Capability => ({
-  id, name: id, description: id, tags: ['test'], keywords: [id], readOnly: true,
-  args: { word: { type: 'string', description: 'a word' } },
-  run: async (args: Record<string, unknown>) => run(args),
-} as unknown as Capability);
+const cap = (id: string, run: (args: Record<string, unknown>) => unknown): Capability =>
+  ({
+    id,
+    name: id,
+    description: id,
+    tags: ['test'],
+    keywords: [id],
+    readOnly: true,
+    args: { word: { type: 'string', description: 'a word' } },
+    run: async (args: Record<string, unknown>) => run(args),
+  }) as unknown as Capability;
 
-const y: NodeDefinition = { name: 'y', description: 'answers', catalog: new Catalog([cap('y.echo', (a) => ({ echo: a.word ?? null }))]) };
+const y: NodeDefinition = {
+  name: 'y',
+  description: 'answers',
+  catalog: new Catalog([cap('y.echo', (a) => ({ echo: a.word ?? null }))]),
+};
 const x: NodeDefinition = {
   name: 'x',
   description: 'asks y through the hub',
@@ -44,7 +54,10 @@ const errors: string[] = [];
 
 beforeAll(async () => {
   f = await startFleet([x, y]);
-  xClient = createPeerClient({ signer: (await loadPeerIdentity(f.dataDir, 'x')).signer, fleet: f.fleet });
+  xClient = createPeerClient({
+    signer: (await loadPeerIdentity(f.dataDir, 'x')).signer,
+    fleet: f.fleet,
+  });
   browser = await launchBrowser();
   page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
 });
@@ -53,16 +66,32 @@ afterAll(async () => {
   await f?.stop();
 });
 
-interface Bar { id: number; span: string; parent: string; depth: number; start: number; duration: number; x: number; width: number }
+interface Bar {
+  id: number;
+  span: string;
+  parent: string;
+  depth: number;
+  start: number;
+  duration: number;
+  x: number;
+  width: number;
+}
 
 async function waterfall(): Promise<{ trace: string; bars: Bar[] }> {
   return {
     trace: (await page.getAttribute('figure.question', 'data-trace')) ?? '',
-    bars: await page.$$eval('svg.waterfall g.call', (gs) => gs.map((g) => ({
-      id: Number(g.getAttribute('data-trace-id')), span: g.getAttribute('data-span')!, parent: g.getAttribute('data-parent')!, depth: Number(g.getAttribute('data-depth')),
-      start: Number(g.getAttribute('data-start')), duration: Number(g.getAttribute('data-duration')),
-      x: Number(g.querySelector('rect.value')!.getAttribute('x')), width: Number(g.querySelector('rect.value')!.getAttribute('width')),
-    }))),
+    bars: await page.$$eval('svg.waterfall g.call', (gs) =>
+      gs.map((g) => ({
+        id: Number(g.getAttribute('data-trace-id')),
+        span: g.getAttribute('data-span')!,
+        parent: g.getAttribute('data-parent')!,
+        depth: Number(g.getAttribute('data-depth')),
+        start: Number(g.getAttribute('data-start')),
+        duration: Number(g.getAttribute('data-duration')),
+        x: Number(g.querySelector('rect.value')!.getAttribute('x')),
+        width: Number(g.querySelector('rect.value')!.getAttribute('width')),
+      })),
+    ),
   };
 }
 
@@ -87,7 +116,11 @@ test('Agent Process: one question is one trace, its calls nested by who called w
   await page.waitForFunction(() => document.querySelectorAll('svg.waterfall g.call').length === 3);
   const chainView = await waterfall();
   expect(chainView.trace).toBe(hubToX.traceId);
-  expect(chainView.bars.map((b) => [b.id, b.depth])).toEqual([[hubToX.id, 0], [xToHub.id, 1], [hubToY.id, 2]]);
+  expect(chainView.bars.map((b) => [b.id, b.depth])).toEqual([
+    [hubToX.id, 0],
+    [xToHub.id, 1],
+    [hubToY.id, 2],
+  ]);
   expect(chainView.bars.map((b) => b.span)).toEqual([hubToX.spanId, xToHub.spanId, hubToY.spanId]);
   for (let i = 1; i < 3; i++) {
     const [parent, child] = [chainView.bars[i - 1]!, chainView.bars[i]!];
@@ -97,7 +130,12 @@ test('Agent Process: one question is one trace, its calls nested by who called w
     expect(child.start + child.duration).toBeLessThan(parent.start + parent.duration + 1);
     expect(child.x).toBeGreaterThanOrEqual(parent.x);
   }
-  expect(await page.$eval(`svg.waterfall g.call[data-trace-id="${xToHub.id}"] text.label`, (t) => t.textContent)).toContain('↳');
+  expect(
+    await page.$eval(
+      `svg.waterfall g.call[data-trace-id="${xToHub.id}"] text.label`,
+      (t) => t.textContent,
+    ),
+  ).toContain('↳');
   if (SHOTS) await page.screenshot({ path: '/tmp/console-trace-nested.png', fullPage: true });
 
   // The direct question, at the same moment, is a waterfall of its one call.

@@ -16,7 +16,8 @@ let browser: Browser;
 let page: Page;
 const errors: string[] = [];
 const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const shot = (name: string) => (SHOTS ? page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true }) : undefined);
+const shot = (name: string) =>
+  SHOTS ? page.screenshot({ path: `/tmp/console-${name}.png`, fullPage: true }) : undefined;
 
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs());
@@ -39,9 +40,13 @@ describe('workbench pages', () => {
   test('Ask Agent: a sector question answers from scanner/sector.movement with a trace link', async () => {
     await page.fill('form.ask input[name="question"]', 'Which sectors moved today?');
     await page.click('form.ask button[type="submit"]');
-    const fact = await page.waitForSelector('.fact[data-node="scanner"][data-tool="sector.movement"]');
+    const fact = await page.waitForSelector(
+      '.fact[data-node="scanner"][data-tool="sector.movement"]',
+    );
     expect(await fact.textContent()).toContain('Robotics & Automation');
-    expect(await fact.$eval('a.trace', (a) => a.getAttribute('href'))).toMatch(/^#\/trace\?id=\d+$/);
+    expect(await fact.$eval('a.trace', (a) => a.getAttribute('href'))).toMatch(
+      /^#\/trace\?id=\d+$/,
+    );
     expect(await page.textContent('.answer')).toContain('planned by keywords');
     expect(await page.textContent('table.tried tbody')).toContain('sector.movement');
     await shot('ask');
@@ -70,12 +75,24 @@ describe('workbench pages', () => {
   test('Entity Alignment: code 688981 resolves matched; coverage lists the gap kinds; a bad query shows its code', async () => {
     await page.goto(`${f.hubUrl}/#/entities`);
     await page.waitForSelector('.coverage .gap-group');
-    const kinds = await page.$$eval('.gap-group', (gs) => gs.map((g) => g.getAttribute('data-kind')));
-    expect(kinds.sort()).toEqual(['ambiguous-name', 'bad-check-digit', 'no-uscc', 'stock-not-on-scanner', 'stock-without-entity']);
+    const kinds = await page.$$eval('.gap-group', (gs) =>
+      gs.map((g) => g.getAttribute('data-kind')),
+    );
+    expect(kinds.sort()).toEqual([
+      'ambiguous-name',
+      'bad-check-digit',
+      'no-uscc',
+      'stock-not-on-scanner',
+      'stock-without-entity',
+    ]);
     expect(await page.textContent('.counts')).toContain('of 31 crm customers aligned');
 
     await page.click('.resolve button[type="submit"]');
-    expect(await (await page.waitForSelector('.resolve .error[data-error="ENTITY_BAD_QUERY"]')).textContent()).toContain('ENTITY_BAD_QUERY');
+    expect(
+      await (
+        await page.waitForSelector('.resolve .error[data-error="ENTITY_BAD_QUERY"]')
+      ).textContent(),
+    ).toContain('ENTITY_BAD_QUERY');
 
     await page.fill('.resolve input[name="code"]', '688981');
     await page.click('.resolve button[type="submit"]');
@@ -112,19 +129,24 @@ describe('workbench pages', () => {
     // The list reloads after each start: wait until it holds both.
     await page.waitForSelector('table.past tr[data-customer="c-012"]');
     await page.waitForSelector('table.past tr[data-customer="c-014"]');
-    const listed = await page.$$eval('table.past tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-customer')).sort());
+    const listed = await page.$$eval('table.past tbody tr', (trs) =>
+      trs.map((tr) => tr.getAttribute('data-customer')).sort(),
+    );
     expect(listed).toEqual(['c-012', 'c-014']);
     await page.click('table.past tr[data-customer="c-012"] a');
     await page.waitForSelector('.negotiation[data-outcome="deal"]');
 
     await page.fill('form.negotiate input[name="customer"]', 'c-999');
     await page.click('form.negotiate button[type="submit"]');
-    expect(await (await page.waitForSelector('main .error[data-error]')).textContent()).toContain('UNKNOWN_CUSTOMER');
+    expect(await (await page.waitForSelector('main .error[data-error]')).textContent()).toContain(
+      'UNKNOWN_CUSTOMER',
+    );
   });
 
   test('no page or console errors beyond the two refusals asked for above', () => {
     // Chromium logs every non-2xx fetch; the hub answers ENTITY_BAD_QUERY and UNKNOWN_CUSTOMER with one each.
-    const refused = (e: string) => /^Failed to load resource: the server responded with a status of \d+/.test(e);
+    const refused = (e: string) =>
+      /^Failed to load resource: the server responded with a status of \d+/.test(e);
     expect(errors.filter((e) => !refused(e))).toEqual([]);
     expect(errors.filter(refused).length).toBe(2);
   });

@@ -31,11 +31,28 @@ describe('serving', () => {
     const index = await fetch(`${f.hubUrl}/`);
     expect(index.headers.get('content-type')).toContain('text/html');
     expect(await index.text()).toContain('"preact/hooks": "/vendor/hooks.mjs"');
-    for (const path of ['/app.js', '/api.js', '/constants.js', '/pages/tasks.js', '/style.css', '/vendor/preact.mjs', '/vendor/hooks.mjs', '/vendor/htm.mjs']) {
+    for (const path of [
+      '/app.js',
+      '/api.js',
+      '/constants.js',
+      '/pages/tasks.js',
+      '/style.css',
+      '/vendor/preact.mjs',
+      '/vendor/hooks.mjs',
+      '/vendor/htm.mjs',
+    ]) {
       const res = await fetch(`${f.hubUrl}${path}`);
       expect([path, res.status]).toEqual([path, 200]);
     }
-    for (const path of ['/types.d.ts', '/jsconfig.json', '/vendor/../package.json', '/node_modules/preact/package.json', '/vendor/elysia.mjs', '/%2e%2e/package.json', '/../README.md']) {
+    for (const path of [
+      '/types.d.ts',
+      '/jsconfig.json',
+      '/vendor/../package.json',
+      '/node_modules/preact/package.json',
+      '/vendor/elysia.mjs',
+      '/%2e%2e/package.json',
+      '/../README.md',
+    ]) {
       const res = await fetch(`${f.hubUrl}${path}`);
       expect([path, res.status]).toEqual([path, 404]);
     }
@@ -47,9 +64,13 @@ describe('in the browser', () => {
     const { defaults } = await fixtureFleet();
     await page.goto(`${f.hubUrl}/#/fleet`);
     await page.waitForSelector(`table.fleet tr[data-node="${defaults.at(-1)}"]`);
-    const rows = await page.$$eval('table.fleet tbody tr', (trs) => trs.map((tr) => [tr.getAttribute('data-node'), tr.className]));
+    const rows = await page.$$eval('table.fleet tbody tr', (trs) =>
+      trs.map((tr) => [tr.getAttribute('data-node'), tr.className]),
+    );
     expect(rows).toEqual(defaults.map((n) => [n, 'online']));
-    expect(await page.textContent('h2')).toContain(`${defaults.length} of ${defaults.length} online`);
+    expect(await page.textContent('h2')).toContain(
+      `${defaults.length} of ${defaults.length} online`,
+    );
     expect(errors).toEqual([]);
   });
 });

@@ -18,7 +18,14 @@ const nested = (depth: number, inner = '1') => '{"a":'.repeat(depth) + inner + '
 /** The attack: a data part nested 40,000 levels deep, about 240 KB. */
 const attack = (method = 'message/send') =>
   `{"jsonrpc":"2.0","id":1,"method":"${method}","params":{"message":{"messageId":"m1","role":"user","kind":"message","parts":[{"kind":"data","data":${nested(40_000)}}]}}}`;
-const hello = { message: { messageId: crypto.randomUUID(), role: 'user', kind: 'message', parts: [{ kind: 'text', text: 'hello' }] } };
+const hello = {
+  message: {
+    messageId: crypto.randomUUID(),
+    role: 'user',
+    kind: 'message',
+    parts: [{ kind: 'text', text: 'hello' }],
+  },
+};
 
 describe('the depth limit', () => {
   test('counts objects and arrays, not brackets inside strings', () => {
@@ -31,7 +38,11 @@ describe('the depth limit', () => {
   });
 
   test('parseJsonBody names why it refused', () => {
-    expect(parseJsonBody(nested(100))).toEqual({ ok: false, code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` });
+    expect(parseJsonBody(nested(100))).toEqual({
+      ok: false,
+      code: 'BODY_TOO_DEEP',
+      message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`,
+    });
     expect(parseJsonBody('{"a":')).toMatchObject({ ok: false, code: 'BAD_JSON' });
     expect(parseJsonBody(nested(10))).toMatchObject({ ok: true });
   });
@@ -49,7 +60,12 @@ describe('a write the task store cannot make', () => {
       rmSync(dir, { recursive: true, force: true });
       writeFileSync(dir, 'not a folder');
       for (let i = 0; i < 3; i++) {
-        const r = await rpc(n.url, 'message/send', { message: { ...hello.message, messageId: crypto.randomUUID() } }, '0.3');
+        const r = await rpc(
+          n.url,
+          'message/send',
+          { message: { ...hello.message, messageId: crypto.randomUUID() } },
+          '0.3',
+        );
         expect(r.error.code).toBe(-32603);
       }
       await new Promise((r) => setImmediate(r));
@@ -64,7 +80,10 @@ describe('a write the task store cannot make', () => {
   });
 });
 
-describe.each([['node', 'node/main.ts', ['--name', 'scanner']], ['hub', 'hub/main.ts', []]] as const)('a real %s process', (_kind, entry, args) => {
+describe.each([
+  ['node', 'node/main.ts', ['--name', 'scanner']],
+  ['hub', 'hub/main.ts', []],
+] as const)('a real %s process', (_kind, entry, args) => {
   let p: ServingProcess;
   beforeAll(async () => {
     p = await startProcess(entry, [...args]);
@@ -75,7 +94,10 @@ describe.each([['node', 'node/main.ts', ['--name', 'scanner']], ['hub', 'hub/mai
     for (let i = 0; i < 4; i++) {
       const v03 = await rawPost(p.url, attack('message/send'));
       expect(v03.status).toBe(200);
-      expect(v03.json.error).toMatchObject({ code: -32600, message: `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels` });
+      expect(v03.json.error).toMatchObject({
+        code: -32600,
+        message: `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`,
+      });
       const v1 = await rawPost(p.url, attack('SendMessage'), { 'A2A-Version': '1.0' });
       expect(v1.json.error.code).toBe(-32600);
     }
@@ -86,16 +108,31 @@ describe.each([['node', 'node/main.ts', ['--name', 'scanner']], ['hub', 'hub/mai
 
   test('refuses it on the HTTP+JSON binding', async () => {
     const body = `{"message":{"messageId":"m1","role":"ROLE_USER","parts":[{"data":${nested(40_000)}}]}}`;
-    const res = await fetch(`${p.url}/message:send`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' }, body });
+    const res = await fetch(`${p.url}/message:send`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body,
+    });
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toMatchObject({ status: 'INVALID_ARGUMENT', message: `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels` });
-    const tasks = await (await fetch(`${p.url}/tasks`, { headers: { 'A2A-Version': '1.0' } })).json();
-    expect(tasks.tasks.every((t: any) => t.history?.[0]?.parts?.[0]?.data === undefined)).toBe(true); // nothing was stored
+    expect((await res.json()).error).toMatchObject({
+      status: 'INVALID_ARGUMENT',
+      message: `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`,
+    });
+    const tasks = await (
+      await fetch(`${p.url}/tasks`, { headers: { 'A2A-Version': '1.0' } })
+    ).json();
+    expect(tasks.tasks.every((t: any) => t.history?.[0]?.parts?.[0]?.data === undefined)).toBe(
+      true,
+    ); // nothing was stored
     expect(p.alive()).toBe(true);
   });
 
   test('refuses it on /peer/invoke (the signature is checked first) and keeps serving', async () => {
-    const res = await fetch(`${p.url}/peer/invoke`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: `{"capability":"x","args":${nested(40_000)}}` });
+    const res = await fetch(`${p.url}/peer/invoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"capability":"x","args":${nested(40_000)}}`,
+    });
     expect(res.status).toBe(401);
     expect(p.alive()).toBe(true);
     expect((await rpc(p.url, 'message/send', hello, '0.3')).result.kind).toBe('task');
@@ -116,10 +153,23 @@ describe('the hub API and the mesh', () => {
       body: `{"target":"scanner","capability":"sector.movement","args":${nested(5_000)}}`,
     });
     expect(api.status).toBe(400);
-    expect((await api.json()).error).toEqual({ code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels` });
-    const mesh = await fetch(`${p.url}/api/projects.create`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: `{"name":"deep","meta":${nested(40_000)}}` });
+    expect((await api.json()).error).toEqual({
+      code: 'BODY_TOO_DEEP',
+      message: `JSON nests deeper than ${MAX_JSON_DEPTH} levels`,
+    });
+    const mesh = await fetch(`${p.url}/api/projects.create`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: `{"name":"deep","meta":${nested(40_000)}}`,
+    });
     expect((await mesh.json()).error.code).toBe('bad-json');
-    const list = await (await fetch(`${p.url}/api/projects.list`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' })).json();
+    const list = await (
+      await fetch(`${p.url}/api/projects.list`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{}',
+      })
+    ).json();
     expect(list.result.projects.map((x: any) => x.name)).not.toContain('deep');
     expect(p.alive()).toBe(true);
   });
@@ -129,7 +179,9 @@ describe('the last-resort guard', () => {
   test('logs an unhandled rejection and an uncaught exception and keeps serving', async () => {
     const dir = tempDir('lume-a2a-guard-');
     const script = join(dir, 'serve.ts');
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       import { installCrashGuard } from ${JSON.stringify(resolve(import.meta.dir, '../lib/crash-guard.ts'))};
       import { consoleLog } from ${JSON.stringify(resolve(import.meta.dir, '../lib/log.ts'))};
       installCrashGuard(consoleLog('guarded'));
@@ -140,18 +192,21 @@ describe('the last-resort guard', () => {
         return new Response(path);
       } });
       console.log('listening on ' + server.url.origin);
-    `);
+    `,
+    );
     const proc = Bun.spawn(['bun', script], { stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
     try {
       const out = proc.stdout.getReader();
       let text = '';
-      while (!/listening on (\S+)/.test(text)) text += new TextDecoder().decode((await out.read()).value);
+      while (!/listening on (\S+)/.test(text))
+        text += new TextDecoder().decode((await out.read()).value);
       const url = /listening on (\S+)/.exec(text)![1]!;
       expect(await (await fetch(`${url}/reject`)).text()).toBe('/reject');
       expect(await (await fetch(`${url}/throw`)).text()).toBe('/throw');
       const err = proc.stderr.getReader();
       let log = '';
-      while ((log.match(/unexpected error; still serving/g) ?? []).length < 2) log += new TextDecoder().decode((await err.read()).value);
+      while ((log.match(/unexpected error; still serving/g) ?? []).length < 2)
+        log += new TextDecoder().decode((await err.read()).value);
       expect(log).toContain('kind="unhandledRejection" error="TypeError"');
       expect(log).toContain('kind="uncaughtException" error="RangeError"');
       expect(log).not.toContain('secret-in-message');

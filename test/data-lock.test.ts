@@ -23,16 +23,26 @@ afterAll(async () => {
 async function second(first: ServingProcess, entry: string, args: string[] = []) {
   const proc = Bun.spawn(['bun', entry, ...args], {
     cwd: ROOT,
-    env: { ...process.env, FLEET_FILE: join(first.dataDir, 'fleet.json'), DATA_DIR: first.dataDir, PORT: '0' },
+    env: {
+      ...process.env,
+      FLEET_FILE: join(first.dataDir, 'fleet.json'),
+      DATA_DIR: first.dataDir,
+      PORT: '0',
+    },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
   });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, out, err };
 }
 
-const lockPid = (folder: string) => Number(readFileSync(join(folder, LOCK_FILE), 'utf8').split('\n')[0]);
+const lockPid = (folder: string) =>
+  Number(readFileSync(join(folder, LOCK_FILE), 'utf8').split('\n')[0]);
 
 test('a second hub on the same data folder, on another port, stops with one line naming the folder and the first pid', async () => {
   const first = await startProcess('hub/main.ts');
@@ -42,7 +52,9 @@ test('a second hub on the same data folder, on another port, stops with one line
   const { code, out, err } = await second(first, 'hub/main.ts');
   expect(code).toBe(EXIT_DATA_LOCKED);
   expect(out).toBe('');
-  expect(err).toBe(`hub: the data folder ${folder} is in use by process ${first.proc.pid} (another copy of hub); stop it, or give this one its own DATA_DIR.\n`);
+  expect(err).toBe(
+    `hub: the data folder ${folder} is in use by process ${first.proc.pid} (another copy of hub); stop it, or give this one its own DATA_DIR.\n`,
+  );
   // The first hub noticed nothing.
   expect(first.alive()).toBe(true);
   expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
@@ -57,10 +69,17 @@ test('a second copy of a node on another port is refused; after kill -9 of the f
   const folder = join(first.dataDir, 'scanner');
   const { code, err } = await second(first, 'node/main.ts', ['--name', 'scanner', '--port', '0']);
   expect(code).toBe(EXIT_DATA_LOCKED);
-  expect(err.trimEnd().split('\n')).toEqual([`scanner: the data folder ${folder} is in use by process ${first.proc.pid} (another copy of scanner); stop it, or give this one its own DATA_DIR.`]);
+  expect(err.trimEnd().split('\n')).toEqual([
+    `scanner: the data folder ${folder} is in use by process ${first.proc.pid} (another copy of scanner); stop it, or give this one its own DATA_DIR.`,
+  ]);
   expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
   // Another node of the same fleet shares the data folder's root but not the node's folder.
-  const crm = await startProcess('node/main.ts', ['--name', 'crm'], {}, { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') });
+  const crm = await startProcess(
+    'node/main.ts',
+    ['--name', 'crm'],
+    {},
+    { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') },
+  );
   started.push(crm);
   expect((await fetch(`${crm.url}/healthz`)).status).toBe(200);
 
@@ -68,7 +87,12 @@ test('a second copy of a node on another port is refused; after kill -9 of the f
   first.proc.kill('SIGKILL');
   await first.proc.exited;
   expect(lockPid(folder)).toBe(first.proc.pid);
-  const again = await startProcess('node/main.ts', ['--name', 'scanner'], { PORT: '0' }, { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') });
+  const again = await startProcess(
+    'node/main.ts',
+    ['--name', 'scanner'],
+    { PORT: '0' },
+    { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') },
+  );
   started.push(again);
   expect(lockPid(folder)).toBe(again.proc.pid);
   expect((await fetch(`${again.url}/healthz`)).status).toBe(200);
@@ -88,7 +112,12 @@ test('a lock naming a pid that no longer runs, or holding garbage, is taken over
   await first.proc.exited;
   for (const stale of [`${gone.pid}\n`, 'not a pid\n', '']) {
     writeFileSync(join(folder, LOCK_FILE), stale);
-    const hub = await startProcess('hub/main.ts', [], { PORT: '0' }, { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') });
+    const hub = await startProcess(
+      'hub/main.ts',
+      [],
+      { PORT: '0' },
+      { dataDir: first.dataDir, fleetFile: join(first.dataDir, 'fleet.json') },
+    );
     started.push(hub);
     expect(lockPid(folder)).toBe(hub.proc.pid);
     hub.proc.kill('SIGTERM');

@@ -20,7 +20,16 @@ afterAll(() => f.stop());
 
 const V1 = { 'A2A-Version': '1.0', ...TEST_AUTH };
 const delegate = async (url: string, prompt: string, recipe?: string) =>
-  (await rpc(url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt, ...(recipe ? { recipe } : {}) } } }] } })).result.task;
+  (
+    await rpc(url, 'SendMessage', {
+      message: {
+        ...msgV1(''),
+        parts: [
+          { data: { skill: 'task.delegate', args: { prompt, ...(recipe ? { recipe } : {}) } } },
+        ],
+      },
+    })
+  ).result.task;
 
 /**
  * Reads the task until its state leaves `working`. Each try is a real GetTask, which is what
@@ -56,19 +65,32 @@ describe('delegation', () => {
     expect(done.artifacts[0].parts[0].text).toContain('scanner');
     // The hub asked; the executor never called back: every status read is in the hub's trace.
     // Filtered by capability: reads in a tight loop can leave more than a page of exec.status rows.
-    const traced = async (capability: string) => (await (await fetch(`${f.hubUrl}/api/trace?to=resolve&capability=${capability}&limit=500`)).json()).records;
+    const traced = async (capability: string) =>
+      (
+        await (
+          await fetch(`${f.hubUrl}/api/trace?to=resolve&capability=${capability}&limit=500`)
+        ).json()
+      ).records;
     expect((await traced('exec.submit')).length).toBeGreaterThan(0);
     expect((await traced('exec.status')).length).toBeGreaterThan(0);
   });
 
   test('canceling the hub task cancels the job and ends its process', async () => {
     const t = await delegate(f.hubUrl, 'run the long demo', 'demo');
-    const status = await localInvoke(f.hubUrl, { target: 'resolve', capability: 'exec.status', args: { job_id: t.metadata.delegation.job_id } });
+    const status = await localInvoke(f.hubUrl, {
+      target: 'resolve',
+      capability: 'exec.status',
+      args: { job_id: t.metadata.delegation.job_id },
+    });
     const pid = status.json.result.job.pid;
     expect(pidAlive(pid)).toBe(true);
     const canceled = (await rpc(f.hubUrl, 'CancelTask', { id: t.id })).result;
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
-    const after = await localInvoke(f.hubUrl, { target: 'resolve', capability: 'exec.status', args: { job_id: t.metadata.delegation.job_id } });
+    const after = await localInvoke(f.hubUrl, {
+      target: 'resolve',
+      capability: 'exec.status',
+      args: { job_id: t.metadata.delegation.job_id },
+    });
     expect(after.json.result.job.state).toBe('canceled');
     expect(pidAlive(pid)).toBe(false);
   });
@@ -83,16 +105,25 @@ describe('delegation', () => {
     const send = await fetch(`${f.hubUrl}/message:send`, {
       method: 'POST',
       headers: { ...V1, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report please' } } }] } }),
+      body: JSON.stringify({
+        message: {
+          ...msgV1(''),
+          parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report please' } } }],
+        },
+      }),
     });
     expect(send.status).toBe(200);
     const t = (await send.json()).task;
     expect(t.status.state).toBe('TASK_STATE_WORKING');
     let state = t.status.state;
     const deadline = performance.now() + 15_000;
-    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline) state = (await (await fetch(`${f.hubUrl}/tasks/${t.id}`, { headers: V1 })).json()).status.state;
+    while (state === 'TASK_STATE_WORKING' && performance.now() < deadline)
+      state = (await (await fetch(`${f.hubUrl}/tasks/${t.id}`, { headers: V1 })).json()).status
+        .state;
     expect(state).toBe('TASK_STATE_COMPLETED');
-    const list = await (await fetch(`${f.hubUrl}/tasks?includeArtifacts=true`, { headers: V1 })).json();
+    const list = await (
+      await fetch(`${f.hubUrl}/tasks?includeArtifacts=true`, { headers: V1 })
+    ).json();
     const listed = list.tasks.find((x: any) => x.id === t.id);
     expect(listed.artifacts[0].name).toBe('job-output');
     // The console's old route is gone: the binding is the hub's one tasks API.
@@ -110,25 +141,50 @@ describe('delegation', () => {
     expect(state).toBe('TASK_STATE_COMPLETED');
   });
 
-  test('a page on another site cannot delegate or cancel, whatever it sends; the hub\'s own pages can', async () => {
-    const before = (await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json()).totalSize;
-    const message = { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report' } } }] } };
+  test("a page on another site cannot delegate or cancel, whatever it sends; the hub's own pages can", async () => {
+    const before = (await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json())
+      .totalSize;
+    const message = {
+      message: {
+        ...msgV1(''),
+        parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report' } } }],
+      },
+    };
     const evil = { Origin: 'http://evil.example' };
     // A cross-site fetch with JSON, a text/plain form posting JSON-RPC to /a2a (which no content type guards).
-    const json = await fetch(`${f.hubUrl}/message:send`, { method: 'POST', headers: { ...evil, ...V1, 'Content-Type': 'application/json' }, body: JSON.stringify(message) });
-    const form = await fetch(`${f.hubUrl}/a2a`, { method: 'POST', headers: { ...evil, 'Content-Type': 'text/plain' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message }) });
+    const json = await fetch(`${f.hubUrl}/message:send`, {
+      method: 'POST',
+      headers: { ...evil, ...V1, 'Content-Type': 'application/json' },
+      body: JSON.stringify(message),
+    });
+    const form = await fetch(`${f.hubUrl}/a2a`, {
+      method: 'POST',
+      headers: { ...evil, 'Content-Type': 'text/plain' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: message }),
+    });
     expect([json.status, form.status]).toEqual([403, 403]);
     expect((await json.json()).error.code).toBe('FORBIDDEN_ORIGIN');
-    expect((await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json()).totalSize).toBe(before);
+    expect(
+      (await (await fetch(`${f.hubUrl}/tasks?pageSize=100`, { headers: V1 })).json()).totalSize,
+    ).toBe(before);
 
     // An empty form post needs no content type check at all: only the origin stops it.
     const demo = await delegate(f.hubUrl, 'run the long demo', 'demo');
     const cancel = `${f.hubUrl}/tasks/${demo.id}:cancel?A2A-Version=1.0`;
-    const refused = await fetch(cancel, { method: 'POST', headers: { ...evil, 'Content-Type': 'application/x-www-form-urlencoded' }, body: '' });
+    const refused = await fetch(cancel, {
+      method: 'POST',
+      headers: { ...evil, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: '',
+    });
     expect(refused.status).toBe(403);
-    expect((await (await fetch(`${f.hubUrl}/tasks/${demo.id}`, { headers: V1 })).json()).status.state).toBe('TASK_STATE_WORKING');
+    expect(
+      (await (await fetch(`${f.hubUrl}/tasks/${demo.id}`, { headers: V1 })).json()).status.state,
+    ).toBe('TASK_STATE_WORKING');
     // The hub's own page, for the task's owner (a console session, or as here the owner's token).
-    const own = await fetch(cancel, { method: 'POST', headers: { Origin: f.hubUrl, ...TEST_AUTH } });
+    const own = await fetch(cancel, {
+      method: 'POST',
+      headers: { Origin: f.hubUrl, ...TEST_AUTH },
+    });
     expect([own.status, (await own.json()).status.state]).toEqual([200, 'TASK_STATE_CANCELED']);
   });
 });
@@ -139,13 +195,22 @@ describe('executor down', () => {
     let jobGroup: number | undefined;
     try {
       const t = await delegate(g.hubUrl, 'run the long demo', 'demo');
-      const status = await localInvoke(g.hubUrl, { target: 'resolve', capability: 'exec.status', args: { job_id: t.metadata.delegation.job_id } });
+      const status = await localInvoke(g.hubUrl, {
+        target: 'resolve',
+        capability: 'exec.status',
+        args: { job_id: t.metadata.delegation.job_id },
+      });
       jobGroup = status.json.result.job.pid;
       await g.kill('resolve');
       const read = (await rpc(g.hubUrl, 'GetTask', { id: t.id })).result;
       expect(read.status.state).toBe('TASK_STATE_WORKING');
-      const last = (await (await fetch(`${g.hubUrl}/api/trace?to=resolve&limit=1`)).json()).records[0];
-      expect([last.capability, last.outcome, last.errorCode]).toEqual(['exec.status', 'failed', 'PEER_UNREACHABLE']);
+      const last = (await (await fetch(`${g.hubUrl}/api/trace?to=resolve&limit=1`)).json())
+        .records[0];
+      expect([last.capability, last.outcome, last.errorCode]).toEqual([
+        'exec.status',
+        'failed',
+        'PEER_UNREACHABLE',
+      ]);
       const refused = await delegate(g.hubUrl, 'fleet report');
       expect(refused.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       expect(refused.status.message.parts[0].text).toContain('PEER_UNREACHABLE');

@@ -26,14 +26,21 @@ async function startExecutorProcess() {
   const p = spawnBun(['test/support/executor-process.ts'], { FLEET_FILE: '-', DATA_DIR: dataDir });
   procs.push(p);
   const url = /listening on (\S+)/.exec(await p.out.until(/listening on /))![1]!;
-  const fleet = parseFleet({ hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts', url }] });
+  const fleet = parseFleet({
+    hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+    nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts', url }],
+  });
   const hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet });
   const call = async (capability: string, args: unknown): Promise<any> => {
     const r = await hub.peerFetch('resolve', capability, args);
     if (!r.ok) throw new Error(`${capability}: ${r.error.code}`);
     return r.result;
   };
-  return { ...p, status: async (id: string) => (await call('exec.status', { job_id: id })).job as Job, call };
+  return {
+    ...p,
+    status: async (id: string) => (await call('exec.status', { job_id: id })).job as Job,
+    call,
+  };
 }
 
 test('kill -9 of the executor mid-job: the next start ends the orphaned group and fails the job', async () => {
@@ -60,13 +67,23 @@ test('kill -9 of the executor mid-job: the next start ends the orphaned group an
 test('a group whose leader has exited: only the processes carrying the job id are ended', async () => {
   // `sh` leads its own group, starts two sleeps (one with the job's id, one without) and exits.
   const jobId = 'job-0123456789abcdef0123456789abcdef';
-  const sh = Bun.spawn(['sh', '-c', 'sleep 600 >/dev/null & echo $!; JOB_ID=someone-else sleep 600 >/dev/null & echo $!'], { detached: true, env: { PATH: process.env.PATH!, JOB_ID: jobId }, stdout: 'pipe' });
-  const [ours, stranger] = (await new Response(sh.stdout).text()).trim().split('\n').map(Number) as [number, number];
+  const sh = Bun.spawn(
+    [
+      'sh',
+      '-c',
+      'sleep 600 >/dev/null & echo $!; JOB_ID=someone-else sleep 600 >/dev/null & echo $!',
+    ],
+    { detached: true, env: { PATH: process.env.PATH!, JOB_ID: jobId }, stdout: 'pipe' },
+  );
+  const [ours, stranger] = (await new Response(sh.stdout).text())
+    .trim()
+    .split('\n')
+    .map(Number) as [number, number];
   await sh.exited;
   expect([running(ours), running(stranger)]).toEqual([true, true]);
   const { endOrphanedJob } = await import('../node/resolve/process-group.ts');
   expect(endOrphanedJob(sh.pid, 12345, jobId)).toEqual([ours]);
-  await waitFor('the job\'s process ends', () => !running(ours));
+  await waitFor("the job's process ends", () => !running(ours));
   expect(running(stranger)).toBe(true);
   process.kill(-sh.pid, 'SIGKILL');
 });

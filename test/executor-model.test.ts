@@ -20,16 +20,21 @@ const server = Bun.serve({
     const body = await req.json();
     seen.push({ auth: req.headers.get('authorization'), body });
     const prompt = String(body.messages?.[0]?.content ?? '');
-    if (new URL(req.url).pathname !== '/v1/chat/completions') return new Response('no', { status: 404 });
+    if (new URL(req.url).pathname !== '/v1/chat/completions')
+      return new Response('no', { status: 404 });
     if (prompt.includes('fail')) return new Response('{"error":"boom"}', { status: 500 });
     // Unanswered until the test lets go (or the caller aborts).
     if (prompt.includes('stall')) await new Promise<void>((r) => (hold = r));
-    return Response.json({ choices: [{ message: { role: 'assistant', content: `answer to: ${prompt}` } }] });
+    return Response.json({
+      choices: [{ message: { role: 'assistant', content: `answer to: ${prompt}` } }],
+    });
   },
 });
 let x: ExecutorNode;
 beforeAll(async () => {
-  x = await startExecutor({ model: { baseUrl: `${server.url}v1/`, apiKey: KEY, model: 'tiny-model' } });
+  x = await startExecutor({
+    model: { baseUrl: `${server.url}v1/`, apiKey: KEY, model: 'tiny-model' },
+  });
 });
 afterAll(async () => {
   hold();
@@ -41,21 +46,35 @@ const done = (j: { state: string }) => j.state !== 'running';
 
 test('exec.submit lists the model recipe; a prompt no keyword matches goes to the model', async () => {
   const caps = await (await fetch(`${x.node.url}/capabilities`)).json();
-  expect(caps.capabilities.find((c: any) => c.id === 'exec.submit').args.recipe.description).toEndWith('demo, slow, hang, flood, broken, echo, printenv, model');
+  expect(
+    caps.capabilities.find((c: any) => c.id === 'exec.submit').args.recipe.description,
+  ).toEndWith('demo, slow, hang, flood, broken, echo, printenv, model');
   const sub = await x.ok('exec.submit', { prompt: 'a haiku about queues' });
   expect(sub.recipe).toBe('model');
   const job = await x.waitFor(sub.job_id, done);
-  expect([job.state, job.pid, job.exitCode, job.output]).toEqual(['succeeded', null, 0, 'answer to: a haiku about queues']);
-  expect(seen.at(-1)).toEqual({ auth: `Bearer ${KEY}`, body: { model: 'tiny-model', messages: [{ role: 'user', content: 'a haiku about queues' }] } });
+  expect([job.state, job.pid, job.exitCode, job.output]).toEqual([
+    'succeeded',
+    null,
+    0,
+    'answer to: a haiku about queues',
+  ]);
+  expect(seen.at(-1)).toEqual({
+    auth: `Bearer ${KEY}`,
+    body: { model: 'tiny-model', messages: [{ role: 'user', content: 'a haiku about queues' }] },
+  });
   // Keyword recipes still win where they match.
   expect((await x.ok('exec.submit', { prompt: 'fleet report' })).recipe).toBe('fleet-report');
 });
 
 test('an endpoint error fails the job with the status; cancel ends an unanswered call', async () => {
-  const failed = await x.waitFor((await x.ok('exec.submit', { prompt: 'please fail', recipe: 'model' })).job_id, done);
+  const failed = await x.waitFor(
+    (await x.ok('exec.submit', { prompt: 'please fail', recipe: 'model' })).job_id,
+    done,
+  );
   expect([failed.state, failed.error]).toEqual(['failed', 'model endpoint answered HTTP 500']);
   const { job_id } = await x.ok('exec.submit', { prompt: 'stall', recipe: 'model' });
-  for (let i = 0; i < 1000 && !seen.some((s) => s.body.messages[0].content === 'stall'); i++) await x.status(job_id);
+  for (let i = 0; i < 1000 && !seen.some((s) => s.body.messages[0].content === 'stall'); i++)
+    await x.status(job_id);
   expect((await x.ok('exec.cancel', { job_id })).job.state).toBe('canceled');
 });
 
@@ -71,12 +90,24 @@ test('a model name and earlier turns reach the model; a malformed context or mod
   const sub = await x.ok('exec.submit', { prompt: 'second', model: 'other-model', context });
   expect(sub.recipe).toBe('model');
   await x.waitFor(sub.job_id, done);
-  expect(seen.at(-1)!.body).toEqual({ model: 'other-model', messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'one' }, { role: 'user', content: 'second' }] });
+  expect(seen.at(-1)!.body).toEqual({
+    model: 'other-model',
+    messages: [
+      { role: 'user', content: 'first' },
+      { role: 'assistant', content: 'one' },
+      { role: 'user', content: 'second' },
+    ],
+  });
   const codes = await Promise.all([
     x.call('exec.submit', { prompt: 'x', context: '{"not":"a list"}' }),
     x.call('exec.submit', { prompt: 'x', context: 'not json' }),
     x.call('exec.submit', { prompt: 'x', model: 'bad model name' }),
     x.call('exec.submit', { prompt: 'fleet report', recipe: 'echo', model: 'm' }),
   ]);
-  expect(codes.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual(['BAD_CONTEXT', 'BAD_CONTEXT', 'BAD_MODEL', 'MODEL_NOT_APPLICABLE']);
+  expect(codes.map((r) => (r.ok ? 'ok' : r.error.code))).toEqual([
+    'BAD_CONTEXT',
+    'BAD_CONTEXT',
+    'BAD_MODEL',
+    'MODEL_NOT_APPLICABLE',
+  ]);
 });

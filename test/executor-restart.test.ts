@@ -19,7 +19,10 @@ afterAll(async () => {
 test('a job running when the executor stops reads failed after the restart, its processes gone', async () => {
   const first = await startExecutor();
   started.push(first);
-  const finished = await first.waitFor((await first.ok('exec.submit', { prompt: 'x', recipe: 'demo' })).job_id, (j) => j.state !== 'running');
+  const finished = await first.waitFor(
+    (await first.ok('exec.submit', { prompt: 'x', recipe: 'demo' })).job_id,
+    (j) => j.state !== 'running',
+  );
   const { job_id } = await first.ok('exec.submit', { prompt: 'x', recipe: 'slow' });
   const mid = await first.waitFor(job_id, (j) => /child \d+/.test(j.output));
   const child = Number(/child (\d+)/.exec(mid.output)![1]);
@@ -28,9 +31,17 @@ test('a job running when the executor stops reads failed after the restart, its 
   const second = await startExecutor({ dataDir: first.dataDir });
   started.push(second);
   const after = await second.status(job_id);
-  expect({ ...after, endedAt: typeof after.endedAt }).toEqual({ ...mid, state: 'failed', error: 'executor restarted', endedAt: 'string', output: '', progress: undefined });
+  expect({ ...after, endedAt: typeof after.endedAt }).toEqual({
+    ...mid,
+    state: 'failed',
+    error: 'executor restarted',
+    endedAt: 'string',
+    output: '',
+    progress: undefined,
+  });
   // The orphaned group was killed by the new executor; each try below is a real status call.
-  for (let i = 0; i < 1000 && (running(mid.pid!) || running(child)); i++) await second.status(job_id);
+  for (let i = 0; i < 1000 && (running(mid.pid!) || running(child)); i++)
+    await second.status(job_id);
   expect([running(mid.pid!), running(child)]).toEqual([false, false]);
   for (let i = 0; i < 1000 && exists(mid.pid!); i++) await second.status(job_id);
   // The first executor saw its child end after the restart; the record keeps the restart's verdict.

@@ -19,16 +19,28 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 test('starts, restarts a killed node, stops everything on SIGTERM', async () => {
   const [hubPort, scannerPort, confPort] = freePorts(3);
   const fleetFile = join(dataDir, 'fleet.json');
-  writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
-    nodes: [
-      { name: 'scanner', port: scannerPort, role: 'scanner', file: 'node/scanner/index.ts' },
-      { name: 'conformance', port: confPort, role: 'tck', file: 'node/conformance.ts' },
-    ],
-  }));
-  const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'inherit' });
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
+      nodes: [
+        { name: 'scanner', port: scannerPort, role: 'scanner', file: 'node/scanner/index.ts' },
+        { name: 'conformance', port: confPort, role: 'tck', file: 'node/conformance.ts' },
+      ],
+    }),
+  );
+  const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], {
+    cwd: root,
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   const out = lineReader(proc.stdout);
-  await Promise.all([out.until(/^a2a up /), out.until(/^scanner up /), out.until(/^conformance up /)]);
+  await Promise.all([
+    out.until(/^a2a up /),
+    out.until(/^scanner up /),
+    out.until(/^conformance up /),
+  ]);
   // The boot self-check came first, one line per check.
   expect(out.lines.slice(0, 4)).toEqual([
     `self-check fleet fleet OK: ${fleetFile}: the hub and 2 node(s) to start`,
@@ -36,10 +48,15 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
     `self-check fleet data OK: ${dataDir} is writable`,
     "self-check fleet keys OK: the hub's key pair and the ring of 3 member(s) are loaded",
   ]);
-  const card = await (await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)).json();
+  const card = await (
+    await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)
+  ).json();
   expect(card.name).toBe('scanner');
   const fleetView = await (await fetch(`http://127.0.0.1:${hubPort}/api/fleet`)).json();
-  expect(fleetView.nodes.map((n: any) => [n.name, n.online])).toEqual([['scanner', true], ['conformance', true]]);
+  expect(fleetView.nodes.map((n: any) => [n.name, n.online])).toEqual([
+    ['scanner', true],
+    ['conformance', true],
+  ]);
 
   const pid = Number(/pid=(\d+)/.exec(await out.until(/^scanner up /))![1]);
   const mark = out.lines.length;
@@ -48,7 +65,10 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
   const back = await out.until(/^scanner up .*restarts=1/, mark);
   expect(Number(/pid=(\d+)/.exec(back)![1])).not.toBe(pid);
 
-  const pids = out.lines.map((l) => /pid=(\d+)/.exec(l)?.[1]).filter(Boolean).map(Number);
+  const pids = out.lines
+    .map((l) => /pid=(\d+)/.exec(l)?.[1])
+    .filter(Boolean)
+    .map(Number);
   proc.kill('SIGTERM');
   expect(await proc.exited).toBe(0);
   const alive = pids.filter((p) => {
@@ -68,18 +88,33 @@ test('a member whose file is missing fails the self-check: one line says what to
   const dir = tempDir('lume-a2a-fleetcli-');
   try {
     const fleetFile = join(dir, 'fleet.json');
-    writeFileSync(fleetFile, JSON.stringify({
-      hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
-      nodes: [{ name: 'ghost', port: ghostPort, role: 'nothing', file: 'node/ghost/index.ts' }],
-    }));
-    const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], { cwd: root, env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dir }, stdout: 'pipe', stderr: 'pipe' });
+    writeFileSync(
+      fleetFile,
+      JSON.stringify({
+        hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
+        nodes: [{ name: 'ghost', port: ghostPort, role: 'nothing', file: 'node/ghost/index.ts' }],
+      }),
+    );
+    const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], {
+      cwd: root,
+      env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dir },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
     expect(await proc.exited).toBe(1);
     const out = await new Response(proc.stdout).text();
-    expect(out).toContain(`self-check fleet files FAIL: not found: ghost (node/ghost/index.ts) -> fix the file paths in ${fleetFile}`);
+    expect(out).toContain(
+      `self-check fleet files FAIL: not found: ghost (node/ghost/index.ts) -> fix the file paths in ${fleetFile}`,
+    );
     expect(out).not.toContain(' starting ');
     expect(await new Response(proc.stderr).text()).toBe('');
     // Nothing listens on the hub's port: no child was started.
-    expect(await fetch(`http://127.0.0.1:${hubPort}/healthz`).then(() => 'answered', () => 'refused')).toBe('refused');
+    expect(
+      await fetch(`http://127.0.0.1:${hubPort}/healthz`).then(
+        () => 'answered',
+        () => 'refused',
+      ),
+    ).toBe('refused');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -14,7 +14,9 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const crm = await Bun.file(`${FIXTURES}/crm/companies.json`).json();
 const scanner = await Bun.file(`${FIXTURES}/scanner/sectors.json`).json();
 const readme = await Bun.file(`${FIXTURES}/README.md`).text();
-const sectorOf = new Map<string, string>(scanner.sectors.flatMap((s: any) => s.stocks.map((st: any) => [st.code, s.id])));
+const sectorOf = new Map<string, string>(
+  scanner.sectors.flatMap((s: any) => s.stocks.map((st: any) => [st.code, s.id])),
+);
 const companies: any[] = crm.companies;
 
 /** The gaps fixtures/README.md documents. */
@@ -29,13 +31,19 @@ const GAPS = {
 
 test('crm industries are exactly scanner sector ids, and every company has one', () => {
   expect(crm.industries.map((i: any) => i.id)).toEqual(scanner.sectors.map((s: any) => s.id));
-  expect(companies.filter((c) => !crm.industries.some((i: any) => i.id === c.industry))).toEqual([]);
+  expect(companies.filter((c) => !crm.industries.some((i: any) => i.id === c.industry))).toEqual(
+    [],
+  );
 });
 
 test('stock codes link crm and scanner in the same sector, except the documented gaps', () => {
   const linked = companies.filter((c) => c.stockCode);
-  expect(linked.filter((c) => !sectorOf.has(c.stockCode)).map((c) => c.stockCode)).toEqual(GAPS.crmOnly);
-  expect(linked.filter((c) => sectorOf.has(c.stockCode) && sectorOf.get(c.stockCode) !== c.industry)).toEqual([]);
+  expect(linked.filter((c) => !sectorOf.has(c.stockCode)).map((c) => c.stockCode)).toEqual(
+    GAPS.crmOnly,
+  );
+  expect(
+    linked.filter((c) => sectorOf.has(c.stockCode) && sectorOf.get(c.stockCode) !== c.industry),
+  ).toEqual([]);
   const known = new Set(linked.map((c) => c.stockCode));
   expect([...sectorOf.keys()].filter((code) => !known.has(code))).toEqual(GAPS.scannerOnly);
   expect(new Set(linked.map((c) => c.stockCode)).size).toBe(linked.length);
@@ -50,14 +58,28 @@ test('every USCC is 18 characters, unique and valid, except the documented bad a
 });
 
 test('names differ once the city and the legal suffix are set aside, except the documented pair', () => {
-  const core = (c: any) => c.name.replace(new RegExp(`^${c.city}\\s+`), '').replace(/\s+(Co\.,\s*Ltd\.|Ltd\.|Corp\.|Inc\.)$/, '').toLowerCase();
+  const core = (c: any) =>
+    c.name
+      .replace(new RegExp(`^${c.city}\\s+`), '')
+      .replace(/\s+(Co\.,\s*Ltd\.|Ltd\.|Corp\.|Inc\.)$/, '')
+      .toLowerCase();
   const byCore = Map.groupBy(companies, core);
-  expect([...byCore.values()].filter((g) => g.length > 1).map((g) => g.map((c: any) => c.id))).toEqual([GAPS.sameName]);
+  expect(
+    [...byCore.values()].filter((g) => g.length > 1).map((g) => g.map((c: any) => c.id)),
+  ).toEqual([GAPS.sameName]);
 });
 
 test('fixtures/README.md documents each gap', () => {
   const bad = companies.find((c) => c.id === GAPS.badUscc[0]);
-  for (const mention of [...GAPS.scannerOnly, ...GAPS.crmOnly, ...GAPS.badUscc, bad.uscc, ...GAPS.noUscc, ...GAPS.sameName]) expect([mention, readme.includes(`\`${mention}\``)]).toEqual([mention, true]);
+  for (const mention of [
+    ...GAPS.scannerOnly,
+    ...GAPS.crmOnly,
+    ...GAPS.badUscc,
+    bad.uscc,
+    ...GAPS.noUscc,
+    ...GAPS.sameName,
+  ])
+    expect([mention, readme.includes(`\`${mention}\``)]).toEqual([mention, true]);
 });
 
 describe('the hub-side join', () => {
@@ -72,11 +94,17 @@ describe('the hub-side join', () => {
     if (!movement.ok) throw new Error(movement.error.message);
     for (const { sector } of (movement.result as any).sectors) {
       const customers = await f.hub.peerFetch('crm', 'crm.industry', { industry: sector });
-      expect([sector, customers.ok && (customers.result as any).customers.length > 0]).toEqual([sector, true]);
+      expect([sector, customers.ok && (customers.result as any).customers.length > 0]).toEqual([
+        sector,
+        true,
+      ]);
     }
     const stock = await f.hub.peerFetch('scanner', 'stock.quote', { code: '600036' });
     const cmb = companies.find((c) => c.stockCode === '600036');
     const company = await f.hub.peerFetch('crm', 'crm.company', { uscc: cmb.uscc });
-    expect([(stock as any).result.stock.sector, (company as any).result.company.industry]).toEqual(['banking', 'banking']);
+    expect([(stock as any).result.stock.sector, (company as any).result.company.industry]).toEqual([
+      'banking',
+      'banking',
+    ]);
   });
 });

@@ -15,7 +15,9 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 
 const dir = tempDir();
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const file = (name: string, text: string) => (writeFileSync(`${dir}/${name}`, text), `${dir}/${name}`);
+const file = (name: string, text: string) => (
+  writeFileSync(`${dir}/${name}`, text), `${dir}/${name}`
+);
 const absent = `${dir}/absent`;
 
 const NET_DEV = `Inter-|   Receive                                                |  Transmit
@@ -35,34 +37,98 @@ options edns0
 `;
 
 const call = async (url: string, skill: string) =>
-  (await rpc(url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill, args: {} } }] } })).result.task.artifacts[0].parts[0].data;
+  (
+    await rpc(url, 'SendMessage', {
+      message: { ...msgV1(''), parts: [{ data: { skill, args: {} } }] },
+    })
+  ).result.task.artifacts[0].parts[0].data;
 
-test('lan answers from the machine\'s files when they are there (over A2A)', async () => {
-  const node = await startNode(lan({ fixturesDir: FIXTURES, procNetDev: file('dev', NET_DEV), procArp: file('arp', ARP), resolvConf: file('resolv', RESOLV) }));
+test("lan answers from the machine's files when they are there (over A2A)", async () => {
+  const node = await startNode(
+    lan({
+      fixturesDir: FIXTURES,
+      procNetDev: file('dev', NET_DEV),
+      procArp: file('arp', ARP),
+      resolvConf: file('resolv', RESOLV),
+    }),
+  );
   try {
     const traffic = await call(node.url, 'lan.traffic');
-    expect([traffic.source, traffic.totals, traffic.interfaces.map((i: any) => i.name)]).toEqual(['live', { rxBytes: 9001200, txBytes: 4001200 }, ['eth0', 'lo']]);
-    expect(traffic.interfaces[0]).toEqual({ name: 'eth0', rxBytes: 9000000, rxPackets: 7000, rxErrors: 1, rxDrops: 2, txBytes: 4000000, txPackets: 5000, txErrors: 0, txDrops: 4 });
+    expect([traffic.source, traffic.totals, traffic.interfaces.map((i: any) => i.name)]).toEqual([
+      'live',
+      { rxBytes: 9001200, txBytes: 4001200 },
+      ['eth0', 'lo'],
+    ]);
+    expect(traffic.interfaces[0]).toEqual({
+      name: 'eth0',
+      rxBytes: 9000000,
+      rxPackets: 7000,
+      rxErrors: 1,
+      rxDrops: 2,
+      txBytes: 4000000,
+      txPackets: 5000,
+      txErrors: 0,
+      txDrops: 4,
+    });
     const hosts = await call(node.url, 'lan.hosts');
-    expect([hosts.source, hosts.online, hosts.hosts]).toEqual(['live', 1, [
-      { ip: '10.0.0.1', mac: 'aa:bb:cc:xx:xx:xx', device: 'eth0', online: true },
-      { ip: '10.0.0.9', mac: '00:00:00:xx:xx:xx', device: 'eth0', online: false },
-    ]]);
+    expect([hosts.source, hosts.online, hosts.hosts]).toEqual([
+      'live',
+      1,
+      [
+        { ip: '10.0.0.1', mac: 'aa:bb:cc:xx:xx:xx', device: 'eth0', online: true },
+        { ip: '10.0.0.9', mac: '00:00:00:xx:xx:xx', device: 'eth0', online: false },
+      ],
+    ]);
     const dns = await call(node.url, 'lan.dns');
-    expect([dns.source, dns.nameservers, dns.search]).toEqual(['live', ['10.0.0.53', '1.1.1.1'], ['corp.example', 'lab.example']]);
-    expect(await call(node.url, 'lan.status')).toEqual({ source: 'live', sources: { interfaces: 'live', hosts: 'live', dns: 'live' }, interfaces: 2, hostsOnline: 1, nameservers: 2 });
+    expect([dns.source, dns.nameservers, dns.search]).toEqual([
+      'live',
+      ['10.0.0.53', '1.1.1.1'],
+      ['corp.example', 'lab.example'],
+    ]);
+    expect(await call(node.url, 'lan.status')).toEqual({
+      source: 'live',
+      sources: { interfaces: 'live', hosts: 'live', dns: 'live' },
+      interfaces: 2,
+      hostsOnline: 1,
+      nameservers: 2,
+    });
   } finally {
     await node.dispose();
   }
 });
 
 test('lan falls back to its fixture for a missing file or a foreign format, and says so per part', async () => {
-  const def = lan({ fixturesDir: FIXTURES, procNetDev: file('dev-ok', NET_DEV), procArp: absent, resolvConf: dir /* a folder, not a file */ });
+  const def = lan({
+    fixturesDir: FIXTURES,
+    procNetDev: file('dev-ok', NET_DEV),
+    procArp: absent,
+    resolvConf: dir /* a folder, not a file */,
+  });
   const status = await def.catalog.invoke('lan.status', {});
-  expect(status).toEqual({ ok: true, result: { source: 'mixed', sources: { interfaces: 'live', hosts: 'fixture', dns: 'fixture' }, interfaces: 2, hostsOnline: 6, nameservers: 2 }, summary: expect.any(String) });
-  const foreign = lan({ fixturesDir: FIXTURES, procNetDev: file('not-dev', 'hello\nworld\n'), procArp: file('not-arp', 'nothing here') });
-  expect(await foreign.catalog.invoke('lan.traffic', {})).toMatchObject({ ok: true, result: { source: 'fixture', asOf: '2026-11-27T09:30:00+08:00' } });
-  expect(await foreign.catalog.invoke('lan.hosts', {})).toMatchObject({ ok: true, result: { source: 'fixture', online: 6 } });
+  expect(status).toEqual({
+    ok: true,
+    result: {
+      source: 'mixed',
+      sources: { interfaces: 'live', hosts: 'fixture', dns: 'fixture' },
+      interfaces: 2,
+      hostsOnline: 6,
+      nameservers: 2,
+    },
+    summary: expect.any(String),
+  });
+  const foreign = lan({
+    fixturesDir: FIXTURES,
+    procNetDev: file('not-dev', 'hello\nworld\n'),
+    procArp: file('not-arp', 'nothing here'),
+  });
+  expect(await foreign.catalog.invoke('lan.traffic', {})).toMatchObject({
+    ok: true,
+    result: { source: 'fixture', asOf: '2026-11-27T09:30:00+08:00' },
+  });
+  expect(await foreign.catalog.invoke('lan.hosts', {})).toMatchObject({
+    ok: true,
+    result: { source: 'fixture', online: 6 },
+  });
 });
 
 test('lan reads this machine by default where /proc and /etc/resolv.conf exist', async () => {
@@ -79,7 +145,14 @@ test('cicdkit reads the git history of the checkout it runs in', async () => {
   if (!existsSync(`${ROOT}/.git`)) return expect(commits.source).toBe('fixture');
   expect(commits.source).toBe('live');
   expect(commits.commits.length).toBeGreaterThan(0);
-  expect(commits.commits.every((c: any) => /^[0-9a-f]{7,}$/.test(c.hash) && !Number.isNaN(Date.parse(c.date)) && !c.author.includes('@'))).toBe(true);
+  expect(
+    commits.commits.every(
+      (c: any) =>
+        /^[0-9a-f]{7,}$/.test(c.hash) &&
+        !Number.isNaN(Date.parse(c.date)) &&
+        !c.author.includes('@'),
+    ),
+  ).toBe(true);
   // The checkout may gain commits meanwhile: the head read must be among the newest ones now.
   const proc = Bun.spawnSync({ cmd: ['git', 'log', '-n', '50', '--format=%h'], cwd: ROOT });
   expect(proc.stdout.toString().split('\n')).toContain(commits.head);
@@ -90,9 +163,21 @@ test('cicdkit reads the git history of the checkout it runs in', async () => {
 test('cicdkit falls back to its fixture when the folder is missing, is no checkout, or git cannot run', async () => {
   const notRepo = `${dir}/plain`;
   mkdirSync(notRepo, { recursive: true });
-  for (const opts of [{ repoDir: absent }, { repoDir: notRepo }, { repoDir: ROOT, git: `${dir}/no-such-git` }]) {
-    const r = (await cicdkit({ fixturesDir: FIXTURES, ...opts }).catalog.invoke('cicd.commits', {})) as any;
-    expect([opts, r.ok, r.result.source, r.result.head]).toEqual([opts, true, 'fixture', '9f3c2a1']);
+  for (const opts of [
+    { repoDir: absent },
+    { repoDir: notRepo },
+    { repoDir: ROOT, git: `${dir}/no-such-git` },
+  ]) {
+    const r = (await cicdkit({ fixturesDir: FIXTURES, ...opts }).catalog.invoke(
+      'cicd.commits',
+      {},
+    )) as any;
+    expect([opts, r.ok, r.result.source, r.result.head]).toEqual([
+      opts,
+      true,
+      'fixture',
+      '9f3c2a1',
+    ]);
   }
 });
 
@@ -105,5 +190,8 @@ test('git log output: malformed records are skipped and subjects are capped', ()
     rec('0123abc', '2026-11-26T08:00:00+08:00', 'Di'),
     `\n${rec('fedcba9', '2026-11-25T08:00:00+08:00', 'Ed', 's'.repeat(500))}`,
   ].join('');
-  expect(parseGitLog(text).map((c) => [c.hash, c.author, c.subject.length])).toEqual([['abc1234', 'Ann', 6], ['fedcba9', 'Ed', 200]]);
+  expect(parseGitLog(text).map((c) => [c.hash, c.author, c.subject.length])).toEqual([
+    ['abc1234', 'Ann', 6],
+    ['fedcba9', 'Ed', 200],
+  ]);
 });

@@ -31,10 +31,14 @@ test('the default nodes of the fleet file, each from its own node file', () => {
 test('fleet verify passes on every node', async () => {
   const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
   const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl, token: TEST_TOKEN });
-  const failing = rows.flatMap((r) => CHECKS.filter((c) => !r.results[c].ok).map((c) => `${r.node} ${c}: ${r.results[c].detail}`));
+  const failing = rows.flatMap((r) =>
+    CHECKS.filter((c) => !r.results[c].ok).map((c) => `${r.node} ${c}: ${r.results[c].detail}`),
+  );
   expect(failing).toEqual([]);
   // A node is checked as what its file declares: a full A2A peer, or a peer-channel-only app.
-  expect(rows.map((r) => [r.node, r.kind])).toEqual(defs.map((d) => [d.name, d.a2a === false ? 'peer' : 'a2a']));
+  expect(rows.map((r) => [r.node, r.kind])).toEqual(
+    defs.map((d) => [d.name, d.a2a === false ? 'peer' : 'a2a']),
+  );
   expect(verifyTable(rows)).not.toContain('FAIL');
 });
 

@@ -7,13 +7,25 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { tempDir } from './support/node.ts';
-import { freePorts, running, spawnBun, waitFor, writeFleetFile, type Proc } from './support/processes.ts';
+import {
+  freePorts,
+  running,
+  spawnBun,
+  waitFor,
+  writeFleetFile,
+  type Proc,
+} from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const dataDir = tempDir('lume-a2a-supervise-');
 const [hubPort, scannerPort] = freePorts(2) as [number, number];
-const env = { FLEET_FILE: writeFleetFile(dataDir, hubPort, [{ name: 'scanner', port: scannerPort, file: 'node/scanner/index.ts' }]), DATA_DIR: dataDir };
+const env = {
+  FLEET_FILE: writeFleetFile(dataDir, hubPort, [
+    { name: 'scanner', port: scannerPort, file: 'node/scanner/index.ts' },
+  ]),
+  DATA_DIR: dataDir,
+};
 let fleet: Proc;
 const pidOf = (line: string) => Number(/pid=(\d+)/.exec(line)![1]);
 
@@ -36,7 +48,10 @@ test('a hung node is seen unresponsive, killed and restarted', async () => {
   expect(pidOf(back)).not.toBe(hung);
   expect(running(hung)).toBe(false);
   // The new process answers on the node's port.
-  expect((await (await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)).json()).name).toBe('scanner');
+  expect(
+    (await (await fetch(`http://127.0.0.1:${scannerPort}/.well-known/agent-card.json`)).json())
+      .name,
+  ).toBe('scanner');
 }, 30_000);
 
 test('a second fleet and a second hub stop at once with one line naming the port; nothing reports up', async () => {

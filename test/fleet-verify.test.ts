@@ -18,16 +18,53 @@ beforeAll(async () => {
   f = await startFleet([
     scanner({ fixturesDir: FIXTURES }),
     {
-      name: 'meter', description: 'peer-only', a2a: false,
-      catalog: new Catalog([{ id: 'meter.read', name: 'Read', description: 'reading', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({ watts: 12 }) }]),
+      name: 'meter',
+      description: 'peer-only',
+      a2a: false,
+      catalog: new Catalog([
+        {
+          id: 'meter.read',
+          name: 'Read',
+          description: 'reading',
+          tags: ['t'],
+          keywords: [],
+          readOnly: true,
+          args: {},
+          run: () => ({ watts: 12 }),
+        },
+      ]),
     },
     {
-      name: 'hollow', description: 'answers nothing',
-      catalog: new Catalog([{ id: 'hollow.read', name: 'Read', description: 'nothing', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({}) }]),
+      name: 'hollow',
+      description: 'answers nothing',
+      catalog: new Catalog([
+        {
+          id: 'hollow.read',
+          name: 'Read',
+          description: 'nothing',
+          tags: ['t'],
+          keywords: [],
+          readOnly: true,
+          args: {},
+          run: () => ({}),
+        },
+      ]),
     },
     {
-      name: 'gone', description: 'stopped before the check',
-      catalog: new Catalog([{ id: 'gone.read', name: 'Read', description: 'x', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => ({ x: 1 }) }]),
+      name: 'gone',
+      description: 'stopped before the check',
+      catalog: new Catalog([
+        {
+          id: 'gone.read',
+          name: 'Read',
+          description: 'x',
+          tags: ['t'],
+          keywords: [],
+          readOnly: true,
+          args: {},
+          run: () => ({ x: 1 }),
+        },
+      ]),
     },
   ]);
   await f.kill('gone');
@@ -37,7 +74,9 @@ afterAll(() => f.stop());
 test('every check per node, as fleet verify runs them', async () => {
   const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
   const rows = await verifyFleet({ fleet: f.fleet, signer, hubUrl: f.hubUrl, token: TEST_TOKEN });
-  const failing = Object.fromEntries(rows.map((r) => [r.node, CHECKS.filter((c) => !r.results[c].ok)]));
+  const failing = Object.fromEntries(
+    rows.map((r) => [r.node, CHECKS.filter((c) => !r.results[c].ok)]),
+  );
   expect(failing).toEqual({
     scanner: [],
     meter: [],
@@ -45,7 +84,9 @@ test('every check per node, as fleet verify runs them', async () => {
     gone: ['online', 'ready', 'card', 'signed', 'refusals', 'snapshots', 'catalogOnly', 'viaHub'],
   });
   const scan = rows[0]!.results;
-  expect(scan.refusals.detail).toBe('tampered → PEER_BAD_SIGNATURE, derived → PEER_DOWNGRADE, shared → PEER_DOWNGRADE');
+  expect(scan.refusals.detail).toBe(
+    'tampered → PEER_BAD_SIGNATURE, derived → PEER_DOWNGRADE, shared → PEER_DOWNGRADE',
+  );
   expect(scan.viaHub.detail).toMatch(/equal$/);
   expect(verifyTable(rows)).toContain('hollow snapshots: no real fields: hollow.read');
 });

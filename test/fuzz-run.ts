@@ -12,11 +12,28 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadFleet } from '../lib/fleet/invoke.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import { a2aTarget, fuzzMeshSocket, fuzzTarget, hubApiTarget, meshHttpTarget, peerTarget, restTarget, type Finding, type FuzzReport, type Target } from './support/fuzz.ts';
+import {
+  a2aTarget,
+  fuzzMeshSocket,
+  fuzzTarget,
+  hubApiTarget,
+  meshHttpTarget,
+  peerTarget,
+  restTarget,
+  type Finding,
+  type FuzzReport,
+  type Target,
+} from './support/fuzz.ts';
 import { TEST_AUTH, tempDir } from './support/node.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
 
-const { values } = parseArgs({ options: { count: { type: 'string' }, seed: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+const { values } = parseArgs({
+  options: {
+    count: { type: 'string' },
+    seed: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
 if (values.help) {
   console.log('Usage: bun run fuzz [--count N (per surface, default 10000)] [--seed S]');
   process.exit(0);
@@ -39,13 +56,16 @@ function freePort(): number {
 const dataDir = tempDir('lume-a2a-fuzz-');
 const fleetFile = join(dataDir, 'fleet.json');
 const ports = { hub: freePort(), scanner: freePort(), crm: freePort() };
-writeFileSync(fleetFile, JSON.stringify({
-  hub: { name: 'a2a', port: ports.hub, role: 'hub', file: 'hub/main.ts' },
-  nodes: [
-    { name: 'scanner', port: ports.scanner, role: 'sectors', file: 'node/scanner/index.ts' },
-    { name: 'crm', port: ports.crm, role: 'customers', file: 'node/crm/index.ts' },
-  ],
-}));
+writeFileSync(
+  fleetFile,
+  JSON.stringify({
+    hub: { name: 'a2a', port: ports.hub, role: 'hub', file: 'hub/main.ts' },
+    nodes: [
+      { name: 'scanner', port: ports.scanner, role: 'sectors', file: 'node/scanner/index.ts' },
+      { name: 'crm', port: ports.crm, role: 'customers', file: 'node/crm/index.ts' },
+    ],
+  }),
+);
 await ensureKeys(dataDir, await loadFleet(fleetFile));
 const shared = { dataDir, fleetFile };
 const procs: Record<string, ServingProcess> = {
@@ -55,10 +75,20 @@ const procs: Record<string, ServingProcess> = {
 };
 const hubSigner = (await loadPeerIdentity(dataDir, 'a2a')).signer;
 const crmSigner = (await loadPeerIdentity(dataDir, 'crm')).signer;
-console.log(`fuzzing with seed ${seed}, ${count} requests per surface; hub ${procs.hub!.url}, scanner ${procs.scanner!.url}, crm ${procs.crm!.url}`);
+console.log(
+  `fuzzing with seed ${seed}, ${count} requests per surface; hub ${procs.hub!.url}, scanner ${procs.scanner!.url}, crm ${procs.crm!.url}`,
+);
 
-const scannerSkills = [{ skill: 'sector.movement', args: { sector: 'semiconductors' } }, { skill: 'stock.quote', args: { code: '600519' } }, { skill: 'scanner.status', args: {} }];
-const hubSkills = [{ skill: 'node.capabilities', args: {} }, { skill: 'entity.resolve', args: { query: 'Acme' } }, { skill: 'negotiation.list', args: {} }];
+const scannerSkills = [
+  { skill: 'sector.movement', args: { sector: 'semiconductors' } },
+  { skill: 'stock.quote', args: { code: '600519' } },
+  { skill: 'scanner.status', args: {} },
+];
+const hubSkills = [
+  { skill: 'node.capabilities', args: {} },
+  { skill: 'entity.resolve', args: { query: 'Acme' } },
+  { skill: 'negotiation.list', args: {} },
+];
 const runs: [Target, string][] = [
   [a2aTarget('scanner /a2a', scannerSkills), procs.scanner!.url],
   [restTarget('scanner REST', scannerSkills), procs.scanner!.url],
@@ -79,8 +109,20 @@ function checkProcesses(after: string): void {
     const log = p.log();
     const fresh = log.slice(seenLog[name]);
     seenLog[name] = log.length;
-    for (const line of fresh.split('\n').filter((l) => / error /.test(l))) findings.push({ target: after, kind: 'log', what: `${name} logged an error`, sample: line.slice(0, 300) });
-    if (!p.alive()) findings.push({ target: after, kind: 'exit', what: `${name} exited`, sample: fresh.slice(-600) });
+    for (const line of fresh.split('\n').filter((l) => / error /.test(l)))
+      findings.push({
+        target: after,
+        kind: 'log',
+        what: `${name} logged an error`,
+        sample: line.slice(0, 300),
+      });
+    if (!p.alive())
+      findings.push({
+        target: after,
+        kind: 'exit',
+        what: `${name} exited`,
+        sample: fresh.slice(-600),
+      });
   }
 }
 
@@ -91,35 +133,79 @@ for (const [target, base] of runs) {
   rows.push([target.name, report]);
   findings.push(...report.findings);
   checkProcesses(target.name);
-  console.log(`${target.name.padEnd(14)} ${String(report.sent).padStart(7)} sent in ${((performance.now() - started) / 1000).toFixed(1)} s, findings ${report.findings.length}, statuses ${JSON.stringify(report.statuses)}`);
+  console.log(
+    `${target.name.padEnd(14)} ${String(report.sent).padStart(7)} sent in ${((performance.now() - started) / 1000).toFixed(1)} s, findings ${report.findings.length}, statuses ${JSON.stringify(report.statuses)}`,
+  );
   if (Object.values(procs).some((p) => !p.alive())) break;
 }
 
 if (Object.values(procs).every((p) => p.alive())) {
-  await fetch(`${procs.hub!.url}/api/projects.create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
-  const report = await fuzzMeshSocket(procs.hub!.url, 'fuzz', count, seed + 100, Math.min(count, 500));
+  await fetch(`${procs.hub!.url}/api/projects.create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name":"fuzz"}',
+  });
+  const report = await fuzzMeshSocket(
+    procs.hub!.url,
+    'fuzz',
+    count,
+    seed + 100,
+    Math.min(count, 500),
+  );
   rows.push(['mesh socket', report]);
   findings.push(...report.findings);
   checkProcesses('mesh socket');
-  console.log(`${'mesh socket'.padEnd(14)} ${String(report.sent).padStart(7)} frames, findings ${report.findings.length}, answers ${JSON.stringify(report.statuses)}`);
+  console.log(
+    `${'mesh socket'.padEnd(14)} ${String(report.sent).padStart(7)} frames, findings ${report.findings.length}, answers ${JSON.stringify(report.statuses)}`,
+  );
 
   // Valid requests, answered correctly afterwards.
-  const sent = await (await fetch(`${procs.scanner!.url}/a2a`, {
-    method: 'POST', headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: 'scanner.status', args: {} } }] } } }),
-  })).json() as { result?: { task?: { status?: { state?: string } } } };
-  if (sent.result?.task?.status?.state !== 'TASK_STATE_COMPLETED') findings.push({ target: 'after', kind: 'valid', what: 'scanner did not complete a valid task', sample: JSON.stringify(sent).slice(0, 300) });
-  const invoked = await (await fetch(`${procs.hub!.url}/api/local-invoke`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: procs.hub!.url, ...TEST_AUTH },
-    body: JSON.stringify({ target: 'crm', capability: 'crm.industries', args: {} }),
-  })).json() as { ok?: boolean };
-  if (invoked.ok !== true) findings.push({ target: 'after', kind: 'valid', what: 'the hub did not relay a valid fleet call', sample: JSON.stringify(invoked).slice(0, 300) });
+  const sent = (await (
+    await fetch(`${procs.scanner!.url}/a2a`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: {
+          message: {
+            messageId: crypto.randomUUID(),
+            role: 'ROLE_USER',
+            parts: [{ data: { skill: 'scanner.status', args: {} } }],
+          },
+        },
+      }),
+    })
+  ).json()) as { result?: { task?: { status?: { state?: string } } } };
+  if (sent.result?.task?.status?.state !== 'TASK_STATE_COMPLETED')
+    findings.push({
+      target: 'after',
+      kind: 'valid',
+      what: 'scanner did not complete a valid task',
+      sample: JSON.stringify(sent).slice(0, 300),
+    });
+  const invoked = (await (
+    await fetch(`${procs.hub!.url}/api/local-invoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: procs.hub!.url, ...TEST_AUTH },
+      body: JSON.stringify({ target: 'crm', capability: 'crm.industries', args: {} }),
+    })
+  ).json()) as { ok?: boolean };
+  if (invoked.ok !== true)
+    findings.push({
+      target: 'after',
+      kind: 'valid',
+      what: 'the hub did not relay a valid fleet call',
+      sample: JSON.stringify(invoked).slice(0, 300),
+    });
   checkProcesses('after');
 }
 
 const total = rows.reduce((n, [, r]) => n + r.sent, 0);
 console.log(`\n${total} hostile requests and frames, ${findings.length} finding(s).`);
-for (const f of findings.slice(0, 50)) console.log(`- [${f.target}] ${f.kind}: ${f.what}\n    ${f.sample}`);
+for (const f of findings.slice(0, 50))
+  console.log(`- [${f.target}] ${f.kind}: ${f.what}\n    ${f.sample}`);
 if (findings.length > 50) console.log(`… and ${findings.length - 50} more`);
 if (findings.length) {
   const file = join(process.cwd(), `fuzz-findings-${seed}.json`);

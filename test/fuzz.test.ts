@@ -11,7 +11,16 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Server } from 'bun';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { PeerSigner } from '../lib/peer/signature.ts';
-import { a2aTarget, fuzzMeshSocket, fuzzTarget, hubApiTarget, meshHttpTarget, peerTarget, restTarget, type Finding } from './support/fuzz.ts';
+import {
+  a2aTarget,
+  fuzzMeshSocket,
+  fuzzTarget,
+  hubApiTarget,
+  meshHttpTarget,
+  peerTarget,
+  restTarget,
+  type Finding,
+} from './support/fuzz.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { rpc, TEST_AUTH } from './support/node.ts';
 
@@ -46,7 +55,11 @@ beforeAll(async () => {
   scanner = (req) => scannerApp.handle(req);
   hubNode = (req) => fleet.hub.node.app.handle(req);
   // The hub's HTTP routes in process; none of them but the socket upgrade touches the server.
-  const server = { port: new URL(fleet.hubUrl).port, url: new URL(fleet.hubUrl), upgrade: () => false } as unknown as Server<never>;
+  const server = {
+    port: new URL(fleet.hubUrl).port,
+    url: new URL(fleet.hubUrl),
+    upgrade: () => false,
+  } as unknown as Server<never>;
   hubFetch = (req) => fleet.hub.fetch(req, server as never);
 });
 afterAll(() => fleet.stop());
@@ -56,11 +69,16 @@ function loggedErrors(): string[] {
   return fleet.log.lines.filter((l) => l.startsWith('error '));
 }
 
-const expectClean = (findings: Finding[]) => expect(findings.map((f) => `${f.kind}: ${f.what} <- ${f.sample}`)).toEqual([]);
+const expectClean = (findings: Finding[]) =>
+  expect(findings.map((f) => `${f.kind}: ${f.what} <- ${f.sample}`)).toEqual([]);
 
 test('a node: /a2a, the HTTP+JSON routes and /peer/* answer every hostile body with a 4xx or a coded error', async () => {
   const base = fleet.nodes.get('scanner')!.url;
-  for (const [i, target] of [a2aTarget('scanner /a2a', SCANNER_SKILLS), restTarget('scanner REST', SCANNER_SKILLS), peerTarget('scanner /peer', signer, 'scanner', SCANNER_SKILLS, 'crm')].entries()) {
+  for (const [i, target] of [
+    a2aTarget('scanner /a2a', SCANNER_SKILLS),
+    restTarget('scanner REST', SCANNER_SKILLS),
+    peerTarget('scanner /peer', signer, 'scanner', SCANNER_SKILLS, 'crm'),
+  ].entries()) {
     const report = await fuzzTarget(target, base, scanner, COUNT, SEED + i);
     expect(report.sent).toBe(COUNT);
     expectClean(report.findings);
@@ -68,34 +86,66 @@ test('a node: /a2a, the HTTP+JSON routes and /peer/* answer every hostile body w
   expect(loggedErrors()).toEqual([]);
 
   // Valid requests of each kind are answered correctly afterwards.
-  const sent = await rpc(base, 'SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: 'scanner.status', args: {} } }] } });
+  const sent = await rpc(base, 'SendMessage', {
+    message: {
+      messageId: crypto.randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ data: { skill: 'scanner.status', args: {} } }],
+    },
+  });
   expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-  expect((await fetch(`${base}/tasks/${sent.result.task.id}`, { headers: { 'A2A-Version': '1.0', ...TEST_AUTH } })).status).toBe(200);
-  const direct = await localInvoke(fleet.hubUrl, { target: 'scanner', capability: 'scanner.status', args: {} });
+  expect(
+    (
+      await fetch(`${base}/tasks/${sent.result.task.id}`, {
+        headers: { 'A2A-Version': '1.0', ...TEST_AUTH },
+      })
+    ).status,
+  ).toBe(200);
+  const direct = await localInvoke(fleet.hubUrl, {
+    target: 'scanner',
+    capability: 'scanner.status',
+    args: {},
+  });
   expect([direct.status, direct.json.ok]).toEqual([200, true]);
 }, 120_000);
 
 test('the hub: /a2a, /api/* and the mesh HTTP routes answer every hostile body with a 4xx or a coded error', async () => {
-  for (const [i, [target, send]] of ([
-    [a2aTarget('hub /a2a', HUB_SKILLS), hubNode],
-    [hubApiTarget('hub /api'), hubFetch],
-    [meshHttpTarget('mesh HTTP'), hubFetch],
-    [peerTarget('hub /peer', crmSigner, 'a2a', HUB_SKILLS, 'scanner'), hubNode],
-  ] as const).entries()) {
+  for (const [i, [target, send]] of (
+    [
+      [a2aTarget('hub /a2a', HUB_SKILLS), hubNode],
+      [hubApiTarget('hub /api'), hubFetch],
+      [meshHttpTarget('mesh HTTP'), hubFetch],
+      [peerTarget('hub /peer', crmSigner, 'a2a', HUB_SKILLS, 'scanner'), hubNode],
+    ] as const
+  ).entries()) {
     const report = await fuzzTarget(target, fleet.hubUrl, send, COUNT, SEED + 10 + i);
     expect(report.sent).toBe(COUNT);
     expectClean(report.findings);
   }
   expect(loggedErrors()).toEqual([]);
 
-  const r = await localInvoke(fleet.hubUrl, { target: 'scanner', capability: 'sector.movement', args: {} });
+  const r = await localInvoke(fleet.hubUrl, {
+    target: 'scanner',
+    capability: 'sector.movement',
+    args: {},
+  });
   expect([r.status, r.json.ok]).toEqual([200, true]);
-  const asked = await rpc(fleet.hubUrl, 'SendMessage', { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ data: { skill: 'node.capabilities', args: {} } }] } });
+  const asked = await rpc(fleet.hubUrl, 'SendMessage', {
+    message: {
+      messageId: crypto.randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ data: { skill: 'node.capabilities', args: {} } }],
+    },
+  });
   expect(asked.result.task.status.state).toBe('TASK_STATE_COMPLETED');
 }, 120_000);
 
 test('the mesh socket: hostile text and binary frames get coded errors, and messages still flow', async () => {
-  const created = await fetch(`${fleet.hubUrl}/api/projects.create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"name":"fuzz"}' });
+  const created = await fetch(`${fleet.hubUrl}/api/projects.create`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"name":"fuzz"}',
+  });
   expect((await created.json()).result.project.name).toBe('fuzz');
   const report = await fuzzMeshSocket(fleet.hubUrl, 'fuzz', COUNT, SEED + 20);
   expect(report.sent).toBe(COUNT);

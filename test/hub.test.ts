@@ -18,14 +18,43 @@ const peerOnly: NodeDefinition = {
   description: 'A peer-only test node',
   a2a: false,
   catalog: new Catalog([
-    { id: 'gauge.read', name: 'Read', description: 'A reading', tags: ['test'], keywords: ['gauge'], readOnly: true, args: {}, run: () => ({ value: 42 }) },
-    { id: 'gauge.empty', name: 'Empty', description: 'Nothing', tags: ['test'], keywords: [], readOnly: true, args: {}, run: () => ({ items: [] }) },
+    {
+      id: 'gauge.read',
+      name: 'Read',
+      description: 'A reading',
+      tags: ['test'],
+      keywords: ['gauge'],
+      readOnly: true,
+      args: {},
+      run: () => ({ value: 42 }),
+    },
+    {
+      id: 'gauge.empty',
+      name: 'Empty',
+      description: 'Nothing',
+      tags: ['test'],
+      keywords: [],
+      readOnly: true,
+      args: {},
+      run: () => ({ items: [] }),
+    },
   ]),
 };
 const doomed: NodeDefinition = {
   name: 'doomed',
   description: 'A node the test stops',
-  catalog: new Catalog([{ id: 'doomed.ping', name: 'Ping', description: 'pong', tags: ['test'], keywords: ['ping'], readOnly: true, args: {}, run: () => ({ pong: true }) }]),
+  catalog: new Catalog([
+    {
+      id: 'doomed.ping',
+      name: 'Ping',
+      description: 'pong',
+      tags: ['test'],
+      keywords: ['ping'],
+      readOnly: true,
+      args: {},
+      run: () => ({ pong: true }),
+    },
+  ]),
 };
 
 let f: RunningFleet;
@@ -60,15 +89,23 @@ describe('fleet.invoke and the trace', () => {
     expect([failed.status, failed.json.error.code]).toEqual([404, 'UNKNOWN_CAPABILITY']);
 
     const page = await (await fetch(`${f.hubUrl}/api/trace?to=gauge&limit=2`)).json();
-    expect(page.records.map((r: any) => [r.from, r.to, r.capability, r.outcome, r.errorCode])).toEqual([
+    expect(
+      page.records.map((r: any) => [r.from, r.to, r.capability, r.outcome, r.errorCode]),
+    ).toEqual([
       ['a2a', 'gauge', 'gauge.missing', 'failed', 'UNKNOWN_CAPABILITY'],
       ['a2a', 'gauge', 'gauge.empty', 'empty', null],
     ]);
-    const next = await (await fetch(`${f.hubUrl}/api/trace?to=gauge&limit=2&before=${page.nextBefore}`)).json();
+    const next = await (
+      await fetch(`${f.hubUrl}/api/trace?to=gauge&limit=2&before=${page.nextBefore}`)
+    ).json();
     // Bytes: the node's answer as it was read, envelope included.
-    expect(next.records.map((r: any) => [r.capability, r.outcome, r.bytes])).toEqual([['gauge.read', 'ok', JSON.stringify({ ok: true, result: { value: 42 } }).length]]);
+    expect(next.records.map((r: any) => [r.capability, r.outcome, r.bytes])).toEqual([
+      ['gauge.read', 'ok', JSON.stringify({ ok: true, result: { value: 42 } }).length],
+    ]);
     expect(next.nextBefore).toBeNull();
-    const failures = await (await fetch(`${f.hubUrl}/api/trace?outcome=failed&capability=gauge.missing`)).json();
+    const failures = await (
+      await fetch(`${f.hubUrl}/api/trace?outcome=failed&capability=gauge.missing`)
+    ).json();
     expect(failures.records).toHaveLength(1);
   });
 
@@ -83,7 +120,15 @@ describe('fleet.invoke and the trace', () => {
   });
 
   test('bad trace queries are refused with a code', async () => {
-    for (const q of ['limit=0', 'limit=x', 'before=-1', 'outcome=great', 'to=../x', 'capability=%20', 'nope=1']) {
+    for (const q of [
+      'limit=0',
+      'limit=x',
+      'before=-1',
+      'outcome=great',
+      'to=../x',
+      'capability=%20',
+      'nope=1',
+    ]) {
       const res = await fetch(`${f.hubUrl}/api/trace?${q}`);
       expect([q, res.status, (await res.json()).error.code]).toEqual([q, 400, 'BAD_QUERY']);
     }
@@ -94,7 +139,12 @@ describe('/api/local-invoke refusals', () => {
   test('cross-origin, anonymous, URLs, unknown targets and malformed bodies change nothing', async () => {
     const before = (await (await fetch(`${f.hubUrl}/api/trace?limit=500`)).json()).records.length;
     const cases: [unknown, Record<string, string>, number, string][] = [
-      [{ target: 'scanner', capability: 'scanner.status' }, { Origin: 'http://evil.example' }, 403, 'FORBIDDEN_ORIGIN'],
+      [
+        { target: 'scanner', capability: 'scanner.status' },
+        { Origin: 'http://evil.example' },
+        403,
+        'FORBIDDEN_ORIGIN',
+      ],
       [{ target: 'http://127.0.0.1:9/x', capability: 'scanner.status' }, {}, 400, 'BAD_REQUEST'],
       [{ target: '../scanner', capability: 'scanner.status' }, {}, 400, 'BAD_REQUEST'],
       [{ target: 'ghost', capability: 'scanner.status' }, {}, 404, 'UNKNOWN_TARGET'],
@@ -103,18 +153,39 @@ describe('/api/local-invoke refusals', () => {
       [{ target: 'scanner', capability: 'scanner.status', args: [1] }, {}, 400, 'BAD_REQUEST'],
       ['{not json', {}, 400, 'BAD_REQUEST'],
       [[1, 2], {}, 400, 'BAD_REQUEST'],
-      [{ target: 'scanner', capability: 'scanner.status', args: { pad: 'x'.repeat(70_000) } }, {}, 413, 'TOO_LARGE'],
-      [{ target: 'scanner', capability: 'scanner.status' }, { 'Content-Type': 'text/plain' }, 415, 'NOT_JSON'],
+      [
+        { target: 'scanner', capability: 'scanner.status', args: { pad: 'x'.repeat(70_000) } },
+        {},
+        413,
+        'TOO_LARGE',
+      ],
+      [
+        { target: 'scanner', capability: 'scanner.status' },
+        { 'Content-Type': 'text/plain' },
+        415,
+        'NOT_JSON',
+      ],
       // The hub signs this call as itself: never for an anonymous caller, even from its own page.
-      [{ target: 'scanner', capability: 'scanner.status' }, { Authorization: '' }, 401, 'UNAUTHENTICATED'],
+      [
+        { target: 'scanner', capability: 'scanner.status' },
+        { Authorization: '' },
+        401,
+        'UNAUTHENTICATED',
+      ],
     ];
     for (const [body, headers, status, code] of cases) {
       const r = await localInvoke(f.hubUrl, body, headers);
       expect([status, code]).toEqual([r.status, r.json.error.code]);
     }
-    const noOrigin = await fetch(`${f.hubUrl}/api/local-invoke`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"target":"scanner","capability":"scanner.status"}' });
+    const noOrigin = await fetch(`${f.hubUrl}/api/local-invoke`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"target":"scanner","capability":"scanner.status"}',
+    });
     expect([noOrigin.status, (await noOrigin.json()).error.code]).toEqual([401, 'UNAUTHENTICATED']);
-    expect((await (await fetch(`${f.hubUrl}/api/trace?limit=500`)).json()).records.length).toBe(before);
+    expect((await (await fetch(`${f.hubUrl}/api/trace?limit=500`)).json()).records.length).toBe(
+      before,
+    );
   });
 });
 
@@ -122,45 +193,85 @@ describe('the hub as an A2A node', () => {
   test('its card declares the five fleet capabilities', async () => {
     const card = await (await fetch(`${f.hubUrl}/.well-known/agent-card.json`)).json();
     expect(card.name).toBe('a2a');
-    expect(card.skills.map((s: any) => s.id)).toEqual(expect.arrayContaining(['customer.reach', 'entity.resolve', 'node.capabilities', 'sector.movement', 'task.delegate']));
+    expect(card.skills.map((s: any) => s.id)).toEqual(
+      expect.arrayContaining([
+        'customer.reach',
+        'entity.resolve',
+        'node.capabilities',
+        'sector.movement',
+        'task.delegate',
+      ]),
+    );
     expect(card.url).toBe(`${f.hubUrl}/a2a`);
   });
 
   test('serves the HTTP+JSON binding through its node, beside /api/* (which it does not shadow)', async () => {
     const headers = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
-    const sent = await (await fetch(`${f.hubUrl}/message:send`, { method: 'POST', headers, body: JSON.stringify({ message: msgV1('which sector moved most?') }) })).json();
+    const sent = await (
+      await fetch(`${f.hubUrl}/message:send`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ message: msgV1('which sector moved most?') }),
+      })
+    ).json();
     expect(sent.task.status.state).toBe('TASK_STATE_COMPLETED');
-    const got = await (await fetch(`${f.hubUrl}/tasks/${sent.task.id}?historyLength=0`, { headers })).json();
+    const got = await (
+      await fetch(`${f.hubUrl}/tasks/${sent.task.id}?historyLength=0`, { headers })
+    ).json();
     expect([got.id, got.status.state]).toEqual([sent.task.id, 'TASK_STATE_COMPLETED']);
     expect((await fetch(`${f.hubUrl}/api/fleet`)).status).toBe(200);
   });
 
   test('a text question is planned across the fleet and answered through fleet.invoke', async () => {
-    const t = (await rpc(f.hubUrl, 'SendMessage', { message: msgV1('which sector moved most?') })).result.task;
+    const t = (await rpc(f.hubUrl, 'SendMessage', { message: msgV1('which sector moved most?') }))
+      .result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
     const answer = t.artifacts[0].parts[0].data;
     expect([answer.answered, answer.plannedBy]).toEqual([true, 'keywords']);
-    expect(answer.facts.map((x: any) => [x.node, x.tool])).toEqual([['scanner', 'sector.movement']]);
+    expect(answer.facts.map((x: any) => [x.node, x.tool])).toEqual([
+      ['scanner', 'sector.movement'],
+    ]);
     expect(answer.facts[0].result.sectors[0].sector).toBe('robotics');
     const rec = (await (await fetch(`${f.hubUrl}/api/trace?to=scanner&limit=1`)).json()).records[0];
-    expect([rec.id, rec.capability, rec.outcome]).toEqual([answer.facts[0].traceId, 'sector.movement', 'ok']);
+    expect([rec.id, rec.capability, rec.outcome]).toEqual([
+      answer.facts[0].traceId,
+      'sector.movement',
+      'ok',
+    ]);
   });
 
-  test('a capability whose node is missing fails with the node\'s code', async () => {
+  test("a capability whose node is missing fails with the node's code", async () => {
     // This fleet has no crm: entity.resolve cannot read the companies.
-    const t = (await rpc(f.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'entity.resolve', args: { code: '688981' } } }] } })).result.task;
+    const t = (
+      await rpc(f.hubUrl, 'SendMessage', {
+        message: {
+          ...msgV1(''),
+          parts: [{ data: { skill: 'entity.resolve', args: { code: '688981' } } }],
+        },
+      })
+    ).result.task;
     expect(t.status.state).toBe('TASK_STATE_FAILED');
     // The code travels as data beside the text, never inside it.
     expect(t.status.message.parts).toEqual([
       { text: 'crm crm.companies: target is not a fleet node' },
-      { data: { error: { code: 'ENTITY_SOURCE_FAILED', message: 'crm crm.companies: target is not a fleet node' } }, mediaType: 'application/json' },
+      {
+        data: {
+          error: {
+            code: 'ENTITY_SOURCE_FAILED',
+            message: 'crm crm.companies: target is not a fleet node',
+          },
+        },
+        mediaType: 'application/json',
+      },
     ]);
   });
 });
 
 describe('a node going away', () => {
   test('shows offline in /api/fleet and as failed calls in the trace; the hub keeps serving', async () => {
-    expect((await localInvoke(f.hubUrl, { target: 'doomed', capability: 'doomed.ping' })).json.ok).toBe(true);
+    expect(
+      (await localInvoke(f.hubUrl, { target: 'doomed', capability: 'doomed.ping' })).json.ok,
+    ).toBe(true);
     await f.kill('doomed');
     const r = await localInvoke(f.hubUrl, { target: 'doomed', capability: 'doomed.ping' });
     expect([r.status, r.json.error.code]).toEqual([502, 'PEER_UNREACHABLE']);
@@ -168,24 +279,39 @@ describe('a node going away', () => {
     const doomedNode = snap.nodes.find((n: any) => n.name === 'doomed');
     expect([doomedNode.online, doomedNode.error.code]).toEqual([false, 'NODE_UNREACHABLE']);
     const trace = (await (await fetch(`${f.hubUrl}/api/trace?to=doomed`)).json()).records;
-    expect(trace.map((t: any) => [t.outcome, t.errorCode])).toEqual([['failed', 'PEER_UNREACHABLE'], ['ok', null]]);
+    expect(trace.map((t: any) => [t.outcome, t.errorCode])).toEqual([
+      ['failed', 'PEER_UNREACHABLE'],
+      ['ok', null],
+    ]);
     expect((await fetch(`${f.hubUrl}/api/fleet`)).status).toBe(200);
   });
 });
 
 describe('customer.reach', () => {
-  test('joins the scanner\'s rising sectors with crm\'s open customers, through two traced calls', async () => {
+  test("joins the scanner's rising sectors with crm's open customers, through two traced calls", async () => {
     const { default: crm } = await import('../node/crm/index.ts');
-    const g = await startFleet([scanner({ fixturesDir: FIXTURES }), crm({ fixturesDir: FIXTURES })]);
+    const g = await startFleet([
+      scanner({ fixturesDir: FIXTURES }),
+      crm({ fixturesDir: FIXTURES }),
+    ]);
     try {
-      const t = (await rpc(g.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'customer.reach', args: {} } }] } })).result.task;
+      const t = (
+        await rpc(g.hubUrl, 'SendMessage', {
+          message: { ...msgV1(''), parts: [{ data: { skill: 'customer.reach', args: {} } }] },
+        })
+      ).result.task;
       expect(t.status.state).toBe('TASK_STATE_COMPLETED');
       const recs = t.artifacts[0].parts[0].data.recommendations;
       expect(recs.length).toBeGreaterThan(0);
       expect(recs.every((r: any) => r.avgChangePct > 0 && r.openCustomers > 0)).toBe(true);
-      expect(recs.map((r: any) => r.avgChangePct)).toEqual([...recs.map((r: any) => r.avgChangePct)].sort((a: number, b: number) => b - a));
+      expect(recs.map((r: any) => r.avgChangePct)).toEqual(
+        [...recs.map((r: any) => r.avgChangePct)].sort((a: number, b: number) => b - a),
+      );
       const trace = (await (await fetch(`${g.hubUrl}/api/trace`)).json()).records;
-      expect(trace.map((r: any) => [r.to, r.capability]).reverse()).toEqual([['scanner', 'sector.movement'], ['crm', 'crm.industries']]);
+      expect(trace.map((r: any) => [r.to, r.capability]).reverse()).toEqual([
+        ['scanner', 'sector.movement'],
+        ['crm', 'crm.industries'],
+      ]);
     } finally {
       await g.stop();
     }

@@ -6,7 +6,13 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cyclesOf, layerViolations, readImportGraph, specifiersOf, type ImportGraph } from './support/imports.ts';
+import {
+  cyclesOf,
+  layerViolations,
+  readImportGraph,
+  specifiersOf,
+  type ImportGraph,
+} from './support/imports.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -15,7 +21,8 @@ const { graph, unresolved } = readImportGraph(ROOT, ['lib', 'node', 'hub', 'test
 
 describe('the import graph of the tree', () => {
   test('is read from every folder, and every relative import names a file', () => {
-    for (const folder of ['lib/', 'node/', 'hub/', 'test/', 'bench/']) expect([...graph.keys()].some((f) => f.startsWith(folder))).toBe(true);
+    for (const folder of ['lib/', 'node/', 'hub/', 'test/', 'bench/'])
+      expect([...graph.keys()].some((f) => f.startsWith(folder))).toBe(true);
     expect(graph.get('lib/a2a/engine.ts')).toContain('lib/a2a/task-store.ts');
     expect(unresolved).toEqual([]);
   });
@@ -32,7 +39,16 @@ describe('the import graph of the tree', () => {
 describe('the checks themselves', () => {
   test('read static, type-only, re-export, side-effect and literal dynamic imports, not comments', () => {
     const text = readFileSync(join(ROOT, 'fixtures/import-graph/sample.txt'), 'utf8');
-    expect(specifiersOf(text)).toEqual(['./a.ts', '../b.ts', './cd.ts', './e.ts', './f.ts', './g.ts', './h.ts', './i.ts']);
+    expect(specifiersOf(text)).toEqual([
+      './a.ts',
+      '../b.ts',
+      './cd.ts',
+      './e.ts',
+      './f.ts',
+      './g.ts',
+      './h.ts',
+      './i.ts',
+    ]);
   });
 
   test('find a cycle, a self-import and a layer violation', () => {

@@ -25,11 +25,26 @@ async function hubProcess(env: Record<string, string> = {}): Promise<ServingProc
   dirs.push(dataDir);
   // One fleet node that never answers (port 1): every call to it fails fast and is traced.
   const fleetFile = join(dataDir, 'fleet.json');
-  writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: [{ name: 'gone', port: 1, role: 'a node that is not running', file: 'node/scanner/index.ts' }],
-  }));
-  const child = await startProcess('hub/main.ts', [], { PORT: '0', LOG_LEVEL: 'error', ...env }, { dataDir, fleetFile });
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+      nodes: [
+        {
+          name: 'gone',
+          port: 1,
+          role: 'a node that is not running',
+          file: 'node/scanner/index.ts',
+        },
+      ],
+    }),
+  );
+  const child = await startProcess(
+    'hub/main.ts',
+    [],
+    { PORT: '0', LOG_LEVEL: 'error', ...env },
+    { dataDir, fleetFile },
+  );
   children.push(child);
   return child;
 }
@@ -37,17 +52,19 @@ async function hubProcess(env: Record<string, string> = {}): Promise<ServingProc
 /** Makes `count` traced calls through the hub's API, 16 at a time. */
 async function traceCalls(url: string, count: number, capability: string): Promise<void> {
   let started = 0;
-  await Promise.all(Array.from({ length: 16 }, async () => {
-    while (started < count) {
-      started++;
-      const res = await fetch(`${url}/api/local-invoke`, {
-        method: 'POST',
-        headers: { origin: url, 'content-type': 'application/json', ...TEST_AUTH },
-        body: JSON.stringify({ target: 'gone', capability, args: {} }),
-      });
-      await res.arrayBuffer();
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (started < count) {
+        started++;
+        const res = await fetch(`${url}/api/local-invoke`, {
+          method: 'POST',
+          headers: { origin: url, 'content-type': 'application/json', ...TEST_AUTH },
+          body: JSON.stringify({ target: 'gone', capability, args: {} }),
+        });
+        await res.arrayBuffer();
+      }
+    }),
+  );
 }
 
 const MiB = 1024 * 1024;
@@ -69,13 +86,19 @@ test('stalled trace readers: memory stays bounded and each is ended with STREAM_
   const page = await fetch(`${hub.url}/api/trace?limit=500`);
   const pageBytes = (await page.arrayBuffer()).byteLength;
   const streams = await Promise.all(readers.map((r) => r.drain()));
-  console.log(`hub RSS: ${(before / MiB).toFixed(0)} MiB before, +${((afterLongNames - before) / MiB).toFixed(1)} MiB after 2,000 long names, +${((afterFlood - before) / MiB).toFixed(1)} MiB after 32,000 records; /api/trace?limit=500 is ${(pageBytes / 1024).toFixed(0)} KiB`);
+  console.log(
+    `hub RSS: ${(before / MiB).toFixed(0)} MiB before, +${((afterLongNames - before) / MiB).toFixed(1)} MiB after 2,000 long names, +${((afterFlood - before) / MiB).toFixed(1)} MiB after 32,000 records; /api/trace?limit=500 is ${(pageBytes / 1024).toFixed(0)} KiB`,
+  );
 
   for (const text of streams) {
-    const frames = text.split('\n\n').filter((f) => f.startsWith('data:') || f.startsWith('event:'));
+    const frames = text
+      .split('\n\n')
+      .filter((f) => f.startsWith('data:') || f.startsWith('event:'));
     const last = frames[frames.length - 1]!;
     expect(last).toStartWith('event: close\ndata: ');
-    expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toMatchObject({ code: 'STREAM_TOO_SLOW' });
+    expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toMatchObject({
+      code: 'STREAM_TOO_SLOW',
+    });
     // The reader got less than everything: its backlog was dropped, not kept.
     expect(frames.length - 1).toBeLessThan(32_000);
   }
@@ -92,13 +115,24 @@ test('the hub: /healthz and /readyz; SIGTERM ends an open trace stream with SHUT
   const ready = await fetch(`${hub.url}/readyz`);
   expect(ready.status).toBe(200);
   // The boot self-check's verdicts (card, catalog, data) are readiness checks too.
-  expect((await ready.json()).checks).toEqual({ tasks: { ok: true }, keys: { ok: true }, trace: { ok: true }, mesh: { ok: true }, card: { ok: true }, catalog: { ok: true }, data: { ok: true }, shutdown: { ok: true } });
+  expect((await ready.json()).checks).toEqual({
+    tasks: { ok: true },
+    keys: { ok: true },
+    trace: { ok: true },
+    mesh: { ok: true },
+    card: { ok: true },
+    catalog: { ok: true },
+    data: { ok: true },
+    shutdown: { ok: true },
+  });
 
   const reader = rawSse(hub.url, '/api/trace/stream');
   await reader.opened;
   hub.proc.kill('SIGTERM');
   const text = await reader.drain();
-  expect(text.trimEnd().split('\n\n').at(-1)).toBe('event: close\ndata: {"code":"SHUTTING_DOWN","message":"The server is shutting down"}');
+  expect(text.trimEnd().split('\n\n').at(-1)).toBe(
+    'event: close\ndata: {"code":"SHUTTING_DOWN","message":"The server is shutting down"}',
+  );
   expect(await hub.proc.exited).toBe(0);
 });
 
@@ -107,15 +141,25 @@ test('a node: /healthz and /readyz; SIGTERM ends an open task subscription with 
   children.push(node);
   dirs.push(node.dataDir);
   expect(await (await fetch(`${node.url}/healthz`)).json()).toEqual({ ok: true, name: 'crm' });
-  expect((await (await fetch(`${node.url}/readyz`)).json())).toMatchObject({ ok: true, checks: { tasks: { ok: true }, keys: { ok: true }, shutdown: { ok: true } } });
+  expect(await (await fetch(`${node.url}/readyz`)).json()).toMatchObject({
+    ok: true,
+    checks: { tasks: { ok: true }, keys: { ok: true }, shutdown: { ok: true } },
+  });
   // `/health` stays as an alias with its fields.
-  expect(await (await fetch(`${node.url}/health`)).json()).toMatchObject({ ok: true, name: 'crm', a2a: true });
+  expect(await (await fetch(`${node.url}/health`)).json()).toMatchObject({
+    ok: true,
+    name: 'crm',
+    a2a: true,
+  });
 
   // A message the catalog cannot place leaves the task input-required; a subscription to it stays open.
   const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
   const sent = await fetch(`${node.url}/message:send`, {
-    method: 'POST', headers,
-    body: JSON.stringify({ message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'zzz' }] } }),
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'zzz' }] },
+    }),
   });
   const { task } = (await sent.json()) as { task: { id: string; status: { state: string } } };
   expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -127,7 +171,18 @@ test('a node: /healthz and /readyz; SIGTERM ends an open task subscription with 
   const last = frames.at(-1)!;
   expect(last).toStartWith('event: error\ndata: ');
   expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toEqual({
-    error: { code: 503, status: 'UNAVAILABLE', message: 'The server is shutting down', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'SHUTTING_DOWN', domain: 'lume-a2a' }] },
+    error: {
+      code: 503,
+      status: 'UNAVAILABLE',
+      message: 'The server is shutting down',
+      details: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'SHUTTING_DOWN',
+          domain: 'lume-a2a',
+        },
+      ],
+    },
   });
   expect(await node.proc.exited).toBe(0);
 });

@@ -10,7 +10,15 @@ import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
-import { agentNode, msgV1, rpc, startNode, tempDir, TEST_AUTH, type TestNode } from './support/node.ts';
+import {
+  agentNode,
+  msgV1,
+  rpc,
+  startNode,
+  tempDir,
+  TEST_AUTH,
+  type TestNode,
+} from './support/node.ts';
 import { rawSse } from './support/raw-sse.ts';
 import { startFleet } from './support/fleet.ts';
 
@@ -30,7 +38,9 @@ async function node(agent: Agent, limits: Record<string, number>): Promise<TestN
 }
 
 /** An agent that asks for more input on every message, so a task can be continued for ever. */
-const askingAgent: Agent = { handle: (ctx) => ctx.requireInput(`noted ${ctx.text.length} characters`) };
+const askingAgent: Agent = {
+  handle: (ctx) => ctx.requireInput(`noted ${ctx.text.length} characters`),
+};
 
 test('the task cache is bounded by bytes; evicted tasks are read back from their files', async () => {
   const n = await node(askingAgent, { taskCacheBytes: 1024 * KiB });
@@ -49,11 +59,13 @@ test('the task cache is bounded by bytes; evicted tasks are read back from their
   expect(n.node.store.cached.bytes).toBeLessThanOrEqual(1024 * KiB);
 });
 
-test('a task\'s history keeps the newest messages within its count and byte caps', async () => {
+test("a task's history keeps the newest messages within its count and byte caps", async () => {
   const n = await node(askingAgent, { taskHistoryMessages: 10, taskHistoryBytes: 64 * KiB });
   let task = (await rpc(n.url, 'SendMessage', { message: msgV1('first') })).result.task;
   for (let i = 0; i < 100; i++) {
-    const r = await rpc(n.url, 'SendMessage', { message: msgV1(`turn ${i} ${'y'.repeat(10 * KiB)}`, { taskId: task.id }) });
+    const r = await rpc(n.url, 'SendMessage', {
+      message: msgV1(`turn ${i} ${'y'.repeat(10 * KiB)}`, { taskId: task.id }),
+    });
     task = r.result.task;
   }
   const got = (await rpc(n.url, 'GetTask', { id: task.id })).result;
@@ -64,13 +76,16 @@ test('a task\'s history keeps the newest messages within its count and byte caps
   expect(got.history.at(-1).parts[0].text).toBe(`noted ${8 + 10 * KiB} characters`);
   expect(got.history.some((m: any) => m.parts[0].text === 'first')).toBe(false);
   // The file stays small too (it was 1 MB and growing without the cap).
-  expect(statSync(join(n.dataDir, 'bounded', 'tasks', `${task.id}.json`)).size).toBeLessThan(96 * KiB);
+  expect(statSync(join(n.dataDir, 'bounded', 'tasks', `${task.id}.json`)).size).toBeLessThan(
+    96 * KiB,
+  );
 });
 
 test('artifacts past their cap fail the task with TASK_TOO_LARGE', async () => {
   const flood: Agent = {
     handle: (ctx) => {
-      for (let i = 0; i < 50; i++) ctx.artifact({ name: `part ${i}`, parts: [{ text: 'z'.repeat(KiB) }] });
+      for (let i = 0; i < 50; i++)
+        ctx.artifact({ name: `part ${i}`, parts: [{ text: 'z'.repeat(KiB) }] });
       ctx.complete('all parts written');
     },
   };
@@ -78,7 +93,9 @@ test('artifacts past their cap fail the task with TASK_TOO_LARGE', async () => {
   const task = (await rpc(n.url, 'SendMessage', { message: msgV1('go') })).result.task;
   expect(task.status.state).toBe('TASK_STATE_FAILED');
   expect(task.artifacts).toHaveLength(8);
-  expect(task.status.message.parts[1].data).toEqual({ error: { code: 'TASK_TOO_LARGE', message: 'A task holds at most 8 artifacts' } });
+  expect(task.status.message.parts[1].data).toEqual({
+    error: { code: 'TASK_TOO_LARGE', message: 'A task holds at most 8 artifacts' },
+  });
 });
 
 test('an A2A subscriber that stops reading is ended with STREAM_TOO_SLOW and its backlog dropped', async () => {
@@ -88,33 +105,60 @@ test('an A2A subscriber that stops reading is ended with STREAM_TOO_SLOW and its
       if (!ctx.continued) return ctx.requireInput('say go');
       await new Promise<void>((r) => (release = r));
       // 16 MiB of artifact updates, far past the socket buffers and the 256 KiB queue.
-      for (let i = 0; i < 256; i++) ctx.artifact({ artifactId: 'big', parts: [{ text: String(i).padEnd(64 * KiB, '.') }] }, { append: i > 0 });
+      for (let i = 0; i < 256; i++)
+        ctx.artifact(
+          { artifactId: 'big', parts: [{ text: String(i).padEnd(64 * KiB, '.') }] },
+          { append: i > 0 },
+        );
       ctx.requireInput('done');
     },
   };
   const n = await node(flood, { sseQueueBytes: 256 * KiB, taskArtifactBytes: 64 * 1024 * KiB });
   const task = (await rpc(n.url, 'SendMessage', { message: msgV1('start') })).result.task;
-  const reader = rawSse(n.url, `/tasks/${task.id}:subscribe`, { 'a2a-version': '1.0', ...TEST_AUTH });
+  const reader = rawSse(n.url, `/tasks/${task.id}:subscribe`, {
+    'a2a-version': '1.0',
+    ...TEST_AUTH,
+  });
   await reader.opened;
   reader.stall();
-  await rpc(n.url, 'SendMessage', { message: msgV1('go', { taskId: task.id }), configuration: { returnImmediately: true } });
+  await rpc(n.url, 'SendMessage', {
+    message: msgV1('go', { taskId: task.id }),
+    configuration: { returnImmediately: true },
+  });
   release();
   // The stream ends either way: at the agent's input-required, or cut for being too slow.
   const frames = (await reader.drain()).trimEnd().split('\n\n');
   const last = frames.at(-1)!;
   expect(last).toStartWith('event: error\ndata: ');
-  expect(JSON.parse(last.slice(last.indexOf('data: ') + 6)).error.details[0].reason).toBe('STREAM_TOO_SLOW');
+  expect(JSON.parse(last.slice(last.indexOf('data: ') + 6)).error.details[0].reason).toBe(
+    'STREAM_TOO_SLOW',
+  );
   expect(frames.length).toBeLessThan(256);
 });
 
 /** The W3C ids every trace record carries (the same for all here). */
-const SPAN = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', parentSpanId: null };
+const SPAN = {
+  traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+  spanId: '00f067aa0ba902b7',
+  parentSpanId: null,
+};
 
 test('trace: names and codes are cut, rows past the row cap are deleted, and so are rows past the age cap', async () => {
   const f = await startFleet([]);
   try {
     // Records as long as the ones that made a 500-row page 32.5 MB.
-    for (let i = 0; i < 300; i++) f.hub.trace.record({ ts: new Date().toISOString(), from: 'a2a', to: 'gone', capability: `x.${'a'.repeat(50_000)}`, durationMs: 1, outcome: 'failed', errorCode: 'E'.repeat(500), bytes: 0, ...SPAN });
+    for (let i = 0; i < 300; i++)
+      f.hub.trace.record({
+        ts: new Date().toISOString(),
+        from: 'a2a',
+        to: 'gone',
+        capability: `x.${'a'.repeat(50_000)}`,
+        durationMs: 1,
+        outcome: 'failed',
+        errorCode: 'E'.repeat(500),
+        bytes: 0,
+        ...SPAN,
+      });
     const page = await fetch(`${f.hubUrl}/api/trace?limit=500`);
     const text = await page.text();
     const records = JSON.parse(text).records;
@@ -132,8 +176,30 @@ test('trace: names and codes are cut, rows past the row cap are deleted, and so 
   const db = new Database(join(dir, 'trace.sqlite'), { create: true, strict: true });
   const trace = createTraceStore(db, { maxRows: 100, maxAgeMs: 24 * 3_600_000, now: () => now });
   const at = (ms: number) => new Date(ms).toISOString();
-  for (let i = 0; i < 50; i++) trace.record({ ts: at(now - 3 * 24 * 3_600_000), from: 'a2a', to: 'old', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1, ...SPAN });
-  for (let i = 0; i < 250; i++) trace.record({ ts: at(now), from: 'a2a', to: 'new', capability: 'x.read', durationMs: 1, outcome: 'ok', errorCode: null, bytes: 1, ...SPAN });
+  for (let i = 0; i < 50; i++)
+    trace.record({
+      ts: at(now - 3 * 24 * 3_600_000),
+      from: 'a2a',
+      to: 'old',
+      capability: 'x.read',
+      durationMs: 1,
+      outcome: 'ok',
+      errorCode: null,
+      bytes: 1,
+      ...SPAN,
+    });
+  for (let i = 0; i < 250; i++)
+    trace.record({
+      ts: at(now),
+      from: 'a2a',
+      to: 'new',
+      capability: 'x.read',
+      durationMs: 1,
+      outcome: 'ok',
+      errorCode: null,
+      bytes: 1,
+      ...SPAN,
+    });
   trace.prune();
   expect(trace.count()).toBe(100);
   const kept = trace.page({ limit: 500 }).records;
@@ -151,9 +217,14 @@ test('/readyz answers 503 NOT_READY naming the failing check; /healthz still ans
   const res = await fetch(`${n.url}/readyz`);
   expect(res.status).toBe(503);
   expect(await res.json()).toEqual({
-    ok: false, name: 'bounded',
+    ok: false,
+    name: 'bounded',
     error: { code: 'NOT_READY', message: 'not ready: keys' },
-    checks: { tasks: { ok: true }, keys: { ok: false, detail: 'no peer keys loaded' }, shutdown: { ok: true } },
+    checks: {
+      tasks: { ok: true },
+      keys: { ok: false, detail: 'no peer keys loaded' },
+      shutdown: { ok: true },
+    },
   });
   expect((await fetch(`${n.url}/healthz`)).status).toBe(200);
 });

@@ -22,23 +22,42 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const SECRETS = { mesh: 'mesh-token-4f1c9e2d', model: 'sk-model-key-8a7b6c5d', collector: 'collector-key-1e2f3a4b' };
+const SECRETS = {
+  mesh: 'mesh-token-4f1c9e2d',
+  model: 'sk-model-key-8a7b6c5d',
+  collector: 'collector-key-1e2f3a4b',
+};
 
 test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in any, and exports over OTLP', async () => {
   const fleetFile = join(dataDir, 'fleet.json');
-  writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: [{ name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' }],
-  }));
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+      nodes: [{ name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' }],
+    }),
+  );
   const proc = Bun.spawn(['bun', 'hub/main.ts'], {
     cwd: root,
     env: {
-      ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'debug',
-      MESH_TOKEN: SECRETS.mesh, MODEL_BASE_URL: 'http://127.0.0.1:9/v1', MODEL_NAME: 'm', MODEL_API_KEY: SECRETS.model,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${SECRETS.collector}`,
-      OTEL_SERVICE_NAME: 'hub-under-test', OTEL_BSP_SCHEDULE_DELAY: '10',
+      ...process.env,
+      FLEET_FILE: fleetFile,
+      DATA_DIR: dataDir,
+      PORT: '0',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'debug',
+      MESH_TOKEN: SECRETS.mesh,
+      MODEL_BASE_URL: 'http://127.0.0.1:9/v1',
+      MODEL_NAME: 'm',
+      MODEL_API_KEY: SECRETS.model,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_HEADERS: `x-collector-key=${SECRETS.collector}`,
+      OTEL_SERVICE_NAME: 'hub-under-test',
+      OTEL_BSP_SCHEDULE_DELAY: '10',
     },
-    stdin: 'ignore', stdout: 'pipe', stderr: 'pipe',
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
   });
   const stderr = new Response(proc.stderr).text();
   const reader = proc.stdout.getReader();
@@ -55,14 +74,28 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
   const trace = childContext().traceId;
   const res = await fetch(`${url}/api/local-invoke`, {
     method: 'POST',
-    headers: { origin: url, 'content-type': 'application/json', traceparent: `00-${trace}-00f067aa0ba902b7-01`, authorization: `Bearer ${SECRETS.mesh}` },
+    headers: {
+      origin: url,
+      'content-type': 'application/json',
+      traceparent: `00-${trace}-00f067aa0ba902b7-01`,
+      authorization: `Bearer ${SECRETS.mesh}`,
+    },
     body: JSON.stringify({ target: 'scanner', capability: 'sector.movement', args: {} }),
   });
   expect(res.status).toBe(502);
   const [span] = await receiver.waitFor(trace, 1);
-  expect(span).toMatchObject({ traceId: trace, parentSpanId: '00f067aa0ba902b7', name: 'sector.movement', kind: 3, status: { code: 2, message: 'PEER_UNREACHABLE' } });
+  expect(span).toMatchObject({
+    traceId: trace,
+    parentSpanId: '00f067aa0ba902b7',
+    name: 'sector.movement',
+    kind: 3,
+    status: { code: 2, message: 'PEER_UNREACHABLE' },
+  });
   for (const r of receiver.requests) checkOtlpRequest(r.body);
-  expect(receiver.requests.at(-1)!.body.resourceSpans[0].resource.attributes).toContainEqual({ key: 'service.name', value: { stringValue: 'hub-under-test' } });
+  expect(receiver.requests.at(-1)!.body.resourceSpans[0].resource.attributes).toContainEqual({
+    key: 'service.name',
+    value: { stringValue: 'hub-under-test' },
+  });
 
   proc.kill('SIGTERM');
   await proc.exited;
@@ -71,7 +104,13 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
   expect(lines.length).toBeGreaterThanOrEqual(2);
   for (const line of lines) {
     const o = JSON.parse(line);
-    expect(Object.keys(o).filter((k) => !['trace_id', 'span_id'].includes(k))).toEqual(['time', 'level', 'logger', 'msg', 'fields']);
+    expect(Object.keys(o).filter((k) => !['trace_id', 'span_id'].includes(k))).toEqual([
+      'time',
+      'level',
+      'logger',
+      'msg',
+      'fields',
+    ]);
     expect(new Date(o.time).toISOString()).toBe(o.time);
     expect(['debug', 'info', 'warn', 'error']).toContain(o.level);
     expect(o.logger).toBe('hub');
@@ -80,14 +119,45 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
     for (const secret of Object.values(SECRETS)) expect(line).not.toContain(secret);
   }
   // The failed call's log line names the trace it belongs to.
-  expect(lines.map((l) => JSON.parse(l)).some((o) => o.msg === 'peer call failed' && o.trace_id === trace)).toBe(true);
+  expect(
+    lines
+      .map((l) => JSON.parse(l))
+      .some((o) => o.msg === 'peer call failed' && o.trace_id === trace),
+  ).toBe(true);
   // Nor did the collector's key reach the exported spans.
   expect(JSON.stringify(receiver.requests)).not.toContain(SECRETS.collector);
 });
 
 test('fields named for secrets are redacted, bearer credentials cut out of text, in both formats', () => {
-  expect(redactFields({ apiKey: 'k1', token: 't1', MODEL_API_KEY: 'k2', password: 'p', authorization: 'Bearer abc', signature: 's', cookies: 'c', seen: true, note: 'sent Bearer abc.def to it', db: 'postgres://lume:pw-9x@db:5432/mesh', n: 3, keyCount: 2 }))
-    .toEqual({ apiKey: REDACTED, token: REDACTED, MODEL_API_KEY: REDACTED, password: REDACTED, authorization: REDACTED, signature: REDACTED, cookies: REDACTED, seen: true, note: `sent Bearer ${REDACTED} to it`, db: `postgres://lume:${REDACTED}@db:5432/mesh`, n: 3, keyCount: 2 });
+  expect(
+    redactFields({
+      apiKey: 'k1',
+      token: 't1',
+      MODEL_API_KEY: 'k2',
+      password: 'p',
+      authorization: 'Bearer abc',
+      signature: 's',
+      cookies: 'c',
+      seen: true,
+      note: 'sent Bearer abc.def to it',
+      db: 'postgres://lume:pw-9x@db:5432/mesh',
+      n: 3,
+      keyCount: 2,
+    }),
+  ).toEqual({
+    apiKey: REDACTED,
+    token: REDACTED,
+    MODEL_API_KEY: REDACTED,
+    password: REDACTED,
+    authorization: REDACTED,
+    signature: REDACTED,
+    cookies: REDACTED,
+    seen: true,
+    note: `sent Bearer ${REDACTED} to it`,
+    db: `postgres://lume:${REDACTED}@db:5432/mesh`,
+    n: 3,
+    keyCount: 2,
+  });
   const written: string[] = [];
   const write = process.stderr.write;
   process.stderr.write = ((s: string) => (written.push(s), true)) as typeof process.stderr.write;
@@ -97,7 +167,12 @@ test('fields named for secrets are redacted, bearer credentials cut out of text,
   } finally {
     process.stderr.write = write;
   }
-  expect(JSON.parse(written[0]!)).toMatchObject({ level: 'info', logger: 't', msg: `header was Bearer ${REDACTED}`, fields: { secretKey: REDACTED, ok: 1 } });
+  expect(JSON.parse(written[0]!)).toMatchObject({
+    level: 'info',
+    logger: 't',
+    msg: `header was Bearer ${REDACTED}`,
+    fields: { secretKey: REDACTED, ok: 1 },
+  });
   expect(written[1]).toEndWith(`info t plain token="${REDACTED}"\n`);
   expect(written.join('')).not.toContain('zzz');
 });

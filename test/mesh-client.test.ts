@@ -5,7 +5,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLog } from '../lib/log.ts';
-import { createMeshClient, type ClientEvents, type InboundMessage, type MeshClientOptions } from '../lib/mesh/client.ts';
+import {
+  createMeshClient,
+  type ClientEvents,
+  type InboundMessage,
+  type MeshClientOptions,
+} from '../lib/mesh/client.ts';
 import { decodeAttachmentBytes } from '../lib/mesh/payload.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
@@ -31,7 +36,11 @@ function client(hub: { url: string }, extra: Partial<MeshClientOptions> = {}) {
   return Object.assign(c, { dir });
 }
 /** Resolves with the next event of a type that passes `pick`. */
-function nextEvent<K extends keyof ClientEvents>(c: ReturnType<typeof client>, type: K, pick: (e: ClientEvents[K]) => boolean = () => true) {
+function nextEvent<K extends keyof ClientEvents>(
+  c: ReturnType<typeof client>,
+  type: K,
+  pick: (e: ClientEvents[K]) => boolean = () => true,
+) {
   return new Promise<ClientEvents[K]>((resolve) => {
     const off = c.on(type, (e) => {
       if (pick(e)) {
@@ -50,29 +59,51 @@ test('one presence per agent; inbound messages arrive with header and 0600 attac
   const s1 = await alice.connect('a1', 'demo', 'alice');
   const again = await alice.connect('a1', 'demo', 'alice');
   expect(again.self).toEqual(s1.self);
-  expect(await bob.connect('b1', 'demo', 'bob')).toMatchObject({ state: 'connected', peers: [{ name: 'alice', activity: 'idle' }] });
+  expect(await bob.connect('b1', 'demo', 'bob')).toMatchObject({
+    state: 'connected',
+    peers: [{ name: 'alice', activity: 'idle' }],
+  });
 
   const src = mkdtempSync(join(tmpdir(), 'mesh-src-'));
   cleanups.push(() => rmSync(src, { recursive: true, force: true }));
   writeFileSync(join(src, 'report.txt'), 'quarterly numbers');
   writeFileSync(join(src, 'zeros.bin'), new Uint8Array(64 * 1024));
   const delivered = nextEvent(alice, 'delivery');
-  const sent = await alice.send('a1', { target: { type: 'agent', name: 'bob' }, text: 'see attached', attachments: [join(src, 'report.txt'), join(src, 'zeros.bin')] });
+  const sent = await alice.send('a1', {
+    target: { type: 'agent', name: 'bob' },
+    text: 'see attached',
+    attachments: [join(src, 'report.txt'), join(src, 'zeros.bin')],
+  });
   expect(sent.ok && sent.result.recipients).toEqual(['bob']);
-  expect(await delivered).toEqual({ type: 'delivery', messageId: expect.any(String), to: 'bob', status: 'delivered', agentId: 'a1' });
+  expect(await delivered).toEqual({
+    type: 'delivery',
+    messageId: expect.any(String),
+    to: 'bob',
+    status: 'delivered',
+    agentId: 'a1',
+  });
 
   const m = inbox[0]!;
   expect(m.text).toBe('see attached');
-  expect(m.header).toMatch(/^\[a2a message\] ref=demo:1 from=alice project=demo at=\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-  expect(m.attachments.map((a) => [a.name, a.bytes])).toEqual([['report.txt', 17], ['zeros.bin', 65536]]);
+  expect(m.header).toMatch(
+    /^\[a2a message\] ref=demo:1 from=alice project=demo at=\d{4}-\d\d-\d\dT[\d:.]+Z$/,
+  );
+  expect(m.attachments.map((a) => [a.name, a.bytes])).toEqual([
+    ['report.txt', 17],
+    ['zeros.bin', 65536],
+  ]);
   expect(m.attachments[0]!.path.startsWith(join(bob.dir, 'demo', '1', 'attach-'))).toBe(true);
   expect(readFileSync(m.attachments[0]!.path, 'utf8')).toBe('quarterly numbers');
   expect(statSync(m.attachments[1]!.path).mode & 0o777).toBe(0o600);
   // History gives the bytes back.
   const h = await bob.history('b1');
-  expect(h.ok && h.result.map((x) => x.attachments.map((a) => decodeAttachmentBytes(a.payload)?.length))).toEqual([[17, 65536]]);
+  expect(
+    h.ok && h.result.map((x) => x.attachments.map((a) => decodeAttachmentBytes(a.payload)?.length)),
+  ).toEqual([[17, 65536]]);
   // The activity view: alice is working on nothing yet, bob was acknowledged and now "works" for alice.
-  expect(alice.status('a1')?.peers).toEqual([{ name: 'bob', presenceId: expect.any(String), activity: 'working' }]);
+  expect(alice.status('a1')?.peers).toEqual([
+    { name: 'bob', presenceId: expect.any(String), activity: 'working' },
+  ]);
 });
 
 test('a handler that throws gives a failed delivery; an absent peer and a bad path give coded errors', async () => {
@@ -90,7 +121,11 @@ test('a handler that throws gives a failed delivery; an absent peer and a bad pa
   expect(await failed).toMatchObject({ to: 'bob', status: 'failed', error: 'agent is busy' });
   const absent = await alice.send('a1', { target: { type: 'agent', name: 'zed' }, text: 'hi' });
   expect(!absent.ok && absent.error.code).toBe('A2A_RECIPIENT_NOT_PRESENT');
-  const rel = await alice.send('a1', { target: { type: 'agent', name: 'bob' }, text: 'hi', attachments: ['relative/file.txt'] });
+  const rel = await alice.send('a1', {
+    target: { type: 'agent', name: 'bob' },
+    text: 'hi',
+    attachments: ['relative/file.txt'],
+  });
   expect(!rel.ok && rel.error.code).toBe('A2A_ATTACHMENT');
   const gone = nextEvent(alice, 'change');
   await bob.disconnect('b1');
@@ -105,9 +140,19 @@ test('remembered connections rejoin after a restart; an explicit disconnect forg
   await first.connect('agent-7', 'demo', 'seven');
   await first.close();
   // Name, resume secret and stream position are remembered; the secret is a credential and goes nowhere else.
-  expect(await memory.load()).toEqual({ 'agent-7': { project: 'demo', name: 'seven', resumeSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), epoch: expect.any(String), since: 0 } });
+  expect(await memory.load()).toEqual({
+    'agent-7': {
+      project: 'demo',
+      name: 'seven',
+      resumeSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      epoch: expect.any(String),
+      since: 0,
+    },
+  });
   const second = client(hub, { memory });
-  expect((await second.restore()).map((s) => [s.agentId, s.state, s.name])).toEqual([['agent-7', 'connected', 'seven']]);
+  expect((await second.restore()).map((s) => [s.agentId, s.state, s.name])).toEqual([
+    ['agent-7', 'connected', 'seven'],
+  ]);
   await second.disconnect('agent-7');
   expect(await memory.load()).toEqual({});
 });
@@ -117,8 +162,14 @@ test('stop codes end the retries: name_in_use, unknown_project', async () => {
   const holder = client(hub);
   await holder.connect('h', 'demo', 'taken');
   const c = client(hub, { timers: fakeTimers().timers });
-  expect(await c.connect('x', 'demo', 'taken')).toMatchObject({ state: 'stopped', lastError: { code: 'A2A_NAME_IN_USE' } });
-  expect(await c.connect('y', 'nope', 'free')).toMatchObject({ state: 'stopped', lastError: { code: 'A2A_UNKNOWN_PROJECT' } });
+  expect(await c.connect('x', 'demo', 'taken')).toMatchObject({
+    state: 'stopped',
+    lastError: { code: 'A2A_NAME_IN_USE' },
+  });
+  expect(await c.connect('y', 'nope', 'free')).toMatchObject({
+    state: 'stopped',
+    lastError: { code: 'A2A_UNKNOWN_PROJECT' },
+  });
 });
 
 test('reconnect backoff doubles from 500 ms to 10 s and resets after a successful claim', async () => {

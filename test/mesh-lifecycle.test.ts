@@ -7,7 +7,15 @@ import { join as joinPath } from 'node:path';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { silentLog } from '../lib/log.ts';
-import { createProject, join, msg, RawClient, startHub, text, type TestHub } from './support/mesh.ts';
+import {
+  createProject,
+  join,
+  msg,
+  RawClient,
+  startHub,
+  text,
+  type TestHub,
+} from './support/mesh.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -24,30 +32,56 @@ const start = (o: Parameters<typeof startHub>[0] = {}) => {
   return h;
 };
 const post = (hub: TestHub, op: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${hub.url}/api/projects.${op}`, { method: 'POST', body: JSON.stringify(body), headers }).then(async (r) => [r.status, await r.json()]);
+  fetch(`${hub.url}/api/projects.${op}`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers,
+  }).then(async (r) => [r.status, await r.json()]);
 
 test('a restart keeps every accepted message (with attachments) and drops every presence', async () => {
   const dir = mkdtempSync(joinPath(tmpdir(), 'mesh-restart-'));
   dirs.push(dir);
   const file = joinPath(dir, 'hub', 'mesh.sqlite');
-  const hub1 = startHub({ store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }) });
+  const hub1 = startHub({
+    store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }),
+  });
   await createProject(hub1, 'demo');
   const a = await join(hub1, 'demo', 'alice');
   const b = await join(hub1, 'demo', 'bob');
-  const attachment = { name: 'notes.txt', payload: { encoding: 'base64', data: Buffer.from('attached bytes').toString('base64'), uncompressedBytes: 14 } };
-  await a.c.send(msg('r1', 'm-1', { type: 'agent', name: 'bob' }, 'before restart', { attachments: [attachment] }));
+  const attachment = {
+    name: 'notes.txt',
+    payload: {
+      encoding: 'base64',
+      data: Buffer.from('attached bytes').toString('base64'),
+      uncompressedBytes: 14,
+    },
+  };
+  await a.c.send(
+    msg('r1', 'm-1', { type: 'agent', name: 'bob' }, 'before restart', {
+      attachments: [attachment],
+    }),
+  );
   const accepted = (await a.c.take(2))[1]!;
   expect(accepted.type).toBe('accepted');
   await hub1.stop();
   expect([await b.c.take(2), await b.c.closed]).toEqual([
-    [{ type: 'message', message: accepted.message }, { type: 'presence_left', peer: a.self, reason: 'hub_shutdown' }],
+    [
+      { type: 'message', message: accepted.message },
+      { type: 'presence_left', peer: a.self, reason: 'hub_shutdown' },
+    ],
     { code: 1001, reason: 'hub_shutdown' },
   ]);
 
-  const hub2 = start({ store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }), port: 0 });
+  const hub2 = start({
+    store: createSqliteMeshStore({ db: openMeshDatabase(file), log: silentLog }),
+    port: 0,
+  });
   const history = await fetch(`${hub2.url}/v1/history?project=demo`).then((r) => r.json());
   expect(history).toEqual({ messages: [accepted.message] });
-  expect(await fetch(`${hub2.url}/v1/presence?project=demo`).then((r) => r.json())).toEqual({ project: 'demo', peers: [] });
+  expect(await fetch(`${hub2.url}/v1/presence?project=demo`).then((r) => r.json())).toEqual({
+    project: 'demo',
+    peers: [],
+  });
   // The sequence continues after the restart, with no gap.
   const c = await join(hub2, 'demo', 'carol');
   await c.c.send(msg('r2', 'm-2', { type: 'project' }, 'after restart'));
@@ -56,14 +90,28 @@ test('a restart keeps every accepted message (with attachments) and drops every 
 
 test('deleting a project is refused while it has presences; afterwards its sequence restarts at 1', async () => {
   const hub = start();
-  expect(await post(hub, 'create', { name: 'demo', displayName: 'Demo' })).toEqual([200, { result: { project: { name: 'demo', displayName: 'Demo', createdAt: expect.any(Number) } } }]);
+  expect(await post(hub, 'create', { name: 'demo', displayName: 'Demo' })).toEqual([
+    200,
+    { result: { project: { name: 'demo', displayName: 'Demo', createdAt: expect.any(Number) } } },
+  ]);
   const a = await join(hub, 'demo', 'alice');
   await a.c.send(msg('r1', 'm-1', { type: 'project' }, 'one'));
   await a.c.next();
-  expect(await post(hub, 'delete', { name: 'demo' })).toEqual([200, { error: { code: 'project-conflict', message: 'project demo has 1 live presence(s); it can be deleted once they leave' } }]);
+  expect(await post(hub, 'delete', { name: 'demo' })).toEqual([
+    200,
+    {
+      error: {
+        code: 'project-conflict',
+        message: 'project demo has 1 live presence(s); it can be deleted once they leave',
+      },
+    },
+  ]);
   await a.c.close();
   expect(await post(hub, 'delete', { name: 'demo' })).toEqual([200, { result: { deleted: true } }]);
-  expect(await post(hub, 'delete', { name: 'demo' })).toEqual([404, { error: { code: 'not-found', message: 'project demo does not exist' } }]);
+  expect(await post(hub, 'delete', { name: 'demo' })).toEqual([
+    404,
+    { error: { code: 'not-found', message: 'project demo does not exist' } },
+  ]);
   await post(hub, 'create', { name: 'demo' });
   const b = await join(hub, 'demo', 'bob');
   // The old id is free again: its row went with the project.
@@ -82,11 +130,27 @@ test('an identical retry returns the original without redelivery; different cont
   const first = await a.c.next();
   await a.c.send({ ...send, requestId: 'r2' });
   await a.c.send({ ...send, requestId: 'r3', payload: text('something else') });
-  await a.c.send({ ...send, requestId: 'r4', attachments: [{ name: 'x', payload: { encoding: 'base64', data: 'eA==', uncompressedBytes: 1 } }] });
+  await a.c.send({
+    ...send,
+    requestId: 'r4',
+    attachments: [
+      { name: 'x', payload: { encoding: 'base64', data: 'eA==', uncompressedBytes: 1 } },
+    ],
+  });
   expect(await a.c.take(3)).toEqual([
     { type: 'accepted', requestId: 'r2', message: first.message, recipients: [], replayed: true },
-    { type: 'error', code: 'message_id_conflict', message: 'messageId m-1 is already used for different content', requestId: 'r3' },
-    { type: 'error', code: 'message_id_conflict', message: 'messageId m-1 is already used for different content', requestId: 'r4' },
+    {
+      type: 'error',
+      code: 'message_id_conflict',
+      message: 'messageId m-1 is already used for different content',
+      requestId: 'r3',
+    },
+    {
+      type: 'error',
+      code: 'message_id_conflict',
+      message: 'messageId m-1 is already used for different content',
+      requestId: 'r4',
+    },
   ]);
   // Bob got the message once; the next thing he sees is a marker.
   await a.c.send(msg('r5', 'm-2', { type: 'agent', name: 'bob' }, 'marker'));
@@ -119,14 +183,24 @@ test('with a join token, hello and the protected routes need it; the token never
   await createProject(hub, 'demo');
   for (const extra of [{}, { token: 'wrong' }]) {
     const c = new RawClient(hub);
-    expect(await c.hello('demo', 'eve', extra)).toEqual({ type: 'error', code: 'claim_rejected', message: 'join token missing or wrong' });
+    expect(await c.hello('demo', 'eve', extra)).toEqual({
+      type: 'error',
+      code: 'claim_rejected',
+      message: 'join token missing or wrong',
+    });
     expect(await c.closed).toEqual({ code: 1008, reason: 'claim_rejected' });
   }
   const ok = new RawClient(hub);
   expect((await ok.hello('demo', 'alice', { token: 's3cret-token' })).type).toBe('claimed');
-  expect(await post(hub, 'list', {})).toEqual([401, { error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }]);
+  expect(await post(hub, 'list', {})).toEqual([
+    401,
+    { error: { code: 'unauthorized', message: 'missing or wrong bearer token' } },
+  ]);
   expect((await fetch(`${hub.url}/v1/history?project=demo`)).status).toBe(401);
-  expect(await post(hub, 'list', {}, { authorization: 'Bearer s3cret-token' })).toEqual([200, { result: { projects: [{ name: 'demo', createdAt: expect.any(Number) }] } }]);
+  expect(await post(hub, 'list', {}, { authorization: 'Bearer s3cret-token' })).toEqual([
+    200,
+    { result: { projects: [{ name: 'demo', createdAt: expect.any(Number) }] } },
+  ]);
   expect(await fetch(`${hub.url}/healthz`).then((r) => r.json())).toEqual({ ok: true });
   expect(hub.log.lines.join('\n')).not.toContain('s3cret');
 });
@@ -138,7 +212,10 @@ test('a presence that leaves heartbeatMisses pings unanswered is dropped with he
   expect(a.claimed).toMatchObject({ heartbeatMs: 10_000, heartbeatMisses: 3 });
   await muteClient(hub.port, 'demo', 'mute');
   const joined = await a.c.next();
-  expect(joined).toEqual({ type: 'presence_joined', peer: { name: 'mute', presenceId: expect.any(String) } });
+  expect(joined).toEqual({
+    type: 'presence_joined',
+    peer: { name: 'mute', presenceId: expect.any(String) },
+  });
   // Three rounds: alice's WebSocket answers each ping (and sees a `ping` frame); the mute socket answers none.
   for (let round = 0; round < 3; round++) {
     const pong = hub.nextPong();
@@ -148,7 +225,10 @@ test('a presence that leaves heartbeatMisses pings unanswered is dropped with he
   }
   expect(hub.mesh.realtime.roster.list('demo').map((p) => p.name)).toEqual(['alice', 'mute']);
   hub.mesh.realtime.tick();
-  expect(await a.c.take(2)).toEqual([{ type: 'ping' }, { type: 'presence_left', peer: joined.peer, reason: 'heartbeat_timeout' }]);
+  expect(await a.c.take(2)).toEqual([
+    { type: 'ping' },
+    { type: 'presence_left', peer: joined.peer, reason: 'heartbeat_timeout' },
+  ]);
   expect(hub.mesh.realtime.roster.list('demo').map((p) => p.name)).toEqual(['alice']);
   expect(hub.log.lines.join('\n')).toContain('mesh: heartbeat timeout');
 });

@@ -4,7 +4,14 @@
  */
 
 import { expect, setDefaultTimeout, test } from 'bun:test';
-import { NOTE_LIMIT, commitNotePrefix, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../lib/mesh/postgres-notes.ts';
+import {
+  NOTE_LIMIT,
+  commitNotePrefix,
+  deliveryNotes,
+  noteOrigin,
+  parseCommitNote,
+  parseDeliveryNote,
+} from '../lib/mesh/postgres-notes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -14,11 +21,27 @@ test('commit notes: the prefix the database completes, read back; malformed ones
   const note = `${commitNotePrefix(hub)}demo\t42`;
   expect(noteOrigin(note)).toBe(hub);
   expect(parseCommitNote(note)).toEqual({ hub, project: 'demo', sequence: 42 });
-  for (const bad of ['c\thub\tdemo', 'c\thub\tdemo\tx', 'c\thub\tdemo\t-1', 'c\thub\tdemo\t1\t2', 'x\thub\tdemo\t1']) expect(parseCommitNote(bad)).toBeUndefined();
+  for (const bad of [
+    'c\thub\tdemo',
+    'c\thub\tdemo\tx',
+    'c\thub\tdemo\t-1',
+    'c\thub\tdemo\t1\t2',
+    'x\thub\tdemo\t1',
+  ])
+    expect(parseCommitNote(bad)).toBeUndefined();
 });
 
 test('delivery notes: outcomes split under the limit, read back in order; JSON notes have no origin here', () => {
-  const items: [string, string][] = Array.from({ length: 300 }, (_, i) => [`p-${i}`, JSON.stringify({ type: 'delivery', messageId: `m-${i}`, to: 'bob', status: 'failed', error: 'busy\n\té€𝄞'.repeat(10) })]);
+  const items: [string, string][] = Array.from({ length: 300 }, (_, i) => [
+    `p-${i}`,
+    JSON.stringify({
+      type: 'delivery',
+      messageId: `m-${i}`,
+      to: 'bob',
+      status: 'failed',
+      error: 'busy\n\té€𝄞'.repeat(10),
+    }),
+  ]);
   const notes = deliveryNotes(hub, items);
   expect(notes.length).toBeGreaterThan(1);
   const read = notes.flatMap((n) => {

@@ -1,7 +1,16 @@
 /** Realtime protocol against a real hub on port 0: claims, presence frames, direct and broadcast sends, delivery outcomes. */
 
 import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { createProject, heldCommits, join, msg, RawClient, startHub, UUID, type TestHub } from './support/mesh.ts';
+import {
+  createProject,
+  heldCommits,
+  join,
+  msg,
+  RawClient,
+  startHub,
+  UUID,
+  type TestHub,
+} from './support/mesh.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -15,10 +24,31 @@ describe('claim and presence', () => {
     hub = startHub();
     await createProject(hub, 'demo');
     const a = await join(hub, 'demo', 'alice');
-    const stream = { epoch: expect.any(String), sequence: 0, heartbeatMs: 10_000, heartbeatMisses: 2, resumed: false, resumeSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) };
-    expect(a.claimed).toEqual({ type: 'claimed', protocolVersion: 3, project: 'demo', self: { name: 'alice', presenceId: UUID }, peers: [], ...stream });
+    const stream = {
+      epoch: expect.any(String),
+      sequence: 0,
+      heartbeatMs: 10_000,
+      heartbeatMisses: 2,
+      resumed: false,
+      resumeSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+    };
+    expect(a.claimed).toEqual({
+      type: 'claimed',
+      protocolVersion: 3,
+      project: 'demo',
+      self: { name: 'alice', presenceId: UUID },
+      peers: [],
+      ...stream,
+    });
     const b = await join(hub, 'demo', 'bob');
-    expect(b.claimed).toEqual({ type: 'claimed', protocolVersion: 3, project: 'demo', self: { name: 'bob', presenceId: UUID }, peers: [a.self], ...stream });
+    expect(b.claimed).toEqual({
+      type: 'claimed',
+      protocolVersion: 3,
+      project: 'demo',
+      self: { name: 'bob', presenceId: UUID },
+      peers: [a.self],
+      ...stream,
+    });
     expect(b.claimed.resumeSecret).not.toBe(a.claimed.resumeSecret);
     await b.c.close();
     const b2 = await join(hub, 'demo', 'bob');
@@ -89,8 +119,18 @@ describe('direct messages', () => {
     await a.c.send(msg('r2', 'm-2', { type: 'agent', name: 'alice' }, 'me'));
     await a.c.send(msg('r3', 'm-3', { type: 'nobody' }, 'x'));
     expect(await a.c.take(3)).toEqual([
-      { type: 'error', code: 'recipient_not_present', message: 'ghost is not present in project demo', requestId: 'r1' },
-      { type: 'error', code: 'message_rejected', message: 'cannot send to yourself', requestId: 'r2' },
+      {
+        type: 'error',
+        code: 'recipient_not_present',
+        message: 'ghost is not present in project demo',
+        requestId: 'r1',
+      },
+      {
+        type: 'error',
+        code: 'message_rejected',
+        message: 'cannot send to yourself',
+        requestId: 'r2',
+      },
       { type: 'error', code: 'message_rejected', message: expect.any(String), requestId: 'r3' },
     ]);
     expect(await hub.store.history({ project: 'demo', limit: 50 })).toEqual([]);
@@ -117,7 +157,13 @@ describe('direct messages', () => {
       ['presence_left', undefined, 'connection_closed'],
       ['delivery', 'carol', 'failed'],
     ]);
-    expect(frames[4]).toEqual({ type: 'delivery', messageId: 'm-2', to: 'carol', status: 'failed', error: 'x'.repeat(512) });
+    expect(frames[4]).toEqual({
+      type: 'delivery',
+      messageId: 'm-2',
+      to: 'carol',
+      status: 'failed',
+      error: 'x'.repeat(512),
+    });
   });
 
   test('an acknowledgement for an unknown delivery is invalid_frame and the socket keeps working', async () => {
@@ -126,7 +172,11 @@ describe('direct messages', () => {
     const a = await join(hub, 'demo', 'alice');
     const b = await join(hub, 'demo', 'bob');
     await b.c.send({ type: 'delivered', messageId: 'm-never' });
-    expect(await b.c.next()).toEqual({ type: 'error', code: 'invalid_frame', message: 'no delivery of m-never is waiting for an acknowledgement' });
+    expect(await b.c.next()).toEqual({
+      type: 'error',
+      code: 'invalid_frame',
+      message: 'no delivery of m-never is waiting for an acknowledgement',
+    });
     await b.c.send(msg('r1', 'm-1', { type: 'agent', name: 'alice' }, 'still here'));
     expect((await b.c.next()).type).toBe('accepted');
     expect((await a.c.take(2)).map((f) => f.type)).toEqual(['presence_joined', 'message']);
@@ -151,7 +201,9 @@ describe('broadcast', () => {
     await b.c.take(2); // carol joined, carol left: the hub has seen the close
     const d = await join(hub, 'demo', 'dave');
     const accepted = await a.c.take(4);
-    expect(accepted.map((f) => `${f.type}:${f.peer?.name ?? f.to ?? f.recipients?.join(',')}`)).toEqual([
+    expect(
+      accepted.map((f) => `${f.type}:${f.peer?.name ?? f.to ?? f.recipients?.join(',')}`),
+    ).toEqual([
       'presence_left:carol',
       'presence_joined:dave',
       'accepted:bob,carol',
@@ -167,4 +219,3 @@ describe('broadcast', () => {
     expect((await d.c.next()).message?.messageId).toBe('m-2');
   });
 });
-

@@ -72,7 +72,12 @@ function reader(c: RawClient) {
  * Sends broadcasts, WINDOW at a time, until `enough(sent)` holds after an `accepted`; resolves with
  * the sequence of every accepted one, in order.
  */
-async function flood(c: RawClient, tag: string, enough: (sent: number) => boolean, limit: number): Promise<number[]> {
+async function flood(
+  c: RawClient,
+  tag: string,
+  enough: (sent: number) => boolean,
+  limit: number,
+): Promise<number[]> {
   const accepted: number[] = [];
   let sent = 0;
   let inFlight = 0;
@@ -82,7 +87,14 @@ async function flood(c: RawClient, tag: string, enough: (sent: number) => boolea
       while (inFlight < WINDOW && !enough(sent) && sent < limit) {
         const i = sent++;
         inFlight++;
-        void c.send({ type: 'message', requestId: `${tag}-${i}`, messageId: crypto.randomUUID(), target: { type: 'project' }, payload: text(body(i)), attachments: [] });
+        void c.send({
+          type: 'message',
+          requestId: `${tag}-${i}`,
+          messageId: crypto.randomUUID(),
+          target: { type: 'project' },
+          payload: text(body(i)),
+          attachments: [],
+        });
       }
       if (inFlight > 0) return;
       c.ws.removeEventListener('message', onFrame);
@@ -115,15 +127,22 @@ test('readers that stop reading are cut with slow_consumer; memory stays bounded
 
   const watcher = reader((await joinMesh(hub, PROJECT, 'watcher')).c);
   const flooder = (await joinMesh(hub, PROJECT, 'flooder')).c;
-  const stuck = await Promise.all(['stuck-1', 'stuck-2', 'stuck-3'].map((n) => rawClaim(hub.url, n)));
+  const stuck = await Promise.all(
+    ['stuck-1', 'stuck-2', 'stuck-3'].map((n) => rawClaim(hub.url, n)),
+  );
   for (const s of stuck) s.ws.stall();
   const rssBefore = rssOf(hub.proc.pid);
 
   // Each stalled client starts reading again once the others saw it cut (a client that does not
   // take even its close frame within the hello timeout is cut for good, without one).
-  const drained = stuck.map((s) => watcher.until(() => watcher.left.some((f) => f.peer.name === s.claimed.self.name)).then(() => s.ws.drain()));
+  const drained = stuck.map((s) =>
+    watcher
+      .until(() => watcher.left.some((f) => f.peer.name === s.claimed.self.name))
+      .then(() => s.ws.drain()),
+  );
   // Until every stalled reader is cut (they hold the kernel's socket buffers plus 1 MiB each)...
-  const allCut = () => watcher.left.filter((f) => f.reason === 'slow_consumer').length === stuck.length;
+  const allCut = () =>
+    watcher.left.filter((f) => f.reason === 'slow_consumer').length === stuck.length;
   const first = await flood(flooder, 'a', allCut, 20_000);
   const rssAtCut = rssOf(hub.proc.pid);
   // ...and then 48 MB more: without a bound, each stalled reader would hold all of it.
@@ -137,7 +156,9 @@ test('readers that stop reading are cut with slow_consumer; memory stays bounded
   );
 
   // The others saw each stalled presence leave with the documented reason; the hub logged the cut.
-  expect(watcher.left.map((f) => [f.peer.name, f.reason]).sort()).toEqual(stuck.map((s) => [s.claimed.self.name, 'slow_consumer']));
+  expect(watcher.left.map((f) => [f.peer.name, f.reason]).sort()).toEqual(
+    stuck.map((s) => [s.claimed.self.name, 'slow_consumer']),
+  );
   expect(hub.log()).toContain('mesh: slow consumer cut');
   // Bounded: 3 x 70 MB would be held without the cut (measured: +16 to +45 MiB, flat over 150 MB of broadcasts).
   expect(rssAfter - rssBefore).toBeLessThan(96 * MiB);
@@ -157,7 +178,9 @@ test('readers that stop reading are cut with slow_consumer; memory stays bounded
 
     // Reconnecting as a client does (same name, the epoch and the last sequence it handled), it recovers the rest.
     const again = new RawClient(hub);
-    const claimed = await again.hello(PROJECT, s.claimed.self.name, { recover: { epoch: s.claimed.epoch, since: last } });
+    const claimed = await again.hello(PROJECT, s.claimed.self.name, {
+      recover: { epoch: s.claimed.epoch, since: last },
+    });
     expect(claimed).toMatchObject({ type: 'claimed', recovery: { since: last } });
     const replayed: Frame[] = [];
     while (replayed.length < claimed.recovery.replayed) {
@@ -168,8 +191,12 @@ test('readers that stop reading are cut with slow_consumer; memory stays bounded
     const paged: Frame[] = [];
     let before = replayed[0]?.sequence ?? claimed.sequence + 1;
     while (!claimed.recovery.recovered && before > last + 1) {
-      const res = await fetch(`${hub.url}/v1/history?project=${PROJECT}&before=${PROJECT}:${before}&limit=500`);
-      const page = ((await res.json()) as { messages: Frame[] }).messages.filter((m) => m.sequence > last);
+      const res = await fetch(
+        `${hub.url}/v1/history?project=${PROJECT}&before=${PROJECT}:${before}&limit=500`,
+      );
+      const page = ((await res.json()) as { messages: Frame[] }).messages.filter(
+        (m) => m.sequence > last,
+      );
       expect(page.length).toBeGreaterThan(0);
       paged.unshift(...page);
       before = page[0]!.sequence;
@@ -177,7 +204,9 @@ test('readers that stop reading are cut with slow_consumer; memory stays bounded
     const recovered = [...paged, ...replayed];
     const missed = accepted.filter((q) => q > last);
     expect(recovered.map((m) => m.sequence)).toEqual(missed);
-    expect(recovered.every((m) => m.from.name === 'flooder' && m.payload.data.length === BODY_BYTES)).toBe(true);
+    expect(
+      recovered.every((m) => m.from.name === 'flooder' && m.payload.data.length === BODY_BYTES),
+    ).toBe(true);
     await again.close();
   }
   await flooder.close();

@@ -5,7 +5,15 @@
  */
 
 import { Database } from 'bun:sqlite';
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import {
+  afterAll,
+  afterEach,
+  beforeAll,
+  describe,
+  expect,
+  setDefaultTimeout,
+  test,
+} from 'bun:test';
 import { SQL } from 'bun';
 import { silentLog } from '../lib/log.ts';
 import { parseHistoryQuery } from '../lib/mesh/history.ts';
@@ -25,7 +33,11 @@ describe('payload codec', () => {
     const small = 'a'.repeat(32 * 1024 - 1);
     const large = 'a'.repeat(32 * 1024);
     expect(encodeText(small).encoding).toBe('identity');
-    expect(encodeText(large)).toEqual({ encoding: 'gzip+base64', data: expect.any(String), uncompressedBytes: 32 * 1024 });
+    expect(encodeText(large)).toEqual({
+      encoding: 'gzip+base64',
+      data: expect.any(String),
+      uncompressedBytes: 32 * 1024,
+    });
     expect(decodeText(encodeText(large))).toBe(large);
     expect(encodeText('héllo').uncompressedBytes).toBe(6);
   });
@@ -33,25 +45,43 @@ describe('payload codec', () => {
   test('attachments gzip only from 32 KiB and only when it shrinks', () => {
     const random = crypto.getRandomValues(new Uint8Array(40 * 1024));
     expect(encodeAttachment('r.bin', random).payload.encoding).toBe('base64');
-    expect(encodeAttachment('z.bin', new Uint8Array(40 * 1024)).payload.encoding).toBe('gzip+base64');
+    expect(encodeAttachment('z.bin', new Uint8Array(40 * 1024)).payload.encoding).toBe(
+      'gzip+base64',
+    );
     expect(encodeAttachment('s.bin', new Uint8Array(100)).payload.encoding).toBe('base64');
   });
 
   test('the shared 4 MiB budget, size mismatch and attachment rules', () => {
     const t = encodeText('see attached');
     const oneMiB = encodeAttachment('a.bin', crypto.getRandomValues(new Uint8Array(MiB)));
-    expect(validateContent(t, [oneMiB, { ...oneMiB, name: 'b.bin' }, { ...oneMiB, name: 'c.bin' }])).toEqual({ ok: true, result: 12 + 3 * MiB });
+    expect(
+      validateContent(t, [oneMiB, { ...oneMiB, name: 'b.bin' }, { ...oneMiB, name: 'c.bin' }]),
+    ).toEqual({ ok: true, result: 12 + 3 * MiB });
     const codeOf = (p: unknown, a: unknown) => {
       const r = validateContent(p, a);
       return r.ok ? 'ok' : r.error.code;
     };
-    expect(codeOf(t, [oneMiB, { ...oneMiB, name: 'b' }, { ...oneMiB, name: 'c' }, { ...oneMiB, name: 'd' }])).toBe('payload_too_large');
+    expect(
+      codeOf(t, [
+        oneMiB,
+        { ...oneMiB, name: 'b' },
+        { ...oneMiB, name: 'c' },
+        { ...oneMiB, name: 'd' },
+      ]),
+    ).toBe('payload_too_large');
     expect(codeOf({ ...t, uncompressedBytes: 11 }, [])).toBe('message_rejected');
     expect(codeOf(t, [oneMiB, oneMiB])).toBe('message_rejected'); // duplicate names
-    for (const name of ['.', '..', 'a/b', 'a\\b', 'tab\there', '', 'x'.repeat(256)]) expect(codeOf(t, [{ ...oneMiB, name }])).toBe('message_rejected');
+    for (const name of ['.', '..', 'a/b', 'a\\b', 'tab\there', '', 'x'.repeat(256)])
+      expect(codeOf(t, [{ ...oneMiB, name }])).toBe('message_rejected');
     expect(codeOf(t, [{ ...oneMiB, name: 'report.final.pdf' }])).toBe('ok');
-    expect(codeOf(t, [{ name: 'x', payload: { encoding: 'base64', data: 'aGk', uncompressedBytes: 2 } }])).toBe('message_rejected');
-    expect(codeOf({ encoding: 'identity', data: 'x'.repeat(40_000), uncompressedBytes: 40_000 }, [])).toBe('message_rejected');
+    expect(
+      codeOf(t, [
+        { name: 'x', payload: { encoding: 'base64', data: 'aGk', uncompressedBytes: 2 } },
+      ]),
+    ).toBe('message_rejected');
+    expect(
+      codeOf({ encoding: 'identity', data: 'x'.repeat(40_000), uncompressedBytes: 40_000 }, []),
+    ).toBe('message_rejected');
   });
 });
 
@@ -59,12 +89,28 @@ describe('message references', () => {
   test('format and parse, splitting on the last colon', () => {
     expect(formatRef('demo', 42)).toBe('demo:42');
     expect(parseRef('demo:42')).toEqual({ project: 'demo', sequence: 42 });
-    for (const bad of ['demo:0', 'demo:012', 'demo:', ':4', 'demo', 'demo:1.5', 'demo:99999999999999999', 'de/mo:1', 42]) expect(parseRef(bad)).toBeUndefined();
+    for (const bad of [
+      'demo:0',
+      'demo:012',
+      'demo:',
+      ':4',
+      'demo',
+      'demo:1.5',
+      'demo:99999999999999999',
+      'de/mo:1',
+      42,
+    ])
+      expect(parseRef(bad)).toBeUndefined();
   });
 });
 
 const NOW = 1_700_000_000_000;
-const draft = (project: string, id: string, body: string, extra: Partial<MessageDraft> = {}): MessageDraft => ({
+const draft = (
+  project: string,
+  id: string,
+  body: string,
+  extra: Partial<MessageDraft> = {},
+): MessageDraft => ({
   project,
   from: { name: 'alice', presenceId: 'p-1' },
   messageId: id,
@@ -109,11 +155,14 @@ const held = { schedule: () => {}, now: () => NOW, log: silentLog };
 const KINDS: Kind[] = [
   {
     name: 'sqlite',
-    store: async () => createSqliteMeshStore({ db: new Database(':memory:', { strict: true }), ...held }),
+    store: async () =>
+      createSqliteMeshStore({ db: new Database(':memory:', { strict: true }), ...held }),
     async poisoned() {
       const db = new Database(':memory:', { strict: true });
       const s = createSqliteMeshStore({ db, ...held });
-      db.exec(`CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.msg_id = 'poison' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`);
+      db.exec(
+        `CREATE TRIGGER boom BEFORE INSERT ON messages WHEN NEW.msg_id = 'poison' BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`,
+      );
       return s;
     },
   },
@@ -123,11 +172,13 @@ const KINDS: Kind[] = [
     async poisoned() {
       const sql = await freshDatabase();
       const s = await createPostgresMeshStore({ sql, ...held });
-      await sql.unsafe(`
+      await sql
+        .unsafe(`
         CREATE FUNCTION boom() RETURNS trigger AS $$ BEGIN
           IF NEW.msg_id = 'poison' THEN RAISE EXCEPTION 'disk on fire'; END IF; RETURN NEW;
         END $$ LANGUAGE plpgsql;
-        CREATE TRIGGER boom BEFORE INSERT ON mesh_messages FOR EACH ROW EXECUTE FUNCTION boom();`).simple();
+        CREATE TRIGGER boom BEFORE INSERT ON mesh_messages FOR EACH ROW EXECUTE FUNCTION boom();`)
+        .simple();
       return s;
     },
   },
@@ -139,7 +190,8 @@ async function commit(s: MeshStore, drafts: MessageDraft[]) {
   await s.flush();
   return Promise.all(results);
 }
-const refs = (rs: Awaited<ReturnType<MeshStore['append']>>[]) => rs.map((r) => (r.ok ? r.result.message.messageRef : r.error.code));
+const refs = (rs: Awaited<ReturnType<MeshStore['append']>>[]) =>
+  rs.map((r) => (r.ok ? r.result.message.messageRef : r.error.code));
 
 for (const kind of KINDS)
   describe(`store on ${kind.name}`, () => {
@@ -147,7 +199,11 @@ for (const kind of KINDS)
       const s = await kind.store();
       await s.createProject({ name: 'a' });
       await s.createProject({ name: 'b' });
-      const results = [s.append(draft('a', 'm1', 'x')), s.append(draft('b', 'm2', 'x')), s.append(draft('a', 'm3', 'x'))];
+      const results = [
+        s.append(draft('a', 'm1', 'x')),
+        s.append(draft('b', 'm2', 'x')),
+        s.append(draft('a', 'm3', 'x')),
+      ];
       let settled = false;
       void Promise.all(results).then(() => (settled = true));
       await Bun.sleep(0);
@@ -162,19 +218,31 @@ for (const kind of KINDS)
       const s = await kind.store();
       await s.createProject({ name: 'a' });
       const first = s.append(draft('a', 'm1', 'hello'));
-      const sameGroup = s.append(draft('a', 'm1', 'hello', { from: { name: 'alice', presenceId: 'p-other' } }));
+      const sameGroup = s.append(
+        draft('a', 'm1', 'hello', { from: { name: 'alice', presenceId: 'p-other' } }),
+      );
       await s.flush();
       const r1 = await first;
       const r2 = await sameGroup;
-      expect(r2).toEqual({ ok: true, result: { message: r1.ok ? r1.result.message : (null as never), replayed: true } });
+      expect(r2).toEqual({
+        ok: true,
+        result: { message: r1.ok ? r1.result.message : (null as never), replayed: true },
+      });
       const [later] = await commit(s, [draft('a', 'm1', 'hello')]);
-      expect(later!.ok && later!.result).toEqual({ message: r1.ok ? r1.result.message : (null as never), replayed: true });
+      expect(later!.ok && later!.result).toEqual({
+        message: r1.ok ? r1.result.message : (null as never),
+        replayed: true,
+      });
       const [conflict, withFile, otherTarget] = await commit(s, [
         draft('a', 'm1', 'bye'),
         draft('a', 'm1', 'hello', { attachments: [encodeAttachment('f', new Uint8Array([1]))] }),
         draft('a', 'm1', 'hello', { target: { type: 'agent', name: 'bob' } }),
       ]);
-      expect([conflict, withFile, otherTarget].map((r) => !r!.ok && r!.error.code)).toEqual(['message_id_conflict', 'message_id_conflict', 'message_id_conflict']);
+      expect([conflict, withFile, otherTarget].map((r) => !r!.ok && r!.error.code)).toEqual([
+        'message_id_conflict',
+        'message_id_conflict',
+        'message_id_conflict',
+      ]);
       expect(await s.count('a')).toBe(1);
     });
 
@@ -182,7 +250,12 @@ for (const kind of KINDS)
       const s = await kind.store();
       await s.createProject({ name: 'p' });
       const drafts = [];
-      for (let i = 1; i <= 12; i++) drafts.push(draft('p', `m${i}`, `n${i}`, { from: { name: i % 3 === 0 ? 'bob' : 'alice', presenceId: 'x' } }));
+      for (let i = 1; i <= 12; i++)
+        drafts.push(
+          draft('p', `m${i}`, `n${i}`, {
+            from: { name: i % 3 === 0 ? 'bob' : 'alice', presenceId: 'x' },
+          }),
+        );
       await commit(s, drafts);
       const seqs = async (q: Record<string, string>) => {
         const p = parseHistoryQuery({ project: 'p', ...q });
@@ -197,17 +270,29 @@ for (const kind of KINDS)
       expect(await seqs({ after: 'p:5', limit: '2' })).toEqual([6, 7]);
       expect(await seqs({ from: 'bob' })).toEqual([3, 6, 9, 12]);
       expect(await seqs({ from: 'bob', before: 'p:9' })).toEqual([3, 6]);
-      expect(await seqs({ before: 'p:5', after: 'p:1' })).toBe('A2A_BAD_REQUEST: before and after cannot be combined');
-      expect(await seqs({ before: 'q:5' })).toBe('A2A_BAD_REQUEST: before belongs to another project');
+      expect(await seqs({ before: 'p:5', after: 'p:1' })).toBe(
+        'A2A_BAD_REQUEST: before and after cannot be combined',
+      );
+      expect(await seqs({ before: 'q:5' })).toBe(
+        'A2A_BAD_REQUEST: before belongs to another project',
+      );
       expect(await seqs({ limit: 'ten' })).toBe('A2A_BAD_REQUEST: limit must be an integer');
       expect(await seqs({ from: 'a/b' })).toBe('A2A_BAD_REQUEST: from is not a valid roster name');
 
       await s.createProject({ name: 'big' });
-      const blob = (i: number) => encodeAttachment(`f${i}`, crypto.getRandomValues(new Uint8Array(1.5 * MiB)));
-      await commit(s, [1, 2, 3, 4].map((i) => draft('big', `b${i}`, 'blob', { attachments: [blob(i)] })));
+      const blob = (i: number) =>
+        encodeAttachment(`f${i}`, crypto.getRandomValues(new Uint8Array(1.5 * MiB)));
+      await commit(
+        s,
+        [1, 2, 3, 4].map((i) => draft('big', `b${i}`, 'blob', { attachments: [blob(i)] })),
+      );
       // Newest first until the budget is spent, answered oldest first.
-      expect((await s.history({ project: 'big', limit: 50 })).map((m) => m.sequence)).toEqual([3, 4]);
-      expect((await s.history({ project: 'big', after: 1, limit: 50 })).map((m) => m.sequence)).toEqual([2, 3]);
+      expect((await s.history({ project: 'big', limit: 50 })).map((m) => m.sequence)).toEqual([
+        3, 4,
+      ]);
+      expect(
+        (await s.history({ project: 'big', after: 1, limit: 50 })).map((m) => m.sequence),
+      ).toEqual([2, 3]);
       // A message reads back exactly as it was accepted.
       const [stored] = await s.history({ project: 'big', before: 2, limit: 1 });
       expect(stored).toEqual(await s.get('big:1'));
@@ -216,20 +301,41 @@ for (const kind of KINDS)
 
     test('replyTo resolves within the project; project registry; delete restarts sequences under a new epoch', async () => {
       const s = await kind.store();
-      expect(await s.createProject({ name: 'demo', description: 'a test' })).toEqual({ ok: true, result: { name: 'demo', description: 'a test', createdAt: NOW } });
-      expect(await s.createProject({ name: 'demo' })).toEqual({ ok: false, error: { code: 'project-conflict', message: 'project demo already exists' } });
+      expect(await s.createProject({ name: 'demo', description: 'a test' })).toEqual({
+        ok: true,
+        result: { name: 'demo', description: 'a test', createdAt: NOW },
+      });
+      expect(await s.createProject({ name: 'demo' })).toEqual({
+        ok: false,
+        error: { code: 'project-conflict', message: 'project demo already exists' },
+      });
       expect((await s.createProject({ name: '-bad' })).ok).toBe(false);
       await s.createProject({ name: 'alpha' });
       expect((await s.listProjects()).map((p) => p.name)).toEqual(['alpha', 'demo']);
       expect(await s.hasProject('alpha')).toBe(true);
-      expect(await s.getProject('demo')).toEqual({ name: 'demo', description: 'a test', createdAt: NOW });
+      expect(await s.getProject('demo')).toEqual({
+        name: 'demo',
+        description: 'a test',
+        createdAt: NOW,
+      });
       const epoch = (await s.position('demo'))!.epoch;
-      expect(refs(await commit(s, [draft('demo', 'm1', 'root'), draft('demo', 'm2', 'reply', { replyTo: 'demo:1' })]))).toEqual(['demo:1', 'demo:2']);
+      expect(
+        refs(
+          await commit(s, [
+            draft('demo', 'm1', 'root'),
+            draft('demo', 'm2', 'reply', { replyTo: 'demo:1' }),
+          ]),
+        ),
+      ).toEqual(['demo:1', 'demo:2']);
       expect((await s.get('demo:2'))?.replyTo).toBe('demo:1');
-      expect(refs(await commit(s, [draft('demo', 'm3', 'x', { replyTo: 'alpha:1' }), draft('demo', 'm4', 'x', { replyTo: 'demo:9' })]))).toEqual([
-        'unknown_reply',
-        'unknown_reply',
-      ]);
+      expect(
+        refs(
+          await commit(s, [
+            draft('demo', 'm3', 'x', { replyTo: 'alpha:1' }),
+            draft('demo', 'm4', 'x', { replyTo: 'demo:9' }),
+          ]),
+        ),
+      ).toEqual(['unknown_reply', 'unknown_reply']);
       expect(await s.deleteProject('demo')).toBe(true);
       expect(await s.deleteProject('demo')).toBe(false);
       expect(await s.get('demo:1')).toBeUndefined();
@@ -242,7 +348,10 @@ for (const kind of KINDS)
     test('a failed group commit refuses its messages and hands their sequences out again', async () => {
       const s = await kind.poisoned();
       await s.createProject({ name: 'p' });
-      expect(refs(await commit(s, [draft('p', 'ok-1', 'x'), draft('p', 'poison', 'x')]))).toEqual(['message_rejected', 'message_rejected']);
+      expect(refs(await commit(s, [draft('p', 'ok-1', 'x'), draft('p', 'poison', 'x')]))).toEqual([
+        'message_rejected',
+        'message_rejected',
+      ]);
       expect(refs(await commit(s, [draft('p', 'ok-2', 'x')]))).toEqual(['p:1']);
     });
 
@@ -276,7 +385,10 @@ describe('two stores on one PostgreSQL database (two hubs)', () => {
     const a = await createPostgresMeshStore({ sql, log: silentLog, origin: 'hub-a' });
     const b = await createPostgresMeshStore({ sql: other, log: silentLog, origin: 'hub-b' });
     await a.createProject({ name: 'p' });
-    expect(await b.createProject({ name: 'p' })).toEqual({ ok: false, error: { code: 'project-conflict', message: 'project p already exists' } });
+    expect(await b.createProject({ name: 'p' })).toEqual({
+      ok: false,
+      error: { code: 'project-conflict', message: 'project p already exists' },
+    });
     const sends = [];
     for (let i = 0; i < 300; i++) sends.push((i % 2 ? a : b).append(draft('p', `m${i}`, `n${i}`)));
     const results = await Promise.all(sends);
@@ -285,10 +397,19 @@ describe('two stores on one PostgreSQL database (two hubs)', () => {
     expect(seqs).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
     // The same id through the other hub: the stored original, or a conflict when the content differs.
     const original = results[1]!.ok ? results[1]!.result.message : (null as never);
-    expect(await b.append(draft('p', 'm1', 'n1'))).toEqual({ ok: true, result: { message: original, replayed: true } });
-    expect(await b.append(draft('p', 'm1', 'changed'))).toMatchObject({ ok: false, error: { code: 'message_id_conflict' } });
+    expect(await b.append(draft('p', 'm1', 'n1'))).toEqual({
+      ok: true,
+      result: { message: original, replayed: true },
+    });
+    expect(await b.append(draft('p', 'm1', 'changed'))).toMatchObject({
+      ok: false,
+      error: { code: 'message_id_conflict' },
+    });
     // One id sent to both at once is stored once.
-    const [x, y] = await Promise.all([a.append(draft('p', 'twice', 'same')), b.append(draft('p', 'twice', 'same'))]);
+    const [x, y] = await Promise.all([
+      a.append(draft('p', 'twice', 'same')),
+      b.append(draft('p', 'twice', 'same')),
+    ]);
     expect([x, y].map((r) => r.ok && r.result.replayed).sort()).toEqual([false, true]);
     expect(await a.count('p')).toBe(301);
     expect((await b.position('p'))!.sequence).toBe(301);

@@ -13,7 +13,12 @@ import { modelBackedNode } from '../lib/model/agent.ts';
 import { MESH_TOOL_DEFINITIONS, meshTools } from '../lib/model/mesh-tools.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, startHub, type TestHub } from './support/mesh.ts';
-import { lastUser, startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
+import {
+  lastUser,
+  startModelServer,
+  type ChatBody,
+  type ModelServer,
+} from './support/model-server.ts';
 import { msgV1, rpc, startNode, type TestNode } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -28,14 +33,25 @@ test('GET /api/mesh/tools serves the three definitions as OpenAI-style functions
   const res = await fetch(`${f.hubUrl}/api/mesh/tools`);
   expect(res.status).toBe(200);
   const { tools } = await res.json();
-  expect(tools.map((t: any) => [t.type, t.function.name])).toEqual([['function', 'a2a_peers'], ['function', 'a2a_message'], ['function', 'a2a_history']]);
-  expect(tools.map((t: any) => t.function)).toEqual(JSON.parse(JSON.stringify(MESH_TOOL_DEFINITIONS)));
+  expect(tools.map((t: any) => [t.type, t.function.name])).toEqual([
+    ['function', 'a2a_peers'],
+    ['function', 'a2a_message'],
+    ['function', 'a2a_history'],
+  ]);
+  expect(tools.map((t: any) => t.function)).toEqual(
+    JSON.parse(JSON.stringify(MESH_TOOL_DEFINITIONS)),
+  );
   const ajv = new Ajv({ strict: true });
   const message = ajv.compile(tools[1].function.parameters);
   expect(message({ target: { type: 'agent', name: 'bob' }, text: 'hi' })).toBe(true);
-  expect(message({ target: { type: 'agent', name: 'bob' }, text: 'hi', attachments: ['/etc/passwd'] })).toBe(false);
+  expect(
+    message({ target: { type: 'agent', name: 'bob' }, text: 'hi', attachments: ['/etc/passwd'] }),
+  ).toBe(false);
   expect(message({ text: 'no target' })).toBe(false);
-  expect((await fetch(`${f.hubUrl}/api/mesh/tools`, { method: 'POST', headers: { Origin: f.hubUrl } })).status).toBe(405);
+  expect(
+    (await fetch(`${f.hubUrl}/api/mesh/tools`, { method: 'POST', headers: { Origin: f.hubUrl } }))
+      .status,
+  ).toBe(405);
 });
 
 test('a model-backed agent lists its peers and messages one of them over the mesh, through the tools', async () => {
@@ -44,13 +60,25 @@ test('a model-backed agent lists its peers and messages one of them over the mes
   // The model's plan: who is here? then message bob; then say what it did.
   const model: ModelServer = startModelServer((b: ChatBody) => {
     const results = b.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content!));
-    if (results.length === 0) return steps.push('peers'), { calls: [{ name: 'a2a_peers', args: {} }] };
+    if (results.length === 0)
+      return (steps.push('peers'), { calls: [{ name: 'a2a_peers', args: {} }] });
     if (results.length === 1) {
       const peer = results[0].result.peers[0];
       steps.push(`message ${peer}`);
-      return { calls: [{ name: 'a2a_message', args: { target: { type: 'agent', name: peer }, text: `hello ${peer}, asked: ${lastUser(b)}` } }] };
+      return {
+        calls: [
+          {
+            name: 'a2a_message',
+            args: {
+              target: { type: 'agent', name: peer },
+              text: `hello ${peer}, asked: ${lastUser(b)}`,
+            },
+          },
+        ],
+      };
     }
-    if (results.length === 2) return steps.push('history'), { calls: [{ name: 'a2a_history', args: { limit: 5 } }] };
+    if (results.length === 2)
+      return (steps.push('history'), { calls: [{ name: 'a2a_history', args: { limit: 5 } }] });
     return { text: `Sent ${results[1].result.ref} to ${results[1].result.recipients.join(', ')}.` };
   });
   let node: TestNode | undefined;
@@ -59,22 +87,44 @@ test('a model-backed agent lists its peers and messages one of them over the mes
     await hub.store.createProject({ name: 'main' });
     const bob = await join(hub, 'main', 'bob');
     const def = (await realNodeDefs(['lan'], { dataDir: undefined }))[0]!;
-    const { definition, health } = modelBackedNode(def, { endpoint: { baseUrl: model.baseUrl, model: 'tiny' }, pingMs: 60_000, log: memoryLog(), tools: meshTools(mesh, 'lan'), maxSteps: 5 });
+    const { definition, health } = modelBackedNode(def, {
+      endpoint: { baseUrl: model.baseUrl, model: 'tiny' },
+      pingMs: 60_000,
+      log: memoryLog(),
+      tools: meshTools(mesh, 'lan'),
+      maxSteps: 5,
+    });
     expect((await mesh.connect('lan', 'main', 'lan')).state).toBe('connected');
     node = await startNode(definition);
-    const t = (await rpc(node.url, 'SendMessage', { message: msgV1('tell the others the DNS is fine') })).result.task;
+    const t = (
+      await rpc(node.url, 'SendMessage', { message: msgV1('tell the others the DNS is fine') })
+    ).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
     expect(steps).toEqual(['peers', 'message bob', 'history']);
     const calls = t.artifacts[0].parts.find((p: any) => p.data).data.calls;
-    expect(calls.map((c: any) => `${c.tool} ${c.ok}`)).toEqual(['a2a_peers true', 'a2a_message true', 'a2a_history true']);
+    expect(calls.map((c: any) => `${c.tool} ${c.ok}`)).toEqual([
+      'a2a_peers true',
+      'a2a_message true',
+      'a2a_history true',
+    ]);
     expect(t.status.message.parts[0].text).toBe('Sent main:1 to bob.');
     // bob really got it, from lan.
     let frame = await bob.c.next();
     while (frame.type !== 'message') frame = await bob.c.next();
-    expect([frame.message.from.name, frame.message.payload.data]).toEqual(['lan', 'hello bob, asked: tell the others the DNS is fine']);
+    expect([frame.message.from.name, frame.message.payload.data]).toEqual([
+      'lan',
+      'hello bob, asked: tell the others the DNS is fine',
+    ]);
     // The history the model read holds the message it sent.
-    const historyResult = JSON.parse(model.requests.at(-1)!.body.messages.filter((m) => m.role === 'tool').at(-1)!.content!);
-    expect(historyResult.result.messages.map((m: any) => `${m.from}->${m.to}`)).toEqual(['lan->bob']);
+    const historyResult = JSON.parse(
+      model.requests
+        .at(-1)!
+        .body.messages.filter((m) => m.role === 'tool')
+        .at(-1)!.content!,
+    );
+    expect(historyResult.result.messages.map((m: any) => `${m.from}->${m.to}`)).toEqual([
+      'lan->bob',
+    ]);
     health?.stop();
   } finally {
     await node?.dispose();
@@ -90,9 +140,16 @@ test('the tools refuse malformed calls with codes and say when the agent is not 
   try {
     const [peers, message] = meshTools(mesh, 'ghost');
     const signal = new AbortController().signal;
-    expect(await peers!.run({}, signal)).toEqual({ ok: false, error: { code: 'A2A_CLIENT_CLOSED', message: 'ghost is not connected to the mesh' } });
-    expect((await message!.run({ target: { type: 'agent' }, text: 'x' }, signal) as any).error.code).toBe('BAD_ARGS');
-    expect((await message!.run({ target: { type: 'project' }, text: 'x' }, signal) as any).error.code).toBe('A2A_CLIENT_CLOSED');
+    expect(await peers!.run({}, signal)).toEqual({
+      ok: false,
+      error: { code: 'A2A_CLIENT_CLOSED', message: 'ghost is not connected to the mesh' },
+    });
+    expect(
+      ((await message!.run({ target: { type: 'agent' }, text: 'x' }, signal)) as any).error.code,
+    ).toBe('BAD_ARGS');
+    expect(
+      ((await message!.run({ target: { type: 'project' }, text: 'x' }, signal)) as any).error.code,
+    ).toBe('A2A_CLIENT_CLOSED');
   } finally {
     await mesh.close();
     await hub.stop();

@@ -12,7 +12,12 @@ import { memoryLog } from '../lib/log.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
 import type { ModelHealth } from '../lib/model/health.ts';
 import { realNodeDefs } from './support/fleet.ts';
-import { hasToolResults, lastUser, startModelServer, type ModelServer } from './support/model-server.ts';
+import {
+  hasToolResults,
+  lastUser,
+  startModelServer,
+  type ModelServer,
+} from './support/model-server.ts';
 import { msgV1, rpc, startNode, type TestNode } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -27,13 +32,28 @@ beforeAll(async () => {
   model = startModelServer((b) => {
     const question = lastUser(b);
     if (question.includes('slow')) return { stallMs: 3000, then: { text: 'too late' } };
-    if (!hasToolResults(b)) return { calls: [{ name: b.tools!.find((t) => t.function.name === 'lan_dns') ? 'lan_dns' : b.tools![0]!.function.name, args: {} }] };
+    if (!hasToolResults(b))
+      return {
+        calls: [
+          {
+            name: b.tools!.find((t) => t.function.name === 'lan_dns')
+              ? 'lan_dns'
+              : b.tools![0]!.function.name,
+            args: {},
+          },
+        ],
+      };
     const result = JSON.parse(b.messages.find((m) => m.role === 'tool')!.content!);
     return { text: `The resolver uses ${result.result.nameservers?.length ?? 0} nameserver(s).` };
   });
   const endpoint = { baseUrl: model.baseUrl, model: 'tiny', apiKey: KEY };
   for (const def of await realNodeDefs(['lan', 'scanner', 'crm'], { dataDir: undefined })) {
-    const { definition, health } = modelBackedNode(def, { endpoint, pingMs: 60_000, log, timeoutMs: 500 });
+    const { definition, health } = modelBackedNode(def, {
+      endpoint,
+      pingMs: 60_000,
+      log,
+      timeoutMs: 500,
+    });
     nodes[def.name] = { node: await startNode(definition), ...(health ? { health } : {}) };
   }
 });
@@ -45,8 +65,10 @@ afterAll(async () => {
   model.stop();
 });
 
-const card = async (name: string) => (await fetch(`${nodes[name]!.node.url}/.well-known/agent-card.json`)).json();
-const ask = async (name: string, text: string) => (await rpc(nodes[name]!.node.url, 'SendMessage', { message: msgV1(text) })).result.task;
+const card = async (name: string) =>
+  (await fetch(`${nodes[name]!.node.url}/.well-known/agent-card.json`)).json();
+const ask = async (name: string, text: string) =>
+  (await rpc(nodes[name]!.node.url, 'SendMessage', { message: msgV1(text) })).result.task;
 
 describe('lan: model-backed', () => {
   test('plans over its own catalog with tool calling and answers in words; the card says agent-backed', async () => {
@@ -62,15 +84,28 @@ describe('lan: model-backed', () => {
     // Two real model calls: the plan with lan's read-only tools, then the answer after the tool result.
     const asked = model.requests.slice(before);
     expect(asked.length).toBe(2);
-    expect(asked[0]!.body.tools!.map((t) => t.function.name).sort()).toEqual(['lan_dns', 'lan_hosts', 'lan_status', 'lan_traffic']);
-    expect(asked[1]!.body.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
+    expect(asked[0]!.body.tools!.map((t) => t.function.name).sort()).toEqual([
+      'lan_dns',
+      'lan_hosts',
+      'lan_status',
+      'lan_traffic',
+    ]);
+    expect(asked[1]!.body.messages.map((m) => m.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+    ]);
   });
 
   test('a failing model: the keyword agent answers, the task says why, and the card stops saying agent-backed; back when it returns', async () => {
     model.down();
     const t = await ask('lan', 'show me the dns servers');
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
-    expect([t.metadata.plannedBy, t.metadata.modelNote]).toEqual(['keywords', 'MODEL_HTTP: the model endpoint answered HTTP 503']);
+    expect([t.metadata.plannedBy, t.metadata.modelNote]).toEqual([
+      'keywords',
+      'MODEL_HTTP: the model endpoint answered HTTP 503',
+    ]);
     expect(t.artifacts[0].name).toBe('lan.dns');
     expect(readAgentBacked(await card('lan'))).toBe(false);
     model.up();
@@ -80,13 +115,20 @@ describe('lan: model-backed', () => {
 
   test('a slow model: past the time limit the keyword agent answers', async () => {
     const t = await ask('lan', 'slow: show me the dns servers');
-    expect([t.metadata.plannedBy, t.metadata.modelNote]).toEqual(['keywords', 'MODEL_TIMEOUT: the model did not answer within 500 ms']);
+    expect([t.metadata.plannedBy, t.metadata.modelNote]).toEqual([
+      'keywords',
+      'MODEL_TIMEOUT: the model did not answer within 500 ms',
+    ]);
     expect(t.artifacts[0].name).toBe('lan.dns');
   });
 
   test('a data part calls the capability directly, without the model', async () => {
     const before = model.requests.length;
-    const t = (await rpc(nodes.lan!.node.url, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'lan.dns', args: {} } }] } })).result.task;
+    const t = (
+      await rpc(nodes.lan!.node.url, 'SendMessage', {
+        message: { ...msgV1(''), parts: [{ data: { skill: 'lan.dns', args: {} } }] },
+      })
+    ).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
     expect(model.requests.length).toBe(before);
   });
@@ -98,7 +140,10 @@ describe('scanner: dynamic', () => {
     expect(readAgentBacked(await card('scanner'))).toBe(false);
     const quiet = model.requests.length;
     const first = await ask('scanner', 'which sector moved most');
-    expect([first.metadata.plannedBy, first.metadata.modelNote]).toEqual(['keywords', 'the model did not answer its last ping']);
+    expect([first.metadata.plannedBy, first.metadata.modelNote]).toEqual([
+      'keywords',
+      'the model did not answer its last ping',
+    ]);
     expect(model.requests.length).toBe(quiet);
     expect(await nodes.scanner!.health!.check()).toBe(true);
     expect(readAgentBacked(await card('scanner'))).toBe(true);
@@ -110,11 +155,19 @@ describe('scanner: dynamic', () => {
   });
 
   test('the periodic ping flips the card by itself', async () => {
-    const { definition, health } = modelBackedNode((await realNodeDefs(['scanner'], { dataDir: undefined }))[0]!, { endpoint: { baseUrl: model.baseUrl, model: 'tiny' }, pingMs: 20, log });
+    const { definition, health } = modelBackedNode(
+      (await realNodeDefs(['scanner'], { dataDir: undefined }))[0]!,
+      { endpoint: { baseUrl: model.baseUrl, model: 'tiny' }, pingMs: 20, log },
+    );
     const n = await startNode(definition);
     const until = async (want: boolean) => {
       const deadline = performance.now() + 10_000;
-      while (performance.now() < deadline) if (readAgentBacked(await (await fetch(`${n.url}/.well-known/agent-card.json`)).json()) === want) return want;
+      while (performance.now() < deadline)
+        if (
+          readAgentBacked(await (await fetch(`${n.url}/.well-known/agent-card.json`)).json()) ===
+          want
+        )
+          return want;
       return !want;
     };
     try {
@@ -145,7 +198,12 @@ describe('crm: keyword', () => {
 
   test('models.crm.agent can make it model-backed', async () => {
     const def = (await realNodeDefs(['crm'], { dataDir: undefined }))[0]!;
-    const { health } = modelBackedNode(def, { endpoint: { baseUrl: model.baseUrl, model: 'tiny' }, agent: 'model', pingMs: 60_000, log });
+    const { health } = modelBackedNode(def, {
+      endpoint: { baseUrl: model.baseUrl, model: 'tiny' },
+      agent: 'model',
+      pingMs: 60_000,
+      log,
+    });
     expect(health).toBeDefined();
     // Without an endpoint no mode makes a node model-backed.
     expect(modelBackedNode(def, { agent: 'model', pingMs: 60_000, log }).health).toBeUndefined();
@@ -154,8 +212,12 @@ describe('crm: keyword', () => {
 
 test('the key went only into the Authorization header: not on a card, in a task or in the log', async () => {
   expect(model.requests.every((r) => r.auth === `Bearer ${KEY}` || r.auth === null)).toBe(true);
-  for (const name of ['lan', 'scanner', 'crm']) expect(JSON.stringify(await card(name))).not.toContain(KEY);
-  const tasks = await rpc(nodes.lan!.node.url, 'ListTasks', { pageSize: 100, includeArtifacts: true });
+  for (const name of ['lan', 'scanner', 'crm'])
+    expect(JSON.stringify(await card(name))).not.toContain(KEY);
+  const tasks = await rpc(nodes.lan!.node.url, 'ListTasks', {
+    pageSize: 100,
+    includeArtifacts: true,
+  });
   expect(JSON.stringify(tasks)).not.toContain(KEY);
   expect(log.lines.join('\n')).not.toContain(KEY);
 });

@@ -30,20 +30,54 @@ function script(b: ChatBody) {
   const input = JSON.parse(b.messages.find((m) => m.role === 'user')!.content!);
   if (tool === 'propose') {
     const pick = input.candidates[0];
-    return { calls: [{ name: 'propose', args: { code: pick.code, why: `${pick.name} leads the candidates left after ${input.vetoesSoFar.length} veto(es).` } }] };
+    return {
+      calls: [
+        {
+          name: 'propose',
+          args: {
+            code: pick.code,
+            why: `${pick.name} leads the candidates left after ${input.vetoesSoFar.length} veto(es).`,
+          },
+        },
+      ],
+    };
   }
   const { profile, proposal: p, entity, riskBands } = input;
-  const veto = (code: string, reason: string) => ({ calls: [{ name: 'decide', args: { decision: 'veto', code, reason } }] });
+  const veto = (code: string, reason: string) => ({
+    calls: [{ name: 'decide', args: { decision: 'veto', code, reason } }],
+  });
   if (customerModel === 'bad-code') return veto('TOO_RISKY', 'I do not like it.');
   if (customerModel === 'no-reason') return veto('NO_SIGNAL', '  ');
   if (p.signals.length === 0) return veto('NO_SIGNAL', `${p.name} has no signal to justify it.`);
-  if (!entity.confirmed) return veto('UNALIGNED_ENTITY', `${p.name} is not confirmed: ${entity.why}.`);
+  if (!entity.confirmed)
+    return veto('UNALIGNED_ENTITY', `${p.name} is not confirmed: ${entity.why}.`);
   if (p.changePct < -5) return veto('TODAY_DROP', `${p.name} fell too much today.`);
-  if (profile.excludedIndustries.includes(p.sector)) return { calls: [{ name: 'decide', args: { decision: 'veto', code: 'EXCLUDED_INDUSTRY', reason: `We hold enough ${p.sector}.`, detail: p.sector } }] };
+  if (profile.excludedIndustries.includes(p.sector))
+    return {
+      calls: [
+        {
+          name: 'decide',
+          args: {
+            decision: 'veto',
+            code: 'EXCLUDED_INDUSTRY',
+            reason: `We hold enough ${p.sector}.`,
+            detail: p.sector,
+          },
+        },
+      ],
+    };
   const band = riskBands[profile.riskLevel];
   const limit = p.signals.some((s: string) => s === 'limit_up' || s === 'limit_down_risk');
-  if ((band.maxAbsChangePct !== null && Math.abs(p.changePct) > band.maxAbsChangePct) || (!band.limitFlags && limit)) return veto('RISK_LEVEL', `${p.name} moves too much for a ${profile.riskLevel}-risk customer.`);
-  return { calls: [{ name: 'decide', args: { decision: 'accept', reason: `${p.name} fits the profile.` } }] };
+  if (
+    (band.maxAbsChangePct !== null && Math.abs(p.changePct) > band.maxAbsChangePct) ||
+    (!band.limitFlags && limit)
+  )
+    return veto('RISK_LEVEL', `${p.name} moves too much for a ${profile.riskLevel}-risk customer.`);
+  return {
+    calls: [
+      { name: 'decide', args: { decision: 'accept', reason: `${p.name} fits the profile.` } },
+    ],
+  };
 }
 
 let model: ModelServer;
@@ -52,8 +86,16 @@ const dataDir = tempDir('lume-a2a-node-');
 beforeAll(async () => {
   model = startModelServer(script);
   const fleetFile = join(FIXTURES, 'fleet.json');
-  const setup = { fixturesDir: FIXTURES, fleetFile, dataDir, model: { baseUrl: model.baseUrl, model: 'negotiator', apiKey: 'sk-negotiation-secret' } };
-  f = await startFleet([await loadNode('node/scanner/index.ts', setup), await loadNode('node/crm/index.ts', setup)]);
+  const setup = {
+    fixturesDir: FIXTURES,
+    fleetFile,
+    dataDir,
+    model: { baseUrl: model.baseUrl, model: 'negotiator', apiKey: 'sk-negotiation-secret' },
+  };
+  f = await startFleet([
+    await loadNode('node/scanner/index.ts', setup),
+    await loadNode('node/crm/index.ts', setup),
+  ]);
 });
 afterAll(async () => {
   await f.stop();
@@ -66,11 +108,15 @@ async function negotiate(customer: string, withModel = true): Promise<any> {
   const res = await fetch(`${f.hubUrl}/api/hub`, {
     method: 'POST',
     headers: { Origin: f.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
-    body: JSON.stringify({ skill: 'negotiation.start', args: { customer, ...(withModel ? { model: true } : {}) } }),
+    body: JSON.stringify({
+      skill: 'negotiation.start',
+      args: { customer, ...(withModel ? { model: true } : {}) },
+    }),
   });
   return res.json();
 }
-const turnsBy = (n: any, agent: string) => n.transcript.filter((t: any) => t.agent === agent && t.round > 0);
+const turnsBy = (n: any, agent: string) =>
+  n.transcript.filter((t: any) => t.agent === agent && t.round > 0);
 
 describe('both agents model-backed', () => {
   test('c-012 reaches a deal: every turn decided by a model, vetoes with valid codes and reasons', async () => {
@@ -80,12 +126,21 @@ describe('both agents model-backed', () => {
     expect(turnsBy(n, 'advisor').every((t: any) => t.answer.decidedBy === 'model')).toBe(true);
     expect(turnsBy(n, 'customer').every((t: any) => t.answer.decidedBy === 'model')).toBe(true);
     expect(n.vetoes.length).toBeGreaterThan(0);
-    for (const v of n.vetoes) expect(['NO_SIGNAL', 'UNALIGNED_ENTITY', 'TODAY_DROP', 'EXCLUDED_INDUSTRY', 'RISK_LEVEL']).toContain(v.code);
+    for (const v of n.vetoes)
+      expect([
+        'NO_SIGNAL',
+        'UNALIGNED_ENTITY',
+        'TODAY_DROP',
+        'EXCLUDED_INDUSTRY',
+        'RISK_LEVEL',
+      ]).toContain(v.code);
     expect(n.deal.reason).toBe(`${n.deal.proposal.name} fits the profile.`);
     expect(n.deal.entity.crmId).toMatch(/^c-\d{3}$/);
     // The models were asked over HTTP with their tools, and the key went only into the header.
     const asked = model.requests.filter((r) => r.body.tools);
-    expect(new Set(asked.map((r) => r.body.tools![0]!.function.name))).toEqual(new Set(['propose', 'decide']));
+    expect(new Set(asked.map((r) => r.body.tools![0]!.function.name))).toEqual(
+      new Set(['propose', 'decide']),
+    );
     expect(asked.every((r) => r.auth === 'Bearer sk-negotiation-secret')).toBe(true);
     expect(JSON.stringify(n)).not.toContain('sk-negotiation-secret');
   });
@@ -97,7 +152,13 @@ describe('both agents model-backed', () => {
     expect(['max-rounds', 'exhausted']).toContain(n.ended);
     expect(n.vetoes.length).toBe(n.rounds);
     for (const v of n.vetoes) {
-      expect(['NO_SIGNAL', 'UNALIGNED_ENTITY', 'TODAY_DROP', 'EXCLUDED_INDUSTRY', 'RISK_LEVEL']).toContain(v.code);
+      expect([
+        'NO_SIGNAL',
+        'UNALIGNED_ENTITY',
+        'TODAY_DROP',
+        'EXCLUDED_INDUSTRY',
+        'RISK_LEVEL',
+      ]).toContain(v.code);
       expect(v.reason.length).toBeGreaterThan(0);
     }
   });
@@ -105,7 +166,11 @@ describe('both agents model-backed', () => {
   test('a model veto with an unknown code, or without a reason, is refused: the negotiation stops with the code', async () => {
     customerModel = 'bad-code';
     const bad = (await negotiate('c-012')).result;
-    expect([bad.outcome, bad.ended, bad.error.code]).toEqual(['no-deal', 'failed', 'MODEL_BAD_TURN']);
+    expect([bad.outcome, bad.ended, bad.error.code]).toEqual([
+      'no-deal',
+      'failed',
+      'MODEL_BAD_TURN',
+    ]);
     expect(bad.vetoes).toEqual([]);
     const refused = turnsBy(bad, 'customer')[0];
     expect([refused.ok, refused.error.code]).toEqual([false, 'MODEL_BAD_TURN']);
@@ -122,7 +187,13 @@ describe('both agents model-backed', () => {
       const n = (await negotiate('c-012')).result;
       expect([n.agents, n.outcome, n.deal.proposal.code]).toEqual(['model', 'deal', '002371']);
       const turns = [...turnsBy(n, 'advisor'), ...turnsBy(n, 'customer')];
-      expect(turns.every((t: any) => t.answer.decidedBy === 'rules' && t.answer.modelNote === 'MODEL_HTTP: the model endpoint answered HTTP 503')).toBe(true);
+      expect(
+        turns.every(
+          (t: any) =>
+            t.answer.decidedBy === 'rules' &&
+            t.answer.modelNote === 'MODEL_HTTP: the model endpoint answered HTTP 503',
+        ),
+      ).toBe(true);
     } finally {
       model.up();
     }
@@ -138,12 +209,23 @@ describe('both agents model-backed', () => {
 
 test('an agent without a model refuses a model turn with NO_MODEL', async () => {
   const setup = { fixturesDir: FIXTURES, fleetFile: join(FIXTURES, 'fleet.json'), dataDir };
-  const g = await startFleet([await loadNode('node/scanner/index.ts', setup), await loadNode('node/crm/index.ts', setup)]);
+  const g = await startFleet([
+    await loadNode('node/scanner/index.ts', setup),
+    await loadNode('node/crm/index.ts', setup),
+  ]);
   try {
-    const n = (await (await fetch(`${g.hubUrl}/api/hub`, {
-      method: 'POST', headers: { Origin: g.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
-      body: JSON.stringify({ skill: 'negotiation.start', args: { customer: 'c-012', model: true } }),
-    })).json()).result;
+    const n = (
+      await (
+        await fetch(`${g.hubUrl}/api/hub`, {
+          method: 'POST',
+          headers: { Origin: g.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
+          body: JSON.stringify({
+            skill: 'negotiation.start',
+            args: { customer: 'c-012', model: true },
+          }),
+        })
+      ).json()
+    ).result;
     expect([n.ended, n.error.code]).toEqual(['failed', 'NO_MODEL']);
   } finally {
     await g.stop();
@@ -153,22 +235,51 @@ test('an agent without a model refuses a model turn with NO_MODEL', async () => 
 test('bun run negotiate <customer> --model runs one from the command line and the console lists it', async () => {
   customerModel = 'reasoned';
   // The command line sends the token in LUME_TOKEN: a negotiation needs a principal.
-  const proc = Bun.spawn({ cmd: [process.execPath, join(ROOT, 'hub/cli/negotiate.ts'), 'c-012', '--model', '--hub', f.hubUrl], cwd: ROOT, env: { ...process.env, LUME_TOKEN: TEST_TOKEN }, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn({
+    cmd: [
+      process.execPath,
+      join(ROOT, 'hub/cli/negotiate.ts'),
+      'c-012',
+      '--model',
+      '--hub',
+      f.hubUrl,
+    ],
+    cwd: ROOT,
+    env: { ...process.env, LUME_TOKEN: TEST_TOKEN },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const out = await new Response(proc.stdout).text();
   expect(await proc.exited).toBe(0);
   const lines = out.trim().split('\n');
   const id = /^negotiation (neg-\S+) for .+ \(c-012\), agents: model$/.exec(lines[0]!)![1]!;
   expect(lines[1]).toMatch(/^round 0 customer \(crm\): opens for /);
-  expect(lines.some((l) => /^round 1 advisor \(scanner\): proposes .+ \[model\]$/.test(l))).toBe(true);
-  expect(lines.some((l) => /^round \d customer \(crm\): veto (NO_SIGNAL|UNALIGNED_ENTITY|TODAY_DROP|EXCLUDED_INDUSTRY|RISK_LEVEL): .+ \[model\]$/.test(l))).toBe(true);
+  expect(lines.some((l) => /^round 1 advisor \(scanner\): proposes .+ \[model\]$/.test(l))).toBe(
+    true,
+  );
+  expect(
+    lines.some((l) =>
+      /^round \d customer \(crm\): veto (NO_SIGNAL|UNALIGNED_ENTITY|TODAY_DROP|EXCLUDED_INDUSTRY|RISK_LEVEL): .+ \[model\]$/.test(
+        l,
+      ),
+    ),
+  ).toBe(true);
   expect(lines.at(-2)).toMatch(/^deal \(accepted\): /);
-  expect(lines.at(-1)).toBe(`recorded: ${f.hubUrl}/api/negotiations/${id} (console: ${f.hubUrl}/#/negotiation)`);
+  expect(lines.at(-1)).toBe(
+    `recorded: ${f.hubUrl}/api/negotiations/${id} (console: ${f.hubUrl}/#/negotiation)`,
+  );
   // The record is where the console's list reads it.
   expect(readdirSync(join(f.dataDir, 'hub', 'negotiations'))).toContain(`${id}.json`);
   const listed = (await (await fetch(`${f.hubUrl}/api/negotiations`)).json()).negotiations;
   expect(listed.some((x: any) => x.id === id)).toBe(true);
   // A customer crm does not know: a coded message and exit 1.
-  const bad = Bun.spawn({ cmd: [process.execPath, join(ROOT, 'hub/cli/negotiate.ts'), 'c-999', '--hub', f.hubUrl], cwd: ROOT, env: { ...process.env, LUME_TOKEN: TEST_TOKEN }, stdout: 'pipe', stderr: 'pipe' });
+  const bad = Bun.spawn({
+    cmd: [process.execPath, join(ROOT, 'hub/cli/negotiate.ts'), 'c-999', '--hub', f.hubUrl],
+    cwd: ROOT,
+    env: { ...process.env, LUME_TOKEN: TEST_TOKEN },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   expect(await bad.exited).toBe(1);
   expect(await new Response(bad.stderr).text()).toStartWith('negotiate: UNKNOWN_CUSTOMER: ');
 });

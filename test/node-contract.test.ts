@@ -60,7 +60,12 @@ test('run and summarize are typed by the declaration; a wrong use does not compi
       const unknown = args.nope;
       // @ts-expect-error code is a string
       const doubled: number = args.code * 2;
-      return { code: args.code, unit: args.unit ?? 'KiB', size: 4, extra: [unknown, doubled].length };
+      return {
+        code: args.code,
+        unit: args.unit ?? 'KiB',
+        size: 4,
+        extra: [unknown, doubled].length,
+      };
     },
     // summarize gets run's awaited result, not a promise and not unknown.
     summarize: (r) => `${r.code} ${r.size} ${r.unit}`,
@@ -78,47 +83,111 @@ test('run and summarize are typed by the declaration; a wrong use does not compi
     summarize: (r) => r.count,
   });
   const catalog = new Catalog([quote]);
-  expect(await catalog.invoke('test.quote', { code: '600519', unit: 'MiB' })).toEqual({ ok: true, result: { code: '600519', unit: 'MiB', size: 4, extra: 2 }, summary: '600519 4 MiB' });
+  expect(await catalog.invoke('test.quote', { code: '600519', unit: 'MiB' })).toEqual({
+    ok: true,
+    result: { code: '600519', unit: 'MiB', size: 4, extra: 2 },
+    summary: '600519 4 MiB',
+  });
 });
 
 test('run sees only checked arguments: an optional one sent as null arrives absent', async () => {
   let seen: unknown;
-  const catalog = new Catalog([capability({
-    id: 'test.seen', name: 'Seen', description: 'Echoes its arguments', tags: ['test'], keywords: [], readOnly: true,
-    args: { code: specs.code, unit: specs.unit },
-    run: (args) => (seen = args),
-  })]);
+  const catalog = new Catalog([
+    capability({
+      id: 'test.seen',
+      name: 'Seen',
+      description: 'Echoes its arguments',
+      tags: ['test'],
+      keywords: [],
+      readOnly: true,
+      args: { code: specs.code, unit: specs.unit },
+      run: (args) => (seen = args),
+    }),
+  ]);
   expect((await catalog.invoke('test.seen', { code: 'a', unit: null })).ok).toBe(true);
   expect(seen).toEqual({ code: 'a' });
   expect(Object.keys(seen as object)).toEqual(['code']);
   // The checker still refuses what it refused before; run never sees it.
-  expect(await catalog.invoke('test.seen', { code: 1 })).toMatchObject({ ok: false, error: { code: 'BAD_ARGS' } });
-  expect(await catalog.invoke('test.seen', { code: 'a', unit: 'GiB' })).toMatchObject({ ok: false, error: { code: 'BAD_ARGS', message: 'argument unit must be one of KiB, MiB' } });
+  expect(await catalog.invoke('test.seen', { code: 1 })).toMatchObject({
+    ok: false,
+    error: { code: 'BAD_ARGS' },
+  });
+  expect(await catalog.invoke('test.seen', { code: 'a', unit: 'GiB' })).toMatchObject({
+    ok: false,
+    error: { code: 'BAD_ARGS', message: 'argument unit must be one of KiB, MiB' },
+  });
 });
 
 test('every node file of the fleet accepts the standard setup', () => {
   // Type-level: each factory is assignable to the loader's one signature.
-  const factories: NodeFactory[] = [crm, scanner, tsmHub, cicdkit, lan, talentlens, resolve, conformance];
-  expect(factories.map((f) => f(SETUP).name)).toEqual(['crm', 'scanner', 'tsm-hub', 'cicdkit', 'lan', 'talentlens', 'resolve', 'conformance']);
+  const factories: NodeFactory[] = [
+    crm,
+    scanner,
+    tsmHub,
+    cicdkit,
+    lan,
+    talentlens,
+    resolve,
+    conformance,
+  ];
+  expect(factories.map((f) => f(SETUP).name)).toEqual([
+    'crm',
+    'scanner',
+    'tsm-hub',
+    'cicdkit',
+    'lan',
+    'talentlens',
+    'resolve',
+    'conformance',
+  ]);
   // @ts-expect-error a node that reads its fixtures needs them
   expect(() => scanner({})).toThrow();
 });
 
 test('defineNode builds the catalog; options are required only when the node reads some', () => {
-  const bare = defineNode(() => ({ name: 'bare', description: 'No options', capabilities: [capability({ id: 'bare.ping', name: 'Ping', description: 'p', tags: ['t'], keywords: [], readOnly: true, args: {}, run: () => 'pong' })] }));
+  const bare = defineNode(() => ({
+    name: 'bare',
+    description: 'No options',
+    capabilities: [
+      capability({
+        id: 'bare.ping',
+        name: 'Ping',
+        description: 'p',
+        tags: ['t'],
+        keywords: [],
+        readOnly: true,
+        args: {},
+        run: () => 'pong',
+      }),
+    ],
+  }));
   const def = bare();
-  expect([def.name, def.catalog.skills().map((s) => s.id), def.agentBacked]).toEqual(['bare', ['bare.ping'], undefined]);
-  const broken = defineNode(() => ({ name: 'broken', description: 'No capabilities', capabilities: [] }));
+  expect([def.name, def.catalog.skills().map((s) => s.id), def.agentBacked]).toEqual([
+    'bare',
+    ['bare.ping'],
+    undefined,
+  ]);
+  const broken = defineNode(() => ({
+    name: 'broken',
+    description: 'No capabilities',
+    capabilities: [],
+  }));
   expect(() => broken()).toThrow('catalog: a node needs at least one capability');
 });
 
 test('loadNode loads a node file by path with the setup; a module that is not a node is refused', async () => {
   const dataDir = tempDir('lume-a2a-contract-');
   try {
-    const def = await loadNode('node/scanner/index.ts', { fixturesDir: FIXTURES, fleetFile: FLEET_FILE, dataDir });
+    const def = await loadNode('node/scanner/index.ts', {
+      fixturesDir: FIXTURES,
+      fleetFile: FLEET_FILE,
+      dataDir,
+    });
     expect([def.name, def.catalog.find('stock.quote')?.name]).toEqual(['scanner', 'Stock quote']);
     expect((await importNode('node/talentlens/index.ts'))(SETUP).name).toBe('talentlens');
-    await expect(importNode('node/scanner/queries.ts')).rejects.toThrow('node/scanner/queries.ts is not a node file: its default export must be defineNode(...)');
+    await expect(importNode('node/scanner/queries.ts')).rejects.toThrow(
+      'node/scanner/queries.ts is not a node file: its default export must be defineNode(...)',
+    );
     await expect(importNode('node/nowhere.ts')).rejects.toThrow();
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -20,10 +20,16 @@ let fleet: Fleet;
 
 beforeAll(async () => {
   // The fleet's scanner entry is pointed at the test node once its port is known.
-  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'scanner', port: 1, role: 'scanner', file: 'node/scanner/index.ts' }] };
+  const doc = {
+    hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+    nodes: [{ name: 'scanner', port: 1, role: 'scanner', file: 'node/scanner/index.ts' }],
+  };
   await ensureKeys(dataDir, parseFleet(doc));
   const self = await loadPeerIdentity(dataDir, 'scanner');
-  node = await startNode(scanner({ fixturesDir: FIXTURES }), { dataDir, peer: { verifier: self.verifier } });
+  node = await startNode(scanner({ fixturesDir: FIXTURES }), {
+    dataDir,
+    peer: { verifier: self.verifier },
+  });
   fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0], url: node.url }] });
   bare = await startNode(scanner({ fixturesDir: FIXTURES }));
 });
@@ -36,12 +42,32 @@ test('a signed call from the hub runs a catalog capability; others are refused w
   const hub = await loadPeerIdentity(dataDir, 'a2a');
   const client = createPeerClient({ signer: hub.signer, fleet });
   const ok = await client.peerFetch('scanner', 'stock.quote', { code: '688981' });
-  expect(ok).toEqual({ ok: true, result: { asOf: '2026-11-27', found: true, stock: { code: '688981', name: 'SMIC', changePct: 4.8, signals: ['volume_breakout', 'new_high'], sector: 'semiconductors' } }, summary: 'SMIC (688981) 4.8%' });
+  expect(ok).toEqual({
+    ok: true,
+    result: {
+      asOf: '2026-11-27',
+      found: true,
+      stock: {
+        code: '688981',
+        name: 'SMIC',
+        changePct: 4.8,
+        signals: ['volume_breakout', 'new_high'],
+        sector: 'semiconductors',
+      },
+    },
+    summary: 'SMIC (688981) 4.8%',
+  });
   const unknown = await client.peerFetch('scanner', 'orders.place', {});
-  expect(unknown).toMatchObject({ ok: false, error: { code: 'UNKNOWN_CAPABILITY', kind: 'failed' } });
+  expect(unknown).toMatchObject({
+    ok: false,
+    error: { code: 'UNKNOWN_CAPABILITY', kind: 'failed' },
+  });
   const badArgs = await client.peerFetch('scanner', 'stock.quote', { code: 1 });
   expect(badArgs).toMatchObject({ ok: false, error: { code: 'BAD_ARGS', kind: 'failed' } });
-  const unsigned = await fetch(`${node.url}/peer/invoke`, { method: 'POST', body: JSON.stringify({ capability: 'stock.quote', args: {} }) });
+  const unsigned = await fetch(`${node.url}/peer/invoke`, {
+    method: 'POST',
+    body: JSON.stringify({ capability: 'stock.quote', args: {} }),
+  });
   expect([unsigned.status, (await unsigned.json()).error.code]).toEqual([401, 'PEER_UNSIGNED']);
 });
 

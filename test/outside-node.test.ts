@@ -34,7 +34,9 @@ afterAll(() => {
 });
 
 // A node file in a folder of its own, importing the kit by path (as an app imports the package).
-writeFileSync(join(work, 'echo.ts'), `
+writeFileSync(
+  join(work, 'echo.ts'),
+  `
 import { capability, defineNode } from ${JSON.stringify(join(ROOT, 'lib/kit/node.ts'))};
 export default defineNode(() => ({
   name: 'echo',
@@ -42,10 +44,17 @@ export default defineNode(() => ({
   capabilities: [capability({ id: 'echo.say', name: 'Say', description: 'Echoes a word', tags: ['echo'], keywords: ['echo'], readOnly: true,
     args: { word: { type: 'string', description: 'A word', required: true } }, run: ({ word }) => ({ word }) })],
 }));
-`);
+`,
+);
 
 async function start(args: string[], env: Record<string, string>): Promise<string> {
-  const p = Bun.spawn(['bun', 'node/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const p = Bun.spawn(['bun', 'node/main.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   procs.push(p);
   const reader = p.stdout.getReader();
   let out = '';
@@ -58,9 +67,22 @@ async function start(args: string[], env: Record<string, string>): Promise<strin
   }
 }
 
-async function fleetCli(args: string[], env: Record<string, string | undefined>): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn(['bun', 'hub/cli/fleet.ts', ...args], { cwd: ROOT, env: { ...process.env, FLEET_FILE: undefined, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+async function fleetCli(
+  args: string[],
+  env: Record<string, string | undefined>,
+): Promise<{ code: number; out: string; err: string }> {
+  const p = Bun.spawn(['bun', 'hub/cli/fleet.ts', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, FLEET_FILE: undefined, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, out, err };
 }
 
@@ -72,8 +94,12 @@ const freePort = () => {
 };
 
 test('bun run node --file starts any node file; alone, its peer channel is off', async () => {
-  const url = await start(['--file', join(work, 'echo.ts'), '--port', '0'], { DATA_DIR: join(work, 'alone') });
-  expect((await (await fetch(`${url}/.well-known/agent-card.json`)).json()).skills.map((s: any) => s.id)).toEqual(['echo.say']);
+  const url = await start(['--file', join(work, 'echo.ts'), '--port', '0'], {
+    DATA_DIR: join(work, 'alone'),
+  });
+  expect(
+    (await (await fetch(`${url}/.well-known/agent-card.json`)).json()).skills.map((s: any) => s.id),
+  ).toEqual(['echo.say']);
   const peer = await fetch(`${url}/peer/invoke`, { method: 'POST', body: '{}' });
   expect((await peer.json()).error.code).toBe('PEER_NOT_CONFIGURED');
   expect((await fetch(`${url}/peer/identity`)).status).toBe(404);
@@ -89,10 +115,13 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
   // whose key the node's operator put into the node's ring.
   const port = freePort();
   const nodeFleet = join(work, 'fleet.json');
-  writeFileSync(nodeFleet, JSON.stringify({
-    hub: { name: 'a2a', port: 4100, role: 'hub', file: '', remote: true },
-    nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
-  }));
+  writeFileSync(
+    nodeFleet,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 4100, role: 'hub', file: '', remote: true },
+      nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
+    }),
+  );
   const hubKey = publicIdentity('a2a', (await loadPeerIdentity(hubData, 'a2a')).ring)!.keys[0]!;
   await trustRemoteKey(nodeData, 'a2a', hubKey);
   const url = await start(['--name', 'echo'], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
@@ -100,7 +129,9 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
   expect(existsSync(join(nodeData, 'keys', privateKeyFile('a2a')))).toBe(false);
   const published = await (await fetch(`${url}/peer/identity`)).json();
   expect(published).toMatchObject({ node: 'echo', mode: 'ed25519' });
-  expect(JSON.stringify(published)).not.toContain(JSON.parse(readFileSync(join(nodeData, 'keys', privateKeyFile('echo')), 'utf8')).privateKey);
+  expect(JSON.stringify(published)).not.toContain(
+    JSON.parse(readFileSync(join(nodeData, 'keys', privateKeyFile('echo')), 'utf8')).privateKey,
+  );
 
   // Refusals change nothing.
   const env = { DATA_DIR: hubData };
@@ -132,12 +163,25 @@ test('fleet add registers a node that runs elsewhere; the hub lists it and calls
   const log = memoryLog();
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const only = { ...fleet, nodes: fleet.nodes.filter((n) => n.name === 'echo') };
-  const hub = createHub({ fleet: only, dataDir: hubData, log, identity: await loadPeerIdentity(hubData, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
+  const hub = createHub({
+    fleet: only,
+    dataDir: hubData,
+    log,
+    identity: await loadPeerIdentity(hubData, 'a2a'),
+    traceDb: new Database(':memory:'),
+    meshStore,
+    fleetTtlMs: 0,
+    tokens: testTokens(),
+  });
   const server = hub.listen(0);
   try {
     const snap = await (await fetch(`${server.url}/api/fleet`)).json();
     expect(snap.nodes.map((n: any) => [n.name, n.online])).toEqual([['echo', true]]);
-    const r = await localInvoke(server.url, { target: 'echo', capability: 'echo.say', args: { word: 'hello' } });
+    const r = await localInvoke(server.url, {
+      target: 'echo',
+      capability: 'echo.say',
+      args: { word: 'hello' },
+    });
     expect(r.json).toMatchObject({ ok: true, result: { word: 'hello' } });
   } finally {
     await server.stop();
@@ -155,21 +199,32 @@ test('the hub publishes its key at /peer/identity; a node run elsewhere trusts i
     const hubIdentity = await loadPeerIdentity(hub.dataDir, 'a2a');
     expect(published).toEqual(publicIdentity('a2a', hubIdentity.ring));
     expect(published.mode).toBe('ed25519');
-    expect(JSON.stringify(published)).not.toContain(JSON.parse(readFileSync(join(hub.dataDir, 'keys', privateKeyFile('a2a')), 'utf8')).privateKey);
+    expect(JSON.stringify(published)).not.toContain(
+      JSON.parse(readFileSync(join(hub.dataDir, 'keys', privateKeyFile('a2a')), 'utf8')).privateKey,
+    );
 
     // The hub's own machine cannot mark its hub remote: it holds the hub's key pair.
-    const own = await fleetCli(['add', 'a2a', '--url', hub.url], { FLEET_FILE: join(hub.dataDir, 'fleet.json'), DATA_DIR: hub.dataDir });
+    const own = await fleetCli(['add', 'a2a', '--url', hub.url], {
+      FLEET_FILE: join(hub.dataDir, 'fleet.json'),
+      DATA_DIR: hub.dataDir,
+    });
     expect([own.code, own.err.split(':')[0]]).toEqual([1, 'FLEET_ADD_NAME_TAKEN']);
 
     // The node's machine: a fleet file naming the hub (not yet remote) and the node beside it.
     const nodeData = join(work, 'trusts-hub');
     const nodeFleet = join(work, 'trusts-hub-fleet.json');
     const port = freePort();
-    writeFileSync(nodeFleet, JSON.stringify({
-      hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
-      nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
-    }));
-    const added = await fleetCli(['add', 'a2a', '--url', hub.url, '--kid', published.keys[0].kid], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
+    writeFileSync(
+      nodeFleet,
+      JSON.stringify({
+        hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
+        nodes: [{ name: 'echo', port, role: 'echo', file: './echo.ts' }],
+      }),
+    );
+    const added = await fleetCli(['add', 'a2a', '--url', hub.url, '--kid', published.keys[0].kid], {
+      FLEET_FILE: nodeFleet,
+      DATA_DIR: nodeData,
+    });
     expect(added.err).toBe('');
     expect(added.code).toBe(0);
     expect(added.out).toContain(`added a2a at ${hub.url}`);
@@ -181,13 +236,26 @@ test('the hub publishes its key at /peer/identity; a node run elsewhere trusts i
     // The node starts with that fleet and accepts calls signed with the hub's key, and no other.
     const url = await start(['--name', 'echo'], { FLEET_FILE: nodeFleet, DATA_DIR: nodeData });
     const route = { hub: fleet.hub, nodes: [{ ...fleet.nodes[0]!, url }] };
-    const signed = await createPeerClient({ signer: hubIdentity.signer, fleet: route }).peerFetch('echo', 'echo.say', { word: 'hi' });
+    const signed = await createPeerClient({ signer: hubIdentity.signer, fleet: route }).peerFetch(
+      'echo',
+      'echo.say',
+      { word: 'hi' },
+    );
     expect(signed).toMatchObject({ ok: true, result: { word: 'hi' } });
     const impostorData = join(work, 'impostor');
-    await ensureKeys(impostorData, { hub: { ...fleet.hub, remote: false } as typeof fleet.hub, nodes: [] });
-    const impostor = await createPeerClient({ signer: (await loadPeerIdentity(impostorData, 'a2a')).signer, fleet: route }).peerFetch('echo', 'echo.say', { word: 'hi' });
+    await ensureKeys(impostorData, {
+      hub: { ...fleet.hub, remote: false } as typeof fleet.hub,
+      nodes: [],
+    });
+    const impostor = await createPeerClient({
+      signer: (await loadPeerIdentity(impostorData, 'a2a')).signer,
+      fleet: route,
+    }).peerFetch('echo', 'echo.say', { word: 'hi' });
     expect(impostor.ok).toBe(false);
-    expect(impostor.ok === false && [impostor.error.kind, impostor.error.code]).toEqual(['refused', 'PEER_BAD_SIGNATURE']);
+    expect(impostor.ok === false && [impostor.error.kind, impostor.error.code]).toEqual([
+      'refused',
+      'PEER_BAD_SIGNATURE',
+    ]);
   } finally {
     await hub.stop();
   }

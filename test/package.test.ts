@@ -30,15 +30,35 @@ const appDir = join(work, 'app');
 const dataDir = join(work, 'data');
 const procs: Bun.Subprocess[] = [];
 
-async function run(cmd: string[], cwd: string, env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn(cmd, { cwd, env: { ...process.env, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
-  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+async function run(
+  cmd: string[],
+  cwd: string,
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const p = Bun.spawn(cmd, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [out, err, code] = await Promise.all([
+    new Response(p.stdout).text(),
+    new Response(p.stderr).text(),
+    p.exited,
+  ]);
   return { code, out, err };
 }
 
 /** Starts `bun <file>` in the app and waits for its `listening on <url>` line. */
 async function startApp(file: string, env: Record<string, string> = {}): Promise<string> {
-  const p = Bun.spawn(['bun', file], { cwd: appDir, env: { ...process.env, DATA_DIR: dataDir, ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const p = Bun.spawn(['bun', file], {
+    cwd: appDir,
+    env: { ...process.env, DATA_DIR: dataDir, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   procs.push(p);
   const reader = p.stdout.getReader();
   let out = '';
@@ -60,15 +80,40 @@ beforeAll(async () => {
   tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
 
   mkdirSync(appDir);
-  for (const f of readdirSync(join(ROOT, 'fixtures/outside-app'))) cpSync(join(ROOT, 'fixtures/outside-app', f), join(appDir, f));
-  writeFileSync(join(appDir, 'package.json'), JSON.stringify({ name: 'outside-app', private: true, type: 'module', dependencies: { 'lume-a2a': `file:${tarball}` } }));
+  for (const f of readdirSync(join(ROOT, 'fixtures/outside-app')))
+    cpSync(join(ROOT, 'fixtures/outside-app', f), join(appDir, f));
+  writeFileSync(
+    join(appDir, 'package.json'),
+    JSON.stringify({
+      name: 'outside-app',
+      private: true,
+      type: 'module',
+      dependencies: { 'lume-a2a': `file:${tarball}` },
+    }),
+  );
   const installed = await run(['bun', 'install', '--offline'], appDir);
   if (installed.code !== 0) {
     // Bun's cache lacks something (a machine that installed differently): the package still comes
     // from the tarball; its dependencies are linked from the repository's node_modules.
     mkdirSync(join(appDir, 'node_modules/lume-a2a'), { recursive: true });
-    expect((await run(['tar', 'xzf', tarball, '--strip-components=1', '-C', join(appDir, 'node_modules/lume-a2a')], appDir)).code).toBe(0);
-    for (const dep of readdirSync(join(ROOT, 'node_modules'))) if (!dep.startsWith('.')) symlinkSync(join(ROOT, 'node_modules', dep), join(appDir, 'node_modules', dep));
+    expect(
+      (
+        await run(
+          [
+            'tar',
+            'xzf',
+            tarball,
+            '--strip-components=1',
+            '-C',
+            join(appDir, 'node_modules/lume-a2a'),
+          ],
+          appDir,
+        )
+      ).code,
+    ).toBe(0);
+    for (const dep of readdirSync(join(ROOT, 'node_modules')))
+      if (!dep.startsWith('.'))
+        symlinkSync(join(ROOT, 'node_modules', dep), join(appDir, 'node_modules', dep));
   }
 }, 120_000);
 
@@ -79,9 +124,22 @@ afterAll(() => {
 
 test('the tarball ships the sources, the declarations and the bin, not the repository', async () => {
   const listing = (await run(['tar', 'tzf', tarball], work)).out.split('\n');
-  for (const f of ['package/lib/kit/index.ts', 'package/dist/types/lib/kit/index.d.ts', 'package/dist/types/lib/a2a/client.d.ts', 'package/node/main.ts', 'package/package.json'])
+  for (const f of [
+    'package/lib/kit/index.ts',
+    'package/dist/types/lib/kit/index.d.ts',
+    'package/dist/types/lib/a2a/client.d.ts',
+    'package/node/main.ts',
+    'package/package.json',
+  ])
     expect(listing).toContain(f);
-  expect(listing.some((f) => f.startsWith('package/test/') || f.startsWith('package/hub/') || f.startsWith('package/fixtures/'))).toBe(false);
+  expect(
+    listing.some(
+      (f) =>
+        f.startsWith('package/test/') ||
+        f.startsWith('package/hub/') ||
+        f.startsWith('package/fixtures/'),
+    ),
+  ).toBe(false);
 });
 
 test("the app's tsc checks it against the shipped declarations", async () => {
@@ -96,10 +154,20 @@ test('the app node joins a running fleet: the official SDK talks to it, the hub 
   probe.stop(true);
   const fleetFile = join(work, 'fleet.json');
   // The fleet names the app's node file where it is, outside the repository.
-  writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: [{ name: 'weather', port, role: 'Temperature of a few cities', file: join(appDir, 'weather.ts') }],
-  }));
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+      nodes: [
+        {
+          name: 'weather',
+          port,
+          role: 'Temperature of a few cities',
+          file: join(appDir, 'weather.ts'),
+        },
+      ],
+    }),
+  );
   const fleet = await loadFleet(fleetFile);
   await ensureKeys(dataDir, fleet);
   const url = await startApp('weather.ts', { FLEET_FILE: fleetFile });
@@ -107,22 +175,55 @@ test('the app node joins a running fleet: the official SDK talks to it, the hub 
 
   const sdk = await new ClientFactory().createFromUrl(url);
   expect((await sdk.getAgentCard()).skills.map((s) => s.id)).toEqual(['weather.now']);
-  const part = { content: { $case: 'data' as const, value: { skill: 'weather.now', args: { city: 'perth' } } }, filename: '', mediaType: 'application/json', metadata: undefined };
-  const task: any = await sdk.sendMessage({ message: { messageId: crypto.randomUUID(), role: Role.ROLE_USER, parts: [part], contextId: '', taskId: '', extensions: [], referenceTaskIds: [], metadata: undefined } } as any);
+  const part = {
+    content: { $case: 'data' as const, value: { skill: 'weather.now', args: { city: 'perth' } } },
+    filename: '',
+    mediaType: 'application/json',
+    metadata: undefined,
+  };
+  const task: any = await sdk.sendMessage({
+    message: {
+      messageId: crypto.randomUUID(),
+      role: Role.ROLE_USER,
+      parts: [part],
+      contextId: '',
+      taskId: '',
+      extensions: [],
+      referenceTaskIds: [],
+      metadata: undefined,
+    },
+  } as any);
   expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(task.artifacts[0].parts[0].content.value).toEqual({ city: 'perth', celsius: 27 });
 
   const log = memoryLog();
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
-  const hub = createHub({ fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'), traceDb: new Database(':memory:'), meshStore, fleetTtlMs: 0, tokens: testTokens() });
+  const hub = createHub({
+    fleet,
+    dataDir,
+    log,
+    identity: await loadPeerIdentity(dataDir, 'a2a'),
+    traceDb: new Database(':memory:'),
+    meshStore,
+    fleetTtlMs: 0,
+    tokens: testTokens(),
+  });
   const server = hub.listen(0);
   try {
     const snap = await (await fetch(`${server.url}/api/fleet`)).json();
-    expect(snap.nodes.map((n: any) => [n.name, n.online, n.skills.map((s: any) => s.id)])).toEqual([['weather', true, ['weather.now']]]);
-    const r = await localInvoke(server.url, { target: 'weather', capability: 'weather.now', args: { city: 'oslo' } });
+    expect(snap.nodes.map((n: any) => [n.name, n.online, n.skills.map((s: any) => s.id)])).toEqual([
+      ['weather', true, ['weather.now']],
+    ]);
+    const r = await localInvoke(server.url, {
+      target: 'weather',
+      capability: 'weather.now',
+      args: { city: 'oslo' },
+    });
     expect(r.json).toMatchObject({ ok: true, result: { city: 'oslo', celsius: 4 } });
     const trace = (await (await fetch(`${server.url}/api/trace?to=weather`)).json()).records;
-    expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([['weather', 'weather.now', 'ok']]);
+    expect(trace.map((t: any) => [t.to, t.capability, t.outcome])).toEqual([
+      ['weather', 'weather.now', 'ok'],
+    ]);
   } finally {
     await server.stop();
     await meshStore.close();
@@ -138,9 +239,17 @@ test("the node mounted in the app's own Bun.serve, called by the package's clien
   expect(asked.err).toBe('');
   const answers = JSON.parse(asked.out);
   for (const version of ['1.0', '0.3']) {
-    expect(answers[version].called).toMatchObject({ ok: true, result: { city: 'lima', celsius: 19 } });
+    expect(answers[version].called).toMatchObject({
+      ok: true,
+      result: { city: 'lima', celsius: 19 },
+    });
     expect(answers[version].state).toBe('completed');
     expect(answers[version].got).toBe(true);
-    expect(answers[version].events).toEqual(['task', 'status:working', 'artifact', 'status:completed']);
+    expect(answers[version].events).toEqual([
+      'task',
+      'status:working',
+      'artifact',
+      'status:completed',
+    ]);
   }
 }, 30_000);

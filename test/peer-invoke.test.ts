@@ -22,7 +22,12 @@ const refusal = (code: string) => ({ ok: false, error: { code, message: expect.a
 describe('POST /peer/invoke accepts', () => {
   test('each mode from a node whose ring entry names it; pairwise by default between two Ed25519 nodes', async () => {
     for (const name of ['crm', 'scanner', 'lan']) {
-      const r = await signedPost(f.nodes[name]!.signer, target, 'echo', invokeBody('echo', { n: 1 }));
+      const r = await signedPost(
+        f.nodes[name]!.signer,
+        target,
+        'echo',
+        invokeBody('echo', { n: 1 }),
+      );
       expect({ status: r.status, body: r.body, mode: r.headers['x-peer-mode'] }).toEqual({
         status: 200,
         body: { ok: true, result: { node: 'hub', args: { n: 1 } } },
@@ -30,8 +35,14 @@ describe('POST /peer/invoke accepts', () => {
       });
     }
     // ed25519 ranks with pairwise, so a node may still sign with its own key
-    const ed = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { n: 2 }), { mode: 'ed25519' });
-    expect([ed.status, ed.headers['x-peer-mode'], ed.body]).toEqual([200, 'ed25519', { ok: true, result: { node: 'hub', args: { n: 2 } } }]);
+    const ed = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { n: 2 }), {
+      mode: 'ed25519',
+    });
+    expect([ed.status, ed.headers['x-peer-mode'], ed.body]).toEqual([
+      200,
+      'ed25519',
+      { ok: true, result: { node: 'hub', args: { n: 2 } } },
+    ]);
   });
 
   test('a missing args is an empty object', async () => {
@@ -44,7 +55,9 @@ describe('POST /peer/invoke refuses with a code', () => {
   test('PEER_UNSIGNED: no headers, or one header missing', async () => {
     const bare = await fetch(`${target}/peer/invoke`, { method: 'POST', body: invokeBody('echo') });
     expect([bare.status, await bare.json()]).toEqual([401, refusal('PEER_UNSIGNED')]);
-    const partial = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { edit: (h) => delete h['x-peer-signature'] });
+    const partial = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
+      edit: (h) => delete h['x-peer-signature'],
+    });
     expect([partial.status, partial.body]).toEqual([401, refusal('PEER_UNSIGNED')]);
   });
 
@@ -52,7 +65,9 @@ describe('POST /peer/invoke refuses with a code', () => {
     const ghost = await signedPost(f.nodes.ghost!.signer, target, 'echo', invokeBody('echo'));
     expect([ghost.status, ghost.body]).toEqual([401, refusal('PEER_UNKNOWN_NODE')]);
     for (const name of ['../keys/crm', 'CRM', 'a'.repeat(40), '__proto__', 'constructor']) {
-      const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { edit: (h) => (h['x-peer-node'] = name) });
+      const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
+        edit: (h) => (h['x-peer-node'] = name),
+      });
       expect([name, r.status, r.body]).toEqual([name, 401, refusal('PEER_UNKNOWN_NODE')]);
     }
   });
@@ -74,11 +89,21 @@ describe('POST /peer/invoke refuses with a code', () => {
     for (const mode of ['pairwise', 'ed25519'] as const) {
       for (const [name, edit] of Object.entries(edits)) {
         const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { mode, edit });
-        expect([mode, name, r.status, r.body]).toEqual([mode, name, 401, refusal('PEER_BAD_SIGNATURE')]);
+        expect([mode, name, r.status, r.body]).toEqual([
+          mode,
+          name,
+          401,
+          refusal('PEER_BAD_SIGNATURE'),
+        ]);
       }
     }
     // crm's name, another node's key: its own signature, and the pair key it can make with the hub
-    const impostor = createSigner({ node: 'crm', seed: f.nodes.hub!.seed, ring: f.ring, now: () => NOW });
+    const impostor = createSigner({
+      node: 'crm',
+      seed: f.nodes.hub!.seed,
+      ring: f.ring,
+      now: () => NOW,
+    });
     for (const mode of ['pairwise', 'ed25519'] as const) {
       const r = await signedPost(impostor, target, 'echo', invokeBody('echo'), { mode });
       expect([mode, r.status, r.body]).toEqual([mode, 401, refusal('PEER_BAD_SIGNATURE')]);
@@ -86,7 +111,9 @@ describe('POST /peer/invoke refuses with a code', () => {
   });
 
   test('PEER_BAD_SIGNATURE: body changed after signing', async () => {
-    const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { amount: 1 }), { send: invokeBody('echo', { amount: 1000 }) });
+    const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { amount: 1 }), {
+      send: invokeBody('echo', { amount: 1000 }),
+    });
     expect([r.status, r.body]).toEqual([401, refusal('PEER_BAD_SIGNATURE')]);
   });
 
@@ -95,17 +122,29 @@ describe('POST /peer/invoke refuses with a code', () => {
       const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { ts });
       expect([ts, r.status, r.body]).toEqual([ts, 401, refusal('PEER_STALE')]);
     }
-    const edge = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { ts: NOW - 60_000 });
+    const edge = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
+      ts: NOW - 60_000,
+    });
     expect(edge.status).toBe(200);
-    const bad = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { edit: (h) => (h['x-peer-ts'] = '1e12') });
+    const bad = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
+      edit: (h) => (h['x-peer-ts'] = '1e12'),
+    });
     expect([bad.status, bad.body]).toEqual([401, refusal('PEER_STALE')]);
   });
 
   test('PEER_REPLAY: the same signed request twice', async () => {
     const body = invokeBody('echo');
     const first = await signedPost(crm.signer, target, 'echo', body);
-    const again = await fetch(`${target}/peer/invoke`, { method: 'POST', headers: first.headers, body });
-    expect([first.status, again.status, await again.json()]).toEqual([200, 401, refusal('PEER_REPLAY')]);
+    const again = await fetch(`${target}/peer/invoke`, {
+      method: 'POST',
+      headers: first.headers,
+      body,
+    });
+    expect([first.status, again.status, await again.json()]).toEqual([
+      200,
+      401,
+      refusal('PEER_REPLAY'),
+    ]);
   });
 
   test('PEER_DOWNGRADE: a weaker mode than the ring states', async () => {
@@ -118,7 +157,12 @@ describe('POST /peer/invoke refuses with a code', () => {
     ] as const;
     for (const [signer, mode] of cases) {
       const r = await signedPost(signer, target, 'echo', invokeBody('echo'), { mode });
-      expect([signer.node, mode, r.status, r.body]).toEqual([signer.node, mode, 401, refusal('PEER_DOWNGRADE')]);
+      expect([signer.node, mode, r.status, r.body]).toEqual([
+        signer.node,
+        mode,
+        401,
+        refusal('PEER_DOWNGRADE'),
+      ]);
     }
   });
 
@@ -142,13 +186,30 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
       const r = await signedPost(crm.signer, target, 'echo', body);
       expect([body, r.status, r.body]).toEqual([body, status, refusal(code)]);
     }
-    const invalidUtf8 = await signedPost(crm.signer, target, 'echo', new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]));
+    const invalidUtf8 = await signedPost(
+      crm.signer,
+      target,
+      'echo',
+      new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]),
+    );
     expect([invalidUtf8.status, invalidUtf8.body]).toEqual([400, refusal('PEER_BAD_REQUEST')]);
     // One decoder serves every request: a body cut inside a character leaves nothing for the next one.
-    const cut = await signedPost(crm.signer, target, 'echo', new Uint8Array([...new TextEncoder().encode('{"capability":"echo","args":{"w":"'), 0xe2, 0x82]));
+    const cut = await signedPost(
+      crm.signer,
+      target,
+      'echo',
+      new Uint8Array([
+        ...new TextEncoder().encode('{"capability":"echo","args":{"w":"'),
+        0xe2,
+        0x82,
+      ]),
+    );
     expect([cut.status, cut.body]).toEqual([400, refusal('PEER_BAD_REQUEST')]);
     const euro = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { w: '€' }));
-    expect([euro.status, euro.body]).toEqual([200, { ok: true, result: { node: 'hub', args: { w: '€' } } }]);
+    expect([euro.status, euro.body]).toEqual([
+      200,
+      { ok: true, result: { node: 'hub', args: { w: '€' } } },
+    ]);
 
     const huge = 'x'.repeat(65 * 1024);
     const big = await signedPost(crm.signer, target, 'echo', huge);
@@ -172,20 +233,36 @@ describe('hostile input gets a coded answer and the node keeps serving', () => {
 
   test('dispatch failures keep their code; a crashing capability is a coded 500 without its message', async () => {
     const fail = await signedPost(crm.signer, target, 'fail', invokeBody('fail'));
-    expect([fail.status, fail.body]).toEqual([422, { ok: false, error: { code: 'CAP_FAILED', message: 'this capability always fails' } }]);
+    expect([fail.status, fail.body]).toEqual([
+      422,
+      { ok: false, error: { code: 'CAP_FAILED', message: 'this capability always fails' } },
+    ]);
     const crash = await signedPost(crm.signer, target, 'crash', invokeBody('crash'));
-    expect([crash.status, crash.body.error.code, crash.text.includes('secret detail')]).toEqual([500, 'PEER_FAILED', false]);
+    expect([crash.status, crash.body.error.code, crash.text.includes('secret detail')]).toEqual([
+      500,
+      'PEER_FAILED',
+      false,
+    ]);
   });
 
   test('twenty concurrent requests carrying one nonce: exactly one is accepted', async () => {
     const body = invokeBody('echo', { race: true });
-    const headers = await crm.signer.sign({ to: 'hub', route: '/peer/invoke', scope: 'echo' }, new TextEncoder().encode(body));
+    const headers = await crm.signer.sign(
+      { to: 'hub', route: '/peer/invoke', scope: 'echo' },
+      new TextEncoder().encode(body),
+    );
     const answers = await Promise.all(
       Array.from({ length: 20 }, () =>
-        fetch(`${target}/peer/invoke`, { method: 'POST', headers, body }).then(async (r) => [r.status, (await r.json()).error?.code ?? 'ok']),
+        fetch(`${target}/peer/invoke`, { method: 'POST', headers, body }).then(async (r) => [
+          r.status,
+          (await r.json()).error?.code ?? 'ok',
+        ]),
       ),
     );
-    const tally = answers.reduce<Record<string, number>>((t, [s, c]) => ((t[`${s} ${c}`] = (t[`${s} ${c}`] ?? 0) + 1), t), {});
+    const tally = answers.reduce<Record<string, number>>(
+      (t, [s, c]) => ((t[`${s} ${c}`] = (t[`${s} ${c}`] ?? 0) + 1), t),
+      {},
+    );
     expect(tally).toEqual({ '200 ok': 1, '401 PEER_REPLAY': 19 });
   });
 

@@ -5,7 +5,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/invoke.ts';
-import { ensureKeys, listKeys, loadPeerIdentity, parseRing, retireKeys, rotateKey } from '../lib/peer/keys.ts';
+import {
+  ensureKeys,
+  listKeys,
+  loadPeerIdentity,
+  parseRing,
+  retireKeys,
+  rotateKey,
+} from '../lib/peer/keys.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -30,9 +37,21 @@ describe('ensureKeys', () => {
   test('creates the secret, one pair per member and the ring, private files 0600', async () => {
     const dir = freshDir();
     const { created } = await ensureKeys(dir, fleet);
-    expect(created).toEqual(['fleet.secret', 'a2a.ed25519.json', 'crm.ed25519.json', 'scanner.ed25519.json', 'ring.json']);
+    expect(created).toEqual([
+      'fleet.secret',
+      'a2a.ed25519.json',
+      'crm.ed25519.json',
+      'scanner.ed25519.json',
+      'ring.json',
+    ]);
     expect(mode(join(dir, 'keys'))).toBe(0o700);
-    for (const f of ['fleet.secret', 'a2a.ed25519.json', 'crm.ed25519.json', 'scanner.ed25519.json']) expect([f, mode(join(dir, 'keys', f))]).toEqual([f, 0o600]);
+    for (const f of [
+      'fleet.secret',
+      'a2a.ed25519.json',
+      'crm.ed25519.json',
+      'scanner.ed25519.json',
+    ])
+      expect([f, mode(join(dir, 'keys', f))]).toEqual([f, 0o600]);
     const ring = parseRing(JSON.parse(read(dir, 'ring.json')));
     expect([...ring.keys()]).toEqual(['a2a', 'crm', 'scanner']);
     expect(ring.get('crm')).toMatchObject({ mode: 'ed25519', ed25519: [expect.any(Uint8Array)] });
@@ -43,7 +62,9 @@ describe('ensureKeys', () => {
     await ensureKeys(dir, fleet);
     const before = ['fleet.secret', 'crm.ed25519.json', 'ring.json'].map((f) => read(dir, f));
     expect(await ensureKeys(dir, fleet)).toEqual({ created: [] });
-    expect(['fleet.secret', 'crm.ed25519.json', 'ring.json'].map((f) => read(dir, f))).toEqual(before);
+    expect(['fleet.secret', 'crm.ed25519.json', 'ring.json'].map((f) => read(dir, f))).toEqual(
+      before,
+    );
     await ensureKeys(dir, fleet, { force: true });
     expect(read(dir, 'crm.ed25519.json')).not.toBe(before[1]);
   });
@@ -52,7 +73,10 @@ describe('ensureKeys', () => {
     const dir = freshDir();
     await ensureKeys(dir, fleet);
     const crm = read(dir, 'crm.ed25519.json');
-    const bigger = parseFleet({ hub: { ...fleet.hub }, nodes: [...fleet.nodes, { name: 'lan', port: 4105, role: 'lan', file: 'node/lan/index.ts' }] });
+    const bigger = parseFleet({
+      hub: { ...fleet.hub },
+      nodes: [...fleet.nodes, { name: 'lan', port: 4105, role: 'lan', file: 'node/lan/index.ts' }],
+    });
     expect((await ensureKeys(dir, bigger)).created).toEqual(['lan.ed25519.json', 'ring.json']);
     expect(read(dir, 'crm.ed25519.json')).toBe(crm);
   });
@@ -62,7 +86,10 @@ describe('ensureKeys', () => {
     await ensureKeys(dir, fleet);
     writeFileSync(join(dir, 'keys', 'crm.ed25519.json'), '{"node":"crm","privateKey":"nope"}');
     await expect(ensureKeys(dir, fleet)).rejects.toThrow('crm.ed25519.json is malformed');
-    writeFileSync(join(dir, 'keys', 'ring.json'), '{"version":1,"nodes":{"../x":{"mode":"ed25519","keys":[]}}}');
+    writeFileSync(
+      join(dir, 'keys', 'ring.json'),
+      '{"version":1,"nodes":{"../x":{"mode":"ed25519","keys":[]}}}',
+    );
     await expect(loadPeerIdentity(dir, 'crm')).rejects.toThrow('ring: invalid node name');
   });
 });
@@ -74,13 +101,24 @@ describe('loading and rotating', () => {
     const crm = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     const scanner = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
     const h = new Headers(await crm.signer.sign(toScanner, body));
-    expect(await scanner.verifier.verify(h, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'pairwise' });
+    expect(await scanner.verifier.verify(h, body, '/peer/invoke')).toMatchObject({
+      ok: true,
+      node: 'crm',
+      mode: 'pairwise',
+    });
     const ed = new Headers(await crm.signer.sign(toScanner, body, { mode: 'ed25519' }));
-    expect(await scanner.verifier.verify(ed, body, '/peer/invoke')).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+    expect(await scanner.verifier.verify(ed, body, '/peer/invoke')).toMatchObject({
+      ok: true,
+      node: 'crm',
+      mode: 'ed25519',
+    });
     // the hub loads its identity the same way: its fleet.invoke signs pairwise to every ring member
     const hub = await loadPeerIdentity(dir, 'a2a', { now: () => NOW });
     const fromHub = new Headers(await hub.signer.sign(toScanner, body));
-    expect([fromHub.get('x-peer-mode'), await scanner.verifier.verify(fromHub, body, '/peer/invoke')]).toEqual(['pairwise', expect.objectContaining({ ok: true, node: 'a2a' })]);
+    expect([
+      fromHub.get('x-peer-mode'),
+      await scanner.verifier.verify(fromHub, body, '/peer/invoke'),
+    ]).toEqual(['pairwise', expect.objectContaining({ ok: true, node: 'a2a' })]);
     await expect(loadPeerIdentity(dir, 'stranger')).rejects.toThrow('not in the ring');
     await expect(loadPeerIdentity(freshDir(), 'crm')).rejects.toThrow('bun run keys');
   });
@@ -95,13 +133,20 @@ describe('loading and rotating', () => {
     const fresh = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     const during = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
     const check = async (v: typeof during, s: typeof old) => {
-      const r = await v.verifier.verify(new Headers(await s.signer.sign(toScanner, body)), body, '/peer/invoke');
+      const r = await v.verifier.verify(
+        new Headers(await s.signer.sign(toScanner, body)),
+        body,
+        '/peer/invoke',
+      );
       return r.ok ? 'ok' : r.code;
     };
     expect([await check(during, old), await check(during, fresh)]).toEqual(['ok', 'ok']);
     await retireKeys(dir, fleet, 'crm');
     const after = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
-    expect([await check(after, old), await check(after, fresh)]).toEqual(['PEER_BAD_SIGNATURE', 'ok']);
+    expect([await check(after, old), await check(after, fresh)]).toEqual([
+      'PEER_BAD_SIGNATURE',
+      'ok',
+    ]);
     expect(existsSync(join(dir, 'keys', 'crm.ed25519.previous.json'))).toBe(false);
     // rotating twice without retiring keeps at most two keys
     await rotateKey(dir, fleet, 'crm');
@@ -118,22 +163,29 @@ describe('loading and rotating', () => {
     await rotateKey(dir, fleet, 'crm');
     expect(mode(join(dir, 'keys', 'crm.ed25519.previous.json'))).toBe(0o600);
     const scannerAfter = await loadPeerIdentity(dir, 'scanner', { now: () => NOW });
-    const outcome = async (caller: typeof crmBefore, receiver: typeof crmBefore, opts: { mode?: 'ed25519' } = {}) => {
+    const outcome = async (
+      caller: typeof crmBefore,
+      receiver: typeof crmBefore,
+      opts: { mode?: 'ed25519' } = {},
+    ) => {
       const h = new Headers(await caller.signer.sign(toCrm, body, opts));
       const r = await receiver.verifier.verify(h, body, '/peer/invoke');
       return r.ok ? `ok ${r.mode}` : r.code;
     };
     const crmDuring = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     // the new pair key, and the old one (crm's previous pair), both accepted during the rotation
-    expect([await outcome(scannerAfter, crmDuring), await outcome(scannerBefore, crmDuring)]).toEqual(['ok pairwise', 'ok pairwise']);
+    expect([
+      await outcome(scannerAfter, crmDuring),
+      await outcome(scannerBefore, crmDuring),
+    ]).toEqual(['ok pairwise', 'ok pairwise']);
     expect(await outcome(scannerBefore, crmBefore)).toBe('ok pairwise'); // the crm that never rotated
     await retireKeys(dir, fleet, 'crm');
     const crmAfter = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
-    expect([await outcome(scannerAfter, crmAfter), await outcome(scannerBefore, crmAfter), await outcome(scannerBefore, crmAfter, { mode: 'ed25519' })]).toEqual([
-      'ok pairwise',
-      'PEER_BAD_SIGNATURE',
-      'ok ed25519',
-    ]);
+    expect([
+      await outcome(scannerAfter, crmAfter),
+      await outcome(scannerBefore, crmAfter),
+      await outcome(scannerBefore, crmAfter, { mode: 'ed25519' }),
+    ]).toEqual(['ok pairwise', 'PEER_BAD_SIGNATURE', 'ok ed25519']);
   });
 
   test('only fleet members with plain names can be rotated', async () => {
@@ -150,15 +202,36 @@ describe('bun run keys', () => {
     const fleetFile = join(root, 'fleet.json');
     writeFileSync(fleetFile, JSON.stringify({ hub: fleet.hub, nodes: fleet.nodes }));
     const run = async (...args: string[]) => {
-      const p = Bun.spawn(['bun', 'hub/cli/keys.ts', ...args], { env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile }, stdout: 'pipe', stderr: 'pipe' });
-      const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+      const p = Bun.spawn(['bun', 'hub/cli/keys.ts', ...args], {
+        env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      });
+      const [out, err, code] = await Promise.all([
+        new Response(p.stdout).text(),
+        new Response(p.stderr).text(),
+        p.exited,
+      ]);
       return { out, err, code };
     };
-    const outputs = [await run(), await run(), await run('rotate', 'crm'), await run('list'), await run('retire', 'crm'), await run('rotate', '../x'), await run('nonsense')];
+    const outputs = [
+      await run(),
+      await run(),
+      await run('rotate', 'crm'),
+      await run('list'),
+      await run('retire', 'crm'),
+      await run('rotate', '../x'),
+      await run('nonsense'),
+    ];
     expect(outputs.map((o) => o.code)).toEqual([0, 0, 0, 0, 0, 1, 2]);
     expect(outputs[0]!.out).toContain('created in');
     expect(outputs[1]!.out).toContain('complete');
-    const secrets = [read(dir, 'fleet.secret').trim(), ...['a2a', 'crm', 'scanner'].map((n) => JSON.parse(read(dir, `${n}.ed25519.json`)).privateKey as string)];
+    const secrets = [
+      read(dir, 'fleet.secret').trim(),
+      ...['a2a', 'crm', 'scanner'].map(
+        (n) => JSON.parse(read(dir, `${n}.ed25519.json`)).privateKey as string,
+      ),
+    ];
     const printed = outputs.map((o) => o.out + o.err).join('\n');
     expect(secrets.filter((s) => printed.includes(s))).toEqual([]);
   });

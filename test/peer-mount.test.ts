@@ -10,21 +10,35 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const seed = crypto.getRandomValues(new Uint8Array(32));
 const deps: PeerRouteDeps = {
   self: 'hub',
-  verifier: createVerifier({ self: 'hub', ring: new Map([['crm', { mode: 'ed25519', ed25519: [ed25519PublicKey(seed)] }]]) }),
+  verifier: createVerifier({
+    self: 'hub',
+    ring: new Map([['crm', { mode: 'ed25519', ed25519: [ed25519PublicKey(seed)] }]]),
+  }),
   dispatch: async (capability, args) => ({ ok: true, result: { capability, args } }),
 };
-const app = new Elysia({ normalize: false }).post('/peer/invoke', ({ request }) => handlePeerInvoke(request, deps));
+const app = new Elysia({ normalize: false }).post('/peer/invoke', ({ request }) =>
+  handlePeerInvoke(request, deps),
+);
 const signer = createSigner({ node: 'crm', seed });
 
 async function call(body: string, headers: Record<string, string>) {
-  const res = await app.handle(new Request('http://localhost/peer/invoke', { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }));
+  const res = await app.handle(
+    new Request('http://localhost/peer/invoke', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body,
+    }),
+  );
   return [res.status, await res.json()];
 }
 
 describe('mounted on Elysia', () => {
   test('a signed call passes, its replay and an unsigned call are refused', async () => {
     const body = JSON.stringify({ capability: 'echo', args: { n: 1 } });
-    const headers = await signer.sign({ to: 'hub', route: '/peer/invoke', scope: 'echo' }, new TextEncoder().encode(body));
+    const headers = await signer.sign(
+      { to: 'hub', route: '/peer/invoke', scope: 'echo' },
+      new TextEncoder().encode(body),
+    );
     expect([await call(body, headers), await call(body, headers), await call(body, {})]).toEqual([
       [200, { ok: true, result: { capability: 'echo', args: { n: 1 } } }],
       [401, { ok: false, error: { code: 'PEER_REPLAY', message: expect.any(String) } }],
@@ -34,9 +48,14 @@ describe('mounted on Elysia', () => {
 
   test('the signature covers the bytes sent, whitespace included', async () => {
     const body = '{ "capability" : "echo" ,\n "args": {"n": 2} }';
-    expect(await call(body, await signer.sign({ to: 'hub', route: '/peer/invoke', scope: 'echo' }, new TextEncoder().encode(body)))).toEqual([
-      200,
-      { ok: true, result: { capability: 'echo', args: { n: 2 } } },
-    ]);
+    expect(
+      await call(
+        body,
+        await signer.sign(
+          { to: 'hub', route: '/peer/invoke', scope: 'echo' },
+          new TextEncoder().encode(body),
+        ),
+      ),
+    ).toEqual([200, { ok: true, result: { capability: 'echo', args: { n: 2 } } }]);
   });
 });

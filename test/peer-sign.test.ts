@@ -42,10 +42,28 @@ describe('Ed25519 implementations agree', () => {
       const signer = createSigner({ node: 'crm', seed, now: () => NOW, ed25519: signWith });
       const verifier = createVerifier({ self: 'hub', ring, now: () => NOW, ed25519: verifyWith });
       const headers = await signer.sign(T, body);
-      expect(await verifier.verify(new Headers(headers), body, ROUTE)).toMatchObject({ ok: true, node: 'crm', mode: 'ed25519' });
+      expect(await verifier.verify(new Headers(headers), body, ROUTE)).toMatchObject({
+        ok: true,
+        node: 'crm',
+        mode: 'ed25519',
+      });
       // and the raw library agrees on the same bytes
-      const text = enc.encode(signedString({ node: 'crm', ts: headers['x-peer-ts']!, nonce: headers['x-peer-nonce']!, scope: 'echo', to: 'hub', route: ROUTE }, body));
-      expect(ed.verify(fromB64url(headers['x-peer-signature']!, 64)!, text, ed25519PublicKey(seed))).toBe(true);
+      const text = enc.encode(
+        signedString(
+          {
+            node: 'crm',
+            ts: headers['x-peer-ts']!,
+            nonce: headers['x-peer-nonce']!,
+            scope: 'echo',
+            to: 'hub',
+            route: ROUTE,
+          },
+          body,
+        ),
+      );
+      expect(
+        ed.verify(fromB64url(headers['x-peer-signature']!, 64)!, text, ed25519PublicKey(seed)),
+      ).toBe(true);
     }
   });
 
@@ -61,8 +79,14 @@ describe('Ed25519 implementations agree', () => {
 
 describe('hash implementations agree', () => {
   test('Bun hasher and @noble/hashes give the same SHA-256 and HMAC on random inputs', () => {
-    const keys = [crypto.getRandomValues(new Uint8Array(32)), crypto.getRandomValues(new Uint8Array(16))];
-    const [bunMacs, nobleMacs] = [keys.map((k) => bunHashes!.macFor(k)), keys.map((k) => nobleHashes.macFor(k))];
+    const keys = [
+      crypto.getRandomValues(new Uint8Array(32)),
+      crypto.getRandomValues(new Uint8Array(16)),
+    ];
+    const [bunMacs, nobleMacs] = [
+      keys.map((k) => bunHashes!.macFor(k)),
+      keys.map((k) => nobleHashes.macFor(k)),
+    ];
     for (let i = 0; i < 200; i++) {
       const bytes = crypto.getRandomValues(new Uint8Array(i * 7));
       const text = `${new TextDecoder().decode(bytes)}\u00e9\u534a`;
@@ -79,39 +103,64 @@ describe('verifier', () => {
     const signer = createSigner({ node: 'crm', seed, now: () => NOW });
     const verifier = createVerifier({ self: 'hub', ring: ringOf('crm', seed), now: () => NOW });
     const headers = new Headers(await signer.sign(T, body));
-    const results = await Promise.all(Array.from({ length: 20 }, () => verifier.verify(headers, body, ROUTE)));
-    expect(results.map((r) => (r.ok ? 'ok' : r.code)).sort()).toEqual([...Array(19).fill('PEER_REPLAY'), 'ok']);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => verifier.verify(headers, body, ROUTE)),
+    );
+    expect(results.map((r) => (r.ok ? 'ok' : r.code)).sort()).toEqual([
+      ...Array(19).fill('PEER_REPLAY'),
+      'ok',
+    ]);
   });
 
   test('a ring holding two keys for a rotating node accepts both, and neither after retirement', async () => {
     const [oldSeed, newSeed] = [ed.utils.randomSecretKey(), ed.utils.randomSecretKey()];
-    const both = createVerifier({ self: 'hub', ring: ringOf('crm', newSeed, oldSeed), now: () => NOW });
+    const both = createVerifier({
+      self: 'hub',
+      ring: ringOf('crm', newSeed, oldSeed),
+      now: () => NOW,
+    });
     const retired = createVerifier({ self: 'hub', ring: ringOf('crm', newSeed), now: () => NOW });
-    const sign = (seed: Uint8Array) => createSigner({ node: 'crm', seed, now: () => NOW }).sign(T, body).then((h) => new Headers(h));
+    const sign = (seed: Uint8Array) =>
+      createSigner({ node: 'crm', seed, now: () => NOW })
+        .sign(T, body)
+        .then((h) => new Headers(h));
     const outcome = async (v: ReturnType<typeof createVerifier>, seed: Uint8Array) => {
       const r = await v.verify(await sign(seed), body, ROUTE);
       return r.ok ? 'ok' : r.code;
     };
-    expect([await outcome(both, oldSeed), await outcome(both, newSeed), await outcome(retired, oldSeed), await outcome(retired, newSeed)]).toEqual([
-      'ok',
-      'ok',
-      'PEER_BAD_SIGNATURE',
-      'ok',
-    ]);
+    expect([
+      await outcome(both, oldSeed),
+      await outcome(both, newSeed),
+      await outcome(retired, oldSeed),
+      await outcome(retired, newSeed),
+    ]).toEqual(['ok', 'ok', 'PEER_BAD_SIGNATURE', 'ok']);
   });
 
   test('the window is configurable', async () => {
     const seed = ed.utils.randomSecretKey();
     const signer = createSigner({ node: 'crm', seed, now: () => NOW - 5_000 });
-    const strict = createVerifier({ self: 'hub', ring: ringOf('crm', seed), now: () => NOW, windowMs: 1_000 });
-    expect(await strict.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject({ ok: false, code: 'PEER_STALE' });
+    const strict = createVerifier({
+      self: 'hub',
+      ring: ringOf('crm', seed),
+      now: () => NOW,
+      windowMs: 1_000,
+    });
+    expect(await strict.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject(
+      { ok: false, code: 'PEER_STALE' },
+    );
   });
 
   test('a verifier without the fleet secret refuses HMAC modes as unverifiable', async () => {
     const secret = crypto.getRandomValues(new Uint8Array(32));
     const signer = createSigner({ node: 'lan', secret, now: () => NOW });
-    const verifier = createVerifier({ self: 'hub', ring: new Map([['lan', { mode: 'shared', ed25519: [] }]]), now: () => NOW });
-    expect(await verifier.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
+    const verifier = createVerifier({
+      self: 'hub',
+      ring: new Map([['lan', { mode: 'shared', ed25519: [] }]]),
+      now: () => NOW,
+    });
+    expect(
+      await verifier.verify(new Headers(await signer.sign(T, body)), body, ROUTE),
+    ).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
   });
 });
 
@@ -153,6 +202,11 @@ describe('signers keep keys to themselves', () => {
     expect(() => createSigner({ node: '../etc' })).toThrow('invalid node name');
     expect(() => createSigner({ node: 'crm', seed: new Uint8Array(31) })).toThrow('32 bytes');
     await expect(createSigner({ node: 'crm' }).sign(T, body)).rejects.toThrow('no key');
-    await expect(createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign({ ...T, scope: 'bad\nscope' }, body)).rejects.toThrow('invalid scope');
+    await expect(
+      createSigner({ node: 'crm', seed: new Uint8Array(32) }).sign(
+        { ...T, scope: 'bad\nscope' },
+        body,
+      ),
+    ).rejects.toThrow('invalid scope');
   });
 });

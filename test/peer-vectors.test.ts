@@ -5,7 +5,13 @@
 
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import vectorsDoc from '../fixtures/peer-vectors.json';
-import { nativeX25519, nobleX25519, pairKey, x25519Public, x25519Secret } from '../lib/peer/pairwise.ts';
+import {
+  nativeX25519,
+  nobleX25519,
+  pairKey,
+  x25519Public,
+  x25519Secret,
+} from '../lib/peer/pairwise.ts';
 import {
   createSigner,
   createVerifier,
@@ -51,7 +57,8 @@ const vectors = vectorsDoc.vectors as Vector[];
 const identities = vectorsDoc.identities as Record<string, Identity>;
 const secret = fromB64url(vectorsDoc.fleetSecret, 32)!;
 const enc = new TextEncoder();
-const seedOf = (node: string) => (identities[node] ? fromB64url(identities[node].privateKey, 32) : undefined);
+const seedOf = (node: string) =>
+  identities[node] ? fromB64url(identities[node].privateKey, 32) : undefined;
 const pubOf = (node: string) => fromB64url(identities[node]!.publicKey, 32)!;
 
 describe('peer known-answer vectors', () => {
@@ -60,7 +67,9 @@ describe('peer known-answer vectors', () => {
   });
 
   test('cover every mode, and pairwise from the lower and the higher name', () => {
-    expect(new Set(vectors.map((v) => v.mode))).toEqual(new Set(['shared', 'derived', 'ed25519', 'pairwise']));
+    expect(new Set(vectors.map((v) => v.mode))).toEqual(
+      new Set(['shared', 'derived', 'ed25519', 'pairwise']),
+    );
     const pairwise = vectors.filter((v) => v.mode === 'pairwise');
     expect(pairwise.some((v) => v.node < v.to) && pairwise.some((v) => v.node > v.to)).toBe(true);
   });
@@ -85,17 +94,38 @@ describe('peer known-answer vectors', () => {
         expect(signedString(v, body, hashes)).toBe(v.signedString);
         if (v.derivedKey) expect(toB64url(derivedKey(secret, v.node))).toBe(v.derivedKey);
         if (v.pairKey) {
-          expect(toB64url(x25519.agree(x25519Secret(seedOf(v.node)!), x25519Public(pubOf(v.to))!)!)).toBe(v.sharedSecret!);
-          expect(toB64url(pairKey(v.node, seedOf(v.node)!, v.to, pubOf(v.to), x25519)!)).toBe(v.pairKey);
-          expect(toB64url(pairKey(v.to, seedOf(v.to)!, v.node, pubOf(v.node), x25519)!)).toBe(v.pairKey);
+          expect(
+            toB64url(x25519.agree(x25519Secret(seedOf(v.node)!), x25519Public(pubOf(v.to))!)!),
+          ).toBe(v.sharedSecret!);
+          expect(toB64url(pairKey(v.node, seedOf(v.node)!, v.to, pubOf(v.to), x25519)!)).toBe(
+            v.pairKey,
+          );
+          expect(toB64url(pairKey(v.to, seedOf(v.to)!, v.node, pubOf(v.node), x25519)!)).toBe(
+            v.pairKey,
+          );
         }
 
         // The caller's ring entry states the vector's mode (an HMAC mode means an app without a pair).
         const hmac = v.mode === 'shared' || v.mode === 'derived' ? v.mode : undefined;
-        const entry = (n: string): RingEntry => (hmac && n === v.node ? { mode: hmac, ed25519: [] } : { mode: 'ed25519', ed25519: [pubOf(n)] });
+        const entry = (n: string): RingEntry =>
+          hmac && n === v.node
+            ? { mode: hmac, ed25519: [] }
+            : { mode: 'ed25519', ed25519: [pubOf(n)] };
         const ring = new Map<string, RingEntry>([v.node, v.to].map((n) => [n, entry(n)]));
-        const signer = createSigner({ node: v.node, secret, seed: seedOf(v.node), ring, ed25519: backend, hashes, x25519 });
-        const headers = await signer.sign({ to: v.to, route: v.route, scope: v.scope }, body, { mode: v.mode, ts: Number(v.ts), nonce: v.nonce });
+        const signer = createSigner({
+          node: v.node,
+          secret,
+          seed: seedOf(v.node),
+          ring,
+          ed25519: backend,
+          hashes,
+          x25519,
+        });
+        const headers = await signer.sign({ to: v.to, route: v.route, scope: v.scope }, body, {
+          mode: v.mode,
+          ts: Number(v.ts),
+          nonce: v.nonce,
+        });
         expect(headers['x-peer-signature']).toBe(v.signature);
 
         const verifier = createVerifier({
@@ -109,7 +139,13 @@ describe('peer known-answer vectors', () => {
           x25519,
         });
         const sent = new Headers({ ...headers, 'x-peer-signature': v.signature });
-        expect(await verifier.verify(sent, body, v.route)).toEqual({ ok: true, node: v.node, mode: v.mode, scope: v.scope, ts: Number(v.ts) });
+        expect(await verifier.verify(sent, body, v.route)).toEqual({
+          ok: true,
+          node: v.node,
+          mode: v.mode,
+          scope: v.scope,
+          ts: Number(v.ts),
+        });
       });
     }
   }

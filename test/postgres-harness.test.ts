@@ -14,7 +14,8 @@ test('a cluster starts, serves Bun.sql on loopback, and is removed on stop', asy
   const pg = await startPostgres();
   try {
     const sql = new SQL(pg.url);
-    const [row] = await sql`select 40 + 2 as answer, current_user as who, inet_server_addr()::text as addr`;
+    const [row] =
+      await sql`select 40 + 2 as answer, current_user as who, inet_server_addr()::text as addr`;
     expect([row.answer, row.who, row.addr]).toEqual([42, 'lume', '127.0.0.1/32']);
     const other = new SQL(await pg.createDatabase('suite_a'));
     const [db] = await other`select current_database() as name`;
@@ -25,5 +26,10 @@ test('a cluster starts, serves Bun.sql on loopback, and is removed on stop', asy
   }
   expect(existsSync(pg.dir)).toBe(false);
   // Nothing listens on the port any more.
-  expect(await fetch(`http://127.0.0.1:${pg.port}/`).then(() => 'answered', () => 'refused')).toBe('refused');
+  expect(
+    await fetch(`http://127.0.0.1:${pg.port}/`).then(
+      () => 'answered',
+      () => 'refused',
+    ),
+  ).toBe('refused');
 }, 60_000); // initdb and a first start take seconds on a loaded machine

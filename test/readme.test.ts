@@ -23,14 +23,24 @@ afterAll(() => node.dispose());
 
 async function run(line: string, env: Record<string, string>): Promise<string> {
   const command = line.replaceAll('http://127.0.0.1:4102', node.url);
-  const proc = Bun.spawn(['sh', '-c', command], { env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn(['sh', '-c', command], {
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   const out = await new Response(proc.stdout).text();
   expect(await proc.exited).toBe(0);
   return out;
 }
 
 test('the README has the card, message/send, SendMessage, tasks/get and streaming examples', () => {
-  expect(curlExamples.map((l) => /"method":"([^"]+)"/.exec(l)?.[1] ?? 'card')).toEqual(['card', 'message/send', 'SendMessage', 'tasks/get', 'SendStreamingMessage']);
+  expect(curlExamples.map((l) => /"method":"([^"]+)"/.exec(l)?.[1] ?? 'card')).toEqual([
+    'card',
+    'message/send',
+    'SendMessage',
+    'tasks/get',
+    'SendStreamingMessage',
+  ]);
 });
 
 test('each README curl example gets the answer the README describes', async () => {
@@ -48,7 +58,15 @@ test('each README curl example gets the answer the README describes', async () =
   const got = JSON.parse(await run(get!, { TASK_ID: first.result.id }));
   expect([got.result.id, got.result.status.state]).toEqual([first.result.id, 'completed']);
 
-  const frames = (await run(stream!, {})).split('\n\n').filter((f) => f.startsWith('data: ')).map((f) => JSON.parse(f.replace(/^data: /, '')));
-  expect(frames.map((f) => Object.keys(f.result)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+  const frames = (await run(stream!, {}))
+    .split('\n\n')
+    .filter((f) => f.startsWith('data: '))
+    .map((f) => JSON.parse(f.replace(/^data: /, '')));
+  expect(frames.map((f) => Object.keys(f.result)[0])).toEqual([
+    'task',
+    'statusUpdate',
+    'artifactUpdate',
+    'statusUpdate',
+  ]);
   expect(frames.at(-1).result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
 });

@@ -36,12 +36,17 @@ test('an agent keeps the tasks it can resume; the others are failed with the rea
   const first = await startNode(agentNode('keeper', agent), { dataDir });
   const kept = (await rpc(first.url, 'SendMessage', { message: msgV1('keep') })).result.task;
   const lost = (await rpc(first.url, 'SendMessage', { message: msgV1('lose') })).result.task;
-  expect([kept.status.state, lost.status.state]).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_WORKING']);
+  expect([kept.status.state, lost.status.state]).toEqual([
+    'TASK_STATE_WORKING',
+    'TASK_STATE_WORKING',
+  ]);
   await first.stop(); // the tasks stay working on disk, as after a crash
 
   const second = await startNode(agentNode('keeper', agent), { dataDir });
   cleanup.push(() => second.stop());
-  expect((await rpc(second.url, 'GetTask', { id: kept.id })).result.status.state).toBe('TASK_STATE_WORKING');
+  expect((await rpc(second.url, 'GetTask', { id: kept.id })).result.status.state).toBe(
+    'TASK_STATE_WORKING',
+  );
   const failed = (await rpc(second.url, 'GetTask', { id: lost.id })).result;
   expect(failed.status.state).toBe('TASK_STATE_FAILED');
   expect(failed.status.message.parts[1].data.error.code).toBe('TASK_INTERRUPTED');
@@ -56,7 +61,19 @@ test('an agent keeps the tasks it can resume; the others are failed with the rea
 test('the hub resumes a delegated task after a restart, and reading it still settles it', async () => {
   const f = await startFleet(await realNodeDefs(['resolve']));
   cleanup.push(() => f.stop());
-  const sent = await rpc(f.hubUrl, 'SendMessage', { message: { ...msgV1(''), parts: [{ data: { skill: 'task.delegate', args: { prompt: 'fleet report', recipe: 'fleet-report' } } }] } });
+  const sent = await rpc(f.hubUrl, 'SendMessage', {
+    message: {
+      ...msgV1(''),
+      parts: [
+        {
+          data: {
+            skill: 'task.delegate',
+            args: { prompt: 'fleet report', recipe: 'fleet-report' },
+          },
+        },
+      ],
+    },
+  });
   const task = sent.result.task;
   expect(task.status.state).toBe('TASK_STATE_WORKING');
   await f.hub.node.store.flush();
@@ -64,14 +81,23 @@ test('the hub resumes a delegated task after a restart, and reading it still set
   // A new hub process on the same data folder (the first one is simply never asked again).
   const log = memoryLog();
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
-  const again = createHub({ fleet: f.fleet, dataDir: f.dataDir, log, identity: await loadPeerIdentity(f.dataDir, 'a2a'), traceDb: new Database(':memory:', { strict: true }), meshStore, tokens: testTokens() });
+  const again = createHub({
+    fleet: f.fleet,
+    dataDir: f.dataDir,
+    log,
+    identity: await loadPeerIdentity(f.dataDir, 'a2a'),
+    traceDb: new Database(':memory:', { strict: true }),
+    meshStore,
+    tokens: testTokens(),
+  });
   const server = again.listen(0);
   cleanup.push(async () => {
     await server.stop();
     await meshStore.close();
   });
   let t = (await rpc(server.url, 'GetTask', { id: task.id })).result;
-  for (let i = 0; i < 2000 && t.status.state === 'TASK_STATE_WORKING'; i++) t = (await rpc(server.url, 'GetTask', { id: task.id })).result;
+  for (let i = 0; i < 2000 && t.status.state === 'TASK_STATE_WORKING'; i++)
+    t = (await rpc(server.url, 'GetTask', { id: task.id })).result;
   expect(t.status.state).toBe('TASK_STATE_COMPLETED');
   expect(t.artifacts[0].name).toBe('job-output');
   expect(log.lines.some((l) => l.includes('tasks interrupted by a restart'))).toBe(true);

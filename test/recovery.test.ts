@@ -7,7 +7,13 @@
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { msgV03, rpc, sseFrames, streamRpc, tempDir } from './support/node.ts';
-import { freePorts, spawnBun, startNodeProcess, writeFleetFile, type Proc } from './support/processes.ts';
+import {
+  freePorts,
+  spawnBun,
+  startNodeProcess,
+  writeFleetFile,
+  type Proc,
+} from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -21,7 +27,13 @@ afterAll(async () => {
 
 const [port] = freePorts(1);
 // The test's webhook receiver is on loopback, which a node calls only when told to.
-const env = { FLEET_FILE: writeFleetFile(dataDir, 1, [{ name: 'conformance', port: port!, file: 'node/conformance.ts' }]), DATA_DIR: dataDir, PUSH_ALLOW_HOSTS: '127.0.0.1' };
+const env = {
+  FLEET_FILE: writeFleetFile(dataDir, 1, [
+    { name: 'conformance', port: port!, file: 'node/conformance.ts' },
+  ]),
+  DATA_DIR: dataDir,
+  PUSH_ALLOW_HOSTS: '127.0.0.1',
+};
 
 /** A webhook receiver on loopback; `next()` resolves with the next body posted. */
 function webhook() {
@@ -39,7 +51,8 @@ function webhook() {
   });
   return {
     url: `http://127.0.0.1:${server.port}/hook`,
-    next: () => (bodies.length ? Promise.resolve(bodies.shift()) : new Promise<any>((r) => waiters.push(r))),
+    next: () =>
+      bodies.length ? Promise.resolve(bodies.shift()) : new Promise<any>((r) => waiters.push(r)),
     stop: () => server.stop(true),
   };
 }
@@ -52,7 +65,10 @@ test('a task working when its node is killed with -9 is failed at restart; its w
   const id = sent.result.id as string;
   expect(sent.result.status.state).toBe('working');
   const hook = webhook();
-  const cfg = await rpc(first.url, 'CreateTaskPushNotificationConfig', { taskId: id, url: hook.url });
+  const cfg = await rpc(first.url, 'CreateTaskPushNotificationConfig', {
+    taskId: id,
+    url: hook.url,
+  });
   expect(cfg.error).toBeUndefined();
   const before = await streamRpc(first.url, 'SubscribeToTask', { id });
   const stream = sseFrames(before);
@@ -82,16 +98,28 @@ test('a task working when its node is killed with -9 is failed at restart; its w
 
   // A client reconnecting gets the task in its final state, then the stream ends.
   const frames: any[] = [];
-  for await (const f of sseFrames(await streamRpc(second.url, 'SubscribeToTask', { id }))) frames.push(f);
+  for await (const f of sseFrames(await streamRpc(second.url, 'SubscribeToTask', { id })))
+    frames.push(f);
   expect(frames.map((f) => f.result.task.status.state)).toEqual(['TASK_STATE_FAILED']);
   // Over 0.3 too.
   const v03: any[] = [];
-  for await (const f of sseFrames(await streamRpc(second.url, 'tasks/resubscribe', { id }, '0.3'))) v03.push(f);
+  for await (const f of sseFrames(await streamRpc(second.url, 'tasks/resubscribe', { id }, '0.3')))
+    v03.push(f);
   expect(v03.map((f) => [f.result.kind, f.result.status.state])).toEqual([['task', 'failed']]);
 
   // A task that ended normally is still refused, as the protocol says.
-  const done = (await rpc(second.url, 'SendMessage', { message: { messageId: `tck-complete-task-${crypto.randomUUID()}`, role: 'ROLE_USER', parts: [{ text: 'x' }] } })).result.task;
-  expect((await (await streamRpc(second.url, 'SubscribeToTask', { id: done.id })).json()).error.code).toBe(-32004);
+  const done = (
+    await rpc(second.url, 'SendMessage', {
+      message: {
+        messageId: `tck-complete-task-${crypto.randomUUID()}`,
+        role: 'ROLE_USER',
+        parts: [{ text: 'x' }],
+      },
+    })
+  ).result.task;
+  expect(
+    (await (await streamRpc(second.url, 'SubscribeToTask', { id: done.id })).json()).error.code,
+  ).toBe(-32004);
   second.proc.kill('SIGTERM');
   await second.proc.exited;
 }, 30_000);
@@ -99,7 +127,8 @@ test('a task working when its node is killed with -9 is failed at restart; its w
 test('a second copy of a running node exits at once with one line naming the port, and changes nothing', async () => {
   const first = await startNodeProcess('conformance', env);
   procs.push(first);
-  const id = (await rpc(first.url, 'message/send', { message: msgV03('still working') }, null)).result.id as string;
+  const id = (await rpc(first.url, 'message/send', { message: msgV03('still working') }, null))
+    .result.id as string;
 
   const second = spawnBun(['node/main.ts', '--name', 'conformance'], env);
   procs.push(second);
@@ -111,7 +140,12 @@ test('a second copy of a running node exits at once with one line naming the por
   // It opened no task files: the first node's working task was not failed by a recovery.
   expect((await rpc(first.url, 'GetTask', { id })).result.status.state).toBe('TASK_STATE_WORKING');
   // And the port is still the first node's alone: every request reaches the same task list.
-  const sizes = await Promise.all(Array.from({ length: 8 }, async () => (await (await fetch(`${first.url}/health`)).json()).tasks));
+  const sizes = await Promise.all(
+    Array.from(
+      { length: 8 },
+      async () => (await (await fetch(`${first.url}/health`)).json()).tasks,
+    ),
+  );
   expect(new Set(sizes).size).toBe(1);
   first.proc.kill('SIGTERM');
   await first.proc.exited;

@@ -25,7 +25,16 @@ const doc = {
 };
 const dataDir = tempDir('lume-a2a-relay-');
 /** The relay's own catalog: one harmless capability (a node has at least one). */
-const ping = { id: 'relay.ping', name: 'Ping', description: 'Answers pong', tags: ['test'], keywords: ['ping'], readOnly: true, args: {}, run: () => ({ pong: true }) } as unknown as Capability;
+const ping = {
+  id: 'relay.ping',
+  name: 'Ping',
+  description: 'Answers pong',
+  tags: ['test'],
+  keywords: ['ping'],
+  readOnly: true,
+  args: {},
+  run: () => ({ pong: true }),
+} as unknown as Capability;
 let ex: ExecutorNode;
 let relay: TestNode;
 let hub: PeerClient;
@@ -35,14 +44,28 @@ beforeAll(async () => {
   // One key set for the three: resolve's ring knows the relay, the relay's knows the hub.
   await ensureKeys(dataDir, parseFleet(doc));
   ex = await startExecutor({ dataDir });
-  const withUrls = (urls: Record<string, string>): Fleet => parseFleet({ ...doc, nodes: doc.nodes.map((n) => (urls[n.name] ? { ...n, url: urls[n.name] } : n)) });
+  const withUrls = (urls: Record<string, string>): Fleet =>
+    parseFleet({
+      ...doc,
+      nodes: doc.nodes.map((n) => (urls[n.name] ? { ...n, url: urls[n.name] } : n)),
+    });
   const relayFleet = withUrls({ resolve: ex.node.url });
   const relayKeys = await loadPeerIdentity(dataDir, 'relay');
-  relay = await startNode({ name: 'relay', description: 'forwards signed calls', catalog: new Catalog([ping]) }, {
-    dataDir: tempDir('lume-a2a-relay-node-'),
-    peer: { verifier: relayKeys.verifier, client: createPeerClient({ signer: relayKeys.signer, fleet: relayFleet }), fleet: relayFleet },
+  relay = await startNode(
+    { name: 'relay', description: 'forwards signed calls', catalog: new Catalog([ping]) },
+    {
+      dataDir: tempDir('lume-a2a-relay-node-'),
+      peer: {
+        verifier: relayKeys.verifier,
+        client: createPeerClient({ signer: relayKeys.signer, fleet: relayFleet }),
+        fleet: relayFleet,
+      },
+    },
+  );
+  hub = createPeerClient({
+    signer: (await loadPeerIdentity(dataDir, 'a2a')).signer,
+    fleet: withUrls({ resolve: ex.node.url, relay: relay.url }),
   });
-  hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet: withUrls({ resolve: ex.node.url, relay: relay.url }) });
 });
 afterAll(async () => {
   for (const id of started) await ex.ok('exec.cancel', { job_id: id });
@@ -52,7 +75,13 @@ afterAll(async () => {
 });
 
 const relayedSubmit = (onBehalfOf?: string) =>
-  hub.peerRelay('relay', ['resolve'], 'exec.submit', { prompt: 'x', recipe: 'slow' }, onBehalfOf ? { onBehalfOf } : {});
+  hub.peerRelay(
+    'relay',
+    ['resolve'],
+    'exec.submit',
+    { prompt: 'x', recipe: 'slow' },
+    onBehalfOf ? { onBehalfOf } : {},
+  );
 
 test('a relayed exec.submit counts against the original principal, not the relay', async () => {
   // Three jobs for alice, relayed: her limit (3 per caller) is full, and only hers.

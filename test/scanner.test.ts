@@ -17,17 +17,31 @@ beforeAll(async () => {
 afterAll(() => node.dispose());
 
 const ask = async (parts: unknown[], taskId?: string) =>
-  (await rpc(node.url, 'SendMessage', { message: { ...msgV1(''), parts, ...(taskId ? { taskId } : {}) } })).result.task;
+  (
+    await rpc(node.url, 'SendMessage', {
+      message: { ...msgV1(''), parts, ...(taskId ? { taskId } : {}) },
+    })
+  ).result.task;
 
 test('a text question picks a tool by keyword and fills the sector it names', async () => {
   const t = await ask([{ text: 'How did the semiconductors sector move today?' }]);
   expect(t.status.state).toBe('TASK_STATE_COMPLETED');
   expect(t.artifacts[0].name).toBe('sector.movement');
   expect(t.artifacts[0].parts[0].data.sectors).toEqual([
-    { sector: 'semiconductors', name: 'Semiconductors', avgChangePct: 3.93, advancers: 4, decliners: 0, signaled: 3 },
+    {
+      sector: 'semiconductors',
+      name: 'Semiconductors',
+      avgChangePct: 3.93,
+      advancers: 4,
+      decliners: 0,
+      signaled: 3,
+    },
   ]);
   const signals = await ask([{ text: 'any breakout signals in robotics?' }]);
-  expect(signals.artifacts[0].parts[0].data.stocks.map((s: any) => s.code)).toEqual(['300124', '002747']);
+  expect(signals.artifacts[0].parts[0].data.stocks.map((s: any) => s.code)).toEqual([
+    '300124',
+    '002747',
+  ]);
 });
 
 test('a data part calls the capability; a wrong argument asks for input; continuing fixes it', async () => {
@@ -46,5 +60,10 @@ test('an unknown skill is rejected; a text with no keyword asks which tool', asy
   const vague = await ask([{ text: 'hello there' }]);
   expect(vague.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   const answered = await ask([{ text: 'scanner status please' }], vague.id);
-  expect(answered.artifacts[0].parts[0].data).toEqual({ asOf: '2026-11-27', market: 'A-share (sample data)', sectors: 8, stocks: 24 });
+  expect(answered.artifacts[0].parts[0].data).toEqual({
+    asOf: '2026-11-27',
+    market: 'A-share (sample data)',
+    sectors: 8,
+    stocks: 24,
+  });
 });

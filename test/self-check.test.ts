@@ -22,18 +22,41 @@ afterAll(() => {
 });
 
 test('a fleet node as shipped passes: card, catalog, keys, data', async () => {
-  const def = await loadNode('node/crm/index.ts', { fixturesDir: FIXTURES, fleetFile: join(FIXTURES, 'fleet.json') });
+  const def = await loadNode('node/crm/index.ts', {
+    fixturesDir: FIXTURES,
+    fleetFile: join(FIXTURES, 'fleet.json'),
+  });
   const boot = selfCheckReadiness();
   const n = await startNode(def, { readyChecks: boot.checks });
   try {
     // Before the check has run, /readyz says so.
-    expect((await (await fetch(`${n.url}/readyz`)).json()).checks.card).toEqual({ ok: false, detail: 'the boot self-check has not run yet' });
-    const lines = await selfCheck({ name: 'crm', card: n.node.card(), catalog: def.catalog, keysLoaded: true, dataPaths: def.dataPaths! });
+    expect((await (await fetch(`${n.url}/readyz`)).json()).checks.card).toEqual({
+      ok: false,
+      detail: 'the boot self-check has not run yet',
+    });
+    const lines = await selfCheck({
+      name: 'crm',
+      card: n.node.card(),
+      catalog: def.catalog,
+      keysLoaded: true,
+      dataPaths: def.dataPaths!,
+    });
     boot.record(lines);
-    expect(lines.map((l) => `${l.name} ${l.status}`)).toEqual(['card ok', 'catalog ok', 'keys ok', 'data ok']);
-    expect(formatCheck('crm', lines[1]!)).toBe('self-check crm catalog OK: 4 capabilities dispatched');
+    expect(lines.map((l) => `${l.name} ${l.status}`)).toEqual([
+      'card ok',
+      'catalog ok',
+      'keys ok',
+      'data ok',
+    ]);
+    expect(formatCheck('crm', lines[1]!)).toBe(
+      'self-check crm catalog OK: 4 capabilities dispatched',
+    );
     const ready = await (await fetch(`${n.url}/readyz`)).json();
-    expect([ready.checks.card.ok, ready.checks.catalog.ok, ready.checks.data.ok]).toEqual([true, true, true]);
+    expect([ready.checks.card.ok, ready.checks.catalog.ok, ready.checks.data.ok]).toEqual([
+      true,
+      true,
+      true,
+    ]);
   } finally {
     await n.dispose();
   }
@@ -44,15 +67,42 @@ test('a broken catalog and unreadable data fail loudly, say what to do, and make
   dirs.push(dir);
   writeFileSync(join(dir, 'broken.json'), '{"half": ');
   const catalog = new Catalog([
-    capability({ id: 'demo.fine', name: 'Fine', description: 'Works', tags: ['demo'], keywords: [], readOnly: true, args: {}, run: () => ({ ok: 1 }) }),
-    capability({ id: 'demo.broken', name: 'Broken', description: 'Its data is gone', tags: ['demo'], keywords: [], readOnly: true, args: {}, run: (): never => {
-      throw new CapabilityError('DATA_MISSING', 'the snapshot is gone');
-    } }),
+    capability({
+      id: 'demo.fine',
+      name: 'Fine',
+      description: 'Works',
+      tags: ['demo'],
+      keywords: [],
+      readOnly: true,
+      args: {},
+      run: () => ({ ok: 1 }),
+    }),
+    capability({
+      id: 'demo.broken',
+      name: 'Broken',
+      description: 'Its data is gone',
+      tags: ['demo'],
+      keywords: [],
+      readOnly: true,
+      args: {},
+      run: (): never => {
+        throw new CapabilityError('DATA_MISSING', 'the snapshot is gone');
+      },
+    }),
   ]);
   const boot = selfCheckReadiness();
-  const n = await startNode({ name: 'demo', description: 'A demo node', catalog }, { readyChecks: boot.checks });
+  const n = await startNode(
+    { name: 'demo', description: 'A demo node', catalog },
+    { readyChecks: boot.checks },
+  );
   try {
-    const lines = await selfCheck({ name: 'demo', card: n.node.card(), catalog, keysLoaded: false, dataPaths: [join(dir, 'broken.json'), join(dir, 'missing.json')] });
+    const lines = await selfCheck({
+      name: 'demo',
+      card: n.node.card(),
+      catalog,
+      keysLoaded: false,
+      dataPaths: [join(dir, 'broken.json'), join(dir, 'missing.json')],
+    });
     boot.record(lines);
     const printed = lines.map((l) => formatCheck('demo', l));
     expect(printed).toEqual([
@@ -78,7 +128,9 @@ test('a real node process prints one line per check and stays up, not ready, whe
   const dir = tempDir('lume-a2a-selfcheck-');
   dirs.push(dir);
   writeFileSync(join(dir, 'data.json'), 'not json');
-  writeFileSync(join(dir, 'node.ts'), `
+  writeFileSync(
+    join(dir, 'node.ts'),
+    `
 import { capability } from '${ROOT}/lib/catalog/capability.ts';
 import { defineNode } from '${ROOT}/lib/node/define-node.ts';
 import { readFileSync } from 'node:fs';
@@ -90,8 +142,22 @@ export default defineNode(() => ({
   capabilities: [capability({ id: 'broken.read', name: 'Read', description: 'Reads the data', tags: ['demo'], keywords: ['read'], readOnly: true, args: {},
     run: () => JSON.parse(readFileSync('${join(dir, 'data.json')}', 'utf8')) })],
 }));
-`);
-  const proc = Bun.spawn({ cmd: [process.execPath, join(ROOT, 'node/main.ts'), '--file', join(dir, 'node.ts'), '--port', '0'], cwd: dir, env: { ...process.env, DATA_DIR: join(dir, 'data') }, stdout: 'pipe', stderr: 'pipe' });
+`,
+  );
+  const proc = Bun.spawn({
+    cmd: [
+      process.execPath,
+      join(ROOT, 'node/main.ts'),
+      '--file',
+      join(dir, 'node.ts'),
+      '--port',
+      '0',
+    ],
+    cwd: dir,
+    env: { ...process.env, DATA_DIR: join(dir, 'data') },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   try {
     const reader = proc.stdout.getReader();
     let out = '';
@@ -103,11 +169,20 @@ export default defineNode(() => ({
     const url = /listening on (\S+)/.exec(out)![1]!;
     expect(out).toContain('self-check brokendata card OK');
     // The capability throws a plain error on unreadable data: a bug, named by the error's kind.
-    expect(out).toContain('self-check brokendata catalog FAIL: 1 of 1 capabilities failed: broken.read (threw SyntaxError)');
-    expect(out).toContain(`self-check brokendata data FAIL: ${join(dir, 'data.json')} is not valid JSON -> restore those files`);
+    expect(out).toContain(
+      'self-check brokendata catalog FAIL: 1 of 1 capabilities failed: broken.read (threw SyntaxError)',
+    );
+    expect(out).toContain(
+      `self-check brokendata data FAIL: ${join(dir, 'data.json')} is not valid JSON -> restore those files`,
+    );
     const ready = await fetch(`${url}/readyz`);
     expect(ready.status).toBe(503);
-    expect(Object.entries((await ready.json()).checks).filter(([, c]: any) => !c.ok).map(([k]) => k).sort()).toEqual(['catalog', 'data', 'keys']);
+    expect(
+      Object.entries((await ready.json()).checks)
+        .filter(([, c]: any) => !c.ok)
+        .map(([k]) => k)
+        .sort(),
+    ).toEqual(['catalog', 'data', 'keys']);
   } finally {
     proc.kill();
     await proc.exited;

@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
-import { FileTaskStore, type RemoteChange, type TaskRecord, type TaskStore } from '../lib/a2a/task-store.ts';
+import {
+  FileTaskStore,
+  type RemoteChange,
+  type TaskRecord,
+  type TaskStore,
+} from '../lib/a2a/task-store.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { Task } from '../lib/a2a/types.ts';
 import { TaskEngine } from '../lib/a2a/engine.ts';
@@ -18,7 +23,18 @@ import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { SQL } from 'bun';
 import type { NodeOptions } from '../lib/node/create-node.ts';
-import { agentNode, collect, gate, msgV1, rpc, sseFrames, startNode, streamRpc, tempDir, type TestNode } from './support/node.ts';
+import {
+  agentNode,
+  collect,
+  gate,
+  msgV1,
+  rpc,
+  sseFrames,
+  startNode,
+  streamRpc,
+  tempDir,
+  type TestNode,
+} from './support/node.ts';
 import { startPostgres, type TestPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -51,7 +67,10 @@ const scripted: Agent = {
       await g?.promise;
       if (ctx.signal.aborted) return;
     }
-    ctx.artifact({ artifactId: 'out', name: 'out', parts: [{ text: `done ${ctx.text}` }] }, { lastChunk: true });
+    ctx.artifact(
+      { artifactId: 'out', name: 'out', parts: [{ text: `done ${ctx.text}` }] },
+      { lastChunk: true },
+    );
     ctx.complete();
   },
 };
@@ -61,7 +80,10 @@ interface Backend {
   /** Options of a node on a fresh, empty store. */
   fresh(): Promise<Partial<NodeOptions>>;
   /** A store object for store-level cases, on a fresh store. */
-  store(cacheSize: number, cacheBytes?: number): Promise<{ store: TaskStore; reopen(): Promise<TaskStore>; remove(): void }>;
+  store(
+    cacheSize: number,
+    cacheBytes?: number,
+  ): Promise<{ store: TaskStore; reopen(): Promise<TaskStore>; remove(): void }>;
 }
 
 const backends: Backend[] = [
@@ -71,17 +93,36 @@ const backends: Backend[] = [
     async store(cacheSize, cacheBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
-      const open = async () => FileTaskStore.open({ dir, log: silentLog, cacheSize, ...(cacheBytes ? { cacheBytes } : {}) });
-      return { store: await open(), reopen: open, remove: () => rmSync(root, { recursive: true, force: true }) };
+      const open = async () =>
+        FileTaskStore.open({
+          dir,
+          log: silentLog,
+          cacheSize,
+          ...(cacheBytes ? { cacheBytes } : {}),
+        });
+      return {
+        store: await open(),
+        reopen: open,
+        remove: () => rmSync(root, { recursive: true, force: true }),
+      };
     },
   },
   {
     name: 'PostgreSQL',
-    fresh: async () => ({ dataDir: tempDir(), tasksDatabaseUrl: await pg.createDatabase(`suite_${++databases}`) }),
+    fresh: async () => ({
+      dataDir: tempDir(),
+      tasksDatabaseUrl: await pg.createDatabase(`suite_${++databases}`),
+    }),
     async store(cacheSize, cacheBytes) {
       const url = await pg.createDatabase(`suite_${++databases}`);
       const open = async () => {
-        const s = new PostgresTaskStore({ url, node: 'unit', log: silentLog, cacheSize, ...(cacheBytes ? { cacheBytes } : {}) });
+        const s = new PostgresTaskStore({
+          url,
+          node: 'unit',
+          log: silentLog,
+          cacheSize,
+          ...(cacheBytes ? { cacheBytes } : {}),
+        });
         await s.open();
         return s;
       };
@@ -90,13 +131,35 @@ const backends: Backend[] = [
   },
 ];
 
-const send = (url: string, text: string, extra: Record<string, unknown> = {}, configuration: Record<string, unknown> = {}) =>
-  rpc(url, 'SendMessage', { message: msgV1(text, extra), configuration });
+const send = (
+  url: string,
+  text: string,
+  extra: Record<string, unknown> = {},
+  configuration: Record<string, unknown> = {},
+) => rpc(url, 'SendMessage', { message: msgV1(text, extra), configuration });
 
-function taskRecord(contextId: string, ts: number, state: Task['status']['state'] = 'completed'): TaskRecord {
+function taskRecord(
+  contextId: string,
+  ts: number,
+  state: Task['status']['state'] = 'completed',
+): TaskRecord {
   const id = crypto.randomUUID();
   return {
-    task: { id, contextId, status: { state, timestamp: new Date(ts).toISOString() }, artifacts: [], history: [{ messageId: crypto.randomUUID(), role: 'user', parts: [{ text: 'x' }], taskId: id, contextId }] },
+    task: {
+      id,
+      contextId,
+      status: { state, timestamp: new Date(ts).toISOString() },
+      artifacts: [],
+      history: [
+        {
+          messageId: crypto.randomUUID(),
+          role: 'user',
+          parts: [{ text: 'x' }],
+          taskId: id,
+          contextId,
+        },
+      ],
+    },
     push: [],
   };
 }
@@ -114,7 +177,11 @@ describe.each(backends)('task store on $name', (backend) => {
     const t = (await send(node.url, 'go')).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
     const got = (await rpc(node.url, 'GetTask', { id: t.id })).result;
-    expect([got.id, got.status.state, got.artifacts[0].parts[0].text]).toEqual([t.id, 'TASK_STATE_COMPLETED', 'done go']);
+    expect([got.id, got.status.state, got.artifacts[0].parts[0].text]).toEqual([
+      t.id,
+      'TASK_STATE_COMPLETED',
+      'done go',
+    ]);
     expect(got.history.map((m: any) => m.role)).toEqual(['ROLE_USER']);
     expect(await node.node.store.count()).toBe(before + 1);
     expect((await rpc(node.url, 'GetTask', { id: crypto.randomUUID() })).error.code).toBe(-32001);
@@ -128,40 +195,65 @@ describe.each(backends)('task store on $name', (backend) => {
     const first = (await send(node.url, 'ask')).result.task;
     expect(first.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const second = (await send(node.url, 'the red one', { taskId: first.id })).result.task;
-    expect([second.id, second.contextId, second.status.state]).toEqual([first.id, first.contextId, 'TASK_STATE_COMPLETED']);
+    expect([second.id, second.contextId, second.status.state]).toEqual([
+      first.id,
+      first.contextId,
+      'TASK_STATE_COMPLETED',
+    ]);
     const stored = (await rpc(node.url, 'GetTask', { id: first.id })).result;
-    expect(stored.history.map((m: any) => m.parts[0].text)).toEqual(['ask', 'Which one?', 'the red one']);
+    expect(stored.history.map((m: any) => m.parts[0].text)).toEqual([
+      'ask',
+      'Which one?',
+      'the red one',
+    ]);
     const again = await send(node.url, 'more', { taskId: first.id });
     expect(again.error.code).toBe(-32004);
-    expect((await send(node.url, 'x', { taskId: first.id, contextId: 'other' })).error.code).toBe(-32004);
+    expect((await send(node.url, 'x', { taskId: first.id, contextId: 'other' })).error.code).toBe(
+      -32004,
+    );
   });
 
   test('ListTasks filters by context and state, pages newest first by cursor, and refuses a foreign token', async () => {
     const ctx = crypto.randomUUID();
     const ids: string[] = [];
-    for (const text of ['a', 'b', 'ask', 'c']) ids.push((await send(node.url, text, { contextId: ctx })).result.task.id);
+    for (const text of ['a', 'b', 'ask', 'c'])
+      ids.push((await send(node.url, text, { contextId: ctx })).result.task.id);
     const all = (await rpc(node.url, 'ListTasks', { contextId: ctx, pageSize: 2 })).result;
     expect(all.totalSize).toBe(4);
     expect(all.tasks).toHaveLength(2);
-    const rest = (await rpc(node.url, 'ListTasks', { contextId: ctx, pageSize: 2, pageToken: all.nextPageToken })).result;
+    const rest = (
+      await rpc(node.url, 'ListTasks', {
+        contextId: ctx,
+        pageSize: 2,
+        pageToken: all.nextPageToken,
+      })
+    ).result;
     expect(rest.nextPageToken).toBe('');
     const listed = [...all.tasks, ...rest.tasks].map((t: any) => t.id);
     expect(new Set(listed)).toEqual(new Set(ids));
     const times = [...all.tasks, ...rest.tasks].map((t: any) => Date.parse(t.status.timestamp));
     expect(times).toEqual([...times].sort((a, b) => b - a));
-    const waiting = (await rpc(node.url, 'ListTasks', { contextId: ctx, status: 'TASK_STATE_INPUT_REQUIRED' })).result;
+    const waiting = (
+      await rpc(node.url, 'ListTasks', { contextId: ctx, status: 'TASK_STATE_INPUT_REQUIRED' })
+    ).result;
     expect(waiting.tasks.map((t: any) => t.id)).toEqual([ids[2]]);
-    expect((await rpc(node.url, 'ListTasks', { pageToken: 'bm90LW91cnM' })).error.code).toBe(-32602);
+    expect((await rpc(node.url, 'ListTasks', { pageToken: 'bm90LW91cnM' })).error.code).toBe(
+      -32602,
+    );
   });
 
   test('cancel: an interrupted task is canceled once, a terminal one is not cancelable, an unknown one not found', async () => {
     const t = (await send(node.url, 'ask')).result.task;
     const canceled = (await rpc(node.url, 'CancelTask', { id: t.id })).result;
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
-    expect((await rpc(node.url, 'CancelTask', { id: t.id })).result.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await rpc(node.url, 'CancelTask', { id: t.id })).result.status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
     const done = (await send(node.url, 'go')).result.task;
     expect((await rpc(node.url, 'CancelTask', { id: done.id })).error.code).toBe(-32002);
-    expect((await rpc(node.url, 'CancelTask', { id: crypto.randomUUID() })).error.code).toBe(-32001);
+    expect((await rpc(node.url, 'CancelTask', { id: crypto.randomUUID() })).error.code).toBe(
+      -32001,
+    );
   });
 
   test('cancel stops a running turn: its later reports are ignored', async () => {
@@ -169,7 +261,9 @@ describe.each(backends)('task store on $name', (backend) => {
     gates.set(key, gate());
     const t = (await send(node.url, `hold:${key}`, {}, { returnImmediately: true })).result.task;
     expect(t.status.state).toBe('TASK_STATE_WORKING');
-    expect((await rpc(node.url, 'CancelTask', { id: t.id })).result.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await rpc(node.url, 'CancelTask', { id: t.id })).result.status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
     gates.get(key)!.open();
     const after = (await rpc(node.url, 'GetTask', { id: t.id })).result;
     expect([after.status.state, after.artifacts ?? []]).toEqual(['TASK_STATE_CANCELED', []]);
@@ -177,26 +271,70 @@ describe.each(backends)('task store on $name', (backend) => {
 
   test('push configs: created with the task and after, read, listed, deleted; at most 10 per task', async () => {
     const hook = 'http://127.0.0.1:9/hook';
-    const t = (await send(node.url, 'ask', {}, { taskPushNotificationConfig: { url: hook, id: 'first' } })).result.task;
-    const made = (await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: t.id, url: hook, id: 'second' }));
+    const t = (
+      await send(node.url, 'ask', {}, { taskPushNotificationConfig: { url: hook, id: 'first' } })
+    ).result.task;
+    const made = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+      taskId: t.id,
+      url: hook,
+      id: 'second',
+    });
     expect(made.result?.id ?? made.error).toBe('second');
-    const listed = (await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })).result.configs.map((c: any) => c.id);
+    const listed = (
+      await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })
+    ).result.configs.map((c: any) => c.id);
     expect(listed.sort()).toEqual(['first', 'second']);
-    expect((await rpc(node.url, 'GetTaskPushNotificationConfig', { taskId: t.id, id: 'second' })).result.url).toBe(hook);
-    expect((await rpc(node.url, 'DeleteTaskPushNotificationConfig', { taskId: t.id, id: 'first' })).result).toBeNull();
-    expect((await rpc(node.url, 'DeleteTaskPushNotificationConfig', { taskId: t.id, id: 'first' })).result).toBeNull();
-    for (let i = 0; i < 9; i++) await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: t.id, url: hook, id: `n${i}` });
-    const over = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: t.id, url: hook, id: 'eleventh' });
+    expect(
+      (await rpc(node.url, 'GetTaskPushNotificationConfig', { taskId: t.id, id: 'second' })).result
+        .url,
+    ).toBe(hook);
+    expect(
+      (await rpc(node.url, 'DeleteTaskPushNotificationConfig', { taskId: t.id, id: 'first' }))
+        .result,
+    ).toBeNull();
+    expect(
+      (await rpc(node.url, 'DeleteTaskPushNotificationConfig', { taskId: t.id, id: 'first' }))
+        .result,
+    ).toBeNull();
+    for (let i = 0; i < 9; i++)
+      await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+        taskId: t.id,
+        url: hook,
+        id: `n${i}`,
+      });
+    const over = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+      taskId: t.id,
+      url: hook,
+      id: 'eleventh',
+    });
     expect(over.error.code).toBe(-32602);
-    expect((await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })).result.configs).toHaveLength(10);
+    expect(
+      (await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })).result.configs,
+    ).toHaveLength(10);
     // The configs survived alongside the task's own writes: the task is still as it was.
-    expect((await rpc(node.url, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect((await rpc(node.url, 'GetTaskPushNotificationConfig', { taskId: crypto.randomUUID(), id: 'x' })).error.code).toBe(-32001);
+    expect((await rpc(node.url, 'GetTask', { id: t.id })).result.status.state).toBe(
+      'TASK_STATE_INPUT_REQUIRED',
+    );
+    expect(
+      (
+        await rpc(node.url, 'GetTaskPushNotificationConfig', {
+          taskId: crypto.randomUUID(),
+          id: 'x',
+        })
+      ).error.code,
+    ).toBe(-32001);
   });
 
   test('a streamed send and a resubscription get every event in order, ending at the final state', async () => {
-    const frames = await collect(await streamRpc(node.url, 'SendStreamingMessage', { message: msgV1('go') }));
-    expect(frames.map((f) => Object.keys(f.result)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    const frames = await collect(
+      await streamRpc(node.url, 'SendStreamingMessage', { message: msgV1('go') }),
+    );
+    expect(frames.map((f) => Object.keys(f.result)[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+    ]);
     expect(frames.at(-1).result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
 
     const key = crypto.randomUUID();
@@ -221,9 +359,15 @@ describe.each(backends)('task store on $name', (backend) => {
     await first.stop();
     const second = await startNode(agentNode('restarts', scripted), opts);
     try {
-      expect((await rpc(second.url, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-      expect((await rpc(second.url, 'ListTasks', {})).result.tasks.map((x: any) => x.id)).toEqual([t.id]);
-      expect((await send(second.url, 'blue', { taskId: t.id })).result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await rpc(second.url, 'GetTask', { id: t.id })).result.status.state).toBe(
+        'TASK_STATE_INPUT_REQUIRED',
+      );
+      expect((await rpc(second.url, 'ListTasks', {})).result.tasks.map((x: any) => x.id)).toEqual([
+        t.id,
+      ]);
+      expect((await send(second.url, 'blue', { taskId: t.id })).result.task.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
     } finally {
       await second.dispose();
       rmSync(opts.dataDir!, { recursive: true, force: true });
@@ -240,7 +384,10 @@ describe.each(backends)('task store on $name', (backend) => {
     const ids: string[] = [];
     let pageToken: string | undefined;
     do {
-      const page = await store.list({ pageSize: 2, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) }, 'anonymous');
+      const page = await store.list(
+        { pageSize: 2, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
+        'anonymous',
+      );
       if ('error' in page) throw new Error(page.message);
       ids.push(...page.tasks.map((t) => t.id));
       pageToken = page.nextPageToken || undefined;
@@ -248,8 +395,13 @@ describe.each(backends)('task store on $name', (backend) => {
     expect(ids).toHaveLength(5);
     expect(ids[0]).toBe(recs[4]!.task.id);
     expect(ids[4]).toBe(recs[0]!.task.id);
-    const since = await store.list({ pageSize: 10, includeArtifacts: false, statusTimestampAfter: new Date(3000).toISOString() }, 'anonymous');
-    expect('tasks' in since && since.tasks.map((t) => t.id).sort()).toEqual([recs[3]!.task.id, recs[4]!.task.id].sort());
+    const since = await store.list(
+      { pageSize: 10, includeArtifacts: false, statusTimestampAfter: new Date(3000).toISOString() },
+      'anonymous',
+    );
+    expect('tasks' in since && since.tasks.map((t) => t.id).sort()).toEqual(
+      [recs[3]!.task.id, recs[4]!.task.id].sort(),
+    );
     const bad = taskRecord(ctx, 1);
     bad.task.id = 'not-a-uuid';
     await expect(store.save(bad)).rejects.toThrow();
@@ -266,7 +418,9 @@ describe.each(backends)('task store on $name', (backend) => {
     await store.close();
     const again = await reopen();
     expect(await again.count()).toBe(6);
-    expect((await again.get(recs[2]!.task.id))?.task.status.timestamp).toBe(recs[2]!.task.status.timestamp);
+    expect((await again.get(recs[2]!.task.id))?.task.status.timestamp).toBe(
+      recs[2]!.task.status.timestamp,
+    );
     expect((await again.get(alices.task.id))?.creator).toBe('user:alice');
     expect(await listOf(again, 'user:alice')).toEqual([alices.task.id]);
     await again.close();
@@ -291,8 +445,12 @@ describe.each(backends)('task store on $name', (backend) => {
     expect(one.bytes).toBeLessThanOrEqual(limit);
     await store.save(over);
     expect(store.cached).toEqual({ entries: 0, bytes: 0 });
-    expect((await store.get(near.task.id))?.task.history![0]!.parts).toEqual([{ text: '€'.repeat(3000) }]);
-    expect((await store.get(over.task.id))?.task.history![0]!.parts).toEqual([{ text: '€'.repeat(3400) }]);
+    expect((await store.get(near.task.id))?.task.history![0]!.parts).toEqual([
+      { text: '€'.repeat(3000) },
+    ]);
+    expect((await store.get(over.task.id))?.task.history![0]!.parts).toEqual([
+      { text: '€'.repeat(3400) },
+    ]);
     await store.close();
     remove();
   });
@@ -314,18 +472,34 @@ describe('several instances of one node on one task database', () => {
 
   test('a task made on one is read, listed, continued and canceled on the other', async () => {
     const t = (await send(a.url, 'ask')).result.task;
-    expect((await rpc(b.url, 'GetTask', { id: t.id })).result.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect((await rpc(b.url, 'ListTasks', { contextId: t.contextId })).result.tasks.map((x: any) => x.id)).toEqual([t.id]);
+    expect((await rpc(b.url, 'GetTask', { id: t.id })).result.status.state).toBe(
+      'TASK_STATE_INPUT_REQUIRED',
+    );
+    expect(
+      (await rpc(b.url, 'ListTasks', { contextId: t.contextId })).result.tasks.map(
+        (x: any) => x.id,
+      ),
+    ).toEqual([t.id]);
     const done = (await send(b.url, 'the red one', { taskId: t.id })).result.task;
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
     const onA = (await rpc(a.url, 'GetTask', { id: t.id })).result;
-    expect(onA.history.map((m: any) => m.parts[0].text)).toEqual(['ask', 'Which one?', 'the red one']);
+    expect(onA.history.map((m: any) => m.parts[0].text)).toEqual([
+      'ask',
+      'Which one?',
+      'the red one',
+    ]);
     expect(onA.artifacts[0].parts[0].text).toBe('done the red one');
 
     const u = (await send(a.url, 'ask')).result.task;
-    expect((await rpc(b.url, 'CancelTask', { id: u.id })).result.status.state).toBe('TASK_STATE_CANCELED');
-    expect((await rpc(a.url, 'GetTask', { id: u.id })).result.status.state).toBe('TASK_STATE_CANCELED');
-    expect((await rpc(a.url, 'CancelTask', { id: u.id })).result.status.state).toBe('TASK_STATE_CANCELED');
+    expect((await rpc(b.url, 'CancelTask', { id: u.id })).result.status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
+    expect((await rpc(a.url, 'GetTask', { id: u.id })).result.status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
+    expect((await rpc(a.url, 'CancelTask', { id: u.id })).result.status.state).toBe(
+      'TASK_STATE_CANCELED',
+    );
     expect((await send(a.url, 'x', { taskId: u.id })).error.code).toBe(-32004);
   });
 
@@ -349,13 +523,23 @@ describe('several instances of one node on one task database', () => {
     // A's own stream of a running turn ends when B cancels; A's turn reports nothing after.
     const key2 = crypto.randomUUID();
     gates.set(key2, gate());
-    const stream = await streamRpc(a.url, 'SendStreamingMessage', { message: msgV1(`hold:${key2}`) });
+    const stream = await streamRpc(a.url, 'SendStreamingMessage', {
+      message: msgV1(`hold:${key2}`),
+    });
     const onA: any[] = [];
     for await (const f of sseFrames(stream)) {
       onA.push(f.result);
-      if (onA.length === 2) expect((await rpc(b.url, 'CancelTask', { id: f.result.statusUpdate.taskId })).result.status.state).toBe('TASK_STATE_CANCELED');
+      if (onA.length === 2)
+        expect(
+          (await rpc(b.url, 'CancelTask', { id: f.result.statusUpdate.taskId })).result.status
+            .state,
+        ).toBe('TASK_STATE_CANCELED');
     }
-    expect(onA.map((r) => r.statusUpdate?.status.state ?? Object.keys(r)[0])).toEqual(['task', 'TASK_STATE_WORKING', 'TASK_STATE_CANCELED']);
+    expect(onA.map((r) => r.statusUpdate?.status.state ?? Object.keys(r)[0])).toEqual([
+      'task',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_CANCELED',
+    ]);
     gates.get(key2)!.open();
     const id = onA[0].task.id;
     const final = (await rpc(a.url, 'GetTask', { id })).result;
@@ -373,7 +557,9 @@ describe('several instances of one node on one task database', () => {
     const blocking = (await send(b.url, 'ask')).result.task; // any round trip; the held turn finishes meanwhile
     expect(blocking.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     for (const n of [a, b]) {
-      const ids = (await rpc(n.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })).result.configs.map((c: any) => c.id);
+      const ids = (
+        await rpc(n.url, 'ListTaskPushNotificationConfigs', { taskId: t.id })
+      ).result.configs.map((c: any) => c.id);
       expect(ids.sort()).toEqual(['from-a', 'from-b']);
     }
   });
@@ -415,7 +601,11 @@ describe('optimistic concurrency on the shared store', () => {
       expect(changes[0]!.task!.status.state).toBe('canceled');
       expect(changes[0]!.version).toBe(2);
       const stored = await two.get(id);
-      expect([stored?.task.status.state, stored?.task.artifacts.length, stored?.version]).toEqual(['canceled', 0, 2]);
+      expect([stored?.task.status.state, stored?.task.artifacts.length, stored?.version]).toEqual([
+        'canceled',
+        0,
+        2,
+      ]);
       expect(log.lines.some((l) => l.includes('task changed by another process'))).toBe(true);
       // Another node's store in the same database never sees this node's tasks.
       expect(await other.get(id)).toBeUndefined();
@@ -432,7 +622,13 @@ describe('a process that is gone', () => {
     const url = await pg.createDatabase('orphans');
     const store = new PostgresTaskStore({ url, node: 'n', log: silentLog, leaseMs: 300 });
     await store.open();
-    const engine = new TaskEngine({ store, agent: scripted, log: silentLog, inputModes: ['text/plain'], outputModes: ['text/plain'] });
+    const engine = new TaskEngine({
+      store,
+      agent: scripted,
+      log: silentLog,
+      inputModes: ['text/plain'],
+      outputModes: ['text/plain'],
+    });
     const sql = new SQL(url);
     try {
       // A task another process was running when it died: owned by a process with no heartbeat.

@@ -13,6 +13,8 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 test('every test file sets its default timeout at top level', () => {
   const files = readdirSync(import.meta.dir).filter((f) => f.endsWith('.test.ts'));
   expect(files.length).toBeGreaterThan(1);
-  const missing = files.filter((f) => !/^setDefaultTimeout\(\d[\d_]*\);/m.test(readFileSync(join(import.meta.dir, f), 'utf8')));
+  const missing = files.filter(
+    (f) => !/^setDefaultTimeout\(\d[\d_]*\);/m.test(readFileSync(join(import.meta.dir, f), 'utf8')),
+  );
   expect(missing).toEqual([]);
 });

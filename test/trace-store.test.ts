@@ -25,13 +25,29 @@ test('a trace file with the old trace-id index loses it on open and still lists 
 
   const db = new Database(file, { strict: true });
   const trace = createTraceStore(db);
-  const indexes = db.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trace'").all().map((r) => r.name);
+  const indexes = db
+    .query<{ name: string }, []>(
+      "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'trace'",
+    )
+    .all()
+    .map((r) => r.name);
   expect(indexes).not.toContain('trace_trace_id');
 
   const wanted = newTraceId();
-  const row = (traceId: string, capability: string, parentSpanId: string | null) => trace.record({
-    ts: new Date().toISOString(), from: 'a2a', to: 'x', capability, durationMs: 1, outcome: 'ok', errorCode: null, bytes: 2, traceId, spanId: newSpanId(), parentSpanId,
-  });
+  const row = (traceId: string, capability: string, parentSpanId: string | null) =>
+    trace.record({
+      ts: new Date().toISOString(),
+      from: 'a2a',
+      to: 'x',
+      capability,
+      durationMs: 1,
+      outcome: 'ok',
+      errorCode: null,
+      bytes: 2,
+      traceId,
+      spanId: newSpanId(),
+      parentSpanId,
+    });
   const root = row(wanted, 'x.first', null);
   for (let i = 0; i < 200; i++) row(newTraceId(), 'x.other', null);
   const child = row(wanted, 'x.second', root.spanId);
@@ -39,9 +55,14 @@ test('a trace file with the old trace-id index loses it on open and still lists 
   const last = row(wanted, 'x.third', child.spanId);
 
   const first = trace.page({ traceId: wanted, limit: 2 });
-  expect(first.records.map((r) => [r.id, r.capability, r.parentSpanId])).toEqual([[last.id, 'x.third', child.spanId], [child.id, 'x.second', root.spanId]]);
+  expect(first.records.map((r) => [r.id, r.capability, r.parentSpanId])).toEqual([
+    [last.id, 'x.third', child.spanId],
+    [child.id, 'x.second', root.spanId],
+  ]);
   const second = trace.page({ traceId: wanted, limit: 2, before: first.nextBefore! });
-  expect(second.records.map((r) => [r.id, r.capability, r.parentSpanId])).toEqual([[root.id, 'x.first', null]]);
+  expect(second.records.map((r) => [r.id, r.capability, r.parentSpanId])).toEqual([
+    [root.id, 'x.first', null],
+  ]);
   expect(second.nextBefore).toBeNull();
   db.close();
   rmSync(dir, { recursive: true, force: true });

@@ -40,7 +40,8 @@ test('published codes of well-known companies are valid', () => {
     '91520000214434146R', // Kweichow Moutai Co., Ltd.
     '91440300192317458F', // BYD Co., Ltd.
     '91110108551385082Q', // Beijing Xiaomi Technology Co., Ltd.
-  ]) expect([code, isValidUscc(code)]).toEqual([code, true]);
+  ])
+    expect([code, isValidUscc(code)]).toEqual([code, true]);
 });
 
 test('bad input is a coded value, never a throw', () => {

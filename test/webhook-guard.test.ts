@@ -19,19 +19,52 @@ import { agentNode, msgV1, rpc, startNode, type TestNode } from './support/node.
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const REFUSED_URLS = [
-  'http://127.0.0.1/h', 'http://2130706433/h', 'http://0177.0.0.1/h', 'http://0x7f.0.0.1/h', 'http://0x7f000001/h', 'http://017700000001/h',
-  'http://127.1/h', 'http://127.0.1/h', 'http://127.255.255.254:8080/h', 'http://[::1]/h', 'http://[0:0:0:0:0:0:0:1]/h', 'http://[::ffff:127.0.0.1]/h',
-  'http://[::ffff:7f00:1]/h', 'http://[::127.0.0.1]/h', 'http://0.0.0.0/h', 'http://0/h', 'http://[::]/h', 'http://localhost:9/h', 'http://LOCALHOST./h',
-  'http://api.localhost/h', 'http://10.0.0.1/h', 'http://172.16.5.4/h', 'http://192.168.1.1/h', 'http://100.64.0.1/h', 'http://169.254.169.254/latest/meta-data',
-  'http://[::ffff:169.254.169.254]/h', 'http://[fd00:ec2::254]/h', 'http://192.0.0.192/h', 'http://169.254.1.1/h', 'http://[fe80::1]/h', 'http://[fd12:3456::1]/h',
-  'http://224.0.0.1/h', 'http://255.255.255.255/h', 'http://198.18.0.1/h', 'http://[ff02::1]/h', 'http://[64:ff9b::a00:1]/h', 'http://[2002:7f00:1::]/h',
+  'http://127.0.0.1/h',
+  'http://2130706433/h',
+  'http://0177.0.0.1/h',
+  'http://0x7f.0.0.1/h',
+  'http://0x7f000001/h',
+  'http://017700000001/h',
+  'http://127.1/h',
+  'http://127.0.1/h',
+  'http://127.255.255.254:8080/h',
+  'http://[::1]/h',
+  'http://[0:0:0:0:0:0:0:1]/h',
+  'http://[::ffff:127.0.0.1]/h',
+  'http://[::ffff:7f00:1]/h',
+  'http://[::127.0.0.1]/h',
+  'http://0.0.0.0/h',
+  'http://0/h',
+  'http://[::]/h',
+  'http://localhost:9/h',
+  'http://LOCALHOST./h',
+  'http://api.localhost/h',
+  'http://10.0.0.1/h',
+  'http://172.16.5.4/h',
+  'http://192.168.1.1/h',
+  'http://100.64.0.1/h',
+  'http://169.254.169.254/latest/meta-data',
+  'http://[::ffff:169.254.169.254]/h',
+  'http://[fd00:ec2::254]/h',
+  'http://192.0.0.192/h',
+  'http://169.254.1.1/h',
+  'http://[fe80::1]/h',
+  'http://[fd12:3456::1]/h',
+  'http://224.0.0.1/h',
+  'http://255.255.255.255/h',
+  'http://198.18.0.1/h',
+  'http://[ff02::1]/h',
+  'http://[64:ff9b::a00:1]/h',
+  'http://[2002:7f00:1::]/h',
   'https://0xa9.0xfe.0xa9.0xfe/h',
 ];
 
 describe('addresses refused by default', () => {
   let node: TestNode;
   beforeAll(async () => {
-    node = await startNode(agentNode('guarded', { handle: (ctx) => ctx.requireInput('more?') }), { pushAllowHosts: [] });
+    node = await startNode(agentNode('guarded', { handle: (ctx) => ctx.requireInput('more?') }), {
+      pushAllowHosts: [],
+    });
   });
   afterAll(() => node.dispose());
 
@@ -40,19 +73,44 @@ describe('addresses refused by default', () => {
     const answers = [];
     for (const url of REFUSED_URLS) {
       const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url });
-      answers.push([url, r.error?.code, /only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it$/.test(r.error?.message ?? '')]);
+      answers.push([
+        url,
+        r.error?.code,
+        /only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it$/.test(
+          r.error?.message ?? '',
+        ),
+      ]);
     }
     expect(answers).toEqual(REFUSED_URLS.map((u) => [u, -32602, true]));
-    const viaSend = await rpc(node.url, 'SendMessage', { message: msgV1('x'), configuration: { taskPushNotificationConfig: { url: 'http://2130706433:9/x' } } });
+    const viaSend = await rpc(node.url, 'SendMessage', {
+      message: msgV1('x'),
+      configuration: { taskPushNotificationConfig: { url: 'http://2130706433:9/x' } },
+    });
     expect(viaSend.error.code).toBe(-32602);
-    expect((await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: task.id })).result.configs).toEqual([]);
+    expect(
+      (await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: task.id })).result.configs,
+    ).toEqual([]);
   });
 
   test('public addresses and names pass the first check; the allow-list admits names, addresses and ranges', () => {
     const open = new WebhookSender({ allowHosts: [], log: memoryLog() });
-    expect(['https://8.8.8.8/h', 'https://[2606:4700::1111]/h', 'https://hooks.example/h', 'http://172.32.0.1/h'].map((u) => open.refuse(u))).toEqual([null, null, null, null]);
-    const dev = new WebhookSender({ allowHosts: ['localhost', '10.0.0.0/8', '::1', ' Hooks.LAN '], log: memoryLog() });
-    expect(['http://localhost:9/h', 'http://10.9.8.7/h', 'http://[::1]/h', 'http://hooks.lan/h'].map((u) => dev.refuse(u))).toEqual([null, null, null, null]);
+    expect(
+      [
+        'https://8.8.8.8/h',
+        'https://[2606:4700::1111]/h',
+        'https://hooks.example/h',
+        'http://172.32.0.1/h',
+      ].map((u) => open.refuse(u)),
+    ).toEqual([null, null, null, null]);
+    const dev = new WebhookSender({
+      allowHosts: ['localhost', '10.0.0.0/8', '::1', ' Hooks.LAN '],
+      log: memoryLog(),
+    });
+    expect(
+      ['http://localhost:9/h', 'http://10.9.8.7/h', 'http://[::1]/h', 'http://hooks.lan/h'].map(
+        (u) => dev.refuse(u),
+      ),
+    ).toEqual([null, null, null, null]);
     expect(dev.refuse('http://127.0.0.1/h')).toContain('loopback');
     expect(dev.refuse('http://11.0.0.1/h')).toBeNull();
     expect(dev.refuse('http://192.168.0.1/h')).toContain('private');
@@ -63,18 +121,28 @@ describe('names are resolved, and the address checked is the address connected t
   test('a name that resolves to loopback is refused at delivery; one resolving to an allowed address is delivered there, with its Host', async () => {
     const hits: { host: string | null }[] = [];
     let arrived: () => void = () => {};
-    const receiver = Bun.serve({ hostname: '127.0.0.2', port: 0, fetch: (req) => {
-      hits.push({ host: req.headers.get('host') });
-      arrived();
-      return new Response(null, { status: 204 });
-    } });
+    const receiver = Bun.serve({
+      hostname: '127.0.0.2',
+      port: 0,
+      fetch: (req) => {
+        hits.push({ host: req.headers.get('host') });
+        arrived();
+        return new Response(null, { status: 204 });
+      },
+    });
     // These names exist only in this table: a connection that reaches the receiver used the
     // address the policy checked, since no other resolver knows the name.
-    const table: Record<string, string[]> = { 'rebind.test': ['127.0.0.1'], 'mixed.test': ['127.0.0.2', '10.0.0.1'], 'hook.test': ['127.0.0.2'] };
+    const table: Record<string, string[]> = {
+      'rebind.test': ['127.0.0.1'],
+      'mixed.test': ['127.0.0.2', '10.0.0.1'],
+      'hook.test': ['127.0.0.2'],
+    };
     let lookups = 0;
     const log = memoryLog();
     const sender = new WebhookSender({
-      allowHosts: ['127.0.0.2/32'], log, retryDelaysMs: [],
+      allowHosts: ['127.0.0.2/32'],
+      log,
+      retryDelaysMs: [],
       resolveName: async (h) => {
         lookups++;
         return (table[h] ?? []).map((address) => ({ address, family: 4 }));
@@ -82,7 +150,9 @@ describe('names are resolved, and the address checked is the address connected t
     });
     try {
       const port = receiver.port;
-      const cfgs = ['rebind.test', 'mixed.test'].map((h, i) => config(`http://${h}:${port}/in`, `c${i}`));
+      const cfgs = ['rebind.test', 'mixed.test'].map((h, i) =>
+        config(`http://${h}:${port}/in`, `c${i}`),
+      );
       expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([null, null]);
       sender.notify(cfgs, statusEvent());
       await sender.idle();
@@ -114,7 +184,9 @@ describe('names are resolved, and the address checked is the address connected t
 
 describe('what a delivery carries', () => {
   test('only Bearer or Basic with token68 credentials, and a visible-ASCII token', async () => {
-    const node = await startNode(agentNode('authcheck', { handle: (ctx) => ctx.requireInput('more?') }));
+    const node = await startNode(
+      agentNode('authcheck', { handle: (ctx) => ctx.requireInput('more?') }),
+    );
     try {
       const task = (await rpc(node.url, 'SendMessage', { message: msgV1('x') })).result.task;
       const bad = [
@@ -125,15 +197,41 @@ describe('what a delivery carries', () => {
         { scheme: 'Digest', credentials: 'abc' },
       ];
       for (const authentication of bad) {
-        const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: 'http://127.0.0.1:9/h', authentication });
+        const r = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+          taskId: task.id,
+          url: 'http://127.0.0.1:9/h',
+          authentication,
+        });
         expect([authentication.scheme, r.error?.code]).toEqual([authentication.scheme, -32602]);
       }
-      const badToken = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: 'http://127.0.0.1:9/h', token: 'a b' });
+      const badToken = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+        taskId: task.id,
+        url: 'http://127.0.0.1:9/h',
+        token: 'a b',
+      });
       expect(badToken.error.code).toBe(-32602);
-      const v03 = await rpc(node.url, 'tasks/pushNotificationConfig/set', { taskId: task.id, pushNotificationConfig: { url: 'http://127.0.0.1:9/h', authentication: { schemes: ['Cookie'] } } }, null);
+      const v03 = await rpc(
+        node.url,
+        'tasks/pushNotificationConfig/set',
+        {
+          taskId: task.id,
+          pushNotificationConfig: {
+            url: 'http://127.0.0.1:9/h',
+            authentication: { schemes: ['Cookie'] },
+          },
+        },
+        null,
+      );
       expect(v03.error.code).toBe(-32602);
-      expect((await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: task.id })).result.configs).toEqual([]);
-      const ok = await rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: 'http://127.0.0.1:9/h', authentication: { scheme: 'bearer', credentials: 'abc.DEF-123~+/=' } });
+      expect(
+        (await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: task.id })).result
+          .configs,
+      ).toEqual([]);
+      const ok = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
+        taskId: task.id,
+        url: 'http://127.0.0.1:9/h',
+        authentication: { scheme: 'bearer', credentials: 'abc.DEF-123~+/=' },
+      });
       expect(ok.result.authentication).toEqual({ scheme: 'bearer' });
     } finally {
       await node.dispose();
@@ -143,15 +241,27 @@ describe('what a delivery carries', () => {
   test('the scheme is sent in its standard spelling', async () => {
     let seen = null as string | null;
     let arrived: () => void = () => {};
-    const receiver = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (req) => {
-      seen = req.headers.get('authorization');
-      arrived();
-      return new Response(null, { status: 204 });
-    } });
+    const receiver = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (req) => {
+        seen = req.headers.get('authorization');
+        arrived();
+        return new Response(null, { status: 204 });
+      },
+    });
     const sender = new WebhookSender({ allowHosts: ['127.0.0.1'], log: memoryLog() });
     try {
       const got = new Promise<void>((r) => (arrived = r));
-      sender.notify([{ ...config(`http://127.0.0.1:${receiver.port}/h`, 'a'), authentication: { scheme: 'bearer', credentials: 'tok' } }], statusEvent());
+      sender.notify(
+        [
+          {
+            ...config(`http://127.0.0.1:${receiver.port}/h`, 'a'),
+            authentication: { scheme: 'bearer', credentials: 'tok' },
+          },
+        ],
+        statusEvent(),
+      );
       await got;
       await sender.idle();
       expect(seen).toBe('Bearer tok');
@@ -186,9 +296,17 @@ describe('a receiver that accepts and never answers', () => {
 
   test('300 hanging deliveries hold their own 16 sockets; fleet calls and tasks go on meanwhile', async () => {
     const hookUrl = `http://127.0.0.1:${(hang.address() as net.AddressInfo).port}/hook`;
-    const sender = new WebhookSender({ allowHosts: ['127.0.0.1'], log: memoryLog(), timeoutMs: 120_000, retryDelaysMs: [] });
+    const sender = new WebhookSender({
+      allowHosts: ['127.0.0.1'],
+      log: memoryLog(),
+      timeoutMs: 120_000,
+      retryDelaysMs: [],
+    });
     const full = new Promise<void>((r) => (onAccept = () => accepted >= 16 && r()));
-    sender.notify(Array.from({ length: 300 }, (_, i) => config(hookUrl, `hook-${i}`, `task-${i}`)), statusEvent());
+    sender.notify(
+      Array.from({ length: 300 }, (_, i) => config(hookUrl, `hook-${i}`, `task-${i}`)),
+      statusEvent(),
+    );
     await full;
     expect(sender.stats()).toEqual({ pending: 300, inFlight: 16 });
 
@@ -196,12 +314,19 @@ describe('a receiver that accepts and never answers', () => {
     const node = await startNode(agentNode('busy', { handle: (ctx) => ctx.complete('done') }));
     try {
       for (let i = 0; i < 5; i++) {
-        const r = await rpc(node.url, 'SendMessage', { message: msgV1(`t${i}`), configuration: { taskPushNotificationConfig: { url: hookUrl } } });
+        const r = await rpc(node.url, 'SendMessage', {
+          message: msgV1(`t${i}`),
+          configuration: { taskPushNotificationConfig: { url: hookUrl } },
+        });
         expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
       }
       // Fleet calls through the hub, while every delivery is still hanging.
       for (let i = 0; i < 20; i++) {
-        const r = await localInvoke(fleet.hubUrl, { target: 'scanner', capability: 'sector.movement', args: {} });
+        const r = await localInvoke(fleet.hubUrl, {
+          target: 'scanner',
+          capability: 'sector.movement',
+          args: {},
+        });
         expect([r.status, r.json.ok]).toEqual([200, true]);
       }
     } finally {
@@ -221,7 +346,14 @@ describe('a receiver that accepts and never answers', () => {
     const blocker = net.createServer((s) => s.on('error', () => {}));
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(blocker.address() as net.AddressInfo).port}/h`;
-    const sender = new WebhookSender({ allowHosts: ['127.0.0.1'], log, timeoutMs: 50, retryDelaysMs: [], maxConcurrent: 2, maxPending: 5 });
+    const sender = new WebhookSender({
+      allowHosts: ['127.0.0.1'],
+      log,
+      timeoutMs: 50,
+      retryDelaysMs: [],
+      maxConcurrent: 2,
+      maxPending: 5,
+    });
     const cfg = config(url, 'one');
     for (let i = 0; i < 8; i++) sender.notify([cfg], statusEvent());
     expect(sender.stats().pending).toBe(5);
@@ -237,14 +369,15 @@ describe('the gate', () => {
     let running = 0;
     let most = 0;
     const releases: (() => void)[] = [];
-    const task = () => new Promise<void>((r) => {
-      running++;
-      most = Math.max(most, running);
-      releases.push(() => {
-        running--;
-        r();
+    const task = () =>
+      new Promise<void>((r) => {
+        running++;
+        most = Math.max(most, running);
+        releases.push(() => {
+          running--;
+          r();
+        });
       });
-    });
     const runs = Array.from({ length: 5 }, () => gate.run(task));
     expect(runs.filter((r) => r === undefined).length).toBe(0);
     expect(gate.run(task)).toBeUndefined(); // 2 running, 3 waiting: full
@@ -264,7 +397,9 @@ describe('the gate', () => {
 describe('the outbound policy', () => {
   test('refuses names whose resolution fails or is empty', async () => {
     const policy = createOutboundPolicy([], async () => []);
-    await expect(policy.resolve('nothing.test')).rejects.toThrow('nothing.test is a reserved address');
+    await expect(policy.resolve('nothing.test')).rejects.toThrow(
+      'nothing.test is a reserved address',
+    );
   });
 });
 
@@ -273,5 +408,11 @@ function config(url: string, id: string, taskId = 'task-1'): PushConfig {
 }
 
 function statusEvent(): TaskEvent {
-  return { kind: 'status', taskId: 'task-1', contextId: 'ctx-1', status: { state: 'working', timestamp: new Date().toISOString() }, final: false };
+  return {
+    kind: 'status',
+    taskId: 'task-1',
+    contextId: 'ctx-1',
+    status: { state: 'working', timestamp: new Date().toISOString() },
+    final: false,
+  };
 }

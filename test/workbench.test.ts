@@ -17,7 +17,11 @@ beforeAll(async () => {
 afterAll(() => f.stop());
 
 const post = async (path: string, body: unknown) => {
-  const res = await fetch(`${f.hubUrl}${path}`, { method: 'POST', headers: { Origin: f.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH }, body: JSON.stringify(body) });
+  const res = await fetch(`${f.hubUrl}${path}`, {
+    method: 'POST',
+    headers: { Origin: f.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: (await res.json()) as any };
 };
 
@@ -28,16 +32,30 @@ describe('Customer Ops', () => {
     // By hand from fixtures/scanner/sectors.json (average change of each sector's stocks, stocks
     // with a signal) and fixtures/crm/companies.json (customers per industry that are new,
     // contacted or in follow-up). Falling sectors (consumer, new-energy, steel) are left out.
-    expect(r.json.result.recommendations.map((x: any) => [x.rank, x.industry, x.avgChangePct, x.signaledStocks, x.openCustomers, x.inFollowUp])).toEqual([
+    expect(
+      r.json.result.recommendations.map((x: any) => [
+        x.rank,
+        x.industry,
+        x.avgChangePct,
+        x.signaledStocks,
+        x.openCustomers,
+        x.inFollowUp,
+      ]),
+    ).toEqual([
       [1, 'robotics', 7, 2, 2, 1],
       [2, 'software', 5.87, 2, 3, 2],
       [3, 'semiconductors', 3.93, 3, 5, 2],
       [4, 'pharma', 0.47, 1, 3, 1],
       [5, 'banking', 0.17, 0, 3, 2],
     ]);
-    expect(r.json.result.recommendations[0].why).toBe('Robotics & Automation is up 7% today with 2 signaled stock(s); 2 open customer(s) there, 1 in follow-up');
+    expect(r.json.result.recommendations[0].why).toBe(
+      'Robotics & Automation is up 7% today with 2 signaled stock(s); 2 open customer(s) there, 1 in follow-up',
+    );
     const trace = (await (await fetch(`${f.hubUrl}/api/trace?limit=2`)).json()).records;
-    expect(trace.map((x: any) => `${x.to}/${x.capability}`).sort()).toEqual(['crm/crm.industries', 'scanner/sector.movement']);
+    expect(trace.map((x: any) => `${x.to}/${x.capability}`).sort()).toEqual([
+      'crm/crm.industries',
+      'scanner/sector.movement',
+    ]);
   });
 });
 
@@ -65,20 +83,35 @@ describe('Entity Alignment', () => {
   test('entity.coverage lists every kind of gap the fixtures hold', async () => {
     const r = await post('/api/hub', { skill: 'entity.coverage' });
     const kinds = new Set(r.json.result.gaps.map((g: any) => g.kind));
-    expect([...kinds].sort()).toEqual(['ambiguous-name', 'bad-check-digit', 'no-uscc', 'stock-not-on-scanner', 'stock-without-entity']);
+    expect([...kinds].sort()).toEqual([
+      'ambiguous-name',
+      'bad-check-digit',
+      'no-uscc',
+      'stock-not-on-scanner',
+      'stock-without-entity',
+    ]);
   });
 });
 
 describe('A2A Negotiation', () => {
   test('one customer reaches a deal, the other ends with coded vetoes; both are recorded and listed', async () => {
-    const started = await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-012' } });
+    const started = await post('/api/hub', {
+      skill: 'negotiation.start',
+      args: { customer: 'c-012' },
+    });
     expect(started.json.error).toBeUndefined();
     const deal = started.json.result;
-    const noDeal = (await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } })).json.result;
+    const noDeal = (
+      await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } })
+    ).json.result;
     expect([deal.outcome, noDeal.outcome]).toEqual(['deal', 'no-deal']);
     expect(noDeal.vetoes.length).toBeGreaterThan(0);
-    expect(noDeal.vetoes.every((v: any) => /^[A-Z_]+$/.test(v.code) && v.reason.length > 0)).toBe(true);
-    const listed = (await (await fetch(`${f.hubUrl}/api/negotiations`)).json()).negotiations.map((n: any) => n.id);
+    expect(noDeal.vetoes.every((v: any) => /^[A-Z_]+$/.test(v.code) && v.reason.length > 0)).toBe(
+      true,
+    );
+    const listed = (await (await fetch(`${f.hubUrl}/api/negotiations`)).json()).negotiations.map(
+      (n: any) => n.id,
+    );
     expect(listed).toEqual(expect.arrayContaining([deal.id, noDeal.id]));
     const read = await (await fetch(`${f.hubUrl}/api/negotiations/${noDeal.id}`)).json();
     expect(read.contextId).toBe(noDeal.contextId);

@@ -13,11 +13,24 @@ const dataDir = process.env.DATA_DIR!;
 const def = scanner({ fixturesDir: resolve(import.meta.dir, '../../fixtures') });
 const { verifier } = await loadPeerIdentity(dataDir, 'scanner');
 const node = createNode(def, { dataDir, port: 0, peer: { verifier } });
-const passThrough: PeerVerifier = { verify: async (h) => ({ ok: true, node: 'a2a', mode: 'ed25519', scope: h.get('x-peer-scope') ?? '', ts: 0 }) };
+const passThrough: PeerVerifier = {
+  verify: async (h) => ({
+    ok: true,
+    node: 'a2a',
+    mode: 'ed25519',
+    scope: h.get('x-peer-scope') ?? '',
+    ts: 0,
+  }),
+};
 // GET /cpu: this process's CPU time, so the benchmark can charge each path its node-side cost.
 node.app.get('/cpu', () => process.cpuUsage());
 node.app.post('/plain/invoke', ({ request }) =>
-  handlePeerInvoke(request, { self: 'scanner', verifier: passThrough, dispatch: (c, a) => def.catalog.invoke(c, a) }));
+  handlePeerInvoke(request, {
+    self: 'scanner',
+    verifier: passThrough,
+    dispatch: (c, a) => def.catalog.invoke(c, a),
+  }),
+);
 const running = await node.start();
 console.log(`LISTENING ${running.port}`);
 process.on('SIGINT', () => process.exit(0));

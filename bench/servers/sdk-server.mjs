@@ -5,18 +5,64 @@ import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 
-const TASK_STATE_SUBMITTED = 1, TASK_STATE_WORKING = 2, TASK_STATE_COMPLETED = 3;
+const TASK_STATE_SUBMITTED = 1,
+  TASK_STATE_WORKING = 2,
+  TASK_STATE_COMPLETED = 3;
 const now = () => new Date().toISOString();
-const textPart = (value) => ({ content: { $case: 'text', value }, filename: '', mediaType: 'text/plain', metadata: undefined });
+const textPart = (value) => ({
+  content: { $case: 'text', value },
+  filename: '',
+  mediaType: 'text/plain',
+  metadata: undefined,
+});
 
 const executor = {
   async execute(ctx, bus) {
     const { taskId, contextId } = ctx;
     const status = (state) => ({ state, timestamp: now(), message: undefined });
-    bus.publish(AgentEvent.task({ id: taskId, contextId, status: status(TASK_STATE_SUBMITTED), artifacts: [], history: [ctx.userMessage], metadata: undefined }));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TASK_STATE_WORKING), metadata: undefined }));
-    bus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact: { artifactId: 'a1', name: 'echo', description: '', parts: [textPart('echo')], metadata: undefined, extensions: [] }, append: false, lastChunk: true, metadata: undefined }));
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: status(TASK_STATE_COMPLETED), metadata: undefined }));
+    bus.publish(
+      AgentEvent.task({
+        id: taskId,
+        contextId,
+        status: status(TASK_STATE_SUBMITTED),
+        artifacts: [],
+        history: [ctx.userMessage],
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: status(TASK_STATE_WORKING),
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.artifactUpdate({
+        taskId,
+        contextId,
+        artifact: {
+          artifactId: 'a1',
+          name: 'echo',
+          description: '',
+          parts: [textPart('echo')],
+          metadata: undefined,
+          extensions: [],
+        },
+        append: false,
+        lastChunk: true,
+        metadata: undefined,
+      }),
+    );
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        status: status(TASK_STATE_COMPLETED),
+        metadata: undefined,
+      }),
+    );
     bus.finished();
   },
   async cancelTask() {},
@@ -24,15 +70,38 @@ const executor = {
 
 const port = Number(process.env.PORT ?? 0);
 const card = {
-  name: 'sdk-bench', description: 'SDK benchmark agent', version: '1.0.0',
-  supportedInterfaces: [{ url: 'http://127.0.0.1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' }],
+  name: 'sdk-bench',
+  description: 'SDK benchmark agent',
+  version: '1.0.0',
+  supportedInterfaces: [
+    { url: 'http://127.0.0.1/a2a', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
+  ],
   capabilities: { streaming: true, pushNotifications: false, extensions: [] },
-  defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'],
-  skills: [{ id: 'echo', name: 'echo', description: 'echo', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
-  securitySchemes: {}, securityRequirements: [], signatures: [],
+  defaultInputModes: ['text/plain'],
+  defaultOutputModes: ['text/plain'],
+  skills: [
+    {
+      id: 'echo',
+      name: 'echo',
+      description: 'echo',
+      tags: ['echo'],
+      examples: [],
+      inputModes: [],
+      outputModes: [],
+      securityRequirements: [],
+    },
+  ],
+  securitySchemes: {},
+  securityRequirements: [],
+  signatures: [],
 };
 const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
-app.use('/a2a', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
-const server = app.listen(port, '127.0.0.1', () => console.log(`LISTENING ${server.address().port}`));
+app.use(
+  '/a2a',
+  jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }),
+);
+const server = app.listen(port, '127.0.0.1', () =>
+  console.log(`LISTENING ${server.address().port}`),
+);

@@ -7,7 +7,11 @@ import { ErrorLine } from './common.js';
 
 /** @typedef {import('../types').ApiError} ApiError */
 
-const EXAMPLES = ['Which sectors moved today?', 'Which industry should we contact today?', 'How is the LLM gateway doing?'];
+const EXAMPLES = [
+  'Which sectors moved today?',
+  'Which industry should we contact today?',
+  'How is the LLM gateway doing?',
+];
 
 /** Ask Agent page. */
 export function Ask() {
@@ -54,25 +58,34 @@ function Answer({ a }) {
       <div class="muted">planned by ${a.plannedBy === 'model' ? 'model' : 'keywords'}${a.planNote ? ` (${a.planNote})` : ''}${a.answered ? '' : ' · nothing could answer'}</div>
       <p class=${a.answered ? 'answer-text' : 'answer-text warning-text'}>${a.answer}</p>
     </div>
-    ${a.facts.length > 0 && html`
+    ${
+      a.facts.length > 0 &&
+      html`
       <h3>Facts <small class="muted">${a.facts.length}</small></h3>
-      ${a.facts.map((f) => html`
+      ${a.facts.map(
+        (f) => html`
         <div class="card fact" data-node=${f.node} data-tool=${f.tool}>
           <div><strong>${f.node}</strong> / <code>${f.tool}</code>
             ${f.traceId != null && html` · <a class="trace" href=${`#/trace?id=${f.traceId}`}>trace #${f.traceId}</a>`}</div>
           <p>${f.summary}</p>
           <details><summary class="muted">result</summary><pre>${JSON.stringify(f.result, null, 2)}</pre></details>
-        </div>`)}`}
+        </div>`,
+      )}`
+    }
     <h3>Tried <small class="muted">${a.tried.length}</small></h3>
-    ${a.tried.length
-      ? html`<table class="tried stack">
+    ${
+      a.tried.length
+        ? html`<table class="tried stack">
           <thead><tr><th>node</th><th>tool</th><th>score</th><th>outcome</th><th>trace</th></tr></thead>
-          <tbody>${a.tried.map((t) => html`
+          <tbody>${a.tried.map(
+            (t) => html`
             <tr data-outcome=${t.outcome}>
               <td data-label="node">${t.node}</td><td data-label="tool"><code>${t.tool}</code></td><td data-label="score">${t.score ?? '–'}</td>
               <td data-label="outcome" class=${t.outcome === 'ok' ? 'ok' : 'error'}>${t.outcome}${t.errorCode ? ` (${t.errorCode})` : ''}</td>
               <td data-label="trace">${t.traceId != null ? html`<a href=${`#/trace?id=${t.traceId}`}>#${t.traceId}</a>` : '–'}</td>
-            </tr>`)}</tbody>
+            </tr>`,
+          )}</tbody>
         </table>`
-      : html`<p class="muted">No tool was called.</p>`}`;
+        : html`<p class="muted">No tool was called.</p>`
+    }`;
 }

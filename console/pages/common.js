@@ -13,7 +13,9 @@ import { html } from '../html.js';
 export function ErrorLine({ error }) {
   if (!error) return null;
   const prefix = `${error.code}: `;
-  const message = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  const message = error.message.startsWith(prefix)
+    ? error.message.slice(prefix.length)
+    : error.message;
   return html`<p class="error" role="alert" data-error=${error.code} data-error-code=${error.code}><code>${error.code}</code> ${message}</p>`;
 }
 
@@ -61,4 +63,6 @@ export function useStream(open, onItem, deps) {
  * @param {{ live: boolean }} props
  */
 export const LiveMark = ({ live }) =>
-  live ? html`<span class="ok live" data-live="on">● live</span>` : html`<span class="muted live" data-live="off">○ connecting…</span>`;
+  live
+    ? html`<span class="ok live" data-live="on">● live</span>`
+    : html`<span class="muted live" data-live="off">○ connecting…</span>`;

@@ -31,8 +31,12 @@ async function run(skill) {
 
 /** Customer Ops page. */
 export function CustomerOps() {
-  const [reach, setReach] = useState(/** @type {import('../types').HubAnswer<import('../types').CustomerReach> | null} */ (null));
-  const [movement, setMovement] = useState(/** @type {import('../types').SectorMovement | null} */ (null));
+  const [reach, setReach] = useState(
+    /** @type {import('../types').HubAnswer<import('../types').CustomerReach> | null} */ (null),
+  );
+  const [movement, setMovement] = useState(
+    /** @type {import('../types').SectorMovement | null} */ (null),
+  );
   const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [busy, setBusy] = useState(false);
   const [only, setOnly] = useState('');
@@ -60,19 +64,25 @@ export function CustomerOps() {
     <${ErrorLine} error=${error} />
     ${!reach && !error && html`<p class="muted">Loading recommendations…</p>`}
     <div class="side-by-side">
-      ${sectors.length > 0 && html`
+      ${
+        sectors.length > 0 &&
+        html`
         <figure class="card movement">
           <figcaption><strong>Sector movement today</strong> <span class="muted">· darker bars are recommended; choose a bar to filter the list</span></figcaption>
           <${BarChart} title="average change per sector, today" selected=${only} onSelect=${setOnly}
             items=${sectors.map((s) => ({ key: s.sector, label: s.name, value: s.avgChangePct, marked: recs.some((r) => r.industry === s.sector) }))} />
-        </figure>`}
+        </figure>`
+      }
       <div class="ranked">
         ${only && html`<p class="filter-note">Showing <strong>${onlyName}</strong> only · <button type="button" class="secondary small" onClick=${() => setOnly('')}>Show all</button></p>`}
-        ${reach && (shown.length === 0
-          ? html`<p class="muted">${only ? `${onlyName} is not recommended today: it is not rising, or crm has no open customers there.` : 'No industry to recommend today.'}</p>`
-          : html`<table class="reach stack">
+        ${
+          reach &&
+          (shown.length === 0
+            ? html`<p class="muted">${only ? `${onlyName} is not recommended today: it is not rising, or crm has no open customers there.` : 'No industry to recommend today.'}</p>`
+            : html`<table class="reach stack">
               <thead><tr><th>#</th><th>industry</th><th class="num">change</th><th class="num">signaled stocks</th><th class="num">open customers</th><th class="num">in follow-up</th><th>why</th></tr></thead>
-              <tbody>${shown.map((r) => html`
+              <tbody>${shown.map(
+                (r) => html`
                 <tr data-rank=${r.rank} data-industry=${r.industry}>
                   <td data-label="rank"><strong>${r.rank}</strong></td>
                   <td data-label="industry"><strong>${r.name}</strong><div class="muted"><code>${r.industry}</code></div></td>
@@ -81,8 +91,10 @@ export function CustomerOps() {
                   <td data-label="open customers" class="num">${r.openCustomers}</td>
                   <td data-label="in follow-up" class="num">${r.inFollowUp}</td>
                   <td data-label="why" class="muted">${r.why}</td>
-                </tr>`)}</tbody>
-            </table>`)}
+                </tr>`,
+              )}</tbody>
+            </table>`)
+        }
       </div>
     </div>`;
 }

@@ -15,14 +15,22 @@ const KEEP = 60;
 export function Fleet() {
   const [snap, setSnap] = useState(/** @type {import('../types').FleetSnapshot | null} */ (null));
   const [samples, setSamples] = useState(/** @type {import('../types').FleetSample[]} */ ([]));
-  const live = useStream(fleetStream, (/** @type {import('../types').FleetFrame} */ f) => {
-    setSnap(f.snapshot);
-    setSamples((s) => [...s.filter((x) => !f.samples.some((y) => y.at === x.at)), ...f.samples].slice(-KEEP));
-  }, []);
+  const live = useStream(
+    fleetStream,
+    (/** @type {import('../types').FleetFrame} */ f) => {
+      setSnap(f.snapshot);
+      setSamples((s) =>
+        [...s.filter((x) => !f.samples.some((y) => y.at === x.at)), ...f.samples].slice(-KEEP),
+      );
+    },
+    [],
+  );
 
-  if (!snap) return html`<h2>Fleet <small><${LiveMark} live=${live} /></small></h2><p class="muted">Loading the fleet…</p>`;
+  if (!snap)
+    return html`<h2>Fleet <small><${LiveMark} live=${live} /></small></h2><p class="muted">Loading the fleet…</p>`;
   /** @param {string} name */
-  const history = (name) => samples.map((s) => s.nodes.find((n) => n.name === name)).filter((n) => n !== undefined);
+  const history = (name) =>
+    samples.map((s) => s.nodes.find((n) => n.name === name)).filter((n) => n !== undefined);
   const first = samples[0];
   return html`
     <h2>Fleet <small><span class="count">${snap.online} of ${snap.nodes.length} online</span> · hub ${snap.hub} · <${LiveMark} live=${live} /></small></h2>

@@ -23,13 +23,18 @@ const LIT_MS = 2500;
  */
 function layout(peers) {
   const n = peers.length;
-  if (n <= 6) return peers.map((peer, i) => {
-    const a = (2 * Math.PI * i) / n - Math.PI / 2;
-    return { peer, x: W / 2 + 110 * Math.cos(a), y: H / 2 + 105 * Math.sin(a) };
-  });
+  if (n <= 6)
+    return peers.map((peer, i) => {
+      const a = (2 * Math.PI * i) / n - Math.PI / 2;
+      return { peer, x: W / 2 + 110 * Math.cos(a), y: H / 2 + 105 * Math.sin(a) };
+    });
   const cols = Math.ceil(Math.sqrt(n));
   const rows = Math.ceil(n / cols);
-  return peers.map((peer, i) => ({ peer, x: ((i % cols) + 0.5) * (W / cols), y: (Math.floor(i / cols) + 0.5) * (H / rows) }));
+  return peers.map((peer, i) => ({
+    peer,
+    x: ((i % cols) + 0.5) * (W / cols),
+    y: (Math.floor(i / cols) + 0.5) * (H / rows),
+  }));
 }
 
 /** @param {{ project: string, peers: import('../types').PresentPeer[], lit: ReadonlySet<string> }} props */
@@ -40,28 +45,38 @@ function Topology({ project, peers, lit }) {
     <svg class="topology" viewBox=${`0 0 ${W} ${H}`} role="img" aria-label=${`topology of ${project}: ${peers.map((p) => p.name).join(', ')}`} data-layout=${orbit ? 'orbit' : 'grid'}>
       ${orbit ? pos.map((p) => html`<line x1=${W / 2} y1=${H / 2} x2=${p.x} y2=${p.y} class=${`link${lit.has(p.peer.name) ? ' lit' : ''}`} data-peer=${p.peer.name} />`) : ''}
       ${orbit ? html`<circle cx=${W / 2} cy=${H / 2} r="32" class="hub-node" /><text x=${W / 2} y=${H / 2 + 4} text-anchor="middle" class="hub-label">${project.length > 11 ? `${project.slice(0, 10)}…` : project}</text>` : ''}
-      ${pos.map(({ peer, x, y }) => html`
+      ${pos.map(
+        ({ peer, x, y }) => html`
         <g class=${`peer${lit.has(peer.name) ? ' lit' : ''}`} data-peer=${peer.name}>
           <circle cx=${x} cy=${y} r="18" />
           <text x=${x} y=${orbit && y < H / 2 - 1 ? y - 24 : y + 32} text-anchor="middle">${peer.name}</text>
-        </g>`)}
+        </g>`,
+      )}
     </svg>`;
 }
 
 export function Mesh() {
-  const [projects, setProjects] = useState(/** @type {import('../types').Project[] | null} */ (null));
+  const [projects, setProjects] = useState(
+    /** @type {import('../types').Project[] | null} */ (null),
+  );
   const [project, setProject] = useState('');
-  const [roster, setRoster] = useState(/** @type {{project: string, peers: import('../types').PresentPeer[]} | null} */ (null));
+  const [roster, setRoster] = useState(
+    /** @type {{project: string, peers: import('../types').PresentPeer[]} | null} */ (null),
+  );
   const [error, setError] = useState(/** @type {import('../types').ApiError | null} */ (null));
   const [lit, setLit] = useState(/** @type {ReadonlySet<string>} */ (new Set()));
   const [last, setLast] = useState(/** @type {import('../types').MeshMessage | null} */ (null));
   const timers = useRef(/** @type {Map<string, ReturnType<typeof setTimeout>>} */ (new Map()));
 
-  const loadProjects = () => listProjects().then((r) => {
-    if (refused(r)) return setError(r.error);
-    setProjects(r.result.projects);
-    setProject((p) => p || r.result.projects[0]?.name || '');
-  }, (e) => setError(toApiError(e)));
+  const loadProjects = () =>
+    listProjects().then(
+      (r) => {
+        if (refused(r)) return setError(r.error);
+        setProjects(r.result.projects);
+        setProject((p) => p || r.result.projects[0]?.name || '');
+      },
+      (e) => setError(toApiError(e)),
+    );
   useEffect(() => {
     loadProjects();
     return () => timers.current.forEach((t) => clearTimeout(t));
@@ -73,20 +88,27 @@ export function Mesh() {
     setLit((s) => new Set([...s, ...names]));
     for (const name of names) {
       clearTimeout(timers.current.get(name));
-      timers.current.set(name, setTimeout(() => {
-        timers.current.delete(name);
-        setLit((s) => new Set([...s].filter((n) => n !== name)));
-      }, LIT_MS));
+      timers.current.set(
+        name,
+        setTimeout(() => {
+          timers.current.delete(name);
+          setLit((s) => new Set([...s].filter((n) => n !== name)));
+        }, LIT_MS),
+      );
     }
   };
 
-  const live = useStream(project ? () => meshWatch(project) : null, (/** @type {import('../types').ProjectEvent} */ e) => {
-    if (e.type === 'roster') return setRoster({ project, peers: e.peers });
-    const m = e.message;
-    setLast(m);
-    const others = (roster?.peers ?? []).map((p) => p.name).filter((n) => n !== m.from.name);
-    light([m.from.name, ...(m.target.type === 'agent' ? [m.target.name] : others)]);
-  }, [project]);
+  const live = useStream(
+    project ? () => meshWatch(project) : null,
+    (/** @type {import('../types').ProjectEvent} */ e) => {
+      if (e.type === 'roster') return setRoster({ project, peers: e.peers });
+      const m = e.message;
+      setLast(m);
+      const others = (roster?.peers ?? []).map((p) => p.name).filter((n) => n !== m.from.name);
+      light([m.from.name, ...(m.target.type === 'agent' ? [m.target.name] : others)]);
+    },
+    [project],
+  );
 
   const peers = roster?.project === project ? roster.peers : null;
   return html`
@@ -101,7 +123,9 @@ export function Mesh() {
     ${!projects && !error ? html`<p class="muted">Loading projects…</p>` : ''}
     ${projects && !projects.length ? html`<p class="muted">No projects yet: create one on Projects & History.</p>` : ''}
     ${project && !peers && !error ? html`<p class="muted">Loading the roster…</p>` : ''}
-    ${peers ? html`
+    ${
+      peers
+        ? html`
       <div class="mesh-view">
         <div class="roster-wrap">
           <table class="roster stack">
@@ -114,5 +138,7 @@ export function Mesh() {
           ${last ? html`<p class="muted last-exchange" aria-live="polite">Last message: <strong>${last.from.name}</strong> ${last.target.type === 'agent' ? `→ ${last.target.name}` : '→ everyone'} at ${fmtTime(last.createdAt)}</p>` : ''}
         </div>
         ${peers.length ? html`<${Topology} project=${project} peers=${peers} lit=${lit} />` : ''}
-      </div>` : ''}`;
+      </div>`
+        : ''
+    }`;
 }

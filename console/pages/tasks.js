@@ -9,7 +9,15 @@
  * changes — its reading also advances delegated jobs.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { RequestError, cancelTask, continueTask, delegate as delegateJob, fleet, tasksStream, toApiError } from '../api.js';
+import {
+  RequestError,
+  cancelTask,
+  continueTask,
+  delegate as delegateJob,
+  fleet,
+  tasksStream,
+  toApiError,
+} from '../api.js';
 import { RECIPES, RUNNING_TASK_STATES, TASK_COMPLETED, TASK_INPUT_REQUIRED } from '../constants.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
@@ -22,9 +30,14 @@ const running = (t) => RUNNING_TASK_STATES.has(t.status.state);
 /** A delegation that has settled, so a follow-up can continue it (`taskId`). @param {Task} t */
 const continuable = (t) => t.metadata?.delegation !== undefined && !running(t);
 /** @param {string} s `TASK_STATE_INPUT_REQUIRED` → `input required` */
-const stateName = (s) => s.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, ' ');
+const stateName = (s) =>
+  s
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 /** @param {import('../types').Part[] | undefined} parts */
-const textOf = (parts) => (parts ?? []).map((p) => p.text ?? (p.data ? JSON.stringify(p.data) : '')).join('\n');
+const textOf = (parts) =>
+  (parts ?? []).map((p) => p.text ?? (p.data ? JSON.stringify(p.data) : '')).join('\n');
 
 /**
  * The executor's progress when it is the `{done, total}` the page draws as a bar.
@@ -33,7 +46,9 @@ const textOf = (parts) => (parts ?? []).map((p) => p.text ?? (p.data ? JSON.stri
  */
 function progressOf(p) {
   if (!p || typeof p !== 'object' || !('done' in p) || !('total' in p)) return null;
-  return typeof p.done === 'number' && typeof p.total === 'number' && p.total > 0 ? { done: p.done, total: p.total } : null;
+  return typeof p.done === 'number' && typeof p.total === 'number' && p.total > 0
+    ? { done: p.done, total: p.total }
+    : null;
 }
 
 /**
@@ -46,19 +61,48 @@ export function askedOf(t) {
   const d = t.metadata?.delegation;
   if (d) return { kind: 'delegated', what: `delegated to ${d.executor}`, prompt: d.prompt };
   const request = t.metadata?.delegationRequest;
-  if (request && typeof request === 'object' && 'prompt' in request && typeof request.prompt === 'string')
+  if (
+    request &&
+    typeof request === 'object' &&
+    'prompt' in request &&
+    typeof request.prompt === 'string'
+  )
     return { kind: 'waiting', what: 'delegation waiting for the executor', prompt: request.prompt };
   const first = (t.history ?? []).find((m) => m.role === 'ROLE_USER');
-  const call = first?.parts.map((p) => p.data).find((d) => d && typeof d === 'object' && 'skill' in d);
+  const call = first?.parts
+    .map((p) => p.data)
+    .find((d) => d && typeof d === 'object' && 'skill' in d);
   if (call && typeof call === 'object' && 'skill' in call) {
-    const args = 'args' in call && call.args && typeof call.args === 'object' && 'prompt' in call.args ? String(call.args.prompt) : '';
+    const args =
+      'args' in call && call.args && typeof call.args === 'object' && 'prompt' in call.args
+        ? String(call.args.prompt)
+        : '';
     return { kind: 'hub', what: `hub skill ${String(call.skill)}`, prompt: args };
   }
   // Only the last messages are listed; the hub's answer to a question repeats the question.
-  const answered = (t.artifacts ?? []).flatMap((a) => a.parts).map((p) => p.data).find((d) => d && typeof d === 'object' && 'question' in d);
-  const question = answered && typeof answered === 'object' && 'question' in answered && typeof answered.question === 'string' ? answered.question : '';
-  const text = question || (first?.parts.map((p) => p.text ?? '').join(' ').trim() ?? '');
-  return { kind: 'hub', what: text ? 'question answered by the hub' : 'answered by the hub', prompt: text };
+  const answered = (t.artifacts ?? [])
+    .flatMap((a) => a.parts)
+    .map((p) => p.data)
+    .find((d) => d && typeof d === 'object' && 'question' in d);
+  const question =
+    answered &&
+    typeof answered === 'object' &&
+    'question' in answered &&
+    typeof answered.question === 'string'
+      ? answered.question
+      : '';
+  const text =
+    question ||
+    (first?.parts
+      .map((p) => p.text ?? '')
+      .join(' ')
+      .trim() ??
+      '');
+  return {
+    kind: 'hub',
+    what: text ? 'question answered by the hub' : 'answered by the hub',
+    prompt: text,
+  };
 }
 
 /**
@@ -72,7 +116,15 @@ function DelegationFields({ d }) {
     ['recipe', 'recipe', d.recipe ?? '–'],
     ['model', 'model', d.model ?? '–'],
     ['job', 'job', d.job_id],
-    ...(d.continues ? [/** @type {[string, string, string]} */ (['continues', 'continues', `${d.continues.slice(0, 8)} (${d.turns?.length ?? 0} earlier turn${d.turns?.length === 1 ? '' : 's'})`])] : []),
+    ...(d.continues
+      ? [
+          /** @type {[string, string, string]} */ ([
+            'continues',
+            'continues',
+            `${d.continues.slice(0, 8)} (${d.turns?.length ?? 0} earlier turn${d.turns?.length === 1 ? '' : 's'})`,
+          ]),
+        ]
+      : []),
   ];
   return html`<dl class="delegation">${fields.map(([key, label, value]) => html`<div data-field=${key}><dt>${label}</dt><dd>${value}</dd></div>`)}</dl>`;
 }
@@ -84,7 +136,11 @@ function TaskCard({ t, onCancel, onAnswer, onFollowUp, busy }) {
   const asked = askedOf(t);
   const p = progressOf(t.metadata?.progress);
   // The output is the artifacts' text parts (a job's output, the hub's answer); data parts are metadata.
-  const output = (t.artifacts ?? []).flatMap((a) => a.parts ?? []).filter((x) => typeof x.text === 'string').map((x) => x.text).join('\n');
+  const output = (t.artifacts ?? [])
+    .flatMap((a) => a.parts ?? [])
+    .filter((x) => typeof x.text === 'string')
+    .map((x) => x.text)
+    .join('\n');
   const note = textOf(t.status.message?.parts);
   const needsInput = state === TASK_INPUT_REQUIRED;
   const answerId = `answer-${t.id}`;
@@ -107,12 +163,16 @@ function TaskCard({ t, onCancel, onAnswer, onFollowUp, busy }) {
       ${asked.prompt ? html`<div class="prompt"><span class="muted">asked:</span> “${asked.prompt}”</div>` : ''}
       ${p ? html`<div class="progress"><progress max=${p.total} value=${p.done} aria-label="progress" /> ${p.done}/${p.total}</div>` : ''}
       ${note ? html`<div class=${needsInput ? 'question' : running(t) || state === TASK_COMPLETED ? 'muted' : 'warning'}>${needsInput ? html`<strong>The task asks: </strong>` : ''}${note}</div>` : ''}
-      ${needsInput ? html`
+      ${
+        needsInput
+          ? html`
         <form class="continue" onSubmit=${answer}>
           <label for=${answerId}>Your answer</label>
           <input id=${answerId} type="text" name="answer" placeholder="e.g. fleet report" value=${reply} onInput=${valueTo(setReply)} />
           <button type="submit" disabled=${busy || !reply.trim()}>Continue task</button>
-        </form>` : ''}
+        </form>`
+          : ''
+      }
       ${output ? html`<pre class="output" tabindex="0" aria-label="output">${output}</pre>` : ''}
     </article>`;
 }
@@ -132,19 +192,31 @@ export function Tasks() {
 
   // The executors are the nodes whose card lists exec.submit; resolve, the hub's default, comes first.
   useEffect(() => {
-    fleet().then((snap) => {
-      const names = snap.nodes.filter((n) => n.skills.some((s) => s.id === 'exec.submit')).map((n) => n.name);
-      setExecutors(names);
-      setExecutor((e) => e || (names.includes('resolve') ? 'resolve' : names[0] ?? ''));
-    }, () => setExecutors([]));
+    fleet().then(
+      (snap) => {
+        const names = snap.nodes
+          .filter((n) => n.skills.some((s) => s.id === 'exec.submit'))
+          .map((n) => n.name);
+        setExecutors(names);
+        setExecutor((e) => e || (names.includes('resolve') ? 'resolve' : (names[0] ?? '')));
+      },
+      () => setExecutors([]),
+    );
   }, []);
 
   /**
    * Puts a task the page changed in place (newest first for one not listed yet).
    * @param {Task} t
    */
-  const upsert = (t) => setTasks((ts) => (ts?.some((x) => x.id === t.id) ? ts.map((x) => (x.id === t.id ? t : x)) : [t, ...(ts ?? [])]));
-  const live = useStream(tasksStream, (/** @type {import('../types').TaskPage} */ p) => (setTasks(p.tasks), setError(null)), []);
+  const upsert = (t) =>
+    setTasks((ts) =>
+      ts?.some((x) => x.id === t.id) ? ts.map((x) => (x.id === t.id ? t : x)) : [t, ...(ts ?? [])],
+    );
+  const live = useStream(
+    tasksStream,
+    (/** @type {import('../types').TaskPage} */ p) => (setTasks(p.tasks), setError(null)),
+    [],
+  );
 
   /** @param {() => Promise<void>} fn */
   const act = async (fn) => {
@@ -197,10 +269,11 @@ export function Tasks() {
     if (earlier && executors?.includes(earlier)) setExecutor(earlier);
   };
   /** @param {Task} t @param {string} text */
-  const answer = (t, text) => act(async () => {
-    const r = await continueTask(t, text);
-    if ('task' in r) upsert(r.task);
-  });
+  const answer = (t, text) =>
+    act(async () => {
+      const r = await continueTask(t, text);
+      if ('task' in r) upsert(r.task);
+    });
 
   const settled = (tasks ?? []).filter(continuable);
   const open = tasks?.filter(running).length ?? 0;
@@ -210,7 +283,7 @@ export function Tasks() {
     <form class="delegate" onSubmit=${delegate}>
       <label class="grow">Job <input type="text" name="prompt" ref=${promptField} placeholder="Delegate a job to an executor, e.g. “fleet report”" value=${prompt} onInput=${valueTo(setPrompt)} /></label>
       <label>executor <select name="executor" value=${executor} onChange=${valueTo(setExecutor)} disabled=${!executors?.length}>
-        ${executors?.length ? executors.map((n) => html`<option value=${n}>${n}</option>`) : html`<option value="">${executors ? 'the hub\'s default' : 'reading the fleet…'}</option>`}
+        ${executors?.length ? executors.map((n) => html`<option value=${n}>${n}</option>`) : html`<option value="">${executors ? "the hub's default" : 'reading the fleet…'}</option>`}
       </select></label>
       <label>recipe <select name="recipe" value=${recipe} onChange=${valueTo(setRecipe)}>
         <option value="">by keywords</option>${RECIPES.map((r) => html`<option value=${r}>${r}</option>`)}

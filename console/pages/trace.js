@@ -52,7 +52,9 @@ function query(filter, before, limit = PAGE) {
 function questionOf(anchor) {
   if (!anchor) return Promise.resolve([]);
   if (!anchor.traceId) return Promise.resolve([anchor]);
-  return trace(new URLSearchParams({ traceId: anchor.traceId, limit: String(QUESTION_CALLS) })).then((p) => p.records);
+  return trace(
+    new URLSearchParams({ traceId: anchor.traceId, limit: String(QUESTION_CALLS) }),
+  ).then((p) => p.records);
 }
 
 /**
@@ -62,7 +64,11 @@ function questionOf(anchor) {
  */
 export function perMinute(records, now) {
   const last = Math.floor(now / 60_000);
-  const buckets = Array.from({ length: MINUTES }, (_, i) => ({ minute: last - MINUTES + 1 + i, calls: 0, errors: 0 }));
+  const buckets = Array.from({ length: MINUTES }, (_, i) => ({
+    minute: last - MINUTES + 1 + i,
+    calls: 0,
+    errors: 0,
+  }));
   for (const r of records) {
     const b = buckets[Math.floor(Date.parse(r.ts) / 60_000) - (last - MINUTES + 1)];
     if (!b) continue;
@@ -75,7 +81,9 @@ export function perMinute(records, now) {
 /** @param {{ r: TraceRecord, highlight: boolean }} props */
 function Row({ r, highlight }) {
   const ref = useRef(/** @type {HTMLTableRowElement | null} */ (null));
-  useEffect(() => { if (highlight) ref.current?.scrollIntoView({ block: 'nearest' }); }, [highlight]);
+  useEffect(() => {
+    if (highlight) ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [highlight]);
   const cls = `outcome-${r.outcome}${highlight ? ' highlight' : ''}`;
   return html`
     <tr ref=${ref} data-trace-id=${r.id} data-outcome=${r.outcome} class=${cls}>
@@ -105,8 +113,14 @@ export function Trace() {
   useEffect(() => {
     const on = () => (setTarget(linkedId()), setPicked(null));
     addEventListener('hashchange', on);
-    fleet().then((s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]), () => {});
-    trace(query({ node: '', outcome: '' }, null, RECENT)).then((p) => setRecent((rs) => [...rs, ...p.records.filter((r) => !rs.some((x) => x.id === r.id))]), () => {});
+    fleet().then(
+      (s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]),
+      () => {},
+    );
+    trace(query({ node: '', outcome: '' }, null, RECENT)).then(
+      (p) => setRecent((rs) => [...rs, ...p.records.filter((r) => !rs.some((x) => x.id === r.id))]),
+      () => {},
+    );
     return () => removeEventListener('hashchange', on);
   }, []);
 
@@ -119,32 +133,51 @@ export function Trace() {
       (p) => alive && (setRecords(p.records), setNextBefore(p.nextBefore)),
       (e) => alive && setError(toApiError(e)),
     );
-    return () => { alive = false; };
+    return () => {
+      alive = false;
+    };
   }, [filter.node, filter.outcome, target]);
 
   // Live additions: one record per SSE message, listed when it passes the filter.
-  const live = useStream(traceStream, (/** @type {TraceRecord} */ r) => {
-    setRecent((rs) => [r, ...rs].slice(0, RECENT * 2));
-    // A call of the question on show joins its waterfall as it happens.
-    setQuestion((q) => (q[0]?.traceId && q[0].traceId === r.traceId && !q.some((x) => x.id === r.id) ? [...q, r] : q));
-    const f = filterRef.current;
-    if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
-    setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
-  }, []);
+  const live = useStream(
+    traceStream,
+    (/** @type {TraceRecord} */ r) => {
+      setRecent((rs) => [r, ...rs].slice(0, RECENT * 2));
+      // A call of the question on show joins its waterfall as it happens.
+      setQuestion((q) =>
+        q[0]?.traceId && q[0].traceId === r.traceId && !q.some((x) => x.id === r.id)
+          ? [...q, r]
+          : q,
+      );
+      const f = filterRef.current;
+      if ((f.node && r.to !== f.node) || (f.outcome && r.outcome !== f.outcome)) return;
+      setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
+    },
+    [],
+  );
 
   const older = () =>
-    trace(query(filter, nextBefore)).then((p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)), (e) => setError(toApiError(e)));
+    trace(query(filter, nextBefore)).then(
+      (p) => (setRecords((rs) => [...(rs ?? []), ...p.records]), setNextBefore(p.nextBefore)),
+      (e) => setError(toApiError(e)),
+    );
   /** @param {keyof Filter} k */
   const set = (k) => valueTo((v) => setFilter({ ...filter, [k]: v }));
   const failed = records?.filter((r) => r.outcome !== 'ok').length ?? 0;
   const chosen = picked ?? target;
   // The waterfall shows the question of the chosen record, else of the newest one listed.
-  const anchor = records?.find((r) => r.id === chosen) ?? question.find((r) => r.id === chosen) ?? records?.[0];
+  const anchor =
+    records?.find((r) => r.id === chosen) ?? question.find((r) => r.id === chosen) ?? records?.[0];
   const anchorKey = anchor ? anchor.traceId || `record ${anchor.id}` : '';
   useEffect(() => {
     let alive = true;
-    questionOf(anchor).then((q) => alive && setQuestion(q), () => alive && setQuestion(anchor ? [anchor] : []));
-    return () => { alive = false; };
+    questionOf(anchor).then(
+      (q) => alive && setQuestion(q),
+      () => alive && setQuestion(anchor ? [anchor] : []),
+    );
+    return () => {
+      alive = false;
+    };
   }, [anchorKey]);
 
   return html`
@@ -160,11 +193,14 @@ export function Trace() {
     </form>
     <${ErrorLine} error=${error} />
     <div class="pictures-row">
-      ${question.length > 0 && html`
+      ${
+        question.length > 0 &&
+        html`
         <figure class="card question" data-trace=${question[0]?.traceId ?? ''}>
           <figcaption><strong>One question's calls</strong> <span class="muted">· ${question.length} call(s) of trace <code>${(question[0]?.traceId || '–').slice(0, 8)}</code>, each under the call that made it; choose a call to highlight its record</span></figcaption>
           <${Waterfall} records=${question} selected=${chosen} onSelect=${setPicked} />
-        </figure>`}
+        </figure>`
+      }
       <figure class="card">
         <figcaption><strong>Calls per minute</strong> <span class="muted">· last ${MINUTES} minutes; the line is the share failed or empty</span></figcaption>
         <${RateChart} buckets=${perMinute(recent, Date.now())} />
@@ -172,10 +208,14 @@ export function Trace() {
     </div>
     ${!records && !error ? html`<p class="muted">Loading the trace…</p>` : ''}
     ${records && !records.length ? html`<p class="muted empty-note">No calls recorded yet${filter.node || filter.outcome ? ' for this filter' : ''}.</p>` : ''}
-    ${records?.length ? html`
+    ${
+      records?.length
+        ? html`
       <table class="trace stack">
         <thead><tr><th>#</th><th>time</th><th>from → to</th><th>capability</th><th>duration</th><th>outcome</th><th>bytes</th></tr></thead>
         <tbody>${records.map((r) => html`<${Row} key=${r.id} r=${r} highlight=${r.id === chosen} />`)}</tbody>
-      </table>` : ''}
+      </table>`
+        : ''
+    }
     ${nextBefore ? html`<p><button type="button" class="older" onClick=${older}>Older</button></p>` : ''}`;
 }

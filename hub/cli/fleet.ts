@@ -31,22 +31,35 @@ const fleet = await fleetOrExit('fleet', settings);
 const command = process.argv[2] ?? 'start';
 
 if (command === 'add') {
-  const { values, positionals } = parseArgs({ args: process.argv.slice(3), options: { url: { type: 'string' }, kid: { type: 'string' }, role: { type: 'string' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args: process.argv.slice(3),
+    options: { url: { type: 'string' }, kid: { type: 'string' }, role: { type: 'string' } },
+    allowPositionals: true,
+  });
   if (positionals.length !== 1 || !values.url) {
-    console.error('usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]');
+    console.error(
+      'usage: bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]',
+    );
     process.exit(2);
   }
   // Adding the fleet's hub means it runs elsewhere: no key pair is made for it here.
   if (positionals[0] !== fleet.hub.name) await ensureKeys(dataDir, fleet);
   const added = await addRemoteNode({
-    name: positionals[0]!, url: values.url, from: fleetFile, to: addTarget(settings.fleetFile, dataDir), dataDir,
-    ...(values.kid ? { kid: values.kid } : {}), ...(values.role ? { role: values.role } : {}),
+    name: positionals[0]!,
+    url: values.url,
+    from: fleetFile,
+    to: addTarget(settings.fleetFile, dataDir),
+    dataDir,
+    ...(values.kid ? { kid: values.kid } : {}),
+    ...(values.role ? { role: values.role } : {}),
   });
   if (!added.ok) {
     console.error(`${added.error.code}: ${added.error.message}`);
     process.exit(1);
   }
-  console.log(`added ${added.result.name} at ${added.result.url} (key ${added.result.kid}) to ${added.result.file}`);
+  console.log(
+    `added ${added.result.name} at ${added.result.url} (key ${added.result.kid}) to ${added.result.file}`,
+  );
   process.exit(0);
 }
 
@@ -57,7 +70,12 @@ if (command === 'verify') {
   const named = process.argv.slice(3);
   const nodes = fleet.nodes.filter((n) => (named.length ? named.includes(n.name) : n.default));
   // The comparison through the hub's API needs a bearer token (bun run keys token add <name>).
-  const rows = await verifyFleet({ fleet: { ...fleet, nodes }, signer, hubUrl: fleet.hub.url, ...(settings.token ? { token: settings.token } : {}) });
+  const rows = await verifyFleet({
+    fleet: { ...fleet, nodes },
+    signer,
+    hubUrl: fleet.hub.url,
+    ...(settings.token ? { token: settings.token } : {}),
+  });
   console.log(verifyTable(rows));
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
@@ -67,34 +85,71 @@ if (command !== 'start') {
 }
 
 // Children run in the checkout: they read the same config file, named absolutely.
-const childEnv = { ...env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: undefined, ...(settings.file ? { LUME_CONFIG: settings.file } : {}) };
+const childEnv = {
+  ...env,
+  DATA_DIR: dataDir,
+  FLEET_FILE: fleetFile,
+  PORT: undefined,
+  ...(settings.file ? { LUME_CONFIG: settings.file } : {}),
+};
 const members = fleetMembers(fleet);
 
 // A second fleet (or anything else on a member's port) stops here, before any child starts.
 const host = settings.hub.host;
-for (const m of members) exitIfPortTaken({ name: 'fleet', host, port: m.port, hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.` });
+for (const m of members)
+  exitIfPortTaken({
+    name: 'fleet',
+    host,
+    port: m.port,
+    hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.`,
+  });
 
 // The boot self-check: one line per check; a failure says what to do and nothing starts.
-const checks = await fleetSelfCheck({ fleet, fleetFile, members, dataDir, root, loadKeys: async () => (await ensureKeys(dataDir, fleet), loadPeerIdentity(dataDir, fleet.hub.name)) });
+const checks = await fleetSelfCheck({
+  fleet,
+  fleetFile,
+  members,
+  dataDir,
+  root,
+  loadKeys: async () => (
+    await ensureKeys(dataDir, fleet), loadPeerIdentity(dataDir, fleet.hub.name)
+  ),
+});
 for (const c of checks) console.log(formatCheck('fleet', c));
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
-const supervisor = new Supervisor(fleetChildren(fleet, root), { cwd: root, env: childEnv, logDir: join(dataDir, 'logs'), onChange: render });
+const supervisor = new Supervisor(fleetChildren(fleet, root), {
+  cwd: root,
+  env: childEnv,
+  logDir: join(dataDir, 'logs'),
+  onChange: render,
+});
 
 const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {
   if (!live) {
     // Not a terminal: one line per change, easy to follow in a log or a test.
-    console.log(`${changed.name} ${changed.state} port=${changed.port} pid=${changed.pid ?? '-'} restarts=${changed.restarts}`);
+    console.log(
+      `${changed.name} ${changed.state} port=${changed.port} pid=${changed.pid ?? '-'} restarts=${changed.restarts}`,
+    );
     return;
   }
   const rows = supervisor.rows();
   const now = Date.now();
-  const lines = rows.map((r) => [r.name, String(r.port), String(r.pid ?? '-'), r.state, String(r.restarts), r.since ? `${Math.round((now - r.since) / 1000)}s` : '-']);
+  const lines = rows.map((r) => [
+    r.name,
+    String(r.port),
+    String(r.pid ?? '-'),
+    r.state,
+    String(r.restarts),
+    r.since ? `${Math.round((now - r.since) / 1000)}s` : '-',
+  ]);
   const head = ['node', 'port', 'pid', 'state', 'restarts', 'up'];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
-  process.stdout.write(`\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`);
+  process.stdout.write(
+    `\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`,
+  );
 }
 
 // The supervisor must outlive any one bug: it is what restarts everything else.

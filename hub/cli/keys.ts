@@ -18,7 +18,8 @@ import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './settings.ts';
 
-const USAGE = 'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
+const USAGE =
+  'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
 const settings = settingsOrExit('keys');
 const dataDir = relative(process.cwd(), settings.dataDir) || '.';
@@ -59,25 +60,34 @@ async function main(): Promise<number> {
     case 'init': {
       if (rest.some((a) => a !== '--force')) break;
       const { created } = await ensureKeys(dataDir, fleet, { force: rest.includes('--force') });
-      console.log(created.length ? `created in ${dataDir}/keys: ${created.join(', ')}` : `keys in ${dataDir}/keys are complete`);
+      console.log(
+        created.length
+          ? `created in ${dataDir}/keys: ${created.join(', ')}`
+          : `keys in ${dataDir}/keys are complete`,
+      );
       return 0;
     }
     case 'rotate': {
       if (rest.length !== 1) break;
       const r = await rotateKey(dataDir, fleet, rest[0]!);
       console.log(`${rest[0]}: new key ${r.kid}; ring holds ${r.ring.join(', ')}`);
-      console.log(`restart the fleet so peers load the ring, then run: bun run keys retire ${rest[0]}`);
+      console.log(
+        `restart the fleet so peers load the ring, then run: bun run keys retire ${rest[0]}`,
+      );
       return 0;
     }
     case 'retire': {
       if (rest.length !== 1) break;
       const r = await retireKeys(dataDir, fleet, rest[0]!);
-      console.log(`${rest[0]}: ring keeps ${r.kept.join(', ')}${r.retired.length ? `; retired ${r.retired.join(', ')}` : ''}`);
+      console.log(
+        `${rest[0]}: ring keeps ${r.kept.join(', ')}${r.retired.length ? `; retired ${r.retired.join(', ')}` : ''}`,
+      );
       return 0;
     }
     case 'list': {
       if (rest.length) break;
-      for (const k of await listKeys(dataDir)) console.log(`${k.node.padEnd(12)} ${k.mode.padEnd(8)} ${k.kids.join(' ')}`);
+      for (const k of await listKeys(dataDir))
+        console.log(`${k.node.padEnd(12)} ${k.mode.padEnd(8)} ${k.kids.join(' ')}`);
       return 0;
     }
   }

@@ -11,23 +11,32 @@ import { parseArgs } from 'node:util';
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const root = resolve(import.meta.dir, '../..');
-const { values, positionals } = parseArgs({ options: { dir: { type: 'string' } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { dir: { type: 'string' } },
+  allowPositionals: true,
+});
 const name = positionals[0];
 if (positionals.length !== 1 || !name || !NAME.test(name)) {
-  console.error('usage: bun run new-node <name> [--dir <folder>]   (name: lower case letters, digits, dashes; starts with a letter)');
+  console.error(
+    'usage: bun run new-node <name> [--dir <folder>]   (name: lower case letters, digits, dashes; starts with a letter)',
+  );
   process.exit(2);
 }
 
 const inApp = values.dir !== undefined;
 const nodeFile = inApp ? resolve(values.dir!, `${name}.ts`) : join(root, 'node', `${name}.ts`);
-const testFile = inApp ? resolve(values.dir!, `${name}.test.ts`) : join(root, 'test', `${name}.test.ts`);
+const testFile = inApp
+  ? resolve(values.dir!, `${name}.test.ts`)
+  : join(root, 'test', `${name}.test.ts`);
 for (const f of [nodeFile, testFile]) {
   if (existsSync(f)) {
     console.error(`${relative(process.cwd(), f)} exists; new-node never overwrites a file`);
     process.exit(1);
   }
 }
-const kit = inApp ? { node: 'lume-a2a/node', client: 'lume-a2a/client' } : { node: '../lib/kit/node.ts', client: '../lib/kit/client.ts' };
+const kit = inApp
+  ? { node: 'lume-a2a/node', client: 'lume-a2a/client' }
+  : { node: '../lib/kit/node.ts', client: '../lib/kit/client.ts' };
 const nodeImport = inApp ? `./${name}` : `../node/${name}.ts`;
 const id = `${name}.greet`;
 

@@ -36,13 +36,21 @@ export interface AddRemoteOptions {
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_ANSWER = 256 * 1024;
-const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } =>
-  ({ ok: false, error: { code, message: detail ? `${HUB_ERRORS[code].message}: ${detail}` : HUB_ERRORS[code].message } });
+const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } => ({
+  ok: false,
+  error: {
+    code,
+    message: detail ? `${HUB_ERRORS[code].message}: ${detail}` : HUB_ERRORS[code].message,
+  },
+});
 
 /** GETs a small JSON document; undefined when the node does not answer with one. */
 async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
   try {
-    const res = await (o.fetch ?? fetch)(url, { signal: AbortSignal.timeout(o.timeoutMs ?? 5000), redirect: 'error' });
+    const res = await (o.fetch ?? fetch)(url, {
+      signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
+      redirect: 'error',
+    });
     const bytes = res.ok ? await readBodyBytes(res, MAX_ANSWER) : undefined;
     return bytes ? JSON.parse(new TextDecoder().decode(bytes)) : undefined;
   } catch {
@@ -54,36 +62,67 @@ async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
 function baseUrl(text: string): URL | undefined {
   try {
     const u = new URL(text);
-    const plain = (u.protocol === 'http:' || u.protocol === 'https:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username && !u.password;
+    const plain =
+      (u.protocol === 'http:' || u.protocol === 'https:') &&
+      (u.pathname === '/' || u.pathname === '') &&
+      !u.search &&
+      !u.hash &&
+      !u.username &&
+      !u.password;
     return plain ? u : undefined;
   } catch {
     return undefined;
   }
 }
 
-export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name: string; url: string; kid: string; file: string }>> {
+export async function addRemoteNode(
+  o: AddRemoteOptions,
+): Promise<Result<{ name: string; url: string; kid: string; file: string }>> {
   if (!NAME.test(o.name)) return fail('FLEET_ADD_BAD_NAME');
   const url = baseUrl(o.url);
   if (!url) return fail('FLEET_ADD_BAD_URL');
   const base = url.origin;
-  const doc = JSON.parse(readFileSync(o.from, 'utf8')) as { hub: unknown; nodes: Record<string, unknown>[] };
+  const doc = JSON.parse(readFileSync(o.from, 'utf8')) as {
+    hub: unknown;
+    nodes: Record<string, unknown>[];
+  };
   const fleet = parseFleet(doc);
   const existing = [fleet.hub, ...fleet.nodes].find((m) => m.name === o.name);
   // The fleet's hub may be named where this machine holds no key pair for it (a node's side).
   const isHub = fleet.hub.name === o.name;
-  if (existing && !existing.remote && (!isHub || (await hasKeyPair(o.dataDir, o.name)))) return fail('FLEET_ADD_NAME_TAKEN', o.name);
+  if (existing && !existing.remote && (!isHub || (await hasKeyPair(o.dataDir, o.name))))
+    return fail('FLEET_ADD_NAME_TAKEN', o.name);
 
   // The card: it must be this node's, answering at this URL.
-  const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] } | undefined;
-  if (!card || card.name !== o.name) return fail('FLEET_ADD_CARD_MISMATCH', card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card');
-  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map((i) => i?.url);
-  if (!urls.length || !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))) return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
+  const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
+    | { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] }
+    | undefined;
+  if (!card || card.name !== o.name)
+    return fail(
+      'FLEET_ADD_CARD_MISMATCH',
+      card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
+    );
+  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
+    (i) => i?.url,
+  );
+  if (
+    !urls.length ||
+    !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))
+  )
+    return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.
-  const identity = (await getJson(`${base}/peer/identity`, o)) as { node?: unknown; mode?: unknown; keys?: { kid?: unknown; publicKey?: unknown }[] } | undefined;
-  const key = identity?.node === o.name && identity.mode === 'ed25519' && Array.isArray(identity.keys) ? identity.keys[0] : undefined;
-  if (!key || typeof key.kid !== 'string' || typeof key.publicKey !== 'string') return fail('FLEET_ADD_NO_KEY');
-  if (o.kid && o.kid !== key.kid) return fail('FLEET_ADD_KEY_MISMATCH', `expected ${o.kid}, got ${key.kid}`);
+  const identity = (await getJson(`${base}/peer/identity`, o)) as
+    | { node?: unknown; mode?: unknown; keys?: { kid?: unknown; publicKey?: unknown }[] }
+    | undefined;
+  const key =
+    identity?.node === o.name && identity.mode === 'ed25519' && Array.isArray(identity.keys)
+      ? identity.keys[0]
+      : undefined;
+  if (!key || typeof key.kid !== 'string' || typeof key.publicKey !== 'string')
+    return fail('FLEET_ADD_NO_KEY');
+  if (o.kid && o.kid !== key.kid)
+    return fail('FLEET_ADD_KEY_MISMATCH', `expected ${o.kid}, got ${key.kid}`);
   try {
     await trustRemoteKey(o.dataDir, o.name, { kid: key.kid, publicKey: key.publicKey });
   } catch (e) {
@@ -94,22 +133,36 @@ export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name:
   const copied = o.to !== o.from;
   const fromDir = dirname(resolve(o.from));
   // A copy elsewhere keeps naming the same node files: `./…` paths become absolute.
-  const keepFile = (m: Record<string, unknown>) => (copied && typeof m.file === 'string' && /^\.\.?\//.test(m.file) ? { ...m, file: resolve(fromDir, m.file) } : m);
+  const keepFile = (m: Record<string, unknown>) =>
+    copied && typeof m.file === 'string' && /^\.\.?\//.test(m.file)
+      ? { ...m, file: resolve(fromDir, m.file) }
+      : m;
   const entry = {
     name: o.name,
     port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-    role: (o.role ?? (typeof card.description === 'string' ? card.description : o.name)).slice(0, 200),
+    role: (o.role ?? (typeof card.description === 'string' ? card.description : o.name)).slice(
+      0,
+      200,
+    ),
     file: '',
     url: base,
     remote: true,
   };
   const next = isHub
-    ? { ...doc, hub: { ...(doc.hub as Record<string, unknown>), ...entry, ...(o.role ? {} : { role: fleet.hub.role }) }, nodes: doc.nodes.map(keepFile) }
+    ? {
+        ...doc,
+        hub: {
+          ...(doc.hub as Record<string, unknown>),
+          ...entry,
+          ...(o.role ? {} : { role: fleet.hub.role }),
+        },
+        nodes: doc.nodes.map(keepFile),
+      }
     : {
-      ...doc,
-      hub: keepFile(doc.hub as Record<string, unknown>),
-      nodes: [...doc.nodes.filter((n) => n.name !== o.name).map(keepFile), entry],
-    };
+        ...doc,
+        hub: keepFile(doc.hub as Record<string, unknown>),
+        nodes: [...doc.nodes.filter((n) => n.name !== o.name).map(keepFile), entry],
+      };
   parseFleet(next);
   await writeFileAtomic(o.to, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o644 });
   return { ok: true, result: { name: o.name, url: base, kid: key.kid, file: o.to } };
@@ -119,4 +172,3 @@ export async function addRemoteNode(o: AddRemoteOptions): Promise<Result<{ name:
 export function addTarget(fleetFileEnv: string | undefined, dataDir: string): string {
   return fleetFileEnv ? resolve(fleetFileEnv) : resolve(dataDir, 'fleet.json');
 }
-

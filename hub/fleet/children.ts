@@ -19,7 +19,12 @@ export function fleetChildren(fleet: Fleet, root: string): ChildSpec[] {
   return fleetMembers(fleet).map((m) => ({
     name: m.name,
     port: m.port,
-    cmd: ['bun', '--preload', exitWithParent, ...(m === fleet.hub ? ['hub/main.ts'] : ['node/main.ts', '--name', m.name])],
+    cmd: [
+      'bun',
+      '--preload',
+      exitWithParent,
+      ...(m === fleet.hub ? ['hub/main.ts'] : ['node/main.ts', '--name', m.name]),
+    ],
     healthUrl: `${m.url}/healthz`,
   }));
 }

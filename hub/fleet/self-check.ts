@@ -29,16 +29,35 @@ export interface FleetCheckInput {
   loadKeys: () => Promise<unknown>;
 }
 
-const fail = (name: FleetCheckLine['name'], detail: string, fix: string): FleetCheckLine => ({ name, status: 'fail', detail, fix });
+const fail = (name: FleetCheckLine['name'], detail: string, fix: string): FleetCheckLine => ({
+  name,
+  status: 'fail',
+  detail,
+  fix,
+});
 
 /** The fleet's start-up checks, in order; all run, so one start shows every problem. */
 export async function fleetSelfCheck(i: FleetCheckInput): Promise<FleetCheckLine[]> {
-  const lines: FleetCheckLine[] = [{ name: 'fleet', status: 'ok', detail: `${i.fleetFile}: the hub and ${i.members.length - 1} node(s) to start` }];
+  const lines: FleetCheckLine[] = [
+    {
+      name: 'fleet',
+      status: 'ok',
+      detail: `${i.fleetFile}: the hub and ${i.members.length - 1} node(s) to start`,
+    },
+  ];
 
-  const missing = i.members.filter((m) => !existsSync(isAbsolute(m.file) ? m.file : resolve(i.root, m.file)));
-  lines.push(missing.length
-    ? fail('files', `not found: ${missing.map((m) => `${m.name} (${m.file})`).join(', ')}`, `fix the file paths in ${i.fleetFile}`)
-    : { name: 'files', status: 'ok', detail: `${i.members.length} source file(s) found` });
+  const missing = i.members.filter(
+    (m) => !existsSync(isAbsolute(m.file) ? m.file : resolve(i.root, m.file)),
+  );
+  lines.push(
+    missing.length
+      ? fail(
+          'files',
+          `not found: ${missing.map((m) => `${m.name} (${m.file})`).join(', ')}`,
+          `fix the file paths in ${i.fleetFile}`,
+        )
+      : { name: 'files', status: 'ok', detail: `${i.members.length} source file(s) found` },
+  );
 
   const probe = join(i.dataDir, `.write-check-${process.pid}`);
   try {
@@ -47,15 +66,31 @@ export async function fleetSelfCheck(i: FleetCheckInput): Promise<FleetCheckLine
     rmSync(probe);
     lines.push({ name: 'data', status: 'ok', detail: `${i.dataDir} is writable` });
   } catch (e) {
-    lines.push(fail('data', `${i.dataDir} is not writable (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 'give the fleet a folder it may write (DATA_DIR)'));
+    lines.push(
+      fail(
+        'data',
+        `${i.dataDir} is not writable (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        'give the fleet a folder it may write (DATA_DIR)',
+      ),
+    );
   }
 
   if (lines.at(-1)!.status === 'fail') return lines;
   try {
     await i.loadKeys();
-    lines.push({ name: 'keys', status: 'ok', detail: `the hub's key pair and the ring of ${i.fleet.nodes.length + 1} member(s) are loaded` });
+    lines.push({
+      name: 'keys',
+      status: 'ok',
+      detail: `the hub's key pair and the ring of ${i.fleet.nodes.length + 1} member(s) are loaded`,
+    });
   } catch (e) {
-    lines.push(fail('keys', (e as Error).message, `restore or remove the files under ${join(i.dataDir, 'keys')} (bun run keys makes missing ones)`));
+    lines.push(
+      fail(
+        'keys',
+        (e as Error).message,
+        `restore or remove the files under ${join(i.dataDir, 'keys')} (bun run keys makes missing ones)`,
+      ),
+    );
   }
 
   return lines;

@@ -25,7 +25,14 @@ export interface ChildSpec {
  * restarted. `port-taken`: it exited because another process holds its port; `data-locked`: another
  * live process holds its data folder (lib/data-lock.ts); both are retried with backoff.
  */
-export type ChildState = 'starting' | 'up' | 'unresponsive' | 'down' | 'port-taken' | 'data-locked' | 'stopped';
+export type ChildState =
+  | 'starting'
+  | 'up'
+  | 'unresponsive'
+  | 'down'
+  | 'port-taken'
+  | 'data-locked'
+  | 'stopped';
 
 export interface ChildRow {
   name: string;
@@ -40,7 +47,8 @@ export interface ChildRow {
 /** Whether a health route answers as healthy within `timeoutMs` (a test may pass its own). */
 export type HealthProbe = (url: string, timeoutMs: number) => Promise<boolean>;
 
-const probeLiveness: HealthProbe = async (url, timeoutMs) => (await probeHealth(url, { timeoutMs })).ok;
+const probeLiveness: HealthProbe = async (url, timeoutMs) =>
+  (await probeHealth(url, { timeoutMs })).ok;
 
 export interface SupervisorOptions {
   cwd: string;
@@ -78,10 +86,20 @@ export class Supervisor {
   private health: ReturnType<typeof setInterval> | null = null;
   private probing = false;
 
-  constructor(specs: ChildSpec[], private readonly opts: SupervisorOptions) {
+  constructor(
+    specs: ChildSpec[],
+    private readonly opts: SupervisorOptions,
+  ) {
     this.children = specs.map((spec) => ({
       spec,
-      row: { name: spec.name, port: spec.port, pid: null, state: 'stopped', restarts: 0, since: null },
+      row: {
+        name: spec.name,
+        port: spec.port,
+        pid: null,
+        state: 'stopped',
+        restarts: 0,
+        since: null,
+      },
       proc: null,
       backoffMs: opts.initialBackoffMs ?? 500,
       restartTimer: null,
@@ -108,8 +126,11 @@ export class Supervisor {
     const running = this.children.filter((c) => c.proc);
     for (const c of this.children) if (c.restartTimer) clearTimeout(c.restartTimer);
     // A stopped (SIGSTOP) child would never act on SIGTERM; SIGCONT lets it.
-    for (const c of running) (c.proc!.kill('SIGTERM'), c.proc!.kill('SIGCONT'));
-    const grace = setTimeout(() => running.forEach((c) => c.proc?.kill('SIGKILL')), this.opts.graceMs ?? 5000);
+    for (const c of running) c.proc!.kill('SIGTERM'), c.proc!.kill('SIGCONT');
+    const grace = setTimeout(
+      () => running.forEach((c) => c.proc?.kill('SIGKILL')),
+      this.opts.graceMs ?? 5000,
+    );
     await Promise.all(running.map((c) => c.proc!.exited));
     clearTimeout(grace);
   }
@@ -123,7 +144,13 @@ export class Supervisor {
   private spawn(c: Child): void {
     const log = openSync(join(this.opts.logDir, `${c.spec.name}.log`), 'a');
     // stdin is a pipe nobody writes to: it closes when this process dies, however it dies.
-    const proc = Bun.spawn(c.spec.cmd, { cwd: this.opts.cwd, env: this.opts.env, stdout: log, stderr: log, stdin: 'pipe' });
+    const proc = Bun.spawn(c.spec.cmd, {
+      cwd: this.opts.cwd,
+      env: this.opts.env,
+      stdout: log,
+      stderr: log,
+      stdin: 'pipe',
+    });
     c.proc = proc;
     const started = Date.now();
     c.lastAnswer = started;
@@ -133,7 +160,16 @@ export class Supervisor {
       if (c.proc !== proc) return;
       c.proc = null;
       if (this.stopping) return this.update(c, { pid: null, state: 'stopped', since: null });
-      this.update(c, { pid: null, state: code === EXIT_PORT_TAKEN ? 'port-taken' : code === EXIT_DATA_LOCKED ? 'data-locked' : 'down', since: null });
+      this.update(c, {
+        pid: null,
+        state:
+          code === EXIT_PORT_TAKEN
+            ? 'port-taken'
+            : code === EXIT_DATA_LOCKED
+              ? 'data-locked'
+              : 'down',
+        since: null,
+      });
       // A process that stayed up a while starts again quickly; one that keeps crashing waits longer.
       if (Date.now() - started > 30_000) c.backoffMs = this.opts.initialBackoffMs ?? 500;
       const wait = c.backoffMs;
@@ -153,23 +189,28 @@ export class Supervisor {
     const probe = this.opts.probe ?? probeLiveness;
     const timeout = this.opts.healthTimeoutMs ?? 1000;
     try {
-      await Promise.all(this.children.map(async (c) => {
-        const proc = c.proc;
-        if (!proc || c.row.state === 'unresponsive') return;
-        const healthy = await probe(c.spec.healthUrl, timeout);
-        if (c.proc !== proc || this.stopping) return;
-        const now = Date.now();
-        if (healthy) {
-          c.lastAnswer = now;
-          c.answered = true;
-          return this.update(c, { state: 'up' });
-        }
-        const limit = c.answered ? this.opts.unresponsiveAfterMs ?? 3000 : this.opts.startTimeoutMs ?? 30_000;
-        if (now - c.lastAnswer < limit) return this.update(c, { state: c.answered ? 'up' : 'starting' });
-        // Alive but not answering (hung, stopped, deadlocked): only SIGKILL is sure to end it.
-        this.update(c, { state: 'unresponsive' });
-        proc.kill('SIGKILL');
-      }));
+      await Promise.all(
+        this.children.map(async (c) => {
+          const proc = c.proc;
+          if (!proc || c.row.state === 'unresponsive') return;
+          const healthy = await probe(c.spec.healthUrl, timeout);
+          if (c.proc !== proc || this.stopping) return;
+          const now = Date.now();
+          if (healthy) {
+            c.lastAnswer = now;
+            c.answered = true;
+            return this.update(c, { state: 'up' });
+          }
+          const limit = c.answered
+            ? (this.opts.unresponsiveAfterMs ?? 3000)
+            : (this.opts.startTimeoutMs ?? 30_000);
+          if (now - c.lastAnswer < limit)
+            return this.update(c, { state: c.answered ? 'up' : 'starting' });
+          // Alive but not answering (hung, stopped, deadlocked): only SIGKILL is sure to end it.
+          this.update(c, { state: 'unresponsive' });
+          proc.kill('SIGKILL');
+        }),
+      );
     } finally {
       this.probing = false;
     }

@@ -42,22 +42,41 @@ export interface FleetViewOptions {
 
 type Json = Record<string, unknown>;
 
-async function getJson(f: typeof fetch, url: string, signal: AbortSignal): Promise<{ status: number; body: Json | null }> {
+async function getJson(
+  f: typeof fetch,
+  url: string,
+  signal: AbortSignal,
+): Promise<{ status: number; body: Json | null }> {
   const res = await f(url, { signal, headers: { accept: 'application/json' } });
   const text = await res.text();
   try {
     const body = JSON.parse(text) as unknown;
-    return { status: res.status, body: body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null };
+    return {
+      status: res.status,
+      body: body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null,
+    };
   } catch {
     return { status: res.status, body: null };
   }
 }
 
 /** Asks one node: /health for liveness and latency, then its card or, failing that, /capabilities. */
-export async function probeNode(member: FleetMember, f: typeof fetch, timeoutMs: number): Promise<NodeStatus> {
+export async function probeNode(
+  member: FleetMember,
+  f: typeof fetch,
+  timeoutMs: number,
+): Promise<NodeStatus> {
   const status: NodeStatus = {
-    name: member.name, role: member.role, url: member.url, kind: 'unknown', online: false,
-    latencyMs: null, agentBacked: null, warnings: [], skills: [], protocolVersions: [],
+    name: member.name,
+    role: member.role,
+    url: member.url,
+    kind: 'unknown',
+    online: false,
+    latencyMs: null,
+    agentBacked: null,
+    warnings: [],
+    skills: [],
+    protocolVersions: [],
   };
   const signal = AbortSignal.timeout(timeoutMs);
   try {
@@ -74,25 +93,39 @@ export async function probeNode(member: FleetMember, f: typeof fetch, timeoutMs:
       const c = card.body;
       status.kind = 'a2a';
       status.agentBacked = readAgentBacked(c);
-      status.warnings = Array.isArray(c.warnings) ? c.warnings.filter((w): w is string => typeof w === 'string') : [];
-      status.skills = Array.isArray(c.skills) ? c.skills.map((s: Json) => ({ id: String(s.id), name: String(s.name) })) : [];
+      status.warnings = Array.isArray(c.warnings)
+        ? c.warnings.filter((w): w is string => typeof w === 'string')
+        : [];
+      status.skills = Array.isArray(c.skills)
+        ? c.skills.map((s: Json) => ({ id: String(s.id), name: String(s.name) }))
+        : [];
       // A version served over two bindings (JSON-RPC and HTTP+JSON 1.0) is listed once.
-      status.protocolVersions = Array.isArray(c.supportedInterfaces) ? [...new Set(c.supportedInterfaces.map((i: Json) => String(i.protocolVersion)))] : [];
-      if (c.name !== member.name) status.warnings.push(`card names itself ${JSON.stringify(c.name)}, the fleet calls it ${member.name}`);
+      status.protocolVersions = Array.isArray(c.supportedInterfaces)
+        ? [...new Set(c.supportedInterfaces.map((i: Json) => String(i.protocolVersion)))]
+        : [];
+      if (c.name !== member.name)
+        status.warnings.push(
+          `card names itself ${JSON.stringify(c.name)}, the fleet calls it ${member.name}`,
+        );
       return status;
     }
     const caps = await getJson(f, `${member.url}/capabilities`, signal);
     if (caps.status === 200 && Array.isArray(caps.body?.capabilities)) {
       status.kind = 'peer';
       status.agentBacked = false;
-      status.skills = (caps.body!.capabilities as Json[]).map((s) => ({ id: String(s.id), name: String(s.name) }));
+      status.skills = (caps.body!.capabilities as Json[]).map((s) => ({
+        id: String(s.id),
+        name: String(s.name),
+      }));
       return status;
     }
     status.error = { code: 'NO_CARD', message: 'neither an agent card nor a capability list' };
   } catch (e) {
     const timeout = (e as Error).name === 'TimeoutError';
     status.online = status.online && !timeout;
-    status.error = timeout ? { code: 'NODE_TIMEOUT', message: `no answer within ${timeoutMs} ms` } : { code: 'NODE_UNREACHABLE', message: 'connection failed' };
+    status.error = timeout
+      ? { code: 'NODE_TIMEOUT', message: `no answer within ${timeoutMs} ms` }
+      : { code: 'NODE_UNREACHABLE', message: 'connection failed' };
   }
   return status;
 }
@@ -105,10 +138,19 @@ export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<F
   let cached: { at: number; snap: Promise<FleetSnapshot> } | undefined;
 
   async function collect(): Promise<FleetSnapshot> {
-    const probed = await Promise.all(opts.fleet.nodes.map(async (m) => ({ m, status: await probeNode(m, f, timeoutMs) })));
+    const probed = await Promise.all(
+      opts.fleet.nodes.map(async (m) => ({ m, status: await probeNode(m, f, timeoutMs) })),
+    );
     // Opt-in members (the conformance agent) count only while someone runs them.
-    const nodes = probed.filter(({ m, status }) => m.default || status.online).map(({ status }) => status);
-    return { hub: opts.fleet.hub.name, checkedAt: new Date(now()).toISOString(), online: nodes.filter((n) => n.online).length, nodes };
+    const nodes = probed
+      .filter(({ m, status }) => m.default || status.online)
+      .map(({ status }) => status);
+    return {
+      hub: opts.fleet.hub.name,
+      checkedAt: new Date(now()).toISOString(),
+      online: nodes.filter((n) => n.online).length,
+      nodes,
+    };
   }
 
   return {

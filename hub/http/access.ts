@@ -9,7 +9,12 @@
  */
 
 import { ANONYMOUS, isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
-import { bearerOf, isLoopbackHost, type AnonymousAccess, type AuthOutcome } from '../../lib/auth/access.ts';
+import {
+  bearerOf,
+  isLoopbackHost,
+  type AnonymousAccess,
+  type AuthOutcome,
+} from '../../lib/auth/access.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { sessionCookieOf, SessionTable } from './sessions.ts';
@@ -37,7 +42,14 @@ export interface Admitted {
 }
 
 /** Paths anyone may read from anywhere: the card (served with `Access-Control-Allow-Origin: *`) and liveness. */
-const PUBLIC_READS = new Set(['/.well-known/agent-card.json', '/.well-known/agent.json', '/health', '/healthz', '/readyz', '/v1/meta']);
+const PUBLIC_READS = new Set([
+  '/.well-known/agent-card.json',
+  '/.well-known/agent.json',
+  '/health',
+  '/healthz',
+  '/readyz',
+  '/v1/meta',
+]);
 /** Mesh paths that need a principal whenever the mesh is protected. */
 const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|v1\/watch|api\/projects\.[a-z]+)$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -45,10 +57,18 @@ const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 /** The sign-in form is the one POST that is not JSON: a plain HTML form keeps the token out of scripts. */
 const FORM_PATHS = new Set(['/login', '/logout']);
 /** The A2A routes answer their own refusals in their protocol's shapes (the node applies the policy). */
-const isA2APath = (path: string) => path === '/a2a' || path === '/tasks' || path.startsWith('/tasks/') || path.startsWith('/message:') || path === '/extendedAgentCard';
+const isA2APath = (path: string) =>
+  path === '/a2a' ||
+  path === '/tasks' ||
+  path.startsWith('/tasks/') ||
+  path.startsWith('/message:') ||
+  path === '/extendedAgentCard';
 
 const refusal = (code: string, message: string, headers: Record<string, string> = {}) =>
-  Response.json({ ok: false, error: { code, message } }, { status: statusOf(code), headers: { 'cache-control': 'no-store', ...headers } });
+  Response.json(
+    { ok: false, error: { code, message } },
+    { status: statusOf(code), headers: { 'cache-control': 'no-store', ...headers } },
+  );
 
 export interface HubAccess {
   /** Fixes the port the default origins and Host names use (known once the hub is bound). */
@@ -80,7 +100,8 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
   function bind(port: number): void {
     const own = ['127.0.0.1', 'localhost', '[::1]'].map((h) => `http://${h}:${port}`);
     // A concrete bind address is the hub's own name too; 0.0.0.0 and :: are not names.
-    if (!loopback && opts.host !== '0.0.0.0' && opts.host !== '::') own.push(`http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`);
+    if (!loopback && opts.host !== '0.0.0.0' && opts.host !== '::')
+      own.push(`http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`);
     origins = new Set([...own, ...configured]);
     hosts = new Set([...origins].map((o) => new URL(o).host.toLowerCase()));
   }
@@ -89,7 +110,9 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     const token = bearerOf(req);
     if (token !== undefined) {
       const name = token === null ? undefined : opts.tokens?.verify(token);
-      return name === undefined ? { ok: false, message: 'The bearer token is not valid here' } : { ok: true, principal: { kind: 'token', name } };
+      return name === undefined
+        ? { ok: false, message: 'The bearer token is not valid here' }
+        : { ok: true, principal: { kind: 'token', name } };
     }
     const secret = sessionCookieOf(req);
     const name = secret ? sessions.lookup(secret) : undefined;
@@ -101,9 +124,14 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     const path = url.pathname;
     // 1. DNS rebinding: a page on a name that resolves here still sends its own name as Host.
     const host = req.headers.get('host')?.toLowerCase();
-    if (host !== undefined && !hosts.has(host)) return refusal('FORBIDDEN_HOST', `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`);
+    if (host !== undefined && !hosts.has(host))
+      return refusal(
+        'FORBIDDEN_HOST',
+        `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`,
+      );
     // 2. Browsers say where a request comes from; another site gets nothing but the public reads.
-    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
+    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path))
+      return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
     // 3. Anything that changes state, and the WebSocket upgrade, from a browser must come from the hub's own pages.
     const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
     const origin = req.headers.get('origin');
@@ -112,17 +140,30 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     // 4. A POST body is JSON: a form or text/plain body (what a page elsewhere can send without asking) is refused.
     if (!SAFE_METHODS.has(req.method) && hasBody(req) && !FORM_PATHS.has(path)) {
       const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!JSON_TYPES.has(type)) return refusal('NOT_JSON', `send application/json, not ${type.slice(0, 64) || 'a body without a Content-Type'}`);
+      if (!JSON_TYPES.has(type))
+        return refusal(
+          'NOT_JSON',
+          `send application/json, not ${type.slice(0, 64) || 'a body without a Content-Type'}`,
+        );
     }
     // 5. Who is asking. The A2A routes answer their own refusals in their protocol's shape.
     if (isA2APath(path)) return { caller: ANONYMOUS };
     const who = authenticate(req);
-    if (!who.ok) return refusal('UNAUTHENTICATED', who.message, { 'www-authenticate': 'Bearer realm="lume-a2a"' });
+    if (!who.ok)
+      return refusal('UNAUTHENTICATED', who.message, {
+        'www-authenticate': 'Bearer realm="lume-a2a"',
+      });
     const caller = who.principal;
     if (!isAuthenticated(caller)) {
       if (MESH_PROTECTED.test(path) && requireLogin)
-        return Response.json({ error: { code: 'unauthorized', message: 'missing or wrong bearer token' } }, { status: statusOf('unauthorized') });
-      if (requireLogin && path.startsWith('/api/')) return refusal('UNAUTHENTICATED', 'sign in first (POST /login) or send a bearer token', { 'www-authenticate': 'Bearer realm="lume-a2a"' });
+        return Response.json(
+          { error: { code: 'unauthorized', message: 'missing or wrong bearer token' } },
+          { status: statusOf('unauthorized') },
+        );
+      if (requireLogin && path.startsWith('/api/'))
+        return refusal('UNAUTHENTICATED', 'sign in first (POST /login) or send a bearer token', {
+          'www-authenticate': 'Bearer realm="lume-a2a"',
+        });
     }
     return { caller };
   }

@@ -31,7 +31,6 @@ import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
 import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
-
 interface HubApiDeps {
   fleet: Fleet;
   view: { snapshot(): Promise<FleetSnapshot> };
@@ -51,9 +50,11 @@ interface HubApiDeps {
   live: { fleet: Feed<FleetFrame>; tasks: TaskFeeds };
 }
 
-const json = (body: unknown, status = 200) => Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+const json = (body: unknown, status = 200) =>
+  Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
 /** A coded failure answered with `status`. */
-const failed = (error: Failure, status: number) => json({ ok: false, error: { code: error.code, message: error.message } }, status);
+const failed = (error: Failure, status: number) =>
+  json({ ok: false, error: { code: error.code, message: error.message } }, status);
 /** One of the API's own refusals, answered with its registry status. */
 const refuse = (code: HubErrorCode, message: string) => failed({ code, message }, statusOf(code));
 /** What a client sees of an unexpected error: no cause, no internal text. */
@@ -69,7 +70,8 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
   for (const [key, value] of params) {
     if (key === 'limit' || key === 'before') {
       const n = Number(value);
-      if (!/^\d+$/.test(value) || n < 1 || n > Number.MAX_SAFE_INTEGER) return `${key} must be a positive integer`;
+      if (!/^\d+$/.test(value) || n < 1 || n > Number.MAX_SAFE_INTEGER)
+        return `${key} must be a positive integer`;
       q[key] = n;
     } else if (key === 'from' || key === 'to') {
       if (!NAME.test(value)) return `${key} must be a node name`;
@@ -91,16 +93,30 @@ function traceQuery(params: URLSearchParams): TraceQuery | string {
 /** The refusal of a POST that needs a principal. */
 const unauthenticated = (what: string) =>
   Response.json(
-    { ok: false, error: { code: 'UNAUTHENTICATED', message: `${what} needs an authenticated caller: sign in to the console or send a bearer token` } },
-    { status: statusOf('UNAUTHENTICATED'), headers: { 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="lume-a2a"' } },
+    {
+      ok: false,
+      error: {
+        code: 'UNAUTHENTICATED',
+        message: `${what} needs an authenticated caller: sign in to the console or send a bearer token`,
+      },
+    },
+    {
+      status: statusOf('UNAUTHENTICATED'),
+      headers: { 'cache-control': 'no-store', 'www-authenticate': 'Bearer realm="lume-a2a"' },
+    },
   );
 
-export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: Principal): Promise<Response> | Response | undefined } {
+export function createHubApi(deps: HubApiDeps): {
+  fetch(req: Request, caller?: Principal): Promise<Response> | Response | undefined;
+} {
   const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
 
   /** An unexpected error: logged here, answered 500 without its cause. */
   function internal(e: unknown, req: Request): Response {
-    deps.log('error', 'hub api request failed', { path: new URL(req.url).pathname, error: (e as Error)?.name ?? 'unknown' });
+    deps.log('error', 'hub api request failed', {
+      path: new URL(req.url).pathname,
+      error: (e as Error)?.name ?? 'unknown',
+    });
     return failed(INTERNAL, 500);
   }
 
@@ -109,13 +125,18 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
    * refused other origins and bodies that are not JSON; this reads the body under its limit.
    */
   async function postedObject(req: Request): Promise<Record<string, unknown> | Response> {
-    if (!(req.headers.get('content-type') ?? '').startsWith('application/json')) return refuse('BAD_REQUEST', 'send application/json');
+    if (!(req.headers.get('content-type') ?? '').startsWith('application/json'))
+      return refuse('BAD_REQUEST', 'send application/json');
     const bytes = await readBodyBytes(req, MAX_INVOKE_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
-    if (!parsed.ok) return parsed.code === 'BODY_TOO_DEEP' ? refuse('BODY_TOO_DEEP', parsed.message) : refuse('BAD_REQUEST', 'body is not JSON');
+    if (!parsed.ok)
+      return parsed.code === 'BODY_TOO_DEEP'
+        ? refuse('BODY_TOO_DEEP', parsed.message)
+        : refuse('BAD_REQUEST', 'body is not JSON');
     const body = parsed.value;
-    if (!body || typeof body !== 'object' || Array.isArray(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      return refuse('BAD_REQUEST', 'body must be a JSON object');
     return body as Record<string, unknown>;
   }
 
@@ -125,13 +146,28 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     const body = await postedObject(req);
     if (body instanceof Response) return body;
     const b = body as { target?: unknown; capability?: unknown; args?: unknown };
-    if (typeof b.target !== 'string' || !NAME.test(b.target)) return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
-    if (!nodeNames.has(b.target)) return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
-    if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability)) return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
-    if (b.args !== undefined && (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))) return refuse('BAD_REQUEST', 'args must be an object');
-    const r = await deps.invoker.invoke(b.target, b.capability, (b.args ?? {}) as Record<string, unknown>, undefined, { onBehalfOf: ownerKey(caller) });
+    if (typeof b.target !== 'string' || !NAME.test(b.target))
+      return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
+    if (!nodeNames.has(b.target))
+      return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
+    if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability))
+      return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
+    if (
+      b.args !== undefined &&
+      (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))
+    )
+      return refuse('BAD_REQUEST', 'args must be an object');
+    const r = await deps.invoker.invoke(
+      b.target,
+      b.capability,
+      (b.args ?? {}) as Record<string, unknown>,
+      undefined,
+      { onBehalfOf: ownerKey(caller) },
+    );
     // A node's failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
-    return r.ok ? json({ ok: true, result: r.result }) : failed(r.error, upstreamStatus(r.error.code));
+    return r.ok
+      ? json({ ok: true, result: r.result })
+      : failed(r.error, upstreamStatus(r.error.code));
   }
 
   /**
@@ -139,18 +175,28 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
    * one here (its root span is the request, which is not a trace record), so the console groups
    * the calls of one skill or one ask by trace id.
    */
-  const asOneTrace = <T>(work: () => Promise<T>): Promise<T> => withTrace(currentTrace() ?? childContext(), work);
+  const asOneTrace = <T>(work: () => Promise<T>): Promise<T> =>
+    withTrace(currentTrace() ?? childContext(), work);
 
   /** Runs one of the hub's own capabilities (each calls nodes through fleet.invoke). */
   async function hubCapability(req: Request, caller: Principal): Promise<Response> {
     const body = await postedObject(req);
     if (body instanceof Response) return body;
-    if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill)) return refuse('BAD_REQUEST', 'skill must be one of the hub\'s capability ids');
-    if (body.args !== undefined && (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))) return refuse('BAD_REQUEST', 'args must be an object');
+    if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill))
+      return refuse('BAD_REQUEST', "skill must be one of the hub's capability ids");
+    if (
+      body.args !== undefined &&
+      (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))
+    )
+      return refuse('BAD_REQUEST', 'args must be an object');
     // As over A2A: a capability that changes state or runs work needs a principal.
-    if (deps.hubCatalog.find(body.skill)?.readOnly === false && !isAuthenticated(caller)) return unauthenticated(body.skill);
-    const r = await asOneTrace(() => deps.hubCatalog.invoke(body.skill as string, body.args ?? {}, undefined, { caller }));
-    if (r.ok) return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
+    if (deps.hubCatalog.find(body.skill)?.readOnly === false && !isAuthenticated(caller))
+      return unauthenticated(body.skill);
+    const r = await asOneTrace(() =>
+      deps.hubCatalog.invoke(body.skill as string, body.args ?? {}, undefined, { caller }),
+    );
+    if (r.ok)
+      return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
     // The hub's capabilities fail on the caller's mistake (4xx) or because a node they asked failed.
     return failed(r.error, upstreamStatus(r.error.code));
   }
@@ -158,7 +204,11 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
   async function askRoute(req: Request): Promise<Response> {
     const body = await postedObject(req);
     if (body instanceof Response) return body;
-    if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000) return refuse('BAD_REQUEST', 'question must be a non-empty string of at most 2000 characters');
+    if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000)
+      return refuse(
+        'BAD_REQUEST',
+        'question must be a non-empty string of at most 2000 characters',
+      );
     return json(await asOneTrace(() => deps.ask(body.question as string)));
   }
 
@@ -166,14 +216,23 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
     const { pathname, searchParams } = new URL(req.url);
     if (!pathname.startsWith('/api/')) return undefined;
     if (pathname === '/api/negotiations' || pathname.startsWith('/api/negotiations/')) {
-      if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only; start one with POST /api/hub {"skill":"negotiation.start"}');
+      if (req.method !== 'GET')
+        return refuse(
+          'METHOD_NOT_ALLOWED',
+          'GET only; start one with POST /api/hub {"skill":"negotiation.start"}',
+        );
       const id = pathname.slice('/api/negotiations/'.length);
-      if (pathname === '/api/negotiations') return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
-      return getNegotiation(deps.negotiationsDir, id).then((r) => (r.ok ? json(r.result) : failed(r.error, statusOf(r.error.code))));
+      if (pathname === '/api/negotiations')
+        return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
+      return getNegotiation(deps.negotiationsDir, id).then((r) =>
+        r.ok ? json(r.result) : failed(r.error, statusOf(r.error.code)),
+      );
     }
     switch (pathname) {
       case '/api/fleet':
-        return req.method === 'GET' ? deps.view.snapshot().then((s) => json(s)) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? deps.view.snapshot().then((s) => json(s))
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/trace': {
         if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
         const q = traceQuery(searchParams);
@@ -181,23 +240,37 @@ export function createHubApi(deps: HubApiDeps): { fetch(req: Request, caller?: P
       }
       case '/api/trace/stream':
         // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
-        return req.method === 'GET' ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS)
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/fleet/stream':
-        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse)
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/tasks/stream':
-        return req.method === 'GET' ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), deps.sse) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), deps.sse)
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
-        return req.method === 'POST' ? localInvoke(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        return req.method === 'POST'
+          ? localInvoke(req, caller)
+          : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/hub':
-        return req.method === 'POST' ? hubCapability(req, caller) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+        return req.method === 'POST'
+          ? hubCapability(req, caller)
+          : refuse('METHOD_NOT_ALLOWED', 'POST only');
       case '/api/ask':
         return req.method === 'POST' ? askRoute(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
       // What the console needs to offer a negotiation with models; nothing that locates or unlocks the model.
       case '/api/model':
-        return req.method === 'GET' ? json({ configured: deps.model !== undefined, answering: deps.model?.up ?? false }) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? json({ configured: deps.model !== undefined, answering: deps.model?.up ?? false })
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       // The mesh as tools for a model: the OpenAI-style function definitions (lib/model/mesh-tools.ts).
       case '/api/mesh/tools':
-        return req.method === 'GET' ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) }) : refuse('METHOD_NOT_ALLOWED', 'GET only');
+        return req.method === 'GET'
+          ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) })
+          : refuse('METHOD_NOT_ALLOWED', 'GET only');
       default:
         return undefined;
     }

@@ -17,7 +17,8 @@ const TYPES: Record<string, string> = {
   '.svg': 'image/svg+xml',
 };
 
-const typeOf = (file: string) => TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream';
+const typeOf = (file: string) =>
+  TYPES[file.slice(file.lastIndexOf('.'))] ?? 'application/octet-stream';
 
 /** Every file under `dir` (relative paths with `/`), read once at start. */
 function listFiles(dir: string, base = dir): string[] {
@@ -30,17 +31,27 @@ function listFiles(dir: string, base = dir): string[] {
   return out;
 }
 
-export function createConsole(opts: { consoleDir: string; nodeModules: string }): { fetch(req: Request): Response | undefined } {
+export function createConsole(opts: { consoleDir: string; nodeModules: string }): {
+  fetch(req: Request): Response | undefined;
+} {
   const vendor = new Map<string, string>([
     ['/vendor/preact.mjs', join(opts.nodeModules, 'preact/dist/preact.mjs')],
     ['/vendor/hooks.mjs', join(opts.nodeModules, 'preact/hooks/dist/hooks.mjs')],
     ['/vendor/htm.mjs', join(opts.nodeModules, 'htm/dist/htm.mjs')],
   ]);
   // Only what a browser loads: the folder's type declarations and checker config stay private.
-  const served = listFiles(opts.consoleDir).filter((f) => Object.hasOwn(TYPES, f.slice(f.lastIndexOf('.'))));
+  const served = listFiles(opts.consoleDir).filter((f) =>
+    Object.hasOwn(TYPES, f.slice(f.lastIndexOf('.'))),
+  );
   const files = new Map(served.map((f) => [`/${f}`, join(opts.consoleDir, f)]));
   const serve = (path: string) =>
-    new Response(Bun.file(path), { headers: { 'content-type': typeOf(path), 'cache-control': 'no-cache', 'x-content-type-options': 'nosniff' } });
+    new Response(Bun.file(path), {
+      headers: {
+        'content-type': typeOf(path),
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      },
+    });
 
   return {
     fetch(req) {

@@ -51,7 +51,9 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
       latest = next;
       if (changed) for (const fn of [...listeners]) fn(next);
     } catch (e) {
-      opts.log('warn', `live ${opts.name}: reading failed`, { error: (e as Error)?.name ?? 'unknown' });
+      opts.log('warn', `live ${opts.name}: reading failed`, {
+        error: (e as Error)?.name ?? 'unknown',
+      });
     }
     // The next reading is timed from the end of this one, so slow sources never overlap.
     if (listeners.size) timer = setTimeout(() => void tick(), opts.everyMs);
@@ -80,13 +82,23 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
  * Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves;
  * a consumer more than `maxItems` behind is cut off.
  */
-export function liveResponse<T>(req: Request, subscribe: (push: (item: T) => void) => () => void, sse?: SseOptions, maxItems = LIVE_QUEUE_LIMIT): Response {
+export function liveResponse<T>(
+  req: Request,
+  subscribe: (push: (item: T) => void) => () => void,
+  sse?: SseOptions,
+  maxItems = LIVE_QUEUE_LIMIT,
+): Response {
   let unsubscribe = () => {};
   const queue = new EventQueue<T>(() => unsubscribe(), { maxItems });
   unsubscribe = subscribe((item) => queue.push(item));
   if (queue.isClosed) unsubscribe();
   req.signal.addEventListener('abort', () => queue.close(), { once: true });
-  return sseResponse(queue, (item) => item, () => queue.close(), sse);
+  return sseResponse(
+    queue,
+    (item) => item,
+    () => queue.close(),
+    sse,
+  );
 }
 
 /** One fleet reading as the Fleet page draws it over time. */
@@ -101,19 +113,32 @@ export interface FleetFrame {
   samples: FleetSample[];
 }
 
-const sampleOf = (s: FleetSnapshot): FleetSample => ({ at: s.checkedAt, nodes: s.nodes.map((n) => ({ name: n.name, online: n.online, latencyMs: n.latencyMs })) });
+const sampleOf = (s: FleetSnapshot): FleetSample => ({
+  at: s.checkedAt,
+  nodes: s.nodes.map((n) => ({ name: n.name, online: n.online, latencyMs: n.latencyMs })),
+});
 
 /**
  * The fleet, probed every `everyMs` while the Fleet page is open, with the last `keep` readings
  * (the sparklines' "last minutes") kept in memory for the next page that opens.
  */
-export function fleetFeed(opts: { view: { snapshot(): Promise<FleetSnapshot> }; everyMs: number; log: Log; keep?: number }): Feed<FleetFrame> {
+export function fleetFeed(opts: {
+  view: { snapshot(): Promise<FleetSnapshot> };
+  everyMs: number;
+  log: Log;
+  keep?: number;
+}): Feed<FleetFrame> {
   const keep = opts.keep ?? 60;
   const history: FleetSample[] = [];
   const listeners = new Set<(f: FleetFrame) => void>();
   let latest: FleetSnapshot | undefined;
   let detach: (() => void) | undefined;
-  const source = polledFeed({ read: () => opts.view.snapshot(), everyMs: opts.everyMs, log: opts.log, name: 'fleet' });
+  const source = polledFeed({
+    read: () => opts.view.snapshot(),
+    everyMs: opts.everyMs,
+    log: opts.log,
+    name: 'fleet',
+  });
   const onReading = (snapshot: FleetSnapshot) => {
     // A snapshot still cached by the view is the same reading, not a new sample.
     if (snapshot === latest) return;
@@ -130,7 +155,7 @@ export function fleetFeed(opts: { view: { snapshot(): Promise<FleetSnapshot> }; 
       detach ??= source.listen(onReading);
       return () => {
         listeners.delete(fn);
-        if (!listeners.size) (detach?.(), (detach = undefined));
+        if (!listeners.size) detach?.(), (detach = undefined);
       };
     },
     close() {
@@ -152,11 +177,21 @@ export interface TaskFeeds {
  * listens and sent when it changed. One reading per listening page, since each principal sees
  * only its own tasks; the open readings are bounded by the SSE streams a process accepts.
  */
-export function tasksFeeds(opts: { list: (caller: Principal) => Promise<unknown>; everyMs: number; log: Log }): TaskFeeds {
+export function tasksFeeds(opts: {
+  list: (caller: Principal) => Promise<unknown>;
+  everyMs: number;
+  log: Log;
+}): TaskFeeds {
   const open = new Set<Feed<unknown>>();
   return {
     listen(caller, fn) {
-      const feed = polledFeed({ read: () => opts.list(caller), everyMs: opts.everyMs, log: opts.log, name: 'tasks', same: (a, b) => JSON.stringify(a) === JSON.stringify(b) });
+      const feed = polledFeed({
+        read: () => opts.list(caller),
+        everyMs: opts.everyMs,
+        log: opts.log,
+        name: 'tasks',
+        same: (a, b) => JSON.stringify(a) === JSON.stringify(b),
+      });
       open.add(feed);
       const off = feed.listen(fn);
       return () => {

@@ -50,11 +50,26 @@ const page = (note: string, next: string, status = 200) =>
 </body>
 </html>
 `,
-    { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' } },
+    {
+      status,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+      },
+    },
   );
 
 const redirect = (to: string, cookie?: string) =>
-  new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store', ...(cookie ? { 'set-cookie': cookie } : {}) } });
+  new Response(null, {
+    status: 303,
+    headers: {
+      location: to,
+      'cache-control': 'no-store',
+      ...(cookie ? { 'set-cookie': cookie } : {}),
+    },
+  });
 
 /** The token and the page to return to that a sign-in form (or a JSON body) carries. */
 async function postedForm(req: Request): Promise<{ token?: string; next: string }> {
@@ -65,7 +80,10 @@ async function postedForm(req: Request): Promise<{ token?: string; next: string 
   if (type === 'application/json') {
     try {
       const doc = JSON.parse(text) as { token?: unknown; next?: unknown };
-      return { ...(typeof doc?.token === 'string' ? { token: doc.token } : {}), next: localPath(typeof doc?.next === 'string' ? doc.next : undefined) };
+      return {
+        ...(typeof doc?.token === 'string' ? { token: doc.token } : {}),
+        next: localPath(typeof doc?.next === 'string' ? doc.next : undefined),
+      };
     } catch {
       return { next: '/' };
     }
@@ -83,14 +101,20 @@ export interface LoginDeps {
 
 export function createLogin(deps: LoginDeps) {
   const { access } = deps;
-  const cookieFor = (name: string) => sessionCookie(access.sessions.create(name), access.sessions.maxAgeSeconds, access.secureCookies);
+  const cookieFor = (name: string) =>
+    sessionCookie(
+      access.sessions.create(name),
+      access.sessions.maxAgeSeconds,
+      access.secureCookies,
+    );
 
   return {
     /** `/login` and `/logout`, or undefined for any other path. */
     fetch(req: Request): Promise<Response> | Response | undefined {
       const path = new URL(req.url).pathname;
       if (path === '/logout') {
-        if (req.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+        if (req.method !== 'POST')
+          return new Response(null, { status: 405, headers: { allow: 'POST' } });
         const secret = sessionCookieOf(req);
         if (secret) access.sessions.end(secret);
         return redirect('/login', clearedSessionCookie(access.secureCookies));
@@ -101,9 +125,11 @@ export function createLogin(deps: LoginDeps) {
         // Nothing to sign in to on loopback without HUB_REQUIRE_LOGIN: hand out the console session.
         return access.requireLogin ? page('', next) : redirect(next, cookieFor(CONSOLE_PRINCIPAL));
       }
-      if (req.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
+      if (req.method !== 'POST')
+        return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
       // A browser always names the page that posts; the access policy has checked it is the hub's own.
-      if (req.headers.get('origin') === null) return page('Sign in from the console page.', '/', 403);
+      if (req.headers.get('origin') === null)
+        return page('Sign in from the console page.', '/', 403);
       return postedForm(req).then(({ token, next }) => {
         const name = token ? deps.tokens?.verify(token) : undefined;
         if (!name) {

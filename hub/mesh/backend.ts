@@ -52,12 +52,18 @@ export async function openMeshBackend(o: MeshBackendOptions): Promise<MeshBacken
     const store = createSqliteMeshStore({ db: openMeshDatabase(o.sqliteFile), log: o.log });
     return { store, describe: `sqlite ${o.sqliteFile}`, close: () => store.close() };
   }
-  if (!isPostgresUrl(o.databaseUrl)) throw new Error('MESH_DATABASE_URL must start with postgres:// or postgresql://');
+  if (!isPostgresUrl(o.databaseUrl))
+    throw new Error('MESH_DATABASE_URL must start with postgres:// or postgresql://');
   // A few connections: group commits, reads for recovery and delivery, presence changes; LISTEN has its own.
   const sql = new SQL(o.databaseUrl, { max: 8 });
   const hubId = newHubId();
   const store = await createPostgresMeshStore({ sql, log: o.log, origin: hubId });
-  const cluster = await createPostgresCluster({ sql, log: o.log, hubId, ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}) });
+  const cluster = await createPostgresCluster({
+    sql,
+    log: o.log,
+    hubId,
+    ...(o.leaseMs ? { leaseMs: o.leaseMs } : {}),
+  });
   return {
     store,
     cluster,

@@ -69,7 +69,9 @@ export function parseArgs(argv: string[]): { pos: string[]; opts: Record<string,
 /** One history line: `demo:3 2025-01-01T00:00:00.000Z alice -> bob: text [files: a.txt]`. */
 function formatMessage(m: MeshMessage): string {
   const to = m.target.type === 'agent' ? m.target.name : '*';
-  const files = m.attachments.length ? ` [files: ${m.attachments.map((a) => a.name).join(', ')}]` : '';
+  const files = m.attachments.length
+    ? ` [files: ${m.attachments.map((a) => a.name).join(', ')}]`
+    : '';
   const reply = m.replyTo ? ` (reply to ${m.replyTo})` : '';
   return `${m.messageRef} ${new Date(m.createdAt).toISOString()} ${m.from.name} -> ${to}${reply}: ${decodeText(m.payload)}${files}`;
 }
@@ -82,7 +84,9 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
   const one = (k: string) => opts[k]?.at(-1);
   const http = createHubClient({ baseUrl: io.hubUrl, otherUrls: io.hubUrls, token: io.token });
   const fail = (e: MeshError<ClientCode>) => (io.err(fmtError(e)), 1);
-  const usage = (msg: string) => (io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2);
+  const usage = (msg: string) => (
+    io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2
+  );
   const [cmd, sub, arg] = pos;
   const project = sub ?? io.defaults?.project ?? 'main';
 
@@ -94,7 +98,9 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     case 'hub': {
       const m = await http.meta();
       if (!m.ok) return fail(m.error);
-      io.out(`hub ${m.result.baseUrl} protocol ${m.result.protocolVersion} pid ${m.result.pid} up since ${new Date(m.result.startedAt).toISOString()}`);
+      io.out(
+        `hub ${m.result.baseUrl} protocol ${m.result.protocolVersion} pid ${m.result.pid} up since ${new Date(m.result.startedAt).toISOString()}`,
+      );
       return 0;
     }
     case 'project': {
@@ -102,12 +108,18 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
         const r = await http.listProjects();
         if (!r.ok) return fail(r.error);
         if (r.result.length === 0) io.out('no projects');
-        for (const p of r.result) io.out([p.name, p.displayName, p.description].filter(Boolean).join('  '));
+        for (const p of r.result)
+          io.out([p.name, p.displayName, p.description].filter(Boolean).join('  '));
         return 0;
       }
       if (!arg) return usage(`project ${sub ?? ''} needs a name`);
       if (sub === 'create') {
-        const r = await http.createProject({ name: arg, displayName: one('display'), description: one('desc'), createdByCwd: process.cwd() });
+        const r = await http.createProject({
+          name: arg,
+          displayName: one('display'),
+          description: one('desc'),
+          createdByCwd: process.cwd(),
+        });
         if (!r.ok) return fail(r.error);
         io.out(`created project ${r.result.name}`);
         return 0;
@@ -123,7 +135,11 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     case 'peers': {
       const r = await http.presence(project);
       if (!r.ok) return fail(r.error);
-      io.out(r.result.length ? r.result.map((p) => p.name).join('\n') : `nobody is present in ${project}`);
+      io.out(
+        r.result.length
+          ? r.result.map((p) => p.name).join('\n')
+          : `nobody is present in ${project}`,
+      );
       return 0;
     }
     case 'status': {
@@ -141,7 +157,12 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     }
     case 'history': {
       const limit = one('limit');
-      const r = await http.history(project, { before: one('before'), after: one('after'), from: one('from'), limit: limit === undefined ? undefined : Number(limit) });
+      const r = await http.history(project, {
+        before: one('before'),
+        after: one('after'),
+        from: one('from'),
+        limit: limit === undefined ? undefined : Number(limit),
+      });
       if (!r.ok) return fail(r.error);
       if (r.result.length === 0) io.out('no messages');
       for (const m of r.result) io.out(formatMessage(m));
@@ -150,9 +171,19 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     case 'send':
       return send(pos.slice(1), opts, await answeringFirst(io, http), fail, usage);
     case 'connect':
-      return connect(project, one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main', await answeringFirst(io, http), fail, usage);
+      return connect(
+        project,
+        one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main',
+        await answeringFirst(io, http),
+        fail,
+        usage,
+      );
     case 'disconnect':
-      return disconnect(one('agent') ?? io.defaults?.agentId ?? 'main', await answeringFirst(io, http), fail);
+      return disconnect(
+        one('agent') ?? io.defaults?.agentId ?? 'main',
+        await answeringFirst(io, http),
+        fail,
+      );
     default:
       return usage(`unknown command ${cmd}`);
   }
@@ -173,15 +204,29 @@ async function answeringFirst(io: CliIo, http: HubClient): Promise<CliIo> {
   return { ...io, hubUrl: first, hubUrls: all.filter((u) => u !== first) };
 }
 
-async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
+async function send(
+  pos: string[],
+  opts: Record<string, string[]>,
+  io: CliIo,
+  fail: Fail,
+  usage: Usage,
+): Promise<number> {
   const [project, ...words] = pos;
   const name = opts.as?.at(-1) ?? io.defaults?.name ?? io.defaults?.agentId;
-  if (!project || !name || words.length === 0) return usage('send needs <project> --as <name> <text>');
+  if (!project || !name || words.length === 0)
+    return usage('send needs <project> --as <name> <text>');
   const to = opts.to?.at(-1);
-  const client = createMeshClient({ hubUrl: io.hubUrl, hubUrls: io.hubUrls, token: io.token, log: silentLog, ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}) });
+  const client = createMeshClient({
+    hubUrl: io.hubUrl,
+    hubUrls: io.hubUrls,
+    token: io.token,
+    log: silentLog,
+    ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),
+  });
   try {
     const s = await client.connect(name, project, name);
-    if (s.state !== 'connected') return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
+    if (s.state !== 'connected')
+      return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
     const outcomes: string[] = [];
     let expected = 0;
     let allIn!: () => void;
@@ -198,15 +243,21 @@ async function send(pos: string[], opts: Record<string, string[]>, io: CliIo, fa
     });
     if (!r.ok) return fail(r.error);
     expected = r.result.recipients.length;
-    io.out(`sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}${r.result.replayed ? ' (already stored)' : ''}`);
+    io.out(
+      `sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}${r.result.replayed ? ' (already stored)' : ''}`,
+    );
     if (expected > 0) {
       if (outcomes.length >= expected) allIn();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([done, new Promise<void>((res) => (timer = setTimeout(res, io.waitMs ?? 5000)))]);
+      await Promise.race([
+        done,
+        new Promise<void>((res) => (timer = setTimeout(res, io.waitMs ?? 5000))),
+      ]);
       clearTimeout(timer);
     }
     for (const o of outcomes) io.out(o);
-    if (outcomes.length < expected) io.out(`no outcome yet from ${expected - outcomes.length} recipient(s)`);
+    if (outcomes.length < expected)
+      io.out(`no outcome yet from ${expected - outcomes.length} recipient(s)`);
     return 0;
   } finally {
     await client.close();
@@ -218,20 +269,37 @@ async function disconnect(agentId: string, io: CliIo, fail: Fail): Promise<numbe
   const memory = io.defaults?.memory;
   const saved = memory ? (await memory.load())[agentId] : undefined;
   if (!memory || !saved) {
-    return fail({ code: 'A2A_CLIENT_CLOSED', message: `no remembered connection for agent ${agentId}${memory ? '' : ' (mesh.rememberConnections is off)'}` });
+    return fail({
+      code: 'A2A_CLIENT_CLOSED',
+      message: `no remembered connection for agent ${agentId}${memory ? '' : ' (mesh.rememberConnections is off)'}`,
+    });
   }
-  const client = createMeshClient({ hubUrl: io.hubUrl, hubUrls: io.hubUrls, token: io.token, log: silentLog, memory });
+  const client = createMeshClient({
+    hubUrl: io.hubUrl,
+    hubUrls: io.hubUrls,
+    token: io.token,
+    log: silentLog,
+    memory,
+  });
   try {
     const s = await client.connect(agentId, saved.project, saved.name, saved);
     await client.disconnect(agentId);
-    io.out(`disconnected ${saved.name} from ${saved.project}${s.state === 'connected' ? '' : ' (it was not present)'}; the connection is forgotten`);
+    io.out(
+      `disconnected ${saved.name} from ${saved.project}${s.state === 'connected' ? '' : ' (it was not present)'}; the connection is forgotten`,
+    );
     return 0;
   } finally {
     await client.close();
   }
 }
 
-async function connect(project: string, name: string, io: CliIo, fail: Fail, usage: Usage): Promise<number> {
+async function connect(
+  project: string,
+  name: string,
+  io: CliIo,
+  fail: Fail,
+  usage: Usage,
+): Promise<number> {
   if (!project || !name) return usage('connect needs <project> --as <name>');
   const senders = new Map<string, string>();
   // The connection is remembered under the agent id when mesh.rememberConnections is on.
@@ -247,7 +315,8 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
     onInbound: (m) => {
       senders.set(m.message.messageRef, m.message.from.name);
       io.out(formatMessage(m.message));
-      for (const a of m.attachments) io.out(`  file ${a.name} (${a.bytes} bytes) saved at ${a.path}`);
+      for (const a of m.attachments)
+        io.out(`  file ${a.name} (${a.bytes} bytes) saved at ${a.path}`);
     },
   });
   let known = new Set<string>();
@@ -257,10 +326,18 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
     for (const p of known) if (!now.has(p)) io.out(`* ${p} left`);
     known = now;
   });
-  client.on('delivery', (d) => io.out(`* ${d.status} to ${d.to}${d.status === 'failed' ? `: ${d.error}` : ''}`));
+  client.on('delivery', (d) =>
+    io.out(`* ${d.status} to ${d.to}${d.status === 'failed' ? `: ${d.error}` : ''}`),
+  );
   client.on('recovery', (r) => {
-    if (r.replayed > 0 || !r.recovered) io.out(`* back${r.resumed ? ' under the same presence' : ''}; ${r.replayed} missed message(s) follow`);
-    if (!r.recovered) io.out(`* older missed messages were left out: bun run mesh history ${project} --before <first ref above>`);
+    if (r.replayed > 0 || !r.recovered)
+      io.out(
+        `* back${r.resumed ? ' under the same presence' : ''}; ${r.replayed} missed message(s) follow`,
+      );
+    if (!r.recovered)
+      io.out(
+        `* older missed messages were left out: bun run mesh history ${project} --before <first ref above>`,
+      );
   });
   client.on('presence-changed', (e) => {
     if (e.state === 'reconnecting') io.out(`* connection lost, retrying`);
@@ -272,7 +349,9 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
     return fail(s.lastError ?? { code: 'A2A_CLIENT_CONNECT', message: 'not connected' });
   }
   known = new Set(client.peers(agentId));
-  io.out(`connected to ${project} as ${name}; present: ${[...known].join(', ') || 'nobody else'} (/quit to leave)`);
+  io.out(
+    `connected to ${project} as ${name}; present: ${[...known].join(', ') || 'nobody else'} (/quit to leave)`,
+  );
   let attachments: string[] = [];
   for await (const raw of io.lines ?? []) {
     const line = raw.trim();
@@ -283,7 +362,9 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
       continue;
     }
     if (line === '/help') {
-      io.out('/to NAME text, /reply REF text, /attach PATH, /peers, /quit; any other line goes to everyone');
+      io.out(
+        '/to NAME text, /reply REF text, /attach PATH, /peers, /quit; any other line goes to everyone',
+      );
       continue;
     }
     const attach = /^\/attach\s+(.+)$/.exec(line);
@@ -305,10 +386,18 @@ async function connect(project: string, name: string, io: CliIo, fail: Fail, usa
       : replyTarget && client.peers(agentId).includes(replyTarget)
         ? { type: 'agent' as const, name: replyTarget }
         : { type: 'project' as const };
-    const r = await client.send(agentId, { target, text: to?.[2] ?? reply?.[2] ?? line, replyTo: reply?.[1], attachments });
+    const r = await client.send(agentId, {
+      target,
+      text: to?.[2] ?? reply?.[2] ?? line,
+      replyTo: reply?.[1],
+      attachments,
+    });
     attachments = [];
     if (!r.ok) io.err(fmtError(r.error));
-    else io.out(`* sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}`);
+    else
+      io.out(
+        `* sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}`,
+      );
   }
   await client.close();
   return 0;

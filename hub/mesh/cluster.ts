@@ -53,7 +53,13 @@ export interface MeshCluster {
   remote(project: string): RemotePeer[];
   remoteByName(project: string, name: string): RemotePeer | undefined;
   /** Claims a name across the cluster; a taken name answers its holder (a resume is checked against its hash). */
-  claim(c: { project: string; name: string; presenceId: string; joinedAt: number; resumeHash: Buffer }): Promise<{ claimed: true } | { claimed: false; holder: NameHolder }>;
+  claim(c: {
+    project: string;
+    name: string;
+    presenceId: string;
+    joinedAt: number;
+    resumeHash: Buffer;
+  }): Promise<{ claimed: true } | { claimed: false; holder: NameHolder }>;
   /** Moves a held presence to this hub; false when it is no longer held. */
   takeOver(project: string, name: string, presenceId: string): Promise<boolean>;
   /** Gives a name up (the presence left this hub). */

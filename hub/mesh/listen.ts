@@ -22,7 +22,14 @@ export function listenWithPortWalk<D>(o: ListenOptions<D>): Server<D> {
   const last = Math.max(o.port, o.maxPort ?? o.port);
   for (let port = o.port; ; port++) {
     try {
-      return Bun.serve<D>({ hostname: o.hostname, port, reusePort: false, fetch: o.fetch as ServeOptions['fetch'], websocket: o.websocket, idleTimeout: o.idleTimeout ?? 10 } as never);
+      return Bun.serve<D>({
+        hostname: o.hostname,
+        port,
+        reusePort: false,
+        fetch: o.fetch as ServeOptions['fetch'],
+        websocket: o.websocket,
+        idleTimeout: o.idleTimeout ?? 10,
+      } as never);
     } catch (e) {
       if (!isPortTaken(e) || port >= last || o.port === 0) throw e;
     }

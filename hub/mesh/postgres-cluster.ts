@@ -8,7 +8,13 @@
 
 import type { SQL } from 'bun';
 import type { Log } from '../../lib/log.ts';
-import { NOTE_SEPARATOR, deliveryNotes, noteOrigin, parseCommitNote, parseDeliveryNote } from '../../lib/mesh/postgres-notes.ts';
+import {
+  NOTE_SEPARATOR,
+  deliveryNotes,
+  noteOrigin,
+  parseCommitNote,
+  parseDeliveryNote,
+} from '../../lib/mesh/postgres-notes.ts';
 import { MESH_CHANNEL } from '../../lib/mesh/postgres-schema.ts';
 import type { LeaveReason } from '../../lib/mesh/wire.ts';
 import type { ClusterEvent, MeshCluster, NameHolder, RemotePeer } from './cluster.ts';
@@ -33,7 +39,9 @@ type Note =
 export const newHubId = (): string => `hub-${crypto.randomUUID()}`;
 
 /** Registers this hub's lease, starts listening, loads the other hubs' presences. */
-export async function createPostgresCluster(opts: PostgresClusterOptions): Promise<MeshCluster & { renew(): Promise<void> }> {
+export async function createPostgresCluster(
+  opts: PostgresClusterOptions,
+): Promise<MeshCluster & { renew(): Promise<void> }> {
   const { sql, log, hubId } = opts;
   const leaseMs = opts.leaseMs ?? 3_000;
   const leaseSecs = leaseMs / 1000;
@@ -48,7 +56,11 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     if (!names) remote.set(peer.project, (names = new Map()));
     names.set(peer.name, peer);
   };
-  const dropRemote = (project: string, name: string, presenceId: string): RemotePeer | undefined => {
+  const dropRemote = (
+    project: string,
+    name: string,
+    presenceId: string,
+  ): RemotePeer | undefined => {
     const names = remote.get(project);
     const peer = names?.get(name);
     if (!peer || peer.presenceId !== presenceId) return undefined;
@@ -88,7 +100,13 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
       WHERE p.hub_id <> ${hubId} AND h.expires_at >= now() ORDER BY p.joined_at`;
     const seen = new Set<string>();
     for (const r of rows) {
-      const peer: RemotePeer = { project: r.project, name: r.name, presenceId: r.presence_id, joinedAt: Number(r.joined_at), hubId: r.hub_id };
+      const peer: RemotePeer = {
+        project: r.project,
+        name: r.name,
+        presenceId: r.presence_id,
+        joinedAt: Number(r.joined_at),
+        hubId: r.hub_id,
+      };
       seen.add(peer.presenceId);
       const known = remote.get(peer.project)?.get(peer.name);
       if (known?.presenceId === peer.presenceId) {
@@ -121,7 +139,9 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
         return;
       }
       const d = parseDeliveryNote(payload);
-      if (d) for (const [senderPresenceId, frame] of d.items) emit({ type: 'delivery', senderPresenceId, frame });
+      if (d)
+        for (const [senderPresenceId, frame] of d.items)
+          emit({ type: 'delivery', senderPresenceId, frame });
       return;
     }
     let n: Note;
@@ -135,7 +155,10 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
         // Already known from a refresh: nothing new to tell.
         if (n.h === hubId || remote.get(n.p)?.get(n.n)?.presenceId === n.id) return;
         putRemote({ project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h });
-        return emit({ type: 'joined', peer: { project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h } });
+        return emit({
+          type: 'joined',
+          peer: { project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h },
+        });
       case 'l': {
         if (n.o === hubId) {
           // Another hub removed one of ours: our lease had run out.
@@ -148,7 +171,13 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
       }
       case 'm': {
         if (n.h === hubId) return;
-        const peer: RemotePeer = { project: n.p, name: n.n, presenceId: n.id, joinedAt: n.t, hubId: n.h };
+        const peer: RemotePeer = {
+          project: n.p,
+          name: n.n,
+          presenceId: n.id,
+          joinedAt: n.t,
+          hubId: n.h,
+        };
         putRemote(peer);
         return emit({ type: 'moved', peer });
       }
@@ -168,8 +197,9 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     // flush (which would hold up the hubs' group commits queued behind that lock).
     // The notes go as one text (JSON never holds the separator raw), cheaper to send than a text array.
     sql`SELECT set_config('synchronous_commit', 'off', true), pg_notify(${MESH_CHANNEL}, note)
-        FROM unnest(string_to_array(${notes.join(NOTE_SEPARATOR)}, ${NOTE_SEPARATOR})) AS note`.catch((e) =>
-      log('warn', 'mesh cluster: a delivery outcome could not be sent', { error: String(e) }),
+        FROM unnest(string_to_array(${notes.join(NOTE_SEPARATOR)}, ${NOTE_SEPARATOR})) AS note`.catch(
+      (e) =>
+        log('warn', 'mesh cluster: a delivery outcome could not be sent', { error: String(e) }),
     );
   }
 
@@ -179,13 +209,17 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     if (first) return void (first = false);
     // After a reconnect of the listening connection: catch up on presences and commits.
     log('warn', 'mesh cluster: notifications resumed after a break; re-reading the cluster');
-    void load().then(() => emit({ type: 'resync' }), (e) => log('error', 'mesh cluster: re-reading presences failed', { error: String(e) }));
+    void load().then(
+      () => emit({ type: 'resync' }),
+      (e) => log('error', 'mesh cluster: re-reading presences failed', { error: String(e) }),
+    );
   });
   await sweep();
   await load();
 
   async function renew(): Promise<void> {
-    const rows = await sql`UPDATE mesh_hubs SET expires_at = now() + make_interval(secs => ${leaseSecs}) WHERE hub_id = ${hubId} RETURNING 1`;
+    const rows =
+      await sql`UPDATE mesh_hubs SET expires_at = now() + make_interval(secs => ${leaseSecs}) WHERE hub_id = ${hubId} RETURNING 1`;
     if (rows.length === 0) {
       // Our lease ran out and another hub removed it (and our presences, which it announced): start a new one.
       log('warn', 'mesh cluster: this hub lost its lease; its presences were released');
@@ -195,13 +229,16 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     await sweep();
   }
   let renewing = false;
-  const timer = setInterval(() => {
-    if (renewing) return;
-    renewing = true;
-    renew()
-      .catch((e) => log('error', 'mesh cluster: lease renewal failed', { error: String(e) }))
-      .finally(() => (renewing = false));
-  }, Math.max(50, Math.floor(leaseMs / 3)));
+  const timer = setInterval(
+    () => {
+      if (renewing) return;
+      renewing = true;
+      renew()
+        .catch((e) => log('error', 'mesh cluster: lease renewal failed', { error: String(e) }))
+        .finally(() => (renewing = false));
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
 
   /**
    * Adds the presences of one project that the database has and the view lacks (their notifications
@@ -215,7 +252,13 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     for (const r of rows) {
       const known = remote.get(project)?.get(r.name);
       if (known?.presenceId === r.presence_id) continue;
-      const peer: RemotePeer = { project, name: r.name, presenceId: r.presence_id, joinedAt: Number(r.joined_at), hubId: r.hub_id };
+      const peer: RemotePeer = {
+        project,
+        name: r.name,
+        presenceId: r.presence_id,
+        joinedAt: Number(r.joined_at),
+        hubId: r.hub_id,
+      };
       if (known) {
         dropRemote(project, known.name, known.presenceId);
         emit({ type: 'left', peer: known, reason: 'connection_closed' });
@@ -230,13 +273,21 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
     shared: true,
     refresh,
     renew,
-    remote: (project) => [...(remote.get(project)?.values() ?? [])].sort((a, b) => a.joinedAt - b.joinedAt),
+    remote: (project) =>
+      [...(remote.get(project)?.values() ?? [])].sort((a, b) => a.joinedAt - b.joinedAt),
     remoteByName: (project, name) => remote.get(project)?.get(name),
 
     claim: (c) =>
       serial(async () => {
         await sweep();
-        const note = JSON.stringify({ k: 'j', h: hubId, p: c.project, n: c.name, id: c.presenceId, t: c.joinedAt } satisfies Note);
+        const note = JSON.stringify({
+          k: 'j',
+          h: hubId,
+          p: c.project,
+          n: c.name,
+          id: c.presenceId,
+          t: c.joinedAt,
+        } satisfies Note);
         for (;;) {
           const [made] = await sql`
             WITH made AS (
@@ -246,10 +297,16 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
             )
             SELECT presence_id, pg_notify(${MESH_CHANNEL}, ${note}) FROM made`;
           if (made) return { claimed: true as const };
-          const [h] = await sql`SELECT presence_id, hub_id, joined_at, resume_hash FROM mesh_presences WHERE project = ${c.project} AND name = ${c.name}`;
+          const [h] =
+            await sql`SELECT presence_id, hub_id, joined_at, resume_hash FROM mesh_presences WHERE project = ${c.project} AND name = ${c.name}`;
           // Released between the two statements: try again.
           if (!h) continue;
-          const holder: NameHolder = { presenceId: h.presence_id, hubId: h.hub_id, joinedAt: Number(h.joined_at), resumeHash: Buffer.from(h.resume_hash) };
+          const holder: NameHolder = {
+            presenceId: h.presence_id,
+            hubId: h.hub_id,
+            joinedAt: Number(h.joined_at),
+            resumeHash: Buffer.from(h.resume_hash),
+          };
           return { claimed: false as const, holder };
         }
       }),
@@ -273,7 +330,9 @@ export async function createPostgresCluster(opts: PostgresClusterOptions): Promi
           WITH gone AS (DELETE FROM mesh_presences WHERE presence_id = ${presenceId} AND hub_id = ${hubId} RETURNING project, name, presence_id, joined_at)
           SELECT pg_notify(${MESH_CHANNEL}, json_build_object('k', 'l', 'h', ${hubId}::text, 'o', ${hubId}::text, 'p', project, 'n', name,
             'id', presence_id, 't', joined_at, 'r', ${reason}::text)::text) FROM gone`,
-      ).catch((e) => log('error', 'mesh cluster: releasing a name failed', { project, name, error: String(e) })),
+      ).catch((e) =>
+        log('error', 'mesh cluster: releasing a name failed', { project, name, error: String(e) }),
+      ),
 
     deliver(senderPresenceId, frame) {
       outcomes.push([senderPresenceId, JSON.stringify(frame)]);

@@ -24,7 +24,14 @@ import {
   type Target,
 } from '../../lib/mesh/wire.ts';
 import { singleHub, type ClusterEvent, type MeshCluster } from './cluster.ts';
-import { createRoster, newResumeSecret, peerOf, resumeSecretMatches, type MeshSocketData, type Presence } from './roster.ts';
+import {
+  createRoster,
+  newResumeSecret,
+  peerOf,
+  resumeSecretMatches,
+  type MeshSocketData,
+  type Presence,
+} from './roster.ts';
 import { createDeliveryStream, type StreamEntry } from './stream.ts';
 import { tokenAccepted } from './trust.ts';
 
@@ -107,7 +114,11 @@ export function createRealtime(opts: RealtimeOptions) {
   const cutSlowConsumer = (ws: WS) => {
     ws.data.closing = true;
     const p = ws.data.presence;
-    log('warn', 'mesh: slow consumer cut', { project: p?.project, name: p?.name, buffered: ws.getBufferedAmount() });
+    log('warn', 'mesh: slow consumer cut', {
+      project: p?.project,
+      name: p?.name,
+      buffered: ws.getBufferedAmount(),
+    });
     if (p) {
       p.leaveReason = 'slow_consumer';
       leave(p);
@@ -144,7 +155,12 @@ export function createRealtime(opts: RealtimeOptions) {
   };
   const send = (ws: WS, frame: ServerFrame): void => out(ws, JSON.stringify(frame));
   const error = (ws: WS, code: WireCode, message: string, requestId?: string): void =>
-    send(ws, requestId === undefined ? { type: 'error', code, message } : { type: 'error', code, message, requestId });
+    send(
+      ws,
+      requestId === undefined
+        ? { type: 'error', code, message }
+        : { type: 'error', code, message, requestId },
+    );
 
   /** A delivery outcome to its sender, on this hub or (through the cluster) on another. */
   function outcome(senderPresenceId: string, frame: DeliveryFrame): void {
@@ -162,8 +178,12 @@ export function createRealtime(opts: RealtimeOptions) {
 
   /** Everyone present in a project, on this hub and on the others, in join order. */
   function peersOf(project: string): (Peer & { joinedAt: number })[] {
-    const local = roster.list(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
-    const remote = cluster.remote(project).map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    const local = roster
+      .list(project)
+      .map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
+    const remote = cluster
+      .remote(project)
+      .map((p) => ({ name: p.name, presenceId: p.presenceId, joinedAt: p.joinedAt }));
     // A presence that moved here from another hub joined earlier than its place in the local roster says.
     return [...local, ...remote].sort((a, b) => a.joinedAt - b.joinedAt);
   }
@@ -199,15 +219,28 @@ export function createRealtime(opts: RealtimeOptions) {
     let text: string | undefined;
     const frame = () => (text ??= messageFrame(e.json ?? JSON.stringify(m)));
     if (m.target.type === 'project') {
-      for (const q of roster.list(m.project)) if (q.presenceId !== m.from.presenceId) offer(q, m, frame);
+      for (const q of roster.list(m.project))
+        if (q.presenceId !== m.from.presenceId) offer(q, m, frame);
     } else if (m.target.presenceId) {
       const q = roster.byId(m.target.presenceId);
       if (q && q.project === m.project) offer(q, m, frame);
     }
-    for (const q of e.local?.frozen ?? []) if (!q.open) outcome(m.from.presenceId, { type: 'delivery', messageId: m.messageId, to: q.name, status: 'disconnected' });
+    for (const q of e.local?.frozen ?? [])
+      if (!q.open)
+        outcome(m.from.presenceId, {
+          type: 'delivery',
+          messageId: m.messageId,
+          to: q.name,
+          status: 'disconnected',
+        });
   }
 
-  const stream = createDeliveryStream<LocalSend>({ store, log, deliver, presenceIds: (project) => roster.list(project).map((p) => p.presenceId) });
+  const stream = createDeliveryStream<LocalSend>({
+    store,
+    log,
+    deliver,
+    presenceIds: (project) => roster.list(project).map((p) => p.presenceId),
+  });
 
   /** Refuses a socket before or at claim: an error frame, then close 1008 with the code as the reason. */
   function refuse(ws: WS, code: WireCode, message: string): void {
@@ -223,7 +256,13 @@ export function createRealtime(opts: RealtimeOptions) {
   function readRecover(v: unknown): StreamPosition | undefined | string {
     if (v === undefined || v === null) return undefined;
     const r = v as Record<string, unknown>;
-    if (typeof v !== 'object' || typeof r.epoch !== 'string' || r.epoch.length > 64 || !Number.isSafeInteger(r.since) || (r.since as number) < 0)
+    if (
+      typeof v !== 'object' ||
+      typeof r.epoch !== 'string' ||
+      r.epoch.length > 64 ||
+      !Number.isSafeInteger(r.since) ||
+      (r.since as number) < 0
+    )
       return 'recover must be {epoch: string, since: integer >= 0}';
     return { epoch: r.epoch, since: r.since as number };
   }
@@ -231,19 +270,36 @@ export function createRealtime(opts: RealtimeOptions) {
   /** Checks a hello, then claims (waiting for the store and the cluster); frames sent meanwhile are handled after it. */
   function hello(ws: WS, f: Extract<ClientFrame, { type: 'hello' }>): void {
     if (f.protocolVersion !== PROTOCOL_VERSION)
-      return refuse(ws, 'protocol_mismatch', `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`);
+      return refuse(
+        ws,
+        'protocol_mismatch',
+        `hub speaks protocol ${PROTOCOL_VERSION}, client sent ${JSON.stringify(f.protocolVersion)}`,
+      );
     const admitted = opts.admit ? opts.admit(ws, f.token) : tokenAccepted(opts.token, f.token);
     if (!admitted) return refuse(ws, 'claim_rejected', 'join token missing or wrong');
-    if (!isProjectName(f.project)) return refuse(ws, 'claim_rejected', 'project is not a valid project name');
-    if (!isRosterName(f.name)) return refuse(ws, 'claim_rejected', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$');
-    if (f.resume !== undefined && (typeof f.resume !== 'string' || f.resume.length === 0 || f.resume.length > 128))
-      return refuse(ws, 'claim_rejected', 'resume must be the resume secret string from an earlier claim');
+    if (!isProjectName(f.project))
+      return refuse(ws, 'claim_rejected', 'project is not a valid project name');
+    if (!isRosterName(f.name))
+      return refuse(ws, 'claim_rejected', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$');
+    if (
+      f.resume !== undefined &&
+      (typeof f.resume !== 'string' || f.resume.length === 0 || f.resume.length > 128)
+    )
+      return refuse(
+        ws,
+        'claim_rejected',
+        'resume must be the resume secret string from an earlier claim',
+      );
     const recover = readRecover(f.recover);
     if (typeof recover === 'string') return refuse(ws, 'claim_rejected', recover);
     ws.data.early = [];
     claim(ws, f.project as string, f.name as string, f.resume as string | undefined, recover)
       .catch((e) => {
-        log('error', 'mesh: a claim failed', { project: String(f.project), name: String(f.name), error: String(e) });
+        log('error', 'mesh: a claim failed', {
+          project: String(f.project),
+          name: String(f.name),
+          error: String(e),
+        });
         const p = ws.data.presence;
         if (p) {
           ws.data.presence = undefined;
@@ -258,11 +314,20 @@ export function createRealtime(opts: RealtimeOptions) {
       });
   }
 
-  async function claim(ws: WS, project: string, name: string, resume: string | undefined, recover: StreamPosition | undefined): Promise<void> {
-    if (!(await store.hasProject(project))) return refuse(ws, 'unknown_project', `project ${project} does not exist`);
+  async function claim(
+    ws: WS,
+    project: string,
+    name: string,
+    resume: string | undefined,
+    recover: StreamPosition | undefined,
+  ): Promise<void> {
+    if (!(await store.hasProject(project)))
+      return refuse(ws, 'unknown_project', `project ${project} does not exist`);
     if (ws.data.closing) return;
-    const taken = () => refuse(ws, 'name_in_use', `name ${name} is already present in project ${project}`);
-    const matches = (hash: Buffer) => typeof resume === 'string' && resumeSecretMatches(hash, resume);
+    const taken = () =>
+      refuse(ws, 'name_in_use', `name ${name} is already present in project ${project}`);
+    const matches = (hash: Buffer) =>
+      typeof resume === 'string' && resumeSecretMatches(hash, resume);
     let p: Presence | undefined;
     let resumeSecret: string | undefined;
     const held = roster.get(project, name);
@@ -275,9 +340,17 @@ export function createRealtime(opts: RealtimeOptions) {
       const secret = newResumeSecret();
       const presenceId = crypto.randomUUID();
       const joinedAt = now();
-      const r = await cluster.claim({ project, name, presenceId, joinedAt, resumeHash: secret.hash });
+      const r = await cluster.claim({
+        project,
+        name,
+        presenceId,
+        joinedAt,
+        resumeHash: secret.hash,
+      });
       if (r.claimed) {
-        p = ws.data.closing ? undefined : roster.claim(project, name, presenceId, ws, joinedAt, secret.hash);
+        p = ws.data.closing
+          ? undefined
+          : roster.claim(project, name, presenceId, ws, joinedAt, secret.hash);
         if (!p) {
           cluster.release(project, name, presenceId, 'connection_closed');
           return taken();
@@ -294,7 +367,16 @@ export function createRealtime(opts: RealtimeOptions) {
           takeOver(p, ws);
         } else {
           if (!(await cluster.takeOver(project, name, holder.presenceId))) return taken();
-          p = ws.data.closing ? undefined : roster.claim(project, name, holder.presenceId, ws, holder.joinedAt, holder.resumeHash);
+          p = ws.data.closing
+            ? undefined
+            : roster.claim(
+                project,
+                name,
+                holder.presenceId,
+                ws,
+                holder.joinedAt,
+                holder.resumeHash,
+              );
           if (!p) return cluster.release(project, name, holder.presenceId, 'connection_closed');
         }
       }
@@ -317,7 +399,9 @@ export function createRealtime(opts: RealtimeOptions) {
       protocolVersion: PROTOCOL_VERSION,
       project,
       self: peerOf(p),
-      peers: peersOf(project).filter((q) => q.presenceId !== p.presenceId).map((q) => ({ name: q.name, presenceId: q.presenceId })),
+      peers: peersOf(project)
+        .filter((q) => q.presenceId !== p.presenceId)
+        .map((q) => ({ name: q.name, presenceId: q.presenceId })),
       epoch: head.epoch,
       sequence: head.sequence,
       heartbeatMs: limits.heartbeatMs,
@@ -335,7 +419,11 @@ export function createRealtime(opts: RealtimeOptions) {
     const backlog = p.backlog;
     p.backlog = [];
     for (const m of backlog) offer(p, m, frameOf(m));
-    log('info', resumed ? 'mesh: presence resumed' : 'mesh: presence joined', { project, name, replayed: replay?.messages.length ?? 0 });
+    log('info', resumed ? 'mesh: presence resumed' : 'mesh: presence joined', {
+      project,
+      name,
+      replayed: replay?.messages.length ?? 0,
+    });
   }
 
   /** Moves a live presence onto a new socket; the old one is cut without a departure (the presence goes on). */
@@ -353,13 +441,24 @@ export function createRealtime(opts: RealtimeOptions) {
    * A different epoch means the project was recreated: its whole new stream counts as missed and the
    * recovery is partial by definition.
    */
-  async function recoverFor(p: Presence, from: StreamPosition, head: StreamHead): Promise<{ recovery: Recovery; messages: MeshMessage[] }> {
+  async function recoverFor(
+    p: Presence,
+    from: StreamPosition,
+    head: StreamHead,
+  ): Promise<{ recovery: Recovery; messages: MeshMessage[] }> {
     const sameStream = from.epoch === head.epoch && from.since <= head.sequence;
     const since = sameStream ? from.since : 0;
     const missed = await store.missed(p.project, p.name, since, limits.recoveryMaxMessages);
     // Live deliveries up to the head are in the replay; skip them.
     p.liveAfter = head.sequence;
-    return { recovery: { recovered: sameStream && missed.complete, since, replayed: missed.messages.length }, messages: missed.messages };
+    return {
+      recovery: {
+        recovered: sameStream && missed.complete,
+        since,
+        replayed: missed.messages.length,
+      },
+      messages: missed.messages,
+    };
   }
 
   /** Sends one message; a send that must first read the cluster's roster holds the sender's later sends behind it. */
@@ -373,7 +472,11 @@ export function createRealtime(opts: RealtimeOptions) {
   }
 
   /** Resolves the target, appends, answers `accepted` and hands the commit to the stream; a promise when it must read the roster first. */
-  function sendNow(p: Presence, f: Extract<ClientFrame, { type: 'message' }>, refreshed = false): Promise<void> | undefined {
+  function sendNow(
+    p: Presence,
+    f: Extract<ClientFrame, { type: 'message' }>,
+    refreshed = false,
+  ): Promise<void> | undefined {
     if (!p.open) return undefined;
     const rid = f.requestId;
     const t = f.target as Record<string, unknown> | null;
@@ -383,7 +486,8 @@ export function createRealtime(opts: RealtimeOptions) {
     let admit: (() => MeshError<AppendCode> | undefined) | undefined;
     if (t && typeof t === 'object' && t.type === 'agent' && typeof t.name === 'string') {
       const name = t.name;
-      if (name === p.name) return void error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
+      if (name === p.name)
+        return void error(p.ws, 'message_rejected', 'cannot send to yourself', rid);
       // Resolve the recipient's current presence before appending; a later joiner of that name is another presence.
       const here = roster.get(p.project, name);
       const presenceId = here?.presenceId ?? cluster.remoteByName(p.project, name)?.presenceId;
@@ -391,47 +495,99 @@ export function createRealtime(opts: RealtimeOptions) {
         return cluster.refresh(p.project).then(
           () => sendNow(p, f, true),
           (e) => {
-            log('warn', 'mesh: reading the cluster roster failed', { project: p.project, error: String(e) });
+            log('warn', 'mesh: reading the cluster roster failed', {
+              project: p.project,
+              error: String(e),
+            });
             return sendNow(p, f, true);
           },
         );
       target = presenceId ? { type: 'agent', name, presenceId } : { type: 'agent', name };
       names = presenceId ? [name] : [];
       frozen = here ? [here] : [];
-      admit = () => (presenceId ? undefined : { code: 'recipient_not_present', message: `${name} is not present in project ${p.project}` });
+      admit = () =>
+        presenceId
+          ? undefined
+          : {
+              code: 'recipient_not_present',
+              message: `${name} is not present in project ${p.project}`,
+            };
     } else if (t && typeof t === 'object' && t.type === 'project') {
       target = { type: 'project' };
       // The broadcast's recipients are taken now: later joiners never receive it.
       frozen = roster.list(p.project).filter((q) => q !== p);
       names = [...frozen.map((q) => q.name), ...cluster.remote(p.project).map((q) => q.name)];
-    } else return void error(p.ws, 'message_rejected', 'target must be {type:"agent", name} or {type:"project"}', rid);
-    const draft = { project: p.project, from: peerOf(p), messageId: f.messageId, target, payload: f.payload, attachments: f.attachments, replyTo: f.replyTo };
+    } else
+      return void error(
+        p.ws,
+        'message_rejected',
+        'target must be {type:"agent", name} or {type:"project"}',
+        rid,
+      );
+    const draft = {
+      project: p.project,
+      from: peerOf(p),
+      messageId: f.messageId,
+      target,
+      payload: f.payload,
+      attachments: f.attachments,
+      replyTo: f.replyTo,
+    };
     store.append(draft, admit).then((r) => {
       if (!r.ok) return p.open && error(p.ws, r.error.code, r.error.message, rid);
       const { message, replayed } = r.result;
       if (replayed) {
         // Nothing is redelivered on an identical retry, so nobody is named as a recipient.
-        if (p.open) send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
+        if (p.open)
+          send(p.ws, { type: 'accepted', requestId: rid, message, recipients: [], replayed: true });
         return;
       }
       // The message is encoded once, for this frame and every delivery of it here.
       const json = JSON.stringify(message);
-      if (p.open) out(p.ws, `{"type":"accepted","requestId":${JSON.stringify(rid)},"message":${json},"recipients":${JSON.stringify(names)}}`);
+      if (p.open)
+        out(
+          p.ws,
+          `{"type":"accepted","requestId":${JSON.stringify(rid)},"message":${json},"recipients":${JSON.stringify(names)}}`,
+        );
       stream.committedHere({ message, local: { frozen }, json });
     });
     return undefined;
   }
 
-  function acknowledge(p: Presence, f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>): void {
+  function acknowledge(
+    p: Presence,
+    f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>,
+  ): void {
     const sender = p.inbound.get(f.messageId);
-    if (sender === undefined) return error(p.ws, 'invalid_frame', `no delivery of ${f.messageId} is waiting for an acknowledgement`);
+    if (sender === undefined)
+      return error(
+        p.ws,
+        'invalid_frame',
+        `no delivery of ${f.messageId} is waiting for an acknowledgement`,
+      );
     p.inbound.delete(f.messageId);
     // If the sender has gone, the outcome is dropped.
-    if (f.type === 'delivered') outcome(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'delivered' });
-    else outcome(sender, { type: 'delivery', messageId: f.messageId, to: p.name, status: 'failed', error: f.error });
+    if (f.type === 'delivered')
+      outcome(sender, {
+        type: 'delivery',
+        messageId: f.messageId,
+        to: p.name,
+        status: 'delivered',
+      });
+    else
+      outcome(sender, {
+        type: 'delivery',
+        messageId: f.messageId,
+        to: p.name,
+        status: 'failed',
+        error: f.error,
+      });
   }
 
-  let heartbeat: ReturnType<typeof setInterval> | undefined = timers.setInterval(() => tick(), limits.heartbeatMs);
+  let heartbeat: ReturnType<typeof setInterval> | undefined = timers.setInterval(
+    () => tick(),
+    limits.heartbeatMs,
+  );
 
   const pingFrame = JSON.stringify({ type: 'ping' } satisfies ServerFrame);
 
@@ -443,7 +599,11 @@ export function createRealtime(opts: RealtimeOptions) {
   function tick(): void {
     for (const p of roster.all()) {
       if (p.missed >= limits.heartbeatMisses) {
-        log('info', 'mesh: heartbeat timeout', { project: p.project, name: p.name, missed: p.missed });
+        log('info', 'mesh: heartbeat timeout', {
+          project: p.project,
+          name: p.name,
+          missed: p.missed,
+        });
         cut(p, 'heartbeat_timeout');
         continue;
       }
@@ -466,7 +626,8 @@ export function createRealtime(opts: RealtimeOptions) {
     if (!p.open) return;
     roster.remove(p);
     const reason = p.leaveReason ?? 'connection_closed';
-    for (const [messageId, sender] of p.inbound) outcome(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
+    for (const [messageId, sender] of p.inbound)
+      outcome(sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
     p.inbound.clear();
     toProject(p.project, { type: 'presence_left', peer: peerOf(p), reason });
     tellWatchers(p.project, () => rosterOf(p.project));
@@ -481,10 +642,17 @@ export function createRealtime(opts: RealtimeOptions) {
       case 'committed':
         return stream.committedElsewhere(e.project, e.sequence);
       case 'joined':
-        toProject(e.peer.project, { type: 'presence_joined', peer: { name: e.peer.name, presenceId: e.peer.presenceId } });
+        toProject(e.peer.project, {
+          type: 'presence_joined',
+          peer: { name: e.peer.name, presenceId: e.peer.presenceId },
+        });
         return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
       case 'left':
-        toProject(e.peer.project, { type: 'presence_left', peer: { name: e.peer.name, presenceId: e.peer.presenceId }, reason: e.reason });
+        toProject(e.peer.project, {
+          type: 'presence_left',
+          peer: { name: e.peer.name, presenceId: e.peer.presenceId },
+          reason: e.reason,
+        });
         return tellWatchers(e.peer.project, () => rosterOf(e.peer.project));
       case 'moved': {
         // Its client resumed on another hub: the old socket here goes without a departure.
@@ -499,7 +667,8 @@ export function createRealtime(opts: RealtimeOptions) {
       }
       case 'swept': {
         const p = roster.byId(e.presenceId);
-        if (p) cut(p, 'hub_lost', 'its name was released while this hub was cut off from the database');
+        if (p)
+          cut(p, 'hub_lost', 'its name was released while this hub was cut off from the database');
         return;
       }
       case 'lease_lost':
@@ -514,7 +683,11 @@ export function createRealtime(opts: RealtimeOptions) {
         for (const project of stream.projects())
           store.position(project).then(
             (h) => h && stream.committedElsewhere(project, h.sequence),
-            (err) => log('error', 'mesh: re-reading a stream head failed', { project, error: String(err) }),
+            (err) =>
+              log('error', 'mesh: re-reading a stream head failed', {
+                project,
+                error: String(err),
+              }),
           );
         return;
     }
@@ -524,21 +697,28 @@ export function createRealtime(opts: RealtimeOptions) {
   function handleFrame(ws: WS, raw: string | Buffer): void {
     if (ws.data.closing) return;
     if (ws.data.early) {
-      if (ws.data.early.length >= MAX_EARLY_FRAMES) return refuse(ws, 'invalid_frame', 'too many frames before the claim was answered');
+      if (ws.data.early.length >= MAX_EARLY_FRAMES)
+        return refuse(ws, 'invalid_frame', 'too many frames before the claim was answered');
       ws.data.early.push(raw);
       return;
     }
     const p = ws.data.presence;
-    const bad = (code: WireCode, message: string) => (p ? error(ws, code, message) : refuse(ws, code, message));
-    if (typeof raw !== 'string') return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
+    const bad = (code: WireCode, message: string) =>
+      p ? error(ws, code, message) : refuse(ws, code, message);
+    if (typeof raw !== 'string')
+      return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
     // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
     if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
       return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
     const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
     if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
     const f = parsed.result;
-    if (!p) return f.type === 'hello' ? hello(ws, f) : refuse(ws, 'invalid_frame', 'the first frame must be hello');
-    if (f.type === 'hello') return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
+    if (!p)
+      return f.type === 'hello'
+        ? hello(ws, f)
+        : refuse(ws, 'invalid_frame', 'the first frame must be hello');
+    if (f.type === 'hello')
+      return error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
     if (f.type === 'message') return sendMessage(p, f);
     return acknowledge(p, f);
   }

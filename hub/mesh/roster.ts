@@ -57,11 +57,31 @@ export function createRoster() {
   const byId = new Map<string, Presence>();
   return {
     /** Claims a name (with a presence id the cluster agreed to); undefined when the name is taken here. */
-    claim(project: string, name: string, presenceId: string, ws: ServerWebSocket<MeshSocketData>, joinedAt: number, resumeHash: Buffer): Presence | undefined {
+    claim(
+      project: string,
+      name: string,
+      presenceId: string,
+      ws: ServerWebSocket<MeshSocketData>,
+      joinedAt: number,
+      resumeHash: Buffer,
+    ): Presence | undefined {
       let names = byProject.get(project);
       if (names?.has(name)) return undefined;
       if (!names) byProject.set(project, (names = new Map()));
-      const p: Presence = { project, name, presenceId, joinedAt, ws, open: true, missed: 0, resumeHash, liveAfter: 0, ready: false, backlog: [], inbound: new Map() };
+      const p: Presence = {
+        project,
+        name,
+        presenceId,
+        joinedAt,
+        ws,
+        open: true,
+        missed: 0,
+        resumeHash,
+        liveAfter: 0,
+        ready: false,
+        backlog: [],
+        inbound: new Map(),
+      };
       names.set(name, p);
       byId.set(p.presenceId, p);
       return p;
@@ -85,7 +105,8 @@ export function createRoster() {
   };
 }
 
-const sha256 = (s: string): Buffer => Buffer.from(new Bun.CryptoHasher('sha256').update(s).digest());
+const sha256 = (s: string): Buffer =>
+  Buffer.from(new Bun.CryptoHasher('sha256').update(s).digest());
 
 /** A fresh resume secret (256 random bits, base64url) and the hash the hub keeps of it. */
 export function newResumeSecret(): { secret: string; hash: Buffer } {

@@ -35,7 +35,11 @@ export interface MeshServerOptions {
 
 export interface MeshServer {
   /** `caller`: who the hub's access policy authenticated the request as. */
-  fetch(req: Request, server: Server<MeshSocketData>, caller?: Principal): Response | Promise<Response> | undefined;
+  fetch(
+    req: Request,
+    server: Server<MeshSocketData>,
+    caller?: Principal,
+  ): Response | Promise<Response> | undefined;
   websocket: WebSocketHandler<MeshSocketData>;
   /** Ends every presence (`hub_shutdown`) and stops the heartbeat; the caller stops Bun.serve and closes the store. */
   close(): void;
@@ -47,18 +51,43 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
   const limits: MeshLimits = { ...MESH_LIMITS, ...opts.limits };
   const access = opts.access;
   const admit = access
-    ? (ws: { data: MeshSocketData }, token: unknown) => !access.required || ws.data.authenticated === true || (typeof token === 'string' && access.verify(token))
+    ? (ws: { data: MeshSocketData }, token: unknown) =>
+        !access.required ||
+        ws.data.authenticated === true ||
+        (typeof token === 'string' && access.verify(token))
     : undefined;
-  const realtime = createRealtime({ store: opts.store, log: opts.log, now, token: opts.token, limits, timers: opts.timers ?? REAL_TIMERS, ...(opts.cluster ? { cluster: opts.cluster } : {}), ...(admit ? { admit } : {}) });
-  const http = createMeshHttp({ store: opts.store, realtime, token: opts.token, limits, startedAt: now() });
+  const realtime = createRealtime({
+    store: opts.store,
+    log: opts.log,
+    now,
+    token: opts.token,
+    limits,
+    timers: opts.timers ?? REAL_TIMERS,
+    ...(opts.cluster ? { cluster: opts.cluster } : {}),
+    ...(admit ? { admit } : {}),
+  });
+  const http = createMeshHttp({
+    store: opts.store,
+    realtime,
+    token: opts.token,
+    limits,
+    startedAt: now(),
+  });
   return {
     realtime,
     fetch(req, server, caller) {
       if (new URL(req.url).pathname === '/v1/connect') {
         // Bun ignores the response of an upgraded request; a 101 keeps "undefined" meaning "not a mesh path".
-        const data: MeshSocketData = { kind: 'mesh', closing: false, authenticated: !!caller && isAuthenticated(caller) };
+        const data: MeshSocketData = {
+          kind: 'mesh',
+          closing: false,
+          authenticated: !!caller && isAuthenticated(caller),
+        };
         if (server.upgrade(req, { data })) return new Response(null, { status: 101 });
-        return Response.json({ error: { code: 'A2A_BAD_REQUEST', message: 'expected a WebSocket upgrade' } }, { status: 426 });
+        return Response.json(
+          { error: { code: 'A2A_BAD_REQUEST', message: 'expected a WebSocket upgrade' } },
+          { status: 426 },
+        );
       }
       return http(req, server as Server<unknown>);
     },

@@ -74,7 +74,10 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
       },
       (e) => {
         t.reading = false;
-        o.log('error', 'mesh: reading committed messages failed; retrying', { project, error: String(e) });
+        o.log('error', 'mesh: reading committed messages failed; retrying', {
+          project,
+          error: String(e),
+        });
         setTimeout(() => pump(project), retryMs);
       },
     );
@@ -83,7 +86,8 @@ export function createDeliveryStream<Local>(o: DeliveryStreamOptions<Local>) {
   return {
     /** Starts following a project from `head` (a presence claimed here); nothing happens when it is followed already. */
     follow(project: string, head: number): void {
-      if (!trackers.has(project)) trackers.set(project, { delivered: head, known: head, local: new Map(), reading: false });
+      if (!trackers.has(project))
+        trackers.set(project, { delivered: head, known: head, local: new Map(), reading: false });
     },
     /** Stops following a project (its last presence here left). */
     unfollow(project: string): void {

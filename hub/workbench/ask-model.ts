@@ -7,7 +7,13 @@
 import type { Log } from '../../lib/log.ts';
 import { chat, type ModelEndpoint } from '../../lib/model/chat.ts';
 import type { ModelHealth } from '../../lib/model/health.ts';
-import { keywordPlanner, type CatalogTool, type Plan, type PlannedCall, type Planner } from './ask-planner.ts';
+import {
+  keywordPlanner,
+  type CatalogTool,
+  type Plan,
+  type PlannedCall,
+  type Planner,
+} from './ask-planner.ts';
 
 export interface ModelConfig extends ModelEndpoint {
   timeoutMs?: number;
@@ -15,33 +21,55 @@ export interface ModelConfig extends ModelEndpoint {
   pingMs?: number;
 }
 
-const SYSTEM = 'You route a question to the tools of a fleet of small apps. Call every tool whose answer helps, at most three, with arguments only from the question. Do not answer yourself.';
+const SYSTEM =
+  'You route a question to the tools of a fleet of small apps. Call every tool whose answer helps, at most three, with arguments only from the question. Do not answer yourself.';
 
 /** Function names the API accepts: letters, digits, `_` and `-`, at most 64. */
-const fnName = (t: CatalogTool, i: number) => `t${i}_${`${t.node}_${t.id}`.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
+const fnName = (t: CatalogTool, i: number) =>
+  `t${i}_${`${t.node}_${t.id}`.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
 
-export function modelPlanner(cfg: ModelConfig, deps: { log: Log; health?: ModelHealth; fetch?: typeof fetch }): Planner {
+export function modelPlanner(
+  cfg: ModelConfig,
+  deps: { log: Log; health?: ModelHealth; fetch?: typeof fetch },
+): Planner {
   return async (question, tools): Promise<Plan> => {
     const usable = tools.filter((t) => t.readOnly);
     const names = new Map(usable.map((t, i) => [fnName(t, i), t]));
-    const r = await chat(cfg, {
-      messages: [{ role: 'system', content: SYSTEM }, { role: 'user', content: question }],
-      timeoutMs: cfg.timeoutMs ?? 20_000,
-      tools: [...names].map(([name, t]) => ({
-        name,
-        description: `${t.node}: ${t.description}`.slice(0, 1024),
-        parameters: {
-          type: 'object',
-          properties: Object.fromEntries(Object.entries(t.args).map(([k, a]) => [k, { type: 'string', ...(a.enum ? { enum: a.enum } : {}) }])),
-          required: Object.entries(t.args).filter(([, a]) => a.required).map(([k]) => k),
-        },
-      })),
-    }, deps.fetch);
+    const r = await chat(
+      cfg,
+      {
+        messages: [
+          { role: 'system', content: SYSTEM },
+          { role: 'user', content: question },
+        ],
+        timeoutMs: cfg.timeoutMs ?? 20_000,
+        tools: [...names].map(([name, t]) => ({
+          name,
+          description: `${t.node}: ${t.description}`.slice(0, 1024),
+          parameters: {
+            type: 'object',
+            properties: Object.fromEntries(
+              Object.entries(t.args).map(([k, a]) => [
+                k,
+                { type: 'string', ...(a.enum ? { enum: a.enum } : {}) },
+              ]),
+            ),
+            required: Object.entries(t.args)
+              .filter(([, a]) => a.required)
+              .map(([k]) => k),
+          },
+        })),
+      },
+      deps.fetch,
+    );
     deps.health?.report(r.ok);
     if (!r.ok) {
       deps.log('warn', 'model planner failed; planning by keywords', { code: r.error.code });
       const plan = await keywordPlanner(question, tools);
-      return { ...plan, note: `the model did not plan (${r.error.code}: ${r.error.message}); keywords did` };
+      return {
+        ...plan,
+        note: `the model did not plan (${r.error.code}: ${r.error.message}); keywords did`,
+      };
     }
     const calls: PlannedCall[] = [];
     for (const c of r.result.toolCalls.slice(0, 3)) {
@@ -51,7 +79,15 @@ export function modelPlanner(cfg: ModelConfig, deps: { log: Log; health?: ModelH
       try {
         args = JSON.parse(c.arguments || '{}');
       } catch {}
-      calls.push({ node: tool.node, tool: tool.id, args: args && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {}, score: 0 });
+      calls.push({
+        node: tool.node,
+        tool: tool.id,
+        args:
+          args && typeof args === 'object' && !Array.isArray(args)
+            ? (args as Record<string, unknown>)
+            : {},
+        score: 0,
+      });
     }
     return { calls, by: 'model' };
   };

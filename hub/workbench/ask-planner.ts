@@ -27,11 +27,50 @@ export interface Plan {
 /** Plans which tools to call for a question. */
 export type Planner = (question: string, tools: CatalogTool[]) => Promise<Plan> | Plan;
 
-const STOP = new Set(['the', 'a', 'an', 'is', 'are', 'of', 'in', 'on', 'to', 'and', 'or', 'for', 'me', 'my', 'what', 'which', 'how', 'who', 'do', 'does', 'did', 'i', 'we', 'you', 'it', 'there', 'any', 'with', 'about', 'tell', 'show', 'give', 'please', 'can']);
+const STOP = new Set([
+  'the',
+  'a',
+  'an',
+  'is',
+  'are',
+  'of',
+  'in',
+  'on',
+  'to',
+  'and',
+  'or',
+  'for',
+  'me',
+  'my',
+  'what',
+  'which',
+  'how',
+  'who',
+  'do',
+  'does',
+  'did',
+  'i',
+  'we',
+  'you',
+  'it',
+  'there',
+  'any',
+  'with',
+  'about',
+  'tell',
+  'show',
+  'give',
+  'please',
+  'can',
+]);
 
 /** Lower-case word stems: a trailing plural `s` is dropped so "sectors" meets "sector". */
 function terms(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9\u4e00-\u9fff]+/).filter((w) => w.length > 1 && !STOP.has(w)).map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9\u4e00-\u9fff]+/)
+    .filter((w) => w.length > 1 && !STOP.has(w))
+    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w));
 }
 
 /** How well a tool fits a question: keyword phrases weigh most, then tags and name, then prose. */
@@ -65,11 +104,14 @@ function argsFor(question: string, tool: CatalogTool): Record<string, unknown> |
 
 /** The default planner: the best-scoring read-only tool of each node, up to three nodes close to the best score. */
 export const keywordPlanner: Planner = (question, tools) => {
-  const scored = tools.flatMap((t) => {
-    if (!t.readOnly) return [];
-    const args = argsFor(question, t);
-    return args ? [{ node: t.node, tool: t.id, args, score: scoreTool(question, t) }] : [];
-  }).filter((c) => c.score >= 3).sort((a, b) => b.score - a.score);
+  const scored = tools
+    .flatMap((t) => {
+      if (!t.readOnly) return [];
+      const args = argsFor(question, t);
+      return args ? [{ node: t.node, tool: t.id, args, score: scoreTool(question, t) }] : [];
+    })
+    .filter((c) => c.score >= 3)
+    .sort((a, b) => b.score - a.score);
   const top = scored[0]?.score ?? 0;
   const picked: PlannedCall[] = [];
   for (const c of scored) {
@@ -78,4 +120,3 @@ export const keywordPlanner: Planner = (question, tools) => {
   }
   return { calls: picked, by: 'keywords' };
 };
-

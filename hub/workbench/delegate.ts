@@ -73,11 +73,22 @@ const MAX_CONTEXT = 16_000;
 const MAX_OUTPUT_PER_TURN = 2_000;
 
 // The task's metadata is the hub's own, but typed as any JSON: read it through checks.
-const isTurn = (t: unknown): t is Turn => isObject(t) && isString(t.prompt) && isString(t.output) && isString(t.job_id) && isString(t.taskId);
+const isTurn = (t: unknown): t is Turn =>
+  isObject(t) &&
+  isString(t.prompt) &&
+  isString(t.output) &&
+  isString(t.job_id) &&
+  isString(t.taskId);
 const isDelegation = (d: unknown): d is Delegation =>
-  isObject(d) && isString(d.job_id) && isString(d.executor) && isString(d.prompt) && (d.turns === undefined || (Array.isArray(d.turns) && d.turns.every(isTurn)));
-const isRequest = (r: unknown): r is DelegateArgs => isObject(r) && isString(r.prompt)
-  && ['executor', 'recipe', 'model', 'taskId'].every((k) => r[k] === undefined || isString(r[k]));
+  isObject(d) &&
+  isString(d.job_id) &&
+  isString(d.executor) &&
+  isString(d.prompt) &&
+  (d.turns === undefined || (Array.isArray(d.turns) && d.turns.every(isTurn)));
+const isRequest = (r: unknown): r is DelegateArgs =>
+  isObject(r) &&
+  isString(r.prompt) &&
+  ['executor', 'recipe', 'model', 'taskId'].every((k) => r[k] === undefined || isString(r[k]));
 const delegationOf = (task: Readonly<Task>): Delegation | undefined => {
   const d = task.metadata?.delegation;
   return isDelegation(d) ? d : undefined;
@@ -85,11 +96,16 @@ const delegationOf = (task: Readonly<Task>): Delegation | undefined => {
 
 /** The text of a settled delegation's `job-output` artifact. */
 const outputOf = (task: Readonly<Task>): string =>
-  task.artifacts?.find((a) => a.name === 'job-output')?.parts.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : '')).join('') ?? '';
+  task.artifacts
+    ?.find((a) => a.name === 'job-output')
+    ?.parts.map((p) => ('text' in p && typeof p.text === 'string' ? p.text : ''))
+    .join('') ?? '';
 
 /** The newest turns that fit the executor's `context` argument. */
 function contextOf(turns: Turn[]): string {
-  let kept = turns.slice(-MAX_TURNS).map((t) => ({ prompt: t.prompt, output: t.output.slice(0, MAX_OUTPUT_PER_TURN) }));
+  let kept = turns
+    .slice(-MAX_TURNS)
+    .map((t) => ({ prompt: t.prompt, output: t.output.slice(0, MAX_OUTPUT_PER_TURN) }));
   while (kept.length && JSON.stringify(kept).length > MAX_CONTEXT) kept = kept.slice(1);
   return JSON.stringify(kept);
 }
@@ -97,30 +113,66 @@ function contextOf(turns: Turn[]): string {
 export function createDelegator(deps: DelegatorDeps) {
   const { invoker } = deps;
   const defaultExecutor = deps.defaultExecutor ?? 'resolve';
-  const refuse = (ctx: AgentContext, failure: Failure) => ctx.status('rejected', failureParts(failure));
+  const refuse = (ctx: AgentContext, failure: Failure) =>
+    ctx.status('rejected', failureParts(failure));
 
   /** Whether `name` may run jobs: a fleet node that, when it answers, offers exec.submit. */
   async function executorProblem(name: string): Promise<Failure | undefined> {
     const names = deps.nodeNames();
     if (!names.includes(name))
-      return { code: 'DELEGATE_UNKNOWN_EXECUTOR', message: `No fleet node is named ${JSON.stringify(name.slice(0, 64))}; fleet nodes: ${names.join(', ')}`, field: 'executor' };
+      return {
+        code: 'DELEGATE_UNKNOWN_EXECUTOR',
+        message: `No fleet node is named ${JSON.stringify(name.slice(0, 64))}; fleet nodes: ${names.join(', ')}`,
+        field: 'executor',
+      };
     const member = (await deps.members().catch(() => [])).find((m) => m.name === name);
     // A node that is down may still be an executor: submitting says it is unreachable, and the task waits.
     if (member?.online && !member.skills.some((s) => s.id === 'exec.submit')) {
-      const executors = (await deps.members().catch(() => [])).filter((m) => m.skills.some((s) => s.id === 'exec.submit')).map((m) => m.name);
-      return { code: 'DELEGATE_NOT_EXECUTOR', message: `${name} offers no exec.* capabilities, so it runs no jobs; executors: ${executors.join(', ') || 'none online'}`, field: 'executor' };
+      const executors = (await deps.members().catch(() => []))
+        .filter((m) => m.skills.some((s) => s.id === 'exec.submit'))
+        .map((m) => m.name);
+      return {
+        code: 'DELEGATE_NOT_EXECUTOR',
+        message: `${name} offers no exec.* capabilities, so it runs no jobs; executors: ${executors.join(', ') || 'none online'}`,
+        field: 'executor',
+      };
     }
     return undefined;
   }
 
   /** The delegation `taskId` names and the turns it carries, or why it cannot be continued. */
-  async function earlierTurns(taskId: string, caller: Principal): Promise<{ ok: true; executor: string; turns: Turn[] } | { ok: false; error: Failure }> {
+  async function earlierTurns(
+    taskId: string,
+    caller: Principal,
+  ): Promise<{ ok: true; executor: string; turns: Turn[] } | { ok: false; error: Failure }> {
     const task = await deps.findTask(taskId, caller);
     const d = task && delegationOf(task);
-    if (!task || !d) return { ok: false, error: { code: 'DELEGATE_UNKNOWN_TASK', message: `No delegated hub task ${JSON.stringify(taskId.slice(0, 64))} to continue`, field: 'taskId' } };
+    if (!task || !d)
+      return {
+        ok: false,
+        error: {
+          code: 'DELEGATE_UNKNOWN_TASK',
+          message: `No delegated hub task ${JSON.stringify(taskId.slice(0, 64))} to continue`,
+          field: 'taskId',
+        },
+      };
     if (task.status.state === 'working' || task.status.state === 'submitted')
-      return { ok: false, error: { code: 'DELEGATE_TASK_ACTIVE', message: `Task ${taskId} is still running job ${d.job_id}; continue it once it has settled`, field: 'taskId' } };
-    return { ok: true, executor: d.executor, turns: [...(d.turns ?? []), { prompt: d.prompt, output: outputOf(task), job_id: d.job_id, taskId }] };
+      return {
+        ok: false,
+        error: {
+          code: 'DELEGATE_TASK_ACTIVE',
+          message: `Task ${taskId} is still running job ${d.job_id}; continue it once it has settled`,
+          field: 'taskId',
+        },
+      };
+    return {
+      ok: true,
+      executor: d.executor,
+      turns: [
+        ...(d.turns ?? []),
+        { prompt: d.prompt, output: outputOf(task), job_id: d.job_id, taskId },
+      ],
+    };
   }
 
   return {
@@ -131,7 +183,8 @@ export function createDelegator(deps: DelegatorDeps) {
      */
     async submit(ctx: AgentContext, args: DelegateArgs): Promise<void> {
       const prompt = args.prompt.trim();
-      if (!prompt) return ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
+      if (!prompt)
+        return ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
       let turns: Turn[] = [];
       let executor = args.executor;
       if (args.taskId !== undefined) {
@@ -145,41 +198,82 @@ export function createDelegator(deps: DelegatorDeps) {
       const problem = await executorProblem(executor);
       if (problem) return refuse(ctx, problem);
 
-      const optional = { ...(args.recipe ? { recipe: args.recipe } : {}), ...(args.model ? { model: args.model } : {}) };
+      const optional = {
+        ...(args.recipe ? { recipe: args.recipe } : {}),
+        ...(args.model ? { model: args.model } : {}),
+      };
       // The executor limits jobs per principal: the hub names the one it delegates for.
-      const r = await readFrom(invoker, executor, 'exec.submit', isSubmitted, { prompt, ...optional, ...(turns.length ? { context: contextOf(turns) } : {}) }, 30_000, { onBehalfOf: ownerKey(ctx.caller) });
+      const r = await readFrom(
+        invoker,
+        executor,
+        'exec.submit',
+        isSubmitted,
+        { prompt, ...optional, ...(turns.length ? { context: contextOf(turns) } : {}) },
+        30_000,
+        { onBehalfOf: ownerKey(ctx.caller) },
+      );
       if (!r.ok) {
         ctx.setMetadata({ delegationRequest: { ...args, prompt, executor } });
-        return ctx.requireInput(`Executor '${executor}' did not take the job (${r.error.code}: ${r.error.message}). Bring it up or change the request, then continue this task.`);
+        return ctx.requireInput(
+          `Executor '${executor}' did not take the job (${r.error.code}: ${r.error.message}). Bring it up or change the request, then continue this task.`,
+        );
       }
       const job = r.result;
       const delegation: Delegation = {
-        executor, job_id: job.job_id, prompt, submittedAt: new Date().toISOString(),
+        executor,
+        job_id: job.job_id,
+        prompt,
+        submittedAt: new Date().toISOString(),
         ...(job.recipe ? { recipe: job.recipe } : {}),
         ...(args.model ? { model: args.model } : {}),
         ...(args.taskId ? { continues: args.taskId, turns } : {}),
       };
       ctx.setMetadata({ delegation, delegationRequest: null });
-      ctx.working(`Delegated to ${executor}: job ${job.job_id}${job.recipe ? ` (${job.recipe})` : ''}${turns.length ? `, continuing ${turns.length} earlier turn${turns.length > 1 ? 's' : ''}` : ''}`);
+      ctx.working(
+        `Delegated to ${executor}: job ${job.job_id}${job.recipe ? ` (${job.recipe})` : ''}${turns.length ? `, continuing ${turns.length} earlier turn${turns.length > 1 ? 's' : ''}` : ''}`,
+      );
     },
 
     /** Lazy advancement on read; an executor that does not answer leaves the task working. */
     async observe(task: TaskUpdater): Promise<void> {
       const d = delegationOf(task.task);
       if (!d) return;
-      const r = await readFrom(invoker, d.executor, 'exec.status', isJobStatus, { job_id: d.job_id }, 5_000);
+      const r = await readFrom(
+        invoker,
+        d.executor,
+        'exec.status',
+        isJobStatus,
+        { job_id: d.job_id },
+        5_000,
+      );
       if (!r.ok) return;
       const job = r.result.job;
       if (!job) return;
       if (job.progress !== undefined) task.setMetadata({ progress: job.progress });
       if (job.state === 'succeeded') {
-        task.artifact({
-          name: 'job-output',
-          parts: [{ text: job.output ?? '', mediaType: 'text/plain' }, { data: { job_id: job.job_id, recipe: job.recipe, exitCode: job.exitCode, outputTruncated: job.outputTruncated ?? false }, mediaType: 'application/json' }],
-        }, { lastChunk: true });
+        task.artifact(
+          {
+            name: 'job-output',
+            parts: [
+              { text: job.output ?? '', mediaType: 'text/plain' },
+              {
+                data: {
+                  job_id: job.job_id,
+                  recipe: job.recipe,
+                  exitCode: job.exitCode,
+                  outputTruncated: job.outputTruncated ?? false,
+                },
+                mediaType: 'application/json',
+              },
+            ],
+          },
+          { lastChunk: true },
+        );
         task.complete(`Executor succeeded (job ${job.job_id})`);
-      } else if (job.state === 'failed') task.fail(`Executor failed (job ${job.job_id})${job.error ? `: ${job.error}` : ''}`);
-      else if (job.state === 'canceled') task.status('canceled', `Executor canceled job ${job.job_id}`);
+      } else if (job.state === 'failed')
+        task.fail(`Executor failed (job ${job.job_id})${job.error ? `: ${job.error}` : ''}`);
+      else if (job.state === 'canceled')
+        task.status('canceled', `Executor canceled job ${job.job_id}`);
     },
 
     /** Canceling the hub task cancels the job (best effort: the hub task is canceled either way). */

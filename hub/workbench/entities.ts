@@ -17,7 +17,10 @@ export type { EntityResolution } from './entity-resolve.ts';
  * Resolves a company by any of name, USCC and stock code; all given keys must agree.
  * Never throws: a bad query or a node that cannot be read is a coded value.
  */
-export async function resolveEntity(invoker: FleetInvoker, query: EntityQuery): Promise<EntityResolution | EntityFailure> {
+export async function resolveEntity(
+  invoker: FleetInvoker,
+  query: EntityQuery,
+): Promise<EntityResolution | EntityFailure> {
   const checked = checkQuery(query);
   if (!checked.ok) return checked;
   const loaded = await loadEntityIndex(invoker);
@@ -30,7 +33,9 @@ export async function resolveEntity(invoker: FleetInvoker, query: EntityQuery): 
  * any) is on scanner; a scanner code is aligned when exactly one crm company with a valid USCC
  * carries it. Never throws.
  */
-export async function entityCoverage(invoker: FleetInvoker): Promise<EntityCoverage | EntityFailure> {
+export async function entityCoverage(
+  invoker: FleetInvoker,
+): Promise<EntityCoverage | EntityFailure> {
   const loaded = await loadEntityIndex(invoker);
   return loaded.ok ? coverageOf(loaded.index) : loaded;
 }

@@ -59,7 +59,15 @@ export function fromRecord(ix: EntityIndex, c: CrmRecord): EntityCandidate {
 
 export function fromStock(s: ScannerStock): EntityCandidate {
   return {
-    crmId: null, uscc: null, usccValid: false, name: s.name, industry: s.sector || null, stockCode: s.code, stockName: s.name, onScanner: true, matchedBy: [],
+    crmId: null,
+    uscc: null,
+    usccValid: false,
+    name: s.name,
+    industry: s.sector || null,
+    stockCode: s.code,
+    stockName: s.name,
+    onScanner: true,
+    matchedBy: [],
     unconfirmed: `scanner lists ${s.code} ${s.name}, but no crm company carries that code`,
   };
 }

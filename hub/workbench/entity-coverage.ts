@@ -7,8 +7,19 @@ import { checkUscc } from '../../lib/domain/uscc.ts';
 import type { EntityIndex } from './entity-index.ts';
 import { coreName } from './entity-names.ts';
 
-type GapKind = 'no-uscc' | 'bad-check-digit' | 'ambiguous-name' | 'stock-without-entity' | 'stock-not-on-scanner';
-const GAP_KINDS: readonly GapKind[] = ['no-uscc', 'bad-check-digit', 'ambiguous-name', 'stock-without-entity', 'stock-not-on-scanner'];
+type GapKind =
+  | 'no-uscc'
+  | 'bad-check-digit'
+  | 'ambiguous-name'
+  | 'stock-without-entity'
+  | 'stock-not-on-scanner';
+const GAP_KINDS: readonly GapKind[] = [
+  'no-uscc',
+  'bad-check-digit',
+  'ambiguous-name',
+  'stock-without-entity',
+  'stock-not-on-scanner',
+];
 
 interface CoverageGap {
   kind: GapKind;
@@ -33,20 +44,35 @@ export function coverageOf(ix: EntityIndex): EntityCoverage {
   const notAligned = new Set<string>();
   for (const c of ix.companies) {
     if (c.uscc === null) {
-      gaps.push({ kind: 'no-uscc', key: c.id, records: [c.id], reason: `${c.name} (${c.id}) has no USCC on record` });
+      gaps.push({
+        kind: 'no-uscc',
+        key: c.id,
+        records: [c.id],
+        reason: `${c.name} (${c.id}) has no USCC on record`,
+      });
       notAligned.add(c.id);
       continue;
     }
     const check = checkUscc(c.uscc);
     if (!check.ok) {
-      gaps.push({ kind: 'bad-check-digit', key: c.uscc, records: [c.id], reason: `${c.name} (${c.id}): ${check.code}, ${check.message}` });
+      gaps.push({
+        kind: 'bad-check-digit',
+        key: c.uscc,
+        records: [c.id],
+        reason: `${c.name} (${c.id}): ${check.code}, ${check.message}`,
+      });
       notAligned.add(c.id);
     }
   }
   const byCore = Map.groupBy(ix.companies, (c) => coreName(c.name, c.city));
   for (const [core, group] of byCore) {
     if (group.length < 2) continue;
-    gaps.push({ kind: 'ambiguous-name', key: core, records: group.map((c) => c.id), reason: `"${core}" names ${group.length} companies: ${group.map((c) => `${c.name} (${c.id})`).join(', ')}` });
+    gaps.push({
+      kind: 'ambiguous-name',
+      key: core,
+      records: group.map((c) => c.id),
+      reason: `"${core}" names ${group.length} companies: ${group.map((c) => `${c.name} (${c.id})`).join(', ')}`,
+    });
     for (const c of group) notAligned.add(c.id);
   }
   let scannerAligned = 0;
@@ -57,21 +83,34 @@ export function coverageOf(ix: EntityIndex): EntityCoverage {
       scannerAligned++;
       continue;
     }
-    const reason = carriers.length === 0
-      ? `scanner lists ${s.code} ${s.name}, but no crm company carries that code`
-      : confirmed.length > 1
-        ? `${s.code} ${s.name} is carried by ${confirmed.length} crm companies`
-        : `${s.code} ${s.name} is carried only by ${carriers.map((c) => c.id).join(', ')}, without a valid USCC`;
-    gaps.push({ kind: 'stock-without-entity', key: s.code, records: carriers.map((c) => c.id), reason });
+    const reason =
+      carriers.length === 0
+        ? `scanner lists ${s.code} ${s.name}, but no crm company carries that code`
+        : confirmed.length > 1
+          ? `${s.code} ${s.name} is carried by ${confirmed.length} crm companies`
+          : `${s.code} ${s.name} is carried only by ${carriers.map((c) => c.id).join(', ')}, without a valid USCC`;
+    gaps.push({
+      kind: 'stock-without-entity',
+      key: s.code,
+      records: carriers.map((c) => c.id),
+      reason,
+    });
   }
   const listed = new Set(ix.stocks.map((s) => s.code));
   for (const c of ix.companies) {
     if (!c.stockCode || listed.has(c.stockCode)) continue;
-    gaps.push({ kind: 'stock-not-on-scanner', key: c.stockCode, records: [c.id], reason: `${c.name} (${c.id}) has stock code ${c.stockCode}, which scanner does not list` });
+    gaps.push({
+      kind: 'stock-not-on-scanner',
+      key: c.stockCode,
+      records: [c.id],
+      reason: `${c.name} (${c.id}) has stock code ${c.stockCode}, which scanner does not list`,
+    });
     notAligned.add(c.id);
   }
   gaps.sort((a, b) => GAP_KINDS.indexOf(a.kind) - GAP_KINDS.indexOf(b.kind));
-  const byKind = Object.fromEntries(GAP_KINDS.map((k) => [k, gaps.filter((g) => g.kind === k).length])) as Record<GapKind, number>;
+  const byKind = Object.fromEntries(
+    GAP_KINDS.map((k) => [k, gaps.filter((g) => g.kind === k).length]),
+  ) as Record<GapKind, number>;
   return {
     ok: true,
     asOf: ix.asOf,

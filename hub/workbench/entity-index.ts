@@ -28,22 +28,57 @@ export interface EntityIndex {
 }
 
 /** Why entity alignment could not answer: a bad query, or a node that could not be read. */
-export type EntityFailure = { ok: false; error: { code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'; message: string; source?: string; cause?: string } };
+export type EntityFailure = {
+  ok: false;
+  error: {
+    code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED';
+    message: string;
+    source?: string;
+    cause?: string;
+  };
+};
 
 /** Reads one list from a node; rows that are not objects make the whole answer unreadable. */
-async function read(invoker: FleetInvoker, node: string, capability: string, list: string): Promise<{ asOf: string; rows: unknown[] } | EntityFailure> {
+async function read(
+  invoker: FleetInvoker,
+  node: string,
+  capability: string,
+  list: string,
+): Promise<{ asOf: string; rows: unknown[] } | EntityFailure> {
   const r = await invoker.invoke(node, capability, {});
-  if (!r.ok) return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: ${r.error.message}`, source: node, cause: r.error.code } };
+  if (!r.ok)
+    return {
+      ok: false,
+      error: {
+        code: 'ENTITY_SOURCE_FAILED',
+        message: `${node} ${capability}: ${r.error.message}`,
+        source: node,
+        cause: r.error.code,
+      },
+    };
   const doc = isObject(r.result) ? r.result : {};
   const rows = doc[list];
   if (!Array.isArray(rows) || !rows.every((x) => typeof x === 'object' && x !== null))
-    return { ok: false, error: { code: 'ENTITY_SOURCE_FAILED', message: `${node} ${capability}: the answer has no ${list} list`, source: node, cause: 'BAD_ANSWER' } };
+    return {
+      ok: false,
+      error: {
+        code: 'ENTITY_SOURCE_FAILED',
+        message: `${node} ${capability}: the answer has no ${list} list`,
+        source: node,
+        cause: 'BAD_ANSWER',
+      },
+    };
   return { asOf: str(doc.asOf) ? doc.asOf : '', rows };
 }
 
 /** Reads crm's companies and scanner's stocks (two traced calls). */
-export async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
-  const [crm, scanner] = await Promise.all([read(invoker, 'crm', 'crm.companies', 'companies'), read(invoker, 'scanner', 'sector.stocks', 'stocks')]);
+export async function loadEntityIndex(
+  invoker: FleetInvoker,
+): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
+  const [crm, scanner] = await Promise.all([
+    read(invoker, 'crm', 'crm.companies', 'companies'),
+    read(invoker, 'scanner', 'sector.stocks', 'stocks'),
+  ]);
   if ('ok' in crm) return crm;
   if ('ok' in scanner) return scanner;
   // Rows another process sent: keep only well-formed ones, never trust a field's type.
@@ -55,6 +90,8 @@ export async function loadEntityIndex(invoker: FleetInvoker): Promise<{ ok: true
     city: str(c.city) ? c.city : '',
     stockCode: str(c.stockCode) ? c.stockCode : null,
   }));
-  const stocks = scanner.rows.filter(isStockRow).map((s) => ({ code: s.code, name: s.name, sector: str(s.sector) ? s.sector : '' }));
+  const stocks = scanner.rows
+    .filter(isStockRow)
+    .map((s) => ({ code: s.code, name: s.name, sector: str(s.sector) ? s.sector : '' }));
   return { ok: true, index: { asOf: { crm: crm.asOf, scanner: scanner.asOf }, companies, stocks } };
 }

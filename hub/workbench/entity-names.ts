@@ -4,10 +4,25 @@
  */
 
 /** Legal-form words that do not tell companies apart. */
-export const LEGAL = new Set(['co', 'ltd', 'corp', 'inc', 'limited', 'company', 'corporation', 'group', 'plc']);
+export const LEGAL = new Set([
+  'co',
+  'ltd',
+  'corp',
+  'inc',
+  'limited',
+  'company',
+  'corporation',
+  'group',
+  'plc',
+]);
 
 /** The lower-case words of a name ("&" read as "and"). */
-export const tokens = (s: string) => s.toLowerCase().replace(/&/g, ' and ').split(/[^a-z0-9]+/).filter(Boolean);
+export const tokens = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 
 /** A company's name without its city prefix and legal suffix: "Hangzhou Yunqi Data Technology Co., Ltd." → "yunqi data technology". */
 export function coreName(name: string, city = ''): string {

@@ -17,7 +17,10 @@ const CODE_TEXT = /^\d{6}$/;
 
 /** Checks the query: at least one key, each of a sane shape. */
 export function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | EntityFailure {
-  const bad = (message: string): EntityFailure => ({ ok: false, error: { code: 'ENTITY_BAD_QUERY', message } });
+  const bad = (message: string): EntityFailure => ({
+    ok: false,
+    error: { code: 'ENTITY_BAD_QUERY', message },
+  });
   if (!q || typeof q !== 'object') return bad('a query is {name?, uscc?, code?}');
   const out: EntityQuery = {};
   for (const k of ['name', 'uscc', 'code'] as const) {
@@ -27,9 +30,15 @@ export function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | E
     out[k] = v.trim();
   }
   if (!out.name && !out.uscc && !out.code) return bad('give at least one of name, uscc, code');
-  if (out.name !== undefined && (out.name.length > 200 || tokens(out.name).filter((w) => !LEGAL.has(w)).length === 0)) return bad('name must have a distinctive word (and at most 200 characters)');
-  if (out.uscc !== undefined && !USCC_TEXT.test(out.uscc)) return bad('uscc must be letters and digits');
-  if (out.code !== undefined && !CODE_TEXT.test(out.code)) return bad('code must be a six-digit stock code');
+  if (
+    out.name !== undefined &&
+    (out.name.length > 200 || tokens(out.name).filter((w) => !LEGAL.has(w)).length === 0)
+  )
+    return bad('name must have a distinctive word (and at most 200 characters)');
+  if (out.uscc !== undefined && !USCC_TEXT.test(out.uscc))
+    return bad('uscc must be letters and digits');
+  if (out.code !== undefined && !CODE_TEXT.test(out.code))
+    return bad('code must be a six-digit stock code');
   if (out.uscc) out.uscc = out.uscc.toUpperCase();
   return { ok: true, query: out };
 }

@@ -15,7 +15,8 @@ import type { FleetInvoker, InvokeOptions } from '../../lib/fleet/invoke.ts';
 export type Fields = Record<string, unknown>;
 type Check<T> = (v: unknown) => v is T;
 
-export const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Fields =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isNumber = (v: unknown): v is number => typeof v === 'number';
 export const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
@@ -27,61 +28,127 @@ const optional = <T>(v: unknown, is: Check<T>): v is T | undefined => v === unde
  * Calls `capability` on `node` (fleet.invoke, traced) and checks the answer: the call's own failure
  * as it is, an answer `is` refuses as NODE_BAD_ANSWER.
  */
-export async function readFrom<T>(invoker: FleetInvoker, node: string, capability: string, is: Check<T>, args: Fields = {}, timeoutMs?: number, opts?: InvokeOptions): Promise<Result<T, Failure>> {
+export async function readFrom<T>(
+  invoker: FleetInvoker,
+  node: string,
+  capability: string,
+  is: Check<T>,
+  args: Fields = {},
+  timeoutMs?: number,
+  opts?: InvokeOptions,
+): Promise<Result<T, Failure>> {
   const r = await invoker.invoke(node, capability, args, timeoutMs, opts);
   if (!r.ok) return r;
-  if (!is(r.result)) return { ok: false, error: { code: 'NODE_BAD_ANSWER', message: `${node} ${capability}: the answer is not in the expected shape` } };
+  if (!is(r.result))
+    return {
+      ok: false,
+      error: {
+        code: 'NODE_BAD_ANSWER',
+        message: `${node} ${capability}: the answer is not in the expected shape`,
+      },
+    };
   return { ok: true, result: r.result };
 }
 
 // ---- scanner: sector.movement ----
 
-interface SectorMove { sector: string; name: string; avgChangePct: number; signaled: number }
-export interface MovementAnswer { asOf: string; sectors: SectorMove[] }
+interface SectorMove {
+  sector: string;
+  name: string;
+  avgChangePct: number;
+  signaled: number;
+}
+export interface MovementAnswer {
+  asOf: string;
+  sectors: SectorMove[];
+}
 
 const isSectorMove = (v: unknown): v is SectorMove =>
-  isObject(v) && isString(v.sector) && isString(v.name) && isNumber(v.avgChangePct) && isNumber(v.signaled);
-export const isMovementAnswer = (v: unknown): v is MovementAnswer => isObject(v) && isString(v.asOf) && listOf(v.sectors, isSectorMove);
+  isObject(v) &&
+  isString(v.sector) &&
+  isString(v.name) &&
+  isNumber(v.avgChangePct) &&
+  isNumber(v.signaled);
+export const isMovementAnswer = (v: unknown): v is MovementAnswer =>
+  isObject(v) && isString(v.asOf) && listOf(v.sectors, isSectorMove);
 
 // ---- crm: crm.industries ----
 
 /** Customers of one industry, counted by follow-up state (new, contacted, in-follow-up, …). */
-interface IndustryCount { industry: string; customers: number; followUp: Partial<Record<string, number>> }
-export interface IndustriesAnswer { industries: IndustryCount[] }
+interface IndustryCount {
+  industry: string;
+  customers: number;
+  followUp: Partial<Record<string, number>>;
+}
+export interface IndustriesAnswer {
+  industries: IndustryCount[];
+}
 
 const isIndustryCount = (v: unknown): v is IndustryCount =>
-  isObject(v) && isString(v.industry) && isNumber(v.customers) && isObject(v.followUp) && Object.values(v.followUp).every(isNumber);
-export const isIndustriesAnswer = (v: unknown): v is IndustriesAnswer => isObject(v) && listOf(v.industries, isIndustryCount);
+  isObject(v) &&
+  isString(v.industry) &&
+  isNumber(v.customers) &&
+  isObject(v.followUp) &&
+  Object.values(v.followUp).every(isNumber);
+export const isIndustriesAnswer = (v: unknown): v is IndustriesAnswer =>
+  isObject(v) && listOf(v.industries, isIndustryCount);
 
 // ---- crm: crm.companies and scanner: sector.stocks (entity alignment) ----
 
 /** A row with its key fields checked; the others are read one by one, never trusted. */
 type CompanyRow = Fields & { id: string; name: string };
 type StockRow = Fields & { code: string; name: string };
-export const isCompanyRow = (v: unknown): v is CompanyRow => isObject(v) && isString(v.id) && isString(v.name);
-export const isStockRow = (v: unknown): v is StockRow => isObject(v) && isString(v.code) && isString(v.name);
+export const isCompanyRow = (v: unknown): v is CompanyRow =>
+  isObject(v) && isString(v.id) && isString(v.name);
+export const isStockRow = (v: unknown): v is StockRow =>
+  isObject(v) && isString(v.code) && isString(v.name);
 
 // ---- resolve: resolve.catalog, and a node's own /capabilities ----
 
 /** A descriptor as it comes over the wire: tags, examples and keywords may be absent. */
-export type WireDescriptor = Omit<CapabilityDescriptor, 'tags' | 'examples' | 'keywords'> & { tags?: string[]; examples?: string[]; keywords?: string[] };
-interface CatalogAnswer { nodes: { node: string; capabilities: unknown[] }[] }
+export type WireDescriptor = Omit<CapabilityDescriptor, 'tags' | 'examples' | 'keywords'> & {
+  tags?: string[];
+  examples?: string[];
+  keywords?: string[];
+};
+interface CatalogAnswer {
+  nodes: { node: string; capabilities: unknown[] }[];
+}
 
 const ARG_TYPES: readonly ArgSpec['type'][] = ['string', 'number', 'integer', 'boolean'];
 const isArgSpec = (v: unknown): v is ArgSpec =>
-  isObject(v) && ARG_TYPES.some((t) => t === v.type) && isString(v.description) && optional(v.required, isBoolean)
-  && optional(v.enum, isStringList) && optional(v.maxLength, isNumber);
+  isObject(v) &&
+  ARG_TYPES.some((t) => t === v.type) &&
+  isString(v.description) &&
+  optional(v.required, isBoolean) &&
+  optional(v.enum, isStringList) &&
+  optional(v.maxLength, isNumber);
 /** A descriptor the planner can score and fill in; a malformed one is left out of the catalog. */
 export const isWireDescriptor = (v: unknown): v is WireDescriptor =>
-  isObject(v) && isString(v.id) && isString(v.name) && isString(v.description) && isBoolean(v.readOnly)
-  && isObject(v.args) && Object.values(v.args).every(isArgSpec)
-  && optional(v.tags, isStringList) && optional(v.examples, isStringList) && optional(v.keywords, isStringList);
+  isObject(v) &&
+  isString(v.id) &&
+  isString(v.name) &&
+  isString(v.description) &&
+  isBoolean(v.readOnly) &&
+  isObject(v.args) &&
+  Object.values(v.args).every(isArgSpec) &&
+  optional(v.tags, isStringList) &&
+  optional(v.examples, isStringList) &&
+  optional(v.keywords, isStringList);
 export const isCatalogAnswer = (v: unknown): v is CatalogAnswer =>
-  isObject(v) && listOf(v.nodes, (n): n is CatalogAnswer['nodes'][number] => isObject(n) && isString(n.node) && Array.isArray(n.capabilities));
+  isObject(v) &&
+  listOf(
+    v.nodes,
+    (n): n is CatalogAnswer['nodes'][number] =>
+      isObject(n) && isString(n.node) && Array.isArray(n.capabilities),
+  );
 
 // ---- resolve: exec.submit and exec.status (delegation) ----
 
-interface Submitted { job_id: string; recipe?: string }
+interface Submitted {
+  job_id: string;
+  recipe?: string;
+}
 interface Job {
   job_id: string;
   recipe?: string;
@@ -94,9 +161,17 @@ interface Job {
 }
 const JOB_STATES: readonly Job['state'][] = ['running', 'succeeded', 'failed', 'canceled'];
 
-export const isSubmitted = (v: unknown): v is Submitted => isObject(v) && isString(v.job_id) && optional(v.recipe, isString);
+export const isSubmitted = (v: unknown): v is Submitted =>
+  isObject(v) && isString(v.job_id) && optional(v.recipe, isString);
 const isJob = (v: unknown): v is Job =>
-  isObject(v) && isString(v.job_id) && JOB_STATES.some((s) => s === v.state) && optional(v.recipe, isString) && optional(v.output, isString)
-  && optional(v.outputTruncated, isBoolean) && (v.exitCode === null || optional(v.exitCode, isNumber)) && optional(v.error, isString);
+  isObject(v) &&
+  isString(v.job_id) &&
+  JOB_STATES.some((s) => s === v.state) &&
+  optional(v.recipe, isString) &&
+  optional(v.output, isString) &&
+  optional(v.outputTruncated, isBoolean) &&
+  (v.exitCode === null || optional(v.exitCode, isNumber)) &&
+  optional(v.error, isString);
 /** `job` is absent when the executor does not know the job. */
-export const isJobStatus = (v: unknown): v is { job?: Job } => isObject(v) && optional(v.job, isJob);
+export const isJobStatus = (v: unknown): v is { job?: Job } =>
+  isObject(v) && optional(v.job, isJob);

@@ -26,17 +26,27 @@ export function hubAgent(deps: HubAgentDeps): Agent {
   const delegateSpec = deps.catalog.find('task.delegate');
 
   /** task.delegate's arguments, checked against its specs; a wrong type or length is BAD_ARGS. */
-  function delegateArgs(ctx: AgentContext, raw: unknown, base?: DelegateArgs): DelegateArgs | undefined {
+  function delegateArgs(
+    ctx: AgentContext,
+    raw: unknown,
+    base?: DelegateArgs,
+  ): DelegateArgs | undefined {
     const given: Fields = isObject(raw) ? raw : {};
     // A continuation may leave the prompt out: the waiting request keeps its own.
-    const withPrompt = base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
+    const withPrompt =
+      base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
     if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {
       ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
       return undefined;
     }
-    const checked = delegateSpec ? deps.catalog.checkArgs(delegateSpec, withPrompt) : { ok: true as const, args: withPrompt };
+    const checked = delegateSpec
+      ? deps.catalog.checkArgs(delegateSpec, withPrompt)
+      : { ok: true as const, args: withPrompt };
     if (!checked.ok) {
-      ctx.status('rejected', failureParts({ code: 'BAD_ARGS', message: `task.delegate: ${checked.message}` }));
+      ctx.status(
+        'rejected',
+        failureParts({ code: 'BAD_ARGS', message: `task.delegate: ${checked.message}` }),
+      );
       return undefined;
     }
     const a = checked.args;
@@ -47,7 +57,8 @@ export function hubAgent(deps: HubAgentDeps): Agent {
       if (v !== undefined) args[k] = v;
     }
     // A continuation adds to the waiting request's prompt; it never replaces it.
-    if (base && given.prompt !== undefined && args.prompt !== base.prompt) args.prompt = `${base.prompt}\n\n${args.prompt}`;
+    if (base && given.prompt !== undefined && args.prompt !== base.prompt)
+      args.prompt = `${base.prompt}\n\n${args.prompt}`;
     return args;
   }
 
@@ -58,16 +69,21 @@ export function hubAgent(deps: HubAgentDeps): Agent {
       const call = skillCall(ctx.data);
       // A task whose job is submitted takes no second job in its place (its metadata would lose the first).
       if (ctx.continued && deps.delegator.delegated(ctx.task)) {
-        return ctx.status('working', failureParts({
-          code: 'DELEGATE_TASK_ACTIVE',
-          message: 'This task already has a job; it settles when read. To go on from its answer, send task.delegate with {"taskId": this task\'s id} in a new task.',
-        }));
+        return ctx.status(
+          'working',
+          failureParts({
+            code: 'DELEGATE_TASK_ACTIVE',
+            message:
+              'This task already has a job; it settles when read. To go on from its answer, send task.delegate with {"taskId": this task\'s id} in a new task.',
+          }),
+        );
       }
       // A delegation that waited for its executor is retried when the client continues the task;
       // text or a new prompt is added to the waiting prompt.
       const pending = ctx.continued ? deps.delegator.pending(ctx.task) : undefined;
       if (pending) {
-        const raw = call?.skill === 'task.delegate' ? call.args : ctx.text ? { prompt: ctx.text } : {};
+        const raw =
+          call?.skill === 'task.delegate' ? call.args : ctx.text ? { prompt: ctx.text } : {};
         const args = delegateArgs(ctx, raw, pending);
         return args && deps.delegator.submit(ctx, args);
       }
@@ -78,7 +94,16 @@ export function hubAgent(deps: HubAgentDeps): Agent {
       if (call || !ctx.text) return byCatalog.handle(ctx);
       ctx.working('Planning which nodes to ask');
       const answer = await deps.ask(ctx.text);
-      ctx.artifact({ name: 'answer', parts: [{ data: answer, mediaType: 'application/json' }, { text: answer.answer, mediaType: 'text/plain' }] }, { lastChunk: true });
+      ctx.artifact(
+        {
+          name: 'answer',
+          parts: [
+            { data: answer, mediaType: 'application/json' },
+            { text: answer.answer, mediaType: 'text/plain' },
+          ],
+        },
+        { lastChunk: true },
+      );
       ctx.complete(answer.answer);
     },
     observe: (task) => deps.delegator.observe(task),

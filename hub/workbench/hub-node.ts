@@ -44,7 +44,8 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
   ]);
   return {
     name: deps.name,
-    description: 'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel. A text message is a question the hub plans across the fleet; a data part {"skill", "args"} calls one of these capabilities.',
+    description:
+      'The hub of the fleet: aggregates every node, traces every cross-node call, and answers fleet-level questions by asking the nodes over the signed peer channel. A text message is a question the hub plans across the fleet; a data part {"skill", "args"} calls one of these capabilities.',
     catalog,
     agent: hubAgent({ catalog, delegator: deps.delegator, ask: deps.ask }),
     agentBacked: deps.agentBacked,

@@ -55,13 +55,27 @@ export interface Negotiation {
   error?: { code: string; message: string };
 }
 
-type NegotiationSummary = Pick<Negotiation, 'id' | 'contextId' | 'customer' | 'customerName' | 'startedAt' | 'outcome' | 'ended' | 'rounds' | 'summary'> & {
+type NegotiationSummary = Pick<
+  Negotiation,
+  | 'id'
+  | 'contextId'
+  | 'customer'
+  | 'customerName'
+  | 'startedAt'
+  | 'outcome'
+  | 'ended'
+  | 'rounds'
+  | 'summary'
+> & {
   vetoCodes: VetoCode[];
   deal?: { code: string; name: string };
 };
 
 /** Past negotiations, newest first (at most `limit`, default 100); unreadable files are skipped. */
-export async function listNegotiations(dir: string, opts: { limit?: number } = {}): Promise<NegotiationSummary[]> {
+export async function listNegotiations(
+  dir: string,
+  opts: { limit?: number } = {},
+): Promise<NegotiationSummary[]> {
   const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 1000);
   const out: NegotiationSummary[] = [];
   for (const id of await listIds(dir, limit)) {
@@ -69,8 +83,15 @@ export async function listNegotiations(dir: string, opts: { limit?: number } = {
     if (!r.ok) continue;
     const n = r.result;
     out.push({
-      id: n.id, contextId: n.contextId, customer: n.customer, customerName: n.customerName, startedAt: n.startedAt,
-      outcome: n.outcome, ended: n.ended, rounds: n.rounds, summary: n.summary,
+      id: n.id,
+      contextId: n.contextId,
+      customer: n.customer,
+      customerName: n.customerName,
+      startedAt: n.startedAt,
+      outcome: n.outcome,
+      ended: n.ended,
+      rounds: n.rounds,
+      summary: n.summary,
       vetoCodes: (n.vetoes ?? []).map((v) => v.code),
       ...(n.deal ? { deal: { code: n.deal.proposal.code, name: n.deal.proposal.name } } : {}),
     });

@@ -6,12 +6,25 @@
 
 import type { Failure } from '../../lib/errors/result.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
-import { VETO_CODES, encodeHistory, encodeProposal, type HistoryEntry, type Proposal, type VetoCode } from '../../lib/domain/negotiation-terms.ts';
+import {
+  VETO_CODES,
+  encodeHistory,
+  encodeProposal,
+  type HistoryEntry,
+  type Proposal,
+  type VetoCode,
+} from '../../lib/domain/negotiation-terms.ts';
 import { isNumber, isObject, isString, isStringList, type Fields } from './fleet-answers.ts';
 import type { Negotiation, NegotiationTurn, NegotiationVeto } from './negotiation-record.ts';
 
 /** Sends one turn (an A2A message in the negotiation's context) and records it in the transcript. */
-export type SendTurn = (round: number, agent: NegotiationTurn['agent'], node: string, skill: string, args: Record<string, unknown>) => ReturnType<FleetInvoker['message']>;
+export type SendTurn = (
+  round: number,
+  agent: NegotiationTurn['agent'],
+  node: string,
+  skill: string,
+  args: Record<string, unknown>,
+) => ReturnType<FleetInvoker['message']>;
 
 export interface RoundsInput {
   customer: string;
@@ -40,7 +53,13 @@ const STOCK = /^\d{6}$/;
 function asProposal(v: unknown): Proposal | undefined {
   if (!isObject(v)) return undefined;
   const { code, name, sector, changePct, signals } = v;
-  const ok = isString(code) && STOCK.test(code) && isString(name) && isString(sector) && isNumber(changePct) && isStringList(signals);
+  const ok =
+    isString(code) &&
+    STOCK.test(code) &&
+    isString(name) &&
+    isString(sector) &&
+    isNumber(changePct) &&
+    isStringList(signals);
   return ok ? { code, name, sector, changePct, signals } : undefined;
 }
 
@@ -64,7 +83,11 @@ export async function playRounds(input: RoundsInput): Promise<RoundsOutcome> {
   };
 
   for (let round = 1; round <= maxRounds; round++) {
-    const asked = await send(round, 'advisor', advisor, 'negotiation.propose', { customer, ...(history.length ? { history: encodeHistory(history) } : {}), ...asAgents });
+    const asked = await send(round, 'advisor', advisor, 'negotiation.propose', {
+      customer,
+      ...(history.length ? { history: encodeHistory(history) } : {}),
+      ...asAgents,
+    });
     if (!asked.ok) {
       fail(asked.error.code, `${advisor}: ${asked.error.message}`);
       break;
@@ -86,7 +109,11 @@ export async function playRounds(input: RoundsInput): Promise<RoundsOutcome> {
       break;
     }
     rounds = round;
-    const reviewed = await send(round, 'customer', customerAgent, 'negotiation.review', { customer, proposal: encodeProposal(proposal), ...asAgents });
+    const reviewed = await send(round, 'customer', customerAgent, 'negotiation.review', {
+      customer,
+      proposal: encodeProposal(proposal),
+      ...asAgents,
+    });
     if (!reviewed.ok) {
       fail(reviewed.error.code, `${customerAgent}: ${reviewed.error.message}`);
       break;
@@ -94,19 +121,37 @@ export async function playRounds(input: RoundsInput): Promise<RoundsOutcome> {
     const answer = fieldsOf(reviewed.result);
     const reason = isString(answer.reason) ? answer.reason.trim() : '';
     if (answer.decision === 'accept' && reason) {
-      deal = { round, proposal, reason, ...(answer.entity !== undefined ? { entity: answer.entity } : {}) };
+      deal = {
+        round,
+        proposal,
+        reason,
+        ...(answer.entity !== undefined ? { entity: answer.entity } : {}),
+      };
       end.how = 'accepted';
       break;
     }
     // A veto without a known code and a reason is not a veto: the protocol's rule, enforced here too.
     const code = vetoCodeOf(answer.code);
     if (answer.decision !== 'veto' || !code || !reason) {
-      fail('NEGOTIATION_BAD_TURN', `${customerAgent} answered neither an acceptance nor a veto with a code and a reason`);
+      fail(
+        'NEGOTIATION_BAD_TURN',
+        `${customerAgent} answered neither an acceptance nor a veto with a code and a reason`,
+      );
       break;
     }
-    const detail = typeof answer.detail === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(answer.detail) ? answer.detail : undefined;
+    const detail =
+      typeof answer.detail === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(answer.detail)
+        ? answer.detail
+        : undefined;
     vetoes.push({ round, code, reason, ...(detail ? { detail } : {}), proposal });
     history.push({ stock: proposal.code, veto: code, ...(detail ? { detail } : {}) });
   }
-  return { rounds, vetoes, ...(deal ? { deal } : {}), ended: end.how, ...(end.error ? { error: end.error } : {}), advisorWhy };
+  return {
+    rounds,
+    vetoes,
+    ...(deal ? { deal } : {}),
+    ended: end.how,
+    ...(end.error ? { error: end.error } : {}),
+    advisorWhy,
+  };
 }

@@ -12,7 +12,9 @@ import { writeJsonAtomic } from '../../lib/atomic-file.ts';
 /** `neg-` + UTC time to the millisecond + 8 hex digits: sortable by time, nothing a path could abuse. */
 const NEGOTIATION_ID = /^neg-\d{17}-[0-9a-f]{8}$/;
 
-export type StoreError = Failure<'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'>;
+export type StoreError = Failure<
+  'NEGOTIATION_BAD_ID' | 'NEGOTIATION_NOT_FOUND' | 'NEGOTIATION_UNREADABLE'
+>;
 
 /** Where negotiations live under a data folder. */
 export const negotiationsDir = (dataDir: string): string => join(dataDir, 'hub', 'negotiations');
@@ -20,20 +22,30 @@ export const negotiationsDir = (dataDir: string): string => join(dataDir, 'hub',
 /** A fresh id for a negotiation started at `at` (ms). */
 export function newNegotiationId(at: number): string {
   const stamp = new Date(at).toISOString().replace(/\D/g, '').slice(0, 17);
-  const rand = [...crypto.getRandomValues(new Uint8Array(4))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const rand = [...crypto.getRandomValues(new Uint8Array(4))]
+    .map((b) => b.toString(16).padStart(2, '0'))
+    .join('');
   return `neg-${stamp}-${rand}`;
 }
 
 /** Writes one record atomically. @throws Error when the folder cannot be written (an environment fault). */
 export async function saveRecord(dir: string, id: string, record: unknown): Promise<void> {
-  if (!NEGOTIATION_ID.test(id)) throw new Error(`negotiation-store: refusing id ${JSON.stringify(id)}`);
+  if (!NEGOTIATION_ID.test(id))
+    throw new Error(`negotiation-store: refusing id ${JSON.stringify(id)}`);
   await mkdir(dir, { recursive: true });
   await writeJsonAtomic(join(dir, `${id}.json`), record);
 }
 
 /** One record by id, or a coded failure; the id is checked before it becomes a path. */
 export async function readRecord<T>(dir: string, id: unknown): Promise<Result<T, StoreError>> {
-  if (typeof id !== 'string' || !NEGOTIATION_ID.test(id)) return { ok: false, error: { code: 'NEGOTIATION_BAD_ID', message: 'not a negotiation id (neg-<17 digits>-<8 hex>)' } };
+  if (typeof id !== 'string' || !NEGOTIATION_ID.test(id))
+    return {
+      ok: false,
+      error: {
+        code: 'NEGOTIATION_BAD_ID',
+        message: 'not a negotiation id (neg-<17 digits>-<8 hex>)',
+      },
+    };
   let text: string;
   try {
     text = await readFile(join(dir, `${id}.json`), 'utf8');
@@ -43,7 +55,10 @@ export async function readRecord<T>(dir: string, id: unknown): Promise<Result<T,
   try {
     return { ok: true, result: JSON.parse(text) as T };
   } catch {
-    return { ok: false, error: { code: 'NEGOTIATION_UNREADABLE', message: `negotiation ${id} is not readable JSON` } };
+    return {
+      ok: false,
+      error: { code: 'NEGOTIATION_UNREADABLE', message: `negotiation ${id} is not readable JSON` },
+    };
   }
 }
 
@@ -55,5 +70,10 @@ export async function listIds(dir: string, limit: number): Promise<string[]> {
   } catch {
     return [];
   }
-  return names.filter((n) => n.endsWith('.json') && NEGOTIATION_ID.test(n.slice(0, -5))).map((n) => n.slice(0, -5)).sort().reverse().slice(0, limit);
+  return names
+    .filter((n) => n.endsWith('.json') && NEGOTIATION_ID.test(n.slice(0, -5)))
+    .map((n) => n.slice(0, -5))
+    .sort()
+    .reverse()
+    .slice(0, limit);
 }

@@ -7,7 +7,10 @@
 import type { Negotiation } from './negotiation-record.ts';
 import { isObject, isString } from './fleet-answers.ts';
 
-const by = (answer: unknown) => (isObject(answer) && isString(answer.decidedBy) ? ` [${answer.decidedBy}${isString(answer.modelNote) ? `: ${answer.modelNote}` : ''}]` : '');
+const by = (answer: unknown) =>
+  isObject(answer) && isString(answer.decidedBy)
+    ? ` [${answer.decidedBy}${isString(answer.modelNote) ? `: ${answer.modelNote}` : ''}]`
+    : '';
 
 /** What one turn said, in a line. */
 function turnLine(t: Negotiation['transcript'][number]): string {
@@ -20,7 +23,9 @@ function turnLine(t: Negotiation['transcript'][number]): string {
     const p = isObject(a.proposal) ? a.proposal : {};
     return `${head}: proposes ${String(p.name)} (${String(p.code)}): ${String(a.why)}${by(a)}`;
   }
-  return a.decision === 'accept' ? `${head}: accepts: ${String(a.reason)}${by(a)}` : `${head}: veto ${String(a.code)}: ${String(a.reason)}${by(a)}`;
+  return a.decision === 'accept'
+    ? `${head}: accepts: ${String(a.reason)}${by(a)}`
+    : `${head}: veto ${String(a.code)}: ${String(a.reason)}${by(a)}`;
 }
 
 export function negotiationLines(n: Negotiation, where: string): string[] {

@@ -36,7 +36,9 @@ const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 function summaryOf(customerName: string, played: RoundsOutcome, maxRounds: number): string {
   const { deal, vetoes } = played;
   const codes = vetoes.map((v) => v.code).join(', ');
-  const after = vetoes.length ? ` after ${vetoes.length} veto${vetoes.length > 1 ? 'es' : ''} (${codes})` : '';
+  const after = vetoes.length
+    ? ` after ${vetoes.length} veto${vetoes.length > 1 ? 'es' : ''} (${codes})`
+    : '';
   return deal
     ? `${customerName} accepts ${deal.proposal.name} (${deal.proposal.code}) in round ${deal.round}${after}.`
     : played.ended === 'exhausted'
@@ -52,14 +54,26 @@ function summaryOf(customerName: string, played: RoundsOutcome, maxRounds: numbe
  * after the opening every outcome, failures included, is recorded. Never throws for node faults.
  * @throws Error only when the negotiations folder cannot be written.
  */
-export async function startNegotiation(deps: NegotiationDeps, input: { customer: string; model?: boolean }): Promise<Result<Negotiation>> {
+export async function startNegotiation(
+  deps: NegotiationDeps,
+  input: { customer: string; model?: boolean },
+): Promise<Result<Negotiation>> {
   const customer = input?.customer;
   if (typeof customer !== 'string' || !CUSTOMER.test(customer))
-    return { ok: false, error: { code: 'NEGOTIATION_BAD_CUSTOMER', message: 'customer must be a crm customer id such as c-012' } };
+    return {
+      ok: false,
+      error: {
+        code: 'NEGOTIATION_BAD_CUSTOMER',
+        message: 'customer must be a crm customer id such as c-012',
+      },
+    };
   const now = deps.now ?? Date.now;
   const advisor = deps.advisor ?? 'scanner';
   const customerAgent = deps.customerAgent ?? 'crm';
-  const maxRounds = Math.min(Math.max(Math.trunc(deps.maxRounds ?? 6), 1), Math.min(12, MAX_HISTORY));
+  const maxRounds = Math.min(
+    Math.max(Math.trunc(deps.maxRounds ?? 6), 1),
+    Math.min(12, MAX_HISTORY),
+  );
   const agents: Negotiation['agents'] = input.model === true ? 'model' : 'rules';
   // A model's turn takes longer than a rule's.
   const timeoutMs = deps.timeoutMs ?? (agents === 'model' ? 30_000 : 10_000);
@@ -73,8 +87,19 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
     const at = new Date(now()).toISOString();
     const r = await deps.invoker.message(node, skill, args, { contextId, timeoutMs });
     transcript.push({
-      round, agent, node, skill, args, at, ok: r.ok,
-      ...(r.ok ? { taskId: r.taskId, answer: r.result } : { error: { code: r.error.code, message: r.error.message }, ...(r.error.taskId ? { taskId: r.error.taskId } : {}) }),
+      round,
+      agent,
+      node,
+      skill,
+      args,
+      at,
+      ok: r.ok,
+      ...(r.ok
+        ? { taskId: r.taskId, answer: r.result }
+        : {
+            error: { code: r.error.code, message: r.error.message },
+            ...(r.error.taskId ? { taskId: r.error.taskId } : {}),
+          }),
       ...(r.traceId !== undefined ? { traceId: r.traceId } : {}),
     });
     return r;
@@ -89,14 +114,23 @@ export async function startNegotiation(deps: NegotiationDeps, input: { customer:
   const played = await playRounds({ customer, advisor, customerAgent, maxRounds, asAgents, send });
   const { deal, vetoes, rounds } = played;
   const negotiation: Negotiation = {
-    id, agents, contextId, customer, customerName, advisor, customerAgent,
+    id,
+    agents,
+    contextId,
+    customer,
+    customerName,
+    advisor,
+    customerAgent,
     startedAt: new Date(started).toISOString(),
     finishedAt: new Date(now()).toISOString(),
-    maxRounds, rounds,
+    maxRounds,
+    rounds,
     outcome: deal ? 'deal' : 'no-deal',
-    ended: played.ended, summary: summaryOf(customerName, played, maxRounds),
+    ended: played.ended,
+    summary: summaryOf(customerName, played, maxRounds),
     ...(deal ? { deal } : {}),
-    vetoes, transcript,
+    vetoes,
+    transcript,
     ...(played.error ? { error: played.error } : {}),
   };
   await saveRecord(deps.dir, id, negotiation);

@@ -17,7 +17,8 @@ export const AGENT_BACKED_EXTENSION = 'urn:lume-a2a:extension:agent-backed:v1';
 export function agentBackedExtension(agentBacked: boolean): Record<string, unknown> {
   return {
     uri: AGENT_BACKED_EXTENSION,
-    description: 'Whether a language model answers messages to this agent: params.agentBacked is true if so, false if code does.',
+    description:
+      'Whether a language model answers messages to this agent: params.agentBacked is true if so, false if code does.',
     required: false,
     params: { agentBacked },
   };
@@ -30,7 +31,10 @@ export function agentBackedExtension(agentBacked: boolean): Record<string, unkno
 export function readAgentBacked(card: unknown): boolean | null {
   const caps = (card as { capabilities?: { extensions?: unknown } } | null)?.capabilities;
   if (!caps || !Array.isArray(caps.extensions)) return null;
-  const ext = caps.extensions.find((e): e is { params?: { agentBacked?: unknown } } => !!e && typeof e === 'object' && (e as { uri?: unknown }).uri === AGENT_BACKED_EXTENSION);
+  const ext = caps.extensions.find(
+    (e): e is { params?: { agentBacked?: unknown } } =>
+      !!e && typeof e === 'object' && (e as { uri?: unknown }).uri === AGENT_BACKED_EXTENSION,
+  );
   const value = ext?.params?.agentBacked;
   return typeof value === 'boolean' ? value : null;
 }
@@ -67,8 +71,14 @@ export const BEARER_SCHEME = 'bearer';
  * field `securitySchemes`. Each SDK reads its own members and ignores the others.
  */
 function bearerScheme(): Record<string, unknown> {
-  const description = 'A bearer token made with `bun run keys token add <name>` (sent as Authorization: Bearer <token>). Fleet nodes sign their requests instead (lib/peer).';
-  return { httpAuthSecurityScheme: { scheme: 'Bearer', description }, type: 'http', scheme: 'bearer', description };
+  const description =
+    'A bearer token made with `bun run keys token add <name>` (sent as Authorization: Bearer <token>). Fleet nodes sign their requests instead (lib/peer).';
+  return {
+    httpAuthSecurityScheme: { scheme: 'Bearer', description },
+    type: 'http',
+    scheme: 'bearer',
+    description,
+  };
 }
 
 /** A requirement of the bearer scheme: v1.0 `{schemes: {bearer: {list: []}}}`, v0.3 `{bearer: []}`. */
@@ -76,7 +86,10 @@ const requirementV1 = () => ({ schemes: { [BEARER_SCHEME]: { list: [] } } });
 const requirementV03 = () => ({ [BEARER_SCHEME]: [] });
 
 /** The security fields of a card and of its protected skills (A2A 1.0 and 0.3 forms). */
-function securityFields(auth: NonNullable<CardInput['auth']>, skills: Skill[]): { card: Record<string, unknown>; skills: Record<string, unknown>[] } {
+function securityFields(
+  auth: NonNullable<CardInput['auth']>,
+  skills: Skill[],
+): { card: Record<string, unknown>; skills: Record<string, unknown>[] } {
   const card: Record<string, unknown> = { securitySchemes: { [BEARER_SCHEME]: bearerScheme() } };
   if (auth.required === 'all') {
     card.securityRequirements = [requirementV1()];
@@ -85,7 +98,11 @@ function securityFields(auth: NonNullable<CardInput['auth']>, skills: Skill[]): 
   const guarded = new Set(auth.required === 'writes' ? auth.protectedSkills : []);
   return {
     card,
-    skills: skills.map((s) => (guarded.has(s.id) ? { ...s, securityRequirements: [requirementV1()], security: [requirementV03()] } : { ...s })),
+    skills: skills.map((s) =>
+      guarded.has(s.id)
+        ? { ...s, securityRequirements: [requirementV1()], security: [requirementV03()] }
+        : { ...s },
+    ),
   };
 }
 
@@ -126,9 +143,15 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
 }
 
 /** The warning a card carries when the node binds every interface but advertises a loopback URL. */
-export function bindWarnings(host: string, publicUrl: string | undefined, advertised: string): string[] {
+export function bindWarnings(
+  host: string,
+  publicUrl: string | undefined,
+  advertised: string,
+): string[] {
   if ((host === '0.0.0.0' || host === '::') && !publicUrl)
-    return [`Bound to ${host} without PEER_PUBLIC_URL: this card advertises ${advertised}, which clients on other machines cannot reach. Set PEER_PUBLIC_URL to an address they can.`];
+    return [
+      `Bound to ${host} without PEER_PUBLIC_URL: this card advertises ${advertised}, which clients on other machines cannot reach. Set PEER_PUBLIC_URL to an address they can.`,
+    ];
   return [];
 }
 
@@ -165,7 +188,8 @@ export class CardServer {
       'Last-Modified': this.lastModified,
       'Access-Control-Allow-Origin': '*',
     };
-    if (req.headers.get('if-none-match') === this.etag) return new Response(null, { status: 304, headers });
+    if (req.headers.get('if-none-match') === this.etag)
+      return new Response(null, { status: 304, headers });
     return new Response(this.body, { status: 200, headers });
   }
 }

@@ -10,8 +10,23 @@ import { readBodyBytes } from '../body.ts';
 import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
-import type { ListTasksPage, Message, Metadata, Part, ProtocolVersion, Task, TaskEvent, TaskState } from './types.ts';
-import { readSendAnswer, readStreamEvent, readTaskAnswer, readTaskPage, readWith } from './wire-read.ts';
+import type {
+  ListTasksPage,
+  Message,
+  Metadata,
+  Part,
+  ProtocolVersion,
+  Task,
+  TaskEvent,
+  TaskState,
+} from './types.ts';
+import {
+  readSendAnswer,
+  readStreamEvent,
+  readTaskAnswer,
+  readTaskPage,
+  readWith,
+} from './wire-read.ts';
 import { messageToV1 } from './wire-v1.ts';
 import { messageToV03 } from './wire-v03.ts';
 
@@ -32,15 +47,17 @@ export interface A2AClientOptions {
 }
 
 /** What to send: a text, or parts with an optional conversation and task to continue. */
-export type MessageInput = string | {
-  text?: string;
-  data?: unknown;
-  parts?: Part[];
-  contextId?: string;
-  taskId?: string;
-  messageId?: string;
-  metadata?: Metadata;
-};
+export type MessageInput =
+  | string
+  | {
+      text?: string;
+      data?: unknown;
+      parts?: Part[];
+      contextId?: string;
+      taskId?: string;
+      messageId?: string;
+      metadata?: Metadata;
+    };
 
 export interface SendOptions {
   /** Answer at once with the task as it is, instead of waiting for a final state. */
@@ -67,7 +84,10 @@ export interface A2AClient {
   readonly version: ProtocolVersion;
   /** The agent card (`/.well-known/agent-card.json`). */
   card(): Promise<ClientResult<Record<string, unknown>>>;
-  send(input: MessageInput, opts?: SendOptions): Promise<ClientResult<{ task: Task } | { message: Message }>>;
+  send(
+    input: MessageInput,
+    opts?: SendOptions,
+  ): Promise<ClientResult<{ task: Task } | { message: Message }>>;
   /** Sends and streams the task's events; ends after a final state or with an `error` item. */
   stream(input: MessageInput, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamItem>;
   get(taskId: string, opts?: { historyLength?: number }): Promise<ClientResult<Task>>;
@@ -78,24 +98,52 @@ export interface A2AClient {
    * Calls one capability by its skill id with a data part `{skill, args}` and answers with the
    * completed task's first data artifact (the node's own error code when it failed with one).
    */
-  call(skill: string, args?: Record<string, unknown>, opts?: SendOptions & { contextId?: string }): Promise<ClientResult<unknown> & { taskId?: string }>;
+  call(
+    skill: string,
+    args?: Record<string, unknown>,
+    opts?: SendOptions & { contextId?: string },
+  ): Promise<ClientResult<unknown> & { taskId?: string }>;
 }
 
 const METHODS = {
-  '1.0': { send: 'SendMessage', stream: 'SendStreamingMessage', get: 'GetTask', list: 'ListTasks', cancel: 'CancelTask' },
-  '0.3': { send: 'message/send', stream: 'message/stream', get: 'tasks/get', list: '', cancel: 'tasks/cancel' },
+  '1.0': {
+    send: 'SendMessage',
+    stream: 'SendStreamingMessage',
+    get: 'GetTask',
+    list: 'ListTasks',
+    cancel: 'CancelTask',
+  },
+  '0.3': {
+    send: 'message/send',
+    stream: 'message/stream',
+    get: 'tasks/get',
+    list: '',
+    cancel: 'tasks/cancel',
+  },
 } as const;
 
 const STATE_V1: Record<TaskState, string> = {
-  submitted: 'TASK_STATE_SUBMITTED', working: 'TASK_STATE_WORKING', completed: 'TASK_STATE_COMPLETED', failed: 'TASK_STATE_FAILED',
-  canceled: 'TASK_STATE_CANCELED', 'input-required': 'TASK_STATE_INPUT_REQUIRED', rejected: 'TASK_STATE_REJECTED', 'auth-required': 'TASK_STATE_AUTH_REQUIRED',
+  submitted: 'TASK_STATE_SUBMITTED',
+  working: 'TASK_STATE_WORKING',
+  completed: 'TASK_STATE_COMPLETED',
+  failed: 'TASK_STATE_FAILED',
+  canceled: 'TASK_STATE_CANCELED',
+  'input-required': 'TASK_STATE_INPUT_REQUIRED',
+  rejected: 'TASK_STATE_REJECTED',
+  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
 };
 
 /** JSON-RPC error numbers back to the A2A reason a node meant. */
-const REASON_BY_RPC = new Map<number, A2AErrorReason>(Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason as A2AErrorReason]));
+const REASON_BY_RPC = new Map<number, A2AErrorReason>(
+  Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason as A2AErrorReason]),
+);
 
-const failure = (code: string, kind: CallFailureKind, message: string, extra: Partial<CallFailure> = {}): { ok: false; error: CallFailure } =>
-  ({ ok: false, error: { code, kind, message, ...extra } });
+const failure = (
+  code: string,
+  kind: CallFailureKind,
+  message: string,
+  extra: Partial<CallFailure> = {},
+): { ok: false; error: CallFailure } => ({ ok: false, error: { code, kind, message, ...extra } });
 
 function toMessage(input: MessageInput): Message {
   const m = typeof input === 'string' ? { text: input } : input;
@@ -118,7 +166,10 @@ function rpcFailure(err: unknown): { ok: false; error: CallFailure } {
 }
 
 /** Frames of an SSE body (`data:` lines joined), each under `max` bytes. */
-async function* sseFrames(body: ReadableStream<Uint8Array>, max: number): AsyncGenerator<{ event: string; data: string } | { tooLarge: true }> {
+async function* sseFrames(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+): AsyncGenerator<{ event: string; data: string } | { tooLarge: true }> {
   const decoder = new TextDecoder();
   let buffer = '';
   const reader = body.getReader();
@@ -152,46 +203,82 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
   const doFetch = opts.fetch ?? fetch;
   const maxAnswer = opts.maxAnswerBytes ?? 8 * 1024 * 1024;
   const methods = METHODS[version];
-  const headers = { 'content-type': 'application/json', ...(version === '1.0' ? { 'A2A-Version': '1.0' } : {}), ...opts.headers };
+  const headers = {
+    'content-type': 'application/json',
+    ...(version === '1.0' ? { 'A2A-Version': '1.0' } : {}),
+    ...opts.headers,
+  };
   const wireMessage = version === '1.0' ? messageToV1 : messageToV03;
   // The current W3C trace context goes along, unless the caller set its own `traceparent`.
-  const withTraceHeaders = (h: Record<string, string>) => ({ ...traceHeaders(currentTrace()), ...h });
+  const withTraceHeaders = (h: Record<string, string>) => ({
+    ...traceHeaders(currentTrace()),
+    ...h,
+  });
 
   /** One request; the parsed JSON of the answer, or a transport failure. */
-  async function request(init: RequestInit & { url: string }, timeoutMs: number): Promise<ClientResult<unknown>> {
+  async function request(
+    init: RequestInit & { url: string },
+    timeoutMs: number,
+  ): Promise<ClientResult<unknown>> {
     let res: Response;
     try {
       res = await doFetch(init.url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
     } catch (e) {
       const timedOut = (e as Error)?.name === 'TimeoutError';
-      return failure(timedOut ? 'A2A_TIMEOUT' : 'A2A_UNREACHABLE', timedOut ? 'timeout' : 'unreachable', timedOut ? `no answer within ${timeoutMs} ms` : 'the node did not answer');
+      return failure(
+        timedOut ? 'A2A_TIMEOUT' : 'A2A_UNREACHABLE',
+        timedOut ? 'timeout' : 'unreachable',
+        timedOut ? `no answer within ${timeoutMs} ms` : 'the node did not answer',
+      );
     }
     const bytes = await readBodyBytes(res, maxAnswer).catch(() => undefined);
-    if (!bytes) return failure('A2A_BAD_ANSWER', 'bad-answer', `the answer could not be read or is larger than ${maxAnswer} bytes`, { status: res.status });
+    if (!bytes)
+      return failure(
+        'A2A_BAD_ANSWER',
+        'bad-answer',
+        `the answer could not be read or is larger than ${maxAnswer} bytes`,
+        { status: res.status },
+      );
     try {
       return { ok: true, result: JSON.parse(new TextDecoder().decode(bytes)) };
     } catch {
-      return failure('A2A_BAD_ANSWER', 'bad-answer', `the answer (HTTP ${res.status}) is not JSON`, { status: res.status });
+      return failure(
+        'A2A_BAD_ANSWER',
+        'bad-answer',
+        `the answer (HTTP ${res.status}) is not JSON`,
+        { status: res.status },
+      );
     }
   }
 
   /** One JSON-RPC call, its result read by `read`. */
-  async function rpc<T>(method: string, params: unknown, read: (raw: unknown) => T, timeoutMs = opts.timeoutMs ?? 30_000): Promise<ClientResult<T>> {
+  async function rpc<T>(
+    method: string,
+    params: unknown,
+    read: (raw: unknown) => T,
+    timeoutMs = opts.timeoutMs ?? 30_000,
+  ): Promise<ClientResult<T>> {
     const body = JSON.stringify({ jsonrpc: '2.0', id: crypto.randomUUID(), method, params });
-    const answer = await request({ url: endpoint, method: 'POST', headers: withTraceHeaders(headers), body }, timeoutMs);
+    const answer = await request(
+      { url: endpoint, method: 'POST', headers: withTraceHeaders(headers), body },
+      timeoutMs,
+    );
     if (!answer.ok) return answer;
     const doc = answer.result as { error?: unknown; result?: unknown } | null;
     if (doc && typeof doc === 'object' && doc.error) return rpcFailure(doc.error);
-    if (!doc || typeof doc !== 'object' || !('result' in doc)) return failure('A2A_BAD_ANSWER', 'bad-answer', 'the answer is not a JSON-RPC result');
+    if (!doc || typeof doc !== 'object' || !('result' in doc))
+      return failure('A2A_BAD_ANSWER', 'bad-answer', 'the answer is not a JSON-RPC result');
     const value = readWith(() => read(doc.result));
-    if (value && typeof value === 'object' && 'invalid' in value) return failure('A2A_BAD_ANSWER', 'bad-answer', String(value.invalid));
+    if (value && typeof value === 'object' && 'invalid' in value)
+      return failure('A2A_BAD_ANSWER', 'bad-answer', String(value.invalid));
     return { ok: true, result: value as T };
   }
 
   function sendParams(input: MessageInput, o: SendOptions = {}): Record<string, unknown> {
-    const configuration: Record<string, unknown> = version === '1.0'
-      ? { returnImmediately: o.returnImmediately ?? false }
-      : { blocking: !(o.returnImmediately ?? false) };
+    const configuration: Record<string, unknown> =
+      version === '1.0'
+        ? { returnImmediately: o.returnImmediately ?? false }
+        : { blocking: !(o.returnImmediately ?? false) };
     if (o.historyLength !== undefined) configuration.historyLength = o.historyLength;
     return { message: wireMessage(toMessage(input)), configuration };
   }
@@ -199,28 +286,62 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
   const client: A2AClient = {
     version,
     async card() {
-      const r = await request({ url: `${base}/.well-known/agent-card.json`, method: 'GET' }, opts.timeoutMs ?? 30_000);
+      const r = await request(
+        { url: `${base}/.well-known/agent-card.json`, method: 'GET' },
+        opts.timeoutMs ?? 30_000,
+      );
       if (!r.ok) return r;
       return r.result && typeof r.result === 'object' && !Array.isArray(r.result)
         ? { ok: true, result: r.result as Record<string, unknown> }
         : failure('A2A_BAD_ANSWER', 'bad-answer', 'the agent card is not a JSON object');
     },
-    send: (input, o) => rpc(methods.send, sendParams(input, o), (raw) => readSendAnswer(version, raw), o?.timeoutMs),
-    get: (taskId, o = {}) => rpc(methods.get, { id: taskId, ...(o.historyLength !== undefined ? { historyLength: o.historyLength } : {}) }, (raw) => readTaskAnswer(version, raw)),
+    send: (input, o) =>
+      rpc(methods.send, sendParams(input, o), (raw) => readSendAnswer(version, raw), o?.timeoutMs),
+    get: (taskId, o = {}) =>
+      rpc(
+        methods.get,
+        {
+          id: taskId,
+          ...(o.historyLength !== undefined ? { historyLength: o.historyLength } : {}),
+        },
+        (raw) => readTaskAnswer(version, raw),
+      ),
     cancel: (taskId) => rpc(methods.cancel, { id: taskId }, (raw) => readTaskAnswer(version, raw)),
     async list(o = {}) {
-      if (version !== '1.0') return failure('VERSION_NOT_SUPPORTED', 'bad-call', 'ListTasks is an A2A 1.0 method; make the client with version 1.0');
+      if (version !== '1.0')
+        return failure(
+          'VERSION_NOT_SUPPORTED',
+          'bad-call',
+          'ListTasks is an A2A 1.0 method; make the client with version 1.0',
+        );
       const params: Record<string, unknown> = { ...o };
       if (o.status) params.status = STATE_V1[o.status];
       return rpc(methods.list, params, readTaskPage);
     },
     async *stream(input, o = {}) {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: crypto.randomUUID(), method: methods.stream, params: sendParams(input) });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: crypto.randomUUID(),
+        method: methods.stream,
+        params: sendParams(input),
+      });
       let res: Response;
       try {
-        res = await doFetch(endpoint, { method: 'POST', headers: { ...withTraceHeaders(headers), accept: 'text/event-stream' }, body, ...(o.signal ? { signal: o.signal } : {}) });
+        res = await doFetch(endpoint, {
+          method: 'POST',
+          headers: { ...withTraceHeaders(headers), accept: 'text/event-stream' },
+          body,
+          ...(o.signal ? { signal: o.signal } : {}),
+        });
       } catch {
-        yield { kind: 'error', error: { code: 'A2A_UNREACHABLE', kind: 'unreachable', message: 'the node did not answer' } };
+        yield {
+          kind: 'error',
+          error: {
+            code: 'A2A_UNREACHABLE',
+            kind: 'unreachable',
+            message: 'the node did not answer',
+          },
+        };
         return;
       }
       if (!res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -229,21 +350,47 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
         let doc: { error?: unknown } | undefined;
         try {
           doc = bytes ? JSON.parse(new TextDecoder().decode(bytes)) : undefined;
-        } catch { /* not JSON: a bad answer below */ }
-        yield { kind: 'error', error: doc?.error ? rpcFailure(doc.error).error : { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: `not an event stream (HTTP ${res.status})`, status: res.status } };
+        } catch {
+          /* not JSON: a bad answer below */
+        }
+        yield {
+          kind: 'error',
+          error: doc?.error
+            ? rpcFailure(doc.error).error
+            : {
+                code: 'A2A_BAD_ANSWER',
+                kind: 'bad-answer',
+                message: `not an event stream (HTTP ${res.status})`,
+                status: res.status,
+              },
+        };
         return;
       }
       try {
         for await (const frame of sseFrames(res.body, maxAnswer)) {
           if ('tooLarge' in frame) {
-            yield { kind: 'error', error: { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: `a stream frame is larger than ${maxAnswer} bytes` } };
+            yield {
+              kind: 'error',
+              error: {
+                code: 'A2A_BAD_ANSWER',
+                kind: 'bad-answer',
+                message: `a stream frame is larger than ${maxAnswer} bytes`,
+              },
+            };
             return;
           }
           let doc: { error?: unknown; result?: unknown };
           try {
             doc = JSON.parse(frame.data);
           } catch {
-            yield { kind: 'error', error: { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: 'a stream frame is not JSON' } };
+            yield {
+              kind: 'error',
+              error: {
+                code: 'A2A_BAD_ANSWER',
+                kind: 'bad-answer',
+                message: 'a stream frame is not JSON',
+              },
+            };
             return;
           }
           if (doc.error) {
@@ -252,22 +399,38 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
           }
           const event = readWith(() => readStreamEvent(version, doc.result));
           if ('invalid' in event) {
-            yield { kind: 'error', error: { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: event.invalid } };
+            yield {
+              kind: 'error',
+              error: { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: event.invalid },
+            };
             return;
           }
           yield event;
           if (event.kind === 'message' || (event.kind === 'status' && event.final)) return;
         }
       } catch {
-        yield { kind: 'error', error: { code: 'A2A_UNREACHABLE', kind: 'unreachable', message: 'the stream broke off' } };
+        yield {
+          kind: 'error',
+          error: { code: 'A2A_UNREACHABLE', kind: 'unreachable', message: 'the stream broke off' },
+        };
         return;
       } finally {
         await res.body.cancel().catch(() => {});
       }
-      yield { kind: 'error', error: { code: 'A2A_BAD_ANSWER', kind: 'bad-answer', message: 'the stream ended before a final state' } };
+      yield {
+        kind: 'error',
+        error: {
+          code: 'A2A_BAD_ANSWER',
+          kind: 'bad-answer',
+          message: 'the stream ended before a final state',
+        },
+      };
     },
     async call(skill, args = {}, o = {}) {
-      const sent = await client.send({ data: { skill, args }, ...(o.contextId ? { contextId: o.contextId } : {}) }, o);
+      const sent = await client.send(
+        { data: { skill, args }, ...(o.contextId ? { contextId: o.contextId } : {}) },
+        o,
+      );
       if (!sent.ok) return sent;
       if ('message' in sent.result) {
         const data = sent.result.message.parts.find((p) => p.data !== undefined);
@@ -278,8 +441,20 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       if (task.status.state !== 'completed') {
         // A node built on this kit puts its coded failure in the status message as data.
         const coded = codedFailureOf(said ?? []);
-        const text = said?.map((p) => p.text).filter(Boolean).join(' ').slice(0, 2000);
-        return { ...failure(coded?.code ?? 'A2A_NOT_COMPLETED', 'failed', coded?.message ?? (text || `the task is ${task.status.state}`), { taskId: task.id }), taskId: task.id };
+        const text = said
+          ?.map((p) => p.text)
+          .filter(Boolean)
+          .join(' ')
+          .slice(0, 2000);
+        return {
+          ...failure(
+            coded?.code ?? 'A2A_NOT_COMPLETED',
+            'failed',
+            coded?.message ?? (text || `the task is ${task.status.state}`),
+            { taskId: task.id },
+          ),
+          taskId: task.id,
+        };
       }
       for (const a of task.artifacts) {
         const part = a.parts.find((p) => p.data !== undefined);

@@ -15,16 +15,35 @@
 
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import {
-  TERMINAL_STATES, isFinalState, nowIso, withHistoryLength,
-  type Artifact, type ListTasksPage, type ListTasksQuery, type Message, type Part, type PushConfig, type ProtocolVersion,
-  type SendParams, type Task, type TaskEvent, type TaskState,
+  TERMINAL_STATES,
+  isFinalState,
+  nowIso,
+  withHistoryLength,
+  type Artifact,
+  type ListTasksPage,
+  type ListTasksQuery,
+  type Message,
+  type Part,
+  type PushConfig,
+  type ProtocolVersion,
+  type SendParams,
+  type Task,
+  type TaskEvent,
+  type TaskState,
 } from './types.ts';
 import type { Agent, AgentContext, ArtifactInput, TaskUpdater } from './agent.ts';
 import { failureParts } from '../errors/as-data.ts';
 import { EventQueue } from '../event-queue.ts';
 import { LIMITS, jsonBytes } from '../limits.ts';
 import type { Log } from '../log.ts';
-import { creatorOf, newTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore } from './task-store.ts';
+import {
+  creatorOf,
+  newTaskId,
+  type RemoteChange,
+  type TaskCluster,
+  type TaskRecord,
+  type TaskStore,
+} from './task-store.ts';
 import { isAuthenticated, ownerKey, type Principal } from '../auth/principal.ts';
 import { failedByRestart } from './recovery.ts';
 
@@ -100,8 +119,9 @@ interface Live {
 }
 
 const MEDIA_ANY = '*/*';
-const CANCELED_NOTE = 'Canceled at the client\'s request';
-const ORPHANED_NOTE = 'The node process running this task stopped; send the request again as a new task';
+const CANCELED_NOTE = "Canceled at the client's request";
+const ORPHANED_NOTE =
+  'The node process running this task stopped; send the request again as a new task';
 
 export class TaskEngine {
   private readonly live = new Map<string, Live>();
@@ -136,14 +156,32 @@ export class TaskEngine {
    * the agent's turn ends); `immediate` answers once the task exists; `stream` answers with a
    * subscription that starts with the Task (or a single Message).
    */
-  async send(params: SendParams, mode: 'blocking' | 'immediate', version: ProtocolVersion, caller: Principal): Promise<SendResult | A2AError>;
-  async send(params: SendParams, mode: 'stream', version: ProtocolVersion, caller: Principal): Promise<Subscription | A2AError>;
-  async send(params: SendParams, mode: 'blocking' | 'immediate' | 'stream', version: ProtocolVersion, caller: Principal): Promise<SendResult | Subscription | A2AError> {
+  async send(
+    params: SendParams,
+    mode: 'blocking' | 'immediate',
+    version: ProtocolVersion,
+    caller: Principal,
+  ): Promise<SendResult | A2AError>;
+  async send(
+    params: SendParams,
+    mode: 'stream',
+    version: ProtocolVersion,
+    caller: Principal,
+  ): Promise<Subscription | A2AError>;
+  async send(
+    params: SendParams,
+    mode: 'blocking' | 'immediate' | 'stream',
+    version: ProtocolVersion,
+    caller: Principal,
+  ): Promise<SendResult | Subscription | A2AError> {
     const { message, configuration } = params;
     const bad = this.checkMedia(message.parts, configuration.acceptedOutputModes);
     if (bad) return bad;
     if (configuration.pushConfig) {
-      const problem = this.pushProblem(configuration.pushConfig.url, 'configuration.pushNotificationConfig.url');
+      const problem = this.pushProblem(
+        configuration.pushConfig.url,
+        'configuration.pushNotificationConfig.url',
+      );
       if (problem) return problem;
       if (!this.mayAct(caller)) return unauthenticated('A webhook registration');
     }
@@ -153,7 +191,8 @@ export class TaskEngine {
     let live: Live;
     if (message.taskId) {
       // Only the task's creator may continue it; for anyone else it does not exist.
-      if (!(await this.owned(message.taskId, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${message.taskId}`, 'message.taskId');
+      if (!(await this.owned(message.taskId, caller)))
+        return a2aError('TASK_NOT_FOUND', `Task not found: ${message.taskId}`, 'message.taskId');
       const found = await this.continuation(message);
       if (isA2AError(found)) return found;
       live = found;
@@ -169,12 +208,19 @@ export class TaskEngine {
         history: [message],
       };
       if (params.metadata) task.metadata = params.metadata;
-      live = { rec: { task, push: [], creator: ownerKey(caller) }, stored: false, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+      live = {
+        rec: { task, push: [], creator: ownerKey(caller) },
+        stored: false,
+        subscribers: new Set(),
+        turns: new Set(),
+        lastSave: Promise.resolve(),
+      };
       this.live.set(id, live);
     }
     if (configuration.pushConfig) {
       const cfg = { ...configuration.pushConfig, taskId: live.rec.task.id };
-      if (this.cluster && live.stored) await this.sharedPush(cfg.taskId, (push) => withPush(push, cfg, version).push);
+      if (this.cluster && live.stored)
+        await this.sharedPush(cfg.taskId, (push) => withPush(push, cfg, version).push);
       else this.addPush(live, cfg, version);
     }
 
@@ -182,8 +228,13 @@ export class TaskEngine {
       const sub = this.subscribe(live);
       // A continued task's stream opens with the task as it now stands.
       if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
-      const stored = this.cluster && !live.stored ? new Promise<void>((resolve) => (live.onStored = resolve)) : undefined;
-      const turn = this.runTurn(live, message, live.stored, version, caller).catch((e) => this.turnCrashed(live, e));
+      const stored =
+        this.cluster && !live.stored
+          ? new Promise<void>((resolve) => (live.onStored = resolve))
+          : undefined;
+      const turn = this.runTurn(live, message, live.stored, version, caller).catch((e) =>
+        this.turnCrashed(live, e),
+      );
       // On a shared store the stream answers once the task is stored, so that every process of
       // the node finds the task its first frame names.
       if (stored) await Promise.race([stored, turn]);
@@ -197,7 +248,8 @@ export class TaskEngine {
       const watcher: Listener = {
         push: (ev) => {
           if (ev.kind === 'message') finish({ message: ev.message });
-          else if (mode === 'immediate' || (ev.kind === 'status' && ev.final)) finish({ task: live.rec.task });
+          else if (mode === 'immediate' || (ev.kind === 'status' && ev.final))
+            finish({ task: live.rec.task });
         },
         close: () => {},
       };
@@ -225,10 +277,13 @@ export class TaskEngine {
         if (!live.stored) this.materialize(live);
         finish({ task: live.rec.task });
       };
-      turn.catch((e) => this.turnCrashed(live, e)).then(afterTurn).catch((e) => {
-        this.turnCrashed(live, e);
-        finish({ task: live.rec.task });
-      });
+      turn
+        .catch((e) => this.turnCrashed(live, e))
+        .then(afterTurn)
+        .catch((e) => {
+          this.turnCrashed(live, e);
+          finish({ task: live.rec.task });
+        });
     });
     const result = await outcome;
     if ('message' in result) return result;
@@ -240,8 +295,13 @@ export class TaskEngine {
     return { task: withHistoryLength(snapshot(result.task), configuration.historyLength) };
   }
 
-  async getTask(id: string, historyLength: number | undefined, caller: Principal): Promise<Task | A2AError> {
-    if (!(await this.owned(id, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+  async getTask(
+    id: string,
+    historyLength: number | undefined,
+    caller: Principal,
+  ): Promise<Task | A2AError> {
+    if (!(await this.owned(id, caller)))
+      return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     await this.observe(id);
     const rec = await this.record(id);
     if (!rec) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
@@ -275,7 +335,10 @@ export class TaskEngine {
       try {
         await observeHook(updater);
       } catch (e) {
-        this.opts.log('warn', 'task observation failed', { task: id, error: (e as Error)?.message ?? String(e) });
+        this.opts.log('warn', 'task observation failed', {
+          task: id,
+          error: (e as Error)?.message ?? String(e),
+        });
       }
       await live.lastSave.catch(() => {});
     })().finally(() => {
@@ -288,19 +351,24 @@ export class TaskEngine {
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
   async cancel(id: string, caller: Principal): Promise<Task | A2AError> {
     if (!this.mayAct(caller)) return unauthenticated('Canceling a task');
-    if (!(await this.owned(id, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    if (!(await this.owned(id, caller)))
+      return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     if (this.cluster && !this.runsHere(id)) return this.cancelShared(this.cluster, id);
     const live = await this.liveFor(id);
     if (!live) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     try {
       const state = live.rec.task.status.state;
       if (state === 'canceled') return snapshot(live.rec.task);
-      if (TERMINAL_STATES.has(state)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
+      if (TERMINAL_STATES.has(state))
+        return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
       for (const turn of live.turns) turn.abort();
       try {
         await this.opts.agent.cancel?.(snapshot(live.rec.task));
       } catch (e) {
-        this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
+        this.opts.log('warn', 'agent cancel hook failed', {
+          task: id,
+          error: (e as Error)?.message ?? String(e),
+        });
       }
       if (TERMINAL_STATES.has(live.rec.task.status.state)) return snapshot(live.rec.task);
       this.apply(live, { kind: 'status', state: 'canceled', note: CANCELED_NOTE });
@@ -323,18 +391,23 @@ export class TaskEngine {
     if (!current) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     const before = current.task.status.state;
     if (before === 'canceled') return snapshot(current.task);
-    if (TERMINAL_STATES.has(before)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${before} and cannot be canceled`);
+    if (TERMINAL_STATES.has(before))
+      return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${before} and cannot be canceled`);
     try {
       await this.opts.agent.cancel?.(snapshot(current.task));
     } catch (e) {
-      this.opts.log('warn', 'agent cancel hook failed', { task: id, error: (e as Error)?.message ?? String(e) });
+      this.opts.log('warn', 'agent cancel hook failed', {
+        task: id,
+        error: (e as Error)?.message ?? String(e),
+      });
     }
     let out: Awaited<ReturnType<TaskCluster['update']>>;
     try {
       out = await cluster.update(id, (rec) => {
         const state = rec.task.status.state;
         if (state === 'canceled') return [];
-        if (TERMINAL_STATES.has(state)) return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
+        if (TERMINAL_STATES.has(state))
+          return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
         return [this.setStatus(rec.task, 'canceled', CANCELED_NOTE)];
       });
     } catch {
@@ -348,7 +421,8 @@ export class TaskEngine {
 
   /** A stream of a task's events that starts with the task itself. */
   async resubscribe(id: string, caller: Principal): Promise<Subscription | A2AError> {
-    if (!(await this.owned(id, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
+    if (!(await this.owned(id, caller)))
+      return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, 'id');
     let live: Live | undefined;
     let watching = false;
     if (this.cluster && !this.runsHere(id)) {
@@ -366,7 +440,10 @@ export class TaskEngine {
       this.release(live);
       // A client whose stream a crash cut reconnects here: it gets the final state, then the end.
       if (failedByRestart(live.rec.task)) return finalOnly(live.rec.task);
-      return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${state}; there is nothing left to subscribe to`);
+      return a2aError(
+        'UNSUPPORTED_OPERATION',
+        `Task ${id} is ${state}; there is nothing left to subscribe to`,
+      );
     }
     const sub = this.subscribe(live, watching ? () => this.cluster!.unwatch(id) : undefined);
     this.release(live);
@@ -376,16 +453,22 @@ export class TaskEngine {
 
   // ---- push configs ----
 
-  async setPush(cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion, caller: Principal): Promise<PushConfig | A2AError> {
+  async setPush(
+    cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string },
+    version: ProtocolVersion,
+    caller: Principal,
+  ): Promise<PushConfig | A2AError> {
     const problem = this.pushProblem(cfg.url);
     if (problem) return problem;
     if (!this.mayAct(caller)) return unauthenticated('A webhook registration');
-    if (!(await this.owned(cfg.taskId, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
+    if (!(await this.owned(cfg.taskId, caller)))
+      return a2aError('TASK_NOT_FOUND', `Task not found: ${cfg.taskId}`, 'taskId');
     const max = this.opts.maxPushConfigs ?? 10;
     if (this.cluster) {
       let stored: PushConfig | undefined;
       const out = await this.sharedPush(cfg.taskId, (push) => {
-        if (!push.some((p) => p.id === cfg.id) && push.length >= max) return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
+        if (!push.some((p) => p.id === cfg.id) && push.length >= max)
+          return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
         const next = withPush(push, cfg, version);
         stored = next.stored;
         return next.push;
@@ -407,7 +490,11 @@ export class TaskEngine {
   }
 
   /** One webhook registration, token included: only the task's creator gets here. */
-  async getPush(taskId: string, id: string | undefined, caller: Principal): Promise<PushConfig | A2AError> {
+  async getPush(
+    taskId: string,
+    id: string | undefined,
+    caller: Principal,
+  ): Promise<PushConfig | A2AError> {
     const off = this.pushProblem();
     if (off) return off;
     const rec = await this.owned(taskId, caller);
@@ -430,7 +517,8 @@ export class TaskEngine {
     const off = this.pushProblem();
     if (off) return off;
     if (!this.mayAct(caller)) return unauthenticated('Deleting a webhook registration');
-    if (!(await this.owned(taskId, caller))) return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
+    if (!(await this.owned(taskId, caller)))
+      return a2aError('TASK_NOT_FOUND', `Task not found: ${taskId}`, 'taskId');
     if (this.cluster) {
       const out = await this.sharedPush(taskId, (push) => push.filter((p) => p.id !== id));
       return isA2AError(out) ? out : null;
@@ -461,14 +549,21 @@ export class TaskEngine {
 
   // ---- internals ----
 
-  private addPush(live: Live, cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): PushConfig {
+  private addPush(
+    live: Live,
+    cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string },
+    version: ProtocolVersion,
+  ): PushConfig {
     const next = withPush(live.rec.push, { ...cfg, taskId: live.rec.task.id }, version);
     live.rec.push = next.push;
     return next.stored;
   }
 
   /** A change of a task's push configs on a shared store, under the row lock; the live copy follows. */
-  private async sharedPush(taskId: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError> {
+  private async sharedPush(
+    taskId: string,
+    change: (push: PushConfig[]) => PushConfig[] | A2AError,
+  ): Promise<PushConfig[] | A2AError> {
     let out: PushConfig[] | A2AError | undefined;
     try {
       out = await this.cluster!.updatePush(taskId, change);
@@ -498,16 +593,23 @@ export class TaskEngine {
     if (this.cluster && !this.runsHere(id)) {
       let out: Awaited<ReturnType<TaskCluster['update']>>;
       try {
-        out = await this.cluster.update(id, (rec, turn) => {
-          const refused = continuationProblem(rec.task, message);
-          if (refused) return refused;
-          if (turn.busyElsewhere)
-            return a2aError('UNSUPPORTED_OPERATION', `Task ${id} is ${rec.task.status.state} on another process of this node; send the next message when it asks for input or has ended`);
-          message.contextId = rec.task.contextId;
-          rec.task.history.push(message);
-          trimHistory(rec.task.history, this.limits);
-          return [];
-        }, { claim: true });
+        out = await this.cluster.update(
+          id,
+          (rec, turn) => {
+            const refused = continuationProblem(rec.task, message);
+            if (refused) return refused;
+            if (turn.busyElsewhere)
+              return a2aError(
+                'UNSUPPORTED_OPERATION',
+                `Task ${id} is ${rec.task.status.state} on another process of this node; send the next message when it asks for input or has ended`,
+              );
+            message.contextId = rec.task.contextId;
+            rec.task.history.push(message);
+            trimHistory(rec.task.history, this.limits);
+            return [];
+          },
+          { claim: true },
+        );
       } catch {
         return a2aError('INTERNAL_ERROR', 'The task could not be stored');
       }
@@ -557,7 +659,13 @@ export class TaskEngine {
     if (!rec) return undefined;
     live = this.live.get(id); // another call may have made it meanwhile
     if (live) return live.stored ? live : undefined;
-    live = { rec, stored: true, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+    live = {
+      rec,
+      stored: true,
+      subscribers: new Set(),
+      turns: new Set(),
+      lastSave: Promise.resolve(),
+    };
     this.live.set(id, live);
     return live;
   }
@@ -570,7 +678,13 @@ export class TaskEngine {
       live.stored = true;
       return live;
     }
-    live = { rec, stored: true, subscribers: new Set(), turns: new Set(), lastSave: Promise.resolve() };
+    live = {
+      rec,
+      stored: true,
+      subscribers: new Set(),
+      turns: new Set(),
+      lastSave: Promise.resolve(),
+    };
     this.live.set(rec.task.id, live);
     return live;
   }
@@ -597,17 +711,24 @@ export class TaskEngine {
   private async takeOrphans(ids: string[]): Promise<void> {
     for (const id of ids) {
       try {
-        const out = await this.cluster!.update(id, (rec, turn) => {
-          // An agent that can resume the task (the hub's delegations) keeps it, as at a restart.
-          if (!turn.orphaned || this.opts.agent.resumes?.(rec.task)) return null;
-          return [this.setStatus(rec.task, 'failed', ORPHANED_NOTE)];
-        }, { claim: true });
+        const out = await this.cluster!.update(
+          id,
+          (rec, turn) => {
+            // An agent that can resume the task (the hub's delegations) keeps it, as at a restart.
+            if (!turn.orphaned || this.opts.agent.resumes?.(rec.task)) return null;
+            return [this.setStatus(rec.task, 'failed', ORPHANED_NOTE)];
+          },
+          { claim: true },
+        );
         if (out && !isA2AError(out) && out.events.length) {
           this.opts.log('warn', 'task left running by a stopped process failed', { task: id });
           this.madeHere(out.rec, out.events);
         }
       } catch (e) {
-        this.opts.log('warn', 'taking over a task failed', { task: id, error: (e as Error)?.message ?? String(e) });
+        this.opts.log('warn', 'taking over a task failed', {
+          task: id,
+          error: (e as Error)?.message ?? String(e),
+        });
       }
     }
   }
@@ -624,9 +745,17 @@ export class TaskEngine {
 
   /** Forgets live state nobody uses any more, so memory does not grow with the task count. */
   private release(live: Live): void {
-    if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live) {
+    if (
+      live.turns.size === 0 &&
+      live.subscribers.size === 0 &&
+      this.live.get(live.rec.task.id) === live
+    ) {
       const forget = () => {
-        if (live.turns.size === 0 && live.subscribers.size === 0 && this.live.get(live.rec.task.id) === live)
+        if (
+          live.turns.size === 0 &&
+          live.subscribers.size === 0 &&
+          this.live.get(live.rec.task.id) === live
+        )
           this.live.delete(live.rec.task.id);
       };
       // Forget after the last write whether it worked or not; a failed write is the store's to log
@@ -654,7 +783,8 @@ export class TaskEngine {
   private publish(live: Live, event: TaskEvent): void {
     this.opts.onEvent?.(event);
     this.publishLocal(live, event);
-    if (live.rec.push.length && event.kind !== 'message') this.opts.push?.notify(live.rec.push, event);
+    if (live.rec.push.length && event.kind !== 'message')
+      this.opts.push?.notify(live.rec.push, event);
   }
 
   /** To this process's streams only. */
@@ -692,7 +822,11 @@ export class TaskEngine {
       const tooLarge = this.artifactRefusal(live, existing, update.artifact, update.append);
       if (tooLarge) {
         this.opts.log('warn', 'task artifacts past their cap', { task: task.id, limit: tooLarge });
-        this.apply(live, { kind: 'status', state: 'failed', note: failureParts({ code: 'TASK_TOO_LARGE', message: tooLarge }) });
+        this.apply(live, {
+          kind: 'status',
+          state: 'failed',
+          note: failureParts({ code: 'TASK_TOO_LARGE', message: tooLarge }),
+        });
         return;
       }
       if (existing >= 0 && update.append) {
@@ -700,7 +834,14 @@ export class TaskEngine {
         task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
       } else if (existing >= 0) task.artifacts[existing] = update.artifact;
       else task.artifacts.push(update.artifact);
-      const event: TaskEvent = { kind: 'artifact', taskId: task.id, contextId: task.contextId, artifact: update.artifact, append: update.append, lastChunk: update.lastChunk };
+      const event: TaskEvent = {
+        kind: 'artifact',
+        taskId: task.id,
+        contextId: task.contextId,
+        artifact: update.artifact,
+        append: update.append,
+        lastChunk: update.lastChunk,
+      };
       this.store(live, event);
       this.publish(live, event);
     }
@@ -722,17 +863,29 @@ export class TaskEngine {
       trimHistory(task.history, this.limits);
     }
     task.status = status;
-    return { kind: 'status', taskId: task.id, contextId: task.contextId, status, final: isFinalState(state) };
+    return {
+      kind: 'status',
+      taskId: task.id,
+      contextId: task.contextId,
+      status,
+      final: isFinalState(state),
+    };
   }
 
   /**
    * Why adding `artifact` would take the task past its artifact caps, or null when it fits; on
    * null the running byte count already includes it.
    */
-  private artifactRefusal(live: Live, existing: number, artifact: Artifact, append: boolean): string | null {
+  private artifactRefusal(
+    live: Live,
+    existing: number,
+    artifact: Artifact,
+    append: boolean,
+  ): string | null {
     const task = live.rec.task;
     const { artifacts: maxCount, artifactBytes: maxBytes } = this.limits;
-    if (existing < 0 && task.artifacts.length + 1 > maxCount) return `A task holds at most ${maxCount} artifacts`;
+    if (existing < 0 && task.artifacts.length + 1 > maxCount)
+      return `A task holds at most ${maxCount} artifacts`;
     const before = (live.artifactBytes ??= jsonBytes(task.artifacts));
     const added = append ? jsonBytes(artifact.parts) : jsonBytes(artifact);
     const removed = existing >= 0 && !append ? jsonBytes(task.artifacts[existing]) : 0;
@@ -746,7 +899,8 @@ export class TaskEngine {
   private updater(live: Live, active: () => boolean): TaskUpdater {
     const engine = this;
     const status = (state: TaskState, note?: string | Part[]) => {
-      if (active()) engine.apply(live, { kind: 'status', state, ...(note !== undefined ? { note } : {}) });
+      if (active())
+        engine.apply(live, { kind: 'status', state, ...(note !== undefined ? { note } : {}) });
     };
     return {
       get task() {
@@ -758,7 +912,13 @@ export class TaskEngine {
       status,
       artifact(input: ArtifactInput, opts) {
         const artifact = toArtifact(input);
-        if (active()) engine.apply(live, { kind: 'artifact', artifact, append: !!opts?.append, lastChunk: !!opts?.lastChunk });
+        if (active())
+          engine.apply(live, {
+            kind: 'artifact',
+            artifact,
+            append: !!opts?.append,
+            lastChunk: !!opts?.lastChunk,
+          });
         return artifact;
       },
       setMetadata(values) {
@@ -770,7 +930,13 @@ export class TaskEngine {
   }
 
   /** Runs one agent turn; resolves when the agent's handler returns (after failing the task if it threw). */
-  private async runTurn(live: Live, message: Message, continued: boolean, version: ProtocolVersion, caller: Principal): Promise<void> {
+  private async runTurn(
+    live: Live,
+    message: Message,
+    continued: boolean,
+    version: ProtocolVersion,
+    caller: Principal,
+  ): Promise<void> {
     const controller = new AbortController();
     live.turns.add(controller);
     const id = live.rec.task.id;
@@ -805,7 +971,12 @@ export class TaskEngine {
         const parts = typeof content === 'string' ? [{ text: content }] : content;
         if (live.stored) return up.status('completed', parts);
         answered = true;
-        const reply: Message = { messageId: crypto.randomUUID(), role: 'agent', parts, contextId: live.rec.task.contextId };
+        const reply: Message = {
+          messageId: crypto.randomUUID(),
+          role: 'agent',
+          parts,
+          contextId: live.rec.task.contextId,
+        };
         live.reply = reply;
         engine.live.delete(live.rec.task.id);
         engine.publish(live, { kind: 'message', message: reply });
@@ -814,8 +985,16 @@ export class TaskEngine {
     try {
       await this.opts.agent.handle(ctx);
     } catch (e) {
-      this.opts.log('error', 'agent turn failed', { task: live.rec.task.id, error: (e as Error)?.message ?? String(e) });
-      if (active() && !TERMINAL_STATES.has(live.rec.task.status.state)) this.apply(live, { kind: 'status', state: 'failed', note: 'The agent failed while handling the message' });
+      this.opts.log('error', 'agent turn failed', {
+        task: live.rec.task.id,
+        error: (e as Error)?.message ?? String(e),
+      });
+      if (active() && !TERMINAL_STATES.has(live.rec.task.status.state))
+        this.apply(live, {
+          kind: 'status',
+          state: 'failed',
+          note: 'The agent failed while handling the message',
+        });
     } finally {
       live.turns.delete(controller);
       this.cluster?.release(id);
@@ -828,16 +1007,34 @@ export class TaskEngine {
    * its kind only, never left as an unhandled rejection that would stop the process.
    */
   private turnCrashed(live: Live, e: unknown): void {
-    this.opts.log('error', 'task turn crashed', { task: live.rec.task.id, error: (e as Error)?.name ?? 'unknown' });
+    this.opts.log('error', 'task turn crashed', {
+      task: live.rec.task.id,
+      error: (e as Error)?.name ?? 'unknown',
+    });
   }
 
   private checkMedia(parts: Part[], accepted: string[] | undefined): A2AError | null {
     for (const [i, p] of parts.entries()) {
       if (p.mediaType && !mediaMatches(p.mediaType, this.opts.inputModes))
-        return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `Part ${i} has media type ${p.mediaType}; this agent accepts ${this.opts.inputModes.join(', ')}`, `message.parts[${i}].mediaType`);
+        return a2aError(
+          'CONTENT_TYPE_NOT_SUPPORTED',
+          `Part ${i} has media type ${p.mediaType}; this agent accepts ${this.opts.inputModes.join(', ')}`,
+          `message.parts[${i}].mediaType`,
+        );
     }
-    if (accepted && !accepted.some((m) => mediaMatches(m, this.opts.outputModes) || this.opts.outputModes.some((o) => mediaMatches(o, [m]))))
-      return a2aError('CONTENT_TYPE_NOT_SUPPORTED', `None of the accepted output modes is produced; this agent produces ${this.opts.outputModes.join(', ')}`, 'configuration.acceptedOutputModes');
+    if (
+      accepted &&
+      !accepted.some(
+        (m) =>
+          mediaMatches(m, this.opts.outputModes) ||
+          this.opts.outputModes.some((o) => mediaMatches(o, [m])),
+      )
+    )
+      return a2aError(
+        'CONTENT_TYPE_NOT_SUPPORTED',
+        `None of the accepted output modes is produced; this agent produces ${this.opts.outputModes.join(', ')}`,
+        'configuration.acceptedOutputModes',
+      );
     return null;
   }
 }
@@ -845,19 +1042,33 @@ export class TaskEngine {
 /** Why a message cannot continue a task, or undefined when it can. */
 /** The refusal of an action that needs an authenticated caller. */
 function unauthenticated(what: string): A2AError {
-  return a2aError('UNAUTHENTICATED', `${what} needs an authenticated caller: send a bearer token (Authorization: Bearer …) or sign as a fleet node`);
+  return a2aError(
+    'UNAUTHENTICATED',
+    `${what} needs an authenticated caller: send a bearer token (Authorization: Bearer …) or sign as a fleet node`,
+  );
 }
 
 function continuationProblem(task: Task, message: Message): A2AError | undefined {
   if (TERMINAL_STATES.has(task.status.state))
-    return a2aError('UNSUPPORTED_OPERATION', `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`);
+    return a2aError(
+      'UNSUPPORTED_OPERATION',
+      `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`,
+    );
   if (message.contextId && message.contextId !== task.contextId)
-    return a2aError('INVALID_PARAMS', `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`, 'message.contextId');
+    return a2aError(
+      'INVALID_PARAMS',
+      `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`,
+      'message.contextId',
+    );
   return undefined;
 }
 
 /** A task's configs with one added (or replaced by id). */
-function withPush(push: readonly PushConfig[], cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string }, version: ProtocolVersion): { push: PushConfig[]; stored: PushConfig } {
+function withPush(
+  push: readonly PushConfig[],
+  cfg: Omit<PushConfig, 'id' | 'version'> & { id?: string },
+  version: ProtocolVersion,
+): { push: PushConfig[]; stored: PushConfig } {
   const stored: PushConfig = { ...cfg, id: cfg.id ?? crypto.randomUUID(), version };
   return { push: [...push.filter((p) => p.id !== stored.id), stored], stored };
 }
@@ -869,7 +1080,15 @@ function withPush(push: readonly PushConfig[], cfg: Omit<PushConfig, 'id' | 'ver
 function rebuiltEvents(task: Task): TaskEvent[] {
   const base = { taskId: task.id, contextId: task.contextId };
   return [
-    ...task.artifacts.map((artifact): TaskEvent => ({ kind: 'artifact', ...base, artifact, append: false, lastChunk: true })),
+    ...task.artifacts.map(
+      (artifact): TaskEvent => ({
+        kind: 'artifact',
+        ...base,
+        artifact,
+        append: false,
+        lastChunk: true,
+      }),
+    ),
     { kind: 'status', ...base, status: task.status, final: isFinalState(task.status.state) },
   ];
 }
@@ -919,5 +1138,10 @@ function trimHistory(history: Message[], limits: TaskLimits): void {
 
 /** A copy that later changes to the live task cannot alter (events are read after they are sent). */
 function snapshot(task: Task): Task {
-  return { ...task, status: { ...task.status }, artifacts: [...task.artifacts], history: [...task.history] };
+  return {
+    ...task,
+    status: { ...task.status },
+    artifacts: [...task.artifacts],
+    history: [...task.history],
+  };
 }

@@ -16,12 +16,21 @@ export interface A2AError {
 }
 
 export function a2aError(reason: A2AErrorReason, message?: string, field?: string): A2AError {
-  return { error: reason, message: message ?? A2A_ERRORS[reason].message, ...(field ? { field } : {}) };
+  return {
+    error: reason,
+    message: message ?? A2A_ERRORS[reason].message,
+    ...(field ? { field } : {}),
+  };
 }
 
 export function isA2AError(value: unknown): value is A2AError {
-  return typeof value === 'object' && value !== null && 'error' in value && typeof (value as A2AError).error === 'string'
-    && (value as A2AError).error in A2A_ERRORS;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'error' in value &&
+    typeof (value as A2AError).error === 'string' &&
+    (value as A2AError).error in A2A_ERRORS
+  );
 }
 
 export interface JsonRpcErrorObject {
@@ -40,8 +49,13 @@ const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
 function errorDetails(err: A2AError): unknown[] {
   const code = A2A_ERRORS[err.error].rpc;
   const details: unknown[] = [];
-  if (code <= -32001 && code >= -32099) details.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
-  if (err.field) details.push({ '@type': BAD_REQUEST, fieldViolations: [{ field: err.field, description: err.message }] });
+  if (code <= -32001 && code >= -32099)
+    details.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
+  if (err.field)
+    details.push({
+      '@type': BAD_REQUEST,
+      fieldViolations: [{ field: err.field, description: err.message }],
+    });
   return details;
 }
 
@@ -64,10 +78,18 @@ export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpc
  * The HTTP+JSON binding's AIP-193 error body, `{"error": google.rpc.Status}`, and its HTTP
  * status. `http`/`status` override the table for transport-level refusals (405, 413).
  */
-export function toRestError(err: A2AError, http?: number, status?: string): { http: number; body: { error: Record<string, unknown> } } {
+export function toRestError(
+  err: A2AError,
+  http?: number,
+  status?: string,
+): { http: number; body: { error: Record<string, unknown> } } {
   const entry = A2A_ERRORS[err.error];
   const code = http ?? entry.http;
-  const error: Record<string, unknown> = { code, status: status ?? entry.grpc, message: err.message };
+  const error: Record<string, unknown> = {
+    code,
+    status: status ?? entry.grpc,
+    message: err.message,
+  };
   const details = errorDetails(err);
   if (details.length) error.details = details;
   return { http: code, body: { error } };
@@ -78,11 +100,29 @@ export function toRestError(err: A2AError, http?: number, status?: string): { ht
  * JSON-RPC: an `event: error` frame holding a JSON-RPC error (-32603) whose reason is the code;
  * HTTP+JSON: an `event: error` frame holding the binding's error body (503 UNAVAILABLE).
  */
-export function rpcStreamEnd(id: string | number | null, version: ProtocolVersion, code: string, message: string): { event: string; data: unknown } {
-  const data = version === '1.0' ? [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }] : { reason: code };
+export function rpcStreamEnd(
+  id: string | number | null,
+  version: ProtocolVersion,
+  code: string,
+  message: string,
+): { event: string; data: unknown } {
+  const data =
+    version === '1.0'
+      ? [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }]
+      : { reason: code };
   return { event: 'error', data: { jsonrpc: '2.0', id, error: { code: -32603, message, data } } };
 }
 
 export function restStreamEnd(code: string, message: string): { event: string; data: unknown } {
-  return { event: 'error', data: { error: { code: 503, status: 'UNAVAILABLE', message, details: [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }] } } };
+  return {
+    event: 'error',
+    data: {
+      error: {
+        code: 503,
+        status: 'UNAVAILABLE',
+        message,
+        details: [{ '@type': ERROR_INFO, reason: code, domain: 'lume-a2a' }],
+      },
+    },
+  };
 }

@@ -19,7 +19,9 @@ export interface JsonRpcRequest {
 }
 
 /** One element of a request body: a well-formed request, or the error to answer in its place. */
-export type Envelope = { ok: true; request: JsonRpcRequest } | { ok: false; id: JsonRpcId; error: A2AError };
+export type Envelope =
+  | { ok: true; request: JsonRpcRequest }
+  | { ok: false; id: JsonRpcId; error: A2AError };
 
 export type ParsedBody =
   | { kind: 'single'; envelope: Envelope }
@@ -41,7 +43,9 @@ export function refusedContentType(header: string | null): string | null {
 /** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
 export async function readBodyLimited(req: Request, limit: number): Promise<string | null> {
   const bytes = await readBodyBytes(req, limit);
-  return bytes === undefined ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  return bytes === undefined
+    ? null
+    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 function validId(v: unknown): v is JsonRpcId {
@@ -50,17 +54,42 @@ function validId(v: unknown): v is JsonRpcId {
 
 function envelope(v: unknown): Envelope {
   if (typeof v !== 'object' || v === null || Array.isArray(v))
-    return { ok: false, id: null, error: a2aError('INVALID_REQUEST', 'A JSON-RPC request must be an object') };
+    return {
+      ok: false,
+      id: null,
+      error: a2aError('INVALID_REQUEST', 'A JSON-RPC request must be an object'),
+    };
   const o = v as Record<string, unknown>;
   const hasId = 'id' in o;
   if (hasId && !validId(o.id))
-    return { ok: false, id: null, error: a2aError('INVALID_REQUEST', 'id must be a string, a number or null', 'id') };
+    return {
+      ok: false,
+      id: null,
+      error: a2aError('INVALID_REQUEST', 'id must be a string, a number or null', 'id'),
+    };
   const id: JsonRpcId = hasId ? (o.id as JsonRpcId) : null;
-  if (o.jsonrpc !== '2.0') return { ok: false, id, error: a2aError('INVALID_REQUEST', 'jsonrpc must be "2.0"', 'jsonrpc') };
+  if (o.jsonrpc !== '2.0')
+    return {
+      ok: false,
+      id,
+      error: a2aError('INVALID_REQUEST', 'jsonrpc must be "2.0"', 'jsonrpc'),
+    };
   if (typeof o.method !== 'string' || o.method.length === 0 || o.method.length > 128)
-    return { ok: false, id, error: a2aError('INVALID_REQUEST', 'method must be a non-empty string', 'method') };
-  if ('params' in o && (typeof o.params !== 'object' || o.params === null) && o.params !== undefined)
-    return { ok: false, id, error: a2aError('INVALID_REQUEST', 'params must be an object or an array', 'params') };
+    return {
+      ok: false,
+      id,
+      error: a2aError('INVALID_REQUEST', 'method must be a non-empty string', 'method'),
+    };
+  if (
+    'params' in o &&
+    (typeof o.params !== 'object' || o.params === null) &&
+    o.params !== undefined
+  )
+    return {
+      ok: false,
+      id,
+      error: a2aError('INVALID_REQUEST', 'params must be an object or an array', 'params'),
+    };
   return { ok: true, request: { method: o.method, params: o.params, id, notification: !hasId } };
 }
 
@@ -68,17 +97,40 @@ function envelope(v: unknown): Envelope {
 export function parseBody(text: string, maxBatch: number): ParsedBody {
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
-    return { kind: 'error', error: parsed.code === 'BODY_TOO_DEEP' ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`) : a2aError('PARSE_ERROR') };
+    return {
+      kind: 'error',
+      error:
+        parsed.code === 'BODY_TOO_DEEP'
+          ? a2aError(
+              'INVALID_REQUEST',
+              `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`,
+            )
+          : a2aError('PARSE_ERROR'),
+    };
   const doc = parsed.value;
   if (!Array.isArray(doc)) return { kind: 'single', envelope: envelope(doc) };
-  if (doc.length === 0) return { kind: 'error', error: a2aError('INVALID_REQUEST', 'A batch must not be empty') };
-  if (doc.length > maxBatch) return { kind: 'error', error: a2aError('INVALID_REQUEST', `A batch holds at most ${maxBatch} requests`) };
+  if (doc.length === 0)
+    return { kind: 'error', error: a2aError('INVALID_REQUEST', 'A batch must not be empty') };
+  if (doc.length > maxBatch)
+    return {
+      kind: 'error',
+      error: a2aError('INVALID_REQUEST', `A batch holds at most ${maxBatch} requests`),
+    };
   const seen = new Set<string>();
   const envelopes = doc.map((item): Envelope => {
     const e = envelope(item);
     if (!e.ok || e.request.notification || e.request.id === null) return e;
     const key = `${typeof e.request.id}:${e.request.id}`;
-    if (seen.has(key)) return { ok: false, id: e.request.id, error: a2aError('INVALID_REQUEST', `Duplicate id ${JSON.stringify(e.request.id)} in batch`, 'id') };
+    if (seen.has(key))
+      return {
+        ok: false,
+        id: e.request.id,
+        error: a2aError(
+          'INVALID_REQUEST',
+          `Duplicate id ${JSON.stringify(e.request.id)} in batch`,
+          'id',
+        ),
+      };
     seen.add(key);
     return e;
   });

@@ -11,17 +11,32 @@ import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './types
 import * as v1 from './wire-v1.ts';
 
 /** An operation's outcome: a JSON result, a stream of events, or an error value. */
-export type Outcome = { result: unknown } | { stream: Subscription; frame: (e: TaskEvent) => unknown } | A2AError;
+export type Outcome =
+  | { result: unknown }
+  | { stream: Subscription; frame: (e: TaskEvent) => unknown }
+  | A2AError;
 /**
  * `notification`: a JSON-RPC request without an id, whose answer nobody reads. `caller`: who the
  * request was authenticated as; the engine decides what they may see and do.
  */
-export type Operation = (params: unknown, notification: boolean, caller: Principal) => Promise<Outcome> | Outcome;
+export type Operation = (
+  params: unknown,
+  notification: boolean,
+  caller: Principal,
+) => Promise<Outcome> | Outcome;
 
 export const V1_METHODS = [
-  'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-  'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+  'SendMessage',
+  'SendStreamingMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'SubscribeToTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
 ] as const;
 export type V1Method = (typeof V1_METHODS)[number];
 
@@ -29,13 +44,29 @@ export type V1Method = (typeof V1_METHODS)[number];
 export function operationSteps(engine: TaskEngine, streaming: boolean) {
   const noStreaming = () => a2aError('UNSUPPORTED_OPERATION', 'This agent does not stream');
 
-  async function send(p: SendParams | A2AError, version: ProtocolVersion, caller: Principal, wrap: (r: SendResult) => unknown): Promise<Outcome> {
+  async function send(
+    p: SendParams | A2AError,
+    version: ProtocolVersion,
+    caller: Principal,
+    wrap: (r: SendResult) => unknown,
+  ): Promise<Outcome> {
     if (isA2AError(p)) return p;
-    const r = await engine.send(p, p.configuration.returnImmediately ? 'immediate' : 'blocking', version, caller);
+    const r = await engine.send(
+      p,
+      p.configuration.returnImmediately ? 'immediate' : 'blocking',
+      version,
+      caller,
+    );
     return isA2AError(r) ? r : { result: wrap(r) };
   }
 
-  async function stream(p: SendParams | A2AError, version: ProtocolVersion, notification: boolean, caller: Principal, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
+  async function stream(
+    p: SendParams | A2AError,
+    version: ProtocolVersion,
+    notification: boolean,
+    caller: Principal,
+    frame: (e: TaskEvent) => unknown,
+  ): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(p)) return p;
     // A notification has nobody to stream to: start the task and answer nothing.
@@ -47,14 +78,19 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
-  async function subscribe(q: { id: string } | A2AError, caller: Principal, frame: (e: TaskEvent) => unknown): Promise<Outcome> {
+  async function subscribe(
+    q: { id: string } | A2AError,
+    caller: Principal,
+    frame: (e: TaskEvent) => unknown,
+  ): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(q)) return q;
     const sub = await engine.resubscribe(q.id, caller);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
-  const value = <T>(r: T | A2AError, wrap: (x: T) => unknown): Outcome => (isA2AError(r) ? r : { result: wrap(r) });
+  const value = <T>(r: T | A2AError, wrap: (x: T) => unknown): Outcome =>
+    isA2AError(r) ? r : { result: wrap(r) };
 
   return { send, stream, subscribe, value };
 }
@@ -62,17 +98,25 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
 /** The v1.0 operations; results are already in v1.0 wire form (ProtoJSON). */
 export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1Method, Operation> {
   const { send, stream, subscribe, value } = operationSteps(engine, streaming);
-  const sendResult = (r: SendResult) => ('task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) });
+  const sendResult = (r: SendResult) =>
+    'task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) };
   return {
     SendMessage: (p, _n, caller) => send(v1.parseSendParamsV1(p), '1.0', caller, sendResult),
-    SendStreamingMessage: (p, n, caller) => stream(v1.parseSendParamsV1(p), '1.0', n, caller, v1.eventToV1),
+    SendStreamingMessage: (p, n, caller) =>
+      stream(v1.parseSendParamsV1(p), '1.0', n, caller, v1.eventToV1),
     GetTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength, caller), (t) => v1.taskToV1(t));
+      return isA2AError(q)
+        ? q
+        : value(await engine.getTask(q.id, q.historyLength, caller), (t) => v1.taskToV1(t));
     },
     ListTasks: async (p, _n, caller) => {
       const q = v1.parseListTasksV1(p);
-      return isA2AError(q) ? q : value(await engine.listTasks(q, caller), (page) => v1.listPageToV1(page, q.includeArtifacts));
+      return isA2AError(q)
+        ? q
+        : value(await engine.listTasks(q, caller), (page) =>
+            v1.listPageToV1(page, q.includeArtifacts),
+          );
     },
     CancelTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
@@ -85,16 +129,26 @@ export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1M
     },
     GetTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(await engine.getPush(r.taskId, r.id, caller), v1.pushConfigToV1);
+      return isA2AError(r)
+        ? r
+        : value(await engine.getPush(r.taskId, r.id, caller), v1.pushConfigToV1);
     },
     ListTaskPushNotificationConfigs: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, false);
-      return isA2AError(r) ? r : value(await engine.listPush(r.taskId, caller), (cs: PushConfig[]) => ({ configs: cs.map(v1.pushConfigToV1), nextPageToken: '' }));
+      return isA2AError(r)
+        ? r
+        : value(await engine.listPush(r.taskId, caller), (cs: PushConfig[]) => ({
+            configs: cs.map(v1.pushConfigToV1),
+            nextPageToken: '',
+          }));
     },
     DeleteTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);
-      return isA2AError(r) ? r : value(await engine.deletePush(r.taskId, r.id!, caller), () => null);
+      return isA2AError(r)
+        ? r
+        : value(await engine.deletePush(r.taskId, r.id!, caller), () => null);
     },
-    GetExtendedAgentCard: () => a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
+    GetExtendedAgentCard: () =>
+      a2aError('UNSUPPORTED_OPERATION', 'This agent has no extended agent card'),
   };
 }

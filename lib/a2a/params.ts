@@ -8,7 +8,10 @@ import { a2aError, type A2AError } from './errors.ts';
 import type { Message, SendParams } from './types.ts';
 
 export class Invalid extends Error {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -36,7 +39,8 @@ function get(o: Obj, name: string): unknown {
   const v = o[name];
   if (v !== undefined || Object.hasOwn(o, name)) return v;
   let snake = snakeNames.get(name);
-  if (snake === undefined) snakeNames.set(name, (snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
+  if (snake === undefined)
+    snakeNames.set(name, (snake = name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)));
   return snake !== name ? o[snake] : undefined;
 }
 
@@ -54,8 +58,10 @@ export function optObj(o: Obj, name: string, path: string): Obj | undefined {
 export function str(o: Obj, name: string, path: string, maxLength = 1024): string {
   const v = get(o, name);
   const field = `${path}.${name}`;
-  if (typeof v !== 'string' || v.length === 0) throw new Invalid(field, `${field} is required and must be a non-empty string`);
-  if (v.length > maxLength) throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
+  if (typeof v !== 'string' || v.length === 0)
+    throw new Invalid(field, `${field} is required and must be a non-empty string`);
+  if (v.length > maxLength)
+    throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
   return v;
 }
 
@@ -65,33 +71,51 @@ export function optStr(o: Obj, name: string, path: string, maxLength = 1024): st
   if (v === undefined || v === null || v === '') return undefined;
   const field = `${path}.${name}`;
   if (typeof v !== 'string') throw new Invalid(field, `${field} must be a string`);
-  if (v.length > maxLength) throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
+  if (v.length > maxLength)
+    throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
   return v;
 }
 
 export function optBool(o: Obj, name: string, path: string): boolean | undefined {
   const v = get(o, name);
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean') throw new Invalid(`${path}.${name}`, `${path}.${name} must be a boolean`);
+  if (typeof v !== 'boolean')
+    throw new Invalid(`${path}.${name}`, `${path}.${name} must be a boolean`);
   return v;
 }
 
-export function optInt(o: Obj, name: string, path: string, min: number, max: number): number | undefined {
+export function optInt(
+  o: Obj,
+  name: string,
+  path: string,
+  min: number,
+  max: number,
+): number | undefined {
   let v = get(o, name);
   if (v === undefined || v === null) return undefined;
   // ProtoJSON may carry integers as strings.
   if (typeof v === 'string' && /^-?\d+$/.test(v)) v = Number(v);
   const field = `${path}.${name}`;
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Invalid(field, `${field} must be an integer`);
+  if (typeof v !== 'number' || !Number.isInteger(v))
+    throw new Invalid(field, `${field} must be an integer`);
   if (v < min || v > max) throw new Invalid(field, `${field} must be between ${min} and ${max}`);
   return v;
 }
 
-export function optStrArray(o: Obj, name: string, path: string, maxItems = 64): string[] | undefined {
+export function optStrArray(
+  o: Obj,
+  name: string,
+  path: string,
+  maxItems = 64,
+): string[] | undefined {
   const v = get(o, name);
   if (v === undefined || v === null) return undefined;
   const field = `${path}.${name}`;
-  if (!Array.isArray(v) || v.length > maxItems || !v.every((x) => typeof x === 'string' && x.length <= 1024))
+  if (
+    !Array.isArray(v) ||
+    v.length > maxItems ||
+    !v.every((x) => typeof x === 'string' && x.length <= 1024)
+  )
     throw new Invalid(field, `${field} must be an array of at most ${maxItems} strings`);
   return v as string[];
 }
@@ -99,7 +123,8 @@ export function optStrArray(o: Obj, name: string, path: string, maxItems = 64): 
 export function array(o: Obj, name: string, path: string, maxItems: number): unknown[] {
   const v = get(o, name);
   const field = `${path}.${name}`;
-  if (!Array.isArray(v) || v.length === 0) throw new Invalid(field, `${field} is required and must be a non-empty array`);
+  if (!Array.isArray(v) || v.length === 0)
+    throw new Invalid(field, `${field} is required and must be a non-empty array`);
   if (v.length > maxItems) throw new Invalid(field, `${field} has more than ${maxItems} items`);
   return v;
 }
@@ -112,12 +137,18 @@ export function optMetadata(o: Obj, name: string, path: string): Obj | undefined
 export function base64(o: Obj, name: string, path: string): string {
   const v = get(o, name);
   const field = `${path}.${name}`;
-  if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v)) throw new Invalid(field, `${field} must be base64`);
+  if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v))
+    throw new Invalid(field, `${field} must be base64`);
   return v;
 }
 
 /** A client-chosen identifier (contextId, messageId): at most 256 characters, no control characters. */
-export function identifier(o: Obj, name: string, path: string, required: boolean): string | undefined {
+export function identifier(
+  o: Obj,
+  name: string,
+  path: string,
+  required: boolean,
+): string | undefined {
   const v = required ? str(o, name, path, 256) : optStr(o, name, path, 256);
   if (v !== undefined && /[\x00-\x1f\x7f]/.test(v))
     throw new Invalid(`${path}.${name}`, `${path}.${name} must not contain control characters`);
@@ -174,10 +205,14 @@ export function parseSendParams(params: unknown, wire: SendWire): SendParams | A
     const historyLength = optInt(c, 'historyLength', 'params.configuration', 0, 1_000_000);
     const accepted = optStrArray(c, 'acceptedOutputModes', 'params.configuration');
     const metadata = optMetadata(p, 'metadata', 'params');
-    const out: SendParams = { message, configuration: { returnImmediately: wire.returnImmediately(c, 'params.configuration') } };
+    const out: SendParams = {
+      message,
+      configuration: { returnImmediately: wire.returnImmediately(c, 'params.configuration') },
+    };
     if (historyLength !== undefined) out.configuration.historyLength = historyLength;
     if (accepted?.length) out.configuration.acceptedOutputModes = accepted;
-    if (push) out.configuration.pushConfig = wire.push(push, `params.configuration.${wire.pushKey}`);
+    if (push)
+      out.configuration.pushConfig = wire.push(push, `params.configuration.${wire.pushKey}`);
     if (metadata) out.metadata = metadata;
     return out;
   });

@@ -50,7 +50,11 @@ export class WebhookSender implements PushSender {
     this.maxPending = opts.maxPending ?? 10_000;
     this.policy = createOutboundPolicy(opts.allowHosts, opts.resolveName);
     const maxConcurrent = opts.maxConcurrent ?? 16;
-    this.poster = createPoster({ policy: this.policy, maxSockets: maxConcurrent, timeoutMs: opts.timeoutMs ?? 5000 });
+    this.poster = createPoster({
+      policy: this.policy,
+      maxSockets: maxConcurrent,
+      timeoutMs: opts.timeoutMs ?? 5000,
+    });
     this.gate = createGate(maxConcurrent, this.maxPending);
   }
 
@@ -61,8 +65,10 @@ export class WebhookSender implements PushSender {
     } catch {
       return 'webhook URL is not a valid URL';
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`;
-    if (url.username || url.password) return 'webhook URL must not carry credentials; use the authentication field';
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`;
+    if (url.username || url.password)
+      return 'webhook URL must not carry credentials; use the authentication field';
     // `new URL` has already turned every spelling of an address (2130706433, 0x7f.1, 127.1) into
     // its dotted or bracketed form; names are checked again at each connection, once resolved.
     return this.policy.refuseHost(url.hostname.toLowerCase());
@@ -72,7 +78,12 @@ export class WebhookSender implements PushSender {
     for (const cfg of configs) {
       const key = `${cfg.taskId}/${cfg.id}`;
       if (this.pending >= this.maxPending) {
-        if (!this.dropping.has(key)) this.opts.log('warn', 'webhook update dropped: too many deliveries waiting', { task: cfg.taskId, config: cfg.id, waiting: this.pending });
+        if (!this.dropping.has(key))
+          this.opts.log('warn', 'webhook update dropped: too many deliveries waiting', {
+            task: cfg.taskId,
+            config: cfg.id,
+            waiting: this.pending,
+          });
         this.dropping.add(key);
         continue;
       }
@@ -80,13 +91,23 @@ export class WebhookSender implements PushSender {
       try {
         body = JSON.stringify(cfg.version === '1.0' ? eventToV1(event) : eventToV03(event));
       } catch (e) {
-        this.opts.log('error', 'webhook update not serialisable', { task: cfg.taskId, config: cfg.id, error: (e as Error)?.name ?? 'unknown' });
+        this.opts.log('error', 'webhook update not serialisable', {
+          task: cfg.taskId,
+          config: cfg.id,
+          error: (e as Error)?.name ?? 'unknown',
+        });
         continue;
       }
       this.pending++;
       const next = (this.queues.get(key) ?? Promise.resolve())
         .then(() => this.deliver(cfg, body))
-        .catch((e) => this.opts.log('error', 'webhook delivery crashed', { task: cfg.taskId, config: cfg.id, error: (e as Error)?.name ?? 'unknown' }))
+        .catch((e) =>
+          this.opts.log('error', 'webhook delivery crashed', {
+            task: cfg.taskId,
+            config: cfg.id,
+            error: (e as Error)?.name ?? 'unknown',
+          }),
+        )
         .finally(() => {
           this.pending--;
           if (this.queues.get(key) === next) {
@@ -109,26 +130,49 @@ export class WebhookSender implements PushSender {
   }
 
   private async deliver(cfg: PushConfig, body: string): Promise<void> {
-    const headers: Record<string, string> = { 'Content-Type': cfg.version === '1.0' ? 'application/a2a+json' : 'application/json' };
-    if (cfg.authentication) headers.Authorization = `${canonicalScheme(cfg.authentication.scheme)} ${cfg.authentication.credentials ?? ''}`.trim();
+    const headers: Record<string, string> = {
+      'Content-Type': cfg.version === '1.0' ? 'application/a2a+json' : 'application/json',
+    };
+    if (cfg.authentication)
+      headers.Authorization =
+        `${canonicalScheme(cfg.authentication.scheme)} ${cfg.authentication.credentials ?? ''}`.trim();
     if (cfg.token) headers['X-A2A-Notification-Token'] = cfg.token;
     const url = new URL(cfg.url);
     // Never log the config's credentials or token; the host and path identify the webhook.
     const where = `${url.protocol}//${url.host}${url.pathname}`;
     for (let attempt = 0; ; attempt++) {
-      const result: PostOutcome = (await this.gate.run(() => this.poster.post(url, headers, body))) ?? { ok: false, reason: 'unreachable' };
+      const result: PostOutcome = (await this.gate.run(() =>
+        this.poster.post(url, headers, body),
+      )) ?? { ok: false, reason: 'unreachable' };
       if (result.ok) return;
       if (result.reason === 'refused') {
-        this.opts.log('warn', 'webhook delivery refused: not a public address', { task: cfg.taskId, config: cfg.id, url: where, detail: result.detail });
+        this.opts.log('warn', 'webhook delivery refused: not a public address', {
+          task: cfg.taskId,
+          config: cfg.id,
+          url: where,
+          detail: result.detail,
+        });
         return;
       }
       const outcome = result.status ? `HTTP ${result.status}` : result.reason;
       const delay = this.delays[attempt];
       if (delay === undefined) {
-        this.opts.log('warn', 'webhook delivery gave up', { task: cfg.taskId, config: cfg.id, url: where, outcome, attempts: attempt + 1 });
+        this.opts.log('warn', 'webhook delivery gave up', {
+          task: cfg.taskId,
+          config: cfg.id,
+          url: where,
+          outcome,
+          attempts: attempt + 1,
+        });
         return;
       }
-      this.opts.log('info', 'webhook delivery retry', { task: cfg.taskId, config: cfg.id, url: where, outcome, attempt: attempt + 1 });
+      this.opts.log('info', 'webhook delivery retry', {
+        task: cfg.taskId,
+        config: cfg.id,
+        url: where,
+        outcome,
+        attempt: attempt + 1,
+      });
       await Bun.sleep(delay);
     }
   }

@@ -9,7 +9,11 @@ export class RecordCache<R extends { task: { id: string } }> {
   private bytes = 0;
 
   /** `pinned` says which records must stay whatever the bounds (their write has not finished). */
-  constructor(private readonly maxEntries: number, private readonly maxBytes: number, private readonly pinned: (id: string) => boolean) {}
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+    private readonly pinned: (id: string) => boolean,
+  ) {}
 
   /** What the cache holds now: records and their stored bytes. */
   get stats(): { entries: number; bytes: number } {

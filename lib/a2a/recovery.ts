@@ -8,7 +8,14 @@
 import { failureParts } from '../errors/as-data.ts';
 import type { Log } from '../log.ts';
 import type { FileTaskStore } from './task-store.ts';
-import { nowIso, type Message, type PushConfig, type Task, type TaskEvent, type TaskState } from './types.ts';
+import {
+  nowIso,
+  type Message,
+  type PushConfig,
+  type Task,
+  type TaskEvent,
+  type TaskState,
+} from './types.ts';
 
 /** States only a running agent turn moves on; after a restart nobody does. */
 const LEFT_BY_A_CRASH: readonly TaskState[] = ['submitted', 'working'];
@@ -47,7 +54,16 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
     let pageToken: string | undefined;
     do {
       // Every creator's tasks: recovery is the process's own housekeeping.
-      const page = opts.store.list({ status, pageSize: 500, includeArtifacts: false, historyLength: 0, ...(pageToken ? { pageToken } : {}) }, null);
+      const page = opts.store.list(
+        {
+          status,
+          pageSize: 500,
+          includeArtifacts: false,
+          historyLength: 0,
+          ...(pageToken ? { pageToken } : {}),
+        },
+        null,
+      );
       if ('error' in page) break;
       ids.push(...page.tasks.map((t) => t.id));
       pageToken = page.nextPageToken || undefined;
@@ -66,7 +82,10 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
     const note: Message = {
       messageId: crypto.randomUUID(),
       role: 'agent',
-      parts: failureParts({ code: INTERRUPTED_CODE, message: `The node restarted while the task was ${previous}; send the request again as a new task.` }),
+      parts: failureParts({
+        code: INTERRUPTED_CODE,
+        message: `The node restarted while the task was ${previous}; send the request again as a new task.`,
+      }),
       contextId: task.contextId,
       taskId: task.id,
     };
@@ -74,11 +93,21 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
     task.history.push(note);
     task.metadata = { ...task.metadata, [RECOVERY_KEY]: { previousState: previous, failedAt: at } };
     opts.store.save(rec).catch(() => {}); // the store logs a failed write; the next start retries
-    if (rec.push.length) opts.push?.notify(rec.push, { kind: 'status', taskId: task.id, contextId: task.contextId, status: task.status, final: true });
+    if (rec.push.length)
+      opts.push?.notify(rec.push, {
+        kind: 'status',
+        taskId: task.id,
+        contextId: task.contextId,
+        status: task.status,
+        final: true,
+      });
     report.failed.push(id);
   }
   if (report.failed.length || report.resumed.length)
-    opts.log('warn', 'tasks interrupted by a restart', { failed: report.failed.length, resumed: report.resumed.length });
+    opts.log('warn', 'tasks interrupted by a restart', {
+      failed: report.failed.length,
+      resumed: report.resumed.length,
+    });
   return report;
 }
 

@@ -53,37 +53,79 @@ function pick(query: URLSearchParams, names: string[]): Obj {
 
 /** Query strings carry text; ListTasks wants a boolean and accepts a TaskState number. */
 function listQuery(query: URLSearchParams): Obj {
-  const q = pick(query, ['contextId', 'status', 'pageSize', 'pageToken', 'historyLength', 'statusTimestampAfter', 'includeArtifacts']);
-  for (const k of ['includeArtifacts', 'include_artifacts']) if (q[k] === 'true' || q[k] === 'false') q[k] = q[k] === 'true';
+  const q = pick(query, [
+    'contextId',
+    'status',
+    'pageSize',
+    'pageToken',
+    'historyLength',
+    'statusTimestampAfter',
+    'includeArtifacts',
+  ]);
+  for (const k of ['includeArtifacts', 'include_artifacts'])
+    if (q[k] === 'true' || q[k] === 'false') q[k] = q[k] === 'true';
   if (typeof q.status === 'string' && /^\d+$/.test(q.status)) q.status = Number(q.status);
   return q;
 }
 
 const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
   'message:send': { POST: { op: 'SendMessage', body: 'required', params: (_i, _q, b) => b } },
-  'message:stream': { POST: { op: 'SendStreamingMessage', body: 'required', params: (_i, _q, b) => b } },
+  'message:stream': {
+    POST: { op: 'SendStreamingMessage', body: 'required', params: (_i, _q, b) => b },
+  },
   extendedAgentCard: { GET: { op: 'GetExtendedAgentCard', body: 'none', params: () => ({}) } },
   tasks: { GET: { op: 'ListTasks', body: 'none', params: (_i, q) => listQuery(q) } },
-  'tasks/{id}': { GET: { op: 'GetTask', body: 'none', params: ([id], q) => ({ ...pick(q, ['historyLength']), id }) } },
-  'tasks/{id}:cancel': { POST: { op: 'CancelTask', body: 'optional', params: ([id], _q, b) => ({ ...b, id }) } },
+  'tasks/{id}': {
+    GET: {
+      op: 'GetTask',
+      body: 'none',
+      params: ([id], q) => ({ ...pick(q, ['historyLength']), id }),
+    },
+  },
+  'tasks/{id}:cancel': {
+    POST: { op: 'CancelTask', body: 'optional', params: ([id], _q, b) => ({ ...b, id }) },
+  },
   'tasks/{id}:subscribe': {
     // The proto says GET, the prose table POST; the SDK client uses POST.
     GET: { op: 'SubscribeToTask', body: 'none', params: ([id]) => ({ id }) },
     POST: { op: 'SubscribeToTask', body: 'optional', params: ([id], _q, b) => ({ ...b, id }) },
   },
   'tasks/{id}/pushNotificationConfigs': {
-    POST: { op: 'CreateTaskPushNotificationConfig', body: 'required', ok: 201, params: ([taskId], _q, b) => ({ ...b, taskId }) },
-    GET: { op: 'ListTaskPushNotificationConfigs', body: 'none', params: ([taskId]) => ({ taskId }) },
+    POST: {
+      op: 'CreateTaskPushNotificationConfig',
+      body: 'required',
+      ok: 201,
+      params: ([taskId], _q, b) => ({ ...b, taskId }),
+    },
+    GET: {
+      op: 'ListTaskPushNotificationConfigs',
+      body: 'none',
+      params: ([taskId]) => ({ taskId }),
+    },
   },
   'tasks/{id}/pushNotificationConfigs/{id}': {
-    GET: { op: 'GetTaskPushNotificationConfig', body: 'none', params: ([taskId, id]) => ({ taskId, id }) },
-    DELETE: { op: 'DeleteTaskPushNotificationConfig', body: 'none', ok: 204, params: ([taskId, id]) => ({ taskId, id }) },
+    GET: {
+      op: 'GetTaskPushNotificationConfig',
+      body: 'none',
+      params: ([taskId, id]) => ({ taskId, id }),
+    },
+    DELETE: {
+      op: 'DeleteTaskPushNotificationConfig',
+      body: 'none',
+      ok: 204,
+      params: ([taskId, id]) => ({ taskId, id }),
+    },
   },
 };
 
 /** Whether a path belongs to the binding at all; others are not ours to answer. */
 function ours(first: string): boolean {
-  return first === 'tasks' || first === 'extendedAgentCard' || first === 'message' || first.startsWith('message:');
+  return (
+    first === 'tasks' ||
+    first === 'extendedAgentCard' ||
+    first === 'message' ||
+    first.startsWith('message:')
+  );
 }
 
 /** A path id: percent-decoded; a literal `:` separates a verb (clients encode a `:` in an id). */
@@ -99,7 +141,8 @@ function decodeId(raw: string): string | A2AError {
 /** The route key (`tasks/{id}:cancel`) and its decoded ids, or null when no route has this shape. */
 function resolve(segments: string[]): { key: string; ids: string[] } | A2AError | null {
   const [first, second, third, fourth, ...rest] = segments;
-  if (first !== 'tasks' || second === undefined) return Object.hasOwn(ROUTES, first!) && segments.length === 1 ? { key: first!, ids: [] } : null;
+  if (first !== 'tasks' || second === undefined)
+    return Object.hasOwn(ROUTES, first!) && segments.length === 1 ? { key: first!, ids: [] } : null;
   if (rest.length) return null;
   const colon = second.indexOf(':');
   const verb = colon < 0 ? '' : second.slice(colon);
@@ -110,10 +153,17 @@ function resolve(segments: string[]): { key: string; ids: string[] } | A2AError 
   if (third !== 'pushNotificationConfigs') return null;
   if (fourth === undefined) return { key: 'tasks/{id}/pushNotificationConfigs', ids: [taskId] };
   const configId = decodeId(fourth);
-  return isA2AError(configId) ? configId : { key: 'tasks/{id}/pushNotificationConfigs/{id}', ids: [taskId, configId] };
+  return isA2AError(configId)
+    ? configId
+    : { key: 'tasks/{id}/pushNotificationConfigs/{id}', ids: [taskId, configId] };
 }
 
-function errorResponse(err: A2AError, http?: number, status?: string, headers: Record<string, string> = {}): Response {
+function errorResponse(
+  err: A2AError,
+  http?: number,
+  status?: string,
+  headers: Record<string, string> = {},
+): Response {
   const { http: code, body } = toRestError(err, http, status);
   const res = jsonResponse(body, code);
   for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
@@ -129,8 +179,14 @@ function checkVersion(req: Request, query: URLSearchParams): A2AError | undefine
   const raw = header !== null && header.trim() !== '' ? header : query.get('A2A-Version');
   const v = requestedVersion(raw);
   if (v === '1.0') return undefined;
-  const asked = v === '0.3' && (raw ?? '').trim() === '' ? 'no A2A-Version (which means 0.3)' : `A2A-Version '${(raw ?? '').trim().slice(0, 32)}'`;
-  return a2aError('VERSION_NOT_SUPPORTED', `The request sent ${asked}; the HTTP+JSON binding speaks A2A 1.0 only (JSON-RPC at /a2a also speaks 0.3)`);
+  const asked =
+    v === '0.3' && (raw ?? '').trim() === ''
+      ? 'no A2A-Version (which means 0.3)'
+      : `A2A-Version '${(raw ?? '').trim().slice(0, 32)}'`;
+  return a2aError(
+    'VERSION_NOT_SUPPORTED',
+    `The request sent ${asked}; the HTTP+JSON binding speaks A2A 1.0 only (JSON-RPC at /a2a also speaks 0.3)`,
+  );
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
@@ -144,36 +200,67 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
   } catch {
     return errorResponse(a2aError('INVALID_REQUEST', 'Request body could not be read'));
   }
-  if (text === null) return errorResponse(a2aError('INVALID_REQUEST', `Request body is larger than ${max} bytes`), 413);
+  if (text === null)
+    return errorResponse(
+      a2aError('INVALID_REQUEST', `Request body is larger than ${max} bytes`),
+      413,
+    );
   if (use === 'optional' && text.trim() === '') return {};
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (!JSON_TYPES.has(type))
-    return errorResponse(a2aError('CONTENT_TYPE_NOT_SUPPORTED', `Content-Type must be application/json or application/a2a+json, not '${type.slice(0, 64) || 'none'}'`));
+    return errorResponse(
+      a2aError(
+        'CONTENT_TYPE_NOT_SUPPORTED',
+        `Content-Type must be application/json or application/a2a+json, not '${type.slice(0, 64) || 'none'}'`,
+      ),
+    );
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
-    return errorResponse(parsed.code === 'BODY_TOO_DEEP' ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`) : a2aError('PARSE_ERROR'));
+    return errorResponse(
+      parsed.code === 'BODY_TOO_DEEP'
+        ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
+        : a2aError('PARSE_ERROR'),
+    );
   const doc = parsed.value;
-  return isObj(doc) ? doc : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
+  return isObj(doc)
+    ? doc
+    : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
 }
 
 /** Builds the REST handler; it answers `undefined` for paths that are not REST routes. */
-export function createRestHandler(opts: RestHandlerOptions): (req: Request, caller?: Principal) => Promise<Response | undefined> {
+export function createRestHandler(
+  opts: RestHandlerOptions,
+): (req: Request, caller?: Principal) => Promise<Response | undefined> {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const ops = v1Operations(opts.engine, opts.streaming);
 
   /** `caller`: who the node authenticated the request as (anonymous unless given). */
-  return async function handleRest(req: Request, caller: Principal = ANONYMOUS): Promise<Response | undefined> {
+  return async function handleRest(
+    req: Request,
+    caller: Principal = ANONYMOUS,
+  ): Promise<Response | undefined> {
     const url = new URL(req.url);
     const segments = url.pathname.split('/').slice(1);
     if (!ours(segments[0] ?? '')) return undefined;
     const route = resolve(segments);
     if (isA2AError(route)) return errorResponse(route);
     const methods = route ? ROUTES[route.key] : undefined;
-    if (!route || !methods) return errorResponse(a2aError('METHOD_NOT_FOUND', `No A2A HTTP+JSON route ${url.pathname.slice(0, 256)}`));
+    if (!route || !methods)
+      return errorResponse(
+        a2aError('METHOD_NOT_FOUND', `No A2A HTTP+JSON route ${url.pathname.slice(0, 256)}`),
+      );
     const endpoint = methods[req.method as HttpMethod];
     if (!endpoint) {
       const allow = Object.keys(methods).join(', ');
-      return errorResponse(a2aError('METHOD_NOT_FOUND', `${req.method.slice(0, 16)} is not allowed here; use ${allow}`), 405, 'UNIMPLEMENTED', { Allow: allow });
+      return errorResponse(
+        a2aError(
+          'METHOD_NOT_FOUND',
+          `${req.method.slice(0, 16)} is not allowed here; use ${allow}`,
+        ),
+        405,
+        'UNIMPLEMENTED',
+        { Allow: allow },
+      );
     }
     const refused = checkVersion(req, url.searchParams);
     if (refused) return errorResponse(refused);
@@ -182,12 +269,22 @@ export function createRestHandler(opts: RestHandlerOptions): (req: Request, call
 
     let outcome: Outcome;
     try {
-      outcome = await ops[endpoint.op](endpoint.params(route.ids, url.searchParams, body), false, caller);
+      outcome = await ops[endpoint.op](
+        endpoint.params(route.ids, url.searchParams, body),
+        false,
+        caller,
+      );
     } catch (e) {
-      opts.log('error', 'a2a rest operation failed', { op: endpoint.op, error: (e as Error)?.message ?? String(e) });
+      opts.log('error', 'a2a rest operation failed', {
+        op: endpoint.op,
+        error: (e as Error)?.message ?? String(e),
+      });
       return errorResponse(a2aError('INTERNAL_ERROR'));
     }
-    if (isA2AError(outcome)) return outcome.error === 'UNAUTHENTICATED' ? challenge(errorResponse(outcome)) : errorResponse(outcome);
+    if (isA2AError(outcome))
+      return outcome.error === 'UNAUTHENTICATED'
+        ? challenge(errorResponse(outcome))
+        : errorResponse(outcome);
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.

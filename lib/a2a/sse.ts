@@ -23,10 +23,16 @@ const SSE_HEADERS = {
 export type StreamEndCode = Extract<LimitErrorCode, 'STREAM_TOO_SLOW' | 'SHUTTING_DOWN'>;
 
 /** The last frame of a stream the server ends: an optional event name and the JSON of its data line. */
-export type StreamEnding = (code: StreamEndCode, message: string) => { event?: string; data: unknown };
+export type StreamEnding = (
+  code: StreamEndCode,
+  message: string,
+) => { event?: string; data: unknown };
 
 /** The default last frame: `event: close` with `{code, message}`. */
-export const closeEvent: StreamEnding = (code, message) => ({ event: 'close', data: { code, message } });
+export const closeEvent: StreamEnding = (code, message) => ({
+  event: 'close',
+  data: { code, message },
+});
 
 /** The open streams of one server, so a shutdown can end each with its final frame. */
 export class SseStreams {
@@ -69,7 +75,12 @@ function sseFrame(data: unknown, event?: string): Uint8Array {
  * The body is pulled: a frame leaves the queue only when the connection takes it, so the queue's
  * size is exactly how far behind the client is (the kernel's socket buffers come first).
  */
-export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unknown, stop: () => void, opts: SseOptions = {}): Response {
+export function sseResponse<T>(
+  source: AsyncIterable<T>,
+  frame: (item: T) => unknown,
+  stop: () => void,
+  opts: SseOptions = {},
+): Response {
   const maxQueued = opts.maxQueuedBytes ?? LIMITS.sseQueueBytes;
   const ending = opts.ending ?? closeEvent;
   const queue: Uint8Array[] = [];
@@ -115,7 +126,10 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
     const last = ending(code, message);
     enqueue(sseFrame(last.data, last.event));
     // A client that does not take even the final frame is cut off, so nothing of it stays.
-    grace = setTimeout(() => abort?.(new Error('stream ended by the server')), FINAL_FRAME_GRACE_MS);
+    grace = setTimeout(
+      () => abort?.(new Error('stream ended by the server')),
+      FINAL_FRAME_GRACE_MS,
+    );
   };
 
   const body = new ReadableStream<Uint8Array>(
@@ -127,7 +141,8 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
           } catch {}
           cleanup();
         };
-        if (opts.streams) unregister = opts.streams.add((code, message) => end(code, message, true));
+        if (opts.streams)
+          unregister = opts.streams.add((code, message) => end(code, message, true));
         // A comment first, so the headers and the stream reach the client before any event.
         controller.enqueue(encoder.encode(': stream open\n\n'));
         heartbeat = setInterval(() => {
@@ -139,7 +154,11 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
               if (finished) break;
               enqueue(sseFrame(frame(item)));
               if (queued > maxQueued)
-                end('STREAM_TOO_SLOW', `${LIMIT_ERRORS.STREAM_TOO_SLOW.message} (more than ${maxQueued} bytes queued)`, false);
+                end(
+                  'STREAM_TOO_SLOW',
+                  `${LIMIT_ERRORS.STREAM_TOO_SLOW.message} (more than ${maxQueued} bytes queued)`,
+                  false,
+                );
             }
           } catch {
             // The source failed; the stream ends with what it has.
@@ -149,7 +168,8 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
         })();
       },
       async pull(controller) {
-        while (!queue.length && !finished && !canceled) await new Promise<void>((resolve) => (wake = resolve));
+        while (!queue.length && !finished && !canceled)
+          await new Promise<void>((resolve) => (wake = resolve));
         const next = queue.shift();
         if (next) {
           queued -= next.byteLength;
@@ -181,5 +201,8 @@ export function sseResponse<T>(source: AsyncIterable<T>, frame: (item: T) => unk
  * how the official SDK refuses a v0.3 `tasks/resubscribe`, whose clients read only SSE.
  */
 export function sseErrorResponse(error: unknown): Response {
-  return new Response(`event: error\ndata: ${JSON.stringify(error)}\n\n`, { status: 200, headers: SSE_HEADERS });
+  return new Response(`event: error\ndata: ${JSON.stringify(error)}\n\n`, {
+    status: 200,
+    headers: SSE_HEADERS,
+  });
 }

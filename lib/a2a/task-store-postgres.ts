@@ -14,7 +14,16 @@ import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
-import { decodeToken, encodeToken, isTaskId, type RemoteChange, type TaskCluster, type TaskRecord, type TaskStore, type TurnState } from './task-store.ts';
+import {
+  decodeToken,
+  encodeToken,
+  isTaskId,
+  type RemoteChange,
+  type TaskCluster,
+  type TaskRecord,
+  type TaskStore,
+  type TurnState,
+} from './task-store.ts';
 
 const CHANNEL = 'lume_a2a_tasks';
 /** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
@@ -86,10 +95,16 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.node = opts.node;
     this.log = opts.log;
     this.leaseMs = opts.leaseMs ?? 15_000;
-    this.cache = new RecordCache(opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes, (id) => this.writes.has(id));
+    this.cache = new RecordCache(
+      opts.cacheSize ?? LIMITS.taskCacheEntries,
+      opts.cacheBytes ?? LIMITS.taskCacheBytes,
+      (id) => this.writes.has(id),
+    );
     this.ready = this.migrate();
     this.opened = this.ready.then(() => this.listen());
-    this.opened.catch((e) => this.log('error', 'task database unavailable', { error: (e as Error).message }));
+    this.opened.catch((e) =>
+      this.log('error', 'task database unavailable', { error: (e as Error).message }),
+    );
   }
 
   /** Resolves once the tables exist and this process listens for other processes' changes. */
@@ -99,14 +114,21 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   private async listen(): Promise<void> {
     await this.heartbeat();
-    this.listening = this.sql.listen(CHANNEL, (payload) => this.notified(payload), () => this.resync());
+    this.listening = this.sql.listen(
+      CHANNEL,
+      (payload) => this.notified(payload),
+      () => this.resync(),
+    );
     await this.listening;
     let beats = 0;
-    this.timer = setInterval(() => {
-      void this.renew();
-      // Once a lease: look for tasks a gone process left running.
-      if (++beats % 3 === 0) void this.findOrphans();
-    }, Math.max(50, Math.floor(this.leaseMs / 3)));
+    this.timer = setInterval(
+      () => {
+        void this.renew();
+        // Once a lease: look for tasks a gone process left running.
+        if (++beats % 3 === 0) void this.findOrphans();
+      },
+      Math.max(50, Math.floor(this.leaseMs / 3)),
+    );
     this.timer.unref?.();
     void this.findOrphans();
   }
@@ -156,7 +178,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   save(rec: TaskRecord, event?: TaskEvent): Promise<void> {
     const id = rec.task.id;
-    if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    if (!isTaskId(id))
+      return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
     let next = this.next.get(id);
     if (!next) this.next.set(id, (next = { rec, events: [] }));
@@ -180,7 +203,12 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     let after: [number, string] | undefined;
     if (q.pageToken) {
       after = decodeToken(q.pageToken);
-      if (!after) return a2aError('INVALID_PARAMS', 'pageToken is not a token this server issued', 'params.pageToken');
+      if (!after)
+        return a2aError(
+          'INVALID_PARAMS',
+          'pageToken is not a token this server issued',
+          'params.pageToken',
+        );
     }
     await this.ready;
     const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : null;
@@ -191,9 +219,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       AND (${context}::text IS NULL OR context_id = ${context}::text)
       AND (${state}::text IS NULL OR state = ${state}::text)
       AND (${since}::bigint IS NULL OR ts >= ${since}::bigint)`;
-    const [counted] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM lume_a2a_tasks WHERE ${filter}`;
+    const [counted] = await this.sql<
+      { n: string }[]
+    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE ${filter}`;
     const total = Number(counted!.n);
-    const cursor = after ? this.sql`AND (ts, id) < (${after[0]}::bigint, ${after[1]}::uuid)` : this.sql``;
+    const cursor = after
+      ? this.sql`AND (ts, id) < (${after[0]}::bigint, ${after[1]}::uuid)`
+      : this.sql``;
     const rows = await this.sql<{ id: string; ts: string; task: string; position: string }[]>`
       SELECT id, ts, task FROM lume_a2a_tasks WHERE ${filter} ${cursor}
       ORDER BY ts DESC, id DESC LIMIT ${q.pageSize + 1}`;
@@ -201,7 +233,12 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const page = rows.slice(0, q.pageSize);
     const tasks = page.map((r) => withHistoryLength(JSON.parse(r.task) as Task, q.historyLength));
     const last = page[page.length - 1];
-    return { tasks, nextPageToken: more && last ? encodeToken(Number(last.ts), last.id) : '', pageSize: q.pageSize, totalSize: total };
+    return {
+      tasks,
+      nextPageToken: more && last ? encodeToken(Number(last.ts), last.id) : '',
+      pageSize: q.pageSize,
+      totalSize: total,
+    };
   }
 
   get isOpen(): boolean {
@@ -214,7 +251,9 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   async count(): Promise<number> {
     await this.ready;
-    const [row] = await this.sql<{ n: string }[]>`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
+    const [row] = await this.sql<
+      { n: string }[]
+    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
     return Number(row!.n);
   }
 
@@ -329,7 +368,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     return out;
   }
 
-  async updatePush(id: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError | undefined> {
+  async updatePush(
+    id: string,
+    change: (push: PushConfig[]) => PushConfig[] | A2AError,
+  ): Promise<PushConfig[] | A2AError | undefined> {
     if (!isTaskId(id)) return undefined;
     await this.ready;
     const out = await this.sql.begin(async (tx) => {
@@ -435,7 +477,12 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     }
   }
 
-  private async recordEvents(tx: SQL, id: string, version: number, events: TaskEvent[]): Promise<void> {
+  private async recordEvents(
+    tx: SQL,
+    id: string,
+    version: number,
+    events: TaskEvent[],
+  ): Promise<void> {
     await tx`INSERT INTO lume_a2a_task_events (node, id, version, events) VALUES (${this.node}, ${id}, ${version}, ${JSON.stringify(events)})`;
     await tx`DELETE FROM lume_a2a_task_events WHERE node = ${this.node} AND id = ${id} AND version <= ${version - EVENTS_KEPT}`;
   }
@@ -459,36 +506,49 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
    * knew), and hands the change to the engine, in order per task.
    */
   private fetch(id: string, since?: number): Promise<void> {
-    const run = (this.fetches.get(id) ?? Promise.resolve()).then(async () => {
-      const hit = this.cache.peek(id);
-      const after = since ?? this.known.get(id) ?? hit?.version ?? 0;
-      const [row] = await this.sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
+    const run = (this.fetches.get(id) ?? Promise.resolve())
+      .then(async () => {
+        const hit = this.cache.peek(id);
+        const after = since ?? this.known.get(id) ?? hit?.version ?? 0;
+        const [row] = await this.sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
         SELECT t.version, t.task, t.push, t.writer, t.creator,
           (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
            WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
         FROM lume_a2a_tasks t WHERE t.node = ${this.node} AND t.id = ${id}`;
-      const rec = row && toRecord(row);
-      if (!rec) return;
-      const version = rec.version!;
-      if (this.held.has(id) || this.watched.has(id)) this.known.set(id, Math.max(version, this.known.get(id) ?? 0));
-      // Only push configs moved, or the row is our own write whose answer is still on its way.
-      if (version <= after || row!.writer === this.process) {
-        if (hit) hit.push = rec.push;
-        this.handler(id, { push: rec.push, version });
-        return;
-      }
-      // The events, when every version since the known one is there; otherwise the engine rebuilds.
-      let events: TaskEvent[] | undefined = [];
-      let next = after + 1;
-      for (const [v, evs] of row!.evs ?? []) {
-        if (Number(v) !== next) break;
-        events.push(...evs);
-        next++;
-      }
-      if (next !== version + 1) events = undefined;
-      this.cache.set(rec, utf8Bytes(row!.task!));
-      this.handler(id, { task: rec.task, push: rec.push, version, ...(events ? { events } : {}) });
-    }).catch((e) => this.log('warn', 'reading a task changed elsewhere failed', { task: id, error: (e as Error).message }));
+        const rec = row && toRecord(row);
+        if (!rec) return;
+        const version = rec.version!;
+        if (this.held.has(id) || this.watched.has(id))
+          this.known.set(id, Math.max(version, this.known.get(id) ?? 0));
+        // Only push configs moved, or the row is our own write whose answer is still on its way.
+        if (version <= after || row!.writer === this.process) {
+          if (hit) hit.push = rec.push;
+          this.handler(id, { push: rec.push, version });
+          return;
+        }
+        // The events, when every version since the known one is there; otherwise the engine rebuilds.
+        let events: TaskEvent[] | undefined = [];
+        let next = after + 1;
+        for (const [v, evs] of row!.evs ?? []) {
+          if (Number(v) !== next) break;
+          events.push(...evs);
+          next++;
+        }
+        if (next !== version + 1) events = undefined;
+        this.cache.set(rec, utf8Bytes(row!.task!));
+        this.handler(id, {
+          task: rec.task,
+          push: rec.push,
+          version,
+          ...(events ? { events } : {}),
+        });
+      })
+      .catch((e) =>
+        this.log('warn', 'reading a task changed elsewhere failed', {
+          task: id,
+          error: (e as Error).message,
+        }),
+      );
     this.fetches.set(id, run);
     run.finally(() => {
       if (this.fetches.get(id) === run) this.fetches.delete(id);
@@ -501,17 +561,22 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (this.closed) return;
     try {
       const interval = this.leaseMs;
-      await this.heartbeat().then(() => (this.reachable = true), (e) => {
-        this.reachable = false;
-        throw e;
-      });
+      await this.heartbeat().then(
+        () => (this.reachable = true),
+        (e) => {
+          this.reachable = false;
+          throw e;
+        },
+      );
       // Processes gone for a day are forgotten (their tasks were taken over long before).
       await this.sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
       if (this.held.size)
-        await this.sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${interval} * interval '1 millisecond'
+        await this
+          .sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${interval} * interval '1 millisecond'
           WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.held.keys()], 'UUID' as never)}) AND owner = ${this.process}`;
       if (this.watched.size)
-        await this.sql`UPDATE lume_a2a_tasks SET watched_until = now() + ${interval} * interval '1 millisecond'
+        await this
+          .sql`UPDATE lume_a2a_tasks SET watched_until = now() + ${interval} * interval '1 millisecond'
           WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.watched.keys()], 'UUID' as never)})`;
     } catch (e) {
       this.log('warn', 'renewing task leases failed', { error: (e as Error).message });
@@ -527,7 +592,12 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
 function toRecord(row: Row): TaskRecord | undefined {
   if (row.task === null) return undefined;
-  return { task: JSON.parse(row.task) as Task, push: JSON.parse(row.push) as PushConfig[], version: Number(row.version), ...(row.creator ? { creator: row.creator } : {}) };
+  return {
+    task: JSON.parse(row.task) as Task,
+    push: JSON.parse(row.push) as PushConfig[],
+    version: Number(row.version),
+    ...(row.creator ? { creator: row.creator } : {}),
+  };
 }
 
 function timeOf(task: Task): number {

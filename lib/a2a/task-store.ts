@@ -10,7 +10,14 @@
 import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { a2aError, type A2AError } from './errors.ts';
-import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent, TaskState } from './types.ts';
+import type {
+  ListTasksPage,
+  ListTasksQuery,
+  PushConfig,
+  Task,
+  TaskEvent,
+  TaskState,
+} from './types.ts';
 import { withHistoryLength } from './types.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { RecordCache } from './record-cache.ts';
@@ -20,7 +27,16 @@ import type { Log } from '../log.ts';
 
 const FORMAT = 'lume-a2a.task/1';
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const STATES: ReadonlySet<string> = new Set(['submitted', 'working', 'input-required', 'auth-required', 'completed', 'failed', 'canceled', 'rejected']);
+const STATES: ReadonlySet<string> = new Set([
+  'submitted',
+  'working',
+  'input-required',
+  'auth-required',
+  'completed',
+  'failed',
+  'canceled',
+  'rejected',
+]);
 
 /** True only for ids this server could have made; anything else never reaches the file system. */
 export function isTaskId(id: unknown): id is string {
@@ -116,14 +132,21 @@ export interface TaskCluster {
    * error, or null, writes nothing). `claim` makes this process the task's owner, with a lease.
    * Undefined when the task does not exist (or `change` returned null).
    */
-  update(id: string, change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null, opts?: { claim?: boolean }): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined>;
+  update(
+    id: string,
+    change: (rec: TaskRecord, turn: TurnState) => TaskEvent[] | A2AError | null,
+    opts?: { claim?: boolean },
+  ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined>;
   /**
    * Receives, now and then, ids of tasks left `submitted` or `working` by a process of the node
    * that is gone (it stopped, or missed its heartbeats for a lease).
    */
   onOrphans(handler: (ids: string[]) => void): void;
   /** Read-modify-write of a task's push configs under the row lock; undefined when the task does not exist. */
-  updatePush(id: string, change: (push: PushConfig[]) => PushConfig[] | A2AError): Promise<PushConfig[] | A2AError | undefined>;
+  updatePush(
+    id: string,
+    change: (push: PushConfig[]) => PushConfig[] | A2AError,
+  ): Promise<PushConfig[] | A2AError | undefined>;
 }
 
 interface IndexEntry {
@@ -151,14 +174,24 @@ export class FileTaskStore implements TaskStore {
   /** Ids whose file exists; their writes replace the file instead of creating it. */
   private readonly onDisk = new Set<string>();
 
-  private constructor(private readonly dir: string, private readonly log: Log, cacheSize: number, cacheBytes: number) {
+  private constructor(
+    private readonly dir: string,
+    private readonly log: Log,
+    cacheSize: number,
+    cacheBytes: number,
+  ) {
     this.cache = new RecordCache(cacheSize, cacheBytes, (id) => this.writes.has(id));
   }
 
   /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
   static open(opts: FileTaskStoreOptions): FileTaskStore {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    const store = new FileTaskStore(opts.dir, opts.log, opts.cacheSize ?? LIMITS.taskCacheEntries, opts.cacheBytes ?? LIMITS.taskCacheBytes);
+    const store = new FileTaskStore(
+      opts.dir,
+      opts.log,
+      opts.cacheSize ?? LIMITS.taskCacheEntries,
+      opts.cacheBytes ?? LIMITS.taskCacheBytes,
+    );
     store.scan();
     return store;
   }
@@ -196,9 +229,15 @@ export class FileTaskStore implements TaskStore {
    */
   save(rec: TaskRecord): Promise<void> {
     const id = rec.task.id;
-    if (!isTaskId(id)) return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    if (!isTaskId(id))
+      return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    this.index.set(id, { creator: creatorOf(rec), contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+    this.index.set(id, {
+      creator: creatorOf(rec),
+      contextId: rec.task.contextId,
+      state: rec.task.status.state,
+      ts: Date.parse(rec.task.status.timestamp) || 0,
+    });
     const written = this.writes.enqueue(id, () => this.writeFile(id));
     // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
@@ -220,7 +259,12 @@ export class FileTaskStore implements TaskStore {
     let after: [number, string] | undefined;
     if (q.pageToken) {
       after = decodeToken(q.pageToken);
-      if (!after) return a2aError('INVALID_PARAMS', 'pageToken is not a token this server issued', 'params.pageToken');
+      if (!after)
+        return a2aError(
+          'INVALID_PARAMS',
+          'pageToken is not a token this server issued',
+          'params.pageToken',
+        );
     }
     const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : undefined;
     const matches: [string, IndexEntry][] = [];
@@ -259,7 +303,12 @@ export class FileTaskStore implements TaskStore {
   private async writeFile(id: string): Promise<void> {
     const rec = this.cache.peek(id);
     if (!rec) return;
-    const body = JSON.stringify({ format: FORMAT, task: rec.task, push: rec.push, ...(rec.creator ? { creator: rec.creator } : {}) });
+    const body = JSON.stringify({
+      format: FORMAT,
+      task: rec.task,
+      push: rec.push,
+      ...(rec.creator ? { creator: rec.creator } : {}),
+    });
     this.cache.setSize(id, utf8Bytes(body));
     const target = join(this.dir, `${id}.json`);
     try {
@@ -267,7 +316,9 @@ export class FileTaskStore implements TaskStore {
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
       // next start skips; nothing a client was told exists can be torn. Later writes (or a first
       // one that finds the file there) replace it through a temporary file.
-      const created = !this.onDisk.has(id) && (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
+      const created =
+        !this.onDisk.has(id) &&
+        (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
       if (!created) await writeFileAtomic(target, body);
       this.onDisk.add(id);
     } catch (e) {
@@ -313,7 +364,12 @@ export class FileTaskStore implements TaskStore {
         this.log('warn', 'skipping foreign file in task folder', { file: name });
         continue;
       }
-      this.index.set(id, { creator: creatorOf(rec), contextId: rec.task.contextId, state: rec.task.status.state, ts: Date.parse(rec.task.status.timestamp) || 0 });
+      this.index.set(id, {
+        creator: creatorOf(rec),
+        contextId: rec.task.contextId,
+        state: rec.task.status.state,
+        ts: Date.parse(rec.task.status.timestamp) || 0,
+      });
       this.onDisk.add(id);
     }
   }
@@ -321,12 +377,30 @@ export class FileTaskStore implements TaskStore {
 
 /** Parses a task file; undefined when it is JSON but not one of ours. @throws SyntaxError on bad JSON. */
 function parseRecord(text: string, id: string): TaskRecord | undefined {
-  const doc = JSON.parse(text) as { format?: unknown; task?: Partial<Task>; push?: unknown; creator?: unknown };
+  const doc = JSON.parse(text) as {
+    format?: unknown;
+    task?: Partial<Task>;
+    push?: unknown;
+    creator?: unknown;
+  };
   const t = doc?.task;
-  if (doc?.format !== FORMAT || !t || t.id !== id || typeof t.contextId !== 'string' || !t.status
-    || !STATES.has(t.status.state as string) || typeof t.status.timestamp !== 'string' || !Array.isArray(t.history) || !Array.isArray(t.artifacts))
+  if (
+    doc?.format !== FORMAT ||
+    !t ||
+    t.id !== id ||
+    typeof t.contextId !== 'string' ||
+    !t.status ||
+    !STATES.has(t.status.state as string) ||
+    typeof t.status.timestamp !== 'string' ||
+    !Array.isArray(t.history) ||
+    !Array.isArray(t.artifacts)
+  )
     return undefined;
-  return { task: t as Task, push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [], ...(typeof doc.creator === 'string' ? { creator: doc.creator } : {}) };
+  return {
+    task: t as Task,
+    push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [],
+    ...(typeof doc.creator === 'string' ? { creator: doc.creator } : {}),
+  };
 }
 
 /** The ListTasks cursor: the last task's status time and id, opaque to clients. */
@@ -337,7 +411,8 @@ export function encodeToken(ts: number, id: string): string {
 export function decodeToken(token: string): [number, string] | undefined {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && isTaskId(v[1])) return [v[0], v[1]];
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && isTaskId(v[1]))
+      return [v[0], v[1]];
   } catch {}
   return undefined;
 }

@@ -16,8 +16,16 @@ export type TaskState =
   | 'canceled'
   | 'rejected';
 
-export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['completed', 'failed', 'canceled', 'rejected']);
-export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
+  'completed',
+  'failed',
+  'canceled',
+  'rejected',
+]);
+export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set([
+  'input-required',
+  'auth-required',
+]);
 
 /** A stream or blocking call ends on these (A2A task lifecycle and streaming). */
 export function isFinalState(state: TaskState): boolean {
@@ -78,7 +86,14 @@ export type TaskEvent =
   | { kind: 'task'; task: Task }
   | { kind: 'message'; message: Message }
   | { kind: 'status'; taskId: string; contextId: string; status: TaskStatus; final: boolean }
-  | { kind: 'artifact'; taskId: string; contextId: string; artifact: Artifact; append: boolean; lastChunk: boolean };
+  | {
+      kind: 'artifact';
+      taskId: string;
+      contextId: string;
+      artifact: Artifact;
+      append: boolean;
+      lastChunk: boolean;
+    };
 
 /** A webhook registration for one task. `version` is the protocol generation it was made in. */
 export interface PushConfig {

@@ -16,11 +16,17 @@ const VISIBLE = /^[\x21-\x7e]+$/;
  * protocol defines: `Authorization: <scheme> <credentials>` with a known scheme and token68
  * credentials, and `X-A2A-Notification-Token`; a caller cannot make them carry anything else.
  */
-export function refuseWebhookAuth(auth: { scheme: string; credentials?: string } | undefined, token?: string): string | null {
-  if (token !== undefined && !VISIBLE.test(token)) return 'token must be visible ASCII characters without spaces';
+export function refuseWebhookAuth(
+  auth: { scheme: string; credentials?: string } | undefined,
+  token?: string,
+): string | null {
+  if (token !== undefined && !VISIBLE.test(token))
+    return 'token must be visible ASCII characters without spaces';
   if (!auth) return null;
-  if (!SCHEMES[auth.scheme.toLowerCase()]) return `authentication scheme must be one of ${Object.values(SCHEMES).join(', ')}`;
-  if (auth.credentials !== undefined && !TOKEN68.test(auth.credentials)) return 'authentication credentials must be a token68 (letters, digits, -._~+/ and trailing =)';
+  if (!SCHEMES[auth.scheme.toLowerCase()])
+    return `authentication scheme must be one of ${Object.values(SCHEMES).join(', ')}`;
+  if (auth.credentials !== undefined && !TOKEN68.test(auth.credentials))
+    return 'authentication credentials must be a token68 (letters, digits, -._~+/ and trailing =)';
   return null;
 }
 

@@ -7,10 +7,35 @@
 import type { A2AError } from './errors.ts';
 import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
-  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optMetadata, optObj, optStr, optStrArray, parseSendParams, parseTaskQuery, parseWith, str,
+  Invalid,
+  array,
+  base64,
+  field,
+  identifier,
+  isObj,
+  messageExtras,
+  obj,
+  optBool,
+  optMetadata,
+  optObj,
+  optStr,
+  optStrArray,
+  parseSendParams,
+  parseTaskQuery,
+  parseWith,
+  str,
   type Obj,
 } from './params.ts';
-import type { Artifact, Message, Part, PushConfig, SendParams, Task, TaskEvent, TaskStatus } from './types.ts';
+import type {
+  Artifact,
+  Message,
+  Part,
+  PushConfig,
+  SendParams,
+  Task,
+  TaskEvent,
+  TaskStatus,
+} from './types.ts';
 
 export function parsePart(raw: unknown, path: string): Part {
   const p = obj(raw, path);
@@ -27,8 +52,11 @@ export function parsePart(raw: unknown, path: string): Part {
     const f = obj(field(p, 'file'), `${path}.file`);
     const hasBytes = field(f, 'bytes') !== undefined;
     const hasUri = field(f, 'uri') !== undefined;
-    if (hasBytes === hasUri) throw new Invalid(`${path}.file`, `${path}.file must have exactly one of bytes, uri`);
-    part = hasBytes ? { raw: base64(f, 'bytes', `${path}.file`) } : { url: str(f, 'uri', `${path}.file`, 8192) };
+    if (hasBytes === hasUri)
+      throw new Invalid(`${path}.file`, `${path}.file must have exactly one of bytes, uri`);
+    part = hasBytes
+      ? { raw: base64(f, 'bytes', `${path}.file`) }
+      : { url: str(f, 'uri', `${path}.file`, 8192) };
     const mimeType = optStr(f, 'mimeType', `${path}.file`, 255);
     const name = optStr(f, 'name', `${path}.file`, 255);
     if (mimeType) part.mediaType = mimeType;
@@ -43,9 +71,11 @@ export function parsePart(raw: unknown, path: string): Part {
 export function parseMessageV03(raw: unknown, path = 'message'): Message {
   const m = obj(raw, path);
   const kind = field(m, 'kind');
-  if (kind !== undefined && kind !== 'message') throw new Invalid(`${path}.kind`, `${path}.kind must be "message"`);
+  if (kind !== undefined && kind !== 'message')
+    throw new Invalid(`${path}.kind`, `${path}.kind must be "message"`);
   const role = field(m, 'role');
-  if (role !== 'user' && role !== 'agent') throw new Invalid(`${path}.role`, `${path}.role must be "user" or "agent"`);
+  if (role !== 'user' && role !== 'agent')
+    throw new Invalid(`${path}.role`, `${path}.role must be "user" or "agent"`);
   const message: Message = {
     messageId: identifier(m, 'messageId', path, true)!,
     role,
@@ -54,7 +84,10 @@ export function parseMessageV03(raw: unknown, path = 'message'): Message {
   return messageExtras(m, path, message);
 }
 
-function parsePushConfigV03(c: Obj, path: string): { id?: string; url: string; token?: string; authentication?: PushConfig['authentication'] } {
+function parsePushConfigV03(
+  c: Obj,
+  path: string,
+): { id?: string; url: string; token?: string; authentication?: PushConfig['authentication'] } {
   const out: ReturnType<typeof parsePushConfigV03> = { url: str(c, 'url', path, 2048) };
   const id = identifier(c, 'id', path, false);
   const token = optStr(c, 'token', path, 1024);
@@ -63,14 +96,22 @@ function parsePushConfigV03(c: Obj, path: string): { id?: string; url: string; t
   if (token) out.token = token;
   if (auth) {
     const schemes = optStrArray(auth, 'schemes', `${path}.authentication`, 8);
-    if (!schemes?.length) throw new Invalid(`${path}.authentication.schemes`, `${path}.authentication.schemes must list at least one scheme`);
+    if (!schemes?.length)
+      throw new Invalid(
+        `${path}.authentication.schemes`,
+        `${path}.authentication.schemes must list at least one scheme`,
+      );
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
     // The first listed scheme a webhook may use; a list of none of them is refused below.
     const scheme = schemes.find((s) => refuseWebhookAuth({ scheme: s }) === null) ?? schemes[0]!;
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
   const refused = refuseWebhookAuth(out.authentication, out.token);
-  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
+  if (refused)
+    throw new Invalid(
+      `${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`,
+      refused,
+    );
   return out;
 }
 
@@ -86,20 +127,33 @@ export function parseSendParamsV03(params: unknown): SendParams | A2AError {
 
 export const parseTaskQueryV03 = parseTaskQuery;
 
-export function parseSetPushV03(params: unknown): (ReturnType<typeof parsePushConfigV03> & { taskId: string }) | A2AError {
+export function parseSetPushV03(
+  params: unknown,
+): (ReturnType<typeof parsePushConfigV03> & { taskId: string }) | A2AError {
   return parseWith(() => {
     const p = obj(params, 'params');
     const taskId = str(p, 'taskId', 'params', 256);
-    return { ...parsePushConfigV03(obj(field(p, 'pushNotificationConfig'), 'params.pushNotificationConfig'), 'params.pushNotificationConfig'), taskId };
+    return {
+      ...parsePushConfigV03(
+        obj(field(p, 'pushNotificationConfig'), 'params.pushNotificationConfig'),
+        'params.pushNotificationConfig',
+      ),
+      taskId,
+    };
   });
 }
 
 /** `{id, pushNotificationConfigId?}` of get/delete and `{id}` of list. */
-export function parsePushRefV03(params: unknown, needId: boolean): { taskId: string; id?: string } | A2AError {
+export function parsePushRefV03(
+  params: unknown,
+  needId: boolean,
+): { taskId: string; id?: string } | A2AError {
   return parseWith(() => {
     const p = obj(params, 'params');
     const taskId = str(p, 'id', 'params', 256);
-    const id = needId ? str(p, 'pushNotificationConfigId', 'params', 256) : optStr(p, 'pushNotificationConfigId', 'params', 256);
+    const id = needId
+      ? str(p, 'pushNotificationConfigId', 'params', 256)
+      : optStr(p, 'pushNotificationConfigId', 'params', 256);
     return id ? { taskId, id } : { taskId };
   });
 }
@@ -123,7 +177,12 @@ function partToV03(p: Part): Obj {
 }
 
 export function messageToV03(m: Message): Obj {
-  const out: Obj = { kind: 'message', messageId: m.messageId, role: m.role, parts: m.parts.map(partToV03) };
+  const out: Obj = {
+    kind: 'message',
+    messageId: m.messageId,
+    role: m.role,
+    parts: m.parts.map(partToV03),
+  };
   if (m.contextId) out.contextId = m.contextId;
   if (m.taskId) out.taskId = m.taskId;
   if (m.metadata) out.metadata = m.metadata;
@@ -149,7 +208,12 @@ function artifactToV03(a: Artifact): Obj {
 }
 
 export function taskToV03(t: Task): Obj {
-  const out: Obj = { kind: 'task', id: t.id, contextId: t.contextId, status: statusToV03(t.status) };
+  const out: Obj = {
+    kind: 'task',
+    id: t.id,
+    contextId: t.contextId,
+    status: statusToV03(t.status),
+  };
   if (t.artifacts.length) out.artifacts = t.artifacts.map(artifactToV03);
   if (t.history.length) out.history = t.history.map(messageToV03);
   if (t.metadata) out.metadata = t.metadata;
@@ -163,9 +227,22 @@ export function eventToV03(e: TaskEvent): Obj {
     case 'message':
       return messageToV03(e.message);
     case 'status':
-      return { kind: 'status-update', taskId: e.taskId, contextId: e.contextId, status: statusToV03(e.status), final: e.final };
+      return {
+        kind: 'status-update',
+        taskId: e.taskId,
+        contextId: e.contextId,
+        status: statusToV03(e.status),
+        final: e.final,
+      };
     case 'artifact':
-      return { kind: 'artifact-update', taskId: e.taskId, contextId: e.contextId, artifact: artifactToV03(e.artifact), append: e.append, lastChunk: e.lastChunk };
+      return {
+        kind: 'artifact-update',
+        taskId: e.taskId,
+        contextId: e.contextId,
+        artifact: artifactToV03(e.artifact),
+        append: e.append,
+        lastChunk: e.lastChunk,
+      };
   }
 }
 

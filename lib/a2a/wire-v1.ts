@@ -7,11 +7,37 @@
 import type { A2AError } from './errors.ts';
 import { refuseWebhookAuth } from './webhook-auth.ts';
 import {
-  Invalid, array, base64, field, identifier, isObj, messageExtras, obj, optBool, optInt, optMetadata, optObj, optStr, parseSendParams, parseTaskQuery, parseWith, str,
+  Invalid,
+  array,
+  base64,
+  field,
+  identifier,
+  isObj,
+  messageExtras,
+  obj,
+  optBool,
+  optInt,
+  optMetadata,
+  optObj,
+  optStr,
+  parseSendParams,
+  parseTaskQuery,
+  parseWith,
+  str,
   type Obj,
 } from './params.ts';
 import type {
-  Artifact, ListTasksPage, ListTasksQuery, Message, Part, PushConfig, SendParams, Task, TaskEvent, TaskState, TaskStatus,
+  Artifact,
+  ListTasksPage,
+  ListTasksQuery,
+  Message,
+  Part,
+  PushConfig,
+  SendParams,
+  Task,
+  TaskEvent,
+  TaskState,
+  TaskStatus,
 } from './types.ts';
 
 const STATE_TO_V1: Record<TaskState, string> = {
@@ -24,13 +50,24 @@ const STATE_TO_V1: Record<TaskState, string> = {
   rejected: 'TASK_STATE_REJECTED',
   'auth-required': 'TASK_STATE_AUTH_REQUIRED',
 };
-const STATE_NUMBERS: TaskState[] = ['submitted', 'working', 'completed', 'failed', 'canceled', 'input-required', 'rejected', 'auth-required'];
+const STATE_NUMBERS: TaskState[] = [
+  'submitted',
+  'working',
+  'completed',
+  'failed',
+  'canceled',
+  'input-required',
+  'rejected',
+  'auth-required',
+];
 
 /** Reads a TaskState given as its proto name or number (0 = unspecified is not a state). */
 export function parseStateV1(v: unknown, fieldName: string): TaskState {
-  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 8) return STATE_NUMBERS[v - 1]!;
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 8)
+    return STATE_NUMBERS[v - 1]!;
   if (typeof v === 'string') {
-    for (const [state, name] of Object.entries(STATE_TO_V1)) if (name === v) return state as TaskState;
+    for (const [state, name] of Object.entries(STATE_TO_V1))
+      if (name === v) return state as TaskState;
   }
   throw new Invalid(fieldName, `${fieldName} must be a TaskState such as TASK_STATE_WORKING`);
 }
@@ -63,7 +100,8 @@ export function parsePart(raw: unknown, path: string): Part {
     part.data = field(p, 'data');
     members++;
   }
-  if (members !== 1) throw new Invalid(path, `${path} must have exactly one of text, raw, url, data`);
+  if (members !== 1)
+    throw new Invalid(path, `${path} must have exactly one of text, raw, url, data`);
   const mediaType = optStr(p, 'mediaType', path, 255);
   const filename = optStr(p, 'filename', path, 255);
   const metadata = optMetadata(p, 'metadata', path);
@@ -83,7 +121,16 @@ export function parseMessageV1(raw: unknown, path = 'message'): Message {
   return messageExtras(m, path, message);
 }
 
-function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string; url: string; token?: string; authentication?: PushConfig['authentication'] } {
+function parsePushConfigV1(
+  c: Obj,
+  path: string,
+): {
+  id?: string;
+  taskId?: string;
+  url: string;
+  token?: string;
+  authentication?: PushConfig['authentication'];
+} {
   const out: ReturnType<typeof parsePushConfigV1> = { url: str(c, 'url', path, 2048) };
   const id = identifier(c, 'id', path, false);
   const taskId = optStr(c, 'taskId', path, 256);
@@ -98,7 +145,11 @@ function parsePushConfigV1(c: Obj, path: string): { id?: string; taskId?: string
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
   const refused = refuseWebhookAuth(out.authentication, out.token);
-  if (refused) throw new Invalid(`${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`, refused);
+  if (refused)
+    throw new Invalid(
+      `${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`,
+      refused,
+    );
   return out;
 }
 
@@ -127,10 +178,19 @@ export function parseListTasksV1(params: unknown): ListTasksQuery | A2AError {
     const pageToken = optStr(p, 'pageToken', 'params', 512);
     const historyLength = optInt(p, 'historyLength', 'params', 0, 1_000_000);
     if (contextId) q.contextId = contextId;
-    if (status !== undefined && status !== null && status !== 'TASK_STATE_UNSPECIFIED' && status !== 0)
+    if (
+      status !== undefined &&
+      status !== null &&
+      status !== 'TASK_STATE_UNSPECIFIED' &&
+      status !== 0
+    )
       q.status = parseStateV1(status, 'params.status');
     if (after) {
-      if (Number.isNaN(Date.parse(after))) throw new Invalid('params.statusTimestampAfter', 'params.statusTimestampAfter must be an ISO 8601 timestamp');
+      if (Number.isNaN(Date.parse(after)))
+        throw new Invalid(
+          'params.statusTimestampAfter',
+          'params.statusTimestampAfter must be an ISO 8601 timestamp',
+        );
       q.statusTimestampAfter = after;
     }
     if (pageToken) q.pageToken = pageToken;
@@ -139,18 +199,26 @@ export function parseListTasksV1(params: unknown): ListTasksQuery | A2AError {
   });
 }
 
-export function parseCreatePushV1(params: unknown): (ReturnType<typeof parsePushConfigV1> & { taskId: string }) | A2AError {
+export function parseCreatePushV1(
+  params: unknown,
+): (ReturnType<typeof parsePushConfigV1> & { taskId: string }) | A2AError {
   return parseWith(() => {
     const p = obj(params, 'params');
     // Accept both the flattened v1.0 form and a nested `pushNotificationConfig` (pre-1.0 drafts).
     const nested = optObj(p, 'pushNotificationConfig', 'params');
-    const cfg = parsePushConfigV1(nested ? { ...nested, taskId: field(p, 'taskId') } : p, nested ? 'params.pushNotificationConfig' : 'params');
+    const cfg = parsePushConfigV1(
+      nested ? { ...nested, taskId: field(p, 'taskId') } : p,
+      nested ? 'params.pushNotificationConfig' : 'params',
+    );
     const taskId = cfg.taskId ?? str(p, 'taskId', 'params', 256);
     return { ...cfg, taskId };
   });
 }
 
-export function parsePushRefV1(params: unknown, needId: boolean): { taskId: string; id?: string } | A2AError {
+export function parsePushRefV1(
+  params: unknown,
+  needId: boolean,
+): { taskId: string; id?: string } | A2AError {
   return parseWith(() => {
     const p = obj(params, 'params');
     const taskId = str(p, 'taskId', 'params', 256);
@@ -218,9 +286,15 @@ export function eventToV1(e: TaskEvent): Obj {
     case 'message':
       return { message: messageToV1(e.message) };
     case 'status':
-      return { statusUpdate: { taskId: e.taskId, contextId: e.contextId, status: statusToV1(e.status) } };
+      return {
+        statusUpdate: { taskId: e.taskId, contextId: e.contextId, status: statusToV1(e.status) },
+      };
     case 'artifact': {
-      const u: Obj = { taskId: e.taskId, contextId: e.contextId, artifact: artifactToV1(e.artifact) };
+      const u: Obj = {
+        taskId: e.taskId,
+        contextId: e.contextId,
+        artifact: artifactToV1(e.artifact),
+      };
       if (e.append) u.append = true;
       if (e.lastChunk) u.lastChunk = true;
       return { artifactUpdate: u };

@@ -50,7 +50,9 @@ export function tokenAuthenticator(tokens: TokenBook | undefined): Authenticate 
     const token = bearerOf(req);
     if (token === undefined) return { ok: true, principal: ANONYMOUS };
     const name = token === null ? undefined : tokens?.verify(token);
-    return name === undefined ? { ok: false, message: 'The bearer token is not valid here' } : { ok: true, principal: { kind: 'token', name } };
+    return name === undefined
+      ? { ok: false, message: 'The bearer token is not valid here' }
+      : { ok: true, principal: { kind: 'token', name } };
   };
 }
 

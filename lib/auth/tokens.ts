@@ -36,10 +36,12 @@ function readTokens(path: string): TokenFile {
     throw e;
   }
   const doc = JSON.parse(text) as Partial<TokenFile>;
-  if (doc?.format !== FORMAT || !doc.tokens || typeof doc.tokens !== 'object') throw new Error(`tokens: ${TOKENS_FILE} is not a token file`);
+  if (doc?.format !== FORMAT || !doc.tokens || typeof doc.tokens !== 'object')
+    throw new Error(`tokens: ${TOKENS_FILE} is not a token file`);
   const tokens: Record<string, TokenEntry> = {};
   for (const [name, e] of Object.entries(doc.tokens)) {
-    if (!PRINCIPAL_NAME.test(name) || typeof e?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash)) throw new Error(`tokens: entry ${JSON.stringify(name.slice(0, 40))} is malformed`);
+    if (!PRINCIPAL_NAME.test(name) || typeof e?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
+      throw new Error(`tokens: entry ${JSON.stringify(name.slice(0, 40))} is malformed`);
     tokens[name] = { hash: e.hash, created: String(e.created ?? '') };
   }
   return { format: FORMAT, tokens };
@@ -55,9 +57,13 @@ function writeTokens(dataDir: string, file: TokenFile): void {
  * @throws Error when the name is malformed or already has a token (revoke it first).
  */
 export function addToken(dataDir: string, name: string, now = () => new Date()): string {
-  if (!PRINCIPAL_NAME.test(name)) throw new Error('tokens: a name is lower-case letters, digits and dashes, starting with a letter (at most 32)');
+  if (!PRINCIPAL_NAME.test(name))
+    throw new Error(
+      'tokens: a name is lower-case letters, digits and dashes, starting with a letter (at most 32)',
+    );
   const file = readTokens(tokensPath(dataDir));
-  if (Object.hasOwn(file.tokens, name)) throw new Error(`tokens: ${name} already has a token; revoke it first`);
+  if (Object.hasOwn(file.tokens, name))
+    throw new Error(`tokens: ${name} already has a token; revoke it first`);
   const token = newSecret();
   file.tokens[name] = { hash: hashSecret(token), created: now().toISOString() };
   writeTokens(dataDir, file);
@@ -75,7 +81,10 @@ export function revokeToken(dataDir: string, name: string): boolean {
 
 /** Names and creation times, never hashes. */
 export function listTokens(dataDir: string): { name: string; created: string }[] {
-  return Object.entries(readTokens(tokensPath(dataDir)).tokens).map(([name, e]) => ({ name, created: e.created }));
+  return Object.entries(readTokens(tokensPath(dataDir)).tokens).map(([name, e]) => ({
+    name,
+    created: e.created,
+  }));
 }
 
 export interface TokenBookOptions {
@@ -95,8 +104,13 @@ export class TokenBook {
   /** SHA-256 of each configured token -> its name. */
   private readonly extra: Map<string, string>;
 
-  constructor(private readonly path: string | undefined, private readonly opts: TokenBookOptions = {}) {
-    this.extra = new Map(Object.entries(opts.extra ?? {}).map(([name, token]) => [hashSecret(token), name]));
+  constructor(
+    private readonly path: string | undefined,
+    private readonly opts: TokenBookOptions = {},
+  ) {
+    this.extra = new Map(
+      Object.entries(opts.extra ?? {}).map(([name, token]) => [hashSecret(token), name]),
+    );
     this.reload();
   }
 

@@ -7,14 +7,23 @@
 import type { ArgSpec, CallContext, Capability } from './catalog.ts';
 
 /** The value an argument spec admits: an enum's literals, a string, a boolean or a number. */
-type ArgValue<S extends ArgSpec> =
-  S extends { type: 'string'; enum: readonly (infer E extends string)[] } ? E
-  : S extends { type: 'string' } ? string
-  : S extends { type: 'boolean' } ? boolean
-  : number;
+type ArgValue<S extends ArgSpec> = S extends {
+  type: 'string';
+  enum: readonly (infer E extends string)[];
+}
+  ? E
+  : S extends { type: 'string' }
+    ? string
+    : S extends { type: 'boolean' }
+      ? boolean
+      : number;
 
-type RequiredArgs<A extends Record<string, ArgSpec>> = { [K in keyof A as A[K] extends { required: true } ? K : never]: ArgValue<A[K]> };
-type OptionalArgs<A extends Record<string, ArgSpec>> = { [K in keyof A as A[K] extends { required: true } ? never : K]?: ArgValue<A[K]> };
+type RequiredArgs<A extends Record<string, ArgSpec>> = {
+  [K in keyof A as A[K] extends { required: true } ? K : never]: ArgValue<A[K]>;
+};
+type OptionalArgs<A extends Record<string, ArgSpec>> = {
+  [K in keyof A as A[K] extends { required: true } ? never : K]?: ArgValue<A[K]>;
+};
 type Flat<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The arguments `run` receives: required specs as fields, the others optional (absent, never null). */
@@ -40,7 +49,9 @@ interface CapabilitySpec<A extends Record<string, ArgSpec>, R> {
  * sees them (unknown, missing and ill-typed ones are refused with BAD_ARGS), which is what makes
  * the derived argument type true.
  */
-export function capability<const A extends Record<string, ArgSpec>, R>(spec: CapabilitySpec<A, R>): Capability {
+export function capability<const A extends Record<string, ArgSpec>, R>(
+  spec: CapabilitySpec<A, R>,
+): Capability {
   // The one widening of the contract: the catalog only calls run with checked arguments, and only
   // hands summarize what run returned.
   return spec as unknown as Capability;

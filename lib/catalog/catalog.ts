@@ -46,14 +46,21 @@ export interface Capability {
   /** Read-only capabilities may be picked from free text; others only by explicit call. */
   readOnly: boolean;
   args: Record<string, ArgSpec>;
-  run(args: Record<string, unknown>, signal?: AbortSignal, context?: CallContext): Promise<unknown> | unknown;
+  run(
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    context?: CallContext,
+  ): Promise<unknown> | unknown;
   /** One line describing a result, for the text part of an answer. */
   summarize?(result: unknown): string;
 }
 
 /** An expected failure of a capability, with a stable UPPER_SNAKE code the caller sees. */
 export class CapabilityError extends Error {
-  constructor(readonly code: string, message: string) {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -117,7 +124,14 @@ export class Catalog {
 
   descriptors(): CapabilityDescriptor[] {
     return this.capabilities.map((c) => ({
-      id: c.id, name: c.name, description: c.description, tags: c.tags, examples: c.examples ?? [], keywords: c.keywords, readOnly: c.readOnly, args: c.args,
+      id: c.id,
+      name: c.name,
+      description: c.description,
+      tags: c.tags,
+      examples: c.examples ?? [],
+      keywords: c.keywords,
+      readOnly: c.readOnly,
+      args: c.args,
     }));
   }
 
@@ -126,25 +140,35 @@ export class Catalog {
    * arguments hold only the given values: an optional argument sent as null is left out, so `run`
    * sees it absent (the type `capability()` derives says so).
    */
-  checkArgs(cap: Capability, args: unknown): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  checkArgs(
+    cap: Capability,
+    args: unknown,
+  ): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
     if (args === undefined || args === null) args = {};
-    if (typeof args !== 'object' || Array.isArray(args)) return { ok: false, message: 'args must be an object' };
+    if (typeof args !== 'object' || Array.isArray(args))
+      return { ok: false, message: 'args must be an object' };
     const given = args as Record<string, unknown>;
-    for (const name of Object.keys(given)) if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+    for (const name of Object.keys(given))
+      if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
     const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];
       if (v === undefined || v === null) {
-        if (spec.required) return { ok: false, message: `missing argument ${name}: ${spec.description}` };
+        if (spec.required)
+          return { ok: false, message: `missing argument ${name}: ${spec.description}` };
         continue;
       }
       const okType =
-        spec.type === 'string' ? typeof v === 'string' && v.length <= (spec.maxLength ?? 1024)
-        : spec.type === 'boolean' ? typeof v === 'boolean'
-        : spec.type === 'integer' ? Number.isInteger(v)
-        : typeof v === 'number' && Number.isFinite(v);
+        spec.type === 'string'
+          ? typeof v === 'string' && v.length <= (spec.maxLength ?? 1024)
+          : spec.type === 'boolean'
+            ? typeof v === 'boolean'
+            : spec.type === 'integer'
+              ? Number.isInteger(v)
+              : typeof v === 'number' && Number.isFinite(v);
       if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
-      if (spec.enum && !spec.enum.includes(v as string)) return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+      if (spec.enum && !spec.enum.includes(v as string))
+        return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
       checked[name] = v;
     }
     return { ok: true, args: checked };
@@ -155,9 +179,21 @@ export class Catalog {
    * @throws whatever a capability throws that is not a CapabilityError (a bug: the surface that
    * called answers it as an internal error and logs it).
    */
-  async invoke(id: string, args: unknown, signal?: AbortSignal, context?: CallContext): Promise<InvokeResult> {
+  async invoke(
+    id: string,
+    args: unknown,
+    signal?: AbortSignal,
+    context?: CallContext,
+  ): Promise<InvokeResult> {
     const cap = this.byId.get(id);
-    if (!cap) return { ok: false, error: { code: 'UNKNOWN_CAPABILITY', message: `unknown capability ${id}; this node offers ${[...this.byId.keys()].join(', ')}` } };
+    if (!cap)
+      return {
+        ok: false,
+        error: {
+          code: 'UNKNOWN_CAPABILITY',
+          message: `unknown capability ${id}; this node offers ${[...this.byId.keys()].join(', ')}`,
+        },
+      };
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
     try {
@@ -165,7 +201,8 @@ export class Catalog {
       const summary = summarizeSafely(cap, result);
       return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
     } catch (e) {
-      if (e instanceof CapabilityError) return { ok: false, error: { code: e.code, message: e.message } };
+      if (e instanceof CapabilityError)
+        return { ok: false, error: { code: e.code, message: e.message } };
       throw e;
     }
   }

@@ -17,12 +17,18 @@ export function skillCall(data: unknown): { skill: string; args: unknown } | und
 }
 
 export function catalogAgent(catalog: Catalog): Agent {
-  const offer = () => catalog.capabilities.filter((c) => c.readOnly).map((c) => `${c.id} (${c.name})`).join(', ');
+  const offer = () =>
+    catalog.capabilities
+      .filter((c) => c.readOnly)
+      .map((c) => `${c.id} (${c.name})`)
+      .join(', ');
 
   async function runCapability(ctx: AgentContext, cap: Capability, args: unknown): Promise<void> {
     const checked = catalog.checkArgs(cap, args);
     if (!checked.ok) {
-      ctx.requireInput(`${cap.id}: ${checked.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`);
+      ctx.requireInput(
+        `${cap.id}: ${checked.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`,
+      );
       return;
     }
     ctx.working(`Calling ${cap.id}`);
@@ -32,13 +38,16 @@ export function catalogAgent(catalog: Catalog): Agent {
       return;
     }
     const summary = cap.summarize?.(r.result) ?? `${cap.name}: done`;
-    ctx.artifact({
-      name: cap.id,
-      parts: [
-        { data: r.result, mediaType: 'application/json' },
-        { text: summary, mediaType: 'text/plain' },
-      ],
-    }, { lastChunk: true });
+    ctx.artifact(
+      {
+        name: cap.id,
+        parts: [
+          { data: r.result, mediaType: 'application/json' },
+          { text: summary, mediaType: 'text/plain' },
+        ],
+      },
+      { lastChunk: true },
+    );
     ctx.complete(summary);
   }
 
@@ -60,9 +69,12 @@ export function catalogAgent(catalog: Catalog): Agent {
         return runCapability(ctx, cap, call.args);
       }
       if (ctx.data !== undefined && !ctx.text)
-        return ctx.requireInput('A data part must look like {"skill": "<capability id>", "args": {…}}.');
+        return ctx.requireInput(
+          'A data part must look like {"skill": "<capability id>", "args": {…}}.',
+        );
       const pick = catalog.pickByText(ctx.text);
-      if (!pick) return ctx.requireInput(`Which do you want? This node can answer about: ${offer()}.`);
+      if (!pick)
+        return ctx.requireInput(`Which do you want? This node can answer about: ${offer()}.`);
       return runCapability(ctx, pick.cap, pick.args);
     },
   };

@@ -32,8 +32,11 @@ const DAY_MS = 86_400_000;
 const WORK_ORDER: readonly FollowUp[] = ['in-follow-up', 'contacted', 'new', 'won', 'lost'];
 
 const countStates = (book: Book, rows: Company[]) =>
-  Object.fromEntries(book.followUpStates.map((s) => [s, rows.filter((c) => c.followUp === s).length])) as Record<FollowUp, number>;
-const daysSince = (asOf: string, day: string | null) => (day ? Math.round((Date.parse(asOf) - Date.parse(day)) / DAY_MS) : null);
+  Object.fromEntries(
+    book.followUpStates.map((s) => [s, rows.filter((c) => c.followUp === s).length]),
+  ) as Record<FollowUp, number>;
+const daysSince = (asOf: string, day: string | null) =>
+  day ? Math.round((Date.parse(asOf) - Date.parse(day)) / DAY_MS) : null;
 
 /** A customer as the node shows it: the record plus whether its USCC checks out. */
 export const companyView = (c: Company) => ({ ...c, usccValid: isValidUscc(c.uscc) });
@@ -47,30 +50,62 @@ export function industries(book: Book) {
 }
 
 export function industry(book: Book, id: string) {
-  const cs = book.companies.filter((c) => c.industry === id).sort((a, b) => WORK_ORDER.indexOf(a.followUp) - WORK_ORDER.indexOf(b.followUp));
-  return { asOf: book.asOf, industry: id, customers: cs.map(companyView), followUp: countStates(book, cs) };
+  const cs = book.companies
+    .filter((c) => c.industry === id)
+    .sort((a, b) => WORK_ORDER.indexOf(a.followUp) - WORK_ORDER.indexOf(b.followUp));
+  return {
+    asOf: book.asOf,
+    industry: id,
+    customers: cs.map(companyView),
+    followUp: countStates(book, cs),
+  };
 }
 
 export function company(book: Book, uscc: string) {
   const code = uscc.trim().toUpperCase();
   const hit = book.companies.find((c) => c.uscc === code);
-  return hit ? { asOf: book.asOf, found: true, company: companyView(hit) } : { asOf: book.asOf, found: false, usccValid: isValidUscc(code) };
+  return hit
+    ? { asOf: book.asOf, found: true, company: companyView(hit) }
+    : { asOf: book.asOf, found: false, usccValid: isValidUscc(code) };
 }
 
 /** Every company (of one industry, or all) as the node shows it. */
 export function companies(book: Book, industry?: string) {
-  return { asOf: book.asOf, companies: book.companies.filter((c) => !industry || c.industry === industry).map(companyView) };
+  return {
+    asOf: book.asOf,
+    companies: book.companies.filter((c) => !industry || c.industry === industry).map(companyView),
+  };
 }
 
 export function pipeline(book: Book) {
   const owners = [...new Set(book.companies.map((c) => c.owner))].sort();
-  const byOwner = owners.map((owner) => ({ owner, ...countStates(book, book.companies.filter((c) => c.owner === owner)) }));
-  return { asOf: book.asOf, total: book.companies.length, byState: countStates(book, book.companies), byOwner };
+  const byOwner = owners.map((owner) => ({
+    owner,
+    ...countStates(
+      book,
+      book.companies.filter((c) => c.owner === owner),
+    ),
+  }));
+  return {
+    asOf: book.asOf,
+    total: book.companies.length,
+    byState: countStates(book, book.companies),
+    byOwner,
+  };
 }
 
 export function stale(book: Book) {
-  const customers = book.companies.filter((c) => OPEN.includes(c.followUp))
-    .map((c) => ({ id: c.id, name: c.name, industry: c.industry, followUp: c.followUp, owner: c.owner, lastContact: c.lastContact, daysSince: daysSince(book.asOf, c.lastContact) }))
+  const customers = book.companies
+    .filter((c) => OPEN.includes(c.followUp))
+    .map((c) => ({
+      id: c.id,
+      name: c.name,
+      industry: c.industry,
+      followUp: c.followUp,
+      owner: c.owner,
+      lastContact: c.lastContact,
+      daysSince: daysSince(book.asOf, c.lastContact),
+    }))
     .filter((c) => c.daysSince === null || c.daysSince >= STALE_DAYS)
     .sort((a, b) => (b.daysSince ?? Infinity) - (a.daysSince ?? Infinity));
   return { asOf: book.asOf, thresholdDays: STALE_DAYS, customers };

@@ -7,7 +7,13 @@
 import { CapabilityError } from '../catalog/catalog.ts';
 
 /** Checked in this order; the first that fails is the veto. */
-export const VETO_CODES = ['NO_SIGNAL', 'UNALIGNED_ENTITY', 'TODAY_DROP', 'EXCLUDED_INDUSTRY', 'RISK_LEVEL'] as const;
+export const VETO_CODES = [
+  'NO_SIGNAL',
+  'UNALIGNED_ENTITY',
+  'TODAY_DROP',
+  'EXCLUDED_INDUSTRY',
+  'RISK_LEVEL',
+] as const;
 export type VetoCode = (typeof VETO_CODES)[number];
 
 /** A stock that fell more than this today (in %) is vetoed with TODAY_DROP. */
@@ -20,14 +26,19 @@ export type RiskLevel = 'low' | 'medium' | 'high';
 export const RISK_LEVELS: readonly RiskLevel[] = ['low', 'medium', 'high'];
 
 /** What each risk level tolerates: the largest move today (either way) and whether limit flags are acceptable. */
-export const RISK_BANDS: Readonly<Record<RiskLevel, { maxAbsChangePct: number | null; limitFlags: boolean }>> = Object.freeze({
+export const RISK_BANDS: Readonly<
+  Record<RiskLevel, { maxAbsChangePct: number | null; limitFlags: boolean }>
+> = Object.freeze({
   low: { maxAbsChangePct: 2, limitFlags: false },
   medium: { maxAbsChangePct: 6, limitFlags: false },
   high: { maxAbsChangePct: null, limitFlags: true },
 });
 
 /** True when a stock's move and flags fit a risk level. */
-export function withinBand(level: RiskLevel, stock: { changePct: number; signals: readonly string[] }): boolean {
+export function withinBand(
+  level: RiskLevel,
+  stock: { changePct: number; signals: readonly string[] },
+): boolean {
   const band = RISK_BANDS[level];
   if (!band.limitFlags && stock.signals.some((s) => LIMIT_FLAGS.includes(s))) return false;
   return band.maxAbsChangePct === null || Math.abs(stock.changePct) <= band.maxAbsChangePct;
@@ -65,34 +76,76 @@ function parseJson(text: string, what: string): unknown {
 
 /** History as one string argument. */
 export const encodeHistory = (h: readonly HistoryEntry[]): string =>
-  JSON.stringify(h.map((e) => (e.detail ? { stock: e.stock, veto: e.veto, detail: e.detail } : { stock: e.stock, veto: e.veto })));
+  JSON.stringify(
+    h.map((e) =>
+      e.detail
+        ? { stock: e.stock, veto: e.veto, detail: e.detail }
+        : { stock: e.stock, veto: e.veto },
+    ),
+  );
 
 /** @throws CapabilityError BAD_ARGS when the string is not a list of well-formed entries. */
 export function parseHistory(text: string | undefined): HistoryEntry[] {
   if (text === undefined || text === '') return [];
   const doc = parseJson(text, 'history');
-  if (!Array.isArray(doc) || doc.length > MAX_HISTORY) throw new CapabilityError('BAD_ARGS', `history must be a list of at most ${MAX_HISTORY} vetoes`);
+  if (!Array.isArray(doc) || doc.length > MAX_HISTORY)
+    throw new CapabilityError(
+      'BAD_ARGS',
+      `history must be a list of at most ${MAX_HISTORY} vetoes`,
+    );
   return doc.map((e, i) => {
     const o = (e ?? {}) as Record<string, unknown>;
-    if (typeof o.stock !== 'string' || !STOCK.test(o.stock)) throw new CapabilityError('BAD_ARGS', `history[${i}].stock must be a six-digit code`);
-    if (!VETO_CODES.includes(o.veto as VetoCode)) throw new CapabilityError('BAD_ARGS', `history[${i}].veto must be one of ${VETO_CODES.join(', ')}`);
-    if (o.detail !== undefined && (typeof o.detail !== 'string' || !DETAIL.test(o.detail))) throw new CapabilityError('BAD_ARGS', `history[${i}].detail must be an id`);
-    return o.detail ? { stock: o.stock, veto: o.veto as VetoCode, detail: o.detail as string } : { stock: o.stock, veto: o.veto as VetoCode };
+    if (typeof o.stock !== 'string' || !STOCK.test(o.stock))
+      throw new CapabilityError('BAD_ARGS', `history[${i}].stock must be a six-digit code`);
+    if (!VETO_CODES.includes(o.veto as VetoCode))
+      throw new CapabilityError(
+        'BAD_ARGS',
+        `history[${i}].veto must be one of ${VETO_CODES.join(', ')}`,
+      );
+    if (o.detail !== undefined && (typeof o.detail !== 'string' || !DETAIL.test(o.detail)))
+      throw new CapabilityError('BAD_ARGS', `history[${i}].detail must be an id`);
+    return o.detail
+      ? { stock: o.stock, veto: o.veto as VetoCode, detail: o.detail as string }
+      : { stock: o.stock, veto: o.veto as VetoCode };
   });
 }
 
 /** A proposal as one string argument. */
 export const encodeProposal = (p: Proposal): string =>
-  JSON.stringify({ code: p.code, name: p.name, sector: p.sector, changePct: p.changePct, signals: p.signals });
+  JSON.stringify({
+    code: p.code,
+    name: p.name,
+    sector: p.sector,
+    changePct: p.changePct,
+    signals: p.signals,
+  });
 
 /** @throws CapabilityError BAD_ARGS when the string is not a well-formed proposal. */
 export function parseProposal(text: string): Proposal {
   const o = (parseJson(text, 'proposal') ?? {}) as Record<string, unknown>;
-  const ok = typeof o.code === 'string' && STOCK.test(o.code)
-    && typeof o.name === 'string' && o.name.length > 0 && o.name.length <= 128
-    && typeof o.sector === 'string' && DETAIL.test(o.sector)
-    && typeof o.changePct === 'number' && Number.isFinite(o.changePct)
-    && Array.isArray(o.signals) && o.signals.length <= 16 && o.signals.every((s) => typeof s === 'string' && DETAIL.test(s.replace(/_/g, '-')));
-  if (!ok) throw new CapabilityError('BAD_ARGS', 'proposal must be {code, name, sector, changePct, signals}');
-  return { code: o.code as string, name: o.name as string, sector: o.sector as string, changePct: o.changePct as number, signals: o.signals as string[] };
+  const ok =
+    typeof o.code === 'string' &&
+    STOCK.test(o.code) &&
+    typeof o.name === 'string' &&
+    o.name.length > 0 &&
+    o.name.length <= 128 &&
+    typeof o.sector === 'string' &&
+    DETAIL.test(o.sector) &&
+    typeof o.changePct === 'number' &&
+    Number.isFinite(o.changePct) &&
+    Array.isArray(o.signals) &&
+    o.signals.length <= 16 &&
+    o.signals.every((s) => typeof s === 'string' && DETAIL.test(s.replace(/_/g, '-')));
+  if (!ok)
+    throw new CapabilityError(
+      'BAD_ARGS',
+      'proposal must be {code, name, sector, changePct, signals}',
+    );
+  return {
+    code: o.code as string,
+    name: o.name as string,
+    sector: o.sector as string,
+    changePct: o.changePct as number,
+    signals: o.signals as string[],
+  };
 }

@@ -14,7 +14,9 @@
 export const USCC_ALPHABET = '0123456789ABCDEFGHJKLMNPQRTUWXY';
 
 /** Wi = 3^(i-1) mod 31, as printed in the standard's table. */
-export const USCC_WEIGHTS: readonly number[] = [1, 3, 9, 27, 19, 26, 16, 17, 20, 29, 25, 13, 8, 24, 10, 30, 28];
+export const USCC_WEIGHTS: readonly number[] = [
+  1, 3, 9, 27, 19, 26, 16, 17, 20, 29, 25, 13, 8, 24, 10, 30, 28,
+];
 
 export type UsccErrorCode = 'USCC_LENGTH' | 'USCC_CHARSET' | 'USCC_CHECK_DIGIT';
 export type UsccCheck = { ok: true } | { ok: false; code: UsccErrorCode; message: string };
@@ -36,11 +38,13 @@ export function usccCheckChar(first17: string): string | undefined {
 
 /** Checks length, alphabet and check character; the code must already be upper case. */
 export function checkUscc(code: unknown): UsccCheck {
-  if (typeof code !== 'string' || code.length !== 18) return { ok: false, code: 'USCC_LENGTH', message: 'a USCC has 18 characters' };
+  if (typeof code !== 'string' || code.length !== 18)
+    return { ok: false, code: 'USCC_LENGTH', message: 'a USCC has 18 characters' };
   const expected = usccCheckChar(code.slice(0, 17));
   if (expected === undefined || !USCC_ALPHABET.includes(code[17]!))
     return { ok: false, code: 'USCC_CHARSET', message: `a USCC uses only ${USCC_ALPHABET}` };
-  if (code[17] !== expected) return { ok: false, code: 'USCC_CHECK_DIGIT', message: 'the check character does not match' };
+  if (code[17] !== expected)
+    return { ok: false, code: 'USCC_CHECK_DIGIT', message: 'the check character does not match' };
   return { ok: true };
 }
 

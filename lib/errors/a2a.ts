@@ -7,23 +7,83 @@
 import type { ErrorSpec } from './spec.ts';
 
 export const A2A_ERRORS = {
-  PARSE_ERROR: { rpc: -32700, http: 400, grpc: 'INVALID_ARGUMENT', message: 'Invalid JSON payload' },
-  INVALID_REQUEST: { rpc: -32600, http: 400, grpc: 'INVALID_ARGUMENT', message: 'Request payload validation error' },
+  PARSE_ERROR: {
+    rpc: -32700,
+    http: 400,
+    grpc: 'INVALID_ARGUMENT',
+    message: 'Invalid JSON payload',
+  },
+  INVALID_REQUEST: {
+    rpc: -32600,
+    http: 400,
+    grpc: 'INVALID_ARGUMENT',
+    message: 'Request payload validation error',
+  },
   METHOD_NOT_FOUND: { rpc: -32601, http: 404, grpc: 'NOT_FOUND', message: 'Method not found' },
-  INVALID_PARAMS: { rpc: -32602, http: 400, grpc: 'INVALID_ARGUMENT', message: 'Invalid parameters' },
+  INVALID_PARAMS: {
+    rpc: -32602,
+    http: 400,
+    grpc: 'INVALID_ARGUMENT',
+    message: 'Invalid parameters',
+  },
   INTERNAL_ERROR: { rpc: -32603, http: 500, grpc: 'INTERNAL', message: 'Internal error' },
   TASK_NOT_FOUND: { rpc: -32001, http: 404, grpc: 'NOT_FOUND', message: 'Task not found' },
-  TASK_NOT_CANCELABLE: { rpc: -32002, http: 409, grpc: 'FAILED_PRECONDITION', message: 'Task cannot be canceled' },
-  PUSH_NOTIFICATION_NOT_SUPPORTED: { rpc: -32003, http: 400, grpc: 'UNIMPLEMENTED', message: 'Push notifications are not supported' },
-  UNSUPPORTED_OPERATION: { rpc: -32004, http: 400, grpc: 'UNIMPLEMENTED', message: 'This operation is not supported' },
-  CONTENT_TYPE_NOT_SUPPORTED: { rpc: -32005, http: 415, grpc: 'INVALID_ARGUMENT', message: 'Incompatible content types' },
-  INVALID_AGENT_RESPONSE: { rpc: -32006, http: 502, grpc: 'INTERNAL', message: 'Invalid agent response' },
-  EXTENDED_AGENT_CARD_NOT_CONFIGURED: { rpc: -32007, http: 400, grpc: 'FAILED_PRECONDITION', message: 'Extended agent card is not configured' },
-  EXTENSION_SUPPORT_REQUIRED: { rpc: -32008, http: 400, grpc: 'FAILED_PRECONDITION', message: 'A required extension is not supported' },
-  VERSION_NOT_SUPPORTED: { rpc: -32009, http: 400, grpc: 'UNIMPLEMENTED', message: 'Protocol version is not supported' },
+  TASK_NOT_CANCELABLE: {
+    rpc: -32002,
+    http: 409,
+    grpc: 'FAILED_PRECONDITION',
+    message: 'Task cannot be canceled',
+  },
+  PUSH_NOTIFICATION_NOT_SUPPORTED: {
+    rpc: -32003,
+    http: 400,
+    grpc: 'UNIMPLEMENTED',
+    message: 'Push notifications are not supported',
+  },
+  UNSUPPORTED_OPERATION: {
+    rpc: -32004,
+    http: 400,
+    grpc: 'UNIMPLEMENTED',
+    message: 'This operation is not supported',
+  },
+  CONTENT_TYPE_NOT_SUPPORTED: {
+    rpc: -32005,
+    http: 415,
+    grpc: 'INVALID_ARGUMENT',
+    message: 'Incompatible content types',
+  },
+  INVALID_AGENT_RESPONSE: {
+    rpc: -32006,
+    http: 502,
+    grpc: 'INTERNAL',
+    message: 'Invalid agent response',
+  },
+  EXTENDED_AGENT_CARD_NOT_CONFIGURED: {
+    rpc: -32007,
+    http: 400,
+    grpc: 'FAILED_PRECONDITION',
+    message: 'Extended agent card is not configured',
+  },
+  EXTENSION_SUPPORT_REQUIRED: {
+    rpc: -32008,
+    http: 400,
+    grpc: 'FAILED_PRECONDITION',
+    message: 'A required extension is not supported',
+  },
+  VERSION_NOT_SUPPORTED: {
+    rpc: -32009,
+    http: 400,
+    grpc: 'UNIMPLEMENTED',
+    message: 'Protocol version is not supported',
+  },
   // Not an A2A code (the protocol leaves authentication to the transport: HTTP 401); -32000 is
   // JSON-RPC's implementation-defined server error, outside the range A2A reserves for itself.
-  UNAUTHENTICATED: { rpc: -32000, http: 401, grpc: 'UNAUTHENTICATED', message: 'This request needs an authenticated caller: a bearer token or a signed fleet node' },
+  UNAUTHENTICATED: {
+    rpc: -32000,
+    http: 401,
+    grpc: 'UNAUTHENTICATED',
+    message: 'This request needs an authenticated caller: a bearer token or a signed fleet node',
+  },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;

@@ -14,7 +14,10 @@ export const HUB_ERRORS = {
   FORBIDDEN_CROSS_SITE: { http: 403, message: 'requests from another site are refused' },
   NOT_JSON: { http: 415, message: 'POST bodies must be application/json' },
   // lib/metrics/endpoint.ts: beyond loopback, /metrics needs the process's access policy.
-  METRICS_FORBIDDEN: { http: 403, message: '/metrics is served beyond loopback only behind an access policy' },
+  METRICS_FORBIDDEN: {
+    http: 403,
+    message: '/metrics is served beyond loopback only behind an access policy',
+  },
   UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
@@ -24,7 +27,10 @@ export const HUB_ERRORS = {
   INTERNAL: { http: 500, message: 'Internal error' },
   // Carried by a task that a node's restart failed (lib/a2a/recovery.ts): the work was lost, not refused.
   TASK_INTERRUPTED: { http: 503, message: 'the node restarted while the task was running' },
-  NEGOTIATION_BAD_CUSTOMER: { http: 400, message: 'customer must be a crm customer id such as c-012' },
+  NEGOTIATION_BAD_CUSTOMER: {
+    http: 400,
+    message: 'customer must be a crm customer id such as c-012',
+  },
   // An id the server did not make cannot name a record: answered like a missing one.
   NEGOTIATION_BAD_ID: { http: 404, message: 'not a negotiation id' },
   NEGOTIATION_NOT_FOUND: { http: 404, message: 'no such negotiation' },
@@ -44,12 +50,21 @@ export const HUB_ERRORS = {
   NODE_UNREACHABLE: { http: 502, message: 'connection failed' },
   NODE_TIMEOUT: { http: 504, message: 'the node did not answer in time' },
   // `bun run fleet add`: registering a node that runs elsewhere.
-  FLEET_ADD_BAD_NAME: { http: 400, message: 'a node name is lower case letters, digits and dashes, starting with a letter' },
+  FLEET_ADD_BAD_NAME: {
+    http: 400,
+    message: 'a node name is lower case letters, digits and dashes, starting with a letter',
+  },
   FLEET_ADD_BAD_URL: { http: 400, message: 'the URL must be http(s)://host[:port] with no path' },
   FLEET_ADD_NAME_TAKEN: { http: 409, message: 'a node of the fleet that runs here has that name' },
-  FLEET_ADD_CARD_MISMATCH: { http: 502, message: 'the agent card does not describe that node at that URL' },
+  FLEET_ADD_CARD_MISMATCH: {
+    http: 502,
+    message: 'the agent card does not describe that node at that URL',
+  },
   FLEET_ADD_NO_KEY: { http: 502, message: 'the node publishes no usable key at /peer/identity' },
-  FLEET_ADD_KEY_MISMATCH: { http: 502, message: 'the node published another key than the one expected' },
+  FLEET_ADD_KEY_MISMATCH: {
+    http: 502,
+    message: 'the node published another key than the one expected',
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 /**
@@ -59,10 +74,10 @@ export const HUB_ERRORS = {
 export const DOMAIN_ERRORS = {
   UNKNOWN_CUSTOMER: { http: 400, message: 'crm has no such customer' },
   NO_PROFILE: { http: 400, message: 'the customer has no negotiation profile' },
-  BAD_PROFILE: { http: 502, message: 'the customer\'s negotiation profile is malformed' },
+  BAD_PROFILE: { http: 502, message: "the customer's negotiation profile is malformed" },
   // A model-backed negotiation turn: the agent has no model, or its model broke the protocol.
   NO_MODEL: { http: 400, message: 'this agent has no model configured' },
-  MODEL_BAD_TURN: { http: 502, message: 'the model\'s turn breaks the negotiation protocol' },
+  MODEL_BAD_TURN: { http: 502, message: "the model's turn breaks the negotiation protocol" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type HubErrorCode = keyof typeof HUB_ERRORS;

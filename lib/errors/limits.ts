@@ -6,7 +6,10 @@
 import type { ErrorSpec } from './spec.ts';
 
 export const LIMIT_ERRORS = {
-  STREAM_TOO_SLOW: { http: 503, message: 'The stream was ended: the client fell too far behind reading it' },
+  STREAM_TOO_SLOW: {
+    http: 503,
+    message: 'The stream was ended: the client fell too far behind reading it',
+  },
   SHUTTING_DOWN: { http: 503, message: 'The server is shutting down' },
   NOT_READY: { http: 503, message: 'The server is not ready' },
   TASK_TOO_LARGE: { http: 413, message: 'The task reached its size limit' },

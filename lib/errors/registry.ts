@@ -46,12 +46,15 @@ export const UPSTREAM_STATUS = 502;
  * Merges tables into one lookup.
  * @throws Error when a code is declared twice (a bug in the tables).
  */
-export function buildRegistry(tables: Readonly<Record<string, ErrorTable>>): ReadonlyMap<string, ErrorSpec> {
+export function buildRegistry(
+  tables: Readonly<Record<string, ErrorTable>>,
+): ReadonlyMap<string, ErrorSpec> {
   const all = new Map<string, ErrorSpec>();
   const where = new Map<string, string>();
   for (const [layer, table] of Object.entries(tables)) {
     for (const [code, spec] of Object.entries(table)) {
-      if (where.has(code)) throw new Error(`errors: ${code} is declared in both ${where.get(code)} and ${layer}`);
+      if (where.has(code))
+        throw new Error(`errors: ${code} is declared in both ${where.get(code)} and ${layer}`);
       where.set(code, layer);
       all.set(code, Object.freeze({ ...spec }));
     }
@@ -96,5 +99,6 @@ export function upstreamStatus(code: string): number {
 /** Every declared code with its layer, in table order (for tests and documentation). */
 export function declarations(): { layer: string; code: string; spec: ErrorSpec }[] {
   return Object.entries(ERROR_TABLES).flatMap(([layer, table]) =>
-    Object.entries(table as ErrorTable).map(([code, spec]) => ({ layer, code, spec })));
+    Object.entries(table as ErrorTable).map(([code, spec]) => ({ layer, code, spec })),
+  );
 }

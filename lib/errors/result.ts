@@ -12,7 +12,13 @@ export interface Failure<C extends string = string> {
 }
 
 /** How a call to another node ended without an answer of its own (lib/peer/client.ts, lib/fleet/message.ts). */
-export type CallFailureKind = 'unreachable' | 'timeout' | 'refused' | 'failed' | 'bad-answer' | 'bad-call';
+export type CallFailureKind =
+  | 'unreachable'
+  | 'timeout'
+  | 'refused'
+  | 'failed'
+  | 'bad-answer'
+  | 'bad-call';
 
 /** A failed call to another node: the code is the node's own when it answered with one. */
 export interface CallFailure extends Failure {
@@ -32,7 +38,11 @@ export type Result<T = unknown, E extends Failure = Failure> = Ok<T> | Err<E>;
 
 export const ok = <T>(result: T): Ok<T> => ({ ok: true, result });
 
-export const fail = <C extends string>(code: C, message: string, field?: string): Err<Failure<C>> => ({
+export const fail = <C extends string>(
+  code: C,
+  message: string,
+  field?: string,
+): Err<Failure<C>> => ({
   ok: false,
   error: field ? { code, message, field } : { code, message },
 });

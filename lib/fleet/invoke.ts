@@ -9,8 +9,18 @@ import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import type { CallFailure, Result } from '../errors/result.ts';
-import { createA2AMessenger, SKILL, type FleetMessageOptions, type FleetMessageResult } from './message.ts';
-import { tracedCall, type CallMeter, type CallSink, type TracedCallOptions } from './traced-call.ts';
+import {
+  createA2AMessenger,
+  SKILL,
+  type FleetMessageOptions,
+  type FleetMessageResult,
+} from './message.ts';
+import {
+  tracedCall,
+  type CallMeter,
+  type CallSink,
+  type TracedCallOptions,
+} from './traced-call.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
 
 export interface FleetMember {
@@ -48,16 +58,29 @@ export function parseFleet(doc: unknown): Fleet {
   const member = (m: unknown, where: string): FleetMember => {
     if (!m || typeof m !== 'object') throw new Error(`fleet: ${where} must be an object`);
     const o = m as Record<string, unknown>;
-    if (typeof o.name !== 'string' || !PRINCIPAL_NAME.test(o.name)) throw new Error(`fleet: ${where}.name must match ${PRINCIPAL_NAME}`);
+    if (typeof o.name !== 'string' || !PRINCIPAL_NAME.test(o.name))
+      throw new Error(`fleet: ${where}.name must match ${PRINCIPAL_NAME}`);
     if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 0 || o.port > 65535)
       throw new Error(`fleet: ${where}.port must be a port number`);
     if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);
     if (typeof o.file !== 'string') throw new Error(`fleet: ${where}.file must be a string`);
-    const url = typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
-    return { name: o.name, port: o.port, role: o.role, file: o.file, default: o.default !== false, url, ...(o.remote === true ? { remote: true } : {}) };
+    const url =
+      typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
+    return {
+      name: o.name,
+      port: o.port,
+      role: o.role,
+      file: o.file,
+      default: o.default !== false,
+      url,
+      ...(o.remote === true ? { remote: true } : {}),
+    };
   };
   if (!Array.isArray(d.nodes)) throw new Error('fleet: nodes must be an array');
-  const fleet: Fleet = { hub: member(d.hub, 'hub'), nodes: d.nodes.map((n, i) => member(n, `nodes[${i}]`)) };
+  const fleet: Fleet = {
+    hub: member(d.hub, 'hub'),
+    nodes: d.nodes.map((n, i) => member(n, `nodes[${i}]`)),
+  };
   const seen = new Set<string>();
   for (const m of [fleet.hub, ...fleet.nodes]) {
     if (seen.has(m.name)) throw new Error(`fleet: duplicate name ${m.name}`);
@@ -70,7 +93,11 @@ export function parseFleet(doc: unknown): Fleet {
  * Which fleet file a process reads: FLEET_FILE when set, else `<dataDir>/fleet.json` when
  * `bun run fleet add` has written one, else the project's `fixtures/fleet.json`.
  */
-export function fleetFilePath(o: { fleetFile?: string | undefined; dataDir: string; root: string }): string {
+export function fleetFilePath(o: {
+  fleetFile?: string | undefined;
+  dataDir: string;
+  root: string;
+}): string {
   if (o.fleetFile) return resolve(o.fleetFile);
   const local = resolve(o.dataDir, 'fleet.json');
   return existsSync(local) ? local : resolve(o.root, 'fixtures', 'fleet.json');
@@ -82,7 +109,8 @@ export async function loadFleet(path: string): Promise<Fleet> {
   if (!(await file.exists())) throw new Error(`fleet: file not found: ${path}`);
   const fleet = parseFleet(await file.json());
   // A node file named `./…` or `../…` lives beside the fleet file, wherever that is.
-  for (const m of [fleet.hub, ...fleet.nodes]) if (/^\.\.?\//.test(m.file)) m.file = resolve(dirname(path), m.file);
+  for (const m of [fleet.hub, ...fleet.nodes])
+    if (/^\.\.?\//.test(m.file)) m.file = resolve(dirname(path), m.file);
   return fleet;
 }
 
@@ -95,7 +123,12 @@ export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
 interface FleetCaller {
-  peerFetch(target: string, capability: string, args?: unknown, opts?: { timeout?: number; onBehalfOf?: string; meter?: CallMeter; trace?: TraceContext }): Promise<FleetResult>;
+  peerFetch(
+    target: string,
+    capability: string,
+    args?: unknown,
+    opts?: { timeout?: number; onBehalfOf?: string; meter?: CallMeter; trace?: TraceContext },
+  ): Promise<FleetResult>;
 }
 type FleetResult = Result<unknown, CallFailure> & {
   /** Id of the trace record the call left (its number in /api/trace; the record holds the W3C ids). */
@@ -112,16 +145,26 @@ export interface FleetInvoker {
    * Calls `capability` on fleet node `target` over the signed peer channel and records the call
    * in the trace, failures and empty answers included. Never throws.
    */
-  invoke(target: string, capability: string, args?: Record<string, unknown>, timeoutMs?: number, opts?: InvokeOptions): Promise<FleetResult>;
+  invoke(
+    target: string,
+    capability: string,
+    args?: Record<string, unknown>,
+    timeoutMs?: number,
+    opts?: InvokeOptions,
+  ): Promise<FleetResult>;
   /**
    * Sends an A2A 1.0 `SendMessage` with the data part `{skill, args}` to fleet node `target`'s
    * `/a2a` (its address from the fleet, never from the caller) in conversation `contextId`, and
    * answers with the completed task's first data artifact. Traced like `invoke` (capability =
    * skill). Never throws.
    */
-  message(target: string, skill: string, args: Record<string, unknown>, opts: FleetMessageOptions): Promise<FleetMessageResult>;
+  message(
+    target: string,
+    skill: string,
+    args: Record<string, unknown>,
+    opts: FleetMessageOptions,
+  ): Promise<FleetMessageResult>;
 }
-
 
 interface FleetInvokerDeps {
   self: string;
@@ -143,19 +186,44 @@ const CARRIES_SPAN: TracedCallOptions = { carriesSpan: true };
 export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
   const now = deps.now ?? Date.now;
   /** Runs one call in a child span of the current trace and writes its trace record, whatever the outcome. */
-  const traced = <R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(target: string, capability: string, call: (meter: CallMeter) => Promise<R>, opts?: TracedCallOptions) =>
-    tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now, opts);
+  const traced = <R extends { ok: true; result: unknown } | { ok: false; error: { code: string } }>(
+    target: string,
+    capability: string,
+    call: (meter: CallMeter) => Promise<R>,
+    opts?: TracedCallOptions,
+  ) => tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now, opts);
   const sendMessage = createA2AMessenger(deps);
   return {
     invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000, opts = {}) {
       // The peer client sends the call's span itself: the call need not run inside it.
-      return traced(target, capability, (meter) =>
-        deps.client.peerFetch(target, capability, args, { timeout: timeoutMs, meter, trace: meter.span, ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }), CARRIES_SPAN);
+      return traced(
+        target,
+        capability,
+        (meter) =>
+          deps.client.peerFetch(target, capability, args, {
+            timeout: timeoutMs,
+            meter,
+            trace: meter.span,
+            ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}),
+          }),
+        CARRIES_SPAN,
+      );
     },
     message(target, skill, args, opts) {
       // A malformed skill is refused, and still leaves a row, under a fixed name rather than the bad text.
-      return traced(String(target), typeof skill === 'string' && SKILL.test(skill) ? skill : 'invalid.skill', (meter) =>
-        sendMessage(target, skill, args, opts?.contextId, opts?.timeoutMs ?? deps.defaultTimeoutMs ?? 10_000, meter));
+      return traced(
+        String(target),
+        typeof skill === 'string' && SKILL.test(skill) ? skill : 'invalid.skill',
+        (meter) =>
+          sendMessage(
+            target,
+            skill,
+            args,
+            opts?.contextId,
+            opts?.timeoutMs ?? deps.defaultTimeoutMs ?? 10_000,
+            meter,
+          ),
+      );
     },
   };
 }

@@ -30,14 +30,23 @@ export type FleetMessageResult = (
   traceId?: number;
 };
 
-
 export const SKILL = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 /** Context ids the hub makes or accepts: no spaces or characters that could mean anything else. */
 const CONTEXT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-const mfail = (code: FleetMessageErrorCode, kind: CallFailureKind, message?: string, taskId?: string): Err<CallFailure> => ({
+const mfail = (
+  code: FleetMessageErrorCode,
+  kind: CallFailureKind,
+  message?: string,
+  taskId?: string,
+): Err<CallFailure> => ({
   ok: false,
-  error: { code, message: message ?? FLEET_MESSAGE_ERRORS[code].message, kind, ...(taskId ? { taskId } : {}) },
+  error: {
+    code,
+    message: message ?? FLEET_MESSAGE_ERRORS[code].message,
+    kind,
+    ...(taskId ? { taskId } : {}),
+  },
 });
 
 /** The parts of a task's status message, if it has one. */
@@ -48,40 +57,85 @@ function statusParts(status: Record<string, unknown>): unknown[] {
 
 /** The text of a task's status message, for people. */
 function statusText(parts: unknown[]): string {
-  return parts.map((p) => (p as { text?: unknown })?.text).filter((t): t is string => typeof t === 'string').join(' ').slice(0, 2000);
+  return parts
+    .map((p) => (p as { text?: unknown })?.text)
+    .filter((t): t is string => typeof t === 'string')
+    .join(' ')
+    .slice(0, 2000);
 }
 
 /** Reads a v1.0 SendMessage answer: the completed task's first data part, or a coded failure. */
 function readTask(doc: unknown, contextId: string): FleetMessageResult {
-  const d = doc as { result?: { task?: unknown }; error?: { code?: unknown; message?: unknown } } | null;
+  const d = doc as {
+    result?: { task?: unknown };
+    error?: { code?: unknown; message?: unknown };
+  } | null;
   if (d && typeof d === 'object' && d.error && typeof d.error === 'object')
-    return mfail('A2A_RPC_ERROR', 'failed', `JSON-RPC error ${String(d.error.code)}: ${typeof d.error.message === 'string' ? d.error.message.slice(0, 500) : ''}`);
-  const task = d?.result?.task as { id?: unknown; contextId?: unknown; status?: Record<string, unknown>; artifacts?: unknown[] } | undefined;
-  if (!task || typeof task.id !== 'string' || !task.status || typeof task.status.state !== 'string') return mfail('A2A_BAD_ANSWER', 'bad-answer');
-  if (task.contextId !== contextId) return mfail('A2A_BAD_ANSWER', 'bad-answer', `the task answered in context ${String(task.contextId)}, not ${contextId}`, task.id);
+    return mfail(
+      'A2A_RPC_ERROR',
+      'failed',
+      `JSON-RPC error ${String(d.error.code)}: ${typeof d.error.message === 'string' ? d.error.message.slice(0, 500) : ''}`,
+    );
+  const task = d?.result?.task as
+    | { id?: unknown; contextId?: unknown; status?: Record<string, unknown>; artifacts?: unknown[] }
+    | undefined;
+  if (!task || typeof task.id !== 'string' || !task.status || typeof task.status.state !== 'string')
+    return mfail('A2A_BAD_ANSWER', 'bad-answer');
+  if (task.contextId !== contextId)
+    return mfail(
+      'A2A_BAD_ANSWER',
+      'bad-answer',
+      `the task answered in context ${String(task.contextId)}, not ${contextId}`,
+      task.id,
+    );
   const parts = statusParts(task.status);
   const said = statusText(parts);
   // The node's own code, when its status message carries one as data.
   const coded = codedFailureOf(parts);
   if (coded && task.status.state !== 'TASK_STATE_COMPLETED')
-    return { ok: false, error: { code: coded.code, message: coded.message, kind: 'failed', taskId: task.id } };
+    return {
+      ok: false,
+      error: { code: coded.code, message: coded.message, kind: 'failed', taskId: task.id },
+    };
   switch (task.status.state) {
     case 'TASK_STATE_COMPLETED': {
       for (const a of Array.isArray(task.artifacts) ? task.artifacts : []) {
-        const part = ((a as { parts?: unknown[] })?.parts ?? []).find((p) => p !== null && typeof p === 'object' && 'data' in p) as { data: unknown } | undefined;
+        const part = ((a as { parts?: unknown[] })?.parts ?? []).find(
+          (p) => p !== null && typeof p === 'object' && 'data' in p,
+        ) as { data: unknown } | undefined;
         if (part) return { ok: true, result: part.data, taskId: task.id, contextId };
       }
       // Completed without data: an empty answer, traced as such.
       return { ok: true, result: null, taskId: task.id, contextId };
     }
     case 'TASK_STATE_FAILED':
-      return mfail('A2A_TASK_FAILED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_TASK_FAILED.message, task.id);
+      return mfail(
+        'A2A_TASK_FAILED',
+        'failed',
+        said || FLEET_MESSAGE_ERRORS.A2A_TASK_FAILED.message,
+        task.id,
+      );
     case 'TASK_STATE_REJECTED':
-      return mfail('A2A_TASK_REJECTED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_TASK_REJECTED.message, task.id);
+      return mfail(
+        'A2A_TASK_REJECTED',
+        'failed',
+        said || FLEET_MESSAGE_ERRORS.A2A_TASK_REJECTED.message,
+        task.id,
+      );
     case 'TASK_STATE_INPUT_REQUIRED':
-      return mfail('A2A_INPUT_REQUIRED', 'failed', said || FLEET_MESSAGE_ERRORS.A2A_INPUT_REQUIRED.message, task.id);
+      return mfail(
+        'A2A_INPUT_REQUIRED',
+        'failed',
+        said || FLEET_MESSAGE_ERRORS.A2A_INPUT_REQUIRED.message,
+        task.id,
+      );
     default:
-      return mfail('A2A_NOT_COMPLETED', 'failed', `the task is ${task.status.state}${said ? `: ${said}` : ''}`, task.id);
+      return mfail(
+        'A2A_NOT_COMPLETED',
+        'failed',
+        `the task is ${task.status.state}${said ? `: ${said}` : ''}`,
+        task.id,
+      );
   }
 }
 
@@ -100,24 +154,44 @@ interface A2AMessengerDeps {
 export function createA2AMessenger(deps: A2AMessengerDeps) {
   const doFetch = deps.fetch ?? fetch;
   const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
-  return async (target: string, skill: string, args: Record<string, unknown>, contextId: string | undefined, timeout: number, meter?: CallMeter): Promise<FleetMessageResult> => {
+  return async (
+    target: string,
+    skill: string,
+    args: Record<string, unknown>,
+    contextId: string | undefined,
+    timeout: number,
+    meter?: CallMeter,
+  ): Promise<FleetMessageResult> => {
     // Fleet nodes only: the hub does not message itself, and no caller supplies an address.
-    const member = deps.fleet && typeof target === 'string' ? deps.fleet.nodes.find((n) => n.name === target) : undefined;
+    const member =
+      deps.fleet && typeof target === 'string'
+        ? deps.fleet.nodes.find((n) => n.name === target)
+        : undefined;
     if (!member) return mfail('A2A_NO_ROUTE', 'bad-call');
-    if (typeof skill !== 'string' || !SKILL.test(skill)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'skill is not a capability id');
-    if (!args || typeof args !== 'object' || Array.isArray(args)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
-    if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'contextId is missing or malformed');
+    if (typeof skill !== 'string' || !SKILL.test(skill))
+      return mfail('A2A_BAD_REQUEST', 'bad-call', 'skill is not a capability id');
+    if (!args || typeof args !== 'object' || Array.isArray(args))
+      return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
+    if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId))
+      return mfail('A2A_BAD_REQUEST', 'bad-call', 'contextId is missing or malformed');
     let body: Uint8Array;
     try {
-      body = new TextEncoder().encode(JSON.stringify({
-        jsonrpc: '2.0',
-        id: crypto.randomUUID(),
-        method: 'SendMessage',
-        params: {
-          message: { messageId: crypto.randomUUID(), contextId, role: 'ROLE_USER', parts: [{ data: { skill, args }, mediaType: 'application/json' }] },
-          configuration: { returnImmediately: false },
-        },
-      }));
+      body = new TextEncoder().encode(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: crypto.randomUUID(),
+          method: 'SendMessage',
+          params: {
+            message: {
+              messageId: crypto.randomUUID(),
+              contextId,
+              role: 'ROLE_USER',
+              parts: [{ data: { skill, args }, mediaType: 'application/json' }],
+            },
+            configuration: { returnImmediately: false },
+          },
+        }),
+      );
     } catch {
       return mfail('A2A_BAD_REQUEST', 'bad-call', 'args are not serialisable as JSON');
     }
@@ -130,12 +204,18 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
     try {
       const res = await doFetch(`${member.url}/a2a`, {
         method: 'POST',
-        headers: { ...traceHeaders(currentTrace()), ...signature, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+        headers: {
+          ...traceHeaders(currentTrace()),
+          ...signature,
+          'content-type': 'application/json',
+          'A2A-Version': '1.0',
+        },
         body: body as Uint8Array<ArrayBuffer>,
         signal: AbortSignal.timeout(timeout),
       });
       const bytes = await readBodyBytes(res, maxAnswer);
-      if (!bytes) return mfail('A2A_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`);
+      if (!bytes)
+        return mfail('A2A_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`);
       if (meter) meter.answerBytes = bytes.byteLength;
       let doc: unknown;
       try {

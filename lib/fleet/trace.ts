@@ -78,7 +78,8 @@ export const TRACE_CAPABILITY_CHARS = 128;
 /** Longest node name or error code a record keeps. */
 export const TRACE_NAME_CHARS = 64;
 
-const cut = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`);
+const cut = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS trace (
@@ -121,9 +122,18 @@ interface Row {
 }
 
 const fromRow = (r: Row): TraceRecord => ({
-  id: r.id, ts: r.ts, from: r.caller, to: r.target, capability: r.capability,
-  durationMs: r.duration_ms, outcome: r.outcome, errorCode: r.error_code, bytes: r.bytes,
-  traceId: r.trace_id, spanId: r.span_id, parentSpanId: r.parent_span_id,
+  id: r.id,
+  ts: r.ts,
+  from: r.caller,
+  to: r.target,
+  capability: r.capability,
+  durationMs: r.duration_ms,
+  outcome: r.outcome,
+  errorCode: r.error_code,
+  bytes: r.bytes,
+  traceId: r.trace_id,
+  spanId: r.span_id,
+  parentSpanId: r.parent_span_id,
 });
 
 /** Rows wait at most this long (or until this many are pending) before they are committed together. */
@@ -147,26 +157,49 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
   const now = opts.now ?? Date.now;
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
   db.exec(SCHEMA);
-  const columns = new Set(db.query<{ name: string }, []>('PRAGMA table_info(trace)').all().map((c) => c.name));
+  const columns = new Set(
+    db
+      .query<{ name: string }, []>('PRAGMA table_info(trace)')
+      .all()
+      .map((c) => c.name),
+  );
   for (const [column, sql] of Object.entries(ADDED_COLUMNS)) if (!columns.has(column)) db.exec(sql);
   // No index on trace_id: trace ids are random, so each row would land on a random page of such an
   // index and every commit would rewrite hundreds of them (about 20 µs of CPU and 60 µs of blocked
   // event loop per call at 100,000 rows). A trace is looked up by scanning newest first, as the
   // other filters but `to` are. A file from before loses the index on open.
   db.exec('DROP INDEX IF EXISTS trace_trace_id');
-  const COLUMNS = 'id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id';
+  const COLUMNS =
+    'id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id';
   const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
   const insertOne = db.query<Row, TraceParam[]>(`INSERT INTO trace (${COLUMNS}) VALUES ${ROW}`);
   // Rows go in INSERT_ROWS to a statement: one statement run costs about as much as the row it
   // writes, so a group of rows halves the time a pending row takes to store.
-  const insertMany = db.query<Row, TraceParam[]>(`INSERT INTO trace (${COLUMNS}) VALUES ${Array(INSERT_ROWS).fill(ROW).join(', ')}`);
-  let lastId = db.query<{ id: number }, []>('SELECT COALESCE(MAX(id), 0) AS id FROM trace').get()!.id;
+  const insertMany = db.query<Row, TraceParam[]>(
+    `INSERT INTO trace (${COLUMNS}) VALUES ${Array(INSERT_ROWS).fill(ROW).join(', ')}`,
+  );
+  let lastId = db
+    .query<{ id: number }, []>('SELECT COALESCE(MAX(id), 0) AS id FROM trace')
+    .get()!.id;
   const listeners = new Set<(r: TraceRecord) => void>();
   let pending: TraceRecord[] = [];
   let timer: ReturnType<typeof setTimeout> | null = null;
   /** Adds `r`'s columns, in COLUMNS order, to `params` (positional parameters). */
   const paramsOf = (r: TraceRecord, params: TraceParam[]) => {
-    params.push(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode, r.bytes, r.traceId, r.spanId, r.parentSpanId);
+    params.push(
+      r.id,
+      r.ts,
+      r.from,
+      r.to,
+      r.capability,
+      r.durationMs,
+      r.outcome,
+      r.errorCode,
+      r.bytes,
+      r.traceId,
+      r.spanId,
+      r.parentSpanId,
+    );
     return params;
   };
   const writeAll = db.transaction((rows: TraceRecord[]) => {
@@ -186,7 +219,9 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
     'DELETE FROM trace WHERE id < COALESCE((SELECT id FROM trace WHERE ts >= ?1 ORDER BY id LIMIT 1), (SELECT COALESCE(MAX(id), 0) + 1 FROM trace))',
   );
   // Ids are handed out one by one here, so the newest `maxRows` are the ids above max - maxRows.
-  const dropBeyond = db.query<unknown, [number]>('DELETE FROM trace WHERE id <= (SELECT MAX(id) FROM trace) - ?');
+  const dropBeyond = db.query<unknown, [number]>(
+    'DELETE FROM trace WHERE id <= (SELECT MAX(id) FROM trace) - ?',
+  );
   let sincePrune = 0;
   let prunedAt = 0;
   const prune = () => {
@@ -203,7 +238,8 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
     pending = [];
     writeAll(rows);
     sincePrune += rows.length;
-    if (sincePrune >= Math.min(PRUNE_EVERY_ROWS, maxRows) || now() - prunedAt >= PRUNE_EVERY_MS) prune();
+    if (sincePrune >= Math.min(PRUNE_EVERY_ROWS, maxRows) || now() - prunedAt >= PRUNE_EVERY_MS)
+      prune();
   };
   prune();
 
@@ -228,12 +264,12 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
       const limit = Math.min(500, Math.max(1, Math.trunc(q.limit ?? 50)));
       const where: string[] = [];
       const params: (string | number)[] = [];
-      if (q.before !== undefined) (where.push('id < ?'), params.push(q.before));
-      if (q.from !== undefined) (where.push('caller = ?'), params.push(q.from));
-      if (q.to !== undefined) (where.push('target = ?'), params.push(q.to));
-      if (q.capability !== undefined) (where.push('capability = ?'), params.push(q.capability));
-      if (q.outcome !== undefined) (where.push('outcome = ?'), params.push(q.outcome));
-      if (q.traceId !== undefined) (where.push('trace_id = ?'), params.push(q.traceId));
+      if (q.before !== undefined) where.push('id < ?'), params.push(q.before);
+      if (q.from !== undefined) where.push('caller = ?'), params.push(q.from);
+      if (q.to !== undefined) where.push('target = ?'), params.push(q.to);
+      if (q.capability !== undefined) where.push('capability = ?'), params.push(q.capability);
+      if (q.outcome !== undefined) where.push('outcome = ?'), params.push(q.outcome);
+      if (q.traceId !== undefined) where.push('trace_id = ?'), params.push(q.traceId);
       const sql = `SELECT * FROM trace ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit + 1}`;
       const rows = db.query<Row, (string | number)[]>(sql).all(...params);
       const more = rows.length > limit;

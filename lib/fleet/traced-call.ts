@@ -6,7 +6,12 @@
  */
 
 import type { TraceRecord } from './trace.ts';
-import { childContext, currentTrace, withTrace, type TraceContext } from '../telemetry/trace-context.ts';
+import {
+  childContext,
+  currentTrace,
+  withTrace,
+  type TraceContext,
+} from '../telemetry/trace-context.ts';
 
 /** A trace record as written (the store adds its id). */
 export type CallRecordInput = Omit<TraceRecord, 'id'>;
@@ -81,7 +86,10 @@ export async function tracedCall<R extends CallOutcome>(
   const meter: CallMeter = { span };
   const r = await (opts.carriesSpan ? call(meter) : withTrace(span, () => call(meter)));
   const durationMs = Math.round((performance.now() - t0) * 100) / 100;
-  const bytes = !r.ok ? 0 : meter.answerBytes ?? (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result)));
+  const bytes = !r.ok
+    ? 0
+    : (meter.answerBytes ??
+      (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result))));
   const rec = sink.record({
     ts: isoOf(started),
     ...names,

@@ -3,4 +3,10 @@
  * nodes are and where they answer.
  */
 
-export { fleetMember, loadFleet, parseFleet, type Fleet, type FleetMember } from '../fleet/invoke.ts';
+export {
+  fleetMember,
+  loadFleet,
+  parseFleet,
+  type Fleet,
+  type FleetMember,
+} from '../fleet/invoke.ts';

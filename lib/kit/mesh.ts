@@ -3,6 +3,20 @@
  * mesh, messages and attachments, reconnect and recovery.
  */
 
-export { createMeshClient, type ClientEvents, type InboundMessage, type MembershipState, type MembershipStatus, type MeshClient, type MeshClientOptions, type SendRequest } from '../mesh/client.ts';
-export { fileConnectionMemory, memoryConnectionMemory, type ConnectionMemory, type RememberedConnection } from '../mesh/memory.ts';
+export {
+  createMeshClient,
+  type ClientEvents,
+  type InboundMessage,
+  type MembershipState,
+  type MembershipStatus,
+  type MeshClient,
+  type MeshClientOptions,
+  type SendRequest,
+} from '../mesh/client.ts';
+export {
+  fileConnectionMemory,
+  memoryConnectionMemory,
+  type ConnectionMemory,
+  type RememberedConnection,
+} from '../mesh/memory.ts';
 export type { MeshMessage, Peer, Target } from '../mesh/wire.ts';

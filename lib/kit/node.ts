@@ -4,14 +4,48 @@
  */
 
 export { capability, type ArgsOf } from '../catalog/capability.ts';
-export { Catalog, CapabilityError, type ArgSpec, type Capability, type CapabilityDescriptor, type Skill } from '../catalog/catalog.ts';
-export { defineNode, isNodeFactory, type ModelEndpoint, type NodeFactory, type NodeSetup, type NodeSpec } from '../node/define-node.ts';
-export { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type RunningNode } from '../node/create-node.ts';
-export { mountNode, prepareNode, serveNode, type NodeSource, type PreparedNode, type ServeNodeOptions } from '../node/serve-node.ts';
+export {
+  Catalog,
+  CapabilityError,
+  type ArgSpec,
+  type Capability,
+  type CapabilityDescriptor,
+  type Skill,
+} from '../catalog/catalog.ts';
+export {
+  defineNode,
+  isNodeFactory,
+  type ModelEndpoint,
+  type NodeFactory,
+  type NodeSetup,
+  type NodeSpec,
+} from '../node/define-node.ts';
+export {
+  createNode,
+  type NodeApp,
+  type NodeDefinition,
+  type NodeOptions,
+  type RunningNode,
+} from '../node/create-node.ts';
+export {
+  mountNode,
+  prepareNode,
+  serveNode,
+  type NodeSource,
+  type PreparedNode,
+  type ServeNodeOptions,
+} from '../node/serve-node.ts';
 export { importNode, loadNode } from '../node/load-node.ts';
 export type { Agent } from '../a2a/agent.ts';
 export { TokenBook, addToken, listTokens, revokeToken } from '../auth/tokens.ts';
 export type { Principal } from '../auth/principal.ts';
 export type { AnonymousAccess } from '../auth/access.ts';
 export type { CallContext } from '../catalog/catalog.ts';
-export { consoleLog, memoryLog, silentLog, type Log, type LogFields, type LogLevel } from '../log.ts';
+export {
+  consoleLog,
+  memoryLog,
+  silentLog,
+  type Log,
+  type LogFields,
+  type LogLevel,
+} from '../log.ts';

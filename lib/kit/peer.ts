@@ -4,8 +4,24 @@
  */
 
 export { createPeerClient, type PeerClient, type PeerResult } from '../peer/client.ts';
-export { ensureKeys, listKeys, loadPeerIdentity, parseRing, publicIdentity, retireKeys, rotateKey, trustRemoteKey } from '../peer/keys.ts';
 export {
-  createSigner, createVerifier, type PeerMode, type PeerRing, type PeerSigner, type PeerVerifier, type RingMode, type VerifierOptions,
+  ensureKeys,
+  listKeys,
+  loadPeerIdentity,
+  parseRing,
+  publicIdentity,
+  retireKeys,
+  rotateKey,
+  trustRemoteKey,
+} from '../peer/keys.ts';
+export {
+  createSigner,
+  createVerifier,
+  type PeerMode,
+  type PeerRing,
+  type PeerSigner,
+  type PeerVerifier,
+  type RingMode,
+  type VerifierOptions,
 } from '../peer/signature.ts';
 export { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../peer/routes.ts';

@@ -16,13 +16,24 @@ import { fail, type ClientCode, type MeshError, type Result } from './errors.ts'
 import { materialize, snapshotFile, type SavedAttachment } from './files.ts';
 import { createHubClient, type HistoryOptions } from './http-client.ts';
 import type { ConnectionMemory, RememberedConnection } from './memory.ts';
-import { openConnection, type ClaimedFrame, type DeliveryEvent, type MeshConnection, type SendReceipt, type SendTarget } from './connection.ts';
+import {
+  openConnection,
+  type ClaimedFrame,
+  type DeliveryEvent,
+  type MeshConnection,
+  type SendReceipt,
+  type SendTarget,
+} from './connection.ts';
 import type { Attachment } from './payload.ts';
 import { decodeText } from './payload.ts';
 import type { MeshMessage, Peer, Recovery, StreamPosition } from './wire.ts';
 
 /** Claim refusals after which retrying cannot help. */
-const STOP_CODES: ReadonlySet<ClientCode> = new Set(['A2A_NAME_IN_USE', 'A2A_UNKNOWN_PROJECT', 'A2A_PROTOCOL_MISMATCH']);
+const STOP_CODES: ReadonlySet<ClientCode> = new Set([
+  'A2A_NAME_IN_USE',
+  'A2A_UNKNOWN_PROJECT',
+  'A2A_PROTOCOL_MISMATCH',
+]);
 
 export type MembershipState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
 
@@ -61,7 +72,13 @@ export interface SendRequest {
 }
 
 export interface ClientEvents extends Record<string, unknown> {
-  'presence-changed': { agentId: string; state: MembershipState; project: string; name: string; error?: MeshError<ClientCode> };
+  'presence-changed': {
+    agentId: string;
+    state: MembershipState;
+    project: string;
+    name: string;
+    error?: MeshError<ClientCode>;
+  };
   /** The roster or the activity view changed (scope: one agent). */
   change: { agentId: string };
   delivery: DeliveryEvent & { agentId: string };
@@ -128,7 +145,10 @@ interface Membership {
 
 export function createMeshClient(o: MeshClientOptions) {
   const now = o.now ?? Date.now;
-  const timers: ClientTimers = o.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>) };
+  const timers: ClientTimers = o.timers ?? {
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (t) => clearTimeout(t as ReturnType<typeof setTimeout>),
+  };
   const base = o.reconnectMs ?? 500;
   const cap = o.maxReconnectMs ?? 10_000;
   const dir = o.attachmentsDir ?? join(tmpdir(), 'lume-a2a');
@@ -141,12 +161,20 @@ export function createMeshClient(o: MeshClientOptions) {
     if (!c) hubClients.set(url, (c = createHubClient({ baseUrl: url, token: o.token })));
     return c;
   };
-  const events = createEmitter<ClientEvents>((e) => o.log('warn', 'mesh client: listener threw', { error: String(e) }));
+  const events = createEmitter<ClientEvents>((e) =>
+    o.log('warn', 'mesh client: listener threw', { error: String(e) }),
+  );
   const members = new Map<string, Membership>();
 
   const setState = (m: Membership, state: MembershipState) => {
     m.state = state;
-    events.emit('presence-changed', { agentId: m.agentId, state, project: m.project, name: m.name, ...(m.lastError ? { error: m.lastError } : {}) });
+    events.emit('presence-changed', {
+      agentId: m.agentId,
+      state,
+      project: m.project,
+      name: m.name,
+      ...(m.lastError ? { error: m.lastError } : {}),
+    });
   };
 
   async function handle(m: Membership, message: MeshMessage): Promise<void> {
@@ -159,7 +187,13 @@ export function createMeshClient(o: MeshClientOptions) {
     try {
       const saved = await materialize(dir, message);
       if (!saved.ok) throw new Error(saved.error.message);
-      await o.onInbound?.({ agentId: m.agentId, message, text: decodeText(message.payload), attachments: saved.result, header: inboundHeader(message) });
+      await o.onInbound?.({
+        agentId: m.agentId,
+        message,
+        text: decodeText(message.payload),
+        attachments: saved.result,
+        header: inboundHeader(message),
+      });
     } finally {
       m.activity.handlingEnded();
       events.emit('change', { agentId: m.agentId });
@@ -173,7 +207,12 @@ export function createMeshClient(o: MeshClientOptions) {
     if (c.recovery) {
       events.emit('recovery', { ...c.recovery, agentId: m.agentId, resumed: c.resumed });
       if (!c.recovery.recovered)
-        o.log('warn', 'mesh client: recovery was partial; older missed messages are in history', { agent: m.agentId, project: m.project, since: c.recovery.since, replayed: c.recovery.replayed });
+        o.log('warn', 'mesh client: recovery was partial; older missed messages are in history', {
+          agent: m.agentId,
+          project: m.project,
+          since: c.recovery.since,
+          replayed: c.recovery.replayed,
+        });
     }
   }
 
@@ -218,7 +257,11 @@ export function createMeshClient(o: MeshClientOptions) {
     }
     if (!r.ok) {
       m.lastError = r.error;
-      o.log('warn', 'mesh client: connect failed', { agent: m.agentId, project: m.project, code: r.error.code });
+      o.log('warn', 'mesh client: connect failed', {
+        agent: m.agentId,
+        project: m.project,
+        code: r.error.code,
+      });
       if (STOP_CODES.has(r.error.code)) {
         m.desired = false;
         m.retryInMs = undefined;
@@ -240,7 +283,10 @@ export function createMeshClient(o: MeshClientOptions) {
     conn.on('close', ({ code, reason }) => {
       if (m.conn === conn) m.conn = undefined;
       if (!m.desired) return;
-      m.lastError = { code: 'A2A_CLIENT_TRANSPORT', message: `connection closed (${code} ${reason})` };
+      m.lastError = {
+        code: 'A2A_CLIENT_TRANSPORT',
+        message: `connection closed (${code} ${reason})`,
+      };
       void o.memory?.save(m.agentId, remembered(m));
       schedule(m);
     });
@@ -288,15 +334,31 @@ export function createMeshClient(o: MeshClientOptions) {
      * project and name returns the current status; a different one leaves the old presence first.
      * Resolves after the first attempt; failures other than the stop codes keep retrying.
      */
-    async connect(agentId: string, project: string, name = agentId, saved?: RememberedConnection): Promise<MembershipStatus> {
+    async connect(
+      agentId: string,
+      project: string,
+      name = agentId,
+      saved?: RememberedConnection,
+    ): Promise<MembershipStatus> {
       const existing = members.get(agentId);
-      if (existing && existing.project === project && existing.name === name && existing.desired) return status(existing);
+      if (existing && existing.project === project && existing.name === name && existing.desired)
+        return status(existing);
       if (existing) await stop(existing);
-      const m: Membership = { agentId, project, name, state: 'connecting', desired: true, delay: base, activity: createActivity(now), hub: 0 };
+      const m: Membership = {
+        agentId,
+        project,
+        name,
+        state: 'connecting',
+        desired: true,
+        delay: base,
+        activity: createActivity(now),
+        hub: 0,
+      };
       // A remembered connection of the same name brings its resume secret and stream position.
       if (saved && saved.project === project && saved.name === name) {
         if (saved.resumeSecret) m.resumeSecret = saved.resumeSecret;
-        if (saved.epoch !== undefined && saved.since !== undefined) m.position = { epoch: saved.epoch, since: saved.since };
+        if (saved.epoch !== undefined && saved.since !== undefined)
+          m.position = { epoch: saved.epoch, since: saved.since };
       }
       members.set(agentId, m);
       setState(m, 'connecting');
@@ -317,7 +379,9 @@ export function createMeshClient(o: MeshClientOptions) {
     /** Rejoins every remembered connection (after a restart). */
     async restore(): Promise<MembershipStatus[]> {
       const saved = (await o.memory?.load()) ?? {};
-      return Promise.all(Object.entries(saved).map(([id, c]) => this.connect(id, c.project, c.name, c)));
+      return Promise.all(
+        Object.entries(saved).map(([id, c]) => this.connect(id, c.project, c.name, c)),
+      );
     },
 
     status(agentId: string): MembershipStatus | undefined {
@@ -327,7 +391,12 @@ export function createMeshClient(o: MeshClientOptions) {
 
     /** The roster names other than the agent itself. */
     peers(agentId: string): string[] {
-      return members.get(agentId)?.conn?.peers().map((p) => p.name) ?? [];
+      return (
+        members
+          .get(agentId)
+          ?.conn?.peers()
+          .map((p) => p.name) ?? []
+      );
     },
 
     /** Sends from an agent's presence; attachments are absolute local paths. */

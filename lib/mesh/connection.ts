@@ -11,7 +11,13 @@ import { clientCode, fail, ok, type ClientCode, type MeshError, type Result } fr
 import { MESH_LIMITS, PROTOCOL_VERSION } from './limits.ts';
 import { newMessageId } from './names.ts';
 import { encodeText, type Attachment } from './payload.ts';
-import { truncateUtf8, type MeshMessage, type Peer, type ServerFrame, type StreamPosition } from './wire.ts';
+import {
+  truncateUtf8,
+  type MeshMessage,
+  type Peer,
+  type ServerFrame,
+  type StreamPosition,
+} from './wire.ts';
 
 export type SendTarget = { type: 'agent'; name: string } | { type: 'project' };
 
@@ -64,11 +70,15 @@ export interface ConnectOptions {
   /** Gives up on the claim after this long. */
   claimTimeoutMs?: number;
   /** Timers for the heartbeat watchdog (tests fire them by hand). */
-  timers?: { setTimeout: (fn: () => void, ms: number) => unknown; clearTimeout: (t: unknown) => void };
+  timers?: {
+    setTimeout: (fn: () => void, ms: number) => unknown;
+    clearTimeout: (t: unknown) => void;
+  };
   WebSocket?: typeof WebSocket;
 }
 
-export type MeshConnection = Awaited<ReturnType<typeof openConnection>> extends Result<infer C, ClientCode> ? C : never;
+export type MeshConnection =
+  Awaited<ReturnType<typeof openConnection>> extends Result<infer C, ClientCode> ? C : never;
 
 const wsUrl = (hubUrl: string) => `${hubUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/connect`;
 
@@ -83,13 +93,19 @@ export function openConnection(o: ConnectOptions) {
   let closed = false;
   let closeInfo = { code: 0, reason: '' };
   let requestSeq = 0;
-  const timers = o.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as ReturnType<typeof setTimeout>) };
+  const timers = o.timers ?? {
+    setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+    clearTimeout: (t: unknown) => clearTimeout(t as ReturnType<typeof setTimeout>),
+  };
   // Armed after the claim: silence for `heartbeatMs × (heartbeatMisses + 1)` means the hub (or the path to it) is gone.
   let silentAfterMs = 0;
   let watchdog: unknown;
   const rearmWatchdog = () => {
     if (watchdog !== undefined) timers.clearTimeout(watchdog);
-    watchdog = silentAfterMs > 0 && !closed ? timers.setTimeout(() => finish(HUB_SILENT_CODE, 'hub_silent'), silentAfterMs) : undefined;
+    watchdog =
+      silentAfterMs > 0 && !closed
+        ? timers.setTimeout(() => finish(HUB_SILENT_CODE, 'hub_silent'), silentAfterMs)
+        : undefined;
   };
   let graceTimer: unknown;
   let finish: (code: number, reason: string) => void = () => {};
@@ -101,7 +117,9 @@ export function openConnection(o: ConnectOptions) {
   try {
     ws = new Ws(wsUrl(o.hubUrl));
   } catch (e) {
-    return Promise.resolve(fail('A2A_CLIENT_CONNECT', `cannot open ${wsUrl(o.hubUrl)}: ${(e as Error).message}`));
+    return Promise.resolve(
+      fail('A2A_CLIENT_CONNECT', `cannot open ${wsUrl(o.hubUrl)}: ${(e as Error).message}`),
+    );
   }
   const sendFrame = (f: unknown) => {
     if (!closed && ws.readyState === Ws.OPEN) ws.send(JSON.stringify(f));
@@ -117,7 +135,11 @@ export function openConnection(o: ConnectOptions) {
         sendFrame({ type: 'delivered', messageId: m.messageId });
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
-        sendFrame({ type: 'delivery_failed', messageId: m.messageId, error: truncateUtf8(text || 'handler failed', MESH_LIMITS.maxDeliveryErrorBytes) });
+        sendFrame({
+          type: 'delivery_failed',
+          messageId: m.messageId,
+          error: truncateUtf8(text || 'handler failed', MESH_LIMITS.maxDeliveryErrorBytes),
+        });
       }
     }
     draining = false;
@@ -197,13 +219,21 @@ export function openConnection(o: ConnectOptions) {
       switch (f.type) {
         case 'claimed':
           if (f.protocolVersion !== PROTOCOL_VERSION) {
-            claimError = { code: 'A2A_PROTOCOL_MISMATCH', message: `hub claimed with protocol ${f.protocolVersion}` };
+            claimError = {
+              code: 'A2A_PROTOCOL_MISMATCH',
+              message: `hub claimed with protocol ${f.protocolVersion}`,
+            };
             return connection.close(1002, 'protocol_mismatch');
           }
           self = f.self;
           for (const p of f.peers) roster.set(p.name, p);
           if (typeof f.heartbeatMs === 'number' && f.heartbeatMs > 0) {
-            silentAfterMs = f.heartbeatMs * ((typeof f.heartbeatMisses === 'number' && f.heartbeatMisses > 0 ? f.heartbeatMisses : 2) + 1);
+            silentAfterMs =
+              f.heartbeatMs *
+              ((typeof f.heartbeatMisses === 'number' && f.heartbeatMisses > 0
+                ? f.heartbeatMisses
+                : 2) +
+                1);
             rearmWatchdog();
           }
           o.onClaimed?.(f);
@@ -219,7 +249,9 @@ export function openConnection(o: ConnectOptions) {
         case 'accepted': {
           const done = pending.get(f.requestId);
           pending.delete(f.requestId);
-          return done?.(ok({ message: f.message, recipients: f.recipients, replayed: f.replayed === true }));
+          return done?.(
+            ok({ message: f.message, recipients: f.recipients, replayed: f.replayed === true }),
+          );
         }
         case 'message': {
           const m = f.message;
@@ -253,12 +285,20 @@ export function openConnection(o: ConnectOptions) {
       if (graceTimer !== undefined) timers.clearTimeout(graceTimer);
       watchdog = graceTimer = undefined;
       // A half-open socket never completes a close handshake: cut it locally.
-      if (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING) (ws as WebSocket & { terminate?: () => void }).terminate?.();
+      if (ws.readyState === Ws.OPEN || ws.readyState === Ws.CONNECTING)
+        (ws as WebSocket & { terminate?: () => void }).terminate?.();
       closeInfo = { code, reason };
-      for (const done of pending.values()) done(fail('A2A_CLIENT_CLOSED', `connection closed (${code} ${reason})`));
+      for (const done of pending.values())
+        done(fail('A2A_CLIENT_CLOSED', `connection closed (${code} ${reason})`));
       pending.clear();
       inbound.length = 0;
-      settle({ ok: false, error: claimError ?? { code: 'A2A_CLIENT_CONNECT', message: `connection closed before the claim (${code} ${reason})` } });
+      settle({
+        ok: false,
+        error: claimError ?? {
+          code: 'A2A_CLIENT_CONNECT',
+          message: `connection closed before the claim (${code} ${reason})`,
+        },
+      });
       events.emit('close', closeInfo);
     };
     ws.onclose = (ev) => finish(ev.code, ev.reason);

@@ -2,7 +2,9 @@
 
 export type Listener<T> = (event: T) => void;
 
-export function createEmitter<Events extends Record<string, unknown>>(onListenerError?: (e: unknown) => void) {
+export function createEmitter<Events extends Record<string, unknown>>(
+  onListenerError?: (e: unknown) => void,
+) {
   const listeners = new Map<keyof Events, Set<Listener<never>>>();
   return {
     /** Subscribes; returns the unsubscribe function. */

@@ -46,5 +46,7 @@ export function clientCode(code: unknown): ClientCode {
   if (typeof code !== 'string') return 'A2A_CLIENT_TRANSPORT';
   if (Object.hasOwn(FROM_WIRE, code)) return FROM_WIRE[code as WireCode];
   if (Object.hasOwn(FROM_HTTP, code)) return FROM_HTTP[code as MeshHttpCode];
-  return code === 'A2A_BAD_REQUEST' || Object.hasOwn(MESH_CLIENT_ERRORS, code) ? (code as ClientCode) : 'A2A_CLIENT_TRANSPORT';
+  return code === 'A2A_BAD_REQUEST' || Object.hasOwn(MESH_CLIENT_ERRORS, code)
+    ? (code as ClientCode)
+    : 'A2A_CLIENT_TRANSPORT';
 }

@@ -25,19 +25,30 @@ type Limits = Pick<MeshLimits, 'historyDefaultLimit' | 'historyMaxLimit' | 'hist
 
 /** Parses `project`, `before`, `after`, `from`, `limit` from plain strings (a query string or CLI flags). */
 export function parseHistoryQuery(
-  raw: { project?: string | null; before?: string | null; after?: string | null; from?: string | null; limit?: string | null },
+  raw: {
+    project?: string | null;
+    before?: string | null;
+    after?: string | null;
+    from?: string | null;
+    limit?: string | null;
+  },
   limits: Limits = MESH_LIMITS,
 ): Result<HistoryQuery, 'A2A_BAD_REQUEST' | 'missing-project'> {
-  if (raw.project == null || raw.project === '') return fail('missing-project', 'project is required');
-  if (!isProjectName(raw.project)) return fail('A2A_BAD_REQUEST', 'project is not a valid project name');
+  if (raw.project == null || raw.project === '')
+    return fail('missing-project', 'project is required');
+  if (!isProjectName(raw.project))
+    return fail('A2A_BAD_REQUEST', 'project is not a valid project name');
   const q: HistoryQuery = { project: raw.project, limit: limits.historyDefaultLimit };
-  if (raw.before != null && raw.after != null) return fail('A2A_BAD_REQUEST', 'before and after cannot be combined');
+  if (raw.before != null && raw.after != null)
+    return fail('A2A_BAD_REQUEST', 'before and after cannot be combined');
   for (const key of ['before', 'after'] as const) {
     const v = raw[key];
     if (v == null) continue;
     const ref = parseRef(v);
-    if (!ref) return fail('A2A_BAD_REQUEST', `${key} must be a message reference like ${raw.project}:12`);
-    if (ref.project !== raw.project) return fail('A2A_BAD_REQUEST', `${key} belongs to another project`);
+    if (!ref)
+      return fail('A2A_BAD_REQUEST', `${key} must be a message reference like ${raw.project}:12`);
+    if (ref.project !== raw.project)
+      return fail('A2A_BAD_REQUEST', `${key} belongs to another project`);
     q[key] = ref.sequence;
   }
   if (raw.from != null) {
@@ -45,7 +56,8 @@ export function parseHistoryQuery(
     q.from = raw.from;
   }
   if (raw.limit != null) {
-    if (!/^-?[0-9]{1,9}$/.test(raw.limit)) return fail('A2A_BAD_REQUEST', 'limit must be an integer');
+    if (!/^-?[0-9]{1,9}$/.test(raw.limit))
+      return fail('A2A_BAD_REQUEST', 'limit must be an integer');
     q.limit = Math.min(limits.historyMaxLimit, Math.max(1, Number(raw.limit)));
   }
   return ok(q);
@@ -56,26 +68,43 @@ export function parseHistoryQuery(
  * budget is reached, then answers in ascending order. Rows whose recorded size does not add up are
  * skipped and reported through `onCorrupt`.
  */
-export function runHistory(db: Database, q: HistoryQuery, limits: Limits = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
+export function runHistory(
+  db: Database,
+  q: HistoryQuery,
+  limits: Limits = MESH_LIMITS,
+  onCorrupt?: (ref: string) => void,
+): MeshMessage[] {
   const where = ['project = ?1'];
   if (q.before !== undefined) where.push('sequence < ?2');
   if (q.after !== undefined) where.push('sequence > ?2');
   if (q.from !== undefined) where.push('sender_name = ?3');
   const order = q.after !== undefined ? 'ASC' : 'DESC';
   // db.query caches the statement per SQL text; there are only eight shapes.
-  const stmt = db.query(`SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?4`);
-  const rows = stmt.all(q.project, q.before ?? q.after ?? null, q.from ?? null, q.limit) as MessageRow[];
+  const stmt = db.query(
+    `SELECT * FROM messages WHERE ${where.join(' AND ')} ORDER BY sequence ${order} LIMIT ?4`,
+  );
+  const rows = stmt.all(
+    q.project,
+    q.before ?? q.after ?? null,
+    q.from ?? null,
+    q.limit,
+  ) as MessageRow[];
   return pageRows(rows, order, limits, onCorrupt);
 }
 
 /** Decoded size of a message: its text and attachments. */
-const sizeOf = (m: MeshMessage): number => m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
+const sizeOf = (m: MeshMessage): number =>
+  m.payload.uncompressedBytes + m.attachments.reduce((n, a) => n + a.payload.uncompressedBytes, 0);
 
 /**
  * Walks rows in query order: skips rows whose recorded size does not add up (reported through
  * `onCorrupt`) and stops before the decoded budget is exceeded (the first readable row always fits).
  */
-function walkRows(rows: MessageRow[], budgetBytes: number, onCorrupt?: (ref: string) => void): { messages: MeshMessage[]; skipped: boolean; cut: boolean } {
+function walkRows(
+  rows: MessageRow[],
+  budgetBytes: number,
+  onCorrupt?: (ref: string) => void,
+): { messages: MeshMessage[]; skipped: boolean; cut: boolean } {
   const messages: MeshMessage[] = [];
   let used = 0;
   let skipped = false;
@@ -98,7 +127,12 @@ function walkRows(rows: MessageRow[], budgetBytes: number, onCorrupt?: (ref: str
  * Turns the rows of a history query (in walk order) into its answer: stops at the decoded budget,
  * skips rows whose recorded size does not add up, answers in ascending order.
  */
-export function pageRows(rows: MessageRow[], order: 'ASC' | 'DESC', limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): MeshMessage[] {
+export function pageRows(
+  rows: MessageRow[],
+  order: 'ASC' | 'DESC',
+  limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS,
+  onCorrupt?: (ref: string) => void,
+): MeshMessage[] {
   const { messages } = walkRows(rows, limits.historyBudgetBytes, onCorrupt);
   return order === 'DESC' ? messages.reverse() : messages;
 }
@@ -124,7 +158,12 @@ export interface Missed {
  * newest-first so that, past the limit or the decoded budget, the most recent ones are kept and
  * the gap is at the old end (the client pages it with `before`).
  */
-export function runMissed(db: Database, q: MissedQuery, limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): Missed {
+export function runMissed(
+  db: Database,
+  q: MissedQuery,
+  limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS,
+  onCorrupt?: (ref: string) => void,
+): Missed {
   const rows = db
     .query(
       `SELECT * FROM messages WHERE project = ?1 AND sequence > ?2
@@ -136,7 +175,16 @@ export function runMissed(db: Database, q: MissedQuery, limits: Pick<MeshLimits,
 }
 
 /** Turns the rows of a missed-messages query (newest first, `limit + 1` at most) into its answer. */
-export function missedRows(rows: MessageRow[], limit: number, limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS, onCorrupt?: (ref: string) => void): Missed {
-  const { messages, skipped, cut } = walkRows(rows.slice(0, limit), limits.historyBudgetBytes, onCorrupt);
+export function missedRows(
+  rows: MessageRow[],
+  limit: number,
+  limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS,
+  onCorrupt?: (ref: string) => void,
+): Missed {
+  const { messages, skipped, cut } = walkRows(
+    rows.slice(0, limit),
+    limits.historyBudgetBytes,
+    onCorrupt,
+  );
   return { messages: messages.reverse(), complete: rows.length <= limit && !skipped && !cut };
 }

@@ -41,7 +41,14 @@ export type HubClient = ReturnType<typeof createHubClient>;
  * separated by commas (`http://a:4100,http://b:4100`), first tried first.
  */
 export function hubUrlList(...given: (string | undefined)[]): string[] {
-  return [...new Set(given.flatMap((g) => (g ?? '').split(',')).map((u) => u.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      given
+        .flatMap((g) => (g ?? '').split(','))
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export function createHubClient(o: HubClientOptions) {
@@ -52,22 +59,38 @@ export function createHubClient(o: HubClientOptions) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
 
-  async function call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Result<Record<string, unknown>, ClientCode>> {
+  async function call(
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+  ): Promise<Result<Record<string, unknown>, ClientCode>> {
     let res: Response | undefined;
     const refused: string[] = [];
     // Only a refused connection moves on: the request never reached that hub, so asking the next
     // one cannot do anything twice. Any other failure may have happened after the hub acted.
     for (const b of [base, ...bases.filter((x) => x !== base)]) {
       try {
-        res = await doFetch(b + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+        res = await doFetch(b + path, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         base = b;
         break;
       } catch (e) {
-        if ((e as { code?: unknown }).code !== 'ECONNREFUSED') return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${b}: ${(e as Error).message}`);
+        if ((e as { code?: unknown }).code !== 'ECONNREFUSED')
+          return fail(
+            'A2A_HTTP_TRANSPORT',
+            `cannot reach the hub at ${b}: ${(e as Error).message}`,
+          );
         refused.push(b);
       }
     }
-    if (!res) return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${refused.join(' or ')}: connection refused`);
+    if (!res)
+      return fail(
+        'A2A_HTTP_TRANSPORT',
+        `cannot reach the hub at ${refused.join(' or ')}: connection refused`,
+      );
     let doc: Record<string, unknown>;
     try {
       doc = (await res.json()) as Record<string, unknown>;
@@ -85,7 +108,10 @@ export function createHubClient(o: HubClientOptions) {
     if (!r.ok) return r;
     const m = r.result as unknown as HubMeta;
     if (m.protocolVersion !== PROTOCOL_VERSION)
-      return fail('A2A_PROTOCOL_MISMATCH', `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`);
+      return fail(
+        'A2A_PROTOCOL_MISMATCH',
+        `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`,
+      );
     return ok(m);
   }
 
@@ -96,7 +122,11 @@ export function createHubClient(o: HubClientOptions) {
   }
 
   const query = (q: Record<string, string | number | undefined>) =>
-    new URLSearchParams(Object.entries(q).filter((e): e is [string, string | number] => e[1] !== undefined).map(([k, v]) => [k, String(v)])).toString();
+    new URLSearchParams(
+      Object.entries(q)
+        .filter((e): e is [string, string | number] => e[1] !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    ).toString();
 
   return {
     /** The hub that answered last (the first given until one has). */
@@ -104,7 +134,12 @@ export function createHubClient(o: HubClientOptions) {
       return base;
     },
     meta,
-    async createProject(p: { name: string; displayName?: string; description?: string; createdByCwd?: string }): Promise<Result<Project, ClientCode>> {
+    async createProject(p: {
+      name: string;
+      displayName?: string;
+      description?: string;
+      createdByCwd?: string;
+    }): Promise<Result<Project, ClientCode>> {
       const r = await checked('POST', '/api/projects.create', p);
       return r.ok ? ok((r.result.result as { project: Project }).project) : r;
     },
@@ -116,7 +151,10 @@ export function createHubClient(o: HubClientOptions) {
       const r = await checked('POST', '/api/projects.delete', { name });
       return r.ok ? ok((r.result.result as { deleted: boolean }).deleted) : r;
     },
-    async history(project: string, h: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
+    async history(
+      project: string,
+      h: HistoryOptions = {},
+    ): Promise<Result<MeshMessage[], ClientCode>> {
       const r = await checked('GET', `/v1/history?${query({ project, ...h })}`);
       return r.ok ? ok(r.result.messages as MeshMessage[]) : r;
     },

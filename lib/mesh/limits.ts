@@ -53,6 +53,8 @@ export const MESH_LIMIT_ENV = Object.freeze({
 } as const);
 
 /** Reads the settable limits from the environment; a value that is not a positive integer is refused with its name. */
-export function meshLimitsFromEnv(env: Record<string, string | undefined>): { ok: true; value: Partial<MeshLimits> } | { ok: false; message: string } {
+export function meshLimitsFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; value: Partial<MeshLimits> } | { ok: false; message: string } {
   return positiveIntegersFromEnv(env, MESH_LIMIT_ENV, 9);
 }

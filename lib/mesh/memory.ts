@@ -35,7 +35,9 @@ export interface ConnectionMemory {
 }
 
 /** Keeps remembered connections in memory (tests; a process that should not persist). */
-export function memoryConnectionMemory(initial: Record<string, RememberedConnection> = {}): ConnectionMemory {
+export function memoryConnectionMemory(
+  initial: Record<string, RememberedConnection> = {},
+): ConnectionMemory {
   const data = { ...initial };
   return {
     load: async () => ({ ...data }),

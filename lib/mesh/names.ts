@@ -10,12 +10,14 @@ export const isMessageId = (v: unknown): v is string => typeof v === 'string' &&
 
 /** Attachment file names: at most 255 UTF-8 bytes, no separators, no control characters, not `.`/`..`. */
 export function attachmentNameProblem(name: unknown, maxBytes = 255): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return 'attachment name must be a non-empty string';
+  if (typeof name !== 'string' || name.length === 0)
+    return 'attachment name must be a non-empty string';
   if (Buffer.byteLength(name) > maxBytes) return `attachment name is over ${maxBytes} bytes`;
   if (name === '.' || name === '..') return 'attachment name cannot be . or ..';
   if (/[/\\]/.test(name)) return 'attachment name cannot contain / or \\';
   // C0, DEL and C1 controls: a name ends up as a file name on the receiver.
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(name)) return 'attachment name cannot contain control characters';
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(name))
+    return 'attachment name cannot contain control characters';
   return undefined;
 }
 

@@ -26,7 +26,14 @@ export interface Attachment {
 }
 
 export type ContentCode = 'payload_too_large' | 'message_rejected';
-type CodecLimits = Pick<MeshLimits, 'maxContentBytes' | 'textPlainLimit' | 'attachmentGzipMin' | 'maxAttachments' | 'maxAttachmentNameBytes'>;
+type CodecLimits = Pick<
+  MeshLimits,
+  | 'maxContentBytes'
+  | 'textPlainLimit'
+  | 'attachmentGzipMin'
+  | 'maxAttachments'
+  | 'maxAttachmentNameBytes'
+>;
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -34,19 +41,42 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** Encodes message text: identity under the plain limit, gzip+base64 above it. */
 export function encodeText(text: string, limits: CodecLimits = MESH_LIMITS): TextPayload {
   const bytes = utf8.encode(text);
-  if (bytes.length < limits.textPlainLimit) return { encoding: 'identity', data: text, uncompressedBytes: bytes.length };
-  return { encoding: 'gzip+base64', data: Buffer.from(gzipSync(bytes)).toString('base64'), uncompressedBytes: bytes.length };
+  if (bytes.length < limits.textPlainLimit)
+    return { encoding: 'identity', data: text, uncompressedBytes: bytes.length };
+  return {
+    encoding: 'gzip+base64',
+    data: Buffer.from(gzipSync(bytes)).toString('base64'),
+    uncompressedBytes: bytes.length,
+  };
 }
 
 /** Encodes attachment bytes: base64, or gzip+base64 when the input is large enough and gzip shrinks it. */
-export function encodeAttachment(name: string, bytes: Uint8Array, limits: CodecLimits = MESH_LIMITS): Attachment {
+export function encodeAttachment(
+  name: string,
+  bytes: Uint8Array,
+  limits: CodecLimits = MESH_LIMITS,
+): Attachment {
   if (bytes.length >= limits.attachmentGzipMin) {
     const gz = gzipSync(bytes);
     if (gz.length < bytes.length) {
-      return { name, payload: { encoding: 'gzip+base64', data: Buffer.from(gz).toString('base64'), uncompressedBytes: bytes.length } };
+      return {
+        name,
+        payload: {
+          encoding: 'gzip+base64',
+          data: Buffer.from(gz).toString('base64'),
+          uncompressedBytes: bytes.length,
+        },
+      };
     }
   }
-  return { name, payload: { encoding: 'base64', data: Buffer.from(bytes).toString('base64'), uncompressedBytes: bytes.length } };
+  return {
+    name,
+    payload: {
+      encoding: 'base64',
+      data: Buffer.from(bytes).toString('base64'),
+      uncompressedBytes: bytes.length,
+    },
+  };
 }
 
 /** Decodes base64 that must re-encode to the same string (one canonical form per byte string). */
@@ -72,11 +102,14 @@ function decodePayload(
   budget: number,
   what: string,
 ): Result<Uint8Array, ContentCode> {
-  if (!p || typeof p !== 'object') return fail('message_rejected', `${what} payload must be an object`);
+  if (!p || typeof p !== 'object')
+    return fail('message_rejected', `${what} payload must be an object`);
   const { encoding, data, uncompressedBytes: size } = p as Record<string, unknown>;
-  if (typeof encoding !== 'string' || !kinds.includes(encoding)) return fail('message_rejected', `${what} encoding must be one of ${kinds.join(', ')}`);
+  if (typeof encoding !== 'string' || !kinds.includes(encoding))
+    return fail('message_rejected', `${what} encoding must be one of ${kinds.join(', ')}`);
   if (typeof data !== 'string') return fail('message_rejected', `${what} data must be a string`);
-  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0) return fail('message_rejected', `${what} uncompressedBytes must be a non-negative integer`);
+  if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+    return fail('message_rejected', `${what} uncompressedBytes must be a non-negative integer`);
   if (size > budget) return fail('payload_too_large', `${what} exceeds the content budget`);
   let bytes: Uint8Array | undefined;
   if (encoding === 'identity') bytes = utf8.encode(data);
@@ -87,25 +120,42 @@ function decodePayload(
     else {
       // Inflate one byte past the budget so a bomb stops early and is told apart from an exact fit.
       bytes = gunzipCapped(raw, budget + 1);
-      if (!bytes) return fail('payload_too_large', `${what} is not valid gzip or inflates past the content budget`);
+      if (!bytes)
+        return fail(
+          'payload_too_large',
+          `${what} is not valid gzip or inflates past the content budget`,
+        );
     }
   }
   if (bytes.length > budget) return fail('payload_too_large', `${what} exceeds the content budget`);
-  if (bytes.length !== size) return fail('message_rejected', `${what} uncompressedBytes is ${size} but the data decodes to ${bytes.length}`);
+  if (bytes.length !== size)
+    return fail(
+      'message_rejected',
+      `${what} uncompressedBytes is ${size} but the data decodes to ${bytes.length}`,
+    );
   return ok(bytes);
 }
 
 /** Validates text plus attachments against every content rule; returns the decoded content size. */
-export function validateContent(payload: unknown, attachments: unknown, limits: CodecLimits = MESH_LIMITS): Result<number, ContentCode> {
-  if (attachments !== undefined && !Array.isArray(attachments)) return fail('message_rejected', 'attachments must be an array');
+export function validateContent(
+  payload: unknown,
+  attachments: unknown,
+  limits: CodecLimits = MESH_LIMITS,
+): Result<number, ContentCode> {
+  if (attachments !== undefined && !Array.isArray(attachments))
+    return fail('message_rejected', 'attachments must be an array');
   const list = (attachments ?? []) as unknown[];
-  if (list.length > limits.maxAttachments) return fail('message_rejected', `at most ${limits.maxAttachments} attachments`);
+  if (list.length > limits.maxAttachments)
+    return fail('message_rejected', `at most ${limits.maxAttachments} attachments`);
   const text = decodePayload(payload, ['identity', 'gzip+base64'], limits.maxContentBytes, 'text');
   if (!text.ok) return text;
   const p = payload as TextPayload;
   // One canonical form per text keeps idempotency comparisons exact.
   if (p.encoding === 'identity' && text.result.length >= limits.textPlainLimit)
-    return fail('message_rejected', `text of ${limits.textPlainLimit} bytes or more must be gzip+base64`);
+    return fail(
+      'message_rejected',
+      `text of ${limits.textPlainLimit} bytes or more must be gzip+base64`,
+    );
   if (p.encoding === 'gzip+base64' && text.result.length < limits.textPlainLimit)
     return fail('message_rejected', `text under ${limits.textPlainLimit} bytes must be identity`);
   let decoded: string;
@@ -118,13 +168,20 @@ export function validateContent(payload: unknown, attachments: unknown, limits: 
   let used = text.result.length;
   const names = new Set<string>();
   for (const [i, a] of list.entries()) {
-    if (!a || typeof a !== 'object') return fail('message_rejected', `attachment ${i} must be an object`);
+    if (!a || typeof a !== 'object')
+      return fail('message_rejected', `attachment ${i} must be an object`);
     const { name, payload: ap } = a as Record<string, unknown>;
     const problem = attachmentNameProblem(name, limits.maxAttachmentNameBytes);
     if (problem) return fail('message_rejected', problem);
-    if (names.has(name as string)) return fail('message_rejected', `duplicate attachment name ${JSON.stringify(name)}`);
+    if (names.has(name as string))
+      return fail('message_rejected', `duplicate attachment name ${JSON.stringify(name)}`);
     names.add(name as string);
-    const r = decodePayload(ap, ['base64', 'gzip+base64'], limits.maxContentBytes - used, `attachment ${JSON.stringify(name)}`);
+    const r = decodePayload(
+      ap,
+      ['base64', 'gzip+base64'],
+      limits.maxContentBytes - used,
+      `attachment ${JSON.stringify(name)}`,
+    );
     if (!r.ok) return r;
     used += r.result.length;
   }
@@ -134,7 +191,9 @@ export function validateContent(payload: unknown, attachments: unknown, limits: 
 /** Decodes text the hub has already validated. */
 export function decodeText(p: TextPayload): string {
   if (p.encoding === 'identity') return p.data;
-  return new TextDecoder().decode(gunzipCapped(Buffer.from(p.data, 'base64'), p.uncompressedBytes + 1) ?? new Uint8Array());
+  return new TextDecoder().decode(
+    gunzipCapped(Buffer.from(p.data, 'base64'), p.uncompressedBytes + 1) ?? new Uint8Array(),
+  );
 }
 
 /** Decodes attachment bytes; undefined when they do not match their declared size. */

@@ -54,15 +54,20 @@ export function noteOrigin(note: string): string | undefined {
 }
 
 /** Reads a commit note; undefined when it is malformed. */
-export function parseCommitNote(note: string): { hub: string; project: string; sequence: number } | undefined {
+export function parseCommitNote(
+  note: string,
+): { hub: string; project: string; sequence: number } | undefined {
   const [kind, hub, project, sequence, extra] = note.split('\t');
   const s = Number(sequence);
-  if (kind !== 'c' || !hub || !project || extra !== undefined || !Number.isSafeInteger(s) || s < 0) return undefined;
+  if (kind !== 'c' || !hub || !project || extra !== undefined || !Number.isSafeInteger(s) || s < 0)
+    return undefined;
   return { hub, project, sequence: s };
 }
 
 /** Reads a delivery note: its hub and [sender presence id, frame JSON] pairs; undefined when malformed. */
-export function parseDeliveryNote(note: string): { hub: string; items: [string, string][] } | undefined {
+export function parseDeliveryNote(
+  note: string,
+): { hub: string; items: [string, string][] } | undefined {
   const lines = note.split('\n');
   const [kind, hub] = lines[0]!.split('\t');
   if (kind !== 'd' || !hub) return undefined;

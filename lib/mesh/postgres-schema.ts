@@ -73,7 +73,10 @@ export async function applyMeshSchema(sql: SQL): Promise<void> {
     await tx.unsafe(DDL).simple();
     const [row] = await tx`SELECT value FROM mesh_meta WHERE key = 'version'`;
     const version = row ? Number(row.value) : 0;
-    if (version > STORE_VERSION) throw new Error(`mesh store: the database has storage version ${version}, newer than ${STORE_VERSION}`);
+    if (version > STORE_VERSION)
+      throw new Error(
+        `mesh store: the database has storage version ${version}, newer than ${STORE_VERSION}`,
+      );
     if (version < STORE_VERSION)
       await tx`INSERT INTO mesh_meta (key, value) VALUES ('version', ${String(STORE_VERSION)}) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`;
   });

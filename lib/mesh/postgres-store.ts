@@ -85,7 +85,10 @@ function toRow(r: Record<string, unknown>): MessageRow {
     attachments: r.attachments as string,
     content_bytes: Number(r.content_bytes),
     created_at: Number(r.created_at),
-    reply_to_sequence: r.reply_to_sequence === null || r.reply_to_sequence === undefined ? null : Number(r.reply_to_sequence),
+    reply_to_sequence:
+      r.reply_to_sequence === null || r.reply_to_sequence === undefined
+        ? null
+        : Number(r.reply_to_sequence),
   };
 }
 
@@ -123,7 +126,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       while (batch.length > 0) {
         let bytes = 0;
         let n = 0;
-        while (n < batch.length && n < maxBatch && bytes < maxBatchBytes) bytes += batch[n++]!.checked.contentBytes + 256;
+        while (n < batch.length && n < maxBatch && bytes < maxBatchBytes)
+          bytes += batch[n++]!.checked.contentBytes + 256;
         const items = batch.slice(0, n);
         batch = batch.slice(n);
         await commitGroup(items);
@@ -159,7 +163,10 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
         for (const p of items) {
           const seq = inserted.get(p.checked.messageId);
           if (seq === undefined) {
-            settle(p, fail('unknown_project', `project ${p.checked.candidate.project} does not exist`));
+            settle(
+              p,
+              fail('unknown_project', `project ${p.checked.candidate.project} does not exist`),
+            );
             continue;
           }
           p.message = sequenced(p.checked, seq, p.createdAt);
@@ -182,9 +189,13 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
           continue;
         }
         if (code !== undefined && RETRYABLE.has(code) && attempt < 8) continue;
-        log('error', 'mesh store: group commit failed', { messages: items.length, error: String(e) });
+        log('error', 'mesh store: group commit failed', {
+          messages: items.length,
+          error: String(e),
+        });
         problem = 'the last group commit failed';
-        for (const p of items) settle(p, fail('message_rejected', 'the hub could not store the message'));
+        for (const p of items)
+          settle(p, fail('message_rejected', 'the hub could not store the message'));
         return;
       }
     }
@@ -193,7 +204,12 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
   /** Settles the items whose id is already stored; returns the others. */
   async function answerStoredIds(items: Pending[]): Promise<Pending[]> {
     const ids = items.map((p) => p.checked.messageId);
-    const rows = ((await sql`SELECT * FROM mesh_messages WHERE msg_id = ANY(${ids}::text[])`) as Record<string, unknown>[]).map(toRow);
+    const rows = (
+      (await sql`SELECT * FROM mesh_messages WHERE msg_id = ANY(${ids}::text[])`) as Record<
+        string,
+        unknown
+      >[]
+    ).map(toRow);
     const stored = new Map(rows.map((r) => [r.msg_id, rowToMessage(r)]));
     return items.filter((p) => {
       const existing = stored.get(p.checked.messageId);
@@ -224,7 +240,13 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       // and the ids of replies to a sequence not before their own; the messages got first, first + 1, … in list order.
       const inserts = projects.map((project) => {
         const list = byProject.get(project)!;
-        const v = list.map((p) => messageToValues(sequenced(p.checked, 0, p.createdAt), p.checked.contentBytes, p.checked.replySeq));
+        const v = list.map((p) =>
+          messageToValues(
+            sequenced(p.checked, 0, p.createdAt),
+            p.checked.contentBytes,
+            p.checked.replySeq,
+          ),
+        );
         const col = (i: number) => v.map((row) => row[i]);
         return tx`
           WITH alloc AS (
@@ -264,7 +286,10 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     });
   }
 
-  function append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Result<Appended, AppendCode>> {
+  function append(
+    draft: MessageDraft,
+    admit?: () => MeshError<AppendCode> | undefined,
+  ): Promise<Result<Appended, AppendCode>> {
     const done = (r: Result<Appended, AppendCode>) => Promise.resolve(r);
     if (closed) return done(fail('message_rejected', 'the hub is shutting down'));
     const checked = checkDraft(draft, limits);
@@ -273,13 +298,20 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     const pending = pendingById.get(id);
     if (pending) {
       // The same id is waiting for its group: a retry answers the original once it is committed.
-      if (fingerprint(pending.checked.candidate) !== fingerprint(candidate)) return done(idConflict(id));
+      if (fingerprint(pending.checked.candidate) !== fingerprint(candidate))
+        return done(idConflict(id));
       return new Promise((resolve) => pending.waiters.push(resolve));
     }
     const refused = admit?.();
     if (refused) return done({ ok: false, error: refused });
     return new Promise((resolve) => {
-      const p: Pending = { draft, checked: checked.result, createdAt: now(), done: resolve, waiters: [] };
+      const p: Pending = {
+        draft,
+        checked: checked.result,
+        createdAt: now(),
+        done: resolve,
+        waiters: [],
+      };
       batch.push(p);
       appended++;
       pendingById.set(id, p);
@@ -290,7 +322,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     });
   }
 
-  const corrupt = (ref: string) => log('warn', 'mesh store: skipped a message whose size does not add up', { ref });
+  const corrupt = (ref: string) =>
+    log('warn', 'mesh store: skipped a message whose size does not add up', { ref });
 
   return {
     kind: 'postgres',
@@ -336,7 +369,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     async get(ref) {
       const r = parseRef(ref);
       if (!r) return undefined;
-      const [row] = await sql`SELECT * FROM mesh_messages WHERE project = ${r.project} AND sequence = ${r.sequence}`;
+      const [row] =
+        await sql`SELECT * FROM mesh_messages WHERE project = ${r.project} AND sequence = ${r.sequence}`;
       return row ? rowToMessage(toRow(row)) : undefined;
     },
 
@@ -373,7 +407,12 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
         SELECT * FROM mesh_messages WHERE project = ${project} AND sequence > ${after} AND sequence <= ${upTo}
           AND (target_kind = 'project' OR target_presence_id = ANY(${presenceIds}::text[]))
         ORDER BY sequence`;
-      return pageRows(rows.map(toRow), 'ASC', { historyBudgetBytes: Number.MAX_SAFE_INTEGER }, corrupt);
+      return pageRows(
+        rows.map(toRow),
+        'ASC',
+        { historyBudgetBytes: Number.MAX_SAFE_INTEGER },
+        corrupt,
+      );
     },
 
     async count(project) {

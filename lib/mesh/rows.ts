@@ -24,9 +24,20 @@ export interface MessageRow {
 
 /** Keeps only the fields of the wire model, in a fixed order (callers may send extra keys). */
 export const normalizeAttachments = (list: Attachment[]): Attachment[] =>
-  list.map((a) => ({ name: a.name, payload: { encoding: a.payload.encoding, data: a.payload.data, uncompressedBytes: a.payload.uncompressedBytes } }));
+  list.map((a) => ({
+    name: a.name,
+    payload: {
+      encoding: a.payload.encoding,
+      data: a.payload.data,
+      uncompressedBytes: a.payload.uncompressedBytes,
+    },
+  }));
 
-export const normalizePayload = (p: TextPayload): TextPayload => ({ encoding: p.encoding, data: p.data, uncompressedBytes: p.uncompressedBytes });
+export const normalizePayload = (p: TextPayload): TextPayload => ({
+  encoding: p.encoding,
+  data: p.data,
+  uncompressedBytes: p.uncompressedBytes,
+});
 
 export function rowToMessage(r: MessageRow): MeshMessage {
   const target: Target =
@@ -42,7 +53,11 @@ export function rowToMessage(r: MessageRow): MeshMessage {
     sequence: r.sequence,
     from: { name: r.sender_name, presenceId: r.sender_presence_id },
     target,
-    payload: { encoding: r.encoding as TextPayload['encoding'], data: r.data, uncompressedBytes: r.uncompressed_bytes },
+    payload: {
+      encoding: r.encoding as TextPayload['encoding'],
+      data: r.data,
+      uncompressedBytes: r.uncompressed_bytes,
+    },
     attachments: JSON.parse(r.attachments) as Attachment[],
     createdAt: r.created_at,
   };
@@ -75,7 +90,16 @@ export function messageToValues(m: MeshMessage, contentBytes: number, replySeq: 
  * What decides "same message" for an id retry: project, sender name, target, text, attachments and
  * reply. The presence ids and `createdAt` are ignored, so a retry after a reconnect still matches.
  */
-export function fingerprint(m: Pick<MeshMessage, 'project' | 'from' | 'target' | 'payload' | 'attachments' | 'replyTo'>): string {
+export function fingerprint(
+  m: Pick<MeshMessage, 'project' | 'from' | 'target' | 'payload' | 'attachments' | 'replyTo'>,
+): string {
   const target = m.target.type === 'agent' ? `agent:${m.target.name}` : 'project';
-  return JSON.stringify([m.project, m.from.name, target, normalizePayload(m.payload), normalizeAttachments(m.attachments), m.replyTo ?? null]);
+  return JSON.stringify([
+    m.project,
+    m.from.name,
+    target,
+    normalizePayload(m.payload),
+    normalizeAttachments(m.attachments),
+    m.replyTo ?? null,
+  ]);
 }

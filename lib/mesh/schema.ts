@@ -43,7 +43,8 @@ CREATE INDEX IF NOT EXISTS messages_by_sender ON messages (project, sender_name,
  */
 export function migrateMeshSchema(db: Database): void {
   const columns = db.query('PRAGMA table_info(projects)').all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'epoch')) db.exec('ALTER TABLE projects ADD COLUMN epoch TEXT');
+  if (!columns.some((c) => c.name === 'epoch'))
+    db.exec('ALTER TABLE projects ADD COLUMN epoch TEXT');
   // Projects made before epochs existed get a stable one derived from their creation time.
   db.exec("UPDATE projects SET epoch = 'c' || created_at WHERE epoch IS NULL");
 }
@@ -60,7 +61,10 @@ export function openMeshDatabase(path: string): Database {
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 5000');
   const version = (db.query('PRAGMA user_version').get() as { user_version: number }).user_version;
-  if (version > STORE_VERSION) throw new Error(`mesh store: ${path} has storage version ${version}, newer than ${STORE_VERSION}`);
+  if (version > STORE_VERSION)
+    throw new Error(
+      `mesh store: ${path} has storage version ${version}, newer than ${STORE_VERSION}`,
+    );
   db.exec(MESH_SCHEMA);
   migrateMeshSchema(db);
   db.exec(`PRAGMA user_version = ${STORE_VERSION}`);

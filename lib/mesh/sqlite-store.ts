@@ -11,7 +11,19 @@ import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { parseRef } from './ref.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
 import { MESH_SCHEMA, migrateMeshSchema } from './schema.ts';
-import { checkDraft, checkProjectInput, idConflict, newEpoch, projectOf, sequenced, unknownReply, type Appended, type AppendCode, type MeshStore, type Project } from './store.ts';
+import {
+  checkDraft,
+  checkProjectInput,
+  idConflict,
+  newEpoch,
+  projectOf,
+  sequenced,
+  unknownReply,
+  type Appended,
+  type AppendCode,
+  type MeshStore,
+  type Project,
+} from './store.ts';
 import type { MeshMessage } from './wire.ts';
 import type { Log } from '../log.ts';
 
@@ -26,7 +38,11 @@ export interface SqliteMeshStoreOptions {
   maxBatch?: number;
 }
 
-type Pending = { message: MeshMessage; values: ReturnType<typeof messageToValues>; done: (r: Result<Appended, AppendCode>) => void };
+type Pending = {
+  message: MeshMessage;
+  values: ReturnType<typeof messageToValues>;
+  done: (r: Result<Appended, AppendCode>) => void;
+};
 
 /** Creates the store on an open database (the schema is applied if missing). */
 export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
@@ -42,7 +58,11 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
   const next = new Map<string, number>();
   // Each project's stream epoch: a new one whenever a project of that name is created again.
   const epochs = new Map<string, string>();
-  for (const r of db.query('SELECT name, next_sequence, epoch FROM projects').all() as { name: string; next_sequence: number; epoch: string }[]) {
+  for (const r of db.query('SELECT name, next_sequence, epoch FROM projects').all() as {
+    name: string;
+    next_sequence: number;
+    epoch: string;
+  }[]) {
     next.set(r.name, r.next_sequence);
     epochs.set(r.name, r.epoch);
   }
@@ -84,34 +104,49 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
       log('error', 'mesh store: group commit failed', { messages: items.length, error: String(e) });
       error = { code: 'message_rejected', message: 'the hub could not store the message' };
       // Sequences handed out for this group were never written: take them back from the database.
-      for (const r of db.query('SELECT name, next_sequence FROM projects').all() as { name: string; next_sequence: number }[]) next.set(r.name, r.next_sequence);
+      for (const r of db.query('SELECT name, next_sequence FROM projects').all() as {
+        name: string;
+        next_sequence: number;
+      }[])
+        next.set(r.name, r.next_sequence);
     }
     for (const p of items) {
       pendingById.delete(p.message.messageId);
-      const r: Result<Appended, AppendCode> = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
+      const r: Result<Appended, AppendCode> = error
+        ? { ok: false, error }
+        : ok({ message: p.message, replayed: false });
       p.done(r);
-      for (const w of waiting.get(p.message.messageId) ?? []) w(error ? r : ok({ message: p.message, replayed: true }));
+      for (const w of waiting.get(p.message.messageId) ?? [])
+        w(error ? r : ok({ message: p.message, replayed: true }));
       waiting.delete(p.message.messageId);
     }
   }
 
   function getProject(name: string): Project | undefined {
-    const r = db.query('SELECT * FROM projects WHERE name = ?').get(name) as Parameters<typeof projectOf>[0] | null;
+    const r = db.query('SELECT * FROM projects WHERE name = ?').get(name) as
+      | Parameters<typeof projectOf>[0]
+      | null;
     return r ? projectOf(r) : undefined;
   }
 
-  function append(draft: Parameters<MeshStore['append']>[0], admit?: () => MeshError<AppendCode> | undefined): Promise<Result<Appended, AppendCode>> {
+  function append(
+    draft: Parameters<MeshStore['append']>[0],
+    admit?: () => MeshError<AppendCode> | undefined,
+  ): Promise<Result<Appended, AppendCode>> {
     const done = (r: Result<Appended, AppendCode>) => Promise.resolve(r);
-    if (!next.has(draft.project)) return done(fail('unknown_project', `project ${draft.project} does not exist`));
+    if (!next.has(draft.project))
+      return done(fail('unknown_project', `project ${draft.project} does not exist`));
     const checked = checkDraft(draft, limits);
     if (!checked.ok) return done(checked);
     const { messageId: id, candidate, replySeq, contentBytes } = checked.result;
     if (replySeq !== null && replySeq >= next.get(draft.project)!) return done(unknownReply(draft));
     const pending = pendingById.get(id);
-    const existing = pending?.message ?? (() => {
-      const row = byId.get(id) as MessageRow | null;
-      return row ? rowToMessage(row) : undefined;
-    })();
+    const existing =
+      pending?.message ??
+      (() => {
+        const row = byId.get(id) as MessageRow | null;
+        return row ? rowToMessage(row) : undefined;
+      })();
     if (existing) {
       if (fingerprint(existing) !== fingerprint(candidate)) return done(idConflict(id));
       if (!pending) return done(ok({ message: existing, replayed: true }));
@@ -123,7 +158,11 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     next.set(draft.project, sequence + 1);
     const message = sequenced(checked.result, sequence, now());
     return new Promise((resolve) => {
-      const p: Pending = { message, values: messageToValues(message, contentBytes, replySeq), done: resolve };
+      const p: Pending = {
+        message,
+        values: messageToValues(message, contentBytes, replySeq),
+        done: resolve,
+      };
       batch.push(p);
       pendingById.set(id, p);
       if (batch.length >= maxBatch) flush();
@@ -134,7 +173,8 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     });
   }
 
-  const corrupt = (ref: string) => log('warn', 'mesh store: skipped a message whose size does not add up', { ref });
+  const corrupt = (ref: string) =>
+    log('warn', 'mesh store: skipped a message whose size does not add up', { ref });
 
   return {
     kind: 'sqlite',
@@ -148,16 +188,18 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
       const { name, displayName, description, createdByCwd } = checked.result;
       if (next.has(name)) return fail('project-conflict', `project ${name} already exists`);
       const epoch = newEpoch();
-      db.query('INSERT INTO projects (name, display_name, description, created_by_cwd, created_at, next_sequence, epoch) VALUES (?,?,?,?,?,1,?)').run(
-        name, displayName, description, createdByCwd, now(), epoch,
-      );
+      db.query(
+        'INSERT INTO projects (name, display_name, description, created_by_cwd, created_at, next_sequence, epoch) VALUES (?,?,?,?,?,1,?)',
+      ).run(name, displayName, description, createdByCwd, now(), epoch);
       next.set(name, 1);
       epochs.set(name, epoch);
       return ok(getProject(name)!);
     },
 
     async listProjects() {
-      return (db.query('SELECT * FROM projects ORDER BY name').all() as Parameters<typeof projectOf>[0][]).map(projectOf);
+      return (
+        db.query('SELECT * FROM projects ORDER BY name').all() as Parameters<typeof projectOf>[0][]
+      ).map(projectOf);
     },
 
     async deleteProject(name) {
@@ -189,14 +231,20 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
       return { epoch: epochs.get(project)!, sequence: next.get(project)! - 1 };
     },
 
-    missed: async (project, name, since, limit) => runMissed(db, { project, name, since, limit }, limits, corrupt),
+    missed: async (project, name, since, limit) =>
+      runMissed(db, { project, name, since, limit }, limits, corrupt),
 
     async range(project, after, upTo, presenceIds) {
       const rows = inRange.all(project, after, upTo, JSON.stringify(presenceIds)) as MessageRow[];
       return pageRows(rows, 'ASC', { historyBudgetBytes: Number.MAX_SAFE_INTEGER }, corrupt);
     },
 
-    count: async (project) => (db.query('SELECT count(*) AS n FROM messages WHERE project = ?').get(project) as { n: number }).n,
+    count: async (project) =>
+      (
+        db.query('SELECT count(*) AS n FROM messages WHERE project = ?').get(project) as {
+          n: number;
+        }
+      ).n,
 
     ready() {
       db.query('SELECT 1').get();

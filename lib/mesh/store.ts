@@ -33,7 +33,13 @@ export interface MessageDraft {
   replyTo?: unknown;
 }
 
-export type AppendCode = 'unknown_project' | 'message_id_conflict' | 'unknown_reply' | 'payload_too_large' | 'message_rejected' | 'recipient_not_present';
+export type AppendCode =
+  | 'unknown_project'
+  | 'message_id_conflict'
+  | 'unknown_reply'
+  | 'payload_too_large'
+  | 'message_rejected'
+  | 'recipient_not_present';
 export interface Appended {
   message: MeshMessage;
   /** True when the id was already stored with the same content: nothing new was written. */
@@ -69,7 +75,10 @@ export interface MeshStore {
    * answers the stored original), then `admit` (e.g. "is the recipient present"), then the message
    * joins the open group. Resolves once its group is committed, with its sequence.
    */
-  append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Result<Appended, AppendCode>>;
+  append(
+    draft: MessageDraft,
+    admit?: () => MeshError<AppendCode> | undefined,
+  ): Promise<Result<Appended, AppendCode>>;
   /** One committed message by reference (`project:12`). */
   get(ref: string): Promise<MeshMessage | undefined>;
   history(q: HistoryQuery): Promise<MeshMessage[]>;
@@ -84,7 +93,12 @@ export interface MeshStore {
    * The committed messages of `project` with `after < sequence <= upTo` that a hub may have to
    * deliver: broadcasts and messages addressed to one of `presenceIds`, ascending.
    */
-  range(project: string, after: number, upTo: number, presenceIds: string[]): Promise<MeshMessage[]>;
+  range(
+    project: string,
+    after: number,
+    upTo: number,
+    presenceIds: string[],
+  ): Promise<MeshMessage[]>;
   /** Number of messages stored for a project. */
   count(project: string): Promise<number>;
   /**
@@ -101,22 +115,31 @@ export interface MeshStore {
 /** A draft that passed the content checks: the normalized message without its sequence. */
 export interface CheckedDraft {
   messageId: string;
-  candidate: Pick<MeshMessage, 'project' | 'from' | 'target' | 'payload' | 'attachments' | 'replyTo'>;
+  candidate: Pick<
+    MeshMessage,
+    'project' | 'from' | 'target' | 'payload' | 'attachments' | 'replyTo'
+  >;
   contentBytes: number;
   /** The sequence `replyTo` names, when there is one (its existence is the store's to check). */
   replySeq: number | null;
 }
 
 /** The checks every store runs first, in order: id, target name, content, reply reference. */
-export function checkDraft(draft: MessageDraft, limits: MeshLimits): Result<CheckedDraft, AppendCode> {
-  if (!isMessageId(draft.messageId)) return fail('message_rejected', 'messageId must match ^[a-zA-Z0-9][a-zA-Z0-9._:-]{0,127}$');
-  if (draft.target.type === 'agent' && !isRosterName(draft.target.name)) return fail('message_rejected', 'target name is not a valid roster name');
+export function checkDraft(
+  draft: MessageDraft,
+  limits: MeshLimits,
+): Result<CheckedDraft, AppendCode> {
+  if (!isMessageId(draft.messageId))
+    return fail('message_rejected', 'messageId must match ^[a-zA-Z0-9][a-zA-Z0-9._:-]{0,127}$');
+  if (draft.target.type === 'agent' && !isRosterName(draft.target.name))
+    return fail('message_rejected', 'target name is not a valid roster name');
   const size = validateContent(draft.payload, draft.attachments, limits);
   if (!size.ok) return size;
   let replySeq: number | null = null;
   if (draft.replyTo !== undefined && draft.replyTo !== null) {
     const ref = parseRef(draft.replyTo);
-    if (!ref) return fail('message_rejected', 'replyTo must be a message reference like project:12');
+    if (!ref)
+      return fail('message_rejected', 'replyTo must be a message reference like project:12');
     if (ref.project !== draft.project) return unknownReply(draft);
     replySeq = ref.sequence;
   }
@@ -136,10 +159,12 @@ export function checkDraft(draft: MessageDraft, limits: MeshLimits): Result<Chec
 }
 
 /** The `unknown_reply` refusal for a reply to a sequence the project does not have. */
-export const unknownReply = (draft: MessageDraft) => fail('unknown_reply', `no message ${String(draft.replyTo)} in project ${draft.project}`);
+export const unknownReply = (draft: MessageDraft) =>
+  fail('unknown_reply', `no message ${String(draft.replyTo)} in project ${draft.project}`);
 
 /** The `message_id_conflict` refusal for an id already used (or pending) with different content. */
-export const idConflict = (id: string) => fail('message_id_conflict', `messageId ${id} is already used for different content`);
+export const idConflict = (id: string) =>
+  fail('message_id_conflict', `messageId ${id} is already used for different content`);
 
 /** The message a checked draft becomes once it has its sequence. */
 export function sequenced(c: CheckedDraft, sequence: number, createdAt: number): MeshMessage {
@@ -159,12 +184,24 @@ export function sequenced(c: CheckedDraft, sequence: number, createdAt: number):
 }
 
 /** Checks the fields of a project to create; the name's uniqueness is the store's to check. */
-export function checkProjectInput(input: unknown): Result<{ name: string; displayName: string | null; description: string | null; createdByCwd: string | null }, 'A2A_BAD_REQUEST'> {
+export function checkProjectInput(
+  input: unknown,
+): Result<
+  {
+    name: string;
+    displayName: string | null;
+    description: string | null;
+    createdByCwd: string | null;
+  },
+  'A2A_BAD_REQUEST'
+> {
   if (!input || typeof input !== 'object') return fail('A2A_BAD_REQUEST', 'body must be an object');
   const { name, displayName, description, createdByCwd } = input as Record<string, unknown>;
-  if (!isProjectName(name)) return fail('A2A_BAD_REQUEST', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$');
+  if (!isProjectName(name))
+    return fail('A2A_BAD_REQUEST', 'name must match ^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$');
   for (const [k, v] of Object.entries({ displayName, description, createdByCwd }))
-    if (v !== undefined && (typeof v !== 'string' || v.length > 1024)) return fail('A2A_BAD_REQUEST', `${k} must be a string of at most 1024 characters`);
+    if (v !== undefined && (typeof v !== 'string' || v.length > 1024))
+      return fail('A2A_BAD_REQUEST', `${k} must be a string of at most 1024 characters`);
   return ok({
     name,
     displayName: (displayName as string | undefined) ?? null,
@@ -174,7 +211,13 @@ export function checkProjectInput(input: unknown): Result<{ name: string; displa
 }
 
 /** A project row's fields as the API shows them (absent optional fields left out). */
-export function projectOf(r: { name: string; display_name: string | null; description: string | null; created_by_cwd: string | null; created_at: number | string }): Project {
+export function projectOf(r: {
+  name: string;
+  display_name: string | null;
+  description: string | null;
+  created_by_cwd: string | null;
+  created_at: number | string;
+}): Project {
   const p: Project = { name: r.name, createdAt: Number(r.created_at) };
   if (r.display_name !== null) p.displayName = r.display_name;
   if (r.description !== null) p.description = r.description;
@@ -183,4 +226,5 @@ export function projectOf(r: { name: string; display_name: string | null; descri
 }
 
 /** A fresh stream epoch (72 random bits, base64url). */
-export const newEpoch = (): string => Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString('base64url');
+export const newEpoch = (): string =>
+  Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString('base64url');

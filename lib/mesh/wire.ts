@@ -25,7 +25,12 @@ export interface MeshMessage {
 }
 
 /** Why a presence left; `hub_lost` means its hub stopped renewing its lease (several hubs on one database). */
-export type LeaveReason = 'connection_closed' | 'heartbeat_timeout' | 'hub_shutdown' | 'slow_consumer' | 'hub_lost';
+export type LeaveReason =
+  | 'connection_closed'
+  | 'heartbeat_timeout'
+  | 'hub_shutdown'
+  | 'slow_consumer'
+  | 'hub_lost';
 
 /** What a reconnecting client last saw of its project's stream: the stream's epoch and the highest sequence it handled. */
 export interface StreamPosition {
@@ -41,8 +46,24 @@ export interface Recovery {
 }
 
 export type ClientFrame =
-  | { type: 'hello'; protocolVersion: unknown; project: unknown; name: unknown; token?: unknown; resume?: unknown; recover?: unknown }
-  | { type: 'message'; requestId: string; messageId: unknown; target: unknown; payload: unknown; attachments: unknown; replyTo: unknown }
+  | {
+      type: 'hello';
+      protocolVersion: unknown;
+      project: unknown;
+      name: unknown;
+      token?: unknown;
+      resume?: unknown;
+      recover?: unknown;
+    }
+  | {
+      type: 'message';
+      requestId: string;
+      messageId: unknown;
+      target: unknown;
+      payload: unknown;
+      attachments: unknown;
+      replyTo: unknown;
+    }
   | { type: 'delivered'; messageId: string }
   | { type: 'delivery_failed'; messageId: string; error: string };
 
@@ -68,7 +89,13 @@ export type ServerFrame =
   | { type: 'ping' }
   | { type: 'presence_joined'; peer: Peer }
   | { type: 'presence_left'; peer: Peer; reason: LeaveReason }
-  | { type: 'accepted'; requestId: string; message: MeshMessage; recipients: string[]; replayed?: true }
+  | {
+      type: 'accepted';
+      requestId: string;
+      message: MeshMessage;
+      recipients: string[];
+      replayed?: true;
+    }
   | { type: 'message'; message: MeshMessage }
   | { type: 'delivery'; messageId: string; to: string; status: 'delivered' | 'disconnected' }
   | { type: 'delivery'; messageId: string; to: string; status: 'failed'; error: string }
@@ -76,7 +103,8 @@ export type ServerFrame =
 
 export type DeliveryFrame = Extract<ServerFrame, { type: 'delivery' }>;
 
-const isStr = (v: unknown, max = 128): v is string => typeof v === 'string' && v.length > 0 && v.length <= max;
+const isStr = (v: unknown, max = 128): v is string =>
+  typeof v === 'string' && v.length > 0 && v.length <= max;
 
 /** Cuts a string to at most `maxBytes` UTF-8 bytes without splitting a character. */
 export function truncateUtf8(s: string, maxBytes: number): string {
@@ -96,17 +124,34 @@ export function truncateUtf8(s: string, maxBytes: number): string {
  * Parses one text frame from a client. Only the frame's shape is checked here; names, ids and
  * content are checked where they are used, so those failures carry their own codes.
  */
-export function parseClientFrame(text: string, maxErrorBytes = 512): Result<ClientFrame, 'invalid_frame'> {
+export function parseClientFrame(
+  text: string,
+  maxErrorBytes = 512,
+): Result<ClientFrame, 'invalid_frame'> {
   const parsed = parseJsonBody(text);
-  if (!parsed.ok) return fail('invalid_frame', parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON');
+  if (!parsed.ok)
+    return fail(
+      'invalid_frame',
+      parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON',
+    );
   const v = parsed.value;
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return fail('invalid_frame', 'frame must be a JSON object');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    return fail('invalid_frame', 'frame must be a JSON object');
   const f = v as Record<string, unknown>;
   switch (f.type) {
     case 'hello':
-      return ok({ type: 'hello', protocolVersion: f.protocolVersion, project: f.project, name: f.name, token: f.token, resume: f.resume, recover: f.recover });
+      return ok({
+        type: 'hello',
+        protocolVersion: f.protocolVersion,
+        project: f.project,
+        name: f.name,
+        token: f.token,
+        resume: f.resume,
+        recover: f.recover,
+      });
     case 'message':
-      if (!isStr(f.requestId)) return fail('invalid_frame', 'message.requestId must be a string of 1 to 128 characters');
+      if (!isStr(f.requestId))
+        return fail('invalid_frame', 'message.requestId must be a string of 1 to 128 characters');
       return ok({
         type: 'message',
         requestId: f.requestId,
@@ -120,11 +165,22 @@ export function parseClientFrame(text: string, maxErrorBytes = 512): Result<Clie
       if (!isStr(f.messageId)) return fail('invalid_frame', 'delivered.messageId must be a string');
       return ok({ type: 'delivered', messageId: f.messageId });
     case 'delivery_failed':
-      if (!isStr(f.messageId)) return fail('invalid_frame', 'delivery_failed.messageId must be a string');
-      if (typeof f.error !== 'string') return fail('invalid_frame', 'delivery_failed.error must be a string');
-      return ok({ type: 'delivery_failed', messageId: f.messageId, error: truncateUtf8(f.error, maxErrorBytes) });
+      if (!isStr(f.messageId))
+        return fail('invalid_frame', 'delivery_failed.messageId must be a string');
+      if (typeof f.error !== 'string')
+        return fail('invalid_frame', 'delivery_failed.error must be a string');
+      return ok({
+        type: 'delivery_failed',
+        messageId: f.messageId,
+        error: truncateUtf8(f.error, maxErrorBytes),
+      });
     default:
       // Never String() a client's value: an object whose toString is not a function throws.
-      return fail('invalid_frame', typeof f.type === 'string' ? `unsupported frame type ${JSON.stringify(f.type).slice(0, 80)}` : `frame type must be a string, not ${f.type === null ? 'null' : Array.isArray(f.type) ? 'array' : typeof f.type}`);
+      return fail(
+        'invalid_frame',
+        typeof f.type === 'string'
+          ? `unsupported frame type ${JSON.stringify(f.type).slice(0, 80)}`
+          : `frame type must be a string, not ${f.type === null ? 'null' : Array.isArray(f.type) ? 'array' : typeof f.type}`,
+      );
   }
 }

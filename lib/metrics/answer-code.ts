@@ -7,18 +7,22 @@
 import { A2A_ERRORS } from '../errors/a2a.ts';
 import { OTHER } from './registry.ts';
 
-const RPC_REASONS = new Map<number, string>(Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason]));
+const RPC_REASONS = new Map<number, string>(
+  Object.entries(A2A_ERRORS).map(([reason, e]) => [e.rpc, reason]),
+);
 
 /** The code of a coded failure body: `error.code` text, an A2A reason in the details, or a JSON-RPC code's name. */
 export function errorCodeOf(doc: unknown): string | undefined {
   const error = (doc as { error?: unknown } | null)?.error as Record<string, unknown> | undefined;
   if (!error || typeof error !== 'object') return undefined;
   if (typeof error.code === 'string') return error.code;
-  for (const d of [error.data, error.details].flatMap((x) => (Array.isArray(x) ? x : x ? [x] : []))) {
+  for (const d of [error.data, error.details].flatMap((x) =>
+    Array.isArray(x) ? x : x ? [x] : [],
+  )) {
     const reason = (d as { reason?: unknown } | null)?.reason;
     if (typeof reason === 'string') return reason;
   }
-  return typeof error.code === 'number' ? RPC_REASONS.get(error.code) ?? OTHER : undefined;
+  return typeof error.code === 'number' ? (RPC_REASONS.get(error.code) ?? OTHER) : undefined;
 }
 
 /** Answers whose code is known: the code, or null for an answer that carries none. Weak: gone with the answer. */
@@ -26,7 +30,10 @@ const told = new WeakMap<Response, string | null>();
 
 /** A JSON answer of `doc`, its error code (or none) remembered for the request metrics. */
 export function codedJsonResponse(doc: unknown, status = 200): Response {
-  const res = new Response(JSON.stringify(doc), { status, headers: { 'Content-Type': 'application/json' } });
+  const res = new Response(JSON.stringify(doc), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
   told.set(res, errorCodeOf(doc) ?? null);
   return res;
 }

@@ -15,7 +15,10 @@ import { PROMETHEUS_CONTENT_TYPE, type MetricsRegistry } from './registry.ts';
  */
 export type MetricsAccess = (req: Request) => Response | undefined | Promise<Response | undefined>;
 
-export function metricsHandler(registry: MetricsRegistry, o: { host: string; access?: MetricsAccess }): (req: Request) => Promise<Response> {
+export function metricsHandler(
+  registry: MetricsRegistry,
+  o: { host: string; access?: MetricsAccess },
+): (req: Request) => Promise<Response> {
   const open = isLoopbackHost(o.host);
   return async (req) => {
     if (o.access) {
@@ -23,8 +26,13 @@ export function metricsHandler(registry: MetricsRegistry, o: { host: string; acc
       if (refused) return refused;
     } else if (!open) {
       const code = 'METRICS_FORBIDDEN';
-      return Response.json({ ok: false, error: { code, message: messageOf(code) } }, { status: statusOf(code) });
+      return Response.json(
+        { ok: false, error: { code, message: messageOf(code) } },
+        { status: statusOf(code) },
+      );
     }
-    return new Response(registry.render(), { headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' } });
+    return new Response(registry.render(), {
+      headers: { 'content-type': PROMETHEUS_CONTENT_TYPE, 'cache-control': 'no-store' },
+    });
   };
 }

@@ -24,7 +24,10 @@ export type RouteTemplater = (path: string) => string;
  * Builds a templater from exact paths and patterns. A pattern's template may use `$1` … for its
  * groups (each group must match a fixed word, never caller text).
  */
-export function routeTemplater(exact: readonly string[], patterns: ReadonlyArray<readonly [RegExp, string]> = []): RouteTemplater {
+export function routeTemplater(
+  exact: readonly string[],
+  patterns: ReadonlyArray<readonly [RegExp, string]> = [],
+): RouteTemplater {
   const known = new Set(exact);
   return (path) => {
     if (known.has(path)) return path;
@@ -39,14 +42,29 @@ export function routeTemplater(exact: readonly string[], patterns: ReadonlyArray
 /** The routes every node serves (lib/node/create-node.ts). */
 export const NODE_ROUTES = {
   exact: [
-    '/.well-known/agent-card.json', '/.well-known/agent.json', '/a2a', '/message:send', '/message:stream',
-    '/tasks', '/extendedAgentCard', '/peer/invoke', '/peer/relay', '/peer/identity',
-    '/health', '/healthz', '/readyz', '/capabilities', '/metrics',
+    '/.well-known/agent-card.json',
+    '/.well-known/agent.json',
+    '/a2a',
+    '/message:send',
+    '/message:stream',
+    '/tasks',
+    '/extendedAgentCard',
+    '/peer/invoke',
+    '/peer/relay',
+    '/peer/identity',
+    '/health',
+    '/healthz',
+    '/readyz',
+    '/capabilities',
+    '/metrics',
   ],
   patterns: [
     [/^\/tasks\/[^/]+:(cancel|subscribe)$/, '/tasks/{id}:$1'],
     [/^\/tasks\/[^/]+\/pushNotificationConfigs$/, '/tasks/{id}/pushNotificationConfigs'],
-    [/^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/, '/tasks/{id}/pushNotificationConfigs/{configId}'],
+    [
+      /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/,
+      '/tasks/{id}/pushNotificationConfigs/{configId}',
+    ],
     [/^\/tasks\/[^/]+$/, '/tasks/{id}'],
   ] as ReadonlyArray<readonly [RegExp, string]>,
 };
@@ -58,7 +76,11 @@ export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
 const MAX_ERROR_BODY = 64 * 1024;
 
 /** The same answer, its body counted in `open` from now until the consumer reads its end or goes away. */
-function counted(res: Response, open: { inc(l: Labels): void; dec(l: Labels): void }, labels: Labels): Response {
+function counted(
+  res: Response,
+  open: { inc(l: Labels): void; dec(l: Labels): void },
+  labels: Labels,
+): Response {
   const reader = res.body!.getReader();
   let ended = false;
   const end = () => {
@@ -69,7 +91,7 @@ function counted(res: Response, open: { inc(l: Labels): void; dec(l: Labels): vo
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (done) (end(), controller.close());
+        if (done) end(), controller.close();
         else controller.enqueue(value);
       } catch (e) {
         end();
@@ -81,28 +103,54 @@ function counted(res: Response, open: { inc(l: Labels): void; dec(l: Labels): vo
       return reader.cancel(reason);
     },
   });
-  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(body, {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 export interface RequestObserver {
   /** Wraps a fetch handler; the wrapped one behaves the same and is measured. */
-  wrap<A extends unknown[]>(handler: (req: Request, ...rest: A) => Response | Promise<Response>): (req: Request, ...rest: A) => Promise<Response>;
+  wrap<A extends unknown[]>(
+    handler: (req: Request, ...rest: A) => Response | Promise<Response>,
+  ): (req: Request, ...rest: A) => Promise<Response>;
 }
 
-export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteTemplater): RequestObserver {
-  const requests = registry.counter('lume_http_requests_total', 'HTTP requests answered, by route template, method and status.', {
-    labels: ['route', 'method', 'status'],
-    values: { method: METHODS },
-  });
-  const latency = registry.histogram('lume_http_request_duration_seconds', 'Time to the answer\'s headers (a stream counts until it opens), by route template.', LATENCY_BUCKETS, {
-    labels: ['route'],
-  });
-  const streams = registry.gauge('lume_sse_streams', 'Event streams open to consumers (A2A task streams, the trace stream), by route template.', {
-    labels: ['route'],
-  });
-  const errors = registry.counter('lume_http_errors_total', 'Coded failure answers, by route template and error code (codes the error registry does not declare count as other).', {
-    labels: ['route', 'code'],
-  });
+export function createRequestObserver(
+  registry: MetricsRegistry,
+  routeOf: RouteTemplater,
+): RequestObserver {
+  const requests = registry.counter(
+    'lume_http_requests_total',
+    'HTTP requests answered, by route template, method and status.',
+    {
+      labels: ['route', 'method', 'status'],
+      values: { method: METHODS },
+    },
+  );
+  const latency = registry.histogram(
+    'lume_http_request_duration_seconds',
+    "Time to the answer's headers (a stream counts until it opens), by route template.",
+    LATENCY_BUCKETS,
+    {
+      labels: ['route'],
+    },
+  );
+  const streams = registry.gauge(
+    'lume_sse_streams',
+    'Event streams open to consumers (A2A task streams, the trace stream), by route template.',
+    {
+      labels: ['route'],
+    },
+  );
+  const errors = registry.counter(
+    'lume_http_errors_total',
+    'Coded failure answers, by route template and error code (codes the error registry does not declare count as other).',
+    {
+      labels: ['route', 'code'],
+    },
+  );
 
   /**
    * Reads a copy of a JSON answer built elsewhere for its error code. JSON answers are whole in
@@ -113,13 +161,16 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
       const bytes = await readBodyBytes(copy, MAX_ERROR_BODY);
       const text = bytes ? new TextDecoder().decode(bytes) : '';
       if (text.includes('"error"')) return errorCodeOf(JSON.parse(text));
-    } catch { /* not JSON: counted without a code */ }
+    } catch {
+      /* not JSON: counted without a code */
+    }
     return undefined;
   }
 
   /** Counts an answer's error code; an answer without one counts (as other) only with a failure status. */
   function countError(route: string, status: number, code: string | undefined): void {
-    if (code !== undefined || status >= 400) errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
+    if (code !== undefined || status >= 400)
+      errors.inc({ route, code: code !== undefined && isKnownCode(code) ? code : OTHER });
   }
 
   return {
@@ -142,10 +193,12 @@ export function createRequestObserver(registry: MetricsRegistry, routeOf: RouteT
         if (res.status >= 400 || route === '/a2a') {
           const told = answerCodeOf(res);
           if (told !== undefined) countError(route, res.status, told ?? undefined);
-          else if (type.includes('json') && res.body) countError(route, res.status, await readErrorCode(res.clone()));
+          else if (type.includes('json') && res.body)
+            countError(route, res.status, await readErrorCode(res.clone()));
         }
         // `res.body` is read only when needed: reading it turns a whole answer into a stream.
-        if (type.startsWith('text/event-stream') && res.body) return counted(res, streams, { route });
+        if (type.startsWith('text/event-stream') && res.body)
+          return counted(res, streams, { route });
         return res;
       };
     },

@@ -6,7 +6,16 @@
 import type { TaskEvent } from '../a2a/types.ts';
 import type { MetricsRegistry } from './registry.ts';
 
-const TASK_STATES = ['submitted', 'working', 'input-required', 'auth-required', 'completed', 'canceled', 'failed', 'rejected'];
+const TASK_STATES = [
+  'submitted',
+  'working',
+  'input-required',
+  'auth-required',
+  'completed',
+  'canceled',
+  'failed',
+  'rejected',
+];
 
 export interface NodeMetrics {
   /** Give it every task event (the engine's `onEvent`). */
@@ -16,14 +25,22 @@ export interface NodeMetrics {
 }
 
 export function createNodeMetrics(registry: MetricsRegistry): NodeMetrics {
-  const states = registry.counter('lume_task_states_total', 'Task state changes, by the state entered (a new task counts as its first state).', {
-    labels: ['state'],
-    values: { state: TASK_STATES },
-  });
-  const webhooks = registry.gauge('lume_webhook_queue', 'Webhook deliveries of task updates: queued (waiting or being sent, retries included) and sending (on a socket now).', {
-    labels: ['state'],
-    values: { state: ['queued', 'sending'] },
-  });
+  const states = registry.counter(
+    'lume_task_states_total',
+    'Task state changes, by the state entered (a new task counts as its first state).',
+    {
+      labels: ['state'],
+      values: { state: TASK_STATES },
+    },
+  );
+  const webhooks = registry.gauge(
+    'lume_webhook_queue',
+    'Webhook deliveries of task updates: queued (waiting or being sent, retries included) and sending (on a socket now).',
+    {
+      labels: ['state'],
+      values: { state: ['queued', 'sending'] },
+    },
+  );
   return {
     onTaskEvent(event) {
       if (event.kind === 'task') states.inc({ state: event.task.status.state });
@@ -32,7 +49,10 @@ export function createNodeMetrics(registry: MetricsRegistry): NodeMetrics {
     watchWebhooks(push) {
       webhooks.collect(() => {
         const s = push.stats();
-        return [[{ state: 'queued' }, s.pending], [{ state: 'sending' }, s.inFlight]];
+        return [
+          [{ state: 'queued' }, s.pending],
+          [{ state: 'sending' }, s.inFlight],
+        ];
       });
     },
   };

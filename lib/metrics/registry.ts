@@ -45,7 +45,12 @@ export interface MetricsRegistry {
   counter(name: string, help: string, opts?: MetricOptions): Counter;
   gauge(name: string, help: string, opts?: MetricOptions): Gauge;
   /** `buckets`: upper bounds, ascending; `+Inf` is added. */
-  histogram(name: string, help: string, buckets: readonly number[], opts?: MetricOptions): Histogram;
+  histogram(
+    name: string,
+    help: string,
+    buckets: readonly number[],
+    opts?: MetricOptions,
+  ): Histogram;
   /** The whole registry in the text format, ending with a newline. */
   render(): string;
 }
@@ -54,7 +59,8 @@ export interface MetricsRegistry {
 export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const escapeHelp = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-const escapeValue = (s: string) => s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+const escapeValue = (s: string) =>
+  s.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 
 export function formatNumber(v: number): string {
   if (Number.isNaN(v)) return 'NaN';
@@ -73,9 +79,11 @@ class LabelSet {
   constructor(name: string, opts: MetricOptions, reserved: readonly string[] = []) {
     this.names = opts.labels ?? [];
     for (const l of this.names) {
-      if (!LABEL_NAME.test(l) || l.startsWith('__') || reserved.includes(l)) throw new Error(`metrics: ${name} has an invalid label name ${l}`);
+      if (!LABEL_NAME.test(l) || l.startsWith('__') || reserved.includes(l))
+        throw new Error(`metrics: ${name} has an invalid label name ${l}`);
     }
-    if (new Set(this.names).size !== this.names.length) throw new Error(`metrics: ${name} names a label twice`);
+    if (new Set(this.names).size !== this.names.length)
+      throw new Error(`metrics: ${name} names a label twice`);
     this.allowed = new Map(Object.entries(opts.values ?? {}).map(([k, v]) => [k, new Set(v)]));
     this.maxSeries = opts.maxSeries ?? DEFAULT_MAX_SERIES;
   }
@@ -119,7 +127,10 @@ export function createMetricsRegistry(): MetricsRegistry {
     metrics.set(m.name, m);
     return m;
   };
-  const header = (name: string, help: string, type: string) => [`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`];
+  const header = (name: string, help: string, type: string) => [
+    `# HELP ${name} ${escapeHelp(help)}`,
+    `# TYPE ${name} ${type}`,
+  ];
 
   return {
     counter(name, help, opts = {}) {
@@ -134,7 +145,12 @@ export function createMetricsRegistry(): MetricsRegistry {
             const k = set.key(undefined);
             values.set(k, Math.max(values.get(k) ?? 0, reader()));
           }
-          return [...header(name, help, 'counter'), ...[...values].map(([k, v]) => `${name}${set.render(set.keys.get(k)!)} ${formatNumber(v)}`)];
+          return [
+            ...header(name, help, 'counter'),
+            ...[...values].map(
+              ([k, v]) => `${name}${set.render(set.keys.get(k)!)} ${formatNumber(v)}`,
+            ),
+          ];
         },
       });
       return {
@@ -166,7 +182,12 @@ export function createMetricsRegistry(): MetricsRegistry {
             if (typeof read === 'number') values.set(set.key(undefined), read);
             else for (const [labels, v] of read) values.set(set.key(labels), v);
           }
-          return [...header(name, help, 'gauge'), ...[...values].map(([k, v]) => `${name}${set.render(set.keys.get(k)!)} ${formatNumber(v)}`)];
+          return [
+            ...header(name, help, 'gauge'),
+            ...[...values].map(
+              ([k, v]) => `${name}${set.render(set.keys.get(k)!)} ${formatNumber(v)}`,
+            ),
+          ];
         },
       });
       return {
@@ -180,7 +201,10 @@ export function createMetricsRegistry(): MetricsRegistry {
     },
 
     histogram(name, help, buckets, opts = {}) {
-      if (buckets.length === 0 || buckets.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= buckets[i - 1]!)))
+      if (
+        buckets.length === 0 ||
+        buckets.some((b, i) => !Number.isFinite(b) || (i > 0 && b <= buckets[i - 1]!))
+      )
         throw new Error(`metrics: ${name} needs finite buckets in ascending order`);
       const set = new LabelSet(name, opts, ['le']);
       const series = new Map<string, { counts: number[]; sum: number; count: number }>();
@@ -193,7 +217,9 @@ export function createMetricsRegistry(): MetricsRegistry {
             let cumulative = 0;
             buckets.forEach((b, i) => {
               cumulative += s.counts[i]!;
-              lines.push(`${name}_bucket${set.render(values, [['le', formatNumber(b)]])} ${cumulative}`);
+              lines.push(
+                `${name}_bucket${set.render(values, [['le', formatNumber(b)]])} ${cumulative}`,
+              );
             });
             lines.push(`${name}_bucket${set.render(values, [['le', '+Inf']])} ${s.count}`);
             lines.push(`${name}_sum${set.render(values)} ${formatNumber(s.sum)}`);

@@ -59,27 +59,42 @@ export const toolName = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_').slice
 function parametersOf(cap: Capability): Record<string, unknown> {
   return {
     type: 'object',
-    properties: Object.fromEntries(Object.entries(cap.args).map(([k, a]) => [k, { type: a.type, description: a.description, ...(a.enum ? { enum: a.enum } : {}) }])),
-    required: Object.entries(cap.args).filter(([, a]) => a.required).map(([k]) => k),
+    properties: Object.fromEntries(
+      Object.entries(cap.args).map(([k, a]) => [
+        k,
+        { type: a.type, description: a.description, ...(a.enum ? { enum: a.enum } : {}) },
+      ]),
+    ),
+    required: Object.entries(cap.args)
+      .filter(([, a]) => a.required)
+      .map(([k]) => k),
     additionalProperties: false,
   };
 }
 
 /** The node's read-only capabilities as tools; the catalog checks every call's arguments. */
 export function catalogTools(catalog: Catalog): AgentTool[] {
-  return catalog.capabilities.filter((c) => c.readOnly).map((cap) => ({
-    definition: { name: toolName(cap.id), description: `${cap.name}: ${cap.description}`.slice(0, 1024), parameters: parametersOf(cap) },
-    run: async (args, signal) => {
-      const r = await catalog.invoke(cap.id, args, signal);
-      return r.ok ? { ok: true, result: r.result } : { ok: false, error: r.error };
-    },
-  }));
+  return catalog.capabilities
+    .filter((c) => c.readOnly)
+    .map((cap) => ({
+      definition: {
+        name: toolName(cap.id),
+        description: `${cap.name}: ${cap.description}`.slice(0, 1024),
+        parameters: parametersOf(cap),
+      },
+      run: async (args, signal) => {
+        const r = await catalog.invoke(cap.id, args, signal);
+        return r.ok ? { ok: true, result: r.result } : { ok: false, error: r.error };
+      },
+    }));
 }
 
 const parseArgs = (text: string): Record<string, unknown> | undefined => {
   try {
     const v: unknown = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    return v && typeof v === 'object' && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -101,41 +116,81 @@ export function modelAgent(o: ModelAgentOptions): Agent {
   return {
     async handle(ctx) {
       if (skillCall(ctx.data) || !ctx.text.trim()) return fallback.handle(ctx);
-      if (o.mode === 'dynamic' && !o.health.up) return byKeywords(ctx, 'the model did not answer its last ping');
+      if (o.mode === 'dynamic' && !o.health.up)
+        return byKeywords(ctx, 'the model did not answer its last ping');
       ctx.working(`Asking ${o.endpoint.model}`);
-      const messages: ChatMessage[] = [{ role: 'system', content: system }, { role: 'user', content: ctx.text }];
+      const messages: ChatMessage[] = [
+        { role: 'system', content: system },
+        { role: 'user', content: ctx.text },
+      ];
       const calls: CallRecord[] = [];
       const steps = o.maxSteps ?? 4;
       for (let step = 0; step < steps; step++) {
         // The last step offers no tools, so the model must answer in words.
         const offer = step < steps - 1 ? tools.map((t) => t.definition) : [];
-        const r = await chat(o.endpoint, { messages, tools: offer, timeoutMs: o.timeoutMs ?? 20_000, signal: ctx.signal }, o.fetch);
+        const r = await chat(
+          o.endpoint,
+          { messages, tools: offer, timeoutMs: o.timeoutMs ?? 20_000, signal: ctx.signal },
+          o.fetch,
+        );
         o.health.report(r.ok);
         if (!r.ok) {
-          o.log('warn', 'model call failed; keyword agent answers', { node: o.name, code: r.error.code });
+          o.log('warn', 'model call failed; keyword agent answers', {
+            node: o.name,
+            code: r.error.code,
+          });
           return byKeywords(ctx, `${r.error.code}: ${r.error.message}`);
         }
         const reply = r.result;
         if (!reply.toolCalls.length) {
           const answer = (reply.content ?? '').trim() || 'The model gave no answer.';
           ctx.setMetadata({ plannedBy: 'model', model: o.endpoint.model });
-          ctx.artifact({
-            name: 'answer',
-            parts: [{ text: answer, mediaType: 'text/plain' }, { data: { plannedBy: 'model', model: o.endpoint.model, answer, calls }, mediaType: 'application/json' }],
-          }, { lastChunk: true });
+          ctx.artifact(
+            {
+              name: 'answer',
+              parts: [
+                { text: answer, mediaType: 'text/plain' },
+                {
+                  data: { plannedBy: 'model', model: o.endpoint.model, answer, calls },
+                  mediaType: 'application/json',
+                },
+              ],
+            },
+            { lastChunk: true },
+          );
           return ctx.complete(answer);
         }
-        messages.push({ role: 'assistant', content: reply.content, tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) });
+        messages.push({
+          role: 'assistant',
+          content: reply.content,
+          tool_calls: reply.toolCalls.map((c) => ({
+            id: c.id,
+            type: 'function' as const,
+            function: { name: c.name, arguments: c.arguments },
+          })),
+        });
         for (const c of reply.toolCalls) {
           const tool = byName.get(c.name);
           const args = parseArgs(c.arguments);
           const out: Result<unknown> = !tool
             ? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${c.name}` } }
             : !args
-              ? { ok: false, error: { code: 'BAD_ARGS', message: 'arguments must be a JSON object' } }
+              ? {
+                  ok: false,
+                  error: { code: 'BAD_ARGS', message: 'arguments must be a JSON object' },
+                }
               : await tool.run(args, ctx.signal);
-          calls.push({ tool: c.name, args: args ?? {}, ok: out.ok, ...(out.ok ? {} : { errorCode: out.error.code }) });
-          messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(out).slice(0, MAX_TOOL_RESULT) });
+          calls.push({
+            tool: c.name,
+            args: args ?? {},
+            ok: out.ok,
+            ...(out.ok ? {} : { errorCode: out.error.code }),
+          });
+          messages.push({
+            role: 'tool',
+            tool_call_id: c.id,
+            content: JSON.stringify(out).slice(0, MAX_TOOL_RESULT),
+          });
         }
       }
       return byKeywords(ctx, `the model did not conclude within ${steps} steps`);
@@ -147,7 +202,10 @@ export function modelAgent(o: ModelAgentOptions): Agent {
  * A node definition answered by its model: the model agent, and a card that is agent-backed
  * while the model answers. The health's pings are started by whoever runs the node.
  */
-export function withModelAgent(def: NodeDefinition, o: Omit<ModelAgentOptions, 'name' | 'description' | 'catalog'>): NodeDefinition {
+export function withModelAgent(
+  def: NodeDefinition,
+  o: Omit<ModelAgentOptions, 'name' | 'description' | 'catalog'>,
+): NodeDefinition {
   return {
     ...def,
     agent: modelAgent({ ...o, name: def.name, description: def.description, catalog: def.catalog }),
@@ -160,22 +218,36 @@ export function withModelAgent(def: NodeDefinition, o: Omit<ModelAgentOptions, '
  * `models.<node>.agent`, else the node's own `modelMode`) is `model` or `dynamic`, by keywords
  * otherwise. The returned health is to be started once the node serves.
  */
-export function modelBackedNode(def: NodeDefinition, o: {
-  endpoint?: ModelEndpoint;
-  agent?: ModelMode | 'keyword';
-  pingMs: number;
-  log: Log;
-  timeoutMs?: number;
-  maxSteps?: number;
-  tools?: AgentTool[];
-  fetch?: typeof fetch;
-}): { definition: NodeDefinition; health?: ModelHealth } {
+export function modelBackedNode(
+  def: NodeDefinition,
+  o: {
+    endpoint?: ModelEndpoint;
+    agent?: ModelMode | 'keyword';
+    pingMs: number;
+    log: Log;
+    timeoutMs?: number;
+    maxSteps?: number;
+    tools?: AgentTool[];
+    fetch?: typeof fetch;
+  },
+): { definition: NodeDefinition; health?: ModelHealth } {
   const mode = o.agent ?? def.modelMode ?? 'keyword';
   if (!o.endpoint || mode === 'keyword') return { definition: def };
-  const health = modelHealth(o.endpoint, { pingMs: o.pingMs, log: o.log, name: def.name, ...(o.fetch ? { fetch: o.fetch } : {}) });
+  const health = modelHealth(o.endpoint, {
+    pingMs: o.pingMs,
+    log: o.log,
+    name: def.name,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  });
   const definition = withModelAgent(def, {
-    endpoint: o.endpoint, health, mode, log: o.log,
-    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}), ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}), ...(o.tools ? { tools: o.tools } : {}), ...(o.fetch ? { fetch: o.fetch } : {}),
+    endpoint: o.endpoint,
+    health,
+    mode,
+    log: o.log,
+    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}),
+    ...(o.tools ? { tools: o.tools } : {}),
+    ...(o.fetch ? { fetch: o.fetch } : {}),
   });
   return { definition, health };
 }

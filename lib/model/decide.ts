@@ -8,14 +8,45 @@ import type { Result } from '../errors/result.ts';
 import { chat, type ModelEndpoint, type ModelErrorCode, type ToolDefinition } from './chat.ts';
 
 /** The decision's arguments, or why there is none: the endpoint failed, or the model did not call the function. */
-export async function decide(endpoint: ModelEndpoint, req: { system: string; user: string; tool: ToolDefinition; timeoutMs?: number; fetch?: typeof fetch }): Promise<Result<Record<string, unknown>, { code: ModelErrorCode; message: string }>> {
-  const r = await chat(endpoint, { messages: [{ role: 'system', content: req.system }, { role: 'user', content: req.user }], tools: [req.tool], timeoutMs: req.timeoutMs ?? 8_000 }, req.fetch);
+export async function decide(
+  endpoint: ModelEndpoint,
+  req: {
+    system: string;
+    user: string;
+    tool: ToolDefinition;
+    timeoutMs?: number;
+    fetch?: typeof fetch;
+  },
+): Promise<Result<Record<string, unknown>, { code: ModelErrorCode; message: string }>> {
+  const r = await chat(
+    endpoint,
+    {
+      messages: [
+        { role: 'system', content: req.system },
+        { role: 'user', content: req.user },
+      ],
+      tools: [req.tool],
+      timeoutMs: req.timeoutMs ?? 8_000,
+    },
+    req.fetch,
+  );
   if (!r.ok) return r;
   const call = r.result.toolCalls.find((c) => c.name === req.tool.name);
-  if (!call) return { ok: false, error: { code: 'MODEL_BAD_ANSWER', message: `the model did not call ${req.tool.name}` } };
+  if (!call)
+    return {
+      ok: false,
+      error: { code: 'MODEL_BAD_ANSWER', message: `the model did not call ${req.tool.name}` },
+    };
   try {
     const args: unknown = JSON.parse(call.arguments || '{}');
-    if (args && typeof args === 'object' && !Array.isArray(args)) return { ok: true, result: args as Record<string, unknown> };
+    if (args && typeof args === 'object' && !Array.isArray(args))
+      return { ok: true, result: args as Record<string, unknown> };
   } catch {}
-  return { ok: false, error: { code: 'MODEL_BAD_ANSWER', message: `the arguments of ${req.tool.name} are not a JSON object` } };
+  return {
+    ok: false,
+    error: {
+      code: 'MODEL_BAD_ANSWER',
+      message: `the arguments of ${req.tool.name} are not a JSON object`,
+    },
+  };
 }

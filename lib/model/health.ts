@@ -18,11 +18,19 @@ export interface ModelHealth {
   stop(): void;
 }
 
-export function modelHealth(endpoint: ModelEndpoint, opts: { pingMs: number; timeoutMs?: number; log: Log; name: string; fetch?: typeof fetch }): ModelHealth {
+export function modelHealth(
+  endpoint: ModelEndpoint,
+  opts: { pingMs: number; timeoutMs?: number; log: Log; name: string; fetch?: typeof fetch },
+): ModelHealth {
   let up = false;
   let timer: ReturnType<typeof setInterval> | undefined;
   const set = (ok: boolean) => {
-    if (ok !== up) opts.log(ok ? 'info' : 'warn', ok ? 'model answers: agent-backed' : 'model does not answer: keyword agent', { node: opts.name, model: endpoint.model });
+    if (ok !== up)
+      opts.log(
+        ok ? 'info' : 'warn',
+        ok ? 'model answers: agent-backed' : 'model does not answer: keyword agent',
+        { node: opts.name, model: endpoint.model },
+      );
     up = ok;
   };
   const health: ModelHealth = {

@@ -73,7 +73,11 @@ export function parseIpv6(text: string): IpAddress | undefined {
   if ([...head, ...rest].some((g) => g === undefined)) return undefined;
   const given = head.length + rest.length;
   if (halves.length === 1 ? given !== 8 : given > 7) return undefined;
-  const groups = [...(head as bigint[]), ...Array<bigint>(8 - given).fill(0n), ...(rest as bigint[])];
+  const groups = [
+    ...(head as bigint[]),
+    ...Array<bigint>(8 - given).fill(0n),
+    ...(rest as bigint[]),
+  ];
   let value = 0n;
   for (const g of groups) value = (value << 16n) | g;
   return { family: 6, value };
@@ -86,8 +90,11 @@ export function parseIp(text: string): IpAddress | undefined {
 
 /** The canonical spelling (dotted quad, or the fully expanded IPv6 groups, lower-case). */
 export function formatIp(ip: IpAddress): string {
-  if (ip.family === 4) return [24n, 16n, 8n, 0n].map((s) => String((ip.value >> s) & 255n)).join('.');
-  return Array.from({ length: 8 }, (_, i) => ((ip.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16)).join(':');
+  if (ip.family === 4)
+    return [24n, 16n, 8n, 0n].map((s) => String((ip.value >> s) & 255n)).join('.');
+  return Array.from({ length: 8 }, (_, i) =>
+    ((ip.value >> BigInt(112 - 16 * i)) & 0xffffn).toString(16),
+  ).join(':');
 }
 
 /** A range `address/bits`. */
@@ -166,6 +173,7 @@ export function classify(ip: IpAddress): AddressKind {
   if (ip.family === 4) return V4_RANGES.find(([r]) => inRange(ip, r))?.[1] ?? 'public';
   const known = V6_RANGES.find(([r]) => inRange(ip, r));
   if (known) return known[1];
-  if (V6_EMBEDDING_V4.some((r) => inRange(ip, r))) return classify({ family: 4, value: ip.value & 0xffffffffn });
+  if (V6_EMBEDDING_V4.some((r) => inRange(ip, r)))
+    return classify({ family: 4, value: ip.value & 0xffffffffn });
   return inRange(ip, GLOBAL_UNICAST_V6) ? 'public' : 'reserved';
 }

@@ -10,7 +10,9 @@ import https from 'node:https';
 import { parseIp } from './address.ts';
 import type { OutboundPolicy } from './outbound-policy.ts';
 
-export type PostOutcome = { ok: true; status: number } | { ok: false; reason: 'timeout' | 'unreachable' | 'refused'; status?: number; detail?: string };
+export type PostOutcome =
+  | { ok: true; status: number }
+  | { ok: false; reason: 'timeout' | 'unreachable' | 'refused'; status?: number; detail?: string };
 
 export interface Poster {
   post(url: URL, headers: Record<string, string>, body: string): Promise<PostOutcome>;
@@ -18,7 +20,11 @@ export interface Poster {
   close(): void;
 }
 
-export function createPoster(opts: { policy: OutboundPolicy; maxSockets: number; timeoutMs: number }): Poster {
+export function createPoster(opts: {
+  policy: OutboundPolicy;
+  maxSockets: number;
+  timeoutMs: number;
+}): Poster {
   const agents = {
     'http:': new http.Agent({ keepAlive: false, maxSockets: opts.maxSockets }),
     'https:': new https.Agent({ keepAlive: false, maxSockets: opts.maxSockets }),
@@ -46,26 +52,37 @@ export function createPoster(opts: { policy: OutboundPolicy; maxSockets: number;
         };
         // The host name stays the request's host (Host header, TLS name); the policy's lookup
         // decides the address, and the socket connects to exactly that address.
-        const req = request({
-          protocol,
-          host,
-          port: url.port || (protocol === 'https:' ? 443 : 80),
-          path: `${url.pathname}${url.search}`,
-          method: 'POST',
-          agent: agents[protocol],
-          lookup: opts.policy.lookup as never,
-          headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
-        }, (res) => {
-          const status = res.statusCode ?? 0;
-          res.destroy(); // only the status matters; a huge or endless body is never read
-          done(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, reason: 'unreachable', status });
-        });
+        const req = request(
+          {
+            protocol,
+            host,
+            port: url.port || (protocol === 'https:' ? 443 : 80),
+            path: `${url.pathname}${url.search}`,
+            method: 'POST',
+            agent: agents[protocol],
+            lookup: opts.policy.lookup as never,
+            headers: { ...headers, 'Content-Length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            const status = res.statusCode ?? 0;
+            res.destroy(); // only the status matters; a huge or endless body is never read
+            done(
+              status >= 200 && status < 300
+                ? { ok: true, status }
+                : { ok: false, reason: 'unreachable', status },
+            );
+          },
+        );
         const timer = setTimeout(() => {
           done({ ok: false, reason: 'timeout' });
           req.destroy();
         }, opts.timeoutMs);
         req.on('error', (e: Error & { code?: string }) => {
-          done(e.code === 'ADDRESS_REFUSED' ? { ok: false, reason: 'refused', detail: e.message } : { ok: false, reason: 'unreachable' });
+          done(
+            e.code === 'ADDRESS_REFUSED'
+              ? { ok: false, reason: 'refused', detail: e.message }
+              : { ok: false, reason: 'unreachable' },
+          );
         });
         req.end(body);
       });

@@ -11,7 +11,15 @@
 
 import { join } from 'node:path';
 import { Elysia, type AnyElysia } from 'elysia';
-import { defaultAnonymous, isLoopbackHost, mayAct, tokenAuthenticator, type AccessPolicy, type AnonymousAccess, type Authenticate } from '../auth/access.ts';
+import {
+  defaultAnonymous,
+  isLoopbackHost,
+  mayAct,
+  tokenAuthenticator,
+  type AccessPolicy,
+  type AnonymousAccess,
+  type Authenticate,
+} from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { TokenBook } from '../auth/tokens.ts';
 import { readBodyBytes } from '../body.ts';
@@ -28,11 +36,21 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Fleet } from '../fleet/invoke.ts';
 import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
-import { handlePeerInvoke, handlePeerRelay, peerError, type PeerRouteDeps } from '../peer/routes.ts';
+import {
+  handlePeerInvoke,
+  handlePeerRelay,
+  peerError,
+  type PeerRouteDeps,
+} from '../peer/routes.ts';
 import type { PeerVerifier } from '../peer/signature.ts';
 import type { CallSink } from '../fleet/traced-call.ts';
 import { metricsHandler, type MetricsAccess } from '../metrics/endpoint.ts';
-import { createRequestObserver, NODE_ROUTES, routeTemplater, type RequestObserver } from '../metrics/http.ts';
+import {
+  createRequestObserver,
+  NODE_ROUTES,
+  routeTemplater,
+  type RequestObserver,
+} from '../metrics/http.ts';
 import { createNodeMetrics } from '../metrics/node.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
@@ -163,7 +181,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     anonymous: opts.access?.anonymous ?? defaultAnonymous(host),
   };
   // Letting anonymous callers act is for a conformance run on this machine only.
-  if (policy.anonymous === 'all' && !isLoopbackHost(host)) throw new Error(`node ${def.name}: anonymous callers may act only on a loopback address, not ${host}`);
+  if (policy.anonymous === 'all' && !isLoopbackHost(host))
+    throw new Error(
+      `node ${def.name}: anonymous callers may act only on a loopback address, not ${host}`,
+    );
   // A second copy of a running node stops here, before it opens (and recovers) the same tasks.
   assertPortFree(def.name, host, opts.port ?? 0);
   const limits: Limits = { ...LIMITS, ...opts.limits };
@@ -173,13 +194,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     : FileTaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, ...cache });
   const streams = opts.streams ?? new SseStreams();
   let shuttingDown = false;
-  const push = opts.push === false ? undefined : new WebhookSender({
-    allowHosts: opts.pushAllowHosts ?? [],
-    log,
-    ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
-  });
+  const push =
+    opts.push === false
+      ? undefined
+      : new WebhookSender({
+          allowHosts: opts.pushAllowHosts ?? [],
+          log,
+          ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
+        });
   const metrics = opts.metrics ?? createMetricsRegistry();
-  const requests = opts.requests ?? createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
+  const requests =
+    opts.requests ??
+    createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
   const nodeMetrics = createNodeMetrics(metrics);
   if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
@@ -195,11 +221,23 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     ...(opts.now ? { now: opts.now } : {}),
     mayAct: (caller) => mayAct(policy, caller),
     onEvent: nodeMetrics.onTaskEvent,
-    limits: { historyMessages: limits.taskHistoryMessages, historyBytes: limits.taskHistoryBytes, artifacts: limits.taskArtifacts, artifactBytes: limits.taskArtifactBytes },
+    limits: {
+      historyMessages: limits.taskHistoryMessages,
+      historyBytes: limits.taskHistoryBytes,
+      artifacts: limits.taskArtifacts,
+      artifactBytes: limits.taskArtifactBytes,
+    },
   });
   // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
   // A shared store has several processes per node; its engine takes over a gone process's tasks.
-  if (store instanceof FileTaskStore) recoverInterrupted({ store, log, ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}), ...(push ? { push } : {}), ...(opts.now ? { now: opts.now } : {}) });
+  if (store instanceof FileTaskStore)
+    recoverInterrupted({
+      store,
+      log,
+      ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}),
+      ...(push ? { push } : {}),
+      ...(opts.now ? { now: opts.now } : {}),
+    });
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
   const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
@@ -213,7 +251,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
 
   const cardFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    const baseUrl = (opts.publicUrl ?? `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`).replace(/\/+$/, '');
+    const baseUrl = (
+      opts.publicUrl ??
+      `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`
+    ).replace(/\/+$/, '');
     return buildAgentCard({
       name: def.name,
       description: def.description,
@@ -224,10 +265,12 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       outputModes,
       streaming: true,
       pushNotifications: push !== undefined,
-      agentBacked: typeof def.agentBacked === 'function' ? def.agentBacked() : def.agentBacked ?? false,
+      agentBacked:
+        typeof def.agentBacked === 'function' ? def.agentBacked() : (def.agentBacked ?? false),
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
       auth: {
-        required: policy.anonymous === 'none' ? 'all' : policy.anonymous === 'read' ? 'writes' : 'none',
+        required:
+          policy.anonymous === 'none' ? 'all' : policy.anonymous === 'read' ? 'writes' : 'none',
         protectedSkills: def.catalog.capabilities.filter((c) => !c.readOnly).map((c) => c.id),
       },
     });
@@ -245,17 +288,26 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     self: def.name,
     verifier: opts.peer.verifier,
     dispatch: (capability, args, from) =>
-      def.catalog.invoke(capability, args, undefined, { caller: { kind: 'node', name: from.node }, ...(from.onBehalfOf ? { onBehalfOf: from.onBehalfOf } : {}) }),
+      def.catalog.invoke(capability, args, undefined, {
+        caller: { kind: 'node', name: from.node },
+        ...(from.onBehalfOf ? { onBehalfOf: from.onBehalfOf } : {}),
+      }),
     log,
     ...(opts.peer.client ? { client: opts.peer.client } : {}),
     ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
     ...(opts.peer.spans ? { spans: opts.peer.spans } : {}),
   };
-  const peerRoute = (handler: typeof handlePeerInvoke) => ({ request }: { request: Request }) =>
-    peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
+  const peerRoute =
+    (handler: typeof handlePeerInvoke) =>
+    ({ request }: { request: Request }) =>
+      peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
 
   const speaksA2A = def.a2a !== false;
-  const noRoute = () => new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such route' } }), { status: 404, headers: { 'content-type': 'application/json' } });
+  const noRoute = () =>
+    new Response(JSON.stringify({ error: { code: 'NOT_FOUND', message: 'No such route' } }), {
+      status: 404,
+      headers: { 'content-type': 'application/json' },
+    });
   // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler decides
   // what is its own and everything else gets the ordinary 404.
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
@@ -264,7 +316,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
    * Who an A2A request speaks for, or the 401 that refuses it. On `/a2a` a fleet node may sign its
    * request as on the peer routes (scope `a2a`); the body is read once to check it and handed on.
    */
-  async function identify(request: Request, jsonRpc: boolean): Promise<{ request: Request; caller: Principal } | Response> {
+  async function identify(
+    request: Request,
+    jsonRpc: boolean,
+  ): Promise<{ request: Request; caller: Principal } | Response> {
     const refuse = (message: string) => {
       const err = a2aError('UNAUTHENTICATED', message);
       if (!jsonRpc) {
@@ -275,22 +330,32 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       return challenge(jsonResponse(rpcError(null, err, typeof v === 'string' ? v : '1.0'), 401));
     };
     if (jsonRpc && request.headers.has('x-peer-node')) {
-      if (!opts.peer) return refuse('This node has no peer keys, so it cannot check a fleet signature');
+      if (!opts.peer)
+        return refuse('This node has no peer keys, so it cannot check a fleet signature');
       const bytes = await readBodyBytes(request, maxBody).catch(() => undefined);
-      if (!bytes) return refuse(`A signed request body must be readable and at most ${maxBody} bytes`);
+      if (!bytes)
+        return refuse(`A signed request body must be readable and at most ${maxBody} bytes`);
       const v = await opts.peer.verifier.verify(request.headers, bytes, '/a2a');
       if (!v.ok || v.scope !== A2A_SIGNED_SCOPE) {
         const code = v.ok ? 'PEER_SCOPE' : v.code;
         log('warn', 'a2a signature refused', { code });
-        return refuse(`Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.message}`);
+        return refuse(
+          `Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.message}`,
+        );
       }
-      const replay = new Request(request.url, { method: request.method, headers: request.headers, body: bytes as Uint8Array<ArrayBuffer> });
+      const replay = new Request(request.url, {
+        method: request.method,
+        headers: request.headers,
+        body: bytes as Uint8Array<ArrayBuffer>,
+      });
       return { request: replay, caller: { kind: 'node', name: v.node } };
     }
     const who = policy.authenticate(request);
     if (!who.ok) return refuse(who.message);
     if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
-      return refuse('This node is reachable beyond this machine, so every A2A call needs a bearer token (Authorization: Bearer …)');
+      return refuse(
+        'This node is reachable beyond this machine, so every A2A call needs a bearer token (Authorization: Bearer …)',
+      );
     return { request, caller: who.principal };
   }
 
@@ -307,22 +372,34 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   // can authenticate anyone, unless given its own hook; without either, only a loopback bind serves it.
   const policyMetricsAccess = (req: Request): Response | undefined => {
     const who = policy.authenticate(req);
-    if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none')) return undefined;
-    const { http, body } = toRestError(a2aError('UNAUTHENTICATED', who.ok ? '/metrics needs a principal here (bound beyond loopback, or sign-in required): send a bearer token (bun run keys token add <name>)' : who.message));
+    if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none'))
+      return undefined;
+    const { http, body } = toRestError(
+      a2aError(
+        'UNAUTHENTICATED',
+        who.ok
+          ? '/metrics needs a principal here (bound beyond loopback, or sign-in required): send a bearer token (bun run keys token add <name>)'
+          : who.message,
+      ),
+    );
     return challenge(jsonResponse(body, http));
   };
-  const metricsAccess = opts.metricsAccess ?? (opts.access?.tokens || opts.access?.authenticate ? policyMetricsAccess : undefined);
-  const serveMetrics = metricsHandler(metrics, { host, ...(metricsAccess ? { access: metricsAccess } : {}) });
+  const metricsAccess =
+    opts.metricsAccess ??
+    (opts.access?.tokens || opts.access?.authenticate ? policyMetricsAccess : undefined);
+  const serveMetrics = metricsHandler(metrics, {
+    host,
+    ...(metricsAccess ? { access: metricsAccess } : {}),
+  });
   // The error hook comes first so it covers every route registered after it.
-  const app = new Elysia({ normalize: false })
-    .onError(({ code, set }) => {
-      // Routing and framework errors become coded JSON; handlers themselves return values.
-      if (code === 'NOT_FOUND') return noRoute();
-      set.headers['content-type'] = 'application/json';
-      log('error', 'request failed', { code: String(code) });
-      set.status = 500;
-      return { error: { code: 'INTERNAL', message: 'Internal error' } };
-    });
+  const app = new Elysia({ normalize: false }).onError(({ code, set }) => {
+    // Routing and framework errors become coded JSON; handlers themselves return values.
+    if (code === 'NOT_FOUND') return noRoute();
+    set.headers['content-type'] = 'application/json';
+    log('error', 'request failed', { code: String(code) });
+    set.status = 500;
+    return { error: { code: 'INTERNAL', message: 'Internal error' } };
+  });
   if (speaksA2A) {
     app
       .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
@@ -340,7 +417,12 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     .get('/healthz', () => livenessResponse(def.name))
     .get('/readyz', () => readinessResponse(def.name, readyChecks))
     // The older liveness path, kept for clients that read its fields.
-    .get('/health', async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }))
+    .get('/health', async () => ({
+      ok: true,
+      name: def.name,
+      a2a: speaksA2A,
+      tasks: await store.count(),
+    }))
     .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
     .get('/metrics', ({ request }) => serveMetrics(request));
   const measuredFetch = requests.wrap((request: Request) => app.handle(request));
@@ -371,14 +453,23 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
       // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
-      const server = Bun.serve({ hostname: host, port: opts.port ?? 0, idleTimeout: 60, reusePort: false, fetch: measuredFetch });
+      const server = Bun.serve({
+        hostname: host,
+        port: opts.port ?? 0,
+        idleTimeout: 60,
+        reusePort: false,
+        fetch: measuredFetch,
+      });
       const port = server.port!;
       advertisedPort = port;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
       log('info', 'node listening', { node: def.name, url, anonymous: policy.anonymous });
       if (!isLoopbackHost(host) && speaksA2A)
-        log('warn', `${def.name} is bound to ${host}: every A2A call needs a bearer token (bun run keys token add <name>) or a fleet signature`);
+        log(
+          'warn',
+          `${def.name} is bound to ${host}: every A2A call needs a bearer token (bun run keys token add <name>) or a fleet signature`,
+        );
       return {
         url,
         port,
@@ -390,7 +481,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
           shuttingDown = true;
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;
-          await Promise.race([server.stop(false), new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS)))]);
+          await Promise.race([
+            server.stop(false),
+            new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
+          ]);
           clearTimeout(grace);
           await server.stop(true);
           await engine.close();

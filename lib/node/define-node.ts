@@ -35,7 +35,9 @@ export interface NodeSpec extends Omit<NodeDefinition, 'catalog'> {
 const NODE_FACTORY: unique symbol = Symbol.for('lume-a2a.node-factory');
 
 /** A node file's default export: builds the node's definition; callable without options when it needs none. */
-export type NodeFactory<O = NodeSetup> = ({} extends O ? (opts?: O) => NodeDefinition : (opts: O) => NodeDefinition) & { readonly [NODE_FACTORY]: true };
+export type NodeFactory<O = NodeSetup> = ({} extends O
+  ? (opts?: O) => NodeDefinition
+  : (opts: O) => NodeDefinition) & { readonly [NODE_FACTORY]: true };
 
 /** The definition a spec stands for; the catalog is built (and checked) here. */
 export function toDefinition({ capabilities, ...rest }: NodeSpec): NodeDefinition {
@@ -46,7 +48,9 @@ export function toDefinition({ capabilities, ...rest }: NodeSpec): NodeDefinitio
  * Declares a node. `O` is what the node reads: the fields of `NodeSetup` it needs, plus options of
  * its own that tests may pass (optional ones, since loaders pass only the setup).
  */
-export function defineNode<O extends Partial<NodeSetup> = {}>(build: (opts: O) => NodeSpec): NodeFactory<O> {
+export function defineNode<O extends Partial<NodeSetup> = {}>(
+  build: (opts: O) => NodeSpec,
+): NodeFactory<O> {
   // The factory's type makes options required unless every field of O is optional, so an
   // absent `opts` can only stand for an empty one.
   const factory = (opts?: O) => toDefinition(build(opts ?? ({} as O)));

@@ -10,7 +10,8 @@ export function jsonFixture<T>(file: string): () => T {
   let cached: { mtimeMs: number; value: T } | undefined;
   return () => {
     const { mtimeMs } = statSync(file);
-    if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, value: JSON.parse(readFileSync(file, 'utf8')) as T };
+    if (!cached || cached.mtimeMs !== mtimeMs)
+      cached = { mtimeMs, value: JSON.parse(readFileSync(file, 'utf8')) as T };
     return cached.value;
   };
 }

@@ -17,11 +17,16 @@ export const PROJECT_ROOT = resolve(import.meta.dir, '../..');
  */
 export async function importNode(file: string, root = PROJECT_ROOT): Promise<NodeFactory> {
   const mod: { default?: unknown } = await import(isAbsolute(file) ? file : resolve(root, file));
-  if (!isNodeFactory(mod.default)) throw new Error(`${file} is not a node file: its default export must be defineNode(...)`);
+  if (!isNodeFactory(mod.default))
+    throw new Error(`${file} is not a node file: its default export must be defineNode(...)`);
   return mod.default;
 }
 
 /** Builds the node a file declares, with the standard setup. */
-export async function loadNode(file: string, setup: NodeSetup, root = PROJECT_ROOT): Promise<NodeDefinition> {
+export async function loadNode(
+  file: string,
+  setup: NodeSetup,
+  root = PROJECT_ROOT,
+): Promise<NodeDefinition> {
   return (await importNode(file, root))(setup);
 }

@@ -32,7 +32,12 @@ export interface SelfCheckInput {
   model?: () => Promise<boolean>;
 }
 
-const fail = (name: CheckLine['name'], detail: string, fix: string): CheckLine => ({ name, status: 'fail', detail, fix });
+const fail = (name: CheckLine['name'], detail: string, fix: string): CheckLine => ({
+  name,
+  status: 'fail',
+  detail,
+  fix,
+});
 
 /** The card's required fields: a name, an interface URL and skills with id, name, description and a tag. */
 function checkCard(card: Record<string, unknown> | undefined): CheckLine {
@@ -41,21 +46,59 @@ function checkCard(card: Record<string, unknown> | undefined): CheckLine {
   const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
   const bad = skills.filter((s) => {
     const k = s as { id?: unknown; name?: unknown; description?: unknown; tags?: unknown };
-    return typeof k.id !== 'string' || typeof k.name !== 'string' || typeof k.description !== 'string' || !Array.isArray(k.tags) || !k.tags.length;
+    return (
+      typeof k.id !== 'string' ||
+      typeof k.name !== 'string' ||
+      typeof k.description !== 'string' ||
+      !Array.isArray(k.tags) ||
+      !k.tags.length
+    );
   });
-  if (typeof card.name !== 'string' || !card.name || typeof card.url !== 'string' || !interfaces.length)
-    return fail('card', 'the card lacks its name, url or interfaces', 'give the node a name in its file and start it through serveNode or bun run node');
-  if (!skills.length) return fail('card', 'the card lists no skills', 'declare at least one capability in the node file');
-  if (bad.length) return fail('card', `${bad.length} skill(s) lack an id, name, description or tag`, 'complete those capabilities in the node file');
-  return { name: 'card', status: 'ok', detail: `${skills.length} skills, ${interfaces.length} interfaces` };
+  if (
+    typeof card.name !== 'string' ||
+    !card.name ||
+    typeof card.url !== 'string' ||
+    !interfaces.length
+  )
+    return fail(
+      'card',
+      'the card lacks its name, url or interfaces',
+      'give the node a name in its file and start it through serveNode or bun run node',
+    );
+  if (!skills.length)
+    return fail(
+      'card',
+      'the card lists no skills',
+      'declare at least one capability in the node file',
+    );
+  if (bad.length)
+    return fail(
+      'card',
+      `${bad.length} skill(s) lack an id, name, description or tag`,
+      'complete those capabilities in the node file',
+    );
+  return {
+    name: 'card',
+    status: 'ok',
+    detail: `${skills.length} skills, ${interfaces.length} interfaces`,
+  };
 }
 
 /** Runs each probe through the catalog as a caller would; any failure names the capability and its code. */
 async function checkCatalog(catalog: Catalog, probes: string[] | undefined): Promise<CheckLine> {
-  const ids = probes ?? catalog.capabilities.filter((c) => c.readOnly && Object.keys(c.args).length === 0).map((c) => c.id);
+  const ids =
+    probes ??
+    catalog.capabilities
+      .filter((c) => c.readOnly && Object.keys(c.args).length === 0)
+      .map((c) => c.id);
   // Dispatch itself: an unknown id must be refused with its code.
   const unknown = await catalog.invoke('self-check.no-such-capability', {}).catch(() => undefined);
-  if (!unknown || unknown.ok || unknown.error.code !== 'UNKNOWN_CAPABILITY') return fail('catalog', 'dispatch does not refuse an unknown capability', 'rebuild the catalog with new Catalog([...]) from the node file');
+  if (!unknown || unknown.ok || unknown.error.code !== 'UNKNOWN_CAPABILITY')
+    return fail(
+      'catalog',
+      'dispatch does not refuse an unknown capability',
+      'rebuild the catalog with new Catalog([...]) from the node file',
+    );
   const failed: string[] = [];
   for (const id of ids) {
     try {
@@ -65,7 +108,12 @@ async function checkCatalog(catalog: Catalog, probes: string[] | undefined): Pro
       failed.push(`${id} (threw ${(e as Error)?.name ?? 'an error'})`);
     }
   }
-  if (failed.length) return fail('catalog', `${failed.length} of ${ids.length} capabilities failed: ${failed.join(', ')}`, 'fix the data or code those capabilities read; the node serves the others');
+  if (failed.length)
+    return fail(
+      'catalog',
+      `${failed.length} of ${ids.length} capabilities failed: ${failed.join(', ')}`,
+      'fix the data or code those capabilities read; the node serves the others',
+    );
   return { name: 'catalog', status: 'ok', detail: `${ids.length} capabilities dispatched` };
 }
 
@@ -82,44 +130,81 @@ function checkData(paths: readonly string[] | undefined): CheckLine {
       else readFileSync(p).subarray(0, 1);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException)?.code;
-      problems.push(code === 'ENOENT' ? `${p} is missing` : code === 'EACCES' ? `${p} cannot be read (permissions)` : e instanceof SyntaxError ? `${p} is not valid JSON` : `${p} cannot be read`);
+      problems.push(
+        code === 'ENOENT'
+          ? `${p} is missing`
+          : code === 'EACCES'
+            ? `${p} cannot be read (permissions)`
+            : e instanceof SyntaxError
+              ? `${p} is not valid JSON`
+              : `${p} cannot be read`,
+      );
     }
   }
-  if (problems.length) return fail('data', problems.join('; '), 'restore those files (the fixtures folder of the checkout) or fix their permissions, then restart');
+  if (problems.length)
+    return fail(
+      'data',
+      problems.join('; '),
+      'restore those files (the fixtures folder of the checkout) or fix their permissions, then restart',
+    );
   return { name: 'data', status: 'ok', detail: `${paths.length} readable` };
 }
 
 export async function selfCheck(input: SelfCheckInput): Promise<CheckLine[]> {
-  const lines: CheckLine[] = [checkCard(input.card), await checkCatalog(input.catalog, input.probes)];
+  const lines: CheckLine[] = [
+    checkCard(input.card),
+    await checkCatalog(input.catalog, input.probes),
+  ];
   if (input.keysLoaded !== undefined)
-    lines.push(input.keysLoaded
-      ? { name: 'keys', status: 'ok', detail: 'peer keys loaded' }
-      : fail('keys', 'no peer keys: /peer/* refuses every call', 'start it as a fleet member (bun run node --name <node>) or create keys with bun run keys'));
+    lines.push(
+      input.keysLoaded
+        ? { name: 'keys', status: 'ok', detail: 'peer keys loaded' }
+        : fail(
+            'keys',
+            'no peer keys: /peer/* refuses every call',
+            'start it as a fleet member (bun run node --name <node>) or create keys with bun run keys',
+          ),
+    );
   lines.push(checkData(input.dataPaths));
   if (input.model) {
     const up = await input.model().catch(() => false);
-    lines.push(up
-      ? { name: 'model', status: 'ok', detail: 'the model answers: agent-backed' }
-      : { name: 'model', status: 'warn', detail: 'the model does not answer: the keyword agent answers until it does', fix: 'check models.<node>.baseUrl, model and key (or MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY)' });
+    lines.push(
+      up
+        ? { name: 'model', status: 'ok', detail: 'the model answers: agent-backed' }
+        : {
+            name: 'model',
+            status: 'warn',
+            detail: 'the model does not answer: the keyword agent answers until it does',
+            fix: 'check models.<node>.baseUrl, model and key (or MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY)',
+          },
+    );
   }
   return lines;
 }
 
 /** One printed line: `self-check scanner data FAIL: … -> what to do`. */
-export const formatCheck = (node: string, c: Pick<CheckLine, 'detail' | 'fix'> & { name: string; status: CheckLine['status'] }) =>
+export const formatCheck = (
+  node: string,
+  c: Pick<CheckLine, 'detail' | 'fix'> & { name: string; status: CheckLine['status'] },
+) =>
   `self-check ${node} ${c.name} ${c.status.toUpperCase()}: ${c.detail}${c.fix && c.status !== 'ok' ? ` -> ${c.fix}` : ''}`;
 
 /**
  * Readiness checks that answer from the latest self-check: before it has run they say so, a
  * failed line makes `/readyz` 503 with its detail and what to do.
  */
-export function selfCheckReadiness(): { checks: Record<string, ReadyCheck>; record(lines: CheckLine[]): void } {
+export function selfCheckReadiness(): {
+  checks: Record<string, ReadyCheck>;
+  record(lines: CheckLine[]): void;
+} {
   let lines: CheckLine[] | undefined;
-  const verdict = (name: CheckLine['name']): ReadyCheck => () => {
-    if (!lines) return 'the boot self-check has not run yet';
-    const line = lines.find((l) => l.name === name);
-    return line?.status !== 'fail' || `${line.detail}${line.fix ? ` -> ${line.fix}` : ''}`;
-  };
+  const verdict =
+    (name: CheckLine['name']): ReadyCheck =>
+    () => {
+      if (!lines) return 'the boot self-check has not run yet';
+      const line = lines.find((l) => l.name === name);
+      return line?.status !== 'fail' || `${line.detail}${line.fix ? ` -> ${line.fix}` : ''}`;
+    };
   return {
     checks: { card: verdict('card'), catalog: verdict('catalog'), data: verdict('data') },
     record: (l) => void (lines = l),

@@ -11,7 +11,13 @@ import { loadFleet, type Fleet } from '../fleet/invoke.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';
-import { createNode, type NodeApp, type NodeDefinition, type NodeOptions, type RunningNode } from './create-node.ts';
+import {
+  createNode,
+  type NodeApp,
+  type NodeDefinition,
+  type NodeOptions,
+  type RunningNode,
+} from './create-node.ts';
 import type { NodeSetup } from './define-node.ts';
 
 export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'dataDir'>> {
@@ -35,22 +41,40 @@ export interface PreparedNode extends NodeApp {
 export type NodeSource = NodeDefinition | ((opts: NodeSetup) => NodeDefinition);
 
 /** Builds the node's app (task store, card, routes, peer channel) without binding a port. */
-export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {}): Promise<PreparedNode> {
+export async function prepareNode(
+  source: NodeSource,
+  opts: ServeNodeOptions = {},
+): Promise<PreparedNode> {
   const dataDir = resolve(opts.dataDir ?? 'data');
   const fleetFile = typeof opts.fleet === 'string' ? resolve(opts.fleet) : undefined;
   const fleet = typeof opts.fleet === 'string' ? await loadFleet(opts.fleet) : opts.fleet;
-  const setup: NodeSetup = { fixturesDir: resolve('fixtures'), fleetFile: fleetFile ?? '', dataDir, ...opts.setup };
+  const setup: NodeSetup = {
+    fixturesDir: resolve('fixtures'),
+    fleetFile: fleetFile ?? '',
+    dataDir,
+    ...opts.setup,
+  };
   const definition = typeof source === 'function' ? source(setup) : source;
   const log: Log = opts.log ?? opts.logFor?.(definition.name) ?? silentLog;
-  const member = fleet?.nodes.find((n) => n.name === definition.name) ?? (fleet?.hub.name === definition.name ? fleet.hub : undefined);
+  const member =
+    fleet?.nodes.find((n) => n.name === definition.name) ??
+    (fleet?.hub.name === definition.name ? fleet.hub : undefined);
   let peer: NodeOptions['peer'];
   let published: ReturnType<typeof publicIdentity>;
   if (fleet && member) {
     // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
     await ensureKeys(dataDir, fleet);
     const nonces = opts.limits?.peerNonces;
-    const identity = await loadPeerIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
-    peer = { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet };
+    const identity = await loadPeerIdentity(
+      dataDir,
+      member.name,
+      nonces ? { nonceCapacity: nonces } : {},
+    );
+    peer = {
+      verifier: identity.verifier,
+      client: createPeerClient({ signer: identity.signer, fleet, log }),
+      fleet,
+    };
     published = publicIdentity(member.name, identity.ring);
   }
   const { fleet: _f, setup: _s, logFor: _l, ...nodeOpts } = opts;
@@ -68,7 +92,10 @@ export async function prepareNode(source: NodeSource, opts: ServeNodeOptions = {
 }
 
 /** Starts a node on its own port (0 picks a free one; a fleet member's default is its fleet port). */
-export async function serveNode(source: NodeSource, opts: ServeNodeOptions = {}): Promise<RunningNode & { node: PreparedNode }> {
+export async function serveNode(
+  source: NodeSource,
+  opts: ServeNodeOptions = {},
+): Promise<RunningNode & { node: PreparedNode }> {
   const prepared = await prepareNode(source, opts);
   const running = await prepared.start();
   return {
@@ -87,7 +114,10 @@ export async function serveNode(source: NodeSource, opts: ServeNodeOptions = {})
  * an app tries its own routes first and hands the rest over. The card advertises `publicUrl`
  * (or the port given to `advertise`).
  */
-export async function mountNode(source: NodeSource, opts: ServeNodeOptions = {}): Promise<{
+export async function mountNode(
+  source: NodeSource,
+  opts: ServeNodeOptions = {},
+): Promise<{
   node: PreparedNode;
   fetch: (request: Request) => Promise<Response>;
   advertise: (port: number) => void;

@@ -18,7 +18,12 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
 import { SCOPE, type PeerSigner } from './signature.ts';
-import { addTraceHeaders, currentTrace, withTrace, type TraceContext } from '../telemetry/trace-context.ts';
+import {
+  addTraceHeaders,
+  currentTrace,
+  withTrace,
+  type TraceContext,
+} from '../telemetry/trace-context.ts';
 
 /**
  * A peer call's outcome. Failure kinds: unreachable / timeout: no answer; refused: the peer's
@@ -46,14 +51,31 @@ interface PeerCallOptions {
 
 export interface PeerClient {
   /** Calls `capability` on fleet node `target` through its POST /peer/invoke. Never throws. */
-  peerFetch(target: string, capability: string, args?: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
+  peerFetch(
+    target: string,
+    capability: string,
+    args?: unknown,
+    opts?: PeerCallOptions,
+  ): Promise<PeerResult>;
   /**
    * Asks fleet node `via` to forward the call along `route` (last entry runs it). The last node
    * runs it for `opts.onBehalfOf`, or, without one, for this node (`node:<self>`). Never throws.
    */
-  peerRelay(via: string, route: string[], capability: string, args?: unknown, opts?: PeerCallOptions & { trail?: string[] }): Promise<PeerResult>;
+  peerRelay(
+    via: string,
+    route: string[],
+    capability: string,
+    args?: unknown,
+    opts?: PeerCallOptions & { trail?: string[] },
+  ): Promise<PeerResult>;
   /** Low level: signs `body` with `scope` and posts it to `path` on `target`. Never throws. */
-  post(target: string, path: string, scope: string, body: unknown, opts?: PeerCallOptions): Promise<PeerResult>;
+  post(
+    target: string,
+    path: string,
+    scope: string,
+    body: unknown,
+    opts?: PeerCallOptions,
+  ): Promise<PeerResult>;
 }
 
 interface PeerClientDeps {
@@ -65,7 +87,12 @@ interface PeerClientDeps {
   maxAnswerBytes?: number;
 }
 
-const fail = (code: PeerErrorCode | (string & {}), kind: CallFailureKind, message?: string, extra: Partial<CallFailure> = {}): PeerResult => ({
+const fail = (
+  code: PeerErrorCode | (string & {}),
+  kind: CallFailureKind,
+  message?: string,
+  extra: Partial<CallFailure> = {},
+): PeerResult => ({
   ok: false,
   error: { code, message: message ?? messageOf(code), kind, ...extra },
 });
@@ -79,14 +106,26 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   } catch {
     return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
   }
-  const d = doc as { ok?: unknown; result?: unknown; error?: { code?: unknown; message?: unknown; at?: unknown } };
-  if (d && d.ok === true && status < 300) return typeof (d as { summary?: unknown }).summary === 'string' ? { ok: true, result: d.result, summary: (d as { summary: string }).summary } : { ok: true, result: d.result };
+  const d = doc as {
+    ok?: unknown;
+    result?: unknown;
+    error?: { code?: unknown; message?: unknown; at?: unknown };
+  };
+  if (d && d.ok === true && status < 300)
+    return typeof (d as { summary?: unknown }).summary === 'string'
+      ? { ok: true, result: d.result, summary: (d as { summary: string }).summary }
+      : { ok: true, result: d.result };
   if (d && d.ok === false && d.error && typeof d.error.code === 'string') {
     const kind: CallFailureKind = status === 401 ? 'refused' : 'failed';
     const message = typeof d.error.message === 'string' ? d.error.message : d.error.code;
-    return fail(d.error.code, kind, message, { status, ...(typeof d.error.at === 'string' ? { at: d.error.at } : {}) });
+    return fail(d.error.code, kind, message, {
+      status,
+      ...(typeof d.error.at === 'string' ? { at: d.error.at } : {}),
+    });
   }
-  return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not a peer answer`, { status });
+  return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not a peer answer`, {
+    status,
+  });
 }
 
 export function createPeerClient(deps: PeerClientDeps): PeerClient {
@@ -94,10 +133,17 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
   const doFetch = deps.fetch ?? fetch;
   const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
 
-  async function post(target: string, path: string, scope: string, body: unknown, opts: PeerCallOptions = {}): Promise<PeerResult> {
+  async function post(
+    target: string,
+    path: string,
+    scope: string,
+    body: unknown,
+    opts: PeerCallOptions = {},
+  ): Promise<PeerResult> {
     const member = typeof target === 'string' ? fleetMember(deps.fleet, target) : undefined;
     if (!member) return fail('PEER_NO_ROUTE', 'bad-call', 'target is not a fleet node');
-    if (typeof scope !== 'string' || !SCOPE.test(scope)) return fail('PEER_BAD_REQUEST', 'bad-call', 'capability is not a valid name');
+    if (typeof scope !== 'string' || !SCOPE.test(scope))
+      return fail('PEER_BAD_REQUEST', 'bad-call', 'capability is not a valid name');
     let bytes: Uint8Array;
     try {
       bytes = new TextEncoder().encode(JSON.stringify(body));
@@ -118,11 +164,18 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     }
     let result: PeerResult;
     try {
-      const res = await doFetch(member.url + path, { method: 'POST', headers, body: bytes as Uint8Array<ArrayBuffer>, signal: AbortSignal.timeout(timeout) });
+      const res = await doFetch(member.url + path, {
+        method: 'POST',
+        headers,
+        body: bytes as Uint8Array<ArrayBuffer>,
+        signal: AbortSignal.timeout(timeout),
+      });
       const answer = await readBodyBytes(res, maxAnswer);
       result = answer
         ? parseAnswer(answer, res.status)
-        : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, { status: res.status });
+        : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, {
+            status: res.status,
+          });
       if (answer && opts.meter) opts.meter.answerBytes = answer.byteLength;
     } catch (e) {
       const name = (e as Error)?.name;
@@ -134,7 +187,15 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     const ms = Math.round(performance.now() - started);
     const say = () => {
       if (result.ok) log('debug', 'peer call', { to: target, path, scope, ms });
-      else log('warn', 'peer call failed', { to: target, path, scope, ms, code: result.error.code, kind: result.error.kind });
+      else
+        log('warn', 'peer call failed', {
+          to: target,
+          path,
+          scope,
+          ms,
+          code: result.error.code,
+          kind: result.error.kind,
+        });
     };
     // A log line names the trace and span of the call it tells of (lib/log.ts reads the current context).
     if (opts.trace) withTrace(opts.trace, say);
@@ -145,8 +206,32 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
   return Object.freeze({
     post,
     peerFetch: (target: string, capability: string, args: unknown = {}, opts?: PeerCallOptions) =>
-      post(target, '/peer/invoke', capability, { capability, args, ...(opts?.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
-    peerRelay: (via: string, route: string[], capability: string, args: unknown = {}, opts: PeerCallOptions & { trail?: string[] } = {}) =>
-      post(via, '/peer/relay', `relay:${capability}`, { route, capability, args, trail: opts.trail ?? [], ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) }, opts),
+      post(
+        target,
+        '/peer/invoke',
+        capability,
+        { capability, args, ...(opts?.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}) },
+        opts,
+      ),
+    peerRelay: (
+      via: string,
+      route: string[],
+      capability: string,
+      args: unknown = {},
+      opts: PeerCallOptions & { trail?: string[] } = {},
+    ) =>
+      post(
+        via,
+        '/peer/relay',
+        `relay:${capability}`,
+        {
+          route,
+          capability,
+          args,
+          trail: opts.trail ?? [],
+          ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}),
+        },
+        opts,
+      ),
   });
 }

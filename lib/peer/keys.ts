@@ -84,16 +84,23 @@ export function parseRing(doc: unknown): PeerRing {
     throw new Error('ring: expected { version: 1, nodes: {...} }');
   const ring = new Map<string, RingEntry>();
   for (const [node, e] of Object.entries(d.nodes)) {
-    if (!NODE_NAME.test(node)) throw new Error(`ring: invalid node name ${JSON.stringify(node.slice(0, 40))}`);
-    if (!e || (e.mode !== 'ed25519' && e.mode !== 'derived' && e.mode !== 'shared') || !Array.isArray(e.keys))
+    if (!NODE_NAME.test(node))
+      throw new Error(`ring: invalid node name ${JSON.stringify(node.slice(0, 40))}`);
+    if (
+      !e ||
+      (e.mode !== 'ed25519' && e.mode !== 'derived' && e.mode !== 'shared') ||
+      !Array.isArray(e.keys)
+    )
       throw new Error(`ring: ${node} needs a mode (ed25519 | derived | shared) and a keys array`);
-    if (e.keys.length > MAX_RING_KEYS) throw new Error(`ring: ${node} has more than ${MAX_RING_KEYS} keys`);
+    if (e.keys.length > MAX_RING_KEYS)
+      throw new Error(`ring: ${node} has more than ${MAX_RING_KEYS} keys`);
     const keys = e.keys.map((k, i) => {
       const pub = k && typeof k.publicKey === 'string' ? fromB64url(k.publicKey, 32) : undefined;
       if (!pub) throw new Error(`ring: ${node}.keys[${i}].publicKey must be 32 bytes in base64url`);
       return pub;
     });
-    if (e.mode === 'ed25519' && keys.length === 0) throw new Error(`ring: ${node} is ed25519 but has no key`);
+    if (e.mode === 'ed25519' && keys.length === 0)
+      throw new Error(`ring: ${node} is ed25519 but has no key`);
     ring.set(node, Object.freeze({ mode: e.mode, ed25519: Object.freeze(keys) }));
   }
   return ring;
@@ -109,7 +116,12 @@ async function readText(path: string): Promise<string | undefined> {
 }
 
 /** Writes through a temporary file; `exclusive` keeps an existing file (returns false then). */
-function writeKeyFile(path: string, text: string, mode: number, exclusive: boolean): Promise<boolean> {
+function writeKeyFile(
+  path: string,
+  text: string,
+  mode: number,
+  exclusive: boolean,
+): Promise<boolean> {
   return writeFileAtomic(path, text, { mode, ifAbsent: exclusive });
 }
 
@@ -121,7 +133,11 @@ async function readSecret(dir: string): Promise<Uint8Array | undefined> {
   return secret;
 }
 
-async function readPrivateKey(dir: string, node: string, file = privateKeyFile(node)): Promise<{ seed: Uint8Array; key: RingKey; text: string } | undefined> {
+async function readPrivateKey(
+  dir: string,
+  node: string,
+  file = privateKeyFile(node),
+): Promise<{ seed: Uint8Array; key: RingKey; text: string } | undefined> {
   const text = await readText(join(dir, file));
   if (text === undefined) return undefined;
   let doc: Partial<PrivateKeyFile>;
@@ -133,10 +149,19 @@ async function readPrivateKey(dir: string, node: string, file = privateKeyFile(n
   const seed = typeof doc.privateKey === 'string' ? fromB64url(doc.privateKey, 32) : undefined;
   if (!seed || doc.node !== node) throw new Error(`keys: ${file} is malformed`);
   const pub = ed25519PublicKey(seed);
-  return { seed, key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') }, text };
+  return {
+    seed,
+    key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') },
+    text,
+  };
 }
 
-async function newPrivateKey(dir: string, node: string, now: Date, replace: boolean): Promise<RingKey | undefined> {
+async function newPrivateKey(
+  dir: string,
+  node: string,
+  now: Date,
+  replace: boolean,
+): Promise<RingKey | undefined> {
   const seed = randomBytes(32);
   const pub = ed25519PublicKey(seed);
   const file: PrivateKeyFile = {
@@ -146,7 +171,12 @@ async function newPrivateKey(dir: string, node: string, now: Date, replace: bool
     privateKey: toB64url(seed),
     publicKey: toB64url(pub),
   };
-  const written = await writeKeyFile(join(dir, privateKeyFile(node)), `${JSON.stringify(file, null, 2)}\n`, 0o600, !replace);
+  const written = await writeKeyFile(
+    join(dir, privateKeyFile(node)),
+    `${JSON.stringify(file, null, 2)}\n`,
+    0o600,
+    !replace,
+  );
   return written ? { kid: file.kid, publicKey: file.publicKey, created: file.created } : undefined;
 }
 
@@ -179,14 +209,23 @@ interface KeyOptions {
  * Returns the names of the files it created or changed (never their content).
  * @throws Error when an existing key file is malformed or the directory cannot be written.
  */
-export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions = {}): Promise<{ created: string[] }> {
+export async function ensureKeys(
+  dataDir: string,
+  fleet: Fleet,
+  opts: KeyOptions = {},
+): Promise<{ created: string[] }> {
   const dir = keysDir(dataDir);
   const now = (opts.now ?? (() => new Date()))();
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
   const created: string[] = [];
   if (opts.force || !(await readSecret(dir))) {
-    await writeKeyFile(join(dir, SECRET_FILE), `${toB64url(randomBytes(32))}\n`, 0o600, !opts.force);
+    await writeKeyFile(
+      join(dir, SECRET_FILE),
+      `${toB64url(randomBytes(32))}\n`,
+      0o600,
+      !opts.force,
+    );
     created.push(SECRET_FILE);
   }
   const ring = await readRingFile(dir);
@@ -198,7 +237,9 @@ export async function ensureKeys(dataDir: string, fleet: Fleet, opts: KeyOptions
     let key = opts.force ? undefined : (await readPrivateKey(dir, node))?.key;
     if (opts.force) await unlink(join(dir, previousKeyFile(node))).catch(() => {});
     if (!key) {
-      key = (await newPrivateKey(dir, node, now, !!opts.force)) ?? (await readPrivateKey(dir, node))!.key;
+      key =
+        (await newPrivateKey(dir, node, now, !!opts.force)) ??
+        (await readPrivateKey(dir, node))!.key;
       created.push(privateKeyFile(node));
     }
     const entry = ring.nodes[node];
@@ -228,7 +269,12 @@ function requireMember(fleet: Fleet, node: string): void {
  * that still see the old signature keep accepting it until `retireKeys`.
  * @throws Error when the node is not a fleet member or the files are malformed.
  */
-export async function rotateKey(dataDir: string, fleet: Fleet, node: string, opts: KeyOptions = {}) {
+export async function rotateKey(
+  dataDir: string,
+  fleet: Fleet,
+  node: string,
+  opts: KeyOptions = {},
+) {
   requireMember(fleet, node);
   const dir = keysDir(dataDir);
   const ring = await readRingFile(dir);
@@ -259,9 +305,15 @@ export async function retireKeys(dataDir: string, fleet: Fleet, node: string) {
 }
 
 /** Per node: mode and key ids. Safe to print. */
-export async function listKeys(dataDir: string): Promise<{ node: string; mode: RingMode; kids: string[] }[]> {
+export async function listKeys(
+  dataDir: string,
+): Promise<{ node: string; mode: RingMode; kids: string[] }[]> {
   const ring = await readRingFile(keysDir(dataDir));
-  return Object.entries(ring.nodes).map(([node, e]) => ({ node, mode: e.mode, kids: e.keys.map((k) => k.kid) }));
+  return Object.entries(ring.nodes).map(([node, e]) => ({
+    node,
+    mode: e.mode,
+    kids: e.keys.map((k) => k.kid),
+  }));
 }
 
 /**
@@ -278,19 +330,31 @@ export async function loadPeerIdentity(
 ): Promise<{ signer: PeerSigner; verifier: PeerVerifier; ring: PeerRing }> {
   checkNode(node);
   const dir = keysDir(dataDir);
-  if ((await readText(join(dir, RING_FILE))) === undefined) throw new Error(`keys: no ${RING_FILE} in ${dir}; run \`bun run keys\``);
+  if ((await readText(join(dir, RING_FILE))) === undefined)
+    throw new Error(`keys: no ${RING_FILE} in ${dir}; run \`bun run keys\``);
   const ring = parseRing(await readRingFile(dir));
   const entry = ring.get(node);
   if (!entry) throw new Error(`keys: ${node} is not in the ring; run \`bun run keys\``);
   const secret = await readSecret(dir);
   const seed = entry.mode === 'ed25519' ? (await readPrivateKey(dir, node))?.seed : undefined;
-  if (entry.mode === 'ed25519' && !seed) throw new Error(`keys: ${privateKeyFile(node)} is missing`);
+  if (entry.mode === 'ed25519' && !seed)
+    throw new Error(`keys: ${privateKeyFile(node)} is missing`);
   if (entry.mode !== 'ed25519' && !secret) throw new Error(`keys: ${SECRET_FILE} is missing`);
   // The previous pair counts only while the ring still lists its public key (until retired).
   const previous = seed ? await readPrivateKey(dir, node, previousKeyFile(node)) : undefined;
   const inRing = previous && entry.ed25519.some((k) => toB64url(k) === previous.key.publicKey);
   const seeds = seed ? [seed, ...(inRing ? [previous.seed] : [])] : [];
-  const signer = createSigner({ node, secret, seed, ring, mode: entry.mode, now: opts.now, ed25519: opts.ed25519, x25519: opts.x25519, hashes: opts.hashes });
+  const signer = createSigner({
+    node,
+    secret,
+    seed,
+    ring,
+    mode: entry.mode,
+    now: opts.now,
+    ed25519: opts.ed25519,
+    x25519: opts.x25519,
+    hashes: opts.hashes,
+  });
   return { signer, verifier: createVerifier({ ...opts, self: node, ring, secret, seeds }), ring };
 }
 
@@ -299,16 +363,32 @@ export async function loadPeerIdentity(
  * replacing what the ring held for it. The key id must be the one the key gives.
  * @throws Error when the name, the key or its id is malformed, or the node has a local pair.
  */
-export async function trustRemoteKey(dataDir: string, node: string, key: { kid: string; publicKey: string }, opts: KeyOptions = {}): Promise<{ kid: string }> {
+export async function trustRemoteKey(
+  dataDir: string,
+  node: string,
+  key: { kid: string; publicKey: string },
+  opts: KeyOptions = {},
+): Promise<{ kid: string }> {
   checkNode(node);
   const pub = fromB64url(key.publicKey, 32);
   if (!pub) throw new Error('keys: the public key must be 32 bytes in base64url');
-  if (keyId(pub) !== key.kid) throw new Error(`keys: the key id ${String(key.kid).slice(0, 40)} does not belong to the key`);
+  if (keyId(pub) !== key.kid)
+    throw new Error(`keys: the key id ${String(key.kid).slice(0, 40)} does not belong to the key`);
   const dir = keysDir(dataDir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  if (await readText(join(dir, privateKeyFile(node)))) throw new Error(`keys: ${node} has a key pair here; it is not a remote node`);
+  if (await readText(join(dir, privateKeyFile(node))))
+    throw new Error(`keys: ${node} has a key pair here; it is not a remote node`);
   const ring = await readRingFile(dir);
-  ring.nodes[node] = { mode: 'ed25519', keys: [{ kid: key.kid, publicKey: key.publicKey, created: (opts.now ?? (() => new Date()))().toISOString() }] };
+  ring.nodes[node] = {
+    mode: 'ed25519',
+    keys: [
+      {
+        kid: key.kid,
+        publicKey: key.publicKey,
+        created: (opts.now ?? (() => new Date()))().toISOString(),
+      },
+    ],
+  };
   await writeRing(dir, ring);
   return { kid: key.kid };
 }
@@ -320,8 +400,15 @@ export async function hasKeyPair(dataDir: string, node: string): Promise<boolean
 }
 
 /** A node's public identity as it publishes it at `GET /peer/identity`: name, mode and ring keys. */
-export function publicIdentity(node: string, ring: PeerRing): { node: string; mode: RingMode; keys: { kid: string; publicKey: string }[] } | undefined {
+export function publicIdentity(
+  node: string,
+  ring: PeerRing,
+): { node: string; mode: RingMode; keys: { kid: string; publicKey: string }[] } | undefined {
   const entry = ring.get(node);
   if (!entry) return undefined;
-  return { node, mode: entry.mode, keys: entry.ed25519.map((k) => ({ kid: keyId(k), publicKey: toB64url(k) })) };
+  return {
+    node,
+    mode: entry.mode,
+    keys: entry.ed25519.map((k) => ({ kid: keyId(k), publicKey: toB64url(k) })),
+  };
 }

@@ -74,8 +74,16 @@ export const nativeX25519: X25519Backend = Object.freeze({
   name: 'native' as const,
   agree(secret: Uint8Array, peer: Uint8Array) {
     try {
-      const privateKey = createPrivateKey({ key: Buffer.concat([X_PKCS8, secret]), format: 'der', type: 'pkcs8' });
-      const publicKey = createPublicKey({ key: Buffer.concat([X_SPKI, peer]), format: 'der', type: 'spki' });
+      const privateKey = createPrivateKey({
+        key: Buffer.concat([X_PKCS8, secret]),
+        format: 'der',
+        type: 'pkcs8',
+      });
+      const publicKey = createPublicKey({
+        key: Buffer.concat([X_SPKI, peer]),
+        format: 'der',
+        type: 'spki',
+      });
       return new Uint8Array(diffieHellman({ privateKey, publicKey })); // throws on an all-zero result
     } catch {
       return undefined;
@@ -114,8 +122,15 @@ function ladder(k: bigint, u: bigint): bigint {
     swap ^= bit;
     if (swap) [x2, x3, z2, z3] = [x3, x2, z3, z2];
     swap = bit;
-    const A = m(x2 + z2), AA = m(A * A), B = m(x2 - z2), BB = m(B * B), E = m(AA - BB);
-    const C = m(x3 + z3), D = m(x3 - z3), DA = m(D * A), CB = m(C * B);
+    const A = m(x2 + z2),
+      AA = m(A * A),
+      B = m(x2 - z2),
+      BB = m(B * B),
+      E = m(AA - BB);
+    const C = m(x3 + z3),
+      D = m(x3 - z3),
+      DA = m(D * A),
+      CB = m(C * B);
     x3 = m((DA + CB) ** 2n);
     z3 = m(u * m((DA - CB) ** 2n));
     x2 = m(AA * BB);
@@ -130,8 +145,14 @@ let detected: X25519Backend | undefined;
 export function detectX25519(): X25519Backend {
   if (detected) return detected;
   // RFC 7748 section 6.1: Alice's secret with Bob's public key.
-  const alice = Buffer.from('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a', 'hex');
-  const bob = Buffer.from('de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f', 'hex');
+  const alice = Buffer.from(
+    '77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a',
+    'hex',
+  );
+  const bob = Buffer.from(
+    'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f',
+    'hex',
+  );
   const want = '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742';
   const got = nativeX25519.agree(alice, bob);
   return (detected = got && Buffer.from(got).toString('hex') === want ? nativeX25519 : nobleX25519);
@@ -142,7 +163,13 @@ export function detectX25519(): X25519Backend {
  * HKDF-SHA256(ikm = X25519 agreement, salt = none, info = pairInfo(self, peer), 32 bytes).
  * Both sides compute the same bytes. Undefined when the peer's key is unusable.
  */
-export function pairKey(self: string, seed: Uint8Array, peer: string, peerPublicKey: Uint8Array, backend: X25519Backend = detectX25519()): Uint8Array | undefined {
+export function pairKey(
+  self: string,
+  seed: Uint8Array,
+  peer: string,
+  peerPublicKey: Uint8Array,
+  backend: X25519Backend = detectX25519(),
+): Uint8Array | undefined {
   const peerX = x25519Public(peerPublicKey);
   const shared = peerX && backend.agree(x25519Secret(seed), peerX);
   return shared && hkdf(sha256, shared, undefined, utf8.encode(pairInfo(self, peer)), 32);

@@ -30,7 +30,11 @@ export interface PeerRouteDeps {
    * Runs one capability of this node's catalog; the only way a peer request reaches code. `from`
    * is the verified calling node, `onBehalfOf` the owner key it says it acts for (signed with the body).
    */
-  dispatch: (capability: string, args: Record<string, unknown>, from: { node: string; onBehalfOf?: string }) => Promise<Result>;
+  dispatch: (
+    capability: string,
+    args: Record<string, unknown>,
+    from: { node: string; onBehalfOf?: string },
+  ) => Promise<Result>;
   /** Needed by /peer/relay: signs and sends the forwarded call as this node. */
   client?: PeerClient;
   /** Needed by /peer/relay: route entries must be fleet members. */
@@ -53,7 +57,12 @@ const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 /** A coded failure answer; the status comes from the error registry unless given. */
-export function peerError(code: PeerErrorCode | (string & {}), message?: string, status?: number, at?: string): Response {
+export function peerError(
+  code: PeerErrorCode | (string & {}),
+  message?: string,
+  status?: number,
+  at?: string,
+): Response {
   return json(status ?? statusOf(code), {
     ok: false,
     error: { code, message: message ?? messageOf(code), ...(at ? { at } : {}) },
@@ -66,7 +75,12 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 type Admitted = { caller: string; scope: string; body: Record<string, unknown> };
 
 /** Shared front half of both routes: method, size, signature, JSON object body. */
-async function admit(request: Request, route: string, deps: PeerRouteDeps, log: Log): Promise<Admitted | Response> {
+async function admit(
+  request: Request,
+  route: string,
+  deps: PeerRouteDeps,
+  log: Log,
+): Promise<Admitted | Response> {
   if (request.method !== 'POST') return peerError('PEER_METHOD');
   const max = deps.maxBodyBytes ?? 1024 * 1024;
   let bytes: Uint8Array | undefined;
@@ -80,7 +94,11 @@ async function admit(request: Request, route: string, deps: PeerRouteDeps, log: 
   const v = await deps.verifier.verify(request.headers, bytes, route);
   if (!v.ok) {
     const node = request.headers.get('x-peer-node') ?? '';
-    log('warn', 'peer refused', { code: v.code, node: NODE_NAME.test(node) ? node : undefined, path: route });
+    log('warn', 'peer refused', {
+      code: v.code,
+      node: NODE_NAME.test(node) ? node : undefined,
+      path: route,
+    });
     return peerError(v.code, v.message);
   }
   let text: string;
@@ -90,9 +108,13 @@ async function admit(request: Request, route: string, deps: PeerRouteDeps, log: 
     return peerError('PEER_BAD_REQUEST', 'body is not UTF-8');
   }
   const parsed = parseJsonBody(text);
-  if (!parsed.ok) return parsed.code === 'BODY_TOO_DEEP' ? peerError('BODY_TOO_DEEP', parsed.message) : peerError('PEER_BAD_REQUEST', 'body is not JSON');
+  if (!parsed.ok)
+    return parsed.code === 'BODY_TOO_DEEP'
+      ? peerError('BODY_TOO_DEEP', parsed.message)
+      : peerError('PEER_BAD_REQUEST', 'body is not JSON');
   const body = parsed.value;
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
 }
 
@@ -109,7 +131,8 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const a = await admit(request, '/peer/invoke', deps, log);
     if (a instanceof Response) return a;
     const { capability } = a.body;
-    if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
+    if (typeof capability !== 'string' || !SCOPE.test(capability))
+      return peerError('PEER_BAD_REQUEST', 'capability must be a name');
     if (a.scope !== capability) {
       log('warn', 'peer refused', { code: 'PEER_SCOPE', node: a.caller });
       return peerError('PEER_SCOPE', 'X-Peer-Scope is not the body capability');
@@ -117,13 +140,32 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const args = argsOf(a.body);
     if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
     const { onBehalfOf } = a.body;
-    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf)) return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
+    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf))
+      return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
     const started = performance.now();
-    const run = () => deps.dispatch(capability, args, { node: a.caller, ...(onBehalfOf !== undefined ? { onBehalfOf } : {}) });
-    const r = deps.spans ? await tracedCall(deps.spans, { from: a.caller, to: deps.self, capability }, run) : await run();
+    const run = () =>
+      deps.dispatch(capability, args, {
+        node: a.caller,
+        ...(onBehalfOf !== undefined ? { onBehalfOf } : {}),
+      });
+    const r = deps.spans
+      ? await tracedCall(deps.spans, { from: a.caller, to: deps.self, capability }, run)
+      : await run();
     const ms = Math.round(performance.now() - started);
-    log('info', 'peer invoke', { from: a.caller, capability, ok: r.ok, ms, code: r.ok ? undefined : r.error.code });
-    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
+    log('info', 'peer invoke', {
+      from: a.caller,
+      capability,
+      ok: r.ok,
+      ms,
+      code: r.ok ? undefined : r.error.code,
+    });
+    if (r.ok)
+      return json(
+        200,
+        r.summary === undefined
+          ? { ok: true, result: r.result }
+          : { ok: true, result: r.result, summary: r.summary },
+      );
     // A declared code answers its registry status; a capability's own code answers 422.
     return peerError(r.error.code, r.error.message);
   } catch (e) {
@@ -148,41 +190,74 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     const a = await admit(request, '/peer/relay', deps, log);
     if (a instanceof Response) return a;
     const { capability, route, trail = [] } = a.body;
-    if (typeof capability !== 'string' || !SCOPE.test(capability)) return peerError('PEER_BAD_REQUEST', 'capability must be a name');
-    if (a.scope !== `relay:${capability}`) return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
+    if (typeof capability !== 'string' || !SCOPE.test(capability))
+      return peerError('PEER_BAD_REQUEST', 'capability must be a name');
+    if (a.scope !== `relay:${capability}`)
+      return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
     const maxHops = deps.maxHops ?? 4;
-    const names = (x: unknown) => Array.isArray(x) && x.length <= 16 && x.every((n) => typeof n === 'string' && NODE_NAME.test(n));
-    if (!names(route) || (route as string[]).length === 0) return peerError('PEER_BAD_REQUEST', 'route must list 1 to 16 node names');
+    const names = (x: unknown) =>
+      Array.isArray(x) &&
+      x.length <= 16 &&
+      x.every((n) => typeof n === 'string' && NODE_NAME.test(n));
+    if (!names(route) || (route as string[]).length === 0)
+      return peerError('PEER_BAD_REQUEST', 'route must list 1 to 16 node names');
     if (!names(trail)) return peerError('PEER_BAD_REQUEST', 'trail must list node names');
     const args = argsOf(a.body);
     if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
     const { onBehalfOf } = a.body;
-    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf)) return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
+    if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf))
+      return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
     const original = onBehalfOf ?? `node:${a.caller}`;
     const hops = route as string[];
     const path = [...(trail as string[]), a.caller, deps.self, ...hops];
-    if (new Set(path).size !== path.length) return peerError('PEER_LOOP', `route ${path.join(' > ')} visits a node twice`);
-    if (path.length - 1 > maxHops) return peerError('PEER_HOPS', `route takes ${path.length - 1} steps, limit ${maxHops}`);
+    if (new Set(path).size !== path.length)
+      return peerError('PEER_LOOP', `route ${path.join(' > ')} visits a node twice`);
+    if (path.length - 1 > maxHops)
+      return peerError('PEER_HOPS', `route takes ${path.length - 1} steps, limit ${maxHops}`);
     const stranger = hops.find((n) => !fleetMember(deps.fleet!, n));
     if (stranger) return peerError('PEER_NO_ROUTE', `${stranger} is not a fleet node`);
     const [next, ...rest] = hops as [string, ...string[]];
     const opts = { timeout: deps.relayTimeout ?? 10_000, onBehalfOf: original };
     const client = deps.client;
-    const forward = () => rest.length
-      ? client.peerRelay(next, rest, capability, args, { ...opts, trail: [...(trail as string[]), a.caller] })
-      : client.peerFetch(next, capability, args, opts);
+    const forward = () =>
+      rest.length
+        ? client.peerRelay(next, rest, capability, args, {
+            ...opts,
+            trail: [...(trail as string[]), a.caller],
+          })
+        : client.peerFetch(next, capability, args, opts);
     // Recorded as two calls: the one received (caller to this node) and, under it, the one forwarded.
     const spans = deps.spans;
     const r = spans
-      ? await tracedCall(spans, { from: a.caller, to: deps.self, capability: `relay:${capability}` }, () =>
-        tracedCall(spans, { from: deps.self, to: next, capability }, forward))
+      ? await tracedCall(
+          spans,
+          { from: a.caller, to: deps.self, capability: `relay:${capability}` },
+          () => tracedCall(spans, { from: deps.self, to: next, capability }, forward),
+        )
       : await forward();
-    log('info', 'peer relay', { from: a.caller, to: next, capability, ok: r.ok, code: r.ok ? undefined : r.error.code });
-    if (r.ok) return json(200, r.summary === undefined ? { ok: true, result: r.result } : { ok: true, result: r.result, summary: r.summary });
+    log('info', 'peer relay', {
+      from: a.caller,
+      to: next,
+      capability,
+      ok: r.ok,
+      code: r.ok ? undefined : r.error.code,
+    });
+    if (r.ok)
+      return json(
+        200,
+        r.summary === undefined
+          ? { ok: true, result: r.result }
+          : { ok: true, result: r.result, summary: r.summary },
+      );
     // The relay is transparent: the status the next node answered, or without an answer the
     // registry's status of the client's code. A refusal further down is not the caller's
     // signature failing: never answer it as 401.
-    const status = r.error.status === undefined ? statusOf(r.error.code, 502) : r.error.status === 401 ? 502 : r.error.status;
+    const status =
+      r.error.status === undefined
+        ? statusOf(r.error.code, 502)
+        : r.error.status === 401
+          ? 502
+          : r.error.status;
     return peerError(r.error.code, r.error.message, status, r.error.at ?? next);
   } catch (e) {
     log('error', 'peer relay crashed', { error: (e as Error)?.name ?? 'unknown' });

@@ -41,7 +41,12 @@ const PEER_MODES: readonly PeerMode[] = Object.freeze(['pairwise', 'ed25519', 'd
  * Strength, for the no-downgrade rule. `pairwise` ranks with `ed25519`: its key comes from the
  * two nodes' Ed25519 identities, so only those two holders can compute it.
  */
-export const PEER_RANK: Readonly<Record<PeerMode, number>> = Object.freeze({ pairwise: 3, ed25519: 3, derived: 2, shared: 1 });
+export const PEER_RANK: Readonly<Record<PeerMode, number>> = Object.freeze({
+  pairwise: 3,
+  ed25519: 3,
+  derived: 2,
+  shared: 1,
+});
 const isMode = (m: string): m is PeerMode => Object.hasOwn(PEER_RANK, m);
 
 const PEER_HEADERS = Object.freeze({
@@ -113,7 +118,11 @@ export const bunHashes: HashBackend | undefined =
 const defaultHashes: HashBackend = bunHashes ?? nobleHashes;
 
 /** The canonical string, the only one signer and verifier ever compute. */
-export function signedString(f: SignedFields, body: Uint8Array, hashes: HashBackend = defaultHashes): string {
+export function signedString(
+  f: SignedFields,
+  body: Uint8Array,
+  hashes: HashBackend = defaultHashes,
+): string {
   return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${f.to}\n${f.route}\n${hashes.sha256hex(body)}`;
 }
 
@@ -149,7 +158,6 @@ export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
   return hkdf(sha256, secret, undefined, utf8.encode(`peer:${node}`), 32);
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Ed25519: Bun's native crypto on the hot path where the runtime has it, @noble/ed25519 otherwise.
 
@@ -173,7 +181,9 @@ export const nobleEd25519: Ed25519Backend = Object.freeze({
 });
 
 // RFC 8410 PKCS#8 prefix for a raw 32-byte Ed25519 seed.
-const PKCS8_PREFIX = new Uint8Array([0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20]);
+const PKCS8_PREFIX = new Uint8Array([
+  0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
+]);
 const ALG = { name: 'Ed25519' } as const;
 // Our bytes never live on a SharedArrayBuffer; this only narrows the TypeScript type for subtle.
 const bs = (b: Uint8Array) => b as Uint8Array<ArrayBuffer>;
@@ -188,7 +198,11 @@ export function nativeEd25519(): Ed25519Backend {
   const privs = new WeakMap<Uint8Array, KeyObject>();
   const pub = (k: Uint8Array) => {
     let p = pubs.get(k);
-    if (!p) pubs.set(k, (p = crypto.subtle.importKey('raw', bs(k), ALG, false, ['verify']).catch(() => null)));
+    if (!p)
+      pubs.set(
+        k,
+        (p = crypto.subtle.importKey('raw', bs(k), ALG, false, ['verify']).catch(() => null)),
+      );
     return p;
   };
   const priv = (seed: Uint8Array) => {
@@ -197,13 +211,17 @@ export function nativeEd25519(): Ed25519Backend {
       const der = new Uint8Array(48);
       der.set(PKCS8_PREFIX);
       der.set(seed, 16);
-      privs.set(seed, (k = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })));
+      privs.set(
+        seed,
+        (k = createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })),
+      );
     }
     return k;
   };
   return Object.freeze({
     name: 'native' as const,
-    sign: async (seed: Uint8Array, message: Uint8Array) => new Uint8Array(cryptoSign(null, message, priv(seed))),
+    sign: async (seed: Uint8Array, message: Uint8Array) =>
+      new Uint8Array(cryptoSign(null, message, priv(seed))),
     verify: async (publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => {
       const key = await pub(publicKey);
       if (!key) return false;
@@ -226,7 +244,9 @@ export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
     const der = new Uint8Array(48);
     der.set(PKCS8_PREFIX);
     der.set(seed, 16);
-    const spki = createPublicKey(createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' })).export({ format: 'der', type: 'spki' });
+    const spki = createPublicKey(
+      createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' }),
+    ).export({ format: 'der', type: 'spki' });
     return new Uint8Array(spki.subarray(spki.length - 32));
   } catch {
     return ed.getPublicKey(seed);
@@ -307,16 +327,22 @@ type Mac = (text: string) => string;
  */
 export function createSigner(o: SignerOptions): PeerSigner {
   if (!NODE_NAME.test(o.node)) throw new Error('peer: invalid node name');
-  if (o.secret && o.secret.length < 16) throw new Error('peer: fleet secret must be at least 16 bytes');
+  if (o.secret && o.secret.length < 16)
+    throw new Error('peer: fleet secret must be at least 16 bytes');
   if (o.seed && o.seed.length !== 32) throw new Error('peer: Ed25519 seed must be 32 bytes');
   const node = o.node;
   const secret = o.secret && new Uint8Array(o.secret);
   const seed = o.seed && new Uint8Array(o.seed);
   const hashes = o.hashes ?? defaultHashes;
-  const macs = secret && { shared: hashes.macFor(secret), derived: hashes.macFor(derivedKey(secret, node)) };
+  const macs = secret && {
+    shared: hashes.macFor(secret),
+    derived: hashes.macFor(derivedKey(secret, node)),
+  };
   const now = o.now ?? Date.now;
   const ring = o.ring;
-  const modes = PEER_MODES.filter((m) => (m === 'pairwise' ? !!seed && !!ring : m === 'ed25519' ? !!seed : !!secret));
+  const modes = PEER_MODES.filter((m) =>
+    m === 'pairwise' ? !!seed && !!ring : m === 'ed25519' ? !!seed : !!secret,
+  );
   const preferred = o.mode && o.mode !== 'pairwise' ? o.mode : modes.find((m) => m !== 'pairwise');
   // Per receiver: the MAC keyed with the pair key of this node's seed and the receiver's newest key.
   const pairs = createPairCache<Mac | null>(o.pairCapacity ?? 1024, (to) => {
@@ -335,7 +361,8 @@ export function createSigner(o: SignerOptions): PeerSigner {
       if (!SCOPE.test(scope)) throw new Error('peer: invalid scope');
       const pair = opts.mode === undefined || opts.mode === 'pairwise' ? pairMac(to) : null;
       const mode = opts.mode ?? (pair ? 'pairwise' : preferred);
-      if (!mode || !modes.includes(mode) || (mode === 'pairwise' && !pair)) throw new Error(`peer: no key for mode ${mode ?? '(none)'} towards ${to}`);
+      if (!mode || !modes.includes(mode) || (mode === 'pairwise' && !pair))
+        throw new Error(`peer: no key for mode ${mode ?? '(none)'} towards ${to}`);
       const nonce = opts.nonce ?? newNonce();
       if (!NONCE.test(nonce)) throw new Error('peer: invalid nonce');
       const fields = { node, ts: String(opts.ts ?? now()), nonce, scope, to, route };
@@ -400,7 +427,10 @@ export interface VerifierOptions {
   x25519?: X25519Backend;
 }
 
-const refuse = (code: PeerRefusalCode, message: string = PEER_ERRORS[code].message): VerifyResult => ({
+const refuse = (
+  code: PeerRefusalCode,
+  message: string = PEER_ERRORS[code].message,
+): VerifyResult => ({
   ok: false,
   code,
   message,
@@ -452,28 +482,62 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       const signedRoute = headers.get(PEER_HEADERS.route);
       const mode = headers.get(PEER_HEADERS.mode);
       const signature = headers.get(PEER_HEADERS.signature);
-      if (node === null || ts === null || nonce === null || scope === null || to === null || signedRoute === null || mode === null || signature === null) {
+      if (
+        node === null ||
+        ts === null ||
+        nonce === null ||
+        scope === null ||
+        to === null ||
+        signedRoute === null ||
+        mode === null ||
+        signature === null
+      ) {
         const missing = Object.values(PEER_HEADERS).filter((h) => !headers.has(h));
         return refuse('PEER_UNSIGNED', `missing ${missing.join(', ')}`);
       }
       // The receiver and route are signed; checking the stated ones first gives a request that
       // was meant for someone else its own answer, and costs nothing.
-      if (to !== self) return refuse('PEER_WRONG_RECEIVER', `signed for ${named(to, NODE_NAME)}, this node is ${self}`);
-      if (signedRoute !== route) return refuse('PEER_WRONG_RECEIVER', `signed for route ${named(signedRoute, ROUTE)}, this route is ${route}`);
-      if (!NODE_NAME.test(node)) return refuse('PEER_UNKNOWN_NODE', 'X-Peer-Node is not a node name');
+      if (to !== self)
+        return refuse(
+          'PEER_WRONG_RECEIVER',
+          `signed for ${named(to, NODE_NAME)}, this node is ${self}`,
+        );
+      if (signedRoute !== route)
+        return refuse(
+          'PEER_WRONG_RECEIVER',
+          `signed for route ${named(signedRoute, ROUTE)}, this route is ${route}`,
+        );
+      if (!NODE_NAME.test(node))
+        return refuse('PEER_UNKNOWN_NODE', 'X-Peer-Node is not a node name');
       const entry = o.ring.get(node);
       if (!entry) return refuse('PEER_UNKNOWN_NODE');
-      if (!isMode(mode)) return refuse('PEER_BAD_SIGNATURE', `X-Peer-Mode must be one of ${PEER_MODES.join(', ')}`);
-      if (PEER_RANK[mode] < PEER_RANK[entry.mode]) return refuse('PEER_DOWNGRADE', `${node} signs with ${entry.mode}`);
+      if (!isMode(mode))
+        return refuse('PEER_BAD_SIGNATURE', `X-Peer-Mode must be one of ${PEER_MODES.join(', ')}`);
+      if (PEER_RANK[mode] < PEER_RANK[entry.mode])
+        return refuse('PEER_DOWNGRADE', `${node} signs with ${entry.mode}`);
       if (!TS.test(ts)) return refuse('PEER_STALE', 'X-Peer-Ts must be unix milliseconds');
       const t = Number(ts);
       const clock = now();
-      if (Math.abs(clock - t) > windowMs) return refuse('PEER_STALE', `timestamp is ${clock > t ? 'older' : 'newer'} than the ${windowMs} ms window`);
-      if (!NONCE.test(nonce)) return refuse('PEER_BAD_SIGNATURE', 'X-Peer-Nonce must be 128 bits in base64url');
+      if (Math.abs(clock - t) > windowMs)
+        return refuse(
+          'PEER_STALE',
+          `timestamp is ${clock > t ? 'older' : 'newer'} than the ${windowMs} ms window`,
+        );
+      if (!NONCE.test(nonce))
+        return refuse('PEER_BAD_SIGNATURE', 'X-Peer-Nonce must be 128 bits in base64url');
       if (!SCOPE.test(scope)) return refuse('PEER_SCOPE', 'X-Peer-Scope is not a valid scope');
       // HMACs are compared in their canonical text form; Ed25519 needs the bytes.
-      const sig = mode === 'ed25519' ? fromB64url(signature, 64) : MAC_TEXT.test(signature) ? signature : undefined;
-      if (!sig) return refuse('PEER_BAD_SIGNATURE', `X-Peer-Signature must be ${SIG_BYTES[mode]} bytes in base64url`);
+      const sig =
+        mode === 'ed25519'
+          ? fromB64url(signature, 64)
+          : MAC_TEXT.test(signature)
+            ? signature
+            : undefined;
+      if (!sig)
+        return refuse(
+          'PEER_BAD_SIGNATURE',
+          `X-Peer-Signature must be ${SIG_BYTES[mode]} bytes in base64url`,
+        );
       const nonceKey = `${node} ${nonce}`;
       if (nonces.seen(nonceKey)) return refuse('PEER_REPLAY');
 
@@ -484,11 +548,19 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
         const msg = utf8.encode(text);
         for (const pub of entry.ed25519) if ((good = await ed25519.verify(pub, msg, sig))) break;
       } else if (mode === 'pairwise') {
-        if (!seeds.length) return refuse('PEER_BAD_SIGNATURE', 'this node holds no Ed25519 key to check pairwise signatures');
+        if (!seeds.length)
+          return refuse(
+            'PEER_BAD_SIGNATURE',
+            'this node holds no Ed25519 key to check pairwise signatures',
+          );
         const macs = pairMacs.get(node);
         for (let i = 0; i < macs.length && !good; i++) good = equalMac(macs[i]!(text), sig);
       } else {
-        if (!secret) return refuse('PEER_BAD_SIGNATURE', 'this node holds no fleet secret to check HMAC modes');
+        if (!secret)
+          return refuse(
+            'PEER_BAD_SIGNATURE',
+            'this node holds no fleet secret to check HMAC modes',
+          );
         good = equalMac(macFor(mode as 'derived' | 'shared', node)(text), sig);
       }
       if (!good) return refuse('PEER_BAD_SIGNATURE');
@@ -496,7 +568,8 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       // requests carrying one nonce cannot both pass.
       const admitted = nonces.admit(nonceKey, t, clock);
       if (admitted === 'replay') return refuse('PEER_REPLAY');
-      if (admitted === 'horizon') return refuse('PEER_STALE', 'timestamp is older than the replay horizon');
+      if (admitted === 'horizon')
+        return refuse('PEER_STALE', 'timestamp is older than the replay horizon');
       return { ok: true, node, mode, scope, ts: t };
     },
   });

@@ -32,7 +32,9 @@ export interface OtlpConfig {
  * OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-only OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, used as is)
  * is not set, a message when a value is malformed.
  */
-export function otlpConfigFromEnv(env: Record<string, string | undefined>): { ok: true; value: OtlpConfig | undefined } | { ok: false; message: string } {
+export function otlpConfigFromEnv(
+  env: Record<string, string | undefined>,
+): { ok: true; value: OtlpConfig | undefined } | { ok: false; message: string } {
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
   const tracesOnly = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
   if (!base && !tracesOnly) return { ok: true, value: undefined };
@@ -43,24 +45,35 @@ export function otlpConfigFromEnv(env: Record<string, string | undefined>): { ok
   } catch {
     return { ok: false, message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' };
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { ok: false, message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' };
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return { ok: false, message: 'OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL' };
   const headers: Record<string, string> = {};
   for (const pair of (env.OTEL_EXPORTER_OTLP_HEADERS ?? '').split(',')) {
     if (!pair.trim()) continue;
     const eq = pair.indexOf('=');
     const key = eq > 0 ? pair.slice(0, eq).trim() : '';
-    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) return { ok: false, message: 'OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas' };
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key))
+      return {
+        ok: false,
+        message: 'OTEL_EXPORTER_OTLP_HEADERS must be key=value pairs separated by commas',
+      };
     headers[key] = decodeURIComponent(pair.slice(eq + 1).trim());
   }
   const serviceName = env.OTEL_SERVICE_NAME?.trim();
   const value: OtlpConfig = { url: parsed.href, headers, ...(serviceName ? { serviceName } : {}) };
   // The batch span processor's standard settings, each a positive integer when set.
-  const numbers = [['OTEL_BSP_SCHEDULE_DELAY', 'delayMs'], ['OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueue'], ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxBatch'], ['OTEL_BSP_EXPORT_TIMEOUT', 'timeoutMs']] as const;
+  const numbers = [
+    ['OTEL_BSP_SCHEDULE_DELAY', 'delayMs'],
+    ['OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueue'],
+    ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxBatch'],
+    ['OTEL_BSP_EXPORT_TIMEOUT', 'timeoutMs'],
+  ] as const;
   for (const [name, key] of numbers) {
     const raw = env[name]?.trim();
     if (!raw) continue;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < 1 || n > 10_000_000) return { ok: false, message: `${name} must be a positive integer` };
+    if (!Number.isInteger(n) || n < 1 || n > 10_000_000)
+      return { ok: false, message: `${name} must be a positive integer` };
     value[key] = n;
   }
   return { ok: true, value };
@@ -68,7 +81,10 @@ export function otlpConfigFromEnv(env: Record<string, string | undefined>): { ok
 
 type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
 const str = (key: string, value: string) => ({ key, value: { stringValue: value } as AnyValue });
-const int = (key: string, value: number) => ({ key, value: { intValue: String(Math.trunc(value)) } as AnyValue });
+const int = (key: string, value: number) => ({
+  key,
+  value: { intValue: String(Math.trunc(value)) } as AnyValue,
+});
 
 /** SpanKind and StatusCode values of opentelemetry-proto. */
 export const SPAN_KIND_SERVER = 2;
@@ -104,17 +120,30 @@ export function toOtlpSpan(r: SpanRecord, self: string): Record<string, unknown>
     startTimeUnixNano: start.toString(),
     endTimeUnixNano: end.toString(),
     attributes,
-    status: r.outcome === 'failed' ? { code: STATUS_ERROR, message: r.errorCode ?? 'failed' } : { code: STATUS_UNSET },
+    status:
+      r.outcome === 'failed'
+        ? { code: STATUS_ERROR, message: r.errorCode ?? 'failed' }
+        : { code: STATUS_UNSET },
   };
 }
 
 /** An `ExportTraceServiceRequest` in the JSON mapping. */
-export function toOtlpRequest(records: readonly SpanRecord[], o: { serviceName: string; self: string }): Record<string, unknown> {
+export function toOtlpRequest(
+  records: readonly SpanRecord[],
+  o: { serviceName: string; self: string },
+): Record<string, unknown> {
   return {
-    resourceSpans: [{
-      resource: { attributes: [str('service.name', o.serviceName)] },
-      scopeSpans: [{ scope: { name: 'lume-a2a', version: '0.1.0' }, spans: records.map((r) => toOtlpSpan(r, o.self)) }],
-    }],
+    resourceSpans: [
+      {
+        resource: { attributes: [str('service.name', o.serviceName)] },
+        scopeSpans: [
+          {
+            scope: { name: 'lume-a2a', version: '0.1.0' },
+            spans: records.map((r) => toOtlpSpan(r, o.self)),
+          },
+        ],
+      },
+    ],
   };
 }
 
@@ -165,13 +194,19 @@ export function createOtlpExporter(o: OtlpExporterOptions): OtlpExporter {
       await res.body?.cancel().catch(() => {});
       if (!res.ok) problem = `HTTP ${res.status}`;
     } catch (e) {
-      problem = (e as Error)?.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'unreachable';
+      problem =
+        (e as Error)?.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : 'unreachable';
     }
     if (problem) {
       stats.failedBatches++;
       stats.dropped += batch.length;
       // The URL only: the headers may hold a collector's key.
-      if (!failing) log('warn', 'otlp export failed; spans dropped', { url: o.url, problem, spans: batch.length });
+      if (!failing)
+        log('warn', 'otlp export failed; spans dropped', {
+          url: o.url,
+          problem,
+          spans: batch.length,
+        });
       failing = true;
     } else {
       stats.exported += batch.length;

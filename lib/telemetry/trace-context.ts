@@ -31,7 +31,9 @@ const ZERO_SPAN = '0'.repeat(16);
  * zeros. Anything else (absent, malformed, another version, two headers joined by a comma) is
  * undefined: the request then starts a new trace, it is never refused for it.
  */
-export function parseTraceparent(value: string | null | undefined): { traceId: string; spanId: string; flags: string } | undefined {
+export function parseTraceparent(
+  value: string | null | undefined,
+): { traceId: string; spanId: string; flags: string } | undefined {
   if (typeof value !== 'string' || value.length !== 55) return undefined;
   const m = TRACEPARENT.exec(value);
   if (!m || m[1] === ZERO_TRACE || m[2] === ZERO_SPAN) return undefined;
@@ -39,7 +41,8 @@ export function parseTraceparent(value: string | null | undefined): { traceId: s
 }
 
 // tracestate list members: `key=value`, simple keys or `tenant@system` keys, printable values.
-const TS_KEY = /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})$/;
+const TS_KEY =
+  /^(?:[a-z][a-z0-9_\-*/]{0,255}|[a-z0-9][a-z0-9_\-*/]{0,240}@[a-z][a-z0-9_\-*/]{0,13})$/;
 const TS_VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 const TS_MAX_MEMBERS = 32;
 const TS_MAX_CHARS = 512;
@@ -50,7 +53,8 @@ const TS_MAX_CHARS = 512;
  * malformed one is dropped, as the recommendation allows).
  */
 export function parseTracestate(value: string | null | undefined): string | undefined {
-  if (typeof value !== 'string' || value.length === 0 || value.length > TS_MAX_CHARS) return undefined;
+  if (typeof value !== 'string' || value.length === 0 || value.length > TS_MAX_CHARS)
+    return undefined;
   const members: string[] = [];
   const keys = new Set<string>();
   for (const raw of value.split(',')) {
@@ -59,7 +63,8 @@ export function parseTracestate(value: string | null | undefined): string | unde
     const eq = member.indexOf('=');
     if (eq <= 0) return undefined;
     const key = member.slice(0, eq);
-    if (!TS_KEY.test(key) || !TS_VALUE.test(member.slice(eq + 1)) || keys.has(key)) return undefined;
+    if (!TS_KEY.test(key) || !TS_VALUE.test(member.slice(eq + 1)) || keys.has(key))
+      return undefined;
     keys.add(key);
     members.push(member);
   }
@@ -82,7 +87,7 @@ let poolAt = POOL_BYTES;
 /** `bytes` random bytes in hex, never all zeros (an all-zero id is invalid: `zero` is that id). */
 function randomHex(bytes: number, zero: string): string {
   // One system call fills ids for hundreds of spans; each id's bytes are used once, never again.
-  if (poolAt + bytes > POOL_BYTES) (crypto.getRandomValues(pool), (poolAt = 0));
+  if (poolAt + bytes > POOL_BYTES) crypto.getRandomValues(pool), (poolAt = 0);
   const hex = pool.toString('hex', poolAt, (poolAt += bytes));
   // The chance is nil, but the rule is cheap to keep.
   return hex === zero ? `${zero.slice(1)}1` : hex;
@@ -103,7 +108,10 @@ export function traceHeaders(ctx: TraceContext | undefined): Record<string, stri
 }
 
 /** Sets the headers that carry `ctx` on `headers` (nothing without a context); returns `headers`. */
-export function addTraceHeaders(headers: Record<string, string>, ctx: TraceContext | undefined): Record<string, string> {
+export function addTraceHeaders(
+  headers: Record<string, string>,
+  ctx: TraceContext | undefined,
+): Record<string, string> {
   if (!ctx) return headers;
   headers.traceparent = `00-${ctx.traceId}-${ctx.spanId}-${ctx.flags}`;
   if (ctx.state) headers.tracestate = ctx.state;

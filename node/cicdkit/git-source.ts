@@ -31,7 +31,8 @@ export function parseGitLog(text: string): Commit[] {
   const out: Commit[] = [];
   for (const record of text.split(RECORD)) {
     const f = record.replace(/^\n+/, '').split(FIELD);
-    if (f.length !== 4 || !/^[0-9a-f]{7,64}$/.test(f[0]!) || Number.isNaN(Date.parse(f[1]!))) continue;
+    if (f.length !== 4 || !/^[0-9a-f]{7,64}$/.test(f[0]!) || Number.isNaN(Date.parse(f[1]!)))
+      continue;
     out.push({ hash: f[0]!, date: f[1]!, author: f[2]!, subject: f[3]!.slice(0, MAX_SUBJECT) });
   }
   return out;
@@ -42,7 +43,15 @@ export async function readGitLog(opts: GitOptions): Promise<Commit[] | undefined
   try {
     const proc = Bun.spawn({
       // Author name only: e-mail addresses stay out of answers.
-      cmd: [opts.git ?? 'git', 'log', '-n', String(opts.limit ?? 200), '--no-color', '--no-show-signature', `--format=%h${FIELD}%aI${FIELD}%an${FIELD}%s${RECORD}`],
+      cmd: [
+        opts.git ?? 'git',
+        'log',
+        '-n',
+        String(opts.limit ?? 200),
+        '--no-color',
+        '--no-show-signature',
+        `--format=%h${FIELD}%aI${FIELD}%an${FIELD}%s${RECORD}`,
+      ],
       cwd: opts.repoDir,
       // No prompts, no optional locks: a read must never wait on or disturb the checkout.
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0', LC_ALL: 'C' },

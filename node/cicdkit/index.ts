@@ -25,32 +25,46 @@ export default defineNode((opts: CicdkitOptions) => {
   const repoDir = opts.repoDir ?? resolve(import.meta.dir, '../..');
   const commits = async (): Promise<{ source: 'live' | 'fixture'; commits: Commit[] }> => {
     const live = await readGitLog({ repoDir, ...(opts.git ? { git: opts.git } : {}) });
-    return live ? { source: 'live', commits: live } : { source: 'fixture', commits: load().commits };
+    return live
+      ? { source: 'live', commits: live }
+      : { source: 'fixture', commits: load().commits };
   };
 
   return {
     name: 'cicdkit',
     dataPaths: [`${opts.fixturesDir}/cicdkit/snapshot.json`],
-    description: 'Read-only CI/CD snapshot: pipelines, deployments and the git history of its checkout. Joins through the signed peer channel (no A2A endpoint yet).',
+    description:
+      'Read-only CI/CD snapshot: pipelines, deployments and the git history of its checkout. Joins through the signed peer channel (no A2A endpoint yet).',
     a2a: false,
     capabilities: [
       capability({
         id: 'cicd.pipelines',
         name: 'Pipelines',
-        description: 'Each pipeline with its last run (status, duration, trigger, commit) and its 30-day success rate.',
+        description:
+          'Each pipeline with its last run (status, duration, trigger, commit) and its 30-day success rate.',
         tags: ['ci', 'pipelines'],
         keywords: ['pipeline', 'pipelines', 'build', 'builds', 'failing', 'ci'],
         readOnly: true,
         args: {},
         run: () => q.pipelines(load()),
-        summarize: ({ pipelines, failing }) => `${pipelines.length} pipelines, ${failing.length} failing${failing.length ? `: ${failing.join(', ')}` : ''}`,
+        summarize: ({ pipelines, failing }) =>
+          `${pipelines.length} pipelines, ${failing.length} failing${failing.length ? `: ${failing.join(', ')}` : ''}`,
       }),
       capability({
         id: 'cicd.deployments',
         name: 'Deployments',
-        description: 'What runs in each environment: service, version, commit, when it was deployed and its health.',
+        description:
+          'What runs in each environment: service, version, commit, when it was deployed and its health.',
         tags: ['cd', 'deployments'],
-        keywords: ['deploy', 'deployment', 'deployments', 'release', 'production', 'staging', 'version'],
+        keywords: [
+          'deploy',
+          'deployment',
+          'deployments',
+          'release',
+          'production',
+          'staging',
+          'version',
+        ],
         readOnly: true,
         args: {},
         run: () => q.deployments(load()),
@@ -71,7 +85,8 @@ export default defineNode((opts: CicdkitOptions) => {
           const { source, commits: all } = await commits();
           return { source, head: all[0]!.hash, commits: all.slice(0, SHOWN_COMMITS) };
         },
-        summarize: (r) => `${r.commits.length} recent commits (${r.source}); newest: ${r.commits[0]?.subject ?? 'none'}`,
+        summarize: (r) =>
+          `${r.commits.length} recent commits (${r.source}); newest: ${r.commits[0]?.subject ?? 'none'}`,
       }),
       capability({
         id: 'cicd.activity',
@@ -85,7 +100,8 @@ export default defineNode((opts: CicdkitOptions) => {
           const { source, commits: all } = await commits();
           return { source, ...q.activity(all) };
         },
-        summarize: (a) => `${a.total} commits by ${a.authors} author${a.authors === 1 ? '' : 's'} in ${q.ACTIVITY_DAYS} days (${a.source})`,
+        summarize: (a) =>
+          `${a.total} commits by ${a.authors} author${a.authors === 1 ? '' : 's'} in ${q.ACTIVITY_DAYS} days (${a.source})`,
       }),
     ],
   };

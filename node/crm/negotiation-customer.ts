@@ -9,7 +9,16 @@ import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
 import type { Book } from '../../lib/domain/customer-book.ts';
 import {
-  LIMIT_FLAGS, RISK_BANDS, RISK_LEVELS, TODAY_DROP_PCT, VETO_CODES, parseProposal, withinBand, type Proposal, type RiskLevel, type VetoCode,
+  LIMIT_FLAGS,
+  RISK_BANDS,
+  RISK_LEVELS,
+  TODAY_DROP_PCT,
+  VETO_CODES,
+  parseProposal,
+  withinBand,
+  type Proposal,
+  type RiskLevel,
+  type VetoCode,
 } from '../../lib/domain/negotiation-terms.ts';
 import type { ModelEndpoint, ToolDefinition } from '../../lib/model/chat.ts';
 import { decide } from '../../lib/model/decide.ts';
@@ -25,8 +34,21 @@ export type BookWithProfiles = Book & { profiles?: unknown[] };
 
 type ReviewAnswer =
   // A model may accept a stock the entity index does not confirm: then there is no entity.
-  | { customer: string; stock: string; decision: 'accept'; reason: string; entity?: { crmId: string; uscc: string; name: string } }
-  | { customer: string; stock: string; decision: 'veto'; code: VetoCode; reason: string; detail?: string };
+  | {
+      customer: string;
+      stock: string;
+      decision: 'accept';
+      reason: string;
+      entity?: { crmId: string; uscc: string; name: string };
+    }
+  | {
+      customer: string;
+      stock: string;
+      decision: 'veto';
+      code: VetoCode;
+      reason: string;
+      detail?: string;
+    };
 
 interface OpeningAnswer {
   customer: string;
@@ -38,56 +60,113 @@ interface OpeningAnswer {
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isRiskLevel = (v: unknown): v is RiskLevel => RISK_LEVELS.some((r) => r === v);
-const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((i) => typeof i === 'string');
+const isStringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((i) => typeof i === 'string');
 
 /** The customer's record and profile. @throws CapabilityError UNKNOWN_CUSTOMER, NO_PROFILE or BAD_PROFILE. */
-function customerOf(book: BookWithProfiles, id: string): { company: Book['companies'][number]; profile: Profile } {
+function customerOf(
+  book: BookWithProfiles,
+  id: string,
+): { company: Book['companies'][number]; profile: Profile } {
   const company = book.companies.find((c) => c.id === id);
   if (!company) throw new CapabilityError('UNKNOWN_CUSTOMER', `crm has no customer ${id}`);
   const raw = (book.profiles ?? []).filter(isRecord).find((p) => p.customer === id);
-  if (!raw) throw new CapabilityError('NO_PROFILE', `${company.name} (${id}) has no negotiation profile in crm`);
+  if (!raw)
+    throw new CapabilityError(
+      'NO_PROFILE',
+      `${company.name} (${id}) has no negotiation profile in crm`,
+    );
   const { riskLevel, excludedIndustries, note } = raw;
   if (!isRiskLevel(riskLevel) || !isStringList(excludedIndustries))
-    throw new CapabilityError('BAD_PROFILE', `the profile of ${id} needs riskLevel (${RISK_LEVELS.join(', ')}) and excludedIndustries`);
-  return { company, profile: { customer: id, riskLevel, excludedIndustries, ...(typeof note === 'string' ? { note } : {}) } };
+    throw new CapabilityError(
+      'BAD_PROFILE',
+      `the profile of ${id} needs riskLevel (${RISK_LEVELS.join(', ')}) and excludedIndustries`,
+    );
+  return {
+    company,
+    profile: {
+      customer: id,
+      riskLevel,
+      excludedIndustries,
+      ...(typeof note === 'string' ? { note } : {}),
+    },
+  };
 }
 
 /** The one company with a valid USCC carrying a stock code, or why there is none. */
-function alignedCompany(book: Book, code: string): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
+function alignedCompany(
+  book: Book,
+  code: string,
+): { ok: true; company: Book['companies'][number] } | { ok: false; why: string } {
   const carriers = book.companies.filter((c) => c.stockCode === code);
   const valid = carriers.filter((c) => isValidUscc(c.uscc));
   if (valid.length === 1) return { ok: true, company: valid[0]! };
-  if (valid.length > 1) return { ok: false, why: `${valid.length} companies carry it (${valid.map((c) => c.id).join(', ')})` };
-  if (carriers.length === 0) return { ok: false, why: 'no company in the customer book carries that code' };
-  return { ok: false, why: `the company carrying it (${carriers.map((c) => c.id).join(', ')}) has ${carriers[0]!.uscc ? 'a USCC whose check character fails' : 'no USCC on record'}` };
+  if (valid.length > 1)
+    return {
+      ok: false,
+      why: `${valid.length} companies carry it (${valid.map((c) => c.id).join(', ')})`,
+    };
+  if (carriers.length === 0)
+    return { ok: false, why: 'no company in the customer book carries that code' };
+  return {
+    ok: false,
+    why: `the company carrying it (${carriers.map((c) => c.id).join(', ')}) has ${carriers[0]!.uscc ? 'a USCC whose check character fails' : 'no USCC on record'}`,
+  };
 }
 
 /** Accepts or vetoes one proposal; the first constraint that fails is the veto. */
 function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
   const { company, profile } = customerOf(book, customer);
-  const veto = (code: VetoCode, reason: string, detail?: string): ReviewAnswer =>
-    ({ customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}) });
+  const veto = (code: VetoCode, reason: string, detail?: string): ReviewAnswer => ({
+    customer,
+    stock: p.code,
+    decision: 'veto',
+    code,
+    reason,
+    ...(detail ? { detail } : {}),
+  });
   const who = company.name;
   if (p.signals.length === 0)
     // The name is not last: a company name ending in "Ltd." would end the sentence in "..".
-    return veto('NO_SIGNAL', `Nothing grounds a recommendation to ${who}: ${p.name} (${p.code}) carries no scan signal today.`);
+    return veto(
+      'NO_SIGNAL',
+      `Nothing grounds a recommendation to ${who}: ${p.name} (${p.code}) carries no scan signal today.`,
+    );
   const aligned = alignedCompany(book, p.code);
   if (!aligned.ok)
-    return veto('UNALIGNED_ENTITY', `${p.name} (${p.code}) is not confirmed in the entity index: ${aligned.why}; we cannot tell which registered company it is.`);
+    return veto(
+      'UNALIGNED_ENTITY',
+      `${p.name} (${p.code}) is not confirmed in the entity index: ${aligned.why}; we cannot tell which registered company it is.`,
+    );
   if (p.changePct < TODAY_DROP_PCT)
-    return veto('TODAY_DROP', `${p.name} fell ${p.changePct}% today, more than ${-TODAY_DROP_PCT}%; not a recommendation to open with.`);
+    return veto(
+      'TODAY_DROP',
+      `${p.name} fell ${p.changePct}% today, more than ${-TODAY_DROP_PCT}%; not a recommendation to open with.`,
+    );
   if (profile.excludedIndustries.includes(p.sector)) {
     const industry = book.industries.find((i) => i.id === p.sector)?.name ?? p.sector;
-    return veto('EXCLUDED_INDUSTRY', `${who}'s profile excludes ${industry}, and ${p.name} is in it.`, p.sector);
+    return veto(
+      'EXCLUDED_INDUSTRY',
+      `${who}'s profile excludes ${industry}, and ${p.name} is in it.`,
+      p.sector,
+    );
   }
   if (!withinBand(profile.riskLevel, p)) {
     const band = RISK_BANDS[profile.riskLevel];
     const limits = p.signals.filter((s) => LIMIT_FLAGS.includes(s));
     const moved = `${p.name} moved ${p.changePct}% today${limits.length ? ` and carries ${limits.join(', ')}` : ''}`;
-    const allows = band.maxAbsChangePct === null ? 'any move' : `moves up to ${band.maxAbsChangePct}% either way${band.limitFlags ? '' : ' and no price-limit flag'}`;
-    return veto('RISK_LEVEL', `${who} is a ${profile.riskLevel}-risk customer (${allows}); ${moved}.`, profile.riskLevel);
+    const allows =
+      band.maxAbsChangePct === null
+        ? 'any move'
+        : `moves up to ${band.maxAbsChangePct}% either way${band.limitFlags ? '' : ' and no price-limit flag'}`;
+    return veto(
+      'RISK_LEVEL',
+      `${who} is a ${profile.riskLevel}-risk customer (${allows}); ${moved}.`,
+      profile.riskLevel,
+    );
   }
   const c = aligned.company;
   return {
@@ -112,9 +191,16 @@ const DECIDE_TOOL: ToolDefinition = {
     type: 'object',
     properties: {
       decision: { type: 'string', enum: ['accept', 'veto'] },
-      code: { type: 'string', enum: [...VETO_CODES], description: 'For a veto: the constraint it breaks' },
+      code: {
+        type: 'string',
+        enum: [...VETO_CODES],
+        description: 'For a veto: the constraint it breaks',
+      },
       reason: { type: 'string', description: 'One sentence the advisor and the customer read' },
-      detail: { type: 'string', description: 'EXCLUDED_INDUSTRY: the industry id; RISK_LEVEL: the customer\'s risk level' },
+      detail: {
+        type: 'string',
+        description: "EXCLUDED_INDUSTRY: the industry id; RISK_LEVEL: the customer's risk level",
+      },
     },
     required: ['decision', 'reason'],
     additionalProperties: false,
@@ -130,51 +216,118 @@ type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
  * and accepts or vetoes. A veto without a known code and a reason, or an answer that is neither,
  * is refused (MODEL_BAD_TURN); a model that does not answer leaves the turn to the rules, visibly.
  */
-async function reviewByModel(endpoint: ModelEndpoint, book: BookWithProfiles, customer: string, p: Proposal, f?: typeof fetch): Promise<ReviewAnswer & Decided> {
+async function reviewByModel(
+  endpoint: ModelEndpoint,
+  book: BookWithProfiles,
+  customer: string,
+  p: Proposal,
+  f?: typeof fetch,
+): Promise<ReviewAnswer & Decided> {
   const { company, profile } = customerOf(book, customer);
   const aligned = alignedCompany(book, p.code);
   const r = await decide(endpoint, {
     system: `You are the agent of the customer ${company.name}. Accept a proposed stock only if it fits the customer's profile; otherwise veto it with exactly one code: ${VETO_CODES.join(', ')} (NO_SIGNAL: no scan signal; UNALIGNED_ENTITY: the company behind the stock is not confirmed; TODAY_DROP: fell more than ${-TODAY_DROP_PCT}% today; EXCLUDED_INDUSTRY: the profile excludes its industry; RISK_LEVEL: outside the customer's risk band). Call decide.`,
-    user: JSON.stringify({ profile, riskBands: RISK_BANDS, proposal: p, entity: aligned.ok ? { confirmed: true, crmId: aligned.company.id, name: aligned.company.name } : { confirmed: false, why: aligned.why } }),
+    user: JSON.stringify({
+      profile,
+      riskBands: RISK_BANDS,
+      proposal: p,
+      entity: aligned.ok
+        ? { confirmed: true, crmId: aligned.company.id, name: aligned.company.name }
+        : { confirmed: false, why: aligned.why },
+    }),
     tool: DECIDE_TOOL,
     ...(f ? { fetch: f } : {}),
   });
-  if (!r.ok) return { ...review(book, customer, p), decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
+  if (!r.ok)
+    return {
+      ...review(book, customer, p),
+      decidedBy: 'rules',
+      modelNote: `${r.error.code}: ${r.error.message}`,
+    };
   const reason = typeof r.result.reason === 'string' ? r.result.reason.trim().slice(0, 500) : '';
   if (r.result.decision === 'accept' && reason) {
-    const entity = aligned.ok ? { entity: { crmId: aligned.company.id, uscc: aligned.company.uscc, name: aligned.company.name } } : {};
+    const entity = aligned.ok
+      ? {
+          entity: {
+            crmId: aligned.company.id,
+            uscc: aligned.company.uscc,
+            name: aligned.company.name,
+          },
+        }
+      : {};
     return { customer, stock: p.code, decision: 'accept', reason, ...entity, decidedBy: 'model' };
   }
   const code = VETO_CODES.find((c) => c === r.result.code);
   if (r.result.decision !== 'veto' || !code || !reason)
-    throw new CapabilityError('MODEL_BAD_TURN', `the model answered ${JSON.stringify({ decision: r.result.decision, code: r.result.code }).slice(0, 120)}: a veto needs one of ${VETO_CODES.join(', ')} and a reason`);
-  const given = typeof r.result.detail === 'string' && DETAIL.test(r.result.detail) ? r.result.detail : undefined;
-  const detail = code === 'EXCLUDED_INDUSTRY' ? given ?? p.sector : code === 'RISK_LEVEL' ? profile.riskLevel : given;
-  return { customer, stock: p.code, decision: 'veto', code, reason, ...(detail ? { detail } : {}), decidedBy: 'model' };
+    throw new CapabilityError(
+      'MODEL_BAD_TURN',
+      `the model answered ${JSON.stringify({ decision: r.result.decision, code: r.result.code }).slice(0, 120)}: a veto needs one of ${VETO_CODES.join(', ')} and a reason`,
+    );
+  const given =
+    typeof r.result.detail === 'string' && DETAIL.test(r.result.detail)
+      ? r.result.detail
+      : undefined;
+  const detail =
+    code === 'EXCLUDED_INDUSTRY'
+      ? (given ?? p.sector)
+      : code === 'RISK_LEVEL'
+        ? profile.riskLevel
+        : given;
+  return {
+    customer,
+    stock: p.code,
+    decision: 'veto',
+    code,
+    reason,
+    ...(detail ? { detail } : {}),
+    decidedBy: 'model',
+  };
 }
 
 /** crm's `negotiation.review` capability: the opening without a proposal, a decision with one; with `model`, `agent: "model"` lets the model decide. */
-export function reviewCapability(load: () => BookWithProfiles, model?: ModelEndpoint, f?: typeof fetch): Capability {
+export function reviewCapability(
+  load: () => BookWithProfiles,
+  model?: ModelEndpoint,
+  f?: typeof fetch,
+): Capability {
   return capability({
     id: 'negotiation.review',
     name: 'Negotiation: review',
-    description: "The customer's agent: accepts a proposed stock or vetoes it with a code (NO_SIGNAL, UNALIGNED_ENTITY, TODAY_DROP, EXCLUDED_INDUSTRY, RISK_LEVEL) and a reason; without a proposal it opens the negotiation.",
+    description:
+      "The customer's agent: accepts a proposed stock or vetoes it with a code (NO_SIGNAL, UNALIGNED_ENTITY, TODAY_DROP, EXCLUDED_INDUSTRY, RISK_LEVEL) and a reason; without a proposal it opens the negotiation.",
     tags: ['negotiation', 'customers'],
     examples: ['{"skill":"negotiation.review","args":{"customer":"c-012"}}'],
     keywords: [],
     readOnly: false,
     args: {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
-      proposal: { type: 'string', description: 'JSON proposal {code, name, sector, changePct, signals}' },
-      agent: { type: 'string', description: 'Who decides: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
+      proposal: {
+        type: 'string',
+        description: 'JSON proposal {code, name, sector, changePct, signals}',
+      },
+      agent: {
+        type: 'string',
+        description:
+          "Who decides: rules (default) or model (the node's model, NO_MODEL without one)",
+        enum: ['rules', 'model'],
+      },
     },
-    run: async ({ customer, proposal, agent }): Promise<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer> => {
-      if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
+    run: async ({
+      customer,
+      proposal,
+      agent,
+    }): Promise<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer> => {
+      if (!CUSTOMER.test(customer))
+        throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
       const book = load();
       if (proposal === undefined) return opening(book, customer);
       // The rules' answer as it always was; only a turn the model was asked for says who decided.
       if (agent !== 'model') return review(book, customer, parseProposal(proposal));
-      if (!model) throw new CapabilityError('NO_MODEL', 'crm has no model configured (models.crm or MODEL_BASE_URL)');
+      if (!model)
+        throw new CapabilityError(
+          'NO_MODEL',
+          'crm has no model configured (models.crm or MODEL_BASE_URL)',
+        );
       return reviewByModel(model, book, customer, parseProposal(proposal), f);
     },
     summarize: (a) => {

@@ -8,7 +8,13 @@ import { capability } from '../../lib/catalog/capability.ts';
 import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import * as q from './queries.ts';
-import { readInterfaces, readNeighbours, readResolver, SYSTEM_PATHS, type LanPaths } from './system-source.ts';
+import {
+  readInterfaces,
+  readNeighbours,
+  readResolver,
+  SYSTEM_PATHS,
+  type LanPaths,
+} from './system-source.ts';
 
 /** A live reading's time, to the second: answers read in the same second are equal. */
 const nowToTheSecond = () => new Date(Math.floor(Date.now() / 1000) * 1000).toISOString();
@@ -25,7 +31,9 @@ export default defineNode((opts: LanOptions) => {
   };
   /** The live reading when there is one, else the fixture's; `asOf` is when it was true. */
   const pick = <T>(live: T | undefined, fixture: (s: q.Snapshot) => T): q.Sourced<T> =>
-    live !== undefined ? { source: 'live', asOf: nowToTheSecond(), value: live } : { source: 'fixture', asOf: load().asOf, value: fixture(load()) };
+    live !== undefined
+      ? { source: 'live', asOf: nowToTheSecond(), value: live }
+      : { source: 'fixture', asOf: load().asOf, value: fixture(load()) };
   const interfaces = () => pick(readInterfaces(paths), (s) => s.interfaces);
   const hosts = () => pick(readNeighbours(paths), (s) => s.hosts);
   const dns = () => pick<q.Dns>(readResolver(paths), (s) => s.dns);
@@ -35,12 +43,14 @@ export default defineNode((opts: LanOptions) => {
     dataPaths: [`${opts.fixturesDir}/lan/snapshot.json`],
     // A reasoning agent: with a model configured, the model plans every question it can.
     modelMode: 'model',
-    description: 'Read-only snapshot of the local network: hosts online, interface traffic and DNS, read from the machine where possible. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
+    description:
+      'Read-only snapshot of the local network: hosts online, interface traffic and DNS, read from the machine where possible. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({
         id: 'lan.hosts',
         name: 'Hosts online',
-        description: 'Hosts on the local network (neighbour table): address, vendor half of the hardware address, interface, online or not.',
+        description:
+          'Hosts on the local network (neighbour table): address, vendor half of the hardware address, interface, online or not.',
         tags: ['network', 'hosts'],
         keywords: ['host', 'hosts', 'online', 'devices', 'device', 'who is on'],
         readOnly: true,
@@ -51,7 +61,8 @@ export default defineNode((opts: LanOptions) => {
       capability({
         id: 'lan.traffic',
         name: 'Interface traffic',
-        description: 'Bytes and packets received and sent per interface since boot, errors and drops, busiest first, with totals.',
+        description:
+          'Bytes and packets received and sent per interface since boot, errors and drops, busiest first, with totals.',
         tags: ['network', 'traffic'],
         keywords: ['traffic', 'bandwidth', 'bytes', 'interface', 'interfaces', 'throughput'],
         readOnly: true,
@@ -65,24 +76,28 @@ export default defineNode((opts: LanOptions) => {
       capability({
         id: 'lan.dns',
         name: 'DNS',
-        description: 'Nameservers and search domains in use; the fixture also carries query counts and the most queried domains.',
+        description:
+          'Nameservers and search domains in use; the fixture also carries query counts and the most queried domains.',
         tags: ['network', 'dns'],
         keywords: ['dns', 'nameserver', 'nameservers', 'resolver', 'domains'],
         readOnly: true,
         args: {},
         run: () => q.dns(dns()),
-        summarize: (d) => `${d.nameservers.length} nameserver${d.nameservers.length === 1 ? '' : 's'}: ${d.nameservers.join(', ') || 'none'} (${d.source})`,
+        summarize: (d) =>
+          `${d.nameservers.length} nameserver${d.nameservers.length === 1 ? '' : 's'}: ${d.nameservers.join(', ') || 'none'} (${d.source})`,
       }),
       capability({
         id: 'lan.status',
         name: 'LAN status',
-        description: 'Counts of interfaces, hosts online and nameservers, and which source answered each part.',
+        description:
+          'Counts of interfaces, hosts online and nameservers, and which source answered each part.',
         tags: ['status'],
         keywords: ['status', 'health', 'lan', 'network'],
         readOnly: true,
         args: {},
         run: () => q.status(interfaces(), hosts(), dns()),
-        summarize: (s) => `${s.interfaces} interfaces, ${s.hostsOnline} hosts online, ${s.nameservers} nameservers (${s.source})`,
+        summarize: (s) =>
+          `${s.interfaces} interfaces, ${s.hostsOnline} hosts online, ${s.nameservers} nameservers (${s.source})`,
       }),
     ],
   };

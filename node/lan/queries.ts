@@ -9,11 +9,19 @@ export interface Snapshot {
   asOf: string;
   interfaces: Iface[];
   hosts: Neighbour[];
-  dns: Resolver & { queriesToday: number; blockedToday: number; topDomains: { domain: string; queries: number }[] };
+  dns: Resolver & {
+    queriesToday: number;
+    blockedToday: number;
+    topDomains: { domain: string; queries: number }[];
+  };
 }
 type Source = 'live' | 'fixture';
 /** One part of a reading, with which source answered and when it was true. */
-export interface Sourced<T> { source: Source; asOf: string; value: T }
+export interface Sourced<T> {
+  source: Source;
+  asOf: string;
+  value: T;
+}
 /** Live DNS is only the resolver configuration; query counts exist only in the fixture. */
 export type Dns = Resolver & Partial<Snapshot['dns']>;
 
@@ -24,7 +32,10 @@ export function hosts({ source, asOf, value }: Sourced<Neighbour[]>) {
 /** Counters since boot per interface, busiest first, with totals. */
 export function traffic({ source, asOf, value }: Sourced<Iface[]>) {
   const rows = [...value].sort((a, b) => b.rxBytes + b.txBytes - (a.rxBytes + a.txBytes));
-  const totals = { rxBytes: rows.reduce((n, i) => n + i.rxBytes, 0), txBytes: rows.reduce((n, i) => n + i.txBytes, 0) };
+  const totals = {
+    rxBytes: rows.reduce((n, i) => n + i.rxBytes, 0),
+    txBytes: rows.reduce((n, i) => n + i.txBytes, 0),
+  };
   return { source, asOf, counters: 'since-boot', interfaces: rows, totals };
 }
 

@@ -24,14 +24,16 @@ export interface FleetNodeCatalog {
 }
 
 /** A tool of the agent surface: read-only and taking no arguments. */
-export const isSnapshotTool = (c: { readOnly: boolean; args: Record<string, unknown> }) => c.readOnly && Object.keys(c.args).length === 0;
+export const isSnapshotTool = (c: { readOnly: boolean; args: Record<string, unknown> }) =>
+  c.readOnly && Object.keys(c.args).length === 0;
 
 function describeNode(node: string, role: string, def: NodeDefinition): FleetNodeCatalog {
   return {
     node,
     role,
     transport: def.a2a === false ? 'peer' : 'a2a+peer',
-    agentBacked: typeof def.agentBacked === 'function' ? def.agentBacked() : def.agentBacked ?? false,
+    agentBacked:
+      typeof def.agentBacked === 'function' ? def.agentBacked() : (def.agentBacked ?? false),
     capabilities: def.catalog.descriptors(),
   };
 }
@@ -50,17 +52,37 @@ export function fleetCatalog(opts: FleetCatalogOptions): () => Promise<FleetNode
   let cached: { mtimeMs: number; nodes: Promise<FleetNodeCatalog[]> } | undefined;
   const load = async (): Promise<FleetNodeCatalog[]> => {
     const fleet = await loadFleet(opts.fleetFile);
-    return Promise.all(fleet.nodes.filter((m) => m.default).map(async (m): Promise<FleetNodeCatalog> => {
-      if (m.name === opts.self.name) return describeNode(m.name, m.role, opts.self.definition());
-      try {
-        // No data folder: a node built only to be described keeps no state.
-        return describeNode(m.name, m.role, await loadNode(m.file, { fixturesDir: opts.fixturesDir, fleetFile: opts.fleetFile }, opts.root));
-      } catch (e) {
-        // One broken node file must not hide the rest of the fleet.
-        const why = e instanceof Error ? e.message : 'unknown error';
-        return { node: m.name, role: m.role, transport: 'peer', agentBacked: false, capabilities: [], error: `could not load ${m.file}: ${why}` };
-      }
-    }));
+    return Promise.all(
+      fleet.nodes
+        .filter((m) => m.default)
+        .map(async (m): Promise<FleetNodeCatalog> => {
+          if (m.name === opts.self.name)
+            return describeNode(m.name, m.role, opts.self.definition());
+          try {
+            // No data folder: a node built only to be described keeps no state.
+            return describeNode(
+              m.name,
+              m.role,
+              await loadNode(
+                m.file,
+                { fixturesDir: opts.fixturesDir, fleetFile: opts.fleetFile },
+                opts.root,
+              ),
+            );
+          } catch (e) {
+            // One broken node file must not hide the rest of the fleet.
+            const why = e instanceof Error ? e.message : 'unknown error';
+            return {
+              node: m.name,
+              role: m.role,
+              transport: 'peer',
+              agentBacked: false,
+              capabilities: [],
+              error: `could not load ${m.file}: ${why}`,
+            };
+          }
+        }),
+    );
   };
   return () => {
     const { mtimeMs } = statSync(opts.fleetFile);

@@ -24,8 +24,13 @@ function priorTurns(context: string | undefined): PriorTurn[] | undefined {
   } catch {
     throw execError('BAD_CONTEXT');
   }
-  const isTurn = (t: unknown): t is PriorTurn => typeof t === 'object' && t !== null && typeof (t as PriorTurn).prompt === 'string' && typeof (t as PriorTurn).output === 'string';
-  if (!Array.isArray(parsed) || parsed.length > 20 || !parsed.every(isTurn)) throw execError('BAD_CONTEXT');
+  const isTurn = (t: unknown): t is PriorTurn =>
+    typeof t === 'object' &&
+    t !== null &&
+    typeof (t as PriorTurn).prompt === 'string' &&
+    typeof (t as PriorTurn).output === 'string';
+  if (!Array.isArray(parsed) || parsed.length > 20 || !parsed.every(isTurn))
+    throw execError('BAD_CONTEXT');
   return parsed.map((t) => ({ prompt: t.prompt, output: t.output }));
 }
 
@@ -37,14 +42,32 @@ function priorTurns(context: string | undefined): PriorTurn[] | undefined {
 function callerKey(context: CallContext | undefined): string {
   if (!context) return 'anonymous';
   const caller = ownerKey(context.caller);
-  return context.caller.kind === 'node' && context.onBehalfOf ? `${caller}>${context.onBehalfOf}` : caller;
+  return context.caller.kind === 'node' && context.onBehalfOf
+    ? `${caller}>${context.onBehalfOf}`
+    : caller;
 }
 
 /** `executor` is undefined when the node has no data folder; the capabilities then answer EXECUTOR_UNAVAILABLE. */
-export function execCapabilities(executor: Executor | undefined, recipes: readonly { name: string; description: string }[]): Capability[] {
-  const exec = () => executor ?? (() => { throw execError('EXECUTOR_UNAVAILABLE', 'resolve was started without a data folder, so it runs no jobs'); })();
-  const jobId = { type: 'string', description: 'The id exec.submit returned', required: true, maxLength: 64 } satisfies ArgSpec;
-  const jobLine = ({ job }: { job: Job }) => `job ${job.job_id} (${job.recipe}) ${job.state}${job.error ? `: ${job.error}` : ''}`;
+export function execCapabilities(
+  executor: Executor | undefined,
+  recipes: readonly { name: string; description: string }[],
+): Capability[] {
+  const exec = () =>
+    executor ??
+    (() => {
+      throw execError(
+        'EXECUTOR_UNAVAILABLE',
+        'resolve was started without a data folder, so it runs no jobs',
+      );
+    })();
+  const jobId = {
+    type: 'string',
+    description: 'The id exec.submit returned',
+    required: true,
+    maxLength: 64,
+  } satisfies ArgSpec;
+  const jobLine = ({ job }: { job: Job }) =>
+    `job ${job.job_id} (${job.recipe}) ${job.state}${job.error ? `: ${job.error}` : ''}`;
   return [
     capability({
       id: 'exec.submit',
@@ -55,21 +78,43 @@ export function execCapabilities(executor: Executor | undefined, recipes: readon
       keywords: [],
       readOnly: false,
       args: {
-        prompt: { type: 'string', description: `What to do, at most ${MAX_PROMPT} characters; never becomes a command argument`, required: true, maxLength: MAX_PROMPT },
-        recipe: { type: 'string', description: `A recipe name: ${recipes.map((r) => r.name).join(', ')}`, maxLength: 64 },
-        model: { type: 'string', description: 'A model name for the model recipe (picks that recipe when none is named)', maxLength: 128 },
-        context: { type: 'string', description: `Earlier turns of a continued task, a JSON list of {prompt, output} (at most 20, ${MAX_CONTEXT} characters); the model recipe sends them before the prompt`, maxLength: MAX_CONTEXT },
+        prompt: {
+          type: 'string',
+          description: `What to do, at most ${MAX_PROMPT} characters; never becomes a command argument`,
+          required: true,
+          maxLength: MAX_PROMPT,
+        },
+        recipe: {
+          type: 'string',
+          description: `A recipe name: ${recipes.map((r) => r.name).join(', ')}`,
+          maxLength: 64,
+        },
+        model: {
+          type: 'string',
+          description: 'A model name for the model recipe (picks that recipe when none is named)',
+          maxLength: 128,
+        },
+        context: {
+          type: 'string',
+          description: `Earlier turns of a continued task, a JSON list of {prompt, output} (at most 20, ${MAX_CONTEXT} characters); the model recipe sends them before the prompt`,
+          maxLength: MAX_CONTEXT,
+        },
       },
       run: (args, _signal, context) => {
         const prior = priorTurns(args.context);
-        return exec().submit(args.prompt, args.recipe, { ...(args.model !== undefined ? { model: args.model } : {}), ...(prior ? { prior } : {}), caller: callerKey(context) });
+        return exec().submit(args.prompt, args.recipe, {
+          ...(args.model !== undefined ? { model: args.model } : {}),
+          ...(prior ? { prior } : {}),
+          caller: callerKey(context),
+        });
       },
       summarize: (r) => `job ${r.job_id} running recipe ${r.recipe}`,
     }),
     capability({
       id: 'exec.status',
       name: 'Job status',
-      description: 'A job\'s state (running, succeeded, failed, canceled), pid, exit code, output (capped), progress and error.',
+      description:
+        "A job's state (running, succeeded, failed, canceled), pid, exit code, output (capped), progress and error.",
       tags: ['executor', 'jobs'],
       keywords: [],
       readOnly: false,
@@ -80,7 +125,8 @@ export function execCapabilities(executor: Executor | undefined, recipes: readon
     capability({
       id: 'exec.cancel',
       name: 'Cancel a job',
-      description: 'Ends a running job\'s process and its children and marks it canceled; a finished job stays as it finished.',
+      description:
+        "Ends a running job's process and its children and marks it canceled; a finished job stays as it finished.",
       tags: ['executor', 'jobs'],
       keywords: [],
       readOnly: false,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CapabilityError } from '../../lib/catalog/catalog.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
 import type { ModelEndpoint, PriorTurn } from './model.ts';
-import { endOrphanedJob, } from './process-group.ts';
+import { endOrphanedJob } from './process-group.ts';
 import { PROMPT_ENV, RECIPE_NAME, pickRecipe, type Recipe } from './recipes.ts';
 import { runModel, runProcess, type Run, type RunEnd } from './run.ts';
 
@@ -27,7 +27,8 @@ const EXEC_ERRORS = Object.freeze({
   BAD_CONTEXT: 'context must be a JSON list of earlier {prompt, output} turns',
 });
 type ExecErrorCode = keyof typeof EXEC_ERRORS;
-export const execError = (code: ExecErrorCode, detail?: string) => new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
+export const execError = (code: ExecErrorCode, detail?: string) =>
+  new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
 
 const RESTARTED = 'executor restarted';
 /** Children see this PATH, not the executor's. */
@@ -69,7 +70,11 @@ export interface Executor {
    * exec-capabilities.ts).
    * @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BAD_MODEL, MODEL_NOT_APPLICABLE, CALLER_BUSY, BUSY, SPAWN_FAILED
    */
-  submit(prompt: string, recipe?: string, extras?: SubmitExtras): { job_id: string; recipe: string; state: 'running' };
+  submit(
+    prompt: string,
+    recipe?: string,
+    extras?: SubmitExtras,
+  ): { job_id: string; recipe: string; state: 'running' };
   /** @throws CapabilityError JOB_NOT_FOUND */
   status(id: string): Job;
   /** Resolves once the job's process group is gone. @throws CapabilityError JOB_NOT_FOUND */
@@ -105,32 +110,60 @@ export function createExecutor(opts: ExecutorOptions): Executor {
   }
 
   const view = ({ record, run }: Live): JobRecord => ({
-    ...record, output: run.output.text(), outputTruncated: run.output.truncated, ...(run.progress ? { progress: run.progress } : {}),
+    ...record,
+    output: run.output.text(),
+    outputTruncated: run.output.truncated,
+    ...(run.progress ? { progress: run.progress } : {}),
   });
   const stopWith = (l: Live, stop: NonNullable<Live['stop']>) => {
     l.stop ??= stop;
     l.run.halt();
   };
   const settle = (l: Live, end: RunEnd) => {
-    const state: JobState = l.stop?.state ?? (end.failure === undefined && end.exitCode === 0 ? 'succeeded' : 'failed');
+    const state: JobState =
+      l.stop?.state ?? (end.failure === undefined && end.exitCode === 0 ? 'succeeded' : 'failed');
     const error = l.stop ? l.stop.error : end.failure;
-    const final: JobRecord = { ...view(l), state, exitCode: end.exitCode, endedAt: iso(), ...(error !== undefined && state !== 'succeeded' ? { error } : {}) };
+    const final: JobRecord = {
+      ...view(l),
+      state,
+      exitCode: end.exitCode,
+      endedAt: iso(),
+      ...(error !== undefined && state !== 'succeeded' ? { error } : {}),
+    };
     // Restart recovery by another executor may have settled it first; its verdict stands.
-    l.record = files.settle(final) ? final : files.read(final.job_id) ?? final;
+    l.record = files.settle(final) ? final : (files.read(final.job_id) ?? final);
     live.delete(final.job_id);
   };
 
   const start = (recipe: Recipe, id: string, prompt: string, extras: SubmitExtras): Run => {
     if (recipe.kind === 'model') {
-      const request = { prompt, ...(extras.prior?.length ? { prior: extras.prior } : {}), ...(extras.model ? { model: extras.model } : {}) };
+      const request = {
+        prompt,
+        ...(extras.prior?.length ? { prior: extras.prior } : {}),
+        ...(extras.model ? { model: extras.model } : {}),
+      };
       return runModel(recipe, opts.model, request, opts.fetch);
     }
-    const env: Record<string, string> = { PATH: opts.childPath ?? CHILD_PATH, HOME: join(opts.dataDir, 'resolve'), LANG: 'C.UTF-8', ...recipe.env, JOB_ID: id };
+    const env: Record<string, string> = {
+      PATH: opts.childPath ?? CHILD_PATH,
+      HOME: join(opts.dataDir, 'resolve'),
+      LANG: 'C.UTF-8',
+      ...recipe.env,
+      JOB_ID: id,
+    };
     if (recipe.prompt === 'env') env[PROMPT_ENV] = prompt;
     try {
-      return runProcess(recipe, env, recipe.prompt === 'stdin' ? prompt : undefined, opts.killGraceMs ?? 1000);
+      return runProcess(
+        recipe,
+        env,
+        recipe.prompt === 'stdin' ? prompt : undefined,
+        opts.killGraceMs ?? 1000,
+      );
     } catch (e) {
-      throw execError('SPAWN_FAILED', `${recipe.name} could not start: ${(e as Error)?.message ?? 'unknown error'}`);
+      throw execError(
+        'SPAWN_FAILED',
+        `${recipe.name} could not start: ${(e as Error)?.message ?? 'unknown error'}`,
+      );
     }
   };
 
@@ -139,43 +172,80 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     submit(prompt, name, extras = {}) {
       const caller = extras.caller ?? 'anonymous';
       if (!prompt.trim()) throw execError('BAD_PROMPT');
-      if (extras.model !== undefined && !MODEL_NAME.test(extras.model)) throw execError('BAD_MODEL', `not a model name: ${JSON.stringify(extras.model.slice(0, 64))}`);
+      if (extras.model !== undefined && !MODEL_NAME.test(extras.model))
+        throw execError(
+          'BAD_MODEL',
+          `not a model name: ${JSON.stringify(extras.model.slice(0, 64))}`,
+        );
       // A model name asks for the model recipe: it picks it when no recipe is named.
       if (extras.model !== undefined && name === undefined) {
-        if (!opts.recipes.some((r) => r.kind === 'model')) throw execError('UNKNOWN_RECIPE', `this executor has no model recipe (no model endpoint is configured); recipes: ${names()}`);
+        if (!opts.recipes.some((r) => r.kind === 'model'))
+          throw execError(
+            'UNKNOWN_RECIPE',
+            `this executor has no model recipe (no model endpoint is configured); recipes: ${names()}`,
+          );
         name = 'model';
       }
       let recipe: Recipe | undefined;
       if (name !== undefined) {
         // The name is only ever compared with the allow-list; it never reaches a path or argv.
         recipe = RECIPE_NAME.test(name) ? opts.recipes.find((r) => r.name === name) : undefined;
-        if (!recipe) throw execError('UNKNOWN_RECIPE', `unknown recipe ${JSON.stringify(name.slice(0, 64))}; recipes: ${names()}`);
+        if (!recipe)
+          throw execError(
+            'UNKNOWN_RECIPE',
+            `unknown recipe ${JSON.stringify(name.slice(0, 64))}; recipes: ${names()}`,
+          );
       } else {
         recipe = pickRecipe(prompt, opts.recipes);
-        if (!recipe) throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
+        if (!recipe)
+          throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
       }
-      if (extras.model !== undefined && recipe.kind !== 'model') throw execError('MODEL_NOT_APPLICABLE', `recipe ${recipe.name} runs a process; a model name applies only to the model recipe`);
+      if (extras.model !== undefined && recipe.kind !== 'model')
+        throw execError(
+          'MODEL_NOT_APPLICABLE',
+          `recipe ${recipe.name} runs a process; a model name applies only to the model recipe`,
+        );
       // The caller's own limit first: one caller's jobs never take the slots others need.
       const perCaller = opts.maxRunningPerCaller ?? 3;
       const mine = [...live.values()].filter((l) => l.caller === caller).length;
-      if (mine >= perCaller) throw execError('CALLER_BUSY', `${mine} of your jobs are running (at most ${perCaller} per caller); try again when one ends`);
-      if (live.size >= (opts.maxRunning ?? 8)) throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
+      if (mine >= perCaller)
+        throw execError(
+          'CALLER_BUSY',
+          `${mine} of your jobs are running (at most ${perCaller} per caller); try again when one ends`,
+        );
+      if (live.size >= (opts.maxRunning ?? 8))
+        throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
       const job_id = newJobId();
       const run = start(recipe, job_id, prompt, extras);
       const record: JobRecord = {
-        job_id, recipe: recipe.name, state: 'running', pid: run.pid, exitCode: null,
-        output: '', outputTruncated: false, startedAt: iso(), endedAt: null, ...(run.procStart === undefined ? {} : { procStart: run.procStart }),
+        job_id,
+        recipe: recipe.name,
+        state: 'running',
+        pid: run.pid,
+        exitCode: null,
+        output: '',
+        outputTruncated: false,
+        startedAt: iso(),
+        endedAt: null,
+        ...(run.procStart === undefined ? {} : { procStart: run.procStart }),
       };
       try {
         files.write(record);
       } catch (e) {
         // A job without a record could never be read or cancelled: it does not run.
         run.halt();
-        throw execError('SPAWN_FAILED', `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`);
+        throw execError(
+          'SPAWN_FAILED',
+          `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`,
+        );
       }
       const l: Live = { caller, record, run, settled: Promise.resolve() };
       live.set(job_id, l);
-      const timer = setTimeout(() => stopWith(l, { state: 'failed', error: `time limit of ${recipe.timeoutMs} ms exceeded` }), recipe.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          stopWith(l, { state: 'failed', error: `time limit of ${recipe.timeoutMs} ms exceeded` }),
+        recipe.timeoutMs,
+      );
       timer.unref();
       l.settled = run.ended.then((end) => {
         clearTimeout(timer);
@@ -187,7 +257,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       const l = live.get(id);
       if (l) return publicJob(view(l));
       let r = files.read(id);
-      if (r?.state === 'running') (orphan(r), (r = files.read(id)));
+      if (r?.state === 'running') orphan(r), (r = files.read(id));
       if (!r) throw execError('JOB_NOT_FOUND', `no job ${JSON.stringify(id.slice(0, 64))}`);
       return publicJob(r);
     },

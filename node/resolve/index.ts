@@ -6,7 +6,12 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { capability } from '../../lib/catalog/capability.ts';
-import { defineNode, toDefinition, type NodeSetup, type NodeSpec } from '../../lib/node/define-node.ts';
+import {
+  defineNode,
+  toDefinition,
+  type NodeSetup,
+  type NodeSpec,
+} from '../../lib/node/define-node.ts';
 import { fleetCatalog } from './catalog.ts';
 import { execCapabilities } from './exec-capabilities.ts';
 import { createExecutor, type ExecutorOptions } from './executor.ts';
@@ -23,31 +28,53 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
   /** Default `<fixturesDir>/resolve/recipes.json`. */
   recipesFile?: string;
   /** Clock, kill grace, concurrency and fetch of the executor (tests). */
-  exec?: Pick<ExecutorOptions, 'now' | 'killGraceMs' | 'maxRunning' | 'maxRunningPerCaller' | 'fetch'>;
+  exec?: Pick<
+    ExecutorOptions,
+    'now' | 'killGraceMs' | 'maxRunning' | 'maxRunningPerCaller' | 'fetch'
+  >;
 }
 
 export default defineNode((opts: ResolveOptions) => {
   const root = opts.root ?? resolvePath(import.meta.dir, '../..');
   const fleetFile = opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`;
   const recipesFile = opts.recipesFile ?? `${opts.fixturesDir}/resolve/recipes.json`;
-  const recipes = loadRecipes(recipesFile, { bun: process.execPath, root, data: opts.dataDir ?? root, fleet: fleetFile });
+  const recipes = loadRecipes(recipesFile, {
+    bun: process.execPath,
+    root,
+    data: opts.dataDir ?? root,
+    fleet: fleetFile,
+  });
   if (opts.model) recipes.push(modelRecipe());
   // Without a data folder there is no executor and the exec.* capabilities answer EXECUTOR_UNAVAILABLE.
-  const executor = opts.dataDir ? createExecutor({ dataDir: opts.dataDir, recipes, ...(opts.model ? { model: opts.model } : {}), ...opts.exec }) : undefined;
+  const executor = opts.dataDir
+    ? createExecutor({
+        dataDir: opts.dataDir,
+        recipes,
+        ...(opts.model ? { model: opts.model } : {}),
+        ...opts.exec,
+      })
+    : undefined;
   // resolve describes itself from this spec (called only when a capability runs, after it exists).
-  const nodes = fleetCatalog({ fleetFile, root, fixturesDir: opts.fixturesDir, self: { name: NAME, definition: () => toDefinition(spec) } });
+  const nodes = fleetCatalog({
+    fleetFile,
+    root,
+    fixturesDir: opts.fixturesDir,
+    self: { name: NAME, definition: () => toDefinition(spec) },
+  });
 
   const spec: NodeSpec = {
     name: NAME,
     dataPaths: [fleetFile, recipesFile],
-    description: 'The capability catalog of the whole fleet: every node, its transport and its capabilities, from the nodes\' own declarations. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
+    description:
+      'The capability catalog of the whole fleet: every node, its transport and its capabilities, from the nodes\' own declarations. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     // A clean stop cancels running jobs; a crash leaves them to the next start (marked failed).
     ...(executor ? { shutdown: () => executor.close() } : {}),
     capabilities: [
       capability({
         id: 'resolve.nodes',
         name: 'Fleet nodes',
-        description: 'Every fleet node with its role, transport (A2A + signed peer, or signed peer only), whether a model answers, and how many capabilities and snapshot tools it offers.',
+        description:
+          'Every fleet node with its role, transport (A2A + signed peer, or signed peer only), whether a model answers, and how many capabilities and snapshot tools it offers.',
         tags: ['catalog', 'fleet'],
         keywords: ['nodes', 'fleet', 'transport', 'members', 'which apps'],
         readOnly: true,
@@ -61,7 +88,8 @@ export default defineNode((opts: ResolveOptions) => {
       capability({
         id: 'resolve.catalog',
         name: 'Fleet capability catalog',
-        description: 'Every capability of every fleet node: id, name, description, tags, read-only or not, and its argument specs.',
+        description:
+          'Every capability of every fleet node: id, name, description, tags, read-only or not, and its argument specs.',
         tags: ['catalog', 'capabilities'],
         keywords: ['catalog', 'capabilities', 'capability', 'skills', 'what can'],
         readOnly: true,
@@ -72,30 +100,43 @@ export default defineNode((opts: ResolveOptions) => {
       capability({
         id: 'resolve.tools',
         name: 'Agent surface',
-        description: "The fleet's read-only, no-argument snapshot tools: what an agent may call freely on any node.",
+        description:
+          "The fleet's read-only, no-argument snapshot tools: what an agent may call freely on any node.",
         tags: ['catalog', 'tools'],
         keywords: ['tools', 'tool', 'agent surface', 'snapshot', 'snapshots'],
         readOnly: true,
         args: {},
         run: async () => q.tools(await nodes()),
-        summarize: (r) => `${r.total} snapshot tools on ${new Set(r.tools.map((t) => t.node)).size} nodes`,
+        summarize: (r) =>
+          `${r.total} snapshot tools on ${new Set(r.tools.map((t) => t.node)).size} nodes`,
       }),
       capability({
         id: 'resolve.capability',
         name: 'Find a capability',
-        description: 'Which node offers a capability id, and its full descriptor; found:false when no node does.',
+        description:
+          'Which node offers a capability id, and its full descriptor; found:false when no node does.',
         tags: ['catalog', 'capabilities'],
         examples: ['{"skill":"resolve.capability","args":{"id":"crm.industry"}}'],
         keywords: ['which node', 'where is', 'who offers'],
         readOnly: true,
-        args: { id: { type: 'string', description: 'Capability id, e.g. sector.movement', required: true } },
+        args: {
+          id: {
+            type: 'string',
+            description: 'Capability id, e.g. sector.movement',
+            required: true,
+          },
+        },
         run: async (args) => q.capability(await nodes(), args.id),
-        summarize: ({ matches }) => (matches[0] ? `${matches[0].id} is offered by ${matches.map((m) => m.node).join(', ')}` : 'No node offers that capability'),
+        summarize: ({ matches }) =>
+          matches[0]
+            ? `${matches[0].id} is offered by ${matches.map((m) => m.node).join(', ')}`
+            : 'No node offers that capability',
       }),
       capability({
         id: 'resolve.search',
         name: 'Search capabilities',
-        description: 'Capabilities whose id, name, description or tags contain every word of a query.',
+        description:
+          'Capabilities whose id, name, description or tags contain every word of a query.',
         tags: ['catalog', 'search'],
         examples: ['{"skill":"resolve.search","args":{"query":"deploy"}}'],
         keywords: ['search', 'find', 'look up'],

@@ -77,6 +77,9 @@ export class JobFiles {
   }
 
   ids(): string[] {
-    return readdirSync(this.dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).filter((id) => JOB_ID.test(id));
+    return readdirSync(this.dir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5))
+      .filter((id) => JOB_ID.test(id));
   }
 }

@@ -23,20 +23,34 @@ export interface ModelRequest {
 }
 
 /** @throws Error with a message safe to store (status or reason, never the key). */
-export async function askModel(endpoint: ModelEndpoint, request: ModelRequest, signal: AbortSignal, f: typeof fetch = fetch): Promise<string> {
+export async function askModel(
+  endpoint: ModelEndpoint,
+  request: ModelRequest,
+  signal: AbortSignal,
+  f: typeof fetch = fetch,
+): Promise<string> {
   const messages = [
-    ...(request.prior ?? []).flatMap((t) => [{ role: 'user', content: t.prompt }, { role: 'assistant', content: t.output }]),
+    ...(request.prior ?? []).flatMap((t) => [
+      { role: 'user', content: t.prompt },
+      { role: 'assistant', content: t.output },
+    ]),
     { role: 'user', content: request.prompt },
   ];
   const res = await f(`${endpoint.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(endpoint.apiKey ? { Authorization: `Bearer ${endpoint.apiKey}` } : {}) },
+    headers: {
+      'Content-Type': 'application/json',
+      ...(endpoint.apiKey ? { Authorization: `Bearer ${endpoint.apiKey}` } : {}),
+    },
     body: JSON.stringify({ model: request.model ?? endpoint.model, messages }),
     signal,
   });
   if (!res.ok) throw new Error(`model endpoint answered HTTP ${res.status}`);
-  const body = (await res.json().catch(() => undefined)) as { choices?: { message?: { content?: unknown } }[] } | undefined;
+  const body = (await res.json().catch(() => undefined)) as
+    | { choices?: { message?: { content?: unknown } }[] }
+    | undefined;
   const content = body?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') throw new Error('model endpoint answered without choices[0].message.content');
+  if (typeof content !== 'string')
+    throw new Error('model endpoint answered without choices[0].message.content');
   return content;
 }

@@ -24,8 +24,13 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
  * (a stranger that reused the pid, or a group of someone else's) is left alone.
  * Returns the pids signalled (the leader alone stands for its group).
  */
-export function endOrphanedJob(pgid: number, procStart: number | undefined, jobId: string): number[] {
-  if (procStart !== undefined && procStartTime(pgid) === procStart) return signalGroup(pgid, 'SIGKILL') ? [pgid] : [];
+export function endOrphanedJob(
+  pgid: number,
+  procStart: number | undefined,
+  jobId: string,
+): number[] {
+  if (procStart !== undefined && procStartTime(pgid) === procStart)
+    return signalGroup(pgid, 'SIGKILL') ? [pgid] : [];
   const ended: number[] = [];
   for (const pid of groupMembers(pgid)) {
     if (!environNames(pid, `JOB_ID=${jobId}`)) continue;
@@ -45,7 +50,10 @@ function groupMembers(pgid: number): number[] {
   } catch {
     return [];
   }
-  return entries.filter((e) => /^\d+$/.test(e)).map(Number).filter((pid) => Number(procStatFields(pid)?.[2]) === pgid);
+  return entries
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((pid) => Number(procStatFields(pid)?.[2]) === pgid);
 }
 
 /** Whether the process's environment holds exactly this `NAME=value` entry (own processes only). */

@@ -7,7 +7,8 @@
 import { isSnapshotTool, type FleetNodeCatalog } from './catalog.ts';
 
 /** Every capability of the fleet with the node offering it. */
-const everyCapability = (nodes: FleetNodeCatalog[]) => nodes.flatMap((n) => n.capabilities.map((c) => ({ node: n.node, ...c })));
+const everyCapability = (nodes: FleetNodeCatalog[]) =>
+  nodes.flatMap((n) => n.capabilities.map((c) => ({ node: n.node, ...c })));
 
 /** Each node with counts of its capabilities, read-only ones and snapshot tools. */
 export function nodes(all: FleetNodeCatalog[]) {
@@ -26,7 +27,9 @@ export function catalog(all: FleetNodeCatalog[]) {
 
 /** The agent surface: read-only, no-argument tools. */
 export function tools(all: FleetNodeCatalog[]) {
-  const rows = everyCapability(all).filter(isSnapshotTool).map(({ node, id, name, description }) => ({ node, id, name, description }));
+  const rows = everyCapability(all)
+    .filter(isSnapshotTool)
+    .map(({ node, id, name, description }) => ({ node, id, name, description }));
   return { total: rows.length, tools: rows };
 }
 
@@ -40,7 +43,13 @@ export function capability(all: FleetNodeCatalog[], id: string) {
 export function search(all: FleetNodeCatalog[], query: string) {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   const matches = everyCapability(all)
-    .filter((c) => words.length && words.every((w) => [c.id, c.name, c.description, ...c.tags].join(' ').toLowerCase().includes(w)))
+    .filter(
+      (c) =>
+        words.length &&
+        words.every((w) =>
+          [c.id, c.name, c.description, ...c.tags].join(' ').toLowerCase().includes(w),
+        ),
+    )
     .map(({ node, id, name, readOnly }) => ({ node, id, name, readOnly }));
   return { total: matches.length, matches };
 }

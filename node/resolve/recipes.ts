@@ -57,47 +57,74 @@ export function loadRecipes(file: string, places: RecipePlaces): Recipe[] {
   const doc = JSON.parse(readFileSync(file, 'utf8')) as { recipes?: unknown };
   if (!Array.isArray(doc.recipes)) throw new Error(`${file}: "recipes" must be an array`);
   const values: Record<string, string> = { ...places, recipes: dirname(resolve(file)) };
-  const fill = (text: string, where: string) => text.replace(PLACEHOLDER, (_, key: string) => {
-    if (!(key in values)) throw new Error(`${where}: unknown placeholder {${key}}`);
-    return values[key]!;
-  });
+  const fill = (text: string, where: string) =>
+    text.replace(PLACEHOLDER, (_, key: string) => {
+      if (!(key in values)) throw new Error(`${where}: unknown placeholder {${key}}`);
+      return values[key]!;
+    });
   const seen = new Set<string>();
   return doc.recipes.map((raw, i): Recipe => {
     const r = raw as Record<string, unknown>;
     const where = `${file}: recipe ${i}`;
-    if (typeof r.name !== 'string' || !RECIPE_NAME.test(r.name) || r.name === 'model') throw new Error(`${where}: bad name`);
+    if (typeof r.name !== 'string' || !RECIPE_NAME.test(r.name) || r.name === 'model')
+      throw new Error(`${where}: bad name`);
     if (seen.has(r.name)) throw new Error(`${where}: duplicate name ${r.name}`);
     seen.add(r.name);
-    if (!Array.isArray(r.argv) || !r.argv.length || !r.argv.every((a) => typeof a === 'string' && a.length)) throw new Error(`${where}: argv must be non-empty strings`);
+    if (
+      !Array.isArray(r.argv) ||
+      !r.argv.length ||
+      !r.argv.every((a) => typeof a === 'string' && a.length)
+    )
+      throw new Error(`${where}: argv must be non-empty strings`);
     const env = (r.env ?? {}) as Record<string, unknown>;
-    if (typeof env !== 'object' || Object.entries(env).some(([k, v]) => !ENV_NAME.test(k) || k === PROMPT_ENV || typeof v !== 'string')) throw new Error(`${where}: bad env`);
+    if (
+      typeof env !== 'object' ||
+      Object.entries(env).some(
+        ([k, v]) => !ENV_NAME.test(k) || k === PROMPT_ENV || typeof v !== 'string',
+      )
+    )
+      throw new Error(`${where}: bad env`);
     const prompt = (r.prompt ?? 'none') as PromptVia;
-    if (!['none', 'stdin', 'env'].includes(prompt)) throw new Error(`${where}: prompt must be none, stdin or env`);
+    if (!['none', 'stdin', 'env'].includes(prompt))
+      throw new Error(`${where}: prompt must be none, stdin or env`);
     return {
       name: r.name,
       description: typeof r.description === 'string' ? r.description : r.name,
-      keywords: Array.isArray(r.keywords) ? r.keywords.filter((k): k is string => typeof k === 'string' && k.length > 0) : [],
+      keywords: Array.isArray(r.keywords)
+        ? r.keywords.filter((k): k is string => typeof k === 'string' && k.length > 0)
+        : [],
       kind: 'process',
       argv: (r.argv as string[]).map((a) => fill(a, where)),
       cwd: fill(typeof r.cwd === 'string' ? r.cwd : '{root}', where),
       env: env as Record<string, string>,
       prompt,
       timeoutMs: bounded(r.timeoutMs, LIMITS.timeoutMs, LIMITS.maxTimeoutMs, `${where}: timeoutMs`),
-      maxOutputBytes: bounded(r.maxOutputBytes, LIMITS.maxOutputBytes, LIMITS.maxMaxOutputBytes, `${where}: maxOutputBytes`),
+      maxOutputBytes: bounded(
+        r.maxOutputBytes,
+        LIMITS.maxOutputBytes,
+        LIMITS.maxMaxOutputBytes,
+        `${where}: maxOutputBytes`,
+      ),
     };
   });
 }
 
 function bounded(v: unknown, fallback: number, max: number, where: string): number {
   if (v === undefined) return fallback;
-  if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > max) throw new Error(`${where} must be an integer from 1 to ${max}`);
+  if (!Number.isInteger(v) || (v as number) < 1 || (v as number) > max)
+    throw new Error(`${where} must be an integer from 1 to ${max}`);
   return v as number;
 }
 
 /** The `model` recipe, present only when a model endpoint is configured. */
 export function modelRecipe(): Recipe {
   return {
-    name: 'model', kind: 'model', argv: [], cwd: '', env: {}, prompt: 'none',
+    name: 'model',
+    kind: 'model',
+    argv: [],
+    cwd: '',
+    env: {},
+    prompt: 'none',
     description: 'Sends the prompt to the configured OpenAI-compatible model and keeps its answer',
     keywords: ['model', 'llm', 'ask the model', 'explain', 'write'],
     timeoutMs: LIMITS.timeoutMs,
@@ -116,7 +143,9 @@ export function pickRecipe(prompt: string, recipes: readonly Recipe[]): Recipe |
   let best: Recipe | undefined;
   let bestScore = 0;
   for (const r of recipes) {
-    const score = [r.name, ...r.keywords].filter((k) => new RegExp(`(^|[^a-z0-9])${escape(k.toLowerCase())}($|[^a-z0-9])`).test(text)).length;
+    const score = [r.name, ...r.keywords].filter((k) =>
+      new RegExp(`(^|[^a-z0-9])${escape(k.toLowerCase())}($|[^a-z0-9])`).test(text),
+    ).length;
     if (score > bestScore) [best, bestScore] = [r, score];
   }
   return best ?? recipes.find((r) => r.kind === 'model');

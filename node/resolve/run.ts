@@ -48,7 +48,7 @@ class CappedOutput {
   text(): string {
     const all = new Uint8Array(Math.min(this.bytes, this.cap));
     let at = 0;
-    for (const c of this.chunks) (all.set(c, at), (at += c.length));
+    for (const c of this.chunks) all.set(c, at), (at += c.length);
     return new TextDecoder().decode(all);
   }
 }
@@ -58,10 +58,20 @@ class CappedOutput {
  * Halting sends SIGTERM to the group, then SIGKILL after `graceMs`.
  * @throws Error when the program cannot be started.
  */
-export function runProcess(recipe: Recipe, env: Record<string, string>, stdin: string | undefined, graceMs: number): Run {
+export function runProcess(
+  recipe: Recipe,
+  env: Record<string, string>,
+  stdin: string | undefined,
+  graceMs: number,
+): Run {
   const proc = Bun.spawn({
-    cmd: recipe.argv, cwd: recipe.cwd, env, detached: true,
-    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]), stdout: 'pipe', stderr: 'pipe',
+    cmd: recipe.argv,
+    cwd: recipe.cwd,
+    env,
+    detached: true,
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
+    stdout: 'pipe',
+    stderr: 'pipe',
   });
   const pid = proc.pid;
   const start = procStartTime(pid);
@@ -92,7 +102,8 @@ export function runProcess(recipe: Recipe, env: Record<string, string>, stdin: s
   })();
   const readErr = (async () => {
     const decoder = new TextDecoder();
-    for await (const chunk of chunks(proc.stderr)) stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL);
+    for await (const chunk of chunks(proc.stderr))
+      stderr = (stderr + decoder.decode(chunk, { stream: true })).slice(-STDERR_TAIL);
   })();
   run.ended = (async () => {
     await proc.exited;
@@ -100,18 +111,31 @@ export function runProcess(recipe: Recipe, env: Record<string, string>, stdin: s
     signalGroup(pid, 'SIGKILL');
     await Promise.allSettled([readOut, readErr]);
     const tail = stderr.trim().split('\n').pop()?.trim();
-    const failure = proc.exitCode === 0 ? undefined
-      : proc.exitCode === null ? `killed by ${proc.signalCode ?? 'a signal'}`
-      : `exited with code ${proc.exitCode}${tail ? `: ${tail}` : ''}`;
+    const failure =
+      proc.exitCode === 0
+        ? undefined
+        : proc.exitCode === null
+          ? `killed by ${proc.signalCode ?? 'a signal'}`
+          : `exited with code ${proc.exitCode}${tail ? `: ${tail}` : ''}`;
     return { exitCode: proc.exitCode, ...(failure === undefined ? {} : { failure }) };
   })();
   return run;
 }
 
 /** Sends the prompt (with earlier turns, if any) to the model endpoint; halting aborts the request. */
-export function runModel(recipe: Recipe, endpoint: ModelEndpoint | undefined, request: ModelRequest, f?: typeof fetch): Run {
+export function runModel(
+  recipe: Recipe,
+  endpoint: ModelEndpoint | undefined,
+  request: ModelRequest,
+  f?: typeof fetch,
+): Run {
   const abort = new AbortController();
-  const run: Run = { pid: null, output: new CappedOutput(recipe.maxOutputBytes), halt: () => abort.abort(), ended: Promise.resolve({ exitCode: null }) };
+  const run: Run = {
+    pid: null,
+    output: new CappedOutput(recipe.maxOutputBytes),
+    halt: () => abort.abort(),
+    ended: Promise.resolve({ exitCode: null }),
+  };
   run.ended = (async (): Promise<RunEnd> => {
     try {
       if (!endpoint) throw new Error('no model endpoint configured');

@@ -13,19 +13,25 @@ const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? 's' : ''}`;
 
 export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = q.snapshotSource(`${opts.fixturesDir}/scanner/sectors.json`);
-  const sector = { type: 'string', description: 'Sector id', enum: load().sectors.map((s) => s.id) } satisfies ArgSpec;
+  const sector = {
+    type: 'string',
+    description: 'Sector id',
+    enum: load().sectors.map((s) => s.id),
+  } satisfies ArgSpec;
 
   return {
     name: 'scanner',
     dataPaths: [`${opts.fixturesDir}/scanner/sectors.json`],
     // Agent-backed while its model answers a ping; the keyword agent otherwise.
     modelMode: 'dynamic',
-    description: 'Watches sector movements: sectors, their stocks, change % and signal flags. Read-only; answers a text question by picking a tool by keyword, or a data part {"skill", "args"} by calling that capability.',
+    description:
+      'Watches sector movements: sectors, their stocks, change % and signal flags. Read-only; answers a text question by picking a tool by keyword, or a data part {"skill", "args"} by calling that capability.',
     capabilities: [
       capability({
         id: 'sector.movement',
         name: 'Sector movement',
-        description: 'Sectors ranked by average change today, with advancers, decliners and how many stocks carry a signal.',
+        description:
+          'Sectors ranked by average change today, with advancers, decliners and how many stocks carry a signal.',
         tags: ['market', 'sectors'],
         examples: ['Which sectors moved most today?', 'How is the semiconductors sector doing?'],
         keywords: ['sector', 'movement', 'moved', 'move', 'industry', 'industries', 'today'],
@@ -33,12 +39,15 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
         args: { sector },
         run: (args) => q.movement(load(), args.sector),
         summarize: ({ asOf, sectors }) =>
-          sectors[0] ? `${asOf}: ${sectors[0].name} leads at ${sectors[0].avgChangePct}% (${plural(sectors.length, 'sector')})` : `${asOf}: no sectors`,
+          sectors[0]
+            ? `${asOf}: ${sectors[0].name} leads at ${sectors[0].avgChangePct}% (${plural(sectors.length, 'sector')})`
+            : `${asOf}: no sectors`,
       }),
       capability({
         id: 'sector.signals',
         name: 'Signal flags',
-        description: 'Stocks carrying signal flags today (volume breakout, new high, limit up/down risk …), optionally for one sector.',
+        description:
+          'Stocks carrying signal flags today (volume breakout, new high, limit up/down risk …), optionally for one sector.',
         tags: ['market', 'signals'],
         examples: ['Which stocks have signals?'],
         keywords: ['signal', 'signals', 'flag', 'flags', 'breakout', 'limit'],
@@ -57,12 +66,16 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
         readOnly: true,
         args: { code: { type: 'string', description: 'Six-digit stock code', required: true } },
         run: (args) => q.quote(load(), args.code),
-        summarize: (r) => (r.found ? `${r.stock.name} (${r.stock.code}) ${r.stock.changePct}%` : 'No such stock in today\'s snapshot'),
+        summarize: (r) =>
+          r.found
+            ? `${r.stock.name} (${r.stock.code}) ${r.stock.changePct}%`
+            : "No such stock in today's snapshot",
       }),
       capability({
         id: 'sector.stocks',
         name: 'Sector stocks',
-        description: 'Every stock the scanner watches, or one sector\'s: code, name, sector, change % and signal flags.',
+        description:
+          "Every stock the scanner watches, or one sector's: code, name, sector, change % and signal flags.",
         tags: ['market', 'stocks'],
         examples: ['{"skill":"sector.stocks","args":{"sector":"banking"}}'],
         keywords: ['constituents', 'all stocks', 'every stock'],
@@ -75,7 +88,8 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
       capability({
         id: 'scanner.status',
         name: 'Scanner status',
-        description: 'Which snapshot the scanner holds: date, market, number of sectors and stocks.',
+        description:
+          'Which snapshot the scanner holds: date, market, number of sectors and stocks.',
         tags: ['status'],
         keywords: ['status', 'snapshot', 'health'],
         readOnly: true,
@@ -86,13 +100,15 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
       capability({
         id: 'market.breadth',
         name: 'Market breadth',
-        description: 'Across every stock the scanner watches: advancers, decliners, unchanged, average change and how many carry a signal.',
+        description:
+          'Across every stock the scanner watches: advancers, decliners, unchanged, average change and how many carry a signal.',
         tags: ['market', 'breadth'],
         keywords: ['breadth', 'advancers', 'decliners', 'market-wide', 'whole market'],
         readOnly: true,
         args: {},
         run: () => q.breadth(load()),
-        summarize: (b) => `${b.asOf}: ${b.advancers} up, ${b.decliners} down, average ${b.avgChangePct}%`,
+        summarize: (b) =>
+          `${b.asOf}: ${b.advancers} up, ${b.decliners} down, average ${b.avgChangePct}%`,
       }),
       proposeCapability(load, opts.model),
     ],

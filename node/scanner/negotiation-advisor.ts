@@ -9,13 +9,23 @@ import { capability } from '../../lib/catalog/capability.ts';
 import type { ModelEndpoint, ToolDefinition } from '../../lib/model/chat.ts';
 import { decide } from '../../lib/model/decide.ts';
 import {
-  LIMIT_FLAGS, RISK_LEVELS, TODAY_DROP_PCT, parseHistory, withinBand, type HistoryEntry, type Proposal, type RiskLevel,
+  LIMIT_FLAGS,
+  RISK_LEVELS,
+  TODAY_DROP_PCT,
+  parseHistory,
+  withinBand,
+  type HistoryEntry,
+  type Proposal,
+  type RiskLevel,
 } from '../../lib/domain/negotiation-terms.ts';
 
 /** The part of scanner's snapshot the advisor reads. */
 interface AdvisorSnapshot {
   asOf: string;
-  sectors: { id: string; stocks: { code: string; name: string; changePct: number; signals: string[] }[] }[];
+  sectors: {
+    id: string;
+    stocks: { code: string; name: string; changePct: number; signals: string[] }[];
+  }[];
 }
 
 /** What the advisor has learned from the vetoes so far. */
@@ -28,15 +38,37 @@ interface Learned {
 }
 
 type ProposeAnswer =
-  | { asOf: string; customer: string; round: number; proposal: Proposal; why: string; learned: Learned }
-  | { asOf: string; customer: string; round: number; exhausted: true; why: string; learned: Learned };
+  | {
+      asOf: string;
+      customer: string;
+      round: number;
+      proposal: Proposal;
+      why: string;
+      learned: Learned;
+    }
+  | {
+      asOf: string;
+      customer: string;
+      round: number;
+      exhausted: true;
+      why: string;
+      learned: Learned;
+    };
 
 const CUSTOMER = /^[a-z0-9][a-z0-9-]{0,63}$/;
 
 /** Reads the history into constraints: each code narrows what the advisor may offer next. */
 function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned {
-  const sectorOf = new Map(snap.sectors.flatMap((s) => s.stocks.map((st) => [st.code, s.id] as const)));
-  const learned: Learned = { signalRequired: false, minChangePct: null, excludedSectors: [], riskLevel: null, vetoedStocks: [] };
+  const sectorOf = new Map(
+    snap.sectors.flatMap((s) => s.stocks.map((st) => [st.code, s.id] as const)),
+  );
+  const learned: Learned = {
+    signalRequired: false,
+    minChangePct: null,
+    excludedSectors: [],
+    riskLevel: null,
+    vetoedStocks: [],
+  };
   for (const h of history) {
     if (!learned.vetoedStocks.includes(h.stock)) learned.vetoedStocks.push(h.stock);
     switch (h.veto) {
@@ -49,7 +81,8 @@ function learn(snap: AdvisorSnapshot, history: readonly HistoryEntry[]): Learned
       case 'EXCLUDED_INDUSTRY': {
         // The veto names the industry; without it, the vetoed stock's own sector is the one refused.
         const sector = h.detail ?? sectorOf.get(h.stock);
-        if (sector && !learned.excludedSectors.includes(sector)) learned.excludedSectors.push(sector);
+        if (sector && !learned.excludedSectors.includes(sector))
+          learned.excludedSectors.push(sector);
         break;
       }
       case 'RISK_LEVEL':
@@ -80,30 +113,54 @@ function describe(l: Learned): string {
 /** The stocks the vetoes so far still allow, best first, and what the advisor learned. */
 function candidates(snap: AdvisorSnapshot, history: readonly HistoryEntry[]) {
   const learned = learn(snap, history);
-  const fits = snap.sectors.flatMap((s) => s.stocks.map((st) => ({ ...st, sector: s.id })))
+  const fits = snap.sectors
+    .flatMap((s) => s.stocks.map((st) => ({ ...st, sector: s.id })))
     .filter((st) => !learned.vetoedStocks.includes(st.code))
     .filter((st) => !learned.signalRequired || st.signals.length > 0)
     .filter((st) => learned.minChangePct === null || st.changePct >= learned.minChangePct)
     .filter((st) => !learned.excludedSectors.includes(st.sector))
     .filter((st) => !learned.riskLevel || withinBand(learned.riskLevel, st))
     // Biggest move first (what the scan is for), then more signals, then the code for a stable order.
-    .sort((a, b) => Math.abs(b.changePct) - Math.abs(a.changePct) || b.signals.length - a.signals.length || a.code.localeCompare(b.code));
+    .sort(
+      (a, b) =>
+        Math.abs(b.changePct) - Math.abs(a.changePct) ||
+        b.signals.length - a.signals.length ||
+        a.code.localeCompare(b.code),
+    );
   return { learned, fits };
 }
 
 /** The next proposal for a customer after the given vetoes, or `exhausted` when nothing fits. */
-export function propose(snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[]): ProposeAnswer {
+export function propose(
+  snap: AdvisorSnapshot,
+  customer: string,
+  history: readonly HistoryEntry[],
+): ProposeAnswer {
   const { learned, fits } = candidates(snap, history);
   const round = history.length + 1;
   const best = fits[0];
-  if (!best) return { asOf: snap.asOf, customer, round, exhausted: true, why: `No stock in today's scan is left under these terms: ${describe(learned)}.`, learned };
+  if (!best)
+    return {
+      asOf: snap.asOf,
+      customer,
+      round,
+      exhausted: true,
+      why: `No stock in today's scan is left under these terms: ${describe(learned)}.`,
+      learned,
+    };
   const flags = best.signals.length ? `with ${best.signals.join(', ')}` : 'without a signal';
   const limit = best.signals.some((s) => LIMIT_FLAGS.includes(s)) ? ' (at its price limit)' : '';
   return {
     asOf: snap.asOf,
     customer,
     round,
-    proposal: { code: best.code, name: best.name, sector: best.sector, changePct: best.changePct, signals: best.signals },
+    proposal: {
+      code: best.code,
+      name: best.name,
+      sector: best.sector,
+      changePct: best.changePct,
+      signals: best.signals,
+    },
     why: `${best.name} (${best.code}, ${best.sector}) moved ${signed(best.changePct)} today ${flags}${limit}: the biggest mover left (${describe(learned)}).`,
     learned,
   };
@@ -111,7 +168,8 @@ export function propose(snap: AdvisorSnapshot, customer: string, history: readon
 
 const PROPOSE_TOOL: ToolDefinition = {
   name: 'propose',
-  description: 'Propose one stock from the candidates to the customer, or declare that nothing is worth proposing.',
+  description:
+    'Propose one stock from the candidates to the customer, or declare that nothing is worth proposing.',
   parameters: {
     type: 'object',
     properties: {
@@ -130,26 +188,64 @@ const SHORTLIST = 8;
  * says why. A code outside the shortlist or no reason is refused (MODEL_BAD_TURN); a model that
  * does not answer leaves the turn to the rules, and the answer says so.
  */
-async function proposeByModel(endpoint: ModelEndpoint, snap: AdvisorSnapshot, customer: string, history: readonly HistoryEntry[], f?: typeof fetch): Promise<ProposeAnswer & Decided> {
+async function proposeByModel(
+  endpoint: ModelEndpoint,
+  snap: AdvisorSnapshot,
+  customer: string,
+  history: readonly HistoryEntry[],
+  f?: typeof fetch,
+): Promise<ProposeAnswer & Decided> {
   const rules = propose(snap, customer, history);
   const { learned, fits } = candidates(snap, history);
   if (!fits.length) return { ...rules, decidedBy: 'rules' };
   const shortlist = fits.slice(0, SHORTLIST);
   const r = await decide(endpoint, {
-    system: 'You are a stock advisor negotiating with a customer\'s agent. Each veto tells you a constraint of the customer. Propose the candidate most likely to be accepted and useful to the customer, by calling propose.',
-    user: JSON.stringify({ customer, round: history.length + 1, vetoesSoFar: history, learned: describe(learned), candidates: shortlist }),
+    system:
+      "You are a stock advisor negotiating with a customer's agent. Each veto tells you a constraint of the customer. Propose the candidate most likely to be accepted and useful to the customer, by calling propose.",
+    user: JSON.stringify({
+      customer,
+      round: history.length + 1,
+      vetoesSoFar: history,
+      learned: describe(learned),
+      candidates: shortlist,
+    }),
     tool: PROPOSE_TOOL,
     ...(f ? { fetch: f } : {}),
   });
-  if (!r.ok) return { ...rules, decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
+  if (!r.ok)
+    return { ...rules, decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
   const why = typeof r.result.why === 'string' ? r.result.why.trim().slice(0, 500) : '';
   if (!why) throw new CapabilityError('MODEL_BAD_TURN', 'the model proposed without saying why');
-  if (r.result.exhausted === true) return { asOf: snap.asOf, customer, round: history.length + 1, exhausted: true, why, learned, decidedBy: 'model' };
+  if (r.result.exhausted === true)
+    return {
+      asOf: snap.asOf,
+      customer,
+      round: history.length + 1,
+      exhausted: true,
+      why,
+      learned,
+      decidedBy: 'model',
+    };
   const pick = shortlist.find((c) => c.code === r.result.code);
-  if (!pick) throw new CapabilityError('MODEL_BAD_TURN', `the model proposed ${JSON.stringify(String(r.result.code ?? '').slice(0, 16))}, which is not among the ${shortlist.length} stocks the vetoes still allow`);
+  if (!pick)
+    throw new CapabilityError(
+      'MODEL_BAD_TURN',
+      `the model proposed ${JSON.stringify(String(r.result.code ?? '').slice(0, 16))}, which is not among the ${shortlist.length} stocks the vetoes still allow`,
+    );
   return {
-    asOf: snap.asOf, customer, round: history.length + 1, learned, why, decidedBy: 'model',
-    proposal: { code: pick.code, name: pick.name, sector: pick.sector, changePct: pick.changePct, signals: pick.signals },
+    asOf: snap.asOf,
+    customer,
+    round: history.length + 1,
+    learned,
+    why,
+    decidedBy: 'model',
+    proposal: {
+      code: pick.code,
+      name: pick.name,
+      sector: pick.sector,
+      changePct: pick.changePct,
+      signals: pick.signals,
+    },
   };
 }
 
@@ -157,27 +253,54 @@ async function proposeByModel(endpoint: ModelEndpoint, snap: AdvisorSnapshot, cu
 type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
 
 /** scanner's `negotiation.propose` capability; with `model`, `agent: "model"` lets the model propose. */
-export function proposeCapability(load: () => AdvisorSnapshot, model?: ModelEndpoint, f?: typeof fetch): Capability {
+export function proposeCapability(
+  load: () => AdvisorSnapshot,
+  model?: ModelEndpoint,
+  f?: typeof fetch,
+): Capability {
   return capability({
     id: 'negotiation.propose',
     name: 'Negotiation: propose',
-    description: "The advisor's next candidate stock for a customer, given the vetoes so far (each veto code narrows the next proposal); exhausted when nothing fits.",
+    description:
+      "The advisor's next candidate stock for a customer, given the vetoes so far (each veto code narrows the next proposal); exhausted when nothing fits.",
     tags: ['negotiation', 'market'],
-    examples: ['{"skill":"negotiation.propose","args":{"customer":"c-012","history":"[{\\"stock\\":\\"002747\\",\\"veto\\":\\"UNALIGNED_ENTITY\\"}]"}}'],
+    examples: [
+      '{"skill":"negotiation.propose","args":{"customer":"c-012","history":"[{\\"stock\\":\\"002747\\",\\"veto\\":\\"UNALIGNED_ENTITY\\"}]"}}',
+    ],
     keywords: [],
     readOnly: false,
     args: {
       customer: { type: 'string', description: 'crm customer id, e.g. c-012', required: true },
-      history: { type: 'string', description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]' },
-      agent: { type: 'string', description: 'Who proposes: rules (default) or model (the node\'s model, NO_MODEL without one)', enum: ['rules', 'model'] },
+      history: {
+        type: 'string',
+        description: 'JSON list of earlier vetoes: [{"stock","veto","detail"?}]',
+      },
+      agent: {
+        type: 'string',
+        description:
+          "Who proposes: rules (default) or model (the node's model, NO_MODEL without one)",
+        enum: ['rules', 'model'],
+      },
     },
-    run: async ({ customer, history, agent }): Promise<ProposeAnswer | (ProposeAnswer & Decided)> => {
-      if (!CUSTOMER.test(customer)) throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
+    run: async ({
+      customer,
+      history,
+      agent,
+    }): Promise<ProposeAnswer | (ProposeAnswer & Decided)> => {
+      if (!CUSTOMER.test(customer))
+        throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
       // The rules' answer as it always was; only a turn the model was asked for says who decided.
       if (agent !== 'model') return propose(load(), customer, parseHistory(history));
-      if (!model) throw new CapabilityError('NO_MODEL', 'scanner has no model configured (models.scanner or MODEL_BASE_URL)');
+      if (!model)
+        throw new CapabilityError(
+          'NO_MODEL',
+          'scanner has no model configured (models.scanner or MODEL_BASE_URL)',
+        );
       return proposeByModel(model, load(), customer, parseHistory(history), f);
     },
-    summarize: (a) => ('proposal' in a ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})` : `Round ${a.round}: nothing left to propose`),
+    summarize: (a) =>
+      'proposal' in a
+        ? `Round ${a.round}: propose ${a.proposal.name} (${a.proposal.code})`
+        : `Round ${a.round}: nothing left to propose`,
   });
 }

@@ -23,7 +23,14 @@ export interface Snapshot {
 }
 /** A stock with the id of its sector. */
 type SectorStock = Stock & { sector: string };
-interface Movement { sector: string; name: string; avgChangePct: number; advancers: number; decliners: number; signaled: number }
+interface Movement {
+  sector: string;
+  name: string;
+  avgChangePct: number;
+  advancers: number;
+  decliners: number;
+  signaled: number;
+}
 type Quote = { asOf: string; found: true; stock: SectorStock } | { asOf: string; found: false };
 
 /** Loads the snapshot, reloading when the file's modification time changes (checked at most once a second). */
@@ -33,14 +40,16 @@ export function snapshotSource(file: string): () => Snapshot {
     const now = Date.now();
     if (cached && now - cached.checkedAt < 1000) return cached.snap;
     const { mtimeMs } = statSync(file);
-    if (!cached || cached.mtimeMs !== mtimeMs) cached = { mtimeMs, checkedAt: now, snap: JSON.parse(readFileSync(file, 'utf8')) };
+    if (!cached || cached.mtimeMs !== mtimeMs)
+      cached = { mtimeMs, checkedAt: now, snap: JSON.parse(readFileSync(file, 'utf8')) };
     cached.checkedAt = now;
     return cached.snap;
   };
 }
 
 const round = (n: number) => Math.round(n * 100) / 100;
-const inSector = (snap: Snapshot, sector?: string) => snap.sectors.filter((s) => !sector || s.id === sector);
+const inSector = (snap: Snapshot, sector?: string) =>
+  snap.sectors.filter((s) => !sector || s.id === sector);
 const withSector = (s: Sector, st: Stock): SectorStock => ({ ...st, sector: s.id });
 
 function sectorMovement(s: Sector): Movement {
@@ -57,17 +66,30 @@ function sectorMovement(s: Sector): Movement {
 
 /** Sectors (all, or one) ranked by average change, strongest first. */
 export function movement(snap: Snapshot, sector?: string): { asOf: string; sectors: Movement[] } {
-  return { asOf: snap.asOf, sectors: inSector(snap, sector).map(sectorMovement).sort((a, b) => b.avgChangePct - a.avgChangePct) };
+  return {
+    asOf: snap.asOf,
+    sectors: inSector(snap, sector)
+      .map(sectorMovement)
+      .sort((a, b) => b.avgChangePct - a.avgChangePct),
+  };
 }
 
 /** Stocks carrying at least one signal flag. */
 export function signals(snap: Snapshot, sector?: string): { asOf: string; stocks: SectorStock[] } {
-  return { asOf: snap.asOf, stocks: inSector(snap, sector).flatMap((s) => s.stocks.filter((st) => st.signals.length).map((st) => withSector(s, st))) };
+  return {
+    asOf: snap.asOf,
+    stocks: inSector(snap, sector).flatMap((s) =>
+      s.stocks.filter((st) => st.signals.length).map((st) => withSector(s, st)),
+    ),
+  };
 }
 
 /** Every stock (of one sector, or all). */
 export function stocks(snap: Snapshot, sector?: string): { asOf: string; stocks: SectorStock[] } {
-  return { asOf: snap.asOf, stocks: inSector(snap, sector).flatMap((s) => s.stocks.map((st) => withSector(s, st))) };
+  return {
+    asOf: snap.asOf,
+    stocks: inSector(snap, sector).flatMap((s) => s.stocks.map((st) => withSector(s, st))),
+  };
 }
 
 /** One stock by its code. */
@@ -81,7 +103,12 @@ export function quote(snap: Snapshot, code: string): Quote {
 
 /** Which snapshot is held. */
 export function status(snap: Snapshot) {
-  return { asOf: snap.asOf, market: snap.market, sectors: snap.sectors.length, stocks: snap.sectors.reduce((n, s) => n + s.stocks.length, 0) };
+  return {
+    asOf: snap.asOf,
+    market: snap.market,
+    sectors: snap.sectors.length,
+    stocks: snap.sectors.reduce((n, s) => n + s.stocks.length, 0),
+  };
 }
 
 /** Advancers, decliners and average change across every stock. */

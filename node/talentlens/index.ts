@@ -15,7 +15,8 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
   return {
     name: 'talentlens',
     dataPaths: [`${opts.fixturesDir}/talentlens/signals.json`],
-    description: 'Read-only snapshot of GitHub talent signals: rising developers, language momentum, trending repositories. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
+    description:
+      'Read-only snapshot of GitHub talent signals: rising developers, language momentum, trending repositories. A text question picks a tool by keyword, a data part {"skill", "args"} calls that capability.',
     capabilities: [
       capability({
         id: 'talent.signals',
@@ -27,18 +28,24 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         readOnly: true,
         args: {},
         run: () => q.topSignals(load()),
-        summarize: ({ developers }) => `Top ${developers.length}: ${developers.map((d) => `${d.login} (${d.score})`).join(', ')}`,
+        summarize: ({ developers }) =>
+          `Top ${developers.length}: ${developers.map((d) => `${d.login} (${d.score})`).join(', ')}`,
       }),
       capability({
         id: 'talent.languages',
         name: 'Language momentum',
-        description: 'Languages of the tracked developers: how many use each and the stars they gained in 30 days, strongest momentum first.',
+        description:
+          'Languages of the tracked developers: how many use each and the stars they gained in 30 days, strongest momentum first.',
         tags: ['talent', 'languages'],
         keywords: ['language', 'languages', 'momentum', 'stack', 'rust', 'python', 'typescript'],
         readOnly: true,
         args: {},
         run: () => q.languages(load()),
-        summarize: ({ languages }) => `${languages.length} languages; strongest momentum: ${languages.slice(0, 3).map((l) => l.language).join(', ')}`,
+        summarize: ({ languages }) =>
+          `${languages.length} languages; strongest momentum: ${languages
+            .slice(0, 3)
+            .map((l) => l.language)
+            .join(', ')}`,
       }),
       capability({
         id: 'talent.repos',
@@ -49,30 +56,39 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         readOnly: true,
         args: {},
         run: () => q.trendingRepos(load()),
-        summarize: ({ repos }) => (repos[0] ? `${repos.length} trending repos; first ${repos[0].fullName} (+${repos[0].starsDelta7d} stars in 7 days)` : 'No trending repos'),
+        summarize: ({ repos }) =>
+          repos[0]
+            ? `${repos.length} trending repos; first ${repos[0].fullName} (+${repos[0].starsDelta7d} stars in 7 days)`
+            : 'No trending repos',
       }),
       capability({
         id: 'talent.status',
         name: 'TalentLens status',
-        description: 'What the snapshot covers: date, scope, developers and repositories tracked, and how many developers carry each signal.',
+        description:
+          'What the snapshot covers: date, scope, developers and repositories tracked, and how many developers carry each signal.',
         tags: ['status'],
         keywords: ['status', 'health', 'coverage', 'talentlens'],
         readOnly: true,
         args: {},
         run: () => q.status(load()),
-        summarize: (s) => `Snapshot ${s.asOf}: ${s.developers} developers, ${s.repos} repos tracked`,
+        summarize: (s) =>
+          `Snapshot ${s.asOf}: ${s.developers} developers, ${s.repos} repos tracked`,
       }),
       capability({
         id: 'talent.profile',
         name: 'Developer profile',
-        description: 'One tracked developer by GitHub login: languages, growth, contributions and signals; found:false when not tracked.',
+        description:
+          'One tracked developer by GitHub login: languages, growth, contributions and signals; found:false when not tracked.',
         tags: ['talent', 'github'],
         examples: ['{"skill":"talent.profile","args":{"login":"mia-zhao"}}'],
         keywords: ['profile', 'login', 'who is'],
         readOnly: true,
         args: { login: { type: 'string', description: 'GitHub login', required: true } },
         run: (args) => q.profile(load(), args.login),
-        summarize: (p) => (p.found ? `${p.developer.login}: score ${p.developer.score}, ${p.developer.languages.join('/')}` : 'Not a tracked developer'),
+        summarize: (p) =>
+          p.found
+            ? `${p.developer.login}: score ${p.developer.score}, ${p.developer.languages.join('/')}`
+            : 'Not a tracked developer',
       }),
     ],
   };

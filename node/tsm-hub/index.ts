@@ -15,27 +15,32 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
   return {
     name: 'tsm-hub',
     dataPaths: [`${opts.fixturesDir}/tsm-hub/gateway.json`],
-    description: 'Read-only snapshot of the LLM gateway: upstream health, usage, models and API keys (counts and masked ids only). Joins through the signed peer channel (no A2A endpoint yet).',
+    description:
+      'Read-only snapshot of the LLM gateway: upstream health, usage, models and API keys (counts and masked ids only). Joins through the signed peer channel (no A2A endpoint yet).',
     a2a: false,
     capabilities: [
       capability({
         id: 'tsm.health',
         name: 'Gateway health',
-        description: 'Overall gateway state, version and uptime, and each upstream provider: up/degraded/down, p50/p95 latency, error rate over the last hour.',
+        description:
+          'Overall gateway state, version and uptime, and each upstream provider: up/degraded/down, p50/p95 latency, error rate over the last hour.',
         tags: ['llm-gateway', 'health'],
         keywords: ['health', 'healthy', 'status', 'upstream', 'upstreams', 'latency', 'down'],
         readOnly: true,
         args: {},
         run: () => q.health(load()),
         summarize: (h) => {
-          const bad = h.upstreams.filter((u) => u.status !== 'up').map((u) => `${u.id} ${u.status}`);
+          const bad = h.upstreams
+            .filter((u) => u.status !== 'up')
+            .map((u) => `${u.id} ${u.status}`);
           return `Gateway ${h.status}${bad.length ? `: ${bad.join(', ')}` : ''}`;
         },
       }),
       capability({
         id: 'tsm.usage',
         name: 'Gateway usage today',
-        description: "Today's requests, tokens in and out, cost (CNY) and error rate, per team and per hour.",
+        description:
+          "Today's requests, tokens in and out, cost (CNY) and error rate, per team and per hour.",
         tags: ['llm-gateway', 'usage'],
         keywords: ['usage', 'requests', 'tokens', 'cost', 'spend', 'team', 'teams'],
         readOnly: true,
@@ -46,24 +51,30 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
       capability({
         id: 'tsm.models',
         name: 'Models in use',
-        description: "Each model behind the gateway with today's requests, share of traffic, tokens, cost and error rate, busiest first.",
+        description:
+          "Each model behind the gateway with today's requests, share of traffic, tokens, cost and error rate, busiest first.",
         tags: ['llm-gateway', 'models'],
         keywords: ['model', 'models', 'share', 'busiest', 'llm'],
         readOnly: true,
         args: {},
         run: () => q.models(load()),
-        summarize: ({ models }) => `${models.length} models; busiest ${models[0]?.id ?? 'none'} (${models[0]?.sharePct ?? 0}% of requests)`,
+        summarize: ({ models }) =>
+          `${models.length} models; busiest ${models[0]?.id ?? 'none'} (${models[0]?.sharePct ?? 0}% of requests)`,
       }),
       capability({
         id: 'tsm.keys',
         name: 'API keys',
-        description: 'API keys by status and upstream, each shown by label, team and a masked id (last four characters); never the key itself.',
+        description:
+          'API keys by status and upstream, each shown by label, team and a masked id (last four characters); never the key itself.',
         tags: ['llm-gateway', 'keys'],
         keywords: ['key', 'keys', 'api key', 'credentials', 'revoked', 'expiring'],
         readOnly: true,
         args: {},
         run: () => q.keys(load()),
-        summarize: (k) => `${k.total} keys: ${Object.entries(k.byStatus).map(([s, n]) => `${n} ${s}`).join(', ')}`,
+        summarize: (k) =>
+          `${k.total} keys: ${Object.entries(k.byStatus)
+            .map(([s, n]) => `${n} ${s}`)
+            .join(', ')}`,
       }),
     ],
   };

@@ -12,8 +12,23 @@ import { writeTestRecipes } from './executor.ts';
 import { FIXTURES } from './node.ts';
 
 const dataDir = process.env.DATA_DIR!;
-await ensureKeys(dataDir, parseFleet({ hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }] }));
-const def = resolve({ fixturesDir: FIXTURES, dataDir, recipesFile: writeTestRecipes(dataDir), exec: { killGraceMs: 200 } });
-const node = createNode(def, { dataDir, port: 0, peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier } });
+await ensureKeys(
+  dataDir,
+  parseFleet({
+    hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+    nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }],
+  }),
+);
+const def = resolve({
+  fixturesDir: FIXTURES,
+  dataDir,
+  recipesFile: writeTestRecipes(dataDir),
+  exec: { killGraceMs: 200 },
+});
+const node = createNode(def, {
+  dataDir,
+  port: 0,
+  peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
+});
 const running = await node.start();
 console.log(`resolve listening on ${running.url}`);

@@ -15,12 +15,23 @@ import { FIXTURES, startNode, tempDir, TEST_TOKEN, type TestNode } from './node.
 import { TokenBook } from '../../lib/auth/tokens.ts';
 import type { AnonymousAccess } from '../../lib/auth/access.ts';
 
-const demo = (name: string, env: Record<string, string>, extra: Record<string, unknown> = {}) =>
-  ({ name, description: `test: ${name}`, keywords: [], argv: ['{bun}', '{root}/fixtures/resolve/demo.ts'], env, prompt: 'env', ...extra });
+const demo = (name: string, env: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: `test: ${name}`,
+  keywords: [],
+  argv: ['{bun}', '{root}/fixtures/resolve/demo.ts'],
+  env,
+  prompt: 'env',
+  ...extra,
+});
 
 /** The real recipes (scripts from fixtures/resolve), the demo made short, and test-only recipes. */
 export function writeTestRecipes(dir: string): string {
-  const real = JSON.parse(readFileSync(join(FIXTURES, 'resolve/recipes.json'), 'utf8')).recipes as { name: string; argv: string[]; env?: Record<string, string> }[];
+  const real = JSON.parse(readFileSync(join(FIXTURES, 'resolve/recipes.json'), 'utf8')).recipes as {
+    name: string;
+    argv: string[];
+    env?: Record<string, string>;
+  }[];
   const recipes = real.map((r) => ({
     ...r,
     argv: r.argv.map((a) => a.replace('{recipes}', '{root}/fixtures/resolve')),
@@ -29,10 +40,26 @@ export function writeTestRecipes(dir: string): string {
   recipes.push(
     demo('slow', { DEMO_STEPS: '400', DEMO_STEP_MS: '50', DEMO_CHILD: '1' }),
     demo('hang', { DEMO_STEPS: '400', DEMO_STEP_MS: '50' }, { timeoutMs: 300 }),
-    demo('flood', { DEMO_STEPS: '0', DEMO_STEP_MS: '0', DEMO_FILL: '50000' }, { maxOutputBytes: 1000 }),
+    demo(
+      'flood',
+      { DEMO_STEPS: '0', DEMO_STEP_MS: '0', DEMO_FILL: '50000' },
+      { maxOutputBytes: 1000 },
+    ),
     demo('broken', { DEMO_STEPS: '0', DEMO_STEP_MS: '0', DEMO_EXIT: '3' }),
-    { name: 'echo', description: 'test: the prompt on stdin, printed back', keywords: [], argv: ['cat'], prompt: 'stdin' } as never,
-    { name: 'printenv', description: 'test: the environment a job sees', keywords: [], argv: ['env'], env: { EXTRA: 'fixed' } } as never,
+    {
+      name: 'echo',
+      description: 'test: the prompt on stdin, printed back',
+      keywords: [],
+      argv: ['cat'],
+      prompt: 'stdin',
+    } as never,
+    {
+      name: 'printenv',
+      description: 'test: the environment a job sees',
+      keywords: [],
+      argv: ['env'],
+      env: { EXTRA: 'fixed' },
+    } as never,
   );
   const file = join(dir, 'recipes.json');
   writeFileSync(file, JSON.stringify({ recipes }, null, 2));
@@ -56,24 +83,46 @@ export interface ExecutorNode {
 }
 
 /** Starts resolve on `dataDir` (fresh when absent), keys made there, called as the hub `a2a`. */
-export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpoint; fetch?: typeof fetch; tokens?: Record<string, string>; anonymous?: AnonymousAccess } = {}): Promise<ExecutorNode> {
+export async function startExecutor(
+  opts: {
+    dataDir?: string;
+    model?: ModelEndpoint;
+    fetch?: typeof fetch;
+    tokens?: Record<string, string>;
+    anonymous?: AnonymousAccess;
+  } = {},
+): Promise<ExecutorNode> {
   const dataDir = opts.dataDir ?? tempDir('lume-a2a-exec-');
-  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }] };
+  const doc = {
+    hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+    nodes: [{ name: 'resolve', port: 1, role: 'resolve', file: 'node/resolve/index.ts' }],
+  };
   await ensureKeys(dataDir, parseFleet(doc));
   const recipesDir = tempDir('lume-a2a-recipes-');
   const recipesFile = writeTestRecipes(recipesDir);
   const def = resolve({
-    fixturesDir: FIXTURES, dataDir, recipesFile,
+    fixturesDir: FIXTURES,
+    dataDir,
+    recipesFile,
     ...(opts.model ? { model: opts.model } : {}),
     exec: { killGraceMs: 200, ...(opts.fetch ? { fetch: opts.fetch } : {}) },
   });
   const node = await startNode(def, {
-    dataDir, peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
-    ...(opts.tokens ? { access: { tokens: TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens }), ...(opts.anonymous ? { anonymous: opts.anonymous } : {}) } } : {}),
+    dataDir,
+    peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
+    ...(opts.tokens
+      ? {
+          access: {
+            tokens: TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens }),
+            ...(opts.anonymous ? { anonymous: opts.anonymous } : {}),
+          },
+        }
+      : {}),
   });
   const fleet: Fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url: node.url }] });
   const hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet });
-  const call = (capability: string, args: unknown, onBehalfOf?: string) => hub.peerFetch('resolve', capability, args, onBehalfOf ? { onBehalfOf } : {});
+  const call = (capability: string, args: unknown, onBehalfOf?: string) =>
+    hub.peerFetch('resolve', capability, args, onBehalfOf ? { onBehalfOf } : {});
   const ok = async (capability: string, args: unknown) => {
     const r = await call(capability, args);
     if (!r.ok) throw new Error(`${capability}: ${r.error.code} ${r.error.message}`);
@@ -82,11 +131,18 @@ export async function startExecutor(opts: { dataDir?: string; model?: ModelEndpo
   let stopped = false;
   const status = async (id: string) => (await ok('exec.status', { job_id: id })).job as Job;
   return {
-    node, dataDir, jobsDir: join(dataDir, 'resolve', 'jobs'), hub, call, ok, status,
+    node,
+    dataDir,
+    jobsDir: join(dataDir, 'resolve', 'jobs'),
+    hub,
+    call,
+    ok,
+    status,
     async waitFor(id, until) {
       let job = await status(id);
       for (let i = 0; i < 20_000 && !until(job); i++) job = await status(id);
-      if (!until(job)) throw new Error(`job ${id} never reached the awaited state: ${JSON.stringify(job)}`);
+      if (!until(job))
+        throw new Error(`job ${id} never reached the awaited state: ${JSON.stringify(job)}`);
       return job;
     },
     async stop() {
@@ -127,7 +183,13 @@ export function exists(pid: number): boolean {
 export function children(): number[] {
   try {
     const tasks = readdirSync(`/proc/${process.pid}/task`);
-    return tasks.flatMap((t) => readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+    return tasks.flatMap((t) =>
+      readFileSync(`/proc/${process.pid}/task/${t}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number),
+    );
   } catch {
     return [];
   }

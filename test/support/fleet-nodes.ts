@@ -19,13 +19,19 @@ export const FLEET_FILE = `${FIXTURES}/fleet.json`;
 export const SETUP: NodeSetup = { fixturesDir: FIXTURES, fleetFile: FLEET_FILE };
 
 /** The default fleet nodes (the conformance agent is opt-in and not part of the fleet's surface). */
-export async function fleetNodeFiles(): Promise<{ name: string; role: string; factory: NodeFactory }[]> {
+export async function fleetNodeFiles(): Promise<
+  { name: string; role: string; factory: NodeFactory }[]
+> {
   const fleet = await loadFleet(FLEET_FILE);
-  return Promise.all(fleet.nodes.filter((m) => m.default && m.name !== 'conformance').map(async (m) => ({
-    name: m.name,
-    role: m.role,
-    factory: await importNode(m.file),
-  })));
+  return Promise.all(
+    fleet.nodes
+      .filter((m) => m.default && m.name !== 'conformance')
+      .map(async (m) => ({
+        name: m.name,
+        role: m.role,
+        factory: await importNode(m.file),
+      })),
+  );
 }
 
 export interface RunningFleet {
@@ -40,10 +46,15 @@ export interface RunningFleet {
  * Starts every default fleet node; `extra` adds options per node (e.g. lan's file paths), which
  * each node file reads beside the setup.
  */
-export async function startFleet(extra: Record<string, Partial<NodeSetup> & Record<string, unknown>> = {}): Promise<RunningFleet> {
+export async function startFleet(
+  extra: Record<string, Partial<NodeSetup> & Record<string, unknown>> = {},
+): Promise<RunningFleet> {
   const files = await fleetNodeFiles();
   const dataDir = tempDir();
-  const doc = { hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' }, nodes: files.map((f) => ({ name: f.name, port: 1, role: f.role, file: `node/${f.name}.ts` })) };
+  const doc = {
+    hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+    nodes: files.map((f) => ({ name: f.name, port: 1, role: f.role, file: `node/${f.name}.ts` })),
+  };
   await ensureKeys(dataDir, parseFleet(doc));
   const nodes: RunningFleet['nodes'] = {};
   for (const f of files) {
@@ -51,7 +62,10 @@ export async function startFleet(extra: Record<string, Partial<NodeSetup> & Reco
     const { verifier } = await loadPeerIdentity(dataDir, f.name);
     nodes[f.name] = { ...(await startNode(def, { dataDir, peer: { verifier } })), def };
   }
-  const fleet = parseFleet({ ...doc, nodes: doc.nodes.map((n) => ({ ...n, url: nodes[n.name]!.url })) });
+  const fleet = parseFleet({
+    ...doc,
+    nodes: doc.nodes.map((n) => ({ ...n, url: nodes[n.name]!.url })),
+  });
   const hub = createPeerClient({ signer: (await loadPeerIdentity(dataDir, 'a2a')).signer, fleet });
   return {
     nodes,

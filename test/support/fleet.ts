@@ -39,24 +39,42 @@ export interface FleetOptions {
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
   /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, its model, … */
-  hub?: Pick<HubOptions, 'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp' | 'model'>;
+  hub?: Pick<
+    HubOptions,
+    'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp' | 'model'
+  >;
 }
 
-export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}): Promise<RunningFleet> {
+export async function startFleet(
+  defs: NodeDefinition[],
+  opts: FleetOptions = {},
+): Promise<RunningFleet> {
   const tokens = () => TokenBook.of({ tester: TEST_TOKEN, ...opts.tokens });
   const dataDir = tempDir('lume-a2a-fleet-');
   const log = memoryLog();
   const fleet = parseFleet({
     hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: defs.map((d) => ({ name: d.name, port: 0, role: `${d.name} node`, file: `node/${d.name}.ts` })),
+    nodes: defs.map((d) => ({
+      name: d.name,
+      port: 0,
+      role: `${d.name} node`,
+      file: `node/${d.name}.ts`,
+    })),
   });
   await ensureKeys(dataDir, fleet);
   const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
-      dataDir, port: 0, log, access: { tokens: tokens() },
-      peer: { verifier: identity.verifier, client: createPeerClient({ signer: identity.signer, fleet, log }), fleet },
+      dataDir,
+      port: 0,
+      log,
+      access: { tokens: tokens() },
+      peer: {
+        verifier: identity.verifier,
+        client: createPeerClient({ signer: identity.signer, fleet, log }),
+        fleet,
+      },
     });
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
@@ -65,13 +83,25 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
   }
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({
-    fleet, dataDir, log, identity: await loadPeerIdentity(dataDir, 'a2a'),
-    traceDb: new Database(':memory:', { strict: true }), meshStore, fleetTtlMs: 0, tokens: tokens(), ...opts.hub,
+    fleet,
+    dataDir,
+    log,
+    identity: await loadPeerIdentity(dataDir, 'a2a'),
+    traceDb: new Database(':memory:', { strict: true }),
+    meshStore,
+    fleetTtlMs: 0,
+    tokens: tokens(),
+    ...opts.hub,
   });
   const server = hub.listen(0);
   fleet.hub.url = server.url;
   return {
-    fleet, dataDir, hub, hubUrl: server.url, log, nodes,
+    fleet,
+    dataDir,
+    hub,
+    hubUrl: server.url,
+    log,
+    nodes,
     async kill(name) {
       await nodes.get(name)?.stop();
       nodes.delete(name);
@@ -80,7 +110,8 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
       await server.stop();
       for (const n of nodes.values()) await n.stop();
       await meshStore.close();
-      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))]) if (dir) rmSync(dir, { recursive: true, force: true });
+      for (const dir of [dataDir, ...defs.map((d) => nodeDataDirs.get(d))])
+        if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -89,13 +120,25 @@ export async function startFleet(defs: NodeDefinition[], opts: FleetOptions = {}
  * The members of fixtures/fleet.json, for tests that speak of "the fleet": they count and name
  * what the file says, so a node added there breaks none of them.
  */
-export async function fixtureFleet(): Promise<{ fleet: Fleet; defaults: string[]; optIn: string[] }> {
+export async function fixtureFleet(): Promise<{
+  fleet: Fleet;
+  defaults: string[];
+  optIn: string[];
+}> {
   const fleet = await loadFleet(resolve(FIXTURES, 'fleet.json'));
-  return { fleet, defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name), optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name) };
+  return {
+    fleet,
+    defaults: fleet.nodes.filter((n) => n.default).map((n) => n.name),
+    optIn: fleet.nodes.filter((n) => !n.default).map((n) => n.name),
+  };
 }
 
 /** POST /api/local-invoke as the console would (same origin), as the test principal. */
-export async function localInvoke(hubUrl: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+export async function localInvoke(
+  hubUrl: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any }> {
   const res = await fetch(`${hubUrl}/api/local-invoke`, {
     method: 'POST',
     headers: withAuth({ Origin: hubUrl, 'Content-Type': 'application/json', ...headers }),
@@ -109,10 +152,17 @@ export async function localInvoke(hubUrl: string, body: unknown, headers: Record
  * as `bun run node` loads it. `dataDir` is the nodes' data folder (a fresh temporary one unless
  * given; `{ dataDir: undefined }` builds them without one, so resolve runs no jobs).
  */
-export async function realNodeDefs(only?: string[], opts: { dataDir?: string } = { dataDir: tempDir('lume-a2a-node-') }): Promise<NodeDefinition[]> {
+export async function realNodeDefs(
+  only?: string[],
+  opts: { dataDir?: string } = { dataDir: tempDir('lume-a2a-node-') },
+): Promise<NodeDefinition[]> {
   const fleetFile = resolve(FIXTURES, 'fleet.json');
-  const members = (await loadFleet(fleetFile)).nodes.filter((n) => n.default && (!only || only.includes(n.name)));
-  const defs = await Promise.all(members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })));
+  const members = (await loadFleet(fleetFile)).nodes.filter(
+    (n) => n.default && (!only || only.includes(n.name)),
+  );
+  const defs = await Promise.all(
+    members.map((m) => loadNode(m.file, { fixturesDir: FIXTURES, fleetFile, ...opts })),
+  );
   // startFleet removes this folder with the fleet's own.
   if (opts.dataDir) for (const d of defs) nodeDataDirs.set(d, opts.dataDir);
   return defs;

@@ -21,7 +21,11 @@ export interface Finding {
 export interface Target {
   name: string;
   /** The request for one hostile body (`base` is the server's origin). */
-  request(base: string, body: string | Uint8Array<ArrayBuffer>, rng: Rng): Promise<Request> | Request;
+  request(
+    base: string,
+    body: string | Uint8Array<ArrayBuffer>,
+    rng: Rng,
+  ): Promise<Request> | Request;
   templates: readonly unknown[];
 }
 
@@ -32,38 +36,92 @@ export interface FuzzReport {
 }
 
 const uuid = () => crypto.randomUUID();
-const msg03 = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ kind: 'message', messageId: 'fuzz-1', role: 'user', parts, ...extra });
-const msg1 = (parts: unknown[], extra: Record<string, unknown> = {}) => ({ messageId: 'fuzz-1', role: 'ROLE_USER', parts, ...extra });
+const msg03 = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
+  kind: 'message',
+  messageId: 'fuzz-1',
+  role: 'user',
+  parts,
+  ...extra,
+});
+const msg1 = (parts: unknown[], extra: Record<string, unknown> = {}) => ({
+  messageId: 'fuzz-1',
+  role: 'ROLE_USER',
+  parts,
+  ...extra,
+});
 
 /** JSON-RPC requests in both protocol versions, for a node whose capabilities are `skills`. */
-export function rpcTemplates(skills: readonly { skill: string; args: Record<string, unknown> }[]): unknown[] {
+export function rpcTemplates(
+  skills: readonly { skill: string; args: Record<string, unknown> }[],
+): unknown[] {
   const rpc = (method: string, params: unknown) => ({ jsonrpc: '2.0', id: 1, method, params });
   const out: unknown[] = [];
   for (const s of skills) {
     out.push(rpc('message/send', { message: msg03([{ kind: 'data', data: s }]) }));
-    out.push(rpc('SendMessage', { message: msg1([{ data: s }]), configuration: { returnImmediately: false, historyLength: 2 } }));
+    out.push(
+      rpc('SendMessage', {
+        message: msg1([{ data: s }]),
+        configuration: { returnImmediately: false, historyLength: 2 },
+      }),
+    );
   }
   out.push(
-    rpc('message/send', { message: msg03([{ kind: 'text', text: 'hello' }]), configuration: { blocking: true, acceptedOutputModes: ['text/plain'] } }),
+    rpc('message/send', {
+      message: msg03([{ kind: 'text', text: 'hello' }]),
+      configuration: { blocking: true, acceptedOutputModes: ['text/plain'] },
+    }),
     rpc('message/stream', { message: msg03([{ kind: 'text', text: 'hello' }]) }),
     rpc('tasks/get', { id: uuid(), historyLength: 1 }),
     rpc('tasks/cancel', { id: uuid() }),
     rpc('tasks/resubscribe', { id: uuid() }),
-    rpc('tasks/pushNotificationConfig/set', { taskId: uuid(), pushNotificationConfig: { url: 'http://127.0.0.1:9/h', token: 't', authentication: { schemes: ['Bearer'], credentials: 'c' } } }),
+    rpc('tasks/pushNotificationConfig/set', {
+      taskId: uuid(),
+      pushNotificationConfig: {
+        url: 'http://127.0.0.1:9/h',
+        token: 't',
+        authentication: { schemes: ['Bearer'], credentials: 'c' },
+      },
+    }),
     rpc('tasks/pushNotificationConfig/list', { id: uuid() }),
     rpc('GetTask', { id: uuid(), historyLength: 3 }),
-    rpc('ListTasks', { pageSize: 5, status: 'TASK_STATE_COMPLETED', includeArtifacts: true, pageToken: '' }),
+    rpc('ListTasks', {
+      pageSize: 5,
+      status: 'TASK_STATE_COMPLETED',
+      includeArtifacts: true,
+      pageToken: '',
+    }),
     rpc('CancelTask', { id: uuid() }),
     rpc('SubscribeToTask', { id: uuid() }),
-    rpc('CreateTaskPushNotificationConfig', { taskId: uuid(), url: 'http://127.0.0.1:9/h', authentication: { scheme: 'Bearer', credentials: 'c' } }),
+    rpc('CreateTaskPushNotificationConfig', {
+      taskId: uuid(),
+      url: 'http://127.0.0.1:9/h',
+      authentication: { scheme: 'Bearer', credentials: 'c' },
+    }),
     rpc('GetExtendedAgentCard', {}),
-    rpc('SendMessage', { message: msg1([{ text: 'hi' }, { url: 'https://x.test/a.png', mediaType: 'image/png' }, { raw: 'aGk=', filename: 'a.txt' }], { contextId: 'ctx', metadata: { a: 1 } }) }),
+    rpc('SendMessage', {
+      message: msg1(
+        [
+          { text: 'hi' },
+          { url: 'https://x.test/a.png', mediaType: 'image/png' },
+          { raw: 'aGk=', filename: 'a.txt' },
+        ],
+        { contextId: 'ctx', metadata: { a: 1 } },
+      ),
+    }),
   );
   return out;
 }
 
 const VERSIONS = ['1.0', '1.0', '1.0', '0.3', '', '2.0', '1.0.1', 'x'.repeat(100), '\u0000'];
-const TYPES = ['application/json', 'application/json', 'application/a2a+json; charset=utf-8', '', 'text/plain', 'multipart/form-data; boundary=x', 'application/json; charset=latin1'];
+const TYPES = [
+  'application/json',
+  'application/json',
+  'application/a2a+json; charset=utf-8',
+  '',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/json; charset=latin1',
+];
 
 function headers(rng: Rng, extra: Record<string, string> = {}): Headers {
   const h = new Headers(extra);
@@ -75,22 +133,50 @@ function headers(rng: Rng, extra: Record<string, string> = {}): Headers {
 }
 
 /** POST `/a2a` with varied versions and content types. */
-export function a2aTarget(name: string, skills: readonly { skill: string; args: Record<string, unknown> }[]): Target {
+export function a2aTarget(
+  name: string,
+  skills: readonly { skill: string; args: Record<string, unknown> }[],
+): Target {
   return {
     name,
     templates: rpcTemplates(skills),
-    request: (base, body, rng) => new Request(`${base}/a2a`, { method: 'POST', headers: headers(rng), body }),
+    request: (base, body, rng) =>
+      new Request(`${base}/a2a`, { method: 'POST', headers: headers(rng), body }),
   };
 }
 
-const ODD_IDS = () => [uuid(), uuid(), 'x', '', '..%2F..%2Fetc', '%ZZ', '%00', 'a'.repeat(300), '__proto__', 'constructor', '%F0%9F%98%80', '1:2', uuid().toUpperCase()];
+const ODD_IDS = () => [
+  uuid(),
+  uuid(),
+  'x',
+  '',
+  '..%2F..%2Fetc',
+  '%ZZ',
+  '%00',
+  'a'.repeat(300),
+  '__proto__',
+  'constructor',
+  '%F0%9F%98%80',
+  '1:2',
+  uuid().toUpperCase(),
+];
 
 /** The HTTP+JSON binding: every route, random methods, odd ids and query strings. */
-export function restTarget(name: string, skills: readonly { skill: string; args: Record<string, unknown> }[]): Target {
+export function restTarget(
+  name: string,
+  skills: readonly { skill: string; args: Record<string, unknown> }[],
+): Target {
   const templates: unknown[] = [
     ...skills.map((s) => ({ message: msg1([{ data: s }]) })),
-    { message: msg1([{ text: 'hello' }]), configuration: { returnImmediately: true, acceptedOutputModes: ['application/json'] } },
-    { url: 'http://127.0.0.1:9/h', token: 'tok', authentication: { scheme: 'Bearer', credentials: 'c' } },
+    {
+      message: msg1([{ text: 'hello' }]),
+      configuration: { returnImmediately: true, acceptedOutputModes: ['application/json'] },
+    },
+    {
+      url: 'http://127.0.0.1:9/h',
+      token: 'tok',
+      authentication: { scheme: 'Bearer', credentials: 'c' },
+    },
     {},
   ];
   return {
@@ -99,19 +185,40 @@ export function restTarget(name: string, skills: readonly { skill: string; args:
     request(base, body, rng) {
       const id = pick(rng, ODD_IDS());
       const path = pick(rng, [
-        '/message:send', '/message:send', '/message:stream', '/tasks', `/tasks?pageSize=${pick(rng, ['1', '-1', '1000', 'x', ''])}&status=${pick(rng, ['TASK_STATE_WORKING', 'x', ''])}&historyLength=${pick(rng, ['0', '-5', 'a'])}`,
-        `/tasks/${id}`, `/tasks/${id}:cancel`, `/tasks/${id}:subscribe`, `/tasks/${id}/pushNotificationConfigs`, `/tasks/${id}/pushNotificationConfigs/${pick(rng, ODD_IDS())}`,
-        '/extendedAgentCard', '/message:', '/message:unknown', `/tasks/${id}/x/y/z`,
+        '/message:send',
+        '/message:send',
+        '/message:stream',
+        '/tasks',
+        `/tasks?pageSize=${pick(rng, ['1', '-1', '1000', 'x', ''])}&status=${pick(rng, ['TASK_STATE_WORKING', 'x', ''])}&historyLength=${pick(rng, ['0', '-5', 'a'])}`,
+        `/tasks/${id}`,
+        `/tasks/${id}:cancel`,
+        `/tasks/${id}:subscribe`,
+        `/tasks/${id}/pushNotificationConfigs`,
+        `/tasks/${id}/pushNotificationConfigs/${pick(rng, ODD_IDS())}`,
+        '/extendedAgentCard',
+        '/message:',
+        '/message:unknown',
+        `/tasks/${id}/x/y/z`,
       ]);
       const method = pick(rng, ['POST', 'POST', 'GET', 'DELETE', 'PUT', 'PATCH']);
       const canHaveBody = method !== 'GET';
-      return new Request(`${base}${path}`, { method, headers: headers(rng), ...(canHaveBody ? { body } : {}) });
+      return new Request(`${base}${path}`, {
+        method,
+        headers: headers(rng),
+        ...(canHaveBody ? { body } : {}),
+      });
     },
   };
 }
 
 /** `/peer/invoke` and `/peer/relay`, most requests signed by `signer` (so the body is parsed). */
-export function peerTarget(name: string, signer: PeerSigner | undefined, receiver: string, skills: readonly { skill: string; args: Record<string, unknown> }[], relayTo: string): Target {
+export function peerTarget(
+  name: string,
+  signer: PeerSigner | undefined,
+  receiver: string,
+  skills: readonly { skill: string; args: Record<string, unknown> }[],
+  relayTo: string,
+): Target {
   const templates = [
     ...skills.map((s) => ({ capability: s.skill, args: s.args })),
     ...skills.map((s) => ({ route: [relayTo], capability: s.skill, args: s.args, trail: [] })),
@@ -125,14 +232,26 @@ export function peerTarget(name: string, signer: PeerSigner | undefined, receive
       let relay = false;
       try {
         const doc = JSON.parse(new TextDecoder().decode(bytes));
-        if (typeof doc?.capability === 'string' && /^[\x21-\x7e]{1,190}$/.test(doc.capability)) capability = doc.capability;
+        if (typeof doc?.capability === 'string' && /^[\x21-\x7e]{1,190}$/.test(doc.capability))
+          capability = doc.capability;
         relay = Array.isArray(doc?.route);
       } catch {}
       const h = new Headers({ 'content-type': 'application/json' });
       const route = relay ? '/peer/relay' : '/peer/invoke';
-      if (signer && rng() < 0.85) for (const [k, v] of Object.entries(await signer.sign({ to: receiver, route, scope: relay ? `relay:${capability}` : capability }, bytes))) h.set(k, v);
+      if (signer && rng() < 0.85)
+        for (const [k, v] of Object.entries(
+          await signer.sign(
+            { to: receiver, route, scope: relay ? `relay:${capability}` : capability },
+            bytes,
+          ),
+        ))
+          h.set(k, v);
       const method = rng() < 0.05 ? 'GET' : 'POST';
-      return new Request(`${base}${route}`, { method, headers: h, ...(method === 'POST' ? { body: bytes } : {}) });
+      return new Request(`${base}${route}`, {
+        method,
+        headers: h,
+        ...(method === 'POST' ? { body: bytes } : {}),
+      });
     },
   };
 }
@@ -151,17 +270,39 @@ export function hubApiTarget(name: string): Target {
     name,
     templates,
     request(base, body, rng) {
-      const route = pick(rng, ['/api/local-invoke', '/api/local-invoke', '/api/hub', '/api/ask', '/api/fleet', '/api/trace', '/api/trace/stream', '/api/negotiations', '/api/nothing']);
-      const query = pick(rng, ['', `?limit=${pick(rng, ['10', '-1', 'x', '99999999999'])}`, `?to=${pick(rng, ODD_IDS())}&outcome=${pick(rng, ['ok', 'x'])}`, `?before=${pick(rng, ['1', '-1', 'z'])}`]);
+      const route = pick(rng, [
+        '/api/local-invoke',
+        '/api/local-invoke',
+        '/api/hub',
+        '/api/ask',
+        '/api/fleet',
+        '/api/trace',
+        '/api/trace/stream',
+        '/api/negotiations',
+        '/api/nothing',
+      ]);
+      const query = pick(rng, [
+        '',
+        `?limit=${pick(rng, ['10', '-1', 'x', '99999999999'])}`,
+        `?to=${pick(rng, ODD_IDS())}&outcome=${pick(rng, ['ok', 'x'])}`,
+        `?before=${pick(rng, ['1', '-1', 'z'])}`,
+      ]);
       const negotiation = `/api/negotiations/${pick(rng, ['neg-20260101T000000000Z-deadbeef', ...ODD_IDS()])}`;
-      const path = rng() < 0.1 ? negotiation : route + (route.startsWith('/api/trace') || route === '/api/negotiations' ? query : '');
+      const path =
+        rng() < 0.1
+          ? negotiation
+          : route + (route.startsWith('/api/trace') || route === '/api/negotiations' ? query : '');
       const post = route === '/api/local-invoke' || route === '/api/hub' || route === '/api/ask';
       const h = headers(rng, { origin: rng() < 0.9 ? base : 'https://evil.test' });
       if (rng() < 0.8) h.set('content-type', 'application/json');
       // Mostly as a principal, so the bodies reach the routes that need one (local-invoke).
       if (rng() < 0.8) h.set('authorization', `Bearer ${TEST_TOKEN}`);
       const method = post ? (rng() < 0.95 ? 'POST' : 'GET') : rng() < 0.9 ? 'GET' : 'POST';
-      return new Request(`${base}${path}`, { method, headers: h, ...(method === 'POST' ? { body } : {}) });
+      return new Request(`${base}${path}`, {
+        method,
+        headers: h,
+        ...(method === 'POST' ? { body } : {}),
+      });
     },
   };
 }
@@ -177,19 +318,51 @@ export function meshHttpTarget(name: string): Target {
     name,
     templates,
     request(base, body, rng) {
-      const path = pick(rng, ['/api/projects.create', '/api/projects.list', '/api/projects.delete', '/api/projects.x',
+      const path = pick(rng, [
+        '/api/projects.create',
+        '/api/projects.list',
+        '/api/projects.delete',
+        '/api/projects.x',
         `/v1/history?project=${pick(rng, ['fuzz-a', 'x', '', '%00', 'a'.repeat(300)])}&limit=${pick(rng, ['1', '0', '-1', '1000000', 'z'])}&since=${pick(rng, ['1', '-5', 'x'])}`,
-        `/v1/presence?project=${pick(rng, ['fuzz-a', '', '..'])}`]);
-      const method = path.startsWith('/api/') ? (rng() < 0.95 ? 'POST' : 'GET') : rng() < 0.9 ? 'GET' : 'POST';
-      return new Request(`${base}${path}`, { method, headers: headers(rng, rng() < 0.5 ? { authorization: 'Bearer x' } : {}), ...(method === 'POST' ? { body } : {}) });
+        `/v1/presence?project=${pick(rng, ['fuzz-a', '', '..'])}`,
+      ]);
+      const method = path.startsWith('/api/')
+        ? rng() < 0.95
+          ? 'POST'
+          : 'GET'
+        : rng() < 0.9
+          ? 'GET'
+          : 'POST';
+      return new Request(`${base}${path}`, {
+        method,
+        headers: headers(rng, rng() < 0.5 ? { authorization: 'Bearer x' } : {}),
+        ...(method === 'POST' ? { body } : {}),
+      });
     },
   };
 }
 
 /** The hub's mesh frames, to bend into hostile ones. */
 export const MESH_FRAMES: readonly unknown[] = [
-  { type: 'message', requestId: 'r1', messageId: 'm1', target: { type: 'agent', name: 'alice' }, payload: { encoding: 'identity', data: 'hi', uncompressedBytes: 2 }, attachments: [] },
-  { type: 'message', requestId: 'r2', messageId: 'm2', target: { type: 'broadcast' }, payload: { encoding: 'identity', data: 'all', uncompressedBytes: 3 }, attachments: [{ name: 'a.txt', mediaType: 'text/plain', encoding: 'base64', data: 'aGk=', bytes: 2 }], replyTo: 'm1' },
+  {
+    type: 'message',
+    requestId: 'r1',
+    messageId: 'm1',
+    target: { type: 'agent', name: 'alice' },
+    payload: { encoding: 'identity', data: 'hi', uncompressedBytes: 2 },
+    attachments: [],
+  },
+  {
+    type: 'message',
+    requestId: 'r2',
+    messageId: 'm2',
+    target: { type: 'broadcast' },
+    payload: { encoding: 'identity', data: 'all', uncompressedBytes: 3 },
+    attachments: [
+      { name: 'a.txt', mediaType: 'text/plain', encoding: 'base64', data: 'aGk=', bytes: 2 },
+    ],
+    replyTo: 'm1',
+  },
   { type: 'delivered', messageId: 'm1' },
   { type: 'delivery_failed', messageId: 'm1', error: 'nope' },
   { type: 'hello', protocolVersion: 3, project: 'fuzz', name: 'x' },
@@ -208,7 +381,9 @@ async function judge(res: Response): Promise<string | undefined> {
     const first = reader ? await reader.read() : undefined;
     await reader?.cancel().catch(() => {});
     const text = first?.value ? new TextDecoder().decode(first.value) : '';
-    return text.includes('"code":-32603') ? `stream internal error ${text.slice(0, 160)}` : undefined;
+    return text.includes('"code":-32603')
+      ? `stream internal error ${text.slice(0, 160)}`
+      : undefined;
   }
   const text = await res.text();
   if (text.includes('"code":-32603')) return `JSON-RPC internal error ${text.slice(0, 160)}`;
@@ -216,7 +391,8 @@ async function judge(res: Response): Promise<string | undefined> {
 }
 
 function describe(req: Request, body: string | Uint8Array<ArrayBuffer>): string {
-  const text = typeof body === 'string' ? body : `bytes ${Buffer.from(body.subarray(0, 60)).toString('hex')}`;
+  const text =
+    typeof body === 'string' ? body : `bytes ${Buffer.from(body.subarray(0, 60)).toString('hex')}`;
   const u = new URL(req.url);
   return `${req.method} ${u.pathname}${u.search} ${text.slice(0, 160)}${text.length > 160 ? `… (${text.length} chars)` : ''}`;
 }
@@ -225,7 +401,14 @@ function describe(req: Request, body: string | Uint8Array<ArrayBuffer>): string 
  * Sends `count` hostile requests to one target through `send` (in process or over the network)
  * and judges each answer. A thrown `send` (the connection dropped) is a finding too.
  */
-export async function fuzzTarget(target: Target, base: string, send: (req: Request) => Promise<Response>, count: number, seed: number, concurrency = 8): Promise<FuzzReport> {
+export async function fuzzTarget(
+  target: Target,
+  base: string,
+  send: (req: Request) => Promise<Response>,
+  count: number,
+  seed: number,
+  concurrency = 8,
+): Promise<FuzzReport> {
   const rng = seeded(seed);
   const report: FuzzReport = { sent: 0, statuses: {}, findings: [] };
   // Bodies and requests are made in order (so a seed replays), then sent a few at a time.
@@ -245,7 +428,12 @@ export async function fuzzTarget(target: Target, base: string, send: (req: Reque
         const what = await judge(res);
         if (what) report.findings.push({ target: target.name, kind: job.kind, what, sample });
       } catch (e) {
-        report.findings.push({ target: target.name, kind: job.kind, what: `no answer: ${(e as Error)?.message ?? e}`, sample });
+        report.findings.push({
+          target: target.name,
+          kind: job.kind,
+          what: `no answer: ${(e as Error)?.message ?? e}`,
+          sample,
+        });
       }
       report.sent++;
     }
@@ -279,10 +467,16 @@ class SocketClient {
       this.ws.addEventListener('open', () => r(true), { once: true });
       this.ws.addEventListener('close', () => r(false), { once: true });
     });
-    this.closed = new Promise((r) => this.ws.addEventListener('close', (e) => {
-      r(e.code);
-      for (const w of this.waiters.splice(0)) w({ type: 'closed', code: e.code });
-    }, { once: true }));
+    this.closed = new Promise((r) =>
+      this.ws.addEventListener(
+        'close',
+        (e) => {
+          r(e.code);
+          for (const w of this.waiters.splice(0)) w({ type: 'closed', code: e.code });
+        },
+        { once: true },
+      ),
+    );
     this.ws.addEventListener('message', (e) => {
       let f: Record<string, any>;
       try {
@@ -309,7 +503,12 @@ class SocketClient {
   }
 }
 
-async function claim(hubUrl: string, project: string, name: string, token?: string): Promise<SocketClient> {
+async function claim(
+  hubUrl: string,
+  project: string,
+  name: string,
+  token?: string,
+): Promise<SocketClient> {
   const c = new SocketClient(hubUrl);
   if (!(await c.opened)) throw new Error('the mesh socket did not open');
   c.send({ type: 'hello', protocolVersion: 3, project, name, ...(token ? { token } : {}) });
@@ -318,7 +517,11 @@ async function claim(hubUrl: string, project: string, name: string, token?: stri
   return c;
 }
 
-const textPayload = (s: string) => ({ encoding: 'identity', data: s, uncompressedBytes: Buffer.byteLength(s) });
+const textPayload = (s: string) => ({
+  encoding: 'identity',
+  data: s,
+  uncompressedBytes: Buffer.byteLength(s),
+});
 
 /**
  * Fuzzes the mesh socket: `count` hostile frames (text and binary) from a claimed client, each
@@ -326,7 +529,13 @@ const textPayload = (s: string) => ({ encoding: 'identity', data: s, uncompresse
  * first frames on fresh sockets. A close with 1011 (internal error) or an `internal` error frame
  * is a finding, as is a final message that does not reach the other client.
  */
-export async function fuzzMeshSocket(hubUrl: string, project: string, count: number, seed: number, first = 100): Promise<FuzzReport> {
+export async function fuzzMeshSocket(
+  hubUrl: string,
+  project: string,
+  count: number,
+  seed: number,
+  first = 100,
+): Promise<FuzzReport> {
   const report: FuzzReport = { sent: 0, statuses: {}, findings: [] };
   const count1 = (key: string) => (report.statuses[key] = (report.statuses[key] ?? 0) + 1);
   let aliceName = 'alice';
@@ -339,14 +548,26 @@ export async function fuzzMeshSocket(hubUrl: string, project: string, count: num
       if (until(f)) return f;
       if (f.type === 'closed') return f;
       count1(f.type === 'error' ? `error ${f.code}` : f.type);
-      if (f.type === 'error' && f.code === 'internal') report.findings.push({ target: 'mesh socket', kind: 'frame', what: 'internal error frame', sample: JSON.stringify(f).slice(0, 200) });
+      if (f.type === 'error' && f.code === 'internal')
+        report.findings.push({
+          target: 'mesh socket',
+          kind: 'frame',
+          what: 'internal error frame',
+          sample: JSON.stringify(f).slice(0, 200),
+        });
     }
   };
   for (const frame of meshFrames(count, seed)) {
     if (!bob.open) {
       const code = await bob.closed;
       count1(`close ${code}`);
-      if (code === 1011) report.findings.push({ target: 'mesh socket', kind: 'frame', what: 'socket closed with 1011', sample: '' });
+      if (code === 1011)
+        report.findings.push({
+          target: 'mesh socket',
+          kind: 'frame',
+          what: 'socket closed with 1011',
+          sample: '',
+        });
       bob = await claim(hubUrl, project, `bob-${++n}`);
     }
     bob.send(frame);
@@ -362,11 +583,33 @@ export async function fuzzMeshSocket(hubUrl: string, project: string, count: num
     alice = await claim(hubUrl, project, aliceName);
   }
   // Frames are handled in order: once this one is accepted, every hostile one before it was handled.
-  bob.send({ type: 'message', requestId: 'final', messageId: `m-final-${seed}`, target: { type: 'agent', name: aliceName }, payload: textPayload('still here'), attachments: [] });
+  bob.send({
+    type: 'message',
+    requestId: 'final',
+    messageId: `m-final-${seed}`,
+    target: { type: 'agent', name: aliceName },
+    payload: textPayload('still here'),
+    attachments: [],
+  });
   const accepted = await drain(bob, (f) => f.requestId === 'final');
-  if (accepted.type !== 'accepted') report.findings.push({ target: 'mesh socket', kind: 'after', what: 'the final message was not accepted', sample: JSON.stringify(accepted).slice(0, 200) });
-  const got = await drain(alice, (f) => f.type === 'message' && f.message?.messageId === `m-final-${seed}`);
-  if (got.type !== 'message') report.findings.push({ target: 'mesh socket', kind: 'after', what: 'the final message did not arrive', sample: JSON.stringify(got).slice(0, 200) });
+  if (accepted.type !== 'accepted')
+    report.findings.push({
+      target: 'mesh socket',
+      kind: 'after',
+      what: 'the final message was not accepted',
+      sample: JSON.stringify(accepted).slice(0, 200),
+    });
+  const got = await drain(
+    alice,
+    (f) => f.type === 'message' && f.message?.messageId === `m-final-${seed}`,
+  );
+  if (got.type !== 'message')
+    report.findings.push({
+      target: 'mesh socket',
+      kind: 'after',
+      what: 'the final message did not arrive',
+      sample: JSON.stringify(got).slice(0, 200),
+    });
 
   for (const frame of meshFrames(first, seed + 1)) {
     const c = new SocketClient(hubUrl);
@@ -374,7 +617,13 @@ export async function fuzzMeshSocket(hubUrl: string, project: string, count: num
     c.send(frame);
     const f = await c.next();
     count1(`first frame: ${f.type === 'error' ? `error ${f.code}` : f.type}`);
-    if (f.type === 'closed' && (await c.closed) === 1011) report.findings.push({ target: 'mesh socket', kind: 'first frame', what: 'socket closed with 1011', sample: String(frame).slice(0, 200) });
+    if (f.type === 'closed' && (await c.closed) === 1011)
+      report.findings.push({
+        target: 'mesh socket',
+        kind: 'first frame',
+        what: 'socket closed with 1011',
+        sample: String(frame).slice(0, 200),
+      });
     if (c.open) c.ws.close(1000, 'done');
   }
   alice.ws.close(1000, 'done');

@@ -43,7 +43,10 @@ export function specifiersOf(text: string): string[] {
  * imports (`elysia`, `node:fs`) are not part of the graph; a relative import that names no file
  * is returned in `unresolved` so a typo cannot hide an edge.
  */
-export function readImportGraph(root: string, folders: readonly string[]): { graph: ImportGraph; unresolved: string[] } {
+export function readImportGraph(
+  root: string,
+  folders: readonly string[],
+): { graph: ImportGraph; unresolved: string[] } {
   const graph: ImportGraph = new Map();
   const unresolved: string[] = [];
   for (const folder of folders) {
@@ -89,7 +92,8 @@ export function cyclesOf(graph: ImportGraph): string[][] {
           stack.push(to);
           onStack.add(to);
           work.push({ node: to, edge: 0 });
-        } else if (onStack.has(to)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
+        } else if (onStack.has(to))
+          low.set(frame.node, Math.min(low.get(frame.node)!, index.get(to)!));
         continue;
       }
       work.pop();
@@ -117,6 +121,7 @@ export function layerViolations(graph: ImportGraph, rules = LAYER_RULES): string
   const out: string[] = [];
   for (const [file, targets] of graph)
     for (const target of targets)
-      for (const [from, to] of rules) if (file.startsWith(from) && target.startsWith(to)) out.push(`${file} → ${target}`);
+      for (const [from, to] of rules)
+        if (file.startsWith(from) && target.startsWith(to)) out.push(`${file} → ${target}`);
   return out;
 }

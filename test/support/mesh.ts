@@ -48,13 +48,30 @@ const MANUAL_INTERVALS: Timers = {
 
 export function startHub(o: HubOptions = {}): TestHub {
   const log = memoryLog();
-  const store = o.store ?? createSqliteMeshStore({ db: o.db ?? new Database(':memory:', { strict: true }), log, schedule: o.schedule, now: o.now });
-  const mesh = createMeshServer({ store, log, token: o.token, limits: o.limits, timers: o.timers ?? MANUAL_INTERVALS, now: o.now, ...(o.cluster ? { cluster: o.cluster } : {}) });
+  const store =
+    o.store ??
+    createSqliteMeshStore({
+      db: o.db ?? new Database(':memory:', { strict: true }),
+      log,
+      schedule: o.schedule,
+      now: o.now,
+    });
+  const mesh = createMeshServer({
+    store,
+    log,
+    token: o.token,
+    limits: o.limits,
+    timers: o.timers ?? MANUAL_INTERVALS,
+    now: o.now,
+    ...(o.cluster ? { cluster: o.cluster } : {}),
+  });
   let pongWaiters: (() => void)[] = [];
   const server = Bun.serve<MeshSocketData>({
     hostname: '127.0.0.1',
     port: o.port ?? 0,
-    fetch: (req, srv) => mesh.fetch(req, srv) ?? Response.json({ error: { code: 'not-found', message: 'no route' } }, { status: 404 }),
+    fetch: (req, srv) =>
+      mesh.fetch(req, srv) ??
+      Response.json({ error: { code: 'not-found', message: 'no route' } }, { status: 404 }),
     websocket: {
       ...mesh.websocket,
       pong(ws, data) {
@@ -94,7 +111,11 @@ export class RawClient {
   constructor(hub: { url: string }) {
     this.ws = new WebSocket(`${hub.url.replace(/^http/, 'ws')}/v1/connect`);
     this.opened = new Promise((r) => this.ws.addEventListener('open', () => r(), { once: true }));
-    this.closed = new Promise((r) => this.ws.addEventListener('close', (e) => r({ code: e.code, reason: e.reason }), { once: true }));
+    this.closed = new Promise((r) =>
+      this.ws.addEventListener('close', (e) => r({ code: e.code, reason: e.reason }), {
+        once: true,
+      }),
+    );
     this.ws.addEventListener('message', (e) => {
       const f = JSON.parse(String(e.data)) as Frame;
       const w = this.waiters.shift();
@@ -117,7 +138,9 @@ export class RawClient {
 
   async send(f: unknown): Promise<void> {
     await this.opened;
-    this.ws.send(typeof f === 'string' || f instanceof Uint8Array ? (f as string) : JSON.stringify(f));
+    this.ws.send(
+      typeof f === 'string' || f instanceof Uint8Array ? (f as string) : JSON.stringify(f),
+    );
   }
 
   /** Says hello and returns the first answer (claimed or error). */
@@ -133,20 +156,44 @@ export class RawClient {
 }
 
 /** Claims `name` in `project` and returns the client with its claimed frame. */
-export async function join(hub: { url: string }, project: string, name: string): Promise<{ c: RawClient; claimed: Frame; self: { name: string; presenceId: string } }> {
+export async function join(
+  hub: { url: string },
+  project: string,
+  name: string,
+): Promise<{ c: RawClient; claimed: Frame; self: { name: string; presenceId: string } }> {
   const c = new RawClient(hub);
   const claimed = await c.hello(project, name);
   if (claimed.type !== 'claimed') throw new Error(`claim failed: ${JSON.stringify(claimed)}`);
   return { c, claimed, self: claimed.self };
 }
 
-export const text = (s: string) => ({ encoding: 'identity', data: s, uncompressedBytes: Buffer.byteLength(s) });
+export const text = (s: string) => ({
+  encoding: 'identity',
+  data: s,
+  uncompressedBytes: Buffer.byteLength(s),
+});
 
-export function msg(requestId: string, messageId: string, target: unknown, body: string, extra: Record<string, unknown> = {}) {
-  return { type: 'message', requestId, messageId, target, payload: text(body), attachments: [], ...extra };
+export function msg(
+  requestId: string,
+  messageId: string,
+  target: unknown,
+  body: string,
+  extra: Record<string, unknown> = {},
+) {
+  return {
+    type: 'message',
+    requestId,
+    messageId,
+    target,
+    payload: text(body),
+    attachments: [],
+    ...extra,
+  };
 }
 
-export const UUID = expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+export const UUID = expect.stringMatching(
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+);
 
 export async function createProject(hub: TestHub, name: string): Promise<void> {
   const r = await hub.store.createProject({ name });

@@ -7,8 +7,17 @@
 
 export interface ChatBody {
   model: string;
-  messages: { role: string; content?: string | null; tool_calls?: ToolCall[]; tool_call_id?: string; name?: string }[];
-  tools?: { type: 'function'; function: { name: string; description?: string; parameters?: unknown } }[];
+  messages: {
+    role: string;
+    content?: string | null;
+    tool_calls?: ToolCall[];
+    tool_call_id?: string;
+    name?: string;
+  }[];
+  tools?: {
+    type: 'function';
+    function: { name: string; description?: string; parameters?: unknown };
+  }[];
   [key: string]: unknown;
 }
 
@@ -41,13 +50,28 @@ let callId = 0;
 
 /** Builds the OpenAI-shaped completion for a scripted answer. */
 function completion(s: Exclude<Scripted, { status: number } | { stallMs: number }>): unknown {
-  const message = 'text' in s
-    ? { role: 'assistant', content: s.text }
-    : { role: 'assistant', content: null, tool_calls: s.calls.map((c) => ({ id: `call_${++callId}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })) };
-  return { id: `cmpl-${callId}`, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'text' in s ? 'stop' : 'tool_calls' }] };
+  const message =
+    'text' in s
+      ? { role: 'assistant', content: s.text }
+      : {
+          role: 'assistant',
+          content: null,
+          tool_calls: s.calls.map((c) => ({
+            id: `call_${++callId}`,
+            type: 'function',
+            function: { name: c.name, arguments: JSON.stringify(c.args) },
+          })),
+        };
+  return {
+    id: `cmpl-${callId}`,
+    object: 'chat.completion',
+    choices: [{ index: 0, message, finish_reason: 'text' in s ? 'stop' : 'tool_calls' }],
+  };
 }
 
-export function startModelServer(answer: ModelServer['answer'] = () => ({ text: 'ok' })): ModelServer {
+export function startModelServer(
+  answer: ModelServer['answer'] = () => ({ text: 'ok' }),
+): ModelServer {
   let isUp = true;
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const model: ModelServer = {
@@ -62,7 +86,8 @@ export function startModelServer(answer: ModelServer['answer'] = () => ({ text: 
     },
   };
   const reply = async (s: Scripted): Promise<Response> => {
-    if ('status' in s) return Response.json({ error: { message: 'scripted failure' } }, { status: s.status });
+    if ('status' in s)
+      return Response.json({ error: { message: 'scripted failure' } }, { status: s.status });
     if ('stallMs' in s) {
       await new Promise<void>((r) => timers.add(setTimeout(r, s.stallMs)));
       return reply(s.then);
@@ -73,7 +98,8 @@ export function startModelServer(answer: ModelServer['answer'] = () => ({ text: 
     port: 0,
     hostname: '127.0.0.1',
     async fetch(req) {
-      if (new URL(req.url).pathname !== '/v1/chat/completions' || req.method !== 'POST') return new Response('not found', { status: 404 });
+      if (new URL(req.url).pathname !== '/v1/chat/completions' || req.method !== 'POST')
+        return new Response('not found', { status: 404 });
       const body = (await req.json()) as ChatBody;
       model.requests.push({ auth: req.headers.get('authorization'), body });
       if (!isUp) return Response.json({ error: { message: 'model unavailable' } }, { status: 503 });
@@ -87,9 +113,11 @@ export function startModelServer(answer: ModelServer['answer'] = () => ({ text: 
 }
 
 /** Whether a request is a health ping (lib/model/chat.ts `ping`). */
-export const isPing = (b: ChatBody) => b.max_tokens === 1 && b.messages.length === 1 && b.messages[0]!.content === 'ping';
+export const isPing = (b: ChatBody) =>
+  b.max_tokens === 1 && b.messages.length === 1 && b.messages[0]!.content === 'ping';
 
 /** The last user message of a chat request (what the agent was asked). */
-export const lastUser = (b: ChatBody) => [...b.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+export const lastUser = (b: ChatBody) =>
+  [...b.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
 /** Whether the request already carries tool results (the model's second step). */
 export const hasToolResults = (b: ChatBody) => b.messages.some((m) => m.role === 'tool');

@@ -27,8 +27,14 @@ export const testTokens = () => TokenBook.of({ tester: TEST_TOKEN });
 /** Makes `tester` a token of a data folder, for real processes (which read DATA_DIR/keys/tokens.json). */
 export function writeTestToken(dataDir: string): void {
   mkdirSync(join(dataDir, 'keys'), { recursive: true, mode: 0o700 });
-  const file = { format: 'lume-a2a.tokens/1', tokens: { tester: { hash: hashSecret(TEST_TOKEN), created: new Date().toISOString() } } };
-  writeFileSync(join(dataDir, 'keys', 'tokens.json'), JSON.stringify(file), { mode: 0o600, flag: 'wx' });
+  const file = {
+    format: 'lume-a2a.tokens/1',
+    tokens: { tester: { hash: hashSecret(TEST_TOKEN), created: new Date().toISOString() } },
+  };
+  writeFileSync(join(dataDir, 'keys', 'tokens.json'), JSON.stringify(file), {
+    mode: 0o600,
+    flag: 'wx',
+  });
 }
 
 /** Headers with the test token first; a header given as '' is left out (so `Authorization: ''` means anonymous). */
@@ -51,12 +57,23 @@ export interface TestNode {
   dispose(): Promise<void>;
 }
 
-export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> = {}): Promise<TestNode> {
+export async function startNode(
+  def: NodeDefinition,
+  opts: Partial<NodeOptions> = {},
+): Promise<TestNode> {
   const dataDir = opts.dataDir ?? tempDir();
   const log = memoryLog();
   // Test webhook receivers listen on loopback, which a node refuses unless listed (as an operator
   // would with PUSH_ALLOW_HOSTS); tests of that refusal pass their own list.
-  const node = createNode(def, { dataDir, port: 0, log, pushRetryDelaysMs: [10, 20], pushAllowHosts: ['127.0.0.1', 'localhost'], access: { tokens: testTokens() }, ...opts });
+  const node = createNode(def, {
+    dataDir,
+    port: 0,
+    log,
+    pushRetryDelaysMs: [10, 20],
+    pushAllowHosts: ['127.0.0.1', 'localhost'],
+    access: { tokens: testTokens() },
+    ...opts,
+  });
   const running = await node.start();
   return {
     url: running.url,
@@ -72,11 +89,26 @@ export async function startNode(def: NodeDefinition, opts: Partial<NodeOptions> 
 }
 
 /** A one-capability definition around a custom agent, for tests of the core. */
-export function agentNode(name: string, agent: Agent, extra: Partial<NodeDefinition> = {}): NodeDefinition {
+export function agentNode(
+  name: string,
+  agent: Agent,
+  extra: Partial<NodeDefinition> = {},
+): NodeDefinition {
   return {
     name,
     description: `Test node ${name}`,
-    catalog: new Catalog([{ id: 'test.echo', name: 'Echo', description: 'Echoes its args', tags: ['test'], keywords: ['echo'], readOnly: true, args: {}, run: () => ({}) }]),
+    catalog: new Catalog([
+      {
+        id: 'test.echo',
+        name: 'Echo',
+        description: 'Echoes its args',
+        tags: ['test'],
+        keywords: ['echo'],
+        readOnly: true,
+        args: {},
+        run: () => ({}),
+      },
+    ]),
     agent,
     ...extra,
   };
@@ -84,15 +116,34 @@ export function agentNode(name: string, agent: Agent, extra: Partial<NodeDefinit
 
 let nextId = 1;
 
-export async function rpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' | null = '1.0', id: unknown = nextId++, auth: Record<string, string> = TEST_AUTH): Promise<any> {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown,
+  version: '1.0' | '0.3' | null = '1.0',
+  id: unknown = nextId++,
+  auth: Record<string, string> = TEST_AUTH,
+): Promise<any> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...auth };
   if (version) headers['A2A-Version'] = version;
-  const res = await fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method, params }) });
+  const res = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+  });
   return res.json();
 }
 
-export async function rawPost(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any; text: string }> {
-  const res = await fetch(`${url}/a2a`, { method: 'POST', headers: withAuth({ 'Content-Type': 'application/json', ...headers }), body });
+export async function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: any; text: string }> {
+  const res = await fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers: withAuth({ 'Content-Type': 'application/json', ...headers }),
+    body,
+  });
   const text = await res.text();
   let json: any;
   try {
@@ -115,7 +166,11 @@ export async function* sseFrames(res: Response): AsyncGenerator<any> {
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        const data = block
+          .split('\n')
+          .filter((l) => l.startsWith('data: '))
+          .map((l) => l.slice(6))
+          .join('\n');
         if (data) yield JSON.parse(data);
       }
     }
@@ -124,9 +179,25 @@ export async function* sseFrames(res: Response): AsyncGenerator<any> {
   }
 }
 
-export async function streamRpc(url: string, method: string, params: unknown, version: '1.0' | '0.3' = '1.0', signal?: AbortSignal): Promise<Response> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'A2A-Version': version, ...TEST_AUTH };
-  return fetch(`${url}/a2a`, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), ...(signal ? { signal } : {}) });
+export async function streamRpc(
+  url: string,
+  method: string,
+  params: unknown,
+  version: '1.0' | '0.3' = '1.0',
+  signal?: AbortSignal,
+): Promise<Response> {
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    Accept: 'text/event-stream',
+    'A2A-Version': version,
+    ...TEST_AUTH,
+  };
+  return fetch(`${url}/a2a`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+    ...(signal ? { signal } : {}),
+  });
 }
 
 export async function collect(res: Response): Promise<any[]> {
@@ -142,7 +213,13 @@ export function msgV1(text: string, extra: Record<string, unknown> = {}): Record
 
 /** A text message in v0.3 wire form. */
 export function msgV03(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text }], ...extra };
+  return {
+    kind: 'message',
+    messageId: crypto.randomUUID(),
+    role: 'user',
+    parts: [{ kind: 'text', text }],
+    ...extra,
+  };
 }
 
 /** A promise with its resolver, for agents a test steps through. */

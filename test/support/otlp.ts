@@ -22,17 +22,19 @@ export function startOtlpReceiver(): OtlpReceiver {
   const check = () => {
     for (const w of [...waiters]) {
       const of = spans.filter((s) => s.traceId === w.traceId);
-      if (of.length >= w.n) (waiters.splice(waiters.indexOf(w), 1), w.resolve(of));
+      if (of.length >= w.n) waiters.splice(waiters.indexOf(w), 1), w.resolve(of);
     }
   };
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     async fetch(req) {
-      if (req.method !== 'POST' || new URL(req.url).pathname !== '/v1/traces') return new Response('not here', { status: 404 });
+      if (req.method !== 'POST' || new URL(req.url).pathname !== '/v1/traces')
+        return new Response('not here', { status: 404 });
       const body = await req.json();
       requests.push({ contentType: req.headers.get('content-type'), body });
-      for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
+      for (const rs of body.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
       check();
       return Response.json({});
     },
@@ -41,7 +43,8 @@ export function startOtlpReceiver(): OtlpReceiver {
     url: `http://127.0.0.1:${server.port}`,
     spans,
     requests,
-    waitFor: (traceId, n) => new Promise((resolve) => (waiters.push({ traceId, n, resolve }), check())),
+    waitFor: (traceId, n) =>
+      new Promise((resolve) => (waiters.push({ traceId, n, resolve }), check())),
     stop: () => server.stop(true),
   };
 }
@@ -52,7 +55,8 @@ const UINT64 = /^(0|[1-9]\d{0,19})$/;
 const INT64 = /^-?(0|[1-9]\d{0,18})$/;
 
 function keysWithin(o: object, allowed: string[], where: string): void {
-  for (const k of Object.keys(o)) if (!allowed.includes(k)) throw new Error(`${where}: unexpected field ${k}`);
+  for (const k of Object.keys(o))
+    if (!allowed.includes(k)) throw new Error(`${where}: unexpected field ${k}`);
 }
 
 function checkAttributes(attrs: unknown, where: string): void {
@@ -69,7 +73,8 @@ function checkAttributes(attrs: unknown, where: string): void {
     const [kind] = kinds as [string];
     const v = a.value[kind];
     if (kind === 'stringValue') expect(typeof v).toBe('string');
-    else if (kind === 'intValue') expect(INT64.test(v)).toBe(true); // int64 is a decimal string in the JSON mapping
+    else if (kind === 'intValue')
+      expect(INT64.test(v)).toBe(true); // int64 is a decimal string in the JSON mapping
     else if (kind === 'boolValue') expect(typeof v).toBe('boolean');
     else if (kind === 'doubleValue') expect(typeof v).toBe('number');
     else throw new Error(`${where}: unexpected attribute value kind ${kind}`);
@@ -84,13 +89,31 @@ export function checkOtlpRequest(body: any): void {
     keysWithin(rs, ['resource', 'scopeSpans', 'schemaUrl'], 'resourceSpans');
     keysWithin(rs.resource, ['attributes', 'droppedAttributesCount'], 'resource');
     checkAttributes(rs.resource.attributes, 'resource');
-    expect(rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue).toEqual(expect.any(String));
+    expect(
+      rs.resource.attributes.find((a: any) => a.key === 'service.name')?.value.stringValue,
+    ).toEqual(expect.any(String));
     for (const ss of rs.scopeSpans) {
       keysWithin(ss, ['scope', 'spans', 'schemaUrl'], 'scopeSpans');
       keysWithin(ss.scope, ['name', 'version', 'attributes'], 'scope');
       expect(typeof ss.scope.name).toBe('string');
       for (const s of ss.spans) {
-        keysWithin(s, ['traceId', 'spanId', 'parentSpanId', 'traceState', 'name', 'kind', 'startTimeUnixNano', 'endTimeUnixNano', 'attributes', 'status', 'flags'], 'span');
+        keysWithin(
+          s,
+          [
+            'traceId',
+            'spanId',
+            'parentSpanId',
+            'traceState',
+            'name',
+            'kind',
+            'startTimeUnixNano',
+            'endTimeUnixNano',
+            'attributes',
+            'status',
+            'flags',
+          ],
+          'span',
+        );
         expect(HEX32.test(s.traceId) && s.traceId !== '0'.repeat(32)).toBe(true);
         expect(HEX16.test(s.spanId) && s.spanId !== '0'.repeat(16)).toBe(true);
         if (s.parentSpanId !== undefined) expect(HEX16.test(s.parentSpanId)).toBe(true);

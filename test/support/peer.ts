@@ -42,23 +42,36 @@ export interface TestFleet {
 
 /** Capabilities every test node offers; `hang` never answers (for timeouts); `caller` says who asked, for whom. */
 export function testDispatch(self: string, calls: string[] = []) {
-  return async (capability: string, args: Record<string, unknown>, from?: { node: string; onBehalfOf?: string }): Promise<Result> => {
+  return async (
+    capability: string,
+    args: Record<string, unknown>,
+    from?: { node: string; onBehalfOf?: string },
+  ): Promise<Result> => {
     calls.push(capability);
     switch (capability) {
       case 'caller':
-        return { ok: true, result: { node: self, from: from?.node, onBehalfOf: from?.onBehalfOf ?? null } };
+        return {
+          ok: true,
+          result: { node: self, from: from?.node, onBehalfOf: from?.onBehalfOf ?? null },
+        };
       case 'echo':
         return { ok: true, result: { node: self, args } };
       case 'whoami':
         return { ok: true, result: self };
       case 'fail':
-        return { ok: false, error: { code: 'CAP_FAILED', message: 'this capability always fails' } };
+        return {
+          ok: false,
+          error: { code: 'CAP_FAILED', message: 'this capability always fails' },
+        };
       case 'crash':
         throw new Error('boom with secret detail');
       case 'hang':
         return new Promise<never>(() => {});
       default:
-        return { ok: false, error: { code: 'CAP_UNKNOWN', message: `no capability ${capability}` } };
+        return {
+          ok: false,
+          error: { code: 'CAP_UNKNOWN', message: `no capability ${capability}` },
+        };
     }
   };
 }
@@ -79,7 +92,9 @@ export interface FleetOptions {
 /** Starts one server per name; the first name plays the hub. Stop with `stop()`. */
 export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
   const secret = crypto.getRandomValues(new Uint8Array(32));
-  const seeds = Object.fromEntries(names.map((n) => [n, crypto.getRandomValues(new Uint8Array(32))]));
+  const seeds = Object.fromEntries(
+    names.map((n) => [n, crypto.getRandomValues(new Uint8Array(32))]),
+  );
   const ring = new Map<string, RingEntry>();
   for (const n of names) {
     if (o.unknown?.includes(n)) continue;
@@ -102,7 +117,14 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
   );
   const fleet = parseFleet({
     hub: { name: names[0], port: servers[0]!.port, role: 'test hub', file: 'hub/main.ts' },
-    nodes: names.slice(1).map((name, i) => ({ name, port: servers[i + 1]!.port, role: 'test node', file: `node/${name}.ts` })),
+    nodes: names
+      .slice(1)
+      .map((name, i) => ({
+        name,
+        port: servers[i + 1]!.port,
+        role: 'test node',
+        file: `node/${name}.ts`,
+      })),
   });
   const nodes: Record<string, TestNode> = {};
   names.forEach((name, i) => {
@@ -113,7 +135,14 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
     const signer = createSigner({ node: name, secret, seed, ring, mode, now: o.now });
     const client = createPeerClient({ signer, fleet, log });
     const own = new Map([...ring].filter(([caller]) => !o.strangers?.[name]?.includes(caller)));
-    const verifier = createVerifier({ self: name, ring: own, secret, seeds: seed ? [seed] : [], now: o.now, windowMs: o.windowMs });
+    const verifier = createVerifier({
+      self: name,
+      ring: own,
+      secret,
+      seeds: seed ? [seed] : [],
+      now: o.now,
+      windowMs: o.windowMs,
+    });
     const calls: string[] = [];
     depsByName[name] = {
       self: name,
@@ -128,10 +157,23 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
     };
     const url = `http://127.0.0.1:${servers[i]!.port}`;
     nameOfUrl.set(url, name);
-    nodes[name] = { name, url, seed: seeds[name]!, signer, client, calls, log, server: servers[i]! };
+    nodes[name] = {
+      name,
+      url,
+      seed: seeds[name]!,
+      signer,
+      client,
+      calls,
+      log,
+      server: servers[i]!,
+    };
   });
   const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
-  const forms = (b: Uint8Array) => [toB64url(b), hex(b), Buffer.from(b).toString('base64').replace(/=+$/, '')];
+  const forms = (b: Uint8Array) => [
+    toB64url(b),
+    hex(b),
+    Buffer.from(b).toString('base64').replace(/=+$/, ''),
+  ];
   return {
     fleet,
     secret,
@@ -154,14 +196,31 @@ export async function signedPost(
   url: string,
   scope: string,
   body: string | Uint8Array,
-  o: { path?: string; to?: string; route?: string; mode?: PeerMode; ts?: number; nonce?: string; edit?: (h: Record<string, string>) => void; send?: string } = {},
+  o: {
+    path?: string;
+    to?: string;
+    route?: string;
+    mode?: PeerMode;
+    ts?: number;
+    nonce?: string;
+    edit?: (h: Record<string, string>) => void;
+    send?: string;
+  } = {},
 ): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }> {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   const to = o.to ?? nameOfUrl.get(url) ?? 'unknown';
   const route = o.route ?? o.path ?? '/peer/invoke';
-  const headers = await signer.sign({ to, route, scope }, bytes, { mode: o.mode, ts: o.ts, nonce: o.nonce });
+  const headers = await signer.sign({ to, route, scope }, bytes, {
+    mode: o.mode,
+    ts: o.ts,
+    nonce: o.nonce,
+  });
   o.edit?.(headers);
-  const res = await fetch(url + (o.path ?? '/peer/invoke'), { method: 'POST', headers, body: o.send ?? (bytes as Uint8Array<ArrayBuffer>) });
+  const res = await fetch(url + (o.path ?? '/peer/invoke'), {
+    method: 'POST',
+    headers,
+    body: o.send ?? (bytes as Uint8Array<ArrayBuffer>),
+  });
   const text = await res.text();
   let parsed: unknown;
   try {
@@ -172,4 +231,5 @@ export async function signedPost(
   return { status: res.status, body: parsed, text, headers };
 }
 
-export const invokeBody = (capability: string, args: unknown = {}) => JSON.stringify({ capability, args });
+export const invokeBody = (capability: string, args: unknown = {}) =>
+  JSON.stringify({ capability, args });

@@ -5,7 +5,15 @@
  * runs as the unprivileged `postgres` user Debian's package creates, since PostgreSQL refuses root.
  */
 
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -24,7 +32,9 @@ export interface TestPostgres {
 export function postgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return undefined;
-  const versions = readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
@@ -38,7 +48,11 @@ function freePort(): number {
 async function run(argv: string[], asUser: string | undefined): Promise<void> {
   const cmd = asUser ? ['runuser', '-u', asUser, '--', ...argv] : argv;
   const proc = Bun.spawn(cmd, { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' });
-  const [code, out, err] = await Promise.all([proc.exited, new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
+  const [code, out, err] = await Promise.all([
+    proc.exited,
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+  ]);
   if (code !== 0) throw new Error(`${argv[0]} exited ${code}: ${(err || out).trim().slice(-2000)}`);
 }
 
@@ -53,7 +67,10 @@ export interface StartOptions {
  */
 export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgres> {
   const bin = postgresBinDir();
-  if (!bin) throw new Error('PostgreSQL is not installed: apt-get install -y postgresql (.ci/setup does this)');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL is not installed: apt-get install -y postgresql (.ci/setup does this)',
+    );
   const asUser = userInfo().uid === 0 ? 'postgres' : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'lume-a2a-pg-'));
   if (asUser) {
@@ -68,17 +85,47 @@ export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgr
   const data = join(dir, 'data');
   const port = freePort();
   try {
-    await run([join(bin, 'initdb'), '-D', data, '-U', 'lume', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'], asUser);
-    await run([
-      join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start',
-      '-o', `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} ${opts.durable ? '' : '-c fsync=off -c synchronous_commit=off -c full_page_writes=off'} -c max_connections=200`,
-    ], asUser);
+    await run(
+      [
+        join(bin, 'initdb'),
+        '-D',
+        data,
+        '-U',
+        'lume',
+        '-A',
+        'trust',
+        '-E',
+        'UTF8',
+        '--no-locale',
+        '--no-sync',
+      ],
+      asUser,
+    );
+    await run(
+      [
+        join(bin, 'pg_ctl'),
+        '-D',
+        data,
+        '-l',
+        join(dir, 'server.log'),
+        '-w',
+        '-t',
+        '60',
+        'start',
+        '-o',
+        `-p ${port} -c listen_addresses=127.0.0.1 -k ${dir} ${opts.durable ? '' : '-c fsync=off -c synchronous_commit=off -c full_page_writes=off'} -c max_connections=200`,
+      ],
+      asUser,
+    );
   } catch (e) {
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
   const base = `postgres://lume@127.0.0.1:${port}`;
-  await run([join(bin, 'createdb'), '-h', '127.0.0.1', '-p', String(port), '-U', 'lume', 'lume'], undefined);
+  await run(
+    [join(bin, 'createdb'), '-h', '127.0.0.1', '-p', String(port), '-U', 'lume', 'lume'],
+    undefined,
+  );
   let stopped = false;
   return {
     url: `${base}/lume`,
@@ -86,13 +133,18 @@ export async function startPostgres(opts: StartOptions = {}): Promise<TestPostgr
     dir,
     async createDatabase(name) {
       if (!/^[a-z][a-z0-9_]{0,40}$/.test(name)) throw new Error(`bad database name ${name}`);
-      await run([join(bin, 'createdb'), '-h', '127.0.0.1', '-p', String(port), '-U', 'lume', name], undefined);
+      await run(
+        [join(bin, 'createdb'), '-h', '127.0.0.1', '-p', String(port), '-U', 'lume', name],
+        undefined,
+      );
       return `${base}/${name}`;
     },
     async stop() {
       if (stopped) return;
       stopped = true;
-      await run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop'], asUser).catch(() => {});
+      await run([join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop'], asUser).catch(
+        () => {},
+      );
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -36,18 +36,28 @@ export async function startProcess(
 ): Promise<ServingProcess> {
   const dataDir = shared?.dataDir ?? tempDir('lume-a2a-proc-');
   const fleetFile = shared?.fleetFile ?? join(dataDir, 'fleet.json');
-  if (!shared) writeFileSync(fleetFile, JSON.stringify({
-    hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-    nodes: [
-      { name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' },
-      { name: 'crm', port: 0, role: 'customers', file: 'node/crm/index.ts' },
-    ],
-  }));
+  if (!shared)
+    writeFileSync(
+      fleetFile,
+      JSON.stringify({
+        hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+        nodes: [
+          { name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' },
+          { name: 'crm', port: 0, role: 'customers', file: 'node/crm/index.ts' },
+        ],
+      }),
+    );
   // The process accepts the test principal's token, as it would one made with `bun run keys token add`.
   if (!existsSync(join(dataDir, 'keys', 'tokens.json'))) writeTestToken(dataDir);
   const proc = Bun.spawn(['bun', entry, ...args], {
     cwd: root,
-    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir, ...(shared ? {} : { PORT: '0' }), ...env },
+    env: {
+      ...process.env,
+      FLEET_FILE: fleetFile,
+      DATA_DIR: dataDir,
+      ...(shared ? {} : { PORT: '0' }),
+      ...env,
+    },
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',
@@ -67,16 +77,17 @@ export async function startProcess(
     errEnded = true;
     for (const wake of logWaiters) wake();
   })();
-  const waitForLog = (text: string) => new Promise<string>((done, fail) => {
-    const check = () => {
-      if (err.includes(text)) done(err);
-      else if (errEnded) fail(new Error(`${entry} ended its log without "${text}": ${err}`));
-      else return;
-      logWaiters.delete(check);
-    };
-    logWaiters.add(check);
-    check();
-  });
+  const waitForLog = (text: string) =>
+    new Promise<string>((done, fail) => {
+      const check = () => {
+        if (err.includes(text)) done(err);
+        else if (errEnded) fail(new Error(`${entry} ended its log without "${text}": ${err}`));
+        else return;
+        logWaiters.delete(check);
+      };
+      logWaiters.add(check);
+      check();
+    });
   const reader = proc.stdout.getReader();
   let out = '';
   let url: string | undefined;

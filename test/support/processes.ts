@@ -13,7 +13,9 @@ export const ROOT = resolve(import.meta.dir, '../..');
 
 /** Ports the OS says are free right now. */
 export function freePorts(n: number): number[] {
-  const servers = Array.from({ length: n }, () => Bun.serve({ port: 0, fetch: () => new Response() }));
+  const servers = Array.from({ length: n }, () =>
+    Bun.serve({ port: 0, fetch: () => new Response() }),
+  );
   const ports = servers.map((s) => s.port!);
   servers.forEach((s) => s.stop(true));
   return ports;
@@ -28,10 +30,13 @@ export interface FleetMember {
 /** Writes a fleet file whose hub is `a2a` on `hubPort` and whose nodes are `nodes`. */
 export function writeFleetFile(dir: string, hubPort: number, nodes: FleetMember[]): string {
   const file = join(dir, 'fleet.json');
-  writeFileSync(file, JSON.stringify({
-    hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
-    nodes: nodes.map((n) => ({ ...n, role: n.name })),
-  }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      hub: { name: 'a2a', port: hubPort, role: 'hub', file: 'hub/main.ts' },
+      nodes: nodes.map((n) => ({ ...n, role: n.name })),
+    }),
+  );
   return file;
 }
 
@@ -52,7 +57,8 @@ export function lineReader(stream: ReadableStream<Uint8Array>) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
         lines.push(line);
-        for (const w of [...waiters]) if (w.re.test(line)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(line));
+        for (const w of [...waiters])
+          if (w.re.test(line)) waiters.splice(waiters.indexOf(w), 1), w.resolve(line);
       }
     }
     if (buf) lines.push(buf);
@@ -76,17 +82,34 @@ export interface Proc {
 }
 
 /** Spawns `bun <args>` in the project root with the fleet file and data folder given. */
-export function spawnBun(args: string[], env: { FLEET_FILE: string; DATA_DIR: string } & Record<string, string>): Proc {
+export function spawnBun(
+  args: string[],
+  env: { FLEET_FILE: string; DATA_DIR: string } & Record<string, string>,
+): Proc {
   // The helpers call as the test principal: its token is one the process accepts.
   if (!existsSync(join(env.DATA_DIR, 'keys', 'tokens.json'))) writeTestToken(env.DATA_DIR);
-  const proc = Bun.spawn(['bun', ...args], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' });
+  const proc = Bun.spawn(['bun', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
   return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
 }
 
 /** Starts `bun node/main.ts --name <name>` and resolves once it says it listens. */
-export async function startNodeProcess(name: string, env: { FLEET_FILE: string; DATA_DIR: string } & Record<string, string>): Promise<Proc & { url: string }> {
+export async function startNodeProcess(
+  name: string,
+  env: { FLEET_FILE: string; DATA_DIR: string } & Record<string, string>,
+): Promise<Proc & { url: string }> {
   const p = spawnBun(['node/main.ts', '--name', name], env);
-  const line = await Promise.race([p.out.until(/ listening on /), p.proc.exited.then((code) => { throw new Error(`${name} exited with ${code}: ${p.err.lines.join('\n')}`); })]);
+  const line = await Promise.race([
+    p.out.until(/ listening on /),
+    p.proc.exited.then((code) => {
+      throw new Error(`${name} exited with ${code}: ${p.err.lines.join('\n')}`);
+    }),
+  ]);
   return { ...p, url: /listening on (\S+)/.exec(line)![1]! };
 }
 
@@ -105,7 +128,11 @@ export function running(pid: number): boolean {
  * (the bound, not a timing claim). For conditions no event announces, such as a process ending
  * that is not our child.
  */
-export async function waitFor(what: string, cond: () => boolean | Promise<boolean>, tries = 400): Promise<void> {
+export async function waitFor(
+  what: string,
+  cond: () => boolean | Promise<boolean>,
+  tries = 400,
+): Promise<void> {
   for (let i = 0; i < tries; i++) {
     if (await cond()) return;
     await Bun.sleep(25);

@@ -25,7 +25,8 @@ function parseValue(text: string, line: number): number {
   if (text === '+Inf') return Infinity;
   if (text === '-Inf') return -Infinity;
   if (text === 'NaN') return NaN;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`line ${line}: bad value ${text}`);
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text))
+    throw new Error(`line ${line}: bad value ${text}`);
   return Number(text);
 }
 
@@ -38,7 +39,8 @@ function parseLabels(s: string, i: number, line: number): [Record<string, string
     const eq = s.indexOf('=', i);
     if (eq < 0) throw new Error(`line ${line}: label without =`);
     const name = s.slice(i, eq);
-    if (!LABEL.test(name) || name.startsWith('__')) throw new Error(`line ${line}: bad label name ${JSON.stringify(name)}`);
+    if (!LABEL.test(name) || name.startsWith('__'))
+      throw new Error(`line ${line}: bad label name ${JSON.stringify(name)}`);
     if (name in labels) throw new Error(`line ${line}: label ${name} twice`);
     if (s[eq + 1] !== '"') throw new Error(`line ${line}: label value must be quoted`);
     let j = eq + 2;
@@ -93,17 +95,20 @@ export function parsePrometheus(text: string): Map<string, Family> {
       if (!m) return; // an ordinary comment
       const [, kind, name, rest] = m as unknown as [string, string, string, string];
       if (!METRIC.test(name)) throw new Error(`line ${line}: bad metric name ${name}`);
-      if (closed.has(name)) throw new Error(`line ${line}: ${name} appears again after other metrics`);
+      if (closed.has(name))
+        throw new Error(`line ${line}: ${name} appears again after other metrics`);
       let f = families.get(name);
       if (current && current.name !== name) closed.add(current.name);
       if (kind === 'HELP') {
         if (f?.help !== undefined) throw new Error(`line ${line}: second HELP for ${name}`);
-        if (/\\[^\\n]/.test(rest.replace(/\\\\/g, ''))) throw new Error(`line ${line}: bad escape in HELP`);
+        if (/\\[^\\n]/.test(rest.replace(/\\\\/g, '')))
+          throw new Error(`line ${line}: bad escape in HELP`);
         if (!f) families.set(name, (f = { name, type: 'untyped', samples: [] }));
         f.help = rest;
       } else {
         if (!TYPES.has(rest)) throw new Error(`line ${line}: unknown type ${rest}`);
-        if (f && (f.samples.length || (f as Family & { typed?: boolean }).typed)) throw new Error(`line ${line}: TYPE for ${name} after its samples or twice`);
+        if (f && (f.samples.length || (f as Family & { typed?: boolean }).typed))
+          throw new Error(`line ${line}: TYPE for ${name} after its samples or twice`);
         if (!f) families.set(name, (f = { name, type: 'untyped', samples: [] }));
         f.type = rest as Family['type'];
         (f as Family & { typed?: boolean }).typed = true;
@@ -120,16 +125,27 @@ export function parsePrometheus(text: string): Map<string, Family> {
     if (raw[i] === '{') [labels, i] = parseLabels(raw, i, line);
     if (raw[i] !== ' ') throw new Error(`line ${line}: expected a space before the value`);
     const parts = raw.slice(i + 1).split(' ');
-    if (parts.length < 1 || parts.length > 2 || (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))) throw new Error(`line ${line}: bad value or timestamp`);
+    if (
+      parts.length < 1 ||
+      parts.length > 2 ||
+      (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
+    )
+      throw new Error(`line ${line}: bad value or timestamp`);
     const value = parseValue(parts[0]!, line);
     const f = familyOf(name, families);
-    if (!f || !(f as Family & { typed?: boolean }).typed) throw new Error(`line ${line}: sample ${name} before its TYPE`);
-    if (current !== f) throw new Error(`line ${line}: sample ${name} is not next to its family's other lines`);
-    if (f.type === 'counter' && !(value >= 0)) throw new Error(`line ${line}: counter ${name} is negative or NaN`);
-    if (f.type === 'histogram' && name.endsWith('_bucket') && labels.le === undefined) throw new Error(`line ${line}: a bucket without le`);
-    if (f.type !== 'histogram' && 'le' in labels) throw new Error(`line ${line}: le on a ${f.type}`);
+    if (!f || !(f as Family & { typed?: boolean }).typed)
+      throw new Error(`line ${line}: sample ${name} before its TYPE`);
+    if (current !== f)
+      throw new Error(`line ${line}: sample ${name} is not next to its family's other lines`);
+    if (f.type === 'counter' && !(value >= 0))
+      throw new Error(`line ${line}: counter ${name} is negative or NaN`);
+    if (f.type === 'histogram' && name.endsWith('_bucket') && labels.le === undefined)
+      throw new Error(`line ${line}: a bucket without le`);
+    if (f.type !== 'histogram' && 'le' in labels)
+      throw new Error(`line ${line}: le on a ${f.type}`);
     const id = name + JSON.stringify(Object.entries(labels).sort());
-    if (f.samples.some((s) => s.name + JSON.stringify(Object.entries(s.labels).sort()) === id)) throw new Error(`line ${line}: duplicate series ${id}`);
+    if (f.samples.some((s) => s.name + JSON.stringify(Object.entries(s.labels).sort()) === id))
+      throw new Error(`line ${line}: duplicate series ${id}`);
     f.samples.push({ name, labels, value });
   });
   for (const f of families.values()) if (f.type === 'histogram') checkHistogram(f);
@@ -149,22 +165,35 @@ function checkHistogram(f: Family): void {
     else throw new Error(`${f.name}: stray sample ${s.name}`);
   }
   for (const [key, h] of series) {
-    if (h.sum === undefined || h.count === undefined) throw new Error(`${f.name}${key}: _sum or _count missing`);
+    if (h.sum === undefined || h.count === undefined)
+      throw new Error(`${f.name}${key}: _sum or _count missing`);
     const last = h.buckets[h.buckets.length - 1];
     if (!last || last[0] !== Infinity) throw new Error(`${f.name}${key}: no +Inf bucket last`);
     for (let i = 1; i < h.buckets.length; i++) {
-      if (!(h.buckets[i]![0] > h.buckets[i - 1]![0])) throw new Error(`${f.name}${key}: le not ascending`);
-      if (h.buckets[i]![1] < h.buckets[i - 1]![1]) throw new Error(`${f.name}${key}: bucket counts fall`);
+      if (!(h.buckets[i]![0] > h.buckets[i - 1]![0]))
+        throw new Error(`${f.name}${key}: le not ascending`);
+      if (h.buckets[i]![1] < h.buckets[i - 1]![1])
+        throw new Error(`${f.name}${key}: bucket counts fall`);
     }
-    if (last[1] !== h.count) throw new Error(`${f.name}${key}: +Inf bucket ${last[1]} is not _count ${h.count}`);
+    if (last[1] !== h.count)
+      throw new Error(`${f.name}${key}: +Inf bucket ${last[1]} is not _count ${h.count}`);
   }
 }
 
 /** The value of one series (0 when absent). */
-export function valueOf(families: Map<string, Family>, name: string, labels: Record<string, string> = {}): number {
+export function valueOf(
+  families: Map<string, Family>,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   for (const f of families.values()) {
     for (const s of f.samples) {
-      if (s.name === name && Object.keys(labels).length === Object.keys(s.labels).length && Object.entries(labels).every(([k, v]) => s.labels[k] === v)) return s.value;
+      if (
+        s.name === name &&
+        Object.keys(labels).length === Object.keys(s.labels).length &&
+        Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+      )
+        return s.value;
     }
   }
   return 0;
@@ -176,8 +205,15 @@ export function assertMonotonic(before: Map<string, Family>, after: Map<string, 
     if (f.type !== 'counter' && f.type !== 'histogram') continue;
     for (const s of f.samples) {
       if (f.type === 'histogram' && s.name.endsWith('_sum')) continue;
-      const later = after.get(f.name)?.samples.find((t) => t.name === s.name && JSON.stringify(t.labels) === JSON.stringify(s.labels));
-      if (!later || later.value < s.value) throw new Error(`${s.name}${JSON.stringify(s.labels)} went from ${s.value} to ${later?.value}`);
+      const later = after
+        .get(f.name)
+        ?.samples.find(
+          (t) => t.name === s.name && JSON.stringify(t.labels) === JSON.stringify(s.labels),
+        );
+      if (!later || later.value < s.value)
+        throw new Error(
+          `${s.name}${JSON.stringify(s.labels)} went from ${s.value} to ${later?.value}`,
+        );
     }
   }
 }

@@ -36,8 +36,12 @@ export function rawSse(url: string, path: string, headers: Record<string, string
   const openedP = new Promise<void>((r) => (opened = r));
   const endedP = new Promise<void>((r) => (ended = r));
   const socket = net.connect(Number(port), hostname, () => {
-    const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-    socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n${extra}\r\n`);
+    const extra = Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\n${extra}\r\n`,
+    );
   });
   socket.on('data', (chunk: Buffer) => {
     chunks.push(chunk);

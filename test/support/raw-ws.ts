@@ -35,9 +35,19 @@ export interface RawWebSocket {
 /** One client frame: FIN, the opcode, the mask bit with the payload length, a fresh mask key, the masked payload. */
 export function maskedFrame(opcode: number, payload: Buffer): Buffer {
   const len = payload.length;
-  const head = len < 126 ? Buffer.from([0x80 | opcode, 0x80 | len])
-    : len < 65_536 ? Buffer.from([0x80 | opcode, 0x80 | 126, len >> 8, len & 0xff])
-    : Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | 127]), (() => { const b = Buffer.alloc(8); b.writeBigUInt64BE(BigInt(len)); return b; })()]);
+  const head =
+    len < 126
+      ? Buffer.from([0x80 | opcode, 0x80 | len])
+      : len < 65_536
+        ? Buffer.from([0x80 | opcode, 0x80 | 126, len >> 8, len & 0xff])
+        : Buffer.concat([
+            Buffer.from([0x80 | opcode, 0x80 | 127]),
+            (() => {
+              const b = Buffer.alloc(8);
+              b.writeBigUInt64BE(BigInt(len));
+              return b;
+            })(),
+          ]);
   const mask = randomBytes(4);
   const body = Buffer.allocUnsafe(len);
   for (let i = 0; i < len; i++) body[i] = payload[i]! ^ mask[i & 3]!;
@@ -48,7 +58,9 @@ export function maskedFrame(opcode: number, payload: Buffer): Buffer {
 export function rawWebSocket(url: string, path: string): RawWebSocket {
   const { hostname, port } = new URL(url);
   const key = randomBytes(16).toString('base64');
-  const expectedAccept = createHash('sha1').update(key + ACCEPT_GUID).digest('base64');
+  const expectedAccept = createHash('sha1')
+    .update(key + ACCEPT_GUID)
+    .digest('base64');
   let buf: Buffer = Buffer.alloc(0);
   let upgraded = false;
   let message: Buffer[] = [];
@@ -83,7 +95,8 @@ export function rawWebSocket(url: string, path: string): RawWebSocket {
       const head = buf.subarray(0, end).toString('latin1');
       buf = buf.subarray(end + 4);
       const accept = /\r\nsec-websocket-accept:\s*(\S+)/i.exec(head)?.[1];
-      if (!head.startsWith('HTTP/1.1 101') || accept !== expectedAccept) return failed(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
+      if (!head.startsWith('HTTP/1.1 101') || accept !== expectedAccept)
+        return failed(new Error(`upgrade refused: ${head.split('\r\n')[0]}`));
       upgraded = true;
       opened();
     }
@@ -111,7 +124,10 @@ export function rawWebSocket(url: string, path: string): RawWebSocket {
       const payload = buf.subarray(at, at + len);
       buf = buf.subarray(at + len);
       if (opcode === 0x8) {
-        close = { code: payload.length >= 2 ? payload.readUInt16BE(0) : 1005, reason: payload.subarray(2).toString('utf8') };
+        close = {
+          code: payload.length >= 2 ? payload.readUInt16BE(0) : 1005,
+          reason: payload.subarray(2).toString('utf8'),
+        };
         socket.destroy();
         return finish();
       }
@@ -130,7 +146,8 @@ export function rawWebSocket(url: string, path: string): RawWebSocket {
   return {
     opened: openedP,
     send: (text) => void socket.write(maskedFrame(0x1, Buffer.from(text, 'utf8'))),
-    next: () => (texts.length ? Promise.resolve(texts.shift()) : new Promise((r) => waiters.push(r))),
+    next: () =>
+      texts.length ? Promise.resolve(texts.shift()) : new Promise((r) => waiters.push(r)),
     stall: () => void socket.pause(),
     drain: () =>
       new Promise((done) => {

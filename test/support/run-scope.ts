@@ -37,7 +37,10 @@ export function processesOf(root: string): Leftover[] {
       if (!env.split('\0').some((kv) => kv.includes(root))) continue;
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
-      out.push({ pid: Number(pid), command: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim() });
+      out.push({
+        pid: Number(pid),
+        command: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim(),
+      });
     } catch {
       // gone meanwhile, or not ours to read
     }
@@ -68,5 +71,8 @@ export async function closeRunScope(root: string): Promise<string[]> {
     }
   }
   rmSync(root, { recursive: true, force: true });
-  return [...entries.map((e) => `temp entry ${e}`), ...procs.map((p) => `process ${p.pid}: ${p.command}`)];
+  return [
+    ...entries.map((e) => `temp entry ${e}`),
+    ...procs.map((p) => `process ${p.pid}: ${p.command}`),
+  ];
 }

@@ -8,31 +8,35 @@ import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { entityCoverage as coverageAcross, resolveEntity } from '../entities.ts';
 import { unlessFailed } from './answer.ts';
 
-export const entityResolve = (invoker: FleetInvoker) => capability({
-  id: 'entity.resolve',
-  name: 'Entity resolve',
-  description: 'Finds the company behind a name, a USCC (unified social credit code) or a stock code across crm and scanner: matched, ambiguous or unmatched, with candidates.',
-  tags: ['entities', 'fleet'],
-  examples: ['{"skill":"entity.resolve","args":{"code":"688981"}}'],
-  keywords: ['entity', 'uscc', 'align', 'resolve', 'company'],
-  readOnly: true,
-  args: {
-    name: { type: 'string', description: 'Company name (or part of it)' },
-    uscc: { type: 'string', description: '18-character unified social credit code' },
-    code: { type: 'string', description: 'Six-digit stock code' },
-  },
-  run: async (args) => unlessFailed(await resolveEntity(invoker, args)),
-  summarize: (r) => r.reason,
-});
+export const entityResolve = (invoker: FleetInvoker) =>
+  capability({
+    id: 'entity.resolve',
+    name: 'Entity resolve',
+    description:
+      'Finds the company behind a name, a USCC (unified social credit code) or a stock code across crm and scanner: matched, ambiguous or unmatched, with candidates.',
+    tags: ['entities', 'fleet'],
+    examples: ['{"skill":"entity.resolve","args":{"code":"688981"}}'],
+    keywords: ['entity', 'uscc', 'align', 'resolve', 'company'],
+    readOnly: true,
+    args: {
+      name: { type: 'string', description: 'Company name (or part of it)' },
+      uscc: { type: 'string', description: '18-character unified social credit code' },
+      code: { type: 'string', description: 'Six-digit stock code' },
+    },
+    run: async (args) => unlessFailed(await resolveEntity(invoker, args)),
+    summarize: (r) => r.reason,
+  });
 
-export const entityCoverage = (invoker: FleetInvoker) => capability({
-  id: 'entity.coverage',
-  name: 'Entity coverage',
-  description: 'How many crm customers and scanner stock codes are aligned by USCC, and the gaps: no USCC, bad check digit, a name matching several companies, a stock code with no company.',
-  tags: ['entities', 'fleet'],
-  keywords: ['coverage', 'gaps', 'aligned', 'alignment'],
-  readOnly: true,
-  args: {},
-  run: async () => unlessFailed(await coverageAcross(invoker)),
-  summarize: (r) => `${r.gaps.length} alignment gaps`,
-});
+export const entityCoverage = (invoker: FleetInvoker) =>
+  capability({
+    id: 'entity.coverage',
+    name: 'Entity coverage',
+    description:
+      'How many crm customers and scanner stock codes are aligned by USCC, and the gaps: no USCC, bad check digit, a name matching several companies, a stock code with no company.',
+    tags: ['entities', 'fleet'],
+    keywords: ['coverage', 'gaps', 'aligned', 'alignment'],
+    readOnly: true,
+    args: {},
+    run: async () => unlessFailed(await coverageAcross(invoker)),
+    summarize: (r) => `${r.gaps.length} alignment gaps`,
+  });

@@ -5,7 +5,13 @@
 
 import { capability } from '../../../lib/catalog/capability.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
-import { isIndustriesAnswer, isMovementAnswer, readFrom, type IndustriesAnswer, type MovementAnswer } from '../fleet-answers.ts';
+import {
+  isIndustriesAnswer,
+  isMovementAnswer,
+  readFrom,
+  type IndustriesAnswer,
+  type MovementAnswer,
+} from '../fleet-answers.ts';
 import { resultOf } from './answer.ts';
 
 interface Recommendation {
@@ -20,7 +26,10 @@ interface Recommendation {
 }
 
 /** Rising sectors where crm has customers still open (not won or lost), strongest move first. */
-function rankReach(movement: MovementAnswer, crm: IndustriesAnswer): { asOf: string; recommendations: Recommendation[] } {
+function rankReach(
+  movement: MovementAnswer,
+  crm: IndustriesAnswer,
+): { asOf: string; recommendations: Recommendation[] } {
   const byIndustry = new Map(crm.industries.map((i) => [i.industry, i.followUp]));
   const ranked = movement.sectors.flatMap((s) => {
     const followUp = byIndustry.get(s.sector);
@@ -28,44 +37,67 @@ function rankReach(movement: MovementAnswer, crm: IndustriesAnswer): { asOf: str
     const inFollowUp = followUp['in-follow-up'] ?? 0;
     const open = (followUp.new ?? 0) + (followUp.contacted ?? 0) + inFollowUp;
     if (open === 0) return [];
-    return [{
-      industry: s.sector,
-      name: s.name,
-      avgChangePct: s.avgChangePct,
-      signaledStocks: s.signaled,
-      openCustomers: open,
-      inFollowUp,
-      why: `${s.name} is up ${s.avgChangePct}% today with ${s.signaled} signaled stock(s); ${open} open customer(s) there, ${inFollowUp} in follow-up`,
-    }];
+    return [
+      {
+        industry: s.sector,
+        name: s.name,
+        avgChangePct: s.avgChangePct,
+        signaledStocks: s.signaled,
+        openCustomers: open,
+        inFollowUp,
+        why: `${s.name} is up ${s.avgChangePct}% today with ${s.signaled} signaled stock(s); ${open} open customer(s) there, ${inFollowUp} in follow-up`,
+      },
+    ];
   });
   return { asOf: movement.asOf, recommendations: ranked.map((r, i) => ({ rank: i + 1, ...r })) };
 }
 
-export const sectorMovement = (invoker: FleetInvoker) => capability({
-  id: 'sector.movement',
-  name: 'Sector movement',
-  description: 'Sectors ranked by today\'s average change, from the scanner node.',
-  tags: ['market', 'fleet'],
-  keywords: ['sector', 'sectors', 'movement', 'moved', 'market'],
-  readOnly: true,
-  args: {},
-  run: async () => resultOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner'),
-  summarize: ({ sectors: [top] }) => (top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data'),
-});
+export const sectorMovement = (invoker: FleetInvoker) =>
+  capability({
+    id: 'sector.movement',
+    name: 'Sector movement',
+    description: "Sectors ranked by today's average change, from the scanner node.",
+    tags: ['market', 'fleet'],
+    keywords: ['sector', 'sectors', 'movement', 'moved', 'market'],
+    readOnly: true,
+    args: {},
+    run: async () =>
+      resultOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner'),
+    summarize: ({ sectors: [top] }) =>
+      top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data',
+  });
 
-export const customerReach = (invoker: FleetInvoker) => capability({
-  id: 'customer.reach',
-  name: 'Customer reach',
-  description: 'Which industry\'s customers to contact today, and why: the scanner\'s sector movement joined with crm\'s customers in each industry.',
-  tags: ['customers', 'fleet'],
-  keywords: ['contact', 'reach', 'call', 'who', 'which industry', 'industry should', 'should we contact', 'contact today'],
-  readOnly: true,
-  args: {},
-  run: async () => {
-    // One after the other, scanner first: the trace shows the join in the order it is made.
-    const movement = resultOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner');
-    const industries = resultOf(await readFrom(invoker, 'crm', 'crm.industries', isIndustriesAnswer), 'crm');
-    return rankReach(movement, industries);
-  },
-  summarize: ({ recommendations: [top] }) => (top ? `Contact ${top.name} customers today: ${top.why}` : 'No industry stands out today'),
-});
+export const customerReach = (invoker: FleetInvoker) =>
+  capability({
+    id: 'customer.reach',
+    name: 'Customer reach',
+    description:
+      "Which industry's customers to contact today, and why: the scanner's sector movement joined with crm's customers in each industry.",
+    tags: ['customers', 'fleet'],
+    keywords: [
+      'contact',
+      'reach',
+      'call',
+      'who',
+      'which industry',
+      'industry should',
+      'should we contact',
+      'contact today',
+    ],
+    readOnly: true,
+    args: {},
+    run: async () => {
+      // One after the other, scanner first: the trace shows the join in the order it is made.
+      const movement = resultOf(
+        await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer),
+        'scanner',
+      );
+      const industries = resultOf(
+        await readFrom(invoker, 'crm', 'crm.industries', isIndustriesAnswer),
+        'crm',
+      );
+      return rankReach(movement, industries);
+    },
+    summarize: ({ recommendations: [top] }) =>
+      top ? `Contact ${top.name} customers today: ${top.why}` : 'No industry stands out today',
+  });

@@ -10,30 +10,44 @@ import { startNegotiation } from '../negotiation.ts';
 import { resultOf } from './answer.ts';
 
 /** `dir` is the negotiations folder (`negotiationsDir(DATA_DIR)`). */
-export const negotiationStart = (invoker: FleetInvoker, dir: string) => capability({
-  id: 'negotiation.start',
-  name: 'Start a negotiation',
-  description: 'The scanner\'s advisor proposes stocks for a crm customer and the customer\'s agent accepts or vetoes (each veto with a code and a reason), in A2A messages over bounded rounds; the transcript is kept.',
-  tags: ['negotiation', 'fleet'],
-  examples: ['{"skill":"negotiation.start","args":{"customer":"c-012"}}'],
-  keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
-  readOnly: false,
-  args: {
-    customer: { type: 'string', description: 'crm customer id such as c-012', required: true },
-    model: { type: 'boolean', description: 'Let each agent\'s model take its turns (the nodes need a model configured)' },
-  },
-  run: async (args) => resultOf(await startNegotiation({ invoker, dir }, { customer: args.customer, ...(args.model ? { model: true } : {}) })),
-  summarize: (r) => r.summary,
-});
+export const negotiationStart = (invoker: FleetInvoker, dir: string) =>
+  capability({
+    id: 'negotiation.start',
+    name: 'Start a negotiation',
+    description:
+      "The scanner's advisor proposes stocks for a crm customer and the customer's agent accepts or vetoes (each veto with a code and a reason), in A2A messages over bounded rounds; the transcript is kept.",
+    tags: ['negotiation', 'fleet'],
+    examples: ['{"skill":"negotiation.start","args":{"customer":"c-012"}}'],
+    keywords: ['negotiate', 'negotiation', 'propose', 'deal'],
+    readOnly: false,
+    args: {
+      customer: { type: 'string', description: 'crm customer id such as c-012', required: true },
+      model: {
+        type: 'boolean',
+        description: "Let each agent's model take its turns (the nodes need a model configured)",
+      },
+    },
+    run: async (args) =>
+      resultOf(
+        await startNegotiation(
+          { invoker, dir },
+          { customer: args.customer, ...(args.model ? { model: true } : {}) },
+        ),
+      ),
+    summarize: (r) => r.summary,
+  });
 
-export const negotiationList = (dir: string) => capability({
-  id: 'negotiation.list',
-  name: 'Past negotiations',
-  description: 'The negotiations the hub has run, newest first, with their outcomes.',
-  tags: ['negotiation', 'fleet'],
-  keywords: ['negotiations', 'past'],
-  readOnly: true,
-  args: { limit: { type: 'integer', description: 'At most this many (default 50)' } },
-  run: async (args) => ({ negotiations: await listNegotiations(dir, { limit: args.limit ?? 50 }) }),
-  summarize: (r) => `${r.negotiations.length} negotiations`,
-});
+export const negotiationList = (dir: string) =>
+  capability({
+    id: 'negotiation.list',
+    name: 'Past negotiations',
+    description: 'The negotiations the hub has run, newest first, with their outcomes.',
+    tags: ['negotiation', 'fleet'],
+    keywords: ['negotiations', 'past'],
+    readOnly: true,
+    args: { limit: { type: 'integer', description: 'At most this many (default 50)' } },
+    run: async (args) => ({
+      negotiations: await listNegotiations(dir, { limit: args.limit ?? 50 }),
+    }),
+    summarize: (r) => `${r.negotiations.length} negotiations`,
+  });
