@@ -150,7 +150,9 @@ export function buildSchema(files: ProtoFile[]): Schema {
   };
   for (const f of files)
     for (const m of f.messages) {
-      const fields: Field[] = m.fields.map((d) => {
+      // Field-number order: the order protoc's encoders write fields in.
+      const declared = [...m.fields].sort((x, y) => x.no - y.no);
+      const fields: Field[] = declared.map((d) => {
         const base = {
           no: d.no,
           json: jsonName(d.name),
