@@ -97,13 +97,15 @@ export function serveCall(
       (performance.now() - t0) / 1000,
     );
   };
-  /** Ends the call: OK, or the failure's status; at most once. */
-  const finish = (failure?: GrpcFailure) => {
+  /** Ends the call: OK, or the failure's status; at most once. `last`: a final message, sent with the end. */
+  const finish = (failure?: GrpcFailure, last?: Uint8Array) => {
     if (done) return;
     done = true;
     respond(failure);
     if (failure) trailers = failureTrailers(failure);
-    if (!stream.destroyed) stream.end();
+    if (stream.destroyed) return;
+    if (last) stream.end(last);
+    else stream.end();
   };
 
   const type = String(headers['content-type'] ?? '');
@@ -166,9 +168,7 @@ export function serveCall(
         if (e instanceof EncodeError) return fail(e);
         throw e;
       }
-      respond();
-      stream.write(bytes);
-      return finish();
+      return finish(undefined, bytes);
     }
     await pump(m, outcome);
   }
