@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { encodeMessage } from '../lib/a2a/grpc/codec.ts';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';

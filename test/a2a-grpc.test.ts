@@ -9,7 +9,8 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import http2 from 'node:http2';
 import type * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage } from '../lib/a2a/grpc/codec.ts';
+import { decodeMessage } from '../lib/a2a/grpc/decode.ts';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
 import { currentTrace } from '../lib/telemetry/trace-context.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
