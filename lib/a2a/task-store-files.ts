@@ -55,6 +55,8 @@ export class FileTaskStore implements TaskStore {
   private readonly deleting = new Set<string>();
   private stored: number;
   private pruning = false;
+  /** Resolves when the retention step under way has removed its files. */
+  private pruned: Promise<void> = Promise.resolve();
   private closed = false;
   private readonly ageTimer: ReturnType<typeof setInterval>;
 
@@ -157,6 +159,17 @@ export class FileTaskStore implements TaskStore {
     return this.listNow(q, creator);
   }
 
+  /** Runs retention steps until nothing more is past a bound. */
+  async retain(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      while (this.pruning) await this.pruned;
+      const n = this.prune();
+      if (!n) return deleted;
+      deleted += n;
+    }
+  }
+
   /** Ids of the tasks left `submitted` or `working` (crash recovery, before anything is served). */
   runningIds(): string[] {
     return this.index.runningIds();
@@ -236,15 +249,15 @@ export class FileTaskStore implements TaskStore {
    * most PRUNE_BATCH; repeats on the next turn while there is more. A task with a write in flight
    * stays; a task in progress is never selected.
    */
-  private prune(): void {
-    if (this.closed || this.pruning) return;
+  private prune(): number {
+    if (this.closed || this.pruning) return 0;
     const excess = this.stored - this.maxStored;
     let ids =
       excess > 0
         ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
         : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
     ids = ids.filter((id) => !this.writes.has(id));
-    if (!ids.length) return;
+    if (!ids.length) return 0;
     this.pruning = true;
     this.index.remove(ids);
     this.stored -= ids.length;
@@ -254,7 +267,7 @@ export class FileTaskStore implements TaskStore {
       this.cache.delete(id);
       this.deleting.add(id);
     }
-    void Promise.all(
+    this.pruned = Promise.all(
       ids.map((id) =>
         unlink(taskFilePath(this.dir, id)).catch((e: NodeJS.ErrnoException) => {
           if (e.code !== 'ENOENT')
@@ -267,5 +280,6 @@ export class FileTaskStore implements TaskStore {
       if (ids.length === PRUNE_BATCH || this.stored > this.maxStored)
         setImmediate(() => this.prune());
     });
+    return ids.length;
   }
 }

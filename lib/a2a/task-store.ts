@@ -62,6 +62,12 @@ export interface TaskStore {
   list(q: ListTasksQuery, creator: string | null): MaybePromise<ListTasksPage | A2AError>;
   /** How many tasks the store holds. */
   count(): MaybePromise<number>;
+  /**
+   * Retention: deletes terminal tasks past the store's count bound and then those past its age
+   * bound, oldest status first, never a task in progress; resolves with how many it deleted.
+   * Both stores also run it on their own (the file store after writes, both once a minute).
+   */
+  retain(): Promise<number>;
   /** Resolves when every write started so far has finished. */
   flush(): Promise<void>;
   /** Finishes the writes in flight and releases what the store holds open; later writes are refused. */

@@ -191,7 +191,14 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const cache = { cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes };
   const store: TaskStore = opts.tasksDatabaseUrl
-    ? new PostgresTaskStore({ url: opts.tasksDatabaseUrl, node: def.name, log, ...cache })
+    ? new PostgresTaskStore({
+        url: opts.tasksDatabaseUrl,
+        node: def.name,
+        log,
+        ...cache,
+        maxStored: limits.taskMaxStored,
+        maxAgeHours: limits.taskMaxAgeHours,
+      })
     : FileTaskStore.open({
         dir: join(opts.dataDir, def.name, 'tasks'),
         log,
