@@ -1,7 +1,7 @@
 /**
  * @module hub/mcp/work-tools — the hub's work as MCP tools: `ask` (the Ask Agent: a question
  * planned over the fleet's read-only tools), `delegate` (task.delegate: a hub task that hands the
- * job to an executor, answered at once with the task and how to read it) and `get_task` (a hub
+ * job to an executor, answered once the job is submitted with the task and how to read it) and `get_task` (a hub
  * task of the caller's, read as the A2A GetTask reads it, which advances a delegation). The task
  * is the caller's like any A2A task: another principal's id is not found.
  */
@@ -89,11 +89,10 @@ export function createWorkTools(deps: WorkToolsDeps) {
         role: 'ROLE_USER',
         parts: [{ data: { skill: 'task.delegate', args } }],
       },
-      configuration: { returnImmediately: true },
     });
     if (isA2AError(params)) return a2aFailure(params);
     const sent = await withTrace(childContext(), () =>
-      deps.engine().send(params, 'immediate', '1.0', caller),
+      deps.engine().send(params, 'blocking', '1.0', caller),
     );
     if (isA2AError(sent)) return a2aFailure(sent);
     if (!('task' in sent))
@@ -101,7 +100,7 @@ export function createWorkTools(deps: WorkToolsDeps) {
     const task = taskToV1(sent.task);
     return okResult({
       task,
-      read: { tool: 'get_task', arguments: { id: sent.task.id } },
+      read: { name: 'get_task', arguments: { id: sent.task.id } },
     });
   }
 
