@@ -8,6 +8,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -312,5 +313,51 @@ describe('bun run mcp (stdio)', () => {
       .callTool({ name: 'no_such_tool', arguments: {} })
       .catch((e: Error) => e);
     expect(String(bad)).toContain('Unknown tool');
+  });
+});
+
+describe("the README's harness snippets", () => {
+  const readme = readFileSync(resolve(import.meta.dir, '../README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Use the fleet from a model harness'));
+  const snippets = [
+    ...section.slice(0, section.indexOf('\n## ', 5)).matchAll(/```json\n([\s\S]*?)```/g),
+  ].map((m) => JSON.parse(m[1]!));
+  /** The snippet as a user on this fleet would fill it in: this hub's port and the test token. */
+  const fill = (v: string) =>
+    v
+      .replace('http://127.0.0.1:4100', f.hubUrl)
+      .replace('lume_YOUR_TOKEN', TEST_TOKEN)
+      .replace('/path/to/lume-a2a', resolve(import.meta.dir, '..'));
+
+  test('are valid JSON, and the HTTP one (URL plus token header) reaches the fleet with the principal', async () => {
+    expect(snippets.length).toBe(3);
+    const http = snippets[0].mcpServers['lume-fleet'];
+    const client = new Client({ name: 'readme-http', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(fill(http.url)), {
+        requestInit: { headers: { Authorization: fill(http.headers.Authorization) } },
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('delegate');
+    expect(snippets[1].servers['lume-fleet'].url).toBe(http.url);
+  });
+
+  test('the stdio one starts the relay as written', async () => {
+    const stdio = snippets[2].mcpServers['lume-fleet'];
+    const env = Object.fromEntries(
+      Object.entries(stdio.env as Record<string, string>).map(([k, v]) => [k, fill(v)]),
+    );
+    const client = new Client({ name: 'readme-stdio', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: stdio.command === 'bun' ? process.execPath : stdio.command,
+        args: stdio.args.map(fill),
+        env: { ...(process.env as Record<string, string>), ...env },
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('delegate');
   });
 });
