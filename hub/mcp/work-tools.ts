@@ -92,7 +92,7 @@ export function createWorkTools(deps: WorkToolsDeps) {
     });
     if (isA2AError(params)) return a2aFailure(params);
     const sent = await withTrace(childContext(), () =>
-      deps.engine().send(params, 'blocking', '1.0', caller),
+      deps.engine().send({ params, version: '1.0', caller }),
     );
     if (isA2AError(sent)) return a2aFailure(sent);
     if (!('task' in sent))
