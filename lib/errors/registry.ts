@@ -15,6 +15,7 @@ import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
 import { MESH_CLIENT_ERRORS, MESH_HTTP_ERRORS, MESH_WIRE_ERRORS } from './mesh.ts';
 import { GRPC_ERRORS } from './grpc.ts';
 import { LIMIT_ERRORS } from './limits.ts';
+import { MCP_ERRORS } from './mcp.ts';
 import { PEER_ERRORS } from './peer.ts';
 import type { ErrorSpec, ErrorTable } from './spec.ts';
 
@@ -33,6 +34,7 @@ export const ERROR_TABLES = Object.freeze({
   'mesh-http': MESH_HTTP_ERRORS,
   'mesh-client': MESH_CLIENT_ERRORS,
   limits: LIMIT_ERRORS,
+  mcp: MCP_ERRORS,
 });
 
 type Tables = typeof ERROR_TABLES;

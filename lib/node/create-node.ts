@@ -54,7 +54,8 @@ import {
 } from '../metrics/http.ts';
 import { createNodeMetrics } from '../metrics/node.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
-import { FileTaskStore, type TaskStore } from '../a2a/task-store.ts';
+import type { TaskStore } from '../a2a/task-store.ts';
+import { FileTaskStore } from '../a2a/task-store-files.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
 import { assertPortFree, isPortTaken, PortTakenError } from '../port-check.ts';
@@ -207,8 +208,22 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const cache = { cacheSize: limits.taskCacheEntries, cacheBytes: limits.taskCacheBytes };
   const store: TaskStore = opts.tasksDatabaseUrl
-    ? new PostgresTaskStore({ url: opts.tasksDatabaseUrl, node: def.name, log, ...cache })
-    : FileTaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, ...cache });
+    ? new PostgresTaskStore({
+        url: opts.tasksDatabaseUrl,
+        node: def.name,
+        log,
+        ...cache,
+        maxStored: limits.taskMaxStored,
+        maxAgeHours: limits.taskMaxAgeHours,
+      })
+    : FileTaskStore.open({
+        dir: join(opts.dataDir, def.name, 'tasks'),
+        log,
+        ...cache,
+        maxStored: limits.taskMaxStored,
+        maxAgeHours: limits.taskMaxAgeHours,
+        ...(opts.now ? { now: opts.now } : {}),
+      });
   const streams = opts.streams ?? new SseStreams();
   let shuttingDown = false;
   const push =
