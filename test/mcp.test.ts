@@ -95,6 +95,8 @@ describe('tools', () => {
     const rows = await traced('to=scanner&capability=sector.movement');
     expect(rows.length).toBe(before + 1);
     expect([rows[0]!.from, rows[0]!.outcome]).toEqual(['a2a', 'ok']);
+    // The result names its trace record, as the console's Agent Process page lists it.
+    expect(r._meta).toEqual({ 'dev.lume-a2a/trace': { record: rows[0]!.id } });
   });
 
   test('a state-changing capability needs a principal: refused anonymously (nothing runs), run for a token', async () => {
@@ -180,6 +182,15 @@ describe('the mesh tools act as the MCP principal', () => {
         ['tester', 'hello from a harness'],
         ['bob', 'heard you'],
       ]);
+      // The harness goes away (its session's stream ends): its presence leaves the roster.
+      let left: () => void = () => {};
+      const gone = new Promise<void>((r) => (left = r));
+      bob.on('change', () => {
+        if (!bob.peers('bob').includes('tester')) left();
+      });
+      await user.close();
+      await gone;
+      expect(bob.peers('bob')).toEqual([]);
     } finally {
       await bob.close();
     }

@@ -19,6 +19,8 @@ export interface McpSession {
   stream?: EventQueue<unknown>;
   /** Runs once when the session ends (a mesh presence leaves, …). */
   readonly cleanups: (() => void | Promise<void>)[];
+  /** Runs each time its stream ends (the client went away, or it reconnects). */
+  readonly streamEnded: (() => void)[];
 }
 
 export type OpenOutcome =
@@ -51,6 +53,7 @@ export class McpSessions {
       client: client.slice(0, 128),
       lastSeen: this.now(),
       cleanups: [],
+      streamEnded: [],
     };
     this.byId.set(session.id, session);
     return { ok: true, session };
@@ -75,6 +78,7 @@ export class McpSessions {
     const q = new EventQueue<unknown>(
       () => {
         if (s.stream === q) delete s.stream;
+        for (const fn of s.streamEnded) fn();
       },
       { maxItems: this.limits.streamMessages },
     );
