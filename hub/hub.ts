@@ -238,6 +238,10 @@ export function createHub(opts: HubOptions): Hub {
     ask: askQuestion,
     agentBacked: () => modelHealthOf?.up ?? false,
     dataDir: opts.dataDir,
+    negotiationRetention: {
+      maxStored: limits.negotiationMaxStored,
+      maxAgeMs: limits.negotiationMaxAgeHours * 3_600_000,
+    },
   });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
