@@ -284,6 +284,28 @@ describe('the session table (in process)', () => {
     const after = await http.fetch(req(), ANONYMOUS);
     expect([after.status, sessions.size]).toEqual([200, 1]);
   });
+
+  test("one principal's sessions are capped: its least recently used one ends, nobody else's", async () => {
+    let now = 0;
+    const sessions = new McpSessions({ ...MCP_LIMITS, sessionsPerPrincipal: 2 }, () => now);
+    const alice = { kind: 'token', name: 'alice' } as const;
+    const http = createMcpHttp({
+      server,
+      sessions,
+      limits: MCP_LIMITS,
+      allowedOrigin: () => false,
+      anonymousAllowed: true,
+    });
+    const ids: string[] = [];
+    for (const caller of [alice, ANONYMOUS, alice, alice]) {
+      now += 1;
+      ids.push((await http.fetch(req(), caller)).headers.get('mcp-session-id')!);
+    }
+    expect(sessions.size).toBe(3);
+    expect(sessions.find(ids[0]!, 'user:alice')).toBeUndefined();
+    expect(sessions.find(ids[1]!, 'anonymous')).toBeDefined();
+    expect(sessions.find(ids[3]!, 'user:alice')).toBeDefined();
+  });
 });
 
 describe('the stdio relay (in process)', () => {

@@ -35,7 +35,10 @@ export class McpSessions {
   private readonly byId = new Map<string, McpSession>();
 
   constructor(
-    private readonly limits: Pick<McpLimits, 'sessions' | 'sessionIdleMs' | 'streamMessages'>,
+    private readonly limits: Pick<
+      McpLimits,
+      'sessions' | 'sessionsPerPrincipal' | 'sessionIdleMs' | 'streamMessages'
+    >,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -44,6 +47,11 @@ export class McpSessions {
   }
 
   open(owner: string, protocolVersion: string, client: string): OpenOutcome {
+    const own = [...this.byId.values()].filter((s) => s.owner === owner);
+    if (own.length >= this.limits.sessionsPerPrincipal) {
+      const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+      void this.end(oldest.id);
+    }
     if (this.byId.size >= this.limits.sessions) this.sweep();
     if (this.byId.size >= this.limits.sessions) return { ok: false, code: 'MCP_SESSIONS_FULL' };
     const session: McpSession = {
