@@ -4,8 +4,9 @@
  * one `application/a2a-agent-card+json` entry per fleet member with its card's URL (a member of the
  * signed channel only, which serves no card, is an `application/json` entry for its public
  * `/capabilities`), and in the `dev.lume-a2a.fleet` extension its skills' ids, its transport,
- * whether it answered and what is known of its card's signature. `?skill=<id>` keeps the members offering that skill, `?q=<words>` those whose
- * name, role, description or skills mention every word.
+ * whether it answered and what is known of its card's signature. `?skill=<id>` keeps the members
+ * offering that skill, `?q=<words>` those whose name, role, description or skills mention every
+ * word.
  */
 
 import { signatureOf, type Card, type MemberCard } from './cards.ts';
@@ -30,6 +31,9 @@ export interface CatalogEntry {
       online: boolean;
       skills: string[];
       signature: ReturnType<typeof signatureOf>;
+      /** The key a verified signature was made with, or why a checked one failed. */
+      signatureKid?: string;
+      signatureError?: string;
     };
   };
 }
@@ -100,7 +104,13 @@ function entryOf(m: MemberCard, host: string): { entry: CatalogEntry; haystack: 
         transport: m.peer ? 'peer' : 'a2a',
         online: m.online,
         skills: skills.map((s) => s.id),
-        signature: signatureOf(m.card),
+        signature: signatureOf(m.card, m.checked),
+        ...(m.checked?.state === 'verified' && m.checked.kid
+          ? { signatureKid: m.checked.kid }
+          : {}),
+        ...(m.checked?.state === 'failed' && m.checked.code
+          ? { signatureError: m.checked.code }
+          : {}),
       },
     },
   };

@@ -25,16 +25,27 @@ export interface MemberCard {
   peer?: { url: string; skills: string[] };
   /** Why there is no card. */
   error?: string;
+  /** The hub's check of the card's signature, when it made one. */
+  checked?: CheckedSignature;
+}
+
+/** What the hub's own check of a member's card said, when it checks them against its pinned keys. */
+export interface CheckedSignature {
+  state: 'verified' | 'failed' | 'unpinned';
+  kid?: string;
+  code?: string;
 }
 
 /**
- * What is known of a card's signature: `unsigned` (no `signatures`), `unverified` (it carries
- * signatures this hub does not check yet). A verifier of A2A 1.0 §8.4 card signatures adds
- * `verified` and `invalid`.
+ * What is known of a card's signature: `verified` or `invalid` when the hub checked it against the
+ * key it pinned for the member; otherwise `unverified` (it carries signatures nobody here
+ * checked) or `unsigned` (no `signatures`). Never `verified` without a check.
  */
 export type SignatureState = 'unsigned' | 'unverified' | 'verified' | 'invalid';
 
-export function signatureOf(card: Card | undefined): SignatureState {
+export function signatureOf(card: Card | undefined, checked?: CheckedSignature): SignatureState {
+  if (checked?.state === 'verified') return 'verified';
+  if (checked?.state === 'failed') return 'invalid';
   const s = card?.signatures;
   return Array.isArray(s) && s.length > 0 ? 'unverified' : 'unsigned';
 }
@@ -46,6 +57,8 @@ export interface CardReaderDeps {
   fleet: Fleet;
   /** The hub's own card (its node makes it) and where it is served. */
   own: () => { card: Card; baseUrl: string };
+  /** The hub's checks of its members' card signatures, by member name (absent: none made). */
+  checks?: () => Promise<ReadonlyMap<string, CheckedSignature | undefined>>;
   fetch?: typeof fetch;
   ttlMs?: number;
   timeoutMs?: number;
@@ -116,7 +129,15 @@ export function createCardReader(deps: CardReaderDeps) {
       online: true,
       card: self.card,
     };
-    return [own, ...(await Promise.all(deps.fleet.nodes.map(readOne)))];
+    const [members, checks] = await Promise.all([
+      Promise.all(deps.fleet.nodes.map(readOne)),
+      deps.checks?.().catch(() => undefined),
+    ]);
+    const withChecks = members.map((m) => {
+      const checked = checks?.get(m.name);
+      return checked ? { ...m, checked } : m;
+    });
+    return [own, ...withChecks];
   }
 
   return {
