@@ -15,9 +15,10 @@ import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
-import { hubUrlList } from '../lib/mesh/http-client.ts';
+import { createHubClient, hubUrlList } from '../lib/mesh/http-client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { meshTools } from '../lib/model/mesh-tools.ts';
+import { anonymousReader, presenceActor } from '../lib/model/mesh-actors.ts';
+import { meshToolsFor } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
@@ -139,7 +140,21 @@ const { definition, health } = modelBackedNode(declared, {
   ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
   pingMs: modelSettings.pingMs,
   log,
-  ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
+  // The mesh tools act as the caller whose message the model answers (docs/security.md).
+  ...(mesh
+    ? {
+        toolsFor: (caller) =>
+          meshToolsFor(caller, {
+            self: declared.name,
+            presence: presenceActor(mesh, declared.name),
+            anonymous: anonymousReader(
+              createHubClient({ baseUrl: meshHub!, otherUrls: otherMeshHubs }),
+              () => mesh.status(declared.name)?.project,
+            ),
+            dataDir: join(dataDir, declared.name),
+          }),
+      }
+    : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();

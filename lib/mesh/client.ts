@@ -67,6 +67,8 @@ export interface SendRequest {
   text: string;
   /** Absolute paths of local files. */
   attachments?: string[];
+  /** Attachments already encoded (a model's inline ones), sent after the files. */
+  inline?: Attachment[];
   replyTo?: string;
   messageId?: string;
 }
@@ -409,7 +411,8 @@ export function createMeshClient(o: MeshClientOptions) {
         if (!a.ok) return a;
         attachments.push(a.result);
       }
-      const r = await m.conn.send({ ...req, attachments });
+      const { inline, ...rest } = req;
+      const r = await m.conn.send({ ...rest, attachments: [...attachments, ...(inline ?? [])] });
       if (r.ok) {
         m.activity.sent(r.result.recipients);
         events.emit('change', { agentId });
