@@ -68,7 +68,7 @@ interface Turn {
  */
 export function engineTurns(engine: TaskEngine, name: string): RunTurn {
   return async (params) => {
-    const r = await engine.send(params, 'blocking', '1.0', { kind: 'node', name });
+    const r = await engine.send({ params, version: '1.0', caller: { kind: 'node', name } });
     return isA2AError(r) ? { code: r.error, message: r.message } : r;
   };
 }
