@@ -138,12 +138,12 @@ export class TaskEngine {
     const result = await answerSend(this.sending, live, ctx, immediate);
     if ('message' in result) return result;
     try {
-      await live.lastSave;
+      await result.stored;
     } catch {
       return notStored();
     }
     const { historyLength } = ctx.params.configuration;
-    return { task: withHistoryLength(snapshot(result.task), historyLength) };
+    return { task: withHistoryLength(result.task, historyLength) };
   }
 
   /** Starts or continues a task and answers with its events, starting with the Task (or a single Message). */
