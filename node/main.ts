@@ -23,19 +23,21 @@ import { importNode } from '../lib/node/load-node.ts';
 import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 
 const root = resolve(import.meta.dir, '..');
-const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
-       bun run node --file <node file> [--port <port>] [--host <address>]
+const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>] [--grpc-port <port|off>]
+       bun run node --file <node file> [--port <port>] [--host <address>] [--grpc-port <port|off>]
 
 --name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
 "bun run fleet add" wrote one; else fixtures/fleet.json).
 --file starts the node a file declares (its default export is defineNode(...)); when the fleet
 file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
-alone on --port (default: a free port) with the peer channel off.
+alone on --port (default: a free port) with the peer channel off. The A2A gRPC binding listens on
+--grpc-port (or GRPC_PORT; default the node's port + 1000, 0 = a free port, off = none).
 Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
 environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
 PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     file: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'grpc-port': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
   strict: false,
@@ -94,6 +97,11 @@ if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535))
 const limits = limitsFromEnv(process.env);
 if (!limits.ok) {
   console.error(`node: ${limits.message}`);
+  process.exit(2);
+}
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+if (!grpcPort.ok) {
+  console.error(`node: ${grpcPort.message}`);
   process.exit(2);
 }
 const factory = await importNode(file, root).catch((e: Error) => {
@@ -190,6 +198,7 @@ const running = await bindOrExit({ host, hint }, () =>
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,
     limits: limits.value,
+    ...grpcOptions(grpcPort.value),
     ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
@@ -202,7 +211,7 @@ const running = await bindOrExit({ host, hint }, () =>
 );
 const name = running.node.definition.name;
 console.log(
-  `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`,
+  `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json${running.grpcPort ? `; gRPC on port ${running.grpcPort}` : ''})`,
 );
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({

@@ -142,13 +142,28 @@ export class TaskEngine {
     const immediate = !!ctx.params.configuration.returnImmediately;
     const result = await answerSend(this.sending, live, ctx, immediate);
     if ('message' in result) return result;
+    let { task, stored } = result;
     try {
-      await live.lastSave;
+      // The turn may have moved on while that save ran (with `returnImmediately` it goes on). A
+      // change made after a write started gets a save of its own, so while the last save is the
+      // one just awaited, the task as it is now is stored; otherwise the newer state is answered
+      // once its save is done, a few times at most so that a busy turn cannot hold the answer.
+      // Never a state whose save has not finished.
+      for (let i = 0; ; i++) {
+        await stored;
+        if (live.lastSave === stored) {
+          task = snapshot(live.rec.task);
+          break;
+        }
+        if (i === 3) break;
+        stored = live.lastSave;
+        task = snapshot(live.rec.task);
+      }
     } catch {
       return notStored();
     }
     const { historyLength } = ctx.params.configuration;
-    return { task: withHistoryLength(snapshot(result.task), historyLength) };
+    return { task: withHistoryLength(task, historyLength) };
   }
 
   /** Starts or continues a task and answers with its events, starting with the Task (or a single Message). */

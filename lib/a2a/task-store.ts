@@ -6,14 +6,7 @@
  */
 
 import type { A2AError } from './errors.ts';
-import type {
-  ListTasksPage,
-  ListTasksQuery,
-  PushConfig,
-  Task,
-  TaskEvent,
-  TaskState,
-} from './types.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
