@@ -103,7 +103,7 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
       params: ([taskId]) => ({ taskId }),
     },
   },
-  'tasks/{id}/pushNotificationConfigs/{id}': {
+  'tasks/{id}/pushNotificationConfigs/{configId}': {
     GET: {
       op: 'GetTaskPushNotificationConfig',
       body: 'none',
@@ -117,6 +117,20 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
     },
   },
 };
+
+/**
+ * The binding's routes as path templates with their methods and operations, for the node's route
+ * table (lib/node/routes.ts): its metrics labels and its documentation read them from here.
+ */
+export const REST_ROUTES: ReadonlyArray<{
+  template: string;
+  methods: readonly HttpMethod[];
+  ops: readonly V1Method[];
+}> = Object.entries(ROUTES).map(([key, methods]) => ({
+  template: `/${key}`,
+  methods: Object.keys(methods) as HttpMethod[],
+  ops: [...new Set(Object.values(methods).map((e) => e!.op))],
+}));
 
 /** Whether a path belongs to the binding at all; others are not ours to answer. */
 function ours(first: string): boolean {
@@ -155,7 +169,7 @@ function resolve(segments: string[]): { key: string; ids: string[] } | A2AError 
   const configId = decodeId(fourth);
   return isA2AError(configId)
     ? configId
-    : { key: 'tasks/{id}/pushNotificationConfigs/{id}', ids: [taskId, configId] };
+    : { key: 'tasks/{id}/pushNotificationConfigs/{configId}', ids: [taskId, configId] };
 }
 
 function errorResponse(

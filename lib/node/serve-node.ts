@@ -85,9 +85,9 @@ export async function prepareNode(
     dataDir,
     log,
     ...(peer ? { peer } : {}),
+    // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
+    ...(published ? { identity: published } : {}),
   });
-  // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
-  if (published) app.app.get('/peer/identity', () => published);
   return { ...app, definition, ...(fleet ? { fleet } : {}) };
 }
 
