@@ -6,7 +6,6 @@
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const HOUR_MS = 3_600_000;
 
 export const LIMITS = Object.freeze({
   /** Bytes one SSE client may fall behind before its stream is ended with `STREAM_TOO_SLOW`. */

@@ -35,6 +35,7 @@ export interface NodeSpec extends Omit<NodeDefinition, 'catalog'> {
 const NODE_FACTORY: unique symbol = Symbol.for('lume-a2a.node-factory');
 
 /** A node file's default export: builds the node's definition; callable without options when it needs none. */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends O` asks whether every field of O is optional
 export type NodeFactory<O = NodeSetup> = ({} extends O
   ? (opts?: O) => NodeDefinition
   : (opts: O) => NodeDefinition) & { readonly [NODE_FACTORY]: true };
@@ -48,6 +49,7 @@ export function toDefinition({ capabilities, ...rest }: NodeSpec): NodeDefinitio
  * Declares a node. `O` is what the node reads: the fields of `NodeSetup` it needs, plus options of
  * its own that tests may pass (optional ones, since loaders pass only the setup).
  */
+// biome-ignore lint/complexity/noBannedTypes: a node that reads no options
 export function defineNode<O extends Partial<NodeSetup> = {}>(
   build: (opts: O) => NodeSpec,
 ): NodeFactory<O> {
