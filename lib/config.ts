@@ -1,5 +1,5 @@
 /**
- * @module config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
+ * @module lib/config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
  * parsed by Bun's own parsers) and the environment variables that override it. Entry files call
  * `loadSettings` once and pass plain values down; nothing else reads the file or the environment.
  * Every setting has a default, so no file at all is a valid configuration.

@@ -1,5 +1,5 @@
 /**
- * @module settings-or-exit — what every entry file (a node, the hub, each command) reads first: the
+ * @module lib/settings-or-exit — what every entry file (a node, the hub, each command) reads first: the
  * settings (config file over defaults, environment over both) and the fleet they name, read one
  * way everywhere; a setting or fleet file that cannot be read ends the process with one line and
  * exit code 2.

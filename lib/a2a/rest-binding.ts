@@ -1,5 +1,5 @@
 /**
- * @module a2a-rest — the A2A v1.0 HTTP+JSON (REST) binding as a plain `Request -> Response`
+ * @module lib/a2a/rest-binding — the A2A v1.0 HTTP+JSON (REST) binding as a plain `Request -> Response`
  * function: it maps each route to the shared v1.0 operation, builds that operation's params from
  * the path, query and JSON body, and answers with the HTTP status and AIP-193 error bodies of the
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.

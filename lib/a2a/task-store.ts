@@ -1,5 +1,5 @@
 /**
- * @module tasks — the task store interface the engine writes through, and its embedded
+ * @module lib/a2a/task-store — the task store interface the engine writes through, and its embedded
  * implementation, the JSON-file store: one file per task under `<dir>/<id>.json`, written
  * atomically (lib/atomic-file.ts), an in-memory index for listing, and a cache bounded by
  * entries and by bytes (a record's size is its stored JSON). Task ids are server-made UUIDs and

@@ -1,5 +1,5 @@
 /**
- * @module crm-book — crm's customer book (`fixtures/crm/companies.json`) and the views its
+ * @module lib/domain/customer-book — crm's customer book (`fixtures/crm/companies.json`) and the views its
  * capabilities answer with; pure functions of the book.
  */
 

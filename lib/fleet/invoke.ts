@@ -1,5 +1,5 @@
 /**
- * @module fleet — the fleet configuration (`fixtures/fleet.json`: who the hub and the nodes are,
+ * @module lib/fleet/invoke — the fleet configuration (`fixtures/fleet.json`: who the hub and the nodes are,
  * their ports and role lines, and where each runs) and `fleet.invoke`, the one way the hub calls
  * a node: signed, and traced whatever the outcome; `message` is its A2A form (SendMessage with a
  * data part), traced the same way.

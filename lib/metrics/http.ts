@@ -1,5 +1,5 @@
 /**
- * @module metrics/http — what every process measures of the requests it serves: a wrapper around
+ * @module lib/metrics/http — what every process measures of the requests it serves: a wrapper around
  * a fetch handler that runs the request's work inside its W3C trace context (its `traceparent`,
  * when well formed) and counts it by route template, method and status, its latency, and the
  * error code of a coded failure answer. Route labels are templates (`/tasks/{id}`), never raw paths.

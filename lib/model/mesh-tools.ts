@@ -1,5 +1,5 @@
 /**
- * @module model/mesh-tools — the mesh as tools for a model: `a2a_peers`, `a2a_message` and
+ * @module lib/model/mesh-tools — the mesh as tools for a model: `a2a_peers`, `a2a_message` and
  * `a2a_history`, as JSON-schema function definitions (the hub serves them at `GET /api/mesh/tools`)
  * and, for an agent with a mesh presence, the calls behind them. A model may not attach files:
  * an attachment is a local path, and a model naming paths could send anything the process reads.

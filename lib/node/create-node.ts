@@ -1,5 +1,5 @@
 /**
- * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
+ * @module lib/node/create-node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
  * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the JSON-file task store, webhook

@@ -1,5 +1,5 @@
 /**
- * @module serve-node — turns a node file's factory (or a built definition) into a running node:
+ * @module lib/node/serve-node — turns a node file's factory (or a built definition) into a running node:
  * `serveNode` binds its own port, `mountNode` hands back a fetch handler for an app that already
  * has a `Bun.serve` or an Elysia server. With a fleet (object or file) that names the node, the
  * signed peer channel is on (keys under `<dataDir>/keys/`, created on first start); without one,

@@ -1,5 +1,5 @@
 /**
- * @module peer-client — the signed client every cross-node call uses: looks the target up in the
+ * @module lib/peer/client — the signed client every cross-node call uses: looks the target up in the
  * fleet (names only, never URLs), signs with lib/peer/signature.ts, and turns every failure into a value.
  *
  * API:

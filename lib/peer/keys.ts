@@ -1,5 +1,5 @@
 /**
- * @module peer-keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
+ * @module lib/peer/keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
  * secret, each member's Ed25519 pair (and, during a rotation, its previous one) and the public key
  * ring (formats in docs/peer.md). Makes, rotates and loads them; the signing itself is
  * lib/peer/signature.ts.

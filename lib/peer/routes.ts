@@ -1,5 +1,5 @@
 /**
- * @module peer-routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
+ * @module lib/peer/routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
  * Request in, standard Response out, every failure a coded JSON answer.
  *
  * Mounting (e.g. in lib/node/create-node.ts):

@@ -1,5 +1,5 @@
 /**
- * @module crm — the customer-operations node: companies (keyed by USCC), their industry, owner
+ * @module node/crm/index — the customer-operations node: companies (keyed by USCC), their industry, owner
  * and follow-up state, read from `fixtures/crm/companies.json`.
  */
 

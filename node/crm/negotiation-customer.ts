@@ -1,5 +1,5 @@
 /**
- * @module negotiation-customer — the crm-side agent of a negotiation: it speaks for one customer,
+ * @module node/crm/negotiation-customer — the crm-side agent of a negotiation: it speaks for one customer,
  * holds that customer's profile (risk level, excluded industries) and crm's entity index, and
  * accepts a proposal or vetoes it with a code and a reason.
  */

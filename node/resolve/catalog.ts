@@ -1,5 +1,5 @@
 /**
- * @module resolve-catalog — the fleet's capability catalog, read from the same declarations the
+ * @module node/resolve/catalog — the fleet's capability catalog, read from the same declarations the
  * nodes serve: each node file listed in the fleet file is imported and its catalog's descriptors
  * and tags are read. Re-read when the fleet file changes, so a new node shows up without a rebuild.
  */
