@@ -10,7 +10,8 @@
 import type { Database } from 'bun:sqlite';
 import { listPageToV1 } from '../lib/a2a/wire-v1.ts';
 import type { Server } from 'bun';
-import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { Fleet } from '../lib/fleet/config.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';

@@ -7,7 +7,7 @@
 
 import { resolve } from 'node:path';
 import { loadSettings, type Settings } from './config.ts';
-import { fleetFilePath, loadFleet, type Fleet } from './fleet/invoke.ts';
+import { fleetFilePath, loadFleet, type Fleet } from './fleet/config.ts';
 
 /** The project's folder (or the installed package's): where the fixtures' fleet file is. */
 const ROOT = resolve(import.meta.dir, '..');

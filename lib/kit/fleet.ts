@@ -9,4 +9,4 @@ export {
   parseFleet,
   type Fleet,
   type FleetMember,
-} from '../fleet/invoke.ts';
+} from '../fleet/config.ts';

@@ -33,7 +33,7 @@ import { createRestHandler } from '../a2a/rest-binding.ts';
 import type { Agent } from '../a2a/agent.ts';
 import { catalogAgent } from '../catalog/keyword-agent.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import {

@@ -7,7 +7,7 @@
  */
 
 import { resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../fleet/config.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';

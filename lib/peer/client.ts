@@ -9,8 +9,8 @@
  *   await client.peerRelay('crm', ['scanner'], 'sector.movement', args, { timeout })
  */
 
-import type { Fleet } from '../fleet/invoke.ts';
-import { fleetMember } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
+import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { readBodyBytes } from '../body.ts';
 import { silentLog } from '../log.ts';

@@ -17,7 +17,7 @@ import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import {
   NODE_NAME,

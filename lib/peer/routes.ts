@@ -9,9 +9,9 @@
  * themselves (the signature covers those exact bytes), so the framework must not parse it first.
  */
 
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { tracedCall, type CallSink } from '../fleet/traced-call.ts';
-import { fleetMember } from '../fleet/invoke.ts';
+import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';
