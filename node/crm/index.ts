@@ -4,7 +4,7 @@
  */
 
 import { capability } from '../../lib/catalog/capability.ts';
-import * as book from '../../lib/domain/customer-book.ts';
+import * as book from './queries.ts';
 import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';

@@ -7,7 +7,7 @@
 import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
-import type { Book } from '../../lib/domain/customer-book.ts';
+import type { Book } from './queries.ts';
 import {
   LIMIT_FLAGS,
   RISK_BANDS,
