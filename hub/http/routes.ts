@@ -14,7 +14,7 @@ import {
 } from '../../lib/node/routes.ts';
 
 /** The part of the hub that answers a route. */
-export type HubOwner = 'health' | 'mesh' | 'login' | 'api' | 'console';
+export type HubOwner = 'health' | 'mcp' | 'mesh' | 'login' | 'api' | 'console';
 
 export interface HubRoute {
   methods: readonly string[];
@@ -31,6 +31,18 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
   // The process's health is the node's (its checks include the trace and the mesh store).
   { methods: GET, template: '/healthz', owner: 'health', doc: 'liveness of the hub process' },
   { methods: GET, template: '/readyz', owner: 'health', doc: 'readiness, with its self-checks' },
+  {
+    methods: ['POST', 'GET', 'DELETE'],
+    template: '/mcp',
+    owner: 'mcp',
+    doc: "MCP (streamable HTTP): the hub's capabilities, the mesh and work as tools",
+  },
+  {
+    methods: GET,
+    template: '/.well-known/ai-catalog.json',
+    owner: 'mcp',
+    doc: "the fleet's AI Catalog",
+  },
   { methods: GET, template: '/v1/connect', owner: 'mesh', doc: 'the mesh WebSocket (protocol v3)' },
   { methods: GET, template: '/v1/meta', owner: 'mesh', doc: "the mesh hub's process and protocol" },
   { methods: GET, template: '/v1/history', owner: 'mesh', doc: "a project's message history" },

@@ -4,6 +4,7 @@
  * every loader calls that factory with the same `NodeSetup`.
  */
 
+import type { Limits } from '../limits.ts';
 import { Catalog, type Capability } from '../catalog/catalog.ts';
 import type { NodeDefinition } from './create-node.ts';
 
@@ -24,6 +25,8 @@ export interface NodeSetup {
   dataDir?: string;
   /** Set when a model endpoint is configured. */
   model?: ModelEndpoint;
+  /** The bounds an operator set (lib/limits.ts), for state a node keeps besides its tasks. */
+  limits?: Partial<Limits>;
 }
 
 /** What a node file says: its definition with the capabilities listed instead of a catalog. */
