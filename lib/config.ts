@@ -44,6 +44,7 @@ export interface Settings {
     heartbeatMs?: number;
     heartbeatMisses?: number;
     recoveryMaxMessages?: number;
+    socketBufferBytes?: number;
     meshDatabaseUrl?: string;
     meshLeaseMs?: number;
     /** Origins browsers reach the console at besides the loopback ones (docs/security.md); absent: none. */
@@ -229,6 +230,14 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '500',
     readBy: 'hub',
     description: 'Missed messages replayed at a reconnect',
+  },
+  {
+    key: 'hub.socketBufferBytes',
+    env: 'MESH_SOCKET_BUFFER_BYTES',
+    kind: 'integer',
+    default: '16777216',
+    readBy: 'hub',
+    description: 'Bytes a mesh socket may have unsent before its reader is cut as a slow consumer',
   },
   {
     key: 'hub.meshDatabaseUrl',
@@ -433,6 +442,7 @@ export function loadSettings(opts: {
         heartbeatMs: num('hub.heartbeatMs'),
         heartbeatMisses: num('hub.heartbeatMisses'),
         recoveryMaxMessages: num('hub.recoveryMaxMessages'),
+        socketBufferBytes: num('hub.socketBufferBytes'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),
