@@ -1,14 +1,19 @@
 /**
- * One case table over every A2A binding of a node (JSON-RPC and HTTP+JSON), in the manner of
+ * One case table over every A2A binding of a node (JSON-RPC, HTTP+JSON and gRPC), in the manner of
  * Hono's router cases (`runTest({ newRouter })`): each case is an operation, its params and the
  * answer a client must get, whatever binding carries it. A binding is one adapter in
  * test/support/bindings.ts; the binding-specific details (HTTP statuses, JSON-RPC envelopes,
- * routes) stay in their own suites (a2a-jsonrpc, a2a-rest).
+ * routes, status details) stay in their own suites (a2a-jsonrpc, a2a-rest, a2a-grpc).
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Agent } from '../lib/a2a/agent.ts';
-import { jsonRpcAdapter, restAdapter, type BindingAdapter } from './support/bindings.ts';
+import {
+  grpcAdapter,
+  jsonRpcAdapter,
+  restAdapter,
+  type BindingAdapter,
+} from './support/bindings.ts';
 import { agentNode, startNode, type TestNode } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers are slow on a busy machine
@@ -36,7 +41,10 @@ function runBindingCases(newBinding: (node: TestNode) => BindingAdapter) {
     node = await startNode(agentNode('cases', agent));
     b = newBinding(node);
   });
-  afterAll(() => node?.dispose());
+  afterAll(async () => {
+    b?.close?.();
+    await node?.dispose();
+  });
 
   const task = async (text: string) => {
     const r = await b.call('SendMessage', message(text));
@@ -145,3 +153,4 @@ function runBindingCases(newBinding: (node: TestNode) => BindingAdapter) {
 
 describe('JSON-RPC', () => runBindingCases((node) => jsonRpcAdapter(node.url)));
 describe('HTTP+JSON', () => runBindingCases((node) => restAdapter(node.url)));
+describe('gRPC', () => runBindingCases((node) => grpcAdapter(node)));

@@ -3,12 +3,15 @@
  * (test/bindings.case.test.ts) runs over each of them, as Hono runs one router case table over
  * every router (`runTest({ newRouter })`). An adapter turns a v1.0 operation and its params into
  * the binding's own request and its answer back into `{ result }`, `{ error }` (the A2A reason) or
- * a list of stream frames. Another binding (gRPC) joins the table with one more adapter.
+ * a list of stream frames. Each binding is one adapter: JSON-RPC, HTTP+JSON, gRPC.
  */
 
 import { A2A_ERRORS, type A2AErrorReason } from '../../lib/a2a/errors.ts';
+import { decodeMessage, encodeMessage } from '../../lib/a2a/grpc/codec.ts';
+import { A2A_SCHEMA } from '../../lib/a2a/grpc/schema.ts';
 import type { V1Method } from '../../lib/a2a/operations.ts';
-import { sseFrames, withAuth } from './node.ts';
+import { grpcAddressOf, rawClient, serverStream, unary, type CallOutcome } from './grpc.ts';
+import { sseFrames, TEST_TOKEN, withAuth, type TestNode } from './node.ts';
 
 /** What an operation answered: its result in v1.0 ProtoJSON, or the A2A reason of its error. */
 export type Answer = { result: any } | { error: A2AErrorReason | string };
@@ -22,6 +25,8 @@ export interface BindingAdapter {
     op: 'SendStreamingMessage' | 'SubscribeToTask',
     params: Record<string, unknown>,
   ): Promise<any[]>;
+  /** Releases what the adapter holds (a gRPC channel). */
+  close?(): void;
 }
 
 const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
@@ -137,5 +142,100 @@ export function restAdapter(url: string): BindingAdapter {
       for await (const f of sseFrames(await send(op, params))) frames.push(f);
       return frames;
     },
+  };
+}
+
+/** Each v1.0 operation's request and answer messages in the gRPC service (lib/a2a/grpc/a2a.proto). */
+const GRPC_TYPES: Record<V1Method, [string, string]> = {
+  SendMessage: ['lf.a2a.v1.SendMessageRequest', 'lf.a2a.v1.SendMessageResponse'],
+  SendStreamingMessage: ['lf.a2a.v1.SendMessageRequest', 'lf.a2a.v1.StreamResponse'],
+  GetTask: ['lf.a2a.v1.GetTaskRequest', 'lf.a2a.v1.Task'],
+  ListTasks: ['lf.a2a.v1.ListTasksRequest', 'lf.a2a.v1.ListTasksResponse'],
+  CancelTask: ['lf.a2a.v1.CancelTaskRequest', 'lf.a2a.v1.Task'],
+  SubscribeToTask: ['lf.a2a.v1.SubscribeToTaskRequest', 'lf.a2a.v1.StreamResponse'],
+  CreateTaskPushNotificationConfig: [
+    'lf.a2a.v1.TaskPushNotificationConfig',
+    'lf.a2a.v1.TaskPushNotificationConfig',
+  ],
+  GetTaskPushNotificationConfig: [
+    'lf.a2a.v1.GetTaskPushNotificationConfigRequest',
+    'lf.a2a.v1.TaskPushNotificationConfig',
+  ],
+  ListTaskPushNotificationConfigs: [
+    'lf.a2a.v1.ListTaskPushNotificationConfigsRequest',
+    'lf.a2a.v1.ListTaskPushNotificationConfigsResponse',
+  ],
+  DeleteTaskPushNotificationConfig: [
+    'lf.a2a.v1.DeleteTaskPushNotificationConfigRequest',
+    'google.protobuf.Empty',
+  ],
+  GetExtendedAgentCard: ['lf.a2a.v1.GetExtendedAgentCardRequest', 'lf.a2a.v1.AgentCard'],
+};
+
+/** gRPC status numbers by name, for errors that carry no ErrorInfo. */
+const GRPC_CODES: Record<string, number> = {
+  OK: 0,
+  CANCELLED: 1,
+  UNKNOWN: 2,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  ALREADY_EXISTS: 6,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  FAILED_PRECONDITION: 9,
+  ABORTED: 10,
+  OUT_OF_RANGE: 11,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  DATA_LOSS: 15,
+  UNAUTHENTICATED: 16,
+};
+
+/** gRPC (the node's own port, from its card), protobuf bytes through @grpc/grpc-js. */
+export function grpcAdapter(node: TestNode): BindingAdapter {
+  const client = rawClient(grpcAddressOf(node.node.card())!);
+  const metadata = (anonymous?: boolean): Record<string, string> => ({
+    'a2a-version': '1.0',
+    ...(anonymous ? {} : { authorization: `Bearer ${TEST_TOKEN}` }),
+  });
+  const decode = (type: string, bytes: Uint8Array) => {
+    const r = decodeMessage(A2A_SCHEMA, type, bytes);
+    if (!r.ok) throw new Error(r.error.message);
+    return r.value as any;
+  };
+  const errorOf = (o: CallOutcome): Answer => ({
+    error:
+      o.reason ??
+      reasons
+        .filter(([, row]) => GRPC_CODES[row.grpc] === o.code)
+        .map(([r]) => r)
+        .join('|'),
+  });
+  return {
+    name: 'gRPC',
+    async call(op, params, o = {}) {
+      const [req, res] = GRPC_TYPES[op];
+      const out = await unary(
+        client,
+        op,
+        encodeMessage(A2A_SCHEMA, req, params),
+        metadata(o.anonymous),
+      );
+      if (out.code !== 0) return errorOf(out);
+      return { result: res === 'google.protobuf.Empty' ? null : decode(res, out.messages[0]!) };
+    },
+    async stream(op, params) {
+      const [req, res] = GRPC_TYPES[op];
+      const out = await serverStream(
+        client,
+        op,
+        encodeMessage(A2A_SCHEMA, req, params),
+        metadata(),
+      );
+      return out.messages.map((m) => decode(res, m));
+    },
+    close: () => client.close(),
   };
 }
