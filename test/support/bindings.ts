@@ -7,7 +7,8 @@
  */
 
 import { A2A_ERRORS, type A2AErrorReason } from '../../lib/a2a/errors.ts';
-import { decodeMessage, encodeMessage } from '../../lib/a2a/grpc/codec.ts';
+import { decodeMessage } from '../../lib/a2a/grpc/decode.ts';
+import { encodeMessage } from '../../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../../lib/a2a/grpc/schema.ts';
 import type { V1Method } from '../../lib/a2a/operations.ts';
 import { grpcAddressOf, rawClient, serverStream, unary, type CallOutcome } from './grpc.ts';
