@@ -42,11 +42,12 @@ for (const o of publicOrigins) {
     process.exit(2);
   }
 }
-const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages, socketBufferBytes } = settings.hub;
 const meshLimits = {
   ...(heartbeatMs ? { heartbeatMs } : {}),
   ...(heartbeatMisses ? { heartbeatMisses } : {}),
   ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
+  ...(socketBufferBytes ? { maxSocketBufferedBytes: socketBufferBytes } : {}),
 };
 // The bounds of docs/limits.md, read from the environment.
 const limits = limitsFromEnv(process.env);

@@ -1,5 +1,5 @@
 /**
- * @module config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
+ * @module lib/config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
  * parsed by Bun's own parsers) and the environment variables that override it. Entry files call
  * `loadSettings` once and pass plain values down; nothing else reads the file or the environment.
  * Every setting has a default, so no file at all is a valid configuration.
@@ -46,6 +46,7 @@ export interface Settings {
     heartbeatMs?: number;
     heartbeatMisses?: number;
     recoveryMaxMessages?: number;
+    socketBufferBytes?: number;
     meshDatabaseUrl?: string;
     meshLeaseMs?: number;
     /** Origins browsers reach the console at besides the loopback ones (docs/security.md); absent: none. */
@@ -242,6 +243,14 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '500',
     readBy: 'hub',
     description: 'Missed messages replayed at a reconnect',
+  },
+  {
+    key: 'hub.socketBufferBytes',
+    env: 'MESH_SOCKET_BUFFER_BYTES',
+    kind: 'integer',
+    default: '16777216',
+    readBy: 'hub',
+    description: 'Bytes a mesh socket may have unsent before its reader is cut as a slow consumer',
   },
   {
     key: 'hub.meshDatabaseUrl',
@@ -464,6 +473,7 @@ export function loadSettings(opts: {
         heartbeatMs: num('hub.heartbeatMs'),
         heartbeatMisses: num('hub.heartbeatMisses'),
         recoveryMaxMessages: num('hub.recoveryMaxMessages'),
+        socketBufferBytes: num('hub.socketBufferBytes'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
       ...(str('hub.grpcPort') ? { grpcPort: str('hub.grpcPort')! } : {}),
