@@ -36,6 +36,8 @@ export interface Settings {
   publicUrl?: string;
   /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
   tasksDatabaseUrl?: string;
+  /** The gRPC binding's port as written (a number, 0, or off); lib/a2a/grpc/port-setting.ts reads it. */
+  grpcPort?: string;
   hub: {
     host: string;
     port?: number;
@@ -161,6 +163,15 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '(= port)',
     readBy: 'hub',
     description: 'When the port is taken, try the next ones up to this',
+  },
+  {
+    key: 'grpcPort',
+    env: 'GRPC_PORT',
+    kind: 'string',
+    default: '(port + 1000)',
+    readBy: 'hub, node',
+    description:
+      "The A2A gRPC binding's port: a number, 0 for any free one, off for none (`--grpc-port` for `bun run node`)",
   },
   {
     key: 'hub.token',
@@ -425,6 +436,7 @@ export function loadSettings(opts: {
     pushAllowHosts: (get('pushAllowHosts') as string[] | undefined) ?? [],
     ...(str('publicUrl') ? { publicUrl: str('publicUrl')! } : {}),
     ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
+    ...(str('grpcPort') ? { grpcPort: str('grpcPort')! } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
       ...optionalNumbers({
