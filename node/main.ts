@@ -14,11 +14,13 @@ import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
-import { createMeshClient } from '../lib/mesh/client.ts';
-import { hubUrlList } from '../lib/mesh/http-client.ts';
+import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
+import { createHubClient, hubUrlList } from '../lib/mesh/http-client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { meshTools } from '../lib/model/mesh-tools.ts';
+import { anonymousReader, presenceActor } from '../lib/model/mesh-actors.ts';
+import { meshToolsFor } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
+import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
@@ -133,14 +135,25 @@ const declared = factory({
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
 const [meshHub, ...otherMeshHubs] = hubUrlList(settings.mesh.hubUrl ?? fleet?.hub.url);
-const mesh =
+// The presence hands each inbound message to the node's agent and posts its answer (lib/node/mesh-inbox.ts).
+const inbox =
   settings.mesh.autoConnect && meshHub
+    ? createMeshInbox({
+        name: declared.name,
+        post: (req): ReturnType<MeshClient['send']> => mesh!.send(declared.name, req),
+        log,
+        queueLimit: settings.mesh.inboxMessages,
+      })
+    : undefined;
+const mesh: MeshClient | undefined =
+  inbox && meshHub
     ? createMeshClient({
         hubUrl: meshHub,
         hubUrls: otherMeshHubs,
         log,
         reconnectMs: settings.mesh.reconnectMs,
         ...(settings.hub.token ? { token: settings.hub.token } : {}),
+        onInbound: (m) => inbox.take(m),
       })
     : undefined;
 const { definition, health } = modelBackedNode(declared, {
@@ -148,7 +161,21 @@ const { definition, health } = modelBackedNode(declared, {
   ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
   pingMs: modelSettings.pingMs,
   log,
-  ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
+  // The mesh tools act as the caller whose message the model answers (docs/security.md).
+  ...(mesh
+    ? {
+        toolsFor: (caller) =>
+          meshToolsFor(caller, {
+            self: declared.name,
+            presence: presenceActor(mesh, declared.name),
+            anonymous: anonymousReader(
+              createHubClient({ baseUrl: meshHub!, otherUrls: otherMeshHubs }),
+              () => mesh.status(declared.name)?.project,
+            ),
+            dataDir: join(dataDir, declared.name),
+          }),
+      }
+    : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
@@ -200,6 +227,7 @@ for (const line of report) console.log(formatCheck(name, line));
 health?.start();
 
 if (mesh) {
+  inbox?.attach(engineTurns(running.node.engine, name));
   const joined = await mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
     project: settings.mesh.project,
