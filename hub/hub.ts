@@ -21,6 +21,7 @@ import { publicIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';
 import { LIMITS, type Limits } from '../lib/limits.ts';
+import { guardRequests } from '../lib/net/request-guard.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
@@ -317,7 +318,7 @@ export function createHub(opts: HubOptions): Hub {
     // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
     return node.app.handle(req);
   }
-  const fetchAll = requests.wrap(route);
+  const fetchAll = guardRequests(requests.wrap(route));
 
   return {
     trace,

@@ -60,6 +60,8 @@ import { assertPortFree } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
+import { browserRefusal, ownOrigins } from '../net/browser-guard.ts';
+import { guardRequests, serveDefaults } from '../net/request-guard.ts';
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
 const STOP_GRACE_MS = 2_000;
@@ -453,14 +455,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
       // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
+      // A page on another site gets what the hub gives it: the public reads (lib/net/browser-guard.ts).
+      let origins = new Set<string>();
       const server = Bun.serve({
         hostname: host,
         port: opts.port ?? 0,
         idleTimeout: 60,
         reusePort: false,
-        fetch: measuredFetch,
+        ...serveDefaults,
+        fetch: guardRequests((req) => browserRefusal(req, origins) ?? measuredFetch(req)),
       });
       const port = server.port!;
+      origins = ownOrigins(host, port, opts.publicUrl ? [opts.publicUrl] : []);
       advertisedPort = port;
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
