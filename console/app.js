@@ -7,6 +7,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { PAGES } from './pages/index.js';
+import { SignedInAs } from './signed-in-as.js';
 
 /** @typedef {import('preact').FunctionComponent} Component */
 
@@ -58,7 +59,7 @@ function App() {
         <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`,
       )}
       </nav>
-      <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
+      <${SignedInAs} />
     </header>
     <main id="main" data-page=${page.id}>
       ${failed ? html`<p class="error">This page could not be loaded: ${failed}</p>` : Page ? html`<${Page} />` : html`<p class="muted">Loading…</p>`}

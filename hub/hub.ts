@@ -29,6 +29,9 @@ import { fleetFeed, tasksFeeds } from './http/live.ts';
 import { createHubAccess, type HubAccess } from './http/access.ts';
 import { createLogin } from './http/login.ts';
 import type { SessionTable } from './http/sessions.ts';
+import { SignInThrottle, type ThrottleOptions } from './http/sign-in-throttle.ts';
+import { ConsoleTickets, consoleUrl } from './http/tickets.ts';
+import { randomBytes } from 'node:crypto';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
 import { ask } from './workbench/ask.ts';
@@ -75,6 +78,10 @@ export interface HubOptions {
   requireLogin?: boolean;
   /** The console's sessions (tests pass one with their own clock). */
   sessions?: SessionTable;
+  /** The key of the console's one-time sign-in URLs (`DATA_DIR/keys/console.key`; random without it). */
+  consoleKey?: Uint8Array;
+  /** How often one client address may try to sign in (hub/http/sign-in-throttle.ts). */
+  signInThrottle?: ThrottleOptions;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
   /** Bounds of the trace, the task cache, tasks and SSE queues (lib/limits.ts; defaults: LIMITS). */
@@ -112,6 +119,8 @@ export interface Hub {
   /** The hub node's own capabilities (for the boot self-check). */
   catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
+  /** A fresh one-time console URL (`<origin>/login?ticket=…`), at the address the hub listens on unless given one. */
+  consoleUrl(origin?: string): string;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
 }
@@ -157,6 +166,7 @@ export function createHub(opts: HubOptions): Hub {
     ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken })
     : opts.tokens;
   const access = createHubAccess({
+    name: self,
     host: opts.host ?? '127.0.0.1',
     ...(tokens ? { tokens } : {}),
     ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
@@ -269,7 +279,15 @@ export function createHub(opts: HubOptions): Hub {
     consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
     nodeModules: join(import.meta.dir, '..', 'node_modules'),
   });
-  const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
+  const tickets = new ConsoleTickets({ key: opts.consoleKey ?? randomBytes(32), hub: self });
+  const login = createLogin({
+    access,
+    log,
+    tickets,
+    throttle: new SignInThrottle(opts.signInThrottle),
+    ...(tokens ? { tokens } : {}),
+  });
+  let origin = '';
   // A Tasks page's list, as the binding's ListTasks answers it to that page's principal (reading advances delegated tasks).
   const listTasks = async (caller: Principal) => {
     const page = await node.engine.listTasks(
@@ -300,19 +318,21 @@ export function createHub(opts: HubOptions): Hub {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
+    if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
     // The process's health is the node's (its checks include the trace and the mesh store).
     const path = new URL(req.url).pathname;
     if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
     const fromMesh = await mesh.fetch(req, server, caller);
     if (fromMesh !== undefined) return fromMesh;
-    const fromLogin = await login.fetch(req);
+    const client = server?.requestIP?.(req)?.address ?? 'unknown';
+    const fromLogin = await login.fetch(req, { client, caller });
     if (fromLogin !== undefined) return fromLogin;
     const fromApi = await api.fetch(req, caller);
     if (fromApi !== undefined) return fromApi;
     const fromConsole = consoleSite.fetch(req);
     if (fromConsole !== undefined)
       return path === '/' || path === '/index.html'
-        ? login.consolePage(caller, () => fromConsole)
+        ? login.consolePage(req, caller, () => fromConsole)
         : fromConsole;
     // The hub's own node answers everything else, including the coded 404, and authenticates its
     // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
@@ -331,6 +351,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(modelHealthOf ? { model: modelHealthOf } : {}),
     catalog: definition.catalog,
     fetch: fetchAll,
+    consoleUrl: (at = origin) => consoleUrl(at, tickets.issue()),
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
         hostname: opts.host ?? '127.0.0.1',
@@ -341,6 +362,7 @@ export function createHub(opts: HubOptions): Hub {
         idleTimeout: 60,
       });
       access.bind(server.port!);
+      origin = server.url.origin;
       node.advertise(server.port!);
       modelHealthOf?.start();
       return {

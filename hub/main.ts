@@ -19,6 +19,7 @@ import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
+import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
@@ -100,6 +101,8 @@ const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
 });
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
+// The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
+const consoleKey = consoleTicketKey(dataDir);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -127,6 +130,7 @@ const hub = createHub({
   pushAllowHosts,
   limits: limits.value,
   tokens,
+  consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
@@ -173,6 +177,10 @@ log('info', 'hub listening', {
   otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
 });
 console.log(`hub listening on ${server.url}`);
+// As a local notebook server does: one URL that signs a browser in, once (docs/security.md).
+console.log(
+  `console: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
+);
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
 // the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.

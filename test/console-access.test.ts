@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, signIn } from './support/browser.ts';
+import { consoleSession } from './support/console-session.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 
@@ -56,13 +57,13 @@ async function show(page: Page, id: string): Promise<void> {
 
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner', 'crm', 'resolve']));
-  // The data is made as the console makes it, in a console session (on loopback every page
-  // load gets one, all of them the principal `console`, so the pages below see these tasks).
-  const session = (await fetch(`${f.hubUrl}/`)).headers.get('set-cookie')!.split(';')[0]!;
+  // The data is made as the console makes it, in a console session (every console URL signs in
+  // as the principal `console`, so the pages below, signed in the same way, see these tasks).
+  const session = await consoleSession(f.hub);
   const post = (path: string, body: unknown) =>
     fetch(`${f.hubUrl}${path}`, {
       method: 'POST',
-      headers: { origin: f.hubUrl, cookie: session, 'content-type': 'application/json' },
+      headers: { origin: f.hubUrl, ...session.headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
   await post('/api/hub', { skill: 'negotiation.start', args: { customer: 'c-014' } });
@@ -71,7 +72,7 @@ beforeAll(async () => {
     method: 'POST',
     headers: {
       origin: f.hubUrl,
-      cookie: session,
+      ...session.headers,
       'content-type': 'application/json',
       'A2A-Version': '1.0',
     },
@@ -109,6 +110,7 @@ afterAll(async () => {
 async function newPage(width: number): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 800 } });
   page.on('request', (r) => !r.url().startsWith(f.hubUrl) && outside.push(r.url()));
+  await signIn(page, f.hub);
   return page;
 }
 
