@@ -137,7 +137,10 @@ export function createHub(opts: HubOptions): Hub {
     maxAgeMs: limits.traceMaxAgeHours * 3_600_000,
   });
   // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
-  const streams = new SseStreams();
+  const streams = new SseStreams({
+    max: limits.sseStreams,
+    maxPerOwner: limits.sseStreamsPerPrincipal,
+  });
   const metrics = createMetricsRegistry();
   const requests = createRequestObserver(metrics, hubRoutes);
   const otlp =
@@ -260,6 +263,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
     limits,
     streams,
+    // The Tasks pages' lists are read again when one of the hub's tasks changes (declared below).
+    onTaskEvent: () => live.tasks.changed(),
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => opts.meshStore.ready(),
@@ -298,7 +303,15 @@ export function createHub(opts: HubOptions): Hub {
   };
   const live = {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
-    tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
+    tasks: tasksFeeds({
+      list: listTasks,
+      active: (page) =>
+        (page as { tasks?: { status?: { state?: string } }[] }).tasks?.some((t) =>
+          ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(t.status?.state ?? ''),
+        ) ?? false,
+      everyMs: opts.liveMs?.tasks ?? 2000,
+      log,
+    }),
   };
   const api = createHubApi({
     fleet,

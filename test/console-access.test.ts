@@ -107,9 +107,10 @@ afterAll(async () => {
   await f?.stop();
 });
 
-async function newPage(width: number): Promise<Page> {
+async function newPage(width: number, before?: (page: Page) => void): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 800 } });
   page.on('request', (r) => !r.url().startsWith(f.hubUrl) && outside.push(r.url()));
+  before?.(page);
   await signIn(page, f.hub);
   return page;
 }
@@ -319,14 +320,18 @@ describe('contrast', () => {
 
 describe('first load', () => {
   test('under 100 KB of JavaScript, every request to the hub itself', async () => {
-    const page = await newPage(1280);
     let bytes = 0;
     const scripts: string[] = [];
-    page.on('response', async (r) => {
-      if (r.request().resourceType() !== 'script') return;
-      scripts.push(new URL(r.url()).pathname);
-      bytes += (await r.body()).length;
-    });
+    // Counted from the sign-in on: its page's one script is part of the first load.
+    const page = await newPage(1280, (p) =>
+      p.on('response', async (r) => {
+        if (r.request().resourceType() !== 'script') return;
+        scripts.push(new URL(r.url()).pathname);
+        // The sign-in page's script is gone with its page once it has run: its length then.
+        bytes +=
+          (await r.body().catch(() => null))?.length ?? Number(r.headers()['content-length'] ?? 0);
+      }),
+    );
     await show(page, 'fleet');
     await page.waitForLoadState('networkidle').catch(() => {});
     expect(scripts).toContain('/pages/fleet.js');

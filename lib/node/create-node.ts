@@ -28,6 +28,7 @@ import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEvent } from '../a2a/types.ts';
 import { WebhookSender } from '../a2a/push.ts';
 import { createRestHandler } from '../a2a/rest-binding.ts';
 import type { Agent } from '../a2a/agent.ts';
@@ -134,6 +135,8 @@ export interface NodeOptions {
   access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
+  /** Called on every event of every task (the hub's live Tasks pages listen). */
+  onTaskEvent?: (event: TaskEvent) => void;
   /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
@@ -194,7 +197,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const store: TaskStore = opts.tasksDatabaseUrl
     ? new PostgresTaskStore({ url: opts.tasksDatabaseUrl, node: def.name, log, ...cache })
     : FileTaskStore.open({ dir: join(opts.dataDir, def.name, 'tasks'), log, ...cache });
-  const streams = opts.streams ?? new SseStreams();
+  const streams =
+    opts.streams ??
+    new SseStreams({ max: limits.sseStreams, maxPerOwner: limits.sseStreamsPerPrincipal });
   let shuttingDown = false;
   const push =
     opts.push === false
@@ -222,7 +227,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     mayAct: (caller) => mayAct(policy, caller),
-    onEvent: nodeMetrics.onTaskEvent,
+    onEvent: opts.onTaskEvent
+      ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
+      : nodeMetrics.onTaskEvent,
     limits: {
       historyMessages: limits.taskHistoryMessages,
       historyBytes: limits.taskHistoryBytes,

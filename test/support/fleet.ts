@@ -48,6 +48,7 @@ export interface FleetOptions {
     | 'signInThrottle'
     | 'publicOrigins'
     | 'liveMs'
+    | 'limits'
     | 'otlp'
     | 'model'
   >;
