@@ -127,6 +127,7 @@ const hub = createHub({
   meshStore: mesh.store,
   host,
   meshLimits,
+  meshProject: settings.mesh.project,
   pushAllowHosts,
   limits: limits.value,
   tokens,
