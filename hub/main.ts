@@ -177,10 +177,10 @@ log('info', 'hub listening', {
   login: hub.access.requireLogin ? 'required' : 'loopback',
   otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
 });
-console.log(`hub listening on ${server.url}`);
-// As a local notebook server does: one URL that signs a browser in, once (docs/security.md).
+// As a local notebook server does: one URL that signs a browser in, once (docs/security.md);
+// written with the listening line, so whoever reads that line has the URL too.
 console.log(
-  `console: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
+  `hub listening on ${server.url}\nconsole: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
 );
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
