@@ -13,6 +13,8 @@ import { newSecret } from '../lib/auth/secret.ts';
 import { SessionTable } from '../hub/http/sessions.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { parseFleet } from '../lib/fleet/invoke.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, TEST_AUTH, TEST_TOKEN } from './support/node.ts';
@@ -184,6 +186,49 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
     // A malformed on-behalf-of is a bad request, not a way around the limit.
     const odd = await submit('alice');
     expect(odd.ok ? 'ran' : odd.error.code).toBe('PEER_BAD_REQUEST');
+    for (const id of started) await ex.ok('exec.cancel', { job_id: id });
+  });
+
+  test('second review: a principal’s slots are counted once across every path, and only the hub (or a relay) names one', async () => {
+    const started: string[] = [];
+    const viaHub = () => ex.call('exec.submit', { prompt: 'x', recipe: 'slow' }, 'user:alice');
+    const direct = async () => {
+      const r = await rpc(
+        ex.node.url,
+        'SendMessage',
+        skillMessage('exec.submit', { prompt: 'x', recipe: 'slow' }),
+        as(ALICE),
+      );
+      return r.json.result?.task?.artifacts?.[0]?.parts?.[0]?.data ?? r.json;
+    };
+    for (const r of [await viaHub(), await viaHub()]) {
+      expect(r.ok).toBe(true);
+      if (r.ok) started.push((r.result as { job_id: string }).job_id);
+    }
+    const third = await direct();
+    expect(third.state).toBe('running');
+    started.push(third.job_id);
+    // Her three slots are taken, by whichever path: before, 3 direct + 3 through the hub ran.
+    const fourth = await viaHub();
+    expect(fourth.ok ? 'ran' : fourth.error.code).toBe('CALLER_BUSY');
+    expect(JSON.stringify(await direct())).toContain('CALLER_BUSY');
+    // A fleet node that is not the hub naming someone else is refused (it could name anyone).
+    const other = createPeerClient({
+      signer: (await loadPeerIdentity(ex.dataDir, 'resolve')).signer,
+      fleet: parseFleet({
+        hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+        nodes: [{ name: 'resolve', port: 1, role: 'r', file: 'x.ts', url: ex.node.url }],
+      }),
+    });
+    const forged = await other.peerFetch(
+      'resolve',
+      'exec.submit',
+      { prompt: 'x', recipe: 'slow' },
+      {
+        onBehalfOf: 'user:carol',
+      },
+    );
+    expect(forged.ok ? 'ran' : forged.error.code).toBe('PEER_NOT_DELEGATE');
     for (const id of started) await ex.ok('exec.cancel', { job_id: id });
   });
 });
