@@ -17,6 +17,7 @@ import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
 import { openMeshBackend } from './mesh/backend.ts';
+import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
 import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
@@ -87,7 +88,9 @@ const mesh = await openMeshBackend({
   process.exit(2);
 });
 // The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
-if (!(await mesh.store.getProject(settings.mesh.project)))
+// A name the mesh cannot hold leaves the hub not ready (a /readyz check says why) instead of "ready".
+const meshProjectOk = isProjectName(settings.mesh.project);
+if (meshProjectOk && !(await mesh.store.getProject(settings.mesh.project)))
   await mesh.store.createProject({
     name: settings.mesh.project,
     description: 'The default project',
@@ -117,6 +120,13 @@ const model = modelSettings.baseUrl
   : undefined;
 // The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
 const boot = selfCheckReadiness();
+if (!meshProjectOk) {
+  log('error', 'mesh.project is not a project name (lower-case letters, digits, dashes)', {
+    project: settings.mesh.project.slice(0, 64),
+  });
+  boot.checks.meshProject = () =>
+    'mesh.project (MESH_PROJECT) is not a project name: lower-case letters, digits and dashes';
+}
 const hub = createHub({
   readyChecks: boot.checks,
   fleet,
