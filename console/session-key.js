@@ -1,5 +1,5 @@
 /**
- * @module session-key — the console session's page key. The hub hands it over once, at sign-in
+ * @module console/session-key — the console session's page key. The hub hands it over once, at sign-in
  * (signed-in.js stores it); the console sends it in `X-Lume-Key` on every request (and in the
  * query of its event streams, which cannot send headers). The key lives in this origin's storage,
  * which no server on another port of this host can read, so the session cookie it is sent beside

@@ -1,5 +1,5 @@
 /**
- * @module signed-in-as — the header's "signed in as …" and its Sign out button. Signing out ends
+ * @module console/signed-in-as — the header's "signed in as …" and its Sign out button. Signing out ends
  * the session on the hub (the page key proves it is this page's), forgets the key, and goes to
  * the sign-in page.
  */

@@ -1,5 +1,5 @@
 /**
- * @module signed-in — runs on the page the hub answers a sign-in with: keeps the session's page
+ * @module console/signed-in — runs on the page the hub answers a sign-in with: keeps the session's page
  * key (a `<meta name="lume-key">` that page alone carries) in this origin's storage, then opens
  * the console where the sign-in meant to go.
  */

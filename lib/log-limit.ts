@@ -1,5 +1,5 @@
 /**
- * @module log-limit — repeated identical log lines, rate-limited: the same level, message and
+ * @module lib/log-limit — repeated identical log lines, rate-limited: the same level, message and
  * fields are written at most `burst` times per window; the rest are counted and reported once as
  * `repeated` when the window ends (on the next line of that kind, or the next line of any kind
  * after it). A flood of one refusal cannot grow the log without bound. At most `maxKinds` kinds

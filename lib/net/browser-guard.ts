@@ -1,5 +1,5 @@
 /**
- * @module net/browser-guard — a node's browser boundary, the same rules the hub applies
+ * @module lib/net/browser-guard — a node's browser boundary, the same rules the hub applies
  * (hub/http/access.ts): `Sec-Fetch-Site: cross-site` is refused except on the public reads (card,
  * health, capabilities, public keys), a state-changing request that carries an `Origin` must carry
  * one of the node's own origins. Bodies must be JSON too, and each binding refuses any other type

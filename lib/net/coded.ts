@@ -1,4 +1,4 @@
-/** @module net/coded — a registry-coded JSON refusal (`{error: {code, message}}`) with the code's HTTP status. */
+/** @module lib/net/coded — a registry-coded JSON refusal (`{error: {code, message}}`) with the code's HTTP status. */
 
 import { statusOf } from '../errors/registry.ts';
 

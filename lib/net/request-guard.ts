@@ -1,5 +1,5 @@
 /**
- * @module net/request-guard — what every process does before its routes see a request: a `Host`
+ * @module lib/net/request-guard — what every process does before its routes see a request: a `Host`
  * that is not a host name or address (with an optional port), or a target Bun cannot turn into a
  * URL, answers 400 `BAD_HOST` (never the 500 a thrown `new URL` would give), and `serveDefaults`
  * turns off Bun's development error page, whatever NODE_ENV says, so an escaped throw answers a
