@@ -14,6 +14,7 @@ import type { Log } from '../../lib/log.ts';
 import { createMeshClient, type InboundMessage, type MeshClient } from '../../lib/mesh/client.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpSession, McpSessions } from '../../lib/mcp/sessions.ts';
+import { presenceActor } from '../../lib/model/mesh-actors.ts';
 import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
 import type { AgentTool } from '../../lib/model/agent.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
@@ -87,7 +88,8 @@ export function createMcpMesh(deps: McpMeshDeps) {
     for (let i = 1; i <= MAX_SUFFIX; i++) {
       const name = i === 1 ? caller.name : `${caller.name}-${i}`;
       const s = await client.connect(session.id, deps.project, name);
-      if (s.state === 'connected') return { client, tools: meshTools(client, session.id) };
+      if (s.state === 'connected')
+        return { client, tools: meshTools(presenceActor(client, session.id)) };
       if (s.lastError?.code !== 'A2A_NAME_IN_USE') {
         leave();
         return errorResult(
