@@ -174,7 +174,7 @@ test("two agents that always ask back stop at the conversation's reply limit", a
   expect(all.ok && all.result.map((m) => `${m.from.name}>${m.replyTo ?? '-'}`)).toEqual(
     all.ok
       ? all.result.map(
-          (m, i) => `${i % 2 ? 'pong' : 'ping'}>${i ? all.result[i - 1]!.messageRef : '-'}`,
+          (_m, i) => `${i % 2 ? 'pong' : 'ping'}>${i ? all.result[i - 1]!.messageRef : '-'}`,
         )
       : [],
   );
