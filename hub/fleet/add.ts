@@ -95,20 +95,26 @@ export async function addRemoteNode(
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
-    | { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] }
+    | {
+        name?: unknown;
+        description?: unknown;
+        supportedInterfaces?: { url?: unknown; protocolBinding?: unknown }[];
+      }
     | undefined;
   if (!card || card.name !== o.name)
     return fail(
       'FLEET_ADD_CARD_MISMATCH',
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
-  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
-    (i) => i?.url,
-  );
-  if (
-    !urls.length ||
-    !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))
-  )
+  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+  // A gRPC interface names `host:port` (its own port), so only its host must be the node's.
+  const host = new URL(base).hostname;
+  const under = (i: { url?: unknown; protocolBinding?: unknown } | undefined) =>
+    typeof i?.url === 'string' &&
+    (i.protocolBinding === 'GRPC'
+      ? i.url.slice(0, i.url.lastIndexOf(':')) === host
+      : i.url === base || i.url.startsWith(`${base}/`));
+  if (!interfaces.length || !interfaces.every(under))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.
