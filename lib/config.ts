@@ -1,5 +1,5 @@
 /**
- * @module config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
+ * @module lib/config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
  * parsed by Bun's own parsers) and the environment variables that override it. Entry files call
  * `loadSettings` once and pass plain values down; nothing else reads the file or the environment.
  * Every setting has a default, so no file at all is a valid configuration.
@@ -40,10 +40,13 @@ export interface Settings {
     host: string;
     port?: number;
     maxPort?: number;
+    /** The A2A gRPC binding's port as written: a number, 0, or `off` (lib/a2a/grpc/port-setting.ts). */
+    grpcPort?: string;
     token?: string;
     heartbeatMs?: number;
     heartbeatMisses?: number;
     recoveryMaxMessages?: number;
+    socketBufferBytes?: number;
     meshDatabaseUrl?: string;
     meshLeaseMs?: number;
     /** Origins browsers reach the console at besides the loopback ones (docs/security.md); absent: none. */
@@ -157,6 +160,15 @@ export const SETTINGS: readonly SettingRow[] = [
     description: "The hub's port (a node's with `bun run node`)",
   },
   {
+    key: 'hub.grpcPort',
+    env: 'GRPC_PORT',
+    kind: 'string',
+    default: 'port + 1000',
+    readBy: 'hub, node',
+    description:
+      "The A2A gRPC binding's port: a number, 0 for any free one, `off` for none (`--grpc-port` for `bun run node`)",
+  },
+  {
     key: 'hub.maxPort',
     env: 'MAX_PORT',
     kind: 'port',
@@ -231,6 +243,14 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '500',
     readBy: 'hub',
     description: 'Missed messages replayed at a reconnect',
+  },
+  {
+    key: 'hub.socketBufferBytes',
+    env: 'MESH_SOCKET_BUFFER_BYTES',
+    kind: 'integer',
+    default: '16777216',
+    readBy: 'hub',
+    description: 'Bytes a mesh socket may have unsent before its reader is cut as a slow consumer',
   },
   {
     key: 'hub.meshDatabaseUrl',
@@ -453,8 +473,10 @@ export function loadSettings(opts: {
         heartbeatMs: num('hub.heartbeatMs'),
         heartbeatMisses: num('hub.heartbeatMisses'),
         recoveryMaxMessages: num('hub.recoveryMaxMessages'),
+        socketBufferBytes: num('hub.socketBufferBytes'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
+      ...(str('hub.grpcPort') ? { grpcPort: str('hub.grpcPort')! } : {}),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),
       ...(str('hub.meshDatabaseUrl') ? { meshDatabaseUrl: str('hub.meshDatabaseUrl')! } : {}),
       ...((get('hub.publicOrigins') as string[] | undefined)?.length

@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
+ * @module lib/a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
  * HTTP/2 cleartext (h2c, Bun's `node:http2`) on a port of its own, each stream served by
  * lib/a2a/grpc/call.ts over the same v1.0 operations as the other bindings. A stop refuses new
  * calls, ends open streams with `SHUTTING_DOWN` (through the shared stream registry), and
