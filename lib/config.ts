@@ -36,12 +36,12 @@ export interface Settings {
   publicUrl?: string;
   /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
   tasksDatabaseUrl?: string;
+  /** The gRPC binding's port as written (a number, 0, or off); lib/a2a/grpc/port-setting.ts reads it. */
+  grpcPort?: string;
   hub: {
     host: string;
     port?: number;
     maxPort?: number;
-    /** The A2A gRPC binding's port as written: a number, 0, or `off` (lib/a2a/grpc/port-setting.ts). */
-    grpcPort?: string;
     token?: string;
     heartbeatMs?: number;
     heartbeatMisses?: number;
@@ -160,21 +160,21 @@ export const SETTINGS: readonly SettingRow[] = [
     description: "The hub's port (a node's with `bun run node`)",
   },
   {
-    key: 'hub.grpcPort',
-    env: 'GRPC_PORT',
-    kind: 'string',
-    default: 'port + 1000',
-    readBy: 'hub, node',
-    description:
-      "The A2A gRPC binding's port: a number, 0 for any free one, `off` for none (`--grpc-port` for `bun run node`)",
-  },
-  {
     key: 'hub.maxPort',
     env: 'MAX_PORT',
     kind: 'port',
     default: '(= port)',
     readBy: 'hub',
     description: 'When the port is taken, try the next ones up to this',
+  },
+  {
+    key: 'grpcPort',
+    env: 'GRPC_PORT',
+    kind: 'string',
+    default: '(port + 1000)',
+    readBy: 'hub, node',
+    description:
+      "The A2A gRPC binding's port: a number, 0 for any free one, off for none (`--grpc-port` for `bun run node`)",
   },
   {
     key: 'hub.token',
@@ -465,6 +465,7 @@ export function loadSettings(opts: {
     pushAllowHosts: (get('pushAllowHosts') as string[] | undefined) ?? [],
     ...(str('publicUrl') ? { publicUrl: str('publicUrl')! } : {}),
     ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
+    ...(str('grpcPort') ? { grpcPort: str('grpcPort')! } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
       ...optionalNumbers({
@@ -476,7 +477,6 @@ export function loadSettings(opts: {
         socketBufferBytes: num('hub.socketBufferBytes'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
-      ...(str('hub.grpcPort') ? { grpcPort: str('hub.grpcPort')! } : {}),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),
       ...(str('hub.meshDatabaseUrl') ? { meshDatabaseUrl: str('hub.meshDatabaseUrl')! } : {}),
       ...((get('hub.publicOrigins') as string[] | undefined)?.length

@@ -99,7 +99,7 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
-const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
   process.exit(2);
