@@ -38,6 +38,7 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { createJoinService } from './fleet/join.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -95,6 +96,11 @@ export interface HubOptions {
   otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
+  /**
+   * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
+   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   */
+  joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
 }
 
 export interface Hub {
@@ -295,10 +301,23 @@ export function createHub(opts: HubOptions): Hub {
     sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
   });
 
+  const joins =
+    opts.joins &&
+    createJoinService({
+      ...opts.joins,
+      fleet,
+      dataDir: opts.dataDir,
+      authenticate: access.authenticate,
+      log,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
+    const fromJoin = await joins?.fetch(req);
+    if (fromJoin !== undefined) return fromJoin;
     // The process's health is the node's (its checks include the trace and the mesh store).
     const path = new URL(req.url).pathname;
     if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
@@ -342,6 +361,9 @@ export function createHub(opts: HubOptions): Hub {
       access.bind(server.port!);
       node.advertise(server.port!);
       modelHealthOf?.start();
+      // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
+      const syncing = joins && setInterval(() => void joins.sync(), opts.joins?.syncMs ?? 2000);
+      if (syncing) syncing.unref();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -351,6 +373,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          clearInterval(syncing);
           modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();

@@ -16,6 +16,7 @@ export const hubRoutes: RouteTemplater = routeTemplater(
   [
     ...NODE_ROUTES.exact,
     '/api/fleet',
+    '/peer/join',
     '/api/fleet/stream',
     '/api/tasks/stream',
     '/api/trace',

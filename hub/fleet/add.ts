@@ -45,7 +45,10 @@ const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } => 
 });
 
 /** GETs a small JSON document; undefined when the node does not answer with one. */
-async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
+export async function getJson(
+  url: string,
+  o: Pick<AddRemoteOptions, 'fetch' | 'timeoutMs'>,
+): Promise<unknown> {
   try {
     const res = await (o.fetch ?? fetch)(url, {
       signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
@@ -59,7 +62,7 @@ async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
 }
 
 /** The base URL, or undefined when it is not plain http(s)://host[:port]. */
-function baseUrl(text: string): URL | undefined {
+export function baseUrl(text: string): URL | undefined {
   try {
     const u = new URL(text);
     const plain =
