@@ -42,6 +42,8 @@ const kit = inApp
   : { node: '../../lib/kit/node.ts', client: '../lib/kit/client.ts', fromTest: `../node/${name}` };
 const testKitNode = inApp ? 'lume-a2a/node' : '../lib/kit/node.ts';
 const id = `${name}.greet`;
+/** Beside the node's index.ts (kept out of this file's own import list). */
+const queriesImport = './queries.ts';
 const where = inApp ? name : `node/${name}`;
 
 const indexText = `/**
@@ -49,7 +51,7 @@ const indexText = `/**
  */
 
 import { capability, defineNode } from '${kit.node}';
-import { greeting } from './queries.ts';
+import { greeting } from '${queriesImport}';
 
 export default defineNode(() => ({
   name: '${name}',
