@@ -31,7 +31,8 @@ import type { SessionTable } from './http/sessions.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
 import { ask } from './workbench/ask.ts';
-import { capabilitiesFromNodes } from './workbench/ask-catalog.ts';
+import { capabilitiesFromNodes, loadCatalog } from './workbench/ask-catalog.ts';
+import { createHubMcp } from './mcp/surface.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
 import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
@@ -101,6 +102,8 @@ export interface HubOptions {
    * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
    */
   joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
+  /** The mesh project MCP clients are present in (the mesh client's project, default main). */
+  meshProject?: string;
 }
 
 export interface Hub {
@@ -241,6 +244,10 @@ export function createHub(opts: HubOptions): Hub {
     ask: askQuestion,
     agentBacked: () => modelHealthOf?.up ?? false,
     dataDir: opts.dataDir,
+    negotiationRetention: {
+      maxStored: limits.negotiationMaxStored,
+      maxAgeMs: limits.negotiationMaxAgeHours * 3_600_000,
+    },
   });
   const node = createNode(definition, {
     dataDir: opts.dataDir,
@@ -311,6 +318,29 @@ export function createHub(opts: HubOptions): Hub {
       log,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
+  // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
+  let selfUrl: string | undefined;
+  const mcp = createHubMcp({
+    fleet,
+    invoker,
+    trace,
+    log,
+    hubCatalog: definition.catalog,
+    fleetCatalog: () =>
+      loadCatalog(
+        invoker,
+        capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
+      ),
+    ask: askQuestion,
+    engine: () => node.engine,
+    ownCard: () => node.card(),
+    selfUrl: () => selfUrl,
+    origins: () => access.origins(),
+    anonymous: access.anonymous,
+    meshProject: opts.meshProject ?? 'main',
+    streams,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
 
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
@@ -321,6 +351,8 @@ export function createHub(opts: HubOptions): Hub {
     // The process's health is the node's (its checks include the trace and the mesh store).
     const path = new URL(req.url).pathname;
     if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
+    const fromMcp = mcp.fetch(req, caller);
+    if (fromMcp !== undefined) return fromMcp;
     const fromMesh = await mesh.fetch(req, server, caller);
     if (fromMesh !== undefined) return fromMesh;
     const fromLogin = await login.fetch(req);
@@ -359,6 +391,10 @@ export function createHub(opts: HubOptions): Hub {
         idleTimeout: 60,
       });
       access.bind(server.port!);
+      // The hub reaches itself on loopback when it binds every address.
+      selfUrl = /^(0\.0\.0\.0|::|\[::\])$/.test(opts.host ?? '')
+        ? `http://127.0.0.1:${server.port}`
+        : server.url.origin;
       node.advertise(server.port!);
       modelHealthOf?.start();
       // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
@@ -378,6 +414,7 @@ export function createHub(opts: HubOptions): Hub {
           node.markShuttingDown();
           live.fleet.close();
           live.tasks.close();
+          await mcp.close();
           mesh.close();
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;

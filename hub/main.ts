@@ -135,6 +135,7 @@ const hub = createHub({
   meshStore: mesh.store,
   host,
   meshLimits,
+  meshProject: settings.mesh.project,
   pushAllowHosts,
   limits: limits.value,
   tokens,

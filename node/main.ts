@@ -139,6 +139,7 @@ const declared = factory({
   fixturesDir: resolve(root, 'fixtures'),
   fleetFile,
   dataDir,
+  limits: limits.value,
   ...(model ? { model } : {}),
 });
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
