@@ -29,8 +29,10 @@ const privateKeyFile = (node: string) => `${node}.ed25519.json`;
 const FIXTURE_FLEET = join(ROOT, 'fixtures/fleet.json');
 const work = tempDir('lume-a2a-outside-');
 const procs: Bun.Subprocess[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const p of procs) p.kill();
+  // A node writes as it stops (its task files, its lock): the folder goes once they have.
+  await Promise.all(procs.map((p) => p.exited));
   rmSync(work, { recursive: true, force: true });
 });
 

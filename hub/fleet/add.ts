@@ -78,6 +78,26 @@ export function baseUrl(text: string): URL | undefined {
   }
 }
 
+/**
+ * Whether a card's interfaces are the node's at `base`: the HTTP ones under its URL, the gRPC one
+ * (`host:port`, its own port) on the same host.
+ */
+export function interfacesUnder(interfaces: unknown, base: URL): boolean {
+  const list = Array.isArray(interfaces) ? (interfaces as Record<string, unknown>[]) : [];
+  return (
+    list.length > 0 &&
+    list.every((i) => {
+      const u = i?.url;
+      if (typeof u !== 'string') return false;
+      if (i.protocolBinding === 'GRPC') {
+        const host = u.replace(/^(grpc|https?):\/\//, '').replace(/:\d+$/, '');
+        return host === base.hostname;
+      }
+      return u === base.origin || u.startsWith(`${base.origin}/`);
+    })
+  );
+}
+
 export async function addRemoteNode(
   o: AddRemoteOptions,
 ): Promise<Result<{ name: string; url: string; kid: string; file: string }>> {
@@ -98,20 +118,14 @@ export async function addRemoteNode(
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
-    | { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] }
+    | { name?: unknown; description?: unknown; supportedInterfaces?: unknown }
     | undefined;
   if (!card || card.name !== o.name)
     return fail(
       'FLEET_ADD_CARD_MISMATCH',
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
-  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
-    (i) => i?.url,
-  );
-  if (
-    !urls.length ||
-    !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))
-  )
+  if (!interfacesUnder(card.supportedInterfaces, url))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.

@@ -18,7 +18,7 @@ import { loadFleet, type Fleet } from '../../lib/fleet/invoke.ts';
 import type { Log } from '../../lib/log.ts';
 import { hasKeyPair, kidOf, pinnedKeys, trustRemoteKey } from '../../lib/peer/keys.ts';
 import { createVerifier, fromB64url, NODE_NAME } from '../../lib/peer/signature.ts';
-import { baseUrl, getJson } from './add.ts';
+import { baseUrl, getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
 
 export interface JoinServiceOptions {
@@ -107,16 +107,13 @@ export function createJoinService(o: JoinServiceOptions) {
       getJson(`${p.url}/.well-known/agent-card.json`, opts),
       getJson(`${p.url}/peer/identity`, opts),
     ])) as [
-      { name?: unknown; supportedInterfaces?: { url?: unknown }[] } | undefined,
+      { name?: unknown; supportedInterfaces?: unknown } | undefined,
       { node?: unknown; keys?: { publicKey?: unknown }[] } | undefined,
     ];
     if (!card && !identity) return refuse('JOIN_URL_UNREACHABLE', p.url);
     if (card?.name !== p.name || identity?.node !== p.name)
       return refuse('JOIN_URL_NOT_YOURS', `the node at ${p.url} is not ${p.name}`);
-    const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
-      (i) => i?.url,
-    );
-    if (!urls.every((u) => typeof u === 'string' && (u === p.url || u.startsWith(`${p.url}/`))))
+    if (!interfacesUnder(card.supportedInterfaces, new URL(p.url)))
       return refuse('JOIN_URL_NOT_YOURS', `its card's interfaces are not under ${p.url}`);
     const keys = Array.isArray(identity.keys) ? identity.keys : [];
     if (!keys.some((k) => k?.publicKey === p.publicKey))
