@@ -123,4 +123,4 @@ test("the README's second copy of a node: the fleet's data folder is refused, it
     await fleets.proc.exited;
     rmSync(dir, { recursive: true, force: true });
   }
-});
+}, 60_000);

@@ -73,6 +73,9 @@ async function readJson(res: Response): Promise<unknown> {
   }
 }
 
+/** A failed fetch in a word: Bun's code (`ConnectionRefused`), else the error's name (`TimeoutError`). */
+const why = (e: unknown) => (e as { code?: unknown }).code?.toString() ?? (e as Error).name;
+
 const pinFile = (dataDir: string, node: string) => join(dataDir, node, 'hub.json');
 
 /** The hub this node pinned at an earlier join, if any. */
@@ -107,7 +110,7 @@ export async function pinHub(o: {
     if (res.status >= 500) return joinFail('JOIN_HUB_UNREACHABLE', `HTTP ${res.status}`, true);
     doc = res.ok ? await readJson(res) : undefined;
   } catch (e) {
-    return joinFail('JOIN_HUB_UNREACHABLE', `${o.hub}: ${(e as Error).name}`, true);
+    return joinFail('JOIN_HUB_UNREACHABLE', `${o.hub}: ${why(e)}`, true);
   }
   const d = doc as {
     node?: unknown;
@@ -169,7 +172,7 @@ export async function presentToHub(o: {
       redirect: 'error',
     });
   } catch (e) {
-    return joinFail('JOIN_HUB_UNREACHABLE', `${o.pin.url}: ${(e as Error).name}`, true);
+    return joinFail('JOIN_HUB_UNREACHABLE', `${o.pin.url}: ${why(e)}`, true);
   }
   const answer = (await readJson(res)) as
     | { ok?: boolean; result?: JoinAnswer; error?: { code?: unknown; message?: unknown } }
