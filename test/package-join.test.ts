@@ -374,6 +374,29 @@ test('a name another key holds is refused with the fix; two joins at once each g
   );
 });
 
+test("the doc's joined.ts and mounted.ts join from code: the node's key at a new URL is updated", async () => {
+  await stop(node);
+  const [joinedPort, mountedPort] = freePorts(2) as [number, number];
+  const env = { LUME_TOKEN: token, LUME_HUB: hubUrl };
+  const joined = spawn(['bun', 'joined.ts'], appDir, { ...env, PORT: String(joinedPort) });
+  expect(await listening(joined)).toBe(`http://127.0.0.1:${joinedPort}`);
+  expect(await joined.out.until(/^joined /)).toBe('joined a2a (updated)');
+  const weatherUrl = () =>
+    JSON.parse(readFileSync(fleetFile, 'utf8')).nodes.find((n: any) => n.name === 'weather').url;
+  expect(weatherUrl()).toBe(`http://127.0.0.1:${joinedPort}`);
+  await stop(joined);
+
+  const mounted = spawn(['bun', 'mounted.ts'], appDir, { ...env, PORT: String(mountedPort) });
+  const url = await listening(mounted);
+  expect(await (await fetch(`${url}/hello`)).text()).toBe('hello');
+  await waitFor(
+    'the mounted node joined',
+    () => weatherUrl() === `http://127.0.0.1:${mountedPort}`,
+  );
+  await waitFor('the hub calls the mounted node', async () => (await invokeThroughHub('lima')).ok);
+  await stop(mounted);
+}, 60_000);
+
 test('bun run fleet remove <name> on the hub: the running hub stops calling it; the other key may then join', async () => {
   const fleetCli = (args: string[]) =>
     run(['bun', 'hub/cli/fleet.ts', ...args], ROOT, { DATA_DIR: hubData, FLEET_FILE: fleetFile });
