@@ -14,7 +14,12 @@ import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import { A2A_SIGNED_SCOPE, createNode, type NodeApp } from '../lib/node/create-node.ts';
+import {
+  A2A_SIGNED_SCOPE,
+  createNode,
+  defaultGrpcPort,
+  type NodeApp,
+} from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
 import { publicIdentity } from '../lib/peer/keys.ts';
@@ -102,6 +107,10 @@ export interface HubOptions {
    * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
    */
   joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
+  /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
+  grpc?: boolean;
+  /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
+  grpcPort?: number;
   /** The mesh project MCP clients are present in (the mesh client's project, default main). */
   meshProject?: string;
 }
@@ -121,7 +130,16 @@ export interface Hub {
   catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
-  listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
+  listen(
+    port: number,
+    maxPort?: number,
+  ): {
+    url: string;
+    port: number;
+    /** The gRPC binding's port once it listens (undefined when off or when its port is taken). */
+    grpc: Promise<number | undefined>;
+    stop(): Promise<void>;
+  };
 }
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
@@ -396,6 +414,14 @@ export function createHub(opts: HubOptions): Hub {
         ? `http://127.0.0.1:${server.port}`
         : server.url.origin;
       node.advertise(server.port!);
+      // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off.
+      const grpc =
+        opts.grpc === false
+          ? Promise.resolve(undefined)
+          : node.serveGrpc(opts.grpcPort ?? defaultGrpcPort(server.port!)).catch((e: Error) => {
+              log('error', 'hub grpc binding not started', { error: e.message });
+              return undefined;
+            });
       modelHealthOf?.start();
       // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
       const syncing = joins && setInterval(() => void joins.sync(), opts.joins?.syncMs ?? 2000);
@@ -403,6 +429,7 @@ export function createHub(opts: HubOptions): Hub {
       return {
         url: server.url.origin,
         port: server.port!,
+        grpc: grpc.then((g) => g?.port),
         /**
          * Graceful stop: `/readyz` turns 503, presences leave with `hub_shutdown` (close 1001),
          * every SSE stream gets its final `SHUTTING_DOWN` frame, open requests get a short grace,
@@ -424,6 +451,7 @@ export function createHub(opts: HubOptions): Hub {
           ]);
           clearTimeout(grace);
           await server.stop(true);
+          await (await grpc)?.stop(STOP_GRACE_MS);
           await node.engine.close();
           await node.store.close();
           trace.flush();

@@ -33,6 +33,8 @@ export const hubRoutes: RouteTemplater = routeTemplater(
     '/api/projects.create',
     '/api/projects.list',
     '/api/projects.delete',
+    '/mcp',
+    '/.well-known/ai-catalog.json',
     '/',
     '/index.html',
   ],

@@ -9,12 +9,14 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import http2 from 'node:http2';
 import type * as grpc from '@grpc/grpc-js';
-import { decodeMessage, encodeMessage } from '../lib/a2a/grpc/codec.ts';
+import { decodeMessage } from '../lib/a2a/grpc/decode.ts';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
 import { currentTrace } from '../lib/telemetry/trace-context.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import conformance from '../node/conformance.ts';
 import { grpcAddressOf, rawClient, serverStream, unary } from './support/grpc.ts';
+import { startFleet } from './support/fleet.ts';
 import { agentNode, startNode, TEST_TOKEN, type TestNode } from './support/node.ts';
 import { parsePrometheus, valueOf as metricValue } from './support/prometheus.ts';
 
@@ -262,6 +264,30 @@ describe('trace context, metrics', () => {
       metricValue(m, 'lume_grpc_errors_total', { method: 'other', code: 'GRPC_UNKNOWN_METHOD' }),
     ).toBe(1);
     expect(text).toContain('lume_grpc_request_duration_seconds_count{method="SendMessage"}');
+  });
+});
+
+describe("the hub's node", () => {
+  test('serves gRPC beside the hub, listed on its card, under the hub’s access policy', async () => {
+    const f = await startFleet([]);
+    try {
+      const port = await f.hubGrpc;
+      const card = await (await fetch(`${f.hubUrl}/.well-known/agent-card.json`)).json();
+      expect(grpcAddressOf(card)).toBe(`127.0.0.1:${port}`);
+      const c = rawClient(grpcAddressOf(card)!);
+      const list = await unary(c, 'ListTasks', encode('ListTasksRequest', {}), AUTH);
+      expect([list.code, decode('ListTasksResponse', list.messages[0]!).totalSize ?? 0]).toEqual([
+        0, 0,
+      ]);
+      const wrong = await unary(c, 'ListTasks', encode('ListTasksRequest', {}), {
+        ...V1,
+        authorization: 'Bearer nope',
+      });
+      expect(wrong.code).toBe(16);
+      c.close();
+    } finally {
+      await f.stop();
+    }
   });
 });
 

@@ -9,7 +9,8 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeMessage, encodeMessage, MAX_DEPTH } from '../lib/a2a/grpc/codec.ts';
+import { decodeMessage, MAX_DEPTH } from '../lib/a2a/grpc/decode.ts';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { RequestReader } from '../lib/a2a/grpc/frames.ts';
 import { parseProto } from '../lib/a2a/grpc/proto-parse.ts';
 import { A2A_METHODS, A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';

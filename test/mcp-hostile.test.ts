@@ -12,6 +12,7 @@ import { createMcpHttp } from '../lib/mcp/http.ts';
 import { MCP_LIMITS } from '../lib/mcp/limits.ts';
 import { createMcpServer } from '../lib/mcp/server.ts';
 import { McpSessions } from '../lib/mcp/sessions.ts';
+import { createStdioBridge } from '../lib/mcp/stdio-bridge.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_AUTH } from './support/node.ts';
 
@@ -282,5 +283,78 @@ describe('the session table (in process)', () => {
     now = 1_001;
     const after = await http.fetch(req(), ANONYMOUS);
     expect([after.status, sessions.size]).toEqual([200, 1]);
+  });
+
+  test("one principal's sessions are capped: its least recently used one ends, nobody else's", async () => {
+    let now = 0;
+    const sessions = new McpSessions({ ...MCP_LIMITS, sessionsPerPrincipal: 2 }, () => now);
+    const alice = { kind: 'token', name: 'alice' } as const;
+    const http = createMcpHttp({
+      server,
+      sessions,
+      limits: MCP_LIMITS,
+      allowedOrigin: () => false,
+      anonymousAllowed: true,
+    });
+    const ids: string[] = [];
+    for (const caller of [alice, ANONYMOUS, alice, alice]) {
+      now += 1;
+      ids.push((await http.fetch(req(), caller)).headers.get('mcp-session-id')!);
+    }
+    expect(sessions.size).toBe(3);
+    expect(sessions.find(ids[0]!, 'user:alice')).toBeUndefined();
+    expect(sessions.find(ids[1]!, 'anonymous')).toBeDefined();
+    expect(sessions.find(ids[3]!, 'user:alice')).toBeDefined();
+  });
+});
+
+describe('the stdio relay (in process)', () => {
+  test('a hub that is gone answers each request with an error of its id; a notification gets nothing', async () => {
+    const closed = Bun.serve({ port: 0, fetch: () => new Response('') });
+    const url = `http://127.0.0.1:${closed.port}/mcp`;
+    await closed.stop(true);
+    const lines: string[] = [];
+    const bridge = createStdioBridge({ url, write: (l) => lines.push(l), warn: () => {} });
+    await bridge.line(JSON.stringify({ jsonrpc: '2.0', id: 'a', method: 'ping' }));
+    await bridge.line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    await bridge.close();
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 'a',
+        error: { code: -32603, message: `the hub is unreachable at ${url}` },
+      },
+    ]);
+  });
+
+  test("the hub's refusals reach the harness as answers to the request that caused them", async () => {
+    const lines: string[] = [];
+    const bridge = createStdioBridge({
+      url: `${f.hubUrl}/mcp`,
+      token: 'lume_not-a-token',
+      write: (l) => lines.push(l),
+      warn: () => {},
+    });
+    await bridge.line(JSON.stringify(init(9)));
+    // A refused notification has no request to answer: nothing is written for it.
+    await bridge.line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    await bridge.close();
+    expect(lines).toHaveLength(1);
+    const refused = JSON.parse(lines[0]!);
+    expect([refused.id, refused.error.code, refused.error.data.code]).toEqual([
+      9,
+      -32600,
+      'UNAUTHENTICATED',
+    ]);
+    // A line that is not JSON reaches the hub, whose parse error (without an id) comes back.
+    const open: string[] = [];
+    const plain = createStdioBridge({
+      url: `${f.hubUrl}/mcp`,
+      write: (l) => open.push(l),
+      warn: () => {},
+    });
+    await plain.line('this is not json');
+    await plain.close();
+    expect(open.map((l) => JSON.parse(l).error?.code)).toEqual([-32700]);
   });
 });

@@ -25,7 +25,7 @@ let f: RunningFleet;
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  f = await startFleet(await realNodeDefs(['scanner', 'crm', 'resolve']));
+  f = await startFleet(await realNodeDefs(['scanner', 'crm', 'resolve', 'tsm-hub']));
   // The mesh project MCP presences join (the hub's process makes it at its first start).
   const made = await fetch(`${f.hubUrl}/api/projects.create`, {
     method: 'POST',
@@ -73,7 +73,8 @@ describe('tools', () => {
     expect(byName.get('resolve_exec_submit')!.annotations?.readOnlyHint).toBe(false);
     expect(byName.get('resolve_exec_submit')!.inputSchema.required).toEqual(['prompt']);
     // Only nodes of this fleet: the catalog also names members this fleet does not run.
-    expect(tools.some((t) => t.name.startsWith('tsm-hub_'))).toBe(false);
+    expect(tools.some((t) => t.name.startsWith('lan_'))).toBe(false);
+    expect(tools.some((t) => t.name.startsWith('tsm-hub_'))).toBe(true);
 
     const anonymous = await connect(false);
     const open = (await anonymous.listTools()).tools;
@@ -95,6 +96,8 @@ describe('tools', () => {
     const rows = await traced('to=scanner&capability=sector.movement');
     expect(rows.length).toBe(before + 1);
     expect([rows[0]!.from, rows[0]!.outcome]).toEqual(['a2a', 'ok']);
+    // The result names its trace record, as the console's Agent Process page lists it.
+    expect(r._meta).toEqual({ 'dev.lume-a2a/trace': { record: rows[0]!.id } });
   });
 
   test('a state-changing capability needs a principal: refused anonymously (nothing runs), run for a token', async () => {
@@ -180,6 +183,15 @@ describe('the mesh tools act as the MCP principal', () => {
         ['tester', 'hello from a harness'],
         ['bob', 'heard you'],
       ]);
+      // The harness goes away (its session's stream ends): its presence leaves the roster.
+      let left: () => void = () => {};
+      const gone = new Promise<void>((r) => (left = r));
+      bob.on('change', () => {
+        if (!bob.peers('bob').includes('tester')) left();
+      });
+      await user.close();
+      await gone;
+      expect(bob.peers('bob')).toEqual([]);
     } finally {
       await bob.close();
     }
@@ -274,6 +286,17 @@ describe('the AI Catalog', () => {
     expect(scanner.extensions['dev.lume-a2a.fleet'].signature).toBe(
       card.signatures ? 'unverified' : 'unsigned',
     );
+
+    // A member of the signed channel only serves no card: its entry is its public /capabilities.
+    const tsm = catalog.entries.find((e: any) => e.displayName === 'tsm-hub');
+    expect([tsm.type, tsm.url, tsm.extensions['dev.lume-a2a.fleet'].transport]).toEqual([
+      'application/json',
+      `${f.nodes.get('tsm-hub')!.url}/capabilities`,
+      'peer',
+    ]);
+    expect(tsm.extensions['dev.lume-a2a.fleet'].online).toBe(true);
+    expect(tsm.extensions['dev.lume-a2a.fleet'].skills.length).toBeGreaterThan(0);
+    expect(scanner.extensions['dev.lume-a2a.fleet'].transport).toBe('a2a');
 
     const bySkill = await (
       await fetch(`${f.hubUrl}/.well-known/ai-catalog.json?skill=exec.submit`)

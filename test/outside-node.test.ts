@@ -31,7 +31,7 @@ const work = tempDir('lume-a2a-outside-');
 const procs: Bun.Subprocess[] = [];
 afterAll(async () => {
   for (const p of procs) p.kill();
-  // A node writes as it stops (its task files, its lock): the folder goes once they have.
+  // A process still exiting may write into its data folder after the folder is removed.
   await Promise.all(procs.map((p) => p.exited));
   rmSync(work, { recursive: true, force: true });
 });

@@ -89,9 +89,13 @@ export function interfacesUnder(interfaces: unknown, base: URL): boolean {
     list.every((i) => {
       const u = i?.url;
       if (typeof u !== 'string') return false;
+      // gRPC is served on a port of its own, so its interface only has to be on the node's host.
       if (i.protocolBinding === 'GRPC') {
-        const host = u.replace(/^(grpc|https?):\/\//, '').replace(/:\d+$/, '');
-        return host === base.hostname;
+        try {
+          return new URL(u.includes('://') ? u : `http://${u}`).hostname === base.hostname;
+        } catch {
+          return false;
+        }
       }
       return u === base.origin || u.startsWith(`${base.origin}/`);
     })
@@ -118,7 +122,11 @@ export async function addRemoteNode(
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
-    | { name?: unknown; description?: unknown; supportedInterfaces?: unknown }
+    | {
+        name?: unknown;
+        description?: unknown;
+        supportedInterfaces?: { url?: unknown; protocolBinding?: unknown }[];
+      }
     | undefined;
   if (!card || card.name !== o.name)
     return fail(

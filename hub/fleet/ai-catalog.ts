@@ -1,10 +1,12 @@
 /**
  * @module hub/fleet/ai-catalog — the fleet's AI Catalog (`GET /.well-known/ai-catalog.json`, the
  * shape of the AI Catalog specification 1.0 that a2aproject/A2A#2240 points agent discovery to):
- * one `application/a2a-agent-card+json` entry per fleet member with its card's URL, and in the
- * `dev.lume-a2a.fleet` extension its skills' ids, whether it answered and what is known of its
- * card's signature. `?skill=<id>` keeps the members offering that skill, `?q=<words>` those whose
- * name, role, description or skills mention every word.
+ * one `application/a2a-agent-card+json` entry per fleet member with its card's URL (a member of the
+ * signed channel only, which serves no card, is an `application/json` entry for its public
+ * `/capabilities`), and in the `dev.lume-a2a.fleet` extension its skills' ids, its transport,
+ * whether it answered and what is known of its card's signature. `?skill=<id>` keeps the members
+ * offering that skill, `?q=<words>` those whose name, role, description or skills mention every
+ * word.
  */
 
 import { signatureOf, type Card, type MemberCard } from './cards.ts';
@@ -15,7 +17,7 @@ export const FLEET_EXTENSION = 'dev.lume-a2a.fleet';
 export interface CatalogEntry {
   identifier: string;
   displayName: string;
-  type: 'application/a2a-agent-card+json';
+  type: 'application/a2a-agent-card+json' | 'application/json';
   url: string;
   description: string;
   tags: string[];
@@ -24,9 +26,14 @@ export interface CatalogEntry {
     [FLEET_EXTENSION]: {
       node: string;
       role: string;
+      /** `a2a`: card and A2A; `peer`: the signed peer channel only. */
+      transport: 'a2a' | 'peer';
       online: boolean;
       skills: string[];
       signature: ReturnType<typeof signatureOf>;
+      /** The key a verified signature was made with, or why a checked one failed. */
+      signatureKid?: string;
+      signatureError?: string;
     };
   };
 }
@@ -77,14 +84,16 @@ const skillsOf = (card: Card | undefined): { id: string; name: string; tags: str
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 function entryOf(m: MemberCard, host: string): { entry: CatalogEntry; haystack: string } {
-  const skills = skillsOf(m.card);
+  const skills = m.peer
+    ? m.peer.skills.map((id) => ({ id, name: id, tags: [] }))
+    : skillsOf(m.card);
   const description = text(m.card?.description) ?? m.role;
   const version = text(m.card?.version);
   const entry: CatalogEntry = {
     identifier: `urn:air:${host}:a2a:${m.name}`,
     displayName: text(m.card?.name) ?? m.name,
-    type: 'application/a2a-agent-card+json',
-    url: m.cardUrl,
+    type: m.peer ? 'application/json' : 'application/a2a-agent-card+json',
+    url: m.peer ? m.peer.url : m.cardUrl,
     description,
     tags: [...new Set(skills.flatMap((s) => s.tags))],
     ...(version ? { version } : {}),
@@ -92,9 +101,16 @@ function entryOf(m: MemberCard, host: string): { entry: CatalogEntry; haystack: 
       [FLEET_EXTENSION]: {
         node: m.name,
         role: m.role,
-        online: m.card !== undefined,
+        transport: m.peer ? 'peer' : 'a2a',
+        online: m.online,
         skills: skills.map((s) => s.id),
-        signature: signatureOf(m.card),
+        signature: signatureOf(m.card, m.checked),
+        ...(m.checked?.state === 'verified' && m.checked.kid
+          ? { signatureKid: m.checked.kid }
+          : {}),
+        ...(m.checked?.state === 'failed' && m.checked.code
+          ? { signatureError: m.checked.code }
+          : {}),
       },
     },
   };

@@ -27,6 +27,9 @@ export interface FleetToolsDeps {
   now?: () => number;
 }
 
+/** Where a tool result names the trace record of its call. */
+export const TRACE_META = 'dev.lume-a2a/trace';
+
 /** The hub capability a tool of its own replaces (`delegate`). */
 const REPLACED = new Set(['task.delegate']);
 
@@ -99,7 +102,10 @@ export function createFleetTools(deps: FleetToolsDeps) {
             onBehalfOf: ownerKey(caller),
           }),
     );
-    return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
+    const out = r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
+    // The trace record the call left (its id on the console's Agent Process page).
+    const record = 'traceId' in r ? r.traceId : undefined;
+    return typeof record === 'number' ? { ...out, _meta: { [TRACE_META]: { record } } } : out;
   }
 
   return {

@@ -4,7 +4,9 @@
  * presence named after the principal (`alice`, or `alice-2` … when that name is present already),
  * joined on the first mesh call with the session's own bearer token, left when the session ends.
  * A message sent to that presence reaches the MCP client as a `notifications/message` on its
- * stream. Anonymous callers have no name to be present under: the mesh tools need a principal.
+ * stream; when that stream ends (the harness went away) the presence leaves too, and the next mesh
+ * call joins again. Anonymous callers have no name to be present under: the mesh tools need a
+ * principal.
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
@@ -12,6 +14,7 @@ import type { Log } from '../../lib/log.ts';
 import { createMeshClient, type InboundMessage, type MeshClient } from '../../lib/mesh/client.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpSession, McpSessions } from '../../lib/mcp/sessions.ts';
+import { presenceActor } from '../../lib/model/mesh-actors.ts';
 import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
 import type { AgentTool } from '../../lib/model/agent.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
@@ -72,13 +75,23 @@ export function createMcpMesh(deps: McpMeshDeps) {
       log: deps.log,
       onInbound: (m) => inbound(session, m),
     });
-    session.cleanups.push(() => client.close());
+    const leave = () => {
+      presences.delete(session);
+      for (const list of [session.cleanups, session.streamEnded]) {
+        const at = list.indexOf(leave);
+        if (at >= 0) list.splice(at, 1);
+      }
+      void client.disconnect(session.id);
+    };
+    session.cleanups.push(leave);
+    session.streamEnded.push(leave);
     for (let i = 1; i <= MAX_SUFFIX; i++) {
       const name = i === 1 ? caller.name : `${caller.name}-${i}`;
       const s = await client.connect(session.id, deps.project, name);
-      if (s.state === 'connected') return { client, tools: meshTools(client, session.id) };
+      if (s.state === 'connected')
+        return { client, tools: meshTools(presenceActor(client, session.id)) };
       if (s.lastError?.code !== 'A2A_NAME_IN_USE') {
-        await client.disconnect(session.id);
+        leave();
         return errorResult(
           'MCP_NO_MESH',
           `cannot join the mesh: ${s.lastError?.message ?? s.state}`,

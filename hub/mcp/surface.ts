@@ -20,7 +20,7 @@ import { MCP_LIMITS, type McpLimits } from '../../lib/mcp/limits.ts';
 import { createMcpServer } from '../../lib/mcp/server.ts';
 import { McpSessions } from '../../lib/mcp/sessions.ts';
 import { AI_CATALOG_PATH, aiCatalog, parseCatalogQuery } from '../fleet/ai-catalog.ts';
-import { createCardReader, type Card } from '../fleet/cards.ts';
+import { createCardReader, type Card, type CheckedSignature } from '../fleet/cards.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { createFleetTools } from './fleet-tools.ts';
@@ -41,6 +41,8 @@ export interface HubMcpDeps {
   ask: (question: string) => Promise<AskAnswer>;
   engine: () => TaskEngine;
   ownCard: () => Card;
+  /** The hub's checks of its members' card signatures (the fleet view's, when it makes them). */
+  cardChecks?: () => Promise<ReadonlyMap<string, CheckedSignature | undefined>>;
   /** The hub's own address once it listens (for its card URL and the MCP sessions' mesh presences). */
   selfUrl: () => string | undefined;
   /** The hub's own origins: a browser page from anywhere else is refused. */
@@ -64,6 +66,7 @@ export function createHubMcp(deps: HubMcpDeps) {
   const cards = createCardReader({
     fleet: deps.fleet,
     own: () => ({ card: deps.ownCard(), baseUrl: baseUrl() }),
+    ...(deps.cardChecks ? { checks: deps.cardChecks } : {}),
     ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   const fleetTools = createFleetTools({

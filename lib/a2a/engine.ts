@@ -35,6 +35,7 @@ import type { EngineCore, PushSender, TaskCoordination } from './engine/core.ts'
 import { LiveTasks, finalOnly, type Subscription } from './engine/live-tasks.ts';
 import { LocalTasks } from './engine/local-tasks.ts';
 import { PushConfigs } from './engine/push-configs.ts';
+import { WatchedTasks } from './engine/watched-tasks.ts';
 import {
   answerSend,
   beginSend,
@@ -79,6 +80,8 @@ export interface EngineOptions {
    * need a principal). Default: any authenticated principal.
    */
   mayAct?: (caller: Principal) => boolean;
+  /** While a task with an `observe`-able agent has subscribers, it is observed this often at most (default 1 000 ms). */
+  observeWatchedEveryMs?: number;
 }
 
 export class TaskEngine {
@@ -86,6 +89,7 @@ export class TaskEngine {
   private readonly coordination: TaskCoordination;
   private readonly pushConfigs: PushConfigs;
   private readonly sending: SendDeps;
+  private readonly watched: WatchedTasks;
 
   constructor(private readonly opts: EngineOptions) {
     this.core = {
@@ -117,6 +121,7 @@ export class TaskEngine {
       mayAct: (caller) => this.mayAct(caller),
       owned: (id, caller) => this.owned(id, caller),
     });
+    this.watched = new WatchedTasks((id) => this.observe(id), opts.observeWatchedEveryMs ?? 1_000);
     this.sending = {
       core: this.core,
       coordination: this.coordination,
@@ -137,13 +142,28 @@ export class TaskEngine {
     const immediate = !!ctx.params.configuration.returnImmediately;
     const result = await answerSend(this.sending, live, ctx, immediate);
     if ('message' in result) return result;
+    let { task, stored } = result;
     try {
-      await live.lastSave;
+      // The turn may have moved on while that save ran (with `returnImmediately` it goes on). A
+      // change made after a write started gets a save of its own, so while the last save is the
+      // one just awaited, the task as it is now is stored; otherwise the newer state is answered
+      // once its save is done, a few times at most so that a busy turn cannot hold the answer.
+      // Never a state whose save has not finished.
+      for (let i = 0; ; i++) {
+        await stored;
+        if (live.lastSave === stored) {
+          task = snapshot(live.rec.task);
+          break;
+        }
+        if (i === 3) break;
+        stored = live.lastSave;
+        task = snapshot(live.rec.task);
+      }
     } catch {
       return notStored();
     }
     const { historyLength } = ctx.params.configuration;
-    return { task: withHistoryLength(snapshot(result.task), historyLength) };
+    return { task: withHistoryLength(task, historyLength) };
   }
 
   /** Starts or continues a task and answers with its events, starting with the Task (or a single Message). */
@@ -208,6 +228,8 @@ export class TaskEngine {
         }
         const sub = this.core.live.subscribe(live, stop);
         sub.push({ kind: 'task', task: snapshot(live.rec.task) });
+        // A watched task advances as if read: its subscriber sees it settle without a GetTask.
+        if (this.opts.agent.observe) this.watched.watch(live);
         return sub;
       },
     );

@@ -9,6 +9,12 @@ const KiB = 1024;
 export const MCP_LIMITS = Object.freeze({
   /** Open sessions per process; one more `initialize` is refused (503 MCP_SESSIONS_FULL) once the idle ones are gone. */
   sessions: 256,
+  /**
+   * Open sessions of one principal (anonymous callers are one); at the cap its least recently used
+   * session ends, so a harness that restarts without ending its session recycles its own, and no
+   * one principal can fill the table.
+   */
+  sessionsPerPrincipal: 16,
   /** A session unused this long is ended; its id then answers 404 and the client initializes again. */
   sessionIdleMs: 30 * 60_000,
   /** Bytes of one POST body. */

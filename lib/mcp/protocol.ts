@@ -56,6 +56,7 @@ export interface ToolResult {
   content: TextContent[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  _meta?: Record<string, unknown>;
 }
 
 export interface McpResource {

@@ -19,6 +19,8 @@ export interface McpSession {
   stream?: EventQueue<unknown>;
   /** Runs once when the session ends (a mesh presence leaves, …). */
   readonly cleanups: (() => void | Promise<void>)[];
+  /** Runs each time its stream ends (the client went away, or it reconnects). */
+  readonly streamEnded: (() => void)[];
 }
 
 export type OpenOutcome =
@@ -33,7 +35,10 @@ export class McpSessions {
   private readonly byId = new Map<string, McpSession>();
 
   constructor(
-    private readonly limits: Pick<McpLimits, 'sessions' | 'sessionIdleMs' | 'streamMessages'>,
+    private readonly limits: Pick<
+      McpLimits,
+      'sessions' | 'sessionsPerPrincipal' | 'sessionIdleMs' | 'streamMessages'
+    >,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -42,6 +47,11 @@ export class McpSessions {
   }
 
   open(owner: string, protocolVersion: string, client: string): OpenOutcome {
+    const own = [...this.byId.values()].filter((s) => s.owner === owner);
+    if (own.length >= this.limits.sessionsPerPrincipal) {
+      const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+      void this.end(oldest.id);
+    }
     if (this.byId.size >= this.limits.sessions) this.sweep();
     if (this.byId.size >= this.limits.sessions) return { ok: false, code: 'MCP_SESSIONS_FULL' };
     const session: McpSession = {
@@ -51,6 +61,7 @@ export class McpSessions {
       client: client.slice(0, 128),
       lastSeen: this.now(),
       cleanups: [],
+      streamEnded: [],
     };
     this.byId.set(session.id, session);
     return { ok: true, session };
@@ -75,6 +86,7 @@ export class McpSessions {
     const q = new EventQueue<unknown>(
       () => {
         if (s.stream === q) delete s.stream;
+        for (const fn of s.streamEnded) fn();
       },
       { maxItems: this.limits.streamMessages },
     );

@@ -119,13 +119,37 @@ export function createStdioBridge(o: StdioBridgeOptions) {
     const bytes = await readBodyBytes(res, MAX_ANSWER_BYTES).catch(() => undefined);
     const text = bytes ? new TextDecoder().decode(bytes) : '';
     let answer:
-      | { id?: unknown; result?: { protocolVersion?: unknown }; error?: unknown }
+      | {
+          jsonrpc?: unknown;
+          id?: unknown;
+          result?: { protocolVersion?: unknown };
+          error?: { code?: unknown; message?: unknown };
+        }
       | undefined;
     try {
       answer = JSON.parse(text);
     } catch {}
     if (!answer || typeof answer !== 'object') {
       if (id !== null) fail(id, `the hub answered HTTP ${res.status}`);
+      return;
+    }
+    // The hub's own refusals before MCP (a wrong token, a forged Host) are {ok, error}: said as JSON-RPC.
+    if (answer.jsonrpc !== '2.0') {
+      const code =
+        typeof answer.error?.code === 'string' ? answer.error.code : `HTTP_${res.status}`;
+      const message = typeof answer.error?.message === 'string' ? answer.error.message : '';
+      if (id === null) return o.warn(`the hub refused a notification: ${code}`);
+      o.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: res.status < 500 ? RPC.INVALID_REQUEST : RPC.INTERNAL_ERROR,
+            message: `${code}: ${message}`,
+            data: { code },
+          },
+        }),
+      );
       return;
     }
     // A refusal before any session (401, 404, …) carries no id: it answers this request.

@@ -58,7 +58,7 @@ import type { TaskStore } from '../a2a/task-store.ts';
 import { FileTaskStore } from '../a2a/task-store-files.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
-import { assertPortFree } from '../port-check.ts';
+import { assertPortFree, isPortTaken, PortTakenError } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
@@ -419,7 +419,10 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
   let grpcServer: GrpcServer | undefined;
   async function serveGrpc(port: number): Promise<GrpcServer> {
-    grpcServer = await listenGrpc(grpcDeps, host, port);
+    grpcServer = await listenGrpc(grpcDeps, host, port).catch((e: unknown) => {
+      // A taken gRPC port is told like a taken HTTP port (bun run node exits with one line).
+      throw isPortTaken(e) ? new PortTakenError(`${def.name} (gRPC)`, host, port) : e;
+    });
     grpcPort = grpcServer.port;
     cards.update(cardFor(advertisedPort), opts.now);
     log('info', 'grpc listening', { node: def.name, port: grpcPort });

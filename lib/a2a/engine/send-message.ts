@@ -19,9 +19,16 @@ import { runTurn, turnCrashed } from './agent-turn.ts';
 import type { EngineCore, TaskCoordination } from './core.ts';
 import type { Listener, Live } from './live-tasks.ts';
 import { pushProblem } from './push-configs.ts';
-import { mediaProblem, taskNotFound, unauthenticated } from './task-rules.ts';
+import { mediaProblem, snapshot, taskNotFound, unauthenticated } from './task-rules.ts';
 
 export type SendResult = { task: Task } | { message: Message };
+
+/**
+ * What a non-streamed send answers with: a Message, or the task as it stood when the answer was
+ * decided together with the write that stores that state (the answer waits for it, so it never
+ * reports a state a crash could take back).
+ */
+export type SendAnswer = { message: Message } | { task: Task; stored: Promise<void> };
 
 /** One SendMessage (or SendStreamingMessage): what was sent, in which protocol version, by whom. */
 export interface SendContext {
@@ -111,9 +118,9 @@ export function answerSend(
   live: Live,
   ctx: SendContext,
   immediate: boolean,
-): Promise<SendResult> {
+): Promise<SendAnswer> {
   const { core } = deps;
-  return new Promise<SendResult>((resolve) => {
+  return new Promise<SendAnswer>((resolve) => {
     let settled = false;
     const watcher: Listener = {
       push: (ev) => {
@@ -127,7 +134,10 @@ export function answerSend(
       if (settled) return;
       settled = true;
       stop();
-      resolve(r);
+      // The task as it is now, and the save that holds it: every change to a live task is saved
+      // as it is made, so the last save started includes this state. With `returnImmediately` the
+      // turn goes on after this; a later state is answered by nobody until it is stored.
+      resolve('message' in r ? r : { task: snapshot(r.task), stored: live.lastSave });
     };
     const turn = sendTurn(deps, live, ctx);
     if (immediate && live.stored) finish({ task: live.rec.task });

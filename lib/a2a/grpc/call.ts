@@ -15,7 +15,8 @@ import { a2aError, isA2AError, type A2AError } from '../errors.ts';
 import { requestedVersion } from '../jsonrpc-binding.ts';
 import type { Operation, Outcome, V1Method } from '../operations.ts';
 import type { SseStreams } from '../sse.ts';
-import { decodeMessage, EncodeError, encodeMessage } from './codec.ts';
+import { decodeMessage } from './decode.ts';
+import { EncodeError, encodeMessage } from './encode.ts';
 import { frame, RequestReader } from './frames.ts';
 import type { GrpcMetrics } from './metrics.ts';
 import { A2A_METHODS, A2A_SCHEMA, type Method } from './schema.ts';
@@ -97,13 +98,15 @@ export function serveCall(
       (performance.now() - t0) / 1000,
     );
   };
-  /** Ends the call: OK, or the failure's status; at most once. */
-  const finish = (failure?: GrpcFailure) => {
+  /** Ends the call: OK, or the failure's status; at most once. `last`: a final message, sent with the end. */
+  const finish = (failure?: GrpcFailure, last?: Uint8Array) => {
     if (done) return;
     done = true;
     respond(failure);
     if (failure) trailers = failureTrailers(failure);
-    if (!stream.destroyed) stream.end();
+    if (stream.destroyed) return;
+    if (last) stream.end(last);
+    else stream.end();
   };
 
   const type = String(headers['content-type'] ?? '');
@@ -166,9 +169,7 @@ export function serveCall(
         if (e instanceof EncodeError) return fail(e);
         throw e;
       }
-      respond();
-      stream.write(bytes);
-      return finish();
+      return finish(undefined, bytes);
     }
     await pump(m, outcome);
   }

@@ -10,7 +10,7 @@ import { A2A_ERRORS } from '../../errors/a2a.ts';
 import { GRPC_ERRORS, type GrpcErrorCode } from '../../errors/grpc.ts';
 import { LIMIT_ERRORS, type LimitErrorCode } from '../../errors/limits.ts';
 import type { A2AError } from '../errors.ts';
-import { encodeMessage } from './codec.ts';
+import { encodeMessage } from './encode.ts';
 import { A2A_SCHEMA } from './schema.ts';
 
 /** gRPC status codes (grpc/doc/statuscodes.md). */

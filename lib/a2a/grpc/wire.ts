@@ -11,7 +11,7 @@ export const I64 = 1;
 export const LEN = 2;
 export const I32 = 5;
 
-/** Malformed protobuf bytes; lib/a2a/grpc/codec.ts turns it into a coded error. */
+/** Malformed protobuf bytes; lib/a2a/grpc/decode.ts turns it into a coded error. */
 export class WireError extends Error {}
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
