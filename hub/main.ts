@@ -67,7 +67,7 @@ if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
 // GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
-const grpcPort = parseGrpcPort(process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(settings.hub.grpcPort);
 if (!grpcPort.ok) {
   console.error(`hub: ${grpcPort.message}`);
   process.exit(2);

@@ -40,6 +40,8 @@ export interface Settings {
     host: string;
     port?: number;
     maxPort?: number;
+    /** The A2A gRPC binding's port as written: a number, 0, or `off` (lib/a2a/grpc/port-setting.ts). */
+    grpcPort?: string;
     token?: string;
     heartbeatMs?: number;
     heartbeatMisses?: number;
@@ -155,6 +157,15 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '(fleet file)',
     readBy: 'hub, node',
     description: "The hub's port (a node's with `bun run node`)",
+  },
+  {
+    key: 'hub.grpcPort',
+    env: 'GRPC_PORT',
+    kind: 'string',
+    default: 'port + 1000',
+    readBy: 'hub, node',
+    description:
+      "The A2A gRPC binding's port: a number, 0 for any free one, `off` for none (`--grpc-port` for `bun run node`)",
   },
   {
     key: 'hub.maxPort',
@@ -455,6 +466,7 @@ export function loadSettings(opts: {
         recoveryMaxMessages: num('hub.recoveryMaxMessages'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
+      ...(str('hub.grpcPort') ? { grpcPort: str('hub.grpcPort')! } : {}),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),
       ...(str('hub.meshDatabaseUrl') ? { meshDatabaseUrl: str('hub.meshDatabaseUrl')! } : {}),
       ...((get('hub.publicOrigins') as string[] | undefined)?.length
