@@ -49,6 +49,7 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { createJoinService } from './fleet/join.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -111,6 +112,11 @@ export interface HubOptions {
   otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
+  /**
+   * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
+   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   */
+  joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
   /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
   grpc?: boolean;
   /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
@@ -354,6 +360,16 @@ export function createHub(opts: HubOptions): Hub {
     sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
   });
 
+  const joins =
+    opts.joins &&
+    createJoinService({
+      ...opts.joins,
+      fleet,
+      dataDir: opts.dataDir,
+      authenticate: access.authenticate,
+      log,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
   // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
   let selfUrl: string | undefined;
   const mcp = createHubMcp({
@@ -393,6 +409,9 @@ export function createHub(opts: HubOptions): Hub {
         return node.app.handle(req);
       case 'mcp':
         answer = await mcp.fetch(req, caller);
+        break;
+      case 'join':
+        answer = await joins?.fetch(req);
         break;
       case 'mesh':
         answer = await mesh.fetch(req, server, caller);
@@ -455,6 +474,9 @@ export function createHub(opts: HubOptions): Hub {
               return undefined;
             });
       modelHealthOf?.start();
+      // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
+      const syncing = joins && setInterval(() => void joins.sync(), opts.joins?.syncMs ?? 2000);
+      if (syncing) syncing.unref();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -465,6 +487,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          clearInterval(syncing);
           modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();

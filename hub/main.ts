@@ -6,12 +6,14 @@
 
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { ensureKeys } from '../lib/peer/keys.ts';
+import { liveIdentity } from '../lib/peer/live-identity.ts';
+import { writableFleetFile } from './fleet/fleet-file.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
@@ -20,7 +22,7 @@ import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
+import { fleetFileOf, fleetOrExit, settingsOrExit } from './cli/settings.ts';
 import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
@@ -107,9 +109,17 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
+// Live: a node that joins (POST /peer/join) enters the ring without a restart.
+const identity = await liveIdentity(dataDir, fleet.hub.name, {
   nonceCapacity: limits.value.peerNonces,
 });
+// Joins write the fleet file the hub read, or DATA_DIR/fleet.json when that is fixtures/fleet.json.
+const fleetFile = fleetFileOf(settings);
+const joins = {
+  from: fleetFile,
+  to: writableFleetFile(fleetFile, dataDir, resolve(import.meta.dir, '..')),
+  reload: () => identity.reload(),
+};
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
 // The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
@@ -140,7 +150,8 @@ const hub = createHub({
   fleet,
   dataDir,
   log,
-  identity,
+  identity: { signer: identity.signer, verifier: identity.verifier, ring: identity.ring() },
+  joins,
   traceDb,
   meshStore: mesh.store,
   host,

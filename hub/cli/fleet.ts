@@ -5,7 +5,8 @@
  * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
  * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
- * that runs elsewhere (hub/fleet/add.ts).
+ * that runs elsewhere (hub/fleet/add.ts). `bun run fleet remove <name>`: drops one (added so, or
+ * joined with `lume-node --join`) from the fleet file and the ring (hub/fleet/remove.ts).
  */
 
 import { join, resolve } from 'node:path';
@@ -16,6 +17,8 @@ import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { formatCheck } from '../../lib/node/self-check.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
+import { writableFleetFile } from '../fleet/fleet-file.ts';
+import { removeRemoteNode } from '../fleet/remove.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { fleetSelfCheck } from '../fleet/self-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
@@ -64,6 +67,26 @@ if (command === 'add') {
   process.exit(0);
 }
 
+if (command === 'remove') {
+  const name = process.argv[3];
+  if (!name || process.argv.length !== 4) {
+    console.error('usage: bun run fleet remove <name>');
+    process.exit(2);
+  }
+  const removed = await removeRemoteNode({
+    name,
+    from: fleetFile,
+    to: writableFleetFile(fleetFile, dataDir, root),
+    dataDir,
+  });
+  if (!removed.ok) {
+    console.error(`${removed.error.code}: ${removed.error.message}`);
+    process.exit(1);
+  }
+  console.log(`removed ${name} from ${removed.result.file} and its key from the ring`);
+  process.exit(0);
+}
+
 if (command === 'verify') {
   await ensureKeys(dataDir, fleet);
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
@@ -81,7 +104,9 @@ if (command === 'verify') {
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
 if (command !== 'start') {
-  console.error('usage: bun run fleet [start | verify [node …] | add <name> --url <base-url>]');
+  console.error(
+    'usage: bun run fleet [start | verify [node …] | add <name> --url <base-url> | remove <name>]',
+  );
   process.exit(2);
 }
 

@@ -110,8 +110,6 @@ const unauthenticated = (what: string) =>
 export function createHubApi(deps: HubApiDeps): {
   fetch(req: Request, caller?: Principal): Promise<Response> | Response | undefined;
 } {
-  const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
-
   /** An unexpected error: logged here, answered 500 without its cause. */
   function internal(e: unknown, req: Request): Response {
     deps.log('error', 'hub api request failed', {
@@ -149,7 +147,8 @@ export function createHubApi(deps: HubApiDeps): {
     const b = body as { target?: unknown; capability?: unknown; args?: unknown };
     if (typeof b.target !== 'string' || !NAME.test(b.target))
       return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
-    if (!nodeNames.has(b.target))
+    // Read each time: nodes join the running hub.
+    if (!deps.fleet.nodes.some((n) => n.name === b.target))
       return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability))
       return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');

@@ -14,7 +14,7 @@ import {
 } from '../../lib/node/routes.ts';
 
 /** The part of the hub that answers a route. */
-export type HubOwner = 'health' | 'mcp' | 'mesh' | 'login' | 'api' | 'console';
+export type HubOwner = 'health' | 'mcp' | 'join' | 'mesh' | 'login' | 'api' | 'console';
 
 export interface HubRoute {
   methods: readonly string[];
@@ -42,6 +42,12 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     template: '/.well-known/ai-catalog.json',
     owner: 'mcp',
     doc: "the fleet's AI Catalog",
+  },
+  {
+    methods: POST,
+    template: '/peer/join',
+    owner: 'join',
+    doc: "a node joins this hub's fleet (a hub token and the node's proof of its key)",
   },
   { methods: GET, template: '/v1/connect', owner: 'mesh', doc: 'the mesh WebSocket (protocol v3)' },
   { methods: GET, template: '/v1/meta', owner: 'mesh', doc: "the mesh hub's process and protocol" },

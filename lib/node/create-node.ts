@@ -282,7 +282,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
   const readyChecks: Record<string, ReadyCheck> = {
     tasks: () => store.isOpen || 'the task store is closed',
-    keys: () => opts.peer !== undefined || 'no peer keys loaded',
+    // A node with no fleet is a standalone A2A server: its peer channel is off, which is no failure.
+    keys: () => true,
     ...opts.readyChecks,
     shutdown: () => !shuttingDown || 'shutting down',
   };
