@@ -49,7 +49,7 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
-import { createJoinService } from './fleet/join.ts';
+import { createJoinService, joinsNotOffered } from './fleet/join.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -411,7 +411,7 @@ export function createHub(opts: HubOptions): Hub {
         answer = await mcp.fetch(req, caller);
         break;
       case 'join':
-        answer = await joins?.fetch(req);
+        answer = joins ? await joins.fetch(req) : joinsNotOffered();
         break;
       case 'mesh':
         answer = await mesh.fetch(req, server, caller);

@@ -80,6 +80,9 @@ function presented(doc: unknown): Presented | undefined {
   return { name, url: base.origin, kid: id, publicKey: publicKey as string };
 }
 
+/** The answer of a hub that takes no joins (created without a writable fleet file). */
+export const joinsNotOffered = (): Response => refuse('JOIN_NOT_OFFERED');
+
 export function createJoinService(o: JoinServiceOptions) {
   const self = o.fleet.hub.name;
   const maxWaiting = o.maxWaiting ?? 16;

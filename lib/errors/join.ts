@@ -1,5 +1,5 @@
 /**
- * @module errors/join — joining a hub's fleet (`lume-node --join`, `serveNode({ join })`, the hub's
+ * @module lib/errors/join — joining a hub's fleet (`lume-node --join`, `serveNode({ join })`, the hub's
  * `POST /peer/join`) and leaving it (`bun run fleet remove`). Each message says what to do.
  */
 
@@ -27,6 +27,10 @@ export const JOIN_ERRORS = {
     message: 'the hub cannot reach the node at the URL it gave; set PEER_PUBLIC_URL to one it can',
   },
   JOIN_BUSY: { http: 503, message: 'too many joins are waiting; try again' },
+  JOIN_NOT_OFFERED: {
+    http: 404,
+    message: 'this hub takes no joins: it was started without a fleet file it may write',
+  },
   // The node's side.
   JOIN_HUB_UNREACHABLE: { http: 502, message: 'the hub does not answer' },
   JOIN_HUB_BAD_IDENTITY: {

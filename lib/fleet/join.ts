@@ -1,5 +1,5 @@
 /**
- * @module fleet/join — a node's side of joining a hub's fleet (`lume-node --join <hub URL>`,
+ * @module lib/fleet/join — a node's side of joining a hub's fleet (`lume-node --join <hub URL>`,
  * `serveNode(node, { join: { hub, token } })`): learn and pin the hub's identity from its
  * `GET /peer/identity`, then present the node's card URL and public key to the hub's
  * `POST /peer/join` with a bearer token, the request signed with the node's own Ed25519 key (the

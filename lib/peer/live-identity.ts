@@ -1,5 +1,5 @@
 /**
- * @module peer/live-identity — a node's signer and verifier that follow its key ring: when a node
+ * @module lib/peer/live-identity — a node's signer and verifier that follow its key ring: when a node
  * joins (or leaves) the ring on disk, `reload()` loads the identity again and every holder of the
  * signer and verifier uses the new one. The replay cache carries over, so a request accepted before
  * a reload is still a replay after it.
