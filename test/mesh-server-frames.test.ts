@@ -126,15 +126,21 @@ test('malformed, unknown, binary and oversized frames are refused with A2A_INVAL
   }
 });
 
-/** A hub on port 0 that answers hello with `script` (each a text or binary frame). */
-function fakeHub(script: (string | Uint8Array)[]) {
+/** A hub on port 0 that answers hello with `script` (each a text or binary frame), and later frames with `answer`. */
+function fakeHub(
+  script: (string | Uint8Array)[],
+  answer: (frame: Record<string, unknown>) => string[] = () => [],
+) {
+  let hello = true;
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
     fetch: (req, s) => (s.upgrade(req) ? undefined : new Response('no', { status: 400 })),
     websocket: {
-      message(ws) {
-        for (const f of script) ws.send(f);
+      message(ws, data) {
+        const out = hello ? script : answer(JSON.parse(String(data)));
+        hello = false;
+        for (const f of out) ws.send(f);
       },
     },
   });
@@ -196,4 +202,17 @@ test('a malformed frame before the claim ends the connect with A2A_INVALID_FRAME
     expect(r.ok ? 'claimed' : r.error.code).toBe('A2A_INVALID_FRAME');
     expect(lines.map((l) => l.level)).toEqual(['warn']);
   }
+});
+
+test('a malformed answer to a send fails that send with A2A_INVALID_FRAME; the connection stays up', async () => {
+  const hubUrl = fakeHub([JSON.stringify({ ...claimed, peers: [] })], (f) => [
+    JSON.stringify({ type: 'accepted', requestId: f.requestId, message: { messageId: 7 } }),
+  ]);
+  const { log } = capture();
+  const r = await openConnection({ hubUrl, project: 'demo', name: 'alice', log });
+  if (!r.ok) throw new Error(r.error.message);
+  cleanups.push(() => r.result.close());
+  const sent = await r.result.send({ target: { type: 'project' }, text: 'hi' });
+  expect(sent.ok ? 'accepted' : sent.error.code).toBe('A2A_INVALID_FRAME');
+  expect(r.result.closed).toBe(false);
 });

@@ -227,6 +227,11 @@ export function openConnection(o: ConnectOptions) {
           claimError = parsed.error;
           return connection.close(1002, 'invalid_frame');
         }
+        const done = parsed.requestId !== undefined ? pending.get(parsed.requestId) : undefined;
+        if (done) {
+          pending.delete(parsed.requestId!);
+          return done({ ok: false, error: parsed.error });
+        }
         return events.emit('error', parsed.error);
       }
       const f = parsed.result;

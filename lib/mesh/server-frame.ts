@@ -227,7 +227,7 @@ function frame(f: Obj): ServerFrame | Bad {
 export function parseServerFrame(
   data: unknown,
   maxFrameBytes = MESH_LIMITS.maxFrameBytes,
-): Result<ServerFrame, 'A2A_INVALID_FRAME'> {
+): Result<ServerFrame, 'A2A_INVALID_FRAME'> & { requestId?: string } {
   if (typeof data !== 'string')
     return fail('A2A_INVALID_FRAME', 'binary frames are not part of the protocol');
   // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
@@ -241,5 +241,10 @@ export function parseServerFrame(
     );
   if (!isObj(parsed.value)) return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');
   const f = frame(parsed.value);
-  return isBad(f) ? fail('A2A_INVALID_FRAME', f.bad) : ok(f);
+  if (!isBad(f)) return ok(f);
+  // A malformed answer to a request still names it, so that send fails now instead of hanging.
+  const requestId = parsed.value.requestId;
+  return isStr(requestId, MAX_ID)
+    ? { ...fail('A2A_INVALID_FRAME', f.bad), requestId }
+    : fail('A2A_INVALID_FRAME', f.bad);
 }
