@@ -65,6 +65,12 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
   { methods: POST, template: '/logout', owner: 'login', doc: 'ends the console session' },
   {
     methods: GET,
+    template: '/api/session',
+    owner: 'login',
+    doc: 'who the console is signed in as',
+  },
+  {
+    methods: GET,
     template: '/api/fleet',
     owner: 'api',
     doc: "every node's card, state and latency",

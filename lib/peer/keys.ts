@@ -101,7 +101,19 @@ export function parseRing(doc: unknown): PeerRing {
     });
     if (e.mode === 'ed25519' && keys.length === 0)
       throw new Error(`ring: ${node} is ed25519 but has no key`);
-    ring.set(node, Object.freeze({ mode: e.mode, ed25519: Object.freeze(keys) }));
+    if (
+      (e as { relay?: unknown }).relay !== undefined &&
+      typeof (e as { relay?: unknown }).relay !== 'boolean'
+    )
+      throw new Error(`ring: ${node}.relay must be true or false`);
+    ring.set(
+      node,
+      Object.freeze({
+        mode: e.mode,
+        ed25519: Object.freeze(keys),
+        ...((e as { relay?: boolean }).relay ? { relay: true } : {}),
+      }),
+    );
   }
   return ring;
 }
