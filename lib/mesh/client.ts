@@ -260,6 +260,7 @@ export function createMeshClient(o: MeshClientOptions) {
       name: m.name,
       token: o.token,
       WebSocket: o.WebSocket,
+      log: o.log,
       timers,
       resume: m.resumeSecret,
       recover: m.position,

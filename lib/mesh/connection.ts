@@ -6,11 +6,13 @@
  * (the client does that).
  */
 
+import type { Log } from '../log.ts';
 import { createEmitter } from './emitter.ts';
 import { clientCode, fail, ok, type ClientCode, type MeshError, type Result } from './errors.ts';
 import { MESH_LIMITS, PROTOCOL_VERSION } from './limits.ts';
 import { newMessageId } from './names.ts';
 import { encodeText, type Attachment } from './payload.ts';
+import { parseServerFrame } from './server-frame.ts';
 import {
   truncateUtf8,
   type MeshMessage,
@@ -48,7 +50,7 @@ export const CLOSE_GRACE_MS = 1_000;
 export interface ConnectionEvents extends Record<string, unknown> {
   presence: { kind: 'joined'; peer: Peer } | { kind: 'left'; peer: Peer; reason: string };
   delivery: DeliveryEvent;
-  /** An `error` frame that answers no request (e.g. an unknown acknowledgement). */
+  /** An `error` frame that answers no request (e.g. an unknown acknowledgement), or a malformed frame from the hub (`A2A_INVALID_FRAME`). */
   error: MeshError;
   close: { code: number; reason: string };
 }
@@ -75,6 +77,8 @@ export interface ConnectOptions {
     clearTimeout: (t: unknown) => void;
   };
   WebSocket?: typeof WebSocket;
+  /** Hears one line per malformed frame from the hub (the frame itself is never logged). */
+  log?: Log;
 }
 
 export type MeshConnection =
@@ -209,13 +213,28 @@ export function openConnection(o: ConnectOptions) {
       });
     ws.onmessage = (ev) => {
       if (closed) return;
-      let f: ServerFrame;
-      try {
-        f = JSON.parse(String(ev.data)) as ServerFrame;
-      } catch {
-        return;
-      }
+      // Any frame, even a malformed one, shows the hub is alive.
       rearmWatchdog();
+      const parsed = parseServerFrame(ev.data);
+      if (!parsed.ok) {
+        // As the hub does with a client: refused before the claim (close), ignored after it (log and go on).
+        o.log?.('warn', 'mesh connection: malformed frame from the hub', {
+          project: o.project,
+          name: o.name,
+          reason: parsed.error.message,
+        });
+        if (!self) {
+          claimError = parsed.error;
+          return connection.close(1002, 'invalid_frame');
+        }
+        const done = parsed.requestId !== undefined ? pending.get(parsed.requestId) : undefined;
+        if (done) {
+          pending.delete(parsed.requestId!);
+          return done({ ok: false, error: parsed.error });
+        }
+        return events.emit('error', parsed.error);
+      }
+      const f = parsed.result;
       switch (f.type) {
         case 'claimed':
           if (f.protocolVersion !== PROTOCOL_VERSION) {
@@ -271,6 +290,11 @@ export function openConnection(o: ConnectOptions) {
             return done({ ok: false, error: err });
           }
           return events.emit('error', err);
+        }
+        default: {
+          // A frame type added to ServerFrame without a case here is a compile error.
+          const _exhaustive: never = f;
+          return _exhaustive;
         }
       }
     };
