@@ -14,7 +14,12 @@ import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import { A2A_SIGNED_SCOPE, createNode, type NodeApp } from '../lib/node/create-node.ts';
+import {
+  A2A_SIGNED_SCOPE,
+  createNode,
+  type NodeApp,
+  type NodeOptions,
+} from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
 import { publicIdentity } from '../lib/peer/keys.ts';
@@ -60,6 +65,8 @@ export interface HubOptions {
   log: Log;
   /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
   identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing };
+  /** What the hub's card is signed with (lib/node/card-keys.ts); else a key of this process. */
+  cardKeys?: NodeOptions['cardKeys'];
   traceDb: Database;
   meshStore: MeshStore;
   /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
@@ -256,6 +263,7 @@ export function createHub(opts: HubOptions): Hub {
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.cardKeys ? { cardKeys: opts.cardKeys } : {}),
   });
 
   ownTasks = node.engine;

@@ -11,6 +11,7 @@ import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
+import { loadCardKeys } from '../lib/node/card-keys.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
@@ -98,6 +99,7 @@ await ensureKeys(dataDir, fleet);
 const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
   nonceCapacity: limits.value.peerNonces,
 });
+const cardKeys = await loadCardKeys(dataDir, fleet.hub.name);
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
 
@@ -120,6 +122,7 @@ const hub = createHub({
   dataDir,
   log,
   identity,
+  ...(cardKeys ? { cardKeys } : {}),
   traceDb,
   meshStore: mesh.store,
   host,

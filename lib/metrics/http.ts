@@ -44,6 +44,7 @@ export const NODE_ROUTES = {
   exact: [
     '/.well-known/agent-card.json',
     '/.well-known/agent.json',
+    '/.well-known/jwks.json',
     '/a2a',
     '/message:send',
     '/message:stream',

@@ -27,6 +27,7 @@ import { a2aError, toRestError } from '../a2a/errors.ts';
 import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
+import { type CardKey, cardKeyOf, JWKS_PATH, jwks, signCard } from '../a2a/card-signature.ts';
 import { TaskEngine } from '../a2a/engine.ts';
 import { WebhookSender } from '../a2a/push.ts';
 import { createRestHandler } from '../a2a/rest-binding.ts';
@@ -132,6 +133,12 @@ export interface NodeOptions {
   access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
+  /**
+   * The key the agent card is signed with (the node's Ed25519 identity) and, during a rotation,
+   * the public keys it replaced, which the JWKS keeps serving. Without it the node signs with a
+   * key made for this process only (a node outside any fleet has no identity of its own).
+   */
+  cardKeys?: { current: CardKey; previous?: readonly { kid: string; publicKey: Uint8Array }[] };
   /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
@@ -160,6 +167,11 @@ export interface NodeApp {
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): Record<string, unknown>;
+  /**
+   * Signs the card with a new key from now on; the key it replaces stays in the JWKS (a client
+   * may hold a card signed with it for the card's max-age).
+   */
+  rotateCardKey(next: CardKey): void;
   /**
    * Fixes the port the card advertises, for a node served by someone else's server (the hub
    * serves its own node inside its Bun.serve through `app.handle`).
@@ -249,12 +261,15 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     shutdown: () => !shuttingDown || 'shutting down',
   };
 
-  const cardFor = (port: number) => {
+  const baseUrlFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    const baseUrl = (
+    return (
       opts.publicUrl ??
       `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`
     ).replace(/\/+$/, '');
+  };
+  const cardFor = (port: number) => {
+    const baseUrl = baseUrlFor(port);
     return buildAgentCard({
       name: def.name,
       description: def.description,
@@ -276,7 +291,15 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     });
   };
   let advertisedPort = opts.port ?? 0;
-  const cards = new CardServer(cardFor(advertisedPort), opts.now);
+  // The card names its signing key and where the public keys are (the base URL, never the Host
+  // header: a signed card must not carry an address a caller chose).
+  let cardKey = opts.cardKeys?.current ?? cardKeyOf(crypto.getRandomValues(new Uint8Array(32)));
+  let retiredKeys = [...(opts.cardKeys?.previous ?? [])];
+  const signer = (key: CardKey) => (card: Record<string, unknown>) =>
+    signCard(card, key, `${baseUrlFor(advertisedPort)}${JWKS_PATH}`);
+  const cards = new CardServer(cardFor(advertisedPort), opts.now, signer(cardKey));
+  const publishedKeys = () =>
+    jwks([cardKey, ...retiredKeys.filter((k) => k.kid !== cardKey.kid)].slice(0, 2));
   // A card whose agent-backed state can change is rebuilt when read (the server keeps it if unchanged).
   const currentCard = (req: Request) => {
     if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
@@ -405,6 +428,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
       // Clients before A2A 0.3 look here.
       .get('/.well-known/agent.json', ({ request }) => currentCard(request))
+      .get(JWKS_PATH, () => publishedKeys())
       .post('/a2a', a2a, { parse: 'none' })
       .all('/message:verb', rest, { parse: 'none' })
       .all('/tasks', rest, { parse: 'none' })
@@ -444,6 +468,11 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     card: () => {
       if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
       return cards.json;
+    },
+    rotateCardKey: (next) => {
+      retiredKeys = [{ kid: cardKey.kid, publicKey: cardKey.publicKey }];
+      cardKey = next;
+      cards.resign(signer(next), opts.now);
     },
     advertise: (port) => {
       advertisedPort = port;

@@ -11,6 +11,7 @@ import { loadFleet, type Fleet } from '../fleet/invoke.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';
+import { loadCardKeys } from './card-keys.ts';
 import {
   createNode,
   type NodeApp,
@@ -61,6 +62,7 @@ export async function prepareNode(
     (fleet?.hub.name === definition.name ? fleet.hub : undefined);
   let peer: NodeOptions['peer'];
   let published: ReturnType<typeof publicIdentity>;
+  let cardKeys: NodeOptions['cardKeys'];
   if (fleet && member) {
     // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
     await ensureKeys(dataDir, fleet);
@@ -76,6 +78,7 @@ export async function prepareNode(
       fleet,
     };
     published = publicIdentity(member.name, identity.ring);
+    cardKeys = await loadCardKeys(dataDir, member.name);
   }
   const { fleet: _f, setup: _s, logFor: _l, ...nodeOpts } = opts;
   const app = createNode(definition, {
@@ -85,6 +88,7 @@ export async function prepareNode(
     dataDir,
     log,
     ...(peer ? { peer } : {}),
+    ...(cardKeys ? { cardKeys } : {}),
   });
   // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
   if (published) app.app.get('/peer/identity', () => published);
