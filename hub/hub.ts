@@ -43,6 +43,7 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { cardKeyId } from '../lib/a2a/card-signature.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -170,8 +171,17 @@ export function createHub(opts: HubOptions): Hub {
     meshToken: !!opts.meshToken,
     ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
+  const ring = opts.identity.ring;
   const view = createFleetView({
     fleet,
+    // A member's card must be signed with a key the hub's ring pinned for it.
+    pinnedKeys: (name) =>
+      (ring?.get(name)?.ed25519 ?? []).map((publicKey) => ({
+        kid: cardKeyId(publicKey),
+        publicKey,
+      })),
+    onUnverified: (name, failure) =>
+      log('warn', 'fleet member card does not verify', { node: name, code: failure.code }),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
   });

@@ -13,7 +13,9 @@ import { canonicalCard } from '../lib/a2a/card-canonical.ts';
 import { cardKeyOf, JWKS_PATH, signCard, verifyCardSignature } from '../lib/a2a/card-signature.ts';
 import { canonicalJson, JcsError } from '../lib/a2a/jcs.ts';
 import { statusOf } from '../lib/errors/registry.ts';
+import { loadCardKeys } from '../lib/node/card-keys.ts';
 import scanner from '../node/scanner/index.ts';
+import { type RunningFleet, startFleet } from './support/fleet.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -244,5 +246,39 @@ describe("a node's signed card", () => {
       ok: false,
       error: { code: 'CARD_KEY_UNKNOWN' },
     });
+  });
+});
+
+describe("the hub checks each member's card against the key it pinned", () => {
+  let f: RunningFleet;
+  beforeAll(async () => {
+    f = await startFleet([scanner({ fixturesDir: FIXTURES })]);
+  });
+  afterAll(() => f.stop());
+  const scannerStatus = async () =>
+    ((await (await fetch(`${f.hubUrl}/api/fleet`)).json()) as any).nodes.find(
+      (n: any) => n.name === 'scanner',
+    );
+
+  test('a card signed with the pinned key is verified; another key is marked and logged', async () => {
+    const own = (await loadCardKeys(f.dataDir, 'scanner'))!.current;
+    expect(await scannerStatus()).toMatchObject({
+      cardSignature: { state: 'verified', kid: own.kid },
+      warnings: [],
+    });
+    const stranger = cardKeyOf(crypto.getRandomValues(new Uint8Array(32)));
+    f.nodes.get('scanner')!.node.rotateCardKey(stranger);
+    const marked = await scannerStatus();
+    expect(marked.cardSignature).toEqual({ state: 'failed', code: 'CARD_KEY_UNKNOWN' });
+    expect(marked.warnings).toEqual([
+      'card signature does not verify against the key pinned for scanner (CARD_KEY_UNKNOWN)',
+    ]);
+    await scannerStatus(); // asked again: logged once, not per snapshot
+    const logged = f.log.lines.filter((l) => l.includes('fleet member card does not verify'));
+    expect(logged).toEqual([
+      'warn fleet member card does not verify {"node":"scanner","code":"CARD_KEY_UNKNOWN"}',
+    ]);
+    f.nodes.get('scanner')!.node.rotateCardKey(own);
+    expect((await scannerStatus()).cardSignature).toEqual({ state: 'verified', kid: own.kid });
   });
 });

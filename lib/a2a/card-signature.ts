@@ -53,7 +53,12 @@ const B64URL = /^[A-Za-z0-9_-]*$/;
  */
 export function cardKeyOf(seed: Uint8Array): CardKey {
   const publicKey = ed.getPublicKey(seed);
-  return { kid: `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`, seed, publicKey };
+  return { kid: cardKeyId(publicKey), seed, publicKey };
+}
+
+/** The id of a public key, as `cardKeyOf` and the fleet's key ring give it. */
+export function cardKeyId(publicKey: Uint8Array): string {
+  return `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
 }
 
 /** The public key as a JWK, the form a JWKS and the SDK's verifier take. */
@@ -159,8 +164,7 @@ export function verifyCardSignature(
   for (const entry of signatures.slice(0, MAX_CARD_SIGNATURES)) {
     const header = readHeader(entry);
     // `crit` names extensions this checker does not implement (RFC 7515 §4.1.11).
-    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || 'crit' in header)
-      continue;
+    if (header?.alg !== 'EdDSA' || typeof header.kid !== 'string' || 'crit' in header) continue;
     sawWellFormed = true;
     const { protected: p, signature } = entry as CardSignature;
     const sig = new Uint8Array(Buffer.from(signature, 'base64url'));
