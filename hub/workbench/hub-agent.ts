@@ -104,7 +104,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
         },
         { lastChunk: true },
       );
-      ctx.complete(answer.answer);
+      ctx.complete();
     },
     observe: (task) => deps.delegator.observe(task),
     cancel: (task) => deps.delegator.cancel(task),

@@ -48,7 +48,8 @@ export function catalogAgent(catalog: Catalog): Agent {
       },
       { lastChunk: true },
     );
-    ctx.complete(summary);
+    // The answer is the artifact; a completed task's status repeats none of it.
+    ctx.complete();
   }
 
   return {
