@@ -17,7 +17,7 @@ export type TextArgs =
   | { ok: true; args: Record<string, unknown> }
   | { ok: false; kind: 'missing' | 'ambiguous'; arg: string; question: string };
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A token on its own: not inside a longer word, number or identifier. */
 const bounded = (source: string, flags: string) =>
   new RegExp(`(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`, `${flags}u`);
@@ -28,7 +28,7 @@ function mentions(text: string, phrase: string): boolean {
     .trim()
     .split(/[\s-]+/)
     .filter(Boolean)
-    .map(escape);
+    .map(escapeRegExp);
   return words.length > 0 && bounded(words.join('[\\s-]+'), 'i').test(text);
 }
 
