@@ -6,7 +6,6 @@
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-const HOUR_MS = 3_600_000;
 
 export const LIMITS = Object.freeze({
   /** Bytes one SSE client may fall behind before its stream is ended with `STREAM_TOO_SLOW`. */
@@ -23,6 +22,18 @@ export const LIMITS = Object.freeze({
   taskArtifacts: 64,
   /** Bytes of JSON a task's artifacts may hold; more fails the task with `TASK_TOO_LARGE`. */
   taskArtifactBytes: 16 * MiB,
+  /** Tasks a node keeps on disk; past it the oldest terminal ones are deleted (never one in progress). */
+  taskMaxStored: 100_000,
+  /** Age of the oldest terminal task a node keeps, in hours. */
+  taskMaxAgeHours: 720,
+  /** Job records the executor keeps; past it the oldest finished ones are deleted (never a running one). */
+  jobMaxStored: 10_000,
+  /** Age of the oldest finished job record the executor keeps, in hours. */
+  jobMaxAgeHours: 720,
+  /** Negotiation records the hub keeps; past it the oldest are deleted. */
+  negotiationMaxStored: 10_000,
+  /** Age of the oldest negotiation record the hub keeps, in hours. */
+  negotiationMaxAgeHours: 720,
   /** Rows the call trace keeps (the oldest are deleted first). */
   traceMaxRows: 100_000,
   /** Age of the oldest call trace row kept, in hours. */
@@ -42,6 +53,12 @@ export const LIMIT_ENV = Object.freeze({
   TASK_HISTORY_BYTES: 'taskHistoryBytes',
   TASK_ARTIFACTS: 'taskArtifacts',
   TASK_ARTIFACT_BYTES: 'taskArtifactBytes',
+  TASK_MAX_STORED: 'taskMaxStored',
+  TASK_MAX_AGE_HOURS: 'taskMaxAgeHours',
+  JOB_MAX_STORED: 'jobMaxStored',
+  JOB_MAX_AGE_HOURS: 'jobMaxAgeHours',
+  NEGOTIATION_MAX_STORED: 'negotiationMaxStored',
+  NEGOTIATION_MAX_AGE_HOURS: 'negotiationMaxAgeHours',
   TRACE_MAX_ROWS: 'traceMaxRows',
   TRACE_MAX_AGE_HOURS: 'traceMaxAgeHours',
   PEER_NONCES: 'peerNonces',

@@ -9,6 +9,7 @@ import { Database } from 'bun:sqlite';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
+import { taskFilePath } from '../lib/a2a/task-folder.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import {
   agentNode,
@@ -76,7 +77,7 @@ test("a task's history keeps the newest messages within its count and byte caps"
   expect(got.history.at(-1).parts[0].text).toBe(`noted ${8 + 10 * KiB} characters`);
   expect(got.history.some((m: any) => m.parts[0].text === 'first')).toBe(false);
   // The file stays small too (it was 1 MB and growing without the cap).
-  expect(statSync(join(n.dataDir, 'bounded', 'tasks', `${task.id}.json`)).size).toBeLessThan(
+  expect(statSync(taskFilePath(join(n.dataDir, 'bounded', 'tasks'), task.id)).size).toBeLessThan(
     96 * KiB,
   );
 });

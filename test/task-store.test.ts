@@ -10,12 +10,8 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
-import {
-  FileTaskStore,
-  type RemoteChange,
-  type TaskRecord,
-  type TaskStore,
-} from '../lib/a2a/task-store.ts';
+import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/task-store.ts';
+import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { Task } from '../lib/a2a/types.ts';
 import { TaskEngine } from '../lib/a2a/engine.ts';

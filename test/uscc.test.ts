@@ -47,6 +47,7 @@ test('published codes of well-known companies are valid', () => {
 test('bad input is a coded value, never a throw', () => {
   expect(checkUscc('914403001922038217')).toMatchObject({ ok: false, code: 'USCC_CHECK_DIGIT' });
   expect(checkUscc('91440300192203821')).toMatchObject({ ok: false, code: 'USCC_LENGTH' });
+  // biome-ignore lint/correctness/noPrecisionLoss: a number where a string belongs is the case under test
   expect(checkUscc(914403001922038216)).toMatchObject({ ok: false, code: 'USCC_LENGTH' });
   expect(checkUscc('91440300192203821I')).toMatchObject({ ok: false, code: 'USCC_CHARSET' });
   expect(checkUscc('9144030019220382o6')).toMatchObject({ ok: false, code: 'USCC_CHARSET' });

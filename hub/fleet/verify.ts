@@ -55,6 +55,7 @@ interface Descriptor {
   args: Record<string, { required?: boolean }>;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a node under verification answers anything; each field is checked where it is read
 type Answer = { status: number; body: any };
 
 async function signedInvoke(
@@ -85,6 +86,7 @@ async function signedInvoke(
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the card under verification is checked field by field below
 function validCard(card: any, member: FleetMember): string | null {
   if (!card || typeof card !== 'object') return 'no card';
   for (const k of [
@@ -100,13 +102,15 @@ function validCard(card: any, member: FleetMember): string | null {
   ])
     if (card[k] === undefined) return `missing ${k}`;
   if (card.name !== member.name) return `card names itself ${card.name}`;
-  const versions = (card.supportedInterfaces ?? []).map((i: any) => i.protocolVersion);
+  const versions = (card.supportedInterfaces ?? []).map(
+    (i: { protocolVersion?: unknown }) => i.protocolVersion,
+  );
   if (!versions.includes('1.0') || !versions.includes('0.3'))
     return 'supportedInterfaces lacks 1.0 or 0.3';
   if (
     !Array.isArray(card.skills) ||
     !card.skills.length ||
-    card.skills.some((s: any) => !s.id || !s.tags?.length)
+    card.skills.some((s: { id?: unknown; tags?: unknown[] }) => !s.id || !s.tags?.length)
   )
     return 'skills need ids and tags';
   if (readAgentBacked(card) === null)

@@ -12,6 +12,7 @@ import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';
 import { hubAgent } from './hub-agent.ts';
 import { negotiationsDir } from './negotiation.ts';
+import type { NegotiationRetention } from './negotiation-store.ts';
 import { entityCoverage, entityResolve } from './skills/entities.ts';
 import { nodeCapabilities, taskDelegate } from './skills/fleet.ts';
 import { customerReach, sectorMovement } from './skills/market.ts';
@@ -27,6 +28,8 @@ interface HubNodeDeps {
   agentBacked: () => boolean;
   /** Negotiation records go to `<dataDir>/hub/negotiations/`. */
   dataDir: string;
+  /** How many negotiation records are kept, and for how long. */
+  negotiationRetention?: NegotiationRetention;
 }
 
 export function hubNode(deps: HubNodeDeps): NodeDefinition {
@@ -38,7 +41,7 @@ export function hubNode(deps: HubNodeDeps): NodeDefinition {
     nodeCapabilities(deps.view),
     entityResolve(invoker),
     entityCoverage(invoker),
-    negotiationStart(invoker, negotiations),
+    negotiationStart(invoker, negotiations, deps.negotiationRetention),
     negotiationList(negotiations),
     taskDelegate(),
   ]);

@@ -11,7 +11,7 @@ import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { MAX_HISTORY } from '../../lib/domain/negotiation-terms.ts';
 import type { Negotiation, NegotiationTurn } from './negotiation-record.ts';
 import { fieldsOf, playRounds, type RoundsOutcome, type SendTurn } from './negotiation-rounds.ts';
-import { newNegotiationId, saveRecord } from './negotiation-store.ts';
+import { newNegotiationId, type NegotiationRetention, saveRecord } from './negotiation-store.ts';
 
 export { negotiationsDir } from './negotiation-store.ts';
 export type { Negotiation } from './negotiation-record.ts';
@@ -20,6 +20,8 @@ interface NegotiationDeps {
   invoker: FleetInvoker;
   /** The negotiations folder (`negotiationsDir(DATA_DIR)`). */
   dir: string;
+  /** Records kept and their age (default none: every record stays). */
+  retention?: NegotiationRetention;
   now?: () => number;
   /** Proposals at most (1..12, default 6). */
   maxRounds?: number;
@@ -113,6 +115,9 @@ export async function startNegotiation(
 
   const played = await playRounds({ customer, advisor, customerAgent, maxRounds, asAgents, send });
   const { deal, vetoes, rounds } = played;
+  // An agent asked to use its model that has none refuses before any round: nothing happened to record.
+  if (played.error?.code === 'NO_MODEL' && played.rounds === 0)
+    return { ok: false, error: { code: 'NO_MODEL', message: played.error.message } };
   const negotiation: Negotiation = {
     id,
     agents,
@@ -133,6 +138,6 @@ export async function startNegotiation(
     transcript,
     ...(played.error ? { error: played.error } : {}),
   };
-  await saveRecord(deps.dir, id, negotiation);
+  await saveRecord(deps.dir, id, negotiation, deps.retention);
   return { ok: true, result: negotiation };
 }

@@ -51,12 +51,7 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     wrap: (r: SendResult) => unknown,
   ): Promise<Outcome> {
     if (isA2AError(p)) return p;
-    const r = await engine.send(
-      p,
-      p.configuration.returnImmediately ? 'immediate' : 'blocking',
-      version,
-      caller,
-    );
+    const r = await engine.send({ params: p, version, caller });
     return isA2AError(r) ? r : { result: wrap(r) };
   }
 
@@ -71,10 +66,11 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     if (isA2AError(p)) return p;
     // A notification has nobody to stream to: start the task and answer nothing.
     if (notification) {
-      const r = await engine.send(p, 'immediate', version, caller);
+      const params = { ...p, configuration: { ...p.configuration, returnImmediately: true } };
+      const r = await engine.send({ params, version, caller });
       return isA2AError(r) ? r : { result: null };
     }
-    const sub = await engine.send(p, 'stream', version, caller);
+    const sub = await engine.stream({ params: p, version, caller });
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 

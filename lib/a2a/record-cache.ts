@@ -52,6 +52,14 @@ export class RecordCache<R extends { task: { id: string } }> {
     hit.bytes = bytes;
   }
 
+  /** Forgets a record (its task was deleted). */
+  delete(id: string): void {
+    const hit = this.entries.get(id);
+    if (!hit) return;
+    this.entries.delete(id);
+    this.bytes -= hit.bytes;
+  }
+
   /** Evicts the least recently used records past either bound, skipping pinned ones. */
   trim(): void {
     if (this.entries.size <= this.maxEntries && this.bytes <= this.maxBytes) return;

@@ -7,7 +7,7 @@
 
 import { failureParts } from '../errors/as-data.ts';
 import type { Log } from '../log.ts';
-import type { FileTaskStore } from './task-store.ts';
+import type { FileTaskStore } from './task-store-files.ts';
 import {
   nowIso,
   type Message,
@@ -48,27 +48,8 @@ export interface RecoveryReport {
  */
 export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
   const report: RecoveryReport = { failed: [], resumed: [] };
-  // Every id first: failing a task moves it in the listing order the page tokens follow.
-  const ids: string[] = [];
-  for (const status of LEFT_BY_A_CRASH) {
-    let pageToken: string | undefined;
-    do {
-      // Every creator's tasks: recovery is the process's own housekeeping.
-      const page = opts.store.list(
-        {
-          status,
-          pageSize: 500,
-          includeArtifacts: false,
-          historyLength: 0,
-          ...(pageToken ? { pageToken } : {}),
-        },
-        null,
-      );
-      if ('error' in page) break;
-      ids.push(...page.tasks.map((t) => t.id));
-      pageToken = page.nextPageToken || undefined;
-    } while (pageToken);
-  }
+  // Every id first, from the index (failing a task changes what it lists).
+  const ids = opts.store.runningIds();
   for (const id of ids) {
     const rec = opts.store.get(id);
     if (!rec || !LEFT_BY_A_CRASH.includes(rec.task.status.state)) continue;

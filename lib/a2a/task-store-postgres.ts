@@ -44,7 +44,14 @@ export interface PostgresTaskStoreOptions {
   leaseMs?: number;
   /** Connections in the pool (default 10). */
   maxConnections?: number;
+  /** Tasks of the node kept at most; past it the oldest terminal ones are deleted (default LIMITS.taskMaxStored). */
+  maxStored?: number;
+  /** Age of the oldest terminal task kept, in hours (default LIMITS.taskMaxAgeHours). */
+  maxAgeHours?: number;
 }
+
+/** Tasks deleted per retention statement, so one statement never locks many rows for long. */
+const PRUNE_BATCH = 1000;
 
 interface Row {
   version: string;
@@ -89,12 +96,19 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private closed = false;
   /** False after a heartbeat failed, until one succeeds. */
   private reachable = true;
+  private readonly maxStored: number;
+  private readonly maxAgeMs: number;
+  /** Tasks this process inserted since retention last ran: it runs again after 1 % of the bound. */
+  private inserted = 0;
+  private retaining: Promise<number> | undefined;
 
   constructor(opts: PostgresTaskStoreOptions) {
     this.sql = new SQL(opts.url, { max: opts.maxConnections ?? 10 });
     this.node = opts.node;
     this.log = opts.log;
     this.leaseMs = opts.leaseMs ?? 15_000;
+    this.maxStored = opts.maxStored ?? LIMITS.taskMaxStored;
+    this.maxAgeMs = (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * 3_600_000;
     this.cache = new RecordCache(
       opts.cacheSize ?? LIMITS.taskCacheEntries,
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
@@ -126,6 +140,9 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         void this.renew();
         // Once a lease: look for tasks a gone process left running.
         if (++beats % 3 === 0) void this.findOrphans();
+        // About once a minute: retention (and after every 1 % of the bound inserted, below).
+        if (beats % Math.max(1, Math.round(60_000 / Math.max(50, this.leaseMs / 3))) === 0)
+          this.retainSoon();
       },
       Math.max(50, Math.floor(this.leaseMs / 3)),
     );
@@ -259,6 +276,64 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   flush(): Promise<void> {
     return this.writes.flush();
+  }
+
+  /** Retention for this node's rows; one run at a time per process (several processes may run it). */
+  retain(): Promise<number> {
+    // After the run under way, if any: rows it did not see (inserted since) count in this one.
+    const run = (this.retaining ?? Promise.resolve(0)).catch(() => 0).then(() => this.prune());
+    this.retaining = run;
+    void run
+      .finally(() => {
+        if (this.retaining === run) this.retaining = undefined;
+      })
+      .catch(() => {});
+    return run;
+  }
+
+  /** Retention on its own (a timer, inserts): skipped while a run is under way. */
+  private retainSoon(): void {
+    if (!this.retaining && !this.closed) void this.retain().catch(() => {});
+  }
+
+  private async prune(): Promise<number> {
+    await this.ready;
+    this.inserted = 0;
+    let deleted = 0;
+    const [row] = await this.sql<
+      { n: string }[]
+    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
+    let excess = Number(row!.n) - this.maxStored;
+    const cutoff = Date.now() - this.maxAgeMs;
+    for (;;) {
+      if (this.closed) return deleted;
+      const n = excess > 0 ? Math.min(excess, PRUNE_BATCH) : PRUNE_BATCH;
+      // Terminal only, and none a process holds or streams (its lease or watch still runs). The
+      // ids are chosen first and deleted by list: a LIMIT inside the DELETE may be re-run when a
+      // concurrent write rechecks a row, and delete more than asked.
+      const chosen = await this.sql<{ id: string }[]>`
+        SELECT id FROM lume_a2a_tasks
+        WHERE node = ${this.node} AND state IN ('completed', 'failed', 'canceled', 'rejected')
+          AND (${excess > 0}::boolean OR ts < ${cutoff})
+        ORDER BY ts LIMIT ${n}`;
+      if (!chosen.length) return deleted;
+      const list = chosen.map((r) => r.id).join(',');
+      const rows = await this.sql<{ id: string }[]>`
+        WITH gone AS (
+          DELETE FROM lume_a2a_tasks
+          WHERE node = ${this.node} AND id = ANY(string_to_array(${list}, ',')::uuid[])
+            AND state IN ('completed', 'failed', 'canceled', 'rejected')
+            AND coalesce(lease_until < now(), true) AND coalesce(watched_until < now(), true)
+          RETURNING id
+        ), ev AS (
+          DELETE FROM lume_a2a_task_events e USING gone WHERE e.node = ${this.node} AND e.id = gone.id
+        )
+        SELECT id FROM gone`;
+      for (const r of rows) this.cache.delete(r.id);
+      deleted += rows.length;
+      excess -= rows.length;
+      if (chosen.length < n || !rows.length) return deleted;
+    }
   }
 
   async close(): Promise<void> {
@@ -414,6 +489,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       // Tables made before tasks had creators gain the column; their tasks belong to anonymous.
       await tx`ALTER TABLE lume_a2a_tasks ADD COLUMN IF NOT EXISTS creator text`;
       await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
+      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_terminal ON lume_a2a_tasks (node, ts) WHERE state IN ('completed', 'failed', 'canceled', 'rejected')`;
       await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;
       await tx`CREATE TABLE IF NOT EXISTS lume_a2a_processes (
         process text PRIMARY KEY,
@@ -441,6 +517,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           VALUES (${this.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${this.process}, ${this.process},
             CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null})`;
         rec.version = 1;
+        if (++this.inserted >= Math.max(1, this.maxStored / 100))
+          void this.retain().catch(() => {});
         if (this.held.has(id) || this.watched.has(id)) this.known.set(id, 1);
         return;
       }

@@ -1,42 +1,14 @@
 /**
- * @module tasks — the task store interface the engine writes through, and its embedded
- * implementation, the JSON-file store: one file per task under `<dir>/<id>.json`, written
- * atomically (lib/atomic-file.ts), an in-memory index for listing, and a cache bounded by
- * entries and by bytes (a record's size is its stored JSON). Task ids are server-made UUIDs and
- * are checked before any path is formed. The PostgreSQL implementation, which several processes
- * of one node share, is lib/a2a/task-store-postgres.ts.
+ * @module tasks — the task store interface the engine writes through. Task ids are server-made
+ * UUIDs and are checked before any path is formed. Two implementations: the JSON-file store
+ * (lib/a2a/task-store-files.ts, the default) and PostgreSQL, which several processes of one node
+ * share (lib/a2a/task-store-postgres.ts).
  */
 
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
-import { a2aError, type A2AError } from './errors.ts';
-import type {
-  ListTasksPage,
-  ListTasksQuery,
-  PushConfig,
-  Task,
-  TaskEvent,
-  TaskState,
-} from './types.ts';
-import { withHistoryLength } from './types.ts';
-import { writeFileAtomic } from '../atomic-file.ts';
-import { RecordCache } from './record-cache.ts';
-import { WriteQueue } from './write-queue.ts';
-import { LIMITS, utf8Bytes } from '../limits.ts';
-import type { Log } from '../log.ts';
+import type { A2AError } from './errors.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 
-const FORMAT = 'lume-a2a.task/1';
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const STATES: ReadonlySet<string> = new Set([
-  'submitted',
-  'working',
-  'input-required',
-  'auth-required',
-  'completed',
-  'failed',
-  'canceled',
-  'rejected',
-]);
 
 /** True only for ids this server could have made; anything else never reaches the file system. */
 export function isTaskId(id: unknown): id is string {
@@ -83,6 +55,12 @@ export interface TaskStore {
   list(q: ListTasksQuery, creator: string | null): MaybePromise<ListTasksPage | A2AError>;
   /** How many tasks the store holds. */
   count(): MaybePromise<number>;
+  /**
+   * Retention: deletes terminal tasks past the store's count bound and then those past its age
+   * bound, oldest status first, never a task in progress; resolves with how many it deleted.
+   * Both stores also run it on their own (the file store after writes, both once a minute).
+   */
+  retain(): Promise<number>;
   /** Resolves when every write started so far has finished. */
   flush(): Promise<void>;
   /** Finishes the writes in flight and releases what the store holds open; later writes are refused. */
@@ -147,260 +125,6 @@ export interface TaskCluster {
     id: string,
     change: (push: PushConfig[]) => PushConfig[] | A2AError,
   ): Promise<PushConfig[] | A2AError | undefined>;
-}
-
-interface IndexEntry {
-  creator: string;
-  contextId: string;
-  state: TaskState;
-  /** Status timestamp in ms, the ListTasks sort key. */
-  ts: number;
-}
-
-export interface FileTaskStoreOptions {
-  dir: string;
-  log: Log;
-  /** Full records kept in memory; older ones are read back from their files (default LIMITS.taskCacheEntries). */
-  cacheSize?: number;
-  /** Total stored size of the records kept in memory (default LIMITS.taskCacheBytes). */
-  cacheBytes?: number;
-}
-
-export class FileTaskStore implements TaskStore {
-  private readonly index = new Map<string, IndexEntry>();
-  private readonly writes = new WriteQueue(() => this.cache.trim());
-  private readonly cache: RecordCache<TaskRecord>;
-  private closed = false;
-  /** Ids whose file exists; their writes replace the file instead of creating it. */
-  private readonly onDisk = new Set<string>();
-
-  private constructor(
-    private readonly dir: string,
-    private readonly log: Log,
-    cacheSize: number,
-    cacheBytes: number,
-  ) {
-    this.cache = new RecordCache(cacheSize, cacheBytes, (id) => this.writes.has(id));
-  }
-
-  /** Opens (creating if needed) a store directory and indexes the tasks already in it. */
-  static open(opts: FileTaskStoreOptions): FileTaskStore {
-    mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    const store = new FileTaskStore(
-      opts.dir,
-      opts.log,
-      opts.cacheSize ?? LIMITS.taskCacheEntries,
-      opts.cacheBytes ?? LIMITS.taskCacheBytes,
-    );
-    store.scan();
-    return store;
-  }
-
-  count(): number {
-    return this.index.size;
-  }
-
-  /** What the in-memory cache holds now: records and their stored bytes. */
-  get cached(): { entries: number; bytes: number } {
-    return this.cache.stats;
-  }
-
-  /** False once `close` ran: the store takes no more writes (readiness reports it). */
-  get isOpen(): boolean {
-    return !this.closed;
-  }
-
-  /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
-  get(id: string): TaskRecord | undefined {
-    if (!isTaskId(id) || !this.index.has(id)) return undefined;
-    const hit = this.cache.get(id);
-    if (hit) return hit;
-    const read = this.readFile(id);
-    if (!read) return undefined;
-    this.cache.set(read.rec, read.bytes);
-    return read.rec;
-  }
-
-  /**
-   * Records a new or changed task and writes it to disk. Writes to one task are serialised and
-   * coalesced: the returned promise resolves once a write that includes this change is renamed
-   * into place.
-   * @throws Error (as a rejected promise) when the file cannot be written.
-   */
-  save(rec: TaskRecord): Promise<void> {
-    const id = rec.task.id;
-    if (!isTaskId(id))
-      return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
-    if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    this.index.set(id, {
-      creator: creatorOf(rec),
-      contextId: rec.task.contextId,
-      state: rec.task.status.state,
-      ts: Date.parse(rec.task.status.timestamp) || 0,
-    });
-    const written = this.writes.enqueue(id, () => this.writeFile(id));
-    // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
-    this.cache.set(rec);
-    return written;
-  }
-
-  /** Resolves when every write started so far has finished. */
-  flush(): Promise<void> {
-    return this.writes.flush();
-  }
-
-  /** Finishes the writes in flight, then refuses new ones (at shutdown). */
-  async close(): Promise<void> {
-    await this.flush();
-    this.closed = true;
-  }
-
-  list(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
-    let after: [number, string] | undefined;
-    if (q.pageToken) {
-      after = decodeToken(q.pageToken);
-      if (!after)
-        return a2aError(
-          'INVALID_PARAMS',
-          'pageToken is not a token this server issued',
-          'params.pageToken',
-        );
-    }
-    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : undefined;
-    const matches: [string, IndexEntry][] = [];
-    for (const entry of this.index) {
-      const e = entry[1];
-      if (creator !== null && e.creator !== creator) continue;
-      if (q.contextId !== undefined && e.contextId !== q.contextId) continue;
-      if (q.status !== undefined && e.state !== q.status) continue;
-      if (since !== undefined && e.ts < since) continue;
-      matches.push(entry);
-    }
-    // Newest status first; the id breaks ties so the cursor is total.
-    matches.sort((a, b) => b[1].ts - a[1].ts || (a[0] < b[0] ? 1 : a[0] > b[0] ? -1 : 0));
-    let start = 0;
-    if (after) {
-      const [ts, id] = after;
-      start = matches.findIndex(([mid, e]) => e.ts < ts || (e.ts === ts && mid < id));
-      if (start < 0) start = matches.length;
-    }
-    const slice = matches.slice(start, start + q.pageSize);
-    const tasks: Task[] = [];
-    for (const [id] of slice) {
-      const rec = this.get(id);
-      if (rec) tasks.push(withHistoryLength(rec.task, q.historyLength));
-    }
-    const last = slice[slice.length - 1];
-    const more = start + slice.length < matches.length;
-    return {
-      tasks,
-      nextPageToken: more && last ? encodeToken(last[1].ts, last[0]) : '',
-      pageSize: q.pageSize,
-      totalSize: matches.length,
-    };
-  }
-
-  private async writeFile(id: string): Promise<void> {
-    const rec = this.cache.peek(id);
-    if (!rec) return;
-    const body = JSON.stringify({
-      format: FORMAT,
-      task: rec.task,
-      push: rec.push,
-      ...(rec.creator ? { creator: rec.creator } : {}),
-    });
-    this.cache.setSize(id, utf8Bytes(body));
-    const target = join(this.dir, `${id}.json`);
-    try {
-      // First write of a new task: exclusive create, no rename. The caller is answered only after
-      // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
-      // next start skips; nothing a client was told exists can be torn. Later writes (or a first
-      // one that finds the file there) replace it through a temporary file.
-      const created =
-        !this.onDisk.has(id) &&
-        (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
-      if (!created) await writeFileAtomic(target, body);
-      this.onDisk.add(id);
-    } catch (e) {
-      this.log('error', 'task write failed', { task: id, error: (e as Error).message });
-      throw e;
-    }
-  }
-
-  private readFile(id: string): { rec: TaskRecord; bytes: number } | undefined {
-    try {
-      const text = readFileSync(join(this.dir, `${id}.json`), 'utf8');
-      const rec = parseRecord(text, id);
-      return rec && { rec, bytes: utf8Bytes(text) };
-    } catch (e) {
-      this.log('warn', 'task file unreadable', { task: id, error: (e as Error).message });
-      return undefined;
-    }
-  }
-
-  /** Builds the index from the files on disk; corrupt or foreign files are skipped with a log line. */
-  private scan(): void {
-    for (const name of readdirSync(this.dir)) {
-      if (name.endsWith('.tmp')) {
-        // Left over from a write interrupted by a crash; the previous file is intact.
-        try {
-          unlinkSync(join(this.dir, name));
-        } catch {}
-        continue;
-      }
-      const id = name.endsWith('.json') ? name.slice(0, -5) : '';
-      if (!isTaskId(id)) {
-        this.log('warn', 'skipping foreign file in task folder', { file: name });
-        continue;
-      }
-      let rec: TaskRecord | undefined;
-      try {
-        rec = parseRecord(readFileSync(join(this.dir, name), 'utf8'), id);
-      } catch (e) {
-        this.log('warn', 'skipping corrupt task file', { file: name, error: (e as Error).message });
-        continue;
-      }
-      if (!rec) {
-        this.log('warn', 'skipping foreign file in task folder', { file: name });
-        continue;
-      }
-      this.index.set(id, {
-        creator: creatorOf(rec),
-        contextId: rec.task.contextId,
-        state: rec.task.status.state,
-        ts: Date.parse(rec.task.status.timestamp) || 0,
-      });
-      this.onDisk.add(id);
-    }
-  }
-}
-
-/** Parses a task file; undefined when it is JSON but not one of ours. @throws SyntaxError on bad JSON. */
-function parseRecord(text: string, id: string): TaskRecord | undefined {
-  const doc = JSON.parse(text) as {
-    format?: unknown;
-    task?: Partial<Task>;
-    push?: unknown;
-    creator?: unknown;
-  };
-  const t = doc?.task;
-  if (
-    doc?.format !== FORMAT ||
-    !t ||
-    t.id !== id ||
-    typeof t.contextId !== 'string' ||
-    !t.status ||
-    !STATES.has(t.status.state as string) ||
-    typeof t.status.timestamp !== 'string' ||
-    !Array.isArray(t.history) ||
-    !Array.isArray(t.artifacts)
-  )
-    return undefined;
-  return {
-    task: t as Task,
-    push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [],
-    ...(typeof doc.creator === 'string' ? { creator: doc.creator } : {}),
-  };
 }
 
 /** The ListTasks cursor: the last task's status time and id, opaque to clients. */

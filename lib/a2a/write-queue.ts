@@ -20,6 +20,11 @@ export class WriteQueue {
     return this.slots.has(id);
   }
 
+  /** How many tasks have a write queued or in flight. */
+  get size(): number {
+    return this.slots.size;
+  }
+
   /** Resolves when the task's writes started so far have finished; undefined when it has none. */
   tail(id: string): Promise<void> | undefined {
     return this.slots.get(id)?.tail;

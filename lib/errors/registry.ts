@@ -14,7 +14,9 @@ import { CARD_SIGNATURE_ERRORS } from './card.ts';
 import { CATALOG_ERRORS, FLEET_MESSAGE_ERRORS } from './fleet.ts';
 import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
 import { MESH_CLIENT_ERRORS, MESH_HTTP_ERRORS, MESH_WIRE_ERRORS } from './mesh.ts';
+import { GRPC_ERRORS } from './grpc.ts';
 import { LIMIT_ERRORS } from './limits.ts';
+import { MCP_ERRORS } from './mcp.ts';
 import { PEER_ERRORS } from './peer.ts';
 import type { ErrorSpec, ErrorTable } from './spec.ts';
 
@@ -23,6 +25,7 @@ export type { ErrorSpec, ErrorTable } from './spec.ts';
 /** Every table, by layer. A code may appear in one table only. */
 export const ERROR_TABLES = Object.freeze({
   a2a: A2A_ERRORS,
+  grpc: GRPC_ERRORS,
   peer: PEER_ERRORS,
   catalog: CATALOG_ERRORS,
   'fleet-message': FLEET_MESSAGE_ERRORS,
@@ -33,6 +36,7 @@ export const ERROR_TABLES = Object.freeze({
   'mesh-client': MESH_CLIENT_ERRORS,
   limits: LIMIT_ERRORS,
   card: CARD_SIGNATURE_ERRORS,
+  mcp: MCP_ERRORS,
 });
 
 type Tables = typeof ERROR_TABLES;

@@ -184,9 +184,7 @@ export function sequenced(c: CheckedDraft, sequence: number, createdAt: number):
 }
 
 /** Checks the fields of a project to create; the name's uniqueness is the store's to check. */
-export function checkProjectInput(
-  input: unknown,
-): Result<
+export function checkProjectInput(input: unknown): Result<
   {
     name: string;
     displayName: string | null;

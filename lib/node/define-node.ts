@@ -4,6 +4,7 @@
  * every loader calls that factory with the same `NodeSetup`.
  */
 
+import type { Limits } from '../limits.ts';
 import { Catalog, type Capability } from '../catalog/catalog.ts';
 import type { NodeDefinition } from './create-node.ts';
 
@@ -24,6 +25,8 @@ export interface NodeSetup {
   dataDir?: string;
   /** Set when a model endpoint is configured. */
   model?: ModelEndpoint;
+  /** The bounds an operator set (lib/limits.ts), for state a node keeps besides its tasks. */
+  limits?: Partial<Limits>;
 }
 
 /** What a node file says: its definition with the capabilities listed instead of a catalog. */
@@ -35,6 +38,7 @@ export interface NodeSpec extends Omit<NodeDefinition, 'catalog'> {
 const NODE_FACTORY: unique symbol = Symbol.for('lume-a2a.node-factory');
 
 /** A node file's default export: builds the node's definition; callable without options when it needs none. */
+// biome-ignore lint/complexity/noBannedTypes: `{} extends O` asks whether every field of O is optional
 export type NodeFactory<O = NodeSetup> = ({} extends O
   ? (opts?: O) => NodeDefinition
   : (opts: O) => NodeDefinition) & { readonly [NODE_FACTORY]: true };
@@ -48,6 +52,7 @@ export function toDefinition({ capabilities, ...rest }: NodeSpec): NodeDefinitio
  * Declares a node. `O` is what the node reads: the fields of `NodeSetup` it needs, plus options of
  * its own that tests may pass (optional ones, since loaders pass only the setup).
  */
+// biome-ignore lint/complexity/noBannedTypes: a node that reads no options
 export function defineNode<O extends Partial<NodeSetup> = {}>(
   build: (opts: O) => NodeSpec,
 ): NodeFactory<O> {

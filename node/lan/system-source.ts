@@ -61,7 +61,7 @@ function parseNetDev(text: string): Iface[] | undefined {
   const out: Iface[] = [];
   for (const line of text.split('\n').slice(2, 2 + MAX_ROWS)) {
     const m = /^\s*([^:\s]+):\s*(.*)$/.exec(line);
-    const n = m?.[2]!.trim().split(/\s+/).map(Number);
+    const n = m?.[2]?.trim().split(/\s+/).map(Number);
     if (!m || !n || n.length !== 16 || n.some((x) => !Number.isFinite(x))) continue;
     out.push({
       name: m[1]!,

@@ -6,6 +6,7 @@
 
 import { join } from 'node:path';
 import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import { LIMITS } from '../../lib/limits.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
 import type { ModelEndpoint, PriorTurn } from './model.ts';
 import { endOrphanedJob } from './process-group.ts';
@@ -48,6 +49,9 @@ export interface ExecutorOptions {
   /** Jobs one caller may have running at once (default 3), so no caller can take every slot. */
   maxRunningPerCaller?: number;
   childPath?: string;
+  /** Job records kept (default LIMITS.jobMaxStored) and their age in hours (default LIMITS.jobMaxAgeHours). */
+  maxJobRecords?: number;
+  maxJobAgeHours?: number;
 }
 
 /** What a job may carry besides its prompt: a model for the model recipe, earlier turns of a continued delegation. */
@@ -93,8 +97,15 @@ interface Live {
 }
 
 export function createExecutor(opts: ExecutorOptions): Executor {
-  const files = new JobFiles(opts.dataDir);
   const now = opts.now ?? Date.now;
+  const files = new JobFiles(
+    opts.dataDir,
+    {
+      maxStored: opts.maxJobRecords ?? LIMITS.jobMaxStored,
+      maxAgeMs: (opts.maxJobAgeHours ?? LIMITS.jobMaxAgeHours) * 3_600_000,
+    },
+    now,
+  );
   const iso = () => new Date(now()).toISOString();
   const live = new Map<string, Live>();
 
@@ -108,6 +119,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     const r = files.read(id);
     if (r?.state === 'running') orphan(r);
   }
+  files.retain();
 
   const view = ({ record, run }: Live): JobRecord => ({
     ...record,

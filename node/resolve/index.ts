@@ -20,7 +20,7 @@ import { loadRecipes, modelRecipe } from './recipes.ts';
 
 const NAME = 'resolve';
 
-interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'model'> {
+interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'model' | 'limits'> {
   /** Default `<fixturesDir>/fleet.json`. */
   fleetFile?: string;
   /** The folder node files are named from; default the project root. */
@@ -30,7 +30,13 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
   /** Clock, kill grace, concurrency and fetch of the executor (tests). */
   exec?: Pick<
     ExecutorOptions,
-    'now' | 'killGraceMs' | 'maxRunning' | 'maxRunningPerCaller' | 'fetch'
+    | 'now'
+    | 'killGraceMs'
+    | 'maxRunning'
+    | 'maxRunningPerCaller'
+    | 'fetch'
+    | 'maxJobRecords'
+    | 'maxJobAgeHours'
   >;
 }
 
@@ -51,6 +57,8 @@ export default defineNode((opts: ResolveOptions) => {
         dataDir: opts.dataDir,
         recipes,
         ...(opts.model ? { model: opts.model } : {}),
+        ...(opts.limits?.jobMaxStored ? { maxJobRecords: opts.limits.jobMaxStored } : {}),
+        ...(opts.limits?.jobMaxAgeHours ? { maxJobAgeHours: opts.limits.jobMaxAgeHours } : {}),
         ...opts.exec,
       })
     : undefined;

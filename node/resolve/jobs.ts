@@ -1,10 +1,10 @@
 /**
  * @module resolve-jobs — the executor's job records: one JSON file per job under
  * `DATA_DIR/resolve/jobs/`, written atomically (lib/atomic-file.ts), ids made here and checked
- * before any path is formed.
+ * before any path is formed; kept within a count and an age, finished jobs oldest first.
  */
 
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 
@@ -41,12 +41,52 @@ export function publicJob(r: JobRecord): Job {
   return job;
 }
 
+/** How many job records are kept, and for how long (docs/limits.md). */
+export interface JobRetention {
+  maxStored: number;
+  maxAgeMs: number;
+}
+
 export class JobFiles {
   readonly dir: string;
+  /** Jobs settled since retention last ran: it runs again after 1 % of the bound. */
+  private settledSince = 0;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly retention?: JobRetention,
+    private readonly now: () => number = Date.now,
+  ) {
     this.dir = join(dataDir, 'resolve', 'jobs');
     mkdirSync(this.dir, { recursive: true });
+  }
+
+  /**
+   * Deletes finished job records past the count (oldest end first), then those that ended before
+   * the age bound; never a running one. Answers how many it deleted.
+   */
+  retain(): number {
+    if (!this.retention) return 0;
+    this.settledSince = 0;
+    const finished: { id: string; ended: number }[] = [];
+    const ids = this.ids();
+    for (const id of ids) {
+      const r = this.read(id);
+      if (r && r.state !== 'running')
+        finished.push({ id, ended: Date.parse(r.endedAt ?? '') || 0 });
+    }
+    finished.sort((a, b) => a.ended - b.ended);
+    const cutoff = this.now() - this.retention.maxAgeMs;
+    const overCount = Math.max(0, ids.length - this.retention.maxStored);
+    let deleted = 0;
+    for (const [i, f] of finished.entries()) {
+      if (i >= overCount && f.ended >= cutoff) break;
+      try {
+        unlinkSync(join(this.dir, `${f.id}.json`));
+        deleted++;
+      } catch {}
+    }
+    return deleted;
   }
 
   /** Undefined for a malformed id, a missing file or a record that cannot be read. */
@@ -73,6 +113,8 @@ export class JobFiles {
   settle(r: JobRecord): boolean {
     if (this.read(r.job_id)?.state !== 'running') return false;
     this.write(r);
+    if (this.retention && ++this.settledSince >= Math.max(1, this.retention.maxStored / 100))
+      this.retain();
     return true;
   }
 

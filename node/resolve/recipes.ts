@@ -132,7 +132,7 @@ export function modelRecipe(): Recipe {
   };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The recipe whose keywords the prompt names most often (whole words, case-insensitive; the
@@ -144,7 +144,7 @@ export function pickRecipe(prompt: string, recipes: readonly Recipe[]): Recipe |
   let bestScore = 0;
   for (const r of recipes) {
     const score = [r.name, ...r.keywords].filter((k) =>
-      new RegExp(`(^|[^a-z0-9])${escape(k.toLowerCase())}($|[^a-z0-9])`).test(text),
+      new RegExp(`(^|[^a-z0-9])${escapeRegExp(k.toLowerCase())}($|[^a-z0-9])`).test(text),
     ).length;
     if (score > bestScore) [best, bestScore] = [r, score];
   }

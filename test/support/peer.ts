@@ -117,14 +117,12 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
   );
   const fleet = parseFleet({
     hub: { name: names[0], port: servers[0]!.port, role: 'test hub', file: 'hub/main.ts' },
-    nodes: names
-      .slice(1)
-      .map((name, i) => ({
-        name,
-        port: servers[i + 1]!.port,
-        role: 'test node',
-        file: `node/${name}.ts`,
-      })),
+    nodes: names.slice(1).map((name, i) => ({
+      name,
+      port: servers[i + 1]!.port,
+      role: 'test node',
+      file: `node/${name}.ts`,
+    })),
   });
   const nodes: Record<string, TestNode> = {};
   names.forEach((name, i) => {

@@ -6,11 +6,16 @@
 import { capability } from '../../../lib/catalog/capability.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { listNegotiations } from '../negotiation-record.ts';
+import type { NegotiationRetention } from '../negotiation-store.ts';
 import { startNegotiation } from '../negotiation.ts';
 import { resultOf } from './answer.ts';
 
 /** `dir` is the negotiations folder (`negotiationsDir(DATA_DIR)`). */
-export const negotiationStart = (invoker: FleetInvoker, dir: string) =>
+export const negotiationStart = (
+  invoker: FleetInvoker,
+  dir: string,
+  retention?: NegotiationRetention,
+) =>
   capability({
     id: 'negotiation.start',
     name: 'Start a negotiation',
@@ -30,7 +35,7 @@ export const negotiationStart = (invoker: FleetInvoker, dir: string) =>
     run: async (args) =>
       resultOf(
         await startNegotiation(
-          { invoker, dir },
+          { invoker, dir, ...(retention ? { retention } : {}) },
           { customer: args.customer, ...(args.model ? { model: true } : {}) },
         ),
       ),

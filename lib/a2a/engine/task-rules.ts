@@ -1,0 +1,291 @@
+/**
+ * @module lib/a2a/engine/task-rules — the task engine's pure rules: which message may continue a
+ * task, which media an agent takes, how a status change and an artifact change a task, how a
+ * task's history and artifacts stay within their caps, and the refusals the engine answers with.
+ * No state, no I/O: every function here is a value in, a value out.
+ */
+
+import type { ArtifactInput } from '../agent.ts';
+import { a2aError, type A2AError } from '../errors.ts';
+import { jsonBytes } from '../../limits.ts';
+import {
+  TERMINAL_STATES,
+  isFinalState,
+  nowIso,
+  type Artifact,
+  type Message,
+  type Part,
+  type ProtocolVersion,
+  type PushConfig,
+  type Task,
+  type TaskEvent,
+  type TaskState,
+} from '../types.ts';
+
+/** What one task may hold. */
+export interface TaskLimits {
+  /** Messages kept in a task's history; the oldest go first. */
+  historyMessages: number;
+  /** Bytes of JSON kept in a task's history; the oldest go first, the newest message always stays. */
+  historyBytes: number;
+  /** Artifacts one task may hold. */
+  artifacts: number;
+  /** Bytes of JSON a task's artifacts may hold. */
+  artifactBytes: number;
+}
+
+/** A webhook registration as a client sends it: the server gives the id when there is none. */
+export type PushConfigInput = Omit<PushConfig, 'id' | 'version'> & { id?: string };
+
+/** A change the agent (or a cancel) reports for a task. */
+export type TaskUpdate =
+  | { kind: 'status'; state: TaskState; note?: string | Part[] }
+  | { kind: 'artifact'; artifact: Artifact; append: boolean; lastChunk: boolean };
+
+export const CANCELED_NOTE = "Canceled at the client's request";
+export const ORPHANED_NOTE =
+  'The node process running this task stopped; send the request again as a new task';
+const MEDIA_ANY = '*/*';
+
+/** The one answer for a task that is missing or not the caller's (its existence does not leak). */
+export function taskNotFound(id: string, field: string): A2AError {
+  return a2aError('TASK_NOT_FOUND', `Task not found: ${id}`, field);
+}
+
+export function notCancelable(id: string, state: TaskState): A2AError {
+  return a2aError('TASK_NOT_CANCELABLE', `Task ${id} is ${state} and cannot be canceled`);
+}
+
+/** A write the store refused: the change is not stored, and the caller is told so. */
+export function notStored(): A2AError {
+  return a2aError('INTERNAL_ERROR', 'The task could not be stored');
+}
+
+/** The refusal of an action that needs an authenticated caller. */
+export function unauthenticated(what: string): A2AError {
+  return a2aError(
+    'UNAUTHENTICATED',
+    `${what} needs an authenticated caller: send a bearer token (Authorization: Bearer …) or sign as a fleet node`,
+  );
+}
+
+/** The refusal of a push config past a task's count, or undefined when it fits. */
+export function pushCountProblem(
+  push: readonly PushConfig[],
+  cfg: PushConfigInput,
+  max: number,
+): A2AError | undefined {
+  if (push.some((p) => p.id === cfg.id) || push.length < max) return undefined;
+  return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
+}
+
+/** Why a message cannot continue a task, or undefined when it can. */
+export function continuationProblem(task: Task, message: Message): A2AError | undefined {
+  if (TERMINAL_STATES.has(task.status.state))
+    return a2aError(
+      'UNSUPPORTED_OPERATION',
+      `Task ${task.id} is ${task.status.state}; a terminal task takes no more messages, start a new task`,
+    );
+  if (message.contextId && message.contextId !== task.contextId)
+    return a2aError(
+      'INVALID_PARAMS',
+      `message.contextId ${message.contextId} does not match the task's contextId ${task.contextId}`,
+      'message.contextId',
+    );
+  return undefined;
+}
+
+/** Adds a continuing message to its task's history (the message takes the task's context). */
+export function addToHistory(task: Task, message: Message, limits: TaskLimits): void {
+  message.contextId = task.contextId;
+  task.history.push(message);
+  trimHistory(task.history, limits);
+}
+
+/** A task's configs with one added (or replaced by id). */
+export function withPush(
+  push: readonly PushConfig[],
+  cfg: PushConfigInput,
+  version: ProtocolVersion,
+): { push: PushConfig[]; stored: PushConfig } {
+  const stored: PushConfig = { ...cfg, id: cfg.id ?? crypto.randomUUID(), version };
+  return { push: [...push.filter((p) => p.id !== stored.id), stored], stored };
+}
+
+/** Whether two lists of push configs hold the same entries in the same order. */
+export function samePush(a: readonly PushConfig[], b: readonly PushConfig[]): boolean {
+  return a.length === b.length && a.every((p, i) => p === b[i]);
+}
+
+/** Why a message's media or its accepted output modes do not fit the agent, or null when they do. */
+export function mediaProblem(
+  parts: Part[],
+  accepted: string[] | undefined,
+  inputModes: readonly string[],
+  outputModes: readonly string[],
+): A2AError | null {
+  for (const [i, p] of parts.entries()) {
+    if (p.mediaType && !mediaMatches(p.mediaType, inputModes))
+      return a2aError(
+        'CONTENT_TYPE_NOT_SUPPORTED',
+        `Part ${i} has media type ${p.mediaType}; this agent accepts ${inputModes.join(', ')}`,
+        `message.parts[${i}].mediaType`,
+      );
+  }
+  if (
+    accepted &&
+    !accepted.some(
+      (m) => mediaMatches(m, outputModes) || outputModes.some((o) => mediaMatches(o, [m])),
+    )
+  )
+    return a2aError(
+      'CONTENT_TYPE_NOT_SUPPORTED',
+      `None of the accepted output modes is produced; this agent produces ${outputModes.join(', ')}`,
+      'configuration.acceptedOutputModes',
+    );
+  return null;
+}
+
+/** Whether a media type is in a list that may hold `type/*` or `*\/*` wildcards (parameters ignored). */
+export function mediaMatches(mediaType: string, allowed: readonly string[]): boolean {
+  const bare = mediaType.split(';')[0]!.trim().toLowerCase();
+  const [type] = bare.split('/');
+  return allowed.some((a) => {
+    const m = a.toLowerCase();
+    return m === MEDIA_ANY || m === bare || (m.endsWith('/*') && m.slice(0, -2) === type);
+  });
+}
+
+/** Moves a task to a state (the note, if any, joins its history) and returns the status event. */
+export function setStatus(
+  task: Task,
+  state: TaskState,
+  note: string | Part[] | undefined,
+  now: () => number,
+  limits: TaskLimits,
+): TaskEvent {
+  const status: Task['status'] = { state, timestamp: nowIso(now) };
+  if (note !== undefined) {
+    const message: Message = {
+      messageId: crypto.randomUUID(),
+      role: 'agent',
+      parts: typeof note === 'string' ? [{ text: note }] : note,
+      contextId: task.contextId,
+      taskId: task.id,
+    };
+    status.message = message;
+    task.history.push(message);
+    trimHistory(task.history, limits);
+  }
+  task.status = status;
+  return {
+    kind: 'status',
+    taskId: task.id,
+    contextId: task.contextId,
+    status,
+    final: isFinalState(state),
+  };
+}
+
+/**
+ * Whether adding `artifact` keeps the task within its artifact caps, given the stored size of
+ * its artifacts so far: the new size when it fits, the reason when it does not.
+ */
+export function artifactFit(
+  task: Task,
+  bytesBefore: number,
+  existing: number,
+  artifact: Artifact,
+  append: boolean,
+  limits: TaskLimits,
+): { bytes: number } | { refused: string } {
+  const { artifacts: maxCount, artifactBytes: maxBytes } = limits;
+  if (existing < 0 && task.artifacts.length + 1 > maxCount)
+    return { refused: `A task holds at most ${maxCount} artifacts` };
+  const added = append ? jsonBytes(artifact.parts) : jsonBytes(artifact);
+  const removed = existing >= 0 && !append ? jsonBytes(task.artifacts[existing]) : 0;
+  const after = bytesBefore + added - removed;
+  if (after > maxBytes) return { refused: `A task's artifacts hold at most ${maxBytes} bytes` };
+  return { bytes: after };
+}
+
+/** Puts an artifact into a task (appended to, replacing or beside one of the same id) and returns its event. */
+export function addArtifact(
+  task: Task,
+  existing: number,
+  update: { artifact: Artifact; append: boolean; lastChunk: boolean },
+): TaskEvent {
+  if (existing >= 0 && update.append) {
+    const prev = task.artifacts[existing]!;
+    task.artifacts[existing] = { ...prev, parts: [...prev.parts, ...update.artifact.parts] };
+  } else if (existing >= 0) task.artifacts[existing] = update.artifact;
+  else task.artifacts.push(update.artifact);
+  return {
+    kind: 'artifact',
+    taskId: task.id,
+    contextId: task.contextId,
+    artifact: update.artifact,
+    append: update.append,
+    lastChunk: update.lastChunk,
+  };
+}
+
+/**
+ * The events a stream that missed some steps gets instead: every artifact as it now stands, then
+ * the current status.
+ */
+export function rebuiltEvents(task: Task): TaskEvent[] {
+  const base = { taskId: task.id, contextId: task.contextId };
+  return [
+    ...task.artifacts.map(
+      (artifact): TaskEvent => ({
+        kind: 'artifact',
+        ...base,
+        artifact,
+        append: false,
+        lastChunk: true,
+      }),
+    ),
+    { kind: 'status', ...base, status: task.status, final: isFinalState(task.status.state) },
+  ];
+}
+
+export function toArtifact(input: ArtifactInput): Artifact {
+  const a: Artifact = { artifactId: input.artifactId ?? crypto.randomUUID(), parts: input.parts };
+  if (input.name) a.name = input.name;
+  if (input.description) a.description = input.description;
+  if (input.metadata) a.metadata = input.metadata;
+  return a;
+}
+
+const messageBytes = new WeakMap<Message, number>();
+
+/** Drops the oldest messages past either history cap; the newest message always stays. */
+export function trimHistory(history: Message[], limits: TaskLimits): void {
+  let bytes = 0;
+  let keep = 0;
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = history[i]!;
+    let size = messageBytes.get(m);
+    if (size === undefined) messageBytes.set(m, (size = jsonBytes(m)));
+    if (keep > 0 && (keep >= limits.historyMessages || bytes + size > limits.historyBytes)) break;
+    bytes += size;
+    keep++;
+  }
+  if (keep < history.length) history.splice(0, history.length - keep);
+}
+
+/** A copy that later changes to the live task cannot alter (events are read after they are sent). */
+export function snapshot(task: Task): Task {
+  return {
+    ...task,
+    status: { ...task.status },
+    artifacts: [...task.artifacts],
+    history: [...task.history],
+  };
+}
+
+/** Whether an event ends a stream: a message answer, or a final status. */
+export function endsStream(event: TaskEvent): boolean {
+  return event.kind === 'message' || (event.kind === 'status' && event.final);
+}

@@ -1,0 +1,285 @@
+/**
+ * @module lib/a2a/task-store-files — the embedded task store: one JSON file per task in sharded
+ * folders (lib/a2a/task-folder.ts), written atomically (lib/atomic-file.ts), an index in SQLite
+ * for listing, counting and retention (lib/a2a/task-index.ts), and a cache bounded by entries and
+ * by bytes. Retention keeps at most `maxStored` tasks and none older than `maxAgeMs`, deleting
+ * terminal tasks oldest first and never a task in progress.
+ */
+
+import { mkdirSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-file.ts';
+import { LIMITS, utf8Bytes } from '../limits.ts';
+import type { Log } from '../log.ts';
+import { type A2AError, a2aError } from './errors.ts';
+import { RecordCache } from './record-cache.ts';
+import { encodeRecord, metaOf, prepareFolder, readTaskFile, taskFilePath } from './task-folder.ts';
+import { TaskIndex } from './task-index.ts';
+import {
+  decodeToken,
+  encodeToken,
+  isTaskId,
+  type TaskRecord,
+  type TaskStore,
+} from './task-store.ts';
+import type { ListTasksPage, ListTasksQuery, Task } from './types.ts';
+import { withHistoryLength } from './types.ts';
+import { WriteQueue } from './write-queue.ts';
+
+const HOUR_MS = 3_600_000;
+/** Tasks deleted per step of retention, so that one step never holds the event loop for long. */
+const PRUNE_BATCH = 500;
+
+export interface FileTaskStoreOptions {
+  dir: string;
+  log: Log;
+  /** Full records kept in memory; older ones are read back from their files (default LIMITS.taskCacheEntries). */
+  cacheSize?: number;
+  /** Total stored size of the records kept in memory (default LIMITS.taskCacheBytes). */
+  cacheBytes?: number;
+  /** Tasks kept at most; past it the oldest terminal ones are deleted (default LIMITS.taskMaxStored). */
+  maxStored?: number;
+  /** Age of the oldest terminal task kept, in hours (default LIMITS.taskMaxAgeHours). */
+  maxAgeHours?: number;
+  now?: () => number;
+}
+
+export class FileTaskStore implements TaskStore {
+  private readonly writes = new WriteQueue(() => this.settled());
+  private readonly cache: RecordCache<TaskRecord>;
+  private readonly index: TaskIndex;
+  /** Records whose file exists: their writes replace it instead of creating it. */
+  private readonly onDisk = new WeakSet<TaskRecord>();
+  /** Ids being deleted by retention: already gone for readers. */
+  private readonly deleting = new Set<string>();
+  private stored: number;
+  private pruning = false;
+  /** Resolves when the retention step under way has removed its files. */
+  private pruned: Promise<void> = Promise.resolve();
+  private closed = false;
+  private readonly ageTimer: ReturnType<typeof setInterval>;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly log: Log,
+    cacheSize: number,
+    cacheBytes: number,
+    private readonly maxStored: number,
+    private readonly maxAgeMs: number,
+    private readonly now: () => number,
+  ) {
+    this.cache = new RecordCache(cacheSize, cacheBytes, (id) => this.writes.has(id));
+    this.index = new TaskIndex(join(dir, 'index.sqlite'));
+    prepareFolder(dir, this.index, log);
+    this.stored = this.index.count();
+    // Age is checked every minute (or a tenth of the age, when shorter); unref'd: it keeps no process up.
+    this.ageTimer = setInterval(() => this.prune(), Math.min(60_000, maxAgeMs / 10));
+    this.ageTimer.unref?.();
+    setImmediate(() => this.prune());
+  }
+
+  /** Opens (creating if needed) a store folder: start-up reads the index, not the files. */
+  static open(opts: FileTaskStoreOptions): FileTaskStore {
+    mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
+    return new FileTaskStore(
+      opts.dir,
+      opts.log,
+      opts.cacheSize ?? LIMITS.taskCacheEntries,
+      opts.cacheBytes ?? LIMITS.taskCacheBytes,
+      opts.maxStored ?? LIMITS.taskMaxStored,
+      (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * HOUR_MS,
+      opts.now ?? Date.now,
+    );
+  }
+
+  count(): number {
+    return this.stored;
+  }
+
+  /** What the in-memory cache holds now: records and their stored bytes. */
+  get cached(): { entries: number; bytes: number } {
+    return this.cache.stats;
+  }
+
+  /** False once `close` ran: the store takes no more writes (readiness reports it). */
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
+  get(id: string): TaskRecord | undefined {
+    if (!isTaskId(id) || this.deleting.has(id)) return undefined;
+    const hit = this.cache.get(id);
+    if (hit) return hit;
+    const read = readTaskFile(this.dir, id, this.log);
+    if (!read) return undefined;
+    this.onDisk.add(read.rec);
+    this.cache.set(read.rec, read.bytes);
+    return read.rec;
+  }
+
+  /**
+   * Records a new or changed task and writes it to disk. Writes to one task are serialised and
+   * coalesced: the returned promise resolves once a write that includes this change is renamed
+   * into place (and its index row committed).
+   * @throws Error (as a rejected promise) when the file cannot be written.
+   */
+  save(rec: TaskRecord): Promise<void> {
+    const id = rec.task.id;
+    if (!isTaskId(id))
+      return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
+    if (this.closed) return Promise.reject(new Error('the task store is closed'));
+    const written = this.writes.enqueue(id, () => this.writeFile(id));
+    // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
+    this.cache.set(rec);
+    return written;
+  }
+
+  /** Resolves when every write started so far has finished. */
+  flush(): Promise<void> {
+    return this.writes.flush();
+  }
+
+  /** Finishes the writes in flight, then refuses new ones (at shutdown). */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.ageTimer);
+    this.index.close();
+  }
+
+  /** A page of the index, after the writes in flight, so a listing includes every task saved before it. */
+  list(
+    q: ListTasksQuery,
+    creator: string | null,
+  ): Promise<ListTasksPage | A2AError> | ListTasksPage | A2AError {
+    if (this.writes.size) return this.writes.flush().then(() => this.listNow(q, creator));
+    return this.listNow(q, creator);
+  }
+
+  /** Runs retention steps until nothing more is past a bound. */
+  async retain(): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      while (this.pruning) await this.pruned;
+      const n = this.prune();
+      if (!n) return deleted;
+      deleted += n;
+    }
+  }
+
+  /** Ids of the tasks left `submitted` or `working` (crash recovery, before anything is served). */
+  runningIds(): string[] {
+    return this.index.runningIds();
+  }
+
+  private listNow(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
+    if (this.closed) return a2aError('INTERNAL_ERROR', 'the task store is closed');
+    let after: [number, string] | undefined;
+    if (q.pageToken) {
+      after = decodeToken(q.pageToken);
+      if (!after)
+        return a2aError(
+          'INVALID_PARAMS',
+          'pageToken is not a token this server issued',
+          'params.pageToken',
+        );
+    }
+    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : Number.NaN;
+    const { ids, total } = this.index.page({
+      creator,
+      ...(q.contextId !== undefined ? { contextId: q.contextId } : {}),
+      ...(q.status !== undefined ? { state: q.status } : {}),
+      ...(Number.isNaN(since) ? {} : { since }),
+      ...(after ? { after } : {}),
+      limit: q.pageSize + 1,
+    });
+    const slice = ids.slice(0, q.pageSize);
+    const tasks: Task[] = [];
+    for (const [id] of slice) {
+      const rec = this.get(id);
+      if (rec) tasks.push(withHistoryLength(rec.task, q.historyLength));
+    }
+    const last = slice[slice.length - 1];
+    return {
+      tasks,
+      nextPageToken: ids.length > q.pageSize && last ? encodeToken(last[1], last[0]) : '',
+      pageSize: q.pageSize,
+      totalSize: total,
+    };
+  }
+
+  private async writeFile(id: string): Promise<void> {
+    const rec = this.cache.peek(id);
+    if (!rec) return;
+    const body = encodeRecord(rec);
+    this.cache.setSize(id, utf8Bytes(body));
+    const target = taskFilePath(this.dir, id);
+    try {
+      // The row is committed (marked dirty) before the file is written: a crash in between leaves
+      // a row the next start checks against its file, never a file the index does not know.
+      await this.index.mark(id, metaOf(rec));
+      // First write of a new task: exclusive create, no rename. The caller is answered only after
+      // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
+      // next start removes; nothing a client was told exists can be torn. Later writes (or a first
+      // one that finds the file there) replace it through a temporary file.
+      const created =
+        !this.onDisk.has(rec) &&
+        (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
+      if (!created) await writeFileAtomic(target, body);
+      else this.stored++;
+      this.onDisk.add(rec);
+      this.index.clean(id);
+    } catch (e) {
+      this.log('error', 'task write failed', { task: id, error: (e as Error).message });
+      throw e;
+    }
+  }
+
+  /** After each write: trim the cache, and start retention once the count passes its bound. */
+  private settled(): void {
+    this.cache.trim();
+    if (this.stored > this.maxStored && !this.pruning) setImmediate(() => this.prune());
+  }
+
+  /**
+   * One step of retention: the oldest terminal tasks past the count, then those past the age, at
+   * most PRUNE_BATCH; repeats on the next turn while there is more. A task with a write in flight
+   * stays; a task in progress is never selected.
+   */
+  private prune(): number {
+    if (this.closed || this.pruning) return 0;
+    const excess = this.stored - this.maxStored;
+    let ids =
+      excess > 0
+        ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
+        : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
+    ids = ids.filter((id) => !this.writes.has(id));
+    if (!ids.length) return 0;
+    this.pruning = true;
+    this.index.remove(ids);
+    this.stored -= ids.length;
+    for (const id of ids) {
+      const rec = this.cache.peek(id);
+      if (rec) this.onDisk.delete(rec); // saved again later, it is a new file
+      this.cache.delete(id);
+      this.deleting.add(id);
+    }
+    this.pruned = Promise.all(
+      ids.map((id) =>
+        unlink(taskFilePath(this.dir, id)).catch((e: NodeJS.ErrnoException) => {
+          if (e.code !== 'ENOENT')
+            this.log('warn', 'task file not removed', { task: id, error: e.message });
+        }),
+      ),
+    ).then(() => {
+      for (const id of ids) this.deleting.delete(id);
+      this.pruning = false;
+      if (ids.length === PRUNE_BATCH || this.stored > this.maxStored)
+        setImmediate(() => this.prune());
+    });
+    return ids.length;
+  }
+}
