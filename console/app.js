@@ -6,6 +6,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
+import { MeshBadge } from './mesh-panel.js';
 import { PAGES } from './pages/index.js';
 
 /** @typedef {import('preact').FunctionComponent} Component */
@@ -58,6 +59,7 @@ function App() {
         <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`,
       )}
       </nav>
+      <${MeshBadge} project="main" />
       <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
     </header>
     <main id="main" data-page=${page.id}>

@@ -28,8 +28,10 @@ const privateKeyFile = (node: string) => `${node}.ed25519.json`;
 const FIXTURE_FLEET = join(ROOT, 'fixtures/fleet.json');
 const work = tempDir('lume-a2a-outside-');
 const procs: Bun.Subprocess[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const p of procs) p.kill();
+  // A process still exiting may write into its data folder after the folder is removed.
+  await Promise.all(procs.map((p) => p.exited));
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -95,20 +95,31 @@ export async function addRemoteNode(
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
-    | { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] }
+    | {
+        name?: unknown;
+        description?: unknown;
+        supportedInterfaces?: { url?: unknown; protocolBinding?: unknown }[];
+      }
     | undefined;
   if (!card || card.name !== o.name)
     return fail(
       'FLEET_ADD_CARD_MISMATCH',
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
-  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
-    (i) => i?.url,
-  );
-  if (
-    !urls.length ||
-    !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))
-  )
+  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
+  // gRPC is served on a port of its own, so its interface only has to be on the node's host.
+  const host = new URL(base).hostname;
+  const under = (i: { url?: unknown; protocolBinding?: unknown } | undefined) => {
+    const u = i?.url;
+    if (typeof u !== 'string') return false;
+    if (i?.protocolBinding !== 'GRPC') return u === base || u.startsWith(`${base}/`);
+    try {
+      return new URL(u.includes('://') ? u : `http://${u}`).hostname === host;
+    } catch {
+      return false;
+    }
+  };
+  if (!interfaces.length || !interfaces.every(under))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.

@@ -89,7 +89,7 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
           { status: 426 },
         );
       }
-      return http(req, server as Server<unknown>);
+      return http(req, server as Server<unknown>, caller);
     },
     websocket: {
       // Frames between the protocol cap and twice it still arrive, so the sender gets a coded
