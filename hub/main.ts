@@ -19,8 +19,10 @@ import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { openMeshBackend } from './mesh/backend.ts';
+import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
+import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
@@ -43,11 +45,12 @@ for (const o of publicOrigins) {
     process.exit(2);
   }
 }
-const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages, socketBufferBytes } = settings.hub;
 const meshLimits = {
   ...(heartbeatMs ? { heartbeatMs } : {}),
   ...(heartbeatMisses ? { heartbeatMisses } : {}),
   ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
+  ...(socketBufferBytes ? { maxSocketBufferedBytes: socketBufferBytes } : {}),
 };
 // The bounds of docs/limits.md, read from the environment.
 const limits = limitsFromEnv(process.env);
@@ -66,7 +69,7 @@ if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
 // GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
-const grpcPort = parseGrpcPort(process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`hub: ${grpcPort.message}`);
   process.exit(2);
@@ -94,7 +97,9 @@ const mesh = await openMeshBackend({
   process.exit(2);
 });
 // The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
-if (!(await mesh.store.getProject(settings.mesh.project)))
+// A name the mesh cannot hold leaves the hub not ready (a /readyz check says why) instead of "ready".
+const meshProjectOk = isProjectName(settings.mesh.project);
+if (meshProjectOk && !(await mesh.store.getProject(settings.mesh.project)))
   await mesh.store.createProject({
     name: settings.mesh.project,
     description: 'The default project',
@@ -109,6 +114,8 @@ const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
 const cardKeys = await loadCardKeys(dataDir, fleet.hub.name);
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
+// The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
+const consoleKey = consoleTicketKey(dataDir);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -123,6 +130,13 @@ const model = modelSettings.baseUrl
   : undefined;
 // The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
 const boot = selfCheckReadiness();
+if (!meshProjectOk) {
+  log('error', 'mesh.project is not a project name (lower-case letters, digits, dashes)', {
+    project: settings.mesh.project.slice(0, 64),
+  });
+  boot.checks.meshProject = () =>
+    'mesh.project (MESH_PROJECT) is not a project name: lower-case letters, digits and dashes';
+}
 const hub = createHub({
   readyChecks: boot.checks,
   fleet,
@@ -138,6 +152,7 @@ const hub = createHub({
   pushAllowHosts,
   limits: limits.value,
   tokens,
+  consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
@@ -185,8 +200,10 @@ log('info', 'hub listening', {
   otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
 });
 const grpcListening = await server.grpc;
+// As a local notebook server does: one URL that signs a browser in, once (docs/security.md);
+// written with the listening line, so whoever reads that line has the URL too.
 console.log(
-  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}`,
+  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}\nconsole: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
 );
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,

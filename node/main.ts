@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
@@ -23,6 +23,7 @@ import { importNode } from '../lib/node/load-node.ts';
 import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { isLoopbackHost } from '../lib/auth/access.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
@@ -99,7 +100,7 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
-const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
   process.exit(2);
@@ -187,6 +188,13 @@ const hint = `stop the process holding it (another copy of this node, or a runni
 // folder: a second copy on another port stops here, naming the first one's pid (lib/data-lock.ts).
 const ownPort = port ?? fleet?.nodes.find((n) => n.name === declared.name)?.port ?? 0;
 exitIfPortTaken({ name: declared.name, host, port: ownPort, hint });
+// Anonymous callers may act only on this machine: refused here with the reason, never at serve time.
+if (settings.a2aOpen && !isLoopbackHost(host)) {
+  console.error(
+    `${declared.name}: A2A_OPEN=1 lets anonymous callers act, so it is for a loopback address only, not HOST=${host}; unset A2A_OPEN or bind 127.0.0.1`,
+  );
+  process.exit(2);
+}
 lockDataOrExit(declared.name, join(dataDir, declared.name));
 const running = await bindOrExit({ host, hint }, () =>
   serveNode(definition, {

@@ -21,6 +21,7 @@ import { fleetSelfCheck } from '../fleet/self-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
+import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
@@ -104,6 +105,7 @@ for (const m of members)
     hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.`,
   });
 
+const live = process.stdout.isTTY === true;
 // The boot self-check: one line per check; a failure says what to do and nothing starts.
 const checks = await fleetSelfCheck({
   fleet,
@@ -118,6 +120,14 @@ const checks = await fleetSelfCheck({
 for (const c of checks) console.log(formatCheck('fleet', c));
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
+// One console URL for the whole fleet, as a notebook server prints one (the hub's own goes to its log).
+const consoleLink = newConsoleUrl(
+  dataDir,
+  fleet.hub.name,
+  browserOrigin(host, fleet.hub.port, settings.hub.publicOrigins),
+);
+if (!live) console.log(`console: ${consoleLink} (opens once; bun run console-url prints another)`);
+
 const supervisor = new Supervisor(fleetChildren(fleet, root), {
   cwd: root,
   env: childEnv,
@@ -125,7 +135,6 @@ const supervisor = new Supervisor(fleetChildren(fleet, root), {
   onChange: render,
 });
 
-const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {
   if (!live) {
     // Not a terminal: one line per change, easy to follow in a log or a test.
@@ -148,7 +157,7 @@ function render(changed: ChildRow): void {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(
-    `\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`,
+    `\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\nconsole (opens once; bun run console-url prints another): ${consoleLink}\n`,
   );
 }
 

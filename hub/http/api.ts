@@ -16,7 +16,8 @@
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
 import type { SseOptions } from '../../lib/a2a/sse.ts';
-import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { Fleet } from '../../lib/fleet/config.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceStore } from '../../lib/fleet/trace.ts';
 import type { HubErrorCode } from '../../lib/errors/hub.ts';
@@ -241,15 +242,26 @@ export function createHubApi(deps: HubApiDeps): {
       case '/api/trace/stream':
         // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS)
+          ? liveResponse(
+              req,
+              (push) => deps.trace.subscribe(push),
+              { ...deps.sse, owner: ownerKey(caller) },
+              EVENT_QUEUE_MAX_ITEMS,
+            )
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/fleet/stream':
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse)
+          ? liveResponse(req, (push) => deps.live.fleet.listen(push), {
+              ...deps.sse,
+              owner: ownerKey(caller),
+            })
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/tasks/stream':
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), deps.sse)
+          ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), {
+              ...deps.sse,
+              owner: ownerKey(caller),
+            })
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
         return req.method === 'POST'

@@ -1,5 +1,5 @@
 /**
- * @module catalog-agent — the agent of a node without a model: a data part
+ * @module lib/catalog/keyword-agent — the agent of a node without a model: a data part
  * `{"skill": …, "args": …}` (or a text that is exactly that JSON) calls that capability; a text
  * message picks a read-only capability by keyword or by the identifiers it carries, with the
  * arguments the text gives it (lib/catalog/text-args.ts). A missing or ambiguous argument pauses

@@ -1,5 +1,5 @@
 /**
- * @module peer — the one signing and verification implementation of the signed peer channel
+ * @module lib/peer/signature — the one signing and verification implementation of the signed peer channel
  * (docs/peer.md). Every node and the hub import it; nothing else
  * signs or verifies. Key files live in peer-keys.ts, the client in peer-client.ts, routes in
  * peer-routes.ts; all of them call into this file.
@@ -395,6 +395,8 @@ export interface RingEntry {
   mode: RingMode;
   /** One key normally, two while the node rotates. */
   ed25519: readonly Uint8Array[];
+  /** The ring marks it a relay: it may name the principal it forwards a call for (`onBehalfOf`). */
+  relay?: boolean;
 }
 export type PeerRing = ReadonlyMap<string, RingEntry>;
 
@@ -405,6 +407,8 @@ type VerifyResult =
 export interface PeerVerifier {
   /** Checks one request that arrived at `route` (e.g. `/peer/invoke`) of this node. */
   verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult>;
+  /** Whether the ring marks `node` a relay (one that may act for the principal it names). */
+  isRelay?(node: string): boolean;
 }
 
 export interface VerifierOptions {
@@ -473,6 +477,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   const named = (text: string, pattern: RegExp) => (pattern.test(text) ? text : 'something else');
 
   return Object.freeze({
+    isRelay: (node: string) => o.ring.get(node)?.relay === true,
     async verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult> {
       const node = headers.get(PEER_HEADERS.node);
       const ts = headers.get(PEER_HEADERS.ts);
