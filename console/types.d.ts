@@ -50,6 +50,8 @@ export interface NodeStatus {
   warnings: string[];
   skills: { id: string; name: string }[];
   protocolVersions: string[];
+  /** Its card's signature against the key the hub pinned (hub/fleet/view.ts). */
+  cardSignature?: { state: 'verified' | 'failed' | 'unpinned'; kid?: string; code?: string };
   error?: ApiError;
 }
 

@@ -20,6 +20,7 @@ import {
   createNode,
   defaultGrpcPort,
   type NodeApp,
+  type NodeOptions,
 } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
@@ -50,6 +51,7 @@ import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
 import { createJoinService, joinsNotOffered } from './fleet/join.ts';
+import { cardKeyId } from '../lib/a2a/card-signature.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -73,6 +75,8 @@ export interface HubOptions {
   log: Log;
   /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
   identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing };
+  /** What the hub's card is signed with (lib/node/card-keys.ts); else a key of this process. */
+  cardKeys?: NodeOptions['cardKeys'];
   traceDb: Database;
   meshStore: MeshStore;
   /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
@@ -206,8 +210,17 @@ export function createHub(opts: HubOptions): Hub {
     meshToken: !!opts.meshToken,
     ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
+  const ring = opts.identity.ring;
   const view = createFleetView({
     fleet,
+    // A member's card must be signed with a key the hub's ring pinned for it.
+    pinnedKeys: (name) =>
+      (ring?.get(name)?.ed25519 ?? []).map((publicKey) => ({
+        kid: cardKeyId(publicKey),
+        publicKey,
+      })),
+    onUnverified: (name, failure) =>
+      log('warn', 'fleet member card does not verify', { node: name, code: failure.code }),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
   });
@@ -309,6 +322,7 @@ export function createHub(opts: HubOptions): Hub {
     },
     ...(opts.host ? { host: opts.host } : {}),
     ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
+    ...(opts.cardKeys ? { cardKeys: opts.cardKeys } : {}),
   });
 
   ownTasks = node.engine;
@@ -386,6 +400,9 @@ export function createHub(opts: HubOptions): Hub {
     ask: askQuestion,
     engine: () => node.engine,
     ownCard: () => node.card(),
+    // The fleet view checks each member's card against the key the hub pinned for it.
+    cardChecks: async () =>
+      new Map((await view.snapshot()).nodes.map((n) => [n.name, n.cardSignature])),
     selfUrl: () => selfUrl,
     origins: () => access.origins(),
     anonymous: access.anonymous,

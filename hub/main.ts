@@ -14,6 +14,7 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
 import { liveIdentity } from '../lib/peer/live-identity.ts';
 import { writableFleetFile } from './fleet/fleet-file.ts';
+import { loadCardKeys } from '../lib/node/card-keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
@@ -120,6 +121,7 @@ const joins = {
   to: writableFleetFile(fleetFile, dataDir, resolve(import.meta.dir, '..')),
   reload: () => identity.reload(),
 };
+const cardKeys = await loadCardKeys(dataDir, fleet.hub.name);
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
 // The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
@@ -152,6 +154,7 @@ const hub = createHub({
   log,
   identity: { signer: identity.signer, verifier: identity.verifier, ring: identity.ring() },
   joins,
+  ...(cardKeys ? { cardKeys } : {}),
   traceDb,
   meshStore: mesh.store,
   host,

@@ -50,7 +50,10 @@ describe('keyword planner', () => {
     expect(trace.some((r: any) => r.to === 'resolve' && r.capability === 'resolve.catalog')).toBe(
       true,
     );
-    expect(t.status.message.parts[0].text).toContain('[scanner/sector.movement]');
+    expect(t.artifacts[0].parts.find((p: any) => p.text).text).toContain(
+      '[scanner/sector.movement]',
+    );
+    expect(t.status.message).toBeUndefined();
   });
 
   test('a question nothing can answer is said plainly', async () => {

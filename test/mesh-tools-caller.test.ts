@@ -92,7 +92,9 @@ async function ask(auth: Record<string, string>) {
     .filter((q) => q.body.tools?.length)[0]!
     .body.tools!.map((x) => x.function.name)
     .filter((n) => n.startsWith('a2a_'));
-  return { answer: t.status.message.parts[0].text as string, offered };
+  // The answer is the artifact's text (a completed task's status repeats none of it).
+  const text = t.artifacts[0].parts.find((p: { text?: string }) => p.text !== undefined).text;
+  return { answer: text as string, offered };
 }
 
 test("an anonymous caller reads no protected project and posts nothing through the node's model", async () => {

@@ -109,7 +109,9 @@ test('a model-backed agent lists its peers and messages one of them over the mes
       'a2a_message true',
       'a2a_history true',
     ]);
-    expect(t.status.message.parts[0].text).toBe('Sent main:1 to bob.');
+    // The answer once: in the artifact, not repeated by the completed status.
+    expect(t.artifacts[0].parts.find((p: any) => p.text).text).toBe('Sent main:1 to bob.');
+    expect(t.status.message).toBeUndefined();
     // bob really got it, from lan.
     let frame = await bob.c.next();
     while (frame.type !== 'message') frame = await bob.c.next();

@@ -43,7 +43,7 @@ export function Fleet() {
           return html`
           <tr data-node=${n.name} class=${n.online ? 'online' : 'offline'}>
             <td data-label="node"><strong>${n.name}</strong></td>
-            <td data-label="kind">${n.kind === 'peer' ? 'peer only' : n.kind}</td>
+            <td data-label="kind">${n.kind === 'peer' ? 'peer only' : n.kind}${n.cardSignature ? html` <span class=${n.cardSignature.state === 'failed' ? 'error' : 'muted'} data-card-signature=${n.cardSignature.state}>${n.cardSignature.state === 'verified' ? 'signed' : n.cardSignature.state === 'failed' ? 'signature fails' : ''}</span>` : ''}</td>
             <td data-label="state" class="state">${n.online ? html`<span class="ok">online</span>` : html`<span class="error">offline${n.error ? ` (${n.error.code})` : ''}</span>`}</td>
             <td data-label="latency">${n.latencyMs === null ? '–' : `${n.latencyMs} ms`}</td>
             <td data-label="last minutes" class="pictures">

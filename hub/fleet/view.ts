@@ -6,6 +6,7 @@
  */
 
 import { readAgentBacked } from '../../lib/a2a/card.ts';
+import { type TrustedCardKey, verifyCardSignature } from '../../lib/a2a/card-signature.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
 
 export interface NodeStatus {
@@ -20,6 +21,12 @@ export interface NodeStatus {
   warnings: string[];
   skills: { id: string; name: string }[];
   protocolVersions: string[];
+  /**
+   * Whether its card's signature verifies against the key the hub pinned for it: `verified`
+   * (with the key id), `failed` (with the code; the node also carries a warning) or `unpinned`
+   * (the hub holds no key for it). Absent until a card was read.
+   */
+  cardSignature?: { state: 'verified' | 'failed' | 'unpinned'; kid?: string; code?: string };
   error?: { code: string; message: string };
 }
 
@@ -38,6 +45,10 @@ export interface FleetViewOptions {
   /** How long a snapshot is served before nodes are asked again. */
   ttlMs?: number;
   now?: () => number;
+  /** The public keys the hub pinned for a node (its key ring), which its card must be signed with. */
+  pinnedKeys?: (node: string) => readonly TrustedCardKey[];
+  /** Told once per node each time its card's signature starts failing (the hub logs it). */
+  onUnverified?: (node: string, failure: { code: string; message: string }) => void;
 }
 
 type Json = Record<string, unknown>;
@@ -65,6 +76,7 @@ export async function probeNode(
   member: FleetMember,
   f: typeof fetch,
   timeoutMs: number,
+  pinned: readonly TrustedCardKey[] = [],
 ): Promise<NodeStatus> {
   const status: NodeStatus = {
     name: member.name,
@@ -107,6 +119,11 @@ export async function probeNode(
         status.warnings.push(
           `card names itself ${JSON.stringify(c.name)}, the fleet calls it ${member.name}`,
         );
+      status.cardSignature = checkSignature(c, pinned);
+      if (status.cardSignature.state === 'failed')
+        status.warnings.push(
+          `card signature does not verify against the key pinned for ${member.name} (${status.cardSignature.code})`,
+        );
       return status;
     }
     const caps = await getJson(f, `${member.url}/capabilities`, signal);
@@ -130,17 +147,41 @@ export async function probeNode(
   return status;
 }
 
+/** A card's signature against the pinned keys: no pinned key means nothing to check it with. */
+function checkSignature(
+  card: Json,
+  pinned: readonly TrustedCardKey[],
+): NodeStatus['cardSignature'] & {} {
+  if (!pinned.length) return { state: 'unpinned' };
+  const r = verifyCardSignature(card, pinned);
+  return r.ok ? { state: 'verified', kid: r.result.kid } : { state: 'failed', code: r.error.code };
+}
+
 export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<FleetSnapshot> } {
   const f = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 1500;
   const ttlMs = opts.ttlMs ?? 1000;
   const now = opts.now ?? Date.now;
   let cached: { at: number; snap: Promise<FleetSnapshot> } | undefined;
+  const failing = new Set<string>();
 
   async function collect(): Promise<FleetSnapshot> {
     const probed = await Promise.all(
-      opts.fleet.nodes.map(async (m) => ({ m, status: await probeNode(m, f, timeoutMs) })),
+      opts.fleet.nodes.map(async (m) => ({
+        m,
+        status: await probeNode(m, f, timeoutMs, opts.pinnedKeys?.(m.name) ?? []),
+      })),
     );
+    for (const { m, status } of probed) {
+      const sig = status.cardSignature;
+      if (sig?.state === 'failed' && !failing.has(m.name)) {
+        failing.add(m.name);
+        opts.onUnverified?.(m.name, {
+          code: sig.code ?? '',
+          message: status.warnings.at(-1) ?? '',
+        });
+      } else if (sig && sig.state !== 'failed') failing.delete(m.name);
+    }
     // Opt-in members (the conformance agent) count only while someone runs them.
     const nodes = probed
       .filter(({ m, status }) => m.default || status.online)

@@ -50,6 +50,7 @@ export interface Admitted {
 const PUBLIC_READS = new Set([
   '/.well-known/agent-card.json',
   '/.well-known/agent.json',
+  '/.well-known/jwks.json',
   '/health',
   '/healthz',
   '/readyz',

@@ -5,6 +5,7 @@
  */
 
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
+import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from '../../lib/catalog/text-args.ts';
 
 /** A capability of some fleet node, as its descriptor says, with the node's name. */
 export type CatalogTool = CapabilityDescriptor & { node: string };
@@ -22,6 +23,11 @@ export interface Plan {
   by: 'keywords' | 'model';
   /** Why the model did not plan, when it was asked and the keywords planned instead. */
   note?: string;
+  /**
+   * The question back, when the tool that fits best lacks an argument the question does not give
+   * (or gives ambiguously): no call is made with a guessed one.
+   */
+  needs?: { node: string; tool: string; question: string };
 }
 
 /** Plans which tools to call for a question. */
@@ -79,6 +85,8 @@ export function scoreTool(question: string, tool: CatalogTool): number {
   const qTerms = new Set(terms(question));
   let score = 0;
   for (const k of tool.keywords) if (k && q.includes(k.toLowerCase())) score += 3;
+  // An identifier of the tool's own kind (a stock code, a USCC) says as much as a keyword.
+  if (namesAnArgument(question, tool.args)) score += 3;
   const hits = (words: string[], weight: number) => {
     let n = 0;
     for (const w of new Set(words)) if (qTerms.has(w)) n += weight;
@@ -90,28 +98,28 @@ export function scoreTool(question: string, tool: CatalogTool): number {
   return score;
 }
 
-/** Fills enum arguments whose value the question names; undefined when a required one stays empty. */
-function argsFor(question: string, tool: CatalogTool): Record<string, unknown> | undefined {
-  const q = question.toLowerCase();
-  const args: Record<string, unknown> = {};
-  for (const [name, spec] of Object.entries(tool.args)) {
-    const hit = spec.enum?.find((v) => q.includes(v.toLowerCase()));
-    if (hit) args[name] = hit;
-    else if (spec.required) return undefined;
-  }
-  return args;
-}
-
-/** The default planner: the best-scoring read-only tool of each node, up to three nodes close to the best score. */
+/**
+ * The default planner: the best-scoring read-only tool of each node, up to three nodes close to
+ * the best score, each with the arguments the question gives it (lib/catalog/text-args.ts). When
+ * the best tool lacks an argument the question does not give, the plan is its question instead.
+ */
 export const keywordPlanner: Planner = (question, tools) => {
-  const scored = tools
-    .flatMap((t) => {
-      if (!t.readOnly) return [];
-      const args = argsFor(question, t);
-      return args ? [{ node: t.node, tool: t.id, args, score: scoreTool(question, t) }] : [];
-    })
+  if (question.length > MAX_TEXT_CHARS) return { calls: [], by: 'keywords' };
+  const read = tools
+    .filter((t) => t.readOnly)
+    .map((t) => ({ t, score: scoreTool(question, t), args: argsFromText(question, t.args) }))
     .filter((c) => c.score >= 3)
     .sort((a, b) => b.score - a.score);
+  const best = read[0];
+  if (best && !best.args.ok && !read.some((c) => c.args.ok && c.score >= best.score))
+    return {
+      calls: [],
+      by: 'keywords',
+      needs: { node: best.t.node, tool: best.t.id, question: best.args.question },
+    };
+  const scored = read.flatMap((c) =>
+    c.args.ok ? [{ node: c.t.node, tool: c.t.id, args: c.args.args, score: c.score }] : [],
+  );
   const top = scored[0]?.score ?? 0;
   const picked: PlannedCall[] = [];
   for (const c of scored) {

@@ -33,6 +33,8 @@ export interface AskAnswer {
   planNote?: string;
   answered: boolean;
   answer: string;
+  /** What the question lacks for the tool that fits it (the answer asks for it). */
+  needs?: { node: string; tool: string; question: string };
   facts: AskFact[];
   tried: {
     node: string;
@@ -99,6 +101,15 @@ export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
     ...(planned.note ? { planNote: planned.note } : {}),
   };
   const plan = planned.calls;
+  if (!plan.length && planned.needs)
+    return {
+      ...base,
+      answered: false,
+      answer: `${planned.needs.node}/${planned.needs.tool}: ${planned.needs.question}`,
+      needs: planned.needs,
+      facts: [],
+      tried: [],
+    };
   if (!plan.length) {
     const closest = catalog
       .filter((t) => t.readOnly)

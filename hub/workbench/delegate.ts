@@ -269,7 +269,7 @@ export function createDelegator(deps: DelegatorDeps) {
           },
           { lastChunk: true },
         );
-        task.complete(`Executor succeeded (job ${job.job_id})`);
+        task.complete();
       } else if (job.state === 'failed')
         task.fail(`Executor failed (job ${job.job_id})${job.error ? `: ${job.error}` : ''}`);
       else if (job.state === 'canceled')

@@ -7,7 +7,8 @@
 
 import type { Agent, AgentContext } from '../../lib/a2a/agent.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
-import { catalogAgent, skillCall } from '../../lib/catalog/keyword-agent.ts';
+import { callOf, catalogAgent } from '../../lib/catalog/keyword-agent.ts';
+import { MAX_TEXT_CHARS } from '../../lib/catalog/text-args.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from './ask.ts';
 import type { DelegateArgs, Delegator } from './delegate.ts';
@@ -20,6 +21,8 @@ interface HubAgentDeps {
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+/** The task metadata key that keeps a question Ask could not answer without one more argument. */
+const ASKED = 'askNeeds';
 
 export function hubAgent(deps: HubAgentDeps): Agent {
   const byCatalog = catalogAgent(deps.catalog);
@@ -73,7 +76,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
     // task.delegate and negotiation.start are not read-only: the catalog's rule decides.
     needsPrincipal: (message) => byCatalog.needsPrincipal?.(message),
     async handle(ctx) {
-      const call = skillCall(ctx.data);
+      const call = callOf(ctx.message);
       // A task whose job is submitted takes no second job in its place (its metadata would lose the first).
       if (ctx.continued && deps.delegator.delegated(ctx.task)) {
         return ctx.status(
@@ -99,8 +102,18 @@ export function hubAgent(deps: HubAgentDeps): Agent {
         return args && deps.delegator.submit(ctx, args);
       }
       if (call || !ctx.text) return byCatalog.handle(ctx);
+      // A reply to Ask's question is read together with the question it answers.
+      const first = ctx.continued
+        ? str((ctx.task.metadata?.[ASKED] as Fields | undefined)?.text)
+        : undefined;
+      const question = first ? `${first}\n${ctx.text}` : ctx.text;
       ctx.working('Planning which nodes to ask');
-      const answer = await deps.ask(ctx.text);
+      const answer = await deps.ask(question);
+      if (answer.needs) {
+        ctx.setMetadata({ [ASKED]: { text: question.slice(0, MAX_TEXT_CHARS) } });
+        return ctx.requireInput(answer.answer);
+      }
+      if (first) ctx.setMetadata({ [ASKED]: null });
       ctx.artifact(
         {
           name: 'answer',
@@ -111,7 +124,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
         },
         { lastChunk: true },
       );
-      ctx.complete(answer.answer);
+      ctx.complete();
     },
     observe: (task) => deps.delegator.observe(task),
     cancel: (task) => deps.delegator.cancel(task),

@@ -161,21 +161,46 @@ export function bindWarnings(
   return [];
 }
 
+/** Signs a card as served (lib/a2a/card-signature.ts `signCard` with the node's current key). */
+export type CardSigner = (card: Record<string, unknown>) => Record<string, unknown>;
+
 /**
  * Serves a card with caching headers; a matching `If-None-Match` gets 304. The card is
- * serialised once per change, not per request.
+ * serialised (and signed) once per change, not per request. A new signer re-signs the card in the
+ * same step that replaces body and ETag, so every response is one card with its own signature.
  */
 export class CardServer {
+  private unsigned = '';
   private body = '';
   private etag = '';
   private lastModified = '';
+  private card: Record<string, unknown>;
 
-  constructor(card: Record<string, unknown>, now: () => number = Date.now) {
+  constructor(
+    card: Record<string, unknown>,
+    now: () => number = Date.now,
+    private sign?: CardSigner,
+  ) {
+    this.card = card;
     this.update(card, now);
   }
 
   update(card: Record<string, unknown>, now: () => number = Date.now): void {
-    const body = JSON.stringify(card);
+    const unsigned = JSON.stringify(card);
+    if (unsigned === this.unsigned) return;
+    this.unsigned = unsigned;
+    this.card = card;
+    this.publish(now);
+  }
+
+  /** Signs from now on with `sign` (a rotated key): the card served next carries its signature. */
+  resign(sign: CardSigner, now: () => number = Date.now): void {
+    this.sign = sign;
+    this.publish(now);
+  }
+
+  private publish(now: () => number): void {
+    const body = JSON.stringify(this.sign ? this.sign(this.card) : this.card);
     if (body === this.body) return;
     this.body = body;
     this.etag = `W/"${Bun.hash(body).toString(36)}"`;

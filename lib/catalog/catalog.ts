@@ -7,16 +7,10 @@
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import type { Result } from '../errors/result.ts';
+import type { ArgSpec } from './arg-spec.ts';
+import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from './text-args.ts';
 
-export interface ArgSpec {
-  type: 'string' | 'number' | 'integer' | 'boolean';
-  description: string;
-  required?: boolean;
-  /** Allowed values for a string argument; a text message naming one fills it in. */
-  enum?: readonly string[];
-  /** Longest string accepted (default 1024 characters). */
-  maxLength?: number;
-}
+export type { ArgSpec } from './arg-spec.ts';
 
 /**
  * Who a capability runs for: the principal the surface authenticated (a signed node, a token, a
@@ -208,10 +202,46 @@ export class Catalog {
   }
 
   /**
-   * Picks the read-only capability whose keywords a text names most often, and fills enum
-   * arguments whose value the text mentions. Undefined when nothing matches.
+   * Picks the read-only capability whose keywords a text names most often, and the arguments the
+   * text gives it (lib/catalog/text-args.ts; an argument it names ambiguously is left out).
+   * Undefined when nothing matches.
    */
   pickByText(text: string): { cap: Capability; args: Record<string, unknown> } | undefined {
+    const cap = this.byKeywords(text) ?? this.byArguments(text)[0];
+    if (!cap) return undefined;
+    const read = argsFromText(text, cap.args);
+    if (read.ok) return { cap, args: read.args };
+    const { [read.arg]: _, ...rest } = cap.args;
+    const partial = argsFromText(text, rest);
+    return { cap, args: partial.ok ? partial.args : {} };
+  }
+
+  /**
+   * What a text message asks for: a capability with its arguments, a capability and the question
+   * for the argument it lacks or names ambiguously, a question between several capabilities its
+   * arguments fit, or nothing (no capability's keywords or identifiers appear in it).
+   */
+  readText(text: string): TextReading {
+    if (text.length > MAX_TEXT_CHARS) return { kind: 'too-long' };
+    const cap = this.byKeywords(text);
+    if (!cap) {
+      const fits = this.byArguments(text);
+      if (fits.length > 1) return { kind: 'which', caps: fits };
+      if (!fits[0]) return { kind: 'none' };
+      return this.readFor(fits[0], text);
+    }
+    return this.readFor(cap, text);
+  }
+
+  /** A text read for one capability (a reply to its question, or a text that picked it). */
+  readFor(cap: Capability, text: string): TextReading {
+    const read = argsFromText(text, cap.args);
+    return read.ok
+      ? { kind: 'call', cap, args: read.args }
+      : { kind: 'ask', cap, arg: read.arg, question: read.question };
+  }
+
+  private byKeywords(text: string): Capability | undefined {
     const lower = text.toLowerCase();
     let best: Capability | undefined;
     let bestScore = 0;
@@ -223,15 +253,24 @@ export class Catalog {
         bestScore = score;
       }
     }
-    if (!best) return undefined;
-    const args: Record<string, unknown> = {};
-    for (const [name, spec] of Object.entries(best.args)) {
-      const hit = spec.enum?.find((v) => lower.includes(v.toLowerCase()));
-      if (hit) args[name] = hit;
-    }
-    return { cap: best, args };
+    return best;
+  }
+
+  /** Read-only capabilities an identifier in the text fits, whose arguments it gives in full. */
+  private byArguments(text: string): Capability[] {
+    return this.capabilities.filter(
+      (c) => c.readOnly && namesAnArgument(text, c.args) && argsFromText(text, c.args).ok,
+    );
   }
 }
+
+/** What a text message asks a catalog for (`Catalog.readText`). */
+export type TextReading =
+  | { kind: 'call'; cap: Capability; args: Record<string, unknown> }
+  | { kind: 'ask'; cap: Capability; arg: string; question: string }
+  | { kind: 'which'; caps: Capability[] }
+  | { kind: 'too-long' }
+  | { kind: 'none' };
 
 /** The capability's one-line summary of a result; a summarizer that throws gives none. */
 function summarizeSafely(cap: Capability, result: unknown): string | undefined {

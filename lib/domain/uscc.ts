@@ -12,6 +12,8 @@
  */
 
 export const USCC_ALPHABET = '0123456789ABCDEFGHJKLMNPQRTUWXY';
+/** What a USCC looks like (18 characters of the alphabet), as a capability's argument pattern. */
+export const USCC_PATTERN = '[0-9A-HJ-NPQRTUWXY]{18}';
 
 /** Wi = 3^(i-1) mod 31, as printed in the standard's table. */
 export const USCC_WEIGHTS: readonly number[] = [

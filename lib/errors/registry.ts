@@ -10,6 +10,7 @@
  */
 
 import { A2A_ERRORS } from './a2a.ts';
+import { CARD_SIGNATURE_ERRORS } from './card.ts';
 import { CATALOG_ERRORS, FLEET_MESSAGE_ERRORS } from './fleet.ts';
 import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
 import { MESH_CLIENT_ERRORS, MESH_HTTP_ERRORS, MESH_WIRE_ERRORS } from './mesh.ts';
@@ -36,6 +37,7 @@ export const ERROR_TABLES = Object.freeze({
   'mesh-client': MESH_CLIENT_ERRORS,
   limits: LIMIT_ERRORS,
   join: JOIN_ERRORS,
+  card: CARD_SIGNATURE_ERRORS,
   mcp: MCP_ERRORS,
 });
 

@@ -177,7 +177,7 @@ export function modelAgent(o: ModelAgentOptions): Agent {
             },
             { lastChunk: true },
           );
-          return ctx.complete(answer);
+          return ctx.complete();
         }
         messages.push({
           role: 'assistant',

@@ -27,6 +27,7 @@ import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
 import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
+import { type CardKey, cardKeyOf, JWKS_PATH, jwks, signCard } from '../a2a/card-signature.ts';
 import { TaskEngine } from '../a2a/engine.ts';
 import type { TaskEvent } from '../a2a/types.ts';
 import { WebhookSender } from '../a2a/push.ts';
@@ -133,6 +134,12 @@ export interface NodeOptions {
   access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
+  /**
+   * The key the agent card is signed with (the node's Ed25519 identity) and, during a rotation,
+   * the public keys it replaced, which the JWKS keeps serving. Without it the node signs with a
+   * key made for this process only (a node outside any fleet has no identity of its own).
+   */
+  cardKeys?: { current: CardKey; previous?: readonly { kid: string; publicKey: Uint8Array }[] };
   /** Called on every event of every task (the hub's live Tasks pages listen). */
   onTaskEvent?: (event: TaskEvent) => void;
   /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
@@ -171,6 +178,11 @@ export interface NodeApp {
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): Record<string, unknown>;
+  /**
+   * Signs the card with a new key from now on; the key it replaces stays in the JWKS (a client
+   * may hold a card signed with it for the card's max-age).
+   */
+  rotateCardKey(next: CardKey): void;
   /**
    * Fixes the port the card advertises, for a node served by someone else's server (the hub
    * serves its own node inside its Bun.serve through `app.handle`).
@@ -289,12 +301,15 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   };
 
   let grpcPort: number | undefined;
-  const cardFor = (port: number) => {
+  const baseUrlFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-    const baseUrl = (
+    return (
       opts.publicUrl ??
       `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`
     ).replace(/\/+$/, '');
+  };
+  const cardFor = (port: number) => {
+    const baseUrl = baseUrlFor(port);
     // The gRPC address is the advertised host with the binding's own port.
     const grpcAddress =
       grpcPort === undefined ? undefined : `${new URL(baseUrl).hostname}:${grpcPort}`;
@@ -320,7 +335,15 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     });
   };
   let advertisedPort = opts.port ?? 0;
-  const cards = new CardServer(cardFor(advertisedPort), opts.now);
+  // The card names its signing key and where the public keys are (the base URL, never the Host
+  // header: a signed card must not carry an address a caller chose).
+  let cardKey = opts.cardKeys?.current ?? cardKeyOf(crypto.getRandomValues(new Uint8Array(32)));
+  let retiredKeys = [...(opts.cardKeys?.previous ?? [])];
+  const signer = (key: CardKey) => (card: Record<string, unknown>) =>
+    signCard(card, key, `${baseUrlFor(advertisedPort)}${JWKS_PATH}`);
+  const cards = new CardServer(cardFor(advertisedPort), opts.now, signer(cardKey));
+  const publishedKeys = () =>
+    jwks([cardKey, ...retiredKeys.filter((k) => k.kid !== cardKey.kid)].slice(0, 2));
   // A card whose agent-backed state can change is rebuilt when read (the server keeps it if unchanged).
   const currentCard = (req: Request) => {
     if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
@@ -480,6 +503,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   type Handler = (ctx: { request: Request }) => unknown;
   const handlers: Record<NodeHandler, Handler> = {
     card: ({ request }) => currentCard(request),
+    jwks: () => publishedKeys(),
     jsonRpc: a2a,
     rest,
     peerInvoke: peerRoute(handlePeerInvoke),
@@ -521,6 +545,11 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     card: () => {
       if (typeof def.agentBacked === 'function') cards.update(cardFor(advertisedPort), opts.now);
       return cards.json;
+    },
+    rotateCardKey: (next) => {
+      retiredKeys = [{ kid: cardKey.kid, publicKey: cardKey.publicKey }];
+      cardKey = next;
+      cards.resign(signer(next), opts.now);
     },
     advertise: (port) => {
       advertisedPort = port;

@@ -10,6 +10,7 @@ import { REST_ROUTES } from '../a2a/rest-binding.ts';
 /** The handlers a node has; the table names one per route. */
 export type NodeHandler =
   | 'card'
+  | 'jwks'
   | 'jsonRpc'
   | 'rest'
   | 'peerInvoke'
@@ -51,6 +52,13 @@ export const NODE_ROUTE_TABLE: readonly NodeRoute[] = [
     handler: 'card',
     when: 'a2a',
     doc: 'the agent card where clients before A2A 0.3 look',
+  },
+  {
+    method: 'GET',
+    path: '/.well-known/jwks.json',
+    handler: 'jwks',
+    when: 'a2a',
+    doc: "the public keys the card's signature names (RFC 7517 JWK Set)",
   },
   {
     method: 'POST',

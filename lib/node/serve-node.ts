@@ -15,6 +15,7 @@ import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
 import { ensureOwnKey, publicIdentity } from '../peer/keys.ts';
 import { liveIdentity } from '../peer/live-identity.ts';
+import { loadCardKeys } from './card-keys.ts';
 import {
   createNode,
   type NodeApp,
@@ -105,6 +106,7 @@ export async function prepareNode(
   let peer: NodeOptions['peer'];
   let published: ReturnType<typeof publicIdentity>;
   let identity: Awaited<ReturnType<typeof liveIdentity>> | undefined;
+  let cardKeys: NodeOptions['cardKeys'];
   if (fleet && member) {
     // Only this node's own pair is made here; its peers' public keys are pinned (docs/peer.md).
     await ensureOwnKey(dataDir, member.name);
@@ -119,6 +121,7 @@ export async function prepareNode(
     // An explicit port wins over the fleet's; one line says so when they differ.
     if (!hub && opts.port !== undefined && opts.port !== member.port)
       log('info', `port ${opts.port} given: it wins over the fleet file's ${member.port}`);
+    cardKeys = await loadCardKeys(dataDir, member.name);
   }
   const { fleet: _f, setup: _s, logFor: _l, join: _j, ...nodeOpts } = opts;
   const app = createNode(definition, {
@@ -128,6 +131,7 @@ export async function prepareNode(
     dataDir,
     log,
     ...(peer ? { peer } : {}),
+    ...(cardKeys ? { cardKeys } : {}),
     // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
     ...(published ? { identity: published } : {}),
   });

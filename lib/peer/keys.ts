@@ -487,3 +487,22 @@ export function publicIdentity(
     keys: entry.ed25519.map((k) => ({ kid: keyId(k), publicKey: toB64url(k) })),
   };
 }
+
+/**
+ * The seeds a node's agent card is signed with: its own pair's and, while the ring still lists
+ * it (a rotation not yet retired), the previous pair's, or undefined for a node without a pair.
+ * @throws Error when a key file is malformed.
+ */
+export async function loadCardSeeds(
+  dataDir: string,
+  node: string,
+): Promise<{ current: Uint8Array; previous?: Uint8Array } | undefined> {
+  checkNode(node);
+  const dir = keysDir(dataDir);
+  const own = await readPrivateKey(dir, node);
+  if (!own) return undefined;
+  const previous = await readPrivateKey(dir, node, previousKeyFile(node));
+  const listed = (await readRingFile(dir)).nodes[node]?.keys ?? [];
+  const inRing = previous && listed.some((k) => k.publicKey === previous.key.publicKey);
+  return inRing ? { current: own.seed, previous: previous.seed } : { current: own.seed };
+}

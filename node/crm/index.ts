@@ -5,6 +5,7 @@
 
 import { capability } from '../../lib/catalog/capability.ts';
 import * as book from './queries.ts';
+import { USCC_PATTERN } from '../../lib/domain/uscc.ts';
 import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';
@@ -67,7 +68,10 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
         description:
           'One company by its Unified Social Credit Code (18 characters); found:false when crm does not know it.',
         tags: ['customers', 'entities'],
-        examples: ['{"skill":"crm.company","args":{"uscc":"91440300482543082Q"}}'],
+        examples: [
+          'Which company has the credit code 91440300482543082Q?',
+          '{"skill":"crm.company","args":{"uscc":"91440300482543082Q"}}',
+        ],
         keywords: ['uscc', 'credit code', 'company'],
         readOnly: true,
         args: {
@@ -75,6 +79,7 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
             type: 'string',
             description: 'Unified Social Credit Code (GB 32100-2015)',
             required: true,
+            pattern: USCC_PATTERN,
           },
         },
         run: (args) => book.company(load(), args.uscc),

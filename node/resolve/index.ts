@@ -124,7 +124,10 @@ export default defineNode((opts: ResolveOptions) => {
         description:
           'Which node offers a capability id, and its full descriptor; found:false when no node does.',
         tags: ['catalog', 'capabilities'],
-        examples: ['{"skill":"resolve.capability","args":{"id":"crm.industry"}}'],
+        examples: [
+          'Which node offers crm.industry?',
+          '{"skill":"resolve.capability","args":{"id":"crm.industry"}}',
+        ],
         keywords: ['which node', 'where is', 'who offers'],
         readOnly: true,
         args: {
@@ -132,6 +135,7 @@ export default defineNode((opts: ResolveOptions) => {
             type: 'string',
             description: 'Capability id, e.g. sector.movement',
             required: true,
+            pattern: '[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)+',
           },
         },
         run: async (args) => q.capability(await nodes(), args.id),

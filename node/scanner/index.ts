@@ -9,6 +9,9 @@ import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { proposeCapability } from './negotiation-advisor.ts';
 import * as q from './queries.ts';
 
+/** A six-digit A-share stock code, as a text may carry it. */
+const STOCK_CODE = '\\d{6}';
+
 const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? 's' : ''}`;
 
 export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
@@ -17,6 +20,8 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
     type: 'string',
     description: 'Sector id',
     enum: load().sectors.map((s) => s.id),
+    // A text may name a sector as the snapshot does ("Robotics & Automation").
+    synonyms: Object.fromEntries(load().sectors.map((s) => [s.id, [s.name]])),
   } satisfies ArgSpec;
 
   return {
@@ -61,10 +66,17 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
         name: 'Stock quote',
         description: 'One stock by its code: sector, change % and signal flags.',
         tags: ['market', 'stocks'],
-        examples: ['{"skill":"stock.quote","args":{"code":"688981"}}'],
+        examples: ['Quote stock 688981', '{"skill":"stock.quote","args":{"code":"688981"}}'],
         keywords: ['stock', 'quote', 'code', 'price'],
         readOnly: true,
-        args: { code: { type: 'string', description: 'Six-digit stock code', required: true } },
+        args: {
+          code: {
+            type: 'string',
+            description: 'Six-digit stock code',
+            required: true,
+            pattern: STOCK_CODE,
+          },
+        },
         run: (args) => q.quote(load(), args.code),
         summarize: (r) =>
           r.found
@@ -77,8 +89,11 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
         description:
           "Every stock the scanner watches, or one sector's: code, name, sector, change % and signal flags.",
         tags: ['market', 'stocks'],
-        examples: ['{"skill":"sector.stocks","args":{"sector":"banking"}}'],
-        keywords: ['constituents', 'all stocks', 'every stock'],
+        examples: [
+          'List all stocks in banking',
+          '{"skill":"sector.stocks","args":{"sector":"banking"}}',
+        ],
+        keywords: ['constituents', 'all stocks', 'every stock', 'stocks in', 'stocks of'],
         readOnly: true,
         // The optional argument keeps it off the no-argument snapshot surface (a bulk read for entity alignment).
         args: { sector },

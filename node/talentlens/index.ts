@@ -80,10 +80,21 @@ export default defineNode((opts: Pick<NodeSetup, 'fixturesDir'>) => {
         description:
           'One tracked developer by GitHub login: languages, growth, contributions and signals; found:false when not tracked.',
         tags: ['talent', 'github'],
-        examples: ['{"skill":"talent.profile","args":{"login":"mia-zhao"}}'],
+        examples: [
+          'Show the profile of mia-zhao',
+          '{"skill":"talent.profile","args":{"login":"mia-zhao"}}',
+        ],
         keywords: ['profile', 'login', 'who is'],
         readOnly: true,
-        args: { login: { type: 'string', description: 'GitHub login', required: true } },
+        args: {
+          login: {
+            type: 'string',
+            description: 'GitHub login',
+            required: true,
+            // The developers this node tracks: a text naming one is asking about them.
+            known: () => load().developers.map((d) => d.login),
+          },
+        },
         run: (args) => q.profile(load(), args.login),
         summarize: (p) =>
           p.found

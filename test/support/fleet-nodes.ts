@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
 import type { NodeFactory, NodeSetup } from '../../lib/node/define-node.ts';
+import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { importNode } from '../../lib/node/load-node.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -60,7 +61,8 @@ export async function startFleet(
   for (const f of files) {
     const def = f.factory({ ...SETUP, ...extra[f.name] });
     const { verifier } = await loadPeerIdentity(dataDir, f.name);
-    nodes[f.name] = { ...(await startNode(def, { dataDir, peer: { verifier } })), def };
+    const cardKeys = await loadCardKeys(dataDir, f.name);
+    nodes[f.name] = { ...(await startNode(def, { dataDir, peer: { verifier }, cardKeys })), def };
   }
   const fleet = parseFleet({
     ...doc,

@@ -12,6 +12,7 @@ import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
 import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
@@ -28,7 +29,7 @@ export interface RunningFleet {
   hubGrpc: Promise<number | undefined>;
   log: ReturnType<typeof memoryLog>;
   /** Each node's address, and its app for in-process requests (`app.handle`). */
-  nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
+  nodes: Map<string, { url: string; app: NodeApp['app']; node: NodeApp; stop(): Promise<void> }>;
   /** Stops one node (to see the fleet notice). */
   kill(name: string): Promise<void>;
   stop(): Promise<void>;
@@ -73,7 +74,7 @@ export async function startFleet(
     })),
   });
   await ensureKeys(dataDir, fleet);
-  const nodes = new Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>();
+  const nodes: RunningFleet['nodes'] = new Map();
   for (const def of defs) {
     const identity = await loadPeerIdentity(dataDir, def.name);
     const node = createNode(def, {
@@ -86,11 +87,13 @@ export async function startFleet(
         client: createPeerClient({ signer: identity.signer, fleet, log }),
         fleet,
       },
+      // Signed with its own key, which the hub's ring pins.
+      cardKeys: await loadCardKeys(dataDir, def.name),
     });
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.
     fleet.nodes.find((n) => n.name === def.name)!.url = running.url;
-    nodes.set(def.name, { ...running, app: node.app });
+    nodes.set(def.name, { ...running, app: node.app, node });
   }
   const meshStore = createSqliteMeshStore({ db: openMeshDatabase(':memory:'), log });
   const hub = createHub({

@@ -4,6 +4,7 @@
  */
 
 import { capability } from '../../../lib/catalog/capability.ts';
+import { USCC_PATTERN } from '../../../lib/domain/uscc.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { entityCoverage as coverageAcross, resolveEntity } from '../entities.ts';
 import { unlessFailed } from './answer.ts';
@@ -15,13 +16,20 @@ export const entityResolve = (invoker: FleetInvoker) =>
     description:
       'Finds the company behind a name, a USCC (unified social credit code) or a stock code across crm and scanner: matched, ambiguous or unmatched, with candidates.',
     tags: ['entities', 'fleet'],
-    examples: ['{"skill":"entity.resolve","args":{"code":"688981"}}'],
+    examples: [
+      'Resolve the entity behind stock 688981',
+      '{"skill":"entity.resolve","args":{"code":"688981"}}',
+    ],
     keywords: ['entity', 'uscc', 'align', 'resolve', 'company'],
     readOnly: true,
     args: {
       name: { type: 'string', description: 'Company name (or part of it)' },
-      uscc: { type: 'string', description: '18-character unified social credit code' },
-      code: { type: 'string', description: 'Six-digit stock code' },
+      uscc: {
+        type: 'string',
+        description: '18-character unified social credit code',
+        pattern: USCC_PATTERN,
+      },
+      code: { type: 'string', description: 'Six-digit stock code', pattern: '\\d{6}' },
     },
     run: async (args) => unlessFailed(await resolveEntity(invoker, args)),
     summarize: (r) => r.reason,
