@@ -24,6 +24,8 @@ export const hubRoutes: RouteTemplater = routeTemplater(
     '/api/hub',
     '/api/ask',
     '/api/negotiations',
+    '/api/mesh/me',
+    '/api/mesh/send',
     '/v1/connect',
     '/v1/meta',
     '/v1/history',
