@@ -28,6 +28,8 @@ export interface ConsolePresencesOptions {
   hubUrl: () => string | undefined;
   log: Log;
   limits?: Partial<typeof CONSOLE_MESH_LIMITS>;
+  /** Told when a presence leaves (idle, or a failed join). */
+  onRelease?: (roster: { principal: string; project: string }) => void;
 }
 
 interface Held {
@@ -54,6 +56,8 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
     clearTimeout(h.idle);
     held.delete(key);
     void client?.disconnect(key);
+    const [principal = '', project = ''] = key.split('\n');
+    o.onRelease?.({ principal, project });
   }
 
   function touch(key: string, h: Held): void {
@@ -112,13 +116,14 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
         h = { joined: join(key, caller, project) };
         held.set(key, h);
       }
-      touch(key, h);
       const joined = await h.joined;
       if (!joined.ok) return joined;
       const r = await client!.send(key, {
         target: msg.to ? { type: 'agent', name: msg.to } : { type: 'project' },
         text: msg.text,
       });
+      // Idle time counts from the last send's end.
+      if (held.get(key) === h) touch(key, h);
       return r.ok ? { ok: true, result: { ...r.result, name: joined.result } } : r;
     },
 
