@@ -1,5 +1,5 @@
 /**
- * @module api — the console's only way to the hub, one function per route it uses. Reads are
+ * @module console/api — the console's only way to the hub, one function per route it uses. Reads are
  * plain GETs; every POST is JSON to the same origin and never carries a key: the hub signs
  * server-side. The hub's tasks go through its A2A HTTP+JSON binding, as any A2A client's would.
  * What changes while a page is open arrives over Server-Sent Events (`*Stream`, `meshWatch`). A

@@ -1,5 +1,5 @@
 /**
- * @module app — the console shell: a navigation bar (folded behind a Menu button on narrow
+ * @module console/app — the console shell: a navigation bar (folded behind a Menu button on narrow
  * screens) and a hash router (#/fleet, #/ask, …). Each page is a module in pages/ exporting a
  * component, loaded when first opened; no router or state library.
  */

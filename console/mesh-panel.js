@@ -1,5 +1,5 @@
 /**
- * @module mesh-panel — the mesh in the console's header on every page: a badge with the state of
+ * @module console/mesh-panel — the mesh in the console's header on every page: a badge with the state of
  * the console's live view of the project and how many are present, and a quick panel (Escape or a
  * click outside closes it) with the connection's identity and a send form (console/mesh-send.js),
  * the roster and the last messages. Direct messages arrive redacted unless the signed-in name is

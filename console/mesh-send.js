@@ -1,11 +1,12 @@
 /**
- * @module mesh-send — the quick panel's identity and send form (console/mesh-panel.js shows them):
+ * @module console/mesh-send — the quick panel's identity and send form (console/mesh-panel.js shows them):
  * the hub holds a mesh presence for the signed-in visitor (hub/mesh/console-presence.ts), named
  * after their principal; the form sends through it, to one peer or to the whole project. An
  * anonymous visitor sees a sign-in link instead of the form.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { meshIdentity, meshSend, refused } from './api.js';
+import { valueTo } from './forms.js';
 import { html } from './html.js';
 
 /**
@@ -54,11 +55,11 @@ export function MeshSend({ project, live, peers }) {
       me && !me.signedIn
         ? html`<p class="mesh-sign-in">${note?.error ? html`<span class="error" role="alert">${note.text}</span> ` : ''}<a href=${`/login?${new URLSearchParams({ next: `/${location.hash}` })}`}>Sign in</a> to send messages.</p>`
         : html`<form class="mesh-send" onSubmit=${submit}>
-        <label>To <select name="to" value=${to} onChange=${(/** @type {any} */ e) => setTo(e.currentTarget.value)}>
+        <label>To <select name="to" value=${to} onChange=${valueTo(setTo)}>
           <option value="">everyone in ${project}</option>
           ${others.map((p) => html`<option value=${p}>${p}</option>`)}
         </select></label>
-        <label class="grow"><input type="text" name="text" aria-label="Message" placeholder="Message" maxlength="8000" required value=${text} onInput=${(/** @type {any} */ e) => setText(e.currentTarget.value)} /></label>
+        <label class="grow"><input type="text" name="text" aria-label="Message" placeholder="Message" maxlength="8000" required value=${text} onInput=${valueTo(setText)} /></label>
         <button type="submit" disabled=${busy || !text.trim()}>Send</button>
         ${note ? html`<p class=${note.error ? 'error' : 'muted'} role="status">${note.text}</p>` : ''}
       </form>`

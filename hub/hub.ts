@@ -10,7 +10,8 @@
 import type { Database } from 'bun:sqlite';
 import { listPageToV1 } from '../lib/a2a/wire-v1.ts';
 import type { Server } from 'bun';
-import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { Fleet } from '../lib/fleet/config.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
@@ -52,6 +53,7 @@ import { listenWithPortWalk } from './mesh/listen.ts';
 import type { MeshCluster } from './mesh/cluster.ts';
 import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 import { hubRoutes, registerHubMetrics } from './metrics.ts';
+import { hubOwnerOf } from './http/routes.ts';
 import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
 import { createRequestObserver } from '../lib/metrics/http.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../lib/metrics/registry.ts';
@@ -269,7 +271,11 @@ export function createHub(opts: HubOptions): Hub {
       maxAgeMs: limits.negotiationMaxAgeHours * 3_600_000,
     },
   });
+  // The hub's public key, published as every fleet node publishes its own: the operator of a node
+  // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
+  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
   const node = createNode(definition, {
+    ...(published ? { identity: published } : {}),
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
     log,
@@ -292,10 +298,6 @@ export function createHub(opts: HubOptions): Hub {
   });
 
   ownTasks = node.engine;
-  // The hub's public key, published as every fleet node publishes its own: the operator of a node
-  // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
-  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
-  if (published) node.app.get('/peer/identity', () => published);
 
   const consoleSite = createConsole({
     consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
@@ -357,27 +359,39 @@ export function createHub(opts: HubOptions): Hub {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
-    // The process's health is the node's (its checks include the trace and the mesh store).
+    // The part the route table names answers; the hub's node answers everything else, including
+    // the coded 404, and authenticates its A2A requests with the same policy (bearer token,
+    // session, or a fleet node's signature).
     const path = new URL(req.url).pathname;
-    if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
-    const fromMcp = mcp.fetch(req, caller);
-    if (fromMcp !== undefined) return fromMcp;
-    const fromMesh = await mesh.fetch(req, server, caller);
-    if (fromMesh !== undefined) return fromMesh;
-    const fromMeshSend = meshSend.fetch(req, caller);
-    if (fromMeshSend !== undefined) return fromMeshSend;
-    const fromLogin = await login.fetch(req);
-    if (fromLogin !== undefined) return fromLogin;
-    const fromApi = await api.fetch(req, caller);
-    if (fromApi !== undefined) return fromApi;
-    const fromConsole = consoleSite.fetch(req);
-    if (fromConsole !== undefined)
-      return path === '/' || path === '/index.html'
-        ? login.consolePage(caller, () => fromConsole)
-        : fromConsole;
-    // The hub's own node answers everything else, including the coded 404, and authenticates its
-    // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
-    return node.app.handle(req);
+    let answer: Response | undefined;
+    switch (hubOwnerOf(path)) {
+      case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
+        return node.app.handle(req);
+      case 'mcp':
+        answer = await mcp.fetch(req, caller);
+        break;
+      case 'mesh':
+        answer = await mesh.fetch(req, server, caller);
+        break;
+      case 'console-mesh':
+        answer = await meshSend.fetch(req, caller);
+        break;
+      case 'login':
+        answer = await login.fetch(req);
+        break;
+      case 'api':
+        answer = await api.fetch(req, caller);
+        break;
+      case 'console': {
+        const file = consoleSite.fetch(req);
+        if (file !== undefined)
+          return path === '/' || path === '/index.html'
+            ? login.consolePage(caller, () => file)
+            : file;
+        break;
+      }
+    }
+    return answer ?? node.app.handle(req);
   }
   const fetchAll = requests.wrap(route);
 

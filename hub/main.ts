@@ -42,11 +42,12 @@ for (const o of publicOrigins) {
     process.exit(2);
   }
 }
-const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages, socketBufferBytes } = settings.hub;
 const meshLimits = {
   ...(heartbeatMs ? { heartbeatMs } : {}),
   ...(heartbeatMisses ? { heartbeatMisses } : {}),
   ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
+  ...(socketBufferBytes ? { maxSocketBufferedBytes: socketBufferBytes } : {}),
 };
 // The bounds of docs/limits.md, read from the environment.
 const limits = limitsFromEnv(process.env);
@@ -65,7 +66,7 @@ if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
 // GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
-const grpcPort = parseGrpcPort(process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`hub: ${grpcPort.message}`);
   process.exit(2);

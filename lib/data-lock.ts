@@ -1,5 +1,5 @@
 /**
- * @module data-lock — one process per data folder: a node or the hub takes `<folder>/process.lock`
+ * @module lib/data-lock — one process per data folder: a node or the hub takes `<folder>/process.lock`
  * (its pid inside) before it opens its stores, so a second copy started on another port stops at
  * once with one line naming the folder and the holder's pid, and the exit code `EXIT_DATA_LOCKED`.
  * A lock left by a process that is gone (kill -9, power loss) is taken over.

@@ -1,5 +1,5 @@
 /**
- * @module limits — the bounds of every buffer, cache and store of a node and the hub, their
+ * @module lib/limits — the bounds of every buffer, cache and store of a node and the hub, their
  * defaults, and the environment variables an operator sets them with (read by the entry files
  * only; everything else takes them as options). docs/limits.md lists each with the error past it.
  */

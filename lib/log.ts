@@ -1,5 +1,5 @@
 /**
- * @module log — one-line structured logger. Passed into every component as a dependency so tests
+ * @module lib/log — one-line structured logger. Passed into every component as a dependency so tests
  * can capture lines; nothing in lib/ writes to the console directly. The console logger writes
  * text (`time level name msg k=v …`) or, with `format: 'json'` (LOG_FORMAT=json), one JSON object
  * per line; either way a field whose name says it holds a secret is written as `[redacted]`.

@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
@@ -99,7 +99,7 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
-const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
   process.exit(2);

@@ -10,7 +10,7 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import {
   a2aTarget,

@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } fr
 import { join, relative, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';

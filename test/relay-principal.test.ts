@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
-import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';

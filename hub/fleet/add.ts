@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../lib/atomic-file.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { HUB_ERRORS } from '../../lib/errors/hub.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
-import { parseFleet } from '../../lib/fleet/invoke.ts';
+import { parseFleet } from '../../lib/fleet/config.ts';
 import { hasKeyPair, trustRemoteKey } from '../../lib/peer/keys.ts';
 
 type AddCode = keyof typeof HUB_ERRORS;
@@ -107,18 +107,13 @@ export async function addRemoteNode(
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
   const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
-  // gRPC is served on a port of its own, so its interface only has to be on the node's host.
+  // A gRPC interface names `host:port` (its own port), so only its host must be the node's.
   const host = new URL(base).hostname;
-  const under = (i: { url?: unknown; protocolBinding?: unknown } | undefined) => {
-    const u = i?.url;
-    if (typeof u !== 'string') return false;
-    if (i?.protocolBinding !== 'GRPC') return u === base || u.startsWith(`${base}/`);
-    try {
-      return new URL(u.includes('://') ? u : `http://${u}`).hostname === host;
-    } catch {
-      return false;
-    }
-  };
+  const under = (i: { url?: unknown; protocolBinding?: unknown } | undefined) =>
+    typeof i?.url === 'string' &&
+    (i.protocolBinding === 'GRPC'
+      ? i.url.slice(0, i.url.lastIndexOf(':')) === host
+      : i.url === base || i.url.startsWith(`${base}/`));
   if (!interfaces.length || !interfaces.every(under))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 

@@ -16,7 +16,8 @@
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
 import type { SseOptions } from '../../lib/a2a/sse.ts';
-import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { Fleet } from '../../lib/fleet/config.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceStore } from '../../lib/fleet/trace.ts';
 import type { HubErrorCode } from '../../lib/errors/hub.ts';

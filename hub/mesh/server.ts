@@ -1,5 +1,5 @@
 /**
- * @module hub/mesh-server — the mesh as a piece of the hub's one Bun.serve: `fetch` answers the
+ * @module hub/mesh/server — the mesh as a piece of the hub's one Bun.serve: `fetch` answers the
  * mesh's routes (undefined for any other path) and upgrades `/v1/connect`; `websocket` runs the protocol.
  */
 

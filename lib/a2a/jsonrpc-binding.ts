@@ -1,5 +1,5 @@
 /**
- * @module a2a — the A2A JSON-RPC endpoint (`POST /a2a`) as a plain `Request -> Response`
+ * @module lib/a2a/jsonrpc-binding — the A2A JSON-RPC endpoint (`POST /a2a`) as a plain `Request -> Response`
  * function: it reads the version (`A2A-Version`, missing = 0.3), parses the envelope, calls the
  * task engine and answers in that version's wire form, streaming where the method streams.
  */

@@ -1,5 +1,5 @@
 /**
- * @module a2a-jsonrpc — JSON-RPC 2.0 envelopes: reading a body under a size limit, telling
+ * @module lib/a2a/jsonrpc — JSON-RPC 2.0 envelopes: reading a body under a size limit, telling
  * single requests, batches and notifications apart, and building answers.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module a2a-sse — Server-Sent Events with a bounded queue per client: one `data: <json>` frame
+ * @module lib/a2a/sse — Server-Sent Events with a bounded queue per client: one `data: <json>` frame
  * per event, written as fast as the client reads. A client that falls more than `maxQueuedBytes`
  * behind gets its backlog dropped, one final frame saying why (`STREAM_TOO_SLOW`), and the end; a
  * server that shuts down ends every open stream with a final frame (`SHUTTING_DOWN`).

@@ -1,5 +1,5 @@
 /**
- * @module auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
+ * @module lib/auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
  * (0600) holds each token's name, creation time and SHA-256, never the token. `addToken` makes one
  * and returns it once; a `TokenBook` answers which name a presented token belongs to and picks up
  * `add`/`revoke` from other processes without a restart.

@@ -1,5 +1,5 @@
 /**
- * @module errors/hub — codes of the hub's HTTP API, its workbench (negotiations, entities) and
+ * @module lib/errors/hub — codes of the hub's HTTP API, its workbench (negotiations, entities) and
  * its fleet view, and the generic codes every node's HTTP surface uses (NOT_FOUND, INTERNAL).
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module errors/limits — what a client meets at a bound or during a stop: a stream ended because
+ * @module lib/errors/limits — what a client meets at a bound or during a stop: a stream ended because
  * its reader fell behind, a server shutting down or not ready, a task grown past its caps.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module errors/peer — the signed peer channel's codes (lib/peer/*). The verifier's refusals are
+ * @module lib/errors/peer — the signed peer channel's codes (lib/peer/*). The verifier's refusals are
  * 401; the rest belong to the routes and the client.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module errors/registry — every error code of the project, each declared once with its HTTP
+ * @module lib/errors/registry — every error code of the project, each declared once with its HTTP
  * status, and the one lookup every HTTP surface uses to pick a status. Statuses are looked up by
  * exact code, never guessed from a code's spelling.
  *

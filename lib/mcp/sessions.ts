@@ -1,5 +1,5 @@
 /**
- * @module mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
+ * @module lib/mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
  * to the principal that made it (another caller presenting the id finds nothing), the revision
  * negotiated, at most one server-message stream each, a bounded table and an idle expiry.
  */

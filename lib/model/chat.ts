@@ -1,5 +1,5 @@
 /**
- * @module model/chat — one call to an OpenAI-compatible `/chat/completions` endpoint, with tool
+ * @module lib/model/chat — one call to an OpenAI-compatible `/chat/completions` endpoint, with tool
  * calling. The key goes only into the Authorization header; a failure is a coded value whose
  * message names the status or the reason, never the key or the request.
  */

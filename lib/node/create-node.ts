@@ -1,5 +1,5 @@
 /**
- * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
+ * @module lib/node/create-node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
  * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the JSON-file task store, webhook
@@ -34,7 +34,7 @@ import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts
 import type { Agent } from '../a2a/agent.ts';
 import { catalogAgent } from '../catalog/keyword-agent.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import {
@@ -46,12 +46,8 @@ import {
 import type { PeerVerifier } from '../peer/signature.ts';
 import type { CallSink } from '../fleet/traced-call.ts';
 import { metricsHandler, type MetricsAccess } from '../metrics/endpoint.ts';
-import {
-  createRequestObserver,
-  NODE_ROUTES,
-  routeTemplater,
-  type RequestObserver,
-} from '../metrics/http.ts';
+import { createRequestObserver, templaterOf, type RequestObserver } from '../metrics/http.ts';
+import { NODE_ROUTE_TABLE, nodeRouteTemplates, type NodeHandler } from './routes.ts';
 import { createNodeMetrics } from '../metrics/node.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import type { TaskStore } from '../a2a/task-store.ts';
@@ -138,6 +134,8 @@ export interface NodeOptions {
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
   readyChecks?: Record<string, ReadyCheck>;
+  /** The node's public identity, served at `GET /peer/identity` (lib/peer/keys.ts `publicIdentity`). */
+  identity?: unknown;
   /** Set false to serve no gRPC binding (lib/a2a/grpc/); the card then lists none. */
   grpc?: boolean;
   /** The gRPC binding's port (`--grpc-port`): default the node's port + 1000, 0 picks a free one. */
@@ -236,8 +234,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         });
   const metrics = opts.metrics ?? createMetricsRegistry();
   const requests =
-    opts.requests ??
-    createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
+    opts.requests ?? createRequestObserver(metrics, templaterOf(nodeRouteTemplates()));
   const nodeMetrics = createNodeMetrics(metrics);
   if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
@@ -470,31 +467,31 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     set.status = 500;
     return { error: { code: 'INTERNAL', message: 'Internal error' } };
   });
-  if (speaksA2A) {
-    app
-      .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
-      // Clients before A2A 0.3 look here.
-      .get('/.well-known/agent.json', ({ request }) => currentCard(request))
-      .post('/a2a', a2a, { parse: 'none' })
-      .all('/message:verb', rest, { parse: 'none' })
-      .all('/tasks', rest, { parse: 'none' })
-      .all('/tasks/*', rest, { parse: 'none' })
-      .all('/extendedAgentCard', rest, { parse: 'none' });
+  type Handler = (ctx: { request: Request }) => unknown;
+  const handlers: Record<NodeHandler, Handler> = {
+    card: ({ request }) => currentCard(request),
+    jsonRpc: a2a,
+    rest,
+    peerInvoke: peerRoute(handlePeerInvoke),
+    peerRelay: peerRoute(handlePeerRelay),
+    peerIdentity: () => opts.identity,
+    healthz: () => livenessResponse(def.name),
+    readyz: () => readinessResponse(def.name, readyChecks),
+    health: async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }),
+    capabilities: () => ({ node: def.name, capabilities: def.catalog.descriptors() }),
+    metrics: ({ request }) => serveMetrics(request),
+  };
+  // Every route the node serves comes from its table (lib/node/routes.ts), and only from there.
+  for (const route of NODE_ROUTE_TABLE) {
+    if (route.when === 'a2a' && !speaksA2A) continue;
+    if (route.when === 'identity' && opts.identity === undefined) continue;
+    const handler = handlers[route.handler];
+    // The A2A bindings read their bodies themselves (a signed body is checked as it arrived).
+    const hook = route.when === 'a2a' ? { parse: 'none' as const } : {};
+    if (route.method === 'GET') app.get(route.path, handler, hook);
+    else if (route.method === 'POST') app.post(route.path, handler, hook);
+    else app.all(route.path, handler, hook);
   }
-  app
-    .post('/peer/invoke', peerRoute(handlePeerInvoke))
-    .post('/peer/relay', peerRoute(handlePeerRelay))
-    .get('/healthz', () => livenessResponse(def.name))
-    .get('/readyz', () => readinessResponse(def.name, readyChecks))
-    // The older liveness path, kept for clients that read its fields.
-    .get('/health', async () => ({
-      ok: true,
-      name: def.name,
-      a2a: speaksA2A,
-      tasks: await store.count(),
-    }))
-    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
-    .get('/metrics', ({ request }) => serveMetrics(request));
   const measuredFetch = requests.wrap((request: Request) => app.handle(request));
 
   return {

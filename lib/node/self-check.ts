@@ -1,5 +1,5 @@
 /**
- * @module self-check — what a process checks about itself at start, printed as one line per
+ * @module lib/node/self-check — what a process checks about itself at start, printed as one line per
  * check and kept for `/readyz`: the card is valid, the catalog dispatches, the peer keys are
  * loaded, the node's data is readable (and, with a model, whether it answers). A failing check
  * says what to do.

@@ -1,5 +1,5 @@
 /**
- * @module serve-node — turns a node file's factory (or a built definition) into a running node:
+ * @module lib/node/serve-node — turns a node file's factory (or a built definition) into a running node:
  * `serveNode` binds its own port, `mountNode` hands back a fetch handler for an app that already
  * has a `Bun.serve` or an Elysia server. With a fleet (object or file) that names the node, the
  * signed peer channel is on (keys under `<dataDir>/keys/`, created on first start); without one,
@@ -7,7 +7,7 @@
  */
 
 import { resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../fleet/config.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';
@@ -85,9 +85,9 @@ export async function prepareNode(
     dataDir,
     log,
     ...(peer ? { peer } : {}),
+    // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
+    ...(published ? { identity: published } : {}),
   });
-  // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
-  if (published) app.app.get('/peer/identity', () => published);
   return { ...app, definition, ...(fleet ? { fleet } : {}) };
 }
 

@@ -1,5 +1,5 @@
 /**
- * @module peer-keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
+ * @module lib/peer/keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
  * secret, each member's Ed25519 pair (and, during a rotation, its previous one) and the public key
  * ring (formats in docs/peer.md). Makes, rotates and loads them; the signing itself is
  * lib/peer/signature.ts.
@@ -17,7 +17,7 @@ import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import {
   NODE_NAME,

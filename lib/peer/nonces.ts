@@ -1,5 +1,5 @@
 /**
- * @module peer-nonces — the bounded replay cache behind the peer verifier: remembers each accepted
+ * @module lib/peer/nonces — the bounded replay cache behind the peer verifier: remembers each accepted
  * nonce for as long as its timestamp could still pass the window, and never grows past `capacity`.
  */
 

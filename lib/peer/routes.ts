@@ -1,5 +1,5 @@
 /**
- * @module peer-routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
+ * @module lib/peer/routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
  * Request in, standard Response out, every failure a coded JSON answer.
  *
  * Mounting (e.g. in lib/node/create-node.ts):
@@ -9,9 +9,9 @@
  * themselves (the signature covers those exact bytes), so the framework must not parse it first.
  */
 
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { tracedCall, type CallSink } from '../fleet/traced-call.ts';
-import { fleetMember } from '../fleet/invoke.ts';
+import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';

@@ -1,5 +1,5 @@
 /**
- * @module peer — the one signing and verification implementation of the signed peer channel
+ * @module lib/peer/signature — the one signing and verification implementation of the signed peer channel
  * (docs/peer.md). Every node and the hub import it; nothing else
  * signs or verifies. Key files live in peer-keys.ts, the client in peer-client.ts, routes in
  * peer-routes.ts; all of them call into this file.

@@ -1,5 +1,5 @@
 /**
- * @module resolve-exec-caps — the executor's capabilities (`exec.submit`, `exec.status`,
+ * @module node/resolve/exec-capabilities — the executor's capabilities (`exec.submit`, `exec.status`,
  * `exec.cancel`) for resolve's catalog. None is read-only, so no text message picks one and none
  * counts as a snapshot tool.
  */

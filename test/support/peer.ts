@@ -1,6 +1,6 @@
 /** Test harness for the peer channel: a small fleet of real Bun servers on port 0 with fresh keys. */
 
-import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../../lib/peer/routes.ts';
