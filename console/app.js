@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
 import { MeshBadge } from './mesh-panel.js';
 import { PAGES } from './pages/index.js';
+import { SignedInAs } from './signed-in-as.js';
 
 /** @typedef {import('preact').FunctionComponent} Component */
 
@@ -60,7 +61,7 @@ function App() {
       )}
       </nav>
       <${MeshBadge} project="main" />
-      <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
+      <${SignedInAs} />
     </header>
     <main id="main" data-page=${page.id}>
       ${failed ? html`<p class="error">This page could not be loaded: ${failed}</p>` : Page ? html`<${Page} />` : html`<p class="muted">Loading…</p>`}

@@ -27,6 +27,7 @@ import { publicIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';
 import { LIMITS, type Limits } from '../lib/limits.ts';
+import { guardRequests } from '../lib/net/request-guard.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
@@ -36,6 +37,9 @@ import { createLogin } from './http/login.ts';
 import { createMeshSendRoutes } from './http/mesh-send.ts';
 import { createConsolePresences } from './mesh/console-presence.ts';
 import type { SessionTable } from './http/sessions.ts';
+import { SignInThrottle, type ThrottleOptions } from './http/sign-in-throttle.ts';
+import { ConsoleTickets, consoleUrl } from './http/tickets.ts';
+import { randomBytes } from 'node:crypto';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
 import { ask } from './workbench/ask.ts';
@@ -47,6 +51,7 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { createJoinService } from './fleet/join.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
@@ -84,6 +89,10 @@ export interface HubOptions {
   requireLogin?: boolean;
   /** The console's sessions (tests pass one with their own clock). */
   sessions?: SessionTable;
+  /** The key of the console's one-time sign-in URLs (`DATA_DIR/keys/console.key`; random without it). */
+  consoleKey?: Uint8Array;
+  /** How often one client address may try to sign in (hub/http/sign-in-throttle.ts). */
+  signInThrottle?: ThrottleOptions;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
   /** Bounds of the trace, the task cache, tasks and SSE queues (lib/limits.ts; defaults: LIMITS). */
@@ -105,6 +114,11 @@ export interface HubOptions {
   otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
+  /**
+   * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
+   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   */
+  joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
   /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
   grpc?: boolean;
   /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
@@ -127,6 +141,8 @@ export interface Hub {
   /** The hub node's own capabilities (for the boot self-check). */
   catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
+  /** A fresh one-time console URL (`<origin>/login?ticket=…`), at the address the hub listens on unless given one. */
+  consoleUrl(origin?: string): string;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(
     port: number,
@@ -152,7 +168,10 @@ export function createHub(opts: HubOptions): Hub {
     maxAgeMs: limits.traceMaxAgeHours * 3_600_000,
   });
   // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
-  const streams = new SseStreams();
+  const streams = new SseStreams({
+    max: limits.sseStreams,
+    maxPerOwner: limits.sseStreamsPerPrincipal,
+  });
   const metrics = createMetricsRegistry();
   const requests = createRequestObserver(metrics, hubRoutes);
   const otlp =
@@ -181,6 +200,7 @@ export function createHub(opts: HubOptions): Hub {
     ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken })
     : opts.tokens;
   const access = createHubAccess({
+    name: self,
     host: opts.host ?? '127.0.0.1',
     ...(tokens ? { tokens } : {}),
     ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
@@ -288,6 +308,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
     limits,
     streams,
+    // The Tasks pages' lists are read again when one of the hub's tasks changes (declared below).
+    onTaskEvent: () => live.tasks.changed(),
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => opts.meshStore.ready(),
@@ -303,7 +325,15 @@ export function createHub(opts: HubOptions): Hub {
     consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
     nodeModules: join(import.meta.dir, '..', 'node_modules'),
   });
-  const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
+  const tickets = new ConsoleTickets({ key: opts.consoleKey ?? randomBytes(32), hub: self });
+  const login = createLogin({
+    access,
+    log,
+    tickets,
+    throttle: new SignInThrottle(opts.signInThrottle),
+    ...(tokens ? { tokens } : {}),
+  });
+  let origin = '';
   // A Tasks page's list, as the binding's ListTasks answers it to that page's principal (reading advances delegated tasks).
   const listTasks = async (caller: Principal) => {
     const page = await node.engine.listTasks(
@@ -314,7 +344,15 @@ export function createHub(opts: HubOptions): Hub {
   };
   const live = {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
-    tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
+    tasks: tasksFeeds({
+      list: listTasks,
+      active: (page) =>
+        (page as { tasks?: { status?: { state?: string } }[] }).tasks?.some((t) =>
+          ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(t.status?.state ?? ''),
+        ) ?? false,
+      everyMs: opts.liveMs?.tasks ?? 2000,
+      log,
+    }),
   };
   const api = createHubApi({
     fleet,
@@ -330,6 +368,16 @@ export function createHub(opts: HubOptions): Hub {
     sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
   });
 
+  const joins =
+    opts.joins &&
+    createJoinService({
+      ...opts.joins,
+      fleet,
+      dataDir: opts.dataDir,
+      authenticate: access.authenticate,
+      log,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
   // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
   const mcp = createHubMcp({
     fleet,
@@ -359,6 +407,7 @@ export function createHub(opts: HubOptions): Hub {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
+    if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
     // The part the route table names answers; the hub's node answers everything else, including
     // the coded 404, and authenticates its A2A requests with the same policy (bearer token,
     // session, or a fleet node's signature).
@@ -370,15 +419,20 @@ export function createHub(opts: HubOptions): Hub {
       case 'mcp':
         answer = await mcp.fetch(req, caller);
         break;
+      case 'join':
+        answer = await joins?.fetch(req);
+        break;
       case 'mesh':
         answer = await mesh.fetch(req, server, caller);
         break;
       case 'console-mesh':
         answer = await meshSend.fetch(req, caller);
         break;
-      case 'login':
-        answer = await login.fetch(req);
+      case 'login': {
+        const client = server?.requestIP?.(req)?.address ?? 'unknown';
+        answer = await login.fetch(req, { client, caller });
         break;
+      }
       case 'api':
         answer = await api.fetch(req, caller);
         break;
@@ -386,14 +440,14 @@ export function createHub(opts: HubOptions): Hub {
         const file = consoleSite.fetch(req);
         if (file !== undefined)
           return path === '/' || path === '/index.html'
-            ? login.consolePage(caller, () => file)
+            ? login.consolePage(req, caller, () => file)
             : file;
         break;
       }
     }
     return answer ?? node.app.handle(req);
   }
-  const fetchAll = requests.wrap(route);
+  const fetchAll = guardRequests(requests.wrap(route));
 
   return {
     trace,
@@ -406,6 +460,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(modelHealthOf ? { model: modelHealthOf } : {}),
     catalog: definition.catalog,
     fetch: fetchAll,
+    consoleUrl: (at = origin) => consoleUrl(at, tickets.issue()),
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
         hostname: opts.host ?? '127.0.0.1',
@@ -420,6 +475,7 @@ export function createHub(opts: HubOptions): Hub {
       selfUrl = /^(0\.0\.0\.0|::|\[::\])$/.test(opts.host ?? '')
         ? `http://127.0.0.1:${server.port}`
         : server.url.origin;
+      origin = selfUrl;
       node.advertise(server.port!);
       // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off.
       const grpc =
@@ -430,6 +486,9 @@ export function createHub(opts: HubOptions): Hub {
               return undefined;
             });
       modelHealthOf?.start();
+      // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
+      const syncing = joins && setInterval(() => void joins.sync(), opts.joins?.syncMs ?? 2000);
+      if (syncing) syncing.unref();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -440,6 +499,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          clearInterval(syncing);
           modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();

@@ -5,7 +5,7 @@
  * Every setting has a default, so no file at all is a valid configuration.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 
 /** How a node's messages are answered when a model is configured for it. */
@@ -386,6 +386,9 @@ export const SETTINGS: readonly SettingRow[] = [
   },
 ];
 
+/** The largest config file read (1 MiB). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Names looked for in the working folder, in this order, when LUME_CONFIG names none. */
 export const CONFIG_FILES = [
   'lume.config.json',
@@ -437,6 +440,11 @@ export function loadSettings(opts: {
     : CONFIG_FILES.map((f) => resolve(opts.cwd, f)).find((f) => existsSync(f));
   if (named && !existsSync(file!))
     throw new Error(`LUME_CONFIG names ${named}, which does not exist`);
+  // A config file is a page of settings: one far larger is a mistake, refused before it is read.
+  if (file && statSync(file).size > MAX_CONFIG_BYTES)
+    throw new Error(
+      `${file}: larger than ${MAX_CONFIG_BYTES} bytes; a config file holds settings only`,
+    );
   const doc = file ? parseConfigText(readFileSync(file, 'utf8'), file) : {};
   checkKeys(doc, file ?? 'config');
 
@@ -448,6 +456,10 @@ export function loadSettings(opts: {
     const row = SETTINGS.find((r) => r.key === key)!;
     const raw = env[row.env];
     const fromEnv = raw !== undefined && raw !== '';
+    // The file's value is checked even when the variable overrides it: a file that is wrong
+    // today is the setting of the next start without the variable.
+    if (fromEnv && fileValue(key) !== undefined)
+      convert(row.kind, fileValue(key), false, where(row, false));
     return convert(row.kind, fromEnv ? raw : fileValue(key), fromEnv, where(row, fromEnv));
   };
   const str = (key: string) => get(key) as string | undefined;

@@ -68,7 +68,7 @@ test('a direct message is redacted for readers who are not its parties; a token 
 });
 
 async function open(width: number, height: number, hash: string): Promise<Page> {
-  const page = await pageCollectingErrors(browser, errors, { width, height });
+  const page = await pageCollectingErrors(browser, errors, { width, height }, f.hub);
   await page.goto(`${f.hubUrl}/${hash}`);
   await page.locator('.mesh-badge[data-state="live"]').waitFor();
   return page;

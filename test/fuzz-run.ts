@@ -18,6 +18,7 @@ import {
   fuzzTarget,
   hubApiTarget,
   meshHttpTarget,
+  signInTarget,
   peerTarget,
   restTarget,
   type Finding,
@@ -97,6 +98,7 @@ const runs: [Target, string][] = [
   [restTarget('hub REST', hubSkills), procs.hub!.url],
   [hubApiTarget('hub /api'), procs.hub!.url],
   [meshHttpTarget('mesh HTTP'), procs.hub!.url],
+  [signInTarget('hub sign-in'), procs.hub!.url],
   [peerTarget('hub /peer', crmSigner, 'a2a', hubSkills, 'scanner'), procs.hub!.url],
 ];
 

@@ -45,7 +45,10 @@ const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } => 
 });
 
 /** GETs a small JSON document; undefined when the node does not answer with one. */
-async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
+export async function getJson(
+  url: string,
+  o: Pick<AddRemoteOptions, 'fetch' | 'timeoutMs'>,
+): Promise<unknown> {
   try {
     const res = await (o.fetch ?? fetch)(url, {
       signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
@@ -59,7 +62,7 @@ async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
 }
 
 /** The base URL, or undefined when it is not plain http(s)://host[:port]. */
-function baseUrl(text: string): URL | undefined {
+export function baseUrl(text: string): URL | undefined {
   try {
     const u = new URL(text);
     const plain =
@@ -73,6 +76,30 @@ function baseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a card's interfaces are the node's at `base`: the HTTP ones under its URL, the gRPC one
+ * (`host:port`, its own port) on the same host.
+ */
+export function interfacesUnder(interfaces: unknown, base: URL): boolean {
+  const list = Array.isArray(interfaces) ? (interfaces as Record<string, unknown>[]) : [];
+  return (
+    list.length > 0 &&
+    list.every((i) => {
+      const u = i?.url;
+      if (typeof u !== 'string') return false;
+      // gRPC is served on a port of its own, so its interface only has to be on the node's host.
+      if (i.protocolBinding === 'GRPC') {
+        try {
+          return new URL(u.includes('://') ? u : `http://${u}`).hostname === base.hostname;
+        } catch {
+          return false;
+        }
+      }
+      return u === base.origin || u.startsWith(`${base.origin}/`);
+    })
+  );
 }
 
 export async function addRemoteNode(
@@ -106,15 +133,7 @@ export async function addRemoteNode(
       'FLEET_ADD_CARD_MISMATCH',
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
-  const interfaces = Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : [];
-  // A gRPC interface names `host:port` (its own port), so only its host must be the node's.
-  const host = new URL(base).hostname;
-  const under = (i: { url?: unknown; protocolBinding?: unknown } | undefined) =>
-    typeof i?.url === 'string' &&
-    (i.protocolBinding === 'GRPC'
-      ? i.url.slice(0, i.url.lastIndexOf(':')) === host
-      : i.url === base || i.url.startsWith(`${base}/`));
-  if (!interfaces.length || !interfaces.every(under))
+  if (!interfacesUnder(card.supportedInterfaces, url))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.

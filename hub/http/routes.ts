@@ -14,7 +14,15 @@ import {
 } from '../../lib/node/routes.ts';
 
 /** The part of the hub that answers a route. */
-export type HubOwner = 'health' | 'mcp' | 'mesh' | 'console-mesh' | 'login' | 'api' | 'console';
+export type HubOwner =
+  | 'health'
+  | 'mcp'
+  | 'join'
+  | 'mesh'
+  | 'console-mesh'
+  | 'login'
+  | 'api'
+  | 'console';
 
 export interface HubRoute {
   methods: readonly string[];
@@ -43,6 +51,12 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     owner: 'mcp',
     doc: "the fleet's AI Catalog",
   },
+  {
+    methods: POST,
+    template: '/peer/join',
+    owner: 'join',
+    doc: "a node joins this hub's fleet (a hub token and the node's proof of its key)",
+  },
   { methods: GET, template: '/v1/connect', owner: 'mesh', doc: 'the mesh WebSocket (protocol v3)' },
   { methods: GET, template: '/v1/meta', owner: 'mesh', doc: "the mesh hub's process and protocol" },
   { methods: GET, template: '/v1/history', owner: 'mesh', doc: "a project's message history" },
@@ -63,6 +77,12 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     doc: "the console's sign-in form",
   },
   { methods: POST, template: '/logout', owner: 'login', doc: 'ends the console session' },
+  {
+    methods: GET,
+    template: '/api/session',
+    owner: 'login',
+    doc: 'who the console is signed in as',
+  },
   {
     methods: GET,
     template: '/api/fleet',

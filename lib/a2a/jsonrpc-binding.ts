@@ -28,7 +28,7 @@ import { sseErrorResponse, sseResponse, type SseOptions } from './sse.ts';
 import type { ProtocolVersion, PushConfig } from './types.ts';
 import * as v03 from './wire-v03.ts';
 import type { Log } from '../log.ts';
-import { ANONYMOUS, type Principal } from '../auth/principal.ts';
+import { ANONYMOUS, ownerKey, type Principal } from '../auth/principal.ts';
 
 export interface A2AHandlerOptions {
   engine: TaskEngine;
@@ -237,6 +237,7 @@ export function createA2AHandler(
         () => sub.close(),
         {
           ...opts.sse,
+          owner: ownerKey(caller),
           ending: (code, message) => rpcStreamEnd(id, version, code, message),
         },
       );

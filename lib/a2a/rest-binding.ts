@@ -9,7 +9,7 @@ import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from 
 import { jsonResponse, readBodyLimited } from './jsonrpc.ts';
 import { v1Operations, type Outcome, type V1Method } from './operations.ts';
 import { challenge, requestedVersion } from './jsonrpc-binding.ts';
-import { ANONYMOUS, type Principal } from '../auth/principal.ts';
+import { ANONYMOUS, ownerKey, type Principal } from '../auth/principal.ts';
 import { isObj, type Obj } from './params.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
@@ -302,7 +302,11 @@ export function createRestHandler(
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.
-      return sseResponse(sub, frame, () => sub.close(), { ...opts.sse, ending: restStreamEnd });
+      return sseResponse(sub, frame, () => sub.close(), {
+        ...opts.sse,
+        owner: ownerKey(caller),
+        ending: restStreamEnd,
+      });
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
     return jsonResponse(outcome.result, endpoint.ok ?? 200);

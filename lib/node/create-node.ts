@@ -28,6 +28,7 @@ import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEvent } from '../a2a/types.ts';
 import { WebhookSender } from '../a2a/push.ts';
 import { createRestHandler } from '../a2a/rest-binding.ts';
 import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
@@ -58,6 +59,8 @@ import { assertPortFree, isPortTaken, PortTakenError } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
+import { browserRefusal, ownOrigins } from '../net/browser-guard.ts';
+import { guardRequests, serveDefaults } from '../net/request-guard.ts';
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
 const STOP_GRACE_MS = 2_000;
@@ -130,6 +133,8 @@ export interface NodeOptions {
   access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
+  /** Called on every event of every task (the hub's live Tasks pages listen). */
+  onTaskEvent?: (event: TaskEvent) => void;
   /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
@@ -222,7 +227,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         maxAgeHours: limits.taskMaxAgeHours,
         ...(opts.now ? { now: opts.now } : {}),
       });
-  const streams = opts.streams ?? new SseStreams();
+  const streams =
+    opts.streams ??
+    new SseStreams({ max: limits.sseStreams, maxPerOwner: limits.sseStreamsPerPrincipal });
   let shuttingDown = false;
   const push =
     opts.push === false
@@ -249,7 +256,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     mayAct: (caller) => mayAct(policy, caller),
-    onEvent: nodeMetrics.onTaskEvent,
+    onEvent: opts.onTaskEvent
+      ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
+      : nodeMetrics.onTaskEvent,
     limits: {
       historyMessages: limits.taskHistoryMessages,
       historyBytes: limits.taskHistoryBytes,
@@ -273,7 +282,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
   const readyChecks: Record<string, ReadyCheck> = {
     tasks: () => store.isOpen || 'the task store is closed',
-    keys: () => opts.peer !== undefined || 'no peer keys loaded',
+    // A node with no fleet is a standalone A2A server: its peer channel is off, which is no failure.
+    keys: () => true,
     ...opts.readyChecks,
     shutdown: () => !shuttingDown || 'shutting down',
   };
@@ -521,14 +531,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
       // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
+      // A page on another site gets what the hub gives it: the public reads (lib/net/browser-guard.ts).
+      let origins = new Set<string>();
       const server = Bun.serve({
         hostname: host,
         port: opts.port ?? 0,
         idleTimeout: 60,
         reusePort: false,
-        fetch: measuredFetch,
+        ...serveDefaults,
+        fetch: guardRequests((req) => browserRefusal(req, origins) ?? measuredFetch(req)),
       });
       const port = server.port!;
+      origins = ownOrigins(host, port, opts.publicUrl ? [opts.publicUrl] : []);
       advertisedPort = port;
       if (servesGrpc)
         await serveGrpc(opts.grpcPort ?? defaultGrpcPort(opts.port ?? 0)).catch((e: Error) => {

@@ -3,7 +3,7 @@
  * nonce for as long as its timestamp could still pass the window, and never grows past `capacity`.
  */
 
-interface NonceCache {
+export interface NonceCache {
   /** True when the key was accepted before and is still remembered. */
   seen(key: string): boolean;
   /**

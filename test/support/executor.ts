@@ -109,7 +109,11 @@ export async function startExecutor(
   });
   const node = await startNode(def, {
     dataDir,
-    peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
+    // The fleet names the hub, the one node besides the ring's relays that may act for others.
+    peer: {
+      verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier,
+      fleet: parseFleet(doc),
+    },
     ...(opts.tokens
       ? {
           access: {
