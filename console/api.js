@@ -296,3 +296,20 @@ export const continueTask = (task, text) =>
       parts: [{ text }],
     },
   });
+
+/**
+ * The presence the hub holds for this visitor in a project (the browser joins no mesh itself).
+ * @param {string} project
+ * @returns {Promise<import('./types').MeshIdentity>}
+ */
+export const meshIdentity = (project) => get(`/api/mesh/me?${new URLSearchParams({ project })}`);
+
+/**
+ * Sends a mesh message as this visitor's hub-held presence: to `to`, or to the whole project.
+ * @param {string} project
+ * @param {string} to a roster name, or '' for everyone
+ * @param {string} text
+ * @returns {Promise<import('./types').MeshSent | Refusal>}
+ */
+export const meshSend = (project, to, text) =>
+  post('/api/mesh/send', { project, ...(to ? { to } : {}), text });

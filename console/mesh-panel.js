@@ -1,13 +1,15 @@
 /**
  * @module console/mesh-panel — the mesh in the console's header on every page: a badge with the state of
  * the console's live view of the project and how many are present, and a quick panel (Escape or a
- * click outside closes it) with the view's identity (project, hub, the console's place in it), the
- * roster and the last messages. Direct messages arrive redacted unless the signed-in name is their
- * sender or recipient (the hub decides: docs/security.md). The browser never joins the mesh.
+ * click outside closes it) with the connection's identity and a send form (console/mesh-send.js),
+ * the roster and the last messages. Direct messages arrive redacted unless the signed-in name is
+ * their sender or recipient (the hub decides: docs/security.md). The browser never joins the mesh:
+ * the hub holds a presence for the signed-in visitor and sends through it.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { history, listProjects, meshWatch } from './api.js';
 import { html } from './html.js';
+import { MeshSend } from './mesh-send.js';
 import { fmtTime, useStream } from './pages/common.js';
 
 /** Messages the panel keeps. */
@@ -64,11 +66,7 @@ export function MeshBadge({ project }) {
       ${
         open
           ? html`<div id="mesh-panel" class="mesh-panel card" role="dialog" aria-label="Mesh">
-        <dl class="mesh-identity">
-          <dt>project</dt><dd>${project}</dd>
-          <dt>hub</dt><dd>${location.origin}</dd>
-          <dt>this console</dt><dd>${live ? 'watching (it holds no presence of its own)' : 'not connected to the hub'}</dd>
-        </dl>
+        <${MeshSend} project=${project} live=${live} peers=${(peers ?? []).map((p) => p.name)} />
         <h3>Present (${count})</h3>
         <ul class="mesh-peers">${(peers ?? []).map((p) => html`<li>${p.name}</li>`)}</ul>
         ${peers && !count ? html`<p class="muted">nobody is present</p>` : ''}

@@ -418,3 +418,20 @@ export interface HistoryPage {
 export type ProjectEvent =
   | { type: 'roster'; peers: PresentPeer[] }
   | { type: 'message'; message: MeshMessage };
+
+/** `GET /api/mesh/me`: the presence the hub holds (or would hold) for this visitor in a project. */
+export interface MeshIdentity {
+  project: string;
+  /** The hub's name. */
+  hub: string;
+  signedIn: boolean;
+  /** The roster name: held, or asked for on the first send; null for an anonymous visitor. */
+  name: string | null;
+  present: boolean;
+}
+
+/** `POST /api/mesh/send`: who the message went from and to. */
+export interface MeshSent {
+  ok: true;
+  result: { name: string; messageRef: string; recipients: string[] };
+}

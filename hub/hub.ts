@@ -35,6 +35,8 @@ import { createConsole } from './http/console.ts';
 import { fleetFeed, tasksFeeds } from './http/live.ts';
 import { createHubAccess, type HubAccess } from './http/access.ts';
 import { createLogin } from './http/login.ts';
+import { createMeshSendRoutes } from './http/mesh-send.ts';
+import { createConsolePresences } from './mesh/console-presence.ts';
 import type { SessionTable } from './http/sessions.ts';
 import { SignInThrottle, type ThrottleOptions } from './http/sign-in-throttle.ts';
 import { ConsoleTickets, consoleUrl } from './http/tickets.ts';
@@ -230,12 +232,18 @@ export function createHub(opts: HubOptions): Hub {
     presences: () => mesh.realtime.roster.size,
     ...(otlp ? { otlp } : {}),
   });
+  // Where the hub reaches itself (set once it listens): MCP sessions and console visitors are present through it.
+  let selfUrl: string | undefined;
+  const consoleMesh = createConsolePresences({ hubUrl: () => selfUrl, log });
   const mesh = createMeshServer({
     store: counted.countMeshMessages(opts.meshStore),
     log,
     ...(opts.meshCluster ? { cluster: opts.meshCluster } : {}),
     // The hub's policy checks the mesh's HTTP routes; a hello on an unauthenticated socket carries a token.
-    access: { required: access.meshProtected, verify: (t) => tokens?.verify(t) !== undefined },
+    access: {
+      required: access.meshProtected,
+      verify: (t) => consoleMesh.accepts(t) || tokens?.verify(t) !== undefined,
+    },
     ...(opts.meshLimits ? { limits: opts.meshLimits } : {}),
   });
   // The hub's own tasks, for a delegation that continues an earlier one (the node exists below).
@@ -385,7 +393,6 @@ export function createHub(opts: HubOptions): Hub {
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
   // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
-  let selfUrl: string | undefined;
   const mcp = createHubMcp({
     fleet,
     invoker,
@@ -411,6 +418,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
 
+  const meshSend = createMeshSendRoutes({ presences: consoleMesh, hubName: self });
+
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
@@ -432,6 +441,9 @@ export function createHub(opts: HubOptions): Hub {
         break;
       case 'mesh':
         answer = await mesh.fetch(req, server, caller);
+        break;
+      case 'console-mesh':
+        answer = await meshSend.fetch(req, caller);
         break;
       case 'login': {
         const client = server?.requestIP?.(req)?.address ?? 'unknown';
@@ -510,6 +522,7 @@ export function createHub(opts: HubOptions): Hub {
           live.fleet.close();
           live.tasks.close();
           await mcp.close();
+          await consoleMesh.close();
           mesh.close();
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;

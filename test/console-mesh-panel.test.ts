@@ -3,7 +3,8 @@
  * header badge on every page says the live view's state and how many are present, the quick panel
  * shows the project, the hub, the roster and the last messages, and a direct message between two
  * mesh clients is shown to the console's loopback visitor (`console`) only as redacted, as to an
- * anonymous reader of `/v1/history`; a bearer token reads it whole (docs/security.md).
+ * anonymous reader of `/v1/history`; a bearer token reads it whole (docs/security.md). A visitor
+ * without a session is told to sign in before it can send (test/console-mesh-send.test.ts sends).
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
@@ -80,10 +81,12 @@ test('the header badge and quick panel on every page: state, roster, last messag
   await badge.click();
   const panel = page.locator('#mesh-panel');
   await panel.waitFor();
+  await panel.locator('.mesh-name', { hasText: 'console' }).waitFor();
   expect(await panel.locator('.mesh-identity dd').allTextContents()).toEqual([
     'main',
-    f.hubUrl,
-    'watching (it holds no presence of its own)',
+    'console (joins with your first message)',
+    `a2a at ${f.hubUrl}`,
+    'watching',
   ]);
   expect(await panel.locator('.mesh-peers li').allTextContents()).toEqual(['alice', 'bob']);
   await panel.locator('.mesh-last li').nth(1).waitFor();
@@ -101,6 +104,24 @@ test('the header badge and quick panel on every page: state, roster, last messag
   await carol.connect('carol', 'main');
   await page.locator('.mesh-badge', { hasText: '3 present' }).waitFor();
   expect(await page.content()).not.toContain('deploy key');
+  await page.close();
+});
+
+test('an anonymous visitor is told to sign in, and the route refuses it with a code', async () => {
+  const page = await open(1280, 900, '#/fleet');
+  // The page handed its loopback visitor a session; without the cookie it is anonymous.
+  await page.context().clearCookies();
+  await page.locator('.mesh-badge').click();
+  await page.locator('.mesh-sign-in a', { hasText: 'Sign in' }).waitFor();
+  expect(await page.locator('.mesh-name').textContent()).toBe('none (not signed in)');
+  expect(await page.locator('.mesh-send').count()).toBe(0);
+  const r = await fetch(`${f.hubUrl}/api/mesh/send`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ project: 'main', to: 'bob', text: 'anonymous' }),
+  });
+  expect(r.status).toBe(403);
+  expect((await r.json()).error.code).toBe('CONSOLE_MESH_SIGN_IN');
   await page.close();
 });
 

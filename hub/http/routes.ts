@@ -14,7 +14,15 @@ import {
 } from '../../lib/node/routes.ts';
 
 /** The part of the hub that answers a route. */
-export type HubOwner = 'health' | 'mcp' | 'join' | 'mesh' | 'login' | 'api' | 'console';
+export type HubOwner =
+  | 'health'
+  | 'mcp'
+  | 'join'
+  | 'mesh'
+  | 'console-mesh'
+  | 'login'
+  | 'api'
+  | 'console';
 
 export interface HubRoute {
   methods: readonly string[];
@@ -115,6 +123,18 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     doc: 'whether a model is configured and up',
   },
   { methods: GET, template: '/api/mesh/tools', owner: 'api', doc: 'the mesh as tools for a model' },
+  {
+    methods: GET,
+    template: '/api/mesh/me',
+    owner: 'console-mesh',
+    doc: "the caller's hub-held mesh presence: project, roster name, hub",
+  },
+  {
+    methods: POST,
+    template: '/api/mesh/send',
+    owner: 'console-mesh',
+    doc: 'a mesh message from the console, sent as the caller through the hub',
+  },
   { methods: GET, template: '/api/negotiations', owner: 'api', doc: 'the stored negotiations' },
   { methods: GET, template: '/api/negotiations/{id}', owner: 'api', doc: 'one negotiation' },
   { methods: GET, template: '/', owner: 'console', doc: 'the console' },

@@ -19,6 +19,7 @@ import { createHubClient } from '../../lib/mesh/http-client.ts';
 import { anonymousReader, presenceActor } from '../../lib/model/mesh-actors.ts';
 import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
 import type { AgentTool } from '../../lib/model/agent.ts';
+import { joinUnderName } from '../mesh/principal-presence.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
 
 export interface McpMeshDeps {
@@ -31,8 +32,6 @@ export interface McpMeshDeps {
 }
 
 const READ_ONLY = new Set(['a2a_peers', 'a2a_history']);
-/** Names tried after the principal's own when it is present already. */
-const MAX_SUFFIX = 9;
 
 interface Presence {
   client: MeshClient;
@@ -100,23 +99,10 @@ export function createMcpMesh(deps: McpMeshDeps) {
     };
     session.cleanups.push(leave);
     session.streamEnded.push(leave);
-    for (let i = 1; i <= MAX_SUFFIX; i++) {
-      const name = i === 1 ? caller.name : `${caller.name}-${i}`;
-      const s = await client.connect(session.id, deps.project, name);
-      if (s.state === 'connected')
-        return { client, tools: meshTools(presenceActor(client, session.id)) };
-      if (s.lastError?.code !== 'A2A_NAME_IN_USE') {
-        leave();
-        return errorResult(
-          'MCP_NO_MESH',
-          `cannot join the mesh: ${s.lastError?.message ?? s.state}`,
-        );
-      }
-    }
-    return errorResult(
-      'MCP_NO_MESH',
-      `the names ${caller.name} … ${caller.name}-${MAX_SUFFIX} are all present already`,
-    );
+    const joined = await joinUnderName(client, session.id, deps.project, caller.name);
+    if (joined.ok) return { client, tools: meshTools(presenceActor(client, session.id)) };
+    leave();
+    return errorResult('MCP_NO_MESH', joined.message);
   }
 
   return {

@@ -23,6 +23,10 @@ export const HUB_ERRORS = {
     http: 403,
     message: '/metrics is served beyond loopback only behind an access policy',
   },
+  // The console's quick panel sends through a presence the hub holds (hub/mesh/console-presence.ts).
+  CONSOLE_MESH_SIGN_IN: { http: 403, message: 'sign in to send from the console' },
+  CONSOLE_MESH_FULL: { http: 503, message: 'the hub holds as many console presences as it may' },
+  CONSOLE_MESH_UNAVAILABLE: { http: 503, message: 'the console presence cannot join the mesh' },
   UNKNOWN_TARGET: { http: 404, message: 'no fleet node by that name' },
   NOT_FOUND: { http: 404, message: 'No such route' },
   METHOD_NOT_ALLOWED: { http: 405, message: 'unsupported method for this route' },
