@@ -14,7 +14,12 @@ import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import { A2A_SIGNED_SCOPE, createNode, type NodeApp } from '../lib/node/create-node.ts';
+import {
+  A2A_SIGNED_SCOPE,
+  createNode,
+  defaultGrpcPort,
+  type NodeApp,
+} from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
 import { publicIdentity } from '../lib/peer/keys.ts';
@@ -31,7 +36,8 @@ import type { SessionTable } from './http/sessions.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
 import { ask } from './workbench/ask.ts';
-import { capabilitiesFromNodes } from './workbench/ask-catalog.ts';
+import { capabilitiesFromNodes, loadCatalog } from './workbench/ask-catalog.ts';
+import { createHubMcp } from './mcp/surface.ts';
 import { modelPlanner, type ModelConfig } from './workbench/ask-model.ts';
 import { createDelegator } from './workbench/delegate.ts';
 import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
@@ -95,6 +101,12 @@ export interface HubOptions {
   otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
+  /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
+  grpc?: boolean;
+  /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
+  grpcPort?: number;
+  /** The mesh project MCP clients are present in (the mesh client's project, default main). */
+  meshProject?: string;
 }
 
 export interface Hub {
@@ -112,7 +124,16 @@ export interface Hub {
   catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
-  listen(port: number, maxPort?: number): { url: string; port: number; stop(): Promise<void> };
+  listen(
+    port: number,
+    maxPort?: number,
+  ): {
+    url: string;
+    port: number;
+    /** The gRPC binding's port once it listens (undefined when off or when its port is taken). */
+    grpc: Promise<number | undefined>;
+    stop(): Promise<void>;
+  };
 }
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
@@ -299,6 +320,30 @@ export function createHub(opts: HubOptions): Hub {
     sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
   });
 
+  // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
+  let selfUrl: string | undefined;
+  const mcp = createHubMcp({
+    fleet,
+    invoker,
+    trace,
+    log,
+    hubCatalog: definition.catalog,
+    fleetCatalog: () =>
+      loadCatalog(
+        invoker,
+        capabilitiesFromNodes(async () => (await view.snapshot()).nodes, opts.fetch),
+      ),
+    ask: askQuestion,
+    engine: () => node.engine,
+    ownCard: () => node.card(),
+    selfUrl: () => selfUrl,
+    origins: () => access.origins(),
+    anonymous: access.anonymous,
+    meshProject: opts.meshProject ?? 'main',
+    streams,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+
   async function route(req: Request, server: Server<MeshSocketData>): Promise<Response> {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
@@ -306,6 +351,8 @@ export function createHub(opts: HubOptions): Hub {
     // The process's health is the node's (its checks include the trace and the mesh store).
     const path = new URL(req.url).pathname;
     if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
+    const fromMcp = mcp.fetch(req, caller);
+    if (fromMcp !== undefined) return fromMcp;
     const fromMesh = await mesh.fetch(req, server, caller);
     if (fromMesh !== undefined) return fromMesh;
     const fromLogin = await login.fetch(req);
@@ -344,11 +391,24 @@ export function createHub(opts: HubOptions): Hub {
         idleTimeout: 60,
       });
       access.bind(server.port!);
+      // The hub reaches itself on loopback when it binds every address.
+      selfUrl = /^(0\.0\.0\.0|::|\[::\])$/.test(opts.host ?? '')
+        ? `http://127.0.0.1:${server.port}`
+        : server.url.origin;
       node.advertise(server.port!);
+      // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off.
+      const grpc =
+        opts.grpc === false
+          ? Promise.resolve(undefined)
+          : node.serveGrpc(opts.grpcPort ?? defaultGrpcPort(server.port!)).catch((e: Error) => {
+              log('error', 'hub grpc binding not started', { error: e.message });
+              return undefined;
+            });
       modelHealthOf?.start();
       return {
         url: server.url.origin,
         port: server.port!,
+        grpc: grpc.then((g) => g?.port),
         /**
          * Graceful stop: `/readyz` turns 503, presences leave with `hub_shutdown` (close 1001),
          * every SSE stream gets its final `SHUTTING_DOWN` frame, open requests get a short grace,
@@ -359,6 +419,7 @@ export function createHub(opts: HubOptions): Hub {
           node.markShuttingDown();
           live.fleet.close();
           live.tasks.close();
+          await mcp.close();
           mesh.close();
           streams.endAll('SHUTTING_DOWN');
           let grace: ReturnType<typeof setTimeout> | undefined;
@@ -368,6 +429,7 @@ export function createHub(opts: HubOptions): Hub {
           ]);
           clearTimeout(grace);
           await server.stop(true);
+          await (await grpc)?.stop(STOP_GRACE_MS);
           await node.engine.close();
           await node.store.close();
           trace.flush();

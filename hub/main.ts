@@ -16,6 +16,7 @@ import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-che
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
+import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
@@ -63,6 +64,12 @@ const portOwner = {
 if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
+// GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
+const grpcPort = parseGrpcPort(process.env.GRPC_PORT);
+if (!grpcPort.ok) {
+  console.error(`hub: ${grpcPort.message}`);
+  process.exit(2);
+}
 if (!otlp.ok) {
   console.error(`hub: ${otlp.message}`);
   process.exit(2);
@@ -124,6 +131,7 @@ const hub = createHub({
   meshStore: mesh.store,
   host,
   meshLimits,
+  meshProject: settings.mesh.project,
   pushAllowHosts,
   limits: limits.value,
   tokens,
@@ -135,6 +143,7 @@ const hub = createHub({
   ...(token ? { meshToken: token } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+  ...grpcOptions(grpcPort.value),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).
 await hub.node.ready();
@@ -172,7 +181,10 @@ log('info', 'hub listening', {
   login: hub.access.requireLogin ? 'required' : 'loopback',
   otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
 });
-console.log(`hub listening on ${server.url}`);
+const grpcListening = await server.grpc;
+console.log(
+  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}`,
+);
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
 // the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.

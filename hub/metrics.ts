@@ -32,6 +32,8 @@ export const hubRoutes: RouteTemplater = routeTemplater(
     '/api/projects.create',
     '/api/projects.list',
     '/api/projects.delete',
+    '/mcp',
+    '/.well-known/ai-catalog.json',
     '/',
     '/index.html',
   ],

@@ -63,6 +63,8 @@ export interface Settings {
     autoConnect: boolean;
     rememberConnections: boolean;
     reconnectMs: number;
+    /** Turns a node's mesh inbox holds for its agent before it refuses (`failed`). */
+    inboxMessages: number;
   };
   /** The model of a process named `name` (a node or the hub): file, then environment. */
   modelFor(name: string): ModelSettings;
@@ -297,6 +299,24 @@ export const SETTINGS: readonly SettingRow[] = [
       "Remember each agent's connection (DATA_DIR/mesh/connections.json) to rejoin or disconnect it later",
   },
   {
+    key: 'mesh.persistConnections',
+    env: 'MESH_PERSIST_CONNECTIONS',
+    kind: 'boolean',
+    default: 'false',
+    readBy: 'mesh CLI',
+    description:
+      'The same as mesh.rememberConnections (the name the mesh protocol uses); either turns it on',
+  },
+  {
+    key: 'mesh.inboxMessages',
+    env: 'MESH_INBOX_MESSAGES',
+    kind: 'integer',
+    default: '64',
+    readBy: 'node',
+    description:
+      "Mesh messages waiting for a node's agent; past it a message is failed with the reason",
+  },
+  {
     key: 'mesh.reconnectMs',
     env: 'MESH_RECONNECT_MS',
     kind: 'integer',
@@ -450,8 +470,11 @@ export function loadSettings(opts: {
       agentId,
       name: str('mesh.name') ?? agentId,
       autoConnect: bool('mesh.autoConnect') ?? false,
-      rememberConnections: bool('mesh.rememberConnections') ?? false,
+      // The seed's name and ours for one setting: an explicit value of ours wins.
+      rememberConnections:
+        bool('mesh.rememberConnections') ?? bool('mesh.persistConnections') ?? false,
       reconnectMs: num('mesh.reconnectMs') ?? 500,
+      inboxMessages: num('mesh.inboxMessages') ?? 64,
     },
     modelFor(name) {
       const own = isDoc(models[name]) ? models[name] : {};

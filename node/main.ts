@@ -14,26 +14,30 @@ import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
-import { createMeshClient } from '../lib/mesh/client.ts';
-import { hubUrlList } from '../lib/mesh/http-client.ts';
+import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
+import { createHubClient, hubUrlList } from '../lib/mesh/http-client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { meshTools } from '../lib/model/mesh-tools.ts';
+import { anonymousReader, presenceActor } from '../lib/model/mesh-actors.ts';
+import { meshToolsFor } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
+import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 
 const root = resolve(import.meta.dir, '..');
-const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>]
-       bun run node --file <node file> [--port <port>] [--host <address>]
+const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>] [--grpc-port <port|off>]
+       bun run node --file <node file> [--port <port>] [--host <address>] [--grpc-port <port|off>]
 
 --name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
 "bun run fleet add" wrote one; else fixtures/fleet.json).
 --file starts the node a file declares (its default export is defineNode(...)); when the fleet
 file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
-alone on --port (default: a free port) with the peer channel off.
+alone on --port (default: a free port) with the peer channel off. The A2A gRPC binding listens on
+--grpc-port (or GRPC_PORT; default the node's port + 1000, 0 = a free port, off = none).
 Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
 environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
 PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
@@ -51,6 +55,7 @@ const { values } = parseArgs({
     file: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    'grpc-port': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
   strict: false,
@@ -94,6 +99,11 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+if (!grpcPort.ok) {
+  console.error(`node: ${grpcPort.message}`);
+  process.exit(2);
+}
 const factory = await importNode(file, root).catch((e: Error) => {
   console.error(e.message);
   process.exit(2);
@@ -125,14 +135,25 @@ const declared = factory({
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
 const [meshHub, ...otherMeshHubs] = hubUrlList(settings.mesh.hubUrl ?? fleet?.hub.url);
-const mesh =
+// The presence hands each inbound message to the node's agent and posts its answer (lib/node/mesh-inbox.ts).
+const inbox =
   settings.mesh.autoConnect && meshHub
+    ? createMeshInbox({
+        name: declared.name,
+        post: (req): ReturnType<MeshClient['send']> => mesh!.send(declared.name, req),
+        log,
+        queueLimit: settings.mesh.inboxMessages,
+      })
+    : undefined;
+const mesh: MeshClient | undefined =
+  inbox && meshHub
     ? createMeshClient({
         hubUrl: meshHub,
         hubUrls: otherMeshHubs,
         log,
         reconnectMs: settings.mesh.reconnectMs,
         ...(settings.hub.token ? { token: settings.hub.token } : {}),
+        onInbound: (m) => inbox.take(m),
       })
     : undefined;
 const { definition, health } = modelBackedNode(declared, {
@@ -140,7 +161,21 @@ const { definition, health } = modelBackedNode(declared, {
   ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
   pingMs: modelSettings.pingMs,
   log,
-  ...(mesh ? { tools: meshTools(mesh, declared.name) } : {}),
+  // The mesh tools act as the caller whose message the model answers (docs/security.md).
+  ...(mesh
+    ? {
+        toolsFor: (caller) =>
+          meshToolsFor(caller, {
+            self: declared.name,
+            presence: presenceActor(mesh, declared.name),
+            anonymous: anonymousReader(
+              createHubClient({ baseUrl: meshHub!, otherUrls: otherMeshHubs }),
+              () => mesh.status(declared.name)?.project,
+            ),
+            dataDir: join(dataDir, declared.name),
+          }),
+      }
+    : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
@@ -163,6 +198,7 @@ const running = await bindOrExit({ host, hint }, () =>
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,
     limits: limits.value,
+    ...grpcOptions(grpcPort.value),
     ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
@@ -175,7 +211,7 @@ const running = await bindOrExit({ host, hint }, () =>
 );
 const name = running.node.definition.name;
 console.log(
-  `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json)`,
+  `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json${running.grpcPort ? `; gRPC on port ${running.grpcPort}` : ''})`,
 );
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({
@@ -191,6 +227,7 @@ for (const line of report) console.log(formatCheck(name, line));
 health?.start();
 
 if (mesh) {
+  inbox?.attach(engineTurns(running.node.engine, name));
   const joined = await mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
     project: settings.mesh.project,

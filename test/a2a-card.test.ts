@@ -17,13 +17,18 @@ beforeAll(async () => {
 afterAll(() => node.dispose());
 
 describe('agent card', () => {
-  test('lists JSON-RPC 1.0 and 0.3 on the same URL, then HTTP+JSON 1.0 at the root; v0.3 top-level fields, skills from the catalog', async () => {
+  test('lists JSON-RPC 1.0 and 0.3 on the same URL, HTTP+JSON 1.0 at the root, then gRPC 1.0 on its own port; v0.3 top-level fields, skills from the catalog', async () => {
     const card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
     const url = `${node.url}/a2a`;
     expect(card.supportedInterfaces).toEqual([
       { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: node.url, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      {
+        url: expect.stringMatching(/^127\.0\.0\.1:\d+$/),
+        protocolBinding: 'GRPC',
+        protocolVersion: '1.0',
+      },
     ]);
     expect([card.url, card.protocolVersion, card.preferredTransport]).toEqual([
       url,

@@ -97,7 +97,7 @@ describe('official SDK, protocol 1.0 (ClientFactory)', () => {
     ]);
     expect(
       card.supportedInterfaces.map((i) => `${i.protocolBinding} ${i.protocolVersion}`),
-    ).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0']);
+    ).toEqual(['JSONRPC 1.0', 'JSONRPC 0.3', 'HTTP+JSON 1.0', 'GRPC 1.0']);
     expect(card.skills.map((s) => s.id)).toContain('sector.movement');
   });
 

@@ -51,6 +51,7 @@ test('no file and no variables: every default, the mesh project main', () => {
     autoConnect: false,
     rememberConnections: false,
     reconnectMs: 500,
+    inboxMessages: 64,
   });
   expect(s.modelFor('lan')).toEqual({ model: 'gpt-4o-mini', pingMs: 30_000 });
 });
@@ -124,6 +125,7 @@ test('the same settings from lume.config.json, .yaml and .toml', () => {
       autoConnect: true,
       rememberConnections: true,
       reconnectMs: 250,
+      inboxMessages: 64,
     });
     // A node's own entry over the shared default; the key from the variable the file names.
     expect(s.modelFor('lan')).toEqual({
@@ -182,6 +184,7 @@ test('every variable overrides the file; per-node model variables win over share
     autoConnect: false,
     rememberConnections: false,
     reconnectMs: 900,
+    inboxMessages: 64,
   });
   expect([s.dataDir, s.logLevel, s.pushAllowHosts, s.publicUrl]).toEqual([
     join(cwd, 'elsewhere'),

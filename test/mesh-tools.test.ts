@@ -10,7 +10,8 @@ import Ajv from 'ajv';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { MESH_TOOL_DEFINITIONS, meshTools } from '../lib/model/mesh-tools.ts';
+import { presenceActor } from '../lib/model/mesh-actors.ts';
+import { MESH_TOOL_DEFINITIONS, meshTools, meshToolsFor } from '../lib/model/mesh-tools.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, startHub, type TestHub } from './support/mesh.ts';
 import {
@@ -91,7 +92,8 @@ test('a model-backed agent lists its peers and messages one of them over the mes
       endpoint: { baseUrl: model.baseUrl, model: 'tiny' },
       pingMs: 60_000,
       log: memoryLog(),
-      tools: meshTools(mesh, 'lan'),
+      toolsFor: (caller) =>
+        meshToolsFor(caller, { self: 'lan', presence: presenceActor(mesh, 'lan') }),
       maxSteps: 5,
     });
     expect((await mesh.connect('lan', 'main', 'lan')).state).toBe('connected');
@@ -138,7 +140,7 @@ test('the tools refuse malformed calls with codes and say when the agent is not 
   const hub: TestHub = startHub();
   const mesh = createMeshClient({ hubUrl: hub.url, log: memoryLog() });
   try {
-    const [peers, message] = meshTools(mesh, 'ghost');
+    const [peers, message] = meshTools(presenceActor(mesh, 'ghost'));
     const signal = new AbortController().signal;
     expect(await peers!.run({}, signal)).toEqual({
       ok: false,

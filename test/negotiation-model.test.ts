@@ -207,26 +207,49 @@ describe('both agents model-backed', () => {
   });
 });
 
-test('an agent without a model refuses a model turn with NO_MODEL', async () => {
+test('without a model, a model negotiation is refused with NO_MODEL and nothing is recorded, from the API and from bun run negotiate', async () => {
   const setup = { fixturesDir: FIXTURES, fleetFile: join(FIXTURES, 'fleet.json'), dataDir };
   const g = await startFleet([
     await loadNode('node/scanner/index.ts', setup),
     await loadNode('node/crm/index.ts', setup),
   ]);
   try {
-    const n = (
-      await (
-        await fetch(`${g.hubUrl}/api/hub`, {
-          method: 'POST',
-          headers: { Origin: g.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
-          body: JSON.stringify({
-            skill: 'negotiation.start',
-            args: { customer: 'c-012', model: true },
-          }),
-        })
-      ).json()
-    ).result;
-    expect([n.ended, n.error.code]).toEqual(['failed', 'NO_MODEL']);
+    const answer = await (
+      await fetch(`${g.hubUrl}/api/hub`, {
+        method: 'POST',
+        headers: { Origin: g.hubUrl, 'Content-Type': 'application/json', ...TEST_AUTH },
+        body: JSON.stringify({
+          skill: 'negotiation.start',
+          args: { customer: 'c-012', model: true },
+        }),
+      })
+    ).json();
+    expect([answer.ok, answer.error.code]).toEqual([false, 'NO_MODEL']);
+    const proc = Bun.spawn({
+      cmd: [
+        process.execPath,
+        join(ROOT, 'hub/cli/negotiate.ts'),
+        'c-012',
+        '--model',
+        '--hub',
+        g.hubUrl,
+      ],
+      cwd: ROOT,
+      env: { ...process.env, LUME_TOKEN: TEST_TOKEN },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const [out, err] = [
+      await new Response(proc.stdout).text(),
+      await new Response(proc.stderr).text(),
+    ];
+    expect(await proc.exited).toBe(1);
+    expect(out).toBe('');
+    expect(err.trim()).toMatch(/^negotiate: NO_MODEL: scanner: /);
+    const listed = await (
+      await fetch(`${g.hubUrl}/api/negotiations`, { headers: TEST_AUTH })
+    ).json();
+    expect(listed.negotiations ?? listed).toEqual([]);
   } finally {
     await g.stop();
   }

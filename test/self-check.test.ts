@@ -106,7 +106,7 @@ test('a broken catalog and unreadable data fail loudly, say what to do, and make
     boot.record(lines);
     const printed = lines.map((l) => formatCheck('demo', l));
     expect(printed).toEqual([
-      'self-check demo card OK: 2 skills, 3 interfaces',
+      'self-check demo card OK: 2 skills, 4 interfaces',
       'self-check demo catalog FAIL: 1 of 2 capabilities failed: demo.broken (DATA_MISSING) -> fix the data or code those capabilities read; the node serves the others',
       'self-check demo keys FAIL: no peer keys: /peer/* refuses every call -> start it as a fleet member (bun run node --name <node>) or create keys with bun run keys',
       `self-check demo data FAIL: ${join(dir, 'broken.json')} is not valid JSON; ${join(dir, 'missing.json')} is missing -> restore those files (the fixtures folder of the checkout) or fix their permissions, then restart`,

@@ -1,6 +1,6 @@
 // Our node with the same agent as the SDK benchmark server (working, one artifact, completed),
 // tasks persisted as JSON files in a temporary folder, or in PostgreSQL when TASKS_DATABASE_URL
-// is set. Prints "LISTENING <port>".
+// is set. Prints "LISTENING <port> GRPC <gRPC port>".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,4 +42,4 @@ const node = createNode(
   },
 );
 const running = await node.start();
-console.log(`LISTENING ${running.port}`);
+console.log(`LISTENING ${running.port} GRPC ${running.grpcPort}`);

@@ -29,7 +29,7 @@ export interface CliIo {
 export interface CliDefaults {
   /** The project when a command names none (default `main`). */
   project?: string;
-  /** The agent whose connection `connect` remembers and `disconnect` ends (default `main`). */
+  /** The agent whose connection `connect` remembers and `disconnect` ends, when `--agent` names none (default: the roster name). */
   agentId?: string;
   /** The roster name when `--as` is absent (default: the agent id). */
   name?: string;
@@ -170,17 +170,21 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
     }
     case 'send':
       return send(pos.slice(1), opts, await answeringFirst(io, http), fail, usage);
-    case 'connect':
+    case 'connect': {
+      const name = one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main';
+      // Remembered under --agent, else the roster name: `disconnect --agent alice` finds `connect --as alice`.
       return connect(
         project,
-        one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main',
+        name,
+        one('agent') ?? name,
         await answeringFirst(io, http),
         fail,
         usage,
       );
+    }
     case 'disconnect':
       return disconnect(
-        one('agent') ?? io.defaults?.agentId ?? 'main',
+        one('agent') ?? one('as') ?? io.defaults?.name ?? io.defaults?.agentId ?? 'main',
         await answeringFirst(io, http),
         fail,
       );
@@ -296,14 +300,13 @@ async function disconnect(agentId: string, io: CliIo, fail: Fail): Promise<numbe
 async function connect(
   project: string,
   name: string,
+  agentId: string,
   io: CliIo,
   fail: Fail,
   usage: Usage,
 ): Promise<number> {
   if (!project || !name) return usage('connect needs <project> --as <name>');
   const senders = new Map<string, string>();
-  // The connection is remembered under the agent id when mesh.rememberConnections is on.
-  const agentId = io.defaults?.agentId ?? name;
   const saved = io.defaults?.memory ? (await io.defaults.memory.load())[agentId] : undefined;
   const client = createMeshClient({
     hubUrl: io.hubUrl,
@@ -339,9 +342,18 @@ async function connect(
         `* older missed messages were left out: bun run mesh history ${project} --before <first ref above>`,
       );
   });
+  // `bun run mesh disconnect` of this connection ends it here too: the client stops wanting it.
+  let ended!: () => void;
+  const endedByDisconnect = new Promise<'ended'>((r) => (ended = () => r('ended')));
+  let byDisconnect = false;
   client.on('presence-changed', (e) => {
     if (e.state === 'reconnecting') io.out(`* connection lost, retrying`);
-    if (e.state === 'stopped' && e.error) io.err(fmtError(e.error));
+    if (e.state !== 'stopped' || !e.error) return;
+    if (e.error.code === 'A2A_CLIENT_CLOSED' && e.error.message.includes('ended by a disconnect')) {
+      byDisconnect = true;
+      return ended();
+    }
+    io.err(fmtError(e.error));
   });
   const s = await client.connect(agentId, project, name, saved);
   if (s.state !== 'connected') {
@@ -353,8 +365,11 @@ async function connect(
     `connected to ${project} as ${name}; present: ${[...known].join(', ') || 'nobody else'} (/quit to leave)`,
   );
   let attachments: string[] = [];
-  for await (const raw of io.lines ?? []) {
-    const line = raw.trim();
+  const typed = (io.lines ?? (async function* () {})())[Symbol.asyncIterator]();
+  while (true) {
+    const next = await Promise.race([typed.next(), endedByDisconnect]);
+    if (next === 'ended' || next.done) break;
+    const line = next.value.trim();
     if (!line) continue;
     if (line === '/quit') break;
     if (line === '/peers') {
@@ -399,6 +414,7 @@ async function connect(
         `* sent ${r.result.message.messageRef} to ${r.result.recipients.join(', ') || 'nobody'}`,
       );
   }
+  if (byDisconnect) io.out(`* disconnected ${name} from ${project} by bun run mesh disconnect`);
   await client.close();
   return 0;
 }

@@ -36,6 +36,13 @@ export function hubAgent(deps: HubAgentDeps): Agent {
     const withPrompt =
       base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
     if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {
+      // The request waits for its prompt: the next text sent to this task becomes it.
+      const waiting: DelegateArgs = { prompt: '' };
+      for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
+        const v = str(withPrompt[k]) ?? (base ? str(base[k]) : undefined);
+        if (v !== undefined) waiting[k] = v;
+      }
+      ctx.setMetadata({ delegationRequest: waiting });
       ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
       return undefined;
     }
@@ -57,7 +64,7 @@ export function hubAgent(deps: HubAgentDeps): Agent {
       if (v !== undefined) args[k] = v;
     }
     // A continuation adds to the waiting request's prompt; it never replaces it.
-    if (base && given.prompt !== undefined && args.prompt !== base.prompt)
+    if (base?.prompt && given.prompt !== undefined && args.prompt !== base.prompt)
       args.prompt = `${base.prompt}\n\n${args.prompt}`;
     return args;
   }

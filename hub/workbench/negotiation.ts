@@ -115,6 +115,9 @@ export async function startNegotiation(
 
   const played = await playRounds({ customer, advisor, customerAgent, maxRounds, asAgents, send });
   const { deal, vetoes, rounds } = played;
+  // An agent asked to use its model that has none refuses before any round: nothing happened to record.
+  if (played.error?.code === 'NO_MODEL' && played.rounds === 0)
+    return { ok: false, error: { code: 'NO_MODEL', message: played.error.message } };
   const negotiation: Negotiation = {
     id,
     agents,

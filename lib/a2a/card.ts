@@ -1,7 +1,7 @@
 /**
  * @module a2a-card — the agent card, generated from the node's catalog and valid for both
- * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL and
- * HTTP+JSON 1.0 at the node root, plus the v0.3 top-level fields. Whether a model answers is
+ * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL,
+ * HTTP+JSON 1.0 at the node root and gRPC 1.0 on its own port, plus the v0.3 top-level fields. Whether a model answers is
  * declared as this project's agent-backed extension. Served with ETag, Last-Modified and Cache-Control.
  */
 
@@ -45,6 +45,8 @@ export interface CardInput {
   version: string;
   /** Base URL clients reach the node at, without a trailing slash. */
   baseUrl: string;
+  /** `host:port` of the gRPC binding (lib/a2a/grpc/), when the node serves it. */
+  grpcAddress?: string;
   skills: Skill[];
   inputModes: string[];
   outputModes: string[];
@@ -118,6 +120,10 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       // Last, so clients that walk the list in order keep preferring JSON-RPC.
       { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      // gRPC names an address, not a URL (a2a.proto AgentInterface.url).
+      ...(c.grpcAddress
+        ? [{ url: c.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' }]
+        : []),
     ],
     // v0.3 clients read these top-level fields instead of supportedInterfaces.
     url,

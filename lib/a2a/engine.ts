@@ -35,6 +35,7 @@ import type { EngineCore, PushSender, TaskCoordination } from './engine/core.ts'
 import { LiveTasks, finalOnly, type Subscription } from './engine/live-tasks.ts';
 import { LocalTasks } from './engine/local-tasks.ts';
 import { PushConfigs } from './engine/push-configs.ts';
+import { WatchedTasks } from './engine/watched-tasks.ts';
 import {
   answerSend,
   beginSend,
@@ -79,6 +80,8 @@ export interface EngineOptions {
    * need a principal). Default: any authenticated principal.
    */
   mayAct?: (caller: Principal) => boolean;
+  /** While a task with an `observe`-able agent has subscribers, it is observed this often at most (default 1 000 ms). */
+  observeWatchedEveryMs?: number;
 }
 
 export class TaskEngine {
@@ -86,6 +89,7 @@ export class TaskEngine {
   private readonly coordination: TaskCoordination;
   private readonly pushConfigs: PushConfigs;
   private readonly sending: SendDeps;
+  private readonly watched: WatchedTasks;
 
   constructor(private readonly opts: EngineOptions) {
     this.core = {
@@ -117,6 +121,7 @@ export class TaskEngine {
       mayAct: (caller) => this.mayAct(caller),
       owned: (id, caller) => this.owned(id, caller),
     });
+    this.watched = new WatchedTasks((id) => this.observe(id), opts.observeWatchedEveryMs ?? 1_000);
     this.sending = {
       core: this.core,
       coordination: this.coordination,
@@ -223,6 +228,8 @@ export class TaskEngine {
         }
         const sub = this.core.live.subscribe(live, stop);
         sub.push({ kind: 'task', task: snapshot(live.rec.task) });
+        // A watched task advances as if read: its subscriber sees it settle without a GetTask.
+        if (this.opts.agent.observe) this.watched.watch(live);
         return sub;
       },
     );

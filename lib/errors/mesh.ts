@@ -53,6 +53,8 @@ export const MESH_CLIENT_ERRORS = {
   A2A_UNAUTHORIZED: { http: 401, message: 'missing or wrong bearer token' },
   A2A_ATTACHMENT: { http: 400, message: 'the attachment cannot be used' },
   A2A_INTERNAL: { http: 500, message: 'the hub failed' },
+  // A node's inbox (lib/node/mesh-inbox.ts) refuses past its bound; the sender reads it in `failed`.
+  A2A_INBOX_FULL: { http: 503, message: "too many messages wait for the node's agent" },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type WireCode = keyof typeof MESH_WIRE_ERRORS;

@@ -13,7 +13,9 @@ import { A2A_ERRORS } from './a2a.ts';
 import { CATALOG_ERRORS, FLEET_MESSAGE_ERRORS } from './fleet.ts';
 import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
 import { MESH_CLIENT_ERRORS, MESH_HTTP_ERRORS, MESH_WIRE_ERRORS } from './mesh.ts';
+import { GRPC_ERRORS } from './grpc.ts';
 import { LIMIT_ERRORS } from './limits.ts';
+import { MCP_ERRORS } from './mcp.ts';
 import { PEER_ERRORS } from './peer.ts';
 import type { ErrorSpec, ErrorTable } from './spec.ts';
 
@@ -22,6 +24,7 @@ export type { ErrorSpec, ErrorTable } from './spec.ts';
 /** Every table, by layer. A code may appear in one table only. */
 export const ERROR_TABLES = Object.freeze({
   a2a: A2A_ERRORS,
+  grpc: GRPC_ERRORS,
   peer: PEER_ERRORS,
   catalog: CATALOG_ERRORS,
   'fleet-message': FLEET_MESSAGE_ERRORS,
@@ -31,6 +34,7 @@ export const ERROR_TABLES = Object.freeze({
   'mesh-http': MESH_HTTP_ERRORS,
   'mesh-client': MESH_CLIENT_ERRORS,
   limits: LIMIT_ERRORS,
+  mcp: MCP_ERRORS,
 });
 
 type Tables = typeof ERROR_TABLES;

@@ -67,6 +67,8 @@ export interface SendRequest {
   text: string;
   /** Absolute paths of local files. */
   attachments?: string[];
+  /** Attachments already encoded (a model's inline ones), sent after the files. */
+  inline?: Attachment[];
   replyTo?: string;
   messageId?: string;
 }
@@ -141,6 +143,8 @@ interface Membership {
   position?: StreamPosition;
   /** Index into the hub addresses of the one to try next. */
   hub: number;
+  /** Set by an explicit connect until its first save: that save replaces a disconnect's tombstone. */
+  revive: boolean;
 }
 
 export function createMeshClient(o: MeshClientOptions) {
@@ -239,6 +243,17 @@ export function createMeshClient(o: MeshClientOptions) {
 
   async function attempt(m: Membership): Promise<void> {
     if (!m.desired) return;
+    // A connection ended by an explicit disconnect elsewhere (`bun run mesh disconnect`) is not rejoined.
+    if (!m.revive && o.memory && (await o.memory.ended(m.agentId))) {
+      m.desired = false;
+      m.retryInMs = undefined;
+      m.lastError = {
+        code: 'A2A_CLIENT_CLOSED',
+        message: `the connection of ${m.agentId} was ended by a disconnect`,
+      };
+      members.delete(m.agentId);
+      return setState(m, 'stopped');
+    }
     const r = await openConnection({
       hubUrl: urls[m.hub]!,
       project: m.project,
@@ -291,7 +306,8 @@ export function createMeshClient(o: MeshClientOptions) {
       schedule(m);
     });
     setState(m, 'connected');
-    await o.memory?.save(m.agentId, remembered(m));
+    await o.memory?.save(m.agentId, remembered(m), { revive: m.revive });
+    m.revive = false;
   }
 
   function status(m: Membership): MembershipStatus {
@@ -353,6 +369,7 @@ export function createMeshClient(o: MeshClientOptions) {
         delay: base,
         activity: createActivity(now),
         hub: 0,
+        revive: true,
       };
       // A remembered connection of the same name brings its resume secret and stream position.
       if (saved && saved.project === project && saved.name === name) {
@@ -409,7 +426,8 @@ export function createMeshClient(o: MeshClientOptions) {
         if (!a.ok) return a;
         attachments.push(a.result);
       }
-      const r = await m.conn.send({ ...req, attachments });
+      const { inline, ...rest } = req;
+      const r = await m.conn.send({ ...rest, attachments: [...attachments, ...(inline ?? [])] });
       if (r.ok) {
         m.activity.sent(r.result.recipients);
         events.emit('change', { agentId });

@@ -15,6 +15,8 @@ export interface RememberedConnection {
   /** The project's stream epoch and the last sequence handled, for recovery. */
   epoch?: string;
   since?: number;
+  /** Set by an explicit disconnect (unix ms): the record is a tombstone, so a process still running that connection stops instead of rejoining. */
+  ended?: number;
 }
 
 /** Keeps only the known fields (a file may hold anything). */
@@ -25,24 +27,56 @@ function clean(c: RememberedConnection): RememberedConnection {
     out.epoch = c.epoch;
     out.since = c.since;
   }
+  if (Number.isSafeInteger(c.ended))
+    return { project: out.project, name: out.name, ended: c.ended! };
   return out;
 }
 
+/** Tombstones are kept this long, then dropped at the next write (a connection still running that long has long been told). */
+const TOMBSTONE_MS = 24 * 60 * 60 * 1000;
+
+/** The live records of a stored map (tombstones left out). */
+const live = (d: Record<string, RememberedConnection>) =>
+  Object.fromEntries(Object.entries(d).filter(([, c]) => c.ended === undefined));
+
+/**
+ * A save that may not bring back a connection an explicit disconnect ended: only a fresh connect
+ * (`revive`) replaces a tombstone.
+ */
+function put(
+  d: Record<string, RememberedConnection>,
+  id: string,
+  c: RememberedConnection,
+  revive: boolean,
+): void {
+  if (d[id]?.ended !== undefined && !revive) return;
+  d[id] = clean(c);
+}
+
 export interface ConnectionMemory {
+  /** The remembered connections (never the tombstones). */
   load(): Promise<Record<string, RememberedConnection>>;
-  save(agentId: string, c: RememberedConnection): Promise<void>;
+  /** Remembers a connection; `revive` (a fresh connect) also replaces a tombstone. */
+  save(agentId: string, c: RememberedConnection, opts?: { revive?: boolean }): Promise<void>;
+  /** Forgets a connection, leaving a tombstone that `ended` reports. */
   forget(agentId: string): Promise<void>;
+  /** Whether an explicit disconnect ended this agent's connection since it was last revived. */
+  ended(agentId: string): Promise<boolean>;
 }
 
 /** Keeps remembered connections in memory (tests; a process that should not persist). */
 export function memoryConnectionMemory(
   initial: Record<string, RememberedConnection> = {},
 ): ConnectionMemory {
-  const data = { ...initial };
+  const data: Record<string, RememberedConnection> = { ...initial };
   return {
-    load: async () => ({ ...data }),
-    save: async (id, c) => void (data[id] = clean(c)),
-    forget: async (id) => void delete data[id],
+    load: async () => live(data),
+    save: async (id, c, o) => put(data, id, c, o?.revive === true),
+    forget: async (id) => {
+      const c = data[id];
+      if (c) data[id] = { project: c.project, name: c.name, ended: Date.now() };
+    },
+    ended: async (id) => data[id]?.ended !== undefined,
   };
 }
 
@@ -65,8 +99,15 @@ export function fileConnectionMemory(path: string): ConnectionMemory {
       await writeFileAtomic(path, JSON.stringify(d, null, 2), { mode: 0o600 });
     })) as Promise<void>;
   return {
-    load: read,
-    save: (id, c) => update((d) => void (d[id] = clean(c))),
-    forget: (id) => update((d) => void delete d[id]),
+    load: async () => live(await read()),
+    save: (id, c, o) => update((d) => put(d, id, c, o?.revive === true)),
+    forget: (id) =>
+      update((d) => {
+        const c = d[id];
+        if (c) d[id] = { project: c.project, name: c.name, ended: Date.now() };
+        for (const [k, v] of Object.entries(d))
+          if (v.ended !== undefined && v.ended < Date.now() - TOMBSTONE_MS) delete d[k];
+      }),
+    ended: async (id) => (await read())[id]?.ended !== undefined,
   };
 }

@@ -8,6 +8,7 @@
  */
 
 import type { Agent, AgentContext } from '../a2a/agent.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { Capability, Catalog } from '../catalog/catalog.ts';
 import { catalogAgent, skillCall } from '../catalog/keyword-agent.ts';
 import type { Result } from '../errors/result.ts';
@@ -32,8 +33,10 @@ export interface ModelAgentOptions {
   endpoint: ModelEndpoint;
   health: ModelHealth;
   mode: ModelMode;
-  /** Tools besides the catalog's (the mesh tools). */
+  /** Tools besides the catalog's, the same for every caller. */
   tools?: AgentTool[];
+  /** Tools that act as the caller whose message the model answers (the mesh tools: model/mesh-tools.ts). */
+  toolsFor?: (caller: Principal) => AgentTool[];
   /** Per model call (default 20 000 ms). */
   timeoutMs?: number;
   /** Model calls per message (default 4): tool rounds, then the answer. */
@@ -89,6 +92,20 @@ export function catalogTools(catalog: Catalog): AgentTool[] {
     }));
 }
 
+/**
+ * The lines a model reads above a message that came over the mesh (lib/node/mesh-inbox.ts puts
+ * them in `metadata["lume/mesh"]`): its envelope header, then what else arrived in the
+ * conversation since the agent last spoke. Empty for any other message.
+ */
+function meshEnvelope(metadata: Record<string, unknown> | undefined): string {
+  const mesh = metadata?.['lume/mesh'] as { header?: unknown; context?: unknown } | undefined;
+  if (!mesh || typeof mesh.header !== 'string') return '';
+  const context = Array.isArray(mesh.context)
+    ? mesh.context.filter((c): c is string => typeof c === 'string')
+    : [];
+  return [mesh.header, ...context.map((c) => `(earlier) ${c}`), ''].join('\n');
+}
+
 const parseArgs = (text: string): Record<string, unknown> | undefined => {
   try {
     const v: unknown = JSON.parse(text || '{}');
@@ -102,8 +119,7 @@ const parseArgs = (text: string): Record<string, unknown> | undefined => {
 
 export function modelAgent(o: ModelAgentOptions): Agent {
   const fallback = catalogAgent(o.catalog);
-  const tools = [...catalogTools(o.catalog), ...(o.tools ?? [])];
-  const byName = new Map(tools.map((t) => [t.definition.name, t]));
+  const fixed = [...catalogTools(o.catalog), ...(o.tools ?? [])];
   const system = `You are the agent of the "${o.name}" node: ${o.description} Use the tools for facts, then answer the user in a few plain sentences and name the tools you used. Never invent data.`;
 
   /** The keyword agent answers; the task says why the model did not. */
@@ -119,9 +135,12 @@ export function modelAgent(o: ModelAgentOptions): Agent {
       if (o.mode === 'dynamic' && !o.health.up)
         return byKeywords(ctx, 'the model did not answer its last ping');
       ctx.working(`Asking ${o.endpoint.model}`);
+      // The caller's tools are made for this turn: they act as whoever sent this message.
+      const tools = [...fixed, ...(o.toolsFor?.(ctx.caller) ?? [])];
+      const byName = new Map(tools.map((t) => [t.definition.name, t]));
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
-        { role: 'user', content: ctx.text },
+        { role: 'user', content: meshEnvelope(ctx.message.metadata) + ctx.text },
       ];
       const calls: CallRecord[] = [];
       const steps = o.maxSteps ?? 4;
@@ -228,6 +247,7 @@ export function modelBackedNode(
     timeoutMs?: number;
     maxSteps?: number;
     tools?: AgentTool[];
+    toolsFor?: (caller: Principal) => AgentTool[];
     fetch?: typeof fetch;
   },
 ): { definition: NodeDefinition; health?: ModelHealth } {
@@ -247,6 +267,7 @@ export function modelBackedNode(
     ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}),
     ...(o.tools ? { tools: o.tools } : {}),
+    ...(o.toolsFor ? { toolsFor: o.toolsFor } : {}),
     ...(o.fetch ? { fetch: o.fetch } : {}),
   });
   return { definition, health };

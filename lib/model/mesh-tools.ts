@@ -1,15 +1,18 @@
 /**
  * @module model/mesh-tools — the mesh as tools for a model: `a2a_peers`, `a2a_message` and
- * `a2a_history`, as JSON-schema function definitions (the hub serves them at `GET /api/mesh/tools`)
- * and, for an agent with a mesh presence, the calls behind them. A model may not attach files:
- * an attachment is a local path, and a model naming paths could send anything the process reads.
+ * `a2a_history`, as JSON-schema function definitions (the hub serves them at `GET /api/mesh/tools`),
+ * and `meshToolsFor`, which gives the tools a caller may use, acting as that caller: the principal
+ * whose message the model answers decides, never the node's own credentials (docs/security.md).
+ * Attachments are files inside the node's data folder or inline base64 (model/mesh-attachments.ts).
  */
 
-import type { MeshClient } from '../mesh/client.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { MeshMessage } from '../mesh/wire.ts';
 import { decodeText } from '../mesh/payload.ts';
 import type { AgentTool } from './agent.ts';
 import type { ToolDefinition } from './chat.ts';
+import { readOnly, type MeshActor } from './mesh-actors.ts';
+import { ATTACHMENT_SCHEMA, modelAttachments } from './mesh-attachments.ts';
 
 export const MESH_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
   {
@@ -35,6 +38,13 @@ export const MESH_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
           additionalProperties: false,
         },
         text: { type: 'string', description: 'The message', maxLength: 16000 },
+        attachments: {
+          type: 'array',
+          maxItems: 8,
+          description:
+            "Files: {path} inside this node's data folder, or {name, base64} inline; 8 at most, 4 MiB with the text",
+          items: ATTACHMENT_SCHEMA,
+        },
         replyTo: {
           type: 'string',
           description: 'The ref of the message this answers (project:sequence)',
@@ -67,6 +77,10 @@ export const MESH_TOOL_DEFINITIONS: readonly ToolDefinition[] = Object.freeze([
 
 const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined);
 const bad = (message: string) => ({ ok: false as const, error: { code: 'BAD_ARGS', message } });
+const coded = (e: { code: string; message: string }) => ({
+  ok: false as const,
+  error: { code: e.code, message: e.message },
+});
 
 /** A message as a model reads it: who, to whom, when, what. */
 const line = (m: MeshMessage) => ({
@@ -76,35 +90,33 @@ const line = (m: MeshMessage) => ({
   at: new Date(m.createdAt).toISOString(),
   text: decodeText(m.payload).slice(0, 2000),
   ...(m.replyTo ? { replyTo: m.replyTo } : {}),
+  ...(m.attachments.length ? { files: m.attachments.map((a) => a.name) } : {}),
 });
 
-/** The three tools for the agent `agentId`, which holds a presence through `client`. */
-export function meshTools(client: MeshClient, agentId: string): AgentTool[] {
+export interface MeshToolOptions {
+  /** Where `{path}` attachments must lie (the node's data folder); absent: inline ones only. */
+  dataDir?: string;
+}
+
+/** The tools of one actor: `a2a_message` only when the actor may send. */
+export function meshTools(actor: MeshActor, o: MeshToolOptions = {}): AgentTool[] {
   const [peers, message, history] = MESH_TOOL_DEFINITIONS as [
     ToolDefinition,
     ToolDefinition,
     ToolDefinition,
   ];
-  return [
+  const tools: AgentTool[] = [
     {
       definition: peers,
       run: async () => {
-        const s = client.status(agentId);
-        if (s?.state !== 'connected')
-          return {
-            ok: false,
-            error: {
-              code: 'A2A_CLIENT_CLOSED',
-              message: `${agentId} is not connected to the mesh`,
-            },
-          };
-        return {
-          ok: true,
-          result: { project: s.project, self: s.name, peers: client.peers(agentId) },
-        };
+        const r = await actor.peers();
+        return r.ok ? { ok: true, result: r.result } : coded(r.error);
       },
     },
-    {
+  ];
+  const send = actor.send;
+  if (send)
+    tools.push({
       definition: message,
       run: async (args) => {
         const target = args.target as { type?: unknown; name?: unknown } | undefined;
@@ -114,40 +126,71 @@ export function meshTools(client: MeshClient, agentId: string): AgentTool[] {
           return bad('target.type must be agent or project');
         if (target.type === 'agent' && !str(target.name))
           return bad('target.name is required for type agent');
-        const r = await client.send(agentId, {
+        const files = await modelAttachments(args.attachments, Buffer.byteLength(text), o.dataDir);
+        if (!files.ok) return coded(files.error);
+        const r = await send({
           target:
             target.type === 'agent'
               ? { type: 'agent', name: str(target.name)! }
               : { type: 'project' },
           text,
+          attachments: files.result,
           ...(str(args.replyTo) ? { replyTo: str(args.replyTo)! } : {}),
           ...(str(args.messageId) ? { messageId: str(args.messageId)! } : {}),
         });
         return r.ok
-          ? {
-              ok: true,
-              result: { ref: r.result.message.messageRef, recipients: r.result.recipients },
-            }
-          : { ok: false, error: { code: r.error.code, message: r.error.message } };
+          ? { ok: true, result: { ...r.result, attachments: files.result.length } }
+          : coded(r.error);
       },
+    });
+  tools.push({
+    definition: history,
+    run: async (args) => {
+      const limit =
+        typeof args.limit === 'number' && Number.isInteger(args.limit)
+          ? Math.min(Math.max(args.limit, 1), 100)
+          : 20;
+      const r = await actor.history({
+        limit,
+        ...(str(args.before) ? { before: str(args.before)! } : {}),
+        ...(str(args.after) ? { after: str(args.after)! } : {}),
+        ...(str(args.from) ? { from: str(args.from)! } : {}),
+      });
+      return r.ok ? { ok: true, result: { messages: r.result.map(line) } } : coded(r.error);
     },
-    {
-      definition: history,
-      run: async (args) => {
-        const limit =
-          typeof args.limit === 'number' && Number.isInteger(args.limit)
-            ? Math.min(Math.max(args.limit, 1), 100)
-            : 20;
-        const r = await client.history(agentId, {
-          limit,
-          ...(str(args.before) ? { before: str(args.before)! } : {}),
-          ...(str(args.after) ? { after: str(args.after)! } : {}),
-          ...(str(args.from) ? { from: str(args.from)! } : {}),
-        });
-        return r.ok
-          ? { ok: true, result: { messages: r.result.map(line) } }
-          : { ok: false, error: { code: r.error.code, message: r.error.message } };
-      },
-    },
-  ];
+  });
+  return tools;
+}
+
+/** How a caller may use the mesh through an agent: every tool, reading only, or nothing. */
+export type MeshToolGrant = 'all' | 'read' | 'none';
+
+/**
+ * The one rule (docs/security.md, "A model's tools act for its caller"): an authenticated caller
+ * gets every tool through the agent's presence; the agent answering its own mesh inbox (the
+ * caller is the node itself) reads through its presence, since the sender is a member of the
+ * project, but never sends (its answer is posted for it); an anonymous caller reads as nobody,
+ * which on a hub that requires a principal is nothing.
+ */
+export function meshGrant(caller: Principal, self: string): MeshToolGrant {
+  if (caller.kind === 'anonymous') return 'read';
+  if (caller.kind === 'node' && caller.name === self) return 'read';
+  return 'all';
+}
+
+export interface MeshAccess extends MeshToolOptions {
+  /** The agent's roster name (and node name): a caller that is the node itself is its inbox. */
+  self: string;
+  /** The agent's presence: what an authenticated caller acts through. */
+  presence: MeshActor;
+  /** What an anonymous caller reads through (no credentials); absent: anonymous callers get none. */
+  anonymous?: MeshActor;
+}
+
+/** The mesh tools `caller` may use, each acting as that caller (see `meshGrant`). */
+export function meshToolsFor(caller: Principal, access: MeshAccess): AgentTool[] {
+  const grant = meshGrant(caller, access.self);
+  if (grant === 'all') return meshTools(access.presence, access);
+  if (caller.kind !== 'anonymous') return meshTools(readOnly(access.presence), access);
+  return access.anonymous ? meshTools(readOnly(access.anonymous), access) : [];
 }

@@ -23,13 +23,14 @@ import {
 import type { Principal } from '../auth/principal.ts';
 import type { TokenBook } from '../auth/tokens.ts';
 import { readBodyBytes } from '../body.ts';
-import { a2aError, toRestError } from '../a2a/errors.ts';
+import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
 import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { TaskEngine } from '../a2a/engine.ts';
 import { WebhookSender } from '../a2a/push.ts';
 import { createRestHandler } from '../a2a/rest-binding.ts';
+import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import type { Agent } from '../a2a/agent.ts';
 import { catalogAgent } from '../catalog/keyword-agent.ts';
 import type { Catalog } from '../catalog/catalog.ts';
@@ -57,7 +58,7 @@ import type { TaskStore } from '../a2a/task-store.ts';
 import { FileTaskStore } from '../a2a/task-store-files.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
-import { assertPortFree } from '../port-check.ts';
+import { assertPortFree, isPortTaken, PortTakenError } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
@@ -137,11 +138,17 @@ export interface NodeOptions {
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
   readyChecks?: Record<string, ReadyCheck>;
+  /** Set false to serve no gRPC binding (lib/a2a/grpc/); the card then lists none. */
+  grpc?: boolean;
+  /** The gRPC binding's port (`--grpc-port`): default the node's port + 1000, 0 picks a free one. */
+  grpcPort?: number;
 }
 
 export interface RunningNode {
   url: string;
   port: number;
+  /** The gRPC binding's port, when the node serves it. */
+  grpcPort?: number;
   stop(): Promise<void>;
 }
 
@@ -166,8 +173,18 @@ export interface NodeApp {
    * serves its own node inside its Bun.serve through `app.handle`).
    */
   advertise(port: number): void;
+  /**
+   * Serves the gRPC binding on its own port and lists it on the card (`start` does this unless
+   * `grpc` is false; the hub calls it beside its own server).
+   */
+  serveGrpc(port: number): Promise<GrpcServer>;
   /** Binds the port, fixes the advertised URL, and serves. */
   start(): Promise<RunningNode>;
+}
+
+/** The gRPC port a node takes when none is given: its own port + 1000, or any when that is 0 or too high. */
+export function defaultGrpcPort(port: number): number {
+  return port > 0 && port + 1000 <= 65535 ? port + 1000 : 0;
 }
 
 const DEFAULT_MODES = ['text/plain', 'application/json'];
@@ -264,13 +281,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     shutdown: () => !shuttingDown || 'shutting down',
   };
 
+  let grpcPort: number | undefined;
   const cardFor = (port: number) => {
     const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
     const baseUrl = (
       opts.publicUrl ??
       `http://${advertisedHost.includes(':') ? `[${advertisedHost}]` : advertisedHost}:${port}`
     ).replace(/\/+$/, '');
+    // The gRPC address is the advertised host with the binding's own port.
+    const grpcAddress =
+      grpcPort === undefined ? undefined : `${new URL(baseUrl).hostname}:${grpcPort}`;
     return buildAgentCard({
+      ...(grpcAddress ? { grpcAddress } : {}),
       name: def.name,
       description: def.description,
       version: def.version ?? '1.0.0',
@@ -374,6 +396,39 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     return { request, caller: who.principal };
   }
 
+  /** A gRPC call's caller, from its metadata: a bearer token under the same policy (no fleet signature). */
+  const identifyGrpc = (metadata: Headers): Principal | A2AError => {
+    const who = policy.authenticate(new Request(`http://${host}/`, { headers: metadata }));
+    if (!who.ok) return a2aError('UNAUTHENTICATED', who.message);
+    if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+      return a2aError(
+        'UNAUTHENTICATED',
+        'This node is reachable beyond this machine, so every A2A call needs a bearer token (authorization: Bearer …)',
+      );
+    return who.principal;
+  };
+  const grpcDeps = grpcCallDeps({
+    engine,
+    log,
+    streaming: true,
+    identify: identifyGrpc,
+    metrics,
+    maxQueuedBytes: limits.sseQueueBytes,
+    streams,
+  });
+  let grpcServer: GrpcServer | undefined;
+  async function serveGrpc(port: number): Promise<GrpcServer> {
+    grpcServer = await listenGrpc(grpcDeps, host, port).catch((e: unknown) => {
+      // A taken gRPC port is told like a taken HTTP port (bun run node exits with one line).
+      throw isPortTaken(e) ? new PortTakenError(`${def.name} (gRPC)`, host, port) : e;
+    });
+    grpcPort = grpcServer.port;
+    cards.update(cardFor(advertisedPort), opts.now);
+    log('info', 'grpc listening', { node: def.name, port: grpcPort });
+    return grpcServer;
+  }
+  const servesGrpc = speaksA2A && opts.grpc !== false;
+
   const a2a = async ({ request }: { request: Request }) => {
     const who = await identify(request, true);
     return who instanceof Response ? who : handleA2A(who.request, who.caller);
@@ -464,6 +519,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       advertisedPort = port;
       cards.update(cardFor(port), opts.now);
     },
+    serveGrpc,
     async start() {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
@@ -477,6 +533,11 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       });
       const port = server.port!;
       advertisedPort = port;
+      if (servesGrpc)
+        await serveGrpc(opts.grpcPort ?? defaultGrpcPort(opts.port ?? 0)).catch((e: Error) => {
+          server.stop(true);
+          throw e;
+        });
       cards.update(cardFor(port), opts.now);
       const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
       log('info', 'node listening', { node: def.name, url, anonymous: policy.anonymous });
@@ -488,6 +549,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       return {
         url,
         port,
+        ...(grpcPort !== undefined ? { grpcPort } : {}),
         /**
          * Graceful stop: no new connections, every open stream ends with a final `SHUTTING_DOWN`
          * frame, open requests get a short grace, then the task files are flushed.
@@ -502,6 +564,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
           ]);
           clearTimeout(grace);
           await server.stop(true);
+          await grpcServer?.stop(STOP_GRACE_MS);
           await engine.close();
           await store.close();
         },

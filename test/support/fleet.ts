@@ -24,6 +24,8 @@ export interface RunningFleet {
   dataDir: string;
   hub: Hub;
   hubUrl: string;
+  /** The hub node's gRPC port, once it listens. */
+  hubGrpc: Promise<number | undefined>;
   log: ReturnType<typeof memoryLog>;
   /** Each node's address, and its app for in-process requests (`app.handle`). */
   nodes: Map<string, { url: string; app: NodeApp['app']; stop(): Promise<void> }>;
@@ -100,6 +102,7 @@ export async function startFleet(
     dataDir,
     hub,
     hubUrl: server.url,
+    hubGrpc: server.grpc,
     log,
     nodes,
     async kill(name) {

@@ -1,0 +1,137 @@
+/**
+ * @module hub/mcp/mesh-presence — the mesh tools (`a2a_peers`, `a2a_message`, `a2a_history`,
+ * lib/model/mesh-tools.ts) for an MCP session, acting as its principal: the session holds one mesh
+ * presence named after the principal (`alice`, or `alice-2` … when that name is present already),
+ * joined on the first mesh call with the session's own bearer token, left when the session ends.
+ * A message sent to that presence reaches the MCP client as a `notifications/message` on its
+ * stream; when that stream ends (the harness went away) the presence leaves too, and the next mesh
+ * call joins again. Anonymous callers have no name to be present under: the mesh tools need a
+ * principal.
+ */
+
+import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import type { Log } from '../../lib/log.ts';
+import { createMeshClient, type InboundMessage, type MeshClient } from '../../lib/mesh/client.ts';
+import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
+import type { McpSession, McpSessions } from '../../lib/mcp/sessions.ts';
+import { presenceActor } from '../../lib/model/mesh-actors.ts';
+import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
+import type { AgentTool } from '../../lib/model/agent.ts';
+import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
+
+export interface McpMeshDeps {
+  /** Where the hub itself is reached (known once it listens). */
+  hubUrl: () => string | undefined;
+  /** The mesh project MCP presences join (the hub's default project). */
+  project: string;
+  sessions: McpSessions;
+  log: Log;
+}
+
+const READ_ONLY = new Set(['a2a_peers', 'a2a_history']);
+/** Names tried after the principal's own when it is present already. */
+const MAX_SUFFIX = 9;
+
+interface Presence {
+  client: MeshClient;
+  tools: AgentTool[];
+}
+
+export function createMcpMesh(deps: McpMeshDeps) {
+  const tokens = new WeakMap<McpSession, string>();
+  const presences = new WeakMap<McpSession, Promise<Presence | ToolResult>>();
+
+  const tools: McpTool[] = MESH_TOOL_DEFINITIONS.map((d) => ({
+    name: d.name,
+    description: `${d.description} (You are present in the mesh under your principal's name.)`,
+    inputSchema: { ...d.parameters, type: 'object' },
+    annotations: { readOnlyHint: READ_ONLY.has(d.name), openWorldHint: false },
+  }));
+
+  function inbound(session: McpSession, m: InboundMessage): void {
+    deps.sessions.notify(session, 'notifications/message', {
+      level: 'info',
+      logger: 'mesh',
+      data: {
+        ref: m.message.messageRef,
+        from: m.message.from.name,
+        to: m.message.target.type === 'agent' ? m.message.target.name : '*',
+        text: m.text.slice(0, 16_000),
+        ...(m.message.replyTo ? { replyTo: m.message.replyTo } : {}),
+      },
+    });
+  }
+
+  async function join(
+    session: McpSession,
+    caller: Principal & { name: string },
+  ): Promise<Presence | ToolResult> {
+    const url = deps.hubUrl();
+    if (!url) return errorResult('MCP_NO_MESH', 'the hub is not listening yet');
+    const token = tokens.get(session);
+    const client = createMeshClient({
+      hubUrl: url,
+      ...(token ? { token } : {}),
+      log: deps.log,
+      onInbound: (m) => inbound(session, m),
+    });
+    const leave = () => {
+      presences.delete(session);
+      for (const list of [session.cleanups, session.streamEnded]) {
+        const at = list.indexOf(leave);
+        if (at >= 0) list.splice(at, 1);
+      }
+      void client.disconnect(session.id);
+    };
+    session.cleanups.push(leave);
+    session.streamEnded.push(leave);
+    for (let i = 1; i <= MAX_SUFFIX; i++) {
+      const name = i === 1 ? caller.name : `${caller.name}-${i}`;
+      const s = await client.connect(session.id, deps.project, name);
+      if (s.state === 'connected')
+        return { client, tools: meshTools(presenceActor(client, session.id)) };
+      if (s.lastError?.code !== 'A2A_NAME_IN_USE') {
+        leave();
+        return errorResult(
+          'MCP_NO_MESH',
+          `cannot join the mesh: ${s.lastError?.message ?? s.state}`,
+        );
+      }
+    }
+    return errorResult(
+      'MCP_NO_MESH',
+      `the names ${caller.name} … ${caller.name}-${MAX_SUFFIX} are all present already`,
+    );
+  }
+
+  return {
+    /** Remembers the bearer token a session was opened with: its presence joins the mesh with it. */
+    attach(session: McpSession, token: string | undefined): void {
+      if (token) tokens.set(session, token);
+    },
+    list(caller: Principal): McpTool[] {
+      return isAuthenticated(caller) ? tools : [];
+    },
+    /** undefined: not a mesh tool. */
+    async call(
+      name: string,
+      args: Record<string, unknown>,
+      session: McpSession,
+      caller: Principal,
+    ): Promise<ToolResult | undefined> {
+      if (!tools.some((t) => t.name === name)) return undefined;
+      if (caller.kind === 'anonymous') return UNAUTHENTICATED_TOOL(name);
+      let p = presences.get(session);
+      if (!p) presences.set(session, (p = join(session, caller)));
+      const presence = await p;
+      // A failed join is not kept: the next call tries again.
+      if (!('client' in presence)) {
+        presences.delete(session);
+        return presence;
+      }
+      const tool = presence.tools.find((t) => t.definition.name === name)!;
+      const r = await tool.run(args, AbortSignal.timeout(10_000));
+      return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
+    },
+  };
+}

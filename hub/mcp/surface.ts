@@ -1,0 +1,151 @@
+/**
+ * @module hub/mcp/surface — the hub's MCP endpoint (`/mcp`, Streamable HTTP) and the fleet's AI
+ * Catalog (`/.well-known/ai-catalog.json`) as one piece of the hub: the tools are the fleet's
+ * capabilities, the mesh tools, `ask`, `delegate` and `get_task`; the resources are the members'
+ * cards and the recent trace. The hub's access policy has admitted every request and says who
+ * sent it; an anonymous caller gets the read-only tools on loopback and nothing beyond it.
+ */
+
+import { bearerOf, type AnonymousAccess } from '../../lib/auth/access.ts';
+import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import type { SseStreams } from '../../lib/a2a/sse.ts';
+import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import type { Catalog } from '../../lib/catalog/catalog.ts';
+import { statusOf } from '../../lib/errors/registry.ts';
+import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { TraceStore } from '../../lib/fleet/trace.ts';
+import type { Log } from '../../lib/log.ts';
+import { createMcpHttp } from '../../lib/mcp/http.ts';
+import { MCP_LIMITS, type McpLimits } from '../../lib/mcp/limits.ts';
+import { createMcpServer } from '../../lib/mcp/server.ts';
+import { McpSessions } from '../../lib/mcp/sessions.ts';
+import { AI_CATALOG_PATH, aiCatalog, parseCatalogQuery } from '../fleet/ai-catalog.ts';
+import { createCardReader, type Card, type CheckedSignature } from '../fleet/cards.ts';
+import type { CatalogTool } from '../workbench/ask-planner.ts';
+import type { AskAnswer } from '../workbench/ask.ts';
+import { createFleetTools } from './fleet-tools.ts';
+import { createMcpMesh } from './mesh-presence.ts';
+import { createResources } from './resources.ts';
+import { createWorkTools } from './work-tools.ts';
+
+export const MCP_PATH = '/mcp';
+
+export interface HubMcpDeps {
+  fleet: Fleet;
+  invoker: FleetInvoker;
+  trace: TraceStore;
+  log: Log;
+  hubCatalog: Catalog;
+  /** The fleet catalog (resolve.catalog, or the nodes' /capabilities). */
+  fleetCatalog: () => Promise<CatalogTool[] | { error: string }>;
+  ask: (question: string) => Promise<AskAnswer>;
+  engine: () => TaskEngine;
+  ownCard: () => Card;
+  /** The hub's checks of its members' card signatures (the fleet view's, when it makes them). */
+  cardChecks?: () => Promise<ReadonlyMap<string, CheckedSignature | undefined>>;
+  /** The hub's own address once it listens (for its card URL and the MCP sessions' mesh presences). */
+  selfUrl: () => string | undefined;
+  /** The hub's own origins: a browser page from anywhere else is refused. */
+  origins: () => string[];
+  anonymous: AnonymousAccess;
+  meshProject: string;
+  streams?: SseStreams;
+  limits?: Partial<McpLimits>;
+  fetch?: typeof fetch;
+}
+
+const json = (body: unknown, status = 200) =>
+  Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
+const refuse = (code: string, message: string) =>
+  json({ ok: false, error: { code, message } }, statusOf(code));
+
+export function createHubMcp(deps: HubMcpDeps) {
+  const limits: McpLimits = { ...MCP_LIMITS, ...deps.limits };
+  const sessions = new McpSessions(limits);
+  const baseUrl = () => deps.selfUrl() ?? deps.fleet.hub.url;
+  const cards = createCardReader({
+    fleet: deps.fleet,
+    own: () => ({ card: deps.ownCard(), baseUrl: baseUrl() }),
+    ...(deps.cardChecks ? { checks: deps.cardChecks } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+  });
+  const fleetTools = createFleetTools({
+    invoker: deps.invoker,
+    hub: { name: deps.fleet.hub.name, catalog: deps.hubCatalog },
+    nodeNames: () => deps.fleet.nodes.map((n) => n.name),
+    catalog: deps.fleetCatalog,
+  });
+  const mesh = createMcpMesh({
+    hubUrl: deps.selfUrl,
+    project: deps.meshProject,
+    sessions,
+    log: deps.log,
+  });
+  const work = createWorkTools({
+    ask: deps.ask,
+    engine: deps.engine,
+    delegateArgs: deps.hubCatalog.find('task.delegate')?.args ?? {},
+  });
+  const resources = createResources({ cards: () => cards.cards(), trace: deps.trace });
+  const server = createMcpServer({
+    info: {
+      name: 'lume-a2a-hub',
+      title: `lume-a2a fleet (hub ${deps.fleet.hub.name})`,
+      version: '0.1.0',
+    },
+    instructions:
+      'Tools named <node>_<capability> call that fleet node (read-only ones are marked); ask answers a question from the fleet; delegate hands a job to an executor (follow it with get_task); a2a_peers, a2a_message and a2a_history speak in the mesh under your name. Every call is traced on the hub.',
+    limits,
+    tools: {
+      list: async ({ caller }) => [
+        ...(await fleetTools.list(caller)),
+        ...work.list(caller),
+        ...mesh.list(caller),
+      ],
+      call: async (name, args, { session, caller }) =>
+        (await work.call(name, args, caller)) ??
+        (await mesh.call(name, args, session, caller)) ??
+        (await fleetTools.call(name, args, caller)),
+    },
+    resources: { list: () => resources.list(), read: (uri) => resources.read(uri) },
+    onError: (method, e) =>
+      deps.log('error', 'mcp request failed', { method, error: (e as Error)?.name ?? 'unknown' }),
+  });
+  const http = createMcpHttp({
+    server,
+    sessions,
+    limits,
+    allowedOrigin: (o) => deps.origins().includes(o),
+    anonymousAllowed: deps.anonymous !== 'none',
+    ...(deps.streams ? { streams: deps.streams } : {}),
+    onSession: (s, _caller, req) => {
+      const token = bearerOf(req);
+      mesh.attach(s, typeof token === 'string' ? token : undefined);
+    },
+  });
+
+  async function catalogRoute(req: Request, caller: Principal): Promise<Response> {
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return refuse('METHOD_NOT_ALLOWED', 'GET only');
+    if (deps.anonymous === 'none' && !isAuthenticated(caller))
+      return refuse(
+        'UNAUTHENTICATED',
+        'this hub lists its fleet to authenticated callers: send a bearer token',
+      );
+    const q = parseCatalogQuery(new URL(req.url).searchParams);
+    if (typeof q === 'string') return refuse('BAD_QUERY', q);
+    return json(aiCatalog(await cards.cards(), baseUrl(), deps.fleet.hub.name, q));
+  }
+
+  return {
+    sessions,
+    /** The answer for the MCP endpoint and the catalog; undefined for any other path. */
+    fetch(req: Request, caller: Principal): Promise<Response> | undefined {
+      const path = new URL(req.url).pathname;
+      if (path === MCP_PATH) return http.fetch(req, caller);
+      if (path === AI_CATALOG_PATH) return catalogRoute(req, caller);
+      return undefined;
+    },
+    close: () => sessions.endAll(),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * @module a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
+ * HTTP/2 cleartext (h2c, Bun's `node:http2`) on a port of its own, each stream served by
+ * lib/a2a/grpc/call.ts over the same v1.0 operations as the other bindings. A stop refuses new
+ * calls, ends open streams with `SHUTTING_DOWN` (through the shared stream registry), and
+ * closes the connections after a short grace.
+ */
+
+import http2 from 'node:http2';
+import type { Log } from '../../log.ts';
+import type { MetricsRegistry } from '../../metrics/registry.ts';
+import type { TaskEngine } from '../engine.ts';
+import { v1Operations } from '../operations.ts';
+import type { SseStreams } from '../sse.ts';
+import { GRPC_DEFAULTS, serveCall, type CallDeps } from './call.ts';
+import { createGrpcMetrics } from './metrics.ts';
+
+export interface GrpcServerOptions {
+  engine: TaskEngine;
+  log: Log;
+  streaming: boolean;
+  identify: CallDeps['identify'];
+  metrics: MetricsRegistry;
+  /** Largest request message, in bytes (default 4 MiB, gRPC's own default). */
+  maxMessageBytes?: number;
+  /** Bytes a stream's reader may fall behind (default LIMITS.sseQueueBytes). */
+  maxQueuedBytes?: number;
+  /** Where open streams register, so a shutdown ends them with a final status. */
+  streams?: SseStreams;
+  /** Concurrent calls one connection may have open (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
+  maxConcurrentStreams?: number;
+}
+
+export interface GrpcServer {
+  port: number;
+  /** Stops accepting, lets open calls finish for `graceMs`, then cuts what is left. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+export const GRPC_MAX_CONCURRENT_STREAMS = 100;
+
+/** Builds the call handler; `listenGrpc` binds it. */
+export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
+  return {
+    operations: v1Operations(opts.engine, opts.streaming),
+    log: opts.log,
+    metrics: createGrpcMetrics(opts.metrics),
+    identify: opts.identify,
+    maxMessageBytes: opts.maxMessageBytes ?? GRPC_DEFAULTS.maxMessageBytes,
+    maxQueuedBytes: opts.maxQueuedBytes ?? GRPC_DEFAULTS.maxQueuedBytes,
+    ...(opts.streams ? { streams: opts.streams } : {}),
+  };
+}
+
+/**
+ * Listens on `host:port` (0 picks a free port).
+ * @throws Error when the port cannot be bound (EADDRINUSE and the like).
+ */
+export async function listenGrpc(
+  deps: CallDeps,
+  host: string,
+  port: number,
+  maxConcurrentStreams = GRPC_MAX_CONCURRENT_STREAMS,
+): Promise<GrpcServer> {
+  const server = http2.createServer({
+    settings: { maxConcurrentStreams },
+    // A request's metadata beyond this is refused by HTTP/2 itself.
+    maxHeaderListPairs: 128,
+  });
+  const sessions = new Set<http2.ServerHttp2Session>();
+  server.on('session', (session) => {
+    sessions.add(session);
+    session.on('error', () => {});
+    session.on('close', () => sessions.delete(session));
+  });
+  server.on('sessionError', () => {});
+  server.on('stream', (stream, headers) =>
+    serveCall(stream as http2.ServerHttp2Stream, headers, deps),
+  );
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (e) => deps.log('error', 'grpc server error', { error: e.message }));
+  const address = server.address();
+  const bound = typeof address === 'object' && address ? address.port : port;
+  return {
+    port: bound,
+    async stop(graceMs = 2_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const s of sessions) s.close();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+      clearTimeout(timer);
+      for (const s of sessions) s.destroy();
+    },
+  };
+}

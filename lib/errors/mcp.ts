@@ -1,0 +1,33 @@
+/**
+ * @module errors/mcp — codes of the hub's MCP endpoint (lib/mcp/, hub/mcp/): carried in a JSON-RPC
+ * error's `data.code` or a tool result's `error.code`; the status is what the Streamable HTTP
+ * transport answers for it.
+ */
+
+import type { ErrorSpec } from './spec.ts';
+
+export const MCP_ERRORS = {
+  MCP_BAD_JSON: { http: 400, message: 'the body is not valid JSON' },
+  MCP_BATCH: { http: 400, message: 'MCP takes one JSON-RPC message per request' },
+  MCP_BAD_MESSAGE: { http: 400, message: 'not a JSON-RPC 2.0 message' },
+  MCP_BAD_PARAMS: { http: 400, message: 'malformed params' },
+  MCP_ARGS_TOO_LARGE: { http: 413, message: "a tool call's arguments are too large" },
+  MCP_TOO_LARGE: { http: 413, message: 'the message is too large' },
+  MCP_NOT_ACCEPTABLE: {
+    http: 406,
+    message: 'Accept must list application/json and text/event-stream',
+  },
+  MCP_NOT_JSON: { http: 415, message: 'Content-Type must be application/json' },
+  MCP_BAD_PROTOCOL_VERSION: { http: 400, message: 'unsupported MCP-Protocol-Version' },
+  MCP_SESSION_REQUIRED: { http: 400, message: 'the Mcp-Session-Id header is missing' },
+  MCP_UNKNOWN_SESSION: { http: 404, message: 'no such MCP session' },
+  MCP_ALREADY_INITIALIZED: { http: 400, message: 'the session is already initialized' },
+  MCP_SESSIONS_FULL: { http: 503, message: 'too many MCP sessions are open' },
+  MCP_STREAM_OPEN: { http: 409, message: 'the session already has its stream open' },
+  MCP_UNKNOWN_METHOD: { http: 404, message: 'no such MCP method' },
+  MCP_UNKNOWN_TOOL: { http: 404, message: 'no such tool for this caller' },
+  MCP_UNKNOWN_RESOURCE: { http: 404, message: 'no such resource' },
+  MCP_NO_MESH: { http: 503, message: 'the mesh presence of this session is not connected' },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type McpErrorCode = keyof typeof MCP_ERRORS;

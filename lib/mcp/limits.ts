@@ -1,0 +1,28 @@
+/**
+ * @module mcp/limits — the bounds of an MCP server: sessions per process, how long an idle one
+ * lives, the size of a request body and of one tool call's arguments, and the messages waiting on
+ * a session's stream. docs/limits.md lists each with what a client meets past it.
+ */
+
+const KiB = 1024;
+
+export const MCP_LIMITS = Object.freeze({
+  /** Open sessions per process; one more `initialize` is refused (503 MCP_SESSIONS_FULL) once the idle ones are gone. */
+  sessions: 256,
+  /**
+   * Open sessions of one principal (anonymous callers are one); at the cap its least recently used
+   * session ends, so a harness that restarts without ending its session recycles its own, and no
+   * one principal can fill the table.
+   */
+  sessionsPerPrincipal: 16,
+  /** A session unused this long is ended; its id then answers 404 and the client initializes again. */
+  sessionIdleMs: 30 * 60_000,
+  /** Bytes of one POST body. */
+  bodyBytes: 256 * KiB,
+  /** Bytes of one tools/call's `arguments`, as JSON. */
+  argumentBytes: 64 * KiB,
+  /** Server messages waiting on a session's GET stream before the stream is ended. */
+  streamMessages: 256,
+});
+
+export type McpLimits = { readonly [K in keyof typeof MCP_LIMITS]: number };

@@ -1,0 +1,96 @@
+/**
+ * @module mcp/protocol — the Model Context Protocol as this project speaks it: the revisions
+ * served (2025-11-25, the one the official TypeScript SDK speaks, and the two before it), the
+ * JSON-RPC error codes, and the shapes of tools, tool results and resources.
+ */
+
+/** The newest revision first; `initialize` answers the client's revision when it is listed, else the newest. */
+export const MCP_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
+export const MCP_LATEST_VERSION = MCP_PROTOCOL_VERSIONS[0]!;
+/** What a request without an `MCP-Protocol-Version` header is read as (transports §Protocol Version Header). */
+export const MCP_ASSUMED_VERSION = '2025-03-26';
+
+/** JSON-RPC 2.0 error codes, and MCP's own for a resource that does not exist. */
+export const RPC = Object.freeze({
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  RESOURCE_NOT_FOUND: -32002,
+});
+
+/** MCP tool annotations (hints a harness shows or uses to ask before a call). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A JSON Schema of a tool's arguments: always an object. */
+export interface InputSchema {
+  type: 'object';
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+  [keyword: string]: unknown;
+}
+
+export interface McpTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: InputSchema;
+  annotations: ToolAnnotations;
+}
+
+export interface TextContent {
+  type: 'text';
+  text: string;
+}
+
+/** A tool's answer: its text for the model and the same value as structured content. */
+export interface ToolResult {
+  content: TextContent[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+export interface McpResource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType: string;
+}
+
+export interface ResourceContents {
+  uri: string;
+  mimeType: string;
+  text: string;
+}
+
+/** A successful answer as a tool result: the value as text and as structured content. */
+export function okResult(value: unknown): ToolResult {
+  const structured =
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
+  return {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent: structured,
+  };
+}
+
+/** A coded failure as a tool result the model can read (`isError`), not a protocol error. */
+export function errorResult(code: string, message: string): ToolResult {
+  const error = { ok: false, error: { code, message } };
+  return {
+    content: [{ type: 'text', text: `${code}: ${message}` }],
+    structuredContent: error,
+    isError: true,
+  };
+}

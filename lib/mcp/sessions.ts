@@ -1,0 +1,123 @@
+/**
+ * @module mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
+ * to the principal that made it (another caller presenting the id finds nothing), the revision
+ * negotiated, at most one server-message stream each, a bounded table and an idle expiry.
+ */
+
+import { EventQueue } from '../event-queue.ts';
+import type { McpLimits } from './limits.ts';
+
+export interface McpSession {
+  readonly id: string;
+  /** The owner key of the principal that initialized it (lib/auth/principal.ts `ownerKey`). */
+  readonly owner: string;
+  readonly protocolVersion: string;
+  /** The client's name and version from `initialize` (for logs; never trusted). */
+  readonly client: string;
+  lastSeen: number;
+  /** The open GET stream, if any: where server notifications go. */
+  stream?: EventQueue<unknown>;
+  /** Runs once when the session ends (a mesh presence leaves, …). */
+  readonly cleanups: (() => void | Promise<void>)[];
+  /** Runs each time its stream ends (the client went away, or it reconnects). */
+  readonly streamEnded: (() => void)[];
+}
+
+export type OpenOutcome =
+  | { ok: true; session: McpSession }
+  | { ok: false; code: 'MCP_SESSIONS_FULL' };
+
+/** Visible ASCII only, as transports §Session Management requires; 256 random bits. */
+const newSessionId = () =>
+  `mcp_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+
+export class McpSessions {
+  private readonly byId = new Map<string, McpSession>();
+
+  constructor(
+    private readonly limits: Pick<
+      McpLimits,
+      'sessions' | 'sessionsPerPrincipal' | 'sessionIdleMs' | 'streamMessages'
+    >,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  open(owner: string, protocolVersion: string, client: string): OpenOutcome {
+    const own = [...this.byId.values()].filter((s) => s.owner === owner);
+    if (own.length >= this.limits.sessionsPerPrincipal) {
+      const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
+      void this.end(oldest.id);
+    }
+    if (this.byId.size >= this.limits.sessions) this.sweep();
+    if (this.byId.size >= this.limits.sessions) return { ok: false, code: 'MCP_SESSIONS_FULL' };
+    const session: McpSession = {
+      id: newSessionId(),
+      owner,
+      protocolVersion,
+      client: client.slice(0, 128),
+      lastSeen: this.now(),
+      cleanups: [],
+      streamEnded: [],
+    };
+    this.byId.set(session.id, session);
+    return { ok: true, session };
+  }
+
+  /** The session `id` names for `owner`; undefined when it does not exist, expired or is someone else's. */
+  find(id: string, owner: string): McpSession | undefined {
+    const s = this.byId.get(id);
+    if (!s) return undefined;
+    if (this.now() - s.lastSeen > this.limits.sessionIdleMs) {
+      void this.end(s.id);
+      return undefined;
+    }
+    if (s.owner !== owner) return undefined;
+    s.lastSeen = this.now();
+    return s;
+  }
+
+  /** Opens the session's server-message stream; undefined when one is already open. */
+  openStream(s: McpSession): EventQueue<unknown> | undefined {
+    if (s.stream && !s.stream.isClosed) return undefined;
+    const q = new EventQueue<unknown>(
+      () => {
+        if (s.stream === q) delete s.stream;
+        for (const fn of s.streamEnded) fn();
+      },
+      { maxItems: this.limits.streamMessages },
+    );
+    s.stream = q;
+    return q;
+  }
+
+  /** Sends a server notification on the session's stream, when one is open. */
+  notify(s: McpSession, method: string, params: Record<string, unknown>): boolean {
+    if (!s.stream || s.stream.isClosed) return false;
+    s.stream.push({ jsonrpc: '2.0', method, params });
+    return true;
+  }
+
+  async end(id: string): Promise<boolean> {
+    const s = this.byId.get(id);
+    if (!s) return false;
+    this.byId.delete(id);
+    s.stream?.close();
+    for (const c of s.cleanups) await Promise.resolve(c()).catch(() => {});
+    return true;
+  }
+
+  async endAll(): Promise<void> {
+    await Promise.all([...this.byId.keys()].map((id) => this.end(id)));
+  }
+
+  /** Ends every session idle past the limit. */
+  sweep(): void {
+    const t = this.now();
+    for (const s of [...this.byId.values()])
+      if (t - s.lastSeen > this.limits.sessionIdleMs) void this.end(s.id);
+  }
+}

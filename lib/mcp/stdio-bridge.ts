@@ -1,0 +1,181 @@
+/**
+ * @module mcp/stdio-bridge — MCP's stdio transport in front of a hub's Streamable HTTP endpoint,
+ * for harnesses that start a command: each line read is POSTed to `/mcp` with the bearer token,
+ * the session id and the negotiated revision; each JSON-RPC message answered (as JSON or as SSE)
+ * is written as one line; once a session exists its GET stream is followed, so server
+ * notifications reach the harness too. Lines are sent in order. Nothing else is ever written.
+ */
+
+import { readBodyBytes } from '../body.ts';
+import { RPC } from './protocol.ts';
+
+export interface StdioBridgeOptions {
+  /** The hub's MCP endpoint, e.g. http://127.0.0.1:4100/mcp. */
+  url: string;
+  token?: string;
+  /** Writes one message line to stdout. */
+  write(line: string): void;
+  /** Says something to the operator (stderr). */
+  warn(message: string): void;
+  fetch?: typeof fetch;
+}
+
+/** The most a single answer may carry before the bridge gives up on it. */
+const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
+
+const idOf = (line: string): string | number | null => {
+  try {
+    const v = JSON.parse(line) as { id?: unknown };
+    return typeof v?.id === 'string' || typeof v?.id === 'number' ? v.id : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Splits an SSE body into the data of each event (comments and other fields dropped). */
+async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    let cut: number;
+    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
+      const event = buffer.slice(0, cut);
+      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, '');
+      const data = event
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => l.slice(5).replace(/^ /, ''))
+        .join('\n');
+      if (data) yield data;
+    }
+  }
+}
+
+export function createStdioBridge(o: StdioBridgeOptions) {
+  const f = o.fetch ?? fetch;
+  let session: string | undefined;
+  let version: string | undefined;
+  let stream: AbortController | undefined;
+  let chain = Promise.resolve();
+
+  const headers = (extra: Record<string, string>) => ({
+    ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+    ...(session ? { 'mcp-session-id': session } : {}),
+    ...(version ? { 'mcp-protocol-version': version } : {}),
+    ...extra,
+  });
+  /** One message line: parsed and written again, so it holds no newline. */
+  const emit = (text: string) => {
+    try {
+      o.write(JSON.stringify(JSON.parse(text)));
+    } catch {
+      o.warn('the hub answered something that is not JSON; dropped');
+    }
+  };
+  const fail = (id: string | number | null, message: string) =>
+    o.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message } }));
+
+  /** Follows the session's server-message stream until the session ends. */
+  async function follow(): Promise<void> {
+    stream = new AbortController();
+    try {
+      const res = await f(o.url, {
+        headers: headers({ accept: 'text/event-stream' }),
+        signal: stream.signal,
+      });
+      if (res.status !== 200 || !res.body) return;
+      for await (const data of sseData(res.body)) emit(data);
+    } catch {
+      // The stream ended (the hub stopped, or the bridge is closing).
+    }
+  }
+
+  async function send(line: string): Promise<void> {
+    const id = idOf(line);
+    let res: Response;
+    try {
+      res = await f(o.url, {
+        method: 'POST',
+        headers: headers({
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+        }),
+        body: line,
+      });
+    } catch {
+      if (id !== null) fail(id, `the hub is unreachable at ${o.url}`);
+      return;
+    }
+    if (res.status === 202) return;
+    const type = res.headers.get('content-type') ?? '';
+    if (type.startsWith('text/event-stream') && res.body) {
+      for await (const data of sseData(res.body)) emit(data);
+      return;
+    }
+    const bytes = await readBodyBytes(res, MAX_ANSWER_BYTES).catch(() => undefined);
+    const text = bytes ? new TextDecoder().decode(bytes) : '';
+    let answer:
+      | {
+          jsonrpc?: unknown;
+          id?: unknown;
+          result?: { protocolVersion?: unknown };
+          error?: { code?: unknown; message?: unknown };
+        }
+      | undefined;
+    try {
+      answer = JSON.parse(text);
+    } catch {}
+    if (!answer || typeof answer !== 'object') {
+      if (id !== null) fail(id, `the hub answered HTTP ${res.status}`);
+      return;
+    }
+    // The hub's own refusals before MCP (a wrong token, a forged Host) are {ok, error}: said as JSON-RPC.
+    if (answer.jsonrpc !== '2.0') {
+      const code =
+        typeof answer.error?.code === 'string' ? answer.error.code : `HTTP_${res.status}`;
+      const message = typeof answer.error?.message === 'string' ? answer.error.message : '';
+      if (id === null) return o.warn(`the hub refused a notification: ${code}`);
+      o.write(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: res.status < 500 ? RPC.INVALID_REQUEST : RPC.INTERNAL_ERROR,
+            message: `${code}: ${message}`,
+            data: { code },
+          },
+        }),
+      );
+      return;
+    }
+    // A refusal before any session (401, 404, …) carries no id: it answers this request.
+    if (answer.error !== undefined && answer.id === null && id !== null) answer.id = id;
+    const made = res.headers.get('mcp-session-id');
+    if (made && typeof answer.result?.protocolVersion === 'string') {
+      session = made;
+      version = answer.result.protocolVersion;
+      void follow();
+    }
+    o.write(JSON.stringify(answer));
+  }
+
+  return {
+    /** Queues one line read from stdin. */
+    line(line: string): Promise<void> {
+      if (!line.trim()) return chain;
+      chain = chain.then(() => send(line.trim()));
+      return chain;
+    },
+    /** Ends the session on the hub (stdin closed). */
+    async close(): Promise<void> {
+      await chain;
+      stream?.abort();
+      if (session)
+        await f(o.url, { method: 'DELETE', headers: headers({}) }).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * `bun run mesh disconnect` ends a running `bun run mesh connect` of the same connection: two real
+ * CLI processes against a real hub on port 0, the connection remembered under its roster name
+ * with the protocol's setting name (`MESH_PERSIST_CONNECTIONS=1`). The running connect stops
+ * wanting the connection and exits 0 with one line; the presence is gone, the record forgotten.
+ */
+
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHubClient } from '../lib/mesh/http-client.ts';
+import { startHub, type TestHub } from './support/mesh.ts';
+import { tempDir } from './support/node.ts';
+import { lineReader, ROOT } from './support/processes.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
+
+let hub: TestHub;
+let dataDir: string;
+beforeAll(async () => {
+  hub = startHub();
+  await hub.store.createProject({ name: 'demo' });
+  dataDir = tempDir();
+});
+afterAll(async () => {
+  await hub.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** `bun run mesh <args>` as a user runs it, with a terminal to type into. */
+function mesh(args: string[]) {
+  const proc = Bun.spawn(['bun', 'hub/cli/mesh.ts', ...args, '--hub', hub.url], {
+    cwd: ROOT,
+    env: { ...process.env, DATA_DIR: dataDir, MESH_PERSIST_CONNECTIONS: '1', LOG_LEVEL: 'warn' },
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
+}
+
+test('disconnect --agent alice ends a running connect --as alice, which exits 0 with one line', async () => {
+  const roster = async () => {
+    const r = await createHubClient({ baseUrl: hub.url }).presence('demo');
+    return r.ok ? r.result.map((p) => p.name) : r.error.code;
+  };
+  const connect = mesh(['connect', 'demo', '--as', 'alice']);
+  await connect.out.until(/^connected to demo as alice/);
+  expect(await roster()).toEqual(['alice']);
+  // Remembered under the roster name, in the data folder's 0600 file.
+  const file = join(dataDir, 'mesh', 'connections.json');
+  expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')))).toEqual(['alice']);
+
+  const disconnect = mesh(['disconnect', '--agent', 'alice']);
+  expect(await disconnect.proc.exited).toBe(0);
+  await disconnect.out.done;
+  expect(disconnect.out.lines).toEqual([
+    'disconnected alice from demo; the connection is forgotten',
+  ]);
+
+  // The running connect heard it: it stops, says so in one line and exits 0 (stdin still open).
+  expect(await connect.proc.exited).toBe(0);
+  await connect.out.done;
+  expect(connect.out.lines.slice(1)).toEqual([
+    '* connection lost, retrying',
+    '* disconnected alice from demo by bun run mesh disconnect',
+  ]);
+  expect(await roster()).toEqual([]);
+  // Nothing is left to end, and a new connect starts afresh.
+  const again = mesh(['disconnect', '--agent', 'alice']);
+  expect(await again.proc.exited).toBe(1);
+  await again.err.done;
+  expect(again.err.lines).toEqual([
+    'error A2A_CLIENT_CLOSED: no remembered connection for agent alice',
+  ]);
+});
