@@ -9,6 +9,8 @@
  *
  * Usage: bun bench/tasks-scale.ts [--tasks 1000000] [--seconds 10] [--rounds 2]
  *          [--connections 32] [--folder DIR (reuse or keep a built folder)] [--write]
+ *        bun bench/tasks-scale.ts --store-only --folder DIR: in this process, the store's own
+ *          open and first ListTasks page on the built folder, without a node around them.
  * Needs wrk (Debian: apt-get install -y wrk).
  */
 
@@ -30,6 +32,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     folder: { type: 'string' },
+    'store-only': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
@@ -253,6 +256,27 @@ if (!existsSync(join(fullDir, 'scanner', 'tasks', 'index.sqlite'))) {
   dataFolder(fullDir);
   console.log(`reusing the task folder in ${fullDir}`);
 }
+if (values['store-only']) {
+  const { FileTaskStore } = await import('../lib/a2a/task-store-files.ts');
+  const dir = join(fullDir, 'scanner', 'tasks');
+  const opens: number[] = [];
+  const pages: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    const store = FileTaskStore.open({ dir, log: () => {}, maxStored: TASKS * 2 });
+    opens.push(performance.now() - t0);
+    const t1 = performance.now();
+    const page = await store.list({ pageSize: 50, includeArtifacts: true }, CREATOR);
+    pages.push(performance.now() - t1);
+    if ('error' in page) throw new Error(page.message);
+    console.log(
+      `store open ${opens.at(-1)!.toFixed(1)} ms, first page ${pages.at(-1)!.toFixed(1)} ms (${page.tasks.length} of ${page.totalSize})`,
+    );
+    await store.close();
+  }
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 const freshDir = dataFolder(join(tmp, 'fresh'));
 const nodes: Node[] = [];
 process.on('SIGINT', () => {
@@ -288,10 +312,15 @@ try {
   const cpu = { fresh: [] as number[], full: [] as number[] };
   let errors = 0;
   for (let r = 0; r < ROUNDS; r++)
-    for (const [name, n] of [
-      ['fresh', fresh],
-      ['full', full],
-    ] as const) {
+    for (const [name, n] of (r % 2 === 0
+      ? [
+          ['fresh', fresh],
+          ['full', full],
+        ]
+      : [
+          ['full', full],
+          ['fresh', fresh],
+        ]) as ['fresh' | 'full', Node][]) {
       const c0 = cpuMs(n.proc.pid);
       const w = await wrk(n.url, SECONDS);
       const used = cpuMs(n.proc.pid) - c0;
@@ -312,7 +341,7 @@ try {
     'Flat as tasks accumulate: a fresh scanner and one with a million stored tasks',
     `Command: \`bun bench/tasks-scale.ts --tasks ${TASKS} --seconds ${SECONDS} --rounds ${ROUNDS} --connections ${CONNECTIONS}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, wrk ${'4.1.0'} from Debian, ${navigator.hardwareConcurrency} cores shared by both nodes and wrk; load average ${loadBefore} at the start).
 
-The full folder holds ${TASKS.toLocaleString('en')} completed tasks of the bench's own caller, written by the script straight into the sharded folders and the index${buildSeconds ? ` (${buildSeconds.toFixed(0)} s, ${Math.round(TASKS / buildSeconds).toLocaleString('en')} tasks/s)` : ''}; both nodes run with \`TASK_MAX_STORED\` above it, so retention deletes nothing. Blocking \`SendMessage\` (A2A 1.0, a text question scanner answers with its \`sector.movement\` tool) from wrk at ${CONNECTIONS} connections, a fresh messageId per request, ${SECONDS} s per node per round, the nodes alternating; CPU per request is the node process's user + system time over the run. Start-up is spawn to \`listening\`, first run then second. ListTasks is the first page (50 tasks, the caller's own, totalSize counted), 200 calls one after another, client-side milliseconds over HTTP.
+The full folder holds ${TASKS.toLocaleString('en')} completed tasks of the bench's own caller, written by the script straight into the sharded folders and the index${buildSeconds ? ` (${buildSeconds.toFixed(0)} s, ${Math.round(TASKS / buildSeconds).toLocaleString('en')} tasks/s)` : ''}; both nodes run with \`TASK_MAX_STORED\` above it, so retention deletes nothing. Blocking \`SendMessage\` (A2A 1.0, a text question scanner answers with its \`sector.movement\` tool) from wrk at ${CONNECTIONS} connections, a fresh messageId per request, ${SECONDS} s per node per round, the nodes alternating (fresh first in odd rounds, full first in even ones); CPU per request is the node process's user + system time over the run. Start-up is spawn to \`listening\`, first run then second. ListTasks is the first page (50 tasks, the caller's own, totalSize counted), 200 calls one after another, client-side milliseconds over HTTP.
 
 | data folder | SendMessage req/s | CPU µs per request | start-up ms (1st / 2nd) | first ListTasks page ms (p50 / p99) | tasks listed (totalSize) |
 |---|---|---|---|---|---|
