@@ -8,7 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
 import { detectEd25519, type PeerMode, type PeerVerifier } from '../lib/peer/signature.ts';

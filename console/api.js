@@ -1,11 +1,12 @@
 /**
- * @module api — the console's only way to the hub, one function per route it uses. Reads are
+ * @module console/api — the console's only way to the hub, one function per route it uses. Reads are
  * plain GETs; every POST is JSON to the same origin and never carries a key: the hub signs
  * server-side. The hub's tasks go through its A2A HTTP+JSON binding, as any A2A client's would.
- * What changes while a page is open arrives over Server-Sent Events (`*Stream`, `meshWatch`). A
- * 401 means the hub's access policy wants a sign-in: the console goes to the hub's `/login`.
+ * What changes while a page is open arrives over Server-Sent Events (`*Stream`, `meshWatch`).
+ * Every request carries the session's page key (session-key.js). A 401 means the hub's access policy wants a sign-in: the console goes to the hub's `/login`.
  */
 import { A2A_VERSION } from './constants.js';
+import { keyedUrl, withKey } from './session-key.js';
 
 /**
  * @typedef {import('./types').ApiError} ApiError
@@ -63,7 +64,7 @@ const bodyOf = (res) => res.json().catch(() => undefined);
  * @returns {Promise<T>}
  */
 async function get(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const res = await fetch(path, { headers: withKey({ accept: 'application/json' }) });
   signInIfAsked(res);
   /** @type {T & { error?: Partial<ApiError> } | undefined} */
   const body = await bodyOf(res);
@@ -85,7 +86,7 @@ async function get(path) {
 async function post(path, body) {
   const res = await fetch(path, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: withKey({ 'content-type': 'application/json' }),
     body: JSON.stringify(body),
   });
   signInIfAsked(res);
@@ -118,7 +119,7 @@ export const refused = (answer) =>
 export const fleet = () => get('/api/fleet');
 
 /** The fleet pushed every few seconds: one `FleetFrame` per message, the first with the kept history. */
-export const fleetStream = () => new EventSource('/api/fleet/stream');
+export const fleetStream = () => new EventSource(keyedUrl('/api/fleet/stream'));
 
 /**
  * A page of the call trace, newest first.
@@ -128,7 +129,7 @@ export const fleetStream = () => new EventSource('/api/fleet/stream');
 export const trace = (query) => get(`/api/trace?${query}`);
 
 /** The stream of new trace records (one JSON record per message). */
-export const traceStream = () => new EventSource('/api/trace/stream');
+export const traceStream = () => new EventSource(keyedUrl('/api/trace/stream'));
 
 /**
  * Ask Agent: one question, planned across the fleet.
@@ -147,7 +148,7 @@ export const ask = (question) => post('/api/ask', { question });
 export const hub = (skill, args = {}) => post('/api/hub', { skill, args });
 
 /** The hub's task list (a `TaskPage`) whenever it changes. */
-export const tasksStream = () => new EventSource('/api/tasks/stream');
+export const tasksStream = () => new EventSource(keyedUrl('/api/tasks/stream'));
 
 /**
  * Whether the hub has a model configured (a negotiation "with models" needs one) and it answers.
@@ -192,7 +193,7 @@ export const presence = (project) => get(`/v1/presence?${new URLSearchParams({ p
  * @param {string} project
  */
 export const meshWatch = (project) =>
-  new EventSource(`/v1/watch?${new URLSearchParams({ project })}`);
+  new EventSource(keyedUrl(`/v1/watch?${new URLSearchParams({ project })}`));
 
 /**
  * A page of a project's messages.
@@ -214,7 +215,7 @@ export const history = (query) => get(`/v1/history?${query}`);
  */
 async function a2a(method, path, body) {
   /** @type {Record<string, string>} */
-  const headers = { accept: 'application/json', 'A2A-Version': A2A_VERSION };
+  const headers = withKey({ accept: 'application/json', 'A2A-Version': A2A_VERSION });
   if (body) headers['content-type'] = 'application/json';
   const res = await fetch(path, {
     method,

@@ -1,12 +1,14 @@
 /**
- * @module app — the console shell: a navigation bar (folded behind a Menu button on narrow
+ * @module console/app — the console shell: a navigation bar (folded behind a Menu button on narrow
  * screens) and a hash router (#/fleet, #/ask, …). Each page is a module in pages/ exporting a
  * component, loaded when first opened; no router or state library.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
+import { MeshBadge } from './mesh-panel.js';
 import { PAGES } from './pages/index.js';
+import { SignedInAs } from './signed-in-as.js';
 
 /** @typedef {import('preact').FunctionComponent} Component */
 
@@ -58,7 +60,8 @@ function App() {
         <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`,
       )}
       </nav>
-      <form class="signout" method="post" action="/logout"><button type="submit" class="secondary">Sign out</button></form>
+      <${MeshBadge} project="main" />
+      <${SignedInAs} />
     </header>
     <main id="main" data-page=${page.id}>
       ${failed ? html`<p class="error">This page could not be loaded: ${failed}</p>` : Page ? html`<${Page} />` : html`<p class="muted">Loading…</p>`}

@@ -1,5 +1,5 @@
 /**
- * @module charts — the pictures the pages draw, as plain SVG from the data they are given (no
+ * @module console/charts — the pictures the pages draw, as plain SVG from the data they are given (no
  * charting package): bars, a sparkline, an up/down strip, a waterfall of calls, calls per minute
  * with the error rate, and a sequence diagram between two agents. Every mark carries the value it
  * was drawn from (`data-value`, `data-*`), so what is drawn can be checked against what is shown.

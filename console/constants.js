@@ -1,5 +1,5 @@
 /**
- * @module constants — values the pages share, spelled once: the A2A version the console speaks,
+ * @module console/constants — values the pages share, spelled once: the A2A version the console speaks,
  * task states, the executor's recipes and trace outcomes.
  */
 

@@ -1,4 +1,4 @@
-/** @module forms — the one way a page's input or select hands its value to the page's state. */
+/** @module console/forms — the one way a page's input or select hands its value to the page's state. */
 
 /**
  * An `onInput` / `onChange` handler that passes the field's current value to `set`.

@@ -1,4 +1,4 @@
-/** @module html — htm bound to Preact's h, shared by every page. */
+/** @module console/html — htm bound to Preact's h, shared by every page. */
 import { h } from 'preact';
 import htm from 'htm';
 

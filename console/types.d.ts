@@ -1,5 +1,5 @@
 /**
- * @module types — the shapes the console reads from the hub, declared once for every page: the
+ * @module console/types — the shapes the console reads from the hub, declared once for every page: the
  * hub API's answers (`/api/*`), the A2A v1.0 task as the HTTP+JSON binding sends it, and the
  * mesh's projects, presence and history. Only what the pages read is declared; pages import a
  * shape with `@type {import('../types').X}`.

@@ -10,7 +10,8 @@
 import type { Database } from 'bun:sqlite';
 import { listPageToV1 } from '../lib/a2a/wire-v1.ts';
 import type { Server } from 'bun';
-import { createFleetInvoker, type Fleet, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { Fleet } from '../lib/fleet/config.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
@@ -26,6 +27,7 @@ import { publicIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';
 import { LIMITS, type Limits } from '../lib/limits.ts';
+import { guardRequests } from '../lib/net/request-guard.ts';
 import { join } from 'node:path';
 import { createHubApi } from './http/api.ts';
 import { createConsole } from './http/console.ts';
@@ -33,6 +35,9 @@ import { fleetFeed, tasksFeeds } from './http/live.ts';
 import { createHubAccess, type HubAccess } from './http/access.ts';
 import { createLogin } from './http/login.ts';
 import type { SessionTable } from './http/sessions.ts';
+import { SignInThrottle, type ThrottleOptions } from './http/sign-in-throttle.ts';
+import { ConsoleTickets, consoleUrl } from './http/tickets.ts';
+import { randomBytes } from 'node:crypto';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import type { Principal } from '../lib/auth/principal.ts';
 import { ask } from './workbench/ask.ts';
@@ -44,12 +49,14 @@ import { modelHealth, type ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import { createFleetView, type FleetSnapshot } from './fleet/view.ts';
+import { createJoinService, joinsNotOffered } from './fleet/join.ts';
 import { hubNode } from './workbench/hub-node.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
 import type { MeshCluster } from './mesh/cluster.ts';
 import { createMeshServer, type MeshSocketData } from './mesh/server.ts';
 import { hubRoutes, registerHubMetrics } from './metrics.ts';
+import { hubOwnerOf } from './http/routes.ts';
 import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
 import { createRequestObserver } from '../lib/metrics/http.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../lib/metrics/registry.ts';
@@ -80,6 +87,10 @@ export interface HubOptions {
   requireLogin?: boolean;
   /** The console's sessions (tests pass one with their own clock). */
   sessions?: SessionTable;
+  /** The key of the console's one-time sign-in URLs (`DATA_DIR/keys/console.key`; random without it). */
+  consoleKey?: Uint8Array;
+  /** How often one client address may try to sign in (hub/http/sign-in-throttle.ts). */
+  signInThrottle?: ThrottleOptions;
   /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
   meshLimits?: Partial<MeshLimits>;
   /** Bounds of the trace, the task cache, tasks and SSE queues (lib/limits.ts; defaults: LIMITS). */
@@ -101,6 +112,11 @@ export interface HubOptions {
   otlp?: OtlpConfig;
   /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
   metricsAccess?: MetricsAccess;
+  /**
+   * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
+   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   */
+  joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
   /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
   grpc?: boolean;
   /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
@@ -123,6 +139,8 @@ export interface Hub {
   /** The hub node's own capabilities (for the boot self-check). */
   catalog: Catalog;
   fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
+  /** A fresh one-time console URL (`<origin>/login?ticket=…`), at the address the hub listens on unless given one. */
+  consoleUrl(origin?: string): string;
   /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
   listen(
     port: number,
@@ -148,7 +166,10 @@ export function createHub(opts: HubOptions): Hub {
     maxAgeMs: limits.traceMaxAgeHours * 3_600_000,
   });
   // One registry for every SSE stream of the process (the trace stream and the hub node's tasks).
-  const streams = new SseStreams();
+  const streams = new SseStreams({
+    max: limits.sseStreams,
+    maxPerOwner: limits.sseStreamsPerPrincipal,
+  });
   const metrics = createMetricsRegistry();
   const requests = createRequestObserver(metrics, hubRoutes);
   const otlp =
@@ -177,6 +198,7 @@ export function createHub(opts: HubOptions): Hub {
     ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken })
     : opts.tokens;
   const access = createHubAccess({
+    name: self,
     host: opts.host ?? '127.0.0.1',
     ...(tokens ? { tokens } : {}),
     ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
@@ -261,7 +283,11 @@ export function createHub(opts: HubOptions): Hub {
       maxAgeMs: limits.negotiationMaxAgeHours * 3_600_000,
     },
   });
+  // The hub's public key, published as every fleet node publishes its own: the operator of a node
+  // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
+  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
   const node = createNode(definition, {
+    ...(published ? { identity: published } : {}),
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
     log,
@@ -274,6 +300,8 @@ export function createHub(opts: HubOptions): Hub {
     ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
     limits,
     streams,
+    // The Tasks pages' lists are read again when one of the hub's tasks changes (declared below).
+    onTaskEvent: () => live.tasks.changed(),
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => opts.meshStore.ready(),
@@ -284,16 +312,20 @@ export function createHub(opts: HubOptions): Hub {
   });
 
   ownTasks = node.engine;
-  // The hub's public key, published as every fleet node publishes its own: the operator of a node
-  // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
-  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
-  if (published) node.app.get('/peer/identity', () => published);
 
   const consoleSite = createConsole({
     consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
     nodeModules: join(import.meta.dir, '..', 'node_modules'),
   });
-  const login = createLogin({ access, log, ...(tokens ? { tokens } : {}) });
+  const tickets = new ConsoleTickets({ key: opts.consoleKey ?? randomBytes(32), hub: self });
+  const login = createLogin({
+    access,
+    log,
+    tickets,
+    throttle: new SignInThrottle(opts.signInThrottle),
+    ...(tokens ? { tokens } : {}),
+  });
+  let origin = '';
   // A Tasks page's list, as the binding's ListTasks answers it to that page's principal (reading advances delegated tasks).
   const listTasks = async (caller: Principal) => {
     const page = await node.engine.listTasks(
@@ -304,7 +336,15 @@ export function createHub(opts: HubOptions): Hub {
   };
   const live = {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
-    tasks: tasksFeeds({ list: listTasks, everyMs: opts.liveMs?.tasks ?? 2000, log }),
+    tasks: tasksFeeds({
+      list: listTasks,
+      active: (page) =>
+        (page as { tasks?: { status?: { state?: string } }[] }).tasks?.some((t) =>
+          ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'].includes(t.status?.state ?? ''),
+        ) ?? false,
+      everyMs: opts.liveMs?.tasks ?? 2000,
+      log,
+    }),
   };
   const api = createHubApi({
     fleet,
@@ -320,6 +360,16 @@ export function createHub(opts: HubOptions): Hub {
     sse: { maxQueuedBytes: limits.sseQueueBytes, streams },
   });
 
+  const joins =
+    opts.joins &&
+    createJoinService({
+      ...opts.joins,
+      fleet,
+      dataDir: opts.dataDir,
+      authenticate: access.authenticate,
+      log,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
   // MCP at /mcp and the fleet's AI Catalog: the same capabilities, mesh and work, for model harnesses.
   let selfUrl: string | undefined;
   const mcp = createHubMcp({
@@ -348,27 +398,44 @@ export function createHub(opts: HubOptions): Hub {
     const admitted = access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
-    // The process's health is the node's (its checks include the trace and the mesh store).
+    if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
+    // The part the route table names answers; the hub's node answers everything else, including
+    // the coded 404, and authenticates its A2A requests with the same policy (bearer token,
+    // session, or a fleet node's signature).
     const path = new URL(req.url).pathname;
-    if (path === '/healthz' || path === '/readyz') return node.app.handle(req);
-    const fromMcp = mcp.fetch(req, caller);
-    if (fromMcp !== undefined) return fromMcp;
-    const fromMesh = await mesh.fetch(req, server, caller);
-    if (fromMesh !== undefined) return fromMesh;
-    const fromLogin = await login.fetch(req);
-    if (fromLogin !== undefined) return fromLogin;
-    const fromApi = await api.fetch(req, caller);
-    if (fromApi !== undefined) return fromApi;
-    const fromConsole = consoleSite.fetch(req);
-    if (fromConsole !== undefined)
-      return path === '/' || path === '/index.html'
-        ? login.consolePage(caller, () => fromConsole)
-        : fromConsole;
-    // The hub's own node answers everything else, including the coded 404, and authenticates its
-    // A2A requests with the same policy (bearer token, session, or a fleet node's signature).
-    return node.app.handle(req);
+    let answer: Response | undefined;
+    switch (hubOwnerOf(path)) {
+      case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
+        return node.app.handle(req);
+      case 'mcp':
+        answer = await mcp.fetch(req, caller);
+        break;
+      case 'join':
+        answer = joins ? await joins.fetch(req) : joinsNotOffered();
+        break;
+      case 'mesh':
+        answer = await mesh.fetch(req, server, caller);
+        break;
+      case 'login': {
+        const client = server?.requestIP?.(req)?.address ?? 'unknown';
+        answer = await login.fetch(req, { client, caller });
+        break;
+      }
+      case 'api':
+        answer = await api.fetch(req, caller);
+        break;
+      case 'console': {
+        const file = consoleSite.fetch(req);
+        if (file !== undefined)
+          return path === '/' || path === '/index.html'
+            ? login.consolePage(req, caller, () => file)
+            : file;
+        break;
+      }
+    }
+    return answer ?? node.app.handle(req);
   }
-  const fetchAll = requests.wrap(route);
+  const fetchAll = guardRequests(requests.wrap(route));
 
   return {
     trace,
@@ -381,6 +448,7 @@ export function createHub(opts: HubOptions): Hub {
     ...(modelHealthOf ? { model: modelHealthOf } : {}),
     catalog: definition.catalog,
     fetch: fetchAll,
+    consoleUrl: (at = origin) => consoleUrl(at, tickets.issue()),
     listen(port, maxPort) {
       const server = listenWithPortWalk<MeshSocketData>({
         hostname: opts.host ?? '127.0.0.1',
@@ -395,6 +463,7 @@ export function createHub(opts: HubOptions): Hub {
       selfUrl = /^(0\.0\.0\.0|::|\[::\])$/.test(opts.host ?? '')
         ? `http://127.0.0.1:${server.port}`
         : server.url.origin;
+      origin = selfUrl;
       node.advertise(server.port!);
       // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off.
       const grpc =
@@ -405,6 +474,9 @@ export function createHub(opts: HubOptions): Hub {
               return undefined;
             });
       modelHealthOf?.start();
+      // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
+      const syncing = joins && setInterval(() => void joins.sync(), opts.joins?.syncMs ?? 2000);
+      if (syncing) syncing.unref();
       return {
         url: server.url.origin,
         port: server.port!,
@@ -415,6 +487,7 @@ export function createHub(opts: HubOptions): Hub {
          * then task files and the trace are flushed. The caller closes the databases.
          */
         async stop() {
+          clearInterval(syncing);
           modelHealthOf?.stop();
           node.markShuttingDown();
           live.fleet.close();

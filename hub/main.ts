@@ -6,20 +6,24 @@
 
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
-import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
+import { ensureKeys } from '../lib/peer/keys.ts';
+import { liveIdentity } from '../lib/peer/live-identity.ts';
+import { writableFleetFile } from './fleet/fleet-file.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { openMeshBackend } from './mesh/backend.ts';
+import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
-import { fleetOrExit, settingsOrExit } from './cli/settings.ts';
+import { fleetFileOf, fleetOrExit, settingsOrExit } from './cli/settings.ts';
+import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
@@ -42,11 +46,12 @@ for (const o of publicOrigins) {
     process.exit(2);
   }
 }
-const { heartbeatMs, heartbeatMisses, recoveryMaxMessages } = settings.hub;
+const { heartbeatMs, heartbeatMisses, recoveryMaxMessages, socketBufferBytes } = settings.hub;
 const meshLimits = {
   ...(heartbeatMs ? { heartbeatMs } : {}),
   ...(heartbeatMisses ? { heartbeatMisses } : {}),
   ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
+  ...(socketBufferBytes ? { maxSocketBufferedBytes: socketBufferBytes } : {}),
 };
 // The bounds of docs/limits.md, read from the environment.
 const limits = limitsFromEnv(process.env);
@@ -65,7 +70,7 @@ if (maxPort <= port) exitIfPortTaken(portOwner);
 // The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 const otlp = otlpConfigFromEnv(process.env);
 // GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
-const grpcPort = parseGrpcPort(process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`hub: ${grpcPort.message}`);
   process.exit(2);
@@ -93,7 +98,9 @@ const mesh = await openMeshBackend({
   process.exit(2);
 });
 // The mesh client's project (mesh.project, default main) exists from the start, so clients can join it.
-if (!(await mesh.store.getProject(settings.mesh.project)))
+// A name the mesh cannot hold leaves the hub not ready (a /readyz check says why) instead of "ready".
+const meshProjectOk = isProjectName(settings.mesh.project);
+if (meshProjectOk && !(await mesh.store.getProject(settings.mesh.project)))
   await mesh.store.createProject({
     name: settings.mesh.project,
     description: 'The default project',
@@ -102,11 +109,21 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 
 // 3. Keys: created on first start, never overwritten.
 await ensureKeys(dataDir, fleet);
-const identity = await loadPeerIdentity(dataDir, fleet.hub.name, {
+// Live: a node that joins (POST /peer/join) enters the ring without a restart.
+const identity = await liveIdentity(dataDir, fleet.hub.name, {
   nonceCapacity: limits.value.peerNonces,
 });
+// Joins write the fleet file the hub read, or DATA_DIR/fleet.json when that is fixtures/fleet.json.
+const fleetFile = fleetFileOf(settings);
+const joins = {
+  from: fleetFile,
+  to: writableFleetFile(fleetFile, dataDir, resolve(import.meta.dir, '..')),
+  reload: () => identity.reload(),
+};
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
 const tokens = TokenBook.open(dataDir);
+// The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
+const consoleKey = consoleTicketKey(dataDir);
 
 // 4. The hub and its port.
 // An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
@@ -121,12 +138,20 @@ const model = modelSettings.baseUrl
   : undefined;
 // The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
 const boot = selfCheckReadiness();
+if (!meshProjectOk) {
+  log('error', 'mesh.project is not a project name (lower-case letters, digits, dashes)', {
+    project: settings.mesh.project.slice(0, 64),
+  });
+  boot.checks.meshProject = () =>
+    'mesh.project (MESH_PROJECT) is not a project name: lower-case letters, digits and dashes';
+}
 const hub = createHub({
   readyChecks: boot.checks,
   fleet,
   dataDir,
   log,
-  identity,
+  identity: { signer: identity.signer, verifier: identity.verifier, ring: identity.ring() },
+  joins,
   traceDb,
   meshStore: mesh.store,
   host,
@@ -135,6 +160,7 @@ const hub = createHub({
   pushAllowHosts,
   limits: limits.value,
   tokens,
+  consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
@@ -182,8 +208,10 @@ log('info', 'hub listening', {
   otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
 });
 const grpcListening = await server.grpc;
+// As a local notebook server does: one URL that signs a browser in, once (docs/security.md);
+// written with the listening line, so whoever reads that line has the URL too.
 console.log(
-  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}`,
+  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}\nconsole: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
 );
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,

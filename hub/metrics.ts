@@ -1,49 +1,19 @@
 /**
  * @module hub/metrics — the hub's metrics beside its requests: the fleet calls of its trace (by
  * kind of record and outcome, and failures by error code), the trace export's queue and drops,
- * mesh presences and messages. The route templates of every path the hub serves are here too.
+ * mesh presences and messages, and the request labels from the hub's route table (hub/http/routes.ts).
  */
 
 import { isKnownCode } from '../lib/errors/registry.ts';
 import type { TraceRecord } from '../lib/fleet/trace.ts';
-import { NODE_ROUTES, routeTemplater, type RouteTemplater } from '../lib/metrics/http.ts';
+import { templaterOf, type RouteTemplater } from '../lib/metrics/http.ts';
+import { CONSOLE_FILE_PATTERNS, hubRouteTemplates } from './http/routes.ts';
 import { OTHER, type MetricsRegistry } from '../lib/metrics/registry.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
 import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
 
 /** Route templates of the hub: its own node's, the console API's, the mesh's and the console's files. */
-export const hubRoutes: RouteTemplater = routeTemplater(
-  [
-    ...NODE_ROUTES.exact,
-    '/api/fleet',
-    '/api/fleet/stream',
-    '/api/tasks/stream',
-    '/api/trace',
-    '/api/trace/stream',
-    '/api/local-invoke',
-    '/api/hub',
-    '/api/ask',
-    '/api/negotiations',
-    '/v1/connect',
-    '/v1/meta',
-    '/v1/history',
-    '/v1/presence',
-    '/v1/watch',
-    '/api/projects.create',
-    '/api/projects.list',
-    '/api/projects.delete',
-    '/mcp',
-    '/.well-known/ai-catalog.json',
-    '/',
-    '/index.html',
-  ],
-  [
-    ...NODE_ROUTES.patterns,
-    [/^\/api\/negotiations\/[^/]+$/, '/api/negotiations/{id}'],
-    [/^\/vendor\/[a-z]+\.mjs$/, '/vendor/{file}'],
-    [/^\/[A-Za-z0-9/_-]+\.(js|css|svg|png|ico|json)$/, '/{console file}.$1'],
-  ],
-);
+export const hubRoutes: RouteTemplater = templaterOf(hubRouteTemplates(), CONSOLE_FILE_PATTERNS);
 
 export interface HubMetricsDeps {
   self: string;

@@ -1,5 +1,5 @@
 /**
- * @module atomic-file — the one way the project writes a file that others read while it runs (task
+ * @module lib/atomic-file — the one way the project writes a file that others read while it runs (task
  * records, negotiation records, resolve jobs, key files, mesh attachments): a reader sees the old
  * file or the new one, never half of either.
  *

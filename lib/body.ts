@@ -1,5 +1,5 @@
 /**
- * @module body — reading HTTP bodies under a size limit, for servers (requests) and clients
+ * @module lib/body — reading HTTP bodies under a size limit, for servers (requests) and clients
  * (answers) alike, without buffering more than the limit.
  */
 

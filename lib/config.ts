@@ -1,11 +1,11 @@
 /**
- * @module config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
+ * @module lib/config — the one configuration file (`lume.config.json`, `.yaml`/`.yml` or `.toml`,
  * parsed by Bun's own parsers) and the environment variables that override it. Entry files call
  * `loadSettings` once and pass plain values down; nothing else reads the file or the environment.
  * Every setting has a default, so no file at all is a valid configuration.
  */
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 
 /** How a node's messages are answered when a model is configured for it. */
@@ -36,6 +36,8 @@ export interface Settings {
   publicUrl?: string;
   /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
   tasksDatabaseUrl?: string;
+  /** The gRPC binding's port as written (a number, 0, or off); lib/a2a/grpc/port-setting.ts reads it. */
+  grpcPort?: string;
   hub: {
     host: string;
     port?: number;
@@ -44,6 +46,7 @@ export interface Settings {
     heartbeatMs?: number;
     heartbeatMisses?: number;
     recoveryMaxMessages?: number;
+    socketBufferBytes?: number;
     meshDatabaseUrl?: string;
     meshLeaseMs?: number;
     /** Origins browsers reach the console at besides the loopback ones (docs/security.md); absent: none. */
@@ -165,6 +168,15 @@ export const SETTINGS: readonly SettingRow[] = [
     description: 'When the port is taken, try the next ones up to this',
   },
   {
+    key: 'grpcPort',
+    env: 'GRPC_PORT',
+    kind: 'string',
+    default: '(port + 1000)',
+    readBy: 'hub, node',
+    description:
+      "The A2A gRPC binding's port: a number, 0 for any free one, off for none (`--grpc-port` for `bun run node`)",
+  },
+  {
     key: 'hub.token',
     env: 'MESH_TOKEN',
     kind: 'string',
@@ -231,6 +243,14 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '500',
     readBy: 'hub',
     description: 'Missed messages replayed at a reconnect',
+  },
+  {
+    key: 'hub.socketBufferBytes',
+    env: 'MESH_SOCKET_BUFFER_BYTES',
+    kind: 'integer',
+    default: '16777216',
+    readBy: 'hub',
+    description: 'Bytes a mesh socket may have unsent before its reader is cut as a slow consumer',
   },
   {
     key: 'hub.meshDatabaseUrl',
@@ -366,6 +386,9 @@ export const SETTINGS: readonly SettingRow[] = [
   },
 ];
 
+/** The largest config file read (1 MiB). */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+
 /** Names looked for in the working folder, in this order, when LUME_CONFIG names none. */
 export const CONFIG_FILES = [
   'lume.config.json',
@@ -417,6 +440,11 @@ export function loadSettings(opts: {
     : CONFIG_FILES.map((f) => resolve(opts.cwd, f)).find((f) => existsSync(f));
   if (named && !existsSync(file!))
     throw new Error(`LUME_CONFIG names ${named}, which does not exist`);
+  // A config file is a page of settings: one far larger is a mistake, refused before it is read.
+  if (file && statSync(file).size > MAX_CONFIG_BYTES)
+    throw new Error(
+      `${file}: larger than ${MAX_CONFIG_BYTES} bytes; a config file holds settings only`,
+    );
   const doc = file ? parseConfigText(readFileSync(file, 'utf8'), file) : {};
   checkKeys(doc, file ?? 'config');
 
@@ -428,6 +456,10 @@ export function loadSettings(opts: {
     const row = SETTINGS.find((r) => r.key === key)!;
     const raw = env[row.env];
     const fromEnv = raw !== undefined && raw !== '';
+    // The file's value is checked even when the variable overrides it: a file that is wrong
+    // today is the setting of the next start without the variable.
+    if (fromEnv && fileValue(key) !== undefined)
+      convert(row.kind, fileValue(key), false, where(row, false));
     return convert(row.kind, fromEnv ? raw : fileValue(key), fromEnv, where(row, fromEnv));
   };
   const str = (key: string) => get(key) as string | undefined;
@@ -445,6 +477,7 @@ export function loadSettings(opts: {
     pushAllowHosts: (get('pushAllowHosts') as string[] | undefined) ?? [],
     ...(str('publicUrl') ? { publicUrl: str('publicUrl')! } : {}),
     ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
+    ...(str('grpcPort') ? { grpcPort: str('grpcPort')! } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
       ...optionalNumbers({
@@ -453,6 +486,7 @@ export function loadSettings(opts: {
         heartbeatMs: num('hub.heartbeatMs'),
         heartbeatMisses: num('hub.heartbeatMisses'),
         recoveryMaxMessages: num('hub.recoveryMaxMessages'),
+        socketBufferBytes: num('hub.socketBufferBytes'),
         meshLeaseMs: num('hub.meshLeaseMs'),
       }),
       ...(str('hub.token') ? { token: str('hub.token')! } : {}),

@@ -1,5 +1,5 @@
 /**
- * @module crash-guard — the last resort of a serving process: an error nothing handled (a
+ * @module lib/crash-guard — the last resort of a serving process: an error nothing handled (a
  * rejected promise nobody awaited, an exception thrown from a timer) is logged and the process
  * keeps serving, instead of one bad request stopping a node or the hub for everybody.
  *

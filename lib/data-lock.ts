@@ -1,11 +1,11 @@
 /**
- * @module data-lock — one process per data folder: a node or the hub takes `<folder>/process.lock`
+ * @module lib/data-lock — one process per data folder: a node or the hub takes `<folder>/process.lock`
  * (its pid inside) before it opens its stores, so a second copy started on another port stops at
  * once with one line naming the folder and the holder's pid, and the exit code `EXIT_DATA_LOCKED`.
  * A lock left by a process that is gone (kill -9, power loss) is taken over.
  */
 
-import { mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { procStartTime } from './proc-stat.ts';
 
@@ -25,8 +25,12 @@ function readHolder(path: string): { pid: number; ticks?: string } | undefined {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    // A dangling symlink cannot be created over (EEXIST) nor read (ENOENT): it holds nobody.
+    try {
+      if (lstatSync(path).isSymbolicLink()) return { pid: 0 };
+    } catch {}
+    return undefined;
   }
   const [pid, ticks] = text.split('\n');
   if (!pid || !/^[1-9][0-9]{0,9}$/.test(pid)) return { pid: 0 };

@@ -1,5 +1,5 @@
 /**
- * @module event-queue — a bounded single-consumer async queue: producers `push` without waiting,
+ * @module lib/event-queue — a bounded single-consumer async queue: producers `push` without waiting,
  * the consumer iterates with `for await`, and `close` ends the iteration after the items already
  * queued. A consumer that lets more than `maxItems` pile up is cut off (`overflowed`): the queue
  * drops its items and closes, so a stalled reader never holds more than that.

@@ -1,5 +1,5 @@
 /**
- * @module health — the two health answers every process gives, and the probe that reads them:
+ * @module lib/health — the two health answers every process gives, and the probe that reads them:
  * `/healthz` (alive: the event loop answers) and `/readyz` (ready: every named check passes,
  * else 503 naming the failing ones).
  */

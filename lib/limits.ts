@@ -1,5 +1,5 @@
 /**
- * @module limits — the bounds of every buffer, cache and store of a node and the hub, their
+ * @module lib/limits — the bounds of every buffer, cache and store of a node and the hub, their
  * defaults, and the environment variables an operator sets them with (read by the entry files
  * only; everything else takes them as options). docs/limits.md lists each with the error past it.
  */
@@ -10,6 +10,10 @@ const MiB = 1024 * KiB;
 export const LIMITS = Object.freeze({
   /** Bytes one SSE client may fall behind before its stream is ended with `STREAM_TOO_SLOW`. */
   sseQueueBytes: 1 * MiB,
+  /** Open SSE streams one process serves; one more is refused with `STREAMS_FULL` (503). */
+  sseStreams: 512,
+  /** Open SSE streams of one principal; one more is refused with `PRINCIPAL_STREAMS_FULL` (503). */
+  sseStreamsPerPrincipal: 16,
   /** Full task records kept in memory (the rest are read back from their files). */
   taskCacheEntries: 2_000,
   /** Total size of the task records kept in memory, as stored JSON. */
@@ -47,6 +51,8 @@ export type Limits = { readonly [K in keyof typeof LIMITS]: number };
 /** The settable limits by environment variable name. */
 export const LIMIT_ENV = Object.freeze({
   SSE_QUEUE_BYTES: 'sseQueueBytes',
+  SSE_MAX_STREAMS: 'sseStreams',
+  SSE_MAX_STREAMS_PER_PRINCIPAL: 'sseStreamsPerPrincipal',
   TASK_CACHE_ENTRIES: 'taskCacheEntries',
   TASK_CACHE_BYTES: 'taskCacheBytes',
   TASK_HISTORY_MESSAGES: 'taskHistoryMessages',

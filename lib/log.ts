@@ -1,10 +1,12 @@
 /**
- * @module log — one-line structured logger. Passed into every component as a dependency so tests
+ * @module lib/log — one-line structured logger. Passed into every component as a dependency so tests
  * can capture lines; nothing in lib/ writes to the console directly. The console logger writes
  * text (`time level name msg k=v …`) or, with `format: 'json'` (LOG_FORMAT=json), one JSON object
- * per line; either way a field whose name says it holds a secret is written as `[redacted]`.
+ * per line; either way a field whose name says it holds a secret is written as `[redacted]`, and
+ * identical lines past a few per window are counted, not written.
  */
 
+import { rateLimitedLog } from './log-limit.ts';
 import { currentTrace } from './telemetry/trace-context.ts';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -47,7 +49,8 @@ export function consoleLog(
   format: LogFormat = 'text',
 ): Log {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-  return (level, msg, fields) => {
+  // Identical lines are written a few times per window, then counted (lib/log-limit.ts).
+  return rateLimitedLog((level, msg, fields) => {
     if (order[level] < order[minLevel]) return;
     const safe = fields ? redactFields(fields) : {};
     const text = scrub(msg);
@@ -67,7 +70,7 @@ export function consoleLog(
       for (const [k, v] of Object.entries(safe)) line += ` ${k}=${JSON.stringify(v)}`;
     }
     process.stderr.write(`${line}\n`);
-  };
+  });
 }
 
 /** LOG_FORMAT's value as a format; anything but `json` is text. */

@@ -1,5 +1,5 @@
 /**
- * @module port-check — a process whose port is taken stops at once with one line naming the port
+ * @module lib/port-check — a process whose port is taken stops at once with one line naming the port
  * and what to do, and the exit code `EXIT_PORT_TAKEN` (no stack trace, nothing opened or changed).
  * Binds never use `reusePort`, so a taken port is an error rather than a silently shared one.
  */

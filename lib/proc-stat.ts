@@ -1,5 +1,5 @@
 /**
- * @module proc-stat — one reader of Linux's `/proc/<pid>/stat` for everything that looks at a
+ * @module lib/proc-stat — one reader of Linux's `/proc/<pid>/stat` for everything that looks at a
  * process: its start time (which, with the pid, names one process even after pid reuse), its
  * state, its group and its CPU time. Elsewhere (no /proc) every answer is undefined.
  */

@@ -1,5 +1,5 @@
 /**
- * @module settings-or-exit — what every entry file (a node, the hub, each command) reads first: the
+ * @module lib/settings-or-exit — what every entry file (a node, the hub, each command) reads first: the
  * settings (config file over defaults, environment over both) and the fleet they name, read one
  * way everywhere; a setting or fleet file that cannot be read ends the process with one line and
  * exit code 2.
@@ -7,7 +7,7 @@
 
 import { resolve } from 'node:path';
 import { loadSettings, type Settings } from './config.ts';
-import { fleetFilePath, loadFleet, type Fleet } from './fleet/invoke.ts';
+import { fleetFilePath, loadFleet, type Fleet } from './fleet/config.ts';
 
 /** The project's folder (or the installed package's): where the fixtures' fleet file is. */
 const ROOT = resolve(import.meta.dir, '..');

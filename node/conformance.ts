@@ -1,5 +1,5 @@
 /**
- * @module conformance — an agent for the A2A conformance kit (a2a-tck). It follows the kit's
+ * @module node/conformance — an agent for the A2A conformance kit (a2a-tck). It follows the kit's
  * in-band scenario table: the prefix of each message's `messageId` picks the behaviour, for a
  * follow-up on an existing task as much as for a new one. A message with no known prefix ends
  * as each kit's reference agent ends it: over A2A 1.0 its task completes with an echo, over 0.3

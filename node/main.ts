@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
@@ -23,14 +23,18 @@ import { importNode } from '../lib/node/load-node.ts';
 import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { isLoopbackHost } from '../lib/auth/access.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
+import { ensureKeys } from '../lib/peer/keys.ts';
+import { hubBase } from '../lib/fleet/join.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 
 const root = resolve(import.meta.dir, '..');
 const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>] [--grpc-port <port|off>]
        bun run node --file <node file> [--port <port>] [--host <address>] [--grpc-port <port|off>]
+                    [--join <hub URL>]
 
 --name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
 "bun run fleet add" wrote one; else fixtures/fleet.json).
@@ -38,6 +42,9 @@ const usage = `Usage: bun run node --name <node> [--port <port>] [--host <addres
 file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
 alone on --port (default: a free port) with the peer channel off. The A2A gRPC binding listens on
 --grpc-port (or GRPC_PORT; default the node's port + 1000, 0 = a free port, off = none).
+--join <hub URL> (with --file) serves the node and joins it to that hub's fleet: it pins the hub's
+identity and presents its card URL and public key with the bearer token in LUME_TOKEN (made on the
+hub's machine: bun run keys token add <name>); a hub that is down is retried with backoff.
 Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
 environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
 PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
@@ -55,6 +62,7 @@ const { values } = parseArgs({
     file: { type: 'string' },
     port: { type: 'string' },
     host: { type: 'string' },
+    join: { type: 'string' },
     'grpc-port': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -66,12 +74,28 @@ if (values.help || (!text(values.name) && !text(values.file))) {
   process.exit(values.help ? 0 : 2);
 }
 
+const joinHub = text(values.join);
+if (joinHub !== undefined && !text(values.file)) {
+  console.error(`--join goes with --file (a --name node is in the fleet file already)\n\n${usage}`);
+  process.exit(2);
+}
 const settings = settingsOrExit('node');
 const dataDir = settings.dataDir;
+if (joinHub !== undefined && !settings.token) {
+  console.error(
+    "node: --join needs a token in LUME_TOKEN: make one on the hub's machine with `bun run keys token add <name>`",
+  );
+  process.exit(2);
+}
+if (joinHub !== undefined && !hubBase(joinHub)) {
+  console.error(`node: --join takes the hub's base URL, http(s)://host[:port], got ${joinHub}`);
+  process.exit(2);
+}
 const fleetFile = fleetFileOf(settings);
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
+// A node that joins a hub has its own fleet: itself and the hub (lib/fleet/join.ts).
 const fleet: Fleet | undefined =
-  settings.fleetFile || existsSync(fleetFile) || !text(values.file)
+  joinHub === undefined && (settings.fleetFile || existsSync(fleetFile) || !text(values.file))
     ? await loadFleet(fleetFile)
     : undefined;
 let file = text(values.file) ? resolve(text(values.file)!) : undefined;
@@ -99,7 +123,7 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
-const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? process.env.GRPC_PORT);
+const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
   process.exit(2);
@@ -187,7 +211,16 @@ const hint = `stop the process holding it (another copy of this node, or a runni
 // folder: a second copy on another port stops here, naming the first one's pid (lib/data-lock.ts).
 const ownPort = port ?? fleet?.nodes.find((n) => n.name === declared.name)?.port ?? 0;
 exitIfPortTaken({ name: declared.name, host, port: ownPort, hint });
+// Anonymous callers may act only on this machine: refused here with the reason, never at serve time.
+if (settings.a2aOpen && !isLoopbackHost(host)) {
+  console.error(
+    `${declared.name}: A2A_OPEN=1 lets anonymous callers act, so it is for a loopback address only, not HOST=${host}; unset A2A_OPEN or bind 127.0.0.1`,
+  );
+  process.exit(2);
+}
 lockDataOrExit(declared.name, join(dataDir, declared.name));
+// A --name node shares the fleet's data folder: its first start makes every member's keys there.
+if (fleet && text(values.name)) await ensureKeys(dataDir, fleet);
 const running = await bindOrExit({ host, hint }, () =>
   serveNode(definition, {
     readyChecks: boot.checks,
@@ -195,6 +228,7 @@ const running = await bindOrExit({ host, hint }, () =>
     host,
     ...(port !== undefined ? { port } : {}),
     ...(fleet ? { fleet } : {}),
+    ...(joinHub !== undefined ? { join: { hub: joinHub, token: settings.token! } } : {}),
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,
     limits: limits.value,

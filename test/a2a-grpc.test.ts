@@ -12,6 +12,9 @@ import type * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../lib/a2a/grpc/decode.ts';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
+import { grpcCallDeps, listenGrpc } from '../lib/a2a/grpc/server.ts';
+import { ANONYMOUS } from '../lib/auth/principal.ts';
+import { createMetricsRegistry } from '../lib/metrics/registry.ts';
 import { currentTrace } from '../lib/telemetry/trace-context.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import conformance from '../node/conformance.ts';
@@ -264,6 +267,38 @@ describe('trace context, metrics', () => {
       metricValue(m, 'lume_grpc_errors_total', { method: 'other', code: 'GRPC_UNKNOWN_METHOD' }),
     ).toBe(1);
     expect(text).toContain('lume_grpc_request_duration_seconds_count{method="SendMessage"}');
+  });
+});
+
+describe('connections', () => {
+  test('a connection with no call open is closed after the idle bound; the server keeps serving', async () => {
+    const server = await listenGrpc(
+      grpcCallDeps({
+        engine: node.node.engine,
+        log: () => {},
+        streaming: true,
+        identify: () => ANONYMOUS,
+        metrics: createMetricsRegistry(),
+      }),
+      '127.0.0.1',
+      0,
+      { idleMs: 200 },
+    );
+    try {
+      const session = http2.connect(`http://127.0.0.1:${server.port}`);
+      const closed = new Promise<string>((resolve) => {
+        session.on('goaway', () => resolve('goaway'));
+        session.on('close', () => resolve('close'));
+      });
+      session.on('error', () => {});
+      expect(['goaway', 'close']).toContain(await closed);
+      const c = rawClient(`127.0.0.1:${server.port}`);
+      const r = await unary(c, 'GetTask', encode('GetTaskRequest', { id: 'x' }), V1);
+      expect(r.reason).toBe('TASK_NOT_FOUND');
+      c.close();
+    } finally {
+      await server.stop(100);
+    }
   });
 });
 

@@ -385,7 +385,7 @@ describe('bad input', () => {
     const res = await fetch(`${node.url}/a2a`, {
       method: 'POST',
       body: chunked,
-      headers: { 'A2A-Version': '1.0' },
+      headers: { 'A2A-Version': '1.0', 'Content-Type': 'application/json' },
     });
     expect(res.status).toBe(413);
     expect(

@@ -13,6 +13,8 @@ import { newSecret } from '../lib/auth/secret.ts';
 import { SessionTable } from '../hub/http/sessions.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { parseFleet } from '../lib/fleet/config.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, TEST_AUTH, TEST_TOKEN } from './support/node.ts';
@@ -184,6 +186,49 @@ describe('finding 3: /a2a runs only what the policy allows', () => {
     // A malformed on-behalf-of is a bad request, not a way around the limit.
     const odd = await submit('alice');
     expect(odd.ok ? 'ran' : odd.error.code).toBe('PEER_BAD_REQUEST');
+    for (const id of started) await ex.ok('exec.cancel', { job_id: id });
+  });
+
+  test('second review: a principal’s slots are counted once across every path, and only the hub (or a relay) names one', async () => {
+    const started: string[] = [];
+    const viaHub = () => ex.call('exec.submit', { prompt: 'x', recipe: 'slow' }, 'user:alice');
+    const direct = async () => {
+      const r = await rpc(
+        ex.node.url,
+        'SendMessage',
+        skillMessage('exec.submit', { prompt: 'x', recipe: 'slow' }),
+        as(ALICE),
+      );
+      return r.json.result?.task?.artifacts?.[0]?.parts?.[0]?.data ?? r.json;
+    };
+    for (const r of [await viaHub(), await viaHub()]) {
+      expect(r.ok).toBe(true);
+      if (r.ok) started.push((r.result as { job_id: string }).job_id);
+    }
+    const third = await direct();
+    expect(third.state).toBe('running');
+    started.push(third.job_id);
+    // Her three slots are taken, by whichever path: before, 3 direct + 3 through the hub ran.
+    const fourth = await viaHub();
+    expect(fourth.ok ? 'ran' : fourth.error.code).toBe('CALLER_BUSY');
+    expect(JSON.stringify(await direct())).toContain('CALLER_BUSY');
+    // A fleet node that is not the hub naming someone else is refused (it could name anyone).
+    const other = createPeerClient({
+      signer: (await loadPeerIdentity(ex.dataDir, 'resolve')).signer,
+      fleet: parseFleet({
+        hub: { name: 'a2a', port: 1, role: 'hub', file: 'hub/main.ts' },
+        nodes: [{ name: 'resolve', port: 1, role: 'r', file: 'x.ts', url: ex.node.url }],
+      }),
+    });
+    const forged = await other.peerFetch(
+      'resolve',
+      'exec.submit',
+      { prompt: 'x', recipe: 'slow' },
+      {
+        onBehalfOf: 'user:carol',
+      },
+    );
+    expect(forged.ok ? 'ran' : forged.error.code).toBe('PEER_NOT_DELEGATE');
     for (const id of started) await ex.ok('exec.cancel', { job_id: id });
   });
 });
@@ -439,31 +484,55 @@ describe("the hub's browser boundary (findings 2, 4, 5, 6)", () => {
     ).toBe(200);
   });
 
-  test('on loopback the console page hands its visitor a session; that session acts only as `console`', async () => {
+  test('on loopback nobody is handed a session; a console URL signs in as `console`, and acts only as it', async () => {
     const page = await call(`${f.hubUrl}/`);
-    const cookie = page.headers.get('set-cookie')!;
+    expect([page.status, page.headers.get('location'), page.headers.get('set-cookie')]).toEqual([
+      303,
+      '/login',
+      null,
+    ]);
+    expect((await call(`${f.hubUrl}/login`)).headers.get('set-cookie')).toBeNull();
+    const signedIn = await call(f.hub.consoleUrl());
+    const cookie = signedIn.headers.get('set-cookie')!;
     expect(cookie).toMatch(
-      /^lume_session=s_[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+$/,
+      new RegExp(
+        `^lume_a2a_${new URL(f.hubUrl).port}=s_[A-Za-z0-9_-]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=\\d+$`,
+      ),
     );
     const secret = cookie.split(';')[0]!;
     sessionSecrets.push(secret.split('=')[1]!);
-    expect(page.text).not.toContain(secret.split('=')[1]!);
+    expect(signedIn.text).not.toContain(secret.split('=')[1]!);
+    const key = /<meta name="lume-key" content="([^"]+)">/.exec(signedIn.text)![1]!;
     const own = await localInvoke(
+      f.hubUrl,
+      { target: 'scanner', capability: 'scanner.status' },
+      { Cookie: secret, 'X-Lume-Key': key, Authorization: '' },
+    );
+    expect(own.status).toBe(200);
+    // The cookie without its page key is nobody.
+    const bare = await localInvoke(
       f.hubUrl,
       { target: 'scanner', capability: 'scanner.status' },
       { Cookie: secret, Authorization: '' },
     );
-    expect(own.status).toBe(200);
+    expect([bare.status, bare.json.error.code]).toEqual([401, 'UNAUTHENTICATED']);
     // The tester's tasks are not the console's.
     expect(
-      (await call(`${f.hubUrl}/tasks`, { headers: { 'A2A-Version': '1.0', Cookie: secret } })).json
-        .tasks,
+      (
+        await call(`${f.hubUrl}/tasks`, {
+          headers: { 'A2A-Version': '1.0', Cookie: secret, 'X-Lume-Key': key },
+        })
+      ).json.tasks,
     ).toEqual([]);
     // A forged cookie is no session.
     const forged = await localInvoke(
       f.hubUrl,
       { target: 'scanner', capability: 'scanner.status' },
-      { Cookie: 'lume_session=s_forged', Authorization: '' },
+      {
+        Cookie: `lume_a2a_${new URL(f.hubUrl).port}=s_forged`,
+        'X-Lume-Key': key,
+        Authorization: '',
+      },
     );
     expect([forged.status, forged.json.error.code]).toEqual([401, 'UNAUTHENTICATED']);
   });
@@ -579,11 +648,18 @@ describe('finding 8: one policy, MESH_TOKEN included', () => {
 describe('the console sign-in', () => {
   let f: RunningFleet;
   let clock = Date.now();
-  const sessions = new SessionTable({ ttlMs: 60_000, max: 3, now: () => clock });
+  const sessions = new SessionTable({ ttlMs: 60_000, max: 3, maxPerName: 2, now: () => clock });
+  const cookieName = () => f.hub.access.cookieName();
+  /** The session a sign-in answer made: its cookie and page key, as the console sends them. */
+  const sessionOf = (r: { headers: Headers; text: string }) => ({
+    Cookie: r.headers.get('set-cookie')!.split(';')[0]!,
+    'X-Lume-Key': /<meta name="lume-key" content="([^"]+)">/.exec(r.text)![1]!,
+  });
   beforeAll(async () => {
     f = await startFleet(await realNodeDefs(['scanner']), {
-      tokens: { alice: ALICE },
-      hub: { requireLogin: true, sessions },
+      tokens: { alice: ALICE, bob: BOB },
+      // The throttle has its own test (console-sessions.test.ts); these sign in more often.
+      hub: { requireLogin: true, sessions, signInThrottle: { burst: 1000 } },
     });
   });
   afterAll(() => f.stop());
@@ -631,16 +707,16 @@ describe('the console sign-in', () => {
     expect([bare.status, bare.headers.get('set-cookie')]).toEqual([403, null]);
   });
 
-  test('the right token gives an HttpOnly, SameSite=Strict cookie that acts as its name until it expires', async () => {
+  test('the right token gives an HttpOnly, SameSite=Strict cookie that acts as its name, with its page key, until it expires', async () => {
     const ok = await signIn(ALICE, {});
-    expect([ok.status, ok.headers.get('location')]).toEqual([303, '/']);
+    expect(ok.status).toBe(200);
     const cookie = ok.headers.get('set-cookie')!;
     expect(cookie).toMatch(
-      /^lume_session=s_[^;]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=60$/,
+      new RegExp(`^${cookieName()}=s_[^;]+; Path=/; HttpOnly; SameSite=Strict; Max-Age=60$`),
     );
-    const session = cookie.split(';')[0]!;
-    sessionSecrets.push(session.split('=')[1]!);
-    const headers = { Cookie: session, Origin: f.hubUrl, 'Content-Type': 'application/json' };
+    const session = sessionOf(ok);
+    sessionSecrets.push(session.Cookie.split('=')[1]!);
+    const headers = { ...session, Origin: f.hubUrl, 'Content-Type': 'application/json' };
     expect((await call(`${f.hubUrl}/api/trace`, { headers })).status).toBe(200);
     const sent = await call(`${f.hubUrl}/message:send`, {
       method: 'POST',
@@ -674,7 +750,8 @@ describe('the console sign-in', () => {
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: f.hubUrl },
         body: new URLSearchParams({ token: ALICE, next }).toString(),
       });
-      expect([next, r.status, r.headers.get('location')]).toEqual([next, 303, to]);
+      const goesTo = /<meta name="lume-next" content="([^"]*)">/.exec(r.text)?.[1];
+      expect([next, r.status, goesTo]).toEqual([next, 200, to]);
       sessionSecrets.push(r.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!);
     }
     expect((await call(`${f.hubUrl}/login?next=${encodeURIComponent('/#/ask')}`)).text).toContain(
@@ -685,29 +762,39 @@ describe('the console sign-in', () => {
     ).not.toContain('<script');
   });
 
-  test('the table is bounded (the oldest session goes first) and sign-out ends a session', async () => {
-    const cookies: string[] = [];
-    for (let i = 0; i < 4; i++)
-      cookies.push((await signIn(ALICE, {})).headers.get('set-cookie')!.split(';')[0]!);
-    sessionSecrets.push(...cookies.map((c) => c.split('=')[1]!));
+  test('the table is bounded: one name’s sessions replace its own oldest, a full table refuses, sign-out ends one', async () => {
+    const bobs = await signIn(BOB, {});
+    const alices: ReturnType<typeof sessionOf>[] = [];
+    for (let i = 0; i < 3; i++) alices.push(sessionOf(await signIn(ALICE, {})));
+    sessionSecrets.push(...[sessionOf(bobs), ...alices].map((c) => c.Cookie.split('=')[1]!));
     expect(sessions.size).toBe(3);
-    const statuses = await Promise.all(
-      cookies.map(
-        async (c) => (await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: c } })).status,
-      ),
-    );
-    expect(statuses).toEqual([401, 200, 200, 200]);
+    const status = async (h: Record<string, string>) =>
+      (await call(`${f.hubUrl}/api/trace`, { headers: h })).status;
+    // alice's third sign-in ended her first, never bob's.
+    expect(await Promise.all([sessionOf(bobs), ...alices].map(status))).toEqual([
+      200, 401, 200, 200,
+    ]);
+    // Full of other names' live sessions: a new name is refused rather than signing anyone out.
+    const carol = await call(`${f.hubUrl}/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: f.hubUrl },
+      body: JSON.stringify({ token: TEST_TOKEN }),
+    });
+    expect([carol.status, carol.json.error.code, carol.headers.get('set-cookie')]).toEqual([
+      503,
+      'SESSIONS_FULL',
+      null,
+    ]);
     const out = await call(`${f.hubUrl}/logout`, {
       method: 'POST',
-      headers: { Cookie: cookies[3]!, Origin: f.hubUrl },
+      headers: { ...alices[2]!, Origin: f.hubUrl },
     });
     expect([out.status, out.headers.get('set-cookie')]).toEqual([
       303,
-      'lume_session=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0',
+      `${cookieName()}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0`,
     ]);
-    expect((await call(`${f.hubUrl}/api/trace`, { headers: { Cookie: cookies[3]! } })).status).toBe(
-      401,
-    );
+    expect(await status(alices[2]!)).toBe(401);
+    expect(await status(sessionOf(bobs))).toBe(200);
   });
 
   test("with sign-in required, anonymous A2A calls are refused in A2A's own shapes", async () => {

@@ -1,15 +1,17 @@
 /**
- * Any app joins: the example node of docs/add-a-node.md (under 40 lines) is written as a new file
- * in node/, listed in a fleet file, started with `bun run node`, and shows up in the hub's
- * GET /api/fleet and in its trace, with nothing in lib/ or hub/ touched. And the walk-through,
- * word for word, in a copy of the project: scaffold, its test, the example, the fleet entry, run.
+ * Any app joins: the example node of docs/add-a-node.md (`index.ts` under 40 lines, `queries.ts`
+ * beside it) is written as a new folder in node/, listed in a fleet file, started with
+ * `bun run node`, and shows up in the hub's GET /api/fleet and in its trace, with nothing in lib/
+ * or hub/ touched. And the walk-through, word for word, in a copy of the project (without any
+ * `host` node its reader may have added already): scaffold, its test, the example files, the
+ * fleet entry, run.
  */
 
 import { Database } from 'bun:sqlite';
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { cpSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
@@ -22,22 +24,33 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 
 const root = resolve(import.meta.dir, '..');
 const doc = await Bun.file(join(root, 'docs/add-a-node.md')).text();
-const example = /```ts\n([\s\S]*?)```/.exec(doc)![1]!;
+/** The doc's files: each ```ts block whose first line names its path. */
+const files = new Map(
+  [...doc.matchAll(/```ts\n\/\/ (\S+)\n([\s\S]*?)```/g)].map((m) => [m[1]!, m[2]!] as const),
+);
+const example = files.get('node/host/index.ts')!;
 const name = `host${process.pid}`;
-const nodeFile = join(root, 'node', `${name}.ts`);
+const nodeDir = join(root, 'node', name);
 const dataDir = tempDir('lume-a2a-addnode-');
 let proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'> | undefined;
 
 afterAll(() => {
   proc?.kill();
-  rmSync(nodeFile, { force: true });
+  rmSync(nodeDir, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 test('a new node file plus a fleet entry is enough to join', async () => {
+  expect([...files.keys()]).toEqual([
+    'node/host/index.ts',
+    'node/host/queries.ts',
+    'test/host.test.ts',
+  ]);
   expect(example.trim().split('\n').length).toBeLessThan(40);
   // The example names itself `host`; this copy takes a name no other test uses.
-  writeFileSync(nodeFile, example.replaceAll("name: 'host'", `name: '${name}'`));
+  mkdirSync(nodeDir);
+  writeFileSync(join(nodeDir, 'index.ts'), example.replaceAll("name: 'host'", `name: '${name}'`));
+  writeFileSync(join(nodeDir, 'queries.ts'), files.get('node/host/queries.ts')!);
   const probe = Bun.serve({ port: 0, fetch: () => new Response() });
   const port = probe.port!;
   probe.stop(true);
@@ -46,7 +59,9 @@ test('a new node file plus a fleet entry is enough to join', async () => {
     fleetFile,
     JSON.stringify({
       hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
-      nodes: [{ name, port, role: 'Read-only snapshot: uptime and load', file: `node/${name}.ts` }],
+      nodes: [
+        { name, port, role: 'Read-only snapshot: uptime and load', file: `node/${name}/index.ts` },
+      ],
     }),
   );
   const fleet = await loadFleet(fleetFile);
@@ -121,8 +136,16 @@ async function sh(
 
 test('the walk-through of docs/add-a-node.md works word for word', async () => {
   const copy = join(dataDir, 'project');
+  // The reader may have followed the doc in the checkout already: the copy starts without `host`.
   for (const part of ['lib', 'hub', 'node', 'fixtures', 'package.json', 'tsconfig.json'])
-    cpSync(join(root, part), join(copy, part), { recursive: true });
+    cpSync(join(root, part), join(copy, part), {
+      recursive: true,
+      filter: (src) => !/[/\\]node[/\\]host(\d*)([/\\.]|$)/.test(src.slice(root.length)),
+    });
+  const copiedFleet = join(copy, 'fixtures/fleet.json');
+  const withoutHost = JSON.parse(readFileSync(copiedFleet, 'utf8'));
+  withoutHost.nodes = withoutHost.nodes.filter((n: { name: string }) => n.name !== 'host');
+  writeFileSync(copiedFleet, JSON.stringify(withoutHost, null, 2));
   symlinkSync(join(root, 'node_modules'), join(copy, 'node_modules'));
   const blocks = [...doc.matchAll(/```(\w+)\n([\s\S]*?)```/g)].map((m) => ({
     lang: m[1]!,
@@ -134,24 +157,20 @@ test('the walk-through of docs/add-a-node.md works word for word', async () => {
       .map((l) => l.replace(/\s+#.*$/, '').trim())
       .filter(Boolean);
 
-  // 0. The scaffold and its test.
+  // 0. The scaffold and its test, which follows the suite's rules.
   const scaffold = blocks.find((b) => b.lang === 'sh' && b.text.includes('new-node'))!;
   for (const line of commands(scaffold.text)) {
     const r = await sh(line, copy);
     expect([line, r.code, r.out]).toEqual([line, 0, expect.any(String)]);
   }
-  expect(readFileSync(join(copy, 'node/host.ts'), 'utf8')).toContain("id: 'host.greet'");
-
-  // 1. The example over the scaffold, its test pointed at host.load; 2. the fleet entry.
-  writeFileSync(join(copy, 'node/host.ts'), example);
-  const hostTest = join(copy, 'test/host.test.ts');
-  writeFileSync(
-    hostTest,
-    readFileSync(hostTest, 'utf8')
-      .replaceAll('host.greet', 'host.load')
-      .replace("{ who: 'Ada' }", '{}')
-      .replace("{ greeting: 'Hello, Ada!' }", "{ source: 'live' }"),
+  expect(readFileSync(join(copy, 'node/host/index.ts'), 'utf8')).toContain("id: 'host.greet'");
+  expect(readFileSync(join(copy, 'node/host/queries.ts'), 'utf8')).toContain('export function');
+  expect(readFileSync(join(copy, 'test/host.test.ts'), 'utf8')).toMatch(
+    /^setDefaultTimeout\(\d[\d_]*\);/m,
   );
+
+  // 1. The example's three files over the scaffold's; 2. the fleet entry.
+  for (const [path, text] of files) writeFileSync(join(copy, path), text);
   expect((await sh('bun test test/host.test.ts', copy)).code).toBe(0);
   const entry = JSON.parse(
     blocks.find((b) => b.lang === 'json' && b.text.includes('"host"'))!.text,

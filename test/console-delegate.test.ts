@@ -11,7 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadNode } from '../lib/node/load-node.ts';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, pageCollectingErrors, type SignsIn } from './support/browser.ts';
 import { builderNode } from './support/builder-node.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
@@ -23,8 +23,8 @@ const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 let browser: Browser;
 const errors: string[] = [];
 
-async function newPage(width = 1280): Promise<Page> {
-  return pageCollectingErrors(browser, errors, { width, height: 900 });
+async function newPage(hub: SignsIn, width = 1280): Promise<Page> {
+  return pageCollectingErrors(browser, errors, { width, height: 900 }, hub);
 }
 
 beforeAll(async () => {
@@ -40,7 +40,7 @@ describe('Tasks: executor, model and continuing a delegation', () => {
   beforeAll(async () => {
     // scanner offers no exec.*; resolve and builder do.
     f = await startFleet([...(await realNodeDefs(['scanner', 'resolve'])), builderNode()]);
-    page = await newPage();
+    page = await newPage(f.hub);
   });
   afterAll(async () => {
     await f?.stop();
@@ -186,7 +186,7 @@ describe('Negotiation with models', () => {
   });
 
   test('with a hub model the box is enabled, and a run started with it is taken by the models', async () => {
-    const page = await newPage(390);
+    const page = await newPage(f.hub, 390);
     await page.goto(`${f.hubUrl}/#/negotiation`);
     await page.waitForSelector('form.negotiate input[name="model"]:not([aria-disabled])');
     expect(await page.$('#models-why')).toBeNull();

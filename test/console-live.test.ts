@@ -29,7 +29,7 @@ beforeAll(async () => {
     hub: { liveMs: { fleet: 150, tasks: 150 } },
   });
   browser = await launchBrowser();
-  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 }, f.hub);
   page.on('request', (r) => !r.url().startsWith(f.hubUrl) && outside.push(r.url()));
 });
 afterAll(async () => {
@@ -311,14 +311,17 @@ describe('live without a reload', () => {
 
     // A question the hub answered itself is labelled as such, with the question shown. It is asked
     // in the page's own session: tasks belong to whoever created them, and this page is `console`.
-    const session = (await page.context().cookies()).find((c) => c.name === 'lume_session')!;
+    const cookieName = f.hub.access.cookieName();
+    const session = (await page.context().cookies()).find((c) => c.name === cookieName)!;
+    const key = await page.evaluate(() => localStorage.getItem('lume-key') ?? '');
     const asked = await fetch(`${f.hubUrl}/message:send`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         'A2A-Version': '1.0',
         Origin: f.hubUrl,
-        Cookie: `lume_session=${session.value}`,
+        Cookie: `${cookieName}=${session.value}`,
+        'X-Lume-Key': key,
       },
       body: JSON.stringify({
         message: {

@@ -29,7 +29,7 @@ const shot = (name: string) =>
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner', 'resolve']));
   browser = await launchBrowser();
-  page = await pageCollectingErrors(browser, errors, { width: 1200, height: 900 });
+  page = await pageCollectingErrors(browser, errors, { width: 1200, height: 900 }, f.hub);
 });
 afterAll(async () => {
   if (client) await client.close();

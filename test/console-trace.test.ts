@@ -59,7 +59,7 @@ beforeAll(async () => {
     fleet: f.fleet,
   });
   browser = await launchBrowser();
-  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 }, f.hub);
 });
 afterAll(async () => {
   await browser?.close();

@@ -22,7 +22,7 @@ const shot = (name: string) =>
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs());
   browser = await launchBrowser();
-  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 });
+  page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 }, f.hub);
 });
 afterAll(async () => {
   await browser?.close();

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { consoleSession } from './support/console-session.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -19,7 +20,7 @@ const errors: string[] = [];
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs());
   browser = await launchBrowser();
-  page = await pageCollectingErrors(browser, errors);
+  page = await pageCollectingErrors(browser, errors, undefined, f.hub);
 });
 afterAll(async () => {
   await browser?.close();
@@ -28,7 +29,11 @@ afterAll(async () => {
 
 describe('serving', () => {
   test('index, app modules and the three vendor modules, nothing else from node_modules', async () => {
-    const index = await fetch(`${f.hubUrl}/`);
+    // The page itself comes to a signed-in browser; anyone else is sent to sign in.
+    expect((await fetch(`${f.hubUrl}/`, { redirect: 'manual' })).headers.get('location')).toBe(
+      '/login',
+    );
+    const index = await fetch(`${f.hubUrl}/`, { headers: (await consoleSession(f.hub)).headers });
     expect(index.headers.get('content-type')).toContain('text/html');
     expect(await index.text()).toContain('"preact/hooks": "/vendor/hooks.mjs"');
     for (const path of [

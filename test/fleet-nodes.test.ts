@@ -1,5 +1,6 @@
 /**
- * The fleet's nodes on real servers (port 0): the 25 no-argument snapshot tools, cards that list
+ * The fleet's nodes on real servers (port 0): the no-argument snapshot tools the fleet file's nodes
+ * declare (read from the file, never counted here; the shipped ones kept), cards that list
  * exactly what dispatches, peer-only nodes without A2A, keyword picks and each capability's real
  * fields. lan and cicdkit answer from fixtures here; live sources are in fleet-nodes-sources.
  */
@@ -60,6 +61,7 @@ const invoke = async (node: string, capability: string, args: unknown = {}) => {
 const ask = async (node: string, parts: unknown[]) =>
   (await rpc(f.nodes[node]!.url, 'SendMessage', { message: { ...msgV1(''), parts } })).result.task;
 
+/** The snapshot tools the shipped fleet has: a node added to the fleet file adds to them. */
 const SNAPSHOT_TOOLS = [
   'cicd.activity',
   'cicd.commits',
@@ -88,20 +90,23 @@ const SNAPSHOT_TOOLS = [
   'tsm.usage',
 ];
 
+/** The read-only, no-argument capabilities of the fleet file's default nodes. */
+const snapshotTools = async () =>
+  (await fleetNodeFiles())
+    .flatMap(({ factory }) => factory(SETUP).catalog.capabilities)
+    .filter((c) => c.readOnly && Object.keys(c.args).length === 0)
+    .map((c) => c.id);
+
 describe('the agent surface', () => {
-  test('the node files of fixtures/fleet.json declare exactly 25 read-only, no-argument snapshot tools', async () => {
+  test("resolve serves as its agent surface exactly the snapshot tools the fleet file's nodes declare", async () => {
     const files = await fleetNodeFiles();
     expect(files.map((x) => x.name)).toEqual((await fixtureFleet()).defaults);
-    const tools = files
-      .flatMap(({ factory }) => factory(SETUP).catalog.capabilities)
-      .filter((c) => c.readOnly && Object.keys(c.args).length === 0)
-      .map((c) => c.id)
-      .sort();
-    expect(tools).toEqual(SNAPSHOT_TOOLS);
+    const tools = (await snapshotTools()).sort();
+    expect(tools).toEqual(expect.arrayContaining(SNAPSHOT_TOOLS));
     const surface = await invoke('resolve', 'resolve.tools');
     expect([surface.total, surface.tools.map((t: any) => t.id).sort()]).toEqual([
-      25,
-      SNAPSHOT_TOOLS,
+      tools.length,
+      tools,
     ]);
   });
 
@@ -118,7 +123,7 @@ describe('the agent surface', () => {
         : v && typeof v === 'object'
           ? Object.entries(v).flatMap(([k, x]) => [k, ...keysOf(x)])
           : [];
-    for (const id of SNAPSHOT_TOOLS) {
+    for (const id of await snapshotTools()) {
       const node = nodeOf.get(id)!;
       const out = await invoke(node, id);
       expect([id, keysOf(out).filter((k) => banned.test(k))]).toEqual([id, []]);
@@ -429,7 +434,14 @@ describe('real fields', () => {
 
   test('resolve: nodes with transports, the full catalog, lookups and search', async () => {
     const n = await invoke('resolve', 'resolve.nodes');
-    expect(n.nodes.map((x: any) => [x.node, x.transport, x.snapshotTools])).toEqual([
+    // Every node of the fleet file, in its order; the shipped ones as they are.
+    expect(n.nodes.map((x: any) => x.node)).toEqual((await fleetNodeFiles()).map((x) => x.name));
+    const shipped = ['crm', 'scanner', 'tsm-hub', 'cicdkit', 'lan', 'talentlens', 'resolve'];
+    expect(
+      n.nodes
+        .filter((x: any) => shipped.includes(x.node))
+        .map((x: any) => [x.node, x.transport, x.snapshotTools]),
+    ).toEqual([
       ['crm', 'a2a+peer', 4],
       ['scanner', 'a2a+peer', 2],
       ['tsm-hub', 'peer', 4],

@@ -10,7 +10,7 @@
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import {
   a2aTarget,
@@ -18,6 +18,7 @@ import {
   fuzzTarget,
   hubApiTarget,
   meshHttpTarget,
+  signInTarget,
   peerTarget,
   restTarget,
   type Finding,
@@ -97,6 +98,7 @@ const runs: [Target, string][] = [
   [restTarget('hub REST', hubSkills), procs.hub!.url],
   [hubApiTarget('hub /api'), procs.hub!.url],
   [meshHttpTarget('mesh HTTP'), procs.hub!.url],
+  [signInTarget('hub sign-in'), procs.hub!.url],
   [peerTarget('hub /peer', crmSigner, 'a2a', hubSkills, 'scanner'), procs.hub!.url],
 ];
 

@@ -17,6 +17,7 @@ import {
   fuzzTarget,
   hubApiTarget,
   meshHttpTarget,
+  signInTarget,
   peerTarget,
   restTarget,
   type Finding,
@@ -115,6 +116,7 @@ test('the hub: /a2a, /api/* and the mesh HTTP routes answer every hostile body w
       [a2aTarget('hub /a2a', HUB_SKILLS), hubNode],
       [hubApiTarget('hub /api'), hubFetch],
       [meshHttpTarget('mesh HTTP'), hubFetch],
+      [signInTarget('hub sign-in'), hubFetch],
       [peerTarget('hub /peer', crmSigner, 'a2a', HUB_SKILLS, 'scanner'), hubNode],
     ] as const
   ).entries()) {

@@ -31,7 +31,7 @@ afterAll(async () => {
   for (const n of nodes) await n.dispose();
 });
 
-/** A node without peer keys (so not ready) running `agent` under `limits`. */
+/** A node without peer keys (a standalone node) running `agent` under `limits`. */
 async function node(agent: Agent, limits: Record<string, number>): Promise<TestNode> {
   const n = await startNode(agentNode('bounded', agent), { limits });
   nodes.push(n);
@@ -214,16 +214,20 @@ test('trace: names and codes are cut, rows past the row cap are deleted, and so 
 });
 
 test('/readyz answers 503 NOT_READY naming the failing check; /healthz still answers', async () => {
-  const n = await node(askingAgent, {});
+  const n = await startNode(agentNode('bounded', askingAgent), {
+    readyChecks: { data: () => 'the snapshot is missing' },
+  });
+  nodes.push(n);
   const res = await fetch(`${n.url}/readyz`);
   expect(res.status).toBe(503);
   expect(await res.json()).toEqual({
     ok: false,
     name: 'bounded',
-    error: { code: 'NOT_READY', message: 'not ready: keys' },
+    error: { code: 'NOT_READY', message: 'not ready: data' },
     checks: {
       tasks: { ok: true },
-      keys: { ok: false, detail: 'no peer keys loaded' },
+      keys: { ok: true },
+      data: { ok: false, detail: 'the snapshot is missing' },
       shutdown: { ok: true },
     },
   });

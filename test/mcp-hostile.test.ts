@@ -285,6 +285,22 @@ describe('the session table (in process)', () => {
     expect([after.status, sessions.size]).toEqual([200, 1]);
   });
 
+  test('a session listening on its stream is not idle, however long since its last request', async () => {
+    let now = 0;
+    const sessions = new McpSessions({ ...MCP_LIMITS, sessionIdleMs: 1_000 }, () => now);
+    const listening = sessions.open('anonymous', '2025-11-25', 't');
+    const quiet = sessions.open('anonymous', '2025-11-25', 't');
+    if (!listening.ok || !quiet.ok) throw new Error('sessions were refused');
+    const stream = sessions.openStream(listening.session)!;
+    now = 5_000;
+    sessions.sweep();
+    expect(sessions.find(listening.session.id, 'anonymous')).toBe(listening.session);
+    expect(sessions.find(quiet.session.id, 'anonymous')).toBeUndefined();
+    stream.close();
+    now = 10_000;
+    expect(sessions.find(listening.session.id, 'anonymous')).toBeUndefined();
+  });
+
   test("one principal's sessions are capped: its least recently used one ends, nobody else's", async () => {
     let now = 0;
     const sessions = new McpSessions({ ...MCP_LIMITS, sessionsPerPrincipal: 2 }, () => now);

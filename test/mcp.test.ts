@@ -83,6 +83,7 @@ describe('tools', () => {
     expect(open.map((t) => t.name)).toContain('scanner_sector_movement');
     expect(open.map((t) => t.name)).not.toContain('delegate');
     expect(open.map((t) => t.name)).not.toContain('a2a_message');
+    expect(open.map((t) => t.name)).toContain('a2a_peers');
   });
 
   test('a read-only capability answers an anonymous client, through fleet.invoke (traced)', async () => {
@@ -156,6 +157,15 @@ describe('the mesh tools act as the MCP principal', () => {
       });
       const peers = await user.callTool({ name: 'a2a_peers', arguments: {} });
       expect(peers.structuredContent).toEqual({ project: 'main', self: 'tester', peers: ['bob'] });
+      // Anonymous callers read the roster as nobody (a loopback hub shows it) and cannot speak.
+      const anonymous = await connect(false);
+      const seen = await anonymous.callTool({ name: 'a2a_peers', arguments: {} });
+      expect((seen.structuredContent as any).peers.sort()).toEqual(['bob', 'tester']);
+      const mute = await anonymous.callTool({
+        name: 'a2a_message',
+        arguments: { target: { type: 'project' }, text: 'anyone?' },
+      });
+      expect((mute.structuredContent as any).error.code).toBe('UNAUTHENTICATED');
 
       const sent = await user.callTool({
         name: 'a2a_message',

@@ -7,9 +7,9 @@
 
 import { Database } from 'bun:sqlite';
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
@@ -18,6 +18,7 @@ import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
 import { startProcess } from './support/process.ts';
+import { lineReader } from './support/processes.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -28,8 +29,10 @@ const privateKeyFile = (node: string) => `${node}.ed25519.json`;
 const FIXTURE_FLEET = join(ROOT, 'fixtures/fleet.json');
 const work = tempDir('lume-a2a-outside-');
 const procs: Bun.Subprocess[] = [];
-afterAll(() => {
+afterAll(async () => {
   for (const p of procs) p.kill();
+  // A process still exiting may write into its data folder after the folder is removed.
+  await Promise.all(procs.map((p) => p.exited));
   rmSync(work, { recursive: true, force: true });
 });
 
@@ -103,6 +106,37 @@ test('bun run node --file starts any node file; alone, its peer channel is off',
   const peer = await fetch(`${url}/peer/invoke`, { method: 'POST', body: '{}' });
   expect((await peer.json()).error.code).toBe('PEER_NOT_CONFIGURED');
   expect((await fetch(`${url}/peer/identity`)).status).toBe(404);
+});
+
+test('a --file node named by a fleet file makes only its own key; a port given wins, in one line', async () => {
+  const dataDir = join(work, 'own-key');
+  const fleetFile = join(work, 'own-key-fleet.json');
+  const port = freePort();
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 4100, role: 'hub', file: 'hub/main.ts' },
+      nodes: [
+        { name: 'echo', port, role: 'echo', file: './echo.ts' },
+        { name: 'other', port: 1, role: 'other', file: './other.ts' },
+      ],
+    }),
+  );
+  const p = Bun.spawn(['bun', 'node/main.ts', '--file', join(work, 'echo.ts'), '--port', '0'], {
+    cwd: ROOT,
+    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  procs.push(p);
+  const err = lineReader(p.stderr);
+  const line = await err.until(/wins over/);
+  expect(line).toEndWith(`port 0 given: it wins over the fleet file's ${port}`);
+  const url = /listening on (\S+)/.exec(await lineReader(p.stdout).until(/listening on /))![1]!;
+  expect(url).not.toBe(`http://127.0.0.1:${port}`);
+  expect(readdirSync(join(dataDir, 'keys')).sort()).toEqual(['echo.ed25519.json', 'ring.json']);
+  expect((await fetch(`${url}/readyz`)).status).toBe(200);
 });
 
 test('fleet add registers a node that runs elsewhere; the hub lists it and calls it signed', async () => {

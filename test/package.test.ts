@@ -13,7 +13,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } fr
 import { join, relative, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { loadFleet } from '../lib/fleet/invoke.ts';
+import { loadFleet } from '../lib/fleet/config.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
@@ -21,6 +21,7 @@ import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
+import { packedTarball, run } from './support/packed-app.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -29,26 +30,6 @@ const work = tempDir('lume-a2a-pack-');
 const appDir = join(work, 'app');
 const dataDir = join(work, 'data');
 const procs: Bun.Subprocess[] = [];
-
-async function run(
-  cmd: string[],
-  cwd: string,
-  env: Record<string, string | undefined> = {},
-): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn(cmd, {
-    cwd,
-    env: { ...process.env, ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const [out, err, code] = await Promise.all([
-    new Response(p.stdout).text(),
-    new Response(p.stderr).text(),
-    p.exited,
-  ]);
-  return { code, out, err };
-}
 
 /** Starts `bun <file>` in the app and waits for its `listening on <url>` line. */
 async function startApp(file: string, env: Record<string, string> = {}): Promise<string> {
@@ -75,9 +56,7 @@ let tarball = '';
 
 beforeAll(async () => {
   expect(relative(ROOT, work).startsWith('..')).toBe(true); // the app lives outside the repository
-  const packed = await run(['bun', 'pm', 'pack', '--destination', work], ROOT);
-  expect(packed.code).toBe(0);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz'))!);
+  tarball = await packedTarball(); // one `bun pm pack` per run, shared with package-join.test.ts
 
   mkdirSync(appDir);
   for (const f of readdirSync(join(ROOT, 'fixtures/outside-app')))

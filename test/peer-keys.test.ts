@@ -4,7 +4,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet } from '../lib/fleet/invoke.ts';
+import { parseFleet } from '../lib/fleet/config.ts';
 import {
   ensureKeys,
   listKeys,

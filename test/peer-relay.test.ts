@@ -1,7 +1,7 @@
 /** The signed client and POST /peer/relay against real servers: error values, hops, loops, leaks. */
 
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { parseFleet } from '../lib/fleet/invoke.ts';
+import { parseFleet } from '../lib/fleet/config.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
@@ -10,6 +10,7 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const f = startFleet(['hub', 'a', 'b', 'c', 'd', 'e', 'outsider'], {
   maxHops: 4,
   unknown: ['outsider'],
+  relays: ['b', 'c', 'd', 'e'],
 });
 afterAll(() => f.stop());
 const { a, hub } = f.nodes as Record<string, NonNullable<(typeof f.nodes)[string]>>;
@@ -109,13 +110,19 @@ describe('POST /peer/relay', () => {
     ).toBe(true);
   });
 
-  test("the original principal reaches the last node, signed at every step: the caller's onBehalfOf, else the calling node", async () => {
+  test("the original principal reaches the last node, signed at every step: the hub's onBehalfOf, else the calling node", async () => {
     expect(
-      await a!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'user:alice' }),
+      await hub!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'user:alice' }),
     ).toEqual({ ok: true, result: { node: 'c', from: 'b', onBehalfOf: 'user:alice' } });
     expect(
-      await a!.client.peerRelay('b', ['c', 'd'], 'caller', {}, { onBehalfOf: 'user:alice' }),
+      await hub!.client.peerRelay('b', ['c', 'd'], 'caller', {}, { onBehalfOf: 'user:alice' }),
     ).toEqual({ ok: true, result: { node: 'd', from: 'c', onBehalfOf: 'user:alice' } });
+    // A node that is neither the hub nor a relay cannot name a principal, directly or through a relay.
+    for (const r of [
+      await a!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'user:alice' }),
+      await a!.client.peerFetch('c', 'caller', {}, { onBehalfOf: 'user:alice' }),
+    ])
+      expect(r).toMatchObject({ ok: false, error: { code: 'PEER_NOT_DELEGATE', status: 403 } });
     expect(await a!.client.peerRelay('b', ['c', 'd'], 'caller')).toEqual({
       ok: true,
       result: { node: 'd', from: 'c', onBehalfOf: 'node:a' },
@@ -127,7 +134,7 @@ describe('POST /peer/relay', () => {
     });
     // A malformed principal is refused at the relay, before anything is forwarded.
     const before = f.nodes.c!.calls.length;
-    const bad = await a!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'alice' });
+    const bad = await hub!.client.peerRelay('b', ['c'], 'caller', {}, { onBehalfOf: 'alice' });
     expect(bad).toMatchObject({ ok: false, error: { code: 'PEER_BAD_REQUEST', status: 400 } });
     expect(f.nodes.c!.calls.length).toBe(before);
   });

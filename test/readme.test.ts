@@ -1,12 +1,15 @@
 /**
  * The README's curl examples, run as written (only the port changes) against a scanner node on
- * port 0, so the documentation cannot drift from what the node answers.
+ * port 0, so the documentation cannot drift from what the node answers; and its second copy of a
+ * node beside the fleet (its own DATA_DIR), as real processes.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import scanner from '../node/scanner/index.ts';
-import { FIXTURES, startNode, type TestNode } from './support/node.ts';
+import { FIXTURES, startNode, tempDir, type TestNode } from './support/node.ts';
+import { freePorts, lineReader, startNodeProcess, writeFleetFile } from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -70,3 +73,54 @@ test('each README curl example gets the answer the README describes', async () =
   ]);
   expect(frames.at(-1).result.statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
 });
+
+test("the README's second copy of a node: the fleet's data folder is refused, its own serves", async () => {
+  const line = readme
+    .split('\n')
+    .find((l) => l.startsWith('DATA_DIR=./data-2 bun run node --name scanner'))!
+    .replace(/\s+#.*$/, '');
+  const dir = tempDir('lume-a2a-readme-');
+  const fleetFile = writeFleetFile(dir, 0, [
+    { name: 'scanner', port: freePorts(1)[0]!, file: 'node/scanner/index.ts' },
+  ]);
+  const fleets = await startNodeProcess('scanner', {
+    FLEET_FILE: fleetFile,
+    DATA_DIR: join(dir, 'data'),
+  });
+  const sh = (command: string, env: Record<string, string>) => {
+    const proc = Bun.spawn(['sh', '-c', `exec ${command}`], {
+      cwd: resolve(import.meta.dir, '..'),
+      env: { ...process.env, FLEET_FILE: fleetFile, ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
+  };
+  try {
+    // The same DATA_DIR as the running one: one line naming its pid, exit 75.
+    const same = sh('bun run node --name scanner --port 0', { DATA_DIR: join(dir, 'data') });
+    expect(await same.proc.exited).toBe(75);
+    await same.err.done;
+    expect(same.err.lines.join('\n')).toContain(String(fleets.proc.pid));
+    // The README's line, its folder under the test's temporary one.
+    const [, assigned, command] = /^DATA_DIR=(\S+) (.*)$/.exec(line)!;
+    expect(assigned).toBe('./data-2');
+    const copy = sh(command!, { DATA_DIR: join(dir, 'data-2') });
+    try {
+      const url = /listening on (\S+)/.exec(await copy.out.until(/listening on /))![1]!;
+      expect(url).not.toBe(fleets.url);
+      expect((await (await fetch(`${url}/.well-known/agent-card.json`)).json()).name).toBe(
+        'scanner',
+      );
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    } finally {
+      copy.proc.kill();
+      await copy.proc.exited;
+    }
+  } finally {
+    fleets.proc.kill();
+    await fleets.proc.exited;
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 60_000);

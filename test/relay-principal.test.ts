@@ -6,9 +6,10 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
-import { parseFleet, type Fleet } from '../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
@@ -43,6 +44,11 @@ const started: string[] = [];
 beforeAll(async () => {
   // One key set for the three: resolve's ring knows the relay, the relay's knows the hub.
   await ensureKeys(dataDir, parseFleet(doc));
+  // The ring marks the relay one: only the hub and relays may name the principal they act for.
+  const ringFile = join(dataDir, 'keys', 'ring.json');
+  const ringDoc = JSON.parse(readFileSync(ringFile, 'utf8'));
+  ringDoc.nodes.relay.relay = true;
+  writeFileSync(ringFile, JSON.stringify(ringDoc));
   ex = await startExecutor({ dataDir });
   const withUrls = (urls: Record<string, string>): Fleet =>
     parseFleet({

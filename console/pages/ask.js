@@ -1,4 +1,4 @@
-/** @module pages/ask — one cross-node question: the hub plans which tools to call, and the page shows the answer, each fact with its trace, and what was tried. */
+/** @module console/pages/ask — one cross-node question: the hub plans which tools to call, and the page shows the answer, each fact with its trace, and what was tried. */
 import { useState } from 'preact/hooks';
 import { ask as askHub, refused, toApiError } from '../api.js';
 import { valueTo } from '../forms.js';

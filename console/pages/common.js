@@ -1,5 +1,5 @@
 /**
- * @module pages/common — small pieces every page shares: the one way a page shows an error, time
+ * @module console/pages/common — small pieces every page shares: the one way a page shows an error, time
  * in one 24-hour form, and how a page listens to a stream the hub pushes.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';

@@ -1,5 +1,5 @@
 /**
- * @module pages/customer-ops — which industry's customers to contact today, and why (the hub's
+ * @module console/pages/customer-ops — which industry's customers to contact today, and why (the hub's
  * customer.reach: scanner's sector movement joined with crm's follow-ups), beside a bar chart of
  * every sector's movement. Clicking a bar shows only that industry in the ranked list.
  */

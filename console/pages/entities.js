@@ -1,4 +1,4 @@
-/** @module pages/entities — USCC as the entity key: resolve a name, USCC or stock code, and see how much of crm and scanner is aligned and where the gaps are. */
+/** @module console/pages/entities — USCC as the entity key: resolve a name, USCC or stock code, and see how much of crm and scanner is aligned and where the gaps are. */
 import { useEffect, useState } from 'preact/hooks';
 import { hub, refused, toApiError } from '../api.js';
 import { valueTo } from '../forms.js';

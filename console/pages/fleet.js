@@ -1,5 +1,5 @@
 /**
- * @module pages/fleet — every fleet node: kind, online state, latency, agent-backed (from its
+ * @module console/pages/fleet — every fleet node: kind, online state, latency, agent-backed (from its
  * card's extension), skills, warnings, and over the last minutes a latency sparkline and an
  * up/down strip. The hub pushes a new reading every few seconds (`/api/fleet/stream`).
  */

@@ -1,5 +1,5 @@
 /**
- * @module pages/history — the mesh's projects (list, create, delete; deletion is refused while
+ * @module console/pages/history — the mesh's projects (list, create, delete; deletion is refused while
  * anyone is present, and the page shows the hub's code) and a project's durable message history,
  * paged by message reference; new messages arrive while it is open (`/v1/watch`).
  */

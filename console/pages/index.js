@@ -1,5 +1,5 @@
 /**
- * @module pages — the console's pages in navigation order. Each loads its module when first
+ * @module console/pages/index — the console's pages in navigation order. Each loads its module when first
  * opened, so the first load carries the shell and one page.
  */
 

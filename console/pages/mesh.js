@@ -1,5 +1,5 @@
 /**
- * @module pages/mesh — who is present in a project of the mesh: the roster (primary) and a simple
+ * @module console/pages/mesh — who is present in a project of the mesh: the roster (primary) and a simple
  * topology (an orbit up to six peers, a grid above; hidden on narrow layouts) whose edges light up
  * while a message passes. The hub pushes the roster and each new message (`/v1/watch`); the browser
  * never joins the mesh itself.

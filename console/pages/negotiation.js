@@ -1,5 +1,5 @@
 /**
- * @module pages/negotiation — two agents with their own constraints (scanner advises, crm speaks
+ * @module console/pages/negotiation — two agents with their own constraints (scanner advises, crm speaks
  * for the customer) negotiate over A2A: the rounds drawn as a sequence diagram between them, each
  * proposal's veto or acceptance with its reason, and the past negotiations. A run "with models"
  * lets each agent's model take its turns; the page offers it only when the hub has a model

@@ -1,5 +1,5 @@
 /**
- * @module pages/tasks — the hub's tasks: for a delegated job, where it stands (executor, recipe,
+ * @module console/pages/tasks — the hub's tasks: for a delegated job, where it stands (executor, recipe,
  * model, job, the delegation it continues, progress, the output when done, a cancel button while
  * running, a follow-up once settled); for a task the hub answered itself, the question or skill and
  * the answer; for a task waiting for input, its question and a box to answer it, which continues

@@ -1,5 +1,5 @@
 /**
- * @module pages/trace — Agent Process: what actually happened between nodes. A waterfall of one
+ * @module console/pages/trace — Agent Process: what actually happened between nodes. A waterfall of one
  * question's calls (every call of the chosen record's W3C trace: start, duration, outcome, each
  * nested under the call that made it), calls per minute with the error rate, and the records newest first,
  * with live additions over SSE, filters (node, outcome), paging by cursor, and failures and empty

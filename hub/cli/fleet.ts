@@ -5,7 +5,8 @@
  * too when this process is killed outright; a port already taken stops it at once with one line.
  * `bun run fleet verify [node …]`: checks a running fleet node by node; exits non-zero on any failure.
  * `bun run fleet add <name> --url <base-url> [--kid <key id>] [--role <text>]`: registers a node
- * that runs elsewhere (hub/fleet/add.ts).
+ * that runs elsewhere (hub/fleet/add.ts). `bun run fleet remove <name>`: drops one (added so, or
+ * joined with `lume-node --join`) from the fleet file and the ring (hub/fleet/remove.ts).
  */
 
 import { join, resolve } from 'node:path';
@@ -16,11 +17,14 @@ import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { formatCheck } from '../../lib/node/self-check.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
+import { writableFleetFile } from '../fleet/fleet-file.ts';
+import { removeRemoteNode } from '../fleet/remove.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { fleetSelfCheck } from '../fleet/self-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
+import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
 
 const root = resolve(import.meta.dir, '../..');
 const env = process.env;
@@ -63,6 +67,26 @@ if (command === 'add') {
   process.exit(0);
 }
 
+if (command === 'remove') {
+  const name = process.argv[3];
+  if (!name || process.argv.length !== 4) {
+    console.error('usage: bun run fleet remove <name>');
+    process.exit(2);
+  }
+  const removed = await removeRemoteNode({
+    name,
+    from: fleetFile,
+    to: writableFleetFile(fleetFile, dataDir, root),
+    dataDir,
+  });
+  if (!removed.ok) {
+    console.error(`${removed.error.code}: ${removed.error.message}`);
+    process.exit(1);
+  }
+  console.log(`removed ${name} from ${removed.result.file} and its key from the ring`);
+  process.exit(0);
+}
+
 if (command === 'verify') {
   await ensureKeys(dataDir, fleet);
   const { signer } = await loadPeerIdentity(dataDir, fleet.hub.name);
@@ -80,7 +104,9 @@ if (command === 'verify') {
   process.exit(rows.every((r) => r.ok) ? 0 : 1);
 }
 if (command !== 'start') {
-  console.error('usage: bun run fleet [start | verify [node …] | add <name> --url <base-url>]');
+  console.error(
+    'usage: bun run fleet [start | verify [node …] | add <name> --url <base-url> | remove <name>]',
+  );
   process.exit(2);
 }
 
@@ -104,6 +130,7 @@ for (const m of members)
     hint: `${m.name} cannot start. Is a fleet already running? Stop it (Ctrl-C where it runs) or change the ports in ${fleetFile}.`,
   });
 
+const live = process.stdout.isTTY === true;
 // The boot self-check: one line per check; a failure says what to do and nothing starts.
 const checks = await fleetSelfCheck({
   fleet,
@@ -118,6 +145,14 @@ const checks = await fleetSelfCheck({
 for (const c of checks) console.log(formatCheck('fleet', c));
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
+// One console URL for the whole fleet, as a notebook server prints one (the hub's own goes to its log).
+const consoleLink = newConsoleUrl(
+  dataDir,
+  fleet.hub.name,
+  browserOrigin(host, fleet.hub.port, settings.hub.publicOrigins),
+);
+if (!live) console.log(`console: ${consoleLink} (opens once; bun run console-url prints another)`);
+
 const supervisor = new Supervisor(fleetChildren(fleet, root), {
   cwd: root,
   env: childEnv,
@@ -125,7 +160,6 @@ const supervisor = new Supervisor(fleetChildren(fleet, root), {
   onChange: render,
 });
 
-const live = process.stdout.isTTY === true;
 function render(changed: ChildRow): void {
   if (!live) {
     // Not a terminal: one line per change, easy to follow in a log or a test.
@@ -148,7 +182,7 @@ function render(changed: ChildRow): void {
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   process.stdout.write(
-    `\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub and console ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\n`,
+    `\x1b[H\x1b[2J${fmt(head)}\n${lines.map(fmt).join('\n')}\n\nhub ${fleet.hub.url}/ · logs ${join(dataDir, 'logs')} · Ctrl-C stops all\nconsole (opens once; bun run console-url prints another): ${consoleLink}\n`,
   );
 }
 

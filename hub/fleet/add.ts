@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../lib/atomic-file.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { HUB_ERRORS } from '../../lib/errors/hub.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
-import { parseFleet } from '../../lib/fleet/invoke.ts';
+import { parseFleet } from '../../lib/fleet/config.ts';
 import { hasKeyPair, trustRemoteKey } from '../../lib/peer/keys.ts';
 
 type AddCode = keyof typeof HUB_ERRORS;
@@ -45,7 +45,10 @@ const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } => 
 });
 
 /** GETs a small JSON document; undefined when the node does not answer with one. */
-async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
+export async function getJson(
+  url: string,
+  o: Pick<AddRemoteOptions, 'fetch' | 'timeoutMs'>,
+): Promise<unknown> {
   try {
     const res = await (o.fetch ?? fetch)(url, {
       signal: AbortSignal.timeout(o.timeoutMs ?? 5000),
@@ -59,7 +62,7 @@ async function getJson(url: string, o: AddRemoteOptions): Promise<unknown> {
 }
 
 /** The base URL, or undefined when it is not plain http(s)://host[:port]. */
-function baseUrl(text: string): URL | undefined {
+export function baseUrl(text: string): URL | undefined {
   try {
     const u = new URL(text);
     const plain =
@@ -73,6 +76,30 @@ function baseUrl(text: string): URL | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a card's interfaces are the node's at `base`: the HTTP ones under its URL, the gRPC one
+ * (`host:port`, its own port) on the same host.
+ */
+export function interfacesUnder(interfaces: unknown, base: URL): boolean {
+  const list = Array.isArray(interfaces) ? (interfaces as Record<string, unknown>[]) : [];
+  return (
+    list.length > 0 &&
+    list.every((i) => {
+      const u = i?.url;
+      if (typeof u !== 'string') return false;
+      // gRPC is served on a port of its own, so its interface only has to be on the node's host.
+      if (i.protocolBinding === 'GRPC') {
+        try {
+          return new URL(u.includes('://') ? u : `http://${u}`).hostname === base.hostname;
+        } catch {
+          return false;
+        }
+      }
+      return u === base.origin || u.startsWith(`${base.origin}/`);
+    })
+  );
 }
 
 export async function addRemoteNode(
@@ -95,20 +122,18 @@ export async function addRemoteNode(
 
   // The card: it must be this node's, answering at this URL.
   const card = (await getJson(`${base}/.well-known/agent-card.json`, o)) as
-    | { name?: unknown; description?: unknown; supportedInterfaces?: { url?: unknown }[] }
+    | {
+        name?: unknown;
+        description?: unknown;
+        supportedInterfaces?: { url?: unknown; protocolBinding?: unknown }[];
+      }
     | undefined;
   if (!card || card.name !== o.name)
     return fail(
       'FLEET_ADD_CARD_MISMATCH',
       card ? `the card names ${JSON.stringify(String(card.name).slice(0, 40))}` : 'no agent card',
     );
-  const urls = (Array.isArray(card.supportedInterfaces) ? card.supportedInterfaces : []).map(
-    (i) => i?.url,
-  );
-  if (
-    !urls.length ||
-    !urls.every((u) => typeof u === 'string' && (u === base || u.startsWith(`${base}/`)))
-  )
+  if (!interfacesUnder(card.supportedInterfaces, url))
     return fail('FLEET_ADD_CARD_MISMATCH', `the card's interfaces are not under ${base}`);
 
   // The key: published by the node itself, checked against the id given out of band when there is one.

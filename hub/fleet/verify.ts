@@ -6,7 +6,7 @@
  */
 
 import { readAgentBacked } from '../../lib/a2a/card.ts';
-import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
+import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
 import { PEER_RANK, type PeerMode, type PeerSigner } from '../../lib/peer/signature.ts';
 import { probeHealth } from '../../lib/health.ts';
 import { probeNode } from './view.ts';

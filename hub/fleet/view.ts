@@ -6,7 +6,7 @@
  */
 
 import { readAgentBacked } from '../../lib/a2a/card.ts';
-import type { Fleet, FleetMember } from '../../lib/fleet/invoke.ts';
+import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
 
 export interface NodeStatus {
   name: string;

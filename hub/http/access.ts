@@ -5,7 +5,8 @@
  * `Sec-Fetch-Site: cross-site` is refused, a state-changing request or a WebSocket upgrade that
  * carries an Origin must carry one of the hub's own origins (configured, never derived from Host),
  * and POST bodies must be JSON. Then authentication: a bearer token (the token book, with
- * MESH_TOKEN as the token `mesh`) or a console session cookie. docs/security.md lists each surface.
+ * MESH_TOKEN as the token `mesh`) or a console session (its cookie and, in `X-Lume-Key`, its page
+ * key). docs/security.md lists each surface.
  */
 
 import { ANONYMOUS, isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
@@ -17,9 +18,11 @@ import {
 } from '../../lib/auth/access.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
-import { sessionCookieOf, SessionTable } from './sessions.ts';
+import { cookieValues, sessionCookieName, sessionKeyOf, SessionTable } from './sessions.ts';
 
 export interface HubAccessOptions {
+  /** The hub's name (part of its session cookie's name). */
+  name?: string;
   /** The address the hub binds. */
   host: string;
   /** HUB_PUBLIC_ORIGIN: the origins the console is served from besides the loopback ones. */
@@ -39,6 +42,8 @@ export interface HubAccessOptions {
 /** What a piece of the hub learns about an admitted request. */
 export interface Admitted {
   caller: Principal;
+  /** A navigation from another site to the console or its sign-in: it gets the sign-in page. */
+  crossSiteNavigation?: boolean;
 }
 
 /** Paths anyone may read from anywhere: the card (served with `Access-Control-Allow-Origin: *`) and liveness. */
@@ -50,6 +55,8 @@ const PUBLIC_READS = new Set([
   '/readyz',
   '/v1/meta',
 ]);
+/** Pages a link on another site may open: they answer the sign-in page, nothing else. */
+const SIGN_IN_PAGES = new Set(['/', '/index.html', '/login']);
 /** Mesh paths that need a principal whenever the mesh is protected. */
 const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|v1\/watch|api\/projects\.[a-z]+)$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -85,6 +92,10 @@ export interface HubAccess {
   readonly sessions: SessionTable;
   /** Whether session cookies must be `Secure` (every configured origin is https). */
   readonly secureCookies: boolean;
+  /** The session cookie's name on this hub (`lume_<hub>_<port>`, known once bound). */
+  cookieName(): string;
+  /** The name of the live session a request's cookie names, its page key not checked (the console page). */
+  sessionByCookie(req: Request): string | undefined;
   /** The hub's own origins (for tests and the start-up line). */
   origins(): string[];
 }
@@ -93,6 +104,10 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
   const loopback = isLoopbackHost(opts.host);
   const requireLogin = !!opts.requireLogin || !!opts.meshToken || !loopback;
   const sessions = opts.sessions ?? new SessionTable();
+  // A session signed in with a token ends when that token is revoked.
+  if (opts.tokens) sessions.tokens = opts.tokens;
+  const hubName = opts.name ?? 'a2a';
+  let cookieName = sessionCookieName(hubName, 0);
   const configured = (opts.publicOrigins ?? []).map((o) => new URL(o).origin);
   let origins = new Set<string>();
   let hosts = new Set<string>();
@@ -103,6 +118,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (!loopback && opts.host !== '0.0.0.0' && opts.host !== '::')
       own.push(`http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`);
     origins = new Set([...own, ...configured]);
+    cookieName = sessionCookieName(hubName, port);
     hosts = new Set([...origins].map((o) => new URL(o).host.toLowerCase()));
   }
 
@@ -114,9 +130,22 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
         ? { ok: false, message: 'The bearer token is not valid here' }
         : { ok: true, principal: { kind: 'token', name } };
     }
-    const secret = sessionCookieOf(req);
-    const name = secret ? sessions.lookup(secret) : undefined;
-    return { ok: true, principal: name ? { kind: 'session', name } : ANONYMOUS };
+    // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
+    const key = sessionKeyOf(req);
+    if (key !== null)
+      for (const secret of cookieValues(req, cookieName)) {
+        const name = sessions.lookup(secret, key);
+        if (name) return { ok: true, principal: { kind: 'session', name } };
+      }
+    return { ok: true, principal: ANONYMOUS };
+  }
+
+  function sessionByCookie(req: Request): string | undefined {
+    for (const secret of cookieValues(req, cookieName)) {
+      const name = sessions.lookup(secret, undefined);
+      if (name) return name;
+    }
+    return undefined;
   }
 
   function admit(req: Request): Response | Admitted {
@@ -129,9 +158,13 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
         'FORBIDDEN_HOST',
         `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`,
       );
-    // 2. Browsers say where a request comes from; another site gets nothing but the public reads.
-    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path))
+    // 2. Browsers say where a request comes from; another site gets nothing but the public reads,
+    // and a link from there to the console opens the sign-in page (a 403 would be a dead end).
+    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) {
+      if ((req.method === 'GET' || req.method === 'HEAD') && SIGN_IN_PAGES.has(path))
+        return { caller: ANONYMOUS, crossSiteNavigation: true };
       return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
+    }
     // 3. Anything that changes state, and the WebSocket upgrade, from a browser must come from the hub's own pages.
     const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
     const origin = req.headers.get('origin');
@@ -161,7 +194,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
           { status: statusOf('unauthorized') },
         );
       if (requireLogin && path.startsWith('/api/'))
-        return refusal('UNAUTHENTICATED', 'sign in first (POST /login) or send a bearer token', {
+        return refusal('UNAUTHENTICATED', 'sign in first (/login) or send a bearer token', {
           'www-authenticate': 'Bearer realm="lume-a2a"',
         });
     }
@@ -177,6 +210,8 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     meshProtected: requireLogin,
     sessions,
     secureCookies: configured.length > 0 && configured.every((o) => o.startsWith('https:')),
+    cookieName: () => cookieName,
+    sessionByCookie,
     origins: () => [...origins],
   };
 }

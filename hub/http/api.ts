@@ -16,7 +16,8 @@
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
 import type { SseOptions } from '../../lib/a2a/sse.ts';
-import type { Fleet, FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { Fleet } from '../../lib/fleet/config.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceOutcome, TraceQuery, TraceStore } from '../../lib/fleet/trace.ts';
 import type { HubErrorCode } from '../../lib/errors/hub.ts';
@@ -109,8 +110,6 @@ const unauthenticated = (what: string) =>
 export function createHubApi(deps: HubApiDeps): {
   fetch(req: Request, caller?: Principal): Promise<Response> | Response | undefined;
 } {
-  const nodeNames = new Set(deps.fleet.nodes.map((n) => n.name));
-
   /** An unexpected error: logged here, answered 500 without its cause. */
   function internal(e: unknown, req: Request): Response {
     deps.log('error', 'hub api request failed', {
@@ -148,7 +147,8 @@ export function createHubApi(deps: HubApiDeps): {
     const b = body as { target?: unknown; capability?: unknown; args?: unknown };
     if (typeof b.target !== 'string' || !NAME.test(b.target))
       return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
-    if (!nodeNames.has(b.target))
+    // Read each time: nodes join the running hub.
+    if (!deps.fleet.nodes.some((n) => n.name === b.target))
       return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
     if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability))
       return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
@@ -241,15 +241,26 @@ export function createHubApi(deps: HubApiDeps): {
       case '/api/trace/stream':
         // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.trace.subscribe(push), deps.sse, EVENT_QUEUE_MAX_ITEMS)
+          ? liveResponse(
+              req,
+              (push) => deps.trace.subscribe(push),
+              { ...deps.sse, owner: ownerKey(caller) },
+              EVENT_QUEUE_MAX_ITEMS,
+            )
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/fleet/stream':
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.live.fleet.listen(push), deps.sse)
+          ? liveResponse(req, (push) => deps.live.fleet.listen(push), {
+              ...deps.sse,
+              owner: ownerKey(caller),
+            })
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/tasks/stream':
         return req.method === 'GET'
-          ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), deps.sse)
+          ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), {
+              ...deps.sse,
+              owner: ownerKey(caller),
+            })
           : refuse('METHOD_NOT_ALLOWED', 'GET only');
       case '/api/local-invoke':
         return req.method === 'POST'

@@ -1,7 +1,7 @@
 /**
- * @module hub/http/live — what the console's live pages are pushed rather than left to poll: a
- * feed re-reads one source (the fleet, the hub's tasks) on a timer only while someone listens and
- * hands each reading to every listener; `liveResponse` sends any subscription as Server-Sent
+ * @module hub/http/live — what the console's live pages are pushed rather than left to poll: the
+ * fleet is re-read on a timer only while someone listens, the hub's task lists when a task changes
+ * (one reading per principal), and each reading goes to every listener; `liveResponse` sends any subscription as Server-Sent
  * Events through a bounded queue per consumer.
  */
 
@@ -9,7 +9,7 @@ import { EventQueue } from '../../lib/event-queue.ts';
 import { sseResponse, type SseOptions } from '../../lib/a2a/sse.ts';
 import type { Log } from '../../lib/log.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
-import type { Principal } from '../../lib/auth/principal.ts';
+import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
 
 /** Items one consumer may fall behind before its stream is cut (its EventSource reconnects afresh). */
 export const LIVE_QUEUE_LIMIT = 64;
@@ -168,41 +168,118 @@ export function fleetFeed(opts: {
 /** The task lists the console's Tasks pages watch: each page its caller's own (tasks belong to their creator). */
 export interface TaskFeeds {
   listen(caller: Principal, fn: (item: unknown) => void): () => void;
+  /** A task of the hub changed: every watched list is read again (once, however many pages watch it). */
+  changed(): void;
   /** Stops every list being read (the hub is stopping). */
   close(): void;
 }
 
+interface OwnerFeed {
+  caller: Principal;
+  listeners: Set<(item: unknown) => void>;
+  latest: string | undefined;
+  reading: boolean;
+  /** A change arrived while reading: read again when done. */
+  again: boolean;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the scheduled reading is due (ms since the epoch). */
+  due: number;
+  /** When the last reading ended. */
+  lastRead: number;
+}
+
 /**
- * The caller's task list (the binding's ListTasks answer), re-read every `everyMs` while its page
- * listens and sent when it changed. One reading per listening page, since each principal sees
- * only its own tasks; the open readings are bounded by the SSE streams a process accepts.
+ * The caller's task list (the binding's ListTasks answer), sent when it changed. One reading per
+ * principal, shared by all of that principal's pages, and only when something happened: a task
+ * of the hub changed (`changed`), or, every `everyMs`, while the list holds a task still running
+ * (a delegated task advances when it is read, docs/architecture.md). A page that watches an idle
+ * list costs nothing. The open readings are bounded by the SSE streams a process accepts.
  */
 export function tasksFeeds(opts: {
   list: (caller: Principal) => Promise<unknown>;
+  /** Whether a list holds a task that advances when read (submitted or working). */
+  active: (list: unknown) => boolean;
   everyMs: number;
   log: Log;
+  /** Least time between two readings of one list, in ms (default 250): a burst of changes is one reading. */
+  minGapMs?: number;
 }): TaskFeeds {
-  const open = new Set<Feed<unknown>>();
+  const feeds = new Map<string, OwnerFeed>();
+  const minGap = opts.minGapMs ?? 250;
+  let closed = false;
+  /** Reads `feed` after `delay` ms, unless a reading is already due sooner. */
+  const schedule = (feed: OwnerFeed, delay: number) => {
+    const at = Date.now() + delay;
+    if (feed.timer !== undefined && feed.due <= at) return;
+    clearTimeout(feed.timer);
+    feed.due = at;
+    feed.timer = setTimeout(() => void read(feed), delay);
+  };
+
+  async function read(feed: OwnerFeed): Promise<void> {
+    if (feed.reading) return void (feed.again = true);
+    clearTimeout(feed.timer);
+    feed.timer = undefined;
+    feed.reading = true;
+    let list: unknown;
+    try {
+      list = await opts.list(feed.caller);
+      const text = JSON.stringify(list);
+      if (text !== feed.latest) {
+        feed.latest = text;
+        for (const fn of [...feed.listeners]) fn(list);
+      }
+    } catch (e) {
+      opts.log('warn', 'live tasks: reading failed', { error: (e as Error)?.name ?? 'unknown' });
+    }
+    feed.reading = false;
+    feed.lastRead = Date.now();
+    if (closed || !feed.listeners.size) return;
+    if (feed.again) {
+      feed.again = false;
+      schedule(feed, minGap);
+    } else if (list !== undefined && opts.active(list)) schedule(feed, opts.everyMs);
+  }
+
   return {
     listen(caller, fn) {
-      const feed = polledFeed({
-        read: () => opts.list(caller),
-        everyMs: opts.everyMs,
-        log: opts.log,
-        name: 'tasks',
-        same: (a, b) => JSON.stringify(a) === JSON.stringify(b),
-      });
-      open.add(feed);
-      const off = feed.listen(fn);
+      const key = ownerKey(caller);
+      let feed = feeds.get(key);
+      if (!feed) {
+        feed = {
+          caller,
+          listeners: new Set(),
+          latest: undefined,
+          reading: false,
+          again: false,
+          timer: undefined,
+          due: 0,
+          lastRead: 0,
+        };
+        feeds.set(key, feed);
+        feed.listeners.add(fn);
+        void read(feed);
+      } else {
+        feed.listeners.add(fn);
+        if (feed.latest !== undefined) fn(JSON.parse(feed.latest));
+      }
+      const mine = feed;
       return () => {
-        off();
-        feed.close();
-        open.delete(feed);
+        mine.listeners.delete(fn);
+        if (mine.listeners.size) return;
+        clearTimeout(mine.timer);
+        if (feeds.get(key) === mine) feeds.delete(key);
       };
     },
+    changed() {
+      for (const feed of feeds.values())
+        if (feed.reading) feed.again = true;
+        else schedule(feed, Math.max(0, feed.lastRead + minGap - Date.now()));
+    },
     close() {
-      for (const feed of open) feed.close();
-      open.clear();
+      closed = true;
+      for (const feed of feeds.values()) clearTimeout(feed.timer);
+      feeds.clear();
     },
   };
 }

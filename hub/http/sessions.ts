@@ -1,35 +1,63 @@
 /**
- * @module hub/http/sessions — console sessions: a random secret in an HttpOnly, SameSite=Strict cookie,
- * kept by the hub only as its SHA-256 in a bounded table, each session ending after a fixed time.
- * A session speaks for the token name it was signed in with (or `console` on loopback without login).
+ * @module hub/http/sessions — console sessions. A session has two secrets: one in an HttpOnly,
+ * SameSite=Strict cookie whose name carries this hub's name and port, and a page key the console
+ * keeps in its own origin's storage and echoes in `X-Lume-Key` on every request. Cookies are not
+ * scoped by port, so any other server on this host is sent the cookie; the key it never sees, so
+ * a replayed (or planted) cookie alone speaks for nobody. The hub keeps only SHA-256 digests, in a
+ * bounded table: at most `maxPerName` sessions per name (a new one replaces that name's oldest,
+ * never someone else's), at most `max` in all (past that a sign-in is refused, nobody signed out),
+ * each ending after a fixed time, or as soon as the token it was signed in with is revoked.
  */
 
 import { hashSecret, newSecret } from '../../lib/auth/secret.ts';
 
-export const SESSION_COOKIE = 'lume_session';
+/** The header the console sends its page key in (and `lume_key` in the query of its streams). */
+export const SESSION_KEY_HEADER = 'x-lume-key';
+export const SESSION_KEY_PARAM = 'lume_key';
 
 export interface SessionOptions {
   /** How long a session lasts from sign-in, in ms (default 12 h). */
   ttlMs?: number;
-  /** Most live sessions; the oldest is dropped to make room (default 1 000). */
+  /** Most live sessions in all (default 1 000); past it a sign-in is refused. */
   max?: number;
+  /** Most live sessions of one name (default 16); a new one ends that name's oldest. */
+  maxPerName?: number;
   now?: () => number;
+}
+
+export interface SessionTokens {
+  /** Whether the token with this digest still exists under this name (revoked: the session ends). */
+  holds(digest: string, name: string): boolean;
 }
 
 interface Session {
   name: string;
+  keyHash: string;
+  /** The digest of the token it was signed in with (none for a console URL's sign-in). */
+  tokenDigest: string | undefined;
   expires: number;
+}
+
+export interface NewSession {
+  /** Goes into the cookie; the hub keeps its digest only. */
+  secret: string;
+  /** Goes to the page once, at sign-in; the hub keeps its digest only. */
+  key: string;
 }
 
 export class SessionTable {
   private readonly byHash = new Map<string, Session>();
   private readonly ttlMs: number;
   private readonly max: number;
+  private readonly maxPerName: number;
   private readonly now: () => number;
+  /** The token book revocations are read from (set by the hub's access policy). */
+  tokens: SessionTokens | undefined;
 
   constructor(opts: SessionOptions = {}) {
     this.ttlMs = opts.ttlMs ?? 12 * 3600_000;
     this.max = opts.max ?? 1000;
+    this.maxPerName = opts.maxPerName ?? 16;
     this.now = opts.now ?? Date.now;
   }
 
@@ -42,25 +70,49 @@ export class SessionTable {
     return Math.floor(this.ttlMs / 1000);
   }
 
-  /** Starts a session for `name`; the returned secret goes into the cookie and is not kept. */
-  create(name: string): string {
+  /**
+   * Starts a session for `name`, or answers undefined when the table is full of other live
+   * sessions (nobody is signed out to make room).
+   */
+  create(name: string, tokenDigest?: string): NewSession | undefined {
+    const now = this.now();
+    // Insertion order is age order: the first entries are the oldest.
+    const own: string[] = [];
+    for (const [hash, s] of this.byHash) {
+      if (s.expires <= now) this.byHash.delete(hash);
+      else if (s.name === name) own.push(hash);
+    }
+    while (own.length >= this.maxPerName) this.byHash.delete(own.shift()!);
+    if (this.byHash.size >= this.max) return undefined;
     const secret = newSecret('s_');
-    // Insertion order is age order: the first entry is the oldest.
-    while (this.byHash.size >= this.max) this.byHash.delete(this.byHash.keys().next().value!);
-    this.byHash.set(hashSecret(secret), { name, expires: this.now() + this.ttlMs });
-    return secret;
+    const key = newSecret('k_');
+    this.byHash.set(hashSecret(secret), {
+      name,
+      keyHash: hashSecret(key),
+      tokenDigest,
+      expires: now + this.ttlMs,
+    });
+    return { secret, key };
   }
 
-  /** The name a live session speaks for; an expired one is forgotten. */
-  lookup(secret: string): string | undefined {
+  /**
+   * The name a live session speaks for, given its cookie secret and its page key. `key`
+   * undefined checks the cookie only (the console page itself, which holds nothing).
+   */
+  lookup(secret: string, key: string | null | undefined): string | undefined {
     if (secret.length === 0 || secret.length > 128) return undefined;
     const hash = hashSecret(secret);
     const s = this.byHash.get(hash);
     if (!s) return undefined;
-    if (s.expires <= this.now()) {
+    if (
+      s.expires <= this.now() ||
+      (s.tokenDigest !== undefined && this.tokens && !this.tokens.holds(s.tokenDigest, s.name))
+    ) {
       this.byHash.delete(hash);
       return undefined;
     }
+    if (key === undefined) return s.name;
+    if (!key || key.length > 128 || hashSecret(key) !== s.keyHash) return undefined;
     return s.name;
   }
 
@@ -69,23 +121,42 @@ export class SessionTable {
   }
 }
 
-/** The session secret a request's Cookie header carries, if any. */
-export function sessionCookieOf(req: Request): string | undefined {
+/** The cookie's name on this hub: its name and port, so two hubs on one host never share one. */
+export function sessionCookieName(hub: string, port: number): string {
+  return `lume_${hub.replace(/[^A-Za-z0-9]/g, '_')}_${port}`;
+}
+
+/** Every value the request's Cookie header carries under `name` (a planted one may sit beside ours). */
+export function cookieValues(req: Request, name: string): string[] {
   const header = req.headers.get('cookie');
-  if (!header) return undefined;
+  if (!header || header.length > 8192) return [];
+  const out: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq > 0 && part.slice(0, eq).trim() === name) out.push(part.slice(eq + 1).trim());
   }
-  return undefined;
+  return out.slice(0, 8);
+}
+
+/** The page key a request carries: the header, or (for an EventSource, which sends none) the query. */
+export function sessionKeyOf(req: Request): string | null {
+  const header = req.headers.get(SESSION_KEY_HEADER);
+  if (header !== null) return header;
+  if (req.method !== 'GET') return null;
+  return new URL(req.url).searchParams.get(SESSION_KEY_PARAM);
 }
 
 /** The Set-Cookie value of a session: unreadable from scripts, never sent by another site's page. */
-export function sessionCookie(secret: string, maxAgeSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+export function sessionCookie(
+  name: string,
+  secret: string,
+  maxAgeSeconds: number,
+  secure: boolean,
+): string {
+  return `${name}=${secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
 }
 
 /** The Set-Cookie value that removes the session cookie. */
-export function clearedSessionCookie(secure: boolean): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
+export function clearedSessionCookie(name: string, secure: boolean): string {
+  return `${name}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }

@@ -5,8 +5,9 @@
  * joined on the first mesh call with the session's own bearer token, left when the session ends.
  * A message sent to that presence reaches the MCP client as a `notifications/message` on its
  * stream; when that stream ends (the harness went away) the presence leaves too, and the next mesh
- * call joins again. Anonymous callers have no name to be present under: the mesh tools need a
- * principal.
+ * call joins again. Anonymous callers have no name to be present under: they get `a2a_peers` and
+ * `a2a_history` as nobody (what the hub shows anonymous callers; nothing on a hub that requires a
+ * principal) and no `a2a_message`.
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
@@ -14,7 +15,8 @@ import type { Log } from '../../lib/log.ts';
 import { createMeshClient, type InboundMessage, type MeshClient } from '../../lib/mesh/client.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpSession, McpSessions } from '../../lib/mcp/sessions.ts';
-import { presenceActor } from '../../lib/model/mesh-actors.ts';
+import { createHubClient } from '../../lib/mesh/http-client.ts';
+import { anonymousReader, presenceActor } from '../../lib/model/mesh-actors.ts';
 import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
 import type { AgentTool } from '../../lib/model/agent.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
@@ -47,6 +49,19 @@ export function createMcpMesh(deps: McpMeshDeps) {
     inputSchema: { ...d.parameters, type: 'object' },
     annotations: { readOnlyHint: READ_ONLY.has(d.name), openWorldHint: false },
   }));
+
+  let reader: { url: string; tools: AgentTool[] } | undefined;
+  /** The read-only tools as nobody: the hub's own mesh routes with no token. */
+  function anonymousTools(): AgentTool[] | undefined {
+    const url = deps.hubUrl();
+    if (!url) return undefined;
+    if (reader?.url !== url)
+      reader = {
+        url,
+        tools: meshTools(anonymousReader(createHubClient({ baseUrl: url }), () => deps.project)),
+      };
+    return reader.tools;
+  }
 
   function inbound(session: McpSession, m: InboundMessage): void {
     deps.sessions.notify(session, 'notifications/message', {
@@ -110,7 +125,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
       if (token) tokens.set(session, token);
     },
     list(caller: Principal): McpTool[] {
-      return isAuthenticated(caller) ? tools : [];
+      return isAuthenticated(caller) ? tools : tools.filter((t) => READ_ONLY.has(t.name));
     },
     /** undefined: not a mesh tool. */
     async call(
@@ -120,7 +135,13 @@ export function createMcpMesh(deps: McpMeshDeps) {
       caller: Principal,
     ): Promise<ToolResult | undefined> {
       if (!tools.some((t) => t.name === name)) return undefined;
-      if (caller.kind === 'anonymous') return UNAUTHENTICATED_TOOL(name);
+      if (caller.kind === 'anonymous') {
+        if (!READ_ONLY.has(name)) return UNAUTHENTICATED_TOOL(name);
+        const tool = anonymousTools()?.find((t) => t.definition.name === name);
+        if (!tool) return errorResult('MCP_NO_MESH', 'the hub is not listening yet');
+        const r = await tool.run(args, AbortSignal.timeout(10_000));
+        return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
+      }
       let p = presences.get(session);
       if (!p) presences.set(session, (p = join(session, caller)));
       const presence = await p;

@@ -16,6 +16,8 @@ import type { MeshStore } from '../../lib/mesh/store.ts';
 import { liveResponse } from '../http/live.ts';
 import type { Realtime } from './realtime.ts';
 import { bearer, tokenAccepted } from './trust.ts';
+import { visibleTo } from './visibility.ts';
+import type { Principal } from '../../lib/auth/principal.ts';
 
 export interface MeshHttpOptions {
   store: MeshStore;
@@ -103,7 +105,7 @@ export function createMeshHttp(opts: MeshHttpOptions) {
     return json({ result: { deleted: await store.deleteProject(name) } });
   }
 
-  async function history(url: URL): Promise<Response> {
+  async function history(url: URL, caller: Principal | undefined): Promise<Response> {
     const q = url.searchParams;
     const parsed = parseHistoryQuery(
       {
@@ -118,7 +120,8 @@ export function createMeshHttp(opts: MeshHttpOptions) {
     if (!parsed.ok) return readError('A2A_BAD_REQUEST', parsed.error.message);
     if (!(await store.hasProject(parsed.result.project)))
       return readError('not-found', `project ${parsed.result.project} does not exist`);
-    return json({ messages: await store.history(parsed.result) });
+    const messages = await store.history(parsed.result);
+    return json({ messages: messages.map((m) => visibleTo(caller, m)) });
   }
 
   async function presence(url: URL): Promise<Response> {
@@ -135,7 +138,7 @@ export function createMeshHttp(opts: MeshHttpOptions) {
   }
 
   /** The console's live view of a project: its roster now and after each change, and each new message. */
-  async function watch(req: Request, url: URL): Promise<Response> {
+  async function watch(req: Request, url: URL, caller: Principal | undefined): Promise<Response> {
     const project = url.searchParams.get('project');
     if (!isProjectName(project))
       return readError(
@@ -144,13 +147,18 @@ export function createMeshHttp(opts: MeshHttpOptions) {
       );
     if (!(await store.hasProject(project)))
       return readError('not-found', `project ${project} does not exist`);
-    return liveResponse(req, (push) => realtime.watch(project, push));
+    return liveResponse(req, (push) =>
+      realtime.watch(project, (e) =>
+        push(e.type === 'message' ? { ...e, message: visibleTo(caller, e.message) } : e),
+      ),
+    );
   }
 
   /** Answers a mesh route, or undefined when the path is not the mesh's. */
   return function handle(
     req: Request,
     server: Server<unknown>,
+    caller?: Principal,
   ): Response | Promise<Response> | undefined {
     const url = new URL(req.url);
     const path = url.pathname;
@@ -171,10 +179,10 @@ export function createMeshHttp(opts: MeshHttpOptions) {
       if (!get) return readError('A2A_BAD_REQUEST', 'use GET');
       if (!authorized(req)) return readError('unauthorized', 'missing or wrong bearer token');
       return path === '/v1/history'
-        ? history(url)
+        ? history(url, caller)
         : path === '/v1/presence'
           ? presence(url)
-          : watch(req, url);
+          : watch(req, url, caller);
     }
     const op = /^\/api\/projects\.(create|list|delete)$/.exec(path)?.[1];
     if (op) return api(req, op);

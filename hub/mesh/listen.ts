@@ -1,6 +1,7 @@
 /** @module hub/mesh/listen — starts Bun.serve on a port, walking up to `maxPort` while the port is taken. */
 
 import type { Server, ServeOptions, WebSocketHandler } from 'bun';
+import { serveDefaults } from '../../lib/net/request-guard.ts';
 import { isPortTaken } from '../../lib/port-check.ts';
 
 export interface ListenOptions<D> {
@@ -26,6 +27,7 @@ export function listenWithPortWalk<D>(o: ListenOptions<D>): Server<D> {
         hostname: o.hostname,
         port,
         reusePort: false,
+        ...serveDefaults,
         fetch: o.fetch as ServeOptions['fetch'],
         websocket: o.websocket,
         idleTimeout: o.idleTimeout ?? 10,

@@ -107,9 +107,22 @@ export function createRealtime(opts: RealtimeOptions) {
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
   };
   /**
+   * The end of a socket closed behind what it still has to take: cut for good when a hello timeout
+   * passes without its reader taking any of it (or, all taken, without its close reply). A reader
+   * still working through its backlog gets another period, however slow the machine: cutting it
+   * mid-backlog would lose the close frame it is about to read.
+   */
+  const endWhenIdle = (ws: WS, buffered: number) =>
+    timers.setTimeout(() => {
+      if (ws.readyState === 3) return;
+      const now = ws.getBufferedAmount();
+      if (now > 0 && now < buffered) endWhenIdle(ws, now);
+      else ws.terminate();
+    }, limits.helloTimeoutMs);
+  /**
    * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
-   * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has, and is cut for
-   * good if it does not take even that within the hello timeout.
+   * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has (nothing more is
+   * written to it), and is cut for good if its reader stops taking that (`endWhenIdle`).
    */
   const cutSlowConsumer = (ws: WS) => {
     ws.data.closing = true;
@@ -124,7 +137,7 @@ export function createRealtime(opts: RealtimeOptions) {
       leave(p);
     }
     ws.close(1008, 'slow_consumer');
-    timers.setTimeout(() => ws.readyState !== 3 && ws.terminate(), limits.helloTimeoutMs);
+    endWhenIdle(ws, ws.getBufferedAmount());
   };
   const flushOutbox = () => {
     outboxScheduled = false;

@@ -1,5 +1,5 @@
 /**
- * @module hub/mesh-server — the mesh as a piece of the hub's one Bun.serve: `fetch` answers the
+ * @module hub/mesh/server — the mesh as a piece of the hub's one Bun.serve: `fetch` answers the
  * mesh's routes (undefined for any other path) and upgrades `/v1/connect`; `websocket` runs the protocol.
  */
 
@@ -89,7 +89,7 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
           { status: 426 },
         );
       }
-      return http(req, server as Server<unknown>);
+      return http(req, server as Server<unknown>, caller);
     },
     websocket: {
       // Frames between the protocol cap and twice it still arrive, so the sender gets a coded

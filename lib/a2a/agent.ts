@@ -1,5 +1,5 @@
 /**
- * @module agent — what a node implements to answer A2A messages. The agent receives the message
+ * @module lib/a2a/agent — what a node implements to answer A2A messages. The agent receives the message
  * and its task context and reports progress through the context; the core (lib/a2a/engine.ts)
  * does persistence, streaming, push delivery and the protocol.
  */

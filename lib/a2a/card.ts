@@ -1,5 +1,5 @@
 /**
- * @module a2a-card — the agent card, generated from the node's catalog and valid for both
+ * @module lib/a2a/card — the agent card, generated from the node's catalog and valid for both
  * protocol generations: `supportedInterfaces` for JSON-RPC 1.0 and 0.3 on the same URL,
  * HTTP+JSON 1.0 at the node root and gRPC 1.0 on its own port, plus the v0.3 top-level fields. Whether a model answers is
  * declared as this project's agent-backed extension. Served with ETag, Last-Modified and Cache-Control.

@@ -1,5 +1,5 @@
 /**
- * @module a2a-client — a typed client for any A2A node over JSON-RPC, in the 1.0 or the 0.3 wire
+ * @module lib/a2a/client — a typed client for any A2A node over JSON-RPC, in the 1.0 or the 0.3 wire
  * form: `send`, `stream`, `get`, `list`, `cancel`, `card`, and `call` (a capability by its skill
  * id). Answers are read into the internal model (lib/a2a/types.ts); every outcome is a value with
  * a stable code, nothing throws for a node that is down, slow or wrong.

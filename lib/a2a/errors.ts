@@ -1,5 +1,5 @@
 /**
- * @module a2a/errors — the error value every A2A operation returns instead of throwing, and its
+ * @module lib/a2a/errors — the error value every A2A operation returns instead of throwing, and its
  * rendering on both bindings. The codes themselves are declared once, in lib/errors/a2a.ts.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module a2a — the A2A JSON-RPC endpoint (`POST /a2a`) as a plain `Request -> Response`
+ * @module lib/a2a/jsonrpc-binding — the A2A JSON-RPC endpoint (`POST /a2a`) as a plain `Request -> Response`
  * function: it reads the version (`A2A-Version`, missing = 0.3), parses the envelope, calls the
  * task engine and answers in that version's wire form, streaming where the method streams.
  */
@@ -28,7 +28,7 @@ import { sseErrorResponse, sseResponse, type SseOptions } from './sse.ts';
 import type { ProtocolVersion, PushConfig } from './types.ts';
 import * as v03 from './wire-v03.ts';
 import type { Log } from '../log.ts';
-import { ANONYMOUS, type Principal } from '../auth/principal.ts';
+import { ANONYMOUS, ownerKey, type Principal } from '../auth/principal.ts';
 
 export interface A2AHandlerOptions {
   engine: TaskEngine;
@@ -237,6 +237,7 @@ export function createA2AHandler(
         () => sub.close(),
         {
           ...opts.sse,
+          owner: ownerKey(caller),
           ending: (code, message) => rpcStreamEnd(id, version, code, message),
         },
       );

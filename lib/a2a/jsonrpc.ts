@@ -1,5 +1,5 @@
 /**
- * @module a2a-jsonrpc — JSON-RPC 2.0 envelopes: reading a body under a size limit, telling
+ * @module lib/a2a/jsonrpc — JSON-RPC 2.0 envelopes: reading a body under a size limit, telling
  * single requests, batches and notifications apart, and building answers.
  */
 
@@ -29,12 +29,13 @@ export type ParsedBody =
   | { kind: 'error'; error: A2AError };
 
 /**
- * Why a request's `Content-Type` is refused, or null when it is JSON. A missing header is let
- * through, as the official SDK does, so bare clients keep working; anything else must be
- * `application/json` (or A2A's `application/a2a+json`), parameters such as charset ignored.
+ * Why a request's `Content-Type` is refused, or null when it is JSON: `application/json` (or
+ * A2A's `application/a2a+json`), parameters such as charset ignored. A missing header is refused
+ * too: a POST without one is what a page on another site can send without a preflight.
  */
 export function refusedContentType(header: string | null): string | null {
-  if (header === null || header.trim() === '') return null;
+  if (header === null || header.trim() === '')
+    return 'Content-Type must be application/json; the request has none';
   const type = header.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === 'application/a2a+json') return null;
   return `Content-Type must be application/json, not '${type.slice(0, 64)}'`;

@@ -1,5 +1,5 @@
 /**
- * @module a2a-operations — the A2A operations as `params -> Outcome` functions over the task
+ * @module lib/a2a/operations — the A2A operations as `params -> Outcome` functions over the task
  * engine, shared by both bindings: JSON-RPC calls them by method name, HTTP+JSON builds the same
  * params from the path, query and body. Neither binding holds task logic of its own.
  */

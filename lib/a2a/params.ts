@@ -1,5 +1,5 @@
 /**
- * @module a2a-params — field readers for incoming JSON-RPC params. A reader throws `Invalid`
+ * @module lib/a2a/params — field readers for incoming JSON-RPC params. A reader throws `Invalid`
  * only inside a parser; `parseWith` turns it into an INVALID_PARAMS value at the boundary, so
  * no bad input escapes as an exception.
  */

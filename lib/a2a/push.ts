@@ -1,5 +1,5 @@
 /**
- * @module a2a-push — webhook delivery of task updates (A2A push notifications): at least once, in
+ * @module lib/a2a/push — webhook delivery of task updates (A2A push notifications): at least once, in
  * order per webhook, retried with backoff. A webhook reaches public addresses only, unless the
  * allow-list names it, checked at the address actually connected to; deliveries have a connection
  * pool, a deadline and a waiting line of their own, so a receiver that hangs slows nothing else.

@@ -1,5 +1,5 @@
 /**
- * @module task-record-cache — the task stores' in-memory records: least recently used out first,
+ * @module lib/a2a/record-cache — the task stores' in-memory records: least recently used out first,
  * bounded by entries and by stored bytes; a record the store pins (a write in flight) stays.
  */
 

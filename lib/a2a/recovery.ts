@@ -1,5 +1,5 @@
 /**
- * @module a2a-recovery — what a node does at start with the tasks a crash left `submitted` or
+ * @module lib/a2a/recovery — what a node does at start with the tasks a crash left `submitted` or
  * `working`: no turn of this process runs them, so each is failed with a reason (and its webhooks
  * get the final event), unless the agent says it can resume it (the hub's delegations, which the
  * executor keeps running and a read advances).

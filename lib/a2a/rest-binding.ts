@@ -1,5 +1,5 @@
 /**
- * @module a2a-rest — the A2A v1.0 HTTP+JSON (REST) binding as a plain `Request -> Response`
+ * @module lib/a2a/rest-binding — the A2A v1.0 HTTP+JSON (REST) binding as a plain `Request -> Response`
  * function: it maps each route to the shared v1.0 operation, builds that operation's params from
  * the path, query and JSON body, and answers with the HTTP status and AIP-193 error bodies of the
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.
@@ -9,7 +9,7 @@ import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from 
 import { jsonResponse, readBodyLimited } from './jsonrpc.ts';
 import { v1Operations, type Outcome, type V1Method } from './operations.ts';
 import { challenge, requestedVersion } from './jsonrpc-binding.ts';
-import { ANONYMOUS, type Principal } from '../auth/principal.ts';
+import { ANONYMOUS, ownerKey, type Principal } from '../auth/principal.ts';
 import { isObj, type Obj } from './params.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 import type { TaskEngine } from './engine.ts';
@@ -103,7 +103,7 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
       params: ([taskId]) => ({ taskId }),
     },
   },
-  'tasks/{id}/pushNotificationConfigs/{id}': {
+  'tasks/{id}/pushNotificationConfigs/{configId}': {
     GET: {
       op: 'GetTaskPushNotificationConfig',
       body: 'none',
@@ -117,6 +117,20 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
     },
   },
 };
+
+/**
+ * The binding's routes as path templates with their methods and operations, for the node's route
+ * table (lib/node/routes.ts): its metrics labels and its documentation read them from here.
+ */
+export const REST_ROUTES: ReadonlyArray<{
+  template: string;
+  methods: readonly HttpMethod[];
+  ops: readonly V1Method[];
+}> = Object.entries(ROUTES).map(([key, methods]) => ({
+  template: `/${key}`,
+  methods: Object.keys(methods) as HttpMethod[],
+  ops: [...new Set(Object.values(methods).map((e) => e!.op))],
+}));
 
 /** Whether a path belongs to the binding at all; others are not ours to answer. */
 function ours(first: string): boolean {
@@ -155,7 +169,7 @@ function resolve(segments: string[]): { key: string; ids: string[] } | A2AError 
   const configId = decodeId(fourth);
   return isA2AError(configId)
     ? configId
-    : { key: 'tasks/{id}/pushNotificationConfigs/{id}', ids: [taskId, configId] };
+    : { key: 'tasks/{id}/pushNotificationConfigs/{configId}', ids: [taskId, configId] };
 }
 
 function errorResponse(
@@ -288,7 +302,11 @@ export function createRestHandler(
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.
-      return sseResponse(sub, frame, () => sub.close(), { ...opts.sse, ending: restStreamEnd });
+      return sseResponse(sub, frame, () => sub.close(), {
+        ...opts.sse,
+        owner: ownerKey(caller),
+        ending: restStreamEnd,
+      });
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
     return jsonResponse(outcome.result, endpoint.ok ?? 200);

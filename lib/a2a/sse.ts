@@ -1,8 +1,10 @@
 /**
- * @module a2a-sse — Server-Sent Events with a bounded queue per client: one `data: <json>` frame
+ * @module lib/a2a/sse — Server-Sent Events with a bounded queue per client: one `data: <json>` frame
  * per event, written as fast as the client reads. A client that falls more than `maxQueuedBytes`
  * behind gets its backlog dropped, one final frame saying why (`STREAM_TOO_SLOW`), and the end; a
- * server that shuts down ends every open stream with a final frame (`SHUTTING_DOWN`).
+ * server that shuts down ends every open stream with a final frame (`SHUTTING_DOWN`). A process
+ * holds a bounded number of streams, and one principal a bounded share of them: past either a new
+ * stream is answered 503 `STREAMS_FULL` / `PRINCIPAL_STREAMS_FULL`.
  */
 
 import { LIMIT_ERRORS, type LimitErrorCode } from '../errors/limits.ts';
@@ -34,12 +36,42 @@ export const closeEvent: StreamEnding = (code, message) => ({
   data: { code, message },
 });
 
-/** The open streams of one server, so a shutdown can end each with its final frame. */
+/** Bounds of the open streams of one process (LIMITS.sseStreams, LIMITS.sseStreamsPerPrincipal). */
+export interface SseStreamLimits {
+  max?: number;
+  maxPerOwner?: number;
+}
+
+/**
+ * The open streams of one server, so a shutdown can end each with its final frame, and so no
+ * process holds more than `max` streams, nor one principal more than `maxPerOwner` of them.
+ */
 export class SseStreams {
   private readonly open = new Set<(code: StreamEndCode, message: string) => void>();
+  private readonly perOwner = new Map<string, number>();
+  private readonly max: number;
+  private readonly maxPerOwner: number;
+
+  constructor(limits: SseStreamLimits = {}) {
+    this.max = limits.max ?? LIMITS.sseStreams;
+    this.maxPerOwner = limits.maxPerOwner ?? LIMITS.sseStreamsPerPrincipal;
+  }
 
   get size(): number {
     return this.open.size;
+  }
+
+  /** Streams open for `owner` (an owner key). */
+  openFor(owner: string): number {
+    return this.perOwner.get(owner) ?? 0;
+  }
+
+  /** Why a new stream for `owner` would be refused, or undefined when there is room. */
+  full(owner: string | undefined): 'STREAMS_FULL' | 'PRINCIPAL_STREAMS_FULL' | undefined {
+    if (this.open.size >= this.max) return 'STREAMS_FULL';
+    if (owner !== undefined && this.openFor(owner) >= this.maxPerOwner)
+      return 'PRINCIPAL_STREAMS_FULL';
+    return undefined;
   }
 
   /** Ends every open stream with `code`: each gets its final frame after what it already has queued. */
@@ -48,9 +80,19 @@ export class SseStreams {
   }
 
   /** @internal used by sseResponse */
-  add(end: (code: StreamEndCode, message: string) => void): () => void {
+  add(end: (code: StreamEndCode, message: string) => void, owner?: string): () => void {
     this.open.add(end);
-    return () => this.open.delete(end);
+    if (owner !== undefined) this.perOwner.set(owner, this.openFor(owner) + 1);
+    let gone = false;
+    return () => {
+      if (gone) return;
+      gone = true;
+      this.open.delete(end);
+      if (owner === undefined) return;
+      const left = this.openFor(owner) - 1;
+      if (left > 0) this.perOwner.set(owner, left);
+      else this.perOwner.delete(owner);
+    };
   }
 }
 
@@ -61,6 +103,8 @@ export interface SseOptions {
   streams?: SseStreams;
   /** The final frame when the server ends the stream (default `closeEvent`). */
   ending?: StreamEnding;
+  /** Whose stream this is (an owner key), counted against the per-principal bound of `streams`. */
+  owner?: string;
 }
 
 function sseFrame(data: unknown, event?: string): Uint8Array {
@@ -82,6 +126,18 @@ export function sseResponse<T>(
   opts: SseOptions = {},
 ): Response {
   const maxQueued = opts.maxQueuedBytes ?? LIMITS.sseQueueBytes;
+  // Past the process's or the principal's bound of open streams: 503, and the source is dropped.
+  const full = opts.streams?.full(opts.owner);
+  if (full) {
+    stop();
+    return Response.json(
+      { error: { code: full, message: LIMIT_ERRORS[full].message } },
+      {
+        status: LIMIT_ERRORS[full].http,
+        headers: { 'retry-after': '5', 'cache-control': 'no-store' },
+      },
+    );
+  }
   const ending = opts.ending ?? closeEvent;
   const queue: Uint8Array[] = [];
   let queued = 0;
@@ -142,7 +198,7 @@ export function sseResponse<T>(
           cleanup();
         };
         if (opts.streams)
-          unregister = opts.streams.add((code, message) => end(code, message, true));
+          unregister = opts.streams.add((code, message) => end(code, message, true), opts.owner);
         // A comment first, so the headers and the stream reach the client before any event.
         controller.enqueue(encoder.encode(': stream open\n\n'));
         heartbeat = setInterval(() => {

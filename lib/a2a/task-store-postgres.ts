@@ -1,5 +1,5 @@
 /**
- * @module tasks-postgres — the task store on PostgreSQL (through Bun's built-in client), shared by
+ * @module lib/a2a/task-store-postgres — the task store on PostgreSQL (through Bun's built-in client), shared by
  * every process of a node: one row per task keyed by (node, id), a version column for optimistic
  * concurrency, a lease naming the process that runs the task's turn, and LISTEN/NOTIFY carrying
  * (node, id, version) so a stream on one process gets the events another produced. See

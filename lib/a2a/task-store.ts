@@ -1,5 +1,5 @@
 /**
- * @module tasks — the task store interface the engine writes through. Task ids are server-made
+ * @module lib/a2a/task-store — the task store interface the engine writes through. Task ids are server-made
  * UUIDs and are checked before any path is formed. Two implementations: the JSON-file store
  * (lib/a2a/task-store-files.ts, the default) and PostgreSQL, which several processes of one node
  * share (lib/a2a/task-store-postgres.ts).

@@ -1,5 +1,5 @@
 /**
- * @module a2a-types — the internal A2A model every other module shares. It follows the v1.0
+ * @module lib/a2a/types — the internal A2A model every other module shares. It follows the v1.0
  * ProtoJSON shapes (flat parts, camelCase) with short lowercase states and roles; the wire
  * modules translate it to v1.0 or v0.3 on the way out.
  */

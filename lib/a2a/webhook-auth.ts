@@ -1,5 +1,5 @@
 /**
- * @module a2a/webhook-auth — what a webhook config may make a delivery carry: only what the
+ * @module lib/a2a/webhook-auth — what a webhook config may make a delivery carry: only what the
  * protocol defines, `Authorization: <scheme> <credentials>` with a known scheme and token68
  * credentials, and `X-A2A-Notification-Token`. A caller cannot choose any other header value.
  */

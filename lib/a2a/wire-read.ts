@@ -1,5 +1,5 @@
 /**
- * @module a2a-wire-read — reads what a node answers (tasks, messages, stream events, task pages)
+ * @module lib/a2a/wire-read — reads what a node answers (tasks, messages, stream events, task pages)
  * from the v1.0 or v0.3 wire form into the internal model: the client's half of the wire modules.
  * Each reader throws `Invalid` on a malformed answer; `readWith` turns that into a value.
  */

@@ -1,5 +1,5 @@
 /**
- * @module a2a-wire-v03 — A2A v0.3 wire form: `kind` discriminators, lowercase states and roles,
+ * @module lib/a2a/wire-v03 — A2A v0.3 wire form: `kind` discriminators, lowercase states and roles,
  * `file`/`data` parts, `final` on status updates. Parses params into the internal model and
  * serialises the model back.
  */

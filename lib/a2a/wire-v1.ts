@@ -1,5 +1,5 @@
 /**
- * @module a2a-wire-v1 — A2A v1.0 wire form (ProtoJSON of `a2a.proto`): parse params into the
+ * @module lib/a2a/wire-v1 — A2A v1.0 wire form (ProtoJSON of `a2a.proto`): parse params into the
  * internal model and serialise the model back. Enums go out as `TASK_STATE_*` / `ROLE_*`,
  * default values (empty lists, empty strings) are omitted.
  */

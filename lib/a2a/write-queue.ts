@@ -1,5 +1,5 @@
 /**
- * @module task-write-queue — the task stores' writes, serialised per task: one write at a time,
+ * @module lib/a2a/write-queue — the task stores' writes, serialised per task: one write at a time,
  * and the changes made while one waits to start are coalesced into it.
  */
 

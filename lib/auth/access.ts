@@ -1,5 +1,5 @@
 /**
- * @module auth/access — one node's access policy: how a request proves who it is (a bearer token
+ * @module lib/auth/access — one node's access policy: how a request proves who it is (a bearer token
  * from the token book; the hub adds console sessions) and what an anonymous caller may do. Every
  * A2A route of a node asks `authenticate` once; the task engine asks `mayAct` before anything that
  * changes state or runs work. docs/security.md describes the policy surface by surface.

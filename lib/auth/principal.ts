@@ -1,5 +1,5 @@
 /**
- * @module auth/principal — who a request speaks for: a signed fleet node, a bearer token, a console
+ * @module lib/auth/principal — who a request speaks for: a signed fleet node, a bearer token, a console
  * session, or nobody (anonymous). Every surface turns its proof into one of these, and task
  * ownership and the executor's limits are keyed by `ownerKey`.
  */

@@ -1,5 +1,5 @@
 /**
- * @module auth/secret — random bearer secrets and their stored form: a 256-bit random value shown
+ * @module lib/auth/secret — random bearer secrets and their stored form: a 256-bit random value shown
  * once, kept only as its SHA-256 (looked up by digest, so timing never depends on the token's characters).
  */
 

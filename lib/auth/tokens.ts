@@ -1,5 +1,5 @@
 /**
- * @module auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
+ * @module lib/auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
  * (0600) holds each token's name, creation time and SHA-256, never the token. `addToken` makes one
  * and returns it once; a `TokenBook` answers which name a presented token belongs to and picks up
  * `add`/`revoke` from other processes without a restart.
@@ -25,6 +25,12 @@ interface TokenFile {
 }
 
 export const tokensPath = (dataDir: string) => join(dataDir, 'keys', TOKENS_FILE);
+
+/**
+ * Names no token in the file may have: `console` is whoever signs in through a console URL the
+ * hub prints, `mesh` is MESH_TOKEN. A token of that name would read their tasks.
+ */
+export const RESERVED_TOKEN_NAMES: ReadonlySet<string> = new Set(['console', 'mesh']);
 
 /** The file's tokens; an absent file holds none. @throws Error when the file is malformed. */
 function readTokens(path: string): TokenFile {
@@ -60,6 +66,10 @@ export function addToken(dataDir: string, name: string, now = () => new Date()):
   if (!PRINCIPAL_NAME.test(name))
     throw new Error(
       'tokens: a name is lower-case letters, digits and dashes, starting with a letter (at most 32)',
+    );
+  if (RESERVED_TOKEN_NAMES.has(name))
+    throw new Error(
+      `tokens: ${name} is reserved (${name === 'mesh' ? 'MESH_TOKEN is the token mesh' : 'the console URL the hub prints signs in as console'}); pick another name`,
     );
   const file = readTokens(tokensPath(dataDir));
   if (Object.hasOwn(file.tokens, name))
@@ -144,6 +154,12 @@ export class TokenBook {
     return this.byHash.get(hash) ?? this.extra.get(hash);
   }
 
+  /** Whether the token with this SHA-256 still belongs to `name` (a session ends when it does not). */
+  holds(digest: string, name: string): boolean {
+    this.refresh();
+    return (this.byHash.get(digest) ?? this.extra.get(digest)) === name;
+  }
+
   private refresh(): void {
     const now = (this.opts.now ?? Date.now)();
     if (now - this.checkedAt < (this.opts.recheckMs ?? 1000)) return;
@@ -162,7 +178,12 @@ export class TokenBook {
     if (stamp === this.stamp) return;
     try {
       const file = readTokens(this.path);
-      this.byHash = new Map(Object.entries(file.tokens).map(([name, e]) => [e.hash, name]));
+      // A reserved name written into the file by hand is not a token (it would read their tasks).
+      this.byHash = new Map(
+        Object.entries(file.tokens)
+          .filter(([name]) => !RESERVED_TOKEN_NAMES.has(name))
+          .map(([name, e]) => [e.hash, name]),
+      );
       this.stamp = stamp;
     } catch {
       // Keep serving with the last good book; `bun run keys token list` reports the broken file.

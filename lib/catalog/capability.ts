@@ -1,5 +1,5 @@
 /**
- * @module capability — `capability({...})`: one capability declared with typed arguments and a
+ * @module lib/catalog/capability — `capability({...})`: one capability declared with typed arguments and a
  * typed result. The argument type is derived from the declared specs, so `run` receives what the
  * catalog's argument checker lets through and `summarize` receives what `run` returns.
  */

@@ -1,5 +1,5 @@
 /**
- * @module catalog — a node's capability catalog, the single source for the agent card's skills,
+ * @module lib/catalog/catalog — a node's capability catalog, the single source for the agent card's skills,
  * the console's descriptors and dispatch (`/peer/invoke`, data parts, keyword picks). A capability
  * the card lists is exactly a capability dispatch can run.
  */

@@ -1,5 +1,5 @@
 /**
- * @module catalog-agent — the agent of a node without a model: a data part
+ * @module lib/catalog/keyword-agent — the agent of a node without a model: a data part
  * `{"skill": …, "args": …}` calls that capability; a text message picks a read-only capability by
  * keyword. Missing or wrong arguments pause the task for input, so the client can continue it.
  * A failed or rejected task carries its code as data in the status message (lib/errors/as-data.ts).

@@ -1,5 +1,5 @@
 /**
- * @module negotiation-terms — the vocabulary the advisor (scanner) and the customer's agent (crm)
+ * @module lib/domain/negotiation-terms — the vocabulary the advisor (scanner) and the customer's agent (crm)
  * share: veto codes and what each means, risk bands, the proposal and history shapes, and the
  * codec that carries a proposal or a history in one string argument (catalog arguments are scalars).
  */

@@ -1,5 +1,5 @@
 /**
- * @module uscc — the Unified Social Credit Code (统一社会信用代码, GB 32100-2015): 18 characters
+ * @module lib/domain/uscc — the Unified Social Credit Code (统一社会信用代码, GB 32100-2015): 18 characters
  * that identify a company in China, the entity key crm and the hub's entity alignment share.
  *
  * Layout: 1 registration authority, 2 entity type, 3-8 administrative division (GB/T 2260),

@@ -1,5 +1,5 @@
 /**
- * @module errors/a2a — the A2A protocol's errors: JSON-RPC code, stable UPPER_SNAKE reason, default
+ * @module lib/errors/a2a — the A2A protocol's errors: JSON-RPC code, stable UPPER_SNAKE reason, default
  * message, and for the HTTP+JSON binding the HTTP status and google.rpc status name (A2A v1.0 §5.4,
  * as the conformance kit checks). lib/a2a/errors.ts renders them on both bindings.
  */

@@ -1,5 +1,5 @@
 /**
- * @module errors/as-data — how a coded failure travels inside an A2A message: beside the text for
+ * @module lib/errors/as-data — how a coded failure travels inside an A2A message: beside the text for
  * people, a data part `{"error": {"code", "message"}}` that the receiver reads as data. A code is
  * never parsed back out of the text.
  */

@@ -1,5 +1,5 @@
 /**
- * @module errors/fleet — codes of a node's capability catalog (lib/catalog/catalog.ts) and of
+ * @module lib/errors/fleet — codes of a node's capability catalog (lib/catalog/catalog.ts) and of
  * `fleet.message`, the A2A form of a fleet call (lib/fleet/message.ts).
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module errors/grpc — what the gRPC binding refuses before an A2A operation runs: bytes that are
+ * @module lib/errors/grpc — what the gRPC binding refuses before an A2A operation runs: bytes that are
  * not protobuf of the method's type, a message past the size bound, an unknown method, a
  * compressed or missing request message. Each carries its google.rpc status name.
  */

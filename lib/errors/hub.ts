@@ -1,5 +1,5 @@
 /**
- * @module errors/hub — codes of the hub's HTTP API, its workbench (negotiations, entities) and
+ * @module lib/errors/hub — codes of the hub's HTTP API, its workbench (negotiations, entities) and
  * its fleet view, and the generic codes every node's HTTP surface uses (NOT_FOUND, INTERNAL).
  */
 
@@ -8,11 +8,16 @@ import type { ErrorSpec } from './spec.ts';
 export const HUB_ERRORS = {
   BAD_REQUEST: { http: 400, message: 'malformed request' },
   BAD_QUERY: { http: 400, message: 'malformed query' },
+  // lib/net/request-guard.ts: every process, before any route.
+  BAD_HOST: { http: 400, message: 'the Host header or request target is malformed' },
   FORBIDDEN_ORIGIN: { http: 403, message: 'this API accepts same-origin requests only' },
   // The hub's browser boundary (hub/http/access.ts).
   FORBIDDEN_HOST: { http: 403, message: 'this hub does not answer to that Host name' },
   FORBIDDEN_CROSS_SITE: { http: 403, message: 'requests from another site are refused' },
   NOT_JSON: { http: 415, message: 'POST bodies must be application/json' },
+  // The console's sign-in (hub/http/login.ts).
+  SIGN_IN_THROTTLED: { http: 429, message: 'too many sign-in attempts from this address' },
+  SESSIONS_FULL: { http: 503, message: 'every console session is in use' },
   // lib/metrics/endpoint.ts: beyond loopback, /metrics needs the process's access policy.
   METRICS_FORBIDDEN: {
     http: 403,

@@ -1,5 +1,5 @@
 /**
- * @module errors/limits — what a client meets at a bound or during a stop: a stream ended because
+ * @module lib/errors/limits — what a client meets at a bound or during a stop: a stream ended because
  * its reader fell behind, a server shutting down or not ready, a task grown past its caps.
  */
 
@@ -11,6 +11,12 @@ export const LIMIT_ERRORS = {
     message: 'The stream was ended: the client fell too far behind reading it',
   },
   SHUTTING_DOWN: { http: 503, message: 'The server is shutting down' },
+  // lib/a2a/sse.ts: open event streams, per process and per principal.
+  STREAMS_FULL: { http: 503, message: 'This server has as many open streams as it serves' },
+  PRINCIPAL_STREAMS_FULL: {
+    http: 503,
+    message: 'This principal has as many open streams as one may; close one first',
+  },
   NOT_READY: { http: 503, message: 'The server is not ready' },
   TASK_TOO_LARGE: { http: 413, message: 'The task reached its size limit' },
 } as const satisfies Record<string, ErrorSpec>;

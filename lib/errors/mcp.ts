@@ -1,5 +1,5 @@
 /**
- * @module errors/mcp — codes of the hub's MCP endpoint (lib/mcp/, hub/mcp/): carried in a JSON-RPC
+ * @module lib/errors/mcp — codes of the hub's MCP endpoint (lib/mcp/, hub/mcp/): carried in a JSON-RPC
  * error's `data.code` or a tool result's `error.code`; the status is what the Streamable HTTP
  * transport answers for it.
  */

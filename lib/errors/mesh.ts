@@ -1,5 +1,5 @@
 /**
- * @module errors/mesh — the mesh's codes: the hub's WebSocket `error` frame codes, its HTTP codes
+ * @module lib/errors/mesh — the mesh's codes: the hub's WebSocket `error` frame codes, its HTTP codes
  * (`/api/*`, `/v1/*`), and the client library's `A2A_*` codes. The spellings are the mesh
  * protocol's; lib/mesh/errors.ts translates hub codes into the client's vocabulary.
  */

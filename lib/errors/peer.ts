@@ -1,5 +1,5 @@
 /**
- * @module errors/peer — the signed peer channel's codes (lib/peer/*). The verifier's refusals are
+ * @module lib/errors/peer — the signed peer channel's codes (lib/peer/*). The verifier's refusals are
  * 401; the rest belong to the routes and the client.
  */
 
@@ -15,6 +15,11 @@ export const PEER_ERRORS = {
   PEER_SCOPE: { http: 401, message: 'signed scope does not match the requested capability' },
   PEER_WRONG_RECEIVER: { http: 401, message: 'request was signed for another node or route' },
   PEER_BAD_REQUEST: { http: 400, message: 'malformed peer request' },
+  // lib/peer/routes.ts: only the hub, or a node the ring marks a relay, acts for another principal.
+  PEER_NOT_DELEGATE: {
+    http: 403,
+    message: 'only the hub or a relay the ring names may act on behalf of another principal',
+  },
   PEER_TOO_LARGE: { http: 413, message: 'request body too large' },
   PEER_METHOD: { http: 405, message: 'peer routes accept POST only' },
   PEER_NO_ROUTE: { http: 404, message: 'relay target is not a fleet node' },

@@ -1,5 +1,5 @@
 /**
- * @module errors/registry — every error code of the project, each declared once with its HTTP
+ * @module lib/errors/registry — every error code of the project, each declared once with its HTTP
  * status, and the one lookup every HTTP surface uses to pick a status. Statuses are looked up by
  * exact code, never guessed from a code's spelling.
  *
@@ -13,6 +13,7 @@ import { A2A_ERRORS } from './a2a.ts';
 import { CATALOG_ERRORS, FLEET_MESSAGE_ERRORS } from './fleet.ts';
 import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
 import { MESH_CLIENT_ERRORS, MESH_HTTP_ERRORS, MESH_WIRE_ERRORS } from './mesh.ts';
+import { JOIN_ERRORS } from './join.ts';
 import { GRPC_ERRORS } from './grpc.ts';
 import { LIMIT_ERRORS } from './limits.ts';
 import { MCP_ERRORS } from './mcp.ts';
@@ -34,6 +35,7 @@ export const ERROR_TABLES = Object.freeze({
   'mesh-http': MESH_HTTP_ERRORS,
   'mesh-client': MESH_CLIENT_ERRORS,
   limits: LIMIT_ERRORS,
+  join: JOIN_ERRORS,
   mcp: MCP_ERRORS,
 });
 

@@ -1,5 +1,5 @@
 /**
- * @module errors/result — the one shape of an outcome: `{ok: true, result}` or `{ok: false, error}`
+ * @module lib/errors/result — the one shape of an outcome: `{ok: true, result}` or `{ok: false, error}`
  * with a stable code. In process and on the wire it is the same object, so a result crosses a
  * process boundary as data and is never rebuilt from text.
  */

@@ -1,5 +1,5 @@
 /**
- * @module errors/spec — what the registry knows of each code: its HTTP status, a default message,
+ * @module lib/errors/spec — what the registry knows of each code: its HTTP status, a default message,
  * and where one exists its JSON-RPC code and google.rpc status name.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module fleet-message — the A2A form of a fleet call: one A2A 1.0 `SendMessage` with a data part
+ * @module lib/fleet/message — the A2A form of a fleet call: one A2A 1.0 `SendMessage` with a data part
  * `{skill, args}` to a fleet node's `/a2a` (its address from the fleet config, never from the
  * caller), answered with the completed task's first data artifact. `fleet.message` in
  * lib/fleet/invoke.ts wraps it with the trace.

@@ -1,5 +1,5 @@
 /**
- * @module trace — the call trace: one record per cross-node call the hub makes (time, from, to,
+ * @module lib/fleet/trace — the call trace: one record per cross-node call the hub makes (time, from, to,
  * capability, duration, outcome, error code, bytes, and the W3C trace, span and parent span ids that
  * link a call to the call that caused it), kept in SQLite through `bun:sqlite`, paged newest
  * first, and pushed live to subscribers. Bounded: names and codes are cut to a fixed length

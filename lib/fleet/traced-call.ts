@@ -1,5 +1,5 @@
 /**
- * @module traced-call — runs one cross-node call inside a new span of the current W3C trace and
+ * @module lib/fleet/traced-call — runs one cross-node call inside a new span of the current W3C trace and
  * writes its trace record (time, from, to, capability, duration, outcome, error code, answer
  * bytes, and the trace, span and parent span ids), whatever the outcome. fleet.invoke, fleet.message and the
  * signed routes of a recording process (the hub) all go through here.

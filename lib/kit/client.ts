@@ -1,5 +1,5 @@
 /**
- * @module kit/client — the package's A2A client (`lume-a2a/client`): call any A2A node in the
+ * @module lib/kit/client — the package's A2A client (`lume-a2a/client`): call any A2A node in the
  * 1.0 or 0.3 wire form, typed with the internal A2A model.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module kit/fleet — the package's fleet file reader (`lume-a2a/fleet`): who the hub and the
+ * @module lib/kit/fleet — the package's fleet file reader (`lume-a2a/fleet`): who the hub and the
  * nodes are and where they answer.
  */
 
@@ -9,4 +9,4 @@ export {
   parseFleet,
   type Fleet,
   type FleetMember,
-} from '../fleet/invoke.ts';
+} from '../fleet/config.ts';

@@ -1,5 +1,5 @@
 /**
- * @module kit — everything the package `lume-a2a` offers, from one import: the node library, the
+ * @module lib/kit/index — everything the package `lume-a2a` offers, from one import: the node library, the
  * A2A client, the signed peer channel, the mesh client and the fleet file reader.
  */
 

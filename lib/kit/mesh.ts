@@ -1,5 +1,5 @@
 /**
- * @module kit/mesh — the package's mesh client (`lume-a2a/mesh`): presences on a hub's realtime
+ * @module lib/kit/mesh — the package's mesh client (`lume-a2a/mesh`): presences on a hub's realtime
  * mesh, messages and attachments, reconnect and recovery.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module kit/node — the package's node library (`lume-a2a/node`): declare a node and its
+ * @module lib/kit/node — the package's node library (`lume-a2a/node`): declare a node and its
  * capabilities, then serve it on its own port or mount it inside an existing server.
  */
 

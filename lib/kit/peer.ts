@@ -1,5 +1,5 @@
 /**
- * @module kit/peer — the package's signed peer channel (`lume-a2a/peer`): key files, the signer
+ * @module lib/kit/peer — the package's signed peer channel (`lume-a2a/peer`): key files, the signer
  * and verifier, the signed client, and the two route handlers for an app that mounts them itself.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module mcp/http — MCP's Streamable HTTP transport (revision 2025-11-25) as a plain
+ * @module lib/mcp/http — MCP's Streamable HTTP transport (revision 2025-11-25) as a plain
  * `Request → Response` handler: POST carries one JSON-RPC message (a request is answered as JSON,
  * a notification or response with 202), GET opens the session's one stream of server messages
  * (SSE), DELETE ends the session. `initialize` makes a session bound to its caller; every later

@@ -1,5 +1,5 @@
 /**
- * @module mcp/jsonrpc — the JSON-RPC 2.0 envelopes of MCP: one message per body (MCP dropped
+ * @module lib/mcp/jsonrpc — the JSON-RPC 2.0 envelopes of MCP: one message per body (MCP dropped
  * batches in 2025-06-18), told apart as a request, a notification or a response, and the answers
  * built for them. Every malformed message becomes an error value, never a throw.
  */

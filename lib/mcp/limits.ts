@@ -1,5 +1,5 @@
 /**
- * @module mcp/limits — the bounds of an MCP server: sessions per process, how long an idle one
+ * @module lib/mcp/limits — the bounds of an MCP server: sessions per process, how long an idle one
  * lives, the size of a request body and of one tool call's arguments, and the messages waiting on
  * a session's stream. docs/limits.md lists each with what a client meets past it.
  */

@@ -1,5 +1,5 @@
 /**
- * @module mcp/protocol — the Model Context Protocol as this project speaks it: the revisions
+ * @module lib/mcp/protocol — the Model Context Protocol as this project speaks it: the revisions
  * served (2025-11-25, the one the official TypeScript SDK speaks, and the two before it), the
  * JSON-RPC error codes, and the shapes of tools, tool results and resources.
  */

@@ -1,5 +1,5 @@
 /**
- * @module mcp/server — the MCP methods over any transport: `initialize`, `ping`, `tools/list`,
+ * @module lib/mcp/server — the MCP methods over any transport: `initialize`, `ping`, `tools/list`,
  * `tools/call`, `resources/list`, `resources/read`, `resources/templates/list` and
  * `logging/setLevel`, answered from a toolbox and a shelf of resources the caller provides. A
  * malformed call is a JSON-RPC error with the project's code in `error.data.code`; a tool's own

@@ -1,5 +1,5 @@
 /**
- * @module mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
+ * @module lib/mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
  * to the principal that made it (another caller presenting the id finds nothing), the revision
  * negotiated, at most one server-message stream each, a bounded table and an idle expiry.
  */
@@ -52,7 +52,7 @@ export class McpSessions {
       const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
       void this.end(oldest.id);
     }
-    if (this.byId.size >= this.limits.sessions) this.sweep();
+    this.sweep();
     if (this.byId.size >= this.limits.sessions) return { ok: false, code: 'MCP_SESSIONS_FULL' };
     const session: McpSession = {
       id: newSessionId(),
@@ -71,7 +71,7 @@ export class McpSessions {
   find(id: string, owner: string): McpSession | undefined {
     const s = this.byId.get(id);
     if (!s) return undefined;
-    if (this.now() - s.lastSeen > this.limits.sessionIdleMs) {
+    if (this.idle(s)) {
       void this.end(s.id);
       return undefined;
     }
@@ -114,10 +114,13 @@ export class McpSessions {
     await Promise.all([...this.byId.keys()].map((id) => this.end(id)));
   }
 
-  /** Ends every session idle past the limit. */
+  /** Unused past the limit, and not listening on its stream (an open stream is a client still there). */
+  private idle(s: McpSession): boolean {
+    return this.now() - s.lastSeen > this.limits.sessionIdleMs && (!s.stream || s.stream.isClosed);
+  }
+
+  /** Ends every idle session (run at each `open`, so abandoned ones do not wait for a full table). */
   sweep(): void {
-    const t = this.now();
-    for (const s of [...this.byId.values()])
-      if (t - s.lastSeen > this.limits.sessionIdleMs) void this.end(s.id);
+    for (const s of [...this.byId.values()]) if (this.idle(s)) void this.end(s.id);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @module mcp/stdio-bridge — MCP's stdio transport in front of a hub's Streamable HTTP endpoint,
+ * @module lib/mcp/stdio-bridge — MCP's stdio transport in front of a hub's Streamable HTTP endpoint,
  * for harnesses that start a command: each line read is POSTed to `/mcp` with the bearer token,
  * the session id and the negotiated revision; each JSON-RPC message answered (as JSON or as SSE)
  * is written as one line; once a session exists its GET stream is followed, so server

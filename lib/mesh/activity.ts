@@ -1,5 +1,5 @@
 /**
- * @module mesh/activity — the local activity view (idle / conversing / working), inferred from
+ * @module lib/mesh/activity — the local activity view (idle / conversing / working), inferred from
  * sends, deliveries and inbound messages; it never crosses the wire.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module mesh/client — the mesh client: one presence per local agent, reconnect with backoff
+ * @module lib/mesh/client — the mesh client: one presence per local agent, reconnect with backoff
  * (500 ms doubling to 10 s, reset after a claim, stopped by name_in_use / unknown_project /
  * protocol_mismatch; with several hub addresses, to the next hub in turn) that resumes its own
  * presence and recovers missed messages, serial inbound

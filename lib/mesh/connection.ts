@@ -1,5 +1,5 @@
 /**
- * @module mesh/connection — one WebSocket presence: hello and claim (optionally resuming a live
+ * @module lib/mesh/connection — one WebSocket presence: hello and claim (optionally resuming a live
  * presence and recovering missed messages), sends matched to their answer by `requestId`, inbound
  * messages handled one at a time in sequence order and acknowledged after the handler finishes, and
  * a watchdog that gives the hub up when its heartbeat stops. A connection never reconnects by itself

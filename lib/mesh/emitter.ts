@@ -1,4 +1,4 @@
-/** @module mesh/emitter — a small typed event emitter; a throwing listener cannot break the emitter. */
+/** @module lib/mesh/emitter — a small typed event emitter; a throwing listener cannot break the emitter. */
 
 export type Listener<T> = (event: T) => void;
 

@@ -1,5 +1,5 @@
 /**
- * @module mesh/errors — the mesh's error vocabulary: its codes are declared in the error registry
+ * @module lib/mesh/errors — the mesh's error vocabulary: its codes are declared in the error registry
  * (lib/errors/mesh.ts); this file translates a code received from the hub (a WebSocket `error`
  * frame or an HTTP answer) into the client's `A2A_*` code.
  */

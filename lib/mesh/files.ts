@@ -1,5 +1,5 @@
 /**
- * @module mesh/files — attachments and the local disk: the sender snapshots absolute regular files,
+ * @module lib/mesh/files — attachments and the local disk: the sender snapshots absolute regular files,
  * the receiver writes attachments under a temp directory with mode 0600 and exclusive create.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module mesh/history — history query rules (limit 1..500, default 50; exclusive `before`/`after`;
+ * @module lib/mesh/history — history query rules (limit 1..500, default 50; exclusive `before`/`after`;
  * `from`; a decoded-size budget), the missed-message query behind recovery, and how rows become
  * answers (shared by both stores).
  */

@@ -1,4 +1,4 @@
-/** @module mesh/http-client — the hub's HTTP routes from the client side; every call first probes `/v1/meta` for the protocol version. */
+/** @module lib/mesh/http-client — the hub's HTTP routes from the client side; every call first probes `/v1/meta` for the protocol version. */
 
 import { clientCode, fail, ok, type ClientCode, type Result } from './errors.ts';
 import { PROTOCOL_VERSION } from './limits.ts';

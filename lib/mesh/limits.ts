@@ -1,4 +1,4 @@
-/** @module mesh/limits — every number of mesh protocol v3: versions, time limits, size caps, heartbeat and recovery bounds. */
+/** @module lib/mesh/limits — every number of mesh protocol v3: versions, time limits, size caps, heartbeat and recovery bounds. */
 
 import { positiveIntegersFromEnv } from '../limits.ts';
 

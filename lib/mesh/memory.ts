@@ -1,5 +1,5 @@
 /**
- * @module mesh/memory — remembered connections (`agentId -> {project, name, resume secret, stream
+ * @module lib/mesh/memory — remembered connections (`agentId -> {project, name, resume secret, stream
  * position}`) so agents rejoin after a restart under their own name and recover what they missed.
  */
 

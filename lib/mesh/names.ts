@@ -1,4 +1,4 @@
-/** @module mesh/names — the name rules of the mesh: projects, roster names, message ids. */
+/** @module lib/mesh/names — the name rules of the mesh: projects, roster names, message ids. */
 
 const PROJECT = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 const ROSTER = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,31}$/;

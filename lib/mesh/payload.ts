@@ -1,5 +1,5 @@
 /**
- * @module mesh/payload — the text and attachment codec: identity / base64 / gzip+base64 forms,
+ * @module lib/mesh/payload — the text and attachment codec: identity / base64 / gzip+base64 forms,
  * canonical base64, a gunzip bomb guard and the shared decoded-content budget.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module mesh/postgres-notes — the text of the two notifications hubs send at message rate on the
+ * @module lib/mesh/postgres-notes — the text of the two notifications hubs send at message rate on the
  * mesh channel. A commit note says "project P is committed up to sequence S" (the other hubs read
  * the new rows they need). A delivery note carries delivery outcomes already encoded as frames for
  * their senders' sockets. Both start with a kind letter and the sending hub's id, so a hub skips its

@@ -1,5 +1,5 @@
 /**
- * @module mesh/postgres-schema — the mesh's tables on PostgreSQL (storage version 1): projects with
+ * @module lib/mesh/postgres-schema — the mesh's tables on PostgreSQL (storage version 1): projects with
  * their sequence counter and epoch, messages, and the cluster's hubs and presences (leases). Every
  * name starts with `mesh_`, so the mesh can share a database with other stores.
  */

@@ -1,5 +1,5 @@
 /**
- * @module mesh/postgres-store — the mesh store on PostgreSQL, for several hubs on one database.
+ * @module lib/mesh/postgres-store — the mesh store on PostgreSQL, for several hubs on one database.
  * Appends are checked at once and committed in groups: one transaction per group allocates each
  * project's sequences from its counter row (the row lock orders the hubs, so sequences stay
  * gap-free), inserts the messages, and announces `(project, last sequence)` on the mesh channel,

@@ -1,4 +1,4 @@
-/** @module mesh/ref — message references `<project>:<sequence>`. */
+/** @module lib/mesh/ref — message references `<project>:<sequence>`. */
 
 import { isProjectName } from './names.ts';
 

@@ -1,4 +1,4 @@
-/** @module mesh/rows — how a message is laid out in a `messages` row, and the content fingerprint used for idempotency. */
+/** @module lib/mesh/rows — how a message is laid out in a `messages` row, and the content fingerprint used for idempotency. */
 
 import type { Attachment, TextPayload } from './payload.ts';
 import { formatRef } from './ref.ts';

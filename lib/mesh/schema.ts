@@ -1,4 +1,4 @@
-/** @module mesh/schema — the mesh store's SQLite schema (storage version 3) and how a database is opened. */
+/** @module lib/mesh/schema — the mesh store's SQLite schema (storage version 3) and how a database is opened. */
 
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';

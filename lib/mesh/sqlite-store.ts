@@ -1,5 +1,5 @@
 /**
- * @module mesh/sqlite-store — the mesh store on bun:sqlite (one hub, the embedded default). Appends
+ * @module lib/mesh/sqlite-store — the mesh store on bun:sqlite (one hub, the embedded default). Appends
  * are checked and given their sequence at once, then committed in groups (one transaction per
  * event-loop turn), and each append's promise resolves only after its group is committed.
  */

@@ -1,5 +1,5 @@
 /**
- * @module mesh/store — the one interface of the mesh's durable record (the project registry and
+ * @module lib/mesh/store — the one interface of the mesh's durable record (the project registry and
  * the append-only message history with per-project gap-free sequences), and the checks both
  * implementations share: `sqlite-store.ts` (bun:sqlite, one hub) and `postgres-store.ts`
  * (PostgreSQL, several hubs on one database).

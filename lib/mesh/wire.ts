@@ -1,4 +1,4 @@
-/** @module mesh/wire — the frames of protocol v3 on `/v1/connect`, and the hub's parser for client frames. */
+/** @module lib/mesh/wire — the frames of protocol v3 on `/v1/connect`, and the hub's parser for client frames. */
 
 import { fail, ok, type Result, type WireCode } from './errors.ts';
 import type { Attachment, TextPayload } from './payload.ts';

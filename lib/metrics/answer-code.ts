@@ -1,5 +1,5 @@
 /**
- * @module metrics/answer-code — the error code a JSON answer carries, found in the document it is
+ * @module lib/metrics/answer-code — the error code a JSON answer carries, found in the document it is
  * built from and remembered beside the Response, so the request metrics (lib/metrics/http.ts)
  * count it without reading the answer's body back.
  */

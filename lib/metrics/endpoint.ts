@@ -1,5 +1,5 @@
 /**
- * @module metrics/endpoint — `GET /metrics`: the process's registry in the Prometheus text format.
+ * @module lib/metrics/endpoint — `GET /metrics`: the process's registry in the Prometheus text format.
  * Read-only operational data, yet it tells traffic and error rates: a process bound to loopback
  * serves it to anyone who can reach it; bound beyond loopback it serves it only through an access
  * hook (the same authentication as the process's API), and refuses with METRICS_FORBIDDEN without one.

@@ -1,5 +1,5 @@
 /**
- * @module metrics/http — what every process measures of the requests it serves: a wrapper around
+ * @module lib/metrics/http — what every process measures of the requests it serves: a wrapper around
  * a fetch handler that runs the request's work inside its W3C trace context (its `traceparent`,
  * when well formed) and counts it by route template, method and status, its latency, and the
  * error code of a coded failure answer. Route labels are templates (`/tasks/{id}`), never raw paths.
@@ -39,35 +39,29 @@ export function routeTemplater(
   };
 }
 
-/** The routes every node serves (lib/node/create-node.ts). */
-export const NODE_ROUTES = {
-  exact: [
-    '/.well-known/agent-card.json',
-    '/.well-known/agent.json',
-    '/a2a',
-    '/message:send',
-    '/message:stream',
-    '/tasks',
-    '/extendedAgentCard',
-    '/peer/invoke',
-    '/peer/relay',
-    '/peer/identity',
-    '/health',
-    '/healthz',
-    '/readyz',
-    '/capabilities',
-    '/metrics',
-  ],
-  patterns: [
-    [/^\/tasks\/[^/]+:(cancel|subscribe)$/, '/tasks/{id}:$1'],
-    [/^\/tasks\/[^/]+\/pushNotificationConfigs$/, '/tasks/{id}/pushNotificationConfigs'],
-    [
-      /^\/tasks\/[^/]+\/pushNotificationConfigs\/[^/]+$/,
-      '/tasks/{id}/pushNotificationConfigs/{configId}',
-    ],
-    [/^\/tasks\/[^/]+$/, '/tasks/{id}'],
-  ] as ReadonlyArray<readonly [RegExp, string]>,
-};
+/**
+ * Builds a templater from route templates (`/tasks/{id}:cancel`): a template without `{…}` is an
+ * exact path; in the others each `{name}` matches one path segment; `extra` patterns come last. The more literal text a
+ * template has, the earlier it is tried, so `/tasks/{id}:cancel` wins over `/tasks/{id}`.
+ */
+export function templaterOf(
+  templates: readonly string[],
+  extra: ReadonlyArray<readonly [RegExp, string]> = [],
+): RouteTemplater {
+  const exact = templates.filter((t) => !t.includes('{'));
+  const literal = (t: string) => t.replace(/\{[^}]*\}/g, '').length;
+  const patterns = templates
+    .filter((t) => t.includes('{'))
+    .sort((a, b) => literal(b) - literal(a))
+    .map((t): readonly [RegExp, string] => {
+      const source = t
+        .split(/\{[^}]*\}/)
+        .map((part) => part.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+');
+      return [new RegExp(`^${source}$`), t];
+    });
+  return routeTemplater(exact, [...patterns, ...extra]);
+}
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** Latency buckets in seconds: 1 ms to 30 s. */

@@ -1,5 +1,5 @@
 /**
- * @module metrics/node — the metrics of a node's own work, beside its requests: task state changes
+ * @module lib/metrics/node — the metrics of a node's own work, beside its requests: task state changes
  * (from the engine's events) and the webhook delivery queue (read when the metrics are rendered).
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module metrics/registry — a small metrics registry: counters, gauges and histograms with fixed
+ * @module lib/metrics/registry — a small metrics registry: counters, gauges and histograms with fixed
  * buckets, rendered in the Prometheus text exposition format (version 0.0.4). Every metric has a
  * bounded set of label combinations: values outside a label's allowed list, and combinations past
  * the metric's series cap, are counted under "other", so no caller input can grow it without end.

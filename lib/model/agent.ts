@@ -1,5 +1,5 @@
 /**
- * @module model/agent — a node's model-backed agent: a text message goes to the node's model,
+ * @module lib/model/agent — a node's model-backed agent: a text message goes to the node's model,
  * which plans over the node's own read-only capabilities (and any extra tools, such as the mesh)
  * by tool calling and then answers in words. When the model fails, is slow, or (in `dynamic`
  * mode) did not answer its last ping, the keyword agent answers instead, and the task says so

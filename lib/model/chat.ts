@@ -1,9 +1,10 @@
 /**
- * @module model/chat — one call to an OpenAI-compatible `/chat/completions` endpoint, with tool
+ * @module lib/model/chat — one call to an OpenAI-compatible `/chat/completions` endpoint, with tool
  * calling. The key goes only into the Authorization header; a failure is a coded value whose
  * message names the status or the reason, never the key or the request.
  */
 
+import { readBodyBytes } from '../body.ts';
 import type { Result } from '../errors/result.ts';
 
 /** An OpenAI-compatible chat endpoint (base URL up to `/v1`, model name, optional key). */
@@ -52,6 +53,8 @@ export type ModelErrorCode =
   | 'MODEL_HTTP'
   | 'MODEL_BAD_ANSWER';
 
+/** The largest model answer read, in bytes (docs/limits.md). */
+export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
 const MAX_TOOL_CALLS = 8;
 
 /** Sends one chat request. Never throws: an unreachable, slow, failing or garbled endpoint is a coded value. */
@@ -110,7 +113,20 @@ export async function chat(
   }
   let body: unknown;
   try {
-    body = await res.json();
+    // A model's answer is untrusted input: read at most MAX_ANSWER_BYTES (a 50 MB one took a
+    // node from 61 to 238 MiB), then parsed.
+    const bytes = await readBodyBytes(res, MAX_ANSWER_BYTES);
+    if (bytes === undefined) {
+      await res.body?.cancel().catch(() => {});
+      return {
+        ok: false,
+        error: {
+          code: 'MODEL_BAD_ANSWER',
+          message: `the model's answer is larger than ${MAX_ANSWER_BYTES} bytes`,
+        },
+      };
+    }
+    body = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
     return {
       ok: false,

@@ -1,5 +1,5 @@
 /**
- * @module model/decide — one structured decision from a model: the model is offered a single
+ * @module lib/model/decide — one structured decision from a model: the model is offered a single
  * function and must call it; its arguments are the decision. Used where a model takes a turn in a
  * protocol (the negotiation's advisor and customer's agent), whose own rules then check the decision.
  */

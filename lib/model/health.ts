@@ -1,5 +1,5 @@
 /**
- * @module model/health — whether a node's model answers: a ping at start and every `pingMs`,
+ * @module lib/model/health — whether a node's model answers: a ping at start and every `pingMs`,
  * and every real call reports its outcome too. A card says agent-backed only while this says up.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module model/mesh-actors — what the mesh tools do their work through: a presence (the agent's
+ * @module lib/model/mesh-actors — what the mesh tools do their work through: a presence (the agent's
  * own connection, with its credentials: peers, history, send) or a reader that asks the hub with
  * no credentials at all (peers and history of a project the hub keeps open; a hub that requires a
  * principal refuses it, which is the point).

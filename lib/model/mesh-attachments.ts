@@ -1,5 +1,5 @@
 /**
- * @module model/mesh-attachments — what a model may attach to a mesh message: a file inside the
+ * @module lib/model/mesh-attachments — what a model may attach to a mesh message: a file inside the
  * node's data folder `DATA_DIR/<node>/` (named relative to it, or absolute inside it; symbolic
  * links resolved first, so a link cannot lead out; never its task or job records, never a dotfile) or inline base64 with a name, all within the mesh's budget of 8
  * attachments and 4 MiB of decoded text plus files.

@@ -1,5 +1,5 @@
 /**
- * @module model/mesh-tools — the mesh as tools for a model: `a2a_peers`, `a2a_message` and
+ * @module lib/model/mesh-tools — the mesh as tools for a model: `a2a_peers`, `a2a_message` and
  * `a2a_history`, as JSON-schema function definitions (the hub serves them at `GET /api/mesh/tools`),
  * and `meshToolsFor`, which gives the tools a caller may use, acting as that caller: the principal
  * whose message the model answers decides, never the node's own credentials (docs/security.md).

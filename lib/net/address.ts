@@ -1,5 +1,5 @@
 /**
- * @module net/address — IP addresses as numbers, in any spelling a URL or a resolver may give
+ * @module lib/net/address — IP addresses as numbers, in any spelling a URL or a resolver may give
  * (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`, `::ffff:127.0.0.1`, `[::1]`), and what kind of
  * network each belongs to, so an outgoing connection can be kept off the local network.
  */

@@ -1,5 +1,5 @@
 /**
- * @module net/gate — at most `limit` tasks at a time, and at most `maxWaiting` waiting for a turn:
+ * @module lib/net/gate — at most `limit` tasks at a time, and at most `maxWaiting` waiting for a turn:
  * the bound that keeps one kind of outgoing work (webhook deliveries) from taking every
  * connection or growing without end.
  */

@@ -1,5 +1,5 @@
 /**
- * @module net/outbound-policy — which hosts an outgoing request that a caller chose (a webhook)
+ * @module lib/net/outbound-policy — which hosts an outgoing request that a caller chose (a webhook)
  * may reach: public internet addresses, and beyond them only what an explicit allow-list names.
  * Names are resolved and every address they resolve to is checked; `lookup` hands the checked
  * address itself to the connection, so a name cannot resolve to another address between the

@@ -1,5 +1,5 @@
 /**
- * @module net/post — one HTTP POST to a URL a caller chose, on a connection pool of its own
+ * @module lib/net/post — one HTTP POST to a URL a caller chose, on a connection pool of its own
  * (node:http agents with a socket cap, never the process's fetch pool, which fleet calls use),
  * connecting only to an address the outbound policy checked, with one deadline for connecting and
  * answering. Redirects are not followed; the answer's body is not read.

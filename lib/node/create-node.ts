@@ -1,5 +1,5 @@
 /**
- * @module node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
+ * @module lib/node/create-node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
  * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the JSON-file task store, webhook
@@ -28,13 +28,14 @@ import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, createA2AHandler, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEvent } from '../a2a/types.ts';
 import { WebhookSender } from '../a2a/push.ts';
 import { createRestHandler } from '../a2a/rest-binding.ts';
 import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import type { Agent } from '../a2a/agent.ts';
 import { catalogAgent } from '../catalog/keyword-agent.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { silentLog, type Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import {
@@ -46,12 +47,8 @@ import {
 import type { PeerVerifier } from '../peer/signature.ts';
 import type { CallSink } from '../fleet/traced-call.ts';
 import { metricsHandler, type MetricsAccess } from '../metrics/endpoint.ts';
-import {
-  createRequestObserver,
-  NODE_ROUTES,
-  routeTemplater,
-  type RequestObserver,
-} from '../metrics/http.ts';
+import { createRequestObserver, templaterOf, type RequestObserver } from '../metrics/http.ts';
+import { NODE_ROUTE_TABLE, nodeRouteTemplates, type NodeHandler } from './routes.ts';
 import { createNodeMetrics } from '../metrics/node.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import type { TaskStore } from '../a2a/task-store.ts';
@@ -62,6 +59,8 @@ import { assertPortFree, isPortTaken, PortTakenError } from '../port-check.ts';
 import { SseStreams } from '../a2a/sse.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { LIMITS, type Limits } from '../limits.ts';
+import { browserRefusal, ownOrigins } from '../net/browser-guard.ts';
+import { guardRequests, serveDefaults } from '../net/request-guard.ts';
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
 const STOP_GRACE_MS = 2_000;
@@ -134,10 +133,14 @@ export interface NodeOptions {
   access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
+  /** Called on every event of every task (the hub's live Tasks pages listen). */
+  onTaskEvent?: (event: TaskEvent) => void;
   /** The registry of open SSE streams, when the process shares one (the hub); otherwise the node makes its own. */
   streams?: SseStreams;
   /** More readiness checks, beside the task store, the peer keys and the shutdown state. */
   readyChecks?: Record<string, ReadyCheck>;
+  /** The node's public identity, served at `GET /peer/identity` (lib/peer/keys.ts `publicIdentity`). */
+  identity?: unknown;
   /** Set false to serve no gRPC binding (lib/a2a/grpc/); the card then lists none. */
   grpc?: boolean;
   /** The gRPC binding's port (`--grpc-port`): default the node's port + 1000, 0 picks a free one. */
@@ -224,7 +227,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         maxAgeHours: limits.taskMaxAgeHours,
         ...(opts.now ? { now: opts.now } : {}),
       });
-  const streams = opts.streams ?? new SseStreams();
+  const streams =
+    opts.streams ??
+    new SseStreams({ max: limits.sseStreams, maxPerOwner: limits.sseStreamsPerPrincipal });
   let shuttingDown = false;
   const push =
     opts.push === false
@@ -236,8 +241,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         });
   const metrics = opts.metrics ?? createMetricsRegistry();
   const requests =
-    opts.requests ??
-    createRequestObserver(metrics, routeTemplater(NODE_ROUTES.exact, NODE_ROUTES.patterns));
+    opts.requests ?? createRequestObserver(metrics, templaterOf(nodeRouteTemplates()));
   const nodeMetrics = createNodeMetrics(metrics);
   if (push) nodeMetrics.watchWebhooks(push);
   const inputModes = def.inputModes ?? DEFAULT_MODES;
@@ -252,7 +256,9 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     ...(push ? { push } : {}),
     ...(opts.now ? { now: opts.now } : {}),
     mayAct: (caller) => mayAct(policy, caller),
-    onEvent: nodeMetrics.onTaskEvent,
+    onEvent: opts.onTaskEvent
+      ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
+      : nodeMetrics.onTaskEvent,
     limits: {
       historyMessages: limits.taskHistoryMessages,
       historyBytes: limits.taskHistoryBytes,
@@ -276,7 +282,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
   const readyChecks: Record<string, ReadyCheck> = {
     tasks: () => store.isOpen || 'the task store is closed',
-    keys: () => opts.peer !== undefined || 'no peer keys loaded',
+    // A node with no fleet is a standalone A2A server: its peer channel is off, which is no failure.
+    keys: () => true,
     ...opts.readyChecks,
     shutdown: () => !shuttingDown || 'shutting down',
   };
@@ -470,31 +477,31 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     set.status = 500;
     return { error: { code: 'INTERNAL', message: 'Internal error' } };
   });
-  if (speaksA2A) {
-    app
-      .get('/.well-known/agent-card.json', ({ request }) => currentCard(request))
-      // Clients before A2A 0.3 look here.
-      .get('/.well-known/agent.json', ({ request }) => currentCard(request))
-      .post('/a2a', a2a, { parse: 'none' })
-      .all('/message:verb', rest, { parse: 'none' })
-      .all('/tasks', rest, { parse: 'none' })
-      .all('/tasks/*', rest, { parse: 'none' })
-      .all('/extendedAgentCard', rest, { parse: 'none' });
+  type Handler = (ctx: { request: Request }) => unknown;
+  const handlers: Record<NodeHandler, Handler> = {
+    card: ({ request }) => currentCard(request),
+    jsonRpc: a2a,
+    rest,
+    peerInvoke: peerRoute(handlePeerInvoke),
+    peerRelay: peerRoute(handlePeerRelay),
+    peerIdentity: () => opts.identity,
+    healthz: () => livenessResponse(def.name),
+    readyz: () => readinessResponse(def.name, readyChecks),
+    health: async () => ({ ok: true, name: def.name, a2a: speaksA2A, tasks: await store.count() }),
+    capabilities: () => ({ node: def.name, capabilities: def.catalog.descriptors() }),
+    metrics: ({ request }) => serveMetrics(request),
+  };
+  // Every route the node serves comes from its table (lib/node/routes.ts), and only from there.
+  for (const route of NODE_ROUTE_TABLE) {
+    if (route.when === 'a2a' && !speaksA2A) continue;
+    if (route.when === 'identity' && opts.identity === undefined) continue;
+    const handler = handlers[route.handler];
+    // The A2A bindings read their bodies themselves (a signed body is checked as it arrived).
+    const hook = route.when === 'a2a' ? { parse: 'none' as const } : {};
+    if (route.method === 'GET') app.get(route.path, handler, hook);
+    else if (route.method === 'POST') app.post(route.path, handler, hook);
+    else app.all(route.path, handler, hook);
   }
-  app
-    .post('/peer/invoke', peerRoute(handlePeerInvoke))
-    .post('/peer/relay', peerRoute(handlePeerRelay))
-    .get('/healthz', () => livenessResponse(def.name))
-    .get('/readyz', () => readinessResponse(def.name, readyChecks))
-    // The older liveness path, kept for clients that read its fields.
-    .get('/health', async () => ({
-      ok: true,
-      name: def.name,
-      a2a: speaksA2A,
-      tasks: await store.count(),
-    }))
-    .get('/capabilities', () => ({ node: def.name, capabilities: def.catalog.descriptors() }))
-    .get('/metrics', ({ request }) => serveMetrics(request));
   const measuredFetch = requests.wrap((request: Request) => app.handle(request));
 
   return {
@@ -524,14 +531,18 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       if (store instanceof PostgresTaskStore) await store.open();
       // Bun.serve rather than app.listen: every request goes through the measured `fetch`. No
       // reusePort: a second process on a taken port must fail here (EADDRINUSE), not share it.
+      // A page on another site gets what the hub gives it: the public reads (lib/net/browser-guard.ts).
+      let origins = new Set<string>();
       const server = Bun.serve({
         hostname: host,
         port: opts.port ?? 0,
         idleTimeout: 60,
         reusePort: false,
-        fetch: measuredFetch,
+        ...serveDefaults,
+        fetch: guardRequests((req) => browserRefusal(req, origins) ?? measuredFetch(req)),
       });
       const port = server.port!;
+      origins = ownOrigins(host, port, opts.publicUrl ? [opts.publicUrl] : []);
       advertisedPort = port;
       if (servesGrpc)
         await serveGrpc(opts.grpcPort ?? defaultGrpcPort(opts.port ?? 0)).catch((e: Error) => {

@@ -1,5 +1,5 @@
 /**
- * @module define-node — the contract of a node file: it default-exports
+ * @module lib/node/define-node — the contract of a node file: it default-exports
  * `defineNode((opts) => ({ name, description, capabilities: [capability({...}), …] }))`, and
  * every loader calls that factory with the same `NodeSetup`.
  */

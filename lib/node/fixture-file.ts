@@ -1,5 +1,5 @@
 /**
- * @module fixture-file — a node's JSON data file, parsed once and re-read only when its
+ * @module lib/node/fixture-file — a node's JSON data file, parsed once and re-read only when its
  * modification time changes (so editing a fixture needs no restart).
  */
 

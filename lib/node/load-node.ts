@@ -1,5 +1,5 @@
 /**
- * @module load-node — the one place a node file is loaded: its default export must be a
+ * @module lib/node/load-node — the one place a node file is loaded: its default export must be a
  * `defineNode` factory, which is called with the standard `NodeSetup`. node/main.ts, resolve's
  * fleet catalog and the test fleets all load nodes through here.
  */

@@ -1,5 +1,5 @@
 /**
- * @module node/mesh-inbox — a node's mesh presence hands each inbound message to the node's agent
+ * @module lib/node/mesh-inbox — a node's mesh presence hands each inbound message to the node's agent
  * as a turn, in hub sequence, and posts the answer back with `replyTo`: to the sender for a direct
  * message, to the project for a broadcast that names the agent. One A2A context per conversation
  * (a `replyTo` chain); a turn left `input-required` is continued by the next message of its

@@ -1,5 +1,5 @@
 /**
- * @module self-check — what a process checks about itself at start, printed as one line per
+ * @module lib/node/self-check — what a process checks about itself at start, printed as one line per
  * check and kept for `/readyz`: the card is valid, the catalog dispatches, the peer keys are
  * loaded, the node's data is readable (and, with a model, whether it answers). A failing check
  * says what to do.
@@ -24,7 +24,7 @@ export interface SelfCheckInput {
   catalog: Catalog;
   /** Capabilities to run once (default: every read-only one without arguments). */
   probes?: string[];
-  /** Whether peer keys were loaded (a fleet member); undefined when the process has none by design. */
+  /** Whether peer keys were loaded (a fleet member); false for a standalone node (not a failure). */
   keysLoaded?: boolean;
   /** Files and folders the node reads its data from. */
   dataPaths?: readonly string[];
@@ -159,11 +159,12 @@ export async function selfCheck(input: SelfCheckInput): Promise<CheckLine[]> {
     lines.push(
       input.keysLoaded
         ? { name: 'keys', status: 'ok', detail: 'peer keys loaded' }
-        : fail(
-            'keys',
-            'no peer keys: /peer/* refuses every call',
-            'start it as a fleet member (bun run node --name <node>) or create keys with bun run keys',
-          ),
+        : {
+            name: 'keys',
+            status: 'ok',
+            detail:
+              'peer channel not configured: no fleet names this node (--join <hub URL> joins one)',
+          },
     );
   lines.push(checkData(input.dataPaths));
   if (input.model) {

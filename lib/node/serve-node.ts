@@ -1,16 +1,20 @@
 /**
- * @module serve-node — turns a node file's factory (or a built definition) into a running node:
+ * @module lib/node/serve-node — turns a node file's factory (or a built definition) into a running node:
  * `serveNode` binds its own port, `mountNode` hands back a fetch handler for an app that already
  * has a `Bun.serve` or an Elysia server. With a fleet (object or file) that names the node, the
  * signed peer channel is on (keys under `<dataDir>/keys/`, created on first start); without one,
- * `/peer/*` refuses with PEER_NOT_CONFIGURED. `bun run node` starts nodes through here too.
+ * `/peer/*` refuses with PEER_NOT_CONFIGURED. With `join: { hub, token }` the node joins a hub's
+ * fleet once it serves (lib/fleet/join.ts). Either way its data folder holds only its own private
+ * key. `bun run node` starts nodes through here too.
  */
 
 import { resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../fleet/invoke.ts';
+import { loadFleet, type Fleet } from '../fleet/config.ts';
+import { hubBase, hubMember, joinHub, readPin, type JoinHandle } from '../fleet/join.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
-import { ensureKeys, loadPeerIdentity, publicIdentity } from '../peer/keys.ts';
+import { ensureOwnKey, publicIdentity } from '../peer/keys.ts';
+import { liveIdentity } from '../peer/live-identity.ts';
 import {
   createNode,
   type NodeApp,
@@ -29,12 +33,22 @@ export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'da
   setup?: Partial<NodeSetup>;
   /** The logger, made once the node's name is known (when `log` is not given). */
   logFor?: (name: string) => Log;
+  /**
+   * Joins a hub's fleet once the node serves: `hub` is its base URL, `token` a bearer token made
+   * on the hub's machine (`bun run keys token add <name>`). Retried with backoff while the hub is
+   * down; see docs/package.md.
+   */
+  join?: { hub: string; token: string; retry?: { firstMs: number; maxMs: number } };
 }
 
 export interface PreparedNode extends NodeApp {
   definition: NodeDefinition;
   /** The fleet the node was started in, when it has one. */
   fleet?: Fleet;
+  /** Starts the join (with `join`) at the node's base URL; at most once. */
+  joinAt(url: string): JoinHandle | undefined;
+  /** The join under way or done, once started. */
+  readonly join: JoinHandle | undefined;
 }
 
 /** Something `serveNode` and `mountNode` accept: a node file's default export or a definition. */
@@ -46,8 +60,10 @@ export async function prepareNode(
   opts: ServeNodeOptions = {},
 ): Promise<PreparedNode> {
   const dataDir = resolve(opts.dataDir ?? 'data');
+  if (opts.join && opts.fleet)
+    throw new Error('serveNode: give a fleet or a hub to join, not both');
   const fleetFile = typeof opts.fleet === 'string' ? resolve(opts.fleet) : undefined;
-  const fleet = typeof opts.fleet === 'string' ? await loadFleet(opts.fleet) : opts.fleet;
+  let fleet = typeof opts.fleet === 'string' ? await loadFleet(opts.fleet) : opts.fleet;
   const setup: NodeSetup = {
     fixturesDir: resolve('fixtures'),
     fleetFile: fleetFile ?? '',
@@ -56,28 +72,55 @@ export async function prepareNode(
   };
   const definition = typeof source === 'function' ? source(setup) : source;
   const log: Log = opts.log ?? opts.logFor?.(definition.name) ?? silentLog;
+  const hub = opts.join && hubBase(opts.join.hub);
+  if (opts.join && !hub)
+    throw new Error(
+      `join: the hub URL must be http(s)://host[:port], got ${opts.join.hub.slice(0, 80)}`,
+    );
+  if (opts.join && !opts.join.token)
+    throw new Error(
+      "join: a token is needed (LUME_TOKEN): make one on the hub's machine with `bun run keys token add <name>`",
+    );
+  if (hub) {
+    // The node's own fleet: itself, and the hub it pinned before (filled in when it pins it now).
+    const pin = readPin(dataDir, definition.name);
+    const placeholder = definition.name === 'hub' ? 'a2a' : 'hub';
+    fleet = {
+      hub: hubMember(pin?.name ?? placeholder, pin?.url ?? hub),
+      nodes: [
+        {
+          name: definition.name,
+          port: opts.port ?? 0,
+          role: definition.description,
+          file: '',
+          default: true,
+          url: '',
+        },
+      ],
+    };
+  }
   const member =
     fleet?.nodes.find((n) => n.name === definition.name) ??
     (fleet?.hub.name === definition.name ? fleet.hub : undefined);
   let peer: NodeOptions['peer'];
   let published: ReturnType<typeof publicIdentity>;
+  let identity: Awaited<ReturnType<typeof liveIdentity>> | undefined;
   if (fleet && member) {
-    // First start creates the fleet's keys (never overwriting existing ones); see docs/peer.md.
-    await ensureKeys(dataDir, fleet);
+    // Only this node's own pair is made here; its peers' public keys are pinned (docs/peer.md).
+    await ensureOwnKey(dataDir, member.name);
     const nonces = opts.limits?.peerNonces;
-    const identity = await loadPeerIdentity(
-      dataDir,
-      member.name,
-      nonces ? { nonceCapacity: nonces } : {},
-    );
+    identity = await liveIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
     peer = {
       verifier: identity.verifier,
       client: createPeerClient({ signer: identity.signer, fleet, log }),
       fleet,
     };
-    published = publicIdentity(member.name, identity.ring);
+    published = publicIdentity(member.name, identity.ring());
+    // An explicit port wins over the fleet's; one line says so when they differ.
+    if (!hub && opts.port !== undefined && opts.port !== member.port)
+      log('info', `port ${opts.port} given: it wins over the fleet file's ${member.port}`);
   }
-  const { fleet: _f, setup: _s, logFor: _l, ...nodeOpts } = opts;
+  const { fleet: _f, setup: _s, logFor: _l, join: _j, ...nodeOpts } = opts;
   const app = createNode(definition, {
     ...nodeOpts,
     // A fleet member listens on its fleet port unless told otherwise.
@@ -85,11 +128,43 @@ export async function prepareNode(
     dataDir,
     log,
     ...(peer ? { peer } : {}),
+    // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
+    ...(published ? { identity: published } : {}),
   });
-  // The public key, for a fleet that adds this node from elsewhere (`bun run fleet add`).
-  if (published) app.app.get('/peer/identity', () => published);
-  return { ...app, definition, ...(fleet ? { fleet } : {}) };
+  let joining: JoinHandle | undefined;
+  const joinAt = (url: string) => {
+    if (!hub || !identity || !fleet || !published || joining) return joining;
+    const own = fleet.nodes[0]!;
+    own.url = url;
+    own.port = Number(new URL(url).port || 80);
+    joining = joinHub({
+      hub,
+      token: opts.join!.token,
+      node: definition.name,
+      dataDir,
+      url,
+      key: published.keys[0]!,
+      signer: identity.signer,
+      fleet,
+      pinned: () => identity.reload(),
+      log,
+      ...(opts.join!.retry ? { retry: opts.join!.retry } : {}),
+    });
+    return joining;
+  };
+  return {
+    ...app,
+    definition,
+    ...(fleet ? { fleet } : {}),
+    joinAt,
+    get join() {
+      return joining;
+    },
+  };
 }
+
+/** The base URL a node's card advertises (its `url` is `<base>/a2a`). */
+const cardBase = (node: NodeApp) => String(node.card().url ?? '').replace(/\/a2a$/, '');
 
 /** Starts a node on its own port (0 picks a free one; a fleet member's default is its fleet port). */
 export async function serveNode(
@@ -98,10 +173,12 @@ export async function serveNode(
 ): Promise<RunningNode & { node: PreparedNode }> {
   const prepared = await prepareNode(source, opts);
   const running = await prepared.start();
+  prepared.joinAt(cardBase(prepared));
   return {
     ...running,
     node: prepared,
     async stop() {
+      prepared.join?.stop();
       await running.stop();
       await prepared.definition.shutdown?.();
     },
@@ -120,15 +197,24 @@ export async function mountNode(
 ): Promise<{
   node: PreparedNode;
   fetch: (request: Request) => Promise<Response>;
-  advertise: (port: number) => void;
+  /** The port the card advertises: a number, or the app's server (`Bun.serve`'s answer). */
+  advertise: (at: number | { readonly port?: number | undefined }) => void;
   close: () => Promise<void>;
 }> {
   const node = await prepareNode(source, opts);
+  if (opts.publicUrl) node.joinAt(opts.publicUrl.replace(/\/+$/, ''));
   return {
     node,
     fetch: (request) => node.fetch(request),
-    advertise: (port) => node.advertise(port),
+    advertise: (at) => {
+      const port = typeof at === 'number' ? at : at.port;
+      if (port === undefined)
+        throw new Error('advertise: the server listens on no port; pass publicUrl instead');
+      node.advertise(port);
+      node.joinAt(cardBase(node));
+    },
     async close() {
+      node.join?.stop();
       await node.engine.close();
       await node.definition.shutdown?.();
     },

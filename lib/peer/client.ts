@@ -1,5 +1,5 @@
 /**
- * @module peer-client — the signed client every cross-node call uses: looks the target up in the
+ * @module lib/peer/client — the signed client every cross-node call uses: looks the target up in the
  * fleet (names only, never URLs), signs with lib/peer/signature.ts, and turns every failure into a value.
  *
  * API:
@@ -9,8 +9,8 @@
  *   await client.peerRelay('crm', ['scanner'], 'sector.movement', args, { timeout })
  */
 
-import type { Fleet } from '../fleet/invoke.ts';
-import { fleetMember } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
+import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { readBodyBytes } from '../body.ts';
 import { silentLog } from '../log.ts';

@@ -1,11 +1,12 @@
 /**
- * @module peer-keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
+ * @module lib/peer/keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
  * secret, each member's Ed25519 pair (and, during a rotation, its previous one) and the public key
  * ring (formats in docs/peer.md). Makes, rotates and loads them; the signing itself is
  * lib/peer/signature.ts.
  *
  * API:
  *   ensureKeys(dataDir, fleet, { force? })   create what is missing (idempotent)
+ *   ensureOwnKey(dataDir, node)              one node's pair and ring entry, nothing else
  *   rotateKey(dataDir, fleet, node)          new pair; the ring holds new + previous key, the
  *                                            previous pair is kept as <node>.ed25519.previous.json
  *   retireKeys(dataDir, fleet, node)         drop the previous key from the ring and its pair
@@ -17,7 +18,7 @@ import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import {
   NODE_NAME,
@@ -101,7 +102,19 @@ export function parseRing(doc: unknown): PeerRing {
     });
     if (e.mode === 'ed25519' && keys.length === 0)
       throw new Error(`ring: ${node} is ed25519 but has no key`);
-    ring.set(node, Object.freeze({ mode: e.mode, ed25519: Object.freeze(keys) }));
+    if (
+      (e as { relay?: unknown }).relay !== undefined &&
+      typeof (e as { relay?: unknown }).relay !== 'boolean'
+    )
+      throw new Error(`ring: ${node}.relay must be true or false`);
+    ring.set(
+      node,
+      Object.freeze({
+        mode: e.mode,
+        ed25519: Object.freeze(keys),
+        ...((e as { relay?: boolean }).relay ? { relay: true } : {}),
+      }),
+    );
   }
   return ring;
 }
@@ -257,6 +270,68 @@ export async function ensureKeys(
     created.push(RING_FILE);
   }
   return { created };
+}
+
+/**
+ * Creates one node's pair (when missing) and its ring entry, and nothing else: no fleet secret, no
+ * other member's pair. What a node that runs apart from its fleet keeps (its peers' public keys are
+ * pinned with `trustRemoteKey`). Returns the key id.
+ * @throws Error when an existing key file is malformed or the directory cannot be written.
+ */
+export async function ensureOwnKey(
+  dataDir: string,
+  node: string,
+  opts: KeyOptions = {},
+): Promise<{ kid: string; created: boolean }> {
+  checkNode(node);
+  const dir = keysDir(dataDir);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  let key = (await readPrivateKey(dir, node))?.key;
+  const created = !key;
+  key ??=
+    (await newPrivateKey(dir, node, (opts.now ?? (() => new Date()))(), false)) ??
+    (await readPrivateKey(dir, node))!.key;
+  const ring = await readRingFile(dir);
+  const entry = ring.nodes[node];
+  // A ring that states an HMAC mode for the node is the fleet's choice: it stays.
+  if (
+    !entry ||
+    (entry.mode === 'ed25519' && !entry.keys.some((k) => k.publicKey === key.publicKey))
+  ) {
+    ring.nodes[node] = {
+      mode: 'ed25519',
+      keys: [key, ...(entry?.keys ?? [])].slice(0, MAX_RING_KEYS),
+    };
+    await writeRing(dir, ring);
+  }
+  return { kid: key.kid, created };
+}
+
+/**
+ * Drops a node from the ring (`bun run fleet remove`); its pair, if this folder holds one, stays.
+ * Returns whether the ring held it. @throws Error when the ring file is malformed.
+ */
+export async function forgetKey(dataDir: string, node: string): Promise<boolean> {
+  checkNode(node);
+  const dir = keysDir(dataDir);
+  const ring = await readRingFile(dir);
+  if (!ring.nodes[node]) return false;
+  delete ring.nodes[node];
+  await writeRing(dir, ring);
+  return true;
+}
+
+/** The key id of a public key in base64url, or undefined when it is not 32 bytes. */
+export function kidOf(publicKey: string): string | undefined {
+  const pub = fromB64url(publicKey, 32);
+  return pub ? keyId(pub) : undefined;
+}
+
+/** The public keys the ring pins for a node (base64url), none when it is not there. */
+export async function pinnedKeys(dataDir: string, node: string): Promise<string[]> {
+  checkNode(node);
+  return ((await readRingFile(keysDir(dataDir))).nodes[node]?.keys ?? []).map((k) => k.publicKey);
 }
 
 function requireMember(fleet: Fleet, node: string): void {

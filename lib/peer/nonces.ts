@@ -1,9 +1,9 @@
 /**
- * @module peer-nonces — the bounded replay cache behind the peer verifier: remembers each accepted
+ * @module lib/peer/nonces — the bounded replay cache behind the peer verifier: remembers each accepted
  * nonce for as long as its timestamp could still pass the window, and never grows past `capacity`.
  */
 
-interface NonceCache {
+export interface NonceCache {
   /** True when the key was accepted before and is still remembered. */
   seen(key: string): boolean;
   /**

@@ -1,5 +1,5 @@
 /**
- * @module peer-pairwise — the `pairwise` key of two fleet nodes: X25519 agreement between their
+ * @module lib/peer/pairwise — the `pairwise` key of two fleet nodes: X25519 agreement between their
  * Ed25519 identities (converted to their Montgomery form), then HKDF-SHA256 naming both nodes.
  * Only the two key holders can compute it, so it identifies the caller as well as an Ed25519
  * signature does while each request costs one HMAC (docs/peer.md "Pairwise").

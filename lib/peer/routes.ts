@@ -1,5 +1,5 @@
 /**
- * @module peer-routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
+ * @module lib/peer/routes — framework-free handlers of POST /peer/invoke and POST /peer/relay: standard
  * Request in, standard Response out, every failure a coded JSON answer.
  *
  * Mounting (e.g. in lib/node/create-node.ts):
@@ -9,9 +9,9 @@
  * themselves (the signature covers those exact bytes), so the framework must not parse it first.
  */
 
-import type { Fleet } from '../fleet/invoke.ts';
+import type { Fleet } from '../fleet/config.ts';
 import { tracedCall, type CallSink } from '../fleet/traced-call.ts';
-import { fleetMember } from '../fleet/invoke.ts';
+import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
 import type { PeerClient } from './client.ts';
@@ -52,6 +52,18 @@ export interface PeerRouteDeps {
   /** Timeout of each forwarded call in ms (default 10 000). */
   relayTimeout?: number;
 }
+
+/**
+ * Whether `node` may name another principal (`onBehalfOf`): the fleet's hub (it acts for its
+ * console users and token holders), or a node the ring marks a relay. Anyone else naming one
+ * would take that principal's share of a limited resource (the executor's slots) or its tasks.
+ */
+function mayActFor(deps: PeerRouteDeps, node: string): boolean {
+  return deps.fleet?.hub.name === node || deps.verifier.isRelay?.(node) === true;
+}
+
+const notDelegate = (node: string) =>
+  peerError('PEER_NOT_DELEGATE', `${node} is neither the hub nor a relay the ring names`);
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
@@ -142,6 +154,10 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
     const { onBehalfOf } = a.body;
     if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf))
       return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
+    if (onBehalfOf !== undefined && !mayActFor(deps, a.caller)) {
+      log('warn', 'peer refused', { code: 'PEER_NOT_DELEGATE', node: a.caller });
+      return notDelegate(a.caller);
+    }
     const started = performance.now();
     const run = () =>
       deps.dispatch(capability, args, {
@@ -207,6 +223,10 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     const { onBehalfOf } = a.body;
     if (onBehalfOf !== undefined && !isOwnerKey(onBehalfOf))
       return peerError('PEER_BAD_REQUEST', 'onBehalfOf must be an owner key such as user:alice');
+    if (onBehalfOf !== undefined && !mayActFor(deps, a.caller)) {
+      log('warn', 'peer refused', { code: 'PEER_NOT_DELEGATE', node: a.caller });
+      return notDelegate(a.caller);
+    }
     const original = onBehalfOf ?? `node:${a.caller}`;
     const hops = route as string[];
     const path = [...(trail as string[]), a.caller, deps.self, ...hops];

@@ -1,5 +1,5 @@
 /**
- * @module peer — the one signing and verification implementation of the signed peer channel
+ * @module lib/peer/signature — the one signing and verification implementation of the signed peer channel
  * (docs/peer.md). Every node and the hub import it; nothing else
  * signs or verifies. Key files live in peer-keys.ts, the client in peer-client.ts, routes in
  * peer-routes.ts; all of them call into this file.
@@ -24,7 +24,7 @@ import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
 import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
-import { createNonceCache } from './nonces.ts';
+import { createNonceCache, type NonceCache } from './nonces.ts';
 import { createPairCache, detectX25519, pairKey, type X25519Backend } from './pairwise.ts';
 
 ed.hashes.sha512 = sha512;
@@ -395,6 +395,8 @@ export interface RingEntry {
   mode: RingMode;
   /** One key normally, two while the node rotates. */
   ed25519: readonly Uint8Array[];
+  /** The ring marks it a relay: it may name the principal it forwards a call for (`onBehalfOf`). */
+  relay?: boolean;
 }
 export type PeerRing = ReadonlyMap<string, RingEntry>;
 
@@ -405,6 +407,8 @@ type VerifyResult =
 export interface PeerVerifier {
   /** Checks one request that arrived at `route` (e.g. `/peer/invoke`) of this node. */
   verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult>;
+  /** Whether the ring marks `node` a relay (one that may act for the principal it names). */
+  isRelay?(node: string): boolean;
 }
 
 export interface VerifierOptions {
@@ -420,6 +424,8 @@ export interface VerifierOptions {
   windowMs?: number;
   /** Most nonces remembered at once (default 100 000). */
   nonceCapacity?: number;
+  /** The replay cache, when a verifier replaces another after the ring changed (a join). */
+  nonces?: NonceCache;
   /** Most callers whose pair keys are kept prepared (default 1024). */
   pairCapacity?: number;
   ed25519?: Ed25519Backend;
@@ -450,7 +456,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   const seeds = (o.seeds ?? []).map((s) => new Uint8Array(s));
   const hashes = o.hashes ?? defaultHashes;
   let ed25519 = o.ed25519;
-  const nonces = createNonceCache(windowMs, o.nonceCapacity ?? 100_000);
+  const nonces = o.nonces ?? createNonceCache(windowMs, o.nonceCapacity ?? 100_000);
   const sharedMac = secret && hashes.macFor(secret);
   const derivedMacs = new Map<string, Mac>(); // per ring node, made on first use
   const macFor = (mode: 'derived' | 'shared', node: string) => {
@@ -473,6 +479,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   const named = (text: string, pattern: RegExp) => (pattern.test(text) ? text : 'something else');
 
   return Object.freeze({
+    isRelay: (node: string) => o.ring.get(node)?.relay === true,
     async verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult> {
       const node = headers.get(PEER_HEADERS.node);
       const ts = headers.get(PEER_HEADERS.ts);

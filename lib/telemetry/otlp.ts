@@ -1,5 +1,5 @@
 /**
- * @module telemetry/otlp — exports trace records as OTLP/HTTP JSON (opentelemetry-proto's JSON
+ * @module lib/telemetry/otlp — exports trace records as OTLP/HTTP JSON (opentelemetry-proto's JSON
  * mapping: lowerCamelCase fields, hex trace and span ids, 64-bit times as decimal strings, enums
  * as numbers) to `<endpoint>/v1/traces`, with no SDK. Records wait in a bounded queue and go out
  * in batches, one request at a time, each with a deadline; past the bound they are dropped and

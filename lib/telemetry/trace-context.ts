@@ -1,5 +1,5 @@
 /**
- * @module telemetry/trace-context — W3C Trace Context: strict parsing of the `traceparent` and
+ * @module lib/telemetry/trace-context — W3C Trace Context: strict parsing of the `traceparent` and
  * `tracestate` headers, new trace and span ids, and the context the current request's work runs
  * in (an AsyncLocalStorage), so every outgoing call can carry it without being handed it.
  *

@@ -1,5 +1,5 @@
 /**
- * @module cicd-source — the commit history cicdkit reports: `git log` of a checkout, spawned with
+ * @module node/cicdkit/git-source — the commit history cicdkit reports: `git log` of a checkout, spawned with
  * a fixed argument list (no shell), a time limit and an output cap; any failure yields undefined
  * so the node answers from its fixture instead.
  */

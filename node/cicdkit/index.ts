@@ -1,5 +1,5 @@
 /**
- * @module cicdkit — read-only snapshot of CI/CD: pipelines and deployments from
+ * @module node/cicdkit/index — read-only snapshot of CI/CD: pipelines and deployments from
  * `fixtures/cicdkit/snapshot.json`, and commits from the git history of the checkout the node runs
  * in (the fixture's commits when git cannot answer). Joins through the signed peer channel only.
  */

@@ -1,5 +1,5 @@
 /**
- * @module cicdkit-queries — what cicdkit answers from its snapshot (`fixtures/cicdkit/snapshot.json`)
+ * @module node/cicdkit/queries — what cicdkit answers from its snapshot (`fixtures/cicdkit/snapshot.json`)
  * and a list of commits: pipelines with their success rate, deployments, commit activity per day.
  */
 

@@ -1,10 +1,10 @@
 /**
- * @module crm — the customer-operations node: companies (keyed by USCC), their industry, owner
+ * @module node/crm/index — the customer-operations node: companies (keyed by USCC), their industry, owner
  * and follow-up state, read from `fixtures/crm/companies.json`.
  */
 
 import { capability } from '../../lib/catalog/capability.ts';
-import * as book from '../../lib/domain/customer-book.ts';
+import * as book from './queries.ts';
 import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';

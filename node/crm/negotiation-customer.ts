@@ -1,5 +1,5 @@
 /**
- * @module negotiation-customer — the crm-side agent of a negotiation: it speaks for one customer,
+ * @module node/crm/negotiation-customer — the crm-side agent of a negotiation: it speaks for one customer,
  * holds that customer's profile (risk level, excluded industries) and crm's entity index, and
  * accepts a proposal or vetoes it with a code and a reason.
  */
@@ -7,7 +7,7 @@
 import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
-import type { Book } from '../../lib/domain/customer-book.ts';
+import type { Book } from './queries.ts';
 import {
   LIMIT_FLAGS,
   RISK_BANDS,

@@ -1,5 +1,5 @@
 /**
- * @module lan — read-only snapshot of the local network: hosts online, interface traffic and DNS.
+ * @module node/lan/index — read-only snapshot of the local network: hosts online, interface traffic and DNS.
  * Reads the machine (`/proc/net/dev`, `/proc/net/arp`, `/etc/resolv.conf`) where it can and
  * `fixtures/lan/snapshot.json` elsewhere; every answer says which source answered.
  */

@@ -1,5 +1,5 @@
 /**
- * @module lan-queries — lan's answers from a reading of the network (live or the fixture's
+ * @module node/lan/queries — lan's answers from a reading of the network (live or the fixture's
  * `fixtures/lan/snapshot.json`): hosts online, traffic per interface, DNS and the status counts.
  */
 

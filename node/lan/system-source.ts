@@ -1,5 +1,5 @@
 /**
- * @module lan-source — what the machine says about its network: interface byte counters from
+ * @module node/lan/system-source — what the machine says about its network: interface byte counters from
  * `/proc/net/dev`, the neighbour (ARP) table from `/proc/net/arp` and nameservers from
  * `/etc/resolv.conf`. Each reader is bounded and returns undefined when the file is missing,
  * unreadable or not in the expected format, so the node falls back to its fixture.

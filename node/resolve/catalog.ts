@@ -1,12 +1,12 @@
 /**
- * @module resolve-catalog — the fleet's capability catalog, read from the same declarations the
+ * @module node/resolve/catalog — the fleet's capability catalog, read from the same declarations the
  * nodes serve: each node file listed in the fleet file is imported and its catalog's descriptors
  * and tags are read. Re-read when the fleet file changes, so a new node shows up without a rebuild.
  */
 
 import { statSync } from 'node:fs';
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
-import { loadFleet } from '../../lib/fleet/invoke.ts';
+import { loadFleet } from '../../lib/fleet/config.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 

@@ -1,5 +1,5 @@
 /**
- * @module resolve-exec-caps — the executor's capabilities (`exec.submit`, `exec.status`,
+ * @module node/resolve/exec-capabilities — the executor's capabilities (`exec.submit`, `exec.status`,
  * `exec.cancel`) for resolve's catalog. None is read-only, so no text message picks one and none
  * counts as a snapshot tool.
  */
@@ -35,16 +35,16 @@ function priorTurns(context: string | undefined): PriorTurn[] | undefined {
 }
 
 /**
- * Who a job counts against: the authenticated caller, and when that is a fleet node acting for
- * someone (the hub delegating for a console user), that someone too, so each user behind the hub
- * has a limit of their own while the node's signature is what lets the request in.
+ * Who a job counts against: the principal it runs for, whatever path it came by. A fleet node
+ * acting for someone (the hub delegating for a console user; the peer routes let only the hub
+ * and the ring's relays name one) counts as that someone, so alice's jobs through the hub and
+ * her jobs with her own token share one limit, and a node acting for itself counts as itself.
  */
 function callerKey(context: CallContext | undefined): string {
   if (!context) return 'anonymous';
-  const caller = ownerKey(context.caller);
   return context.caller.kind === 'node' && context.onBehalfOf
-    ? `${caller}>${context.onBehalfOf}`
-    : caller;
+    ? context.onBehalfOf
+    : ownerKey(context.caller);
 }
 
 /** `executor` is undefined when the node has no data folder; the capabilities then answer EXECUTOR_UNAVAILABLE. */

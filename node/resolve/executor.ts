@@ -1,5 +1,5 @@
 /**
- * @module resolve-exec — the executor: jobs from the recipe allow-list (run by resolve-run), their
+ * @module node/resolve/executor — the executor: jobs from the recipe allow-list (run by resolve-run), their
  * state, time limit and cancel, and their records, which survive a restart that fails what was
  * running.
  */

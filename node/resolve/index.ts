@@ -1,5 +1,5 @@
 /**
- * @module resolve — the fleet's capability catalog (`resolve.*`): what every node offers, read from
+ * @module node/resolve/index — the fleet's capability catalog (`resolve.*`): what every node offers, read from
  * the nodes' own declarations; it shows the menu (ids, argument specs), never argument values.
  * It is also the fleet's one executor (`exec.*`, node/resolve/executor.ts) when given a data folder.
  */

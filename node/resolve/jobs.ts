@@ -1,5 +1,5 @@
 /**
- * @module resolve-jobs — the executor's job records: one JSON file per job under
+ * @module node/resolve/jobs — the executor's job records: one JSON file per job under
  * `DATA_DIR/resolve/jobs/`, written atomically (lib/atomic-file.ts), ids made here and checked
  * before any path is formed; kept within a count and an age, finished jobs oldest first.
  */

@@ -1,5 +1,5 @@
 /**
- * @module resolve-model — the `model` recipe's one call: the prompt (after the earlier turns of a
+ * @module node/resolve/model — the `model` recipe's one call: the prompt (after the earlier turns of a
  * continued delegation, when there are any) to an OpenAI-compatible `/chat/completions`, the
  * answer's text back. The key goes only into the request header.
  */

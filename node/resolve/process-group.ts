@@ -1,5 +1,5 @@
 /**
- * @module resolve-proc — process-group helpers for the executor: a job runs as the leader of its
+ * @module node/resolve/process-group — process-group helpers for the executor: a job runs as the leader of its
  * own group (pgid = pid), so one signal reaches the job and every child it started; and after a
  * crash of the executor, what is left of a job's group is found again and ended.
  */

@@ -1,5 +1,5 @@
 /**
- * @module resolve-queries — resolve's answers over the fleet's catalog (one entry per node, each
+ * @module node/resolve/queries — resolve's answers over the fleet's catalog (one entry per node, each
  * with its capability descriptors): the nodes, the whole catalog, the agent surface, a lookup by
  * id and a word search.
  */

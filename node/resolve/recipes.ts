@@ -1,5 +1,5 @@
 /**
- * @module resolve-recipes — the executor's allow-list: recipes read from a JSON file (argv arrays
+ * @module node/resolve/recipes — the executor's allow-list: recipes read from a JSON file (argv arrays
  * with a fixed set of placeholders, limits, fixed environment), checked at load, and the keyword
  * pick of a recipe from a prompt. Nothing here runs a process.
  */

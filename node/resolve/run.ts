@@ -1,5 +1,5 @@
 /**
- * @module resolve-run — one run of a recipe: a child process that leads its own process group
+ * @module node/resolve/run — one run of a recipe: a child process that leads its own process group
  * (stdout capped, progress lines read, stderr's tail kept) or a model call; `halt` stops it and
  * `ended` says how it ended. Job state and records are the executor's business.
  */

@@ -1,5 +1,5 @@
 /**
- * @module scanner — the node that watches sector movements: sectors, their stocks, change % and
+ * @module node/scanner/index — the node that watches sector movements: sectors, their stocks, change % and
  * signal flags, read from `fixtures/scanner/sectors.json` (re-read when the file changes).
  */
 

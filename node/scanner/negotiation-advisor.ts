@@ -1,5 +1,5 @@
 /**
- * @module negotiation-advisor — the scanner-side agent of a negotiation: it proposes today's
+ * @module node/scanner/negotiation-advisor — the scanner-side agent of a negotiation: it proposes today's
  * biggest mover for a customer and learns from each veto code which stocks not to offer next.
  * It sees only the scanner's snapshot; the customer's profile and the entity index stay with crm.
  */

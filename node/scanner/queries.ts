@@ -1,5 +1,5 @@
 /**
- * @module scanner-queries — what the scanner answers, computed from one snapshot of
+ * @module node/scanner/queries — what the scanner answers, computed from one snapshot of
  * `fixtures/scanner/sectors.json`: sector movement, signal flags, quotes, breadth and status.
  */
 

@@ -1,5 +1,5 @@
 /**
- * @module talentlens — read-only snapshot of GitHub talent signals: tracked developers ranked by
+ * @module node/talentlens/index — read-only snapshot of GitHub talent signals: tracked developers ranked by
  * signal score, language momentum and trending repositories, read from
  * `fixtures/talentlens/signals.json` (public activity only; no contact details are held).
  */

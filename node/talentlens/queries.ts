@@ -1,5 +1,5 @@
 /**
- * @module talentlens-queries — what the talent snapshot (`fixtures/talentlens/signals.json`)
+ * @module node/talentlens/queries — what the talent snapshot (`fixtures/talentlens/signals.json`)
  * answers: top developers, language momentum, trending repositories, a profile and coverage.
  */
 

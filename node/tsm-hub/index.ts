@@ -1,5 +1,5 @@
 /**
- * @module tsm-hub — read-only snapshot of an LLM gateway: upstream health, usage, models and API
+ * @module node/tsm-hub/index — read-only snapshot of an LLM gateway: upstream health, usage, models and API
  * keys (counts and masked ids only; no key material is ever held or answered), read from
  * `fixtures/tsm-hub/gateway.json`. Joins through the signed peer channel only.
  */

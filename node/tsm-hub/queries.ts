@@ -1,5 +1,5 @@
 /**
- * @module tsm-hub-queries — what the LLM gateway snapshot (`fixtures/tsm-hub/gateway.json`)
+ * @module node/tsm-hub/queries — what the LLM gateway snapshot (`fixtures/tsm-hub/gateway.json`)
  * answers: health, usage, models and keys. Keys leave only as label, team and a masked id.
  */
 

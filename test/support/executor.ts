@@ -5,7 +5,7 @@
 
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import { createPeerClient, type PeerClient, type PeerResult } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import type { Job } from '../../node/resolve/jobs.ts';
@@ -109,7 +109,11 @@ export async function startExecutor(
   });
   const node = await startNode(def, {
     dataDir,
-    peer: { verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier },
+    // The fleet names the hub, the one node besides the ring's relays that may act for others.
+    peer: {
+      verifier: (await loadPeerIdentity(dataDir, 'resolve')).verifier,
+      fleet: parseFleet(doc),
+    },
     ...(opts.tokens
       ? {
           access: {

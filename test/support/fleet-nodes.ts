@@ -5,7 +5,7 @@
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import type { NodeDefinition } from '../../lib/node/create-node.ts';
 import type { NodeFactory, NodeSetup } from '../../lib/node/define-node.ts';
 import { importNode } from '../../lib/node/load-node.ts';

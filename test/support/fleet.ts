@@ -7,7 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
@@ -40,10 +40,19 @@ const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 export interface FleetOptions {
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
-  /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, how often live pages are re-read, its model, … */
+  /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, its token book, the sign-in throttle, how often live pages are re-read, its model, … */
   hub?: Pick<
     HubOptions,
-    'requireLogin' | 'meshToken' | 'sessions' | 'publicOrigins' | 'liveMs' | 'otlp' | 'model'
+    | 'requireLogin'
+    | 'meshToken'
+    | 'sessions'
+    | 'tokens'
+    | 'signInThrottle'
+    | 'publicOrigins'
+    | 'liveMs'
+    | 'limits'
+    | 'otlp'
+    | 'model'
   >;
 }
 

@@ -307,6 +307,70 @@ export function hubApiTarget(name: string): Target {
   };
 }
 
+/**
+ * The console's sign-in: the form and its JSON twin (tokens, console URL tickets, `next` paths
+ * bent), the ticket link, sign-out and `/api/session`, with planted, forged and oversized session
+ * cookies, odd page keys and every `Sec-Fetch-Site` a browser sends.
+ */
+export function signInTarget(name: string): Target {
+  const templates = [
+    { token: TEST_TOKEN, next: '/#/tasks' },
+    { token: 'lume_not-a-token', next: '//evil.test/x' },
+    { ticket: `ct_zzzzzz_${'A'.repeat(22)}_${'B'.repeat(43)}`, next: '/' },
+    { next: '/\\evil.test' },
+  ];
+  const odd = (rng: Rng) =>
+    pick(rng, ['', 'x', 's_forged', '%00', 'a'.repeat(5000), '"quoted"', ';;;', ...ODD_IDS()]);
+  return {
+    name,
+    templates,
+    request(base, body, rng) {
+      const cookieName = `lume_a2a_${new URL(base).port}`;
+      const path = pick(rng, [
+        '/login',
+        '/login',
+        `/login?ticket=${encodeURIComponent(odd(rng))}&next=${encodeURIComponent(odd(rng))}`,
+        `/login?next=${encodeURIComponent(odd(rng))}`,
+        '/logout',
+        '/api/session',
+        '/',
+      ]);
+      const h = headers(rng, {
+        origin: rng() < 0.85 ? base : pick(rng, ['null', 'https://evil.test']),
+      });
+      if (rng() < 0.5) h.set('content-type', 'application/x-www-form-urlencoded');
+      else if (rng() < 0.6) h.set('content-type', 'application/json');
+      if (rng() < 0.6)
+        h.set(
+          'cookie',
+          Array.from(
+            { length: int(rng, 12) + 1 },
+            () => `${pick(rng, [cookieName, 'lume_session', 'x'])}=${odd(rng)}`,
+          ).join('; '),
+        );
+      if (rng() < 0.5) h.set('x-lume-key', odd(rng).slice(0, 4000));
+      if (rng() < 0.5)
+        h.set('sec-fetch-site', pick(rng, ['cross-site', 'same-site', 'same-origin', 'none', 'x']));
+      const method = rng() < 0.6 ? 'POST' : pick(rng, ['GET', 'HEAD', 'PUT', 'DELETE']);
+      // A form body is the hostile text as sent, or fields made from it.
+      const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
+      const form =
+        h.get('content-type') === 'application/x-www-form-urlencoded' && rng() < 0.5
+          ? new URLSearchParams({
+              token: text.slice(0, 300),
+              ticket: text.slice(0, 128),
+              next: text.slice(0, 600),
+            }).toString()
+          : body;
+      return new Request(`${base}${path}`, {
+        method,
+        headers: h,
+        ...(method === 'POST' || method === 'PUT' ? { body: form } : {}),
+      });
+    },
+  };
+}
+
 /** The mesh's HTTP routes: project administration and the history and presence reads. */
 export function meshHttpTarget(name: string): Target {
   const templates = [

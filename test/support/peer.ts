@@ -1,6 +1,6 @@
 /** Test harness for the peer channel: a small fleet of real Bun servers on port 0 with fresh keys. */
 
-import { parseFleet, type Fleet } from '../../lib/fleet/invoke.ts';
+import { parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../../lib/peer/routes.ts';
@@ -87,6 +87,8 @@ export interface FleetOptions {
   unknown?: string[];
   /** Per node, callers left out of that node's ring only. */
   strangers?: Record<string, string[]>;
+  /** Nodes the ring marks relays (they may name the principal they forward for). */
+  relays?: string[];
 }
 
 /** Starts one server per name; the first name plays the hub. Stop with `stop()`. */
@@ -99,7 +101,11 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
   for (const n of names) {
     if (o.unknown?.includes(n)) continue;
     const mode = o.modes?.[n] ?? 'ed25519';
-    ring.set(n, { mode, ed25519: mode === 'ed25519' ? [ed25519PublicKey(seeds[n]!)] : [] });
+    ring.set(n, {
+      mode,
+      ed25519: mode === 'ed25519' ? [ed25519PublicKey(seeds[n]!)] : [],
+      ...(o.relays?.includes(n) ? { relay: true } : {}),
+    });
   }
   const depsByName: Record<string, PeerRouteDeps> = {};
   const servers = names.map((name) =>

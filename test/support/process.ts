@@ -18,6 +18,8 @@ export interface ServingProcess {
   alive(): boolean;
   /** Everything it wrote to stderr so far (its log). */
   log(): string;
+  /** Everything it wrote to stdout so far. */
+  out(): string;
   /** Resolves with the log once it contains `text`; rejects if the process ends first. */
   waitForLog(text: string): Promise<string>;
   stop(): Promise<void>;
@@ -98,7 +100,9 @@ export async function startProcess(
     url = /listening on (http:\/\/\S+?)(?:\s|$)/.exec(out)?.[1];
   }
   void (async () => {
-    for (;;) if ((await reader.read()).done) break; // keep draining so the child never blocks
+    // Keep draining so the child never blocks.
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      out += new TextDecoder().decode(r.value);
   })();
   return {
     url,
@@ -106,6 +110,7 @@ export async function startProcess(
     proc,
     alive: () => !exited,
     log: () => err,
+    out: () => out,
     waitForLog,
     async stop() {
       proc.kill('SIGTERM');

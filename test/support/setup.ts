@@ -6,10 +6,13 @@
  * (test/test-files.test.ts checks that they do).
  */
 import { afterAll } from 'bun:test';
+import { removePackedTarball } from './packed-app.ts';
 import { closeRunScope, openRunScope } from './run-scope.ts';
 
 const root = openRunScope();
 afterAll(async () => {
+  // The package's tarball is shared by the files that install it (one `bun pm pack` per run).
+  removePackedTarball();
   const left = await closeRunScope(root);
   if (left.length) throw new Error(`the tests left behind (now removed):\n  ${left.join('\n  ')}`);
 });

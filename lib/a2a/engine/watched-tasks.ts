@@ -1,5 +1,5 @@
 /**
- * @module a2a/engine/watched-tasks — lazy advancement for a task somebody is watching: while a
+ * @module lib/a2a/engine/watched-tasks — lazy advancement for a task somebody is watching: while a
  * `SubscribeToTask` stream is open on a task the agent can advance (`observe`, e.g. a hub task
  * whose job runs on an executor), the task is observed once at once and then at most once every
  * `everyMs`, one loop per task however many subscribers it has. The loop ends with the last

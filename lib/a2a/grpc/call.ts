@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/call — one gRPC call of `lf.a2a.v1.A2AService` on an HTTP/2 stream: checks
+ * @module lib/a2a/grpc/call — one gRPC call of `lf.a2a.v1.A2AService` on an HTTP/2 stream: checks
  * the method, `a2a-version` and the caller's proof from the metadata, reads the one request
  * message, runs the same v1.0 operation the JSON-RPC and HTTP+JSON bindings run (in the call's
  * `traceparent` context), and answers one message or a server stream, ending with trailers that

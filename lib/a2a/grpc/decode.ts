@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/decode — protobuf binary to ProtoJSON, walking the schema of
+ * @module lib/a2a/grpc/decode — protobuf binary to ProtoJSON, walking the schema of
  * lib/a2a/grpc/schema.ts: what it decodes is the same object the JSON bindings receive (camelCase
  * names, enum names, base64 bytes, RFC 3339 timestamps, Struct as a JSON object). Hostile bytes
  * end as a coded failure, never a throw: truncated or over-long varints, lengths past the end, a

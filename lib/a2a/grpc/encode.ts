@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/encode — ProtoJSON to protobuf binary, walking the schema of
+ * @module lib/a2a/grpc/encode — ProtoJSON to protobuf binary, walking the schema of
  * lib/a2a/grpc/schema.ts: the operations' answers (and the status details) as the bytes protoc
  * would write for them, fields in field-number order, members the schema does not know left out.
  */

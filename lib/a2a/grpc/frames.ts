@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/frames — gRPC's length-prefixed messages over HTTP/2 DATA (gRPC over HTTP/2):
+ * @module lib/a2a/grpc/frames — gRPC's length-prefixed messages over HTTP/2 DATA (gRPC over HTTP/2):
  * one byte of compressed flag, four bytes of big-endian length, the message. Reads the one request
  * message of a call from the chunks as they arrive, refusing a length past the bound as soon as the
  * prefix is in, before the body is buffered; frames the answers.

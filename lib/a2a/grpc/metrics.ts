@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/metrics — what the gRPC binding counts, beside the HTTP metrics of the other
+ * @module lib/a2a/grpc/metrics — what the gRPC binding counts, beside the HTTP metrics of the other
  * two bindings: calls by method and gRPC status, their latency to the first answer, coded
  * failures by reason, and open server streams. Every label is bounded (method names of the
  * service, status names, codes the error registry declares).

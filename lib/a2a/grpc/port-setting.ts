@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/port-setting — reads the gRPC binding's port setting (`--grpc-port`,
+ * @module lib/a2a/grpc/port-setting — reads the gRPC binding's port setting (`--grpc-port`,
  * `GRPC_PORT`): a port number (0 = any free port), `off` for no gRPC binding, or nothing for the
  * default (the node's port + 1000).
  */

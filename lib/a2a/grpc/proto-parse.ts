@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/proto-parse — reads the proto3 subset the A2A schema is written in (messages,
+ * @module lib/a2a/grpc/proto-parse — reads the proto3 subset the A2A schema is written in (messages,
  * enums, oneofs, maps, `optional`, nested types, one service) into plain declarations; options
  * and annotations are skipped. Type names stay as written: lib/a2a/grpc/schema.ts resolves them.
  */

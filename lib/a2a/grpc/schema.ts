@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/schema — the gRPC binding's schema: `lib/a2a/grpc/a2a.proto` (the A2A
+ * @module lib/a2a/grpc/schema — the gRPC binding's schema: `lib/a2a/grpc/a2a.proto` (the A2A
  * project's own file, unchanged) and the few well-known types it and the error details use,
  * parsed once at load and resolved into field tables the codec walks. The service's methods
  * come from the same file.

@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
+ * @module lib/a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
  * HTTP/2 cleartext (h2c, Bun's `node:http2`) on a port of its own, each stream served by
  * lib/a2a/grpc/call.ts over the same v1.0 operations as the other bindings. A stop refuses new
  * calls, ends open streams with `SHUTTING_DOWN` (through the shared stream registry), and
@@ -38,6 +38,8 @@ export interface GrpcServer {
 }
 
 export const GRPC_MAX_CONCURRENT_STREAMS = 100;
+/** A connection with no call open for this long is closed (as Bun.serve's idleTimeout of 60 s). */
+export const GRPC_IDLE_MS = 60_000;
 
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
@@ -60,23 +62,34 @@ export async function listenGrpc(
   deps: CallDeps,
   host: string,
   port: number,
-  maxConcurrentStreams = GRPC_MAX_CONCURRENT_STREAMS,
+  bounds: { maxConcurrentStreams?: number; idleMs?: number } = {},
 ): Promise<GrpcServer> {
+  const maxConcurrentStreams = bounds.maxConcurrentStreams ?? GRPC_MAX_CONCURRENT_STREAMS;
+  const idleMs = bounds.idleMs ?? GRPC_IDLE_MS;
   const server = http2.createServer({
     settings: { maxConcurrentStreams },
     // A request's metadata beyond this is refused by HTTP/2 itself.
     maxHeaderListPairs: 128,
   });
-  const sessions = new Set<http2.ServerHttp2Session>();
+  /** Open connections and how many calls each has open (an idle one is closed after IDLE_MS). */
+  const sessions = new Map<http2.Http2Session, number>();
   server.on('session', (session) => {
-    sessions.add(session);
+    sessions.set(session, 0);
     session.on('error', () => {});
     session.on('close', () => sessions.delete(session));
+    session.setTimeout(idleMs, () => {
+      if (!sessions.get(session)) session.close();
+    });
   });
   server.on('sessionError', () => {});
-  server.on('stream', (stream, headers) =>
-    serveCall(stream as http2.ServerHttp2Stream, headers, deps),
-  );
+  server.on('stream', (stream, headers) => {
+    const session = stream.session;
+    if (session) sessions.set(session, (sessions.get(session) ?? 0) + 1);
+    stream.on('close', () => {
+      if (session && sessions.has(session)) sessions.set(session, sessions.get(session)! - 1);
+    });
+    serveCall(stream as http2.ServerHttp2Stream, headers, deps);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -91,11 +104,11 @@ export async function listenGrpc(
     port: bound,
     async stop(graceMs = 2_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const s of sessions) s.close();
+      for (const s of sessions.keys()) s.close();
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([closed, new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
       clearTimeout(timer);
-      for (const s of sessions) s.destroy();
+      for (const s of sessions.keys()) s.destroy();
     },
   };
 }

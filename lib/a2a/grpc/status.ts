@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/status — how the gRPC binding says no: an A2A error (or one of the binding's
+ * @module lib/a2a/grpc/status — how the gRPC binding says no: an A2A error (or one of the binding's
  * own refusals) becomes a gRPC status code, a percent-encoded `grpc-message` and a
  * `grpc-status-details-bin` trailer holding a `google.rpc.Status` whose details carry a
  * `google.rpc.ErrorInfo` with the error's reason code (A2A 1.0 §10) and, for a bad parameter, a

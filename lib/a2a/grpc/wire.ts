@@ -1,5 +1,5 @@
 /**
- * @module a2a/grpc/wire — the protobuf wire format's primitives: a reader that checks every
+ * @module lib/a2a/grpc/wire — the protobuf wire format's primitives: a reader that checks every
  * length against the bytes it has (a truncated varint, a length past the end or a wire type the
  * format does not have is a `WireError`, never a read past the buffer) and a writer that grows
  * one buffer and back-fills the length of each nested message.

@@ -1,9 +1,9 @@
 /**
- * @module crm-book — crm's customer book (`fixtures/crm/companies.json`) and the views its
+ * @module node/crm/queries — crm's customer book (`fixtures/crm/companies.json`) and the views its
  * capabilities answer with; pure functions of the book.
  */
 
-import { isValidUscc } from './uscc.ts';
+import { isValidUscc } from '../../lib/domain/uscc.ts';
 
 export type FollowUp = 'new' | 'contacted' | 'in-follow-up' | 'won' | 'lost';
 export interface Company {

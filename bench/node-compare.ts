@@ -1,0 +1,121 @@
+/**
+ * @module bench/node-compare — the node's CPU per SendMessage in two source trees, side by side in
+ * one run: the benchmark node (bench/servers/node-server.ts) of this tree and of another checkout
+ * (`--before <dir>`, e.g. an older commit unpacked with `git archive`), alternating round by
+ * round under the same load process, so a refactor's cost is a ratio measured on the same
+ * machine at the same time. Prints one line per round and the least CPU per request of each tree.
+ *
+ * Usage: bun bench/node-compare.ts --before <dir> [--seconds 5] [--rounds 4] [--connections 32]
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cpuMs } from './proc-cpu.ts';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '4' },
+    connections: { type: 'string', default: '32' },
+  },
+});
+if (!values.before) {
+  console.error('usage: bun bench/node-compare.ts --before <dir> [--seconds 5] [--rounds 4]');
+  process.exit(2);
+}
+const root = join(import.meta.dir, '..');
+const trees = [
+  { name: 'before', dir: resolve(values.before) },
+  { name: 'this tree', dir: root },
+];
+const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-compare-'));
+const bodyFile = join(tmp, 'send.json');
+writeFileSync(
+  bodyFile,
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: {
+        messageId: 'bench-1',
+        role: 'ROLE_USER',
+        parts: [{ text: 'hello', mediaType: 'text/plain' }],
+      },
+    },
+  }),
+);
+
+async function start(dir: string, round: number) {
+  const proc = Bun.spawn(['bun', join(dir, 'bench/servers/node-server.ts')], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', DATA_DIR: join(tmp, `data-${round}-${Date.now()}`) },
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
+  const reader = proc.stdout.getReader();
+  let seen = '';
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the node of ${dir} exited before listening`);
+    seen += new TextDecoder().decode(value);
+    const m = /LISTENING (\d+)/.exec(seen);
+    if (m) {
+      reader.releaseLock();
+      return { proc, port: Number(m[1]) };
+    }
+  }
+}
+
+async function load(port: number, secs: number) {
+  const proc = Bun.spawn(
+    [
+      'bun',
+      'bench/load.ts',
+      `http://127.0.0.1:${port}/a2a`,
+      values.connections!,
+      String(secs),
+      bodyFile,
+      'A2A-Version:1.0',
+    ],
+    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
+  );
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  return JSON.parse(out.trim().split('\n').at(-1)!) as {
+    rps: number;
+    requests: number;
+    errors: number;
+  };
+}
+
+const load0 = loadavg()[0]!;
+const cpu = new Map<string, number[]>(trees.map((t) => [t.name, []]));
+for (let round = 0; round < Number(values.rounds); round++) {
+  // Alternate which tree goes first, so a drift in the machine's load favours neither.
+  for (const t of round % 2 ? [...trees].reverse() : trees) {
+    const { proc, port } = await start(t.dir, round);
+    await load(port, 2); // warm-up
+    const cpu0 = cpuMs(proc.pid);
+    const r = await load(port, Number(values.seconds));
+    const perReq = ((cpuMs(proc.pid) - cpu0) * 1000) / Math.max(1, r.requests);
+    proc.kill();
+    await proc.exited;
+    cpu.get(t.name)!.push(perReq);
+    console.log(
+      `round ${round + 1} ${t.name}: ${r.rps} req/s, ${perReq.toFixed(1)} µs CPU/req, errors ${r.errors}`,
+    );
+  }
+}
+const load1 = loadavg()[0]!;
+// The least of the rounds: other load on the machine can only add to a process's CPU time.
+const least = (name: string) => Math.min(...cpu.get(name)!);
+const before = least('before');
+const after = least('this tree');
+console.log(
+  `\nnode CPU per SendMessage, least of ${values.rounds} rounds: before ${before.toFixed(1)} µs, this tree ${after.toFixed(1)} µs, ratio ${(after / before).toFixed(3)}; load average ${load0.toFixed(1)} → ${load1.toFixed(1)} on ${navigator.hardwareConcurrency} cores`,
+);
+rmSync(tmp, { recursive: true, force: true });

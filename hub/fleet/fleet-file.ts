@@ -1,0 +1,45 @@
+/**
+ * @module hub/fleet/fleet-file — editing the fleet file a hub writes (`bun run fleet add | remove`,
+ * a join): read the file written so far, or the one read at start with its `./` paths made
+ * absolute, change one entry, validate, write through a temporary file. `fixtures/` is never the
+ * target (see `writableFleetFile`).
+ */
+
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../../lib/atomic-file.ts';
+import { parseFleet } from '../../lib/fleet/config.ts';
+
+export interface FleetDoc {
+  hub: Record<string, unknown>;
+  nodes: Record<string, unknown>[];
+  [other: string]: unknown;
+}
+
+/** The document to edit: `to` when it exists, else `from` (node files named absolutely). */
+export function editableFleet(from: string, to: string): FleetDoc {
+  const source = existsSync(to) ? to : from;
+  const doc = JSON.parse(readFileSync(source, 'utf8')) as FleetDoc;
+  if (source === to) return doc;
+  const fromDir = dirname(resolve(from));
+  const keepFile = (m: Record<string, unknown>) =>
+    typeof m.file === 'string' && /^\.\.?\//.test(m.file)
+      ? { ...m, file: resolve(fromDir, m.file) }
+      : m;
+  return { ...doc, hub: keepFile(doc.hub), nodes: doc.nodes.map(keepFile) };
+}
+
+/** Validates and writes the document. @throws Error when it is no longer a fleet (a bug). */
+export async function saveFleet(to: string, doc: FleetDoc): Promise<void> {
+  parseFleet(doc);
+  await writeFileAtomic(to, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
+}
+
+/**
+ * The fleet file a hub changes: the one it read, unless that is the project's own
+ * `fixtures/fleet.json` (then `DATA_DIR/fleet.json`, which every process prefers from then on).
+ */
+export function writableFleetFile(read: string, dataDir: string, root: string): string {
+  const fixtures = resolve(root, 'fixtures') + sep;
+  return resolve(read).startsWith(fixtures) ? resolve(dataDir, 'fleet.json') : resolve(read);
+}

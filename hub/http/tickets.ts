@@ -1,0 +1,115 @@
+/**
+ * @module hub/http/tickets — the console's one-time sign-in URLs, as a local notebook server
+ * prints them: `http://127.0.0.1:4100/login?ticket=ct_…`. A ticket is an expiry, a random nonce
+ * and an HMAC-SHA256 over both and the hub's name, keyed with `DATA_DIR/keys/console.key` (0600),
+ * so the hub at start and `bun run console-url` later make tickets the running hub accepts, and
+ * nobody without the keys folder can. The hub remembers the nonces it has redeemed until they
+ * expire (a bounded table), so each ticket signs in once.
+ */
+
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const TICKET_FILE = 'console.key';
+/** How long a printed console URL can be used (1 h). */
+export const TICKET_TTL_MS = 3600_000;
+const TICKET = /^ct_([0-9a-z]{1,12})_([A-Za-z0-9_-]{22})_([A-Za-z0-9_-]{43})$/;
+
+export type Redeemed = 'ok' | 'malformed' | 'forged' | 'expired' | 'used' | 'full';
+
+const b64url = (b: Uint8Array) => Buffer.from(b).toString('base64url');
+
+/**
+ * The ticket key of a data folder, made on first use (32 random bytes, 0600 in the 0700 keys folder).
+ * @throws Error when the file exists but is not a key.
+ */
+export function consoleTicketKey(dataDir: string): Uint8Array {
+  const dir = join(dataDir, 'keys');
+  const path = join(dir, TICKET_FILE);
+  let text: string | undefined;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {}
+  if (text === undefined) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    try {
+      // `wx`: two processes making it at once keep the first one's key.
+      writeFileSync(path, `${b64url(randomBytes(32))}\n`, { mode: 0o600, flag: 'wx' });
+    } catch {}
+    chmodSync(path, 0o600);
+    text = readFileSync(path, 'utf8');
+  }
+  const key = Buffer.from(text.trim(), 'base64url');
+  if (key.length !== 32) throw new Error(`keys: ${TICKET_FILE} is not a 32-byte key`);
+  return key;
+}
+
+export interface TicketOptions {
+  key: Uint8Array;
+  /** The hub's name: a ticket for another hub of the same data folder does not sign in here. */
+  hub: string;
+  ttlMs?: number;
+  /** Redeemed nonces remembered at once (default 10 000); past it a ticket is refused, `full`. */
+  maxRedeemed?: number;
+  now?: () => number;
+}
+
+export class ConsoleTickets {
+  /** Nonce → its ticket's expiry. */
+  private readonly redeemed = new Map<string, number>();
+
+  constructor(private readonly opts: TicketOptions) {}
+
+  private mac(expires: string, nonce: string): string {
+    return createHmac('sha256', this.opts.key)
+      .update(`lume-console-ticket\n${this.opts.hub}\n${expires}\n${nonce}`)
+      .digest('base64url');
+  }
+
+  /** A fresh ticket, valid for `ttlMs`. */
+  issue(): string {
+    const now = (this.opts.now ?? Date.now)();
+    const expires = (now + (this.opts.ttlMs ?? TICKET_TTL_MS)).toString(36);
+    const nonce = b64url(randomBytes(16));
+    return `ct_${expires}_${nonce}_${this.mac(expires, nonce)}`;
+  }
+
+  /** Uses a ticket up: `ok` once, `used` after that. */
+  redeem(ticket: string): Redeemed {
+    const m = ticket.length <= 128 ? TICKET.exec(ticket) : null;
+    if (!m) return 'malformed';
+    const [, expires, nonce, mac] = m as unknown as [string, string, string, string];
+    const want = Buffer.from(this.mac(expires, nonce));
+    if (!timingSafeEqual(want, Buffer.from(mac.padEnd(want.length).slice(0, want.length))))
+      return 'forged';
+    const now = (this.opts.now ?? Date.now)();
+    const until = Number.parseInt(expires, 36);
+    if (!(until > now)) return 'expired';
+    for (const [n, t] of this.redeemed) if (t <= now) this.redeemed.delete(n);
+    if (this.redeemed.has(nonce)) return 'used';
+    if (this.redeemed.size >= (this.opts.maxRedeemed ?? 10_000)) return 'full';
+    this.redeemed.set(nonce, until);
+    return 'ok';
+  }
+}
+
+/** The URL a ticket signs in at. */
+export const consoleUrl = (origin: string, ticket: string) =>
+  `${origin.replace(/\/+$/, '')}/login?ticket=${ticket}`;
+
+/**
+ * A fresh console URL for the hub `hub` of a data folder, at `origin` (what `bun run console-url`
+ * and `bun run fleet` print).
+ * @throws Error when the data folder's ticket key cannot be read or made.
+ */
+export function newConsoleUrl(dataDir: string, hub: string, origin: string): string {
+  return consoleUrl(origin, new ConsoleTickets({ key: consoleTicketKey(dataDir), hub }).issue());
+}
+
+/** The origin a browser on this machine opens a hub at: its public origin, else its address. */
+export function browserOrigin(host: string, port: number, publicOrigins: string[] = []): string {
+  if (publicOrigins[0]) return new URL(publicOrigins[0]).origin;
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}

@@ -1,0 +1,66 @@
+/**
+ * Test support: a task store in memory, for in-process tests of the engine. Each save stores a
+ * deep copy, so what a test reads back is what was stored, not the engine's live object; `failNext`
+ * makes the next saves fail, as a full disk or a lost database would.
+ */
+
+import type { TaskRecord, TaskStore } from '../../lib/a2a/task-store.ts';
+import type { ListTasksPage, ListTasksQuery, TaskEvent } from '../../lib/a2a/types.ts';
+
+export class MemoryTaskStore implements TaskStore {
+  readonly records = new Map<string, TaskRecord>();
+  /** Every save, in order: the task's state and the event it carried. */
+  readonly saves: { id: string; state: string; event?: TaskEvent['kind'] }[] = [];
+  private failing = 0;
+  isOpen = true;
+
+  get cached() {
+    return { entries: this.records.size, bytes: 0 };
+  }
+
+  /** The next `count` saves fail. */
+  failNext(count = 1): void {
+    this.failing = count;
+  }
+
+  get(id: string): TaskRecord | undefined {
+    const rec = this.records.get(id);
+    return rec && structuredClone(rec);
+  }
+
+  async save(rec: TaskRecord, event?: TaskEvent): Promise<void> {
+    if (this.failing > 0) {
+      this.failing--;
+      throw new Error('store unavailable');
+    }
+    this.records.set(rec.task.id, structuredClone(rec));
+    this.saves.push({
+      id: rec.task.id,
+      state: rec.task.status.state,
+      ...(event ? { event: event.kind } : {}),
+    });
+  }
+
+  list(q: ListTasksQuery, creator: string | null): ListTasksPage {
+    const tasks = [...this.records.values()]
+      .filter((r) => creator === null || (r.creator ?? 'anonymous') === creator)
+      .filter((r) => !q.contextId || r.task.contextId === q.contextId)
+      .map((r) => structuredClone(r.task));
+    return { tasks, nextPageToken: '', pageSize: q.pageSize, totalSize: tasks.length };
+  }
+
+  count(): number {
+    return this.records.size;
+  }
+
+  /** Keeps everything: a test's handful of tasks is within any bound. */
+  async retain(): Promise<number> {
+    return 0;
+  }
+
+  async flush(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.isOpen = false;
+  }
+}
