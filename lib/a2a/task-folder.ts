@@ -3,7 +3,7 @@
  * folders named by the id's first two hex digits (`<dir>/ab/<id>.json`), so no folder grows past
  * a few thousand entries; the record format; and what start-up does with the folder: move the
  * files of an older flat folder into their shards, rebuild a missing index from the files, and
- * check the rows a crash left dirty against their files.
+ * check the rows of the writes a crash interrupted against their files.
  */
 
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
@@ -101,7 +101,7 @@ function readRecordFile(path: string, id: string): TaskRecord | 'absent' | Error
 /**
  * Prepares the folder at start and answers how many task files it holds: creates the shards,
  * moves the files of a flat folder (an older version's layout) into them, rebuilds the index
- * when it is new, and repairs the rows a crash left dirty. Foreign and corrupt files are skipped
+ * when it is new, and repairs the rows of writes a crash interrupted. Foreign and corrupt files are skipped
  * with a log line and left in place.
  */
 export function prepareFolder(dir: string, index: TaskIndex, log: Log): void {
@@ -177,7 +177,7 @@ function indexShard(dir: string, shard: string, index: TaskIndex, log: Log): voi
  * temporary files of interrupted replacements are removed.
  */
 function repairDirty(dir: string, index: TaskIndex, log: Log): void {
-  const dirty = index.dirtyIds();
+  const dirty = index.writingIds();
   if (!dirty.length) return;
   const fixed: [string, IndexMeta][] = [];
   const gone: string[] = [];

@@ -2,9 +2,10 @@
  * @module lib/a2a/task-index — the JSON-file task store's index, `<dir>/index.sqlite` (bun:sqlite,
  * WAL): one row per task file with what listing, counting, recovery and retention need (creator,
  * context, state, status time), so that start-up and a first `ListTasks` page cost the same with a
- * million tasks as with none. The files stay the truth: a row is marked `dirty` (committed) before
- * its file is written and cleared after, so a crash leaves only the dirty rows to check against
- * their files at the next start. Writes are grouped into one transaction per event-loop turn.
+ * million tasks as with none. The files stay the truth: before a file is written its row is
+ * updated and its id entered in `writing` (committed), and the id leaves `writing` after, so a
+ * crash leaves only those ids to check against their files at the next start. Writes are grouped
+ * into one transaction per event-loop turn.
  */
 
 import { Database } from 'bun:sqlite';
@@ -33,44 +34,33 @@ export interface IndexQuery {
 /** Terminal states as SQL, the set retention may delete (never a task in progress). */
 const TERMINAL_SQL = `state IN ('completed', 'failed', 'canceled', 'rejected')`;
 
+// Lean on purpose: every index is written on every state change. The id, the newest-first listing
+// per creator, the terminal tasks by age (retention) and the running ones (crash recovery); a
+// listing filtered by context or state reads its creator's rows in order.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
   id TEXT PRIMARY KEY,
   creator TEXT NOT NULL,
   context TEXT NOT NULL,
   state TEXT NOT NULL,
-  ts INTEGER NOT NULL,
-  dirty INTEGER NOT NULL DEFAULT 0
+  ts INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tasks_by_creator ON tasks (creator, ts, id);
-CREATE INDEX IF NOT EXISTS tasks_by_state ON tasks (creator, state, ts, id);
-CREATE INDEX IF NOT EXISTS tasks_by_context ON tasks (creator, context, ts, id);
 CREATE INDEX IF NOT EXISTS tasks_terminal ON tasks (ts) WHERE ${TERMINAL_SQL};
 CREATE INDEX IF NOT EXISTS tasks_running ON tasks (state) WHERE state IN ('submitted', 'working');
-CREATE INDEX IF NOT EXISTS tasks_dirty ON tasks (dirty) WHERE dirty = 1;
-CREATE TABLE IF NOT EXISTS task_counts (
-  creator TEXT NOT NULL,
-  state TEXT NOT NULL,
-  n INTEGER NOT NULL,
-  PRIMARY KEY (creator, state)
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS writing (id TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS creators (creator TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS tasks_counted AFTER INSERT ON tasks BEGIN
-  INSERT INTO task_counts (creator, state, n) VALUES (NEW.creator, NEW.state, 1)
-    ON CONFLICT (creator, state) DO UPDATE SET n = n + 1;
+  INSERT INTO creators (creator, n) VALUES (NEW.creator, 1)
+    ON CONFLICT (creator) DO UPDATE SET n = n + 1;
 END;
 CREATE TRIGGER IF NOT EXISTS tasks_uncounted AFTER DELETE ON tasks BEGIN
-  UPDATE task_counts SET n = n - 1 WHERE creator = OLD.creator AND state = OLD.state;
-END;
-CREATE TRIGGER IF NOT EXISTS tasks_recounted AFTER UPDATE OF creator, state ON tasks
-  WHEN OLD.creator IS NOT NEW.creator OR OLD.state IS NOT NEW.state BEGIN
-  UPDATE task_counts SET n = n - 1 WHERE creator = OLD.creator AND state = OLD.state;
-  INSERT INTO task_counts (creator, state, n) VALUES (NEW.creator, NEW.state, 1)
-    ON CONFLICT (creator, state) DO UPDATE SET n = n + 1;
+  UPDATE creators SET n = n - 1 WHERE creator = OLD.creator;
 END;
 `;
 
 /** Bumped when the rows must be rebuilt from the files (0: a new or foreign database). */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 interface Pending {
   meta: IndexMeta;
@@ -90,7 +80,7 @@ export class TaskIndex {
     this.db = new Database(path, { create: true, strict: true });
     this.db.exec('PRAGMA journal_mode = WAL');
     // A process crash loses no commit in WAL mode; a power loss may lose the last ones, which
-    // the dirty marks and the files repair (docs/reliability.md).
+    // the `writing` entries and the files repair (docs/reliability.md).
     this.db.exec('PRAGMA synchronous = NORMAL');
     this.db.exec('PRAGMA cache_size = -16384'); // 16 MiB of pages, docs/limits.md
     const version = (this.db.query('PRAGMA user_version').get() as { user_version: number })
@@ -107,7 +97,8 @@ export class TaskIndex {
   }
 
   /**
-   * Marks the row dirty with the meta of the file about to be written; resolves once committed.
+   * Updates the row to the meta of the file about to be written and enters its id in `writing`;
+   * resolves once committed.
    * @throws Error (as a rejected promise) when the index cannot be written (disk full, closed).
    */
   mark(id: string, meta: IndexMeta): Promise<void> {
@@ -122,7 +113,7 @@ export class TaskIndex {
     });
   }
 
-  /** The file of a marked row is written: its mark is cleared in the next commit. */
+  /** The file of a marked row is written: its id leaves `writing` in the next commit. */
   clean(id: string): void {
     if (this.closed) return;
     this.cleans.add(id);
@@ -132,23 +123,31 @@ export class TaskIndex {
   /** Writes rows at once, clean, in one transaction (a rebuild or a repair from the files). */
   putClean(rows: Iterable<[string, IndexMeta]>): void {
     const put = this.db.query(UPSERT);
+    const done = this.db.query('DELETE FROM writing WHERE id = ?');
     this.db.transaction(() => {
-      for (const [id, m] of rows) put.run(id, m.creator, m.contextId, m.state, m.ts, 0);
+      for (const [id, m] of rows) {
+        put.run(id, m.creator, m.contextId, m.state, m.ts);
+        done.run(id);
+      }
     })();
   }
 
   /** Deletes rows (retention, or a file a crash left unwritten). */
   remove(ids: readonly string[]): void {
     const del = this.db.query('DELETE FROM tasks WHERE id = ?');
+    const done = this.db.query('DELETE FROM writing WHERE id = ?');
     this.db.transaction(() => {
-      for (const id of ids) del.run(id);
+      for (const id of ids) {
+        del.run(id);
+        done.run(id);
+      }
     })();
   }
 
   /** Ids whose file may not match their row: the writes a crash interrupted. */
-  dirtyIds(): string[] {
+  writingIds(): string[] {
     return this.db
-      .query('SELECT id FROM tasks WHERE dirty = 1')
+      .query('SELECT id FROM writing')
       .all()
       .map((r) => (r as { id: string }).id);
   }
@@ -161,9 +160,9 @@ export class TaskIndex {
       .map((r) => (r as { id: string }).id);
   }
 
-  /** Up to `limit` terminal, clean tasks, oldest status first; with `before`, only older ones. */
+  /** Up to `limit` terminal tasks, oldest status first; with `before`, only older ones. */
   oldestTerminal(limit: number, before?: number): string[] {
-    const sql = `SELECT id FROM tasks WHERE ${TERMINAL_SQL} AND dirty = 0${
+    const sql = `SELECT id FROM tasks WHERE ${TERMINAL_SQL}${
       before === undefined ? '' : ' AND ts < ?'
     } ORDER BY ts LIMIT ?`;
     const args = before === undefined ? [limit] : [before, limit];
@@ -177,14 +176,15 @@ export class TaskIndex {
     return this.db.query('SELECT 1 FROM tasks WHERE id = ?').get(id) !== null;
   }
 
-  /** Rows of the tasks held, from the per-creator counts the triggers keep. */
-  count(creator?: string | null, state?: TaskState): number {
-    const where = [creator != null ? 'creator = ?' : '', state ? 'state = ?' : ''].filter(Boolean);
-    const args = [creator ?? null, state ?? null].filter((a) => a !== null) as string[];
-    const sql = `SELECT coalesce(sum(n), 0) AS n FROM task_counts${
-      where.length ? ` WHERE ${where.join(' AND ')}` : ''
-    }`;
-    return (this.db.query(sql).get(...args) as { n: number }).n;
+  /** Tasks held, all or one creator's, from the per-creator counts the triggers keep. */
+  count(creator?: string | null): number {
+    const row =
+      creator == null
+        ? this.db.query('SELECT coalesce(sum(n), 0) AS n FROM creators').get()
+        : this.db
+            .query('SELECT coalesce(sum(n), 0) AS n FROM creators WHERE creator = ?')
+            .get(creator);
+    return (row as { n: number }).n;
   }
 
   /** One page of ids, newest status first (the id breaks ties), and the total matching. */
@@ -200,10 +200,10 @@ export class TaskIndex {
     const rows = this.db
       .query(`SELECT id, ts FROM tasks${filter}${cursor} ORDER BY ts DESC, id DESC LIMIT ?`)
       .all(...args, ...(q.after ?? []), q.limit) as { id: string; ts: number }[];
-    // The counts table answers the common listings at once; other filters count their range.
+    // The counts answer an unfiltered listing at once; a filtered one counts its creator's rows.
     const total =
-      q.contextId === undefined && q.since === undefined
-        ? this.count(q.creator, q.state)
+      q.contextId === undefined && q.since === undefined && q.state === undefined
+        ? this.count(q.creator)
         : (this.db.query(`SELECT count(*) AS n FROM tasks${filter}`).get(...args) as { n: number })
             .n;
     return { ids: rows.map((r) => [r.id, r.ts]), total };
@@ -233,12 +233,15 @@ export class TaskIndex {
     this.cleans.clear();
     try {
       const put = this.db.query(UPSERT);
-      const clear = this.db.query('UPDATE tasks SET dirty = 0 WHERE id = ?');
+      const clear = this.db.query('DELETE FROM writing WHERE id = ?');
+      const writing = this.db.query('INSERT OR IGNORE INTO writing (id) VALUES (?)');
       this.db.transaction(() => {
-        // Clears first: a row cleared and marked again in one turn stays dirty.
+        // Clears first: an id cleared and marked again in one turn stays in `writing`.
         for (const id of cleans) clear.run(id);
-        for (const [id, { meta: m }] of marks)
-          put.run(id, m.creator, m.contextId, m.state, m.ts, 1);
+        for (const [id, { meta: m }] of marks) {
+          put.run(id, m.creator, m.contextId, m.state, m.ts);
+          writing.run(id);
+        }
       })();
     } catch (e) {
       for (const [, p] of marks) for (const w of p.waiters) w.reject(e);
@@ -248,6 +251,6 @@ export class TaskIndex {
   }
 }
 
-const UPSERT = `INSERT INTO tasks (id, creator, context, state, ts, dirty) VALUES (?, ?, ?, ?, ?, ?)
-  ON CONFLICT (id) DO UPDATE SET creator = excluded.creator, context = excluded.context,
-  state = excluded.state, ts = excluded.ts, dirty = excluded.dirty`;
+// A task's creator and context never change; only its state and status time.
+const UPSERT = `INSERT INTO tasks (id, creator, context, state, ts) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (id) DO UPDATE SET state = excluded.state, ts = excluded.ts`;

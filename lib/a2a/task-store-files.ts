@@ -31,6 +31,10 @@ const HOUR_MS = 3_600_000;
 /** Tasks deleted per step of retention, so that one step never holds the event loop for long. */
 const PRUNE_BATCH = 500;
 
+/** The part of a record its index row follows (creator and context never change). */
+const indexKey = (rec: TaskRecord): string =>
+  `${rec.task.status.state} ${rec.task.status.timestamp}`;
+
 export interface FileTaskStoreOptions {
   dir: string;
   log: Log;
@@ -49,6 +53,8 @@ export class FileTaskStore implements TaskStore {
   private readonly writes = new WriteQueue(() => this.settled());
   private readonly cache: RecordCache<TaskRecord>;
   private readonly index: TaskIndex;
+  /** What the index row of a record says (state and status time), to skip rows that would not change. */
+  private readonly indexed = new WeakMap<TaskRecord, string>();
   /** Records whose file exists: their writes replace it instead of creating it. */
   private readonly onDisk = new WeakSet<TaskRecord>();
   /** Ids being deleted by retention: already gone for readers. */
@@ -115,6 +121,7 @@ export class FileTaskStore implements TaskStore {
     const read = readTaskFile(this.dir, id, this.log);
     if (!read) return undefined;
     this.onDisk.add(read.rec);
+    this.indexed.set(read.rec, indexKey(read.rec));
     this.cache.set(read.rec, read.bytes);
     return read.rec;
   }
@@ -218,9 +225,13 @@ export class FileTaskStore implements TaskStore {
     this.cache.setSize(id, utf8Bytes(body));
     const target = taskFilePath(this.dir, id);
     try {
-      // The row is committed (marked dirty) before the file is written: a crash in between leaves
-      // a row the next start checks against its file, never a file the index does not know.
-      await this.index.mark(id, metaOf(rec));
+      // The row is committed (with the id in `writing`) before the file is written: a crash in
+      // between leaves an entry the next start checks against the file, never a file the index
+      // does not know. A write that changes neither state nor status time (an artifact, a push
+      // config) leaves the row alone: the file before and after it says the same to the index.
+      const key = indexKey(rec);
+      const marked = this.indexed.get(rec) !== key;
+      if (marked) await this.index.mark(id, metaOf(rec));
       // First write of a new task: exclusive create, no rename. The caller is answered only after
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
       // next start removes; nothing a client was told exists can be torn. Later writes (or a first
@@ -231,7 +242,10 @@ export class FileTaskStore implements TaskStore {
       if (!created) await writeFileAtomic(target, body);
       else this.stored++;
       this.onDisk.add(rec);
-      this.index.clean(id);
+      if (marked) {
+        this.index.clean(id);
+        this.indexed.set(rec, key);
+      }
     } catch (e) {
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
       throw e;
