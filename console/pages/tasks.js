@@ -23,6 +23,18 @@ import { valueTo } from '../forms.js';
 import { html } from '../html.js';
 import { ErrorLine, LiveMark, fmtTime, useStream } from './common.js';
 
+/**
+ * Whether `a`'s status is later than `b`'s (ISO timestamps of one format compare as text); in
+ * the same millisecond a settled state is the later one.
+ * @param {Task} a @param {Task} b
+ */
+const newerThan = (a, b) => {
+  const ta = a.status.timestamp ?? '';
+  const tb = b.status.timestamp ?? '';
+  if (ta !== tb) return ta > tb;
+  return !RUNNING_TASK_STATES.has(a.status.state) && RUNNING_TASK_STATES.has(b.status.state);
+};
+
 /** @typedef {import('../types').Task} Task */
 
 /** @param {Task} t */
@@ -205,12 +217,16 @@ export function Tasks() {
   }, []);
 
   /**
-   * Puts a task the page changed in place (newest first for one not listed yet).
+   * Puts a task the page changed in place (newest first for one not listed yet). The stream may
+   * have brought a later state before the answer that changed it arrives (a job that settles at
+   * once): an answer never replaces a state newer than its own.
    * @param {Task} t
    */
   const upsert = (t) =>
     setTasks((ts) =>
-      ts?.some((x) => x.id === t.id) ? ts.map((x) => (x.id === t.id ? t : x)) : [t, ...(ts ?? [])],
+      ts?.some((x) => x.id === t.id)
+        ? ts.map((x) => (x.id === t.id && !newerThan(x, t) ? t : x))
+        : [t, ...(ts ?? [])],
     );
   const live = useStream(
     tasksStream,
