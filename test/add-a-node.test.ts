@@ -34,8 +34,10 @@ const nodeDir = join(root, 'node', name);
 const dataDir = tempDir('lume-a2a-addnode-');
 let proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'> | undefined;
 
-afterAll(() => {
+afterAll(async () => {
   proc?.kill();
+  // A node still exiting may write into its data folder after the folder is removed.
+  await proc?.exited;
   rmSync(nodeDir, { recursive: true, force: true });
   rmSync(dataDir, { recursive: true, force: true });
 });
