@@ -96,8 +96,10 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(() => {
+afterAll(async () => {
   for (const p of procs) p.kill();
+  // A process still exiting may write into its data folder after the folder is removed.
+  await Promise.all(procs.map((p) => p.exited));
   rmSync(work, { recursive: true, force: true });
 });
 
