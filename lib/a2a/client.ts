@@ -7,6 +7,7 @@
 
 import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
 import { readBodyBytes } from '../body.ts';
+import { sseFrames } from '../sse-frames.ts';
 import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
@@ -163,37 +164,6 @@ function rpcFailure(err: unknown): { ok: false; error: CallFailure } {
   const reason = typeof e.code === 'number' ? REASON_BY_RPC.get(e.code) : undefined;
   const message = typeof e.message === 'string' ? e.message.slice(0, 500) : 'JSON-RPC error';
   return failure(reason ?? 'A2A_RPC_ERROR', 'failed', message);
-}
-
-/** Frames of an SSE body (`data:` lines joined), each under `max` bytes. */
-async function* sseFrames(
-  body: ReadableStream<Uint8Array>,
-  max: number,
-): AsyncGenerator<{ event: string; data: string } | { tooLarge: true }> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split(/\r?\n/)) {
-        if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-        else if (line.startsWith('event:')) event = line.slice(6).trim();
-      }
-      if (data.length) yield { event, data: data.join('\n') };
-    }
-    if (buffer.length > max) {
-      yield { tooLarge: true };
-      return;
-    }
-  }
 }
 
 export function createA2AClient(opts: A2AClientOptions): A2AClient {

@@ -11,19 +11,10 @@ import { join } from 'node:path';
 import type { Log } from '../log.ts';
 import { isTaskId, creatorOf, type TaskRecord } from './task-store.ts';
 import type { IndexMeta, TaskIndex } from './task-index.ts';
-import type { PushConfig, Task } from './types.ts';
+import { TASK_STATES, type PushConfig, type Task } from './types.ts';
 
 export const FORMAT = 'lume-a2a.task/1';
-const STATES: ReadonlySet<string> = new Set([
-  'submitted',
-  'working',
-  'input-required',
-  'auth-required',
-  'completed',
-  'failed',
-  'canceled',
-  'rejected',
-]);
+const STATES: ReadonlySet<string> = new Set(TASK_STATES);
 const SHARD = /^[0-9a-f]{2}$/;
 /** The index database and its WAL files, the only other names in the folder. */
 const INDEX_FILES = new Set(['index.sqlite', 'index.sqlite-wal', 'index.sqlite-shm']);

@@ -16,6 +16,18 @@ export type TaskState =
   | 'canceled'
   | 'rejected';
 
+/** Every task state, in the order of the lifecycle (the wire forms name them otherwise). */
+export const TASK_STATES: readonly TaskState[] = [
+  'submitted',
+  'working',
+  'input-required',
+  'auth-required',
+  'completed',
+  'failed',
+  'canceled',
+  'rejected',
+];
+
 export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
   'completed',
   'failed',

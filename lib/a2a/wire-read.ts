@@ -15,20 +15,9 @@ import type {
   TaskState,
   TaskStatus,
 } from './types.ts';
-import { isFinalState } from './types.ts';
+import { isFinalState, TASK_STATES } from './types.ts';
 import { parseMessageV1, parsePart as parsePartV1, parseStateV1 } from './wire-v1.ts';
 import { parseMessageV03, parsePart as parsePartV03 } from './wire-v03.ts';
-
-const V03_STATES: readonly TaskState[] = [
-  'submitted',
-  'working',
-  'input-required',
-  'auth-required',
-  'completed',
-  'failed',
-  'canceled',
-  'rejected',
-];
 
 /** Runs a reader; a malformed answer becomes `{ invalid: message }`. Other throws are bugs. */
 export function readWith<T>(read: () => T): T | { invalid: string } {
@@ -52,7 +41,7 @@ const V03: Form = {
   message: parseMessageV03,
   part: parsePartV03,
   state: (v, path) => {
-    if (typeof v === 'string' && (V03_STATES as readonly string[]).includes(v))
+    if (typeof v === 'string' && (TASK_STATES as readonly string[]).includes(v))
       return v as TaskState;
     throw new Invalid(path, `${path} must be a task state such as "working"`);
   },

@@ -7,6 +7,7 @@
  */
 
 import { readBodyBytes } from '../body.ts';
+import { sseFrames } from '../sse-frames.ts';
 import { RPC } from './protocol.ts';
 
 export interface StdioBridgeOptions {
@@ -32,26 +33,11 @@ const idOf = (line: string): string | number | null => {
   }
 };
 
-/** Splits an SSE body into the data of each event (comments and other fields dropped). */
+/** The data of each event of a server-message stream; an event past the answer bound ends it. */
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reader = body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
-    let cut: number;
-    while ((cut = buffer.search(/\r?\n\r?\n/)) >= 0) {
-      const event = buffer.slice(0, cut);
-      buffer = buffer.slice(cut).replace(/^\r?\n\r?\n/, '');
-      const data = event
-        .split(/\r?\n/)
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (data) yield data;
-    }
+  for await (const frame of sseFrames(body, MAX_ANSWER_BYTES)) {
+    if ('tooLarge' in frame) return;
+    if (frame.data) yield frame.data;
   }
 }
 
