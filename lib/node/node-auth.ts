@@ -11,7 +11,7 @@ import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
 import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import type { Log } from '../log.ts';
-import type { PeerVerifier } from '../peer/signature.ts';
+import type { PeerVerifier } from '../peer/verifier.ts';
 
 /** The scope a fleet node signs an A2A request with (route `/a2a`). */
 export const A2A_SIGNED_SCOPE = 'a2a';

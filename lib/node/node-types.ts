@@ -17,7 +17,7 @@ import type { Catalog } from '../catalog/catalog.ts';
 import type { Fleet } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
-import type { PeerVerifier } from '../peer/signature.ts';
+import type { PeerVerifier } from '../peer/verifier.ts';
 import type { CallSink } from '../fleet/traced-call.ts';
 import type { MetricsAccess } from '../metrics/endpoint.ts';
 import type { RequestObserver } from '../metrics/http.ts';
