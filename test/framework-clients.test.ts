@@ -12,7 +12,7 @@ import { A2AAgent } from '@mastra/core/a2a';
 import { a2a } from 'a2a-ai-provider';
 import { generateText, streamText } from 'ai';
 import { Catalog, CapabilityError } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
