@@ -4,6 +4,7 @@
  */
 
 export { capability, type ArgsOf } from '../catalog/capability.ts';
+export { fail, ok, type Failure, type Result } from '../errors/result.ts';
 export {
   Catalog,
   CapabilityError,
