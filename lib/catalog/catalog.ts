@@ -53,16 +53,6 @@ export interface Capability {
   summarize?(result: unknown): string;
 }
 
-/** A thrown failure with a code, as capabilities reported one before they returned `fail(…)`. */
-export class CapabilityError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the capability's own failure. */
 type InvokeResult = Result<unknown, Failure<CatalogErrorCode | (string & {})>>;
 
@@ -197,14 +187,7 @@ export class Catalog {
       };
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
-    let answer: unknown;
-    try {
-      answer = await cap.run(checked.args, signal, context);
-    } catch (e) {
-      if (e instanceof CapabilityError)
-        return { ok: false, error: { code: e.code, message: e.message } };
-      throw e;
-    }
+    const answer = await cap.run(checked.args, signal, context);
     const settled = settledOf(answer);
     if (!settled.ok) return settled;
     const summary = summarizeSafely(cap, settled.result);
