@@ -8,6 +8,7 @@
  */
 
 import type { Database } from 'bun:sqlite';
+import { isA2AError } from '../lib/a2a/errors.ts';
 import { listPageToV1 } from '../lib/a2a/wire-v1.ts';
 import type { Server } from 'bun';
 import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
@@ -253,7 +254,7 @@ export function createHub(opts: HubOptions): Hub {
     members: async () => (await view.snapshot()).nodes,
     findTask: async (id, caller) => {
       const t = await ownTasks?.getTask(id, undefined, caller);
-      return t && !('error' in t) ? t : undefined;
+      return t && !isA2AError(t) ? t : undefined;
     },
   });
   // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
@@ -353,7 +354,7 @@ export function createHub(opts: HubOptions): Hub {
       { pageSize: 50, includeArtifacts: true, historyLength: 2 },
       caller,
     );
-    return 'error' in page ? { tasks: [] } : listPageToV1(page, true);
+    return isA2AError(page) ? { tasks: [] } : listPageToV1(page, true);
   };
   const live = {
     fleet: fleetFeed({ view, everyMs: opts.liveMs?.fleet ?? 5000, log }),
