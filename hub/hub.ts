@@ -8,6 +8,7 @@
  * This file wires the pieces; the fetch handler is hub/hub-route.ts, the listening hub hub/hub-listen.ts.
  */
 
+import { isA2AError } from '../lib/a2a/errors.ts';
 import type { NodeApp } from '../lib/node/node-types.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';
@@ -90,7 +91,7 @@ export function createHub(opts: HubOptions): Hub {
     members: async () => (await view.snapshot()).nodes,
     findTask: async (id, caller) => {
       const t = await ownTasks?.getTask(id, undefined, caller);
-      return t && !('error' in t) ? t : undefined;
+      return t && !isA2AError(t) ? t : undefined;
     },
   });
   const asker = hubAsk({

@@ -5,6 +5,7 @@
  */
 
 import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import { isA2AError } from '../../lib/a2a/errors.ts';
 import { listPageToV1 } from '../../lib/a2a/wire-v1.ts';
 import type { Principal } from '../../lib/auth/principal.ts';
 import type { Log } from '../../lib/log.ts';
@@ -27,7 +28,7 @@ export function hubLiveFeeds(o: HubLiveOptions) {
     const page = await o
       .tasks()
       .listTasks({ pageSize: 50, includeArtifacts: true, historyLength: 2 }, caller);
-    return 'error' in page ? { tasks: [] } : listPageToV1(page, true);
+    return isA2AError(page) ? { tasks: [] } : listPageToV1(page, true);
   };
   return {
     fleet: fleetFeed({ view, everyMs: o.liveMs?.fleet ?? 5000, log }),

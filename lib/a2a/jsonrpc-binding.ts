@@ -247,7 +247,7 @@ export function createA2AHandler(
       return sseErrorResponse(answer(e.request.id, outcome, version));
     // A lone request refused for want of credentials is a transport-level 401 (what an SDK's
     // authentication handler reacts to); inside a batch it stays an element's error.
-    if (isA2AError(outcome) && outcome.error === 'UNAUTHENTICATED')
+    if (isA2AError(outcome) && outcome.code === 'UNAUTHENTICATED')
       return challenge(jsonResponse(answer(e.request.id, outcome, version), 401));
     return jsonResponse(answer(e.request.id, outcome, version));
   };

@@ -296,7 +296,7 @@ export function createRestHandler(
       return errorResponse(a2aError('INTERNAL_ERROR'));
     }
     if (isA2AError(outcome))
-      return outcome.error === 'UNAUTHENTICATED'
+      return outcome.code === 'UNAUTHENTICATED'
         ? challenge(errorResponse(outcome))
         : errorResponse(outcome);
     if ('stream' in outcome) {

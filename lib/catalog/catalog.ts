@@ -6,7 +6,7 @@
 
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
-import type { Result } from '../errors/result.ts';
+import type { Failure, Result } from '../errors/result.ts';
 import type { ArgSpec } from './arg-spec.ts';
 import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from './text-args.ts';
 
@@ -40,6 +40,10 @@ export interface Capability {
   /** Read-only capabilities may be picked from free text; others only by explicit call. */
   readOnly: boolean;
   args: Record<string, ArgSpec>;
+  /**
+   * Its answer, or an expected failure as a value: the kit's `fail(code, message, field?)` (or
+   * `ok(result)`), which the catalog passes on as it is. A throw is a bug.
+   */
   run(
     args: Record<string, unknown>,
     signal?: AbortSignal,
@@ -49,17 +53,8 @@ export interface Capability {
   summarize?(result: unknown): string;
 }
 
-/** An expected failure of a capability, with a stable UPPER_SNAKE code the caller sees. */
-export class CapabilityError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-/** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the code of a CapabilityError. */
-type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
+/** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the capability's own failure. */
+type InvokeResult = Result<unknown, Failure<CatalogErrorCode | (string & {})>>;
 
 export interface Skill {
   id: string;
@@ -169,9 +164,11 @@ export class Catalog {
   }
 
   /**
-   * Runs a capability by id; every expected failure is a coded value.
-   * @throws whatever a capability throws that is not a CapabilityError (a bug: the surface that
-   * called answers it as an internal error and logs it).
+   * Runs a capability by id; every expected failure is a coded value: the catalog's own
+   * (UNKNOWN_CAPABILITY, BAD_ARGS) or the one the capability returned, code, message and field
+   * as it gave them.
+   * @throws whatever a capability throws (a bug: the surface that called answers it as an
+   * internal error and logs it).
    */
   async invoke(
     id: string,
@@ -190,15 +187,13 @@ export class Catalog {
       };
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
-    try {
-      const result = await cap.run(checked.args, signal, context);
-      const summary = summarizeSafely(cap, result);
-      return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
-    } catch (e) {
-      if (e instanceof CapabilityError)
-        return { ok: false, error: { code: e.code, message: e.message } };
-      throw e;
-    }
+    const answer = await cap.run(checked.args, signal, context);
+    const settled = settledOf(answer);
+    if (!settled.ok) return settled;
+    const summary = summarizeSafely(cap, settled.result);
+    return summary === undefined
+      ? { ok: true, result: settled.result }
+      : { ok: true, result: settled.result, summary };
   }
 
   /**
@@ -271,6 +266,33 @@ export type TextReading =
   | { kind: 'which'; caps: Capability[] }
   | { kind: 'too-long' }
   | { kind: 'none' };
+
+/**
+ * What `run` answered, as a result: a returned `fail(…)` is the failure (its code, message and
+ * field, nothing else), an `ok(…)` its value, anything else the value itself.
+ */
+function settledOf(answer: unknown): Result<unknown, Failure> {
+  if (typeof answer !== 'object' || answer === null || !('ok' in answer))
+    return { ok: true, result: answer };
+  const a = answer as { ok: unknown; result?: unknown; error?: unknown };
+  if (a.ok === true && 'result' in a) return { ok: true, result: a.result };
+  if (a.ok !== false || !isFailure(a.error)) return { ok: true, result: answer };
+  const { code, message, field } = a.error;
+  return {
+    ok: false,
+    error: typeof field === 'string' ? { code, message, field } : { code, message },
+  };
+}
+
+function isFailure(e: unknown): e is Failure {
+  const f = e as Partial<Failure> | null;
+  return (
+    typeof f === 'object' &&
+    f !== null &&
+    typeof f.code === 'string' &&
+    typeof f.message === 'string'
+  );
+}
 
 /** The capability's one-line summary of a result; a summarizer that throws gives none. */
 function summarizeSafely(cap: Capability, result: unknown): string | undefined {

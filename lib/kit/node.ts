@@ -4,9 +4,9 @@
  */
 
 export { capability, type ArgsOf } from '../catalog/capability.ts';
+export { fail, ok, type Failure, type Result } from '../errors/result.ts';
 export {
   Catalog,
-  CapabilityError,
   type ArgSpec,
   type Capability,
   type CapabilityDescriptor,
