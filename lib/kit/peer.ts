@@ -8,12 +8,12 @@ export {
   ensureKeys,
   listKeys,
   loadPeerIdentity,
-  parseRing,
   publicIdentity,
   retireKeys,
   rotateKey,
   trustRemoteKey,
 } from '../peer/keys.ts';
+export { parseRing } from '../peer/key-files.ts';
 export type { PeerMode, PeerRing, RingMode } from '../peer/signature.ts';
 export { createVerifier, type PeerVerifier, type VerifierOptions } from '../peer/verifier.ts';
 export { createSigner, type PeerSigner } from '../peer/signer.ts';

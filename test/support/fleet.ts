@@ -17,7 +17,8 @@ import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
+import { createHub } from '../../hub/hub.ts';
+import type { Hub, HubOptions } from '../../hub/hub-types.ts';
 import { FIXTURES, TEST_TOKEN, tempDir, withAuth } from './node.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
 
