@@ -16,15 +16,14 @@ import type { Fleet } from '../lib/fleet/config.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import {
-  A2A_SIGNED_SCOPE,
-  createNode,
-  defaultGrpcPort,
-  type NodeApp,
-  type NodeOptions,
-} from '../lib/node/create-node.ts';
+import { createNode } from '../lib/node/create-node.ts';
+import { defaultGrpcPort } from '../lib/node/node-server.ts';
+import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
+import type { NodeApp, NodeOptions } from '../lib/node/node-types.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
-import type { PeerRing, PeerSigner, PeerVerifier } from '../lib/peer/signature.ts';
+import type { PeerRing } from '../lib/peer/signature.ts';
+import type { PeerVerifier } from '../lib/peer/verifier.ts';
+import type { PeerSigner } from '../lib/peer/signer.ts';
 import { publicIdentity } from '../lib/peer/keys.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { SseStreams } from '../lib/a2a/sse.ts';

@@ -13,7 +13,7 @@ import { a2a } from 'a2a-ai-provider';
 import { generateText, streamText } from 'ai';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { fail } from '../lib/errors/result.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';

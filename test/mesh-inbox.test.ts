@@ -14,7 +14,7 @@ import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
 import { decodeText } from '../lib/mesh/payload.ts';
 import type { MeshMessage } from '../lib/mesh/wire.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { createMeshInbox, engineTurns, type InboxOutcome } from '../lib/node/mesh-inbox.ts';
 import { realNodeDefs } from './support/fleet.ts';
 import { startHub, type TestHub } from './support/mesh.ts';

@@ -19,7 +19,7 @@ import { TaskEngine } from '../lib/a2a/engine.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { SQL } from 'bun';
-import type { NodeOptions } from '../lib/node/create-node.ts';
+import type { NodeOptions } from '../lib/node/node-types.ts';
 import {
   agentNode,
   collect,

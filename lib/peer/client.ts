@@ -17,7 +17,8 @@ import { silentLog } from '../log.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
-import { SCOPE, type PeerSigner } from './signature.ts';
+import { SCOPE } from './signature.ts';
+import type { PeerSigner } from './signer.ts';
 import {
   addTraceHeaders,
   currentTrace,

@@ -20,20 +20,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import type { Fleet } from '../fleet/config.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
-import {
-  NODE_NAME,
-  createSigner,
-  createVerifier,
-  ed25519PublicKey,
-  fromB64url,
-  toB64url,
-  type PeerRing,
-  type PeerSigner,
-  type PeerVerifier,
-  type RingEntry,
-  type RingMode,
-  type VerifierOptions,
-} from './signature.ts';
+import { NODE_NAME, type PeerRing, type RingEntry, type RingMode } from './signature.ts';
+import { fromB64url, toB64url } from './base64url.ts';
+import { ed25519PublicKey } from './ed25519.ts';
+import { createVerifier, type PeerVerifier, type VerifierOptions } from './verifier.ts';
+import { createSigner, type PeerSigner } from './signer.ts';
 
 const SECRET_FILE = 'fleet.secret';
 const RING_FILE = 'ring.json';

@@ -19,7 +19,8 @@ import { parseJsonBody, readBodyBytes } from '../body.ts';
 import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Failure, Result } from '../errors/result.ts';
-import { NODE_NAME, SCOPE, type PeerVerifier } from './signature.ts';
+import { NODE_NAME, SCOPE } from './signature.ts';
+import type { PeerVerifier } from './verifier.ts';
 import { isOwnerKey } from '../auth/principal.ts';
 
 export interface PeerRouteDeps {
