@@ -18,6 +18,7 @@ import {
 } from '../../lib/auth/access.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
+import { fail, ok } from '../../lib/errors/result.ts';
 import { cookieValues, sessionCookieName, sessionKeyOf, SessionTable } from './sessions.ts';
 
 export interface HubAccessOptions {
@@ -128,17 +129,17 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (token !== undefined) {
       const name = token === null ? undefined : opts.tokens?.verify(token);
       return name === undefined
-        ? { ok: false, message: 'The bearer token is not valid here' }
-        : { ok: true, principal: { kind: 'token', name } };
+        ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
+        : ok({ kind: 'token', name });
     }
     // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
     const key = sessionKeyOf(req);
     if (key !== null)
       for (const secret of cookieValues(req, cookieName)) {
         const name = sessions.lookup(secret, key);
-        if (name) return { ok: true, principal: { kind: 'session', name } };
+        if (name) return ok({ kind: 'session', name });
       }
-    return { ok: true, principal: ANONYMOUS };
+    return ok(ANONYMOUS);
   }
 
   function sessionByCookie(req: Request): string | undefined {
@@ -184,10 +185,10 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (isA2APath(path)) return { caller: ANONYMOUS };
     const who = authenticate(req);
     if (!who.ok)
-      return refusal('UNAUTHENTICATED', who.message, {
+      return refusal('UNAUTHENTICATED', who.error.message, {
         'www-authenticate': 'Bearer realm="lume-a2a"',
       });
-    const caller = who.principal;
+    const caller = who.result;
     if (!isAuthenticated(caller)) {
       if (MESH_PROTECTED.test(path) && requireLogin)
         return Response.json(
