@@ -102,7 +102,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
     const joined = await joinUnderName(client, session.id, deps.project, caller.name);
     if (joined.ok) return { client, tools: meshTools(presenceActor(client, session.id)) };
     leave();
-    return errorResult('MCP_NO_MESH', joined.message);
+    return errorResult('MCP_NO_MESH', joined.error.message);
   }
 
   return {
