@@ -23,6 +23,7 @@ const { values } = parseArgs({
     tree: { type: 'string' },
     keep: { type: 'string' },
     top: { type: 'string', default: '25' },
+    layer: { type: 'string' },
   },
 });
 const here = join(import.meta.dir, '..');
@@ -72,6 +73,7 @@ interface CpuNode {
   children?: number[];
 }
 interface Profile {
+  endTime: number;
   nodes: CpuNode[];
   samples: number[];
   timeDeltas: number[];
@@ -85,7 +87,13 @@ function layerOf(url: string): string | undefined {
 
 const port = await (async () => {
   const proc = Bun.spawn(
-    ['bun', '--cpu-prof', `--cpu-prof-dir=${profDir}`, join(here, 'bench/servers/profiled.ts')],
+    [
+      'bun',
+      '--cpu-prof',
+      '--cpu-prof-interval=500',
+      `--cpu-prof-dir=${profDir}`,
+      join(here, 'bench/servers/profiled.ts'),
+    ],
     {
       cwd: tree,
       env: {
@@ -148,10 +156,19 @@ for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id
 const layer = new Map<string, number>();
 const fn = new Map<string, number>();
 let busy = 0;
+// Only the samples of the last seconds of load (start-up and module loading left out): sample
+// times, counted back from the profile's end, which is the node's exit right after the load.
+const times: number[] = [];
+let at = prof.endTime;
+for (let i = prof.samples.length - 1; i >= 0; i--) {
+  times[i] = at;
+  at -= prof.timeDeltas[i] ?? 0;
+}
+const from = prof.endTime - (Number(values.seconds) + 1) * 1e6;
 for (let i = 0; i < prof.samples.length; i++) {
   const leaf = byId.get(prof.samples[i]!)!;
   const dt = prof.timeDeltas[i] ?? 0;
-  if (leaf.callFrame.functionName === '(idle)') continue;
+  if (times[i]! < from || leaf.callFrame.functionName === '(idle)') continue;
   busy += dt;
   let name: string | undefined;
   for (let n: CpuNode | undefined = leaf; n; n = byId.get(parent.get(n.id) ?? -1)) {
@@ -160,6 +177,7 @@ for (let i = 0; i < prof.samples.length; i++) {
   }
   name ??= 'runtime (HTTP server, event loop, GC)';
   layer.set(name, (layer.get(name) ?? 0) + dt);
+  if (values.layer && !name.startsWith(values.layer)) continue;
   const f = `${leaf.callFrame.functionName || '(anonymous)'} ${leaf.callFrame.url.replace(tree, '').replace(/^.*node_modules\//, '')}:${leaf.callFrame.lineNumber + 1}`;
   fn.set(f, (fn.get(f) ?? 0) + dt);
 }
@@ -173,7 +191,7 @@ for (const [name, t] of rows)
   console.log(
     `| ${name} | ${((100 * t) / busy).toFixed(1)}% | ${((cpuPerReq * t) / busy).toFixed(1)} |`,
   );
-console.log('\nhottest functions (self time):');
+console.log(`\nhottest functions (self time${values.layer ? `, in ${values.layer}` : ''}):`);
 for (const [f, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
   console.log(`  ${((100 * t) / busy).toFixed(1).padStart(5)}%  ${f}`);
 if (!values.keep) rmSync(tmp, { recursive: true, force: true });

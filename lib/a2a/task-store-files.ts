@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.ts';
+import { writeFileAtomicSync } from '../atomic-file.ts';
 import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { type A2AError, a2aError } from './errors.ts';
@@ -235,11 +235,13 @@ export class FileTaskStore implements TaskStore {
       // First write of a new task: exclusive create, no rename. The caller is answered only after
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
       // next start removes; nothing a client was told exists can be torn. Later writes (or a first
-      // one that finds the file there) replace it through a temporary file.
+      // one that finds the file there) replace it through a temporary file. Written inline, not
+      // through the thread pool: a record of a few KB into the page cache costs less CPU than the
+      // hop there and back (docs/benchmarks.md), as the index commit before it does.
       const created =
         !this.onDisk.has(rec) &&
-        (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
-      if (!created) await writeFileAtomic(target, body);
+        writeFileAtomicSync(target, body, { ifAbsent: true, direct: true });
+      if (!created) writeFileAtomicSync(target, body);
       else this.stored++;
       this.onDisk.add(rec);
       if (marked) {
