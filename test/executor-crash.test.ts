@@ -16,7 +16,14 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 
 const dataDir = tempDir('lume-a2a-execcrash-');
 const procs: Proc[] = [];
+/** Process groups of jobs the tests started: ended here too when a test fails before its own end. */
+const groups: number[] = [];
 afterAll(async () => {
+  for (const g of groups) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {}
+  }
   for (const p of procs) p.proc.kill('SIGKILL');
   await Promise.all(procs.map((p) => p.proc.exited));
   rmSync(dataDir, { recursive: true, force: true });
@@ -47,8 +54,15 @@ test('kill -9 of the executor mid-job: the next start ends the orphaned group an
   const first = await startExecutorProcess();
   const { job_id } = await first.call('exec.submit', { prompt: 'x', recipe: 'slow' });
   let job = await first.status(job_id);
-  for (let i = 0; i < 2000 && !/child \d+/.test(job.output); i++) job = await first.status(job_id);
+  if (job.pid) groups.push(job.pid);
+  // The recipe prints its child's pid once it runs (a Bun start: seconds on a loaded machine).
+  await waitFor(
+    'the job prints its child',
+    async () => /child \d+/.test((job = await first.status(job_id)).output),
+    1000,
+  );
   const leader = job.pid!;
+  groups.push(leader);
   const child = Number(/child (\d+)/.exec(job.output)![1]);
 
   first.proc.kill('SIGKILL');

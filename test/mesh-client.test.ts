@@ -157,19 +157,42 @@ test('remembered connections rejoin after a restart; an explicit disconnect forg
   expect(await memory.load()).toEqual({});
 });
 
-test('stop codes end the retries: name_in_use, unknown_project', async () => {
+test('an unknown project ends the retries; a taken name is retried until its holder leaves', async () => {
   const hub = await hubWith();
   const holder = client(hub);
   await holder.connect('h', 'demo', 'taken');
-  const c = client(hub, { timers: fakeTimers().timers });
+  const t = fakeTimers();
+  const c = client(hub, { timers: t.timers });
   expect(await c.connect('x', 'demo', 'taken')).toMatchObject({
-    state: 'stopped',
+    state: 'reconnecting',
+    lastError: { code: 'A2A_NAME_IN_USE' },
+    retryInMs: 500,
+  });
+  // Still held: the next attempt is refused again and the delay doubles.
+  (await t.next(backoff)).fire();
+  const second = await t.next(backoff);
+  expect(second.ms).toBe(1000);
+  expect(c.status('x')).toMatchObject({
+    state: 'reconnecting',
     lastError: { code: 'A2A_NAME_IN_USE' },
   });
+  // The squatter leaves; the retry already scheduled takes the name.
+  await holder.disconnect('h');
+  const back = nextEvent(
+    c,
+    'presence-changed',
+    (e) => e.agentId === 'x' && e.state === 'connected',
+  );
+  second.fire();
+  await back;
+  expect(c.status('x')).toMatchObject({ state: 'connected', name: 'taken' });
+  expect(c.status('x')?.lastError).toBeUndefined();
+
   expect(await c.connect('y', 'nope', 'free')).toMatchObject({
     state: 'stopped',
     lastError: { code: 'A2A_UNKNOWN_PROJECT' },
   });
+  await c.close();
 });
 
 test('reconnect backoff doubles from 500 ms to 10 s and resets after a successful claim', async () => {

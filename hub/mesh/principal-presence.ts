@@ -22,9 +22,13 @@ export async function joinUnderName(
     const tried = i === 1 ? name : `${name}-${i}`;
     const s = await client.connect(agentId, project, tried);
     if (s.state === 'connected') return { ok: true, name: tried };
-    if (s.lastError?.code !== 'A2A_NAME_IN_USE')
+    if (s.lastError?.code !== 'A2A_NAME_IN_USE') {
+      await client.disconnect(agentId);
       return { ok: false, message: `cannot join the mesh: ${s.lastError?.message ?? s.state}` };
+    }
   }
+  // The client keeps retrying a taken name; this presence gives up instead.
+  await client.disconnect(agentId);
   return {
     ok: false,
     message: `the names ${name} … ${name}-${MAX_NAME_SUFFIX} are all present already`,

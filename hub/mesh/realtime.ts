@@ -107,10 +107,11 @@ export function createRealtime(opts: RealtimeOptions) {
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
   };
   /**
-   * The end of a socket closed behind what it still has to take: cut for good when a hello timeout
-   * passes without its reader taking any of it (or, all taken, without its close reply). A reader
-   * still working through its backlog gets another period, however slow the machine: cutting it
-   * mid-backlog would lose the close frame it is about to read.
+   * The end of a socket closed behind what it still has to take: cut for good when its reader takes
+   * none of it (or, all taken, sends no close reply) for as long as the heartbeat takes to declare a
+   * presence dead (`heartbeatMs` x `heartbeatMisses`). A reader still working through its backlog
+   * gets another period, however slow the machine: cutting it mid-backlog would lose the close frame
+   * it is about to read. The bytes it holds meanwhile stay under `maxSocketBufferedBytes`.
    */
   const endWhenIdle = (ws: WS, buffered: number) =>
     timers.setTimeout(() => {
@@ -118,7 +119,7 @@ export function createRealtime(opts: RealtimeOptions) {
       const now = ws.getBufferedAmount();
       if (now > 0 && now < buffered) endWhenIdle(ws, now);
       else ws.terminate();
-    }, limits.helloTimeoutMs);
+    }, limits.heartbeatMs * limits.heartbeatMisses);
   /**
    * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
    * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has (nothing more is

@@ -1,7 +1,8 @@
 /**
  * @module lib/mesh/client — the mesh client: one presence per local agent, reconnect with backoff
- * (500 ms doubling to 10 s, reset after a claim, stopped by name_in_use / unknown_project /
- * protocol_mismatch; with several hub addresses, to the next hub in turn) that resumes its own
+ * (500 ms doubling to 10 s, reset after a claim, stopped by unknown_project / protocol_mismatch; a
+ * taken name is retried, since whoever holds it may leave; with several hub addresses, to the next
+ * hub in turn) that resumes its own
  * presence and recovers missed messages, serial inbound
  * handling with attachments written to disk, delivery and presence events, remembered connections
  * and the local activity view.
@@ -28,9 +29,12 @@ import type { Attachment } from './payload.ts';
 import { decodeText } from './payload.ts';
 import type { MeshMessage, Peer, Recovery, StreamPosition } from './wire.ts';
 
-/** Claim refusals after which retrying cannot help. */
+/**
+ * Claim refusals after which retrying cannot help. A taken name (`A2A_NAME_IN_USE`) is not one: a
+ * squatter that leaves must not keep the rightful agent out for good, so it is retried at the capped
+ * backoff; callers that want to give up at once (the CLI) close when the first attempt fails.
+ */
 const STOP_CODES: ReadonlySet<ClientCode> = new Set([
-  'A2A_NAME_IN_USE',
   'A2A_UNKNOWN_PROJECT',
   'A2A_PROTOCOL_MISMATCH',
 ]);
