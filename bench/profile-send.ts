@@ -7,7 +7,7 @@
  * CPU time per request (from /proc) is split by those shares. `--tree <dir>` profiles another
  * source tree with the same script, so two trees compare side by side.
  *
- * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--body text|data] [--keep <dir>]
+ * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner] [--layer <name>] [--keep <dir>]
  */
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     top: { type: 'string', default: '25' },
     layer: { type: 'string' },
+    /** `echo`: the benchmark node's echo agent and a text part; `scanner`: scanner's sector.movement by a data part. */
+    node: { type: 'string', default: 'echo' },
   },
 });
 const here = join(import.meta.dir, '..');
@@ -41,7 +43,10 @@ writeFileSync(
       message: {
         messageId: 'bench-1',
         role: 'ROLE_USER',
-        parts: [{ text: 'hello', mediaType: 'text/plain' }],
+        parts:
+          values.node === 'scanner'
+            ? [{ data: { skill: 'sector.movement', args: {} }, mediaType: 'application/json' }]
+            : [{ text: 'hello', mediaType: 'text/plain' }],
       },
     },
   }),
@@ -100,7 +105,10 @@ const port = await (async () => {
         ...process.env,
         PORT: '0',
         DATA_DIR: join(tmp, 'data'),
-        NODE_SERVER: join(tree, 'bench/servers/node-server.ts'),
+        NODE_SERVER: join(
+          tree,
+          `bench/servers/${values.node === 'scanner' ? 'scanner' : 'node'}-server.ts`,
+        ),
       },
       stdout: 'pipe',
       stderr: 'inherit',

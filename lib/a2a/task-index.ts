@@ -63,7 +63,8 @@ END;
 const INDEX_VERSION = 2;
 
 interface Pending {
-  meta: IndexMeta;
+  /** The row, or what reads it from the record when the commit runs (the latest state then). */
+  meta: IndexMeta | (() => IndexMeta);
   waiters: { resolve(): void; reject(e: unknown): void }[];
 }
 
@@ -98,10 +99,11 @@ export class TaskIndex {
 
   /**
    * Updates the row to the meta of the file about to be written and enters its id in `writing`;
-   * resolves once committed.
+   * resolves once committed. A function is called when the commit runs: the file's writer takes
+   * its record's state at that moment, so changes made until then share one row and one file.
    * @throws Error (as a rejected promise) when the index cannot be written (disk full, closed).
    */
-  mark(id: string, meta: IndexMeta): Promise<void> {
+  mark(id: string, meta: IndexMeta | (() => IndexMeta)): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the task index is closed'));
     return new Promise((resolve, reject) => {
       const p = this.marks.get(id);
@@ -227,7 +229,15 @@ export class TaskIndex {
   private commit(): void {
     this.scheduled = false;
     if (!this.marks.size && !this.cleans.size) return;
-    const marks = [...this.marks];
+    const marks: [string, IndexMeta, Pending][] = [];
+    for (const [id, p] of this.marks) {
+      // A record that cannot be read (its writer threw) fails its own mark only.
+      try {
+        marks.push([id, typeof p.meta === 'function' ? p.meta() : p.meta, p]);
+      } catch (e) {
+        for (const w of p.waiters) w.reject(e);
+      }
+    }
     const cleans = [...this.cleans];
     this.marks.clear();
     this.cleans.clear();
@@ -238,16 +248,16 @@ export class TaskIndex {
       this.db.transaction(() => {
         // Clears first: an id cleared and marked again in one turn stays in `writing`.
         for (const id of cleans) clear.run(id);
-        for (const [id, { meta: m }] of marks) {
+        for (const [id, m] of marks) {
           put.run(id, m.creator, m.contextId, m.state, m.ts);
           writing.run(id);
         }
       })();
     } catch (e) {
-      for (const [, p] of marks) for (const w of p.waiters) w.reject(e);
+      for (const [, , p] of marks) for (const w of p.waiters) w.reject(e);
       return;
     }
-    for (const [, p] of marks) for (const w of p.waiters) w.resolve();
+    for (const [, , p] of marks) for (const w of p.waiters) w.resolve();
   }
 }
 
