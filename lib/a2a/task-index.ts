@@ -5,7 +5,7 @@
  * million tasks as with none. The files stay the truth: before a file is written its row is
  * updated and its id entered in `writing` (committed), and the id leaves `writing` after, so a
  * crash leaves only those ids to check against their files at the next start. Writes are grouped
- * into one transaction per event-loop turn.
+ * into one transaction per event-loop turn; an id leaves `writing` with the next one.
  */
 
 import { Database } from 'bun:sqlite';
@@ -59,6 +59,9 @@ CREATE TRIGGER IF NOT EXISTS tasks_uncounted AFTER DELETE ON tasks BEGIN
 END;
 `;
 
+/** How long finished writes wait to leave `writing` when no new mark commits them sooner. */
+const CLEAN_DELAY_MS = 20;
+
 /** Bumped when the rows must be rebuilt from the files (0: a new or foreign database). */
 const INDEX_VERSION = 2;
 
@@ -73,6 +76,8 @@ export class TaskIndex {
   private readonly marks = new Map<string, Pending>();
   private readonly cleans = new Set<string>();
   private scheduled = false;
+  /** Set while cleans wait alone for a commit (they ride with the next marks when any come). */
+  private cleanTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   /** True when the database was new (or outdated): the store fills it from the files. */
   readonly needsRebuild: boolean;
@@ -119,7 +124,12 @@ export class TaskIndex {
   clean(id: string): void {
     if (this.closed) return;
     this.cleans.add(id);
-    this.schedule();
+    // No hurry: an id left in `writing` costs only a check at the next start. Under load the
+    // next turn's marks commit it; alone, it waits a little, so an idle turn makes no commit.
+    if (!this.scheduled && !this.cleanTimer) {
+      this.cleanTimer = setTimeout(() => this.commit(), CLEAN_DELAY_MS);
+      this.cleanTimer.unref?.();
+    }
   }
 
   /** Writes rows at once, clean, in one transaction (a rebuild or a repair from the files). */
@@ -228,6 +238,8 @@ export class TaskIndex {
   /** One transaction for the turn's clears and marks; a mark's waiters learn how it went. */
   private commit(): void {
     this.scheduled = false;
+    clearTimeout(this.cleanTimer);
+    this.cleanTimer = undefined;
     if (!this.marks.size && !this.cleans.size) return;
     const marks: [string, IndexMeta, Pending][] = [];
     for (const [id, p] of this.marks) {
