@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
-import { detectEd25519, type PeerMode, type PeerVerifier } from '../lib/peer/signature.ts';
+import type { PeerMode } from '../lib/peer/signature.ts';
+import { detectEd25519 } from '../lib/peer/ed25519.ts';
+import type { PeerVerifier } from '../lib/peer/verifier.ts';
 import { reportSection } from './report.ts';
 
 const MODES: PeerMode[] = ['shared', 'derived', 'ed25519', 'pairwise'];

@@ -14,6 +14,7 @@
  * Needs wrk (Debian: apt-get install -y wrk).
  */
 
+import { isA2AError } from '../lib/a2a/errors.ts';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -269,7 +270,7 @@ if (values['store-only']) {
     const t1 = performance.now();
     const page = await store.list({ pageSize: 50, includeArtifacts: true }, CREATOR);
     pages.push(performance.now() - t1);
-    if ('error' in page) throw new Error(page.message);
+    if (isA2AError(page)) throw new Error(page.message);
     console.log(
       `store open ${opens.at(-1)!.toFixed(1)} ms, first page ${pages.at(-1)!.toFixed(1)} ms (${page.tasks.length} of ${page.totalSize})`,
     );

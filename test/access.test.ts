@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readdirSync, rmSync } from 'node:fs';
 import { newSecret } from '../lib/auth/secret.ts';
 import { SessionTable } from '../hub/http/sessions.ts';
-import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
+import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { parseFleet } from '../lib/fleet/config.ts';

@@ -9,7 +9,8 @@
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { SETTINGS, loadSettings } from '../lib/config.ts';
+import { loadSettings } from '../lib/config.ts';
+import { SETTINGS } from '../lib/config/settings-table.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
 import { createHubClient } from '../lib/mesh/http-client.ts';
 import { memoryConnectionMemory } from '../lib/mesh/memory.ts';

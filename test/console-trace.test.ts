@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { launchBrowser, pageCollectingErrors } from './support/browser.ts';

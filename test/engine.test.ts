@@ -120,11 +120,11 @@ describe('task rules', () => {
       history: [],
     };
     expect(continuationProblem(task, message('x'))).toBeUndefined();
-    expect(continuationProblem(task, message('x', { contextId: 'c2' }))?.error).toBe(
+    expect(continuationProblem(task, message('x', { contextId: 'c2' }))?.code).toBe(
       'INVALID_PARAMS',
     );
     task.status.state = 'completed';
-    expect(continuationProblem(task, message('x'))?.error).toBe('UNSUPPORTED_OPERATION');
+    expect(continuationProblem(task, message('x'))?.code).toBe('UNSUPPORTED_OPERATION');
   });
 
   test('history keeps the newest messages within the count, the newest always', () => {
@@ -297,28 +297,28 @@ describe('the engine operations over a store in memory', () => {
     const asked = taskOf(await engine.send(send('ask')));
     expect(asked.status.state).toBe('input-required');
     expect(await engine.send(send('it', { taskId: asked.id, caller: bob }))).toMatchObject({
-      error: 'TASK_NOT_FOUND',
+      code: 'TASK_NOT_FOUND',
     });
     const wrong = send('it', { taskId: asked.id });
     wrong.params.message.contextId = 'another';
-    expect(await engine.send(wrong)).toMatchObject({ error: 'INVALID_PARAMS' });
+    expect(await engine.send(wrong)).toMatchObject({ code: 'INVALID_PARAMS' });
     const done = taskOf(await engine.send(send('it', { taskId: asked.id })));
     expect(done.status.state).toBe('completed');
     expect(done.history.map((m) => m.parts[0]!.text)).toEqual(['ask', 'which one?', 'it']);
     expect(await engine.send(send('more', { taskId: asked.id }))).toMatchObject({
-      error: 'UNSUPPORTED_OPERATION',
+      code: 'UNSUPPORTED_OPERATION',
     });
   });
 
   test('cancel: an interrupted task, again, a completed one, a stranger and an anonymous caller', async () => {
     const { engine } = setup();
     const asked = taskOf(await engine.send(send('ask')));
-    expect(await engine.cancel(asked.id, anonymous)).toMatchObject({ error: 'UNAUTHENTICATED' });
-    expect(await engine.cancel(asked.id, bob)).toMatchObject({ error: 'TASK_NOT_FOUND' });
+    expect(await engine.cancel(asked.id, anonymous)).toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await engine.cancel(asked.id, bob)).toMatchObject({ code: 'TASK_NOT_FOUND' });
     expect(await engine.cancel(asked.id, alice)).toMatchObject({ status: { state: 'canceled' } });
     expect(await engine.cancel(asked.id, alice)).toMatchObject({ status: { state: 'canceled' } });
     const done = taskOf(await engine.send(send('q3')));
-    expect(await engine.cancel(done.id, alice)).toMatchObject({ error: 'TASK_NOT_CANCELABLE' });
+    expect(await engine.cancel(done.id, alice)).toMatchObject({ code: 'TASK_NOT_CANCELABLE' });
   });
 
   test('push configs: one path for set, list, get and delete, bounded per task', async () => {
@@ -326,7 +326,7 @@ describe('the engine operations over a store in memory', () => {
     const asked = taskOf(await engine.send(send('ask', { push: 'https://hooks.example/a' })));
     const taskId = asked.id;
     expect(await engine.setPush({ taskId, url: 'http://10.0.0.1/x' }, '1.0', alice)).toMatchObject({
-      error: 'INVALID_PARAMS',
+      code: 'INVALID_PARAMS',
     });
     const second = await engine.setPush(
       { taskId, url: 'https://hooks.example/b', token: 't' },
@@ -337,7 +337,7 @@ describe('the engine operations over a store in memory', () => {
     expect(
       await engine.setPush({ taskId, url: 'https://hooks.example/c' }, '1.0', alice),
     ).toMatchObject({
-      error: 'INVALID_PARAMS',
+      code: 'INVALID_PARAMS',
       message: 'A task holds at most 2 push configs',
     });
     const listed = await engine.listPush(taskId, alice);
@@ -346,7 +346,7 @@ describe('the engine operations over a store in memory', () => {
       ['https://hooks.example/b', undefined],
     ]);
     expect(await engine.getPush(taskId, second.id, alice)).toMatchObject({ token: 't' });
-    expect(await engine.listPush(taskId, bob)).toMatchObject({ error: 'TASK_NOT_FOUND' });
+    expect(await engine.listPush(taskId, bob)).toMatchObject({ code: 'TASK_NOT_FOUND' });
     expect(await engine.deletePush(taskId, second.id, alice)).toBeNull();
     expect(await engine.deletePush(taskId, second.id, alice)).toBeNull();
     expect(((await engine.listPush(taskId, alice)) as PushConfig[]).length).toBe(1);
@@ -355,7 +355,7 @@ describe('the engine operations over a store in memory', () => {
     expect(pushed.at(-1)).toEqual({ configs: ['https://hooks.example/a'], event: 'status' });
     const { engine: noPush } = setup(workingAgent, { push: undefined });
     expect(await noPush.listPush(taskId, alice)).toMatchObject({
-      error: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      code: 'PUSH_NOTIFICATION_NOT_SUPPORTED',
     });
   });
 
@@ -365,9 +365,9 @@ describe('the engine operations over a store in memory', () => {
     store.failNext();
     expect(
       await engine.setPush({ taskId: asked.id, url: 'https://hooks.example/x' }, '1.0', alice),
-    ).toMatchObject({ error: 'INTERNAL_ERROR' });
+    ).toMatchObject({ code: 'INTERNAL_ERROR' });
     store.failNext(10);
-    expect(await engine.send(send('q4'))).toMatchObject({ error: 'INTERNAL_ERROR' });
+    expect(await engine.send(send('q4'))).toMatchObject({ code: 'INTERNAL_ERROR' });
   });
 
   test('artifacts past the cap fail the task with TASK_TOO_LARGE', async () => {
@@ -397,7 +397,7 @@ describe('the engine operations over a store in memory', () => {
       await engine.resubscribe(task.id, bob),
       await engine.getPush(task.id, undefined, bob),
     ])
-      expect(r).toMatchObject({ error: 'TASK_NOT_FOUND' });
+      expect(r).toMatchObject({ code: 'TASK_NOT_FOUND' });
     expect(await engine.listTasks({ pageSize: 10, includeArtifacts: false }, bob)).toMatchObject({
       tasks: [],
     });

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { CHECKS, verifyFleet, verifyTable } from '../hub/fleet/verify.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_TOKEN } from './support/node.ts';
 

@@ -11,8 +11,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { A2AAgent } from '@mastra/core/a2a';
 import { a2a } from 'a2a-ai-provider';
 import { generateText, streamText } from 'ai';
-import { Catalog, CapabilityError } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import { fail } from '../lib/errors/result.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import scanner from '../node/scanner/index.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES } from './support/node.ts';
@@ -46,9 +47,7 @@ const failing: NodeDefinition = {
       keywords: ['gauge'],
       readOnly: true,
       args: {},
-      run: () => {
-        throw new CapabilityError('GAUGE_OFFLINE', 'the gauge is offline');
-      },
+      run: () => fail('GAUGE_OFFLINE', 'the gauge is offline'),
     },
   ]),
 };

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Server } from 'bun';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
-import type { PeerSigner } from '../lib/peer/signature.ts';
+import type { PeerSigner } from '../lib/peer/signer.ts';
 import {
   a2aTarget,
   fuzzMeshSocket,

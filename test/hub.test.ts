@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import scanner from '../node/scanner/index.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc, sseFrames } from './support/node.ts';

@@ -7,13 +7,14 @@
  * their reason; a question left open is continued by the next message of its conversation.
  */
 
+import { isA2AError } from '../lib/a2a/errors.ts';
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
 import { decodeText } from '../lib/mesh/payload.ts';
 import type { MeshMessage } from '../lib/mesh/wire.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { createMeshInbox, engineTurns, type InboxOutcome } from '../lib/node/mesh-inbox.ts';
 import { realNodeDefs } from './support/fleet.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
@@ -141,7 +142,7 @@ test('a broadcast is answered to everyone only when it names the agent; one that
     { pageSize: 10, includeArtifacts: false, historyLength: 10 },
     { kind: 'node', name: 'lan' },
   );
-  if ('error' in page) throw new Error(page.message);
+  if (isA2AError(page)) throw new Error(page.message);
   const contexts = page.tasks.map((t) => (t.history?.[0]?.metadata?.['lume/mesh'] as any)?.context);
   expect(contexts).toContainEqual([expect.stringContaining('good morning everyone')]);
   const anonymous = await lan.node.node.engine.listTasks(

@@ -6,7 +6,7 @@
  */
 
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
-import type { Timers } from '../hub/mesh/realtime.ts';
+import type { Timers } from '../hub/mesh/timers.ts';
 import { createProject, join, msg, startHub, type TestHub } from './support/mesh.ts';
 import { rawWebSocket, type RawWebSocket } from './support/raw-ws.ts';
 

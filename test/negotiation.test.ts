@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { createFleetInvoker, type FleetInvoker } from '../lib/fleet/invoke.ts';
-import { A2A_SIGNED_SCOPE } from '../lib/node/create-node.ts';
+import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import {

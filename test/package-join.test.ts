@@ -175,6 +175,11 @@ test('bunx lume-node --join: the node pins the hub, joins, and the hub lists it 
   expect(trace.map((t: any) => [t.from, t.to, t.capability, t.outcome])).toEqual([
     ['a2a', 'weather', 'weather.now', 'ok'],
   ]);
+  // The app's fail() from the installed package reaches the hub's caller as the app returned it.
+  expect(await invokeThroughHub('perth')).toEqual({
+    ok: false,
+    error: { code: 'NO_READING', message: 'no reading for perth yet', field: 'city' },
+  });
 
   // Signed pairwise with the hub's key: the node pinned it.
   const { signer } = await loadPeerIdentity(hubData, 'a2a');

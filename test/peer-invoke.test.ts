@@ -1,7 +1,8 @@
 /** POST /peer/invoke against real servers: each refusal code, hostile input, one-nonce races. */
 
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { createSigner, toB64url } from '../lib/peer/signature.ts';
+import { toB64url } from '../lib/peer/base64url.ts';
+import { createSigner } from '../lib/peer/signer.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine

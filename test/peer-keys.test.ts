@@ -5,14 +5,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/config.ts';
-import {
-  ensureKeys,
-  listKeys,
-  loadPeerIdentity,
-  parseRing,
-  retireKeys,
-  rotateKey,
-} from '../lib/peer/keys.ts';
+import { ensureKeys, listKeys, loadPeerIdentity, retireKeys, rotateKey } from '../lib/peer/keys.ts';
+import { parseRing } from '../lib/peer/key-files.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 

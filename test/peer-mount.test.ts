@@ -3,7 +3,9 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Elysia } from 'elysia';
 import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
-import { createSigner, createVerifier, ed25519PublicKey } from '../lib/peer/signature.ts';
+import { ed25519PublicKey } from '../lib/peer/ed25519.ts';
+import { createVerifier } from '../lib/peer/verifier.ts';
+import { createSigner } from '../lib/peer/signer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 

@@ -13,12 +13,10 @@ import {
   x25519Public,
   x25519Secret,
 } from '../lib/peer/pairwise.ts';
-import {
-  createSigner,
-  createVerifier,
-  ed25519PublicKey,
-  type RingEntry,
-} from '../lib/peer/signature.ts';
+import type { RingEntry } from '../lib/peer/signature.ts';
+import { ed25519PublicKey } from '../lib/peer/ed25519.ts';
+import { createVerifier } from '../lib/peer/verifier.ts';
+import { createSigner } from '../lib/peer/signer.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine

@@ -3,19 +3,17 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import * as ed from '@noble/ed25519';
 import { createNonceCache } from '../lib/peer/nonces.ts';
+import { signedString, type RingEntry } from '../lib/peer/signature.ts';
+import { fromB64url } from '../lib/peer/base64url.ts';
+import { bunHashes, nobleHashes } from '../lib/peer/hashes.ts';
 import {
-  createSigner,
-  createVerifier,
-  bunHashes,
   detectEd25519,
-  nobleHashes,
   ed25519PublicKey,
-  fromB64url,
   nobleEd25519,
-  signedString,
   nativeEd25519,
-  type RingEntry,
-} from '../lib/peer/signature.ts';
+} from '../lib/peer/ed25519.ts';
+import { createVerifier } from '../lib/peer/verifier.ts';
+import { createSigner } from '../lib/peer/signer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 

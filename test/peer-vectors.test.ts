@@ -12,21 +12,12 @@ import {
   x25519Public,
   x25519Secret,
 } from '../lib/peer/pairwise.ts';
-import {
-  createSigner,
-  createVerifier,
-  derivedKey,
-  ed25519PublicKey,
-  fromB64url,
-  bunHashes,
-  nobleEd25519,
-  nobleHashes,
-  signedString,
-  toB64url,
-  nativeEd25519,
-  type PeerMode,
-  type RingEntry,
-} from '../lib/peer/signature.ts';
+import { signedString, type PeerMode, type RingEntry } from '../lib/peer/signature.ts';
+import { fromB64url, toB64url } from '../lib/peer/base64url.ts';
+import { derivedKey, bunHashes, nobleHashes } from '../lib/peer/hashes.ts';
+import { ed25519PublicKey, nobleEd25519, nativeEd25519 } from '../lib/peer/ed25519.ts';
+import { createVerifier } from '../lib/peer/verifier.ts';
+import { createSigner } from '../lib/peer/signer.ts';
 import { makePeerVectors } from './support/peer-vectors.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine

@@ -8,7 +8,8 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { capability } from '../lib/catalog/capability.ts';
-import { Catalog, CapabilityError } from '../lib/catalog/catalog.ts';
+import { Catalog } from '../lib/catalog/catalog.ts';
+import { fail } from '../lib/errors/result.ts';
 import { loadNode } from '../lib/node/load-node.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { FIXTURES, startNode, tempDir } from './support/node.ts';
@@ -85,9 +86,7 @@ test('a broken catalog and unreadable data fail loudly, say what to do, and make
       keywords: [],
       readOnly: true,
       args: {},
-      run: (): never => {
-        throw new CapabilityError('DATA_MISSING', 'the snapshot is gone');
-      },
+      run: () => fail('DATA_MISSING', 'the snapshot is gone'),
     }),
   ]);
   const boot = selfCheckReadiness();

@@ -6,6 +6,7 @@
  * their files; and a real node keeps its folder within TASK_MAX_STORED as tasks keep coming.
  */
 
+import { isA2AError } from '../lib/a2a/errors.ts';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ async function listed(store: TaskStore, creator = 'token:alice'): Promise<string
     { pageSize: 100, includeArtifacts: false, historyLength: 0 },
     creator,
   );
-  if ('error' in page) throw new Error(page.message);
+  if (isA2AError(page)) throw new Error(page.message);
   return page.tasks.map((t) => t.id);
 }
 

@@ -6,6 +6,7 @@
  * reads, continues, cancels and streams, and concurrent writes do not lose each other.
  */
 
+import { isA2AError } from '../lib/a2a/errors.ts';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,7 +19,7 @@ import { TaskEngine } from '../lib/a2a/engine.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { SQL } from 'bun';
-import type { NodeOptions } from '../lib/node/create-node.ts';
+import type { NodeOptions } from '../lib/node/node-types.ts';
 import {
   agentNode,
   collect,
@@ -384,7 +385,7 @@ describe.each(backends)('task store on $name', (backend) => {
         { pageSize: 2, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
         'anonymous',
       );
-      if ('error' in page) throw new Error(page.message);
+      if (isA2AError(page)) throw new Error(page.message);
       ids.push(...page.tasks.map((t) => t.id));
       pageToken = page.nextPageToken || undefined;
     } while (pageToken);
@@ -636,7 +637,7 @@ describe('a process that is gone', () => {
       await sql`INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES ('elsewhere', 'n', now() + interval '1 hour')`;
       await sql`UPDATE lume_a2a_tasks SET owner = 'elsewhere' WHERE id = ${alive.task.id}`;
       const sub = await engine.resubscribe(rec.task.id, ANONYMOUS);
-      if ('error' in sub) throw new Error(sub.message);
+      if (isA2AError(sub)) throw new Error(sub.message);
       const events: any[] = [];
       for await (const e of sub) events.push(e);
       expect(events.map((e) => e.kind)).toEqual(['task', 'status']);

@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../lib/node/create-node.ts';
+import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import {

@@ -17,7 +17,9 @@ import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
 import { loadFleet, type Fleet } from '../../lib/fleet/config.ts';
 import type { Log } from '../../lib/log.ts';
 import { hasKeyPair, kidOf, pinnedKeys, trustRemoteKey } from '../../lib/peer/keys.ts';
-import { createVerifier, fromB64url, NODE_NAME } from '../../lib/peer/signature.ts';
+import { NODE_NAME } from '../../lib/peer/signature.ts';
+import { fromB64url } from '../../lib/peer/base64url.ts';
+import { createVerifier } from '../../lib/peer/verifier.ts';
 import { baseUrl, getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
 

@@ -7,7 +7,8 @@
 
 import { readAgentBacked } from '../../lib/a2a/card.ts';
 import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
-import { PEER_RANK, type PeerMode, type PeerSigner } from '../../lib/peer/signature.ts';
+import { PEER_RANK, type PeerMode } from '../../lib/peer/signature.ts';
+import type { PeerSigner } from '../../lib/peer/signer.ts';
 import { probeHealth } from '../../lib/health.ts';
 import { probeNode } from './view.ts';
 

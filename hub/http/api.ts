@@ -53,9 +53,9 @@ interface HubApiDeps {
 
 const json = (body: unknown, status = 200) =>
   Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
-/** A coded failure answered with `status`. */
-const failed = (error: Failure, status: number) =>
-  json({ ok: false, error: { code: error.code, message: error.message } }, status);
+/** A coded failure answered with `status`: its code, message and the field it names. */
+const failed = ({ code, message, field }: Failure, status: number) =>
+  json({ ok: false, error: field ? { code, message, field } : { code, message } }, status);
 /** One of the API's own refusals, answered with its registry status. */
 const refuse = (code: HubErrorCode, message: string) => failed({ code, message }, statusOf(code));
 /** What a client sees of an unexpected error: no cause, no internal text. */
@@ -130,10 +130,10 @@ export function createHubApi(deps: HubApiDeps): {
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
     if (!parsed.ok)
-      return parsed.code === 'BODY_TOO_DEEP'
-        ? refuse('BODY_TOO_DEEP', parsed.message)
+      return parsed.error.code === 'BODY_TOO_DEEP'
+        ? refuse('BODY_TOO_DEEP', parsed.error.message)
         : refuse('BAD_REQUEST', 'body is not JSON');
-    const body = parsed.value;
+    const body = parsed.result;
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return refuse('BAD_REQUEST', 'body must be a JSON object');
     return body as Record<string, unknown>;

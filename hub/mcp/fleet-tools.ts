@@ -102,7 +102,9 @@ export function createFleetTools(deps: FleetToolsDeps) {
             onBehalfOf: ownerKey(caller),
           }),
     );
-    const out = r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
+    const out = r.ok
+      ? okResult(r.result)
+      : errorResult(r.error.code, r.error.message, r.error.field);
     // The trace record the call left (its id on the console's Agent Process page).
     const record = 'traceId' in r ? r.traceId : undefined;
     return typeof record === 'number' ? { ...out, _meta: { [TRACE_META]: { record } } } : out;

@@ -8,7 +8,7 @@
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import type { TaskEngine } from '../../lib/a2a/engine.ts';
-import { isA2AError } from '../../lib/a2a/errors.ts';
+import { isA2AError, type A2AError } from '../../lib/a2a/errors.ts';
 import { parseSendParamsV1, taskToV1 } from '../../lib/a2a/wire-v1.ts';
 import type { ArgSpec } from '../../lib/catalog/catalog.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
@@ -47,7 +47,7 @@ const TASK_ARGS: Record<string, ArgSpec> = {
 };
 
 /** An A2A error as a tool's coded failure. */
-const a2aFailure = (e: { error: string; message: string }) => errorResult(e.error, e.message);
+const a2aFailure = (e: A2AError) => errorResult(e.code, e.message, e.field);
 
 export function createWorkTools(deps: WorkToolsDeps) {
   const tools: McpTool[] = [

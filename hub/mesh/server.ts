@@ -10,7 +10,8 @@ import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
 import type { MeshCluster } from './cluster.ts';
 import { createMeshHttp } from './http.ts';
-import { createRealtime, REAL_TIMERS, type Timers } from './realtime.ts';
+import { createRealtime } from './realtime.ts';
+import { REAL_TIMERS, type Timers } from './timers.ts';
 import type { MeshSocketData } from './roster.ts';
 
 export type { MeshSocketData };

@@ -6,7 +6,7 @@
 
 import { Catalog } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
-import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import type { NodeDefinition } from '../../lib/node/node-types.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import type { AskAnswer } from './ask.ts';
 import type { Delegator } from './delegate.ts';

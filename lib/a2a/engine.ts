@@ -195,7 +195,7 @@ export class TaskEngine {
   async listTasks(q: ListTasksQuery, caller: Principal): Promise<ListTasksPage | A2AError> {
     const creator = ownerKey(caller);
     const page = await this.opts.store.list(q, creator);
-    if (!this.opts.agent.observe || 'error' in page) return page;
+    if (!this.opts.agent.observe || isA2AError(page)) return page;
     const active = page.tasks.filter((t) => !isFinalState(t.status.state)).map((t) => t.id);
     if (!active.length) return page;
     await Promise.all(active.map((id) => this.observe(id)));

@@ -4,20 +4,20 @@
  */
 
 import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
+import type { Failure } from '../errors/result.ts';
 import type { ProtocolVersion } from './types.ts';
 
 export { A2A_ERRORS, type A2AErrorReason };
 
-/** An expected failure, carried as a value. `field` names the offending parameter, if any. */
-export interface A2AError {
-  error: A2AErrorReason;
-  message: string;
-  field?: string;
-}
+/**
+ * An expected failure, carried as a value: a coded failure (lib/errors/result.ts) whose code is one
+ * of the protocol's reasons (lib/errors/a2a.ts). `field` names the offending parameter, if any.
+ */
+export interface A2AError extends Failure<A2AErrorReason> {}
 
 export function a2aError(reason: A2AErrorReason, message?: string, field?: string): A2AError {
   return {
-    error: reason,
+    code: reason,
     message: message ?? A2A_ERRORS[reason].message,
     ...(field ? { field } : {}),
   };
@@ -27,9 +27,10 @@ export function isA2AError(value: unknown): value is A2AError {
   return (
     typeof value === 'object' &&
     value !== null &&
-    'error' in value &&
-    typeof (value as A2AError).error === 'string' &&
-    (value as A2AError).error in A2A_ERRORS
+    'code' in value &&
+    typeof (value as A2AError).code === 'string' &&
+    (value as A2AError).code in A2A_ERRORS &&
+    typeof (value as A2AError).message === 'string'
   );
 }
 
@@ -47,10 +48,10 @@ const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
  * -32001…-32099) and a `BadRequest` field violation for bad params. Both bindings carry them.
  */
 function errorDetails(err: A2AError): unknown[] {
-  const code = A2A_ERRORS[err.error].rpc;
+  const code = A2A_ERRORS[err.code].rpc;
   const details: unknown[] = [];
   if (code <= -32001 && code >= -32099)
-    details.push({ '@type': ERROR_INFO, reason: err.error, domain: 'a2a-protocol.org' });
+    details.push({ '@type': ERROR_INFO, reason: err.code, domain: 'a2a-protocol.org' });
   if (err.field)
     details.push({
       '@type': BAD_REQUEST,
@@ -64,12 +65,12 @@ function errorDetails(err: A2AError): unknown[] {
  * v0.3's `data` is free-form, so it gets `{reason, field}`.
  */
 export function toJsonRpcError(err: A2AError, version: ProtocolVersion): JsonRpcErrorObject {
-  const out: JsonRpcErrorObject = { code: A2A_ERRORS[err.error].rpc, message: err.message };
+  const out: JsonRpcErrorObject = { code: A2A_ERRORS[err.code].rpc, message: err.message };
   if (version === '1.0') {
     const data = errorDetails(err);
     if (data.length) out.data = data;
   } else {
-    out.data = err.field ? { reason: err.error, field: err.field } : { reason: err.error };
+    out.data = err.field ? { reason: err.code, field: err.field } : { reason: err.code };
   }
   return out;
 }
@@ -83,7 +84,7 @@ export function toRestError(
   http?: number,
   status?: string,
 ): { http: number; body: { error: Record<string, unknown> } } {
-  const entry = A2A_ERRORS[err.error];
+  const entry = A2A_ERRORS[err.code];
   const code = http ?? entry.http;
   const error: Record<string, unknown> = {
     code,

@@ -187,10 +187,7 @@ export function createA2AHandler(
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
     // Refused before the body is read or parsed: a text/plain body is not JSON-RPC.
     const badType = refusedContentType(req.headers.get('content-type'));
-    if (badType)
-      return jsonResponse(
-        rpcError(null, a2aError('CONTENT_TYPE_NOT_SUPPORTED', badType), wireVersion),
-      );
+    if (badType) return jsonResponse(rpcError(null, badType, wireVersion));
     let text: string | null;
     try {
       text = await readBodyLimited(req, maxBody);
@@ -247,7 +244,7 @@ export function createA2AHandler(
       return sseErrorResponse(answer(e.request.id, outcome, version));
     // A lone request refused for want of credentials is a transport-level 401 (what an SDK's
     // authentication handler reacts to); inside a batch it stays an element's error.
-    if (isA2AError(outcome) && outcome.error === 'UNAUTHENTICATED')
+    if (isA2AError(outcome) && outcome.code === 'UNAUTHENTICATED')
       return challenge(jsonResponse(answer(e.request.id, outcome, version), 401));
     return jsonResponse(answer(e.request.id, outcome, version));
   };

@@ -7,16 +7,30 @@
  */
 
 import { SQL } from 'bun';
-import { a2aError, isA2AError, type A2AError } from './errors.ts';
-import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
-import { withHistoryLength } from './types.ts';
+import { isA2AError, type A2AError } from './errors.ts';
+import type { ListTasksPage, ListTasksQuery, PushConfig, TaskEvent } from './types.ts';
 import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
+import { listTasks } from './task-store-postgres/list.ts';
+import { pruneTasks } from './task-store-postgres/retention.ts';
+import { CHANNEL, migrate, toRecord, type Row } from './task-store-postgres/schema.ts';
 import {
-  decodeToken,
-  encodeToken,
+  eventsBetween,
+  heartbeat,
+  insertTask,
+  orphanedTasks,
+  readChange,
+  renewLeases,
+  updateTaskAt,
+  type Writer,
+} from './task-store-postgres/statements.ts';
+import {
+  updateInTransaction,
+  updatePushInTransaction,
+} from './task-store-postgres/transactions.ts';
+import {
   isTaskId,
   type RemoteChange,
   type TaskCluster,
@@ -25,9 +39,6 @@ import {
   type TurnState,
 } from './task-store.ts';
 
-const CHANNEL = 'lume_a2a_tasks';
-/** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
-const EVENTS_KEPT = 64;
 /** Events one pending write may carry; past it the write carries none and readers rebuild. */
 const EVENTS_PER_WRITE = 256;
 
@@ -50,19 +61,6 @@ export interface PostgresTaskStoreOptions {
   maxAgeHours?: number;
 }
 
-/** Tasks deleted per retention statement, so one statement never locks many rows for long. */
-const PRUNE_BATCH = 1000;
-
-interface Row {
-  version: string;
-  task: string | null;
-  push: string;
-  /** The process that last wrote the task (not its push configs). */
-  writer?: string | null;
-  /** The owner key of the principal that created the task (not the `owner` column, a process). */
-  creator?: string | null;
-}
-
 /** What the task's next write stores: the newest copy of the record and the events since the last write started. */
 interface NextWrite {
   rec: TaskRecord;
@@ -75,6 +73,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   readonly cluster: TaskCluster = this;
   private readonly sql: SQL;
   private readonly node: string;
+  /** This process as the writer of the node's rows. */
+  private readonly writer: Writer;
   private readonly log: Log;
   private readonly leaseMs: number;
   private readonly writes = new WriteQueue(() => this.cache.trim());
@@ -105,6 +105,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   constructor(opts: PostgresTaskStoreOptions) {
     this.sql = new SQL(opts.url, { max: opts.maxConnections ?? 10 });
     this.node = opts.node;
+    this.writer = { node: opts.node, process: this.process };
     this.log = opts.log;
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.maxStored = opts.maxStored ?? LIMITS.taskMaxStored;
@@ -114,7 +115,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
       (id) => this.writes.has(id),
     );
-    this.ready = this.migrate();
+    this.ready = migrate(this.sql);
     this.opened = this.ready.then(() => this.listen());
     this.opened.catch((e) =>
       this.log('error', 'task database unavailable', { error: (e as Error).message }),
@@ -151,21 +152,15 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   /** This process is alive for one more lease (the others read it to tell whose tasks are orphaned). */
-  private async heartbeat(): Promise<void> {
-    await this.sql`
-      INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES (${this.process}, ${this.node}, now() + ${this.leaseMs} * interval '1 millisecond')
-      ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until`;
+  private heartbeat(): Promise<void> {
+    return heartbeat(this.sql, this.writer, this.leaseMs);
   }
 
   private async findOrphans(): Promise<void> {
     if (this.closed || !this.orphanHandler) return;
     try {
-      const rows = await this.sql<{ id: string }[]>`
-        SELECT id FROM lume_a2a_tasks t
-        WHERE node = ${this.node} AND state IN ('submitted', 'working') AND owner IS DISTINCT FROM ${this.process}
-          AND NOT EXISTS (SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())
-        LIMIT 100`;
-      if (rows.length) this.orphanHandler(rows.map((r) => r.id));
+      const ids = await orphanedTasks(this.sql, this.writer);
+      if (ids.length) this.orphanHandler(ids);
     } catch (e) {
       this.log('warn', 'looking for orphaned tasks failed', { error: (e as Error).message });
     }
@@ -217,45 +212,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   async list(q: ListTasksQuery, creator: string | null): Promise<ListTasksPage | A2AError> {
-    let after: [number, string] | undefined;
-    if (q.pageToken) {
-      after = decodeToken(q.pageToken);
-      if (!after)
-        return a2aError(
-          'INVALID_PARAMS',
-          'pageToken is not a token this server issued',
-          'params.pageToken',
-        );
-    }
     await this.ready;
-    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : null;
-    const context = q.contextId ?? null;
-    const state = q.status ?? null;
-    const filter = this.sql`node = ${this.node}
-      AND (${creator}::text IS NULL OR coalesce(creator, 'anonymous') = ${creator}::text)
-      AND (${context}::text IS NULL OR context_id = ${context}::text)
-      AND (${state}::text IS NULL OR state = ${state}::text)
-      AND (${since}::bigint IS NULL OR ts >= ${since}::bigint)`;
-    const [counted] = await this.sql<
-      { n: string }[]
-    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE ${filter}`;
-    const total = Number(counted!.n);
-    const cursor = after
-      ? this.sql`AND (ts, id) < (${after[0]}::bigint, ${after[1]}::uuid)`
-      : this.sql``;
-    const rows = await this.sql<{ id: string; ts: string; task: string; position: string }[]>`
-      SELECT id, ts, task FROM lume_a2a_tasks WHERE ${filter} ${cursor}
-      ORDER BY ts DESC, id DESC LIMIT ${q.pageSize + 1}`;
-    const more = rows.length > q.pageSize;
-    const page = rows.slice(0, q.pageSize);
-    const tasks = page.map((r) => withHistoryLength(JSON.parse(r.task) as Task, q.historyLength));
-    const last = page[page.length - 1];
-    return {
-      tasks,
-      nextPageToken: more && last ? encodeToken(Number(last.ts), last.id) : '',
-      pageSize: q.pageSize,
-      totalSize: total,
-    };
+    return listTasks(this.sql, this.node, q, creator);
   }
 
   get isOpen(): boolean {
@@ -299,41 +257,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private async prune(): Promise<number> {
     await this.ready;
     this.inserted = 0;
-    let deleted = 0;
-    const [row] = await this.sql<
-      { n: string }[]
-    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
-    let excess = Number(row!.n) - this.maxStored;
-    const cutoff = Date.now() - this.maxAgeMs;
-    for (;;) {
-      if (this.closed) return deleted;
-      const n = excess > 0 ? Math.min(excess, PRUNE_BATCH) : PRUNE_BATCH;
-      // Terminal only, and none a process holds or streams (its lease or watch still runs). The
-      // ids are chosen first and deleted by list: a LIMIT inside the DELETE may be re-run when a
-      // concurrent write rechecks a row, and delete more than asked.
-      const chosen = await this.sql<{ id: string }[]>`
-        SELECT id FROM lume_a2a_tasks
-        WHERE node = ${this.node} AND state IN ('completed', 'failed', 'canceled', 'rejected')
-          AND (${excess > 0}::boolean OR ts < ${cutoff})
-        ORDER BY ts LIMIT ${n}`;
-      if (!chosen.length) return deleted;
-      const list = chosen.map((r) => r.id).join(',');
-      const rows = await this.sql<{ id: string }[]>`
-        WITH gone AS (
-          DELETE FROM lume_a2a_tasks
-          WHERE node = ${this.node} AND id = ANY(string_to_array(${list}, ',')::uuid[])
-            AND state IN ('completed', 'failed', 'canceled', 'rejected')
-            AND coalesce(lease_until < now(), true) AND coalesce(watched_until < now(), true)
-          RETURNING id
-        ), ev AS (
-          DELETE FROM lume_a2a_task_events e USING gone WHERE e.node = ${this.node} AND e.id = gone.id
-        )
-        SELECT id FROM gone`;
-      for (const r of rows) this.cache.delete(r.id);
-      deleted += rows.length;
-      excess -= rows.length;
-      if (chosen.length < n || !rows.length) return deleted;
-    }
+    return pruneTasks(this.sql, {
+      node: this.node,
+      maxStored: this.maxStored,
+      maxAgeMs: this.maxAgeMs,
+      closed: () => this.closed,
+      deleted: (id) => this.cache.delete(id),
+    });
   }
 
   async close(): Promise<void> {
@@ -407,35 +337,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (!isTaskId(id)) return undefined;
     await this.ready;
     await this.writes.tail(id); // our own pending writes go first
-    const me = this.process;
-    const out = await this.sql.begin(async (tx) => {
-      const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
-        SELECT version, task, push, creator,
-          (owner IS DISTINCT FROM ${me} AND lease_until > now() AND state IN ('submitted', 'working')) AS busy,
-          (owner IS DISTINCT FROM ${me} AND state IN ('submitted', 'working') AND NOT EXISTS (
-            SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned,
-          coalesce(watched_until > now(), false) AS watched
-        FROM lume_a2a_tasks t WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
-      const rec = row && toRecord(row);
-      if (!rec) return undefined;
-      const events = change(rec, { busyElsewhere: row!.busy, orphaned: row!.orphaned });
-      if (events === null) return undefined;
-      if (isA2AError(events)) return events;
-      const version = rec.version! + 1;
-      const t = rec.task;
-      const lease = opts.claim ? this.leaseMs : null;
-      await tx`
-        UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)},
-          task = ${JSON.stringify(t)}, version = ${version}, writer = ${me},
-          owner = CASE WHEN ${lease}::int IS NULL THEN owner ELSE ${me} END,
-          lease_until = CASE WHEN ${lease}::int IS NULL THEN lease_until ELSE now() + ${lease}::int * interval '1 millisecond' END
-        WHERE node = ${this.node} AND id = ${id}`;
-      if (row!.watched && events.length) await this.recordEvents(tx, id, version, events);
-      // Delivered at commit; every process holding or watching the task reads the row.
-      await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, version, me, this.node)})`;
-      rec.version = version;
-      return { rec, events };
-    });
+    const lease = opts.claim ? this.leaseMs : null;
+    const out = await updateInTransaction(this.sql, this.writer, id, change, lease);
     if (out && !isA2AError(out)) {
       this.cache.set(out.rec);
       if (this.known.has(id) || opts.claim) this.known.set(id, out.rec.version!);
@@ -449,60 +352,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   ): Promise<PushConfig[] | A2AError | undefined> {
     if (!isTaskId(id)) return undefined;
     await this.ready;
-    const out = await this.sql.begin(async (tx) => {
-      const [row] = await tx<{ version: string; push: string }[]>`
-        SELECT version, push FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id} FOR UPDATE`;
-      if (!row) return undefined;
-      const push = change(JSON.parse(row.push) as PushConfig[]);
-      if (isA2AError(push)) return push;
-      // Push configs have their own column, so they never conflict with a turn's task writes.
-      await tx`UPDATE lume_a2a_tasks SET push = ${JSON.stringify(push)} WHERE node = ${this.node} AND id = ${id}`;
-      await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, Number(row.version), this.process, this.node)})`;
-      return push;
-    });
+    const out = await updatePushInTransaction(this.sql, this.writer, id, change);
     const hit = this.cache.peek(id);
     if (hit && Array.isArray(out)) hit.push = out;
     return out;
   }
 
   // ---- internals ----
-
-  private async migrate(): Promise<void> {
-    // Two processes starting together must not both create the tables: one lock for the DDL.
-    await this.sql.begin(async (tx) => {
-      await tx`SELECT pg_advisory_xact_lock(hashtext('lume_a2a_tasks'))`;
-      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_tasks (
-        node text NOT NULL,
-        id uuid NOT NULL,
-        context_id text NOT NULL,
-        state text NOT NULL,
-        ts bigint NOT NULL,
-        version bigint NOT NULL,
-        task text NOT NULL,
-        push text NOT NULL DEFAULT '[]',
-        writer text,
-        owner text,
-        lease_until timestamptz,
-        watched_until timestamptz,
-        creator text,
-        PRIMARY KEY (node, id))`;
-      // Tables made before tasks had creators gain the column; their tasks belong to anonymous.
-      await tx`ALTER TABLE lume_a2a_tasks ADD COLUMN IF NOT EXISTS creator text`;
-      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
-      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_terminal ON lume_a2a_tasks (node, ts) WHERE state IN ('completed', 'failed', 'canceled', 'rejected')`;
-      await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;
-      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_processes (
-        process text PRIMARY KEY,
-        node text NOT NULL,
-        alive_until timestamptz NOT NULL)`;
-      await tx`CREATE TABLE IF NOT EXISTS lume_a2a_task_events (
-        node text NOT NULL,
-        id uuid NOT NULL,
-        version bigint NOT NULL,
-        events text NOT NULL,
-        PRIMARY KEY (node, id, version))`;
-    });
-  }
 
   /** One write of a task: an insert the first time, later a version-guarded update. */
   private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
@@ -512,10 +368,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const lease = this.held.has(id) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
-        await this.sql`
-          INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until, creator)
-          VALUES (${this.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${this.process}, ${this.process},
-            CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null})`;
+        await insertTask(this.sql, this.writer, id, rec, body, lease);
         rec.version = 1;
         if (++this.inserted >= Math.max(1, this.maxStored / 100))
           void this.retain().catch(() => {});
@@ -523,25 +376,18 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         return;
       }
       const expected = rec.version;
-      const eventsText = events?.length ? JSON.stringify(events) : null;
-      const [row] = await this.sql<{ version: string }[]>`
-        WITH up AS (
-          UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)}, task = ${body},
-            version = version + 1, writer = ${this.process}, owner = ${this.process},
-            lease_until = CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END
-          WHERE node = ${this.node} AND id = ${id} AND version = ${expected}
-          RETURNING version, coalesce(watched_until > now(), false) AS watched
-        ), ev AS (
-          INSERT INTO lume_a2a_task_events (node, id, version, events)
-          SELECT ${this.node}, ${id}::uuid, version, ${eventsText}::text FROM up WHERE watched AND ${eventsText}::text IS NOT NULL
-        ), old AS (
-          DELETE FROM lume_a2a_task_events e USING up
-          WHERE up.watched AND e.node = ${this.node} AND e.id = ${id} AND e.version <= up.version - ${EVENTS_KEPT}
-        )
-        SELECT version, CASE WHEN watched THEN pg_notify(${CHANNEL}, ${id} || ' ' || version || ' ' || ${this.process} || ' ' || ${this.node}) END AS sent
-        FROM up`;
-      if (row) {
-        rec.version = Number(row.version);
+      const version = await updateTaskAt(
+        this.sql,
+        this.writer,
+        id,
+        t,
+        body,
+        expected,
+        events,
+        lease,
+      );
+      if (version !== undefined) {
+        rec.version = version;
         if (this.known.has(id)) this.known.set(id, rec.version);
         return;
       }
@@ -553,16 +399,6 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
       throw e;
     }
-  }
-
-  private async recordEvents(
-    tx: SQL,
-    id: string,
-    version: number,
-    events: TaskEvent[],
-  ): Promise<void> {
-    await tx`INSERT INTO lume_a2a_task_events (node, id, version, events) VALUES (${this.node}, ${id}, ${version}, ${JSON.stringify(events)})`;
-    await tx`DELETE FROM lume_a2a_task_events WHERE node = ${this.node} AND id = ${id} AND version <= ${version - EVENTS_KEPT}`;
   }
 
   /** A notification: another process changed a task; if this one holds or watches it, read the row. */
@@ -588,11 +424,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       .then(async () => {
         const hit = this.cache.peek(id);
         const after = since ?? this.known.get(id) ?? hit?.version ?? 0;
-        const [row] = await this.sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
-        SELECT t.version, t.task, t.push, t.writer, t.creator,
-          (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
-           WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
-        FROM lume_a2a_tasks t WHERE t.node = ${this.node} AND t.id = ${id}`;
+        const row = await readChange(this.sql, this.node, id, after);
         const rec = row && toRecord(row);
         if (!rec) return;
         const version = rec.version!;
@@ -605,14 +437,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           return;
         }
         // The events, when every version since the known one is there; otherwise the engine rebuilds.
-        let events: TaskEvent[] | undefined = [];
-        let next = after + 1;
-        for (const [v, evs] of row!.evs ?? []) {
-          if (Number(v) !== next) break;
-          events.push(...evs);
-          next++;
-        }
-        if (next !== version + 1) events = undefined;
+        const events = eventsBetween(row!.evs, after, version);
         this.cache.set(rec, utf8Bytes(row!.task!));
         this.handler(id, {
           task: rec.task,
@@ -646,16 +471,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           throw e;
         },
       );
-      // Processes gone for a day are forgotten (their tasks were taken over long before).
-      await this.sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
-      if (this.held.size)
-        await this
-          .sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${interval} * interval '1 millisecond'
-          WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.held.keys()], 'UUID' as never)}) AND owner = ${this.process}`;
-      if (this.watched.size)
-        await this
-          .sql`UPDATE lume_a2a_tasks SET watched_until = now() + ${interval} * interval '1 millisecond'
-          WHERE node = ${this.node} AND id = ANY(${this.sql.array([...this.watched.keys()], 'UUID' as never)})`;
+      await renewLeases(
+        this.sql,
+        this.writer,
+        interval,
+        [...this.held.keys()],
+        [...this.watched.keys()],
+      );
     } catch (e) {
       this.log('warn', 'renewing task leases failed', { error: (e as Error).message });
     }
@@ -666,22 +488,4 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.cache.get(id);
     return rec;
   }
-}
-
-function toRecord(row: Row): TaskRecord | undefined {
-  if (row.task === null) return undefined;
-  return {
-    task: JSON.parse(row.task) as Task,
-    push: JSON.parse(row.push) as PushConfig[],
-    version: Number(row.version),
-    ...(row.creator ? { creator: row.creator } : {}),
-  };
-}
-
-function timeOf(task: Task): number {
-  return Date.parse(task.status.timestamp) || 0;
-}
-
-function notice(id: string, version: number, origin: string, node: string): string {
-  return `${id} ${version} ${origin} ${node}`;
 }

@@ -1,9 +1,11 @@
 /**
  * @module lib/catalog/capability — `capability({...})`: one capability declared with typed arguments and a
  * typed result. The argument type is derived from the declared specs, so `run` receives what the
- * catalog's argument checker lets through and `summarize` receives what `run` returns.
+ * catalog's argument checker lets through and `summarize` receives what `run` answers (a returned
+ * `fail(…)` never reaches it).
  */
 
+import type { Result } from '../errors/result.ts';
 import type { ArgSpec, CallContext, Capability } from './catalog.ts';
 
 /** The value an argument spec admits: an enum's literals, a string, a boolean or a number. */
@@ -39,8 +41,15 @@ interface CapabilitySpec<A extends Record<string, ArgSpec>, R> {
   keywords: string[];
   readOnly: boolean;
   args: A;
-  /** Runs with checked arguments; a thrown CapabilityError keeps its code. */
-  run(args: ArgsOf<A>, signal?: AbortSignal, context?: CallContext): R | Promise<R>;
+  /**
+   * Runs with checked arguments. An expected failure is returned, `fail(code, message, field?)`,
+   * and reaches the caller as it is; a throw is a bug (answered as an internal error).
+   */
+  run(
+    args: ArgsOf<A>,
+    signal?: AbortSignal,
+    context?: CallContext,
+  ): R | Result<R> | Promise<R | Result<R>>;
   summarize?(result: R): string;
 }
 

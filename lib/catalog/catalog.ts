@@ -6,7 +6,7 @@
 
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
-import type { Result } from '../errors/result.ts';
+import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import type { ArgSpec } from './arg-spec.ts';
 import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from './text-args.ts';
 
@@ -40,6 +40,10 @@ export interface Capability {
   /** Read-only capabilities may be picked from free text; others only by explicit call. */
   readOnly: boolean;
   args: Record<string, ArgSpec>;
+  /**
+   * Its answer, or an expected failure as a value: the kit's `fail(code, message, field?)` (or
+   * `ok(result)`), which the catalog passes on as it is. A throw is a bug.
+   */
   run(
     args: Record<string, unknown>,
     signal?: AbortSignal,
@@ -49,17 +53,8 @@ export interface Capability {
   summarize?(result: unknown): string;
 }
 
-/** An expected failure of a capability, with a stable UPPER_SNAKE code the caller sees. */
-export class CapabilityError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-/** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the code of a CapabilityError. */
-type InvokeResult = Result<unknown, { code: CatalogErrorCode | (string & {}); message: string }>;
+/** A dispatch's outcome: a catalog code (lib/errors/fleet.ts) or the capability's own failure. */
+type InvokeResult = Result<unknown, Failure<CatalogErrorCode | (string & {})>>;
 
 export interface Skill {
   id: string;
@@ -132,24 +127,22 @@ export class Catalog {
   /**
    * Checks arguments against a capability's specs; unknown arguments are refused. The checked
    * arguments hold only the given values: an optional argument sent as null is left out, so `run`
-   * sees it absent (the type `capability()` derives says so).
+   * sees it absent (the type `capability()` derives says so). A refusal is BAD_ARGS naming the
+   * argument (`field`), when it is one argument's fault.
    */
-  checkArgs(
-    cap: Capability,
-    args: unknown,
-  ): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  checkArgs(cap: Capability, args: unknown): Result<Record<string, unknown>, Failure<'BAD_ARGS'>> {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args))
-      return { ok: false, message: 'args must be an object' };
+      return fail('BAD_ARGS', 'args must be an object', 'args');
     const given = args as Record<string, unknown>;
     for (const name of Object.keys(given))
-      if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+      if (!(name in cap.args)) return fail('BAD_ARGS', `unknown argument ${name}`, name);
     const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];
       if (v === undefined || v === null) {
         if (spec.required)
-          return { ok: false, message: `missing argument ${name}: ${spec.description}` };
+          return fail('BAD_ARGS', `missing argument ${name}: ${spec.description}`, name);
         continue;
       }
       const okType =
@@ -160,18 +153,20 @@ export class Catalog {
             : spec.type === 'integer'
               ? Number.isInteger(v)
               : typeof v === 'number' && Number.isFinite(v);
-      if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
+      if (!okType) return fail('BAD_ARGS', `argument ${name} must be a ${spec.type}`, name);
       if (spec.enum && !spec.enum.includes(v as string))
-        return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+        return fail('BAD_ARGS', `argument ${name} must be one of ${spec.enum.join(', ')}`, name);
       checked[name] = v;
     }
-    return { ok: true, args: checked };
+    return ok(checked);
   }
 
   /**
-   * Runs a capability by id; every expected failure is a coded value.
-   * @throws whatever a capability throws that is not a CapabilityError (a bug: the surface that
-   * called answers it as an internal error and logs it).
+   * Runs a capability by id; every expected failure is a coded value: the catalog's own
+   * (UNKNOWN_CAPABILITY, BAD_ARGS) or the one the capability returned, code, message and field
+   * as it gave them.
+   * @throws whatever a capability throws (a bug: the surface that called answers it as an
+   * internal error and logs it).
    */
   async invoke(
     id: string,
@@ -189,16 +184,14 @@ export class Catalog {
         },
       };
     const checked = this.checkArgs(cap, args);
-    if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
-    try {
-      const result = await cap.run(checked.args, signal, context);
-      const summary = summarizeSafely(cap, result);
-      return summary === undefined ? { ok: true, result } : { ok: true, result, summary };
-    } catch (e) {
-      if (e instanceof CapabilityError)
-        return { ok: false, error: { code: e.code, message: e.message } };
-      throw e;
-    }
+    if (!checked.ok) return checked;
+    const answer = await cap.run(checked.result, signal, context);
+    const settled = settledOf(answer);
+    if (!settled.ok) return settled;
+    const summary = summarizeSafely(cap, settled.result);
+    return summary === undefined
+      ? { ok: true, result: settled.result }
+      : { ok: true, result: settled.result, summary };
   }
 
   /**
@@ -271,6 +264,33 @@ export type TextReading =
   | { kind: 'which'; caps: Capability[] }
   | { kind: 'too-long' }
   | { kind: 'none' };
+
+/**
+ * What `run` answered, as a result: a returned `fail(…)` is the failure (its code, message and
+ * field, nothing else), an `ok(…)` its value, anything else the value itself.
+ */
+function settledOf(answer: unknown): Result<unknown, Failure> {
+  if (typeof answer !== 'object' || answer === null || !('ok' in answer))
+    return { ok: true, result: answer };
+  const a = answer as { ok: unknown; result?: unknown; error?: unknown };
+  if (a.ok === true && 'result' in a) return { ok: true, result: a.result };
+  if (a.ok !== false || !isFailure(a.error)) return { ok: true, result: answer };
+  const { code, message, field } = a.error;
+  return {
+    ok: false,
+    error: typeof field === 'string' ? { code, message, field } : { code, message },
+  };
+}
+
+function isFailure(e: unknown): e is Failure {
+  const f = e as Partial<Failure> | null;
+  return (
+    typeof f === 'object' &&
+    f !== null &&
+    typeof f.code === 'string' &&
+    typeof f.message === 'string'
+  );
+}
 
 /** The capability's one-line summary of a result; a summarizer that throws gives none. */
 function summarizeSafely(cap: Capability, result: unknown): string | undefined {

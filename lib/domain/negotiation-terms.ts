@@ -4,7 +4,7 @@
  * codec that carries a proposal or a history in one string argument (catalog arguments are scalars).
  */
 
-import { CapabilityError } from '../catalog/catalog.ts';
+import { fail, ok, type Err, type Failure, type Result } from '../errors/result.ts';
 
 /** Checked in this order; the first that fails is the veto. */
 export const VETO_CODES = [
@@ -66,11 +66,15 @@ const DETAIL = /^[a-z][a-z0-9-]{0,31}$/;
 /** A history longer than this is not a bounded negotiation. */
 export const MAX_HISTORY = 16;
 
-function parseJson(text: string, what: string): unknown {
+/** A malformed argument: the catalog's code for arguments it could not check itself. */
+const badArgs = (message: string, field: string): Err<Failure<'BAD_ARGS'>> =>
+  fail('BAD_ARGS', message, field);
+
+function parseJson(text: string, what: string): Result<unknown, Failure<'BAD_ARGS'>> {
   try {
-    return JSON.parse(text);
+    return ok(JSON.parse(text));
   } catch {
-    throw new CapabilityError('BAD_ARGS', `${what} must be JSON`);
+    return badArgs(`${what} must be JSON`, what);
   }
 }
 
@@ -84,30 +88,31 @@ export const encodeHistory = (h: readonly HistoryEntry[]): string =>
     ),
   );
 
-/** @throws CapabilityError BAD_ARGS when the string is not a list of well-formed entries. */
-export function parseHistory(text: string | undefined): HistoryEntry[] {
-  if (text === undefined || text === '') return [];
+/** The entries a history argument lists; BAD_ARGS (field `history`) when it is not a list of well-formed ones. */
+export function parseHistory(
+  text: string | undefined,
+): Result<HistoryEntry[], Failure<'BAD_ARGS'>> {
+  if (text === undefined || text === '') return ok([]);
   const doc = parseJson(text, 'history');
-  if (!Array.isArray(doc) || doc.length > MAX_HISTORY)
-    throw new CapabilityError(
-      'BAD_ARGS',
-      `history must be a list of at most ${MAX_HISTORY} vetoes`,
-    );
-  return doc.map((e, i) => {
+  if (!doc.ok) return doc;
+  if (!Array.isArray(doc.result) || doc.result.length > MAX_HISTORY)
+    return badArgs(`history must be a list of at most ${MAX_HISTORY} vetoes`, 'history');
+  const entries: HistoryEntry[] = [];
+  for (const [i, e] of doc.result.entries()) {
     const o = (e ?? {}) as Record<string, unknown>;
     if (typeof o.stock !== 'string' || !STOCK.test(o.stock))
-      throw new CapabilityError('BAD_ARGS', `history[${i}].stock must be a six-digit code`);
+      return badArgs(`history[${i}].stock must be a six-digit code`, 'history');
     if (!VETO_CODES.includes(o.veto as VetoCode))
-      throw new CapabilityError(
-        'BAD_ARGS',
-        `history[${i}].veto must be one of ${VETO_CODES.join(', ')}`,
-      );
+      return badArgs(`history[${i}].veto must be one of ${VETO_CODES.join(', ')}`, 'history');
     if (o.detail !== undefined && (typeof o.detail !== 'string' || !DETAIL.test(o.detail)))
-      throw new CapabilityError('BAD_ARGS', `history[${i}].detail must be an id`);
-    return o.detail
-      ? { stock: o.stock, veto: o.veto as VetoCode, detail: o.detail as string }
-      : { stock: o.stock, veto: o.veto as VetoCode };
-  });
+      return badArgs(`history[${i}].detail must be an id`, 'history');
+    entries.push(
+      o.detail
+        ? { stock: o.stock, veto: o.veto as VetoCode, detail: o.detail as string }
+        : { stock: o.stock, veto: o.veto as VetoCode },
+    );
+  }
+  return ok(entries);
 }
 
 /** A proposal as one string argument. */
@@ -120,10 +125,12 @@ export const encodeProposal = (p: Proposal): string =>
     signals: p.signals,
   });
 
-/** @throws CapabilityError BAD_ARGS when the string is not a well-formed proposal. */
-export function parseProposal(text: string): Proposal {
-  const o = (parseJson(text, 'proposal') ?? {}) as Record<string, unknown>;
-  const ok =
+/** The proposal a proposal argument carries; BAD_ARGS (field `proposal`) when it is not a well-formed one. */
+export function parseProposal(text: string): Result<Proposal, Failure<'BAD_ARGS'>> {
+  const doc = parseJson(text, 'proposal');
+  if (!doc.ok) return doc;
+  const o = (doc.result ?? {}) as Record<string, unknown>;
+  const wellFormed =
     typeof o.code === 'string' &&
     STOCK.test(o.code) &&
     typeof o.name === 'string' &&
@@ -136,16 +143,13 @@ export function parseProposal(text: string): Proposal {
     Array.isArray(o.signals) &&
     o.signals.length <= 16 &&
     o.signals.every((s) => typeof s === 'string' && DETAIL.test(s.replace(/_/g, '-')));
-  if (!ok)
-    throw new CapabilityError(
-      'BAD_ARGS',
-      'proposal must be {code, name, sector, changePct, signals}',
-    );
-  return {
+  if (!wellFormed)
+    return badArgs('proposal must be {code, name, sector, changePct, signals}', 'proposal');
+  return ok({
     code: o.code as string,
     name: o.name as string,
     sector: o.sector as string,
     changePct: o.changePct as number,
     signals: o.signals as string[],
-  };
+  });
 }

@@ -15,7 +15,8 @@ import { JOIN_ERRORS, type JoinErrorCode } from '../errors/join.ts';
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import type { Log } from '../log.ts';
 import { kidOf, pinnedKeys, trustRemoteKey } from '../peer/keys.ts';
-import { NODE_NAME, type PeerSigner } from '../peer/signature.ts';
+import { NODE_NAME } from '../peer/signature.ts';
+import type { PeerSigner } from '../peer/signer.ts';
 import type { Fleet, FleetMember } from './config.ts';
 
 /** The hub's route a join is presented to, and the scope it is signed with. */

@@ -4,9 +4,9 @@
  */
 
 export { capability, type ArgsOf } from '../catalog/capability.ts';
+export { fail, ok, type Failure, type Result } from '../errors/result.ts';
 export {
   Catalog,
-  CapabilityError,
   type ArgSpec,
   type Capability,
   type CapabilityDescriptor,
@@ -20,13 +20,13 @@ export {
   type NodeSetup,
   type NodeSpec,
 } from '../node/define-node.ts';
-export {
-  createNode,
-  type NodeApp,
-  type NodeDefinition,
-  type NodeOptions,
-  type RunningNode,
-} from '../node/create-node.ts';
+export { createNode } from '../node/create-node.ts';
+export type {
+  NodeApp,
+  NodeDefinition,
+  NodeOptions,
+  RunningNode,
+} from '../node/node-types.ts';
 export {
   mountNode,
   prepareNode,

@@ -8,20 +8,13 @@ export {
   ensureKeys,
   listKeys,
   loadPeerIdentity,
-  parseRing,
   publicIdentity,
   retireKeys,
   rotateKey,
   trustRemoteKey,
 } from '../peer/keys.ts';
-export {
-  createSigner,
-  createVerifier,
-  type PeerMode,
-  type PeerRing,
-  type PeerSigner,
-  type PeerVerifier,
-  type RingMode,
-  type VerifierOptions,
-} from '../peer/signature.ts';
+export { parseRing } from '../peer/key-files.ts';
+export type { PeerMode, PeerRing, RingMode } from '../peer/signature.ts';
+export { createVerifier, type PeerVerifier, type VerifierOptions } from '../peer/verifier.ts';
+export { createSigner, type PeerSigner } from '../peer/signer.ts';
 export { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../peer/routes.ts';

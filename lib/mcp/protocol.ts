@@ -86,8 +86,8 @@ export function okResult(value: unknown): ToolResult {
 }
 
 /** A coded failure as a tool result the model can read (`isError`), not a protocol error. */
-export function errorResult(code: string, message: string): ToolResult {
-  const error = { ok: false, error: { code, message } };
+export function errorResult(code: string, message: string, field?: string): ToolResult {
+  const error = { ok: false, error: field ? { code, message, field } : { code, message } };
   return {
     content: [{ type: 'text', text: `${code}: ${message}` }],
     structuredContent: error,

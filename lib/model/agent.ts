@@ -13,7 +13,7 @@ import type { Capability, Catalog } from '../catalog/catalog.ts';
 import { catalogAgent, skillCall } from '../catalog/keyword-agent.ts';
 import type { Result } from '../errors/result.ts';
 import type { Log } from '../log.ts';
-import type { NodeDefinition } from '../node/create-node.ts';
+import type { NodeDefinition } from '../node/node-types.ts';
 import { chat, type ChatMessage, type ModelEndpoint, type ToolDefinition } from './chat.ts';
 import { modelHealth, type ModelHealth } from './health.ts';
 

@@ -5,7 +5,7 @@
 
 import { cardKeyOf } from '../a2a/card-signature.ts';
 import { loadCardSeeds } from '../peer/keys.ts';
-import type { NodeOptions } from './create-node.ts';
+import type { NodeOptions } from './node-types.ts';
 
 /** Undefined for a node without a pair here. @throws Error when a key file is malformed. */
 export async function loadCardKeys(

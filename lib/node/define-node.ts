@@ -6,7 +6,7 @@
 
 import type { Limits } from '../limits.ts';
 import { Catalog, type Capability } from '../catalog/catalog.ts';
-import type { NodeDefinition } from './create-node.ts';
+import type { NodeDefinition } from './node-types.ts';
 
 /** An OpenAI-compatible chat endpoint (models.<node> in the config file, MODEL_* variables). */
 export type { ModelEndpoint } from '../model/chat.ts';

@@ -6,7 +6,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { isNodeFactory, type NodeFactory, type NodeSetup } from './define-node.ts';
-import type { NodeDefinition } from './create-node.ts';
+import type { NodeDefinition } from './node-types.ts';
 
 /** The project root; node files in a fleet file are named relative to it. */
 export const PROJECT_ROOT = resolve(import.meta.dir, '../..');

@@ -69,7 +69,7 @@ interface Turn {
 export function engineTurns(engine: TaskEngine, name: string): RunTurn {
   return async (params) => {
     const r = await engine.send({ params, version: '1.0', caller: { kind: 'node', name } });
-    return isA2AError(r) ? { code: r.error, message: r.message } : r;
+    return isA2AError(r) ? { code: r.code, message: r.message } : r;
   };
 }
 

@@ -16,13 +16,8 @@ import { createPeerClient } from '../peer/client.ts';
 import { ensureOwnKey, publicIdentity } from '../peer/keys.ts';
 import { liveIdentity } from '../peer/live-identity.ts';
 import { loadCardKeys } from './card-keys.ts';
-import {
-  createNode,
-  type NodeApp,
-  type NodeDefinition,
-  type NodeOptions,
-  type RunningNode,
-} from './create-node.ts';
+import { createNode } from './create-node.ts';
+import type { NodeApp, NodeDefinition, NodeOptions, RunningNode } from './node-types.ts';
 import type { NodeSetup } from './define-node.ts';
 
 export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'dataDir'>> {

@@ -5,7 +5,7 @@
  * API:
  *   const client = createPeerClient({ signer, fleet, log? })
  *   await client.peerFetch('scanner', 'sector.movement', { day: '2025-01-02' }, { timeout: 5000 })
- *     -> { ok: true, result } | { ok: false, error: { code, message, kind, status?, at? } }
+ *     -> { ok: true, result } | { ok: false, error: { code, message, field?, kind, status?, at? } }
  *   await client.peerRelay('crm', ['scanner'], 'sector.movement', args, { timeout })
  */
 
@@ -17,7 +17,8 @@ import { silentLog } from '../log.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
-import { SCOPE, type PeerSigner } from './signature.ts';
+import { SCOPE } from './signature.ts';
+import type { PeerSigner } from './signer.ts';
 import {
   addTraceHeaders,
   currentTrace,
@@ -109,7 +110,7 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   const d = doc as {
     ok?: unknown;
     result?: unknown;
-    error?: { code?: unknown; message?: unknown; at?: unknown };
+    error?: { code?: unknown; message?: unknown; field?: unknown; at?: unknown };
   };
   if (d && d.ok === true && status < 300)
     return typeof (d as { summary?: unknown }).summary === 'string'
@@ -120,6 +121,7 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
     const message = typeof d.error.message === 'string' ? d.error.message : d.error.code;
     return fail(d.error.code, kind, message, {
       status,
+      ...(typeof d.error.field === 'string' ? { field: d.error.field } : {}),
       ...(typeof d.error.at === 'string' ? { at: d.error.at } : {}),
     });
   }

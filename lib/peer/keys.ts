@@ -1,8 +1,8 @@
 /**
  * @module lib/peer/keys — key files of the signed peer channel under `<dataDir>/keys/`: the fleet
  * secret, each member's Ed25519 pair (and, during a rotation, its previous one) and the public key
- * ring (formats in docs/peer.md). Makes, rotates and loads them; the signing itself is
- * lib/peer/signature.ts.
+ * ring (formats in docs/peer.md). Makes, rotates and loads them; the files themselves are read and
+ * written by lib/peer/key-files.ts, the signing is lib/peer/signer.ts.
  *
  * API:
  *   ensureKeys(dataDir, fleet, { force? })   create what is missing (idempotent)
@@ -14,200 +14,32 @@
  *   parseRing(doc) / listKeys(dataDir)       ring file -> PeerRing; a key-free summary
  */
 
-import { chmod, mkdir, readFile, unlink } from 'node:fs/promises';
+import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import { randomBytes } from '@noble/hashes/utils.js';
 import type { Fleet } from '../fleet/config.ts';
-import { writeFileAtomic } from '../atomic-file.ts';
+import type { PeerRing, RingMode } from './signature.ts';
+import { fromB64url, toB64url } from './base64url.ts';
+import { createVerifier, type PeerVerifier, type VerifierOptions } from './verifier.ts';
+import { createSigner, type PeerSigner } from './signer.ts';
 import {
-  NODE_NAME,
-  createSigner,
-  createVerifier,
-  ed25519PublicKey,
-  fromB64url,
-  toB64url,
-  type PeerRing,
-  type PeerSigner,
-  type PeerVerifier,
-  type RingEntry,
-  type RingMode,
-  type VerifierOptions,
-} from './signature.ts';
-
-const SECRET_FILE = 'fleet.secret';
-const RING_FILE = 'ring.json';
-const privateKeyFile = (node: string) => `${node}.ed25519.json`;
-/** The pair a rotation replaced: still answers `pairwise` requests made with the old ring until retired. */
-const previousKeyFile = (node: string) => `${node}.ed25519.previous.json`;
-/** Most public keys one node may have in the ring: the current one and the one being retired. */
-const MAX_RING_KEYS = 2;
-
-interface RingKey {
-  kid: string;
-  publicKey: string;
-  created: string;
-}
-interface RingFileEntry {
-  mode: RingMode;
-  keys: RingKey[];
-}
-interface RingFile {
-  version: 1;
-  nodes: Record<string, RingFileEntry>;
-}
-interface PrivateKeyFile {
-  node: string;
-  kid: string;
-  created: string;
-  privateKey: string;
-  publicKey: string;
-}
-
-/** A public, stable short name for a key: it may be logged, the key bytes may not. */
-function keyId(publicKey: Uint8Array): string {
-  return `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
-}
-
-const keysDir = (dataDir: string) => join(dataDir, 'keys');
-
-function checkNode(node: string): void {
-  if (!NODE_NAME.test(node)) throw new Error('keys: invalid node name');
-}
-
-/**
- * Validates a ring document and converts it to the verifier's form.
- * @throws Error naming the first problem (a configuration error, never key material).
- */
-export function parseRing(doc: unknown): PeerRing {
-  const d = doc as Partial<RingFile> | null;
-  if (!d || typeof d !== 'object' || d.version !== 1 || !d.nodes || typeof d.nodes !== 'object')
-    throw new Error('ring: expected { version: 1, nodes: {...} }');
-  const ring = new Map<string, RingEntry>();
-  for (const [node, e] of Object.entries(d.nodes)) {
-    if (!NODE_NAME.test(node))
-      throw new Error(`ring: invalid node name ${JSON.stringify(node.slice(0, 40))}`);
-    if (
-      !e ||
-      (e.mode !== 'ed25519' && e.mode !== 'derived' && e.mode !== 'shared') ||
-      !Array.isArray(e.keys)
-    )
-      throw new Error(`ring: ${node} needs a mode (ed25519 | derived | shared) and a keys array`);
-    if (e.keys.length > MAX_RING_KEYS)
-      throw new Error(`ring: ${node} has more than ${MAX_RING_KEYS} keys`);
-    const keys = e.keys.map((k, i) => {
-      const pub = k && typeof k.publicKey === 'string' ? fromB64url(k.publicKey, 32) : undefined;
-      if (!pub) throw new Error(`ring: ${node}.keys[${i}].publicKey must be 32 bytes in base64url`);
-      return pub;
-    });
-    if (e.mode === 'ed25519' && keys.length === 0)
-      throw new Error(`ring: ${node} is ed25519 but has no key`);
-    if (
-      (e as { relay?: unknown }).relay !== undefined &&
-      typeof (e as { relay?: unknown }).relay !== 'boolean'
-    )
-      throw new Error(`ring: ${node}.relay must be true or false`);
-    ring.set(
-      node,
-      Object.freeze({
-        mode: e.mode,
-        ed25519: Object.freeze(keys),
-        ...((e as { relay?: boolean }).relay ? { relay: true } : {}),
-      }),
-    );
-  }
-  return ring;
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw e;
-  }
-}
-
-/** Writes through a temporary file; `exclusive` keeps an existing file (returns false then). */
-function writeKeyFile(
-  path: string,
-  text: string,
-  mode: number,
-  exclusive: boolean,
-): Promise<boolean> {
-  return writeFileAtomic(path, text, { mode, ifAbsent: exclusive });
-}
-
-async function readSecret(dir: string): Promise<Uint8Array | undefined> {
-  const text = await readText(join(dir, SECRET_FILE));
-  if (text === undefined) return undefined;
-  const secret = fromB64url(text.trim(), 32);
-  if (!secret) throw new Error(`keys: ${SECRET_FILE} is not 32 bytes in base64url`);
-  return secret;
-}
-
-async function readPrivateKey(
-  dir: string,
-  node: string,
-  file = privateKeyFile(node),
-): Promise<{ seed: Uint8Array; key: RingKey; text: string } | undefined> {
-  const text = await readText(join(dir, file));
-  if (text === undefined) return undefined;
-  let doc: Partial<PrivateKeyFile>;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new Error(`keys: ${file} is not JSON`);
-  }
-  const seed = typeof doc.privateKey === 'string' ? fromB64url(doc.privateKey, 32) : undefined;
-  if (!seed || doc.node !== node) throw new Error(`keys: ${file} is malformed`);
-  const pub = ed25519PublicKey(seed);
-  return {
-    seed,
-    key: { kid: keyId(pub), publicKey: toB64url(pub), created: String(doc.created ?? '') },
-    text,
-  };
-}
-
-async function newPrivateKey(
-  dir: string,
-  node: string,
-  now: Date,
-  replace: boolean,
-): Promise<RingKey | undefined> {
-  const seed = randomBytes(32);
-  const pub = ed25519PublicKey(seed);
-  const file: PrivateKeyFile = {
-    node,
-    kid: keyId(pub),
-    created: now.toISOString(),
-    privateKey: toB64url(seed),
-    publicKey: toB64url(pub),
-  };
-  const written = await writeKeyFile(
-    join(dir, privateKeyFile(node)),
-    `${JSON.stringify(file, null, 2)}\n`,
-    0o600,
-    !replace,
-  );
-  return written ? { kid: file.kid, publicKey: file.publicKey, created: file.created } : undefined;
-}
-
-async function readRingFile(dir: string): Promise<RingFile> {
-  const text = await readText(join(dir, RING_FILE));
-  if (text === undefined) return { version: 1, nodes: {} };
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    throw new Error(`keys: ${RING_FILE} is not JSON`);
-  }
-  parseRing(doc); // validates; the file form is kept for rewriting
-  return doc as RingFile;
-}
-
-const writeRing = (dir: string, ring: RingFile) =>
-  writeKeyFile(join(dir, RING_FILE), `${JSON.stringify(ring, null, 2)}\n`, 0o644, false);
+  SECRET_FILE,
+  RING_FILE,
+  privateKeyFile,
+  previousKeyFile,
+  MAX_RING_KEYS,
+  keyId,
+  keysDir,
+  checkNode,
+  readText,
+  writeKeyFile,
+  readSecret,
+  readPrivateKey,
+  newPrivateKey,
+  readRingFile,
+  writeRing,
+  parseRing,
+} from './key-files.ts';
 
 const members = (fleet: Fleet) => [fleet.hub, ...fleet.nodes].map((m) => m.name);
 

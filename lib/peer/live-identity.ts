@@ -7,7 +7,9 @@
 
 import { loadPeerIdentity } from './keys.ts';
 import { createNonceCache } from './nonces.ts';
-import type { PeerRing, PeerSigner, PeerVerifier, VerifierOptions } from './signature.ts';
+import type { PeerRing } from './signature.ts';
+import type { PeerVerifier, VerifierOptions } from './verifier.ts';
+import type { PeerSigner } from './signer.ts';
 
 export interface LiveIdentity {
   readonly signer: PeerSigner;

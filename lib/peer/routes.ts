@@ -18,8 +18,9 @@ import type { PeerClient } from './client.ts';
 import { parseJsonBody, readBodyBytes } from '../body.ts';
 import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
-import type { Result } from '../errors/result.ts';
-import { NODE_NAME, SCOPE, type PeerVerifier } from './signature.ts';
+import type { Failure, Result } from '../errors/result.ts';
+import { NODE_NAME, SCOPE } from './signature.ts';
+import type { PeerVerifier } from './verifier.ts';
 import { isOwnerKey } from '../auth/principal.ts';
 
 export interface PeerRouteDeps {
@@ -75,9 +76,21 @@ export function peerError(
   status?: number,
   at?: string,
 ): Response {
+  return failureAnswer(
+    { code, message: message ?? messageOf(code), ...(at ? { at } : {}) },
+    status,
+  );
+}
+
+/**
+ * A failure answered as it came (a capability's, or a node's further down): code, message, the
+ * field it names and the node it came from; the status is the code's registry status unless given.
+ */
+function failureAnswer(failure: Failure & { at?: string }, status?: number): Response {
+  const { code, message, field, at } = failure;
   return json(status ?? statusOf(code), {
     ok: false,
-    error: { code, message: message ?? messageOf(code), ...(at ? { at } : {}) },
+    error: { code, message, ...(field ? { field } : {}), ...(at ? { at } : {}) },
   });
 }
 
@@ -121,10 +134,10 @@ async function admit(
   }
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
-    return parsed.code === 'BODY_TOO_DEEP'
-      ? peerError('BODY_TOO_DEEP', parsed.message)
+    return parsed.error.code === 'BODY_TOO_DEEP'
+      ? peerError('BODY_TOO_DEEP', parsed.error.message)
       : peerError('PEER_BAD_REQUEST', 'body is not JSON');
-  const body = parsed.value;
+  const body = parsed.result;
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
@@ -183,7 +196,7 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
           : { ok: true, result: r.result, summary: r.summary },
       );
     // A declared code answers its registry status; a capability's own code answers 422.
-    return peerError(r.error.code, r.error.message);
+    return failureAnswer(r.error);
   } catch (e) {
     // A dispatch bug: log its kind only (a message could carry caller data), answer a coded 500.
     log('error', 'peer invoke crashed', { error: (e as Error)?.name ?? 'unknown' });
@@ -278,7 +291,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
         : r.error.status === 401
           ? 502
           : r.error.status;
-    return peerError(r.error.code, r.error.message, status, r.error.at ?? next);
+    return failureAnswer({ ...r.error, at: r.error.at ?? next }, status);
   } catch (e) {
     log('error', 'peer relay crashed', { error: (e as Error)?.name ?? 'unknown' });
     return peerError('PEER_FAILED');

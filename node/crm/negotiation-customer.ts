@@ -4,9 +4,10 @@
  * accepts a proposal or vetoes it with a code and a reason.
  */
 
-import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
+import type { Capability } from '../../lib/catalog/catalog.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { isValidUscc } from '../../lib/domain/uscc.ts';
+import { fail, ok, type Result } from '../../lib/errors/result.ts';
 import type { Book } from './queries.ts';
 import {
   LIMIT_FLAGS,
@@ -66,26 +67,30 @@ const isRiskLevel = (v: unknown): v is RiskLevel => RISK_LEVELS.some((r) => r ==
 const isStringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((i) => typeof i === 'string');
 
-/** The customer's record and profile. @throws CapabilityError UNKNOWN_CUSTOMER, NO_PROFILE or BAD_PROFILE. */
-function customerOf(
-  book: BookWithProfiles,
-  id: string,
-): { company: Book['companies'][number]; profile: Profile } {
+/** The customer a negotiation speaks for: its record and its profile. */
+interface Customer {
+  company: Book['companies'][number];
+  profile: Profile;
+}
+
+/** The customer's record and profile, or UNKNOWN_CUSTOMER, NO_PROFILE or BAD_PROFILE. */
+function customerOf(book: BookWithProfiles, id: string): Result<Customer> {
   const company = book.companies.find((c) => c.id === id);
-  if (!company) throw new CapabilityError('UNKNOWN_CUSTOMER', `crm has no customer ${id}`);
+  if (!company) return fail('UNKNOWN_CUSTOMER', `crm has no customer ${id}`, 'customer');
   const raw = (book.profiles ?? []).filter(isRecord).find((p) => p.customer === id);
   if (!raw)
-    throw new CapabilityError(
+    return fail(
       'NO_PROFILE',
       `${company.name} (${id}) has no negotiation profile in crm`,
+      'customer',
     );
   const { riskLevel, excludedIndustries, note } = raw;
   if (!isRiskLevel(riskLevel) || !isStringList(excludedIndustries))
-    throw new CapabilityError(
+    return fail(
       'BAD_PROFILE',
       `the profile of ${id} needs riskLevel (${RISK_LEVELS.join(', ')}) and excludedIndustries`,
     );
-  return {
+  return ok({
     company,
     profile: {
       customer: id,
@@ -93,7 +98,7 @@ function customerOf(
       excludedIndustries,
       ...(typeof note === 'string' ? { note } : {}),
     },
-  };
+  });
 }
 
 /** The one company with a valid USCC carrying a stock code, or why there is none. */
@@ -117,9 +122,19 @@ function alignedCompany(
   };
 }
 
-/** Accepts or vetoes one proposal; the first constraint that fails is the veto. */
-function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAnswer {
-  const { company, profile } = customerOf(book, customer);
+/** Accepts or vetoes one proposal for a customer crm knows; the first constraint that fails is the veto. */
+function review(book: BookWithProfiles, customer: string, p: Proposal): Result<ReviewAnswer> {
+  const found = customerOf(book, customer);
+  return found.ok ? ok(reviewByRules(book, customer, found.result, p)) : found;
+}
+
+/** The rules' decision on one proposal: the first constraint that fails is the veto. */
+function reviewByRules(
+  book: BookWithProfiles,
+  customer: string,
+  { company, profile }: Customer,
+  p: Proposal,
+): ReviewAnswer {
   const veto = (code: VetoCode, reason: string, detail?: string): ReviewAnswer => ({
     customer,
     stock: p.code,
@@ -179,9 +194,11 @@ function review(book: BookWithProfiles, customer: string, p: Proposal): ReviewAn
 }
 
 /** The customer's opening: who it is, without disclosing its constraints. */
-function opening(book: BookWithProfiles, customer: string): OpeningAnswer {
-  const { company } = customerOf(book, customer);
-  return { customer, name: company.name, industry: company.industry, accepting: true };
+function opening(book: BookWithProfiles, customer: string): Result<OpeningAnswer> {
+  const found = customerOf(book, customer);
+  if (!found.ok) return found;
+  const { company } = found.result;
+  return ok({ customer, name: company.name, industry: company.industry, accepting: true });
 }
 
 const DECIDE_TOOL: ToolDefinition = {
@@ -222,8 +239,10 @@ async function reviewByModel(
   customer: string,
   p: Proposal,
   f?: typeof fetch,
-): Promise<ReviewAnswer & Decided> {
-  const { company, profile } = customerOf(book, customer);
+): Promise<Result<ReviewAnswer & Decided>> {
+  const found = customerOf(book, customer);
+  if (!found.ok) return found;
+  const { company, profile } = found.result;
   const aligned = alignedCompany(book, p.code);
   const r = await decide(endpoint, {
     system: `You are the agent of the customer ${company.name}. Accept a proposed stock only if it fits the customer's profile; otherwise veto it with exactly one code: ${VETO_CODES.join(', ')} (NO_SIGNAL: no scan signal; UNALIGNED_ENTITY: the company behind the stock is not confirmed; TODAY_DROP: fell more than ${-TODAY_DROP_PCT}% today; EXCLUDED_INDUSTRY: the profile excludes its industry; RISK_LEVEL: outside the customer's risk band). Call decide.`,
@@ -239,11 +258,11 @@ async function reviewByModel(
     ...(f ? { fetch: f } : {}),
   });
   if (!r.ok)
-    return {
-      ...review(book, customer, p),
+    return ok({
+      ...reviewByRules(book, customer, found.result, p),
       decidedBy: 'rules',
       modelNote: `${r.error.code}: ${r.error.message}`,
-    };
+    });
   const reason = typeof r.result.reason === 'string' ? r.result.reason.trim().slice(0, 500) : '';
   if (r.result.decision === 'accept' && reason) {
     const entity = aligned.ok
@@ -255,11 +274,18 @@ async function reviewByModel(
           },
         }
       : {};
-    return { customer, stock: p.code, decision: 'accept', reason, ...entity, decidedBy: 'model' };
+    return ok({
+      customer,
+      stock: p.code,
+      decision: 'accept',
+      reason,
+      ...entity,
+      decidedBy: 'model',
+    });
   }
   const code = VETO_CODES.find((c) => c === r.result.code);
   if (r.result.decision !== 'veto' || !code || !reason)
-    throw new CapabilityError(
+    return fail(
       'MODEL_BAD_TURN',
       `the model answered ${JSON.stringify({ decision: r.result.decision, code: r.result.code }).slice(0, 120)}: a veto needs one of ${VETO_CODES.join(', ')} and a reason`,
     );
@@ -273,7 +299,7 @@ async function reviewByModel(
       : code === 'RISK_LEVEL'
         ? profile.riskLevel
         : given;
-  return {
+  return ok({
     customer,
     stock: p.code,
     decision: 'veto',
@@ -281,7 +307,7 @@ async function reviewByModel(
     reason,
     ...(detail ? { detail } : {}),
     decidedBy: 'model',
-  };
+  });
 }
 
 /** crm's `negotiation.review` capability: the opening without a proposal, a decision with one; with `model`, `agent: "model"` lets the model decide. */
@@ -316,19 +342,24 @@ export function reviewCapability(
       customer,
       proposal,
       agent,
-    }): Promise<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer> => {
+    }): Promise<Result<ReviewAnswer | (ReviewAnswer & Decided) | OpeningAnswer>> => {
       if (!CUSTOMER.test(customer))
-        throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
+        return fail('BAD_ARGS', 'customer must be a crm customer id such as c-012', 'customer');
       const book = load();
       if (proposal === undefined) return opening(book, customer);
       // The rules' answer as it always was; only a turn the model was asked for says who decided.
-      if (agent !== 'model') return review(book, customer, parseProposal(proposal));
+      if (agent !== 'model') {
+        const parsed = parseProposal(proposal);
+        return parsed.ok ? review(book, customer, parsed.result) : parsed;
+      }
       if (!model)
-        throw new CapabilityError(
+        return fail(
           'NO_MODEL',
           'crm has no model configured (models.crm or MODEL_BASE_URL)',
+          'agent',
         );
-      return reviewByModel(model, book, customer, parseProposal(proposal), f);
+      const parsed = parseProposal(proposal);
+      return parsed.ok ? reviewByModel(model, book, customer, parsed.result, f) : parsed;
     },
     summarize: (a) => {
       if ('accepting' in a) return `${a.name} opens the negotiation`;

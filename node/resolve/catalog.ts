@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
 import { loadFleet } from '../../lib/fleet/config.ts';
-import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import type { NodeDefinition } from '../../lib/node/node-types.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 
 /** One capability as the catalog shows it: exactly what the node's own descriptors say. */

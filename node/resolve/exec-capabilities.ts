@@ -7,7 +7,8 @@
 import type { ArgSpec, CallContext, Capability } from '../../lib/catalog/catalog.ts';
 import { ownerKey } from '../../lib/auth/principal.ts';
 import { capability } from '../../lib/catalog/capability.ts';
-import { execError, type Executor } from './executor.ts';
+import { ok, type Result } from '../../lib/errors/result.ts';
+import { execError, type ExecFailure, type Executor } from './executor.ts';
 import type { Job } from './jobs.ts';
 import type { PriorTurn } from './model.ts';
 
@@ -15,14 +16,14 @@ const MAX_PROMPT = 4000;
 /** Earlier turns of a continued delegation, as a JSON string (catalog arguments are scalars). */
 const MAX_CONTEXT = 16_000;
 
-/** `[{prompt, output}, …]` from the `context` argument. @throws CapabilityError BAD_CONTEXT */
-function priorTurns(context: string | undefined): PriorTurn[] | undefined {
-  if (context === undefined) return undefined;
+/** `[{prompt, output}, …]` from the `context` argument, or BAD_CONTEXT. */
+function priorTurns(context: string | undefined): Result<PriorTurn[] | undefined, ExecFailure> {
+  if (context === undefined) return ok(undefined);
   let parsed: unknown;
   try {
     parsed = JSON.parse(context);
   } catch {
-    throw execError('BAD_CONTEXT');
+    return execError('BAD_CONTEXT', undefined, 'context');
   }
   const isTurn = (t: unknown): t is PriorTurn =>
     typeof t === 'object' &&
@@ -30,8 +31,8 @@ function priorTurns(context: string | undefined): PriorTurn[] | undefined {
     typeof (t as PriorTurn).prompt === 'string' &&
     typeof (t as PriorTurn).output === 'string';
   if (!Array.isArray(parsed) || parsed.length > 20 || !parsed.every(isTurn))
-    throw execError('BAD_CONTEXT');
-  return parsed.map((t) => ({ prompt: t.prompt, output: t.output }));
+    return execError('BAD_CONTEXT', undefined, 'context');
+  return ok(parsed.map((t) => ({ prompt: t.prompt, output: t.output })));
 }
 
 /**
@@ -52,14 +53,13 @@ export function execCapabilities(
   executor: Executor | undefined,
   recipes: readonly { name: string; description: string }[],
 ): Capability[] {
-  const exec = () =>
-    executor ??
-    (() => {
-      throw execError(
-        'EXECUTOR_UNAVAILABLE',
-        'resolve was started without a data folder, so it runs no jobs',
-      );
-    })();
+  const unavailable = () =>
+    execError(
+      'EXECUTOR_UNAVAILABLE',
+      'resolve was started without a data folder, so it runs no jobs',
+    );
+  /** A job's answer: `{job}`, the shape exec.status and exec.cancel have always had. */
+  const asJob = (r: Result<Job, ExecFailure>) => (r.ok ? ok({ job: r.result }) : r);
   const jobId = {
     type: 'string',
     description: 'The id exec.submit returned',
@@ -102,9 +102,11 @@ export function execCapabilities(
       },
       run: (args, _signal, context) => {
         const prior = priorTurns(args.context);
-        return exec().submit(args.prompt, args.recipe, {
+        if (!prior.ok) return prior;
+        if (!executor) return unavailable();
+        return executor.submit(args.prompt, args.recipe, {
           ...(args.model !== undefined ? { model: args.model } : {}),
-          ...(prior ? { prior } : {}),
+          ...(prior.result ? { prior: prior.result } : {}),
           caller: callerKey(context),
         });
       },
@@ -119,7 +121,7 @@ export function execCapabilities(
       keywords: [],
       readOnly: false,
       args: { job_id: jobId },
-      run: (args) => ({ job: exec().status(args.job_id) }),
+      run: (args) => (executor ? asJob(executor.status(args.job_id)) : unavailable()),
       summarize: jobLine,
     }),
     capability({
@@ -131,7 +133,7 @@ export function execCapabilities(
       keywords: [],
       readOnly: false,
       args: { job_id: jobId },
-      run: async (args) => ({ job: await exec().cancel(args.job_id) }),
+      run: async (args) => (executor ? asJob(await executor.cancel(args.job_id)) : unavailable()),
       summarize: jobLine,
     }),
   ];

@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path';
-import { CapabilityError } from '../../lib/catalog/catalog.ts';
+import { fail, ok, type Err, type Failure, type Result } from '../../lib/errors/result.ts';
 import { LIMITS } from '../../lib/limits.ts';
 import { JobFiles, newJobId, publicJob, type Job, type JobRecord, type JobState } from './jobs.ts';
 import type { ModelEndpoint, PriorTurn } from './model.ts';
@@ -28,8 +28,10 @@ const EXEC_ERRORS = Object.freeze({
   BAD_CONTEXT: 'context must be a JSON list of earlier {prompt, output} turns',
 });
 type ExecErrorCode = keyof typeof EXEC_ERRORS;
-export const execError = (code: ExecErrorCode, detail?: string) =>
-  new CapabilityError(code, detail ?? EXEC_ERRORS[code]);
+/** An executor failure, with the field of the call it concerns when there is one. */
+export type ExecFailure = Failure<ExecErrorCode>;
+export const execError = (code: ExecErrorCode, detail?: string, field?: string): Err<ExecFailure> =>
+  fail(code, detail ?? EXEC_ERRORS[code], field);
 
 const RESTARTED = 'executor restarted';
 /** Children see this PATH, not the executor's. */
@@ -71,18 +73,18 @@ export interface Executor {
   readonly recipes: readonly Recipe[];
   /**
    * Starts a job; `extras.caller` is the key its per-caller limit counts under (see `callerKey` in
-   * exec-capabilities.ts).
-   * @throws CapabilityError NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BAD_MODEL, MODEL_NOT_APPLICABLE, CALLER_BUSY, BUSY, SPAWN_FAILED
+   * exec-capabilities.ts). Fails with NO_RECIPE, UNKNOWN_RECIPE, BAD_PROMPT, BAD_MODEL,
+   * MODEL_NOT_APPLICABLE, CALLER_BUSY, BUSY or SPAWN_FAILED.
    */
   submit(
     prompt: string,
     recipe?: string,
     extras?: SubmitExtras,
-  ): { job_id: string; recipe: string; state: 'running' };
-  /** @throws CapabilityError JOB_NOT_FOUND */
-  status(id: string): Job;
-  /** Resolves once the job's process group is gone. @throws CapabilityError JOB_NOT_FOUND */
-  cancel(id: string): Promise<Job>;
+  ): Result<{ job_id: string; recipe: string; state: 'running' }, ExecFailure>;
+  /** The job as it stands, or JOB_NOT_FOUND. */
+  status(id: string): Result<Job, ExecFailure>;
+  /** Resolves once the job's process group is gone; JOB_NOT_FOUND for a job it does not know. */
+  cancel(id: string): Promise<Result<Job, ExecFailure>>;
   /** Cancels every running job (tests, shutdown). */
   close(): Promise<void>;
 }
@@ -147,14 +149,19 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     live.delete(final.job_id);
   };
 
-  const start = (recipe: Recipe, id: string, prompt: string, extras: SubmitExtras): Run => {
+  const start = (
+    recipe: Recipe,
+    id: string,
+    prompt: string,
+    extras: SubmitExtras,
+  ): Result<Run, ExecFailure> => {
     if (recipe.kind === 'model') {
       const request = {
         prompt,
         ...(extras.prior?.length ? { prior: extras.prior } : {}),
         ...(extras.model ? { model: extras.model } : {}),
       };
-      return runModel(recipe, opts.model, request, opts.fetch);
+      return ok(runModel(recipe, opts.model, request, opts.fetch));
     }
     const env: Record<string, string> = {
       PATH: opts.childPath ?? CHILD_PATH,
@@ -165,14 +172,17 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     };
     if (recipe.prompt === 'env') env[PROMPT_ENV] = prompt;
     try {
-      return runProcess(
-        recipe,
-        env,
-        recipe.prompt === 'stdin' ? prompt : undefined,
-        opts.killGraceMs ?? 1000,
+      return ok(
+        runProcess(
+          recipe,
+          env,
+          recipe.prompt === 'stdin' ? prompt : undefined,
+          opts.killGraceMs ?? 1000,
+        ),
       );
     } catch (e) {
-      throw execError(
+      // The spawn's own error, as Bun raises it: the one failure a throw brings here.
+      return execError(
         'SPAWN_FAILED',
         `${recipe.name} could not start: ${(e as Error)?.message ?? 'unknown error'}`,
       );
@@ -183,18 +193,20 @@ export function createExecutor(opts: ExecutorOptions): Executor {
     recipes: opts.recipes,
     submit(prompt, name, extras = {}) {
       const caller = extras.caller ?? 'anonymous';
-      if (!prompt.trim()) throw execError('BAD_PROMPT');
+      if (!prompt.trim()) return execError('BAD_PROMPT', undefined, 'prompt');
       if (extras.model !== undefined && !MODEL_NAME.test(extras.model))
-        throw execError(
+        return execError(
           'BAD_MODEL',
           `not a model name: ${JSON.stringify(extras.model.slice(0, 64))}`,
+          'model',
         );
       // A model name asks for the model recipe: it picks it when no recipe is named.
       if (extras.model !== undefined && name === undefined) {
         if (!opts.recipes.some((r) => r.kind === 'model'))
-          throw execError(
+          return execError(
             'UNKNOWN_RECIPE',
             `this executor has no model recipe (no model endpoint is configured); recipes: ${names()}`,
+            'model',
           );
         name = 'model';
       }
@@ -203,32 +215,40 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         // The name is only ever compared with the allow-list; it never reaches a path or argv.
         recipe = RECIPE_NAME.test(name) ? opts.recipes.find((r) => r.name === name) : undefined;
         if (!recipe)
-          throw execError(
+          return execError(
             'UNKNOWN_RECIPE',
             `unknown recipe ${JSON.stringify(name.slice(0, 64))}; recipes: ${names()}`,
+            'recipe',
           );
       } else {
         recipe = pickRecipe(prompt, opts.recipes);
         if (!recipe)
-          throw execError('NO_RECIPE', `no recipe matches the prompt; name one of: ${names()}`);
+          return execError(
+            'NO_RECIPE',
+            `no recipe matches the prompt; name one of: ${names()}`,
+            'prompt',
+          );
       }
       if (extras.model !== undefined && recipe.kind !== 'model')
-        throw execError(
+        return execError(
           'MODEL_NOT_APPLICABLE',
           `recipe ${recipe.name} runs a process; a model name applies only to the model recipe`,
+          'model',
         );
       // The caller's own limit first: one caller's jobs never take the slots others need.
       const perCaller = opts.maxRunningPerCaller ?? 3;
       const mine = [...live.values()].filter((l) => l.caller === caller).length;
       if (mine >= perCaller)
-        throw execError(
+        return execError(
           'CALLER_BUSY',
           `${mine} of your jobs are running (at most ${perCaller} per caller); try again when one ends`,
         );
       if (live.size >= (opts.maxRunning ?? 8))
-        throw execError('BUSY', `${live.size} jobs are running; try again when one ends`);
+        return execError('BUSY', `${live.size} jobs are running; try again when one ends`);
       const job_id = newJobId();
-      const run = start(recipe, job_id, prompt, extras);
+      const started = start(recipe, job_id, prompt, extras);
+      if (!started.ok) return started;
+      const run = started.result;
       const record: JobRecord = {
         job_id,
         recipe: recipe.name,
@@ -246,7 +266,7 @@ export function createExecutor(opts: ExecutorOptions): Executor {
       } catch (e) {
         // A job without a record could never be read or cancelled: it does not run.
         run.halt();
-        throw execError(
+        return execError(
           'SPAWN_FAILED',
           `job record could not be written: ${(e as Error)?.message ?? 'unknown error'}`,
         );
@@ -263,22 +283,23 @@ export function createExecutor(opts: ExecutorOptions): Executor {
         clearTimeout(timer);
         settle(l, end);
       });
-      return { job_id, recipe: recipe.name, state: 'running' };
+      return ok({ job_id, recipe: recipe.name, state: 'running' as const });
     },
     status(id) {
       const l = live.get(id);
-      if (l) return publicJob(view(l));
+      if (l) return ok(publicJob(view(l)));
       let r = files.read(id);
       if (r?.state === 'running') orphan(r), (r = files.read(id));
-      if (!r) throw execError('JOB_NOT_FOUND', `no job ${JSON.stringify(id.slice(0, 64))}`);
-      return publicJob(r);
+      if (!r)
+        return execError('JOB_NOT_FOUND', `no job ${JSON.stringify(id.slice(0, 64))}`, 'job_id');
+      return ok(publicJob(r));
     },
     async cancel(id) {
       const l = live.get(id);
       if (!l) return executor.status(id);
       stopWith(l, { state: 'canceled' });
       await l.settled;
-      return publicJob(l.record);
+      return ok(publicJob(l.record));
     },
     async close() {
       await Promise.all([...live.keys()].map((id) => executor.cancel(id)));

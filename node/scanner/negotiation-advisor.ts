@@ -4,7 +4,8 @@
  * It sees only the scanner's snapshot; the customer's profile and the entity index stay with crm.
  */
 
-import { CapabilityError, type Capability } from '../../lib/catalog/catalog.ts';
+import type { Capability } from '../../lib/catalog/catalog.ts';
+import { fail, ok, type Result } from '../../lib/errors/result.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import type { ModelEndpoint, ToolDefinition } from '../../lib/model/chat.ts';
 import { decide } from '../../lib/model/decide.ts';
@@ -194,10 +195,10 @@ async function proposeByModel(
   customer: string,
   history: readonly HistoryEntry[],
   f?: typeof fetch,
-): Promise<ProposeAnswer & Decided> {
+): Promise<Result<ProposeAnswer & Decided>> {
   const rules = propose(snap, customer, history);
   const { learned, fits } = candidates(snap, history);
-  if (!fits.length) return { ...rules, decidedBy: 'rules' };
+  if (!fits.length) return ok({ ...rules, decidedBy: 'rules' });
   const shortlist = fits.slice(0, SHORTLIST);
   const r = await decide(endpoint, {
     system:
@@ -213,11 +214,11 @@ async function proposeByModel(
     ...(f ? { fetch: f } : {}),
   });
   if (!r.ok)
-    return { ...rules, decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` };
+    return ok({ ...rules, decidedBy: 'rules', modelNote: `${r.error.code}: ${r.error.message}` });
   const why = typeof r.result.why === 'string' ? r.result.why.trim().slice(0, 500) : '';
-  if (!why) throw new CapabilityError('MODEL_BAD_TURN', 'the model proposed without saying why');
+  if (!why) return fail('MODEL_BAD_TURN', 'the model proposed without saying why');
   if (r.result.exhausted === true)
-    return {
+    return ok({
       asOf: snap.asOf,
       customer,
       round: history.length + 1,
@@ -225,14 +226,14 @@ async function proposeByModel(
       why,
       learned,
       decidedBy: 'model',
-    };
+    });
   const pick = shortlist.find((c) => c.code === r.result.code);
   if (!pick)
-    throw new CapabilityError(
+    return fail(
       'MODEL_BAD_TURN',
       `the model proposed ${JSON.stringify(String(r.result.code ?? '').slice(0, 16))}, which is not among the ${shortlist.length} stocks the vetoes still allow`,
     );
-  return {
+  return ok({
     asOf: snap.asOf,
     customer,
     round: history.length + 1,
@@ -246,7 +247,7 @@ async function proposeByModel(
       changePct: pick.changePct,
       signals: pick.signals,
     },
-  };
+  });
 }
 
 /** Who took a turn: the rules, or the model (and, when the model was asked and failed, why). */
@@ -286,17 +287,24 @@ export function proposeCapability(
       customer,
       history,
       agent,
-    }): Promise<ProposeAnswer | (ProposeAnswer & Decided)> => {
+    }): Promise<Result<ProposeAnswer | (ProposeAnswer & Decided)>> => {
       if (!CUSTOMER.test(customer))
-        throw new CapabilityError('BAD_ARGS', 'customer must be a crm customer id such as c-012');
+        return fail('BAD_ARGS', 'customer must be a crm customer id such as c-012', 'customer');
       // The rules' answer as it always was; only a turn the model was asked for says who decided.
-      if (agent !== 'model') return propose(load(), customer, parseHistory(history));
+      if (agent !== 'model') {
+        const snap = load();
+        const vetoes = parseHistory(history);
+        return vetoes.ok ? ok(propose(snap, customer, vetoes.result)) : vetoes;
+      }
       if (!model)
-        throw new CapabilityError(
+        return fail(
           'NO_MODEL',
           'scanner has no model configured (models.scanner or MODEL_BASE_URL)',
+          'agent',
         );
-      return proposeByModel(model, load(), customer, parseHistory(history), f);
+      const snap = load();
+      const vetoes = parseHistory(history);
+      return vetoes.ok ? proposeByModel(model, snap, customer, vetoes.result, f) : vetoes;
     },
     summarize: (a) =>
       'proposal' in a

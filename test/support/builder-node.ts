@@ -5,7 +5,7 @@
 
 import { capability } from '../../lib/catalog/capability.ts';
 import { Catalog } from '../../lib/catalog/catalog.ts';
-import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import type { NodeDefinition } from '../../lib/node/node-types.ts';
 
 export function builderNode(): NodeDefinition {
   const jobs = new Map<string, string>();

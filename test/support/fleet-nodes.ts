@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
-import type { NodeDefinition } from '../../lib/node/create-node.ts';
+import type { NodeDefinition } from '../../lib/node/node-types.ts';
 import type { NodeFactory, NodeSetup } from '../../lib/node/define-node.ts';
 import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { importNode } from '../../lib/node/load-node.ts';

@@ -11,12 +11,14 @@ import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
-import { createNode, type NodeApp, type NodeDefinition } from '../../lib/node/create-node.ts';
+import { createNode } from '../../lib/node/create-node.ts';
+import type { NodeApp, NodeDefinition } from '../../lib/node/node-types.ts';
 import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { createHub, type Hub, type HubOptions } from '../../hub/hub.ts';
+import { createHub } from '../../hub/hub.ts';
+import type { Hub, HubOptions } from '../../hub/hub-types.ts';
 import { FIXTURES, TEST_TOKEN, tempDir, withAuth } from './node.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
 

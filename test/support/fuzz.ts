@@ -6,7 +6,7 @@
  * `bun run fuzz` (against real processes).
  */
 
-import type { PeerSigner } from '../../lib/peer/signature.ts';
+import type { PeerSigner } from '../../lib/peer/signer.ts';
 import { hostileBody, int, pick, seeded, type Rng } from './hostile.ts';
 import { TEST_TOKEN } from './node.ts';
 

@@ -8,7 +8,7 @@ import type { MeshLimits } from '../../lib/mesh/limits.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
 import { createMeshServer, type MeshServer, type MeshSocketData } from '../../hub/mesh/server.ts';
-import type { Timers } from '../../hub/mesh/realtime.ts';
+import type { Timers } from '../../hub/mesh/timers.ts';
 import type { MeshCluster } from '../../hub/mesh/cluster.ts';
 
 export interface TestHub {

@@ -11,7 +11,8 @@ import { hashSecret, newSecret } from '../../lib/auth/secret.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
 import { Catalog } from '../../lib/catalog/catalog.ts';
 import { memoryLog } from '../../lib/log.ts';
-import { createNode, type NodeDefinition, type NodeOptions } from '../../lib/node/create-node.ts';
+import { createNode } from '../../lib/node/create-node.ts';
+import type { NodeDefinition, NodeOptions } from '../../lib/node/node-types.ts';
 
 export const FIXTURES = resolve(import.meta.dir, '../../fixtures');
 

@@ -5,17 +5,11 @@ import { memoryLog } from '../../lib/log.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
 import { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../../lib/peer/routes.ts';
 import type { Result } from '../../lib/errors/result.ts';
-import {
-  createSigner,
-  createVerifier,
-  ed25519PublicKey,
-  toB64url,
-  type PeerMode,
-  type PeerRing,
-  type PeerSigner,
-  type RingEntry,
-  type RingMode,
-} from '../../lib/peer/signature.ts';
+import type { PeerMode, PeerRing, RingEntry, RingMode } from '../../lib/peer/signature.ts';
+import { toB64url } from '../../lib/peer/base64url.ts';
+import { ed25519PublicKey } from '../../lib/peer/ed25519.ts';
+import { createVerifier } from '../../lib/peer/verifier.ts';
+import { createSigner, type PeerSigner } from '../../lib/peer/signer.ts';
 
 export interface TestNode {
   name: string;

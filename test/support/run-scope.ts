@@ -6,13 +6,29 @@
  * for processes; elsewhere only folders are checked.
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Makes the run's folder in the OS temp directory and routes `os.tmpdir()` (here and in children) to it. */
+/**
+ * Where the run's folder goes: a memory file system when the machine has one (Linux's /dev/shm),
+ * else the OS temp directory. The suite's stores fsync as they promise; on a disk each fsync is a
+ * wait of its own, and a kill -9 test needs the write to have happened, not to have reached a disk.
+ * `TMPDIR` set by the caller wins.
+ */
+function runParent(): string {
+  if (process.env.TMPDIR) return tmpdir();
+  try {
+    accessSync('/dev/shm', constants.W_OK);
+    return '/dev/shm';
+  } catch {
+    return tmpdir();
+  }
+}
+
+/** Makes the run's folder and routes `os.tmpdir()` (here and in children) to it. */
 export function openRunScope(): string {
-  const root = mkdtempSync(join(tmpdir(), 'lume-a2a-run-'));
+  const root = mkdtempSync(join(runParent(), 'lume-a2a-run-'));
   process.env.TMPDIR = root;
   return root;
 }

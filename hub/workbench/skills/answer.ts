@@ -1,25 +1,25 @@
 /**
- * @module hub/workbench/skills/answer — how a hub capability answers a coded outcome: the success
- * as it is, a failure raised the one way a capability reports one (CapabilityError), its code
- * unchanged.
+ * @module hub/workbench/skills/answer — how a hub capability answers the outcome of a call it made:
+ * the success as it is, a failure returned as a value with its code and field unchanged and its
+ * message naming the node asked.
  */
 
-import { CapabilityError } from '../../../lib/catalog/catalog.ts';
-import type { Failure, Result } from '../../../lib/errors/result.ts';
+import { ok, type Err, type Failure, type Result } from '../../../lib/errors/result.ts';
 
-const raise = (e: Failure, what?: string) =>
-  new CapabilityError(e.code, what ? `${what}: ${e.message}` : e.message);
+/** A failure a hub capability passes on: code and field as they came, the message after `what`. */
+export function passedOn({ code, message, field }: Failure, what?: string): Err<Failure> {
+  const text = what ? `${what}: ${message}` : message;
+  return { ok: false, error: field ? { code, message: text, field } : { code, message: text } };
+}
 
-/** The result of a successful outcome; `what` names the node asked, for the failure's message. */
-export function resultOf<T>(r: Result<T, Failure>, what?: string): T {
-  if (r.ok) return r.result;
-  throw raise(r.error, what);
+/** A call's outcome as a hub capability answers it; `what` names the node asked, for the failure's message. */
+export function answerOf<T>(r: Result<T, Failure>, what?: string): Result<T> {
+  return r.ok ? ok(r.result) : passedOn(r.error, what);
 }
 
 /** An outcome that is itself the answer (`{ok: true, …fields}`, as entity alignment returns). */
 export function unlessFailed<S extends { ok: true }, F extends Failure>(
   r: S | { ok: false; error: F },
-): S {
-  if (!r.ok) throw raise(r.error);
-  return r;
+): Result<S> {
+  return r.ok ? ok(r) : passedOn(r.error);
 }

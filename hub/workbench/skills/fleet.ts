@@ -4,7 +4,7 @@
  */
 
 import { capability } from '../../../lib/catalog/capability.ts';
-import { CapabilityError } from '../../../lib/catalog/catalog.ts';
+import { fail } from '../../../lib/errors/result.ts';
 import type { FleetSnapshot } from '../../fleet/view.ts';
 
 export const nodeCapabilities = (view: { snapshot(): Promise<FleetSnapshot> }) =>
@@ -70,10 +70,9 @@ export const taskDelegate = () =>
       },
     },
     // A delegation is a hub task that lives on; it needs an A2A message, not a one-shot peer call.
-    run: (): never => {
-      throw new CapabilityError(
+    run: () =>
+      fail(
         'USE_A2A',
         'task.delegate creates a hub task: send it as an A2A message with a data part {"skill":"task.delegate","args":{"prompt":…}}',
-      );
-    },
+      ),
   });

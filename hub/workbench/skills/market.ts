@@ -12,7 +12,7 @@ import {
   type IndustriesAnswer,
   type MovementAnswer,
 } from '../fleet-answers.ts';
-import { resultOf } from './answer.ts';
+import { answerOf, passedOn } from './answer.ts';
 
 interface Recommendation {
   rank: number;
@@ -62,7 +62,7 @@ export const sectorMovement = (invoker: FleetInvoker) =>
     readOnly: true,
     args: {},
     run: async () =>
-      resultOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner'),
+      answerOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner'),
     summarize: ({ sectors: [top] }) =>
       top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data',
   });
@@ -88,15 +88,11 @@ export const customerReach = (invoker: FleetInvoker) =>
     args: {},
     run: async () => {
       // One after the other, scanner first: the trace shows the join in the order it is made.
-      const movement = resultOf(
-        await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer),
-        'scanner',
-      );
-      const industries = resultOf(
-        await readFrom(invoker, 'crm', 'crm.industries', isIndustriesAnswer),
-        'crm',
-      );
-      return rankReach(movement, industries);
+      const movement = await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer);
+      if (!movement.ok) return passedOn(movement.error, 'scanner');
+      const industries = await readFrom(invoker, 'crm', 'crm.industries', isIndustriesAnswer);
+      if (!industries.ok) return passedOn(industries.error, 'crm');
+      return rankReach(movement.result, industries.result);
     },
     summarize: ({ recommendations: [top] }) =>
       top ? `Contact ${top.name} customers today: ${top.why}` : 'No industry stands out today',

@@ -8,7 +8,7 @@ import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { listNegotiations } from '../negotiation-record.ts';
 import type { NegotiationRetention } from '../negotiation-store.ts';
 import { startNegotiation } from '../negotiation.ts';
-import { resultOf } from './answer.ts';
+import { answerOf } from './answer.ts';
 
 /** `dir` is the negotiations folder (`negotiationsDir(DATA_DIR)`). */
 export const negotiationStart = (
@@ -33,7 +33,7 @@ export const negotiationStart = (
       },
     },
     run: async (args) =>
-      resultOf(
+      answerOf(
         await startNegotiation(
           { invoker, dir, ...(retention ? { retention } : {}) },
           { customer: args.customer, ...(args.model ? { model: true } : {}) },

@@ -49,9 +49,9 @@ const OWN_DOMAIN = 'lume-a2a';
 
 export function fromA2AError(err: A2AError): GrpcFailure {
   return {
-    reason: err.error,
+    reason: err.code,
     message: err.message,
-    status: A2A_ERRORS[err.error].grpc,
+    status: A2A_ERRORS[err.code].grpc,
     ...(err.field ? { field: err.field } : {}),
   };
 }

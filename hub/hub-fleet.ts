@@ -1,0 +1,66 @@
+/**
+ * @module hub/hub-fleet — the hub's side of the fleet: its signed peer client, the invoker that
+ * traces every cross-node call (A2A messages signed as the hub too), the access policy with its
+ * bearer tokens (MESH_TOKEN among them as `mesh`), and the fleet view that checks each member's
+ * card against the key the hub pinned for it.
+ */
+
+import { createFleetInvoker } from '../lib/fleet/invoke.ts';
+import type { TraceStore } from '../lib/fleet/trace.ts';
+import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
+import { createPeerClient } from '../lib/peer/client.ts';
+import { cardKeyId } from '../lib/a2a/card-signature.ts';
+import { TokenBook } from '../lib/auth/tokens.ts';
+import { createHubAccess } from './http/access.ts';
+import { createFleetView } from './fleet/view.ts';
+import type { HubOptions } from './hub-types.ts';
+
+export function hubFleet(opts: HubOptions, trace: TraceStore) {
+  const { fleet, log } = opts;
+  const self = fleet.hub.name;
+  const client = createPeerClient({
+    signer: opts.identity.signer,
+    fleet,
+    log,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
+  const signA2A = (to: string, body: Uint8Array) =>
+    opts.identity.signer.sign({ to, route: '/a2a', scope: A2A_SIGNED_SCOPE }, body);
+  const invoker = createFleetInvoker({
+    self,
+    client,
+    trace,
+    fleet,
+    sign: signA2A,
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  // MESH_TOKEN is one more bearer token, named `mesh`, accepted everywhere the policy asks for one.
+  const tokens = opts.meshToken
+    ? (opts.tokens ?? TokenBook.of({})).including({ mesh: opts.meshToken })
+    : opts.tokens;
+  const access = createHubAccess({
+    name: self,
+    host: opts.host ?? '127.0.0.1',
+    ...(tokens ? { tokens } : {}),
+    ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
+    requireLogin: !!opts.requireLogin,
+    meshToken: !!opts.meshToken,
+    ...(opts.sessions ? { sessions: opts.sessions } : {}),
+  });
+  const ring = opts.identity.ring;
+  const view = createFleetView({
+    fleet,
+    // A member's card must be signed with a key the hub's ring pinned for it.
+    pinnedKeys: (name) =>
+      (ring?.get(name)?.ed25519 ?? []).map((publicKey) => ({
+        kid: cardKeyId(publicKey),
+        publicKey,
+      })),
+    onUnverified: (name, failure) =>
+      log('warn', 'fleet member card does not verify', { node: name, code: failure.code }),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
+  });
+  return { client, invoker, tokens, access, view };
+}

@@ -1,0 +1,83 @@
+/**
+ * @module hub/hub-route — the hub's one fetch handler: the access policy admits the request, then
+ * the part of the hub its route table names answers (health, MCP, joins, mesh, the console's mesh
+ * sends, sign-in, the API, the console's files), and the hub's node answers everything else.
+ */
+
+import type { Server } from 'bun';
+import type { NodeApp } from '../lib/node/node-types.ts';
+import type { Principal } from '../lib/auth/principal.ts';
+import type { createJoinService } from './fleet/join.ts';
+import { joinsNotOffered } from './fleet/join.ts';
+import type { HubAccess } from './http/access.ts';
+import type { createHubApi } from './http/api.ts';
+import type { createConsole } from './http/console.ts';
+import type { createLogin } from './http/login.ts';
+import type { createMeshSendRoutes } from './http/mesh-send.ts';
+import { hubOwnerOf } from './http/routes.ts';
+import type { createHubMcp } from './mcp/surface.ts';
+import type { MeshServer, MeshSocketData } from './mesh/server.ts';
+
+export interface HubParts {
+  access: HubAccess;
+  node: NodeApp;
+  mcp: { fetch: ReturnType<typeof createHubMcp>['fetch'] };
+  joins?: Pick<ReturnType<typeof createJoinService>, 'fetch'>;
+  mesh: MeshServer;
+  meshSend: ReturnType<typeof createMeshSendRoutes>;
+  login: ReturnType<typeof createLogin>;
+  api: ReturnType<typeof createHubApi>;
+  consoleSite: ReturnType<typeof createConsole>;
+}
+
+export function hubRoute(
+  p: HubParts,
+): (req: Request, server: Server<MeshSocketData>) => Promise<Response> {
+  const { access, node, login } = p;
+  /** The answer of the part that owns `path`, or undefined to let the node answer. */
+  async function partAnswer(
+    req: Request,
+    server: Server<MeshSocketData>,
+    path: string,
+    caller: Principal,
+  ): Promise<Response | undefined> {
+    switch (hubOwnerOf(path)) {
+      case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
+        return undefined;
+      case 'mcp':
+        return p.mcp.fetch(req, caller);
+      case 'join':
+        return p.joins ? p.joins.fetch(req) : joinsNotOffered();
+      case 'mesh':
+        return p.mesh.fetch(req, server, caller);
+      case 'console-mesh':
+        return p.meshSend.fetch(req, caller);
+      case 'login': {
+        const client = server?.requestIP?.(req)?.address ?? 'unknown';
+        return login.fetch(req, { client, caller });
+      }
+      case 'api':
+        return p.api.fetch(req, caller);
+      case 'console': {
+        const file = p.consoleSite.fetch(req);
+        if (file !== undefined)
+          return path === '/' || path === '/index.html'
+            ? login.consolePage(req, caller, () => file)
+            : file;
+        return undefined;
+      }
+    }
+    return undefined;
+  }
+  return async (req, server) => {
+    const admitted = access.admit(req);
+    if (admitted instanceof Response) return admitted;
+    const { caller } = admitted;
+    if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
+    // The part the route table names answers; the hub's node answers everything else, including
+    // the coded 404, and authenticates its A2A requests with the same policy (bearer token,
+    // session, or a fleet node's signature).
+    const path = new URL(req.url).pathname;
+    return (await partAnswer(req, server, path, caller)) ?? node.app.handle(req);
+  };
+}

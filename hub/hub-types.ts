@@ -1,0 +1,126 @@
+/**
+ * @module hub/hub-types — what a hub is made of and what it gives back: the options its process
+ * passes to `createHub` (hub/hub.ts) and the hub it returns.
+ */
+
+import type { Database } from 'bun:sqlite';
+import type { Server } from 'bun';
+import type { FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { Fleet } from '../lib/fleet/config.ts';
+import type { Log } from '../lib/log.ts';
+import type { MeshLimits } from '../lib/mesh/limits.ts';
+import type { MeshStore } from '../lib/mesh/store.ts';
+import type { NodeApp, NodeOptions } from '../lib/node/node-types.ts';
+import type { PeerRing } from '../lib/peer/signature.ts';
+import type { PeerVerifier } from '../lib/peer/verifier.ts';
+import type { PeerSigner } from '../lib/peer/signer.ts';
+import type { TraceStore } from '../lib/fleet/trace.ts';
+import type { Limits } from '../lib/limits.ts';
+import type { HubAccess } from './http/access.ts';
+import type { SessionTable } from './http/sessions.ts';
+import type { ThrottleOptions } from './http/sign-in-throttle.ts';
+import type { TokenBook } from '../lib/auth/tokens.ts';
+import type { ModelConfig } from './workbench/ask-model.ts';
+import type { ModelHealth } from '../lib/model/health.ts';
+import type { Catalog } from '../lib/catalog/catalog.ts';
+import type { ReadyCheck } from '../lib/health.ts';
+import type { FleetSnapshot } from './fleet/view.ts';
+import type { MeshCluster } from './mesh/cluster.ts';
+import type { MeshSocketData } from './mesh/server.ts';
+import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
+import type { MetricsRegistry } from '../lib/metrics/registry.ts';
+import type { OtlpConfig, OtlpExporter } from '../lib/telemetry/otlp.ts';
+
+export interface HubOptions {
+  fleet: Fleet;
+  /** More `/readyz` checks (the boot self-check's verdicts). */
+  readyChecks?: Record<string, ReadyCheck>;
+  /** The hub node's task files go to `<dataDir>/<hub name>/tasks/` (unless `tasksDatabaseUrl` is set). */
+  dataDir: string;
+  /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
+  tasksDatabaseUrl?: string;
+  log: Log;
+  /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
+  identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing };
+  /** What the hub's card is signed with (lib/node/card-keys.ts); else a key of this process. */
+  cardKeys?: NodeOptions['cardKeys'];
+  traceDb: Database;
+  meshStore: MeshStore;
+  /** The other hubs on the mesh's database (PostgreSQL); absent, this hub is alone. */
+  meshCluster?: MeshCluster;
+  /** MESH_TOKEN: the whole hub needs a principal, and this token is accepted as the token `mesh`. */
+  meshToken?: string;
+  /** Bearer tokens (`DATA_DIR/keys/tokens.json`); MESH_TOKEN is added to them as `mesh`. */
+  tokens?: TokenBook;
+  /** HUB_PUBLIC_ORIGIN: where browsers reach the console besides the loopback addresses. */
+  publicOrigins?: string[];
+  /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback, or with MESH_TOKEN). */
+  requireLogin?: boolean;
+  /** The console's sessions (tests pass one with their own clock). */
+  sessions?: SessionTable;
+  /** The key of the console's one-time sign-in URLs (`DATA_DIR/keys/console.key`; random without it). */
+  consoleKey?: Uint8Array;
+  /** How often one client address may try to sign in (hub/http/sign-in-throttle.ts). */
+  signInThrottle?: ThrottleOptions;
+  /** Heartbeat and recovery limits of the mesh (MESH_HEARTBEAT_MS, MESH_HEARTBEAT_MISSES, MESH_RECOVERY_MAX_MESSAGES). */
+  meshLimits?: Partial<MeshLimits>;
+  /** Bounds of the trace, the task cache, tasks and SSE queues (lib/limits.ts; defaults: LIMITS). */
+  limits?: Partial<Limits>;
+  host?: string;
+  publicUrl?: string;
+  /** How long a fleet snapshot is reused (ms). */
+  fleetTtlMs?: number;
+  /** An OpenAI-compatible endpoint that plans Ask Agent questions (MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY). */
+  model?: ModelConfig;
+  /** How often the live pages' sources are re-read while someone watches, in ms (fleet 5000, tasks 2000). */
+  liveMs?: { fleet?: number; tasks?: number };
+  /** The browser console's files (default: the project's console/ folder). */
+  consoleDir?: string;
+  fetch?: typeof fetch;
+  /** Non-public hosts, addresses or CIDR ranges the hub's webhooks may reach (PUSH_ALLOW_HOSTS). */
+  pushAllowHosts?: string[];
+  /** Where the trace is exported as OTLP/HTTP JSON (OTEL_EXPORTER_OTLP_ENDPOINT); off without it. */
+  otlp?: OtlpConfig;
+  /** Who may read `/metrics` when the hub is bound beyond loopback (the API's authentication). */
+  metricsAccess?: MetricsAccess;
+  /**
+   * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
+   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   */
+  joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
+  /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
+  grpc?: boolean;
+  /** The gRPC binding's port (GRPC_PORT): default the hub's port + 1000, 0 picks a free one. */
+  grpcPort?: number;
+  /** The mesh project MCP clients are present in (the mesh client's project, default main). */
+  meshProject?: string;
+}
+
+export interface Hub {
+  trace: TraceStore;
+  access: HubAccess;
+  metrics: MetricsRegistry;
+  /** The OTLP export, when configured. */
+  otlp?: OtlpExporter;
+  invoker: FleetInvoker;
+  node: NodeApp;
+  view: { snapshot(): Promise<FleetSnapshot> };
+  /** Whether the hub's model answers (absent without a model). */
+  model?: ModelHealth;
+  /** The hub node's own capabilities (for the boot self-check). */
+  catalog: Catalog;
+  fetch(req: Request, server: Server<MeshSocketData>): Promise<Response>;
+  /** A fresh one-time console URL (`<origin>/login?ticket=…`), at the address the hub listens on unless given one. */
+  consoleUrl(origin?: string): string;
+  /** Binds the port (walking up to `maxPort` when taken) and serves every piece. */
+  listen(
+    port: number,
+    maxPort?: number,
+  ): {
+    url: string;
+    port: number;
+    /** The gRPC binding's port once it listens (undefined when off or when its port is taken). */
+    grpc: Promise<number | undefined>;
+    stop(): Promise<void>;
+  };
+}

@@ -1,0 +1,120 @@
+/**
+ * @module lib/node/node-auth — who a request to a node speaks for, under the node's access
+ * policy (lib/auth/access.ts): a bearer token, or on `/a2a` a fleet node's signature over the
+ * body as it arrived; the same policy for gRPC metadata and for `/metrics` beyond loopback.
+ */
+
+import type { AccessPolicy } from '../auth/access.ts';
+import type { Principal } from '../auth/principal.ts';
+import { readBodyBytes } from '../body.ts';
+import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
+import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
+import { challenge, requestedVersion } from '../a2a/jsonrpc-binding.ts';
+import type { Log } from '../log.ts';
+import type { PeerVerifier } from '../peer/verifier.ts';
+
+/** The scope a fleet node signs an A2A request with (route `/a2a`). */
+export const A2A_SIGNED_SCOPE = 'a2a';
+
+const TOKEN_NEEDED =
+  'This node is reachable beyond this machine, so every A2A call needs a bearer token';
+
+export interface NodeAuthOptions {
+  policy: AccessPolicy;
+  host: string;
+  log: Log;
+  /** The fleet's keys, when the node has a peer channel; without them a signed call is refused. */
+  verifier?: PeerVerifier;
+  /** The largest signed body read to check its signature. */
+  maxBody: number;
+}
+
+export interface NodeAuth {
+  /**
+   * Who an A2A request speaks for, or the 401 that refuses it. On `/a2a` a fleet node may sign its
+   * request as on the peer routes (scope `a2a`); the body is read once to check it and handed on.
+   */
+  identify(
+    request: Request,
+    jsonRpc: boolean,
+  ): Promise<{ request: Request; caller: Principal } | Response>;
+  /** A gRPC call's caller, from its metadata: a bearer token under the same policy (no fleet signature). */
+  identifyGrpc(metadata: Headers): Principal | A2AError;
+  /**
+   * `/metrics` asks the same policy as the A2A routes (beyond loopback: a principal): undefined
+   * lets the request through, a response refuses it.
+   */
+  metricsAccess(req: Request): Response | undefined;
+}
+
+export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
+  const { policy, log, verifier, maxBody } = o;
+
+  const refusal = (request: Request, jsonRpc: boolean, message: string): Response => {
+    const err = a2aError('UNAUTHENTICATED', message);
+    if (!jsonRpc) {
+      const { http, body } = toRestError(err);
+      return challenge(jsonResponse(body, http));
+    }
+    const v = requestedVersion(request.headers.get('a2a-version'));
+    return challenge(jsonResponse(rpcError(null, err, typeof v === 'string' ? v : '1.0'), 401));
+  };
+
+  /** A fleet node's signed `/a2a` request: the body is checked as it arrived, then replayed. */
+  async function identifySigned(
+    request: Request,
+  ): Promise<{ request: Request; caller: Principal } | Response> {
+    const refuse = (message: string) => refusal(request, true, message);
+    if (!verifier)
+      return refuse('This node has no peer keys, so it cannot check a fleet signature');
+    const bytes = await readBodyBytes(request, maxBody).catch(() => undefined);
+    if (!bytes)
+      return refuse(`A signed request body must be readable and at most ${maxBody} bytes`);
+    const v = await verifier.verify(request.headers, bytes, '/a2a');
+    if (!v.ok || v.scope !== A2A_SIGNED_SCOPE) {
+      const code = v.ok ? 'PEER_SCOPE' : v.code;
+      log('warn', 'a2a signature refused', { code });
+      return refuse(
+        `Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.message}`,
+      );
+    }
+    const replay = new Request(request.url, {
+      method: request.method,
+      headers: request.headers,
+      body: bytes as Uint8Array<ArrayBuffer>,
+    });
+    return { request: replay, caller: { kind: 'node', name: v.node } };
+  }
+
+  return {
+    async identify(request, jsonRpc) {
+      if (jsonRpc && request.headers.has('x-peer-node')) return identifySigned(request);
+      const who = policy.authenticate(request);
+      if (!who.ok) return refusal(request, jsonRpc, who.message);
+      if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+        return refusal(request, jsonRpc, `${TOKEN_NEEDED} (Authorization: Bearer …)`);
+      return { request, caller: who.principal };
+    },
+    identifyGrpc(metadata) {
+      const who = policy.authenticate(new Request(`http://${o.host}/`, { headers: metadata }));
+      if (!who.ok) return a2aError('UNAUTHENTICATED', who.message);
+      if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+        return a2aError('UNAUTHENTICATED', `${TOKEN_NEEDED} (authorization: Bearer …)`);
+      return who.principal;
+    },
+    metricsAccess(req) {
+      const who = policy.authenticate(req);
+      if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none'))
+        return undefined;
+      const { http, body } = toRestError(
+        a2aError(
+          'UNAUTHENTICATED',
+          who.ok
+            ? '/metrics needs a principal here (bound beyond loopback, or sign-in required): send a bearer token (bun run keys token add <name>)'
+            : who.message,
+        ),
+      );
+      return challenge(jsonResponse(body, http));
+    },
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * @module lib/node/node-handlers — the handler behind each name of the node's route table
+ * (lib/node/routes.ts): the card and its keys, the A2A bindings (JSON-RPC, HTTP+JSON) behind the caller check,
+ * the signed peer routes (which reach the node's code only through its catalog), health,
+ * readiness, capabilities and metrics.
+ */
+
+import type { TaskStore } from '../a2a/task-store.ts';
+import type { TaskEngine } from '../a2a/engine.ts';
+import { createA2AHandler } from '../a2a/jsonrpc-binding.ts';
+import { createRestHandler } from '../a2a/rest-binding.ts';
+import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
+import { metricsHandler } from '../metrics/endpoint.ts';
+import {
+  handlePeerInvoke,
+  handlePeerRelay,
+  peerError,
+  type PeerRouteDeps,
+} from '../peer/routes.ts';
+import { noRoute, type RouteHandler } from './mount-routes.ts';
+import type { NodeAuth } from './node-auth.ts';
+import type { NodeCard } from './node-card.ts';
+import type { NodeSettings } from './node-settings.ts';
+import type { NodeDefinition, NodeOptions } from './node-types.ts';
+import type { NodeHandler } from './routes.ts';
+
+export interface NodeHandlersOptions {
+  def: NodeDefinition;
+  opts: NodeOptions;
+  settings: NodeSettings;
+  store: TaskStore;
+  card: NodeCard;
+  auth: NodeAuth;
+  readyChecks: Record<string, ReadyCheck>;
+  engine: TaskEngine;
+}
+
+/** The signed peer routes' dependencies, when the node has a peer channel. */
+function peerDeps(def: NodeDefinition, opts: NodeOptions, settings: NodeSettings) {
+  if (!opts.peer) return undefined;
+  const deps: PeerRouteDeps = {
+    self: def.name,
+    verifier: opts.peer.verifier,
+    dispatch: (capability, args, from) =>
+      def.catalog.invoke(capability, args, undefined, {
+        caller: { kind: 'node', name: from.node },
+        ...(from.onBehalfOf ? { onBehalfOf: from.onBehalfOf } : {}),
+      }),
+    log: settings.log,
+    ...(opts.peer.client ? { client: opts.peer.client } : {}),
+    ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
+    ...(opts.peer.spans ? { spans: opts.peer.spans } : {}),
+  };
+  return deps;
+}
+
+export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteHandler> {
+  const { def, opts, settings, store, card, auth } = o;
+  const { engine, log, limits, streams } = { ...settings, engine: o.engine };
+  const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
+  const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
+  const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
+  const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
+  const peer = peerDeps(def, opts, settings);
+  const peerRoute =
+    (handler: typeof handlePeerInvoke) =>
+    ({ request }: { request: Request }) =>
+      peer ? handler(request, peer) : peerError('PEER_NOT_CONFIGURED');
+  // `/metrics` asks the A2A routes' policy when the node can authenticate anyone, unless given
+  // its own hook; without either, only a loopback bind serves it.
+  const metricsAccess =
+    opts.metricsAccess ??
+    (opts.access?.tokens || opts.access?.authenticate ? auth.metricsAccess : undefined);
+  const serveMetrics = metricsHandler(settings.metrics, {
+    host: settings.host,
+    ...(metricsAccess ? { access: metricsAccess } : {}),
+  });
+  return {
+    card: ({ request }) => card.respond(request),
+    jwks: () => card.publishedKeys(),
+    jsonRpc: async ({ request }) => {
+      const who = await auth.identify(request, true);
+      return who instanceof Response ? who : handleA2A(who.request, who.caller);
+    },
+    // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler
+    // decides what is its own and everything else gets the ordinary 404.
+    rest: async ({ request }) => {
+      const who = await auth.identify(request, false);
+      if (who instanceof Response) return who;
+      return (await handleRest(who.request, who.caller)) ?? noRoute();
+    },
+    peerInvoke: peerRoute(handlePeerInvoke),
+    peerRelay: peerRoute(handlePeerRelay),
+    peerIdentity: () => opts.identity,
+    healthz: () => livenessResponse(def.name),
+    readyz: () => readinessResponse(def.name, o.readyChecks),
+    health: async () => ({
+      ok: true,
+      name: def.name,
+      a2a: def.a2a !== false,
+      tasks: await store.count(),
+    }),
+    capabilities: () => ({ node: def.name, capabilities: def.catalog.descriptors() }),
+    metrics: ({ request }) => serveMetrics(request),
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * @module lib/node/node-tasks — a node's tasks: the store it keeps them in (JSON files, or a
+ * shared PostgreSQL database), the engine that runs them, and the settling of the tasks a crash
+ * left running before anything is served.
+ */
+
+import { join } from 'node:path';
+import { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEvent } from '../a2a/types.ts';
+import type { WebhookSender } from '../a2a/push.ts';
+import type { Agent } from '../a2a/agent.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { Log } from '../log.ts';
+import type { TaskStore } from '../a2a/task-store.ts';
+import { FileTaskStore } from '../a2a/task-store-files.ts';
+import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
+import { recoverInterrupted } from '../a2a/recovery.ts';
+import type { Limits } from '../limits.ts';
+
+export interface NodeTasksOptions {
+  name: string;
+  dataDir: string;
+  tasksDatabaseUrl?: string;
+  agent: Agent;
+  log: Log;
+  limits: Limits;
+  inputModes: string[];
+  outputModes: string[];
+  push?: WebhookSender;
+  now?: () => number;
+  mayAct: (caller: Principal) => boolean;
+  onEvent: (event: TaskEvent) => void;
+}
+
+/** The node's task store: `<dataDir>/<name>/tasks/`, or the shared database when one is named. */
+export function openTaskStore(o: NodeTasksOptions): TaskStore {
+  const { limits, log } = o;
+  const bounds = {
+    cacheSize: limits.taskCacheEntries,
+    cacheBytes: limits.taskCacheBytes,
+    maxStored: limits.taskMaxStored,
+    maxAgeHours: limits.taskMaxAgeHours,
+  };
+  return o.tasksDatabaseUrl
+    ? new PostgresTaskStore({ url: o.tasksDatabaseUrl, node: o.name, log, ...bounds })
+    : FileTaskStore.open({
+        dir: join(o.dataDir, o.name, 'tasks'),
+        log,
+        ...bounds,
+        ...(o.now ? { now: o.now } : {}),
+      });
+}
+
+/** The store and the engine over it, with the tasks a crash left running already settled. */
+export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine: TaskEngine } {
+  const { agent, push, limits, log } = o;
+  const store = openTaskStore(o);
+  const engine = new TaskEngine({
+    store,
+    agent,
+    log,
+    inputModes: o.inputModes,
+    outputModes: o.outputModes,
+    ...(push ? { push } : {}),
+    ...(o.now ? { now: o.now } : {}),
+    mayAct: o.mayAct,
+    onEvent: o.onEvent,
+    limits: {
+      historyMessages: limits.taskHistoryMessages,
+      historyBytes: limits.taskHistoryBytes,
+      artifacts: limits.taskArtifacts,
+      artifactBytes: limits.taskArtifactBytes,
+    },
+  });
+  // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
+  // A shared store has several processes per node; its engine takes over a gone process's tasks.
+  if (store instanceof FileTaskStore)
+    recoverInterrupted({
+      store,
+      log,
+      ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}),
+      ...(push ? { push } : {}),
+      ...(o.now ? { now: o.now } : {}),
+    });
+  return { store, engine };
+}
+
+/** Opens the store's connection, where it has one (the JSON files are open already). */
+export async function openStore(store: TaskStore): Promise<void> {
+  if (store instanceof PostgresTaskStore) await store.open();
+}
