@@ -36,9 +36,17 @@ const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-bench-'));
 interface Target {
   name: string;
   cmd: string[];
+  /** The request body, when not the echo's text message. */
+  body?: string;
 }
+const dataBodyFile = join(tmp, 'send-data.json');
 const targets: Target[] = [
   { name: 'lume-a2a node (Bun, JSON-file tasks)', cmd: ['bun', 'bench/servers/node-server.ts'] },
+  {
+    name: 'scanner node, data part `sector.movement` (Bun, JSON-file tasks)',
+    cmd: ['bun', 'bench/servers/scanner-server.ts'],
+    body: dataBodyFile,
+  },
   { name: 'bare Elysia JSON echo (Bun)', cmd: ['bun', 'bench/servers/elysia-echo.ts'] },
   { name: '@a2a-js/sdk server (Bun, in-memory)', cmd: ['bun', 'bench/servers/sdk-server.mjs'] },
   { name: '@a2a-js/sdk server (Node, in-memory)', cmd: ['node', 'bench/servers/sdk-server.mjs'] },
@@ -56,6 +64,22 @@ writeFileSync(
         messageId: 'bench-1',
         role: 'ROLE_USER',
         parts: [{ text: 'hello', mediaType: 'text/plain' }],
+      },
+    },
+  }),
+);
+
+writeFileSync(
+  dataBodyFile,
+  JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'SendMessage',
+    params: {
+      message: {
+        messageId: 'bench-1',
+        role: 'ROLE_USER',
+        parts: [{ data: { skill: 'sector.movement', args: {} }, mediaType: 'application/json' }],
       },
     },
   }),
@@ -88,6 +112,7 @@ async function startServer(
 async function load(
   port: number,
   secs: number,
+  body = bodyFile,
 ): Promise<{ rps: number; p50: number; p99: number; errors: number; requests: number }> {
   const proc = Bun.spawn(
     [
@@ -96,7 +121,7 @@ async function load(
       `http://127.0.0.1:${port}/a2a`,
       String(connections),
       String(secs),
-      bodyFile,
+      body,
       'A2A-Version:1.0',
     ],
     { cwd: root, stdout: 'pipe', stderr: 'inherit' },
@@ -119,9 +144,9 @@ const results = new Map<string, { rps: number[]; p99: number[]; cpu: number[]; e
 for (let round = 0; round < rounds; round++) {
   for (const t of targets) {
     const { proc, port } = await startServer(t.cmd);
-    await load(port, 2); // warm-up
+    await load(port, 2, t.body); // warm-up
     const cpu0 = cpuMicros(proc.pid);
-    const r = await load(port, seconds);
+    const r = await load(port, seconds, t.body);
     const cpu = (cpuMicros(proc.pid) - cpu0) / Math.max(1, r.requests);
     proc.kill();
     await proc.exited;
@@ -206,8 +231,9 @@ console.log(`\nstreaming arrivals: ${arrivals.join(', ')}`);
 const mean = (xs: number[]) => Math.round(xs.reduce((a, b) => a + b, 0) / xs.length);
 // CPU per request: the least of the rounds, since other load on the machine can only add to it.
 const leastCpu = (name: string) => Math.min(...results.get(name)!.cpu);
-const sdkBun = mean(results.get(targets[2]!.name)!.rps);
-const sdkBunCpu = leastCpu(targets[2]!.name);
+const sdk = targets.find((t) => t.name.startsWith('@a2a-js/sdk server (Bun'))!.name;
+const sdkBun = mean(results.get(sdk)!.rps);
+const sdkBunCpu = leastCpu(sdk);
 const rows = targets.map((t) => {
   const r = results.get(t.name)!;
   const cpu = leastCpu(t.name);
@@ -224,7 +250,7 @@ reportSection(
   'A2A node',
   `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
-Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server runs the same agent: working, one artifact, completed. Our node persists each task as a JSON file (temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server but scanner runs the same agent: working, one artifact, completed; scanner answers a data part \`{skill: sector.movement}\` through its catalog (a real result: its sectors ranked), compared with the SDK's echo. Our node persists each task as a JSON file (created exclusively, later writes through a temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
 ${table}
 

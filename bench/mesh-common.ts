@@ -7,8 +7,19 @@ export async function spawnHub(
   dir: string,
   projects: string[],
 ): Promise<{ url: string; proc: Subprocess; stop(): Promise<void> }> {
+  // BENCH_PROFILE_DIR: the hub runs under Bun's profiler and writes its profile there when stopped.
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const proc = Bun.spawn(
-    ['bun', new URL('./mesh-hub-proc.ts', import.meta.url).pathname, mode, dir, ...projects],
+    [
+      'bun',
+      ...profile,
+      new URL('./mesh-hub-proc.ts', import.meta.url).pathname,
+      mode,
+      dir,
+      ...projects,
+    ],
     { stdout: 'pipe', stderr: 'inherit' },
   );
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();

@@ -33,4 +33,6 @@ const server = Bun.serve<MeshSocketData>({
   },
   websocket: mesh.websocket,
 });
+// Ends normally on SIGTERM, so a profiler started with `--cpu-prof` writes its profile.
+process.on('SIGTERM', () => process.exit(0));
 console.log(server.port);

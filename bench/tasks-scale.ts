@@ -70,7 +70,8 @@ function dataFolder(dir: string): string {
 
 /** The kind of task scanner stores for a question: the user's message, the agent's answer, completed. */
 function taskAt(ts: number): TaskRecord {
-  const id = crypto.randomUUID();
+  // A UUIDv7 of its own time, as the store makes them (lib/a2a/task-store.ts newTaskId).
+  const id = Bun.randomUUIDv7('hex', ts);
   const contextId = crypto.randomUUID();
   const at = new Date(ts).toISOString();
   return {

@@ -3,6 +3,8 @@
  * (answers) alike, without buffering more than the limit.
  */
 
+import { fail, ok, type Failure, type Result } from './errors/result.ts';
+
 /** Reads at most `max` bytes of a body stream; undefined when it is longer. */
 async function readLimited(
   body: ReadableStream<Uint8Array> | null,
@@ -77,17 +79,15 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
 }
 
 /** A JSON body parsed under the depth limit, or why it was refused. */
-export type ParsedJson =
-  | { ok: true; value: unknown }
-  | { ok: false; code: 'BODY_TOO_DEEP' | 'BAD_JSON'; message: string };
+export type ParsedJson = Result<unknown, Failure<'BODY_TOO_DEEP' | 'BAD_JSON'>>;
 
 /** Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`, `BAD_JSON` when not JSON. */
 export function parseJsonBody(text: string, max = MAX_JSON_DEPTH): ParsedJson {
   if (nestsDeeperThan(text, max))
-    return { ok: false, code: 'BODY_TOO_DEEP', message: `JSON nests deeper than ${max} levels` };
+    return fail('BODY_TOO_DEEP', `JSON nests deeper than ${max} levels`);
   try {
-    return { ok: true, value: JSON.parse(text) };
+    return ok(JSON.parse(text));
   } catch {
-    return { ok: false, code: 'BAD_JSON', message: 'body is not valid JSON' };
+    return fail('BAD_JSON', 'body is not valid JSON');
   }
 }

@@ -2,7 +2,8 @@
  * A capability that answers an expected failure as a value, `fail('NOT_FOUND', …, 'id')` from the
  * package's node library, is seen with that code, message and field by every caller: the official
  * A2A SDK over JSON-RPC (a data part), HTTP+JSON, a text turn, the signed peer channel,
- * fleet.invoke and its trace record, and the console's call through the hub.
+ * fleet.invoke and its trace record, the console's call through the hub, and the hub's MCP tool
+ * (official MCP client), and the tool a node's model calls (on the mesh, in process).
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -13,7 +14,10 @@ import {
   createAuthenticatingFetchWithRetry,
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { capability, defineNode, fail } from '../lib/kit/node.ts';
+import { catalogTools } from '../lib/model/agent.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
@@ -169,4 +173,28 @@ describe('over the fleet', () => {
     });
     expect(r).toEqual({ status: 404, json: { ok: false, error: FAILURE } });
   });
+
+  test("the hub's MCP tool answers it as a tool error with the code, message and field", async () => {
+    const client = new Client({ name: 'lume-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${f.hubUrl}/mcp`), {
+        requestInit: { headers: TEST_AUTH },
+      }),
+    );
+    try {
+      const r = await client.callTool({ name: 'records_record_get', arguments: { id: 'r-9' } });
+      expect([r.isError, r.structuredContent]).toEqual([true, { ok: false, error: FAILURE }]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+test("the node's catalog as a model's tools (what a mesh agent calls) answers the same failure", async () => {
+  const [tool] = catalogTools(records().catalog);
+  const signal = new AbortController().signal;
+  expect([tool!.definition.name, await tool!.run({ id: 'r-9' }, signal)]).toEqual([
+    'record_get',
+    { ok: false, error: FAILURE },
+  ]);
 });

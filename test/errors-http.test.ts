@@ -152,7 +152,7 @@ describe("a caller's mistake answers its 4xx code", () => {
 });
 
 describe('codes cross A2A as data', () => {
-  test('crm fails a task with its code in a data part; the text is for people only', async () => {
+  test('crm fails a task with its code and the argument at fault in a data part; the text is for people only', async () => {
     const t = (
       await rpc(nodeUrl('crm'), 'SendMessage', {
         message: {
@@ -166,7 +166,13 @@ describe('codes cross A2A as data', () => {
       [
         { text: 'crm has no customer c-999' },
         {
-          data: { error: { code: 'UNKNOWN_CUSTOMER', message: 'crm has no customer c-999' } },
+          data: {
+            error: {
+              code: 'UNKNOWN_CUSTOMER',
+              message: 'crm has no customer c-999',
+              field: 'customer',
+            },
+          },
           mediaType: 'application/json',
         },
       ],

@@ -7,6 +7,7 @@
  * Exits 1 when anything was found. The same seed sends the same bodies.
  */
 
+import { reservePorts } from './support/ports.ts';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -46,12 +47,7 @@ if (!Number.isInteger(count) || count < 1 || !Number.isInteger(seed)) {
   process.exit(2);
 }
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() });
-  const port = probe.port!;
-  probe.stop(true);
-  return port;
-}
+const freePort = (): number => reservePorts(1)[0]!;
 
 // A fleet of three real processes on free ports.
 const dataDir = tempDir('lume-a2a-fuzz-');

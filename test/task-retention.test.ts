@@ -12,7 +12,7 @@ import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { taskFilePath } from '../lib/a2a/task-folder.ts';
 import { TaskIndex } from '../lib/a2a/task-index.ts';
-import type { TaskRecord, TaskStore } from '../lib/a2a/task-store.ts';
+import { newTaskId, type TaskRecord, type TaskStore } from '../lib/a2a/task-store.ts';
 import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
@@ -170,21 +170,35 @@ for (const backend of backends)
   });
 
 describe('the JSON-file task folder', () => {
-  test('a task lives in the folder of its id’s first two hex digits; the top level holds only shards and the index', async () => {
+  test('a new task lives in the folder of its id’s last two hex digits, an older (UUIDv4) one in its first two; the top level holds only shards and the index', async () => {
     const dir = join(scratch(), 'tasks');
     const store = FileTaskStore.open({ dir, log: silentLog });
-    const r = record('completed', T0);
-    await store.save(r);
+    const older = record('completed', T0);
+    const fresh = record('completed', T0 + 1);
+    fresh.task.id = newTaskId();
+    expect(fresh.task.id[14]).toBe('7');
+    await store.save(older);
+    await store.save(fresh);
     await store.close();
-    expect(existsSync(join(dir, r.task.id.slice(0, 2), `${r.task.id}.json`))).toBe(true);
-    expect(taskFilePath(dir, r.task.id)).toBe(
-      join(dir, r.task.id.slice(0, 2), `${r.task.id}.json`),
-    );
+    const expected = [
+      join(dir, older.task.id.slice(0, 2), `${older.task.id}.json`),
+      join(dir, fresh.task.id.slice(-2), `${fresh.task.id}.json`),
+    ];
+    for (const path of expected) expect(existsSync(path)).toBe(true);
+    expect([taskFilePath(dir, older.task.id), taskFilePath(dir, fresh.task.id)]).toEqual(expected);
     const top = readdirSync(dir);
     expect(top.filter((n) => !/^[0-9a-f]{2}$/.test(n) && !n.startsWith('index.sqlite'))).toEqual(
       [],
     );
     expect(top.filter((n) => /^[0-9a-f]{2}$/.test(n)).length).toBe(256);
+    // Both kinds are read back and listed, newest first.
+    const again = FileTaskStore.open({ dir, log: silentLog });
+    try {
+      expect(await listed(again)).toEqual([fresh.task.id, older.task.id]);
+      expect(again.get(fresh.task.id)?.task.status.state).toBe('completed');
+    } finally {
+      await again.close();
+    }
   });
 
   test('an older flat folder is moved into shards at start and its foreign files are left, logged', async () => {

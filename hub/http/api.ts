@@ -130,10 +130,10 @@ export function createHubApi(deps: HubApiDeps): {
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
     if (!parsed.ok)
-      return parsed.code === 'BODY_TOO_DEEP'
-        ? refuse('BODY_TOO_DEEP', parsed.message)
+      return parsed.error.code === 'BODY_TOO_DEEP'
+        ? refuse('BODY_TOO_DEEP', parsed.error.message)
         : refuse('BAD_REQUEST', 'body is not JSON');
-    const body = parsed.value;
+    const body = parsed.result;
     if (!body || typeof body !== 'object' || Array.isArray(body))
       return refuse('BAD_REQUEST', 'body must be a JSON object');
     return body as Record<string, unknown>;

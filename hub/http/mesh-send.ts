@@ -34,7 +34,7 @@ export function createMeshSendRoutes(deps: { presences: ConsolePresences; hubNam
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MESH_SEND_MAX_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
     if (!parsed.ok) return refuse('BAD_REQUEST', 'body is not JSON');
-    const b = parsed.value as { project?: unknown; to?: unknown; text?: unknown } | null;
+    const b = parsed.result as { project?: unknown; to?: unknown; text?: unknown } | null;
     if (!b || typeof b !== 'object' || Array.isArray(b))
       return refuse('BAD_REQUEST', 'body must be a JSON object');
     if (typeof b.project !== 'string' || !NAME.test(b.project))

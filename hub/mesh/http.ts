@@ -8,6 +8,7 @@
 import type { Server } from 'bun';
 import { parseJsonBody } from '../../lib/body.ts';
 import type { MeshHttpCode } from '../../lib/errors/mesh.ts';
+import { fail, ok, type Failure, type Result } from '../../lib/errors/result.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
@@ -48,10 +49,9 @@ const readError = (code: MeshHttpCode, message: string): Response =>
 async function readBody(
   req: Request,
   cap: number,
-): Promise<{ ok: true; value: unknown } | { ok: false; code: MeshHttpCode; message: string }> {
+): Promise<Result<unknown, Failure<MeshHttpCode>>> {
   const declared = Number(req.headers.get('content-length'));
-  if (declared > cap)
-    return { ok: false, code: 'payload-too-large', message: `body is over ${cap} bytes` };
+  if (declared > cap) return fail('payload-too-large', `body is over ${cap} bytes`);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body?.getReader();
@@ -60,15 +60,15 @@ async function readBody(
     size += r.value.length;
     if (size > cap) {
       void reader!.cancel();
-      return { ok: false, code: 'payload-too-large', message: `body is over ${cap} bytes` };
+      return fail('payload-too-large', `body is over ${cap} bytes`);
     }
     chunks.push(r.value);
   }
   const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') return { ok: true, value: {} };
+  if (text.trim() === '') return ok({});
   // The mesh protocol's vocabulary has no depth code: a body nested too deep is not JSON it takes.
   const parsed = parseJsonBody(text);
-  return parsed.ok ? parsed : { ok: false, code: 'bad-json', message: parsed.message };
+  return parsed.ok ? parsed : fail('bad-json', parsed.error.message);
 }
 
 export function createMeshHttp(opts: MeshHttpOptions) {
@@ -80,8 +80,8 @@ export function createMeshHttp(opts: MeshHttpOptions) {
       return apiError('A2A_BAD_REQUEST', `use POST for /api/projects.${op}`);
     if (!authorized(req)) return apiError('unauthorized', 'missing or wrong bearer token');
     const body = await readBody(req, limits.maxHttpBodyBytes);
-    if (!body.ok) return apiError(body.code, body.message);
-    const input = body.value as Record<string, unknown> | null;
+    if (!body.ok) return apiError(body.error.code, body.error.message);
+    const input = body.result as Record<string, unknown> | null;
     if (!input || typeof input !== 'object' || Array.isArray(input))
       return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
     if (op === 'create') {

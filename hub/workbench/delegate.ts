@@ -23,7 +23,8 @@ interface Turn {
   taskId: string;
 }
 
-interface Delegation {
+/** What the hub keeps on a delegated task, as `metadata.delegation`. */
+export interface Delegation {
   executor: string;
   job_id: string;
   recipe?: string;

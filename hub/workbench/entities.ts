@@ -24,7 +24,7 @@ export async function resolveEntity(
   const checked = checkQuery(query);
   if (!checked.ok) return checked;
   const loaded = await loadEntityIndex(invoker);
-  return loaded.ok ? resolveInIndex(loaded.index, checked.query) : loaded;
+  return loaded.ok ? resolveInIndex(loaded.result, checked.result) : loaded;
 }
 
 /**
@@ -37,5 +37,5 @@ export async function entityCoverage(
   invoker: FleetInvoker,
 ): Promise<EntityCoverage | EntityFailure> {
   const loaded = await loadEntityIndex(invoker);
-  return loaded.ok ? coverageOf(loaded.index) : loaded;
+  return loaded.ok ? coverageOf(loaded.result) : loaded;
 }

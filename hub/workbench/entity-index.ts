@@ -3,6 +3,7 @@
  * scanner's stocks, through `fleet.invoke` (two traced calls), keeping only well-formed rows.
  */
 
+import { ok, type Err, type Failure, type Result } from '../../lib/errors/result.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { isCompanyRow, isObject, isStockRow, isString as str } from './fleet-answers.ts';
 
@@ -28,15 +29,9 @@ export interface EntityIndex {
 }
 
 /** Why entity alignment could not answer: a bad query, or a node that could not be read. */
-export type EntityFailure = {
-  ok: false;
-  error: {
-    code: 'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED';
-    message: string;
-    source?: string;
-    cause?: string;
-  };
-};
+export type EntityFailure = Err<
+  Failure<'ENTITY_BAD_QUERY' | 'ENTITY_SOURCE_FAILED'> & { source?: string; cause?: string }
+>;
 
 /** Reads one list from a node; rows that are not objects make the whole answer unreadable. */
 async function read(
@@ -74,7 +69,7 @@ async function read(
 /** Reads crm's companies and scanner's stocks (two traced calls). */
 export async function loadEntityIndex(
   invoker: FleetInvoker,
-): Promise<{ ok: true; index: EntityIndex } | EntityFailure> {
+): Promise<Result<EntityIndex, EntityFailure['error']>> {
   const [crm, scanner] = await Promise.all([
     read(invoker, 'crm', 'crm.companies', 'companies'),
     read(invoker, 'scanner', 'sector.stocks', 'stocks'),
@@ -93,5 +88,5 @@ export async function loadEntityIndex(
   const stocks = scanner.rows
     .filter(isStockRow)
     .map((s) => ({ code: s.code, name: s.name, sector: str(s.sector) ? s.sector : '' }));
-  return { ok: true, index: { asOf: { crm: crm.asOf, scanner: scanner.asOf }, companies, stocks } };
+  return ok({ asOf: { crm: crm.asOf, scanner: scanner.asOf }, companies, stocks });
 }

@@ -3,6 +3,7 @@
  * key, each of a sane shape, or ENTITY_BAD_QUERY with what is wrong.
  */
 
+import { ok, type Result } from '../../lib/errors/result.ts';
 import type { EntityFailure } from './entity-index.ts';
 import { LEGAL, tokens } from './entity-names.ts';
 
@@ -16,7 +17,7 @@ const USCC_TEXT = /^[0-9A-Za-z]{1,32}$/;
 const CODE_TEXT = /^\d{6}$/;
 
 /** Checks the query: at least one key, each of a sane shape. */
-export function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | EntityFailure {
+export function checkQuery(q: EntityQuery): Result<EntityQuery, EntityFailure['error']> {
   const bad = (message: string): EntityFailure => ({
     ok: false,
     error: { code: 'ENTITY_BAD_QUERY', message },
@@ -40,5 +41,5 @@ export function checkQuery(q: EntityQuery): { ok: true; query: EntityQuery } | E
   if (out.code !== undefined && !CODE_TEXT.test(out.code))
     return bad('code must be a six-digit stock code');
   if (out.uscc) out.uscc = out.uscc.toUpperCase();
-  return { ok: true, query: out };
+  return ok(out);
 }

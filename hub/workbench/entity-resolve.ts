@@ -70,7 +70,7 @@ export function resolveInIndex(
 ): EntityResolution | EntityFailure {
   const checked = checkQuery(query);
   if (!checked.ok) return checked;
-  const q = checked.query;
+  const q = checked.result;
   const found = new Map<string, EntityCandidate>();
   const sets: { by: 'uscc' | 'code' | 'name'; keys: Set<string>; none: string }[] = [];
   const add = (by: 'uscc' | 'code' | 'name', cands: EntityCandidate[], none: string) => {

@@ -6,6 +6,7 @@
  */
 
 import type { Agent, AgentContext } from '../../lib/a2a/agent.ts';
+import { ok } from '../../lib/errors/result.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
 import { callOf, catalogAgent } from '../../lib/catalog/keyword-agent.ts';
 import { MAX_TEXT_CHARS } from '../../lib/catalog/text-args.ts';
@@ -46,17 +47,16 @@ function checkedDelegateArgs(
     ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
     return undefined;
   }
-  const checked = delegateSpec
-    ? deps.catalog.checkArgs(delegateSpec, withPrompt)
-    : { ok: true as const, args: withPrompt };
+  const checked = delegateSpec ? deps.catalog.checkArgs(delegateSpec, withPrompt) : ok(withPrompt);
   if (!checked.ok) {
+    const { message } = checked.error;
     ctx.status(
       'rejected',
-      failureParts({ code: 'BAD_ARGS', message: `task.delegate: ${checked.message}` }),
+      failureParts({ ...checked.error, message: `task.delegate: ${message}` }),
     );
     return undefined;
   }
-  const a = checked.args;
+  const a = checked.result;
   const pick = (k: keyof DelegateArgs) => str(a[k]) ?? (base ? str(base[k]) : undefined);
   const args: DelegateArgs = { prompt: str(a.prompt)! };
   for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {

@@ -85,16 +85,16 @@ export function jwks(keys: readonly { kid: string; publicKey: Uint8Array }[]): {
  * absolute URL of the node's JWKS.
  * @throws JcsError when the card holds a value with no canonical form (a bug in the card).
  */
-export function signCard(
-  card: Record<string, unknown>,
+export function signCard<C extends { signatures?: CardSignature[] }>(
+  card: C,
   key: CardKey,
   jku: string,
-): Record<string, unknown> {
+): C {
   const header = b64url(JSON.stringify({ alg: 'EdDSA', typ: 'JOSE', kid: key.kid, jku }));
   const input = `${header}.${b64url(canonicalCard(card))}`;
   const signature = b64url(ed.sign(utf8.encode(input), key.seed));
-  const { signatures: _, ...rest } = card;
-  return { ...rest, signatures: [{ protected: header, signature }] satisfies CardSignature[] };
+  const signatures: CardSignature[] = [{ protected: header, signature }];
+  return { ...card, signatures };
 }
 
 /**

@@ -6,6 +6,14 @@
  */
 
 import type { Skill } from '../catalog/catalog.ts';
+import type {
+  AgentCard,
+  AgentExtension,
+  AgentSkill,
+  BearerSecurityScheme,
+  SecurityRequirementV03,
+  SecurityRequirementV1,
+} from './card-types.ts';
 
 /**
  * The agent-backed extension: every node declares it in `capabilities.extensions` with
@@ -14,7 +22,7 @@ import type { Skill } from '../catalog/catalog.ts';
  */
 export const AGENT_BACKED_EXTENSION = 'urn:lume-a2a:extension:agent-backed:v1';
 
-export function agentBackedExtension(agentBacked: boolean): Record<string, unknown> {
+export function agentBackedExtension(agentBacked: boolean): AgentExtension {
   return {
     uri: AGENT_BACKED_EXTENSION,
     description:
@@ -72,7 +80,7 @@ export const BEARER_SCHEME = 'bearer';
  * and the v0.3 OpenAPI form (`type: http`, `scheme: bearer`) side by side, since both name the
  * field `securitySchemes`. Each SDK reads its own members and ignores the others.
  */
-function bearerScheme(): Record<string, unknown> {
+function bearerScheme(): BearerSecurityScheme {
   const description =
     'A bearer token made with `bun run keys token add <name>` (sent as Authorization: Bearer <token>). Fleet nodes sign their requests instead (lib/peer).';
   return {
@@ -84,15 +92,20 @@ function bearerScheme(): Record<string, unknown> {
 }
 
 /** A requirement of the bearer scheme: v1.0 `{schemes: {bearer: {list: []}}}`, v0.3 `{bearer: []}`. */
-const requirementV1 = () => ({ schemes: { [BEARER_SCHEME]: { list: [] } } });
-const requirementV03 = () => ({ [BEARER_SCHEME]: [] });
+const requirementV1 = (): SecurityRequirementV1 => ({ schemes: { [BEARER_SCHEME]: { list: [] } } });
+const requirementV03 = (): SecurityRequirementV03 => ({ [BEARER_SCHEME]: [] });
 
 /** The security fields of a card and of its protected skills (A2A 1.0 and 0.3 forms). */
 function securityFields(
   auth: NonNullable<CardInput['auth']>,
   skills: Skill[],
-): { card: Record<string, unknown>; skills: Record<string, unknown>[] } {
-  const card: Record<string, unknown> = { securitySchemes: { [BEARER_SCHEME]: bearerScheme() } };
+): {
+  card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements' | 'security'>;
+  skills: AgentSkill[];
+} {
+  const card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements' | 'security'> = {
+    securitySchemes: { [BEARER_SCHEME]: bearerScheme() },
+  };
   if (auth.required === 'all') {
     card.securityRequirements = [requirementV1()];
     card.security = [requirementV03()];
@@ -108,10 +121,10 @@ function securityFields(
   };
 }
 
-export function buildAgentCard(c: CardInput): Record<string, unknown> {
+export function buildAgentCard(c: CardInput): AgentCard {
   const url = `${c.baseUrl}/a2a`;
   const security = c.auth ? securityFields(c.auth, c.skills) : undefined;
-  const card: Record<string, unknown> = {
+  const card: AgentCard = {
     name: c.name,
     description: c.description,
     version: c.version,
@@ -122,7 +135,7 @@ export function buildAgentCard(c: CardInput): Record<string, unknown> {
       { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       // gRPC names an address, not a URL (a2a.proto AgentInterface.url).
       ...(c.grpcAddress
-        ? [{ url: c.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' }]
+        ? [{ url: c.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' } as const]
         : []),
     ],
     // v0.3 clients read these top-level fields instead of supportedInterfaces.
@@ -162,7 +175,7 @@ export function bindWarnings(
 }
 
 /** Signs a card as served (lib/a2a/card-signature.ts `signCard` with the node's current key). */
-export type CardSigner = (card: Record<string, unknown>) => Record<string, unknown>;
+export type CardSigner = (card: AgentCard) => AgentCard;
 
 /**
  * Serves a card with caching headers; a matching `If-None-Match` gets 304. The card is
@@ -174,10 +187,10 @@ export class CardServer {
   private body = '';
   private etag = '';
   private lastModified = '';
-  private card: Record<string, unknown>;
+  private card: AgentCard;
 
   constructor(
-    card: Record<string, unknown>,
+    card: AgentCard,
     now: () => number = Date.now,
     private sign?: CardSigner,
   ) {
@@ -185,7 +198,7 @@ export class CardServer {
     this.update(card, now);
   }
 
-  update(card: Record<string, unknown>, now: () => number = Date.now): void {
+  update(card: AgentCard, now: () => number = Date.now): void {
     const unsigned = JSON.stringify(card);
     if (unsigned === this.unsigned) return;
     this.unsigned = unsigned;
@@ -207,8 +220,8 @@ export class CardServer {
     this.lastModified = new Date(Math.floor(now() / 1000) * 1000).toUTCString();
   }
 
-  get json(): Record<string, unknown> {
-    return JSON.parse(this.body) as Record<string, unknown>;
+  get json(): AgentCard {
+    return JSON.parse(this.body) as AgentCard;
   }
 
   respond(req: Request): Response {

@@ -187,10 +187,7 @@ export function createA2AHandler(
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
     // Refused before the body is read or parsed: a text/plain body is not JSON-RPC.
     const badType = refusedContentType(req.headers.get('content-type'));
-    if (badType)
-      return jsonResponse(
-        rpcError(null, a2aError('CONTENT_TYPE_NOT_SUPPORTED', badType), wireVersion),
-      );
+    if (badType) return jsonResponse(rpcError(null, badType, wireVersion));
     let text: string | null;
     try {
       text = await readBodyLimited(req, maxBody);

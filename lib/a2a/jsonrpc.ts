@@ -29,16 +29,18 @@ export type ParsedBody =
   | { kind: 'error'; error: A2AError };
 
 /**
- * Why a request's `Content-Type` is refused, or null when it is JSON: `application/json` (or
- * A2A's `application/a2a+json`), parameters such as charset ignored. A missing header is refused
- * too: a POST without one is what a page on another site can send without a preflight.
+ * The CONTENT_TYPE_NOT_SUPPORTED a request's `Content-Type` earns, or undefined when it is JSON:
+ * `application/json` (or A2A's `application/a2a+json`), parameters such as charset ignored. A
+ * missing header is refused too: a POST without one is what a page on another site can send
+ * without a preflight.
  */
-export function refusedContentType(header: string | null): string | null {
+export function refusedContentType(header: string | null): A2AError | undefined {
+  const refuse = (why: string) => a2aError('CONTENT_TYPE_NOT_SUPPORTED', why);
   if (header === null || header.trim() === '')
-    return 'Content-Type must be application/json; the request has none';
+    return refuse('Content-Type must be application/json; the request has none');
   const type = header.split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/json' || type === 'application/a2a+json') return null;
-  return `Content-Type must be application/json, not '${type.slice(0, 64)}'`;
+  if (type === 'application/json' || type === 'application/a2a+json') return undefined;
+  return refuse(`Content-Type must be application/json, not '${type.slice(0, 64)}'`);
 }
 
 /** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
@@ -101,14 +103,14 @@ export function parseBody(text: string, maxBatch: number): ParsedBody {
     return {
       kind: 'error',
       error:
-        parsed.code === 'BODY_TOO_DEEP'
+        parsed.error.code === 'BODY_TOO_DEEP'
           ? a2aError(
               'INVALID_REQUEST',
               `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`,
             )
           : a2aError('PARSE_ERROR'),
     };
-  const doc = parsed.value;
+  const doc = parsed.result;
   if (!Array.isArray(doc)) return { kind: 'single', envelope: envelope(doc) };
   if (doc.length === 0)
     return { kind: 'error', error: a2aError('INVALID_REQUEST', 'A batch must not be empty') };

@@ -231,11 +231,11 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
     return errorResponse(
-      parsed.code === 'BODY_TOO_DEEP'
+      parsed.error.code === 'BODY_TOO_DEEP'
         ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
         : a2aError('PARSE_ERROR'),
     );
-  const doc = parsed.value;
+  const doc = parsed.result;
   return isObj(doc)
     ? doc
     : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));

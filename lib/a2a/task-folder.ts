@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/task-folder — the JSON-file task store's folder: one file per task in 256
- * folders named by the id's first two hex digits (`<dir>/ab/<id>.json`), so no folder grows past
+ * folders named by two hex digits of the id's random part (`<dir>/ab/<id>.json`), so no folder grows past
  * a few thousand entries; the record format; and what start-up does with the folder: move the
  * files of an older flat folder into their shards, rebuild a missing index from the files, and
  * check the rows of the writes a crash interrupted against their files.
@@ -19,8 +19,12 @@ const SHARD = /^[0-9a-f]{2}$/;
 /** The index database and its WAL files, the only other names in the folder. */
 const INDEX_FILES = new Set(['index.sqlite', 'index.sqlite-wal', 'index.sqlite-shm']);
 
-/** The folder of a task's file: its id's first two hex digits. */
-export const shardOf = (id: string): string => id.slice(0, 2);
+/**
+ * The folder of a task's file: two hex digits of its id's random bits, the last two for a UUIDv7
+ * (its first ones are a timestamp, the same for years), the first two for a UUIDv4 of an older
+ * folder (where it already lies).
+ */
+export const shardOf = (id: string): string => (id[14] === '7' ? id.slice(-2) : id.slice(0, 2));
 
 /** Where a task's file lives (the id must have passed `isTaskId`). */
 export const taskFilePath = (dir: string, id: string): string =>

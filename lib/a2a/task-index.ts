@@ -5,7 +5,7 @@
  * million tasks as with none. The files stay the truth: before a file is written its row is
  * updated and its id entered in `writing` (committed), and the id leaves `writing` after, so a
  * crash leaves only those ids to check against their files at the next start. Writes are grouped
- * into one transaction per event-loop turn.
+ * into one transaction per event-loop turn; an id leaves `writing` with the next one.
  */
 
 import { Database } from 'bun:sqlite';
@@ -59,11 +59,15 @@ CREATE TRIGGER IF NOT EXISTS tasks_uncounted AFTER DELETE ON tasks BEGIN
 END;
 `;
 
+/** How long finished writes wait to leave `writing` when no new mark commits them sooner. */
+const CLEAN_DELAY_MS = 20;
+
 /** Bumped when the rows must be rebuilt from the files (0: a new or foreign database). */
 const INDEX_VERSION = 2;
 
 interface Pending {
-  meta: IndexMeta;
+  /** The row, or what reads it from the record when the commit runs (the latest state then). */
+  meta: IndexMeta | (() => IndexMeta);
   waiters: { resolve(): void; reject(e: unknown): void }[];
 }
 
@@ -72,6 +76,8 @@ export class TaskIndex {
   private readonly marks = new Map<string, Pending>();
   private readonly cleans = new Set<string>();
   private scheduled = false;
+  /** Set while cleans wait alone for a commit (they ride with the next marks when any come). */
+  private cleanTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   /** True when the database was new (or outdated): the store fills it from the files. */
   readonly needsRebuild: boolean;
@@ -98,10 +104,11 @@ export class TaskIndex {
 
   /**
    * Updates the row to the meta of the file about to be written and enters its id in `writing`;
-   * resolves once committed.
+   * resolves once committed. A function is called when the commit runs: the file's writer takes
+   * its record's state at that moment, so changes made until then share one row and one file.
    * @throws Error (as a rejected promise) when the index cannot be written (disk full, closed).
    */
-  mark(id: string, meta: IndexMeta): Promise<void> {
+  mark(id: string, meta: IndexMeta | (() => IndexMeta)): Promise<void> {
     if (this.closed) return Promise.reject(new Error('the task index is closed'));
     return new Promise((resolve, reject) => {
       const p = this.marks.get(id);
@@ -117,7 +124,12 @@ export class TaskIndex {
   clean(id: string): void {
     if (this.closed) return;
     this.cleans.add(id);
-    this.schedule();
+    // No hurry: an id left in `writing` costs only a check at the next start. Under load the
+    // next turn's marks commit it; alone, it waits a little, so an idle turn makes no commit.
+    if (!this.scheduled && !this.cleanTimer) {
+      this.cleanTimer = setTimeout(() => this.commit(), CLEAN_DELAY_MS);
+      this.cleanTimer.unref?.();
+    }
   }
 
   /** Writes rows at once, clean, in one transaction (a rebuild or a repair from the files). */
@@ -226,8 +238,18 @@ export class TaskIndex {
   /** One transaction for the turn's clears and marks; a mark's waiters learn how it went. */
   private commit(): void {
     this.scheduled = false;
+    clearTimeout(this.cleanTimer);
+    this.cleanTimer = undefined;
     if (!this.marks.size && !this.cleans.size) return;
-    const marks = [...this.marks];
+    const marks: [string, IndexMeta, Pending][] = [];
+    for (const [id, p] of this.marks) {
+      // A record that cannot be read (its writer threw) fails its own mark only.
+      try {
+        marks.push([id, typeof p.meta === 'function' ? p.meta() : p.meta, p]);
+      } catch (e) {
+        for (const w of p.waiters) w.reject(e);
+      }
+    }
     const cleans = [...this.cleans];
     this.marks.clear();
     this.cleans.clear();
@@ -238,16 +260,16 @@ export class TaskIndex {
       this.db.transaction(() => {
         // Clears first: an id cleared and marked again in one turn stays in `writing`.
         for (const id of cleans) clear.run(id);
-        for (const [id, { meta: m }] of marks) {
+        for (const [id, m] of marks) {
           put.run(id, m.creator, m.contextId, m.state, m.ts);
           writing.run(id);
         }
       })();
     } catch (e) {
-      for (const [, p] of marks) for (const w of p.waiters) w.reject(e);
+      for (const [, , p] of marks) for (const w of p.waiters) w.reject(e);
       return;
     }
-    for (const [, p] of marks) for (const w of p.waiters) w.resolve();
+    for (const [, , p] of marks) for (const w of p.waiters) w.resolve();
   }
 }
 

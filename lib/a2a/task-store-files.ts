@@ -9,7 +9,7 @@
 import { mkdirSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.ts';
+import { writeFileAtomicSync } from '../atomic-file.ts';
 import { LIMITS, utf8Bytes } from '../limits.ts';
 import type { Log } from '../log.ts';
 import { type A2AError, a2aError } from './errors.ts';
@@ -137,7 +137,7 @@ export class FileTaskStore implements TaskStore {
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    const written = this.writes.enqueue(id, () => this.writeFile(id));
+    const written = this.writes.enqueue(id, (taken) => this.writeFile(id, taken), true);
     // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
     return written;
@@ -218,28 +218,44 @@ export class FileTaskStore implements TaskStore {
     };
   }
 
-  private async writeFile(id: string): Promise<void> {
-    const rec = this.cache.peek(id);
-    if (!rec) return;
-    const body = encodeRecord(rec);
-    this.cache.setSize(id, utf8Bytes(body));
+  /**
+   * Writes a task's file (and first its index row, when state or status time changed). What is
+   * written is the record as it stands when the row commits, at the end of the event-loop turn:
+   * an agent that works through a few awaits (a catalog call) makes one file, not one per step.
+   */
+  private async writeFile(id: string, taken: () => void): Promise<void> {
+    let rec = this.cache.peek(id);
+    if (!rec) return taken();
+    let body = '';
+    let key = indexKey(rec);
+    // The record's state now: the row and the file say the same, and later changes wait for the next write.
+    const take = () => {
+      taken();
+      rec = this.cache.peek(id) ?? rec!;
+      key = indexKey(rec);
+      body = encodeRecord(rec);
+      return metaOf(rec);
+    };
     const target = taskFilePath(this.dir, id);
     try {
       // The row is committed (with the id in `writing`) before the file is written: a crash in
       // between leaves an entry the next start checks against the file, never a file the index
       // does not know. A write that changes neither state nor status time (an artifact, a push
       // config) leaves the row alone: the file before and after it says the same to the index.
-      const key = indexKey(rec);
       const marked = this.indexed.get(rec) !== key;
-      if (marked) await this.index.mark(id, metaOf(rec));
+      if (marked) await this.index.mark(id, take);
+      else take();
+      this.cache.setSize(id, utf8Bytes(body));
       // First write of a new task: exclusive create, no rename. The caller is answered only after
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
       // next start removes; nothing a client was told exists can be torn. Later writes (or a first
-      // one that finds the file there) replace it through a temporary file.
+      // one that finds the file there) replace it through a temporary file. Written inline, not
+      // through the thread pool: a record of a few KB into the page cache costs less CPU than the
+      // hop there and back (docs/benchmarks.md), as the index commit before it does.
       const created =
         !this.onDisk.has(rec) &&
-        (await writeFileAtomic(target, body, { ifAbsent: true, direct: true }));
-      if (!created) await writeFileAtomic(target, body);
+        writeFileAtomicSync(target, body, { ifAbsent: true, direct: true });
+      if (!created) writeFileAtomicSync(target, body);
       else this.stored++;
       this.onDisk.add(rec);
       if (marked) {

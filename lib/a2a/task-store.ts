@@ -8,15 +8,21 @@
 import type { A2AError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 
-const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** Version 7 (made now: time first, then 74 random bits) or version 4 (made before, all random). */
+const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 /** True only for ids this server could have made; anything else never reaches the file system. */
 export function isTaskId(id: unknown): id is string {
   return typeof id === 'string' && TASK_ID.test(id);
 }
 
+/**
+ * A new task id: a UUIDv7, whose leading timestamp makes each new id sort after the last, so the
+ * stores' indexes (the JSON-file store's SQLite index, PostgreSQL's primary key) append rows
+ * instead of writing a random page per task. Its last 64 bits are random (Bun.randomUUIDv7).
+ */
 export function newTaskId(): string {
-  return crypto.randomUUID();
+  return Bun.randomUUIDv7();
 }
 
 /** What the store keeps per task: the task and its webhook registrations. */

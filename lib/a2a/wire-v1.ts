@@ -39,8 +39,17 @@ import type {
   TaskState,
   TaskStatus,
 } from './types.ts';
+import type {
+  ArtifactV1,
+  ListTasksPageV1,
+  MessageV1,
+  PartV1,
+  TaskStateV1,
+  TaskStatusV1,
+  TaskV1,
+} from './wire-v1-types.ts';
 
-const STATE_TO_V1: Record<TaskState, string> = {
+const STATE_TO_V1: Record<TaskState, TaskStateV1> = {
   submitted: 'TASK_STATE_SUBMITTED',
   working: 'TASK_STATE_WORKING',
   completed: 'TASK_STATE_COMPLETED',
@@ -229,8 +238,8 @@ export function parsePushRefV1(
 
 // ---- serialisation ----
 
-function partToV1(p: Part): Obj {
-  const out: Obj = {};
+function partToV1(p: Part): PartV1 {
+  const out: PartV1 = {};
   if (p.text !== undefined) out.text = p.text;
   else if (p.raw !== undefined) out.raw = p.raw;
   else if (p.url !== undefined) out.url = p.url;
@@ -241,10 +250,11 @@ function partToV1(p: Part): Obj {
   return out;
 }
 
-export function messageToV1(m: Message): Obj {
-  const out: Obj = { messageId: m.messageId };
+export function messageToV1(m: Message): MessageV1 {
+  const out: MessageV1 = { messageId: m.messageId } as MessageV1;
   if (m.contextId) out.contextId = m.contextId;
   if (m.taskId) out.taskId = m.taskId;
+  // Member order as before (id, context, task, role, parts): the wire captures in the tests pin it.
   out.role = m.role === 'user' ? 'ROLE_USER' : 'ROLE_AGENT';
   out.parts = m.parts.map(partToV1);
   if (m.metadata) out.metadata = m.metadata;
@@ -253,15 +263,15 @@ export function messageToV1(m: Message): Obj {
   return out;
 }
 
-function statusToV1(s: TaskStatus): Obj {
-  const out: Obj = { state: STATE_TO_V1[s.state] };
+function statusToV1(s: TaskStatus): TaskStatusV1 {
+  const out = { state: STATE_TO_V1[s.state] } as TaskStatusV1;
   if (s.message) out.message = messageToV1(s.message);
   out.timestamp = s.timestamp;
   return out;
 }
 
-function artifactToV1(a: Artifact): Obj {
-  const out: Obj = { artifactId: a.artifactId };
+function artifactToV1(a: Artifact): ArtifactV1 {
+  const out = { artifactId: a.artifactId } as ArtifactV1;
   if (a.name) out.name = a.name;
   if (a.description) out.description = a.description;
   out.parts = a.parts.map(partToV1);
@@ -270,8 +280,8 @@ function artifactToV1(a: Artifact): Obj {
   return out;
 }
 
-export function taskToV1(t: Task, includeArtifacts = true): Obj {
-  const out: Obj = { id: t.id, contextId: t.contextId, status: statusToV1(t.status) };
+export function taskToV1(t: Task, includeArtifacts = true): TaskV1 {
+  const out: TaskV1 = { id: t.id, contextId: t.contextId, status: statusToV1(t.status) };
   if (includeArtifacts && t.artifacts.length) out.artifacts = t.artifacts.map(artifactToV1);
   if (t.history.length) out.history = t.history.map(messageToV1);
   if (t.metadata) out.metadata = t.metadata;
@@ -310,7 +320,7 @@ export function pushConfigToV1(c: PushConfig): Obj {
   return out;
 }
 
-export function listPageToV1(page: ListTasksPage, includeArtifacts: boolean): Obj {
+export function listPageToV1(page: ListTasksPage, includeArtifacts: boolean): ListTasksPageV1 {
   return {
     tasks: page.tasks.map((t) => taskToV1(t, includeArtifacts)),
     nextPageToken: page.nextPageToken,

@@ -38,9 +38,11 @@ export class WriteQueue {
   /**
    * Runs `write` after the task's write in flight, or joins the write already waiting to start.
    * The slot exists when this returns and `write` runs later (never synchronously), so the
-   * caller may still update what `write` will read.
+   * caller may still update what `write` will read. A write that reads the record later than its
+   * start (the JSON-file store: when its index row commits) is given `taken`, and changes keep
+   * joining it until it calls that; any other write has taken what it writes when it starts.
    */
-  enqueue(id: string, write: () => Promise<void>): Promise<void> {
+  enqueue(id: string, write: (taken: () => void) => Promise<void>, late = false): Promise<void> {
     let slot = this.slots.get(id);
     if (!slot) {
       slot = { tail: Promise.resolve(), queued: null, pending: 0 };
@@ -48,13 +50,17 @@ export class WriteQueue {
     }
     if (slot.queued) return slot.queued;
     const s = slot;
-    const run = s.tail.then(() => {
-      s.queued = null;
-      return write();
+    const taken = () => {
+      if (s.queued === run) s.queued = null;
+    };
+    const run: Promise<void> = s.tail.then(() => {
+      if (!late) taken();
+      return write(taken);
     });
     s.queued = run;
     s.pending++;
     const settle = () => {
+      taken();
       s.pending--;
       if (s.pending === 0 && !s.queued) this.slots.delete(id);
       this.settled();

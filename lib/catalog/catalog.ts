@@ -6,7 +6,7 @@
 
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
-import type { Failure, Result } from '../errors/result.ts';
+import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import type { ArgSpec } from './arg-spec.ts';
 import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from './text-args.ts';
 
@@ -127,24 +127,22 @@ export class Catalog {
   /**
    * Checks arguments against a capability's specs; unknown arguments are refused. The checked
    * arguments hold only the given values: an optional argument sent as null is left out, so `run`
-   * sees it absent (the type `capability()` derives says so).
+   * sees it absent (the type `capability()` derives says so). A refusal is BAD_ARGS naming the
+   * argument (`field`), when it is one argument's fault.
    */
-  checkArgs(
-    cap: Capability,
-    args: unknown,
-  ): { ok: true; args: Record<string, unknown> } | { ok: false; message: string } {
+  checkArgs(cap: Capability, args: unknown): Result<Record<string, unknown>, Failure<'BAD_ARGS'>> {
     if (args === undefined || args === null) args = {};
     if (typeof args !== 'object' || Array.isArray(args))
-      return { ok: false, message: 'args must be an object' };
+      return fail('BAD_ARGS', 'args must be an object', 'args');
     const given = args as Record<string, unknown>;
     for (const name of Object.keys(given))
-      if (!(name in cap.args)) return { ok: false, message: `unknown argument ${name}` };
+      if (!(name in cap.args)) return fail('BAD_ARGS', `unknown argument ${name}`, name);
     const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];
       if (v === undefined || v === null) {
         if (spec.required)
-          return { ok: false, message: `missing argument ${name}: ${spec.description}` };
+          return fail('BAD_ARGS', `missing argument ${name}: ${spec.description}`, name);
         continue;
       }
       const okType =
@@ -155,12 +153,12 @@ export class Catalog {
             : spec.type === 'integer'
               ? Number.isInteger(v)
               : typeof v === 'number' && Number.isFinite(v);
-      if (!okType) return { ok: false, message: `argument ${name} must be a ${spec.type}` };
+      if (!okType) return fail('BAD_ARGS', `argument ${name} must be a ${spec.type}`, name);
       if (spec.enum && !spec.enum.includes(v as string))
-        return { ok: false, message: `argument ${name} must be one of ${spec.enum.join(', ')}` };
+        return fail('BAD_ARGS', `argument ${name} must be one of ${spec.enum.join(', ')}`, name);
       checked[name] = v;
     }
-    return { ok: true, args: checked };
+    return ok(checked);
   }
 
   /**
@@ -186,8 +184,8 @@ export class Catalog {
         },
       };
     const checked = this.checkArgs(cap, args);
-    if (!checked.ok) return { ok: false, error: { code: 'BAD_ARGS', message: checked.message } };
-    const answer = await cap.run(checked.args, signal, context);
+    if (!checked.ok) return checked;
+    const answer = await cap.run(checked.result, signal, context);
     const settled = settledOf(answer);
     if (!settled.ok) return settled;
     const summary = summarizeSafely(cap, settled.result);

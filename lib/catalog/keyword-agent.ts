@@ -58,12 +58,12 @@ async function runWith(
   const checked = catalog.checkArgs(cap, args);
   if (!checked.ok) {
     ctx.requireInput(
-      `${cap.id}: ${checked.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`,
+      `${cap.id}: ${checked.error.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`,
     );
     return;
   }
   ctx.working(`Calling ${cap.id}`);
-  const r = await catalog.invoke(cap.id, checked.args, ctx.signal, { caller: ctx.caller });
+  const r = await catalog.invoke(cap.id, checked.result, ctx.signal, { caller: ctx.caller });
   if (!r.ok) {
     ctx.status('failed', failureParts(r.error));
     return;

@@ -50,11 +50,11 @@ export function parseMessage(text: string): Parsed {
       id: null,
       error: rpcError(
         RPC.PARSE_ERROR,
-        parsed.message,
-        parsed.code === 'BODY_TOO_DEEP' ? 'BODY_TOO_DEEP' : 'MCP_BAD_JSON',
+        parsed.error.message,
+        parsed.error.code === 'BODY_TOO_DEEP' ? 'BODY_TOO_DEEP' : 'MCP_BAD_JSON',
       ),
     };
-  const v = parsed.value;
+  const v = parsed.result;
   if (Array.isArray(v))
     return {
       ok: false,

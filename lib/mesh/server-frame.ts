@@ -238,13 +238,15 @@ export function parseServerFrame(
   if (!parsed.ok)
     return fail(
       'A2A_INVALID_FRAME',
-      parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON',
+      parsed.error.code === 'BODY_TOO_DEEP'
+        ? `frame ${parsed.error.message}`
+        : 'frame is not valid JSON',
     );
-  if (!isObj(parsed.value)) return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');
-  const f = frame(parsed.value);
+  if (!isObj(parsed.result)) return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');
+  const f = frame(parsed.result);
   if (!isBad(f)) return ok(f);
   // A malformed answer to a request still names it, so that send fails now instead of hanging.
-  const requestId = parsed.value.requestId;
+  const requestId = parsed.result.requestId;
   return isStr(requestId, MAX_ID)
     ? { ...fail('A2A_INVALID_FRAME', f.bad), requestId }
     : fail('A2A_INVALID_FRAME', f.bad);

@@ -132,9 +132,11 @@ export function parseClientFrame(
   if (!parsed.ok)
     return fail(
       'invalid_frame',
-      parsed.code === 'BODY_TOO_DEEP' ? `frame ${parsed.message}` : 'frame is not valid JSON',
+      parsed.error.code === 'BODY_TOO_DEEP'
+        ? `frame ${parsed.error.message}`
+        : 'frame is not valid JSON',
     );
-  const v = parsed.value;
+  const v = parsed.result;
   if (!v || typeof v !== 'object' || Array.isArray(v))
     return fail('invalid_frame', 'frame must be a JSON object');
   const f = v as Record<string, unknown>;

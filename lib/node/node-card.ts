@@ -7,6 +7,7 @@
 import type { AccessPolicy } from '../auth/access.ts';
 import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
 import { type CardKey, cardKeyOf, JWKS_PATH, jwks, signCard } from '../a2a/card-signature.ts';
+import type { AgentCard } from '../a2a/card-types.ts';
 import type { NodeDefinition, NodeOptions } from './node-types.ts';
 
 export interface NodeCardOptions {
@@ -23,7 +24,7 @@ export interface NodeCard {
   /** The card's HTTP answer to `req` (conditional requests, cache headers). */
   respond(req: Request): Response;
   /** The card as currently served. */
-  json(): Record<string, unknown>;
+  json(): AgentCard;
   /** The JWKS: the current key and, during a rotation, the one it replaced. */
   publishedKeys(): ReturnType<typeof jwks>;
   rotate(next: CardKey): void;
@@ -76,7 +77,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
   // header: a signed card must not carry an address a caller chose).
   let cardKey = opts.cardKeys?.current ?? cardKeyOf(crypto.getRandomValues(new Uint8Array(32)));
   let retiredKeys = [...(opts.cardKeys?.previous ?? [])];
-  const signer = (key: CardKey) => (card: Record<string, unknown>) =>
+  const signer = (key: CardKey) => (card: AgentCard) =>
     signCard(card, key, `${baseUrlOf(host, advertisedPort, opts.publicUrl)}${JWKS_PATH}`);
   const cards = new CardServer(cardFor(advertisedPort), opts.now, signer(cardKey));
   const rebuild = () => cards.update(cardFor(advertisedPort), opts.now);

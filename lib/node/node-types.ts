@@ -4,6 +4,7 @@
  * `createNode` (lib/node/create-node.ts) returns.
  */
 
+import type { AgentCard } from '../a2a/card-types.ts';
 import type { AnyElysia } from 'elysia';
 import type { AnonymousAccess, Authenticate } from '../auth/access.ts';
 import type { TokenBook } from '../auth/tokens.ts';
@@ -138,7 +139,7 @@ export interface NodeApp {
   markShuttingDown(): void;
   push: WebhookSender | undefined;
   /** The card as currently served. */
-  card(): Record<string, unknown>;
+  card(): AgentCard;
   /**
    * Signs the card with a new key from now on; the key it replaces stays in the JWKS (a client
    * may hold a card signed with it for the card's max-age).

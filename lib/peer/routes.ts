@@ -134,10 +134,10 @@ async function admit(
   }
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
-    return parsed.code === 'BODY_TOO_DEEP'
-      ? peerError('BODY_TOO_DEEP', parsed.message)
+    return parsed.error.code === 'BODY_TOO_DEEP'
+      ? peerError('BODY_TOO_DEEP', parsed.error.message)
       : peerError('PEER_BAD_REQUEST', 'body is not JSON');
-  const body = parsed.value;
+  const body = parsed.result;
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };

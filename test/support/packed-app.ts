@@ -11,11 +11,12 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dir, '../..');
@@ -42,23 +43,62 @@ export async function run(
 }
 
 let packed: Promise<string> | undefined;
-let packDir: string | undefined;
 
-/** The tarball `bun pm pack` made of this checkout: made on the first call of the run. */
+/**
+ * Where made tarballs are kept between files and runs: test files run isolated (one module state
+ * each, in parallel workers), and a pack builds the declarations with tsc (~14 s of CPU), so the
+ * tarball of one content is made once. At most `KEPT_TARBALLS` are kept, the newest.
+ */
+const CACHE = join(ROOT, 'node_modules', '.cache', 'lume-a2a-packed');
+const KEPT_TARBALLS = 2;
+
+/** A hash of everything `bun pm pack` reads: the manifest, the build's configs and the packed files. */
+function contentHash(): string {
+  const h = new Bun.CryptoHasher('sha256');
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    files: string[];
+  };
+  const inputs = ['package.json', 'tsconfig.json', 'tsconfig.types.json', 'README.md'];
+  for (const entry of manifest.files.filter((f) => !f.startsWith('dist/')))
+    inputs.push(...new Bun.Glob(`${entry}{,/**/*}`).scanSync({ cwd: ROOT, onlyFiles: true }));
+  for (const f of [...new Set(inputs)].sort()) {
+    if (!existsSync(join(ROOT, f))) continue;
+    h.update(f);
+    h.update(readFileSync(join(ROOT, f)));
+  }
+  return h.digest('hex').slice(0, 32);
+}
+
+/** The tarball `bun pm pack` makes of this checkout: made once per content, then reused. */
 export function packedTarball(): Promise<string> {
   packed ??= (async () => {
-    const dir = (packDir = mkdtempSync(join(tmpdir(), 'lume-a2a-tarball-')));
-    const r = await run(['bun', 'pm', 'pack', '--destination', dir], ROOT);
-    if (r.code !== 0) throw new Error(`bun pm pack failed: ${r.err}`);
-    return join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz'))!);
+    const target = join(CACHE, `${contentHash()}.tgz`);
+    if (existsSync(target)) return target;
+    mkdirSync(CACHE, { recursive: true });
+    // Packed beside the cache (the same file system), so the tarball can be renamed into it.
+    const dir = mkdtempSync(join(CACHE, 'packing-'));
+    try {
+      const r = await run(['bun', 'pm', 'pack', '--destination', dir], ROOT);
+      if (r.code !== 0) throw new Error(`bun pm pack failed: ${r.err}`);
+      // A rename is atomic: a file packing at the same moment finds a whole tarball or none.
+      renameSync(join(dir, readdirSync(dir).find((f) => f.endsWith('.tgz'))!), target);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const older = readdirSync(CACHE)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((f) => ({ f, at: statSync(join(CACHE, f)).mtimeMs }))
+      .sort((a, b) => b.at - a.at)
+      .slice(KEPT_TARBALLS);
+    for (const { f } of older) rmSync(join(CACHE, f), { force: true });
+    return target;
   })();
   return packed;
 }
 
-/** Removes the tarball (the preload calls it once the run's files are done). */
+/** Forgets the run's tarball (the preload calls it once a file is done); the cache keeps it. */
 export function removePackedTarball(): void {
-  if (packDir) rmSync(packDir, { recursive: true, force: true });
-  packDir = packed = undefined;
+  packed = undefined;
 }
 
 /** The app folder must be outside the repository (what a user's app is). */

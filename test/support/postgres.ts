@@ -5,6 +5,7 @@
  * runs as the unprivileged `postgres` user Debian's package creates, since PostgreSQL refuses root.
  */
 
+import { reservePorts } from './ports.ts';
 import {
   chmodSync,
   chownSync,
@@ -38,12 +39,7 @@ export function postgresBinDir(): string | undefined {
   return versions[0] ? join(root, versions[0], 'bin') : undefined;
 }
 
-function freePort(): number {
-  const probe = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
-}
+const freePort = (): number => reservePorts(1)[0]!;
 
 async function run(argv: string[], asUser: string | undefined): Promise<void> {
   const cmd = asUser ? ['runuser', '-u', asUser, '--', ...argv] : argv;

@@ -4,6 +4,7 @@
  * waits on a condition (each check a real look at the process table or a real request).
  */
 
+import { reservePorts } from './ports.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { procStatFields } from '../../lib/proc-stat.ts';
@@ -11,14 +12,9 @@ import { writeTestToken } from './node.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');
 
-/** Ports the OS says are free right now. */
+/** Loopback ports free right now, from below the ephemeral range (support/ports.ts). */
 export function freePorts(n: number): number[] {
-  const servers = Array.from({ length: n }, () =>
-    Bun.serve({ port: 0, fetch: () => new Response() }),
-  );
-  const ports = servers.map((s) => s.port!);
-  servers.forEach((s) => s.stop(true));
-  return ports;
+  return reservePorts(n);
 }
 
 export interface FleetMember {
