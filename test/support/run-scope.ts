@@ -26,9 +26,38 @@ function runParent(): string {
   }
 }
 
-/** Makes the run's folder and routes `os.tmpdir()` (here and in children) to it. */
+/** Chosen once, before a scope routes `TMPDIR` to itself (a worker opens one scope per file). */
+const PARENT = runParent();
+
+/**
+ * Removes the scopes of test processes that are gone. A `--parallel` worker is ended without its
+ * hooks running, so the (empty) scope it opened for a next file stays; the next run sweeps it.
+ */
+function sweepScopesOfGoneProcesses(): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(PARENT);
+  } catch {}
+  for (const name of names) {
+    const pid = Number(/^lume-a2a-run-(\d+)-/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    rmSync(join(PARENT, name), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Makes the run's folder (named with this process's id) and routes `os.tmpdir()` (here and in children) to it. */
 export function openRunScope(): string {
-  const root = mkdtempSync(join(runParent(), 'lume-a2a-run-'));
+  sweepScopesOfGoneProcesses();
+  const root = mkdtempSync(join(PARENT, `lume-a2a-run-${process.pid}-`));
   process.env.TMPDIR = root;
   return root;
 }
