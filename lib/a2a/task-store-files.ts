@@ -19,6 +19,7 @@ import { TaskIndex } from './task-index.ts';
 import {
   decodeToken,
   encodeToken,
+  hardBound,
   isTaskId,
   type TaskRecord,
   type TaskStore,
@@ -60,6 +61,8 @@ export class FileTaskStore implements TaskStore {
   /** Ids being deleted by retention: already gone for readers. */
   private readonly deleting = new Set<string>();
   private stored: number;
+  /** New tasks saved whose first write has not landed: they count against the hard bound. */
+  private readonly creating = new Set<string>();
   private pruning = false;
   /** Resolves when the retention step under way has removed its files. */
   private pruned: Promise<void> = Promise.resolve();
@@ -103,6 +106,10 @@ export class FileTaskStore implements TaskStore {
     return this.stored;
   }
 
+  hasRoom(pending: () => number): boolean {
+    return this.stored + this.creating.size + pending() < hardBound(this.maxStored);
+  }
+
   /** What the in-memory cache holds now: records and their stored bytes. */
   get cached(): { entries: number; bytes: number } {
     return this.cache.stats;
@@ -137,6 +144,7 @@ export class FileTaskStore implements TaskStore {
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
+    if (!this.onDisk.has(rec)) this.creating.add(id);
     const written = this.writes.enqueue(id, (taken) => this.writeFile(id, taken), true);
     // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
@@ -225,7 +233,10 @@ export class FileTaskStore implements TaskStore {
    */
   private async writeFile(id: string, taken: () => void): Promise<void> {
     let rec = this.cache.peek(id);
-    if (!rec) return taken();
+    if (!rec) {
+      this.creating.delete(id);
+      return taken();
+    }
     let body = '';
     let key = indexKey(rec);
     // The record's state now: the row and the file say the same, and later changes wait for the next write.
@@ -265,6 +276,8 @@ export class FileTaskStore implements TaskStore {
     } catch (e) {
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
       throw e;
+    } finally {
+      this.creating.delete(id);
     }
   }
 
