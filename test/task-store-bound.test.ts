@@ -197,11 +197,11 @@ describe.each(backends)('the task store bound on $name', (backend) => {
     });
     try {
       const answers = await Promise.all(
-        Array.from({ length: BOUND + 4 }, () => send(n.url, 'hold')),
+        Array.from({ length: BOUND + 15 }, () => send(n.url, 'hold')),
       );
       const accepted = answers.filter((a) => a.result);
       const refused = answers.filter((a) => a.error?.data?.[0]?.reason === 'TASK_STORE_FULL');
-      expect([accepted.length, refused.length]).toEqual([BOUND, 4]);
+      expect([accepted.length, refused.length]).toEqual([BOUND, 15]);
       await n.node.store.flush();
       expect(await n.node.store.count()).toBe(BOUND);
     } finally {

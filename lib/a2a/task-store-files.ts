@@ -64,6 +64,8 @@ export class FileTaskStore implements TaskStore {
   /** New tasks saved whose first write has not landed: they count against the hard bound. */
   private readonly creating = new Set<string>();
   private pruning = false;
+  /** The last retention step past the count found no terminal task, and nothing was written since. */
+  private nothingToPrune = false;
   /** Resolves when the retention step under way has removed its files. */
   private pruned: Promise<void> = Promise.resolve();
   private closed = false;
@@ -106,8 +108,19 @@ export class FileTaskStore implements TaskStore {
     return this.stored;
   }
 
-  hasRoom(pending: () => number): boolean {
-    return this.stored + this.creating.size + pending() < hardBound(this.maxStored);
+  hasRoom(pending: () => number): boolean | Promise<boolean> {
+    const fits = () => this.stored + this.creating.size + pending() < hardBound(this.maxStored);
+    if (fits()) return true;
+    // At the bound: a retention step under way is waited for and followed by the next; otherwise
+    // one runs now, unless the last found nothing terminal and nothing was written since (a store
+    // full of tasks in progress refuses without touching the index).
+    if (this.pruning)
+      return this.pruned.then(() => {
+        this.prune();
+        return fits();
+      });
+    if (!this.nothingToPrune) this.prune();
+    return fits();
   }
 
   /** What the in-memory cache holds now: records and their stored bytes. */
@@ -283,6 +296,7 @@ export class FileTaskStore implements TaskStore {
 
   /** After each write: trim the cache, and start retention once the count passes its bound. */
   private settled(): void {
+    this.nothingToPrune = false;
     this.cache.trim();
     if (this.stored > this.maxStored && !this.pruning) setImmediate(() => this.prune());
   }
@@ -299,6 +313,7 @@ export class FileTaskStore implements TaskStore {
       excess > 0
         ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
         : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
+    if (excess > 0 && !ids.length) this.nothingToPrune = true;
     ids = ids.filter((id) => !this.writes.has(id));
     if (!ids.length) return 0;
     this.pruning = true;
