@@ -33,7 +33,7 @@ const encode = (type: string, value: unknown) =>
 const decode = (type: string, bytes: Uint8Array) => {
   const r = decodeMessage(A2A_SCHEMA, `lf.a2a.v1.${type}`, bytes);
   if (!r.ok) throw new Error(r.error.message);
-  return r.value as any;
+  return r.result as any;
 };
 const send = (prefix: string, extra: Record<string, unknown> = {}) =>
   encode('SendMessageRequest', {

@@ -76,7 +76,7 @@ describe('known encodings made by protoc', () => {
     test(`${c.name}: decodes to its ProtoJSON and encodes back to the same bytes`, () => {
       const bytes = bin(c.name);
       const got = decodeMessage(A2A_SCHEMA, c.type, bytes);
-      expect(got.ok && JSON.parse(JSON.stringify(got.value))).toEqual(c.json);
+      expect(got.ok && JSON.parse(JSON.stringify(got.result))).toEqual(c.json);
       expect(hex(encodeMessage(A2A_SCHEMA, c.type, c.json))).toBe(hex(bytes));
     });
 
@@ -142,7 +142,7 @@ describe('hostile bytes', () => {
       ...Array(8).fill(7),
       ...lenField(2, [0x74, 0x2d, 0x31]),
     ];
-    expect(decode('GetTaskRequest', bytes)).toEqual({ ok: true, value: { id: 't-1' } });
+    expect(decode('GetTaskRequest', bytes)).toEqual({ ok: true, result: { id: 't-1' } });
     // Unknown members of a value on the way out are not encoded either.
     expect(
       hex(encodeMessage(A2A_SCHEMA, 'lf.a2a.v1.GetTaskRequest', { id: 't-1', extra: 1 })),

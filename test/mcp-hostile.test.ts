@@ -291,14 +291,14 @@ describe('the session table (in process)', () => {
     const listening = sessions.open('anonymous', '2025-11-25', 't');
     const quiet = sessions.open('anonymous', '2025-11-25', 't');
     if (!listening.ok || !quiet.ok) throw new Error('sessions were refused');
-    const stream = sessions.openStream(listening.session)!;
+    const stream = sessions.openStream(listening.result)!;
     now = 5_000;
     sessions.sweep();
-    expect(sessions.find(listening.session.id, 'anonymous')).toBe(listening.session);
-    expect(sessions.find(quiet.session.id, 'anonymous')).toBeUndefined();
+    expect(sessions.find(listening.result.id, 'anonymous')).toBe(listening.result);
+    expect(sessions.find(quiet.result.id, 'anonymous')).toBeUndefined();
     stream.close();
     now = 10_000;
-    expect(sessions.find(listening.session.id, 'anonymous')).toBeUndefined();
+    expect(sessions.find(listening.result.id, 'anonymous')).toBeUndefined();
   });
 
   test("one principal's sessions are capped: its least recently used one ends, nobody else's", async () => {

@@ -9,7 +9,7 @@
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Principal } from '../../lib/auth/principal.ts';
+import type { AuthOutcome } from '../../lib/auth/access.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { JOIN_ERRORS, type JoinErrorCode } from '../../lib/errors/join.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
@@ -33,9 +33,7 @@ export interface JoinServiceOptions {
   /** Loads the hub's ring again after it changed. */
   reload: () => Promise<void>;
   /** Who sent the request: only a bearer token's principal may join a node. */
-  authenticate: (
-    req: Request,
-  ) => { ok: true; principal: Principal } | { ok: false; message: string };
+  authenticate: (req: Request) => AuthOutcome;
   log: Log;
   fetch?: typeof fetch;
   timeoutMs?: number;
@@ -178,8 +176,8 @@ export function createJoinService(o: JoinServiceOptions) {
         );
       // 1. A principal's token, before anything is read or written.
       const who = o.authenticate(req);
-      if (!who.ok) return refuse('UNAUTHENTICATED', who.message);
-      if (who.principal.kind !== 'token') return refuse('UNAUTHENTICATED');
+      if (!who.ok) return refuse('UNAUTHENTICATED', who.error.message);
+      if (who.result.kind !== 'token') return refuse('UNAUTHENTICATED');
       // 2. What the node presents, signed with the key it presents.
       const bytes = await readBodyBytes(req, MAX_BODY).catch(() => undefined);
       if (!bytes) return refuse('JOIN_BAD_REQUEST', `the body must be under ${MAX_BODY} bytes`);
@@ -203,7 +201,7 @@ export function createJoinService(o: JoinServiceOptions) {
       // 4. One join at a time decides and writes.
       if (waiting >= maxWaiting) return refuse('JOIN_BUSY');
       return serialized(() =>
-        admit(p, who.principal.kind === 'token' ? who.principal.name : '', checked.role),
+        admit(p, who.result.kind === 'token' ? who.result.name : '', checked.role),
       );
     },
     /**

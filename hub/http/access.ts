@@ -18,6 +18,7 @@ import {
 } from '../../lib/auth/access.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
+import { fail, ok } from '../../lib/errors/result.ts';
 import { cookieValues, sessionCookieName, sessionKeyOf, SessionTable } from './sessions.ts';
 
 export interface HubAccessOptions {
@@ -128,17 +129,17 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (token !== undefined) {
       const name = token === null ? undefined : opts.tokens?.verify(token);
       return name === undefined
-        ? { ok: false, message: 'The bearer token is not valid here' }
-        : { ok: true, principal: { kind: 'token', name } };
+        ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
+        : ok({ kind: 'token', name });
     }
     // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
     const key = sessionKeyOf(req);
     if (key !== null)
       for (const secret of cookieValues(req, cookieName)) {
         const name = sessions.lookup(secret, key);
-        if (name) return { ok: true, principal: { kind: 'session', name } };
+        if (name) return ok({ kind: 'session', name });
       }
-    return { ok: true, principal: ANONYMOUS };
+    return ok(ANONYMOUS);
   }
 
   function sessionByCookie(req: Request): string | undefined {
@@ -150,44 +151,17 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
   }
 
   function admit(req: Request): Response | Admitted {
-    const url = new URL(req.url);
-    const path = url.pathname;
-    // 1. DNS rebinding: a page on a name that resolves here still sends its own name as Host.
-    const host = req.headers.get('host')?.toLowerCase();
-    if (host !== undefined && !hosts.has(host))
-      return refusal(
-        'FORBIDDEN_HOST',
-        `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`,
-      );
-    // 2. Browsers say where a request comes from; another site gets nothing but the public reads,
-    // and a link from there to the console opens the sign-in page (a 403 would be a dead end).
-    if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) {
-      if ((req.method === 'GET' || req.method === 'HEAD') && SIGN_IN_PAGES.has(path))
-        return { caller: ANONYMOUS, crossSiteNavigation: true };
-      return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
-    }
-    // 3. Anything that changes state, and the WebSocket upgrade, from a browser must come from the hub's own pages.
-    const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
-    const origin = req.headers.get('origin');
-    if ((!SAFE_METHODS.has(req.method) || upgrade) && origin !== null && !origins.has(origin))
-      return refusal('FORBIDDEN_ORIGIN', 'requests from another origin may only read');
-    // 4. A POST body is JSON: a form or text/plain body (what a page elsewhere can send without asking) is refused.
-    if (!SAFE_METHODS.has(req.method) && hasBody(req) && !FORM_PATHS.has(path)) {
-      const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-      if (!JSON_TYPES.has(type))
-        return refusal(
-          'NOT_JSON',
-          `send application/json, not ${type.slice(0, 64) || 'a body without a Content-Type'}`,
-        );
-    }
+    const path = new URL(req.url).pathname;
+    const boundary = boundaryRefusal(req, path, hosts, origins);
+    if (boundary) return boundary;
     // 5. Who is asking. The A2A routes answer their own refusals in their protocol's shape.
     if (isA2APath(path)) return { caller: ANONYMOUS };
     const who = authenticate(req);
     if (!who.ok)
-      return refusal('UNAUTHENTICATED', who.message, {
+      return refusal('UNAUTHENTICATED', who.error.message, {
         'www-authenticate': 'Bearer realm="lume-a2a"',
       });
-    const caller = who.principal;
+    const caller = who.result;
     if (!isAuthenticated(caller)) {
       if (MESH_PROTECTED.test(path) && requireLogin)
         return Response.json(
@@ -215,6 +189,47 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     sessionByCookie,
     origins: () => [...origins],
   };
+}
+
+/**
+ * Steps 1 to 4 of `admit`, the browser's boundary: the Host the hub answers to, another site's
+ * requests, another origin's writes and upgrades, and non-JSON bodies. Undefined lets it through.
+ */
+function boundaryRefusal(
+  req: Request,
+  path: string,
+  hosts: Set<string>,
+  origins: Set<string>,
+): Response | Admitted | undefined {
+  // 1. DNS rebinding: a page on a name that resolves here still sends its own name as Host.
+  const host = req.headers.get('host')?.toLowerCase();
+  if (host !== undefined && !hosts.has(host))
+    return refusal(
+      'FORBIDDEN_HOST',
+      `this hub answers to ${[...hosts].join(', ')}; set HUB_PUBLIC_ORIGIN to serve another name`,
+    );
+  // 2. Browsers say where a request comes from; another site gets nothing but the public reads,
+  // and a link from there to the console opens the sign-in page (a 403 would be a dead end).
+  if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) {
+    if ((req.method === 'GET' || req.method === 'HEAD') && SIGN_IN_PAGES.has(path))
+      return { caller: ANONYMOUS, crossSiteNavigation: true };
+    return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');
+  }
+  // 3. Anything that changes state, and the WebSocket upgrade, from a browser must come from the hub's own pages.
+  const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
+  const origin = req.headers.get('origin');
+  if ((!SAFE_METHODS.has(req.method) || upgrade) && origin !== null && !origins.has(origin))
+    return refusal('FORBIDDEN_ORIGIN', 'requests from another origin may only read');
+  // 4. A POST body is JSON: a form or text/plain body (what a page elsewhere can send without asking) is refused.
+  if (!SAFE_METHODS.has(req.method) && hasBody(req) && !FORM_PATHS.has(path)) {
+    const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!JSON_TYPES.has(type))
+      return refusal(
+        'NOT_JSON',
+        `send application/json, not ${type.slice(0, 64) || 'a body without a Content-Type'}`,
+      );
+  }
+  return undefined;
 }
 
 /** Whether a request carries a body (a declared length above zero, or a chunked one). */

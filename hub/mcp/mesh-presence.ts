@@ -38,6 +38,25 @@ interface Presence {
   tools: AgentTool[];
 }
 
+/** A message the session's presence received, told to its MCP client as a log notification. */
+function notifyInbound(
+  sessions: McpMeshDeps['sessions'],
+  session: McpSession,
+  m: InboundMessage,
+): void {
+  sessions.notify(session, 'notifications/message', {
+    level: 'info',
+    logger: 'mesh',
+    data: {
+      ref: m.message.messageRef,
+      from: m.message.from.name,
+      to: m.message.target.type === 'agent' ? m.message.target.name : '*',
+      text: m.text.slice(0, 16_000),
+      ...(m.message.replyTo ? { replyTo: m.message.replyTo } : {}),
+    },
+  });
+}
+
 export function createMcpMesh(deps: McpMeshDeps) {
   const tokens = new WeakMap<McpSession, string>();
   const presences = new WeakMap<McpSession, Promise<Presence | ToolResult>>();
@@ -62,19 +81,8 @@ export function createMcpMesh(deps: McpMeshDeps) {
     return reader.tools;
   }
 
-  function inbound(session: McpSession, m: InboundMessage): void {
-    deps.sessions.notify(session, 'notifications/message', {
-      level: 'info',
-      logger: 'mesh',
-      data: {
-        ref: m.message.messageRef,
-        from: m.message.from.name,
-        to: m.message.target.type === 'agent' ? m.message.target.name : '*',
-        text: m.text.slice(0, 16_000),
-        ...(m.message.replyTo ? { replyTo: m.message.replyTo } : {}),
-      },
-    });
-  }
+  const inbound = (session: McpSession, m: InboundMessage) =>
+    notifyInbound(deps.sessions, session, m);
 
   async function join(
     session: McpSession,
@@ -102,7 +110,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
     const joined = await joinUnderName(client, session.id, deps.project, caller.name);
     if (joined.ok) return { client, tools: meshTools(presenceActor(client, session.id)) };
     leave();
-    return errorResult('MCP_NO_MESH', joined.message);
+    return errorResult('MCP_NO_MESH', joined.error.message);
   }
 
   return {

@@ -79,10 +79,10 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
     const url = o.hubUrl();
     if (!url) return failed('CONSOLE_MESH_UNAVAILABLE', 'the hub is not listening yet');
     const r = await joinUnderName(meshClient(url), key, project, caller.name);
-    if (r.ok) return { ok: true, result: r.name };
+    if (r.ok) return r;
     // A failed join is not kept: the next send tries again.
     release(key);
-    return failed('CONSOLE_MESH_UNAVAILABLE', r.message);
+    return failed('CONSOLE_MESH_UNAVAILABLE', r.error.message);
   }
 
   return {

@@ -80,6 +80,53 @@ interface AskDeps {
   fallbackCatalog?: () => Promise<CatalogTool[]>;
 }
 
+/** What each planned call gave: the facts it found, and every call with its outcome. */
+function outcomesOf(
+  calls: {
+    p: PlannedCall;
+    r:
+      | { ok: true; result: unknown; summary?: string; traceId?: number }
+      | { ok: false; error: { code: string }; traceId?: number };
+  }[],
+): { facts: AskFact[]; tried: AskAnswer['tried'] } {
+  const facts: AskFact[] = [];
+  const tried: AskAnswer['tried'] = [];
+  for (const { p, r } of calls) {
+    const trace = r.traceId !== undefined ? { traceId: r.traceId } : {};
+    if (!r.ok) {
+      tried.push({
+        node: p.node,
+        tool: p.tool,
+        score: p.score,
+        outcome: 'failed',
+        errorCode: r.error.code,
+        ...trace,
+      });
+      continue;
+    }
+    const empty =
+      r.result === null ||
+      r.result === undefined ||
+      (typeof r.result === 'object' && Object.keys(r.result).length === 0);
+    tried.push({
+      node: p.node,
+      tool: p.tool,
+      score: p.score,
+      outcome: empty ? 'empty' : 'ok',
+      ...trace,
+    });
+    if (!empty)
+      facts.push({
+        node: p.node,
+        tool: p.tool,
+        summary: r.summary ?? describe(r.result),
+        result: r.result,
+        ...trace,
+      });
+  }
+  return { facts, tried };
+}
+
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
 export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
   const loaded = await loadCatalog(deps.invoker, deps.fallbackCatalog);
@@ -134,41 +181,7 @@ export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
       ? own.invoke(p.tool, p.args)
       : deps.invoker.invoke(p.node, p.tool, p.args);
   const calls = await Promise.all(plan.map(async (p) => ({ p, r: await run(p) })));
-  const facts: AskFact[] = [];
-  const tried: AskAnswer['tried'] = [];
-  for (const { p, r } of calls) {
-    const trace = r.traceId !== undefined ? { traceId: r.traceId } : {};
-    if (!r.ok) {
-      tried.push({
-        node: p.node,
-        tool: p.tool,
-        score: p.score,
-        outcome: 'failed',
-        errorCode: r.error.code,
-        ...trace,
-      });
-      continue;
-    }
-    const empty =
-      r.result === null ||
-      r.result === undefined ||
-      (typeof r.result === 'object' && Object.keys(r.result).length === 0);
-    tried.push({
-      node: p.node,
-      tool: p.tool,
-      score: p.score,
-      outcome: empty ? 'empty' : 'ok',
-      ...trace,
-    });
-    if (!empty)
-      facts.push({
-        node: p.node,
-        tool: p.tool,
-        summary: r.summary ?? describe(r.result),
-        result: r.result,
-        ...trace,
-      });
-  }
+  const { facts, tried } = outcomesOf(calls);
   if (!facts.length)
     return {
       ...base,

@@ -27,6 +27,42 @@ export type EntityResolution = {
   usccCheck?: UsccCheck;
 };
 
+/** The records a name matches: crm companies, and scanner stocks (as the crm record carrying their code, or alone). */
+function byName(ix: EntityIndex, name: string): EntityCandidate[] {
+  const words = tokens(name).filter((w) => !LEGAL.has(w));
+  const byRecord = ix.companies
+    .filter((c) => nameMatches(words, c.name))
+    .map((c) => fromRecord(ix, c));
+  // A scanner name points at the crm record carrying its code, or stands alone.
+  const byStock = ix.stocks
+    .filter((s) => nameMatches(words, s.name))
+    .map((s) => {
+      const carrier = ix.companies.find((c) => c.stockCode === s.code);
+      return carrier ? fromRecord(ix, carrier) : fromStock(s);
+    });
+  return [...new Map([...byRecord, ...byStock].map((c) => [keyOf(c), c])).values()];
+}
+
+/** The entity a single confirmed candidate names, and how it is listed on scanner. */
+function matchedEntity(ix: EntityIndex, only: EntityCandidate) {
+  const rec = ix.companies.find((c) => c.id === only.crmId)!;
+  const entity: Entity = {
+    uscc: rec.uscc!,
+    name: rec.name,
+    crmId: rec.id,
+    industry: rec.industry,
+    city: rec.city,
+    stockCode: rec.stockCode,
+    stockName: only.stockName,
+  };
+  const listing = !rec.stockCode
+    ? 'unlisted'
+    : only.onScanner
+      ? `listed on scanner as ${only.stockName} ${rec.stockCode}`
+      : `its stock code ${rec.stockCode} is not on scanner`;
+  return { rec, entity, listing };
+}
+
 /** Resolves against an index already read (pure). */
 export function resolveInIndex(
   ix: EntityIndex,
@@ -70,21 +106,8 @@ export function resolveInIndex(
       `neither crm nor scanner knows stock code ${q.code}`,
     );
   }
-  if (q.name) {
-    const words = tokens(q.name).filter((w) => !LEGAL.has(w));
-    const byRecord = ix.companies
-      .filter((c) => nameMatches(words, c.name))
-      .map((c) => fromRecord(ix, c));
-    // A scanner name points at the crm record carrying its code, or stands alone.
-    const byStock = ix.stocks
-      .filter((s) => nameMatches(words, s.name))
-      .map((s) => {
-        const carrier = ix.companies.find((c) => c.stockCode === s.code);
-        return carrier ? fromRecord(ix, carrier) : fromStock(s);
-      });
-    const unique = [...new Map([...byRecord, ...byStock].map((c) => [keyOf(c), c])).values()];
-    add('name', unique, `no crm company or scanner stock is named "${q.name}"`);
-  }
+  if (q.name)
+    add('name', byName(ix, q.name), `no crm company or scanner stock is named "${q.name}"`);
   const all = [...found.values()];
   const result = (
     status: EntityResolution['status'],
@@ -125,21 +148,7 @@ export function resolveInIndex(
     );
   if (only.unconfirmed)
     return result('unmatched', `not confirmed as an entity: ${only.unconfirmed}`, inter);
-  const rec = ix.companies.find((c) => c.id === only.crmId)!;
-  const entity: Entity = {
-    uscc: rec.uscc!,
-    name: rec.name,
-    crmId: rec.id,
-    industry: rec.industry,
-    city: rec.city,
-    stockCode: rec.stockCode,
-    stockName: only.stockName,
-  };
-  const listing = !rec.stockCode
-    ? 'unlisted'
-    : only.onScanner
-      ? `listed on scanner as ${only.stockName} ${rec.stockCode}`
-      : `its stock code ${rec.stockCode} is not on scanner`;
+  const { rec, entity, listing } = matchedEntity(ix, only);
   return result(
     'matched',
     `USCC ${rec.uscc} identifies ${rec.name} (${rec.id}), ${listing}`,

@@ -25,54 +25,56 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 /** The task metadata key that keeps a question Ask could not answer without one more argument. */
 const ASKED = 'askNeeds';
 
+/** task.delegate's arguments, checked against its specs; a wrong type or length is BAD_ARGS. */
+function checkedDelegateArgs(
+  deps: HubAgentDeps,
+  delegateSpec: ReturnType<HubAgentDeps['catalog']['find']>,
+  ctx: AgentContext,
+  raw: unknown,
+  base?: DelegateArgs,
+): DelegateArgs | undefined {
+  const given: Fields = isObject(raw) ? raw : {};
+  // A continuation may leave the prompt out: the waiting request keeps its own.
+  const withPrompt = base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
+  if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {
+    // The request waits for its prompt: the next text sent to this task becomes it.
+    const waiting: DelegateArgs = { prompt: '' };
+    for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
+      const v = str(withPrompt[k]) ?? (base ? str(base[k]) : undefined);
+      if (v !== undefined) waiting[k] = v;
+    }
+    ctx.setMetadata({ delegationRequest: waiting });
+    ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
+    return undefined;
+  }
+  const checked = delegateSpec ? deps.catalog.checkArgs(delegateSpec, withPrompt) : ok(withPrompt);
+  if (!checked.ok) {
+    const { message } = checked.error;
+    ctx.status(
+      'rejected',
+      failureParts({ ...checked.error, message: `task.delegate: ${message}` }),
+    );
+    return undefined;
+  }
+  const a = checked.result;
+  const pick = (k: keyof DelegateArgs) => str(a[k]) ?? (base ? str(base[k]) : undefined);
+  const args: DelegateArgs = { prompt: str(a.prompt)! };
+  for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
+    const v = pick(k);
+    if (v !== undefined) args[k] = v;
+  }
+  // A continuation adds to the waiting request's prompt; it never replaces it.
+  if (base?.prompt && given.prompt !== undefined && args.prompt !== base.prompt)
+    args.prompt = `${base.prompt}\n\n${args.prompt}`;
+  return args;
+}
+
 export function hubAgent(deps: HubAgentDeps): Agent {
   const byCatalog = catalogAgent(deps.catalog);
   const delegateSpec = deps.catalog.find('task.delegate');
 
-  /** task.delegate's arguments, checked against its specs; a wrong type or length is BAD_ARGS. */
-  function delegateArgs(
-    ctx: AgentContext,
-    raw: unknown,
-    base?: DelegateArgs,
-  ): DelegateArgs | undefined {
-    const given: Fields = isObject(raw) ? raw : {};
-    // A continuation may leave the prompt out: the waiting request keeps its own.
-    const withPrompt =
-      base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
-    if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {
-      // The request waits for its prompt: the next text sent to this task becomes it.
-      const waiting: DelegateArgs = { prompt: '' };
-      for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
-        const v = str(withPrompt[k]) ?? (base ? str(base[k]) : undefined);
-        if (v !== undefined) waiting[k] = v;
-      }
-      ctx.setMetadata({ delegationRequest: waiting });
-      ctx.requireInput('task.delegate needs a prompt: what should the executor do?');
-      return undefined;
-    }
-    const checked = delegateSpec
-      ? deps.catalog.checkArgs(delegateSpec, withPrompt)
-      : ok(withPrompt);
-    if (!checked.ok) {
-      const { message } = checked.error;
-      ctx.status(
-        'rejected',
-        failureParts({ ...checked.error, message: `task.delegate: ${message}` }),
-      );
-      return undefined;
-    }
-    const a = checked.result;
-    const pick = (k: keyof DelegateArgs) => str(a[k]) ?? (base ? str(base[k]) : undefined);
-    const args: DelegateArgs = { prompt: str(a.prompt)! };
-    for (const k of ['executor', 'recipe', 'model', 'taskId'] as const) {
-      const v = pick(k);
-      if (v !== undefined) args[k] = v;
-    }
-    // A continuation adds to the waiting request's prompt; it never replaces it.
-    if (base?.prompt && given.prompt !== undefined && args.prompt !== base.prompt)
-      args.prompt = `${base.prompt}\n\n${args.prompt}`;
-    return args;
-  }
+  const delegateArgs = (ctx: AgentContext, raw: unknown, base?: DelegateArgs) =>
+    checkedDelegateArgs(deps, delegateSpec, ctx, raw, base);
 
   return {
     // task.delegate and negotiation.start are not read-only: the catalog's rule decides.

@@ -5,6 +5,7 @@
  * changes state or runs work. docs/security.md describes the policy surface by surface.
  */
 
+import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import { ANONYMOUS, isAuthenticated, type Principal } from './principal.ts';
 import type { TokenBook } from './tokens.ts';
 
@@ -15,7 +16,8 @@ import type { TokenBook } from './tokens.ts';
  */
 export type AnonymousAccess = 'read' | 'none' | 'all';
 
-export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; message: string };
+/** The principal a request's proof names, or UNAUTHENTICATED for a proof that is presented but wrong. */
+export type AuthOutcome = Result<Principal, Failure<'UNAUTHENTICATED'>>;
 
 /** Turns a request's proof into a principal; a proof that is presented but wrong is a refusal. */
 export type Authenticate = (req: Request) => AuthOutcome;
@@ -48,11 +50,11 @@ export function bearerOf(req: Request): string | undefined | null {
 export function tokenAuthenticator(tokens: TokenBook | undefined): Authenticate {
   return (req) => {
     const token = bearerOf(req);
-    if (token === undefined) return { ok: true, principal: ANONYMOUS };
+    if (token === undefined) return ok(ANONYMOUS);
     const name = token === null ? undefined : tokens?.verify(token);
     return name === undefined
-      ? { ok: false, message: 'The bearer token is not valid here' }
-      : { ok: true, principal: { kind: 'token', name } };
+      ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
+      : ok({ kind: 'token', name });
   };
 }
 

@@ -48,6 +48,41 @@ export function callOf(
   }
 }
 
+/** Calls `cap` with `args` once they check: its result becomes the task's artifact. */
+async function runWith(
+  catalog: Catalog,
+  ctx: AgentContext,
+  cap: Capability,
+  args: unknown,
+): Promise<void> {
+  const checked = catalog.checkArgs(cap, args);
+  if (!checked.ok) {
+    ctx.requireInput(
+      `${cap.id}: ${checked.error.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`,
+    );
+    return;
+  }
+  ctx.working(`Calling ${cap.id}`);
+  const r = await catalog.invoke(cap.id, checked.result, ctx.signal, { caller: ctx.caller });
+  if (!r.ok) {
+    ctx.status('failed', failureParts(r.error));
+    return;
+  }
+  const summary = cap.summarize?.(r.result) ?? `${cap.name}: done`;
+  ctx.artifact(
+    {
+      name: cap.id,
+      parts: [
+        { data: r.result, mediaType: 'application/json' },
+        { text: summary, mediaType: 'text/plain' },
+      ],
+    },
+    { lastChunk: true },
+  );
+  // The answer is the artifact; a completed task's status repeats none of it.
+  ctx.complete();
+}
+
 export function catalogAgent(catalog: Catalog): Agent {
   const offer = () =>
     catalog.capabilities
@@ -55,34 +90,8 @@ export function catalogAgent(catalog: Catalog): Agent {
       .map((c) => `${c.id} (${c.name})`)
       .join(', ');
 
-  async function runCapability(ctx: AgentContext, cap: Capability, args: unknown): Promise<void> {
-    const checked = catalog.checkArgs(cap, args);
-    if (!checked.ok) {
-      ctx.requireInput(
-        `${cap.id}: ${checked.error.message}. Continue this task with a data part {"skill":"${cap.id}","args":{…}}.`,
-      );
-      return;
-    }
-    ctx.working(`Calling ${cap.id}`);
-    const r = await catalog.invoke(cap.id, checked.result, ctx.signal, { caller: ctx.caller });
-    if (!r.ok) {
-      ctx.status('failed', failureParts(r.error));
-      return;
-    }
-    const summary = cap.summarize?.(r.result) ?? `${cap.name}: done`;
-    ctx.artifact(
-      {
-        name: cap.id,
-        parts: [
-          { data: r.result, mediaType: 'application/json' },
-          { text: summary, mediaType: 'text/plain' },
-        ],
-      },
-      { lastChunk: true },
-    );
-    // The answer is the artifact; a completed task's status repeats none of it.
-    ctx.complete();
-  }
+  const runCapability = (ctx: AgentContext, cap: Capability, args: unknown) =>
+    runWith(catalog, ctx, cap, args);
 
   /** Asks for one argument of `cap`, remembering the text so the reply can complete it. */
   function ask(ctx: AgentContext, cap: Capability, question: string, text: string): void {

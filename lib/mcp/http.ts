@@ -96,22 +96,18 @@ export function createMcpHttp(opts: McpHttpOptions) {
       );
       if (!opened.ok)
         return refuse(
-          statusOf(opened.code),
-          rpcError(
-            RPC.INTERNAL_ERROR,
-            'too many MCP sessions are open; try again later',
-            opened.code,
-          ),
+          statusOf(opened.error.code),
+          rpcError(RPC.INTERNAL_ERROR, opened.error.message, opened.error.code),
           {
             'retry-after': '60',
           },
         );
-      opts.onSession?.(opened.session, caller, req);
+      opts.onSession?.(opened.result, caller, req);
       return new Response(
         JSON.stringify({ jsonrpc: '2.0', id: m.id, result: server.initializeResult(version) }),
         {
           status: 200,
-          headers: { ...JSON_HEADERS, 'mcp-session-id': opened.session.id },
+          headers: { ...JSON_HEADERS, 'mcp-session-id': opened.result.id },
         },
       );
     }

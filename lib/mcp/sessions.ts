@@ -4,6 +4,7 @@
  * negotiated, at most one server-message stream each, a bounded table and an idle expiry.
  */
 
+import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import { EventQueue } from '../event-queue.ts';
 import type { McpLimits } from './limits.ts';
 
@@ -23,9 +24,8 @@ export interface McpSession {
   readonly streamEnded: (() => void)[];
 }
 
-export type OpenOutcome =
-  | { ok: true; session: McpSession }
-  | { ok: false; code: 'MCP_SESSIONS_FULL' };
+/** A new session, or MCP_SESSIONS_FULL when the table is at its bound. */
+export type OpenOutcome = Result<McpSession, Failure<'MCP_SESSIONS_FULL'>>;
 
 /** Visible ASCII only, as transports §Session Management requires; 256 random bits. */
 const newSessionId = () =>
@@ -53,7 +53,8 @@ export class McpSessions {
       void this.end(oldest.id);
     }
     this.sweep();
-    if (this.byId.size >= this.limits.sessions) return { ok: false, code: 'MCP_SESSIONS_FULL' };
+    if (this.byId.size >= this.limits.sessions)
+      return fail('MCP_SESSIONS_FULL', 'too many MCP sessions are open; try again later');
     const session: McpSession = {
       id: newSessionId(),
       owner,
@@ -64,7 +65,7 @@ export class McpSessions {
       streamEnded: [],
     };
     this.byId.set(session.id, session);
-    return { ok: true, session };
+    return ok(session);
   }
 
   /** The session `id` names for `owner`; undefined when it does not exist, expired or is someone else's. */

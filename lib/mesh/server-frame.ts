@@ -110,6 +110,7 @@ function recovery(v: unknown): Recovery | Bad | undefined {
   return { recovered: v.recovered, since: v.since, replayed: v.replayed };
 }
 
+// long: one case per server frame of the mesh protocol, each read as strictly as the hub reads the client's
 function frame(f: Obj): ServerFrame | Bad {
   switch (f.type) {
     case 'claimed': {

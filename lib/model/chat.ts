@@ -138,6 +138,11 @@ export async function chat(
           },
     };
   }
+  return readReply(body);
+}
+
+/** The reply in a parsed chat answer: its text and at most MAX_TOOL_CALLS tool calls. */
+function readReply(body: unknown): Result<ChatReply, { code: ModelErrorCode; message: string }> {
   const message = (
     body as { choices?: { message?: { content?: unknown; tool_calls?: unknown } }[] } | null
   )?.choices?.[0]?.message;

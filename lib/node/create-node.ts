@@ -10,13 +10,11 @@
  */
 
 import { mayAct } from '../auth/access.ts';
-import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import { catalogAgent } from '../catalog/keyword-agent.ts';
-import { isPortTaken, PortTakenError } from '../port-check.ts';
-import type { ReadyCheck } from '../health.ts';
 import { createNodeAuth } from './node-auth.ts';
 import { createNodeCard } from './node-card.ts';
-import { nodeHandlers } from './node-handlers.ts';
+import { createNodeGrpc } from './node-grpc.ts';
+import { nodeHandlers, nodeReadyChecks } from './node-handlers.ts';
 import { startNodeServer } from './node-server.ts';
 import { nodeSettings } from './node-settings.ts';
 import { createNodeTasks, openStore } from './node-tasks.ts';
@@ -50,13 +48,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
       : nodeMetrics.onTaskEvent,
   });
-  const readyChecks: Record<string, ReadyCheck> = {
-    tasks: () => store.isOpen || 'the task store is closed',
-    // A node with no fleet is a standalone A2A server: its peer channel is off, which is no failure.
-    keys: () => true,
-    ...opts.readyChecks,
-    shutdown: () => !shuttingDown || 'shutting down',
-  };
+  const readyChecks = nodeReadyChecks(store, opts.readyChecks, () => shuttingDown);
 
   // 3. The card, and who a request speaks for.
   const card = createNodeCard({
@@ -77,25 +69,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
 
   // 4. gRPC, on its own port when served.
-  const grpcDeps = grpcCallDeps({
-    engine,
-    log,
-    streaming: true,
-    identify: auth.identifyGrpc,
-    metrics,
-    maxQueuedBytes: limits.sseQueueBytes,
-    streams,
-  });
-  let grpcServer: GrpcServer | undefined;
-  async function serveGrpc(port: number): Promise<GrpcServer> {
-    grpcServer = await listenGrpc(grpcDeps, host, port).catch((e: unknown) => {
-      // A taken gRPC port is told like a taken HTTP port (bun run node exits with one line).
-      throw isPortTaken(e) ? new PortTakenError(`${def.name} (gRPC)`, host, port) : e;
-    });
-    card.listGrpc(grpcServer.port);
-    log('info', 'grpc listening', { node: def.name, port: grpcServer.port });
-    return grpcServer;
-  }
+  const grpc = createNodeGrpc(def.name, settings, engine, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.
   const speaksA2A = def.a2a !== false;
@@ -122,7 +96,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     card: () => card.json(),
     rotateCardKey: (next) => card.rotate(next),
     advertise: (port) => card.advertise(port),
-    serveGrpc,
+    serveGrpc: grpc.serve,
     async start() {
       await openStore(store);
       return startNodeServer({
@@ -135,8 +109,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
         speaksA2A,
         fetch: measuredFetch,
         advertise: card.advertise,
-        ...(speaksA2A && opts.grpc !== false ? { grpc: { ...grpcPort, serve: serveGrpc } } : {}),
-        grpcServer: () => grpcServer,
+        ...(speaksA2A && opts.grpc !== false ? { grpc: { ...grpcPort, serve: grpc.serve } } : {}),
+        grpcServer: grpc.server,
         streams,
         engine,
         store,

@@ -90,28 +90,28 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
     async identify(request, jsonRpc) {
       if (jsonRpc && request.headers.has('x-peer-node')) return identifySigned(request);
       const who = policy.authenticate(request);
-      if (!who.ok) return refusal(request, jsonRpc, who.message);
-      if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+      if (!who.ok) return refusal(request, jsonRpc, who.error.message);
+      if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
         return refusal(request, jsonRpc, `${TOKEN_NEEDED} (Authorization: Bearer …)`);
-      return { request, caller: who.principal };
+      return { request, caller: who.result };
     },
     identifyGrpc(metadata) {
       const who = policy.authenticate(new Request(`http://${o.host}/`, { headers: metadata }));
-      if (!who.ok) return a2aError('UNAUTHENTICATED', who.message);
-      if (who.principal.kind === 'anonymous' && policy.anonymous === 'none')
+      if (!who.ok) return a2aError('UNAUTHENTICATED', who.error.message);
+      if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
         return a2aError('UNAUTHENTICATED', `${TOKEN_NEEDED} (authorization: Bearer …)`);
-      return who.principal;
+      return who.result;
     },
     metricsAccess(req) {
       const who = policy.authenticate(req);
-      if (who.ok && (who.principal.kind !== 'anonymous' || policy.anonymous !== 'none'))
+      if (who.ok && (who.result.kind !== 'anonymous' || policy.anonymous !== 'none'))
         return undefined;
       const { http, body } = toRestError(
         a2aError(
           'UNAUTHENTICATED',
           who.ok
             ? '/metrics needs a principal here (bound beyond loopback, or sign-in required): send a bearer token (bun run keys token add <name>)'
-            : who.message,
+            : who.error.message,
         ),
       );
       return challenge(jsonResponse(body, http));

@@ -54,6 +54,21 @@ function peerDeps(def: NodeDefinition, opts: NodeOptions, settings: NodeSettings
   return deps;
 }
 
+/** What `/readyz` checks: the task store, the peer keys, the caller's own checks, the shutdown state. */
+export function nodeReadyChecks(
+  store: TaskStore,
+  more: Record<string, ReadyCheck> | undefined,
+  shuttingDown: () => boolean,
+): Record<string, ReadyCheck> {
+  return {
+    tasks: () => store.isOpen || 'the task store is closed',
+    // A node with no fleet is a standalone A2A server: its peer channel is off, which is no failure.
+    keys: () => true,
+    ...more,
+    shutdown: () => !shuttingDown() || 'shutting down',
+  };
+}
+
 export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteHandler> {
   const { def, opts, settings, store, card, auth } = o;
   const { engine, log, limits, streams } = { ...settings, engine: o.engine };

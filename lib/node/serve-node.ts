@@ -50,6 +50,30 @@ export interface PreparedNode extends NodeApp {
 /** Something `serveNode` and `mountNode` accept: a node file's default export or a definition. */
 export type NodeSource = NodeDefinition | ((opts: NodeSetup) => NodeDefinition);
 
+/** The fleet of a node that joins a hub: itself, and the hub it pinned before (filled in when it pins it now). */
+function joiningFleet(
+  dataDir: string,
+  definition: NodeDefinition,
+  hub: string,
+  port: number | undefined,
+): Fleet {
+  const pin = readPin(dataDir, definition.name);
+  const placeholder = definition.name === 'hub' ? 'a2a' : 'hub';
+  return {
+    hub: hubMember(pin?.name ?? placeholder, pin?.url ?? hub),
+    nodes: [
+      {
+        name: definition.name,
+        port: port ?? 0,
+        role: definition.description,
+        file: '',
+        default: true,
+        url: '',
+      },
+    ],
+  };
+}
+
 /** Builds the node's app (task store, card, routes, peer channel) without binding a port. */
 export async function prepareNode(
   source: NodeSource,
@@ -77,24 +101,7 @@ export async function prepareNode(
     throw new Error(
       "join: a token is needed (LUME_TOKEN): make one on the hub's machine with `bun run keys token add <name>`",
     );
-  if (hub) {
-    // The node's own fleet: itself, and the hub it pinned before (filled in when it pins it now).
-    const pin = readPin(dataDir, definition.name);
-    const placeholder = definition.name === 'hub' ? 'a2a' : 'hub';
-    fleet = {
-      hub: hubMember(pin?.name ?? placeholder, pin?.url ?? hub),
-      nodes: [
-        {
-          name: definition.name,
-          port: opts.port ?? 0,
-          role: definition.description,
-          file: '',
-          default: true,
-          url: '',
-        },
-      ],
-    };
-  }
+  if (hub) fleet = joiningFleet(dataDir, definition, hub, opts.port);
   const member =
     fleet?.nodes.find((n) => n.name === definition.name) ??
     (fleet?.hub.name === definition.name ? fleet.hub : undefined);

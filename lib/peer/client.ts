@@ -130,6 +130,26 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   });
 }
 
+/** One line per call, in the trace and span of the call it tells of (lib/log.ts reads the current context). */
+function logCall(
+  log: Log,
+  result: PeerResult,
+  call: { to: string; path: string; scope: string; ms: number },
+  trace: PeerCallOptions['trace'],
+): void {
+  const say = () => {
+    if (result.ok) log('debug', 'peer call', call);
+    else
+      log('warn', 'peer call failed', {
+        ...call,
+        code: result.error.code,
+        kind: result.error.kind,
+      });
+  };
+  if (trace) withTrace(trace, say);
+  else say();
+}
+
 export function createPeerClient(deps: PeerClientDeps): PeerClient {
   const log = deps.log ?? silentLog;
   const doFetch = deps.fetch ?? fetch;
@@ -186,22 +206,12 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
           ? fail('PEER_TIMEOUT', 'timeout', `${target} did not answer within ${timeout} ms`)
           : fail('PEER_UNREACHABLE', 'unreachable', `${target} is unreachable`);
     }
-    const ms = Math.round(performance.now() - started);
-    const say = () => {
-      if (result.ok) log('debug', 'peer call', { to: target, path, scope, ms });
-      else
-        log('warn', 'peer call failed', {
-          to: target,
-          path,
-          scope,
-          ms,
-          code: result.error.code,
-          kind: result.error.kind,
-        });
-    };
-    // A log line names the trace and span of the call it tells of (lib/log.ts reads the current context).
-    if (opts.trace) withTrace(opts.trace, say);
-    else say();
+    logCall(
+      log,
+      result,
+      { to: target, path, scope, ms: Math.round(performance.now() - started) },
+      opts.trace,
+    );
     return result;
   }
 

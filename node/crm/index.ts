@@ -10,6 +10,7 @@ import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
 import { reviewCapability, type BookWithProfiles } from './negotiation-customer.ts';
 
+// long: the node's catalog, one capability per entry: a table, read top to bottom
 export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = jsonFixture<BookWithProfiles>(`${opts.fixturesDir}/crm/companies.json`);
   const industryIds = load().industries.map((i) => i.id);

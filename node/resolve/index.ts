@@ -40,6 +40,7 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
   >;
 }
 
+// long: the node's catalog, one capability per entry: a table, read top to bottom
 export default defineNode((opts: ResolveOptions) => {
   const root = opts.root ?? resolvePath(import.meta.dir, '../..');
   const fleetFile = opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`;

@@ -14,6 +14,7 @@ const STOCK_CODE = '\\d{6}';
 
 const plural = (n: number, word: string) => `${n} ${word}${n > 1 ? 's' : ''}`;
 
+// long: the node's catalog, one capability per entry: a table, read top to bottom
 export default defineNode((opts: Pick<NodeSetup, 'fixturesDir' | 'model'>) => {
   const load = q.snapshotSource(`${opts.fixturesDir}/scanner/sectors.json`);
   const sector = {

@@ -204,7 +204,7 @@ export function grpcAdapter(node: TestNode): BindingAdapter {
   const decode = (type: string, bytes: Uint8Array) => {
     const r = decodeMessage(A2A_SCHEMA, type, bytes);
     if (!r.ok) throw new Error(r.error.message);
-    return r.value as any;
+    return r.result as any;
   };
   const errorOf = (o: CallOutcome): Answer => ({
     error:

@@ -42,15 +42,17 @@ function errorInfo(err: grpc.ServiceError | undefined): Partial<CallOutcome> {
   const status = decodeMessage(A2A_SCHEMA, 'google.rpc.Status', raw);
   if (!status.ok) return {};
   const out: Partial<CallOutcome> = {};
-  for (const d of (status.value.details ?? []) as { typeUrl: string; value: string }[]) {
+  for (const d of (status.result.details ?? []) as { typeUrl: string; value: string }[]) {
     const bytes = Buffer.from(d.value, 'base64');
     if (d.typeUrl === 'type.googleapis.com/google.rpc.ErrorInfo') {
       const info = decodeMessage(A2A_SCHEMA, 'google.rpc.ErrorInfo', bytes);
-      if (info.ok) Object.assign(out, { reason: info.value.reason, domain: info.value.domain });
+      if (info.ok) Object.assign(out, { reason: info.result.reason, domain: info.result.domain });
     }
     if (d.typeUrl === 'type.googleapis.com/google.rpc.BadRequest') {
       const bad = decodeMessage(A2A_SCHEMA, 'google.rpc.BadRequest', bytes);
-      const v = bad.ok ? (bad.value.fieldViolations as { field: string }[] | undefined) : undefined;
+      const v = bad.ok
+        ? (bad.result.fieldViolations as { field: string }[] | undefined)
+        : undefined;
       if (v?.[0]) out.field = v[0].field;
     }
   }

@@ -142,7 +142,7 @@ export function serveCall(
     const decoded = decodeMessage(A2A_SCHEMA, method!.input, bytes);
     if (!decoded.ok) return finish(grpcFailure(decoded.error.code, decoded.error.message));
     void withTrace(contextFromHeaders(metadata), () =>
-      run(method!, decoded.value, caller).catch((e: unknown) => fail(e)),
+      run(method!, decoded.result, caller).catch((e: unknown) => fail(e)),
     );
   });
 

@@ -15,6 +15,7 @@ import {
   type Schema,
   type WellKnown,
 } from './schema.ts';
+import { ok, type Failure, type Result } from '../../errors/result.ts';
 import { LEN, Reader, WireError } from './wire.ts';
 
 type Obj = Record<string, unknown>;
@@ -22,7 +23,7 @@ type Obj = Record<string, unknown>;
 /** Messages nested deeper than this are refused (protobuf's own default recursion limit). */
 export const MAX_DEPTH = 100;
 
-export type DecodeFailure = { code: 'PROTOBUF_MALFORMED' | 'PROTOBUF_TOO_DEEP'; message: string };
+export type DecodeFailure = Failure<'PROTOBUF_MALFORMED' | 'PROTOBUF_TOO_DEEP'>;
 
 class TooDeep extends WireError {}
 
@@ -45,12 +46,12 @@ export function decodeMessage(
   schema: Schema,
   typeName: string,
   bytes: Uint8Array,
-): { ok: true; value: Obj } | { ok: false; error: DecodeFailure } {
+): Result<Obj, DecodeFailure> {
   const type = schema.messages.get(typeName);
   if (!type) throw new Error(`codec: no message type ${typeName}`);
   const r = new Reader(bytes);
   try {
-    return { ok: true, value: readMessage(schema, r, type, bytes.length, 1) as Obj };
+    return ok(readMessage(schema, r, type, bytes.length, 1) as Obj);
   } catch (e) {
     if (e instanceof TooDeep)
       return { ok: false, error: { code: 'PROTOBUF_TOO_DEEP', message: e.message } };

@@ -60,6 +60,7 @@ function tokenize(text: string): string[] {
  * Parses proto3 source.
  * @throws Error on syntax outside the subset (a bug in a schema this project ships).
  */
+// long: one recursive-descent parser whose rules share a token cursor; split, they would pass it around
 export function parseProto(text: string): ProtoFile {
   const t = tokenize(text);
   let i = 0;
