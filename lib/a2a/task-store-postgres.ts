@@ -15,6 +15,7 @@ import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
 import { listTasks } from './task-store-postgres/list.ts';
 import { pruneTasks } from './task-store-postgres/retention.ts';
+import { TaskCount, TERMINAL } from './task-store-postgres/task-count.ts';
 import { CHANNEL, migrate, toRecord, type Row } from './task-store-postgres/schema.ts';
 import {
   eventsBetween,
@@ -31,7 +32,6 @@ import {
   updatePushInTransaction,
 } from './task-store-postgres/transactions.ts';
 import {
-  hardBound,
   isTaskId,
   type RemoteChange,
   type TaskCluster,
@@ -39,8 +39,6 @@ import {
   type TaskStore,
   type TurnState,
 } from './task-store.ts';
-
-const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'canceled', 'rejected']);
 
 /** Events one pending write may carry; past it the write carries none and readers rebuild. */
 const EVENTS_PER_WRITE = 256;
@@ -101,16 +99,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private reachable = true;
   private readonly maxStored: number;
   private readonly maxAgeMs: number;
-  /** Tasks this process inserted since retention last ran: it runs again after 1 % of the bound. */
-  private inserted = 0;
-  /** The node's tasks as this process last counted them (at retention), plus its inserts since. */
-  private stored = 0;
-  /** Inserts this process made in all; a retention run counts those made while it ran. */
-  private insertsTotal = 0;
-  /** New tasks saved whose insert has not landed: they count against the hard bound. */
-  private readonly creating = new Set<string>();
-  /** When a refused new task last started retention (at most once a second, not per request). */
-  private refusedRetainAt = 0;
+  private readonly tasks = new TaskCount(() => this.maxStored);
   private retaining: Promise<number> | undefined;
 
   constructor(opts: PostgresTaskStoreOptions) {
@@ -126,13 +115,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
       (id) => this.writes.has(id),
     );
-    // The node's count once at start; from then on kept in memory and recounted at retention.
-    this.ready = migrate(this.sql).then(async () => {
-      const [row] = await this.sql<
-        { n: string }[]
-      >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
-      this.stored = Number(row!.n) + this.stored;
-    });
+    this.ready = migrate(this.sql).then(() => this.tasks.start(this.sql, this.node));
     this.opened = this.ready.then(() => this.listen());
     this.opened.catch((e) =>
       this.log('error', 'task database unavailable', { error: (e as Error).message }),
@@ -210,7 +193,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
-    if (rec.version === undefined) this.creating.add(id);
+    if (rec.version === undefined) this.tasks.saving(id);
     let next = this.next.get(id);
     if (!next) this.next.set(id, (next = { rec, events: [] }));
     next.rec = rec;
@@ -251,18 +234,9 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   }
 
   hasRoom(pending: () => number): boolean | Promise<boolean> {
-    const fits = () => this.stored + this.creating.size + pending() < hardBound(this.maxStored);
-    if (fits()) return true;
-    // Full as far as this process knows: the retention run under way, or a new one (at most once
-    // a second however many requests are refused), recounts what other processes inserted or
-    // deleted and deletes what finished; the answer follows that recount.
-    const now = Date.now();
-    let run = this.retaining;
-    if (!run && !this.closed && now - this.refusedRetainAt >= 1000) {
-      this.refusedRetainAt = now;
-      run = this.retain();
-    }
-    return run ? run.then(fits, () => false) : false;
+    return this.tasks.room(pending, this.retaining, () =>
+      this.closed ? undefined : this.retain(),
+    );
   }
 
   flush(): Promise<void> {
@@ -289,18 +263,15 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   private async prune(): Promise<number> {
     await this.ready;
-    this.inserted = 0;
-    const before = this.insertsTotal;
-    const { deleted, counted } = await pruneTasks(this.sql, {
-      node: this.node,
-      maxStored: this.maxStored,
-      maxAgeMs: this.maxAgeMs,
-      closed: () => this.closed,
-      deleted: (id) => this.cache.delete(id),
-    });
-    // Inserts that landed while the run went on may be counted twice: the estimate errs high.
-    this.stored = counted - deleted + (this.insertsTotal - before);
-    return deleted;
+    return this.tasks.recount(() =>
+      pruneTasks(this.sql, {
+        node: this.node,
+        maxStored: this.maxStored,
+        maxAgeMs: this.maxAgeMs,
+        closed: () => this.closed,
+        deleted: (id) => this.cache.delete(id),
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -402,20 +373,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const t = rec.task;
     const body = JSON.stringify(t);
     this.cache.setSize(id, utf8Bytes(body));
-    // A finished task has no turn left to guard: no lease, so retention may delete it at once.
     const lease = this.held.has(id) && !TERMINAL.has(t.status.state) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
-        try {
-          await insertTask(this.sql, this.writer, id, rec, body, lease);
-        } finally {
-          this.creating.delete(id);
-        }
+        const insert = insertTask(this.sql, this.writer, id, rec, body, lease);
+        const due = await this.tasks.inserting(id, insert);
         rec.version = 1;
-        this.stored++;
-        this.insertsTotal++;
-        if (++this.inserted >= Math.max(1, this.maxStored / 100))
-          void this.retain().catch(() => {});
+        if (due) void this.retain().catch(() => {});
         if (this.held.has(id) || this.watched.has(id)) this.known.set(id, 1);
         return;
       }
@@ -433,8 +397,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       if (version !== undefined) {
         rec.version = version;
         if (this.known.has(id)) this.known.set(id, rec.version);
-        // A task finished while the node is over its retention bound: room can be made now.
-        if (this.stored > this.maxStored && TERMINAL.has(t.status.state)) this.retainSoon();
+        if (this.tasks.finishedOver(t.status.state)) this.retainSoon();
         return;
       }
       // Another process changed the task since we read it: what it stored stands (a cancel, or a
