@@ -475,6 +475,7 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
       EXTENSION_SUPPORT_REQUIRED: '400 FAILED_PRECONDITION',
       VERSION_NOT_SUPPORTED: '400 UNIMPLEMENTED',
       UNAUTHENTICATED: '401 UNAUTHENTICATED',
+      TASK_STORE_FULL: '503 UNAVAILABLE',
     });
     expect(toRestError(a2aError('EXTENSION_SUPPORT_REQUIRED', 'needs x')).body).toEqual(
       restError(400, 'FAILED_PRECONDITION', 'needs x', [INFO('EXTENSION_SUPPORT_REQUIRED')]),

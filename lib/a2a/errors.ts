@@ -3,7 +3,7 @@
  * rendering on both bindings. The codes themselves are declared once, in lib/errors/a2a.ts.
  */
 
-import { A2A_ERRORS, type A2AErrorReason } from '../errors/a2a.ts';
+import { A2A_ERRORS, type A2AErrorReason, OWN_A2A_REASONS } from '../errors/a2a.ts';
 import type { Failure } from '../errors/result.ts';
 import type { ProtocolVersion } from './types.ts';
 
@@ -52,6 +52,8 @@ function errorDetails(err: A2AError): unknown[] {
   const details: unknown[] = [];
   if (code <= -32001 && code >= -32099)
     details.push({ '@type': ERROR_INFO, reason: err.code, domain: 'a2a-protocol.org' });
+  else if (OWN_A2A_REASONS.has(err.code) && err.code !== 'UNAUTHENTICATED')
+    details.push({ '@type': ERROR_INFO, reason: err.code, domain: 'lume-a2a' });
   if (err.field)
     details.push({
       '@type': BAD_REQUEST,

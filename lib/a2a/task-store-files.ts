@@ -19,6 +19,7 @@ import { TaskIndex } from './task-index.ts';
 import {
   decodeToken,
   encodeToken,
+  hardBound,
   isTaskId,
   type TaskRecord,
   type TaskStore,
@@ -60,7 +61,11 @@ export class FileTaskStore implements TaskStore {
   /** Ids being deleted by retention: already gone for readers. */
   private readonly deleting = new Set<string>();
   private stored: number;
+  /** New tasks saved whose first write has not landed: they count against the hard bound. */
+  private readonly creating = new Set<string>();
   private pruning = false;
+  /** The last retention step past the count found no terminal task, and nothing was written since. */
+  private nothingToPrune = false;
   /** Resolves when the retention step under way has removed its files. */
   private pruned: Promise<void> = Promise.resolve();
   private closed = false;
@@ -103,6 +108,21 @@ export class FileTaskStore implements TaskStore {
     return this.stored;
   }
 
+  hasRoom(pending: () => number): boolean | Promise<boolean> {
+    const fits = () => this.stored + this.creating.size + pending() < hardBound(this.maxStored);
+    if (fits()) return true;
+    // At the bound: a retention step under way is waited for and followed by the next; otherwise
+    // one runs now, unless the last found nothing terminal and nothing was written since (a store
+    // full of tasks in progress refuses without touching the index).
+    if (this.pruning)
+      return this.pruned.then(() => {
+        this.prune();
+        return fits();
+      });
+    if (!this.nothingToPrune) this.prune();
+    return fits();
+  }
+
   /** What the in-memory cache holds now: records and their stored bytes. */
   get cached(): { entries: number; bytes: number } {
     return this.cache.stats;
@@ -137,6 +157,7 @@ export class FileTaskStore implements TaskStore {
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
+    if (!this.onDisk.has(rec)) this.creating.add(id);
     const written = this.writes.enqueue(id, (taken) => this.writeFile(id, taken), true);
     // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
@@ -225,7 +246,10 @@ export class FileTaskStore implements TaskStore {
    */
   private async writeFile(id: string, taken: () => void): Promise<void> {
     let rec = this.cache.peek(id);
-    if (!rec) return taken();
+    if (!rec) {
+      this.creating.delete(id);
+      return taken();
+    }
     let body = '';
     let key = indexKey(rec);
     // The record's state now: the row and the file say the same, and later changes wait for the next write.
@@ -265,11 +289,14 @@ export class FileTaskStore implements TaskStore {
     } catch (e) {
       this.log('error', 'task write failed', { task: id, error: (e as Error).message });
       throw e;
+    } finally {
+      this.creating.delete(id);
     }
   }
 
   /** After each write: trim the cache, and start retention once the count passes its bound. */
   private settled(): void {
+    this.nothingToPrune = false;
     this.cache.trim();
     if (this.stored > this.maxStored && !this.pruning) setImmediate(() => this.prune());
   }
@@ -286,6 +313,7 @@ export class FileTaskStore implements TaskStore {
       excess > 0
         ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
         : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
+    if (excess > 0 && !ids.length) this.nothingToPrune = true;
     ids = ids.filter((id) => !this.writes.has(id));
     if (!ids.length) return 0;
     this.pruning = true;

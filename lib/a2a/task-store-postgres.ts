@@ -15,6 +15,7 @@ import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
 import { listTasks } from './task-store-postgres/list.ts';
 import { pruneTasks } from './task-store-postgres/retention.ts';
+import { TaskCount, TERMINAL } from './task-store-postgres/task-count.ts';
 import { CHANNEL, migrate, toRecord, type Row } from './task-store-postgres/schema.ts';
 import {
   eventsBetween,
@@ -98,8 +99,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private reachable = true;
   private readonly maxStored: number;
   private readonly maxAgeMs: number;
-  /** Tasks this process inserted since retention last ran: it runs again after 1 % of the bound. */
-  private inserted = 0;
+  private readonly tasks = new TaskCount(() => this.maxStored);
   private retaining: Promise<number> | undefined;
 
   constructor(opts: PostgresTaskStoreOptions) {
@@ -115,7 +115,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
       (id) => this.writes.has(id),
     );
-    this.ready = migrate(this.sql);
+    this.ready = migrate(this.sql).then(() => this.tasks.start(this.sql, this.node));
     this.opened = this.ready.then(() => this.listen());
     this.opened.catch((e) =>
       this.log('error', 'task database unavailable', { error: (e as Error).message }),
@@ -193,6 +193,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
+    if (rec.version === undefined) this.tasks.saving(id);
     let next = this.next.get(id);
     if (!next) this.next.set(id, (next = { rec, events: [] }));
     next.rec = rec;
@@ -232,6 +233,12 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     return Number(row!.n);
   }
 
+  hasRoom(pending: () => number): boolean | Promise<boolean> {
+    return this.tasks.room(pending, this.retaining, () =>
+      this.closed ? undefined : this.retain(),
+    );
+  }
+
   flush(): Promise<void> {
     return this.writes.flush();
   }
@@ -256,14 +263,15 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   private async prune(): Promise<number> {
     await this.ready;
-    this.inserted = 0;
-    return pruneTasks(this.sql, {
-      node: this.node,
-      maxStored: this.maxStored,
-      maxAgeMs: this.maxAgeMs,
-      closed: () => this.closed,
-      deleted: (id) => this.cache.delete(id),
-    });
+    return this.tasks.recount(() =>
+      pruneTasks(this.sql, {
+        node: this.node,
+        maxStored: this.maxStored,
+        maxAgeMs: this.maxAgeMs,
+        closed: () => this.closed,
+        deleted: (id) => this.cache.delete(id),
+      }),
+    );
   }
 
   async close(): Promise<void> {
@@ -365,13 +373,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const t = rec.task;
     const body = JSON.stringify(t);
     this.cache.setSize(id, utf8Bytes(body));
-    const lease = this.held.has(id) ? this.leaseMs : null;
+    const lease = this.held.has(id) && !TERMINAL.has(t.status.state) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
-        await insertTask(this.sql, this.writer, id, rec, body, lease);
+        const insert = insertTask(this.sql, this.writer, id, rec, body, lease);
+        const due = await this.tasks.inserting(id, insert);
         rec.version = 1;
-        if (++this.inserted >= Math.max(1, this.maxStored / 100))
-          void this.retain().catch(() => {});
+        if (due) void this.retain().catch(() => {});
         if (this.held.has(id) || this.watched.has(id)) this.known.set(id, 1);
         return;
       }
@@ -389,6 +397,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       if (version !== undefined) {
         rec.version = version;
         if (this.known.has(id)) this.known.set(id, rec.version);
+        if (this.tasks.finishedOver(t.status.state)) this.retainSoon();
         return;
       }
       // Another process changed the task since we read it: what it stored stands (a cancel, or a

@@ -41,6 +41,16 @@ export interface TaskRecord {
 /** Who a task belongs to: its creator, `anonymous` for records from before creators were kept. */
 export const creatorOf = (rec: TaskRecord): string => rec.creator ?? 'anonymous';
 
+/**
+ * The most tasks a store holds, new tasks refused past it (`TASK_STORE_FULL`): the retention
+ * bound plus a headroom of 1 % of it (at least one), room for retention to catch up on terminal
+ * tasks while new ones keep coming. Reached only when the tasks in progress (never deleted) fill
+ * the store, or retention falls behind by the headroom.
+ */
+export function hardBound(maxStored: number): number {
+  return maxStored + Math.max(1, Math.ceil(maxStored / 100));
+}
+
 /** A value, or a promise of it: the file store answers at once, a database store later. */
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -61,6 +71,14 @@ export interface TaskStore {
   list(q: ListTasksQuery, creator: string | null): MaybePromise<ListTasksPage | A2AError>;
   /** How many tasks the store holds. */
   count(): MaybePromise<number>;
+  /**
+   * True while one more new task fits under the store's hard bound (`hardBound`), counting the
+   * tasks stored, those being written and `pending()` more the engine has begun but not yet
+   * saved. Answered from counts kept in memory: no query, no file-system scan. At the bound a
+   * shared store may first wait for the retention run under way (or start one, at most once a
+   * second) and answer from its recount.
+   */
+  hasRoom(pending: () => number): MaybePromise<boolean>;
   /**
    * Retention: deletes terminal tasks past the store's count bound and then those past its age
    * bound, oldest status first, never a task in progress; resolves with how many it deleted.

@@ -84,6 +84,17 @@ export const A2A_ERRORS = {
     grpc: 'UNAUTHENTICATED',
     message: 'This request needs an authenticated caller: a bearer token or a signed fleet node',
   },
+  // Not an A2A code either: the node's task store is at its hard bound (docs/limits.md), so a
+  // SendMessage that would create a task is refused and nothing is stored; -32000 as above.
+  TASK_STORE_FULL: {
+    rpc: -32000,
+    http: 503,
+    grpc: 'UNAVAILABLE',
+    message: 'This node stores as many tasks as it may; try again once its tasks have finished',
+  },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;
+
+/** Codes of this project carried in the protocol's error shape: their ErrorInfo domain is `lume-a2a`. */
+export const OWN_A2A_REASONS: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'TASK_STORE_FULL']);

@@ -14,6 +14,11 @@ export class MemoryTaskStore implements TaskStore {
   private failing = 0;
   isOpen = true;
 
+  /** Never full: the bound is the file and PostgreSQL stores' (test/task-store-bound.test.ts). */
+  hasRoom(): boolean {
+    return true;
+  }
+
   get cached() {
     return { entries: this.records.size, bytes: 0 };
   }

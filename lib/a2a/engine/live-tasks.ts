@@ -52,12 +52,19 @@ function fresh(rec: TaskRecord, stored: boolean): Live {
 
 export class LiveTasks {
   private readonly map = new Map<string, Live>();
+  /** Brand-new tasks begun here and not yet stored: they count against the store's hard bound. */
+  private readonly unstored = new Set<string>();
 
   constructor(private readonly opts: LiveTasksOptions) {}
 
   /** The live entry of a task, stored or not, without taking it. */
   get(id: string): Live | undefined {
     return this.map.get(id);
+  }
+
+  /** How many brand-new tasks are begun and not yet stored. */
+  get creating(): number {
+    return this.unstored.size;
   }
 
   /** Every live entry (shutdown aborts their turns and ends their streams). */
@@ -69,6 +76,7 @@ export class LiveTasks {
   create(rec: TaskRecord): Live {
     const live = fresh(rec, false);
     this.map.set(rec.task.id, live);
+    this.unstored.add(rec.task.id);
     return live;
   }
 
@@ -133,6 +141,7 @@ export class LiveTasks {
   /** A brand-new task answered with a Message: it never existed, nobody will read it. */
   forget(live: Live): void {
     this.map.delete(live.rec.task.id);
+    this.unstored.delete(live.rec.task.id);
   }
 
   /** A stream of the task's events; closing it (either side) unsubscribes. */
@@ -181,6 +190,7 @@ export class LiveTasks {
   materialize(live: Live): void {
     if (live.stored) return;
     live.stored = true;
+    this.unstored.delete(live.rec.task.id);
     this.store(live);
     live.onStored?.();
     this.publish(live, { kind: 'task', task: snapshot(live.rec.task) });
@@ -206,7 +216,9 @@ export class LiveTasks {
   private release(live: Live): void {
     if (!this.unused(live)) return;
     const forget = () => {
-      if (this.unused(live)) this.map.delete(live.rec.task.id);
+      if (!this.unused(live)) return;
+      this.map.delete(live.rec.task.id);
+      if (!live.stored) this.unstored.delete(live.rec.task.id);
     };
     // Forget after the last write whether it worked or not; a failed write is the store's to log
     // and its callers' to answer, never an unhandled rejection here.

@@ -6,7 +6,7 @@
  */
 
 import { ownerKey, type Principal } from '../../auth/principal.ts';
-import { isA2AError, type A2AError } from '../errors.ts';
+import { A2A_ERRORS, a2aError, isA2AError, type A2AError } from '../errors.ts';
 import { newTaskId, type TaskRecord } from '../task-store.ts';
 import {
   nowIso,
@@ -75,6 +75,9 @@ export async function beginSend(
     if (isA2AError(found)) return found;
     live = found;
   } else {
+    // The store's hard bound (docs/limits.md): counts in memory, so this costs no query.
+    if (!(await core.store.hasRoom(() => core.live.creating)))
+      return a2aError('TASK_STORE_FULL', A2A_ERRORS.TASK_STORE_FULL.message);
     const id = newTaskId();
     message.taskId = id;
     message.contextId ??= crypto.randomUUID();

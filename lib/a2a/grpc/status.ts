@@ -6,7 +6,7 @@
  * `google.rpc.BadRequest` naming the field.
  */
 
-import { A2A_ERRORS } from '../../errors/a2a.ts';
+import { A2A_ERRORS, OWN_A2A_REASONS } from '../../errors/a2a.ts';
 import { GRPC_ERRORS, type GrpcErrorCode } from '../../errors/grpc.ts';
 import { LIMIT_ERRORS, type LimitErrorCode } from '../../errors/limits.ts';
 import type { A2AError } from '../errors.ts';
@@ -88,7 +88,7 @@ function any(typeName: string, value: unknown): { typeUrl: string; value: Uint8A
 export function failureTrailers(f: GrpcFailure): Record<string, string> {
   const code = GRPC_STATUS[f.status];
   const domain =
-    Object.hasOwn(A2A_ERRORS, f.reason) && f.reason !== 'UNAUTHENTICATED' ? A2A_DOMAIN : OWN_DOMAIN;
+    Object.hasOwn(A2A_ERRORS, f.reason) && !OWN_A2A_REASONS.has(f.reason) ? A2A_DOMAIN : OWN_DOMAIN;
   const details = [any('google.rpc.ErrorInfo', { reason: f.reason, domain })];
   if (f.field)
     details.push(

@@ -19,17 +19,21 @@ export interface PruneOptions {
   deleted: (id: string) => void;
 }
 
-/** Deletes what the bounds allow; answers how many tasks went. */
-export async function pruneTasks(sql: SQL, o: PruneOptions): Promise<number> {
+/** Deletes what the bounds allow; answers how many tasks went and how many were counted first. */
+export async function pruneTasks(
+  sql: SQL,
+  o: PruneOptions,
+): Promise<{ deleted: number; counted: number }> {
   const { node } = o;
   let deleted = 0;
   const [row] = await sql<
     { n: string }[]
   >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${node}`;
-  let excess = Number(row!.n) - o.maxStored;
+  const counted = Number(row!.n);
+  let excess = counted - o.maxStored;
   const cutoff = Date.now() - o.maxAgeMs;
   for (;;) {
-    if (o.closed()) return deleted;
+    if (o.closed()) return { deleted, counted };
     const n = excess > 0 ? Math.min(excess, PRUNE_BATCH) : PRUNE_BATCH;
     // Terminal only, and none a process holds or streams (its lease or watch still runs). The
     // ids are chosen first and deleted by list: a LIMIT inside the DELETE may be re-run when a
@@ -39,7 +43,7 @@ export async function pruneTasks(sql: SQL, o: PruneOptions): Promise<number> {
       WHERE node = ${node} AND state IN ('completed', 'failed', 'canceled', 'rejected')
         AND (${excess > 0}::boolean OR ts < ${cutoff})
       ORDER BY ts LIMIT ${n}`;
-    if (!chosen.length) return deleted;
+    if (!chosen.length) return { deleted, counted };
     const list = chosen.map((r) => r.id).join(',');
     const rows = await sql<{ id: string }[]>`
       WITH gone AS (
@@ -55,6 +59,6 @@ export async function pruneTasks(sql: SQL, o: PruneOptions): Promise<number> {
     for (const r of rows) o.deleted(r.id);
     deleted += rows.length;
     excess -= rows.length;
-    if (chosen.length < n || !rows.length) return deleted;
+    if (chosen.length < n || !rows.length) return { deleted, counted };
   }
 }
