@@ -47,13 +47,22 @@ const BAD_REQUEST = 'type.googleapis.com/google.rpc.BadRequest';
  * The `google.rpc` detail objects for an error: an `ErrorInfo` for A2A errors (codes
  * -32001…-32099) and a `BadRequest` field violation for bad params. Both bindings carry them.
  */
+/**
+ * The ErrorInfo domain an error is sent with: the protocol's for its own codes (-32001…-32099),
+ * this kit's for its codes in the protocol's shape, none for the rest (UNAUTHENTICATED is the
+ * transport's 401, told by its status).
+ */
+export function errorInfoDomain(reason: A2AErrorReason): string | undefined {
+  const code = A2A_ERRORS[reason].rpc;
+  if (code <= -32001 && code >= -32099) return 'a2a-protocol.org';
+  if (OWN_A2A_REASONS.has(reason) && reason !== 'UNAUTHENTICATED') return 'lume-a2a';
+  return undefined;
+}
+
 function errorDetails(err: A2AError): unknown[] {
-  const code = A2A_ERRORS[err.code].rpc;
   const details: unknown[] = [];
-  if (code <= -32001 && code >= -32099)
-    details.push({ '@type': ERROR_INFO, reason: err.code, domain: 'a2a-protocol.org' });
-  else if (OWN_A2A_REASONS.has(err.code) && err.code !== 'UNAUTHENTICATED')
-    details.push({ '@type': ERROR_INFO, reason: err.code, domain: 'lume-a2a' });
+  const domain = errorInfoDomain(err.code);
+  if (domain) details.push({ '@type': ERROR_INFO, reason: err.code, domain });
   if (err.field)
     details.push({
       '@type': BAD_REQUEST,

@@ -6,7 +6,7 @@
  * a list of stream frames. Each binding is one adapter: JSON-RPC, HTTP+JSON, gRPC.
  */
 
-import { A2A_ERRORS, type A2AErrorReason } from '../../lib/a2a/errors.ts';
+import { A2A_ERRORS, type A2AErrorReason, errorInfoDomain } from '../../lib/a2a/errors.ts';
 import { decodeMessage } from '../../lib/a2a/grpc/decode.ts';
 import { encodeMessage } from '../../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../../lib/a2a/grpc/schema.ts';
@@ -45,8 +45,9 @@ function reasonOf(
     ? details.find((d) => d && typeof d === 'object' && d['@type'] === ERROR_INFO)
     : undefined;
   if (info) return info.reason;
+  // No ErrorInfo: only the reasons that are sent without one fit (lib/a2a/errors.ts).
   return reasons
-    .filter(([, row]) => fits(row))
+    .filter(([reason, row]) => fits(row) && !errorInfoDomain(reason))
     .map(([r]) => r)
     .join('|');
 }
