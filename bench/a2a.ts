@@ -10,7 +10,7 @@
  * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--write]
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,6 +18,7 @@ import { Catalog } from '../lib/catalog/catalog.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
+import { SECTOR_PARTS, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -39,7 +40,7 @@ interface Target {
   /** The request body, when not the echo's text message. */
   body?: string;
 }
-const dataBodyFile = join(tmp, 'send-data.json');
+const dataBodyFile = writeSendBody(tmp, 'send-data.json', SECTOR_PARTS);
 const targets: Target[] = [
   { name: 'lume-a2a node (Bun, JSON-file tasks)', cmd: ['bun', 'bench/servers/node-server.ts'] },
   {
@@ -52,38 +53,7 @@ const targets: Target[] = [
   { name: '@a2a-js/sdk server (Node, in-memory)', cmd: ['node', 'bench/servers/sdk-server.mjs'] },
 ];
 
-const bodyFile = join(tmp, 'send.json');
-writeFileSync(
-  bodyFile,
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: {
-      message: {
-        messageId: 'bench-1',
-        role: 'ROLE_USER',
-        parts: [{ text: 'hello', mediaType: 'text/plain' }],
-      },
-    },
-  }),
-);
-
-writeFileSync(
-  dataBodyFile,
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: {
-      message: {
-        messageId: 'bench-1',
-        role: 'ROLE_USER',
-        parts: [{ data: { skill: 'sector.movement', args: {} }, mediaType: 'application/json' }],
-      },
-    },
-  }),
-);
+const bodyFile = writeSendBody(tmp, 'send.json');
 
 async function startServer(
   cmd: string[],

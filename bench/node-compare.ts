@@ -8,11 +8,12 @@
  * Usage: bun bench/node-compare.ts --before <dir> [--seconds 5] [--rounds 4] [--connections 32]
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMs } from './proc-cpu.ts';
+import { writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,22 +33,7 @@ const trees = [
   { name: 'this tree', dir: root },
 ];
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-compare-'));
-const bodyFile = join(tmp, 'send.json');
-writeFileSync(
-  bodyFile,
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: {
-      message: {
-        messageId: 'bench-1',
-        role: 'ROLE_USER',
-        parts: [{ text: 'hello', mediaType: 'text/plain' }],
-      },
-    },
-  }),
-);
+const bodyFile = writeSendBody(tmp, 'send.json');
 
 async function start(dir: string, round: number) {
   const proc = Bun.spawn(['bun', join(dir, 'bench/servers/node-server.ts')], {

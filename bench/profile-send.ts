@@ -10,11 +10,12 @@
  * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner] [--layer <name>] [--keep <dir>]
  */
 
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMs } from './proc-cpu.ts';
+import { listeningPort, SECTOR_PARTS, TEXT_PARTS, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,24 +33,10 @@ const here = join(import.meta.dir, '..');
 const tree = resolve(values.tree ?? here);
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-prof-'));
 const profDir = values.keep ? resolve(values.keep) : join(tmp, 'prof');
-const bodyFile = join(tmp, 'send.json');
-writeFileSync(
-  bodyFile,
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: {
-      message: {
-        messageId: 'bench-1',
-        role: 'ROLE_USER',
-        parts:
-          values.node === 'scanner'
-            ? [{ data: { skill: 'sector.movement', args: {} }, mediaType: 'application/json' }]
-            : [{ text: 'hello', mediaType: 'text/plain' }],
-      },
-    },
-  }),
+const bodyFile = writeSendBody(
+  tmp,
+  'send.json',
+  values.node === 'scanner' ? SECTOR_PARTS : TEXT_PARTS,
 );
 
 /** Layers by path inside the tree, first match wins. */
@@ -114,18 +101,7 @@ const port = await (async () => {
       stderr: 'inherit',
     },
   );
-  const reader = proc.stdout.getReader();
-  let seen = '';
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error('node exited before listening');
-    seen += new TextDecoder().decode(value);
-    const m = /LISTENING (\d+)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      return { proc, port: Number(m[1]) };
-    }
-  }
+  return { proc, port: await listeningPort(proc.stdout, 'node') };
 })();
 
 async function load(secs: number) {

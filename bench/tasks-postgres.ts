@@ -7,13 +7,14 @@
  * Usage: bun bench/tasks-postgres.ts [--seconds 8] [--rounds 2] [--connections 32] [--write]
  */
 
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
 import { startPostgres } from '../test/support/postgres.ts';
 import { reportSection } from './report.ts';
+import { listeningPort, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,22 +30,7 @@ const connections = Number(values.connections);
 const root = join(import.meta.dir, '..');
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-bench-tasks-'));
 
-const bodyFile = join(tmp, 'send.json');
-writeFileSync(
-  bodyFile,
-  JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'SendMessage',
-    params: {
-      message: {
-        messageId: 'bench-1',
-        role: 'ROLE_USER',
-        parts: [{ text: 'hello', mediaType: 'text/plain' }],
-      },
-    },
-  }),
-);
+const bodyFile = writeSendBody(tmp, 'send.json');
 
 type Server = { proc: Bun.Subprocess<'ignore', 'pipe', 'inherit'>; port: number };
 
@@ -56,18 +42,7 @@ async function startServer(env: Record<string, string>): Promise<Server> {
     stdout: 'pipe',
     stderr: 'inherit',
   });
-  const reader = proc.stdout.getReader();
-  let seen = '';
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error('bench node exited before listening');
-    seen += new TextDecoder().decode(value);
-    const m = /LISTENING (\d+)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      return { proc, port: Number(m[1]) };
-    }
-  }
+  return { proc, port: await listeningPort(proc.stdout, 'bench node') };
 }
 
 interface Load {
