@@ -9,16 +9,13 @@ import type { SseStreams } from '../lib/a2a/sse.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import type { Log } from '../lib/log.ts';
 import type { ModelHealth } from '../lib/model/health.ts';
-import { defaultGrpcPort } from '../lib/node/node-server.ts';
+import { defaultGrpcPort, STOP_GRACE_MS, stopWithGrace } from '../lib/node/node-server.ts';
 import type { NodeApp } from '../lib/node/node-types.ts';
 import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
 import type { HubAccess } from './http/access.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
 import type { MeshServer, MeshSocketData } from './mesh/server.ts';
 import type { Hub } from './hub-types.ts';
-
-/** How long a stop waits for open requests and streams to finish before it cuts the connections. */
-const STOP_GRACE_MS = 2_000;
 
 export interface HubListenParts {
   host?: string;
@@ -95,13 +92,7 @@ export function listenHub(
       await p.consoleMesh.close();
       p.mesh.close();
       p.streams.endAll('SHUTTING_DOWN');
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.stop(false),
-        new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
-      ]);
-      clearTimeout(grace);
-      await server.stop(true);
+      await stopWithGrace(server);
       await (await grpc)?.stop(STOP_GRACE_MS);
       await node.engine.close();
       await node.store.close();

@@ -15,7 +15,18 @@ import { guardRequests, serveDefaults } from '../net/request-guard.ts';
 import type { RunningNode } from './node-types.ts';
 
 /** How long a stop waits for open requests and streams to finish before it cuts the connections. */
-const STOP_GRACE_MS = 2_000;
+export const STOP_GRACE_MS = 2_000;
+
+/** Stops taking connections, gives the open ones `STOP_GRACE_MS` to finish, then cuts the rest. */
+export async function stopWithGrace(server: { stop(closeActive: boolean): Promise<void> }) {
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    server.stop(false),
+    new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
+  ]);
+  clearTimeout(grace);
+  await server.stop(true);
+}
 
 /** The gRPC port a node takes when none is given: its own port + 1000, or any when that is 0 or too high. */
 export function defaultGrpcPort(port: number): number {
@@ -85,13 +96,7 @@ export async function startNodeServer(o: NodeServerOptions): Promise<RunningNode
     async stop() {
       o.markShuttingDown();
       o.streams.endAll('SHUTTING_DOWN');
-      let grace: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([
-        server.stop(false),
-        new Promise<void>((resolve) => (grace = setTimeout(resolve, STOP_GRACE_MS))),
-      ]);
-      clearTimeout(grace);
-      await server.stop(true);
+      await stopWithGrace(server);
       await o.grpcServer()?.stop(STOP_GRACE_MS);
       await o.engine.close();
       await o.store.close();
