@@ -18,7 +18,7 @@ import { Catalog } from '../lib/catalog/catalog.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
-import { SECTOR_PARTS, writeSendBody } from './send-body.ts';
+import { runLoad, SECTOR_PARTS, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -79,27 +79,8 @@ async function startServer(
   }
 }
 
-async function load(
-  port: number,
-  secs: number,
-  body = bodyFile,
-): Promise<{ rps: number; p50: number; p99: number; errors: number; requests: number }> {
-  const proc = Bun.spawn(
-    [
-      'bun',
-      'bench/load.ts',
-      `http://127.0.0.1:${port}/a2a`,
-      String(connections),
-      String(secs),
-      body,
-      'A2A-Version:1.0',
-    ],
-    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
-  );
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  return JSON.parse(out.trim().split('\n').at(-1)!);
-}
+const load = (port: number, secs: number, body = bodyFile) =>
+  runLoad(root, { port, connections, secs, body });
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -13,7 +13,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuMs } from './proc-cpu.ts';
-import { writeSendBody } from './send-body.ts';
+import { listeningPort, runLoad, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -42,41 +42,11 @@ async function start(dir: string, round: number) {
     stdout: 'pipe',
     stderr: 'inherit',
   });
-  const reader = proc.stdout.getReader();
-  let seen = '';
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`the node of ${dir} exited before listening`);
-    seen += new TextDecoder().decode(value);
-    const m = /LISTENING (\d+)/.exec(seen);
-    if (m) {
-      reader.releaseLock();
-      return { proc, port: Number(m[1]) };
-    }
-  }
+  return { proc, port: await listeningPort(proc.stdout, `the node of ${dir}`) };
 }
 
-async function load(port: number, secs: number) {
-  const proc = Bun.spawn(
-    [
-      'bun',
-      'bench/load.ts',
-      `http://127.0.0.1:${port}/a2a`,
-      values.connections!,
-      String(secs),
-      bodyFile,
-      'A2A-Version:1.0',
-    ],
-    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
-  );
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  return JSON.parse(out.trim().split('\n').at(-1)!) as {
-    rps: number;
-    requests: number;
-    errors: number;
-  };
-}
+const load = (port: number, secs: number) =>
+  runLoad(root, { port, connections: Number(values.connections), secs, body: bodyFile });
 
 const load0 = loadavg()[0]!;
 const cpu = new Map<string, number[]>(trees.map((t) => [t.name, []]));

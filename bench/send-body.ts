@@ -46,3 +46,34 @@ export async function listeningPort(
     }
   }
 }
+
+/** What bench/load.ts prints last: one JSON line of the run's figures. */
+export interface LoadFigures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  requests: number;
+}
+
+/** Runs bench/load.ts against a node's `/a2a` for `secs` with `connections` in flight. */
+export async function runLoad(
+  root: string,
+  o: { port: number; connections: number; secs: number; body: string },
+): Promise<LoadFigures> {
+  const proc = Bun.spawn(
+    [
+      'bun',
+      'bench/load.ts',
+      `http://127.0.0.1:${o.port}/a2a`,
+      String(o.connections),
+      String(o.secs),
+      o.body,
+      'A2A-Version:1.0',
+    ],
+    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
+  );
+  const out = await new Response(proc.stdout).text();
+  await proc.exited;
+  return JSON.parse(out.trim().split('\n').at(-1)!) as LoadFigures;
+}

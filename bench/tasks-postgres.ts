@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { SQL } from 'bun';
 import { startPostgres } from '../test/support/postgres.ts';
 import { reportSection } from './report.ts';
-import { listeningPort, writeSendBody } from './send-body.ts';
+import { type LoadFigures, listeningPort, runLoad, writeSendBody } from './send-body.ts';
 
 const { values } = parseArgs({
   options: {
@@ -45,34 +45,11 @@ async function startServer(env: Record<string, string>): Promise<Server> {
   return { proc, port: await listeningPort(proc.stdout, 'bench node') };
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  requests: number;
-}
-
-async function load(port: number, conns: number, secs: number): Promise<Load> {
-  const proc = Bun.spawn(
-    [
-      'bun',
-      'bench/load.ts',
-      `http://127.0.0.1:${port}/a2a`,
-      String(conns),
-      String(secs),
-      bodyFile,
-      'A2A-Version:1.0',
-    ],
-    { cwd: root, stdout: 'pipe', stderr: 'inherit' },
-  );
-  const out = await new Response(proc.stdout).text();
-  await proc.exited;
-  return JSON.parse(out.trim().split('\n').at(-1)!) as Load;
-}
+const load = (port: number, conns: number, secs: number): Promise<LoadFigures> =>
+  runLoad(root, { port, connections: conns, secs, body: bodyFile });
 
 /** Loads every server at once, the connections split evenly; the figures are summed (p99: the worst). */
-async function loadAll(servers: Server[], secs: number): Promise<Load> {
+async function loadAll(servers: Server[], secs: number): Promise<LoadFigures> {
   const each = await Promise.all(
     servers.map((s) => load(s.port, Math.max(1, Math.round(connections / servers.length)), secs)),
   );
