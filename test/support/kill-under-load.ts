@@ -60,27 +60,35 @@ async function loadUntilKilled(
   let answered = 0;
   let cut = 0;
   let killed = false;
+  const send = (immediate: boolean) => ({
+    immediate,
+    answer: call(node.url, 'SendMessage', {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ text: 'which sector moved today?' }],
+      },
+      configuration: { returnImmediately: immediate },
+    }),
+  });
   const client = async (n: number) => {
-    for (let i = 0; !killed; i++) {
-      const immediate = (n + i) % 2 === 0;
+    let pending = send(n % 2 === 0);
+    for (let i = 1; ; i++) {
       let r: any;
       try {
-        r = await call(node.url, 'SendMessage', {
-          message: {
-            messageId: crypto.randomUUID(),
-            role: 'ROLE_USER',
-            parts: [{ text: 'which sector moved today?' }],
-          },
-          configuration: { returnImmediately: immediate },
-        });
+        r = await pending.answer;
       } catch {
         cut++; // the process is gone with this request in flight
         return;
       }
       const task = r.result?.task;
       if (!task) throw new Error(`unexpected answer ${JSON.stringify(r)}`);
-      acks.push({ id: task.id, state: task.status.state, immediate });
-      if (++answered === acksPerRound && !killed) {
+      acks.push({ id: task.id, state: task.status.state, immediate: pending.immediate });
+      if (killed) return;
+      // The next request leaves before the kill, so at least one is in flight when it lands (on
+      // a busy machine every other client may already hold its answer).
+      pending = send((n + i) % 2 === 0);
+      if (++answered === acksPerRound) {
         killed = true;
         node.proc.kill('SIGKILL');
       }
