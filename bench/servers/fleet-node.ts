@@ -33,4 +33,4 @@ node.app.post('/plain/invoke', ({ request }) =>
 );
 const running = await node.start();
 console.log(`LISTENING ${running.port}`);
-process.on('SIGINT', () => process.exit(0));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
