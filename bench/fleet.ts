@@ -22,7 +22,7 @@ import { parseFleet } from '../lib/fleet/config.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import type { PeerMode } from '../lib/peer/signature.ts';
+import { PEER_HEADER, parseSignature, type PeerMode } from '../lib/peer/signature.ts';
 import type { PeerSigner } from '../lib/peer/signer.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
@@ -148,8 +148,9 @@ for (const p of PATHS) {
     { to: 'scanner', route: '/peer/invoke', scope: 'scanner.status' },
     new Uint8Array(0),
   );
-  if (probe['x-peer-mode'] !== p.mode)
-    throw new Error(`${p.path} calls would be signed as ${probe['x-peer-mode']}`);
+  const signed = parseSignature(probe[PEER_HEADER]!);
+  if (!signed.ok || signed.result.mode !== p.mode)
+    throw new Error(`${p.path} calls would be signed as ${probe[PEER_HEADER]}`);
   const client = createPeerClient({ signer, fleet });
   starts[p.path] =
     p.path === 'untraced'

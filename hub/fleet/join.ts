@@ -193,8 +193,8 @@ export function createJoinService(o: JoinServiceOptions) {
         self,
         ring: new Map([[p.name, { mode: 'ed25519', ed25519: [fromB64url(p.publicKey, 32)!] }]]),
       }).verify(req.headers, bytes, JOIN_ROUTE);
-      if (!proof.ok || proof.mode !== 'ed25519')
-        return refuse('JOIN_BAD_PROOF', proof.ok ? 'sign it in mode ed25519' : proof.code);
+      if (!proof.ok || proof.result.mode !== 'ed25519')
+        return refuse('JOIN_BAD_PROOF', proof.ok ? 'sign it in mode ed25519' : proof.error.code);
       // 3. The URL is the caller's.
       const checked = await checkUrl(p);
       if (checked instanceof Response) return checked;
