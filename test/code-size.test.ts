@@ -86,7 +86,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/a2a/jsonrpc-binding.ts createA2AHandler', 179],
   ['lib/a2a/client.ts createA2AClient', 269],
   ['lib/a2a/client.ts stream', 108],
-  ['lib/fleet/trace.ts createTraceStore', 140],
   ['lib/mcp/http.ts createMcpHttp', 135],
   ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
   ['hub/workbench/delegate.ts createDelegator', 188],
