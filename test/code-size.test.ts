@@ -76,8 +76,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/node/mesh-inbox.ts createMeshInbox', 165],
   ['lib/mesh/http-client.ts createHubClient', 113],
   ['lib/mesh/client.ts createMeshClient', 307],
-  ['lib/mesh/connection.ts openConnection', 241],
-  ['lib/mesh/connection.ts (anonymous)', 139],
   ['lib/metrics/registry.ts createMetricsRegistry', 128],
   ['lib/a2a/grpc/call.ts serveCall', 139],
   ['lib/a2a/sse.ts sseResponse', 132],
