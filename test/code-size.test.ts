@@ -73,7 +73,6 @@ export function longFunctions(file: string, text: string): string[] {
 
 /** `<file> <function>` → its length when the rule came in; each is still to be split. */
 const STILL_TO_SPLIT = new Map<string, number>([
-  ['lib/node/mesh-inbox.ts createMeshInbox', 165],
   ['lib/metrics/registry.ts createMetricsRegistry', 128],
   ['lib/a2a/grpc/call.ts serveCall', 139],
   ['lib/a2a/sse.ts sseResponse', 132],
