@@ -83,7 +83,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/metrics/registry.ts createMetricsRegistry', 128],
   ['lib/a2a/grpc/call.ts serveCall', 139],
   ['lib/a2a/sse.ts sseResponse', 132],
-  ['lib/a2a/jsonrpc-binding.ts createA2AHandler', 179],
   ['lib/fleet/trace.ts createTraceStore', 140],
   ['lib/mcp/http.ts createMcpHttp', 135],
   ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
