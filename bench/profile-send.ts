@@ -42,7 +42,7 @@ const bodyFile = writeSendBody(
 /** Layers by path inside the tree, first match wins. */
 const LAYERS: [RegExp, string][] = [
   [
-    /lib\/a2a\/(jsonrpc|jsonrpc-binding|jsonrpc-dispatch|rest-binding|sse|sse-[a-z-]+)\.ts/,
+    /lib\/a2a\/(jsonrpc|jsonrpc-binding|jsonrpc-dispatch|rest-binding|sse|sse-queue|sse-streams)\.ts/,
     'binding (JSON-RPC envelope, body)',
   ],
   [
