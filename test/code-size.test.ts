@@ -80,7 +80,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/mesh/client.ts createMeshClient', 307],
   ['lib/mesh/connection.ts openConnection', 241],
   ['lib/mesh/connection.ts (anonymous)', 139],
-  ['lib/metrics/registry.ts createMetricsRegistry', 128],
   ['lib/fleet/trace.ts createTraceStore', 140],
   ['lib/mcp/http.ts createMcpHttp', 135],
   ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
