@@ -81,7 +81,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/mesh/connection.ts openConnection', 241],
   ['lib/mesh/connection.ts (anonymous)', 139],
   ['lib/fleet/trace.ts createTraceStore', 140],
-  ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
   ['hub/workbench/delegate.ts createDelegator', 188],
   ['hub/hub.ts createHub', 214],
   ['hub/mesh/http.ts createMeshHttp', 118],
