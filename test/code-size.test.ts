@@ -90,7 +90,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/mcp/http.ts createMcpHttp', 135],
   ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
   ['hub/workbench/delegate.ts createDelegator', 188],
-  ['hub/hub.ts createHub', 214],
   ['hub/mesh/http.ts createMeshHttp', 118],
   ['hub/mesh/cli.ts runMeshCli', 113],
   ['hub/mesh/cli.ts connect', 121],
