@@ -93,7 +93,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['hub/mesh/cli.ts runMeshCli', 113],
   ['hub/mesh/cli.ts connect', 121],
   ['hub/mesh/postgres-cluster.ts createPostgresCluster', 315],
-  ['hub/fleet/join.ts createJoinService', 154],
   ['node/resolve/executor.ts createExecutor', 210],
 ]);
 
