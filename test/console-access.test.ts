@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, signIn } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, signIn } from './support/browser.ts';
 import { consoleSession } from './support/console-session.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
@@ -103,7 +103,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client?.close();
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
 });
 

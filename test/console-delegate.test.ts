@@ -11,7 +11,12 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { loadNode } from '../lib/node/load-node.ts';
-import { launchBrowser, pageCollectingErrors, type SignsIn } from './support/browser.ts';
+import {
+  launchBrowser,
+  releaseBrowser,
+  pageCollectingErrors,
+  type SignsIn,
+} from './support/browser.ts';
 import { builderNode } from './support/builder-node.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
@@ -31,7 +36,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser();
 });
 
 describe('Tasks: executor, model and continuing a delegation', () => {

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { EventQueue } from '../lib/event-queue.ts';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 
@@ -34,7 +34,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of clients) await c.close();
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
 });
 

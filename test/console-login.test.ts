@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { newSecret } from '../lib/auth/secret.ts';
-import { launchBrowser, pageCollectingErrors, signIn } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors, signIn } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -23,7 +23,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser();
 });
 
 /** What a console page sends for itself: its session cookie (the browser adds it) and its page key. */

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
 import { decodeText } from '../lib/mesh/payload.ts';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_AUTH, tempDir } from './support/node.ts';
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const c of clients) await c.close();
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
   rmSync(files, { recursive: true, force: true });
 });

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { newSecret } from '../lib/auth/secret.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type InboundMessage, type MeshClient } from '../lib/mesh/client.ts';
-import { launchBrowser } from './support/browser.ts';
+import { launchBrowser, releaseBrowser } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_AUTH, TEST_TOKEN, tempDir } from './support/node.ts';
 
@@ -59,7 +59,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await erin?.close();
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
   rmSync(files, { recursive: true, force: true });
 });

@@ -9,7 +9,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, msg, type RawClient } from './support/mesh.ts';
 import { FIXTURES } from './support/node.ts';
@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   if (client) await client.close();
-  await browser?.close();
+  await releaseBrowser();
   await f.stop();
 });
 

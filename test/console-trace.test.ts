@@ -11,7 +11,7 @@ import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
 import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -62,7 +62,7 @@ beforeAll(async () => {
   page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 }, f.hub);
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
 });
 

@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -25,7 +25,7 @@ beforeAll(async () => {
   page = await pageCollectingErrors(browser, errors, { width: 1280, height: 900 }, f.hub);
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser();
   await f?.stop();
 });
 

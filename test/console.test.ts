@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, pageCollectingErrors } from './support/browser.ts';
+import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/browser.ts';
 import { consoleSession } from './support/console-session.ts';
 import { fixtureFleet, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   page = await pageCollectingErrors(browser, errors, undefined, f.hub);
 });
 afterAll(async () => {
-  await browser?.close();
+  await releaseBrowser();
   await f.stop();
 });
 

@@ -4,23 +4,59 @@
  */
 
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { processFolder } from './run-scope.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The test process's Chromium, launched on first use and shared by the files that run in it (a
+ * launch costs ~3 s of CPU; a file's isolation is its own contexts, see `releaseBrowser`). It
+ * ends with the process: the pipe playwright drives it through closes, and Chromium exits. Its
+ * profile and environment name a folder of the process, not of the file that launched it, so a
+ * file's leak check does not take it for something that file left running.
+ */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-quic',
-      '--no-first-run',
-    ],
+  shared ??= launch().then((browser) => {
+    browser.on('disconnected', () => {
+      shared = undefined;
+    });
+    return browser;
   });
+  return shared;
+}
+
+async function launch(): Promise<Browser> {
+  const dir = processFolder('browser');
+  const fileScope = process.env.TMPDIR;
+  // playwright makes its profile and artifacts folders in os.tmpdir() while it launches.
+  process.env.TMPDIR = dir;
+  try {
+    return await chromium.launch({
+      executablePath: CHROMIUM,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, TMPDIR: dir },
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+        '--no-first-run',
+      ],
+    });
+  } finally {
+    process.env.TMPDIR = fileScope;
+  }
+}
+
+/** Ends a file's use of the shared browser: every page and context it opened is closed. */
+export async function releaseBrowser(): Promise<void> {
+  if (!shared) return;
+  const browser = await shared;
+  await Promise.all(browser.contexts().map((c) => c.close()));
 }
 
 /** A hub that makes one-time console URLs (`Hub.consoleUrl`). */

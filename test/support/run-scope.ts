@@ -6,7 +6,15 @@
  * for processes; elsewhere only folders are checked.
  */
 
-import { accessSync, constants, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -60,6 +68,17 @@ export function openRunScope(): string {
   const root = mkdtempSync(join(PARENT, `lume-a2a-run-${process.pid}-`));
   process.env.TMPDIR = root;
   return root;
+}
+
+/**
+ * A folder that lives as long as this process, for what outlives one file's scope (a worker's
+ * shared browser): beside the scopes, named like them, so a later run sweeps it once the process
+ * is gone.
+ */
+export function processFolder(name: string): string {
+  const dir = join(PARENT, `lume-a2a-run-${process.pid}-${name}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
 }
 
 export interface Leftover {
