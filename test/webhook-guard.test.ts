@@ -101,7 +101,7 @@ describe('addresses refused by default', () => {
         'https://hooks.example/h',
         'http://172.32.0.1/h',
       ].map((u) => open.refuse(u)),
-    ).toEqual([null, null, null, null]);
+    ).toEqual([undefined, undefined, undefined, undefined]);
     const dev = new WebhookSender({
       allowHosts: ['localhost', '10.0.0.0/8', '::1', ' Hooks.LAN '],
       log: memoryLog(),
@@ -110,10 +110,36 @@ describe('addresses refused by default', () => {
       ['http://localhost:9/h', 'http://10.9.8.7/h', 'http://[::1]/h', 'http://hooks.lan/h'].map(
         (u) => dev.refuse(u),
       ),
-    ).toEqual([null, null, null, null]);
-    expect(dev.refuse('http://127.0.0.1/h')).toContain('loopback');
-    expect(dev.refuse('http://11.0.0.1/h')).toBeNull();
-    expect(dev.refuse('http://192.168.0.1/h')).toContain('private');
+    ).toEqual([undefined, undefined, undefined, undefined]);
+    const policyRefusal = (kind: string, host: string) => ({
+      code: 'ADDRESS_REFUSED' as const,
+      message: `webhook host ${host} is a ${kind} address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it`,
+      field: 'url',
+    });
+    expect(dev.refuse('http://127.0.0.1/h')).toEqual(policyRefusal('loopback', '127.0.0.1'));
+    expect(dev.refuse('http://11.0.0.1/h')).toBeUndefined();
+    expect(dev.refuse('http://192.168.0.1/h')).toEqual(policyRefusal('private', '192.168.0.1'));
+  });
+
+  test('a URL that is not an http(s) address without credentials is refused with its code', () => {
+    const open = new WebhookSender({ allowHosts: [], log: memoryLog() });
+    expect(
+      ['not a url', 'ftp://hooks.example/h', 'https://user:pw@hooks.example/h'].map((u) =>
+        open.refuse(u),
+      ),
+    ).toEqual([
+      { code: 'WEBHOOK_URL_INVALID', message: 'webhook URL is not a valid URL', field: 'url' },
+      {
+        code: 'WEBHOOK_URL_SCHEME',
+        message: 'webhook URL must use http or https, not ftp',
+        field: 'url',
+      },
+      {
+        code: 'WEBHOOK_URL_CREDENTIALS',
+        message: 'webhook URL must not carry credentials; use the authentication field',
+        field: 'url',
+      },
+    ]);
   });
 });
 
@@ -153,7 +179,7 @@ describe('names are resolved, and the address checked is the address connected t
       const cfgs = ['rebind.test', 'mixed.test'].map((h, i) =>
         config(`http://${h}:${port}/in`, `c${i}`),
       );
-      expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([null, null]);
+      expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([undefined, undefined]);
       sender.notify(cfgs, statusEvent());
       await sender.idle();
       expect(hits).toEqual([]);
@@ -182,6 +208,9 @@ describe('names are resolved, and the address checked is the address connected t
   });
 });
 
+/** The field a JSON-RPC INVALID_PARAMS answer names (google.rpc.BadRequest). */
+const violatedField = (r: any): unknown => r.error?.data?.[0]?.fieldViolations?.[0]?.field;
+
 describe('what a delivery carries', () => {
   test('only Bearer or Basic with token68 credentials, and a visible-ASCII token', async () => {
     const node = await startNode(
@@ -202,14 +231,18 @@ describe('what a delivery carries', () => {
           url: 'http://127.0.0.1:9/h',
           authentication,
         });
-        expect([authentication.scheme, r.error?.code]).toEqual([authentication.scheme, -32602]);
+        expect([authentication.scheme, r.error?.code, violatedField(r)]).toEqual([
+          authentication.scheme,
+          -32602,
+          'params.authentication',
+        ]);
       }
       const badToken = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
         taskId: task.id,
         url: 'http://127.0.0.1:9/h',
         token: 'a b',
       });
-      expect(badToken.error.code).toBe(-32602);
+      expect([badToken.error.code, violatedField(badToken)]).toEqual([-32602, 'params.token']);
       const v03 = await rpc(
         node.url,
         'tasks/pushNotificationConfig/set',

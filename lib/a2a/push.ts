@@ -5,7 +5,7 @@
  * pool, a deadline and a waiting line of their own, so a receiver that hangs slows nothing else.
  */
 
-import type { PushSender } from './engine.ts';
+import type { PushSender, WebhookUrlFailure } from './engine.ts';
 import type { PushConfig, TaskEvent } from './types.ts';
 import { eventToV03 } from './wire-v03.ts';
 import { eventToV1 } from './wire-v1.ts';
@@ -58,20 +58,32 @@ export class WebhookSender implements PushSender {
     this.gate = createGate(maxConcurrent, this.maxPending);
   }
 
-  refuse(raw: string): string | null {
+  refuse(raw: string): WebhookUrlFailure | undefined {
+    const refused = (code: WebhookUrlFailure['code'], message: string): WebhookUrlFailure => ({
+      code,
+      message,
+      field: 'url',
+    });
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      return 'webhook URL is not a valid URL';
+      return refused('WEBHOOK_URL_INVALID', 'webhook URL is not a valid URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`;
+      return refused(
+        'WEBHOOK_URL_SCHEME',
+        `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`,
+      );
     if (url.username || url.password)
-      return 'webhook URL must not carry credentials; use the authentication field';
+      return refused(
+        'WEBHOOK_URL_CREDENTIALS',
+        'webhook URL must not carry credentials; use the authentication field',
+      );
     // `new URL` has already turned every spelling of an address (2130706433, 0x7f.1, 127.1) into
     // its dotted or bracketed form; names are checked again at each connection, once resolved.
-    return this.policy.refuseHost(url.hostname.toLowerCase());
+    const host = this.policy.refuseHost(url.hostname.toLowerCase());
+    return host && { ...host, field: 'url' };
   }
 
   notify(configs: readonly PushConfig[], event: TaskEvent): void {
