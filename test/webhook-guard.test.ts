@@ -13,6 +13,7 @@ import type { PushConfig, TaskEvent } from '../lib/a2a/types.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createGate } from '../lib/net/gate.ts';
 import { createOutboundPolicy } from '../lib/net/outbound-policy.ts';
+import { createPoster } from '../lib/net/post.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { agentNode, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
 
@@ -433,6 +434,55 @@ describe('the outbound policy', () => {
     await expect(policy.resolve('nothing.test')).rejects.toThrow(
       'nothing.test is a reserved address',
     );
+  });
+});
+
+describe('one POST', () => {
+  test('each outcome is a Result: the 2xx status, or a coded failure', async () => {
+    let release: () => void = () => {};
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (req) => {
+        const path = new URL(req.url).pathname;
+        if (path === '/ok') return new Response(null, { status: 204 });
+        if (path === '/busy') return new Response('busy', { status: 503 });
+        return new Promise<Response>((r) => (release = () => r(new Response())));
+      },
+    });
+    const gone = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+    const gonePort = gone.port;
+    gone.stop(true);
+    const policy = createOutboundPolicy(['127.0.0.1']);
+    // A generous deadline where an answer comes (a loaded machine is slow), a short one where none does.
+    const poster = createPoster({ policy, maxSockets: 4, timeoutMs: 15_000 });
+    const impatient = createPoster({ policy, maxSockets: 1, timeoutMs: 200 });
+    try {
+      const at = (url: string) => poster.post(new URL(url), {}, '{}');
+      const base = `http://127.0.0.1:${receiver.port}`;
+      expect(await at(`${base}/ok`)).toEqual({ ok: true, result: { status: 204 } });
+      expect(await at(`${base}/busy`)).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_REJECTED', message: 'the webhook answered HTTP 503', status: 503 },
+      });
+      expect(await impatient.post(new URL(`${base}/hang`), {}, '{}')).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_TIMEOUT', message: 'no answer within 200 ms' },
+      });
+      expect(await at(`http://127.0.0.1:${gonePort}/in`)).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_UNREACHABLE', message: 'the webhook could not be reached' },
+      });
+      expect(await at('http://10.0.0.1/in')).toEqual({
+        ok: false,
+        error: { code: 'ADDRESS_REFUSED', message: '10.0.0.1 is a private address' },
+      });
+    } finally {
+      release();
+      poster.close();
+      impatient.close();
+      receiver.stop(true);
+    }
   });
 });
 

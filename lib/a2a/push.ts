@@ -34,6 +34,12 @@ export interface PushOptions {
   resolveName?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
+/** A delivery that found the waiting line full is retried like one that found no connection. */
+const NO_TURN: PostOutcome = {
+  ok: false,
+  error: { code: 'WEBHOOK_UNREACHABLE', message: 'too many deliveries waiting for a connection' },
+};
+
 export class WebhookSender implements PushSender {
   private readonly queues = new Map<string, Promise<void>>();
   /** Webhooks that dropped an update while full, so each logs once until it drains. */
@@ -153,20 +159,20 @@ export class WebhookSender implements PushSender {
     // Never log the config's credentials or token; the host and path identify the webhook.
     const where = `${url.protocol}//${url.host}${url.pathname}`;
     for (let attempt = 0; ; attempt++) {
-      const result: PostOutcome = (await this.gate.run(() =>
-        this.poster.post(url, headers, body),
-      )) ?? { ok: false, reason: 'unreachable' };
+      const result: PostOutcome =
+        (await this.gate.run(() => this.poster.post(url, headers, body))) ?? NO_TURN;
       if (result.ok) return;
-      if (result.reason === 'refused') {
+      const { error } = result;
+      if (error.code === 'ADDRESS_REFUSED') {
         this.opts.log('warn', 'webhook delivery refused: not a public address', {
           task: cfg.taskId,
           config: cfg.id,
           url: where,
-          detail: result.detail,
+          detail: error.message,
         });
         return;
       }
-      const outcome = result.status ? `HTTP ${result.status}` : result.reason;
+      const outcome = error.status ? `HTTP ${error.status}` : error.code;
       const delay = this.delays[attempt];
       if (delay === undefined) {
         this.opts.log('warn', 'webhook delivery gave up', {
