@@ -2,7 +2,7 @@
  * @module hub/hub-fleet — the hub's side of the fleet: its signed peer client, the invoker that
  * traces every cross-node call (A2A messages signed as the hub too), the access policy with its
  * bearer tokens (MESH_TOKEN among them as `mesh`), and the fleet view that checks each member's
- * card against the key the hub pinned for it.
+ * card against the key the hub pinned for it, and the joins of nodes run elsewhere.
  */
 
 import { createFleetInvoker } from '../lib/fleet/invoke.ts';
@@ -12,6 +12,7 @@ import { createPeerClient } from '../lib/peer/client.ts';
 import { cardKeyId } from '../lib/a2a/card-signature.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { createHubAccess } from './http/access.ts';
+import { createJoinService } from './fleet/join.ts';
 import { createFleetView } from './fleet/view.ts';
 import type { HubOptions } from './hub-types.ts';
 
@@ -62,5 +63,16 @@ export function hubFleet(opts: HubOptions, trace: TraceStore) {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
   });
-  return { client, invoker, tokens, access, view };
+  // Nodes run elsewhere join at `POST /peer/join`, proven by the access policy's principals.
+  const joins =
+    opts.joins &&
+    createJoinService({
+      ...opts.joins,
+      fleet,
+      dataDir: opts.dataDir,
+      authenticate: access.authenticate,
+      log,
+      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    });
+  return { client, invoker, tokens, access, view, ...(joins ? { joins } : {}) };
 }

@@ -32,19 +32,19 @@ import {
   tempDir,
   type TestNode,
 } from './support/node.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
-let pg: TestPostgres;
+let pg: FilePostgres;
 let databases = 0;
 
 // initdb takes a few seconds on a busy machine.
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
 }, 60_000);
 afterAll(async () => {
-  await pg.stop();
+  await pg.release();
 });
 
 /** Gates the agent waits on, by message text, so a test decides when a turn goes on. */

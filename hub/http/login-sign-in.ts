@@ -1,0 +1,117 @@
+/**
+ * @module hub/http/login-sign-in — the steps of a console sign-in: the throttle per client address,
+ * a one-time ticket redeemed for the principal `console`, a token checked against the book, and
+ * the new session that replaces any the browser brought (no fixation).
+ */
+
+import { hashSecret } from '../../lib/auth/secret.ts';
+import { codedError } from '../../lib/net/coded.ts';
+import type { LoginDeps } from './login.ts';
+import type { Posted } from './login-form.ts';
+import { signedInPage, signInPage } from './login-pages.ts';
+import { cookieValues, sessionCookie } from './sessions.ts';
+import type { Redeemed } from './tickets.ts';
+
+/** The principal of whoever signs in through a console URL the hub printed. */
+export const CONSOLE_PRINCIPAL = 'console';
+
+const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'>, string> = {
+  malformed: 'That is not a console sign-in link.',
+  forged: 'That sign-in link was not made by this hub.',
+  expired: 'That sign-in link has expired: run bun run console-url for a new one.',
+  used: 'That sign-in link has been used already: run bun run console-url for a new one.',
+  full: 'Too many sign-in links are in use; try again in a while.',
+};
+
+/** Ends every session the browser brought (a planted cookie too), then starts a new one. */
+export function startSession(
+  deps: LoginDeps,
+  req: Request,
+  name: string,
+  next: string,
+  json: boolean,
+  tokenDigest?: string,
+): Response {
+  const { access } = deps;
+  for (const old of cookieValues(req, access.cookieName())) access.sessions.end(old);
+  const made = access.sessions.create(name, tokenDigest);
+  if (!made) {
+    deps.log('warn', 'console sign-in refused: the session table is full');
+    return json
+      ? codedError('SESSIONS_FULL', 'every console session is in use; try again later')
+      : signInPage({
+          note: 'Every console session is in use; try again later.',
+          next,
+          status: 503,
+        });
+  }
+  deps.log('info', 'console sign-in', { principal: name });
+  const cookie = sessionCookie(
+    access.cookieName(),
+    made.secret,
+    access.sessions.maxAgeSeconds,
+    access.secureCookies,
+  );
+  if (json) {
+    const res = Response.json(
+      { ok: true, principal: name, key: made.key },
+      { headers: { 'cache-control': 'no-store' } },
+    );
+    res.headers.append('set-cookie', cookie);
+    return res;
+  }
+  return signedInPage(made.key, next, cookie);
+}
+
+/** 429 with Retry-After when this client has tried too often, else undefined. */
+export function throttled(
+  deps: LoginDeps,
+  client: string,
+  next: string,
+  json: boolean,
+): Response | undefined {
+  const wait = deps.throttle.take(client);
+  if (wait === 0) return undefined;
+  const headers = { 'retry-after': String(wait) };
+  deps.log('warn', 'console sign-in throttled', { client });
+  return json
+    ? codedError('SIGN_IN_THROTTLED', `too many sign-in attempts; retry in ${wait} s`, headers)
+    : signInPage({
+        note: `Too many sign-in attempts; try again in ${wait} s.`,
+        next,
+        status: 429,
+        headers,
+      });
+}
+
+/** A console URL's ticket: a session of `console` when it redeems, else why not. */
+export function redeemTicket(
+  deps: LoginDeps,
+  req: Request,
+  ticket: string,
+  next: string,
+  json: boolean,
+): Response {
+  const outcome = deps.tickets.redeem(ticket);
+  if (outcome === 'ok') return startSession(deps, req, CONSOLE_PRINCIPAL, next, json);
+  deps.log('warn', 'console sign-in link refused', { outcome });
+  const note = TICKET_NOTES[outcome];
+  return json
+    ? codedError('UNAUTHENTICATED', note)
+    : signInPage({ note, next, status: outcome === 'full' ? 503 : 401 });
+}
+
+/** A posted form: throttled, then its ticket redeemed or its token checked. */
+export function signInWith(deps: LoginDeps, req: Request, client: string, form: Posted): Response {
+  const wait = throttled(deps, client, form.next, form.json);
+  if (wait) return wait;
+  if (form.ticket) return redeemTicket(deps, req, form.ticket, form.next, form.json);
+  const name = form.token ? deps.tokens?.verify(form.token) : undefined;
+  if (!name || !form.token) {
+    deps.log('warn', 'console sign-in refused');
+    return form.json
+      ? codedError('UNAUTHENTICATED', 'that token is not valid here')
+      : signInPage({ note: 'That token is not valid here.', next: form.next, status: 401 });
+  }
+  return startSession(deps, req, name, form.next, form.json, hashSecret(form.token));
+}

@@ -1,0 +1,80 @@
+/**
+ * @module hub/hub-console — the browser console's side of the hub: its static site, the one-time
+ * sign-in tickets and the sign-in itself, the live feeds of the Fleet and Tasks pages, and the
+ * console API (`/api/*`) over the fleet, the trace and the hub's own work.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { SseStreams } from '../lib/a2a/sse.ts';
+import type { TokenBook } from '../lib/auth/tokens.ts';
+import type { Catalog } from '../lib/catalog/catalog.ts';
+import type { FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { TraceStore } from '../lib/fleet/trace.ts';
+import type { Limits } from '../lib/limits.ts';
+import type { ModelHealth } from '../lib/model/health.ts';
+import type { NodeApp } from '../lib/node/node-types.ts';
+import type { FleetSnapshot } from './fleet/view.ts';
+import type { HubAccess } from './http/access.ts';
+import { createHubApi } from './http/api.ts';
+import { createConsole } from './http/console.ts';
+import { hubLiveFeeds } from './http/hub-live.ts';
+import { createLogin } from './http/login.ts';
+import { SignInThrottle } from './http/sign-in-throttle.ts';
+import { ConsoleTickets } from './http/tickets.ts';
+import type { HubOptions } from './hub-types.ts';
+import type { AskAnswer } from './workbench/ask.ts';
+import { negotiationsDir } from './workbench/negotiation.ts';
+
+export interface HubConsoleParts {
+  access: HubAccess;
+  tokens?: TokenBook;
+  view: { snapshot(): Promise<FleetSnapshot> };
+  trace: TraceStore;
+  invoker: FleetInvoker;
+  node: NodeApp;
+  hubCatalog: Catalog;
+  ask: (question: string) => Promise<AskAnswer>;
+  model?: ModelHealth;
+  limits: Limits;
+  streams: SseStreams;
+}
+
+export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
+  const { fleet, log } = opts;
+  const consoleSite = createConsole({
+    consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
+    nodeModules: join(import.meta.dir, '..', 'node_modules'),
+  });
+  const tickets = new ConsoleTickets({
+    key: opts.consoleKey ?? randomBytes(32),
+    hub: fleet.hub.name,
+  });
+  const login = createLogin({
+    access: p.access,
+    log,
+    tickets,
+    throttle: new SignInThrottle(opts.signInThrottle),
+    ...(p.tokens ? { tokens: p.tokens } : {}),
+  });
+  const live = hubLiveFeeds({
+    view: p.view,
+    tasks: () => p.node.engine,
+    log,
+    ...(opts.liveMs ? { liveMs: opts.liveMs } : {}),
+  });
+  const api = createHubApi({
+    fleet,
+    view: p.view,
+    trace: p.trace,
+    invoker: p.invoker,
+    log,
+    hubCatalog: p.hubCatalog,
+    ask: p.ask,
+    negotiationsDir: negotiationsDir(opts.dataDir),
+    ...(p.model ? { model: p.model } : {}),
+    live,
+    sse: { maxQueuedBytes: p.limits.sseQueueBytes, streams: p.streams },
+  });
+  return { consoleSite, tickets, login, live, api };
+}
