@@ -5,12 +5,7 @@
 
 import { fail, ok } from './errors.ts';
 import type { PostgresStoreContext } from './postgres-context.ts';
-import { checkProjectInput, newEpoch, projectOf, type MeshStore } from './store.ts';
-
-export type ProjectRegistry = Pick<
-  MeshStore,
-  'hasProject' | 'getProject' | 'createProject' | 'listProjects' | 'deleteProject'
->;
+import { checkProjectInput, newEpoch, projectOf, type ProjectRegistry } from './store.ts';
 
 /** The registry's operations; `flush` settles the appends made so far (before a project's messages go). */
 export function postgresProjects(

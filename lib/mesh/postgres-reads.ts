@@ -8,9 +8,7 @@ import type { PostgresStoreContext } from './postgres-context.ts';
 import { toRow } from './postgres-rows.ts';
 import { parseRef } from './ref.ts';
 import { rowToMessage } from './rows.ts';
-import type { MeshStore } from './store.ts';
-
-export type StoreReads = Pick<MeshStore, 'get' | 'history' | 'missed' | 'range' | 'count'>;
+import type { StoreReads } from './store.ts';
 
 export function postgresReads(ctx: PostgresStoreContext): StoreReads {
   const { sql, limits, corrupt } = ctx;

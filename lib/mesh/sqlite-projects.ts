@@ -5,14 +5,15 @@
 
 import { fail, ok } from './errors.ts';
 import type { SqliteStoreContext } from './sqlite-context.ts';
-import { checkProjectInput, newEpoch, projectOf, type MeshStore, type Project } from './store.ts';
+import {
+  checkProjectInput,
+  newEpoch,
+  projectOf,
+  type ProjectRegistry,
+  type Project,
+} from './store.ts';
 
 type ProjectRow = Parameters<typeof projectOf>[0];
-
-export type ProjectRegistry = Pick<
-  MeshStore,
-  'hasProject' | 'getProject' | 'createProject' | 'listProjects' | 'deleteProject'
->;
 
 /** The registry's operations; `flush` commits the open group (before a project's messages go). */
 export function sqliteProjects(ctx: SqliteStoreContext, flush: () => void): ProjectRegistry {

@@ -7,9 +7,7 @@ import { pageRows, runHistory, runMissed, type HistoryQuery } from './history.ts
 import { parseRef } from './ref.ts';
 import { rowToMessage, type MessageRow } from './rows.ts';
 import type { SqliteStoreContext } from './sqlite-context.ts';
-import type { MeshStore } from './store.ts';
-
-export type StoreReads = Pick<MeshStore, 'get' | 'history' | 'missed' | 'range' | 'count'>;
+import type { StoreReads } from './store.ts';
 
 export function sqliteReads(ctx: SqliteStoreContext): StoreReads {
   const { db, limits, corrupt } = ctx;

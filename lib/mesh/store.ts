@@ -113,6 +113,15 @@ export interface MeshStore {
   close(): Promise<void>;
 }
 
+/** The project registry's part of a store. */
+export type ProjectRegistry = Pick<
+  MeshStore,
+  'hasProject' | 'getProject' | 'createProject' | 'listProjects' | 'deleteProject'
+>;
+
+/** The reads of committed messages, part of a store. */
+export type StoreReads = Pick<MeshStore, 'get' | 'history' | 'missed' | 'range' | 'count'>;
+
 /** A draft that passed the content checks: the normalized message without its sequence. */
 export interface CheckedDraft {
   messageId: string;
