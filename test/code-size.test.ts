@@ -92,7 +92,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['hub/mesh/http.ts createMeshHttp', 118],
   ['hub/mesh/cli.ts runMeshCli', 113],
   ['hub/mesh/cli.ts connect', 121],
-  ['hub/mesh/postgres-cluster.ts createPostgresCluster', 315],
   ['node/resolve/executor.ts createExecutor', 210],
 ]);
 
