@@ -89,7 +89,6 @@ const STILL_TO_SPLIT = new Map<string, number>([
   ['lib/fleet/trace.ts createTraceStore', 140],
   ['lib/mcp/http.ts createMcpHttp', 135],
   ['lib/mcp/stdio-bridge.ts createStdioBridge', 124],
-  ['node/resolve/executor.ts createExecutor', 210],
 ]);
 
 const FILES = ['lib', 'hub', 'node'].flatMap((d) => sources(join(ROOT, d)));
