@@ -5,7 +5,10 @@
  * the time `/api/fleet`'s aggregation takes over 100 nodes started in this process. Prints the
  * figures and the "Fleet" section; `--write` records it in docs/benchmarks.md.
  *
- * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32] [--write]
+ * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32] [--paths direct,pairwise] [--no-aggregate] [--write]
+ *
+ * `--paths` runs only the named paths (to profile one: `bun --cpu-prof bench/fleet.ts --paths
+ * pairwise`); BENCH_PROFILE_DIR=<dir> runs the node under Bun's profiler, writing its profile there.
  */
 
 import { Database } from 'bun:sqlite';
@@ -19,7 +22,7 @@ import { parseFleet } from '../lib/fleet/config.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import type { PeerMode } from '../lib/peer/signature.ts';
+import { PEER_HEADER, parseSignature, type PeerMode } from '../lib/peer/signature.ts';
 import type { PeerSigner } from '../lib/peer/signer.ts';
 import { createTraceStore, type TraceStore } from '../lib/fleet/trace.ts';
 import { createFleetView } from '../hub/fleet/view.ts';
@@ -30,6 +33,8 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '32' },
+    paths: { type: 'string' },
+    'no-aggregate': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
   },
 });
@@ -63,7 +68,10 @@ const ring = JSON.parse(readFileSync(ringFile, 'utf8'));
 ring.nodes['a2a-hmac'] = { mode: 'derived', keys: [] };
 ring.nodes['a2a-shared'] = { mode: 'shared', keys: [] };
 writeFileSync(ringFile, JSON.stringify(ring));
-const proc = Bun.spawn(['bun', 'bench/servers/fleet-node.ts'], {
+const profile = process.env.BENCH_PROFILE_DIR
+  ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+  : [];
+const proc = Bun.spawn(['bun', ...profile, 'bench/servers/fleet-node.ts'], {
   cwd: join(import.meta.dir, '..'),
   env: { ...process.env, DATA_DIR: tmp },
   stdout: 'pipe',
@@ -110,7 +118,7 @@ function heldTo(signer: PeerSigner, mode: PeerMode): PeerSigner {
 }
 type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
 // `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
-const PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
+const ALL_PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
   {
     path: 'pairwise',
     caller: 'a2a',
@@ -128,6 +136,8 @@ const PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label
   { path: 'shared', caller: 'a2a-shared', mode: 'shared', label: 'fleet.invoke, shared, traced' },
   { path: 'untraced', caller: 'a2a', mode: 'pairwise', label: 'peerFetch, pairwise, no trace' },
 ];
+const chosen = values.paths?.split(',');
+const PATHS = chosen ? ALL_PATHS.filter((p) => chosen.includes(p.path)) : ALL_PATHS;
 /** Per path: starts one run (a fresh trace store when traced) and gives its call and its clean-up. */
 const starts: Record<Path, () => { call: () => Promise<boolean>; close(): void }> = {} as never;
 for (const p of PATHS) {
@@ -138,8 +148,9 @@ for (const p of PATHS) {
     { to: 'scanner', route: '/peer/invoke', scope: 'scanner.status' },
     new Uint8Array(0),
   );
-  if (probe['x-peer-mode'] !== p.mode)
-    throw new Error(`${p.path} calls would be signed as ${probe['x-peer-mode']}`);
+  const signed = parseSignature(probe[PEER_HEADER]!);
+  if (!signed.ok || signed.result.mode !== p.mode)
+    throw new Error(`${p.path} calls would be signed as ${probe[PEER_HEADER]}`);
   const client = createPeerClient({ signer, fleet });
   starts[p.path] =
     p.path === 'untraced'
@@ -234,6 +245,7 @@ for (let r = 0; r < rounds; r++) {
   console.log(`round ${r + 1}: ${KEYS.map(show).join(' · ')}`);
 }
 proc.kill();
+await proc.exited; // a profiled node writes its profile as it exits
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const rps = Object.fromEntries(
   Object.entries(runs).map(([k, v]) => [k, Math.round(mean(v.map((r) => r.rps)))]),
@@ -254,6 +266,27 @@ const TARGET: Partial<Record<Path, number>> = { pairwise: 75 };
 console.log(
   `\nof the direct call, per mode: ${PATHS.map((p) => `${p.path} ${share(p.path)}% (rounds ${spread(p.path)})`).join(' · ')}`,
 );
+
+const cpuText = (k: Key) => {
+  const c = cpu(k);
+  return `${c.caller.toFixed(0)} + ${c.node.toFixed(0)} = ${c.total.toFixed(0)}`;
+};
+const table = [
+  '| path | calls/s | of direct (rounds) | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (of direct) |',
+  '|---|---|---|---|---|---|---|',
+  `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
+  ...PATHS.map(({ path, label }) => {
+    const goal = TARGET[path];
+    const verdict =
+      goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
+    return `| ${label} | ${rps[path]} | ${share(path)}% (${spread(path)}) | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
+  }),
+].join('\n');
+if (values['no-aggregate']) {
+  console.log(`\n${table}`);
+  rmSync(tmp, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 2. Aggregating 100 nodes.
 const many = [];
@@ -300,21 +333,6 @@ for (let i = 0; i < 5; i++) {
 for (const m of many) await m.stop();
 times.sort((a, b) => a - b);
 const aggMedian = Math.round(times[2]!);
-const cpuText = (k: Key) => {
-  const c = cpu(k);
-  return `${c.caller.toFixed(0)} + ${c.node.toFixed(0)} = ${c.total.toFixed(0)}`;
-};
-const table = [
-  '| path | calls/s | of direct (rounds) | p99 ms (worst round) | CPU µs/call, caller + node | capacity of direct | target (of direct) |',
-  '|---|---|---|---|---|---|---|',
-  `| direct, unsigned | ${rps.direct} | 100% | ${p99('direct')} | ${cpuText('direct')} | 100% | |`,
-  ...PATHS.map(({ path, label }) => {
-    const goal = TARGET[path];
-    const verdict =
-      goal === undefined ? '' : `>= ${goal}%: ${share(path) >= goal ? 'met' : 'missed'}`;
-    return `| ${label} | ${rps[path]} | ${share(path)}% (${spread(path)}) | ${p99(path)} | ${cpuText(path)} | ${capacity(path)}% | ${verdict} |`;
-  }),
-].join('\n');
 console.log(
   `\n${table}\n\n/api/fleet over 100 nodes: median ${aggMedian} ms (worst ${Math.round(times[4]!)} ms)`,
 );

@@ -47,10 +47,7 @@ async function routes(dataDir: string) {
   const passThrough: PeerVerifier = {
     verify: async (h) => ({
       ok: true,
-      node: 'caller-ed',
-      mode: 'ed25519',
-      scope: h.get('x-peer-scope') ?? 'echo',
-      ts: 0,
+      result: { node: 'caller-ed', mode: 'ed25519', scope: h.get('x-peer-scope') ?? 'echo', ts: 0 },
     }),
   };
   const dispatch: PeerRouteDeps['dispatch'] = async (capability, a) => ({

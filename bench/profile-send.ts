@@ -41,8 +41,14 @@ const bodyFile = writeSendBody(
 
 /** Layers by path inside the tree, first match wins. */
 const LAYERS: [RegExp, string][] = [
-  [/lib\/a2a\/(jsonrpc|jsonrpc-binding|rest-binding|sse)\.ts/, 'binding (JSON-RPC envelope, body)'],
-  [/lib\/a2a\/(wire-v1|wire-v03|wire-read|params|operations)\.ts/, 'wire (parse params, encode)'],
+  [
+    /lib\/a2a\/(jsonrpc|jsonrpc-binding|jsonrpc-dispatch|rest-binding|sse|sse-queue|sse-streams)\.ts/,
+    'binding (JSON-RPC envelope, body)',
+  ],
+  [
+    /lib\/a2a\/(wire-v1|wire-v03|wire-read|params|operations|operations-v03)\.ts/,
+    'wire (parse params, encode)',
+  ],
   [
     /lib\/a2a\/(task-store-files|task-folder|record-cache|write-queue|task-store)\.ts/,
     'store (files)',

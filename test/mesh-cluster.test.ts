@@ -22,22 +22,22 @@ import {
   type Frame,
   type TestHub,
 } from './support/mesh.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const root = join(import.meta.dir, '..');
-let pg: TestPostgres;
+let pg: FilePostgres;
 let dbSeq = 0;
 const cleanups: (() => unknown)[] = [];
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
 }, 60_000);
 afterEach(async () => {
   for (const f of cleanups.splice(0).reverse()) await f();
 });
 afterAll(async () => {
-  await pg?.stop();
+  await pg?.release();
 });
 
 /** A hub in this process on a shared database (its own connections, store and lease). */

@@ -22,7 +22,7 @@ import { formatRef, parseRef } from '../lib/mesh/ref.ts';
 import { createPostgresMeshStore } from '../lib/mesh/postgres-store.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import type { MeshStore, MessageDraft } from '../lib/mesh/store.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -128,18 +128,18 @@ interface Kind {
   poisoned(): Promise<MeshStore>;
 }
 
-let pg: TestPostgres;
+let pg: FilePostgres;
 const clients: SQL[] = [];
 let dbSeq = 0;
 // initdb takes a few seconds on a busy machine: longer than a hook's default time.
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
 }, 60_000);
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 afterAll(async () => {
-  await pg?.stop();
+  await pg?.release();
 });
 /** A fresh database in the test cluster and a client on it. */
 async function freshDatabase(): Promise<SQL> {

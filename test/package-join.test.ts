@@ -188,7 +188,7 @@ test('bunx lume-node --join: the node pins the hub, joins, and the hub lists it 
     { to: 'weather', route: '/peer/invoke', scope: 'weather.now' },
     body,
   );
-  expect(headers['x-peer-mode']).toBe('pairwise');
+  expect(headers['x-peer-signature']).toContain(' mode=pairwise ');
   const signed = await fetch(`${nodeUrl}/peer/invoke`, { method: 'POST', headers, body });
   expect(await signed.json()).toMatchObject({ ok: true, result: { city: 'oslo', celsius: 4 } });
 

@@ -9,7 +9,15 @@
 
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { cpSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
@@ -121,6 +129,19 @@ test('the tarball ships the sources, the declarations and the bin, not the repos
         f.startsWith('package/fixtures/'),
     ),
   ).toBe(false);
+  // The app runs what this checkout holds: every source the tarball ships is the checkout's file
+  // as it is now (a reused tarball of older sources would test old code).
+  const sources = listing.filter((f) => /^package\/(lib\/.*|node\/main)\.ts$/.test(f));
+  expect(sources.length).toBeGreaterThan(200);
+  const unpacked = join(work, 'unpacked');
+  mkdirSync(unpacked);
+  expect((await run(['tar', 'xzf', tarball, '-C', unpacked], work)).code).toBe(0);
+  const differ = sources.filter(
+    (f) =>
+      readFileSync(join(unpacked, f), 'utf8') !==
+      readFileSync(join(ROOT, f.slice('package/'.length)), 'utf8'),
+  );
+  expect(differ).toEqual([]);
 });
 
 test("the app's tsc checks it against the shipped declarations", async () => {

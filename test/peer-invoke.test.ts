@@ -29,7 +29,7 @@ describe('POST /peer/invoke accepts', () => {
         'echo',
         invokeBody('echo', { n: 1 }),
       );
-      expect({ status: r.status, body: r.body, mode: r.headers['x-peer-mode'] }).toEqual({
+      expect({ status: r.status, body: r.body, mode: r.fields.mode }).toEqual({
         status: 200,
         body: { ok: true, result: { node: 'hub', args: { n: 1 } } },
         mode: { crm: 'pairwise', scanner: 'derived', lan: 'shared' }[name]!,
@@ -39,7 +39,7 @@ describe('POST /peer/invoke accepts', () => {
     const ed = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { n: 2 }), {
       mode: 'ed25519',
     });
-    expect([ed.status, ed.headers['x-peer-mode'], ed.body]).toEqual([
+    expect([ed.status, ed.fields.mode, ed.body]).toEqual([
       200,
       'ed25519',
       { ok: true, result: { node: 'hub', args: { n: 2 } } },
@@ -53,13 +53,47 @@ describe('POST /peer/invoke accepts', () => {
 });
 
 describe('POST /peer/invoke refuses with a code', () => {
-  test('PEER_UNSIGNED: no headers, or one header missing', async () => {
+  test('PEER_UNSIGNED: no header, or a header missing some of its fields', async () => {
     const bare = await fetch(`${target}/peer/invoke`, { method: 'POST', body: invokeBody('echo') });
     expect([bare.status, await bare.json()]).toEqual([401, refusal('PEER_UNSIGNED')]);
     const partial = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
-      edit: (h) => delete h['x-peer-signature'],
+      edit: (h) => {
+        delete h.sig;
+        delete h.nonce;
+      },
     });
-    expect([partial.status, partial.body]).toEqual([401, refusal('PEER_UNSIGNED')]);
+    expect([partial.status, partial.body.error]).toEqual([
+      401,
+      { code: 'PEER_UNSIGNED', message: 'X-Peer-Signature lacks nonce, sig' },
+    ]);
+  });
+
+  test('PEER_BAD_HEADER: a malformed X-Peer-Signature, whatever its shape, runs nothing', async () => {
+    const raws: Record<string, (v: string) => string> = {
+      'a field twice': (v) => `${v} node=crm`,
+      'the header twice (joined)': (v) => `${v}, ${v}`,
+      'an unknown field': (v) => `${v} admin=yes`,
+      'a __proto__ field': (v) => `${v} __proto__=x`,
+      'no version': (v) => v.slice(3),
+      'another version': (v) => `v2${v.slice(2)}`,
+      'two spaces': (v) => v.replace(' ts=', '  ts='),
+      'a part without =': (v) => v.replace(' ts=', ' ts'),
+      'a huge value': (v) => v.replace(' scope=echo', ` scope=${'e'.repeat(2000)}`),
+      'the old eight headers': () => 'AAAA',
+    };
+    const nonce = toB64url(crypto.getRandomValues(new Uint8Array(16)));
+    for (const [name, raw] of Object.entries(raws)) {
+      const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), { raw, nonce });
+      expect([name, r.status, r.body]).toEqual([name, 401, refusal('PEER_BAD_HEADER')]);
+    }
+    // well formed with the same nonce, it goes through: no refusal recorded it, the process is up
+    const good = await signedPost(crm.signer, target, 'echo', invokeBody('echo', { after: 1 }), {
+      nonce,
+    });
+    expect([good.status, good.body]).toEqual([
+      200,
+      { ok: true, result: { node: 'hub', args: { after: 1 } } },
+    ]);
   });
 
   test('PEER_UNKNOWN_NODE: a node outside the ring, a path-like name, an overlong name', async () => {
@@ -67,7 +101,7 @@ describe('POST /peer/invoke refuses with a code', () => {
     expect([ghost.status, ghost.body]).toEqual([401, refusal('PEER_UNKNOWN_NODE')]);
     for (const name of ['../keys/crm', 'CRM', 'a'.repeat(40), '__proto__', 'constructor']) {
       const r = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
-        edit: (h) => (h['x-peer-node'] = name),
+        edit: (h) => (h.node = name),
       });
       expect([name, r.status, r.body]).toEqual([name, 401, refusal('PEER_UNKNOWN_NODE')]);
     }
@@ -76,16 +110,16 @@ describe('POST /peer/invoke refuses with a code', () => {
   test('PEER_BAD_SIGNATURE: flipped bit, wrong length, garbage base64, another key, unknown mode', async () => {
     const edits: Record<string, (h: Record<string, string>) => void> = {
       flipped: (h) => {
-        const s = h['x-peer-signature']!;
-        h['x-peer-signature'] = (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
+        const s = h.sig!;
+        h.sig = (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
       },
-      short: (h) => (h['x-peer-signature'] = h['x-peer-signature']!.slice(0, -1)),
-      long: (h) => (h['x-peer-signature'] = `${h['x-peer-signature']!}AAAA`),
-      garbage: (h) => (h['x-peer-signature'] = '!!!not*base64!!!'),
-      padded: (h) => (h['x-peer-signature'] = `${h['x-peer-signature']!.slice(0, -2)}==`),
-      empty: (h) => (h['x-peer-signature'] = ''),
-      mode: (h) => (h['x-peer-mode'] = 'rsa'),
-      nonce: (h) => (h['x-peer-nonce'] = 'short'),
+      short: (h) => (h.sig = h.sig!.slice(0, -1)),
+      long: (h) => (h.sig = `${h.sig!}AAAA`),
+      garbage: (h) => (h.sig = '!!!not*base64!!!'),
+      padded: (h) => (h.sig = `${h.sig!.slice(0, -2)}==`),
+      empty: (h) => (h.sig = ''),
+      mode: (h) => (h.mode = 'rsa'),
+      nonce: (h) => (h.nonce = 'short'),
     };
     for (const mode of ['pairwise', 'ed25519'] as const) {
       for (const [name, edit] of Object.entries(edits)) {
@@ -128,7 +162,7 @@ describe('POST /peer/invoke refuses with a code', () => {
     });
     expect(edge.status).toBe(200);
     const bad = await signedPost(crm.signer, target, 'echo', invokeBody('echo'), {
-      edit: (h) => (h['x-peer-ts'] = '1e12'),
+      edit: (h) => (h.ts = '1e12'),
     });
     expect([bad.status, bad.body]).toEqual([401, refusal('PEER_STALE')]);
   });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/config.ts';
 import { ensureKeys, listKeys, loadPeerIdentity, retireKeys, rotateKey } from '../lib/peer/keys.ts';
 import { parseRing } from '../lib/peer/key-files.ts';
+import { signatureFields } from './support/peer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -97,22 +98,20 @@ describe('loading and rotating', () => {
     const h = new Headers(await crm.signer.sign(toScanner, body));
     expect(await scanner.verifier.verify(h, body, '/peer/invoke')).toMatchObject({
       ok: true,
-      node: 'crm',
-      mode: 'pairwise',
+      result: { node: 'crm', mode: 'pairwise' },
     });
     const ed = new Headers(await crm.signer.sign(toScanner, body, { mode: 'ed25519' }));
     expect(await scanner.verifier.verify(ed, body, '/peer/invoke')).toMatchObject({
       ok: true,
-      node: 'crm',
-      mode: 'ed25519',
+      result: { node: 'crm', mode: 'ed25519' },
     });
     // the hub loads its identity the same way: its fleet.invoke signs pairwise to every ring member
     const hub = await loadPeerIdentity(dir, 'a2a', { now: () => NOW });
     const fromHub = new Headers(await hub.signer.sign(toScanner, body));
     expect([
-      fromHub.get('x-peer-mode'),
+      signatureFields(fromHub.get('x-peer-signature')!).mode,
       await scanner.verifier.verify(fromHub, body, '/peer/invoke'),
-    ]).toEqual(['pairwise', expect.objectContaining({ ok: true, node: 'a2a' })]);
+    ]).toEqual(['pairwise', { ok: true, result: expect.objectContaining({ node: 'a2a' }) }]);
     await expect(loadPeerIdentity(dir, 'stranger')).rejects.toThrow('not in the ring');
     await expect(loadPeerIdentity(freshDir(), 'crm')).rejects.toThrow('bun run keys');
   });
@@ -132,7 +131,7 @@ describe('loading and rotating', () => {
         body,
         '/peer/invoke',
       );
-      return r.ok ? 'ok' : r.code;
+      return r.ok ? 'ok' : r.error.code;
     };
     expect([await check(during, old), await check(during, fresh)]).toEqual(['ok', 'ok']);
     await retireKeys(dir, fleet, 'crm');
@@ -164,7 +163,7 @@ describe('loading and rotating', () => {
     ) => {
       const h = new Headers(await caller.signer.sign(toCrm, body, opts));
       const r = await receiver.verifier.verify(h, body, '/peer/invoke');
-      return r.ok ? `ok ${r.mode}` : r.code;
+      return r.ok ? `ok ${r.result.mode}` : r.error.code;
     };
     const crmDuring = await loadPeerIdentity(dir, 'crm', { now: () => NOW });
     // the new pair key, and the old one (crm's previous pair), both accepted during the rotation

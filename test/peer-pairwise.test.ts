@@ -78,11 +78,11 @@ describe('the signature names its receiver and route', () => {
     const before = callsOf();
     const to = await signedPost(crm.signer, hub.url, 'echo', invokeBody('echo'), {
       to: 'scanner',
-      edit: (h) => (h['x-peer-to'] = 'hub'),
+      edit: (h) => (h.to = 'hub'),
     });
     const route = await signedPost(crm.signer, hub.url, 'echo', invokeBody('echo'), {
       route: '/peer/relay',
-      edit: (h) => (h['x-peer-route'] = '/peer/invoke'),
+      edit: (h) => (h.route = '/peer/invoke'),
     });
     expect([to.status, to.body, route.status, route.body]).toEqual([
       401,
@@ -95,11 +95,11 @@ describe('the signature names its receiver and route', () => {
 
   test('a request without X-Peer-To is unsigned, and a hostile one is not echoed', async () => {
     const r = await signedPost(crm.signer, hub.url, 'echo', invokeBody('echo'), {
-      edit: (h) => delete h['x-peer-to'],
+      edit: (h) => delete h.to,
     });
     expect([r.status, r.body]).toEqual([401, refusal('PEER_UNSIGNED')]);
     const odd = await signedPost(crm.signer, hub.url, 'echo', invokeBody('echo'), {
-      edit: (h) => (h['x-peer-to'] = '<script>'),
+      edit: (h) => (h.to = '<script>'),
     });
     expect([odd.status, odd.body.error.code, odd.text.includes('<script>')]).toEqual([
       401,
@@ -112,9 +112,9 @@ describe('the signature names its receiver and route', () => {
 describe('pairwise between ring members', () => {
   test('is the default, both ways, through the client and through a relay', async () => {
     const direct = await signedPost(crm.signer, scanner.url, 'echo', invokeBody('echo', { n: 1 }));
-    expect([direct.status, direct.headers['x-peer-mode']]).toEqual([200, 'pairwise']);
+    expect([direct.status, direct.fields.mode]).toEqual([200, 'pairwise']);
     const back = await signedPost(scanner.signer, crm.url, 'whoami', invokeBody('whoami'));
-    expect([back.status, back.headers['x-peer-mode'], back.body]).toEqual([
+    expect([back.status, back.fields.mode, back.body]).toEqual([
       200,
       'pairwise',
       { ok: true, result: 'crm' },
@@ -131,9 +131,9 @@ describe('pairwise between ring members', () => {
 
   test('a node whose ring entry is an HMAC mode is signed to (and signs) in that mode', async () => {
     const r = await signedPost(f.nodes.lan!.signer, hub.url, 'whoami', invokeBody('whoami'));
-    expect([r.status, r.headers['x-peer-mode']]).toEqual([200, 'derived']);
+    expect([r.status, r.fields.mode]).toEqual([200, 'derived']);
     const to = await signedPost(crm.signer, f.nodes.lan!.url, 'whoami', invokeBody('whoami'));
-    expect([to.status, to.headers['x-peer-mode']]).toEqual([200, 'ed25519']); // lan holds no pair: no pair key
+    expect([to.status, to.fields.mode]).toEqual([200, 'ed25519']); // lan holds no pair: no pair key
   });
 
   test('replays stay refused, at the node it was meant for and anywhere else', async () => {
@@ -169,7 +169,7 @@ describe('pairwise refuses', () => {
     // scanner holds its own pair keys with crm and with the hub, not the crm-hub one
     const forger = createSigner({ node: 'crm', seed: scanner.seed, ring: f.ring, now: () => NOW });
     const forged = await signedPost(forger, hub.url, 'echo', invokeBody('echo'));
-    expect([forged.headers['x-peer-mode'], forged.status, forged.body]).toEqual([
+    expect([forged.fields.mode, forged.status, forged.body]).toEqual([
       'pairwise',
       401,
       refusal('PEER_BAD_SIGNATURE'),
@@ -182,7 +182,7 @@ describe('pairwise refuses', () => {
       now: () => NOW,
     });
     const lan = await signedPost(lanWithPair, hub.url, 'echo', invokeBody('echo'));
-    expect([lan.headers['x-peer-mode'], lan.status, lan.body]).toEqual([
+    expect([lan.fields.mode, lan.status, lan.body]).toEqual([
       'pairwise',
       401,
       refusal('PEER_BAD_SIGNATURE'),
@@ -282,7 +282,7 @@ describe('pair keys', () => {
         body,
       );
       const r = await verifier.verify(new Headers(h), body, '/peer/invoke');
-      outcomes.push(r.ok ? r.mode : r.code);
+      outcomes.push(r.ok ? r.result.mode : r.error.code);
     }
     expect(outcomes).toEqual(Array(6).fill('pairwise'));
   });

@@ -258,8 +258,8 @@ describe('key material never leaves a node', () => {
     for (const code of ['bad', 'replay', 'stale']) {
       const r = await signedPost(a!.signer, f.nodes.b!.url, 'echo', invokeBody('echo'), {
         edit: (h) => {
-          if (code === 'bad') h['x-peer-signature'] = 'A'.repeat(86);
-          if (code === 'stale') h['x-peer-ts'] = '1';
+          if (code === 'bad') h.sig = 'A'.repeat(86);
+          if (code === 'stale') h.ts = '1';
         },
       });
       answers.push(r.text);

@@ -14,6 +14,7 @@ import {
 } from '../lib/peer/ed25519.ts';
 import { createVerifier } from '../lib/peer/verifier.ts';
 import { createSigner } from '../lib/peer/signer.ts';
+import { signatureFields } from './support/peer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -40,18 +41,18 @@ describe('Ed25519 implementations agree', () => {
       const signer = createSigner({ node: 'crm', seed, now: () => NOW, ed25519: signWith });
       const verifier = createVerifier({ self: 'hub', ring, now: () => NOW, ed25519: verifyWith });
       const headers = await signer.sign(T, body);
+      const stated = signatureFields(headers['x-peer-signature']!);
       expect(await verifier.verify(new Headers(headers), body, ROUTE)).toMatchObject({
         ok: true,
-        node: 'crm',
-        mode: 'ed25519',
+        result: { node: 'crm', mode: 'ed25519' },
       });
       // and the raw library agrees on the same bytes
       const text = enc.encode(
         signedString(
           {
             node: 'crm',
-            ts: headers['x-peer-ts']!,
-            nonce: headers['x-peer-nonce']!,
+            ts: stated.ts!,
+            nonce: stated.nonce!,
             scope: 'echo',
             to: 'hub',
             route: ROUTE,
@@ -59,9 +60,7 @@ describe('Ed25519 implementations agree', () => {
           body,
         ),
       );
-      expect(
-        ed.verify(fromB64url(headers['x-peer-signature']!, 64)!, text, ed25519PublicKey(seed)),
-      ).toBe(true);
+      expect(ed.verify(fromB64url(stated.sig!, 64)!, text, ed25519PublicKey(seed))).toBe(true);
     }
   });
 
@@ -104,7 +103,7 @@ describe('verifier', () => {
     const results = await Promise.all(
       Array.from({ length: 20 }, () => verifier.verify(headers, body, ROUTE)),
     );
-    expect(results.map((r) => (r.ok ? 'ok' : r.code)).sort()).toEqual([
+    expect(results.map((r) => (r.ok ? 'ok' : r.error.code)).sort()).toEqual([
       ...Array(19).fill('PEER_REPLAY'),
       'ok',
     ]);
@@ -124,7 +123,7 @@ describe('verifier', () => {
         .then((h) => new Headers(h));
     const outcome = async (v: ReturnType<typeof createVerifier>, seed: Uint8Array) => {
       const r = await v.verify(await sign(seed), body, ROUTE);
-      return r.ok ? 'ok' : r.code;
+      return r.ok ? 'ok' : r.error.code;
     };
     expect([
       await outcome(both, oldSeed),
@@ -144,7 +143,7 @@ describe('verifier', () => {
       windowMs: 1_000,
     });
     expect(await strict.verify(new Headers(await signer.sign(T, body)), body, ROUTE)).toMatchObject(
-      { ok: false, code: 'PEER_STALE' },
+      { ok: false, error: { code: 'PEER_STALE' } },
     );
   });
 
@@ -158,7 +157,7 @@ describe('verifier', () => {
     });
     expect(
       await verifier.verify(new Headers(await signer.sign(T, body)), body, ROUTE),
-    ).toMatchObject({ ok: false, code: 'PEER_BAD_SIGNATURE' });
+    ).toMatchObject({ ok: false, error: { code: 'PEER_BAD_SIGNATURE' } });
   });
 });
 

@@ -60,18 +60,12 @@ for (const which of ['hub', 'node'] as const) {
 
 test('one log line repeated 300 times is written a few times, then counted', async () => {
   // A forged fleet signature on /a2a logs `a2a signature refused` for each request.
-  const forged = (from = 'crm', more: Record<string, string> = {}) =>
+  const forged = (from = 'crm', more = '') =>
     fetch(`${node.url}/a2a`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
-        'x-peer-node': from,
-        'x-peer-ts': String(Date.now()),
-        'x-peer-nonce': crypto.randomUUID(),
-        'x-peer-scope': 'a2a',
-        'x-peer-mode': 'shared',
-        'x-peer-signature': 'AAAA',
-        ...more,
+        'x-peer-signature': `v1 node=${from} ts=${Date.now()} nonce=${crypto.randomUUID()} scope=a2a mode=shared sig=AAAA${more}`,
       },
       body: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
     });
@@ -79,7 +73,7 @@ test('one log line repeated 300 times is written a few times, then counted', asy
   for (let i = 0; i < 300; i++) statuses.add((await forged()).status);
   expect([...statuses]).toEqual([401]);
   // A different refusal (an unknown node) is a different line: once it is in the log, so is every earlier one.
-  await forged('nobody', { 'x-peer-to': 'scanner', 'x-peer-route': '/a2a' });
+  await forged('nobody', ' to=scanner route=/a2a');
   const log = await node.waitForLog('PEER_UNKNOWN_NODE');
   const written = log.split('\n').filter((l) => l.includes('PEER_UNSIGNED')).length;
   expect(written).toBe(5);

@@ -18,7 +18,7 @@ import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { agentNode, rpc, startNode, tempDir } from './support/node.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -61,13 +61,13 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-let pg: TestPostgres;
+let pg: FilePostgres;
 let databases = 0;
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
 });
 afterAll(async () => {
-  await pg?.stop();
+  await pg?.release();
 });
 
 interface Opened {

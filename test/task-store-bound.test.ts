@@ -17,20 +17,20 @@ import { hardBound } from '../lib/a2a/task-store.ts';
 import type { NodeOptions } from '../lib/node/node-types.ts';
 import { grpcAddressOf, rawClient, unary } from './support/grpc.ts';
 import { agentNode, rpc, startNode, TEST_AUTH, TEST_TOKEN, tempDir } from './support/node.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const MAX_STORED = 4;
 const BOUND = hardBound(MAX_STORED);
 
-let pg: TestPostgres;
+let pg: FilePostgres;
 let databases = 0;
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
 });
 afterAll(async () => {
-  await pg?.stop();
+  await pg?.release();
 });
 
 /**

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { msgV1, rpc, sseFrames, streamRpc, tempDir, writeTestToken } from './support/node.ts';
-import { startPostgres, type TestPostgres } from './support/postgres.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -55,18 +55,18 @@ async function startProcess(databaseUrl: string): Promise<NodeProcess> {
   };
 }
 
-let pg: TestPostgres;
+let pg: FilePostgres;
 let a: NodeProcess;
 let b: NodeProcess;
 
 beforeAll(async () => {
-  pg = await startPostgres();
+  pg = await sharedPostgres();
   const url = await pg.createDatabase('two_processes');
   [a, b] = await Promise.all([startProcess(url), startProcess(url)]);
 }, 60_000); // initdb and two process starts take a few seconds on a busy machine
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
-  await pg.stop();
+  await pg.release();
 });
 
 const send = (

@@ -16,10 +16,7 @@ const node = createNode(def, { dataDir, port: 0, peer: { verifier } });
 const passThrough: PeerVerifier = {
   verify: async (h) => ({
     ok: true,
-    node: 'a2a',
-    mode: 'ed25519',
-    scope: h.get('x-peer-scope') ?? '',
-    ts: 0,
+    result: { node: 'a2a', mode: 'ed25519', scope: h.get('x-peer-scope') ?? '', ts: 0 },
   }),
 };
 // GET /cpu: this process's CPU time, so the benchmark can charge each path its node-side cost.
@@ -33,4 +30,4 @@ node.app.post('/plain/invoke', ({ request }) =>
 );
 const running = await node.start();
 console.log(`LISTENING ${running.port}`);
-process.on('SIGINT', () => process.exit(0));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));

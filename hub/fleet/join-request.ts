@@ -69,7 +69,7 @@ export async function readPresented(req: Request, self: string): Promise<Present
     self,
     ring: new Map([[p.name, { mode: 'ed25519', ed25519: [fromB64url(p.publicKey, 32)!] }]]),
   }).verify(req.headers, bytes, JOIN_ROUTE);
-  if (!proof.ok || proof.mode !== 'ed25519')
-    return refuse('JOIN_BAD_PROOF', proof.ok ? 'sign it in mode ed25519' : proof.code);
+  if (!proof.ok || proof.result.mode !== 'ed25519')
+    return refuse('JOIN_BAD_PROOF', proof.ok ? 'sign it in mode ed25519' : proof.error.code);
   return p;
 }

@@ -36,9 +36,10 @@ export async function signedInvoke(
     opts.mode ? { mode: opts.mode } : {},
   );
   if (opts.tamper) {
-    // Flip one character of the signature: a valid encoding that must not verify.
-    const sig = headers['x-peer-signature']!;
-    headers['x-peer-signature'] = (sig[0] === 'A' ? 'B' : 'A') + sig.slice(1);
+    // Flip the signature's first character: a valid encoding that must not verify.
+    const h = headers['x-peer-signature']!;
+    const at = h.indexOf(' sig=') + 5;
+    headers['x-peer-signature'] = h.slice(0, at) + (h[at] === 'A' ? 'B' : 'A') + h.slice(at + 1);
   }
   const res = await p.f(`${member.url}/peer/invoke`, {
     method: 'POST',

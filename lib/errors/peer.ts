@@ -7,6 +7,10 @@ import type { ErrorSpec } from './spec.ts';
 
 export const PEER_ERRORS = {
   PEER_UNSIGNED: { http: 401, message: 'request carries no complete peer signature' },
+  PEER_BAD_HEADER: {
+    http: 401,
+    message: 'the X-Peer-Signature header is not v1 and its eight fields, each once',
+  },
   PEER_UNKNOWN_NODE: { http: 401, message: 'calling node is not in the key ring' },
   PEER_BAD_SIGNATURE: { http: 401, message: 'signature does not verify' },
   PEER_STALE: { http: 401, message: 'timestamp outside the accepted window' },
@@ -37,6 +41,7 @@ export type PeerErrorCode = keyof typeof PEER_ERRORS;
 /** The verifier's refusals (lib/peer/signature.ts). */
 export type PeerRefusalCode =
   | 'PEER_UNSIGNED'
+  | 'PEER_BAD_HEADER'
   | 'PEER_UNKNOWN_NODE'
   | 'PEER_BAD_SIGNATURE'
   | 'PEER_STALE'

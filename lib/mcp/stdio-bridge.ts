@@ -4,11 +4,11 @@
  * the session id and the negotiated revision; each JSON-RPC message answered (as JSON or as SSE)
  * is written as one line; once a session exists its GET stream is followed, so server
  * notifications reach the harness too. Lines are sent in order. Nothing else is ever written.
+ * What each kind of answer becomes is lib/mcp/stdio-answers.ts.
  */
 
-import { readBodyBytes } from '../body.ts';
 import { sseFrames } from '../sse-frames.ts';
-import { RPC } from './protocol.ts';
+import { hubRefusal, idOf, internalError, MAX_ANSWER_BYTES, readAnswer } from './stdio-answers.ts';
 
 export interface StdioBridgeOptions {
   /** The hub's MCP endpoint, e.g. http://127.0.0.1:4100/mcp. */
@@ -20,18 +20,6 @@ export interface StdioBridgeOptions {
   warn(message: string): void;
   fetch?: typeof fetch;
 }
-
-/** The most a single answer may carry before the bridge gives up on it. */
-const MAX_ANSWER_BYTES = 16 * 1024 * 1024;
-
-const idOf = (line: string): string | number | null => {
-  try {
-    const v = JSON.parse(line) as { id?: unknown };
-    return typeof v?.id === 'string' || typeof v?.id === 'number' ? v.id : null;
-  } catch {
-    return null;
-  }
-};
 
 /** The data of each event of a server-message stream; an event past the answer bound ends it. */
 async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
@@ -62,8 +50,6 @@ export function createStdioBridge(o: StdioBridgeOptions) {
       o.warn('the hub answered something that is not JSON; dropped');
     }
   };
-  const fail = (id: string | number | null, message: string) =>
-    o.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message } }));
 
   /** Follows the session's server-message stream until the session ends. */
   async function follow(): Promise<void> {
@@ -93,7 +79,7 @@ export function createStdioBridge(o: StdioBridgeOptions) {
         body: line,
       });
     } catch {
-      if (id !== null) fail(id, `the hub is unreachable at ${o.url}`);
+      if (id !== null) o.write(internalError(id, `the hub is unreachable at ${o.url}`));
       return;
     }
     if (res.status === 202) return;
@@ -102,41 +88,15 @@ export function createStdioBridge(o: StdioBridgeOptions) {
       for await (const data of sseData(res.body)) emit(data);
       return;
     }
-    const bytes = await readBodyBytes(res, MAX_ANSWER_BYTES).catch(() => undefined);
-    const text = bytes ? new TextDecoder().decode(bytes) : '';
-    let answer:
-      | {
-          jsonrpc?: unknown;
-          id?: unknown;
-          result?: { protocolVersion?: unknown };
-          error?: { code?: unknown; message?: unknown };
-        }
-      | undefined;
-    try {
-      answer = JSON.parse(text);
-    } catch {}
-    if (!answer || typeof answer !== 'object') {
-      if (id !== null) fail(id, `the hub answered HTTP ${res.status}`);
+    const answer = await readAnswer(res);
+    if (!answer) {
+      if (id !== null) o.write(internalError(id, `the hub answered HTTP ${res.status}`));
       return;
     }
     // The hub's own refusals before MCP (a wrong token, a forged Host) are {ok, error}: said as JSON-RPC.
     if (answer.jsonrpc !== '2.0') {
-      const code =
-        typeof answer.error?.code === 'string' ? answer.error.code : `HTTP_${res.status}`;
-      const message = typeof answer.error?.message === 'string' ? answer.error.message : '';
-      if (id === null) return o.warn(`the hub refused a notification: ${code}`);
-      o.write(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id,
-          error: {
-            code: res.status < 500 ? RPC.INVALID_REQUEST : RPC.INTERNAL_ERROR,
-            message: `${code}: ${message}`,
-            data: { code },
-          },
-        }),
-      );
-      return;
+      const said = hubRefusal(answer, id, res.status);
+      return 'line' in said ? o.write(said.line) : o.warn(said.warning);
     }
     // A refusal before any session (401, 404, …) carries no id: it answers this request.
     if (answer.error !== undefined && answer.id === null && id !== null) answer.id = id;

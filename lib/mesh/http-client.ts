@@ -51,115 +51,127 @@ export function hubUrlList(...given: (string | undefined)[]): string[] {
   ];
 }
 
+/** The hubs a client asks, and the one that answered last (later calls start there). */
+interface Hubs {
+  bases: string[];
+  base: string;
+  doFetch: typeof fetch;
+  headers: Record<string, string>;
+}
+
+/**
+ * One call: to the hub that answered last, then to the others while they refuse the connection.
+ * Only a refused connection moves on: the request never reached that hub, so asking the next one
+ * cannot do anything twice. Any other failure may have happened after the hub acted.
+ */
+async function call(
+  h: Hubs,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<Result<Record<string, unknown>, ClientCode>> {
+  let res: Response | undefined;
+  const refused: string[] = [];
+  for (const b of [h.base, ...h.bases.filter((x) => x !== h.base)]) {
+    try {
+      res = await h.doFetch(b + path, {
+        method,
+        headers: h.headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      h.base = b;
+      break;
+    } catch (e) {
+      if ((e as { code?: unknown }).code !== 'ECONNREFUSED')
+        return fail('A2A_HTTP_TRANSPORT', `cannot reach the hub at ${b}: ${(e as Error).message}`);
+      refused.push(b);
+    }
+  }
+  if (!res)
+    return fail(
+      'A2A_HTTP_TRANSPORT',
+      `cannot reach the hub at ${refused.join(' or ')}: connection refused`,
+    );
+  return answerOf(res);
+}
+
+/** The JSON document of a hub's answer, or its coded error. */
+async function answerOf(res: Response): Promise<Result<Record<string, unknown>, ClientCode>> {
+  let doc: Record<string, unknown>;
+  try {
+    doc = (await res.json()) as Record<string, unknown>;
+  } catch {
+    return fail('A2A_HTTP_STATUS', `hub answered ${res.status} without JSON`);
+  }
+  const err = doc?.error as { code?: unknown; message?: unknown } | undefined;
+  if (err) return fail(clientCode(err.code), `${String(err.code)}: ${String(err.message ?? '')}`);
+  if (!res.ok) return fail('A2A_HTTP_STATUS', `hub answered ${res.status}`);
+  return ok(doc);
+}
+
+async function meta(h: Hubs): Promise<Result<HubMeta, ClientCode>> {
+  const r = await call(h, 'GET', '/v1/meta');
+  if (!r.ok) return r;
+  const m = r.result as unknown as HubMeta;
+  if (m.protocolVersion !== PROTOCOL_VERSION)
+    return fail(
+      'A2A_PROTOCOL_MISMATCH',
+      `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`,
+    );
+  return ok(m);
+}
+
+/** Probes the protocol, then makes the call. */
+async function checked(h: Hubs, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const m = await meta(h);
+  return m.ok ? call(h, method, path, body) : m;
+}
+
+const query = (q: Record<string, string | number | undefined>) =>
+  new URLSearchParams(
+    Object.entries(q)
+      .filter((e): e is [string, string | number] => e[1] !== undefined)
+      .map(([k, v]) => [k, String(v)]),
+  ).toString();
+
 export function createHubClient(o: HubClientOptions) {
   const bases = [...new Set([o.baseUrl, ...(o.otherUrls ?? [])].map((u) => u.replace(/\/+$/, '')))];
-  /** The hub that answered last: later calls start there. */
-  let base = bases[0]!;
-  const doFetch = o.fetch ?? fetch;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
-
-  async function call(
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ): Promise<Result<Record<string, unknown>, ClientCode>> {
-    let res: Response | undefined;
-    const refused: string[] = [];
-    // Only a refused connection moves on: the request never reached that hub, so asking the next
-    // one cannot do anything twice. Any other failure may have happened after the hub acted.
-    for (const b of [base, ...bases.filter((x) => x !== base)]) {
-      try {
-        res = await doFetch(b + path, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-        });
-        base = b;
-        break;
-      } catch (e) {
-        if ((e as { code?: unknown }).code !== 'ECONNREFUSED')
-          return fail(
-            'A2A_HTTP_TRANSPORT',
-            `cannot reach the hub at ${b}: ${(e as Error).message}`,
-          );
-        refused.push(b);
-      }
-    }
-    if (!res)
-      return fail(
-        'A2A_HTTP_TRANSPORT',
-        `cannot reach the hub at ${refused.join(' or ')}: connection refused`,
-      );
-    let doc: Record<string, unknown>;
-    try {
-      doc = (await res.json()) as Record<string, unknown>;
-    } catch {
-      return fail('A2A_HTTP_STATUS', `hub answered ${res.status} without JSON`);
-    }
-    const err = doc?.error as { code?: unknown; message?: unknown } | undefined;
-    if (err) return fail(clientCode(err.code), `${String(err.code)}: ${String(err.message ?? '')}`);
-    if (!res.ok) return fail('A2A_HTTP_STATUS', `hub answered ${res.status}`);
-    return ok(doc);
-  }
-
-  async function meta(): Promise<Result<HubMeta, ClientCode>> {
-    const r = await call('GET', '/v1/meta');
-    if (!r.ok) return r;
-    const m = r.result as unknown as HubMeta;
-    if (m.protocolVersion !== PROTOCOL_VERSION)
-      return fail(
-        'A2A_PROTOCOL_MISMATCH',
-        `hub speaks protocol ${String(m.protocolVersion)}, this client ${PROTOCOL_VERSION}`,
-      );
-    return ok(m);
-  }
-
-  /** Probes the protocol, then makes the call. */
-  async function checked(method: 'GET' | 'POST', path: string, body?: unknown) {
-    const m = await meta();
-    return m.ok ? call(method, path, body) : m;
-  }
-
-  const query = (q: Record<string, string | number | undefined>) =>
-    new URLSearchParams(
-      Object.entries(q)
-        .filter((e): e is [string, string | number] => e[1] !== undefined)
-        .map(([k, v]) => [k, String(v)]),
-    ).toString();
+  const h: Hubs = { bases, base: bases[0]!, doFetch: o.fetch ?? fetch, headers };
 
   return {
     /** The hub that answered last (the first given until one has). */
     get baseUrl() {
-      return base;
+      return h.base;
     },
-    meta,
+    meta: () => meta(h),
     async createProject(p: {
       name: string;
       displayName?: string;
       description?: string;
       createdByCwd?: string;
     }): Promise<Result<Project, ClientCode>> {
-      const r = await checked('POST', '/api/projects.create', p);
+      const r = await checked(h, 'POST', '/api/projects.create', p);
       return r.ok ? ok((r.result.result as { project: Project }).project) : r;
     },
     async listProjects(): Promise<Result<Project[], ClientCode>> {
-      const r = await checked('POST', '/api/projects.list', {});
+      const r = await checked(h, 'POST', '/api/projects.list', {});
       return r.ok ? ok((r.result.result as { projects: Project[] }).projects) : r;
     },
     async deleteProject(name: string): Promise<Result<boolean, ClientCode>> {
-      const r = await checked('POST', '/api/projects.delete', { name });
+      const r = await checked(h, 'POST', '/api/projects.delete', { name });
       return r.ok ? ok((r.result.result as { deleted: boolean }).deleted) : r;
     },
     async history(
       project: string,
-      h: HistoryOptions = {},
+      q: HistoryOptions = {},
     ): Promise<Result<MeshMessage[], ClientCode>> {
-      const r = await checked('GET', `/v1/history?${query({ project, ...h })}`);
+      const r = await checked(h, 'GET', `/v1/history?${query({ project, ...q })}`);
       return r.ok ? ok(r.result.messages as MeshMessage[]) : r;
     },
     async presence(project: string): Promise<Result<PresenceView[], ClientCode>> {
-      const r = await checked('GET', `/v1/presence?${query({ project })}`);
+      const r = await checked(h, 'GET', `/v1/presence?${query({ project })}`);
       return r.ok ? ok(r.result.peers as PresenceView[]) : r;
     },
   };

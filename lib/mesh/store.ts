@@ -5,9 +5,10 @@
  * (PostgreSQL, several hubs on one database).
  */
 
+import type { Log } from '../log.ts';
 import { fail, ok, type MeshError, type Result } from './errors.ts';
 import type { HistoryQuery, Missed } from './history.ts';
-import type { MeshLimits } from './limits.ts';
+import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { isMessageId, isProjectName, isRosterName } from './names.ts';
 import { validateContent, type Attachment, type TextPayload } from './payload.ts';
 import { formatRef, parseRef } from './ref.ts';
@@ -112,6 +113,15 @@ export interface MeshStore {
   close(): Promise<void>;
 }
 
+/** The project registry's part of a store. */
+export type ProjectRegistry = Pick<
+  MeshStore,
+  'hasProject' | 'getProject' | 'createProject' | 'listProjects' | 'deleteProject'
+>;
+
+/** The reads of committed messages, part of a store. */
+export type StoreReads = Pick<MeshStore, 'get' | 'history' | 'missed' | 'range' | 'count'>;
+
 /** A draft that passed the content checks: the normalized message without its sequence. */
 export interface CheckedDraft {
   messageId: string;
@@ -162,9 +172,17 @@ export function checkDraft(
 export const unknownReply = (draft: MessageDraft) =>
   fail('unknown_reply', `no message ${String(draft.replyTo)} in project ${draft.project}`);
 
+/** The `unknown_project` refusal for a message to a project that does not exist. */
+export const unknownProject = (project: string) =>
+  fail('unknown_project', `project ${project} does not exist`);
+
 /** The `message_id_conflict` refusal for an id already used (or pending) with different content. */
 export const idConflict = (id: string) =>
   fail('message_id_conflict', `messageId ${id} is already used for different content`);
+
+/** What a retry of a message made while it was pending hears: the original's outcome, as a replay. */
+export const asReplay = (r: Result<Appended, AppendCode>): Result<Appended, AppendCode> =>
+  r.ok ? ok({ message: r.result.message, replayed: true }) : r;
 
 /** The message a checked draft becomes once it has its sequence. */
 export function sequenced(c: CheckedDraft, sequence: number, createdAt: number): MeshMessage {
@@ -226,3 +244,28 @@ export function projectOf(r: {
 /** A fresh stream epoch (72 random bits, base64url). */
 export const newEpoch = (): string =>
   Buffer.from(crypto.getRandomValues(new Uint8Array(9))).toString('base64url');
+
+/** What the parts of either store share: its log, clock and limits, and where an unreadable row is reported. */
+export interface StoreBasics {
+  log: Log;
+  now: () => number;
+  limits: MeshLimits;
+  /** Reports a stored message whose recorded size does not add up (it is skipped). */
+  corrupt: (ref: string) => void;
+}
+
+/** The basics of a store from its options (the clock defaults to `Date.now`, the limits to the mesh's). */
+export function storeBasics(opts: {
+  log: Log;
+  now?: () => number;
+  limits?: Partial<MeshLimits>;
+}): StoreBasics {
+  const { log } = opts;
+  return {
+    log,
+    now: opts.now ?? Date.now,
+    limits: { ...MESH_LIMITS, ...opts.limits },
+    corrupt: (ref) =>
+      log('warn', 'mesh store: skipped a message whose size does not add up', { ref }),
+  };
+}

@@ -12,6 +12,7 @@ import { jsonResponse, rpcError } from '../a2a/jsonrpc.ts';
 import { challenge, requestedVersion } from '../a2a/jsonrpc-binding.ts';
 import type { Log } from '../log.ts';
 import type { PeerVerifier } from '../peer/verifier.ts';
+import { PEER_HEADER } from '../peer/signature.ts';
 
 /** The scope a fleet node signs an A2A request with (route `/a2a`). */
 export const A2A_SIGNED_SCOPE = 'a2a';
@@ -71,11 +72,11 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
     if (!bytes)
       return refuse(`A signed request body must be readable and at most ${maxBody} bytes`);
     const v = await verifier.verify(request.headers, bytes, '/a2a');
-    if (!v.ok || v.scope !== A2A_SIGNED_SCOPE) {
-      const code = v.ok ? 'PEER_SCOPE' : v.code;
+    if (!v.ok || v.result.scope !== A2A_SIGNED_SCOPE) {
+      const code = v.ok ? 'PEER_SCOPE' : v.error.code;
       log('warn', 'a2a signature refused', { code });
       return refuse(
-        `Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.message}`,
+        `Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.error.message}`,
       );
     }
     const replay = new Request(request.url, {
@@ -83,12 +84,12 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
       headers: request.headers,
       body: bytes as Uint8Array<ArrayBuffer>,
     });
-    return { request: replay, caller: { kind: 'node', name: v.node } };
+    return { request: replay, caller: { kind: 'node', name: v.result.node } };
   }
 
   return {
     async identify(request, jsonRpc) {
-      if (jsonRpc && request.headers.has('x-peer-node')) return identifySigned(request);
+      if (jsonRpc && request.headers.has(PEER_HEADER)) return identifySigned(request);
       const who = policy.authenticate(request);
       if (!who.ok) return refusal(request, jsonRpc, who.error.message);
       if (who.result.kind === 'anonymous' && policy.anonymous === 'none')

@@ -19,7 +19,7 @@ import { parseJsonBody, readBodyBytes } from '../body.ts';
 import { messageOf, statusOf } from '../errors/registry.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Failure, Result } from '../errors/result.ts';
-import { NODE_NAME, SCOPE } from './signature.ts';
+import { NODE_NAME, PEER_HEADER, parseSignature, SCOPE } from './signature.ts';
 import type { PeerVerifier } from './verifier.ts';
 import { isOwnerKey } from '../auth/principal.ts';
 
@@ -94,6 +94,12 @@ function failureAnswer(failure: Failure & { at?: string }, status?: number): Res
   });
 }
 
+/** The node a refused request's signature names, for the log line, when it is a node name. */
+function statedNode(request: Request): string | undefined {
+  const stated = parseSignature(request.headers.get(PEER_HEADER));
+  return stated.ok && NODE_NAME.test(stated.result.node) ? stated.result.node : undefined;
+}
+
 /** Refuses bytes that are not UTF-8; one decoder serves every request (a whole-body decode keeps no state). */
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -118,13 +124,8 @@ async function admit(
   // The route is the one this handler serves, not the URL path, so a mount prefix changes nothing.
   const v = await deps.verifier.verify(request.headers, bytes, route);
   if (!v.ok) {
-    const node = request.headers.get('x-peer-node') ?? '';
-    log('warn', 'peer refused', {
-      code: v.code,
-      node: NODE_NAME.test(node) ? node : undefined,
-      path: route,
-    });
-    return peerError(v.code, v.message);
+    log('warn', 'peer refused', { code: v.error.code, node: statedNode(request), path: route });
+    return peerError(v.error.code, v.error.message);
   }
   let text: string;
   try {
@@ -140,7 +141,7 @@ async function admit(
   const body = parsed.result;
   if (!body || typeof body !== 'object' || Array.isArray(body))
     return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
-  return { caller: v.node, scope: v.scope, body: body as Record<string, unknown> };
+  return { caller: v.result.node, scope: v.result.scope, body: body as Record<string, unknown> };
 }
 
 function argsOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
@@ -160,7 +161,7 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
       return peerError('PEER_BAD_REQUEST', 'capability must be a name');
     if (a.scope !== capability) {
       log('warn', 'peer refused', { code: 'PEER_SCOPE', node: a.caller });
-      return peerError('PEER_SCOPE', 'X-Peer-Scope is not the body capability');
+      return peerError('PEER_SCOPE', 'the signed scope is not the body capability');
     }
     const args = argsOf(a.body);
     if (!args) return peerError('PEER_BAD_REQUEST', 'args must be a JSON object');
@@ -222,7 +223,7 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     if (typeof capability !== 'string' || !SCOPE.test(capability))
       return peerError('PEER_BAD_REQUEST', 'capability must be a name');
     if (a.scope !== `relay:${capability}`)
-      return peerError('PEER_SCOPE', 'X-Peer-Scope is not relay:<capability>');
+      return peerError('PEER_SCOPE', 'the signed scope is not relay:<capability>');
     const maxHops = deps.maxHops ?? 4;
     const names = (x: unknown) =>
       Array.isArray(x) &&

@@ -1,14 +1,17 @@
 /**
  * @module lib/peer/signature — the wire format of the signed peer channel (docs/peer.md): the
- * modes and their strength, the eight X-Peer-* headers, the field rules, and the canonical string
- * signer (lib/peer/signer.ts) and verifier (lib/peer/verifier.ts) both compute and nothing else
- * does. The primitives are in lib/peer/hashes.ts and lib/peer/ed25519.ts; the `pairwise` key of
- * two nodes is made in lib/peer/pairwise.ts.
+ * modes and their strength, the one X-Peer-Signature header (written and read here), the field
+ * rules, and the canonical string signer (lib/peer/signer.ts) and verifier (lib/peer/verifier.ts)
+ * both compute and nothing else does. The primitives are in lib/peer/hashes.ts and
+ * lib/peer/ed25519.ts; the `pairwise` key of two nodes is made in lib/peer/pairwise.ts.
  *
+ * Header: `v1 node=… ts=… nonce=… scope=… to=… route=… mode=… sig=…`.
  * Signed string: `node\nts\nnonce\nscope\nto\nroute\nsha256hex(body)` over the exact body bytes.
  */
 
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
+import type { PeerRefusalCode } from '../errors/peer.ts';
+import { fail, type Err, type Failure, type Ok } from '../errors/result.ts';
 import { defaultHashes, type HashBackend } from './hashes.ts';
 
 export type PeerMode = 'pairwise' | 'ed25519' | 'derived' | 'shared';
@@ -33,16 +36,16 @@ export const PEER_RANK: Readonly<Record<PeerMode, number>> = Object.freeze({
 });
 export const isMode = (m: string): m is PeerMode => Object.hasOwn(PEER_RANK, m);
 
-export const PEER_HEADERS = Object.freeze({
-  node: 'x-peer-node',
-  ts: 'x-peer-ts',
-  nonce: 'x-peer-nonce',
-  scope: 'x-peer-scope',
-  to: 'x-peer-to',
-  route: 'x-peer-route',
-  mode: 'x-peer-mode',
-  signature: 'x-peer-signature',
-});
+/** The one header a signed request carries: every signed field, the mode and the signature. */
+export const PEER_HEADER = 'x-peer-signature';
+/** Longest header value read; a longer one is refused before it is split (the fields' own caps sum to ~650). */
+export const PEER_HEADER_MAX = 1024;
+/** The header's fields, in the order the signer writes them. */
+export const PEER_FIELDS = ['node', 'ts', 'nonce', 'scope', 'to', 'route', 'mode', 'sig'] as const;
+export type PeerField = (typeof PEER_FIELDS)[number];
+/** The header's fields as stated, each checked only for being there once. */
+export type StatedSignature = Record<PeerField, string>;
+const FIELD_NAMES: ReadonlySet<string> = new Set(PEER_FIELDS);
 
 /** Node names as in the fleet file (the principal name rule); also what keeps names safe in file paths. */
 export const NODE_NAME = PRINCIPAL_NAME;
@@ -88,4 +91,41 @@ export function signedString(
   hashes: HashBackend = defaultHashes,
 ): string {
   return `${f.node}\n${f.ts}\n${f.nonce}\n${f.scope}\n${f.to}\n${f.route}\n${hashes.sha256hex(body)}`;
+}
+
+/** The header value of a signature; the fields must already follow their rules (no spaces in any). */
+export function formatSignature(s: StatedSignature): string {
+  return `v1 node=${s.node} ts=${s.ts} nonce=${s.nonce} scope=${s.scope} to=${s.to} route=${s.route} mode=${s.mode} sig=${s.sig}`;
+}
+
+type HeaderRefusal = Err<Failure<Extract<PeerRefusalCode, 'PEER_UNSIGNED' | 'PEER_BAD_HEADER'>>>;
+const malformed = (why: string): HeaderRefusal =>
+  fail('PEER_BAD_HEADER', `X-Peer-Signature ${why} (docs/peer.md)`);
+
+/**
+ * Splits an X-Peer-Signature value into its fields: `v1`, then `name=value` parts separated by
+ * one space, each of the eight names exactly once and no other. Only the shape is checked here;
+ * each field's own rule is the verifier's. A repeated header arrives joined with `, ` and is
+ * refused like any other malformed value.
+ */
+export function parseSignature(value: string | null): Ok<StatedSignature> | HeaderRefusal {
+  if (value === null) return fail('PEER_UNSIGNED', 'missing X-Peer-Signature');
+  if (value.length > PEER_HEADER_MAX)
+    return malformed(`is longer than ${PEER_HEADER_MAX} characters`);
+  if (!value.startsWith('v1 ')) return malformed('must start with v1 and one space');
+  const f: Partial<StatedSignature> = {};
+  for (let at = 3, part = 1; at <= value.length; part++) {
+    let end = value.indexOf(' ', at);
+    if (end < 0) end = value.length;
+    const eq = value.indexOf('=', at);
+    if (eq < 0 || eq >= end) return malformed(`part ${part} is not name=value`);
+    const name = value.slice(at, eq);
+    if (!FIELD_NAMES.has(name)) return malformed(`part ${part} is not one of its fields`);
+    if (f[name as PeerField] !== undefined) return malformed(`has ${name} twice`);
+    f[name as PeerField] = value.slice(eq + 1, end);
+    at = end + 1;
+  }
+  const missing = PEER_FIELDS.filter((k) => f[k] === undefined);
+  if (missing.length) return fail('PEER_UNSIGNED', `X-Peer-Signature lacks ${missing.join(', ')}`);
+  return { ok: true, result: f as StatedSignature };
 }

@@ -1,7 +1,7 @@
 /**
  * @module lib/peer/signer — one node's signer of the peer channel: it picks the strongest mode it
  * holds a key for towards a receiver (`pairwise` when the ring has the receiver's Ed25519 key)
- * and returns the eight X-Peer-* headers over the canonical string (lib/peer/signature.ts).
+ * and returns the X-Peer-Signature header over the canonical string (lib/peer/signature.ts).
  */
 
 import { detectEd25519, type Ed25519Backend } from './ed25519.ts';
@@ -9,9 +9,10 @@ import { defaultHashes, derivedKey, type HashBackend } from './hashes.ts';
 import { toB64url } from './base64url.ts';
 import { createPairCache, pairKey, type X25519Backend } from './pairwise.ts';
 import {
+  formatSignature,
   NODE_NAME,
   NONCE,
-  PEER_HEADERS,
+  PEER_HEADER,
   PEER_MODES,
   ROUTE,
   SCOPE,
@@ -49,7 +50,7 @@ export interface PeerSigner {
   /** Modes this signer holds material for, strongest first (`pairwise` needs the receiver in the ring too). */
   readonly modes: readonly PeerMode[];
   /**
-   * Signs one request: returns the eight X-Peer-* headers, in a new object the caller may add to.
+   * Signs one request: returns its X-Peer-Signature header, in a new object the caller may add to.
    * Without `opts.mode` it signs `pairwise` when the receiver has an Ed25519 key in the ring,
    * otherwise in the signer's own mode.
    * @throws Error when a field is malformed or the mode has no key (caller bugs).
@@ -128,16 +129,7 @@ export function createSigner(o: SignerOptions): PeerSigner {
           : mode === 'ed25519'
             ? toB64url(await (o.ed25519 ?? (await detectEd25519())).sign(seed!, utf8.encode(text)))
             : macs![mode](text);
-      return {
-        [PEER_HEADERS.node]: node,
-        [PEER_HEADERS.ts]: fields.ts,
-        [PEER_HEADERS.nonce]: nonce,
-        [PEER_HEADERS.scope]: scope,
-        [PEER_HEADERS.to]: to,
-        [PEER_HEADERS.route]: route,
-        [PEER_HEADERS.mode]: mode,
-        [PEER_HEADERS.signature]: signature,
-      };
+      return { [PEER_HEADER]: formatSignature({ ...fields, mode, sig: signature }) };
     },
   });
 }

@@ -1,11 +1,12 @@
 /**
- * @module lib/peer/verifier — a node's verifier of the peer channel: the stated headers are
- * checked cheapest first (receiver, route, node, mode, window, nonce, signature shape) so junk
- * costs no signature check, then the signature over the canonical string (lib/peer/signature.ts),
- * and only then is the nonce recorded.
+ * @module lib/peer/verifier — a node's verifier of the peer channel: the X-Peer-Signature header's
+ * fields are checked cheapest first (shape, receiver, route, node, mode, window, nonce, signature
+ * shape) so junk costs no signature check, then the signature over the canonical string
+ * (lib/peer/signature.ts), and only then is the nonce recorded.
  */
 
 import { PEER_ERRORS, type PeerRefusalCode } from '../errors/peer.ts';
+import { fail, type Failure, type Result } from '../errors/result.ts';
 import { fromB64url } from './base64url.ts';
 import { detectEd25519, type Ed25519Backend } from './ed25519.ts';
 import { defaultHashes, derivedKey, type HashBackend } from './hashes.ts';
@@ -16,8 +17,9 @@ import {
   MAC_TEXT,
   NODE_NAME,
   NONCE,
-  PEER_HEADERS,
+  PEER_HEADER,
   PEER_MODES,
+  parseSignature,
   PEER_RANK,
   ROUTE,
   SCOPE,
@@ -27,15 +29,22 @@ import {
   type PeerMode,
   type PeerRing,
   type RingEntry,
+  type StatedSignature,
 } from './signature.ts';
 
 type Mac = (text: string) => string;
 
 const utf8 = new TextEncoder();
 
-export type VerifyResult =
-  | { ok: true; node: string; mode: PeerMode; scope: string; ts: number }
-  | { ok: false; code: PeerRefusalCode; message: string };
+/** Who signed a request that verified, in which mode, for what scope and when. */
+export interface VerifiedPeer {
+  node: string;
+  mode: PeerMode;
+  scope: string;
+  ts: number;
+}
+export type PeerRefusal = Failure<PeerRefusalCode>;
+export type VerifyResult = Result<VerifiedPeer, PeerRefusal>;
 
 export interface PeerVerifier {
   /** Checks one request that arrived at `route` (e.g. `/peer/invoke`) of this node. */
@@ -66,16 +75,10 @@ export interface VerifierOptions {
   x25519?: X25519Backend;
 }
 
-const refuse = (
-  code: PeerRefusalCode,
-  message: string = PEER_ERRORS[code].message,
-): VerifyResult => ({
-  ok: false,
-  code,
-  message,
-});
+const refuse = (code: PeerRefusalCode, message: string = PEER_ERRORS[code].message) =>
+  fail(code, message);
 
-type Refusal = Extract<VerifyResult, { ok: false }>;
+type Refusal = ReturnType<typeof refuse>;
 
 /**
  * Constant-time equality for MACs in their base64url form: the time taken does not depend on
@@ -87,34 +90,6 @@ function equalMac(a: string, b: string): boolean {
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
-
-/** The eight X-Peer-* headers as they arrived, or the refusal that names the missing ones. */
-function statedHeaders(headers: Headers) {
-  const node = headers.get(PEER_HEADERS.node);
-  const ts = headers.get(PEER_HEADERS.ts);
-  const nonce = headers.get(PEER_HEADERS.nonce);
-  const scope = headers.get(PEER_HEADERS.scope);
-  const to = headers.get(PEER_HEADERS.to);
-  const signedRoute = headers.get(PEER_HEADERS.route);
-  const mode = headers.get(PEER_HEADERS.mode);
-  const signature = headers.get(PEER_HEADERS.signature);
-  if (
-    node === null ||
-    ts === null ||
-    nonce === null ||
-    scope === null ||
-    to === null ||
-    signedRoute === null ||
-    mode === null ||
-    signature === null
-  ) {
-    const missing = Object.values(PEER_HEADERS).filter((h) => !headers.has(h));
-    return refuse('PEER_UNSIGNED', `missing ${missing.join(', ')}`) as Refusal;
-  }
-  return { node, ts, nonce, scope, to, signedRoute, mode, signature };
-}
-
-type Stated = Exclude<ReturnType<typeof statedHeaders>, Refusal>;
 
 /** A request whose stated fields passed every check short of the signature itself. */
 interface Admissible {
@@ -137,9 +112,9 @@ interface Context {
 const named = (text: string, pattern: RegExp) => (pattern.test(text) ? text : 'something else');
 
 /** The checks that cost no signature, cheapest first. */
-function admissible(s: Stated, route: string, c: Context): Admissible | Refusal {
-  const { node, ts, nonce, scope, to, signedRoute, mode, signature } = s;
-  const fail = (code: PeerRefusalCode, message?: string) => refuse(code, message) as Refusal;
+function admissible(s: StatedSignature, route: string, c: Context): Admissible | Refusal {
+  const { node, ts, nonce, scope, to, route: signedRoute, mode, sig: signature } = s;
+  const fail = refuse;
   // The receiver and route are signed; checking the stated ones first gives a request that
   // was meant for someone else its own answer, and costs nothing.
   if (to !== c.self)
@@ -152,14 +127,18 @@ function admissible(s: Stated, route: string, c: Context): Admissible | Refusal 
       'PEER_WRONG_RECEIVER',
       `signed for route ${named(signedRoute, ROUTE)}, this route is ${route}`,
     );
-  if (!NODE_NAME.test(node)) return fail('PEER_UNKNOWN_NODE', 'X-Peer-Node is not a node name');
+  if (!NODE_NAME.test(node))
+    return fail('PEER_UNKNOWN_NODE', "the signature's node is not a node name");
   const entry = c.ring.get(node);
   if (!entry) return fail('PEER_UNKNOWN_NODE');
   if (!isMode(mode))
-    return fail('PEER_BAD_SIGNATURE', `X-Peer-Mode must be one of ${PEER_MODES.join(', ')}`);
+    return fail(
+      'PEER_BAD_SIGNATURE',
+      `the signature's mode must be one of ${PEER_MODES.join(', ')}`,
+    );
   if (PEER_RANK[mode] < PEER_RANK[entry.mode])
     return fail('PEER_DOWNGRADE', `${node} signs with ${entry.mode}`);
-  if (!TS.test(ts)) return fail('PEER_STALE', 'X-Peer-Ts must be unix milliseconds');
+  if (!TS.test(ts)) return fail('PEER_STALE', "the signature's ts must be unix milliseconds");
   const t = Number(ts);
   if (Math.abs(c.clock - t) > c.windowMs)
     return fail(
@@ -167,8 +146,8 @@ function admissible(s: Stated, route: string, c: Context): Admissible | Refusal 
       `timestamp is ${c.clock > t ? 'older' : 'newer'} than the ${c.windowMs} ms window`,
     );
   if (!NONCE.test(nonce))
-    return fail('PEER_BAD_SIGNATURE', 'X-Peer-Nonce must be 128 bits in base64url');
-  if (!SCOPE.test(scope)) return fail('PEER_SCOPE', 'X-Peer-Scope is not a valid scope');
+    return fail('PEER_BAD_SIGNATURE', "the signature's nonce must be 128 bits in base64url");
+  if (!SCOPE.test(scope)) return fail('PEER_SCOPE', "the signature's scope is not a valid scope");
   // HMACs are compared in their canonical text form; Ed25519 needs the bytes.
   const sig =
     mode === 'ed25519'
@@ -179,7 +158,7 @@ function admissible(s: Stated, route: string, c: Context): Admissible | Refusal 
   if (!sig)
     return fail(
       'PEER_BAD_SIGNATURE',
-      `X-Peer-Signature must be ${SIG_BYTES[mode]} bytes in base64url`,
+      `the signature's sig must be ${SIG_BYTES[mode]} bytes in base64url`,
     );
   return { node, entry, mode, t, clock: c.clock, sig };
 }
@@ -220,7 +199,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   );
 
   /** Whether the signature is good, or the refusal when this node holds no key for its mode. */
-  async function signatureHolds(a: Admissible, text: string): Promise<boolean | VerifyResult> {
+  async function signatureHolds(a: Admissible, text: string): Promise<boolean | Refusal> {
     const { sig, mode, node } = a;
     if (typeof sig !== 'string') {
       ed25519 ??= await detectEd25519();
@@ -247,8 +226,9 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
   return Object.freeze({
     isRelay: (node: string) => o.ring.get(node)?.relay === true,
     async verify(headers: Headers, body: Uint8Array, route: string): Promise<VerifyResult> {
-      const stated = statedHeaders(headers);
-      if ('ok' in stated) return stated;
+      const parsed = parseSignature(headers.get(PEER_HEADER));
+      if (!parsed.ok) return parsed;
+      const stated = parsed.result;
       const a = admissible(stated, route, { self, ring: o.ring, windowMs, clock: now() });
       if ('ok' in a) return a;
       const { node, nonce, scope, ts } = stated;
@@ -264,7 +244,7 @@ export function createVerifier(o: VerifierOptions): PeerVerifier {
       if (admitted === 'replay') return refuse('PEER_REPLAY');
       if (admitted === 'horizon')
         return refuse('PEER_STALE', 'timestamp is older than the replay horizon');
-      return { ok: true, node, mode: a.mode, scope, ts: a.t };
+      return { ok: true, result: { node, mode: a.mode, scope, ts: a.t } };
     },
   });
 }

@@ -59,8 +59,11 @@ function contentHash(): string {
     files: string[];
   };
   const inputs = ['package.json', 'tsconfig.json', 'tsconfig.types.json', 'README.md'];
-  for (const entry of manifest.files.filter((f) => !f.startsWith('dist/')))
-    inputs.push(...new Bun.Glob(`${entry}{,/**/*}`).scanSync({ cwd: ROOT, onlyFiles: true }));
+  for (const entry of manifest.files.filter((f) => !f.startsWith('dist/'))) {
+    if (!existsSync(join(ROOT, entry))) continue;
+    if (statSync(join(ROOT, entry)).isFile()) inputs.push(entry);
+    else inputs.push(...new Bun.Glob(`${entry}/**/*`).scanSync({ cwd: ROOT, onlyFiles: true }));
+  }
   for (const f of [...new Set(inputs)].sort()) {
     if (!existsSync(join(ROOT, f))) continue;
     h.update(f);

@@ -1,7 +1,7 @@
 /**
  * Makes fixtures/peer-vectors.json from node:crypto alone, independently of lib/peer: the signed
  * string, HMAC-SHA256, HKDF-SHA256, Ed25519 and X25519 are each computed here the way
- * docs/peer.md states them. `bun test/support/peer-vectors.ts` rewrites the file;
+ * docs/peer.md states them, and so is the X-Peer-Signature header a request carries. `bun test/support/peer-vectors.ts` rewrites the file;
  * test/peer-vectors.test.ts checks that this output equals the file and that lib/peer reproduces it.
  */
 
@@ -119,6 +119,7 @@ function vector(
     bodySha256,
     signedString,
     signature,
+    header: `v1 node=${node} ts=${ts} nonce=${nonce} scope=${scope} to=${to} route=${route} mode=${mode} sig=${signature}`,
   };
 }
 
@@ -127,7 +128,7 @@ export function makePeerVectors() {
     about:
       'Known-answer vectors of the signed peer channel (docs/peer.md), made by test/support/peer-vectors.ts with node:crypto only ' +
       '(HMAC-SHA256; HKDF-SHA256 with empty salt; Ed25519 from a PKCS#8 seed; X25519 with the secret = first 32 bytes of SHA-512(seed)), ' +
-      'independently of lib/peer; test/peer-vectors.test.ts recomputes them. Bodies are UTF-8; binary values are base64url without padding.',
+      'independently of lib/peer; test/peer-vectors.test.ts recomputes them. Bodies are UTF-8; binary values are base64url without padding; `header` is the X-Peer-Signature value the request carries.',
     fleetSecret: b64(secret),
     identities: Object.fromEntries(Object.entries(ids).map(([n, id]) => [n, id.doc])),
     vectors: [

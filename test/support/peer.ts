@@ -185,9 +185,25 @@ export function startFleet(names: string[], o: FleetOptions = {}): TestFleet {
 /** Test fleet URLs by node name, so a signed post names its receiver without being told. */
 const nameOfUrl = new Map<string, string>();
 
+/** The fields of an X-Peer-Signature value (`v1 name=value …`), in the order they came. */
+export function signatureFields(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of value.split(' ').slice(1)) {
+    const eq = part.indexOf('=');
+    out[part.slice(0, eq)] = part.slice(eq + 1);
+  }
+  return out;
+}
+
+/** An X-Peer-Signature value made of `fields`, in their order (an edit may drop or add some). */
+export const signatureValue = (fields: Record<string, string>) =>
+  ['v1', ...Object.entries(fields).map(([k, v]) => `${k}=${v}`)].join(' ');
+
 /**
- * Signs `body` as `signer` and posts it to `url` + `path`, with optional header edits. The
- * signature names the node serving `url` and `path` unless `to` / `route` say otherwise.
+ * Signs `body` as `signer` and posts it to `url` + `path`, with optional edits: `edit` changes
+ * the signature's fields (node, ts, nonce, scope, to, route, mode, sig), `raw` the whole header
+ * value (undefined drops the header). The signature names the node serving `url` and `path`
+ * unless `to` / `route` say otherwise. The answer comes with the fields as sent.
  */
 export async function signedPost(
   signer: PeerSigner,
@@ -201,19 +217,29 @@ export async function signedPost(
     mode?: PeerMode;
     ts?: number;
     nonce?: string;
-    edit?: (h: Record<string, string>) => void;
+    edit?: (fields: Record<string, string>) => void;
+    raw?: (value: string) => string | undefined;
     send?: string;
   } = {},
-): Promise<{ status: number; body: any; text: string; headers: Record<string, string> }> {
+): Promise<{
+  status: number;
+  body: any;
+  text: string;
+  fields: Record<string, string>;
+  headers: Record<string, string>;
+}> {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   const to = o.to ?? nameOfUrl.get(url) ?? 'unknown';
   const route = o.route ?? o.path ?? '/peer/invoke';
-  const headers = await signer.sign({ to, route, scope }, bytes, {
+  const signed = await signer.sign({ to, route, scope }, bytes, {
     mode: o.mode,
     ts: o.ts,
     nonce: o.nonce,
   });
-  o.edit?.(headers);
+  const fields = signatureFields(signed['x-peer-signature']!);
+  o.edit?.(fields);
+  const value = o.raw ? o.raw(signatureValue(fields)) : signatureValue(fields);
+  const headers: Record<string, string> = value === undefined ? {} : { 'x-peer-signature': value };
   const res = await fetch(url + (o.path ?? '/peer/invoke'), {
     method: 'POST',
     headers,
@@ -226,7 +252,7 @@ export async function signedPost(
   } catch {
     parsed = undefined;
   }
-  return { status: res.status, body: parsed, text, headers };
+  return { status: res.status, body: parsed, text, fields, headers };
 }
 
 export const invokeBody = (capability: string, args: unknown = {}) =>

@@ -1,0 +1,88 @@
+/**
+ * @module lib/mcp/http-post — a POST to MCP's Streamable HTTP endpoint: one JSON-RPC message,
+ * checked for its headers and size; `initialize` opens a session bound to the caller, any other
+ * request runs in the session it names and is answered as JSON, a notification or response is
+ * accepted with 202.
+ */
+
+import type { Principal } from '../auth/principal.ts';
+import { readBodyBytes } from '../body.ts';
+import { statusOf } from '../errors/registry.ts';
+import { failure, parseMessage, rpcError, type McpMessage } from './jsonrpc.ts';
+import type { McpLimits } from './limits.ts';
+import { RPC } from './protocol.ts';
+import { negotiateVersion, type McpServer } from './server.ts';
+import type { McpSession, McpSessions } from './sessions.ts';
+import { accepts, bad, JSON_HEADERS, refuse, SESSION_HEADER, sessionOf } from './http-refusals.ts';
+
+/** What a POST reads; the transport's options (lib/mcp/http.ts) carry it. */
+export interface McpPostDeps {
+  server: McpServer;
+  sessions: McpSessions;
+  limits: Pick<McpLimits, 'bodyBytes'>;
+  /** Runs once a session is made (the hub ties its mesh presence to it). */
+  onSession?: (s: McpSession, caller: Principal, req: Request) => void;
+}
+
+export async function post(
+  deps: McpPostDeps,
+  req: Request,
+  caller: Principal,
+  owner: string,
+): Promise<Response> {
+  if (!accepts(req, 'application/json') || !accepts(req, 'text/event-stream'))
+    return bad('MCP_NOT_ACCEPTABLE', 'Accept must list application/json and text/event-stream');
+  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json')
+    return bad('MCP_NOT_JSON', 'Content-Type must be application/json');
+  const bytes = await readBodyBytes(req, deps.limits.bodyBytes).catch(() => undefined);
+  if (!bytes) return bad('MCP_TOO_LARGE', `a message must be under ${deps.limits.bodyBytes} bytes`);
+  const parsed = parseMessage(new TextDecoder().decode(bytes));
+  if (!parsed.ok)
+    return new Response(JSON.stringify(failure(parsed.id, parsed.error)), {
+      status: statusOf(parsed.error.data?.code ?? 'MCP_BAD_MESSAGE'),
+      headers: JSON_HEADERS,
+    });
+  const m = parsed.message;
+  if (m.kind === 'request' && m.method === 'initialize')
+    return initialize(deps, req, m, caller, owner);
+  const session = sessionOf(deps.sessions, req, owner);
+  if (session instanceof Response) return session;
+  // Notifications (initialized, cancelled) and responses to server requests need no answer.
+  if (m.kind !== 'request') return new Response(null, { status: 202 });
+  const out = await deps.server.handle(m.id, m.method, m.params, { session, caller });
+  return new Response(JSON.stringify(out), { status: 200, headers: JSON_HEADERS });
+}
+
+/** `initialize`: a new session for the caller, in the protocol version both sides speak. */
+function initialize(
+  deps: McpPostDeps,
+  req: Request,
+  m: Extract<McpMessage, { kind: 'request' }>,
+  caller: Principal,
+  owner: string,
+): Response {
+  if (req.headers.has(SESSION_HEADER))
+    return bad(
+      'MCP_ALREADY_INITIALIZED',
+      'initialize starts a session: send it without Mcp-Session-Id',
+    );
+  const info = m.params.clientInfo as { name?: unknown; version?: unknown } | undefined;
+  const version = negotiateVersion(m.params.protocolVersion);
+  const opened = deps.sessions.open(
+    owner,
+    version,
+    `${String(info?.name ?? 'unknown')}/${String(info?.version ?? '?')}`,
+  );
+  if (!opened.ok)
+    return refuse(
+      statusOf(opened.error.code),
+      rpcError(RPC.INTERNAL_ERROR, opened.error.message, opened.error.code),
+      { 'retry-after': '60' },
+    );
+  deps.onSession?.(opened.result, caller, req);
+  return new Response(
+    JSON.stringify({ jsonrpc: '2.0', id: m.id, result: deps.server.initializeResult(version) }),
+    { status: 200, headers: { ...JSON_HEADERS, 'mcp-session-id': opened.result.id } },
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * @module lib/mesh/connection-context — the shapes of one WebSocket presence (its options, events,
+ * sends and the connection itself) and what the parts of a connection share: the socket, the
+ * pending sends, the roster, the inbound queue, the watchdog and the claim (made in
+ * lib/mesh/connection.ts).
+ */
+
+import type { Log } from '../log.ts';
+import type { createEmitter } from './emitter.ts';
+import type { ClientCode, MeshError, Result } from './errors.ts';
+import type { Attachment } from './payload.ts';
+import type { MeshMessage, Peer, ServerFrame, StreamPosition } from './wire.ts';
+
+export type SendTarget = { type: 'agent'; name: string } | { type: 'project' };
+
+export interface SendInput {
+  target: SendTarget;
+  text: string;
+  /** Already encoded attachments (see `encodeAttachment` / `snapshotFile`). */
+  attachments?: Attachment[];
+  replyTo?: string;
+  /** Idempotency id; a fresh one is made when absent. Reuse it to retry safely. */
+  messageId?: string;
+}
+
+export interface SendReceipt {
+  message: MeshMessage;
+  recipients: string[];
+  replayed: boolean;
+}
+
+export type DeliveryEvent = Extract<ServerFrame, { type: 'delivery' }>;
+export type ClaimedFrame = Extract<ServerFrame, { type: 'claimed' }>;
+
+export interface ConnectionEvents extends Record<string, unknown> {
+  presence: { kind: 'joined'; peer: Peer } | { kind: 'left'; peer: Peer; reason: string };
+  delivery: DeliveryEvent;
+  /** An `error` frame that answers no request (e.g. an unknown acknowledgement), or a malformed frame from the hub (`A2A_INVALID_FRAME`). */
+  error: MeshError;
+  close: { code: number; reason: string };
+}
+
+export interface ConnectionTimers {
+  setTimeout: (fn: () => void, ms: number) => unknown;
+  clearTimeout: (t: unknown) => void;
+}
+
+export interface ConnectOptions {
+  /** The hub's HTTP base URL (`http://127.0.0.1:4100`); `/v1/connect` is appended. */
+  hubUrl: string;
+  project: string;
+  name: string;
+  token?: string;
+  /** Handles one inbound message; the hub hears `delivered` when it resolves, `delivery_failed` when it throws. */
+  onMessage?: (message: MeshMessage) => unknown;
+  /** Runs on `claimed`, before any replayed message is handled. */
+  onClaimed?: (claimed: ClaimedFrame) => void;
+  /** The resume secret of an earlier claim of this name: takes the live presence over instead of `name_in_use`. */
+  resume?: string;
+  /** Where the last connection stopped: the hub replays what this name missed after it. */
+  recover?: StreamPosition;
+  /** Gives up on the claim after this long. */
+  claimTimeoutMs?: number;
+  /** Timers for the heartbeat watchdog (tests fire them by hand). */
+  timers?: ConnectionTimers;
+  WebSocket?: typeof WebSocket;
+  /** Hears one line per malformed frame from the hub (the frame itself is never logged). */
+  log?: Log;
+}
+
+type Emitter = ReturnType<typeof createEmitter<ConnectionEvents>>;
+
+/** One claimed presence on a hub. */
+export interface MeshConnection {
+  readonly project: string;
+  /** This presence as the hub named it. */
+  readonly self: Peer;
+  /** The other presences, in join order. */
+  peers(): Peer[];
+  readonly closed: boolean;
+  on: Emitter['on'];
+  /** Sends a message; resolves with `accepted` or the hub's coded refusal. */
+  send(input: SendInput): Promise<Result<SendReceipt, ClientCode>>;
+  /** Closes the socket (the presence ends with it); a peer that never answers the close is cut after a grace period. */
+  close(code?: number, reason?: string): void;
+  /** Resolves when the socket has closed. */
+  done: Promise<{ code: number; reason: string }>;
+}
+
+export type Answer = (r: Result<SendReceipt, ClientCode>) => void;
+
+export interface ConnectionContext {
+  o: ConnectOptions;
+  ws: WebSocket;
+  Ws: typeof WebSocket;
+  timers: ConnectionTimers;
+  events: Emitter;
+  /** Sends waiting for their answer, by `requestId`. */
+  pending: Map<string, Answer>;
+  roster: Map<string, Peer>;
+  self: Peer | undefined;
+  /** Why the claim failed, once known (the close that follows reports it). */
+  claimError: MeshError<ClientCode> | undefined;
+  closed: boolean;
+  requestSeq: number;
+  // Armed after the claim: silence for `heartbeatMs × (heartbeatMisses + 1)` means the hub (or the path to it) is gone.
+  silentAfterMs: number;
+  watchdog: unknown;
+  graceTimer: unknown;
+  /** Inbound queue kept in sequence order; one handler call at a time. */
+  inbound: MeshMessage[];
+  draining: boolean;
+  connection: MeshConnection;
+  /** Answers `openConnection` (the first call wins). */
+  settle: (r: Result<MeshConnection, ClientCode>) => void;
+}

@@ -1,0 +1,157 @@
+/**
+ * @module lib/mesh/sqlite-appends — appends on the SQLite mesh store: each is checked and given its
+ * sequence at once (from the heads in memory), then committed in groups (one transaction per
+ * event-loop turn), and its promise resolves only after its group is committed.
+ */
+
+import type { Statement } from 'bun:sqlite';
+import { ok, type MeshError, type Result } from './errors.ts';
+import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
+import type { SqliteStoreContext } from './sqlite-context.ts';
+import {
+  asReplay,
+  checkDraft,
+  idConflict,
+  sequenced,
+  unknownProject,
+  unknownReply,
+  type Appended,
+  type AppendCode,
+  type MessageDraft,
+} from './store.ts';
+import type { MeshMessage } from './wire.ts';
+
+type Outcome = Result<Appended, AppendCode>;
+
+type Pending = {
+  message: MeshMessage;
+  values: ReturnType<typeof messageToValues>;
+  done: (r: Outcome) => void;
+};
+
+/** The open group and what commits it. */
+interface Group {
+  ctx: SqliteStoreContext;
+  schedule: (fn: () => void) => void;
+  maxBatch: number;
+  batch: Pending[];
+  pendingById: Map<string, Pending>;
+  /** Retries of a message still in the open group wait for that group's commit. */
+  waiting: Map<string, ((r: Outcome) => void)[]>;
+  scheduled: boolean;
+  commit: (items: Pending[]) => void;
+  byId: Statement;
+}
+
+export interface SqliteAppends {
+  append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Outcome>;
+  /** Commits the open group now. */
+  flush(): void;
+}
+
+export function createSqliteAppends(
+  ctx: SqliteStoreContext,
+  opts: { schedule: (fn: () => void) => void; maxBatch: number },
+): SqliteAppends {
+  const { db } = ctx;
+  const insert = db.query('INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
+  const setNext = db.query('UPDATE projects SET next_sequence = ? WHERE name = ?');
+  const g: Group = {
+    ctx,
+    ...opts,
+    batch: [],
+    pendingById: new Map(),
+    waiting: new Map(),
+    scheduled: false,
+    commit: db.transaction((items: Pending[]) => {
+      const touched = new Map<string, number>();
+      for (const p of items) {
+        insert.run(...p.values);
+        touched.set(p.message.project, p.message.sequence + 1);
+      }
+      for (const [project, n] of touched) setNext.run(n, project);
+    }),
+    byId: db.query('SELECT * FROM messages WHERE msg_id = ?'),
+  };
+  return { append: (draft, admit) => append(g, draft, admit), flush: () => flush(g) };
+}
+
+function flush(g: Group): void {
+  g.scheduled = false;
+  if (g.batch.length === 0) return;
+  const items = g.batch;
+  g.batch = [];
+  let error: MeshError<AppendCode> | undefined;
+  try {
+    g.commit(items);
+  } catch (e) {
+    g.ctx.log('error', 'mesh store: group commit failed', {
+      messages: items.length,
+      error: String(e),
+    });
+    error = { code: 'message_rejected', message: 'the hub could not store the message' };
+    takeBackSequences(g.ctx);
+  }
+  for (const p of items) {
+    g.pendingById.delete(p.message.messageId);
+    const r: Outcome = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
+    p.done(r);
+    for (const w of g.waiting.get(p.message.messageId) ?? []) w(asReplay(r));
+    g.waiting.delete(p.message.messageId);
+  }
+}
+
+/** Sequences handed out for a failed group were never written: takes them back from the database. */
+function takeBackSequences(ctx: SqliteStoreContext): void {
+  for (const r of ctx.db.query('SELECT name, next_sequence FROM projects').all() as {
+    name: string;
+    next_sequence: number;
+  }[])
+    ctx.next.set(r.name, r.next_sequence);
+}
+
+function append(
+  g: Group,
+  draft: MessageDraft,
+  admit?: () => MeshError<AppendCode> | undefined,
+): Promise<Outcome> {
+  const { next, limits, now } = g.ctx;
+  const done = (r: Outcome) => Promise.resolve(r);
+  if (!next.has(draft.project)) return done(unknownProject(draft.project));
+  const checked = checkDraft(draft, limits);
+  if (!checked.ok) return done(checked);
+  const { messageId: id, candidate, replySeq, contentBytes } = checked.result;
+  if (replySeq !== null && replySeq >= next.get(draft.project)!) return done(unknownReply(draft));
+  const pending = g.pendingById.get(id);
+  const existing = pending?.message ?? stored(g, id);
+  if (existing) {
+    if (fingerprint(existing) !== fingerprint(candidate)) return done(idConflict(id));
+    if (!pending) return done(ok({ message: existing, replayed: true }));
+    return new Promise((resolve) => g.waiting.set(id, [...(g.waiting.get(id) ?? []), resolve]));
+  }
+  const refused = admit?.();
+  if (refused) return done({ ok: false, error: refused });
+  const sequence = next.get(draft.project)!;
+  next.set(draft.project, sequence + 1);
+  const message = sequenced(checked.result, sequence, now());
+  return new Promise((resolve) => {
+    const p: Pending = {
+      message,
+      values: messageToValues(message, contentBytes, replySeq),
+      done: resolve,
+    };
+    g.batch.push(p);
+    g.pendingById.set(id, p);
+    if (g.batch.length >= g.maxBatch) flush(g);
+    else if (!g.scheduled) {
+      g.scheduled = true;
+      g.schedule(() => flush(g));
+    }
+  });
+}
+
+/** The committed message with this id, if any. */
+function stored(g: Group, id: string): MeshMessage | undefined {
+  const row = g.byId.get(id) as MessageRow | null;
+  return row ? rowToMessage(row) : undefined;
+}
