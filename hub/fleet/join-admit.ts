@@ -8,7 +8,7 @@ import { loadFleet } from '../../lib/fleet/config.ts';
 import { hasKeyPair, pinnedKeys, trustRemoteKey } from '../../lib/peer/keys.ts';
 import { getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
-import type { JoinServiceOptions } from './join.ts';
+import type { JoinServiceOptions } from './join-options.ts';
 import { json, type Presented, refuse } from './join-request.ts';
 
 /** Takes the fleet file and ring from disk into the running hub. */

@@ -7,7 +7,7 @@
 import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import { upstreamStatus } from '../../lib/errors/registry.ts';
 import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
-import type { HubApiDeps } from './api.ts';
+import type { HubApiDeps } from './api-deps.ts';
 import { CAPABILITY, NAME, postedObject } from './api-input.ts';
 import { failed, json, refuse, unauthenticated } from './api-replies.ts';
 

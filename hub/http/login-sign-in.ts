@@ -6,7 +6,7 @@
 
 import { hashSecret } from '../../lib/auth/secret.ts';
 import { codedError } from '../../lib/net/coded.ts';
-import type { LoginDeps } from './login.ts';
+import type { LoginDeps } from './login-deps.ts';
 import type { Posted } from './login-form.ts';
 import { signedInPage, signInPage } from './login-pages.ts';
 import { cookieValues, sessionCookie } from './sessions.ts';

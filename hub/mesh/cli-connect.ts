@@ -6,7 +6,7 @@
 
 import { silentLog } from '../../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../../lib/mesh/client.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 import { type Fail, fmtError, formatMessage, type Usage } from './cli-output.ts';
 
 /** Prints who comes and goes, delivery outcomes and recoveries; `reset` takes the roster as known. */

@@ -4,7 +4,7 @@
  */
 
 import type { HubClient } from '../../lib/mesh/http-client.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 import { type Fail, formatMessage, type Usage } from './cli-output.ts';
 
 /** What a read command is given: the hub's HTTP client, the output, and the parsed command line. */

@@ -6,7 +6,7 @@
 
 import { silentLog } from '../../lib/log.ts';
 import { createMeshClient } from '../../lib/mesh/client.ts';
-import type { CliIo } from './cli.ts';
+import type { CliIo } from './cli-io.ts';
 import type { Fail, Usage } from './cli-output.ts';
 
 export async function send(

@@ -6,7 +6,6 @@
  */
 
 import { createHubClient, type HubClient } from '../../lib/mesh/http-client.ts';
-import type { ConnectionMemory } from '../../lib/mesh/memory.ts';
 import { connect } from './cli-connect.ts';
 import { type Fail, fmtError, type Usage } from './cli-output.ts';
 import {
@@ -18,33 +17,9 @@ import {
   statusCommand,
 } from './cli-reads.ts';
 import { disconnect, send } from './cli-send.ts';
+import type { CliIo } from './cli-io.ts';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-  /** Lines typed by the user (for `connect`). */
-  lines?: AsyncIterable<string>;
-  hubUrl: string;
-  /** Other hubs of the same cluster, asked when `hubUrl` cannot be reached. */
-  hubUrls?: string[];
-  token?: string;
-  /** How long `send` waits for delivery outcomes. */
-  waitMs?: number;
-  /** The client's settings (config file or environment); absent ones take these defaults. */
-  defaults?: CliDefaults;
-}
-
-export interface CliDefaults {
-  /** The project when a command names none (default `main`). */
-  project?: string;
-  /** The agent whose connection `connect` remembers and `disconnect` ends, when `--agent` names none (default: the roster name). */
-  agentId?: string;
-  /** The roster name when `--as` is absent (default: the agent id). */
-  name?: string;
-  reconnectMs?: number;
-  /** Remembered connections (mesh.rememberConnections); without it `disconnect` has nothing to end. */
-  memory?: ConnectionMemory;
-}
+export type { CliIo, CliDefaults } from './cli-io.ts';
 
 const HELP = `usage: bun run mesh <command>
   hub [status]                         hub address, protocol, pid, start time

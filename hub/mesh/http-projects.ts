@@ -4,7 +4,7 @@
  */
 
 import { isProjectName } from '../../lib/mesh/names.ts';
-import type { MeshHttpOptions } from './http.ts';
+import type { MeshHttpOptions } from './http-options.ts';
 import { apiError, json, readBody } from './http-answers.ts';
 import { bearer, tokenAccepted } from './trust.ts';
 

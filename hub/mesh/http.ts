@@ -9,21 +9,14 @@
 
 import type { Server } from 'bun';
 import type { Principal } from '../../lib/auth/principal.ts';
-import { PROTOCOL_VERSION, type MeshLimits } from '../../lib/mesh/limits.ts';
-import type { MeshStore } from '../../lib/mesh/store.ts';
+import { PROTOCOL_VERSION } from '../../lib/mesh/limits.ts';
 import { json, readError } from './http-answers.ts';
 import { projectsApi } from './http-projects.ts';
 import { history, presence, watch } from './http-reads.ts';
-import type { Realtime } from './realtime.ts';
 import { bearer, tokenAccepted } from './trust.ts';
+import type { MeshHttpOptions } from './http-options.ts';
 
-export interface MeshHttpOptions {
-  store: MeshStore;
-  realtime: Realtime;
-  token?: string;
-  limits: MeshLimits;
-  startedAt: number;
-}
+export type { MeshHttpOptions } from './http-options.ts';
 
 export function createMeshHttp(opts: MeshHttpOptions) {
   const authorized = (req: Request) => tokenAccepted(opts.token, bearer(req));

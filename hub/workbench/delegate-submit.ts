@@ -8,7 +8,7 @@ import type { AgentContext } from '../../lib/a2a/agent.ts';
 import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
 import type { Failure } from '../../lib/errors/result.ts';
-import type { DelegatorDeps } from './delegate.ts';
+import type { DelegatorDeps } from './delegate-deps.ts';
 import {
   contextOf,
   type DelegateArgs,

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import { ok, type Result } from '../../lib/errors/result.ts';
 import { type ExecFailure, execError } from './exec-errors.ts';
-import type { ExecutorOptions, SubmitExtras } from './executor.ts';
+import type { ExecutorOptions, SubmitExtras } from './exec-options.ts';
 import { type JobFiles, newJobId, type JobRecord, type JobState } from './jobs.ts';
 import { endOrphanedJob } from './process-group.ts';
 import { PROMPT_ENV, type Recipe } from './recipes.ts';
