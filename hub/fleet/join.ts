@@ -12,11 +12,10 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
-import { admit, applyFleetFiles, checkUrl } from './join-admit.ts';
-import { json, readPresented, refuse } from './join-request.ts';
-import type { JoinServiceOptions } from './join-options.ts';
+import { admit, applyFleetFiles, checkUrl, type JoinServiceOptions } from './join-admit.ts';
 
-export type { JoinServiceOptions } from './join-options.ts';
+export type { JoinServiceOptions } from './join-admit.ts';
+import { json, readPresented, refuse } from './join-request.ts';
 
 /** The answer of a hub that takes no joins (created without a writable fleet file). */
 export const joinsNotOffered = (): Response => refuse('JOIN_NOT_OFFERED');

@@ -15,17 +15,32 @@
  * hub/http/api-input.ts, how it answers hub/http/api-replies.ts.
  */
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
+import type { SseOptions } from '../../lib/a2a/sse.ts';
+import type { Log } from '../../lib/log.ts';
+import type { TraceStore } from '../../lib/fleet/trace.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../lib/auth/principal.ts';
+import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
 import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
-import { askRoute, hubCapability, localInvoke } from './api-actions.ts';
+import { type ActionDeps, askRoute, hubCapability, localInvoke } from './api-actions.ts';
 import { traceQuery } from './api-input.ts';
 import { failed, INTERNAL, json, refuse } from './api-replies.ts';
-import { liveResponse } from './live.ts';
-import type { HubApiDeps } from './api-deps.ts';
+import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
-export type { HubApiDeps } from './api-deps.ts';
+export interface HubApiDeps extends ActionDeps {
+  view: { snapshot(): Promise<FleetSnapshot> };
+  trace: TraceStore;
+  log: Log;
+  /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
+  negotiationsDir: string;
+  /** Queue bound and shutdown registry of `/api/trace/stream` (a reader too far behind gets `event: close` STREAM_TOO_SLOW). */
+  sse?: SseOptions;
+  /** The hub's model, when one is configured: whether it answers its pings. */
+  model?: { readonly up: boolean };
+  /** What the live pages are pushed: the fleet, and the hub's task list. */
+  live: { fleet: Feed<FleetFrame>; tasks: TaskFeeds };
+}
 
 /** Which part of the API answers a request (undefined: not an `/api/` path it serves). */
 function route(

@@ -16,13 +16,10 @@ import { codedError } from '../../lib/net/coded.ts';
 import type { HubAccess } from './access.ts';
 import { postedForm } from './login-form.ts';
 import { localPath, redirect, signInPage } from './login-pages.ts';
-import { redeemTicket, signInWith, throttled } from './login-sign-in.ts';
+import { type LoginDeps, redeemTicket, signInWith, throttled } from './login-sign-in.ts';
 import { clearedSessionCookie, cookieValues, sessionKeyOf } from './sessions.ts';
-import type { LoginDeps } from './login-deps.ts';
 
-export { CONSOLE_PRINCIPAL } from './login-sign-in.ts';
-
-export type { LoginDeps } from './login-deps.ts';
+export { CONSOLE_PRINCIPAL, type LoginDeps } from './login-sign-in.ts';
 
 /** `GET /api/session`: who the caller is signed in as. */
 function sessionAnswer(req: Request, c: Principal): Response {

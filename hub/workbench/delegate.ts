@@ -12,13 +12,11 @@
 import type { AgentContext, TaskUpdater } from '../../lib/a2a/agent.ts';
 import type { Task } from '../../lib/a2a/types.ts';
 import { observeJob } from './delegate-observe.ts';
-import { submitJob } from './delegate-submit.ts';
+import { type DelegatorDeps, submitJob } from './delegate-submit.ts';
 import { type DelegateArgs, delegationOf, isRequest } from './delegation-record.ts';
-import type { DelegatorDeps } from './delegate-deps.ts';
 
 export type { DelegateArgs, Delegation } from './delegation-record.ts';
-
-export type { DelegatorDeps } from './delegate-deps.ts';
+export type { DelegatorDeps } from './delegate-submit.ts';
 
 export function createDelegator(deps: DelegatorDeps) {
   const { invoker } = deps;
