@@ -1,12 +1,13 @@
 /**
- * The size rule of lib/, hub/ and node/: no file over 500 lines, and no function (declaration,
+ * The size rule of lib/, hub/, node/ and the browser console's modules (console/, plain
+ * JavaScript the same parser reads): no file over 500 lines, and no function (declaration,
  * expression, arrow, method, accessor, constructor) over 100 lines unless the line just above it
  * is a comment `// long: <why>`. Functions are found with the TypeScript parser, not patterns,
  * so a brace in a string or a template does not move a boundary. A function's length counts
  * the functions nested in it, as a reader of it has to read them too.
  *
- * The factories still over the limit when the rule came in are listed below with their length
- * then: none of them may grow, none may join the list, and one split below the limit must leave
+ * The factories still over the limit when the rule came in (the console's pages when it reached
+ * console/) are listed below with their length then: none of them may grow, none may join the list, and one split below the limit must leave
  * it (the test says so), so the list only shrinks.
  */
 
@@ -72,17 +73,11 @@ export function longFunctions(file: string, text: string): string[] {
 }
 
 /** `<file> <function>` → its length when the rule came in; each is still to be split. */
-const STILL_TO_SPLIT = new Map<string, number>([
-  ['hub/mesh/http.ts createMeshHttp', 118],
-  ['hub/mesh/cli.ts runMeshCli', 113],
-  ['hub/mesh/cli.ts connect', 121],
-  ['hub/mesh/postgres-cluster.ts createPostgresCluster', 315],
-  ['node/resolve/executor.ts createExecutor', 210],
-]);
+const STILL_TO_SPLIT = new Map<string, number>([]);
 
-const FILES = ['lib', 'hub', 'node'].flatMap((d) => sources(join(ROOT, d)));
+const FILES = ['lib', 'hub', 'node', 'console'].flatMap((d) => sources(join(ROOT, d)));
 
-test(`no file of lib/, hub/, node/ is over ${MAX_FILE_LINES} lines`, () => {
+test(`no file of lib/, hub/, node/, console/ is over ${MAX_FILE_LINES} lines`, () => {
   expect(FILES.length).toBeGreaterThan(200);
   const over = FILES.map((f) => ({ f, n: lineCount(readFileSync(join(ROOT, f), 'utf8')) }))
     .filter(({ n }) => n > MAX_FILE_LINES)
@@ -90,7 +85,7 @@ test(`no file of lib/, hub/, node/ is over ${MAX_FILE_LINES} lines`, () => {
   expect(over).toEqual([]);
 });
 
-test(`no function of lib/, hub/, node/ is over ${MAX_FUNCTION_LINES} lines without a reason`, () => {
+test(`no function of lib/, hub/, node/, console/ is over ${MAX_FUNCTION_LINES} lines without a reason`, () => {
   const over = FILES.flatMap((f) => longFunctions(f, readFileSync(join(ROOT, f), 'utf8')));
   const problems: string[] = [];
   const seen = new Set<string>();

@@ -271,9 +271,14 @@ describe('webhook refusal', () => {
       sender.refuse('http://HOOKS.lan/x'),
       sender.refuse('http://127.0.0.1:9/x'),
     ]).toEqual([
-      null,
-      null,
-      'webhook host 127.0.0.1 is a loopback address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it',
+      undefined,
+      undefined,
+      {
+        code: 'ADDRESS_REFUSED',
+        message:
+          'webhook host 127.0.0.1 is a loopback address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it',
+        field: 'url',
+      },
     ]);
   });
 });

@@ -81,7 +81,10 @@ function setup(
     inputModes: ['text/plain'],
     outputModes: ['text/plain'],
     push: {
-      refuse: (url) => (url.startsWith('http://10.') ? 'private address' : null),
+      refuse: (url) =>
+        url.startsWith('http://10.')
+          ? { code: 'ADDRESS_REFUSED', message: 'private address', field: 'url' }
+          : undefined,
       notify: (configs, event) =>
         pushed.push({ configs: configs.map((c) => c.url), event: event.kind }),
     },

@@ -633,11 +633,13 @@ describe('a process that is gone', () => {
       const alive = taskRecord('ctx', Date.now(), 'working');
       await store.save(rec);
       await store.save(alive);
-      await sql`UPDATE lume_a2a_tasks SET owner = 'gone' WHERE id = ${rec.task.id}`;
       await sql`INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES ('elsewhere', 'n', now() + interval '1 hour')`;
       await sql`UPDATE lume_a2a_tasks SET owner = 'elsewhere' WHERE id = ${alive.task.id}`;
+      // The stream is open before its task's process is gone: the next look for orphans (every
+      // lease) fails the task while the stream watches, however long this machine takes.
       const sub = await engine.resubscribe(rec.task.id, ANONYMOUS);
       if (isA2AError(sub)) throw new Error(sub.message);
+      await sql`UPDATE lume_a2a_tasks SET owner = 'gone' WHERE id = ${rec.task.id}`;
       const events: any[] = [];
       for await (const e of sub) events.push(e);
       expect(events.map((e) => e.kind)).toEqual(['task', 'status']);

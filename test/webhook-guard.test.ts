@@ -13,6 +13,7 @@ import type { PushConfig, TaskEvent } from '../lib/a2a/types.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createGate } from '../lib/net/gate.ts';
 import { createOutboundPolicy } from '../lib/net/outbound-policy.ts';
+import { createPoster } from '../lib/net/post.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { agentNode, msgV1, rpc, startNode, type TestNode } from './support/node.ts';
 
@@ -101,7 +102,7 @@ describe('addresses refused by default', () => {
         'https://hooks.example/h',
         'http://172.32.0.1/h',
       ].map((u) => open.refuse(u)),
-    ).toEqual([null, null, null, null]);
+    ).toEqual([undefined, undefined, undefined, undefined]);
     const dev = new WebhookSender({
       allowHosts: ['localhost', '10.0.0.0/8', '::1', ' Hooks.LAN '],
       log: memoryLog(),
@@ -110,10 +111,36 @@ describe('addresses refused by default', () => {
       ['http://localhost:9/h', 'http://10.9.8.7/h', 'http://[::1]/h', 'http://hooks.lan/h'].map(
         (u) => dev.refuse(u),
       ),
-    ).toEqual([null, null, null, null]);
-    expect(dev.refuse('http://127.0.0.1/h')).toContain('loopback');
-    expect(dev.refuse('http://11.0.0.1/h')).toBeNull();
-    expect(dev.refuse('http://192.168.0.1/h')).toContain('private');
+    ).toEqual([undefined, undefined, undefined, undefined]);
+    const policyRefusal = (kind: string, host: string) => ({
+      code: 'ADDRESS_REFUSED' as const,
+      message: `webhook host ${host} is a ${kind} address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it`,
+      field: 'url',
+    });
+    expect(dev.refuse('http://127.0.0.1/h')).toEqual(policyRefusal('loopback', '127.0.0.1'));
+    expect(dev.refuse('http://11.0.0.1/h')).toBeUndefined();
+    expect(dev.refuse('http://192.168.0.1/h')).toEqual(policyRefusal('private', '192.168.0.1'));
+  });
+
+  test('a URL that is not an http(s) address without credentials is refused with its code', () => {
+    const open = new WebhookSender({ allowHosts: [], log: memoryLog() });
+    expect(
+      ['not a url', 'ftp://hooks.example/h', 'https://user:pw@hooks.example/h'].map((u) =>
+        open.refuse(u),
+      ),
+    ).toEqual([
+      { code: 'WEBHOOK_URL_INVALID', message: 'webhook URL is not a valid URL', field: 'url' },
+      {
+        code: 'WEBHOOK_URL_SCHEME',
+        message: 'webhook URL must use http or https, not ftp',
+        field: 'url',
+      },
+      {
+        code: 'WEBHOOK_URL_CREDENTIALS',
+        message: 'webhook URL must not carry credentials; use the authentication field',
+        field: 'url',
+      },
+    ]);
   });
 });
 
@@ -153,7 +180,7 @@ describe('names are resolved, and the address checked is the address connected t
       const cfgs = ['rebind.test', 'mixed.test'].map((h, i) =>
         config(`http://${h}:${port}/in`, `c${i}`),
       );
-      expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([null, null]);
+      expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([undefined, undefined]);
       sender.notify(cfgs, statusEvent());
       await sender.idle();
       expect(hits).toEqual([]);
@@ -182,6 +209,9 @@ describe('names are resolved, and the address checked is the address connected t
   });
 });
 
+/** The field a JSON-RPC INVALID_PARAMS answer names (google.rpc.BadRequest). */
+const violatedField = (r: any): unknown => r.error?.data?.[0]?.fieldViolations?.[0]?.field;
+
 describe('what a delivery carries', () => {
   test('only Bearer or Basic with token68 credentials, and a visible-ASCII token', async () => {
     const node = await startNode(
@@ -202,14 +232,18 @@ describe('what a delivery carries', () => {
           url: 'http://127.0.0.1:9/h',
           authentication,
         });
-        expect([authentication.scheme, r.error?.code]).toEqual([authentication.scheme, -32602]);
+        expect([authentication.scheme, r.error?.code, violatedField(r)]).toEqual([
+          authentication.scheme,
+          -32602,
+          'params.authentication',
+        ]);
       }
       const badToken = await rpc(node.url, 'CreateTaskPushNotificationConfig', {
         taskId: task.id,
         url: 'http://127.0.0.1:9/h',
         token: 'a b',
       });
-      expect(badToken.error.code).toBe(-32602);
+      expect([badToken.error.code, violatedField(badToken)]).toEqual([-32602, 'params.token']);
       const v03 = await rpc(
         node.url,
         'tasks/pushNotificationConfig/set',
@@ -400,6 +434,55 @@ describe('the outbound policy', () => {
     await expect(policy.resolve('nothing.test')).rejects.toThrow(
       'nothing.test is a reserved address',
     );
+  });
+});
+
+describe('one POST', () => {
+  test('each outcome is a Result: the 2xx status, or a coded failure', async () => {
+    let release: () => void = () => {};
+    const receiver = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: (req) => {
+        const path = new URL(req.url).pathname;
+        if (path === '/ok') return new Response(null, { status: 204 });
+        if (path === '/busy') return new Response('busy', { status: 503 });
+        return new Promise<Response>((r) => (release = () => r(new Response())));
+      },
+    });
+    const gone = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() });
+    const gonePort = gone.port;
+    gone.stop(true);
+    const policy = createOutboundPolicy(['127.0.0.1']);
+    // A generous deadline where an answer comes (a loaded machine is slow), a short one where none does.
+    const poster = createPoster({ policy, maxSockets: 4, timeoutMs: 15_000 });
+    const impatient = createPoster({ policy, maxSockets: 1, timeoutMs: 200 });
+    try {
+      const at = (url: string) => poster.post(new URL(url), {}, '{}');
+      const base = `http://127.0.0.1:${receiver.port}`;
+      expect(await at(`${base}/ok`)).toEqual({ ok: true, result: { status: 204 } });
+      expect(await at(`${base}/busy`)).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_REJECTED', message: 'the webhook answered HTTP 503', status: 503 },
+      });
+      expect(await impatient.post(new URL(`${base}/hang`), {}, '{}')).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_TIMEOUT', message: 'no answer within 200 ms' },
+      });
+      expect(await at(`http://127.0.0.1:${gonePort}/in`)).toEqual({
+        ok: false,
+        error: { code: 'WEBHOOK_UNREACHABLE', message: 'the webhook could not be reached' },
+      });
+      expect(await at('http://10.0.0.1/in')).toEqual({
+        ok: false,
+        error: { code: 'ADDRESS_REFUSED', message: '10.0.0.1 is a private address' },
+      });
+    } finally {
+      release();
+      poster.close();
+      impatient.close();
+      receiver.stop(true);
+    }
   });
 });
 

@@ -8,8 +8,29 @@ import { loadFleet } from '../../lib/fleet/config.ts';
 import { hasKeyPair, pinnedKeys, trustRemoteKey } from '../../lib/peer/keys.ts';
 import { getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
-import type { JoinServiceOptions } from './join.ts';
 import { json, type Presented, refuse } from './join-request.ts';
+import type { AuthOutcome } from '../../lib/auth/access.ts';
+import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Log } from '../../lib/log.ts';
+
+/** What the join service needs of the hub. */
+export interface JoinServiceOptions {
+  /** The hub's live fleet: a join adds to its nodes in place. */
+  fleet: Fleet;
+  /** The fleet file read at start, and the one written (they differ when the first is fixtures/). */
+  from: string;
+  to: string;
+  dataDir: string;
+  /** Loads the hub's ring again after it changed. */
+  reload: () => Promise<void>;
+  /** Who sent the request: only a bearer token's principal may join a node. */
+  authenticate: (req: Request) => AuthOutcome;
+  log: Log;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** Joins waiting for their turn at most (default 16); more get JOIN_BUSY. */
+  maxWaiting?: number;
+}
 
 /** Takes the fleet file and ring from disk into the running hub. */
 export async function applyFleetFiles(o: JoinServiceOptions): Promise<void> {

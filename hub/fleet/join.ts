@@ -11,30 +11,11 @@
 
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuthOutcome } from '../../lib/auth/access.ts';
 import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
-import type { Log } from '../../lib/log.ts';
-import { admit, applyFleetFiles, checkUrl } from './join-admit.ts';
-import { json, readPresented, refuse } from './join-request.ts';
+import { admit, applyFleetFiles, checkUrl, type JoinServiceOptions } from './join-admit.ts';
 
-export interface JoinServiceOptions {
-  /** The hub's live fleet: a join adds to its nodes in place. */
-  fleet: Fleet;
-  /** The fleet file read at start, and the one written (they differ when the first is fixtures/). */
-  from: string;
-  to: string;
-  dataDir: string;
-  /** Loads the hub's ring again after it changed. */
-  reload: () => Promise<void>;
-  /** Who sent the request: only a bearer token's principal may join a node. */
-  authenticate: (req: Request) => AuthOutcome;
-  log: Log;
-  fetch?: typeof fetch;
-  timeoutMs?: number;
-  /** Joins waiting for their turn at most (default 16); more get JOIN_BUSY. */
-  maxWaiting?: number;
-}
+export type { JoinServiceOptions } from './join-admit.ts';
+import { json, readPresented, refuse } from './join-request.ts';
 
 /** The answer of a hub that takes no joins (created without a writable fleet file). */
 export const joinsNotOffered = (): Response => refuse('JOIN_NOT_OFFERED');

@@ -5,13 +5,23 @@
  */
 
 import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
+import type { Catalog } from '../../lib/catalog/catalog.ts';
+import type { Fleet } from '../../lib/fleet/config.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+import type { AskAnswer } from '../workbench/ask.ts';
 import { upstreamStatus } from '../../lib/errors/registry.ts';
 import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
-import type { HubApiDeps } from './api.ts';
 import { CAPABILITY, NAME, postedObject } from './api-input.ts';
 import { failed, json, refuse, unauthenticated } from './api-replies.ts';
 
-type ActionDeps = Pick<HubApiDeps, 'fleet' | 'invoker' | 'hubCatalog' | 'ask'>;
+/** What the POSTs that act need of the hub (the API's dependencies include these). */
+export interface ActionDeps {
+  fleet: Fleet;
+  invoker: FleetInvoker;
+  /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
+  hubCatalog: Catalog;
+  ask: (question: string) => Promise<AskAnswer>;
+}
 
 export async function localInvoke(
   deps: ActionDeps,

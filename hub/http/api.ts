@@ -16,31 +16,22 @@
  */
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
 import type { SseOptions } from '../../lib/a2a/sse.ts';
-import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceStore } from '../../lib/fleet/trace.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
-import type { Catalog } from '../../lib/catalog/catalog.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../lib/auth/principal.ts';
-import type { AskAnswer } from '../workbench/ask.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
 import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
-import { askRoute, hubCapability, localInvoke } from './api-actions.ts';
+import { type ActionDeps, askRoute, hubCapability, localInvoke } from './api-actions.ts';
 import { traceQuery } from './api-input.ts';
 import { failed, INTERNAL, json, refuse } from './api-replies.ts';
 import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
 
-export interface HubApiDeps {
-  fleet: Fleet;
+export interface HubApiDeps extends ActionDeps {
   view: { snapshot(): Promise<FleetSnapshot> };
   trace: TraceStore;
-  invoker: FleetInvoker;
   log: Log;
-  /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
-  hubCatalog: Catalog;
-  ask: (question: string) => Promise<AskAnswer>;
   /** Where negotiation records are kept (`DATA_DIR/hub/negotiations`). */
   negotiationsDir: string;
   /** Queue bound and shutdown registry of `/api/trace/stream` (a reader too far behind gets `event: close` STREAM_TOO_SLOW). */

@@ -5,12 +5,25 @@
  */
 
 import { hashSecret } from '../../lib/auth/secret.ts';
+import type { TokenBook } from '../../lib/auth/tokens.ts';
+import type { Log } from '../../lib/log.ts';
+import type { HubAccess } from './access.ts';
+import type { SignInThrottle } from './sign-in-throttle.ts';
+import type { ConsoleTickets } from './tickets.ts';
 import { codedError } from '../../lib/net/coded.ts';
-import type { LoginDeps } from './login.ts';
 import type { Posted } from './login-form.ts';
 import { signedInPage, signInPage } from './login-pages.ts';
 import { cookieValues, sessionCookie } from './sessions.ts';
 import type { Redeemed } from './tickets.ts';
+
+/** What the console's sign-in needs of the hub. */
+export interface LoginDeps {
+  access: HubAccess;
+  tokens?: TokenBook;
+  tickets: ConsoleTickets;
+  throttle: SignInThrottle;
+  log: Log;
+}
 
 /** The principal of whoever signs in through a console URL the hub printed. */
 export const CONSOLE_PRINCIPAL = 'console';

@@ -12,26 +12,14 @@
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
-import type { TokenBook } from '../../lib/auth/tokens.ts';
-import type { Log } from '../../lib/log.ts';
 import { codedError } from '../../lib/net/coded.ts';
 import type { HubAccess } from './access.ts';
 import { postedForm } from './login-form.ts';
 import { localPath, redirect, signInPage } from './login-pages.ts';
-import { redeemTicket, signInWith, throttled } from './login-sign-in.ts';
+import { type LoginDeps, redeemTicket, signInWith, throttled } from './login-sign-in.ts';
 import { clearedSessionCookie, cookieValues, sessionKeyOf } from './sessions.ts';
-import type { SignInThrottle } from './sign-in-throttle.ts';
-import type { ConsoleTickets } from './tickets.ts';
 
-export { CONSOLE_PRINCIPAL } from './login-sign-in.ts';
-
-export interface LoginDeps {
-  access: HubAccess;
-  tokens?: TokenBook;
-  tickets: ConsoleTickets;
-  throttle: SignInThrottle;
-  log: Log;
-}
+export { CONSOLE_PRINCIPAL, type LoginDeps } from './login-sign-in.ts';
 
 /** `GET /api/session`: who the caller is signed in as. */
 function sessionAnswer(req: Request, c: Principal): Response {

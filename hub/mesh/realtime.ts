@@ -123,6 +123,7 @@ export function createRealtime(opts: RealtimeOptions) {
       }, limits.helloTimeoutMs);
     },
     message: handleFrame,
+    drain: (ws: WS): void => io.drained(ws),
     pong(ws: WS): void {
       if (ws.data.presence) ws.data.presence.missed = 0;
     },

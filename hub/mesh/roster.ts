@@ -15,6 +15,8 @@ export interface MeshSocketData {
   helloTimer?: ReturnType<typeof setTimeout>;
   /** Set once the hub decided to close this socket; later frames are ignored. */
   closing: boolean;
+  /** Cut as a slow consumer: nothing more is queued for it, and it closes once its backlog is out. */
+  cut?: boolean;
   /** The upgrade request was authenticated (a bearer token or a console session), so `hello` needs no token. */
   authenticated?: boolean;
   /** Frames that arrived while the hello was being answered (claims wait for the store); handled after the claim. */

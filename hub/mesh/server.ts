@@ -105,6 +105,7 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
       open: (ws) => realtime.open(ws),
       message: (ws, raw) => realtime.message(ws, raw),
       pong: (ws) => realtime.pong(ws),
+      drain: (ws) => realtime.drain(ws),
       close: (ws) => realtime.close(ws),
     },
     close: () => realtime.shutdown(),

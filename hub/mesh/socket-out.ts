@@ -38,11 +38,11 @@ export function createSocketOut(o: SocketOutOptions) {
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
   };
   /**
-   * The end of a socket closed behind what it still has to take: cut for good when its reader takes
-   * none of it (or, all taken, sends no close reply) for as long as the heartbeat takes to declare a
-   * presence dead (`heartbeatMs` x `heartbeatMisses`). A reader still working through its backlog
-   * gets another period, however slow the machine: cutting it mid-backlog would lose the close frame
-   * it is about to read. The bytes it holds meanwhile stay under `maxSocketBufferedBytes`.
+   * The end of a cut socket: terminated when its reader takes none of its backlog (or, all taken,
+   * sends no close reply) for as long as the heartbeat takes to declare a presence dead
+   * (`heartbeatMs` x `heartbeatMisses`). A reader still working through its backlog gets another
+   * period, however slow the machine. The bytes it holds meanwhile stay under
+   * `maxSocketBufferedBytes`.
    */
   const endWhenIdle = (ws: WS, buffered: number) =>
     timers.setTimeout(() => {
@@ -52,12 +52,24 @@ export function createSocketOut(o: SocketOutOptions) {
       else ws.terminate();
     }, limits.heartbeatMs * limits.heartbeatMisses);
   /**
+   * The close frame of a cut socket goes out once its backlog has: Bun ends a socket a few
+   * seconds after `close()` whatever it still holds (its end timeout), which would drop the
+   * backlog and the close frame of a reader that is slow to take them.
+   */
+  const closeIfDrained = (ws: WS) => {
+    if (ws.data.cut && ws.readyState === 1 && ws.getBufferedAmount() === 0)
+      ws.close(1008, 'slow_consumer');
+  };
+  /**
    * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
-   * `slow_consumer`, the socket gets close 1008 `slow_consumer` behind what it has (nothing more is
-   * written to it), and is cut for good if its reader stops taking that (`endWhenIdle`).
+   * `slow_consumer`, nothing more is queued for it, and once its reader has taken what it holds it
+   * gets close 1008 `slow_consumer` (`closeIfDrained`); cut for good if its reader stops taking
+   * (`endWhenIdle`).
    */
   const cutSlowConsumer = (ws: WS) => {
     ws.data.closing = true;
+    ws.data.cut = true;
+    outbox.delete(ws);
     const p = ws.data.presence;
     log('warn', 'mesh: slow consumer cut', {
       project: p?.project,
@@ -68,7 +80,7 @@ export function createSocketOut(o: SocketOutOptions) {
       p.leaveReason = 'slow_consumer';
       o.leave(p);
     }
-    ws.close(1008, 'slow_consumer');
+    closeIfDrained(ws);
     endWhenIdle(ws, ws.getBufferedAmount());
   };
   const flushAll = () => {
@@ -78,6 +90,7 @@ export function createSocketOut(o: SocketOutOptions) {
     for (const [ws, frames] of all) writeOut(ws, frames);
   };
   const out = (ws: WS, text: string): void => {
+    if (ws.data.cut) return;
     const q = outbox.get(ws);
     if (q) q.push(text);
     else outbox.set(ws, [text]);
@@ -106,6 +119,8 @@ export function createSocketOut(o: SocketOutOptions) {
     error,
     /** Writes every queued frame now (before the sockets close at shutdown). */
     flushAll,
+    /** Bun's `drain`: a socket took some of its backlog (a cut one may now get its close). */
+    drained: closeIfDrained,
     /** Cuts a socket at once: what is queued for it is discarded and nothing more is handled from it. */
     drop(ws: WS): void {
       ws.data.closing = true;

@@ -8,7 +8,6 @@ import type { AgentContext } from '../../lib/a2a/agent.ts';
 import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
 import type { Failure } from '../../lib/errors/result.ts';
-import type { DelegatorDeps } from './delegate.ts';
 import {
   contextOf,
   type DelegateArgs,
@@ -18,6 +17,31 @@ import {
   type Turn,
 } from './delegation-record.ts';
 import { isSubmitted, readFrom } from './fleet-answers.ts';
+import type { Task } from '../../lib/a2a/types.ts';
+import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
+
+/** A fleet member as the fleet view sees it: enough to tell an executor from other nodes. */
+interface MemberView {
+  name: string;
+  online: boolean;
+  skills: { id: string }[];
+}
+
+/** What a delegation needs of the hub. */
+export interface DelegatorDeps {
+  invoker: FleetInvoker;
+  /** Names of the fleet's nodes (the hub is not one). */
+  nodeNames: () => string[];
+  /** The fleet view's nodes, to see which offer `exec.*`. */
+  members: () => Promise<MemberView[]>;
+  /**
+   * Reads one of the hub's own tasks as `caller` (advancing it, as any read does); undefined when
+   * there is none or it is another principal's.
+   */
+  findTask: (id: string, caller: Principal) => Promise<Readonly<Task> | undefined>;
+  /** The executor when none is named (default `resolve`). */
+  defaultExecutor?: string;
+}
 
 const refuse = (ctx: AgentContext, failure: Failure) =>
   ctx.status('rejected', failureParts(failure));

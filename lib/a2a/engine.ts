@@ -54,7 +54,7 @@ import {
   type TaskLimits,
 } from './engine/task-rules.ts';
 
-export type { PushSender } from './engine/core.ts';
+export type { PushSender, WebhookUrlFailure } from './engine/core.ts';
 export type { Subscription } from './engine/live-tasks.ts';
 export type { TaskLimits } from './engine/task-rules.ts';
 export type { SendContext, SendResult } from './engine/send-message.ts';

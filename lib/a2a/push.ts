@@ -5,7 +5,7 @@
  * pool, a deadline and a waiting line of their own, so a receiver that hangs slows nothing else.
  */
 
-import type { PushSender } from './engine.ts';
+import type { PushSender, WebhookUrlFailure } from './engine.ts';
 import type { PushConfig, TaskEvent } from './types.ts';
 import { eventToV03 } from './wire-v03.ts';
 import { eventToV1 } from './wire-v1.ts';
@@ -34,6 +34,12 @@ export interface PushOptions {
   resolveName?: (host: string) => Promise<{ address: string; family: number }[]>;
 }
 
+/** A delivery that found the waiting line full is retried like one that found no connection. */
+const NO_TURN: PostOutcome = {
+  ok: false,
+  error: { code: 'WEBHOOK_UNREACHABLE', message: 'too many deliveries waiting for a connection' },
+};
+
 export class WebhookSender implements PushSender {
   private readonly queues = new Map<string, Promise<void>>();
   /** Webhooks that dropped an update while full, so each logs once until it drains. */
@@ -58,20 +64,32 @@ export class WebhookSender implements PushSender {
     this.gate = createGate(maxConcurrent, this.maxPending);
   }
 
-  refuse(raw: string): string | null {
+  refuse(raw: string): WebhookUrlFailure | undefined {
+    const refused = (code: WebhookUrlFailure['code'], message: string): WebhookUrlFailure => ({
+      code,
+      message,
+      field: 'url',
+    });
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
-      return 'webhook URL is not a valid URL';
+      return refused('WEBHOOK_URL_INVALID', 'webhook URL is not a valid URL');
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
-      return `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`;
+      return refused(
+        'WEBHOOK_URL_SCHEME',
+        `webhook URL must use http or https, not ${url.protocol.replace(':', '')}`,
+      );
     if (url.username || url.password)
-      return 'webhook URL must not carry credentials; use the authentication field';
+      return refused(
+        'WEBHOOK_URL_CREDENTIALS',
+        'webhook URL must not carry credentials; use the authentication field',
+      );
     // `new URL` has already turned every spelling of an address (2130706433, 0x7f.1, 127.1) into
     // its dotted or bracketed form; names are checked again at each connection, once resolved.
-    return this.policy.refuseHost(url.hostname.toLowerCase());
+    const host = this.policy.refuseHost(url.hostname.toLowerCase());
+    return host && { ...host, field: 'url' };
   }
 
   notify(configs: readonly PushConfig[], event: TaskEvent): void {
@@ -141,20 +159,20 @@ export class WebhookSender implements PushSender {
     // Never log the config's credentials or token; the host and path identify the webhook.
     const where = `${url.protocol}//${url.host}${url.pathname}`;
     for (let attempt = 0; ; attempt++) {
-      const result: PostOutcome = (await this.gate.run(() =>
-        this.poster.post(url, headers, body),
-      )) ?? { ok: false, reason: 'unreachable' };
+      const result: PostOutcome =
+        (await this.gate.run(() => this.poster.post(url, headers, body))) ?? NO_TURN;
       if (result.ok) return;
-      if (result.reason === 'refused') {
+      const { error } = result;
+      if (error.code === 'ADDRESS_REFUSED') {
         this.opts.log('warn', 'webhook delivery refused: not a public address', {
           task: cfg.taskId,
           config: cfg.id,
           url: where,
-          detail: result.detail,
+          detail: error.message,
         });
         return;
       }
-      const outcome = result.status ? `HTTP ${result.status}` : result.reason;
+      const outcome = error.status ? `HTTP ${error.status}` : error.code;
       const delay = this.delays[attempt];
       if (delay === undefined) {
         this.opts.log('warn', 'webhook delivery gave up', {

@@ -103,15 +103,12 @@ function parsePushConfigV03(
       );
     const credentials = optStr(auth, 'credentials', `${path}.authentication`, 4096);
     // The first listed scheme a webhook may use; a list of none of them is refused below.
-    const scheme = schemes.find((s) => refuseWebhookAuth({ scheme: s }) === null) ?? schemes[0]!;
+    const scheme =
+      schemes.find((s) => refuseWebhookAuth({ scheme: s }) === undefined) ?? schemes[0]!;
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
   const refused = refuseWebhookAuth(out.authentication, out.token);
-  if (refused)
-    throw new Invalid(
-      `${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`,
-      refused,
-    );
+  if (refused) throw new Invalid(`${path}.${refused.field}`, refused.message);
   return out;
 }
 

@@ -154,11 +154,7 @@ function parsePushConfigV1(
     out.authentication = credentials ? { scheme, credentials } : { scheme };
   }
   const refused = refuseWebhookAuth(out.authentication, out.token);
-  if (refused)
-    throw new Invalid(
-      `${path}.${refused.startsWith('token') ? 'token' : 'authentication'}`,
-      refused,
-    );
+  if (refused) throw new Invalid(`${path}.${refused.field}`, refused.message);
   return out;
 }
 

@@ -19,6 +19,7 @@ import { GRPC_ERRORS } from './grpc.ts';
 import { LIMIT_ERRORS } from './limits.ts';
 import { MCP_ERRORS } from './mcp.ts';
 import { PEER_ERRORS } from './peer.ts';
+import { PUSH_ERRORS } from './push.ts';
 import type { ErrorSpec, ErrorTable } from './spec.ts';
 
 export type { ErrorSpec, ErrorTable } from './spec.ts';
@@ -39,6 +40,7 @@ export const ERROR_TABLES = Object.freeze({
   join: JOIN_ERRORS,
   card: CARD_SIGNATURE_ERRORS,
   mcp: MCP_ERRORS,
+  push: PUSH_ERRORS,
 });
 
 type Tables = typeof ERROR_TABLES;

@@ -46,8 +46,9 @@ export async function post(
   const m = parsed.message;
   if (m.kind === 'request' && m.method === 'initialize')
     return initialize(deps, req, m, caller, owner);
-  const session = sessionOf(deps.sessions, req, owner);
-  if (session instanceof Response) return session;
+  const found = sessionOf(deps.sessions, req, owner);
+  if (!found.ok) return bad(found.error.code, found.error.message);
+  const session = found.result;
   // Notifications (initialized, cancelled) and responses to server requests need no answer.
   if (m.kind !== 'request') return new Response(null, { status: 202 });
   const out = await deps.server.handle(m.id, m.method, m.params, { session, caller });

@@ -7,6 +7,7 @@
 
 import type { McpErrorCode } from '../errors/mcp.ts';
 import { statusOf } from '../errors/registry.ts';
+import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import { failure, rpcError, type RpcError } from './jsonrpc.ts';
 import { RPC } from './protocol.ts';
 import type { McpSession, McpSessions } from './sessions.ts';
@@ -32,17 +33,17 @@ export const accepts = (req: Request, type: string) =>
     .split(',')
     .some((t) => t.split(';')[0]!.trim() === type);
 
-/** The caller's session named by the header, or the refusal (another caller's session is unknown). */
+/** The caller's session named by the header; another caller's session is unknown. */
 export function sessionOf(
   sessions: McpSessions,
   req: Request,
   owner: string,
-): McpSession | Response {
+): Result<McpSession, Failure<'MCP_SESSION_REQUIRED' | 'MCP_UNKNOWN_SESSION'>> {
   const id = req.headers.get(SESSION_HEADER);
   if (id === null)
-    return bad('MCP_SESSION_REQUIRED', 'send the Mcp-Session-Id header that initialize answered');
+    return fail('MCP_SESSION_REQUIRED', 'send the Mcp-Session-Id header that initialize answered');
   const s = /^[\x21-\x7e]{1,128}$/.test(id) ? sessions.find(id, owner) : undefined;
-  return s ?? bad('MCP_UNKNOWN_SESSION', 'no such session: initialize again');
+  return s ? ok(s) : fail('MCP_UNKNOWN_SESSION', 'no such session: initialize again');
 }
 
 export function methodNotAllowed(): Response {

@@ -34,8 +34,9 @@ export function createMcpHttp(opts: McpHttpOptions) {
   function get(req: Request, owner: string): Response {
     if (!accepts(req, 'text/event-stream'))
       return bad('MCP_NOT_ACCEPTABLE', 'Accept must list text/event-stream');
-    const session = sessionOf(sessions, req, owner);
-    if (session instanceof Response) return session;
+    const found = sessionOf(sessions, req, owner);
+    if (!found.ok) return bad(found.error.code, found.error.message);
+    const session = found.result;
     const queue = sessions.openStream(session);
     if (!queue) return bad('MCP_STREAM_OPEN', 'this session already has its stream open');
     return sseResponse(
@@ -49,8 +50,9 @@ export function createMcpHttp(opts: McpHttpOptions) {
   }
 
   async function remove(req: Request, owner: string): Promise<Response> {
-    const session = sessionOf(sessions, req, owner);
-    if (session instanceof Response) return session;
+    const found = sessionOf(sessions, req, owner);
+    if (!found.ok) return bad(found.error.code, found.error.message);
+    const session = found.result;
     await sessions.end(session.id);
     return new Response(null, { status: 204 });
   }

@@ -7,6 +7,7 @@
  */
 
 import { lookup as dnsLookup } from 'node:dns/promises';
+import type { Failure } from '../errors/result.ts';
 import {
   classify,
   formatIp,
@@ -37,8 +38,8 @@ type LookupCallback = (
 ) => void;
 
 export interface OutboundPolicy {
-  /** Why a URL host (as `new URL` spells it) is refused before any lookup, or null. Names pass here. */
-  refuseHost(hostname: string): string | null;
+  /** Why a URL host (as `new URL` spells it) is refused before any lookup, or undefined. Names pass here. */
+  refuseHost(hostname: string): Failure<'ADDRESS_REFUSED'> | undefined;
   /** Resolves a name and checks every address; rejects with AddressRefused when one is not allowed. */
   resolve(hostname: string): Promise<{ address: string; family: 4 | 6 }[]>;
   /** A `lookup` for node:http / node:https that connects only to checked addresses. */
@@ -77,11 +78,14 @@ export function createOutboundPolicy(
   const policy: OutboundPolicy = {
     allowed,
     refuseHost(hostname) {
-      if (nameAllowed(hostname)) return null;
+      if (nameAllowed(hostname)) return undefined;
       const ip = parseIp(hostname);
       const kind = ip ? addressKind(ip) : SPECIAL_NAMES.test(hostname) ? 'loopback' : 'public';
-      if (kind === 'public') return null;
-      return `webhook host ${hostname} is a ${kind} address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it`;
+      if (kind === 'public') return undefined;
+      return {
+        code: 'ADDRESS_REFUSED',
+        message: `webhook host ${hostname} is a ${kind} address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it`,
+      };
     },
     async resolve(hostname) {
       const bare = hostname.replace(/^\[|\]$/g, '');

@@ -9,10 +9,23 @@ import http from 'node:http';
 import https from 'node:https';
 import { parseIp } from './address.ts';
 import type { OutboundPolicy } from './outbound-policy.ts';
+import type { Err, Failure, Result } from '../errors/result.ts';
 
-export type PostOutcome =
-  | { ok: true; status: number }
-  | { ok: false; reason: 'timeout' | 'unreachable' | 'refused'; status?: number; detail?: string };
+/**
+ * How one POST failed: no answer in time, no connection (or a non-2xx answer, with its `status`),
+ * or an address the policy refuses, which a retry cannot change.
+ */
+export type PostFailure = Failure<
+  'WEBHOOK_TIMEOUT' | 'WEBHOOK_UNREACHABLE' | 'WEBHOOK_REJECTED' | 'ADDRESS_REFUSED'
+> & { status?: number };
+
+/** A 2xx answer's status, or how the POST failed. */
+export type PostOutcome = Result<{ status: number }, PostFailure>;
+
+const failed = (code: PostFailure['code'], message: string, status?: number): Err<PostFailure> => ({
+  ok: false,
+  error: status === undefined ? { code, message } : { code, message, status },
+});
 
 export interface Poster {
   post(url: URL, headers: Record<string, string>, body: string): Promise<PostOutcome>;
@@ -39,7 +52,7 @@ export function createPoster(opts: {
         try {
           await opts.policy.resolve(url.hostname);
         } catch (e) {
-          return { ok: false, reason: 'refused', detail: (e as Error).message };
+          return failed('ADDRESS_REFUSED', (e as Error).message);
         }
       }
       return new Promise<PostOutcome>((resolve) => {
@@ -68,20 +81,20 @@ export function createPoster(opts: {
             res.destroy(); // only the status matters; a huge or endless body is never read
             done(
               status >= 200 && status < 300
-                ? { ok: true, status }
-                : { ok: false, reason: 'unreachable', status },
+                ? { ok: true, result: { status } }
+                : failed('WEBHOOK_REJECTED', `the webhook answered HTTP ${status}`, status),
             );
           },
         );
         const timer = setTimeout(() => {
-          done({ ok: false, reason: 'timeout' });
+          done(failed('WEBHOOK_TIMEOUT', `no answer within ${opts.timeoutMs} ms`));
           req.destroy();
         }, opts.timeoutMs);
         req.on('error', (e: Error & { code?: string }) => {
           done(
             e.code === 'ADDRESS_REFUSED'
-              ? { ok: false, reason: 'refused', detail: e.message }
-              : { ok: false, reason: 'unreachable' },
+              ? failed('ADDRESS_REFUSED', e.message)
+              : failed('WEBHOOK_UNREACHABLE', 'the webhook could not be reached'),
           );
         });
         req.end(body);

@@ -231,7 +231,10 @@ export function peerTarget(
       let capability = 'sector.movement';
       let relay = false;
       try {
-        const doc = JSON.parse(new TextDecoder().decode(bytes));
+        // What to sign it for comes from the body when it is small enough to read cheaply; a
+        // body of megabytes is signed for the default capability.
+        if (bytes.byteLength > 64 * 1024) throw new Error('too large to read');
+        const doc = JSON.parse(typeof body === 'string' ? body : new TextDecoder().decode(bytes));
         if (typeof doc?.capability === 'string' && /^[\x21-\x7e]{1,190}$/.test(doc.capability))
           capability = doc.capability;
         relay = Array.isArray(doc?.route);
@@ -473,21 +476,19 @@ export async function fuzzTarget(
   seed: number,
   concurrency = 8,
 ): Promise<FuzzReport> {
-  const rng = seeded(seed);
   const report: FuzzReport = { sent: 0, statuses: {}, findings: [] };
-  // Bodies and requests are made in order (so a seed replays), then sent a few at a time.
-  const jobs: { kind: string; body: string | Uint8Array<ArrayBuffer>; req: Request }[] = [];
-  for (let i = 0; i < count; i++) {
-    const h = hostileBody(rng, target.templates);
-    jobs.push({ ...h, req: await target.request(base, h.body, rng) });
-  }
+  // Each body and its request come from a generator of their own, seeded by the run's seed and
+  // their number, so a seed replays whatever the concurrency; they are made when sent, so only
+  // the few in flight are held (bodies reach megabytes).
   let next = 0;
   const worker = async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++]!;
-      const sample = describe(job.req, job.body);
+    while (next < count) {
+      const rng = seeded(Math.imul(seed, 0x9e3779b1) ^ next++);
+      const job = hostileBody(rng, target.templates);
+      const req = await target.request(base, job.body, rng);
+      const sample = describe(req, job.body);
       try {
-        const res = await send(job.req);
+        const res = await send(req);
         report.statuses[res.status] = (report.statuses[res.status] ?? 0) + 1;
         const what = await judge(res);
         if (what) report.findings.push({ target: target.name, kind: job.kind, what, sample });

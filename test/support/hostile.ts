@@ -145,6 +145,15 @@ function withRaw(root: Json, at: (string | number)[], raw: string): string {
   return JSON.stringify(setAt(clone(root), at, marker)).replace(`"${marker}"`, raw);
 }
 
+const hugeStrings = new Map<string, string>();
+/** `char` repeated `size` times, as a JSON string: made once per pair (they are megabytes). */
+function hugeString(char: string, size: number): string {
+  const key = `${char}:${size}`;
+  let made = hugeStrings.get(key);
+  if (made === undefined) hugeStrings.set(key, (made = JSON.stringify(char.repeat(size))));
+  return made;
+}
+
 /** One hostile body derived from one of `templates` (each a valid request for the endpoint). */
 export function hostileBody(rng: Rng, templates: readonly unknown[]): Hostile {
   const template = clone(pick(rng, templates) as Json);
@@ -168,11 +177,7 @@ export function hostileBody(rng: Rng, templates: readonly unknown[]): Hostile {
       const size = pick(rng, [10_000, 10_000, 70_000, 70_000, 300_000, 1_100_000]);
       return {
         kind: `huge string ${size}`,
-        body: withRaw(
-          template,
-          at,
-          JSON.stringify(pick(rng, ['x', 'é', '\ud83d\ude00', '\\']).repeat(size)),
-        ),
+        body: withRaw(template, at, hugeString(pick(rng, ['x', 'é', '\ud83d\ude00', '\\']), size)),
       };
     }
     case 3:

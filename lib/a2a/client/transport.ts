@@ -6,7 +6,7 @@
 
 import { readBodyBytes } from '../../body.ts';
 import { A2A_ERRORS, type A2AErrorReason } from '../../errors/a2a.ts';
-import type { CallFailure, CallFailureKind } from '../../errors/result.ts';
+import type { CallFailure, CallFailureKind, Err } from '../../errors/result.ts';
 import { currentTrace, traceHeaders } from '../../telemetry/trace-context.ts';
 import type { ProtocolVersion } from '../types.ts';
 import { readWith } from '../wire-read.ts';
@@ -74,7 +74,7 @@ export const failure = (
   kind: CallFailureKind,
   message: string,
   extra: Partial<CallFailure> = {},
-): { ok: false; error: CallFailure } => ({ ok: false, error: { code, kind, message, ...extra } });
+): Err<CallFailure> => ({ ok: false, error: { code, kind, message, ...extra } });
 
 /** JSON-RPC error numbers back to the A2A reason a node meant. */
 const REASON_BY_RPC = new Map<number, A2AErrorReason>(
@@ -82,7 +82,7 @@ const REASON_BY_RPC = new Map<number, A2AErrorReason>(
 );
 
 /** The JSON-RPC error of an answer as a failure, with the A2A reason when the number is a known one. */
-export function rpcFailure(err: unknown): { ok: false; error: CallFailure } {
+export function rpcFailure(err: unknown): Err<CallFailure> {
   const e = (err && typeof err === 'object' ? err : {}) as { code?: unknown; message?: unknown };
   const reason = typeof e.code === 'number' ? REASON_BY_RPC.get(e.code) : undefined;
   const message = typeof e.message === 'string' ? e.message.slice(0, 500) : 'JSON-RPC error';

@@ -4,6 +4,7 @@
  * and a store shared by several processes of the node differ (`TaskCoordination`).
  */
 
+import type { Failure } from '../../errors/result.ts';
 import type { Agent } from '../agent.ts';
 import type { A2AError } from '../errors.ts';
 import type { TaskRecord, TaskStore } from '../task-store.ts';
@@ -12,10 +13,15 @@ import type { Log } from '../../log.ts';
 import type { Live, LiveTasks } from './live-tasks.ts';
 import type { PushConfigInput, TaskLimits } from './task-rules.ts';
 
+/** Why a webhook URL is refused: not a URL, not http(s), carrying credentials, or not a public address. */
+export type WebhookUrlFailure = Failure<
+  'WEBHOOK_URL_INVALID' | 'WEBHOOK_URL_SCHEME' | 'WEBHOOK_URL_CREDENTIALS' | 'ADDRESS_REFUSED'
+>;
+
 /** Delivers task events to webhooks; see lib/a2a/push.ts. */
 export interface PushSender {
-  /** Why a webhook URL is refused, or null when it is allowed. */
-  refuse(url: string): string | null;
+  /** Why a webhook URL is refused (its field `url`), or undefined when it is allowed. */
+  refuse(url: string): WebhookUrlFailure | undefined;
   notify(configs: readonly PushConfig[], event: TaskEvent): void;
 }
 

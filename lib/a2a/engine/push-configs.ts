@@ -35,7 +35,7 @@ export function pushProblem(
 ): A2AError | undefined {
   if (!push) return a2aError('PUSH_NOTIFICATION_NOT_SUPPORTED');
   const why = url === undefined ? undefined : push.refuse(url);
-  return why ? a2aError('INVALID_PARAMS', why, field) : undefined;
+  return why ? a2aError('INVALID_PARAMS', why.message, field) : undefined;
 }
 
 export class PushConfigs {
