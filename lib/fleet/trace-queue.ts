@@ -7,7 +7,7 @@
  */
 
 import type { TraceTable } from './trace-table.ts';
-import type { TraceRecord } from './trace.ts';
+import type { TraceRecord } from './trace-types.ts';
 
 /** Rows wait at most this long (or until this many wait) before they are committed together. */
 const FLUSH_MS = 20;

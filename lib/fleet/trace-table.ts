@@ -5,7 +5,7 @@
  */
 
 import type { Database } from 'bun:sqlite';
-import type { TraceOutcome, TraceQuery, TraceRecord } from './trace.ts';
+import type { TraceOutcome, TraceQuery, TraceRecord } from './trace-types.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS trace (
