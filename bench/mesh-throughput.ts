@@ -1,14 +1,17 @@
 /**
  * Benchmark: durable direct messages per second end to end (send -> accepted -> delivered) and
  * broadcast deliveries per second to 100 presences (with and without their acknowledgements), each against a file store (WAL,
- * synchronous = FULL, group commit) and an in-memory store for the durability cost.
- * Usage: bun bench/mesh-throughput.ts
+ * synchronous = FULL, group commit) and an in-memory store for the durability cost. The direct
+ * rows also give the hub process's CPU time per message (/proc), steadier than the rate on a
+ * shared machine.
+ * Usage: bun bench/mesh-throughput.ts [--direct-only]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { claim, fmt, spawnHub } from './mesh-common.ts';
+import { cpuMs } from './proc-cpu.ts';
 
 const text = (s: string) => ({ encoding: 'identity', data: s, uncompressedBytes: s.length });
 
@@ -18,7 +21,7 @@ async function direct(
   total: number,
   pairs = 8,
   window = 256,
-): Promise<number> {
+): Promise<{ rate: number; hubCpuUs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-'));
   const hub = await spawnHub(mode, dir, ['bench']);
   let delivered = 0;
@@ -59,12 +62,14 @@ async function direct(
     });
   }
   const t0 = performance.now();
+  const cpu0 = cpuMs(hub.proc.pid);
   for (const x of senders) x.start();
   await done;
   const rate = (perPair * pairs) / ((performance.now() - t0) / 1000);
+  const hubCpuUs = ((cpuMs(hub.proc.pid) - cpu0) * 1000) / (perPair * pairs);
   await hub.stop();
   rmSync(dir, { recursive: true, force: true });
-  return rate;
+  return { rate, hubCpuUs };
 }
 
 /** One sender broadcasts to `receivers` presences with `window` broadcasts in flight; receivers acknowledge when `ack`. */
@@ -114,19 +119,19 @@ async function broadcast(
 }
 
 const rows: [string, string, number][] = [];
-for (const mode of ['file', 'memory'] as const)
-  rows.push([
-    'direct messages/s (send -> accepted -> delivered)',
-    mode,
-    await direct(mode, 100_000),
-  ]);
-for (const mode of ['file', 'memory'] as const)
+for (const mode of ['file', 'memory'] as const) {
+  const d = await direct(mode, 100_000);
+  rows.push(['direct messages/s (send -> accepted -> delivered)', mode, d.rate]);
+  rows.push(['  hub CPU µs per direct message', mode, d.hubCpuUs]);
+}
+const directOnly = process.argv.includes('--direct-only');
+for (const mode of directOnly ? [] : (['file', 'memory'] as const))
   rows.push([
     'broadcast deliveries/s to 100, acknowledged',
     mode,
     await broadcast(mode, 3_000, true),
   ]);
-for (const mode of ['file', 'memory'] as const)
+for (const mode of directOnly ? [] : (['file', 'memory'] as const))
   rows.push([
     'broadcast deliveries/s to 100, fan-out only',
     mode,

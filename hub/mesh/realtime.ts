@@ -45,38 +45,16 @@ export interface RealtimeOptions {
 /** Frames that may arrive while a hello is answered are bounded. */
 const MAX_EARLY_FRAMES = 64;
 
-/** One frame from a socket: early frames wait for the claim; the first must be hello. */
-function handleFrame(ctx: RealtimeContext, ws: WS, raw: string | Buffer): void {
-  const { io, limits } = ctx;
-  if (ws.data.closing) return;
-  if (ws.data.early) {
-    if (ws.data.early.length >= MAX_EARLY_FRAMES)
-      return io.refuse(ws, 'invalid_frame', 'too many frames before the claim was answered');
-    ws.data.early.push(raw);
-    return;
-  }
-  const p = ws.data.presence;
-  const bad = (code: WireCode, message: string) =>
-    p ? io.error(ws, code, message) : io.refuse(ws, code, message);
-  if (typeof raw !== 'string')
-    return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
-  // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
-  if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
-    return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
-  const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
-  if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
-  const f = parsed.result;
-  if (!p)
-    return f.type === 'hello'
-      ? hello(ctx, ws, f, (w, r) => handleFrame(ctx, w, r))
-      : io.refuse(ws, 'invalid_frame', 'the first frame must be hello');
-  if (f.type === 'hello')
-    return io.error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
-  if (f.type === 'message') return sendMessage(ctx, p, f);
-  return acknowledge(ctx, p, f);
-}
-
 export type Realtime = ReturnType<typeof createRealtime>;
+
+/** A socket that has not claimed a name within `helloTimeoutMs` is closed. */
+function armHelloTimeout(ctx: RealtimeContext, ws: WS): void {
+  ws.data.helloTimer = ctx.timers.setTimeout(() => {
+    if (ws.data.presence || ws.data.closing) return;
+    ws.data.closing = true;
+    ws.close(1008, 'hello timeout');
+  }, ctx.limits.helloTimeoutMs);
+}
 
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, limits, timers } = opts;
@@ -108,6 +86,35 @@ export function createRealtime(opts: RealtimeOptions) {
   );
   cluster.onEvent((e) => onClusterEvent(ctx, e));
 
+  function handleFrame(ws: WS, raw: string | Buffer): void {
+    if (ws.data.closing) return;
+    if (ws.data.early) {
+      if (ws.data.early.length >= MAX_EARLY_FRAMES)
+        return io.refuse(ws, 'invalid_frame', 'too many frames before the claim was answered');
+      ws.data.early.push(raw);
+      return;
+    }
+    const p = ws.data.presence;
+    const bad = (code: WireCode, message: string) =>
+      p ? io.error(ws, code, message) : io.refuse(ws, code, message);
+    if (typeof raw !== 'string')
+      return bad('invalid_frame', 'binary frames are not part of the protocol; send JSON text');
+    // Length in UTF-16 units is at most the byte length, so only long strings need the exact count.
+    if (raw.length > limits.maxFrameBytes / 3 && Buffer.byteLength(raw) > limits.maxFrameBytes)
+      return bad('payload_too_large', `frame is over ${limits.maxFrameBytes} bytes`);
+    const parsed = parseClientFrame(raw, limits.maxDeliveryErrorBytes);
+    if (!parsed.ok) return bad(parsed.error.code, parsed.error.message);
+    const f = parsed.result;
+    if (!p)
+      return f.type === 'hello'
+        ? hello(ctx, ws, f, handleFrame)
+        : io.refuse(ws, 'invalid_frame', 'the first frame must be hello');
+    if (f.type === 'hello')
+      return io.error(ws, 'invalid_frame', 'already claimed; hello is only the first frame');
+    if (f.type === 'message') return sendMessage(ctx, p, f);
+    return acknowledge(ctx, p, f);
+  }
+
   return {
     roster,
     cluster,
@@ -117,14 +124,8 @@ export function createRealtime(opts: RealtimeOptions) {
     /** Hears a project's roster (now, and after every change) and its new messages; returns the unsubscribe function. */
     watch: (project: string, fn: (e: ProjectEvent) => void): (() => void) =>
       watchProject(ctx, project, fn),
-    open(ws: WS): void {
-      ws.data.helloTimer = timers.setTimeout(() => {
-        if (ws.data.presence || ws.data.closing) return;
-        ws.data.closing = true;
-        ws.close(1008, 'hello timeout');
-      }, limits.helloTimeoutMs);
-    },
-    message: (ws: WS, raw: string | Buffer): void => handleFrame(ctx, ws, raw),
+    open: (ws: WS): void => armHelloTimeout(ctx, ws),
+    message: handleFrame,
     drain: (ws: WS): void => io.drained(ws),
     pong(ws: WS): void {
       if (ws.data.presence) ws.data.presence.missed = 0;

@@ -1,8 +1,8 @@
 /**
- * @module hub/mesh/slow-consumer — the cut of a socket whose reader fell more than
- * `maxSocketBufferedBytes` behind: its presence leaves with `slow_consumer`, it gets close 1008
- * `slow_consumer` once its reader has taken its backlog, and it is terminated if its reader stops
- * taking.
+ * @module hub/mesh/slow-consumer — the end of a mesh socket whose reader fell more than
+ * `maxSocketBufferedBytes` behind: its presence leaves with `slow_consumer`, nothing more is queued
+ * for it, its close 1008 `slow_consumer` goes out once its backlog has, and it is terminated when
+ * its reader takes nothing for a heartbeat's verdict.
  */
 
 import type { ServerWebSocket } from 'bun';
@@ -17,10 +17,8 @@ export interface SlowConsumerOptions {
   log: Log;
   limits: MeshLimits;
   timers: Timers;
-  /** A presence leaves; its `leaveReason` is already set. */
+  /** A presence leaves (its socket is cut); its `leaveReason` is already set. */
   leave: (p: Presence) => void;
-  /** Nothing more is written to the socket: what is queued for it is discarded. */
-  forget: (ws: WS) => void;
 }
 
 export function createSlowConsumerCut(o: SlowConsumerOptions) {
@@ -54,10 +52,9 @@ export function createSlowConsumerCut(o: SlowConsumerOptions) {
    * gets close 1008 `slow_consumer` (`closeIfDrained`); cut for good if its reader stops taking
    * (`endWhenIdle`).
    */
-  const cut = (ws: WS) => {
+  const cutSlowConsumer = (ws: WS) => {
     ws.data.closing = true;
     ws.data.cut = true;
-    o.forget(ws);
     const p = ws.data.presence;
     log('warn', 'mesh: slow consumer cut', {
       project: p?.project,
@@ -71,5 +68,10 @@ export function createSlowConsumerCut(o: SlowConsumerOptions) {
     closeIfDrained(ws);
     endWhenIdle(ws, ws.getBufferedAmount());
   };
-  return { cut, closeIfDrained };
+  return {
+    /** Cuts `ws` (what the caller still queues for it is the caller's to drop). */
+    cut: cutSlowConsumer,
+    /** Bun's `drain`: a cut socket whose backlog is out gets its close. */
+    closeIfDrained,
+  };
 }

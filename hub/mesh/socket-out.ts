@@ -1,8 +1,8 @@
 /**
  * @module hub/mesh/socket-out — what the hub writes to mesh sockets: frames queued per socket and
  * written once per event-loop turn inside `ws.cork()`, the slow consumer cut when its reader falls
- * too far behind, and a socket refused (error frame, then close 1008) or dropped at once.
- * The cut itself is hub/mesh/slow-consumer.ts.
+ * too far behind (hub/mesh/slow-consumer.ts), and a socket refused (error frame, then close 1008)
+ * or dropped at once.
  */
 
 import type { ServerWebSocket } from 'bun';
@@ -27,24 +27,22 @@ export interface SocketOutOptions {
 export type SocketOut = ReturnType<typeof createSocketOut>;
 
 export function createSocketOut(o: SocketOutOptions) {
-  const { log, limits, timers } = o;
+  const { limits, timers } = o;
   // Outgoing frames are queued per socket and written once per event-loop turn inside ws.cork(),
   // so a burst (a group commit's broadcasts, many acknowledgements) costs one write per socket
   // rather than one per frame.
   const outbox = new Map<WS, string[]>();
   let outboxScheduled = false;
-  const { cut: cutSlowConsumer, closeIfDrained } = createSlowConsumerCut({
-    log,
-    limits,
-    timers,
-    leave: o.leave,
-    forget: (ws) => outbox.delete(ws),
-  });
   const writeOut = (ws: WS, frames: string[]) => {
     if (ws.readyState !== 1) return;
     if (frames.length === 1) ws.sendText(frames[0]!);
     else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
+  };
+  const { cut, closeIfDrained } = createSlowConsumerCut(o);
+  const cutSlowConsumer = (ws: WS) => {
+    outbox.delete(ws);
+    cut(ws);
   };
   const flushAll = () => {
     outboxScheduled = false;

@@ -21,5 +21,9 @@ export function attachmentNameProblem(name: unknown, maxBytes = 255): string | u
   return undefined;
 }
 
-/** A fresh message id the hub accepts. */
-export const newMessageId = (): string => `m-${crypto.randomUUID()}`;
+/**
+ * A fresh message id the hub accepts: a UUIDv7, whose leading timestamp makes each new id sort
+ * after the last, so the stores' unique index on message ids appends instead of writing a random
+ * page per message (the cost UUIDv7 task ids took off the task index); its last 64 bits are random.
+ */
+export const newMessageId = (): string => `m-${Bun.randomUUIDv7()}`;

@@ -1,11 +1,14 @@
 /**
  * @module lib/mesh/sqlite-appends — appends on the SQLite mesh store: each is checked and given its
  * sequence at once (from the heads in memory), then committed in groups (one transaction per
- * event-loop turn), and its promise resolves only after its group is committed.
+ * event-loop turn), and its promise resolves only after its group is committed. A new message's
+ * id is looked up in the database only when the filter of stored ids (lib/mesh/id-filter.ts)
+ * may hold it, so a retry still answers the stored message, across restarts too.
  */
 
 import type { Statement } from 'bun:sqlite';
 import { ok, type MeshError, type Result } from './errors.ts';
+import { createIdFilter, type IdFilter } from './id-filter.ts';
 import { fingerprint, messageToValues, rowToMessage, type MessageRow } from './rows.ts';
 import type { SqliteStoreContext } from './sqlite-context.ts';
 import {
@@ -41,6 +44,8 @@ interface Group {
   scheduled: boolean;
   commit: (items: Pending[]) => void;
   byId: Statement;
+  /** The ids committed (a Bloom filter: "no" is certain). */
+  seen: IdFilter;
 }
 
 export interface SqliteAppends {
@@ -72,6 +77,7 @@ export function createSqliteAppends(
       for (const [project, n] of touched) setNext.run(n, project);
     }),
     byId: db.query('SELECT * FROM messages WHERE msg_id = ?'),
+    seen: storedIds(db),
   };
   return { append: (draft, admit) => append(g, draft, admit), flush: () => flush(g) };
 }
@@ -93,6 +99,7 @@ function flush(g: Group): void {
     takeBackSequences(g.ctx);
   }
   for (const p of items) {
+    if (!error) g.seen.add(p.message.messageId);
     g.pendingById.delete(p.message.messageId);
     const r: Outcome = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
     p.done(r);
@@ -123,7 +130,7 @@ function append(
   const { messageId: id, candidate, replySeq, contentBytes } = checked.result;
   if (replySeq !== null && replySeq >= next.get(draft.project)!) return done(unknownReply(draft));
   const pending = g.pendingById.get(id);
-  const existing = pending?.message ?? stored(g, id);
+  const existing = pending?.message ?? (g.seen.mayHave(id) ? stored(g, id) : undefined);
   if (existing) {
     if (fingerprint(existing) !== fingerprint(candidate)) return done(idConflict(id));
     if (!pending) return done(ok({ message: existing, replayed: true }));
@@ -148,6 +155,17 @@ function append(
       g.schedule(() => flush(g));
     }
   });
+}
+
+/** The filter of every id in the table, read once as the store opens. */
+function storedIds(db: SqliteStoreContext['db']): IdFilter {
+  const count = (db.query('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
+  const seen = createIdFilter(count);
+  const ids = db.query('SELECT msg_id FROM messages').iterate() as IterableIterator<{
+    msg_id: string;
+  }>;
+  for (const row of ids) seen.add(row.msg_id);
+  return seen;
 }
 
 /** The committed message with this id, if any. */

@@ -17,6 +17,7 @@ import { silentLog } from '../log.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
+import { createDeadlines } from './deadlines.ts';
 import { SCOPE } from './signature.ts';
 import type { PeerSigner } from './signer.ts';
 import {
@@ -99,6 +100,9 @@ const fail = (
 });
 
 const utf8 = new TextDecoder();
+const toUtf8 = new TextEncoder();
+/** Every call's deadline, on one timer (lib/peer/deadlines.ts) rather than a timer per call. */
+const deadlines = createDeadlines();
 
 function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   let doc: unknown;
@@ -168,7 +172,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       return fail('PEER_BAD_REQUEST', 'bad-call', 'capability is not a valid name');
     let bytes: Uint8Array;
     try {
-      bytes = new TextEncoder().encode(JSON.stringify(body));
+      bytes = toUtf8.encode(JSON.stringify(body));
     } catch {
       return fail('PEER_BAD_REQUEST', 'bad-call', 'arguments are not serialisable as JSON');
     }
@@ -185,12 +189,13 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
       return fail('PEER_NO_KEY', 'bad-call');
     }
     let result: PeerResult;
+    const deadline = deadlines.start(timeout);
     try {
       const res = await doFetch(member.url + path, {
         method: 'POST',
         headers,
         body: bytes as Uint8Array<ArrayBuffer>,
-        signal: AbortSignal.timeout(timeout),
+        signal: deadline.signal,
       });
       const answer = await readBodyBytes(res, maxAnswer);
       result = answer
@@ -205,6 +210,8 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
         name === 'TimeoutError' || name === 'AbortError'
           ? fail('PEER_TIMEOUT', 'timeout', `${target} did not answer within ${timeout} ms`)
           : fail('PEER_UNREACHABLE', 'unreachable', `${target} is unreachable`);
+    } finally {
+      deadline.done();
     }
     logCall(
       log,
