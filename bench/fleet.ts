@@ -94,9 +94,9 @@ const fleet = parseFleet({ ...doc, nodes: [{ ...doc.nodes[0]!, url }] });
  * path, so no path pays for rows another one left and every run starts alike.
  */
 let traceFiles = 0;
-function freshTrace(): { trace: TraceStore; close(): void } {
+function freshTrace(inMemory = false): { trace: TraceStore; close(): void } {
   const file = join(tmp, `trace-${++traceFiles}.sqlite`);
-  const db = new Database(file, { create: true, strict: true });
+  const db = new Database(inMemory ? ':memory:' : file, { create: true, strict: true });
   const trace = createTraceStore(db);
   return {
     trace,
@@ -116,7 +116,7 @@ function heldTo(signer: PeerSigner, mode: PeerMode): PeerSigner {
     sign: (target, body, opts = {}) => signer.sign(target, body, { ...opts, mode }),
   };
 }
-type Path = 'pairwise' | 'ed25519' | 'derived' | 'shared' | 'untraced';
+type Path = 'pairwise' | 'memtrace' | 'ed25519' | 'derived' | 'shared' | 'untraced';
 // `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
 const ALL_PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
   {
@@ -124,6 +124,12 @@ const ALL_PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; l
     caller: 'a2a',
     mode: 'pairwise',
     label: 'fleet.invoke, pairwise (the default between ring members), traced',
+  },
+  {
+    path: 'memtrace',
+    caller: 'a2a',
+    mode: 'pairwise',
+    label: 'fleet.invoke, pairwise, traced into an in-memory SQLite database',
   },
   {
     path: 'ed25519',
@@ -159,7 +165,7 @@ for (const p of PATHS) {
           close() {},
         })
       : () => {
-          const store = freshTrace();
+          const store = freshTrace(p.path === 'memtrace');
           const invoker = createFleetInvoker({ self: p.caller, client, trace: store.trace });
           return {
             call: async () => (await invoker.invoke('scanner', 'scanner.status')).ok,
@@ -345,7 +351,7 @@ The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (si
 
 ${table}
 
-"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), to separate the two costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), and the "in-memory" row the same traced call with its trace database in memory instead of a file, to separate the costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`,
 );

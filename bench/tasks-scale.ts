@@ -238,7 +238,9 @@ async function wrk(
   await proc.exited;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
   const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  const p99 = /99%\s+(\S+)/.exec(out)?.[1] ?? '?';
+  // The line of --latency's distribution: a Stdev share such as `79.99%` in the thread stats
+  // above it also ends in `99%`, and was read as the p99 before.
+  const p99 = /^\s*99%\s+(\S+)\s*$/m.exec(out)?.[1] ?? '?';
   const errors =
     Number(/ERRORS (\d+)/.exec(out)?.[1] ?? 0) +
     Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
