@@ -201,23 +201,32 @@ describe('keyboard and labels', () => {
 
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
       await page.focus('body');
-      const reached = new Set<string>();
-      for (let i = 0; i < controls.length + 5; i++) {
-        await page.keyboard.press('Tab');
-        const seen = await page.evaluate(() => {
+      // Each element Tab lands on is noted as it takes the focus (one round trip per press).
+      await page.evaluate(() => {
+        const w = window as unknown as { focusLog?: unknown[]; focusNoted?: boolean };
+        w.focusLog = [];
+        if (w.focusNoted) return;
+        w.focusNoted = true;
+        document.addEventListener('focusin', () => {
           const e = document.activeElement;
-          if (!e || e === document.body) return null;
+          if (!e || e === document.body) return;
           const style = getComputedStyle(e);
           const hit = e.querySelector(':scope > rect.hit');
           const ring = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2;
           const marked = hit !== null && getComputedStyle(hit).stroke !== 'none';
-          return {
+          w.focusLog!.push({
             kbd: e.getAttribute('data-kbd'),
             visible: ring || marked,
             what: e.outerHTML.slice(0, 60),
-          };
+          });
         });
-        if (!seen) continue;
+      });
+      for (let i = 0; i < controls.length + 5; i++) await page.keyboard.press('Tab');
+      const log = (await page.evaluate(
+        () => (window as unknown as { focusLog: unknown[] }).focusLog,
+      )) as { kbd: string | null; visible: boolean; what: string }[];
+      const reached = new Set<string>();
+      for (const seen of log) {
         if (seen.kbd) reached.add(seen.kbd);
         if (!seen.visible) problems.push(`${id}: no visible focus on ${seen.what}`);
       }

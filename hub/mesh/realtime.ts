@@ -47,6 +47,15 @@ const MAX_EARLY_FRAMES = 64;
 
 export type Realtime = ReturnType<typeof createRealtime>;
 
+/** A socket that has not claimed a name within `helloTimeoutMs` is closed. */
+function armHelloTimeout(ctx: RealtimeContext, ws: WS): void {
+  ws.data.helloTimer = ctx.timers.setTimeout(() => {
+    if (ws.data.presence || ws.data.closing) return;
+    ws.data.closing = true;
+    ws.close(1008, 'hello timeout');
+  }, ctx.limits.helloTimeoutMs);
+}
+
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, limits, timers } = opts;
   const roster = createRoster();
@@ -115,13 +124,7 @@ export function createRealtime(opts: RealtimeOptions) {
     /** Hears a project's roster (now, and after every change) and its new messages; returns the unsubscribe function. */
     watch: (project: string, fn: (e: ProjectEvent) => void): (() => void) =>
       watchProject(ctx, project, fn),
-    open(ws: WS): void {
-      ws.data.helloTimer = timers.setTimeout(() => {
-        if (ws.data.presence || ws.data.closing) return;
-        ws.data.closing = true;
-        ws.close(1008, 'hello timeout');
-      }, limits.helloTimeoutMs);
-    },
+    open: (ws: WS): void => armHelloTimeout(ctx, ws),
     message: handleFrame,
     drain: (ws: WS): void => io.drained(ws),
     pong(ws: WS): void {

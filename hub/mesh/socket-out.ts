@@ -1,7 +1,8 @@
 /**
  * @module hub/mesh/socket-out — what the hub writes to mesh sockets: frames queued per socket and
  * written once per event-loop turn inside `ws.cork()`, the slow consumer cut when its reader falls
- * too far behind, and a socket refused (error frame, then close 1008) or dropped at once.
+ * too far behind (hub/mesh/slow-consumer.ts), and a socket refused (error frame, then close 1008)
+ * or dropped at once.
  */
 
 import type { ServerWebSocket } from 'bun';
@@ -10,6 +11,7 @@ import type { WireCode } from '../../lib/mesh/errors.ts';
 import type { MeshLimits } from '../../lib/mesh/limits.ts';
 import type { ServerFrame } from '../../lib/mesh/wire.ts';
 import type { MeshSocketData, Presence } from './roster.ts';
+import { createSlowConsumerCut } from './slow-consumer.ts';
 import type { Timers } from './timers.ts';
 
 export type WS = ServerWebSocket<MeshSocketData>;
@@ -25,7 +27,7 @@ export interface SocketOutOptions {
 export type SocketOut = ReturnType<typeof createSocketOut>;
 
 export function createSocketOut(o: SocketOutOptions) {
-  const { log, limits, timers } = o;
+  const { limits, timers } = o;
   // Outgoing frames are queued per socket and written once per event-loop turn inside ws.cork(),
   // so a burst (a group commit's broadcasts, many acknowledgements) costs one write per socket
   // rather than one per frame.
@@ -37,51 +39,10 @@ export function createSocketOut(o: SocketOutOptions) {
     else ws.cork(() => frames.forEach((f) => ws.sendText(f)));
     if (ws.getBufferedAmount() > limits.maxSocketBufferedBytes) cutSlowConsumer(ws);
   };
-  /**
-   * The end of a cut socket: terminated when its reader takes none of its backlog (or, all taken,
-   * sends no close reply) for as long as the heartbeat takes to declare a presence dead
-   * (`heartbeatMs` x `heartbeatMisses`). A reader still working through its backlog gets another
-   * period, however slow the machine. The bytes it holds meanwhile stay under
-   * `maxSocketBufferedBytes`.
-   */
-  const endWhenIdle = (ws: WS, buffered: number) =>
-    timers.setTimeout(() => {
-      if (ws.readyState === 3) return;
-      const now = ws.getBufferedAmount();
-      if (now > 0 && now < buffered) endWhenIdle(ws, now);
-      else ws.terminate();
-    }, limits.heartbeatMs * limits.heartbeatMisses);
-  /**
-   * The close frame of a cut socket goes out once its backlog has: Bun ends a socket a few
-   * seconds after `close()` whatever it still holds (its end timeout), which would drop the
-   * backlog and the close frame of a reader that is slow to take them.
-   */
-  const closeIfDrained = (ws: WS) => {
-    if (ws.data.cut && ws.readyState === 1 && ws.getBufferedAmount() === 0)
-      ws.close(1008, 'slow_consumer');
-  };
-  /**
-   * A socket whose reader fell more than `maxSocketBufferedBytes` behind: its presence leaves with
-   * `slow_consumer`, nothing more is queued for it, and once its reader has taken what it holds it
-   * gets close 1008 `slow_consumer` (`closeIfDrained`); cut for good if its reader stops taking
-   * (`endWhenIdle`).
-   */
+  const { cut, closeIfDrained } = createSlowConsumerCut(o);
   const cutSlowConsumer = (ws: WS) => {
-    ws.data.closing = true;
-    ws.data.cut = true;
     outbox.delete(ws);
-    const p = ws.data.presence;
-    log('warn', 'mesh: slow consumer cut', {
-      project: p?.project,
-      name: p?.name,
-      buffered: ws.getBufferedAmount(),
-    });
-    if (p) {
-      p.leaveReason = 'slow_consumer';
-      o.leave(p);
-    }
-    closeIfDrained(ws);
-    endWhenIdle(ws, ws.getBufferedAmount());
+    cut(ws);
   };
   const flushAll = () => {
     outboxScheduled = false;

@@ -1,7 +1,6 @@
 /**
- * @module lib/fleet/trace-types — the call trace's record and query shapes, shared by the store
- * (lib/fleet/trace.ts), its table (lib/fleet/trace-table.ts) and its commit queue
- * (lib/fleet/trace-queue.ts).
+ * @module lib/fleet/trace-types — the shapes of the call trace: one record per cross-node call,
+ * and the query that pages them (lib/fleet/trace.ts keeps them).
  */
 
 export type TraceOutcome = 'ok' | 'failed' | 'empty';
