@@ -47,11 +47,9 @@ async function show(page: Page, id: string): Promise<void> {
   const p = PAGES.find((x) => x.id === id)!;
   await page.goto(`${f.hubUrl}/#/${id}`);
   await page.waitForSelector(`main[data-page="${id}"] h2`);
-  if (p.open) {
-    // The thing to click appears with the page's data.
-    await page.waitForLoadState('networkidle').catch(() => {});
-    await p.open(page);
-  }
+  // The thing to click appears with the page's data; the click waits until it is there and
+  // takes it again if a render replaces it.
+  if (p.open) await p.open(page);
   await page.waitForSelector(p.ready, { state: 'attached' });
 }
 
