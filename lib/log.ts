@@ -49,9 +49,9 @@ export function consoleLog(
   format: LogFormat = 'text',
 ): Log {
   const order: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-  // Identical lines are written a few times per window, then counted (lib/log-limit.ts).
-  return rateLimitedLog((level, msg, fields) => {
-    if (order[level] < order[minLevel]) return;
+  // Identical lines are written a few times per window, then counted (lib/log-limit.ts). A line
+  // below the level is dropped first, before the limiter encodes it to tell it from the others.
+  const limited = rateLimitedLog((level: LogLevel, msg: string, fields?: LogFields) => {
     const safe = fields ? redactFields(fields) : {};
     const text = scrub(msg);
     let line: string;
@@ -71,6 +71,9 @@ export function consoleLog(
     }
     process.stderr.write(`${line}\n`);
   });
+  return (level, msg, fields) => {
+    if (order[level] >= order[minLevel]) limited(level, msg, fields);
+  };
 }
 
 /** LOG_FORMAT's value as a format; anything but `json` is text. */
