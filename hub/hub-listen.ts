@@ -60,11 +60,14 @@ export function listenHub(
       : server.url.origin,
   );
   node.advertise(server.port!);
-  // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off.
+  // The hub's node serves gRPC beside the hub's own server; a taken gRPC port leaves it off. A
+  // hub asked for any free port takes any free gRPC port too, as a node does: its port + 1000
+  // would be a port nobody reserved.
+  const grpcDefault = defaultGrpcPort(port === 0 ? 0 : server.port!);
   const grpc =
     p.grpc === false
       ? Promise.resolve(undefined)
-      : node.serveGrpc(p.grpc ?? defaultGrpcPort(server.port!)).catch((e: Error) => {
+      : node.serveGrpc(p.grpc ?? grpcDefault).catch((e: Error) => {
           log('error', 'hub grpc binding not started', { error: e.message });
           return undefined;
         });
