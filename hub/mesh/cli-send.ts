@@ -69,7 +69,12 @@ export async function send(
   }
 }
 
-/** Ends the agent's remembered connection: takes its presence over with the resume secret, then leaves and forgets it. */
+/**
+ * Ends the agent's remembered connection: forgets it (the tombstone a running `connect` reads
+ * before it rejoins), then takes its presence over with the resume secret and leaves. Forgetting
+ * first matters: the running connect, taken over, retries at once, and found no tombstone when it
+ * came before the forget, so it took the presence back and stayed.
+ */
 export async function disconnect(agentId: string, io: CliIo, fail: Fail): Promise<number> {
   const memory = io.defaults?.memory;
   const saved = memory ? (await memory.load())[agentId] : undefined;
@@ -79,12 +84,13 @@ export async function disconnect(agentId: string, io: CliIo, fail: Fail): Promis
       message: `no remembered connection for agent ${agentId}${memory ? '' : ' (mesh.rememberConnections is off)'}`,
     });
   }
+  await memory.forget(agentId);
+  // No memory for this client: its own connect would revive the record it just forgot.
   const client = createMeshClient({
     hubUrl: io.hubUrl,
     hubUrls: io.hubUrls,
     token: io.token,
     log: silentLog,
-    memory,
   });
   try {
     const s = await client.connect(agentId, saved.project, saved.name, saved);
