@@ -4,9 +4,8 @@
  * `/attach`, `/peers`, `/quit`); a `bun run mesh disconnect` of this connection ends it here too.
  */
 
-import { silentLog } from '../../lib/log.ts';
-import { createMeshClient, type MeshClient } from '../../lib/mesh/client.ts';
-import type { CliIo } from './cli-io.ts';
+import type { MeshClient } from '../../lib/mesh/client.ts';
+import { type CliIo, cliMeshClient } from './cli-io.ts';
 import { type Fail, fmtError, formatMessage, type Usage } from './cli-output.ts';
 
 /** Prints who comes and goes, delivery outcomes and recoveries; `reset` takes the roster as known. */
@@ -123,12 +122,7 @@ export async function connect(
   if (!project || !name) return usage('connect needs <project> --as <name>');
   const senders = new Map<string, string>();
   const saved = io.defaults?.memory ? (await io.defaults.memory.load())[agentId] : undefined;
-  const client = createMeshClient({
-    hubUrl: io.hubUrl,
-    hubUrls: io.hubUrls,
-    token: io.token,
-    log: silentLog,
-    ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),
+  const client = cliMeshClient(io, {
     ...(io.defaults?.memory ? { memory: io.defaults.memory } : {}),
     onInbound: (m) => {
       senders.set(m.message.messageRef, m.message.from.name);

@@ -3,6 +3,12 @@
  * typed lines, the hubs to ask, the token, and the client's settings.
  */
 
+import { silentLog } from '../../lib/log.ts';
+import {
+  createMeshClient,
+  type MeshClient,
+  type MeshClientOptions,
+} from '../../lib/mesh/client.ts';
 import type { ConnectionMemory } from '../../lib/mesh/memory.ts';
 
 export interface CliIo {
@@ -30,4 +36,19 @@ export interface CliDefaults {
   reconnectMs?: number;
   /** Remembered connections (mesh.rememberConnections); without it `disconnect` has nothing to end. */
   memory?: ConnectionMemory;
+}
+
+/** A quiet mesh client on the command's hubs and token at the configured reconnect pace; `extra` adds to it. */
+export function cliMeshClient(
+  io: CliIo,
+  extra: Partial<Omit<MeshClientOptions, 'hubUrl'>> = {},
+): MeshClient {
+  return createMeshClient({
+    hubUrl: io.hubUrl,
+    hubUrls: io.hubUrls,
+    token: io.token,
+    log: silentLog,
+    ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),
+    ...extra,
+  });
 }

@@ -4,9 +4,7 @@
  * over with its resume secret, then ended and forgotten).
  */
 
-import { silentLog } from '../../lib/log.ts';
-import { createMeshClient } from '../../lib/mesh/client.ts';
-import type { CliIo } from './cli-io.ts';
+import { type CliIo, cliMeshClient } from './cli-io.ts';
 import type { Fail, Usage } from './cli-output.ts';
 
 export async function send(
@@ -21,13 +19,7 @@ export async function send(
   if (!project || !name || words.length === 0)
     return usage('send needs <project> --as <name> <text>');
   const to = opts.to?.at(-1);
-  const client = createMeshClient({
-    hubUrl: io.hubUrl,
-    hubUrls: io.hubUrls,
-    token: io.token,
-    log: silentLog,
-    ...(io.defaults?.reconnectMs ? { reconnectMs: io.defaults.reconnectMs } : {}),
-  });
+  const client = cliMeshClient(io);
   try {
     const s = await client.connect(name, project, name);
     if (s.state !== 'connected')
@@ -86,12 +78,7 @@ export async function disconnect(agentId: string, io: CliIo, fail: Fail): Promis
   }
   await memory.forget(agentId);
   // No memory for this client: its own connect would revive the record it just forgot.
-  const client = createMeshClient({
-    hubUrl: io.hubUrl,
-    hubUrls: io.hubUrls,
-    token: io.token,
-    log: silentLog,
-  });
+  const client = cliMeshClient(io);
   try {
     const s = await client.connect(agentId, saved.project, saved.name, saved);
     await client.disconnect(agentId);

@@ -5,11 +5,10 @@
  */
 
 import { readBodyBytes } from '../../body.ts';
-import type { CallFailure } from '../../errors/result.ts';
 import { sseFrames } from '../../sse-frames.ts';
 import { readStreamEvent, readWith } from '../wire-read.ts';
 import { sendParams } from './message.ts';
-import { type ClientContext, rpcFailure, withTraceHeaders } from './transport.ts';
+import { type ClientContext, failure, rpcFailure, withTraceHeaders } from './transport.ts';
 import type { MessageInput, StreamItem } from './types.ts';
 
 const badAnswer = (message: string, status?: number): StreamItem => ({
@@ -43,12 +42,10 @@ export async function* streamMessage(
       ...(o.signal ? { signal: o.signal } : {}),
     });
   } catch {
-    const error: CallFailure = {
-      code: 'A2A_UNREACHABLE',
-      kind: 'unreachable',
-      message: 'the node did not answer',
+    yield {
+      kind: 'error',
+      error: failure('A2A_UNREACHABLE', 'unreachable', 'the node did not answer').error,
     };
-    yield { kind: 'error', error };
     return;
   }
   if (!res.body || !(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -103,12 +100,10 @@ async function* eventsOf(
       if (event.kind === 'message' || (event.kind === 'status' && event.final)) return;
     }
   } catch {
-    const error: CallFailure = {
-      code: 'A2A_UNREACHABLE',
-      kind: 'unreachable',
-      message: 'the stream broke off',
+    yield {
+      kind: 'error',
+      error: failure('A2A_UNREACHABLE', 'unreachable', 'the stream broke off').error,
     };
-    yield { kind: 'error', error };
     return;
   } finally {
     await body.cancel().catch(() => {});
