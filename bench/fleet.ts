@@ -101,9 +101,10 @@ function freshTrace(inMemory = false): { trace: TraceStore; close(): void } {
   return {
     trace,
     close() {
-      trace.flush();
+      trace.close();
       db.close();
-      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+      for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.log`])
+        rmSync(f, { force: true });
     },
   };
 }
