@@ -57,23 +57,3 @@ test('the timer runs by itself while a call waits', async () => {
   await new Promise((resolve) => call.signal.addEventListener('abort', resolve));
   expect([call.signal.aborted, d.size]).toEqual([true, 0]);
 });
-
-test('expired rejects with the TimeoutError when the tick passes, and a bucket nobody waits on leaves no unhandled rejection', async () => {
-  let t = 0;
-  const d = createDeadlines(10, () => t);
-  const waited = d.start(50);
-  const ended = d.start(50);
-  ended.done();
-  const outcome = waited.expired.then(
-    () => 'settled',
-    (e: DOMException) => e.name,
-  );
-  t = 60;
-  d.sweep();
-  expect(await outcome).toBe('TimeoutError');
-  const alone = d.start(50); // done before its tick: its bucket is dropped, nothing rejects unseen
-  alone.done();
-  t = 200;
-  d.sweep();
-  expect(d.size).toBe(0);
-});

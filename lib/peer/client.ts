@@ -190,35 +190,6 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
   const doFetch = deps.fetch ?? fetch;
   const maxAnswer = deps.maxAnswerBytes ?? 8 * 1024 * 1024;
 
-  /** Sends one request and reads its answer once as text; an answer that comes too late is dropped unread. */
-  async function send(
-    url: string,
-    headers: Record<string, string>,
-    bytes: Uint8Array,
-    timeout: number,
-    exchange: { late: boolean },
-  ): Promise<{ status: number; text?: string; bytes: number }> {
-    const res = await doFetch(url, {
-      method: 'POST',
-      headers,
-      body: bytes as Uint8Array<ArrayBuffer>,
-      // Bun's idle timeout, a second past the deadline: the deadline answers first, and a node
-      // that then still sends nothing has its request ended.
-      timeout: timeout + 1_000,
-    } as RequestInit);
-    if (exchange.late) {
-      await res.body?.cancel().catch(() => {});
-      return { status: res.status, bytes: 0 };
-    }
-    // Read once as text and parsed once (not bytes, then text, then JSON).
-    const answer = await answerText(res, maxAnswer);
-    return {
-      status: res.status,
-      bytes: answer?.bytes ?? 0,
-      ...(answer ? { text: answer.text } : {}),
-    };
-  }
-
   async function post(
     target: string,
     path: string,
@@ -250,21 +221,18 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     }
     let result: PeerResult;
     const deadline = deadlines.start(timeout);
-    const exchange = { late: false };
     try {
-      // The call races its deadline rather than handing fetch a signal (lib/peer/deadlines.ts);
-      // a request the deadline overtook is ended by Bun's idle timeout, or its answer dropped.
-      const answer = await Promise.race([
-        send(member.url + path, headers, bytes, timeout, exchange),
-        deadline.expired,
-      ]);
-      result =
-        answer.text !== undefined
-          ? parseAnswer(answer.text, answer.status)
-          : tooLarge(maxAnswer, answer.status);
-      if (answer.text !== undefined && opts.meter) opts.meter.answerBytes = answer.bytes;
+      const res = await doFetch(member.url + path, {
+        method: 'POST',
+        headers,
+        body: bytes as Uint8Array<ArrayBuffer>,
+        signal: deadline.signal,
+      });
+      // Read once as text and parsed once (not bytes, then text, then JSON).
+      const answer = await answerText(res, maxAnswer);
+      result = answer ? parseAnswer(answer.text, res.status) : tooLarge(maxAnswer, res.status);
+      if (answer && opts.meter) opts.meter.answerBytes = answer.bytes;
     } catch (e) {
-      exchange.late = true;
       const name = (e as Error)?.name;
       result =
         name === 'TimeoutError' || name === 'AbortError'

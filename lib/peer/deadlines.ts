@@ -10,12 +10,6 @@
 
 export interface Deadline {
   readonly signal: AbortSignal;
-  /**
-   * Rejects with the same TimeoutError when the deadline passes (never settles otherwise): a call
-   * can race its work against it without handing a signal to fetch, whose abort listener costs
-   * every request several µs in Bun.
-   */
-  readonly expired: Promise<never>;
   /** The call is over: its deadline is dropped. */
   done(): void;
 }
@@ -33,18 +27,6 @@ export interface Deadlines {
 interface Bucket {
   c: AbortController;
   calls: number;
-  expired: Promise<never>;
-  expire: (e: DOMException) => void;
-}
-
-function newBucket(): Bucket {
-  let expire!: (e: DOMException) => void;
-  const expired = new Promise<never>((_, reject) => {
-    expire = reject;
-  });
-  // A bucket whose calls all ended before it expired has nobody waiting on it: no unhandled rejection.
-  expired.catch(() => {});
-  return { c: new AbortController(), calls: 0, expired, expire };
 }
 
 export function createDeadlines(
@@ -64,9 +46,7 @@ export function createDeadlines(
         buckets.delete(tick);
         size -= bucket.calls;
         bucket.calls = 0; // a call's done() after its abort finds nothing to drop
-        const e = new DOMException('The call did not finish in time', 'TimeoutError');
-        bucket.c.abort(e);
-        bucket.expire(e);
+        bucket.c.abort(new DOMException('The call did not finish in time', 'TimeoutError'));
       }
       if (buckets.size === 0) lanes.delete(ms);
     }
@@ -82,7 +62,7 @@ export function createDeadlines(
       let buckets = lanes.get(ms);
       if (!buckets) lanes.set(ms, (buckets = new Map()));
       let bucket = buckets.get(tick);
-      if (!bucket) buckets.set(tick, (bucket = newBucket()));
+      if (!bucket) buckets.set(tick, (bucket = { c: new AbortController(), calls: 0 }));
       const mine = bucket;
       mine.calls++;
       size++;
@@ -94,7 +74,6 @@ export function createDeadlines(
       let open = true;
       return {
         signal: mine.c.signal,
-        expired: mine.expired,
         done() {
           if (!open || mine.c.signal.aborted) return;
           open = false;
