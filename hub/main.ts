@@ -172,6 +172,7 @@ const hub = createHub({
   ...(token ? { meshToken: token } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+  ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
   ...grpcOptions(grpcPort.value),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).

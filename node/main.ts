@@ -234,6 +234,7 @@ const running = await bindOrExit({ host, hint }, () =>
     limits: limits.value,
     ...grpcOptions(grpcPort.value),
     ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+    ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
