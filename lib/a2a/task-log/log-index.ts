@@ -42,6 +42,7 @@ const PUT = `INSERT INTO tasks (id, creator, context, state, ts, seg, off, size)
 
 export class LogIndex {
   private readonly db: Database;
+  private readonly locateQuery: ReturnType<Database['prepare']>;
   private readonly ops = new Map<string, Op>();
   /** Creators whose count changed since the last commit, and by how much. */
   private readonly creatorDelta = new Map<string, number>();
@@ -51,6 +52,11 @@ export class LogIndex {
   private pos: { seg: number; off: number } | undefined;
   private posDirty = false;
   private total = 0;
+  /**
+   * No id above this was ever indexed: a new task's UUIDv7 (time first) is above it, so its
+   * lookup is answered without a query.
+   */
+  private maxId = '';
   /** True when the database was new (or outdated): the store fills it from the segments. */
   readonly needsRebuild: boolean;
 
@@ -67,6 +73,7 @@ export class LogIndex {
         'DROP TABLE IF EXISTS tasks; DROP TABLE IF EXISTS creators; DROP TABLE IF EXISTS segments; DROP TABLE IF EXISTS position',
       );
     this.db.exec(SCHEMA);
+    this.locateQuery = this.db.prepare('SELECT creator, seg, off, size FROM tasks WHERE id = ?');
     for (const r of this.db.query('SELECT seg, live, n FROM segments').all() as {
       seg: number;
       live: number;
@@ -81,6 +88,8 @@ export class LogIndex {
       off: number;
     } | null;
     this.pos = p ?? undefined;
+    this.maxId =
+      (this.db.query('SELECT max(id) AS m FROM tasks').get() as { m: string | null }).m ?? '';
   }
 
   /** Records that a rebuild from the segments finished. */
@@ -114,9 +123,8 @@ export class LogIndex {
     const op = this.ops.get(id);
     if (op?.t === 'del') return undefined;
     if (op?.t === 'put') return { ...op.loc, creator: op.meta.creator };
-    const row = this.db
-      .query('SELECT creator, seg, off, size FROM tasks WHERE id = ?')
-      .get(id) as Located | null;
+    if (!op && id > this.maxId) return undefined;
+    const row = this.locateQuery.get(id) as Located | null;
     if (!row) return undefined;
     return op ? { ...op.loc, creator: row.creator } : row;
   }
@@ -124,6 +132,7 @@ export class LogIndex {
   /** A new record of a task (`prev`: where the one before lay, as `locate` answered). */
   put(id: string, meta: IndexMeta, loc: Loc, prev: Located | undefined): void {
     this.ops.set(id, { t: 'put', meta, loc });
+    if (id > this.maxId) this.maxId = id;
     if (prev) this.shift(prev, -1);
     else this.countCreator(meta.creator, 1);
     this.shift(loc, 1);
@@ -203,6 +212,7 @@ export class LogIndex {
     this.live.clear();
     this.dirtySegs.clear();
     this.total = 0;
+    this.maxId = '';
     this.pos = undefined;
     this.db.exec(
       'DELETE FROM tasks; DELETE FROM creators; DELETE FROM segments; DELETE FROM position',

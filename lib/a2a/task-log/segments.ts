@@ -36,6 +36,8 @@ export class Segments {
   private readonly fds = new Map<number, number>();
   private readonly sizes = new Map<number, number>();
   private head = 0;
+  /** Bytes of every segment, kept as they change (hasRoom reads it per new task). */
+  private total = 0;
 
   /** Opens the folder's segments (creating the folder and a first segment when there is none). */
   constructor(
@@ -54,6 +56,7 @@ export class Segments {
       const fd = openSync(this.path(n), 'r+');
       this.fds.set(n, fd);
       this.sizes.set(n, fstatSync(fd).size);
+      this.total += this.sizes.get(n)!;
     }
     if (!found.length) this.create(1);
     else this.head = found[found.length - 1]!;
@@ -75,9 +78,7 @@ export class Segments {
 
   /** Bytes of every segment on disk. */
   get bytes(): number {
-    let n = 0;
-    for (const s of this.sizes.values()) n += s;
-    return n;
+    return this.total;
   }
 
   /** The end of the log: where the next append lands unless it rolls to a new segment. */
@@ -107,6 +108,7 @@ export class Segments {
       throw e;
     }
     this.sizes.set(seg, off + buf.byteLength);
+    this.total += buf.byteLength;
     return { seg, off };
   }
 
@@ -169,6 +171,7 @@ export class Segments {
   /** Cuts a segment at `size` (a torn end). */
   truncate(seg: number, size: number): void {
     ftruncateSync(this.fds.get(seg)!, size);
+    this.total += size - this.sizes.get(seg)!;
     this.sizes.set(seg, size);
   }
 
@@ -179,6 +182,7 @@ export class Segments {
     if (fd === undefined) return;
     closeSync(fd);
     this.fds.delete(seg);
+    this.total -= this.sizes.get(seg)!;
     this.sizes.delete(seg);
     unlinkSync(this.path(seg));
   }
