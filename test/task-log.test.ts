@@ -20,7 +20,7 @@ import { LogTaskStore, type LogTaskStoreOptions } from '../lib/a2a/task-store-lo
 import { newTaskId, type TaskRecord } from '../lib/a2a/task-store.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
-import { tempDir } from './support/node.ts';
+import { agentNode, msgV1, rpc, startNode, tempDir } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -253,5 +253,38 @@ describe('migration from the file-per-task layout', () => {
     const again = open(dir);
     expect(again.count()).toBe(30);
     await again.close();
+  });
+});
+
+describe('a write the log cannot make', () => {
+  test('is answered as an internal error, rejects no promise unhandled, and the node keeps serving', async () => {
+    const caught: unknown[] = [];
+    const onRejection = (e: unknown) => caught.push(e);
+    process.on('unhandledRejection', onRejection);
+    // Segments of one byte: every append begins a new segment file, which cannot be created once
+    // the segments folder is a file (ENOTDIR).
+    const n = await startNode(agentNode('failing', { handle: (ctx) => ctx.complete('done') }), {
+      taskStore: 'log',
+      limits: { taskLogSegmentBytes: 1 },
+    });
+    roots.push(n.dataDir);
+    try {
+      const ok = await rpc(n.url, 'SendMessage', { message: msgV1('first') });
+      expect(ok.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      const segs = join(n.dataDir, 'failing', 'tasks', 'segments');
+      rmSync(segs, { recursive: true, force: true });
+      writeFileSync(segs, 'not a folder');
+      for (let i = 0; i < 3; i++) {
+        const r = await rpc(n.url, 'SendMessage', { message: msgV1(`again ${i}`) });
+        expect(r.error.code).toBe(-32603);
+      }
+      await new Promise((r) => setImmediate(r));
+      expect(caught).toEqual([]);
+      expect(n.log.lines.some((l) => l.includes('task write failed'))).toBe(true);
+      expect((await fetch(`${n.url}/health`)).status).toBe(200);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await n.dispose();
+    }
   });
 });

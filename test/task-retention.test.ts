@@ -14,6 +14,7 @@ import { taskFilePath } from '../lib/a2a/task-folder.ts';
 import { TaskIndex } from '../lib/a2a/task-index.ts';
 import { newTaskId, type TaskRecord, type TaskStore } from '../lib/a2a/task-store.ts';
 import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
+import { LogTaskStore } from '../lib/a2a/task-store-log.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
@@ -83,6 +84,20 @@ const backends: {
     async open(bounds) {
       const root = tempDir();
       const store = FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog, ...bounds });
+      return {
+        store,
+        async close() {
+          await store.close();
+          rmSync(root, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'the task log',
+    async open(bounds) {
+      const root = tempDir();
+      const store = LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog, ...bounds });
       return {
         store,
         async close() {

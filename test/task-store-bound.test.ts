@@ -78,6 +78,7 @@ const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
 
 const backends: { name: string; options(): Promise<Partial<NodeOptions>> }[] = [
   { name: 'JSON files', options: async () => ({ dataDir: tempDir() }) },
+  { name: 'the task log', options: async () => ({ dataDir: tempDir(), taskStore: 'log' }) },
   {
     name: 'PostgreSQL',
     options: async () => ({
@@ -150,7 +151,7 @@ describe.each(backends)('the task store bound on $name', (backend) => {
       expect(await n.node.store.count()).toBe(BOUND);
       const listed = (await rpc(n.url, 'ListTasks', { pageSize: 100 })).result;
       expect(listed.totalSize).toBe(BOUND);
-      if (!backend.name.startsWith('PostgreSQL')) {
+      if (backend.name === 'JSON files') {
         const dir = join(n.dataDir, 'bound', 'tasks');
         const files = readdirSync(dir)
           .filter((s) => /^[0-9a-f]{2}$/.test(s))
