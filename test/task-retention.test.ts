@@ -1,6 +1,6 @@
 /**
- * A bound on the task disk: retention by count and by age on both task stores (JSON files and a
- * throw-away PostgreSQL cluster) deletes terminal tasks oldest first and never one in progress;
+ * A bound on the task disk: retention by count and by age on each task store (JSON files, the task
+ * log and a throw-away PostgreSQL cluster) deletes terminal tasks oldest first and never one in progress;
  * on the JSON files, tasks live in sharded folders, an older flat folder is moved into them at
  * start, a lost index is rebuilt from the files, and rows a crash left dirty are checked against
  * their files; and a real node keeps its folder within TASK_MAX_STORED as tasks keep coming.

@@ -1,6 +1,6 @@
 /**
- * The hard bound of a node's task store, against real nodes over HTTP on both stores (JSON files
- * and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
+ * The hard bound of a node's task store, against real nodes over HTTP on each store (JSON files,
+ * the task log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
  * would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC, nothing is
  * stored, a message to an existing task still works, and once tasks finish and retention makes
  * room new tasks are accepted again; concurrent sends at the bound never overshoot it.

@@ -17,6 +17,7 @@ import type { A2AError } from './errors.ts';
 import { a2aError } from './errors.ts';
 import { RecordCache } from './record-cache.ts';
 import { Compactor } from './task-log/compact.ts';
+import { TurnBatch } from './task-log/turn-batch.ts';
 import {
   bodyJson,
   encodeFrames,
@@ -58,27 +59,21 @@ export interface LogTaskStoreOptions {
   now?: () => number;
 }
 
-interface Waiter {
-  resolve(): void;
-  reject(e: unknown): void;
-}
-
 export class LogTaskStore implements TaskStore {
   private readonly cache: RecordCache<TaskRecord>;
   private readonly segments: Segments;
   private readonly index: LogIndex;
   private readonly compactor: Compactor;
   /** Tasks saved this turn, not yet appended, and who waits for them. */
-  private readonly dirty = new Map<string, Waiter[]>();
+  private readonly dirty = new TurnBatch(
+    (ids) => this.appendNow(ids),
+    () => this.afterAppend(),
+  );
   /** Records known to be in the log (read or written): a save of one is no new task. */
   private readonly onDisk = new WeakSet<TaskRecord>();
   /** New tasks saved whose append has not happened: they count against the hard bound. */
   private readonly creating = new Set<string>();
-  private appendScheduled = false;
-  private appended: Promise<void> = Promise.resolve();
-  private signalAppended: () => void = () => {};
   private commitTimer: ReturnType<typeof setTimeout> | undefined;
-  private compacting = false;
   private nothingToPrune = false;
   private closed = false;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
@@ -102,7 +97,7 @@ export class LogTaskStore implements TaskStore {
     if (hasFileLayout(dir)) migrateFiles(dir, this.segments, this.index, log);
     this.compactor = new Compactor(this.segments, this.index, log);
     const age = setInterval(() => this.prune(), Math.min(60_000, maxAgeMs / 10));
-    const compact = setInterval(() => this.compactSoon(), COMPACT_CHECK_MS);
+    const compact = setInterval(() => this.compactor.runSoon(), COMPACT_CHECK_MS);
     for (const t of [age, compact]) {
       t.unref?.();
       this.timers.push(t);
@@ -142,7 +137,7 @@ export class LogTaskStore implements TaskStore {
 
   hasRoom(pending: () => number): boolean {
     if (this.segments.bytes >= this.maxBytes) {
-      this.compactSoon();
+      this.compactor.runSoon();
       return false;
     }
     const fits = () =>
@@ -194,25 +189,21 @@ export class LogTaskStore implements TaskStore {
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
     if (!this.onDisk.has(rec)) this.creating.add(id);
-    const p = new Promise<void>((resolve, reject) => {
-      const w = this.dirty.get(id);
-      if (w) w.push({ resolve, reject });
-      else this.dirty.set(id, [{ resolve, reject }]);
-    });
+    const p = this.dirty.add(id);
     // After the id is dirty, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
-    this.scheduleAppend();
     return p;
   }
 
   flush(): Promise<void> {
-    return this.dirty.size ? this.appended : Promise.resolve();
+    return this.dirty.written;
   }
 
   async close(): Promise<void> {
     await this.flush();
     if (this.closed) return;
     this.closed = true;
+    this.compactor.stop();
     for (const t of this.timers) clearInterval(t);
     clearTimeout(this.commitTimer);
     try {
@@ -226,7 +217,7 @@ export class LogTaskStore implements TaskStore {
     q: ListTasksQuery,
     creator: string | null,
   ): Promise<ListTasksPage | A2AError> | ListTasksPage | A2AError {
-    if (this.dirty.size) return this.appended.then(() => this.listNow(q, creator));
+    if (this.dirty.size) return this.dirty.written.then(() => this.listNow(q, creator));
     return this.listNow(q, creator);
   }
 
@@ -244,7 +235,7 @@ export class LogTaskStore implements TaskStore {
 
   /** Runs compaction to the end now (tests, and a store at its byte bound). */
   compact(): void {
-    this.appendNow();
+    this.dirty.run();
     while (this.compactor.step()) {}
   }
 
@@ -258,43 +249,22 @@ export class LogTaskStore implements TaskStore {
     );
   }
 
-  private scheduleAppend(): void {
-    if (this.appendScheduled) return;
-    this.appendScheduled = true;
-    this.appended = new Promise((r) => {
-      this.signalAppended = r;
-    });
-    setImmediate(() => this.appendNow());
-  }
-
-  /** The turn's write: every dirty task's record as it stands now, in one append. */
-  private appendNow(): void {
-    if (!this.appendScheduled) return;
-    this.appendScheduled = false;
-    const batch = [...this.dirty];
-    this.dirty.clear();
+  /** The turn's write: every saved task's record as it stands now, in one append. */
+  private appendNow(ids: string[]): void {
     const items: Outgoing[] = [];
     const recs: TaskRecord[] = [];
-    const waiting: Waiter[][] = [];
-    for (const [id, w] of batch) {
+    for (const id of ids) {
       const rec = this.cache.peek(id);
-      if (!rec) {
-        for (const x of w) x.resolve();
-        continue;
-      }
+      if (!rec) continue;
       items.push({ kind: KIND_RECORD, id, json: encodeRecord(rec) });
       recs.push(rec);
-      waiting.push(w);
     }
     try {
       if (items.length) this.appendRecords(items, recs);
     } catch (e) {
       this.log('error', 'task write failed', { tasks: items.length, error: (e as Error).message });
-      for (const w of waiting) for (const x of w) x.reject(e);
-      return this.afterAppend();
+      throw e;
     }
-    for (const w of waiting) for (const x of w) x.resolve();
-    this.afterAppend();
   }
 
   private appendRecords(items: Outgoing[], recs: TaskRecord[]): void {
@@ -317,7 +287,6 @@ export class LogTaskStore implements TaskStore {
   private afterAppend(): void {
     this.creating.clear();
     this.nothingToPrune = false;
-    this.signalAppended();
     this.cache.trim();
     this.scheduleCommit();
     if (this.index.count > this.maxStored) setImmediate(() => this.prune());
@@ -377,25 +346,7 @@ export class LogTaskStore implements TaskStore {
     this.scheduleCommit();
     if (rows.length === PRUNE_BATCH || this.index.count > this.maxStored)
       setImmediate(() => this.prune());
-    this.compactSoon();
+    this.compactor.runSoon();
     return rows.length;
-  }
-
-  /** Runs compaction steps, one per turn, while one is due. */
-  private compactSoon(): void {
-    if (this.compacting || this.closed || !this.compactor.due) return;
-    this.compacting = true;
-    const step = () => {
-      if (this.closed) return void (this.compacting = false);
-      let more = false;
-      try {
-        more = this.compactor.step();
-      } catch (e) {
-        this.log('error', 'task log compaction failed', { error: (e as Error).message });
-      }
-      if (more) setImmediate(step);
-      else this.compacting = false;
-    };
-    setImmediate(step);
   }
 }

@@ -19,6 +19,8 @@ export class Compactor {
   private cursor: { seg: number; off: number } | undefined;
   /** Segments that still hold live records after a full pass (an unreadable frame): left alone. */
   private readonly stuck = new Set<number>();
+  private running = false;
+  private stopped = false;
 
   constructor(
     private readonly segments: Segments,
@@ -34,6 +36,28 @@ export class Compactor {
       if (live.n <= 0 || live.bytes * 2 < (this.segments.sizeOf(seg) ?? 0)) return seg;
     }
     return undefined;
+  }
+
+  /** Runs steps in the background, one per event-loop turn, while one is due. */
+  runSoon(): void {
+    if (this.running || this.stopped || !this.due) return;
+    this.running = true;
+    const step = () => {
+      let more = false;
+      try {
+        more = !this.stopped && this.step();
+      } catch (e) {
+        this.log('error', 'task log compaction failed', { error: (e as Error).message });
+      }
+      if (more) setImmediate(step);
+      else this.running = false;
+    };
+    setImmediate(step);
+  }
+
+  /** No more background steps (the store closes). */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** True while a segment is being copied forward or one is worth it. */
