@@ -33,6 +33,7 @@ const env = {
   ]),
   DATA_DIR: dataDir,
   PUSH_ALLOW_HOSTS: '127.0.0.1',
+  TASK_STORE: 'files',
 };
 
 /** A webhook receiver on loopback; `next()` resolves with the next body posted. */

@@ -288,3 +288,40 @@ describe('a write the log cannot make', () => {
     }
   });
 });
+
+describe('a node moved from the JSON files to the task log', () => {
+  test('reads, lists and continues every task its files held, and keeps what it writes after', async () => {
+    const agent = agentNode('moving', {
+      handle: (ctx) => (ctx.text === 'ask' ? ctx.requireInput('which one?') : ctx.complete('done')),
+    });
+    const before = await startNode(agent, { taskStore: 'files' });
+    roots.push(before.dataDir);
+    const done = (await rpc(before.url, 'SendMessage', { message: msgV1('hello') })).result.task;
+    const asked = (await rpc(before.url, 'SendMessage', { message: msgV1('ask') })).result.task;
+    await before.stop(); // the data folder stays (dispose would remove it)
+    const after = await startNode(agent, { dataDir: before.dataDir, taskStore: 'log' });
+    try {
+      expect(after.log.lines.some((l) => l.includes('imported into the task log'))).toBe(true);
+      const got = (await rpc(after.url, 'GetTask', { id: done.id })).result;
+      expect(got.status.state).toBe('TASK_STATE_COMPLETED');
+      const listed = (await rpc(after.url, 'ListTasks', {})).result;
+      expect(listed.tasks.map((t: { id: string }) => t.id).sort()).toEqual(
+        [done.id, asked.id].sort(),
+      );
+      const more = await rpc(after.url, 'SendMessage', {
+        message: msgV1('that one', { taskId: asked.id }),
+      });
+      expect(more.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await after.stop();
+    }
+    const again = await startNode(agent, { dataDir: before.dataDir, taskStore: 'log' });
+    try {
+      expect(again.log.lines.some((l) => l.includes('imported'))).toBe(false);
+      const read = (await rpc(again.url, 'GetTask', { id: asked.id })).result;
+      expect(read.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await again.dispose();
+    }
+  });
+});

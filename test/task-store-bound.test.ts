@@ -77,7 +77,7 @@ const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
   });
 
 const backends: { name: string; options(): Promise<Partial<NodeOptions>> }[] = [
-  { name: 'JSON files', options: async () => ({ dataDir: tempDir() }) },
+  { name: 'JSON files', options: async () => ({ dataDir: tempDir(), taskStore: 'files' }) },
   { name: 'the task log', options: async () => ({ dataDir: tempDir(), taskStore: 'log' }) },
   {
     name: 'PostgreSQL',

@@ -87,7 +87,7 @@ interface Backend {
 const backends: Backend[] = [
   {
     name: 'JSON files',
-    fresh: async () => ({ dataDir: tempDir() }),
+    fresh: async () => ({ dataDir: tempDir(), taskStore: 'files' }),
     async store(cacheSize, cacheBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
