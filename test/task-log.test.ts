@@ -325,3 +325,16 @@ describe('a node moved from the JSON files to the task log', () => {
     }
   });
 });
+
+describe('the power-loss promise', () => {
+  test('with sync, every append is fdatasynced and reads back the same after a reopen', async () => {
+    const dir = folder();
+    const store = open(dir, { sync: true });
+    const recs = [rec(), rec('working')];
+    await Promise.all(recs.map((r) => store.save(r)));
+    await store.close();
+    const again = open(dir, { sync: true });
+    for (const r of recs) expect(again.get(r.task.id)?.task).toEqual(r.task);
+    await again.close();
+  });
+});
