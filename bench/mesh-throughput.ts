@@ -21,7 +21,7 @@ async function direct(
   total: number,
   pairs = 8,
   window = 256,
-): Promise<{ rate: number; hubCpuUs: number }> {
+): Promise<{ rate: number; hubCpuUs: number; clientCpuUs: number }> {
   const dir = mkdtempSync(join(tmpdir(), 'mesh-bench-'));
   const hub = await spawnHub(mode, dir, ['bench']);
   let delivered = 0;
@@ -63,13 +63,16 @@ async function direct(
   }
   const t0 = performance.now();
   const cpu0 = cpuMs(hub.proc.pid);
+  const own0 = process.cpuUsage();
   for (const x of senders) x.start();
   await done;
   const rate = (perPair * pairs) / ((performance.now() - t0) / 1000);
   const hubCpuUs = ((cpuMs(hub.proc.pid) - cpu0) * 1000) / (perPair * pairs);
+  const own = process.cpuUsage(own0);
+  const clientCpuUs = (own.user + own.system) / (perPair * pairs);
   await hub.stop();
   rmSync(dir, { recursive: true, force: true });
-  return { rate, hubCpuUs };
+  return { rate, hubCpuUs, clientCpuUs };
 }
 
 /** One sender broadcasts to `receivers` presences with `window` broadcasts in flight; receivers acknowledge when `ack`. */
@@ -123,6 +126,7 @@ for (const mode of ['file', 'memory'] as const) {
   const d = await direct(mode, 100_000);
   rows.push(['direct messages/s (send -> accepted -> delivered)', mode, d.rate]);
   rows.push(['  hub CPU µs per direct message', mode, d.hubCpuUs]);
+  rows.push(['  clients CPU µs per direct message', mode, d.clientCpuUs]);
 }
 const directOnly = process.argv.includes('--direct-only');
 for (const mode of directOnly ? [] : (['file', 'memory'] as const))
