@@ -7,7 +7,7 @@
  */
 
 import type { Database } from 'bun:sqlite';
-import { closeSync, fstatSync, fsync, fsyncSync, openSync, statSync } from 'node:fs';
+import { closeSync, fsync, fsyncSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 type Done = (error?: unknown) => void;
@@ -36,7 +36,9 @@ export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync 
   // The log exists once the connection has read the database; its directory entry is made durable once.
   db.query('SELECT 1 FROM sqlite_master LIMIT 1').get();
   const wal = `${file}-wal`;
-  let fd = openSync(wal, 'r');
+  // SQLite keeps this file (same inode) while the database is open: it deletes the log only when
+  // its last connection closes, and a checkpoint rewinds or truncates it in place.
+  const fd = openSync(wal, 'r');
   syncDirectory(dirname(wal));
   // Set only now: had anything above failed, the connection would still sync every commit itself.
   db.exec('PRAGMA synchronous = NORMAL');
@@ -46,25 +48,12 @@ export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync 
   let running = false;
   let closed = false;
 
-  /** SQLite keeps its log while the database is open; should it ever be made anew, follow it. */
-  const current = (): number => {
-    try {
-      if (statSync(wal).ino !== fstatSync(fd).ino) {
-        closeSync(fd);
-        fd = openSync(wal, 'r');
-      }
-    } catch {
-      // The log is gone: the next commit makes it again; this fsync reports the descriptor's state.
-    }
-    return fd;
-  };
-
   const start = (): void => {
     const batch = waiting;
     waiting = [];
     inFlight = batch;
     running = true;
-    fsyncLog(current(), (error) => {
+    fsyncLog(fd, (error) => {
       running = false;
       inFlight = [];
       if (closed) {
@@ -93,7 +82,7 @@ export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync 
       inFlight = [];
       let error: unknown;
       try {
-        fsyncSync(current());
+        fsyncSync(fd);
       } catch (e) {
         error = e;
       }
