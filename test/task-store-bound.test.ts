@@ -129,6 +129,7 @@ describe.each(backends)('the task store bound on $name', (backend) => {
         body: JSON.stringify({ message: message('another') }),
       });
       expect(rest.status).toBe(503);
+      expect(rest.headers.get('retry-after')).toBe('5');
       const body = (await rest.json()) as any;
       expect(body.error.status).toBe('UNAVAILABLE');
       expect(body.error.details[0].reason).toBe('TASK_STORE_FULL');

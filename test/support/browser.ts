@@ -1,12 +1,20 @@
 /**
- * Test support: a headless Chromium (Debian's, at /usr/bin/chromium) driven by playwright-core,
- * with the flags this machine needs (no sandbox as root, no background networking).
+ * Test support: a headless Chromium (Debian's) driven by playwright-core, with the flags this
+ * machine needs (no sandbox as root, no background networking).
  */
 
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { processFolder } from './run-scope.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/**
+ * `CHROMIUM_PATH`, else Debian's headless shell (package chromium-headless-shell: the same
+ * engine without the browser's windowing layers, under half the CPU for the console's suites),
+ * else Debian's full Chromium.
+ */
+const HEADLESS_SHELL = '/usr/lib/chromium/chromium-headless-shell';
+const CHROMIUM =
+  process.env.CHROMIUM_PATH ?? (existsSync(HEADLESS_SHELL) ? HEADLESS_SHELL : '/usr/bin/chromium');
 
 let shared: Promise<Browser> | undefined;
 
