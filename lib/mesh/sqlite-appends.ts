@@ -1,7 +1,8 @@
 /**
  * @module lib/mesh/sqlite-appends — appends on the SQLite mesh store: each is checked and given its
  * sequence at once (from the heads in memory), then committed in groups (one transaction per
- * event-loop turn), and its promise resolves only after its group is committed. A new message's
+ * event-loop turn), and its promise resolves only after its group is committed and, on a file, its
+ * log fsynced (lib/mesh/sqlite-sync.ts, off the event loop). A new message's
  * id is looked up in the database only when the filter of stored ids (lib/mesh/id-filter.ts)
  * may hold it, so a retry still answers the stored message, across restarts too.
  */
@@ -87,7 +88,6 @@ function flush(g: Group): void {
   if (g.batch.length === 0) return;
   const items = g.batch;
   g.batch = [];
-  let error: MeshError<AppendCode> | undefined;
   try {
     g.commit(items);
   } catch (e) {
@@ -95,16 +95,38 @@ function flush(g: Group): void {
       messages: items.length,
       error: String(e),
     });
-    error = { code: 'message_rejected', message: 'the hub could not store the message' };
     takeBackSequences(g.ctx);
+    return settle(g, items, false);
   }
+  for (const p of items) g.seen.add(p.message.messageId);
+  const { sync } = g.ctx;
+  if (!sync) return settle(g, items, true);
+  // The group is committed; it is answered once the log's fsync that starts after now returns.
+  sync.after((e) => {
+    if (e)
+      g.ctx.log('error', 'mesh store: fsync of the log failed', {
+        messages: items.length,
+        error: String(e),
+      });
+    settle(g, items, !e);
+  });
+}
+
+/** Answers a group's appends (and the retries waiting on them): stored, or refused when `stored` is false. */
+function settle(g: Group, items: Pending[], stored: boolean): void {
+  const error: MeshError<AppendCode> | undefined = stored
+    ? undefined
+    : { code: 'message_rejected', message: 'the hub could not store the message' };
+  const { durable } = g.ctx;
   for (const p of items) {
-    if (!error) g.seen.add(p.message.messageId);
-    g.pendingById.delete(p.message.messageId);
+    const { project, sequence, messageId } = p.message;
+    if (stored && durable && sequence > (durable.get(project) ?? sequence))
+      durable.set(project, sequence);
+    g.pendingById.delete(messageId);
     const r: Outcome = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
     p.done(r);
-    for (const w of g.waiting.get(p.message.messageId) ?? []) w(asReplay(r));
-    g.waiting.delete(p.message.messageId);
+    for (const w of g.waiting.get(messageId) ?? []) w(asReplay(r));
+    g.waiting.delete(messageId);
   }
 }
 
