@@ -7,7 +7,7 @@
  * The clients' CPU per message (this process) is printed too: they share the cores with the hub.
  * With `--raw` they read each frame as text and look only at its type, messageId and status (as
  * bench/mesh-cluster.ts does) instead of parsing it, leaving more of the cores to the hub.
- * Usage: bun bench/mesh-throughput.ts [--direct-only] [--raw] [--messages N]
+ * Usage: bun bench/mesh-throughput.ts [--direct-only] [--file-only] [--raw] [--messages N]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -160,7 +160,10 @@ async function broadcast(
 }
 
 const rows: [string, string, number][] = [];
-for (const mode of ['file', 'memory'] as const) {
+const MODES = process.argv.includes('--file-only')
+  ? (['file'] as const)
+  : (['file', 'memory'] as const);
+for (const mode of MODES) {
   const d = await direct(mode, MESSAGES);
   rows.push(['direct messages/s (send -> accepted -> delivered)', mode, d.rate]);
   rows.push(['  hub CPU µs per direct message', mode, d.hubCpuUs]);

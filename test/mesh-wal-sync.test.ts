@@ -102,7 +102,7 @@ test('an append is answered after its fsync; until then the row is committed but
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('groups committed while an fsync runs share the next one, answered in order', async () => {
+test('appends made while an fsync runs wait for it, then commit as one group, answered in order', async () => {
   const dir = tempDir('lume-a2a-mesh-sync-');
   const file = join(dir, 'mesh.sqlite');
   const hold = heldFsync();
@@ -115,6 +115,8 @@ test('groups committed while an fsync runs share the next one, answered in order
   await hold.requested();
   hold.releaseAll();
   await created;
+  const other = new Database(file, { readonly: true });
+  const rows = () => other.query('SELECT msg_id FROM messages ORDER BY sequence').all();
 
   const order: number[] = [];
   const track = (p: ReturnType<typeof store.append>) =>
@@ -126,16 +128,19 @@ test('groups committed while an fsync runs share the next one, answered in order
   await hold.requested(); // group 1 committed, its fsync asked for and held
   const b = track(store.append(draft('b', 'two')));
   const c = track(store.append(draft('c', 'three')));
-  // Group 2 (b, c) is committed as the turn ends and waits behind the fsync in flight.
+  // The turn ends with b and c still open: no commit while group 1's fsync runs.
   await new Promise<void>((r) => setImmediate(r));
   expect(hold.waiting).toBe(1);
-  hold.releaseAll(); // group 1 answered; one more fsync starts for group 2
+  expect(rows()).toEqual([{ msg_id: 'a' }]);
+  hold.releaseAll(); // group 1 answered; b and c commit together and their fsync starts
   await a;
   await hold.requested();
   expect(order).toEqual([1]);
+  expect(rows()).toEqual([{ msg_id: 'a' }, { msg_id: 'b' }, { msg_id: 'c' }]);
   hold.releaseAll();
   await Promise.all([b, c]);
   expect(order).toEqual([1, 2, 3]);
+  other.close();
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });

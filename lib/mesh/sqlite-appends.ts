@@ -51,8 +51,11 @@ interface Group {
 
 export interface SqliteAppends {
   append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Outcome>;
-  /** Commits the open group now. */
-  flush(): void;
+  /**
+   * Commits the open group now; while the log's fsync runs, only with `force` (otherwise the
+   * group commits when that fsync returns).
+   */
+  flush(force?: boolean): void;
 }
 
 export function createSqliteAppends(
@@ -80,12 +83,16 @@ export function createSqliteAppends(
     byId: db.query('SELECT * FROM messages WHERE msg_id = ?'),
     seen: storedIds(db),
   };
-  return { append: (draft, admit) => append(g, draft, admit), flush: () => flush(g) };
+  return { append: (draft, admit) => append(g, draft, admit), flush: (force) => flush(g, force) };
 }
 
-function flush(g: Group): void {
+function flush(g: Group, force = false): void {
   g.scheduled = false;
   if (g.batch.length === 0) return;
+  const { sync } = g.ctx;
+  // While an fsync runs the group keeps filling: it commits (one transaction, its pages written to
+  // the log once) when that fsync returns, instead of a small commit per event-loop turn.
+  if (sync?.busy && !force && g.batch.length < g.maxBatch) return;
   const items = g.batch;
   g.batch = [];
   try {
@@ -99,7 +106,6 @@ function flush(g: Group): void {
     return settle(g, items, false);
   }
   for (const p of items) g.seen.add(p.message.messageId);
-  const { sync } = g.ctx;
   if (!sync) return settle(g, items, true);
   // The group is committed; it is answered once the log's fsync that starts after now returns.
   sync.after((e) => {
@@ -109,6 +115,7 @@ function flush(g: Group): void {
         error: String(e),
       });
     settle(g, items, !e);
+    flush(g);
   });
 }
 

@@ -64,7 +64,7 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     flush: settle,
 
     async close() {
-      flush();
+      flush(true);
       sync?.close();
       db.close();
     },

@@ -20,6 +20,8 @@ export interface WalSync {
   after(done: Done): void;
   /** The same as a promise. */
   settled(): Promise<void>;
+  /** Whether an fsync is running. */
+  readonly busy: boolean;
   /** Syncs what is waiting at once (the database is closing), then closes the log's descriptor. */
   close(): void;
 }
@@ -61,11 +63,14 @@ export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync 
         return;
       }
       for (const done of batch) done(error ?? undefined);
-      if (waiting.length > 0) start();
+      if (waiting.length > 0 && !running) start();
     });
   };
 
   return {
+    get busy() {
+      return running;
+    },
     after(done) {
       if (closed) return done(new Error('mesh store: closed'));
       waiting.push(done);
