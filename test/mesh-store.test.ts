@@ -83,6 +83,35 @@ describe('payload codec', () => {
       codeOf({ encoding: 'identity', data: 'x'.repeat(40_000), uncompressedBytes: 40_000 }, []),
     ).toBe('message_rejected');
   });
+
+  test('identity text is counted in UTF-8 bytes as the encoder counts it, and must not be blank', () => {
+    for (const text of ['héllo', 'a\ud800b', '\ud83d\ude00 ok', 'x'])
+      expect(validateContent(encodeText(text), [])).toEqual({
+        ok: true,
+        result: new TextEncoder().encode(text).length,
+      });
+    const identity = (data: string, uncompressedBytes: number) =>
+      validateContent({ encoding: 'identity', data, uncompressedBytes }, []);
+    const codes = (r: ReturnType<typeof validateContent>) => (r.ok ? 'ok' : r.error.code);
+    expect(codes(identity('a\ud800b', 3))).toBe('message_rejected'); // the lone surrogate is 3 bytes
+    expect(codes(identity(' \n\t ', 4))).toBe('message_rejected'); // blank
+    expect(codes(identity('hi', -1))).toBe('message_rejected');
+    expect(codes(identity('hi', 1.5))).toBe('message_rejected');
+    expect(codes(identity('hi', 5 * MiB))).toBe('payload_too_large');
+    expect(
+      codes(validateContent({ encoding: 'identity', data: 7, uncompressedBytes: 1 }, [])),
+    ).toBe('message_rejected');
+    expect(codes(validateContent(null, []))).toBe('message_rejected');
+    // Short text sent gzipped is not its canonical form.
+    const gz = encodeText('y'.repeat(40_000));
+    expect(codes(validateContent(gz, []))).toBe('ok');
+    const small = {
+      encoding: 'gzip+base64',
+      data: Buffer.from(Bun.gzipSync('hi')).toString('base64'),
+      uncompressedBytes: 2,
+    };
+    expect(codes(validateContent(small, []))).toBe('message_rejected');
+  });
 });
 
 describe('message references', () => {

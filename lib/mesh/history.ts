@@ -66,15 +66,16 @@ export function parseHistoryQuery(
 /**
  * Runs a history query: walks newest-first (oldest-first with `after`) until `limit` or the decoded
  * budget is reached, then answers in ascending order. Rows whose recorded size does not add up are
- * skipped and reported through `onCorrupt`.
+ * skipped and reported through `onCorrupt`. Rows past `upTo` (committed, not yet on disk) are not read.
  */
 export function runHistory(
   db: Database,
   q: HistoryQuery,
   limits: Limits = MESH_LIMITS,
   onCorrupt?: (ref: string) => void,
+  upTo: number = Number.MAX_SAFE_INTEGER,
 ): MeshMessage[] {
-  const where = ['project = ?1'];
+  const where = ['project = ?1', 'sequence <= ?5'];
   if (q.before !== undefined) where.push('sequence < ?2');
   if (q.after !== undefined) where.push('sequence > ?2');
   if (q.from !== undefined) where.push('sender_name = ?3');
@@ -88,6 +89,7 @@ export function runHistory(
     q.before ?? q.after ?? null,
     q.from ?? null,
     q.limit,
+    upTo,
   ) as MessageRow[];
   return pageRows(rows, order, limits, onCorrupt);
 }
@@ -163,14 +165,15 @@ export function runMissed(
   q: MissedQuery,
   limits: Pick<MeshLimits, 'historyBudgetBytes'> = MESH_LIMITS,
   onCorrupt?: (ref: string) => void,
+  upTo: number = Number.MAX_SAFE_INTEGER,
 ): Missed {
   const rows = db
     .query(
-      `SELECT * FROM messages WHERE project = ?1 AND sequence > ?2
+      `SELECT * FROM messages WHERE project = ?1 AND sequence > ?2 AND sequence <= ?5
          AND ((target_kind = 'project' AND sender_name <> ?3) OR (target_kind = 'agent' AND target_name = ?3))
        ORDER BY sequence DESC LIMIT ?4`,
     )
-    .all(q.project, q.since, q.name, q.limit + 1) as MessageRow[];
+    .all(q.project, q.since, q.name, q.limit + 1, upTo) as MessageRow[];
   return missedRows(rows, q.limit, limits, onCorrupt);
 }
 

@@ -136,6 +136,50 @@ function decodePayload(
   return ok(bytes);
 }
 
+/**
+ * Checks a message's text: its encoding, size and canonical form, not empty; returns its decoded
+ * size. Identity text is counted without being copied: a string the frame's JSON gave encodes to
+ * valid UTF-8 whatever it holds (a lone surrogate becomes U+FFFD, 3 bytes, as `TextEncoder` makes it).
+ */
+function checkText(payload: unknown, limits: CodecLimits): Result<number, ContentCode> {
+  const p = payload as Partial<TextPayload> | null;
+  if (p && typeof p === 'object' && p.encoding === 'identity' && typeof p.data === 'string') {
+    const size = p.uncompressedBytes;
+    if (typeof size !== 'number' || !Number.isSafeInteger(size) || size < 0)
+      return fail('message_rejected', 'text uncompressedBytes must be a non-negative integer');
+    if (size > limits.maxContentBytes)
+      return fail('payload_too_large', 'text exceeds the content budget');
+    const bytes = Buffer.byteLength(p.data, 'utf8');
+    if (bytes > limits.maxContentBytes)
+      return fail('payload_too_large', 'text exceeds the content budget');
+    if (bytes !== size)
+      return fail(
+        'message_rejected',
+        `text uncompressedBytes is ${size} but the data decodes to ${bytes}`,
+      );
+    // One canonical form per text keeps idempotency comparisons exact.
+    if (bytes >= limits.textPlainLimit)
+      return fail(
+        'message_rejected',
+        `text of ${limits.textPlainLimit} bytes or more must be gzip+base64`,
+      );
+    if (p.data.trim() === '') return fail('message_rejected', 'text is empty');
+    return ok(bytes);
+  }
+  const text = decodePayload(payload, ['identity', 'gzip+base64'], limits.maxContentBytes, 'text');
+  if (!text.ok) return text;
+  if (text.result.length < limits.textPlainLimit)
+    return fail('message_rejected', `text under ${limits.textPlainLimit} bytes must be identity`);
+  let decoded: string;
+  try {
+    decoded = strictUtf8.decode(text.result);
+  } catch {
+    return fail('message_rejected', 'text is not valid UTF-8');
+  }
+  if (decoded.trim() === '') return fail('message_rejected', 'text is empty');
+  return ok(text.result.length);
+}
+
 /** Validates text plus attachments against every content rule; returns the decoded content size. */
 export function validateContent(
   payload: unknown,
@@ -147,25 +191,10 @@ export function validateContent(
   const list = (attachments ?? []) as unknown[];
   if (list.length > limits.maxAttachments)
     return fail('message_rejected', `at most ${limits.maxAttachments} attachments`);
-  const text = decodePayload(payload, ['identity', 'gzip+base64'], limits.maxContentBytes, 'text');
+  const text = checkText(payload, limits);
   if (!text.ok) return text;
-  const p = payload as TextPayload;
-  // One canonical form per text keeps idempotency comparisons exact.
-  if (p.encoding === 'identity' && text.result.length >= limits.textPlainLimit)
-    return fail(
-      'message_rejected',
-      `text of ${limits.textPlainLimit} bytes or more must be gzip+base64`,
-    );
-  if (p.encoding === 'gzip+base64' && text.result.length < limits.textPlainLimit)
-    return fail('message_rejected', `text under ${limits.textPlainLimit} bytes must be identity`);
-  let decoded: string;
-  try {
-    decoded = strictUtf8.decode(text.result);
-  } catch {
-    return fail('message_rejected', 'text is not valid UTF-8');
-  }
-  if (decoded.trim() === '') return fail('message_rejected', 'text is empty');
-  let used = text.result.length;
+  let used = text.result;
+  if (list.length === 0) return ok(used);
   const names = new Set<string>();
   for (const [i, a] of list.entries()) {
     if (!a || typeof a !== 'object')

@@ -51,7 +51,8 @@ export function migrateMeshSchema(db: Database): void {
 
 /**
  * Opens (creating if needed) the mesh database file in WAL mode with `synchronous = FULL`, so a
- * committed message survives a power cut. `:memory:` opens an in-memory store (tests, benchmarks).
+ * committed message survives a power cut; the store then moves that fsync off the event loop
+ * (lib/mesh/sqlite-sync.ts). `:memory:` opens an in-memory store (tests, benchmarks).
  * @throws Error when the file cannot be opened or has a newer storage version.
  */
 export function openMeshDatabase(path: string): Database {

@@ -1,7 +1,8 @@
 /**
  * @module lib/mesh/sqlite-appends — appends on the SQLite mesh store: each is checked and given its
  * sequence at once (from the heads in memory), then committed in groups (one transaction per
- * event-loop turn), and its promise resolves only after its group is committed. A new message's
+ * event-loop turn), and its promise resolves only after its group is committed and, on a file, its
+ * log fsynced (lib/mesh/sqlite-sync.ts, off the event loop). A new message's
  * id is looked up in the database only when the filter of stored ids (lib/mesh/id-filter.ts)
  * may hold it, so a retry still answers the stored message, across restarts too.
  */
@@ -50,8 +51,11 @@ interface Group {
 
 export interface SqliteAppends {
   append(draft: MessageDraft, admit?: () => MeshError<AppendCode> | undefined): Promise<Outcome>;
-  /** Commits the open group now. */
-  flush(): void;
+  /**
+   * Commits the open group now; while the log's fsync runs, only with `force` (otherwise the
+   * group commits when that fsync returns).
+   */
+  flush(force?: boolean): void;
 }
 
 export function createSqliteAppends(
@@ -79,15 +83,18 @@ export function createSqliteAppends(
     byId: db.query('SELECT * FROM messages WHERE msg_id = ?'),
     seen: storedIds(db),
   };
-  return { append: (draft, admit) => append(g, draft, admit), flush: () => flush(g) };
+  return { append: (draft, admit) => append(g, draft, admit), flush: (force) => flush(g, force) };
 }
 
-function flush(g: Group): void {
+function flush(g: Group, force = false): void {
   g.scheduled = false;
   if (g.batch.length === 0) return;
+  const { sync } = g.ctx;
+  // While an fsync runs the group keeps filling: it commits (one transaction, its pages written to
+  // the log once) when that fsync returns, instead of a small commit per event-loop turn.
+  if (sync?.busy && !force && g.batch.length < g.maxBatch) return;
   const items = g.batch;
   g.batch = [];
-  let error: MeshError<AppendCode> | undefined;
   try {
     g.commit(items);
   } catch (e) {
@@ -95,16 +102,38 @@ function flush(g: Group): void {
       messages: items.length,
       error: String(e),
     });
-    error = { code: 'message_rejected', message: 'the hub could not store the message' };
     takeBackSequences(g.ctx);
+    return settle(g, items, false);
   }
+  for (const p of items) g.seen.add(p.message.messageId);
+  if (!sync) return settle(g, items, true);
+  // The group is committed; it is answered once the log's fsync that starts after now returns.
+  sync.after((e) => {
+    if (e)
+      g.ctx.log('error', 'mesh store: fsync of the log failed', {
+        messages: items.length,
+        error: String(e),
+      });
+    settle(g, items, !e);
+    flush(g);
+  });
+}
+
+/** Answers a group's appends (and the retries waiting on them): stored, or refused when `stored` is false. */
+function settle(g: Group, items: Pending[], stored: boolean): void {
+  const error: MeshError<AppendCode> | undefined = stored
+    ? undefined
+    : { code: 'message_rejected', message: 'the hub could not store the message' };
+  const { durable } = g.ctx;
   for (const p of items) {
-    if (!error) g.seen.add(p.message.messageId);
-    g.pendingById.delete(p.message.messageId);
+    const { project, sequence, messageId } = p.message;
+    if (stored && durable && sequence > (durable.get(project) ?? sequence))
+      durable.set(project, sequence);
+    g.pendingById.delete(messageId);
     const r: Outcome = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
     p.done(r);
-    for (const w of g.waiting.get(p.message.messageId) ?? []) w(asReplay(r));
-    g.waiting.delete(p.message.messageId);
+    for (const w of g.waiting.get(messageId) ?? []) w(asReplay(r));
+    g.waiting.delete(messageId);
   }
 }
 

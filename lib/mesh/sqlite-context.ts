@@ -1,12 +1,14 @@
 /**
  * @module lib/mesh/sqlite-context — what the parts of the SQLite mesh store share (the database,
- * each project's next sequence and epoch held in memory, the basics), made when the store opens.
+ * each project's next sequence, epoch and last sequence on disk held in memory, the log's fsync,
+ * the basics), made when the store opens.
  */
 
 import type { Database } from 'bun:sqlite';
 import type { Log } from '../log.ts';
 import type { MeshLimits } from './limits.ts';
 import { MESH_SCHEMA, migrateMeshSchema } from './schema.ts';
+import { createWalSync, type FsyncFn, type WalSync } from './sqlite-sync.ts';
 import { storeBasics, type StoreBasics } from './store.ts';
 
 export interface SqliteStoreContext extends StoreBasics {
@@ -15,6 +17,15 @@ export interface SqliteStoreContext extends StoreBasics {
   next: Map<string, number>;
   /** Each project's stream epoch: a new one whenever a project of that name is created again. */
   epochs: Map<string, string>;
+  /** The fsync of a file database's log, off the event loop (undefined in memory). */
+  sync?: WalSync;
+  /**
+   * With `sync`: each project's last sequence known to be on disk. A commit is readable in the
+   * database before its fsync returns; reads stop here, so nobody sees a message a power cut could take.
+   */
+  durable?: Map<string, number>;
+  /** The last sequence reads may show in a project. */
+  visible(project: string): number;
 }
 
 /** Applies the schema if missing and reads every project's stream head into memory. */
@@ -23,6 +34,7 @@ export function openSqliteContext(opts: {
   log: Log;
   now?: () => number;
   limits?: Partial<MeshLimits>;
+  fsync?: FsyncFn;
 }): SqliteStoreContext {
   const { db } = opts;
   db.exec(MESH_SCHEMA);
@@ -37,5 +49,8 @@ export function openSqliteContext(opts: {
     next.set(r.name, r.next_sequence);
     epochs.set(r.name, r.epoch);
   }
-  return { ...storeBasics(opts), db, next, epochs };
+  const sync = createWalSync(db, opts.fsync);
+  const durable = sync ? new Map([...next].map(([p, n]) => [p, n - 1])) : undefined;
+  const visible = (project: string) => durable?.get(project) ?? Number.MAX_SAFE_INTEGER;
+  return { ...storeBasics(opts), db, next, epochs, sync, durable, visible };
 }

@@ -17,7 +17,7 @@ type ProjectRow = Parameters<typeof projectOf>[0];
 
 /** The registry's operations; `flush` commits the open group (before a project's messages go). */
 export function sqliteProjects(ctx: SqliteStoreContext, flush: () => void): ProjectRegistry {
-  const { db, next, epochs, now } = ctx;
+  const { db, next, epochs, now, durable } = ctx;
   const getProject = (name: string): Project | undefined => {
     const r = db.query('SELECT * FROM projects WHERE name = ?').get(name) as ProjectRow | null;
     return r ? projectOf(r) : undefined;
@@ -37,6 +37,8 @@ export function sqliteProjects(ctx: SqliteStoreContext, flush: () => void): Proj
       ).run(name, displayName, description, createdByCwd, now(), epoch);
       next.set(name, 1);
       epochs.set(name, epoch);
+      durable?.set(name, 0);
+      await ctx.sync?.settled();
       return ok(getProject(name)!);
     },
 
@@ -48,6 +50,8 @@ export function sqliteProjects(ctx: SqliteStoreContext, flush: () => void): Proj
 
     async deleteProject(name) {
       flush();
+      // The project's last group is on disk before it goes, so none of its sequences outlive it.
+      await ctx.sync?.settled().catch(() => {});
       if (!next.has(name)) return false;
       db.transaction(() => {
         db.query('DELETE FROM messages WHERE project = ?').run(name);
@@ -55,6 +59,8 @@ export function sqliteProjects(ctx: SqliteStoreContext, flush: () => void): Proj
       })();
       next.delete(name);
       epochs.delete(name);
+      durable?.delete(name);
+      await ctx.sync?.settled();
       return true;
     },
   };

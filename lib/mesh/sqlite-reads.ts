@@ -10,7 +10,7 @@ import type { SqliteStoreContext } from './sqlite-context.ts';
 import type { StoreReads } from './store.ts';
 
 export function sqliteReads(ctx: SqliteStoreContext): StoreReads {
-  const { db, limits, corrupt } = ctx;
+  const { db, limits, corrupt, visible } = ctx;
   const byRef = db.query('SELECT * FROM messages WHERE project = ? AND sequence = ?');
   const inRange = db.query(
     `SELECT * FROM messages WHERE project = ?1 AND sequence > ?2 AND sequence <= ?3
@@ -20,25 +20,29 @@ export function sqliteReads(ctx: SqliteStoreContext): StoreReads {
   return {
     async get(ref) {
       const r = parseRef(ref);
-      const row = r && (byRef.get(r.project, r.sequence) as MessageRow | null);
+      const row =
+        r &&
+        r.sequence <= visible(r.project) &&
+        (byRef.get(r.project, r.sequence) as MessageRow | null);
       return row ? rowToMessage(row) : undefined;
     },
 
-    history: async (q: HistoryQuery) => runHistory(db, q, limits, corrupt),
+    history: async (q: HistoryQuery) => runHistory(db, q, limits, corrupt, visible(q.project)),
 
     missed: async (project, name, since, limit) =>
-      runMissed(db, { project, name, since, limit }, limits, corrupt),
+      runMissed(db, { project, name, since, limit }, limits, corrupt, visible(project)),
 
     async range(project, after, upTo, presenceIds) {
-      const rows = inRange.all(project, after, upTo, JSON.stringify(presenceIds)) as MessageRow[];
+      const end = Math.min(upTo, visible(project));
+      const rows = inRange.all(project, after, end, JSON.stringify(presenceIds)) as MessageRow[];
       return pageRows(rows, 'ASC', { historyBudgetBytes: Number.MAX_SAFE_INTEGER }, corrupt);
     },
 
     count: async (project) =>
       (
-        db.query('SELECT count(*) AS n FROM messages WHERE project = ?').get(project) as {
-          n: number;
-        }
+        db
+          .query('SELECT count(*) AS n FROM messages WHERE project = ? AND sequence <= ?')
+          .get(project, visible(project)) as { n: number }
       ).n,
   };
 }

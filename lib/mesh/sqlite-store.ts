@@ -12,6 +12,7 @@ import { createSqliteAppends } from './sqlite-appends.ts';
 import { openSqliteContext } from './sqlite-context.ts';
 import { sqliteProjects } from './sqlite-projects.ts';
 import { sqliteReads } from './sqlite-reads.ts';
+import type { FsyncFn } from './sqlite-sync.ts';
 import type { MeshStore } from './store.ts';
 
 export interface SqliteMeshStoreOptions {
@@ -23,12 +24,19 @@ export interface SqliteMeshStoreOptions {
   schedule?: (fn: () => void) => void;
   /** A group this large commits at once. */
   maxBatch?: number;
+  /** How a file database's log is fsynced after a group commit (`node:fs` `fsync`; tests hold it). */
+  fsync?: FsyncFn;
 }
 
 /** Creates the store on an open database (the schema is applied if missing). */
 export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
   const ctx = openSqliteContext(opts);
-  const { db, next, epochs } = ctx;
+  const { db, next, epochs, sync } = ctx;
+  /** Commits the open group and waits for the log's fsync (a failed one was logged and refused its group). */
+  const settle = async () => {
+    flush();
+    await sync?.settled().catch(() => {});
+  };
   const { append, flush } = createSqliteAppends(ctx, {
     schedule: opts.schedule ?? ((fn) => void setImmediate(fn)),
     maxBatch: opts.maxBatch ?? 2048,
@@ -41,10 +49,11 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
     ...sqliteReads(ctx),
 
     async position(project) {
+      if (!next.has(project)) return undefined;
+      await settle();
       const n = next.get(project);
       if (n === undefined) return undefined;
-      flush();
-      return { epoch: epochs.get(project)!, sequence: next.get(project)! - 1 };
+      return { epoch: epochs.get(project)!, sequence: ctx.durable?.get(project) ?? n - 1 };
     },
 
     ready() {
@@ -52,10 +61,11 @@ export function createSqliteMeshStore(opts: SqliteMeshStoreOptions): MeshStore {
       return true;
     },
 
-    flush: async () => flush(),
+    flush: settle,
 
     async close() {
-      flush();
+      flush(true);
+      sync?.close();
       db.close();
     },
   };
