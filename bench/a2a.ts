@@ -7,7 +7,7 @@
  * of an idle node. Prints a table and the "A2A node" section; `--write` records it in
  * docs/benchmarks.md. Task files go to the temporary directory (TMPDIR).
  *
- * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--write]
+ * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--stores files,log] [--write]
  */
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,8 +26,12 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '32' },
     write: { type: 'boolean', default: false },
+    /** The embedded task stores our nodes run on, side by side: files, log or both. */
+    stores: { type: 'string', default: 'files,log' },
   },
 });
+const stores = values.stores.split(',').filter((s) => s === 'files' || s === 'log');
+const storeName = (s: string) => (s === 'log' ? 'task log' : 'JSON-file tasks');
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -39,15 +43,21 @@ interface Target {
   cmd: string[];
   /** The request body, when not the echo's text message. */
   body?: string;
+  env?: Record<string, string>;
 }
 const dataBodyFile = writeSendBody(tmp, 'send-data.json', SECTOR_PARTS);
 const targets: Target[] = [
-  { name: 'lume-a2a node (Bun, JSON-file tasks)', cmd: ['bun', 'bench/servers/node-server.ts'] },
-  {
-    name: 'scanner node, data part `sector.movement` (Bun, JSON-file tasks)',
+  ...stores.map((s) => ({
+    name: `lume-a2a node (Bun, ${storeName(s)})`,
+    cmd: ['bun', 'bench/servers/node-server.ts'],
+    env: { TASK_STORE: s },
+  })),
+  ...stores.map((s) => ({
+    name: `scanner node, data part \`sector.movement\` (Bun, ${storeName(s)})`,
     cmd: ['bun', 'bench/servers/scanner-server.ts'],
     body: dataBodyFile,
-  },
+    env: { TASK_STORE: s },
+  })),
   { name: 'bare Elysia JSON echo (Bun)', cmd: ['bun', 'bench/servers/elysia-echo.ts'] },
   { name: '@a2a-js/sdk server (Bun, in-memory)', cmd: ['bun', 'bench/servers/sdk-server.mjs'] },
   { name: '@a2a-js/sdk server (Node, in-memory)', cmd: ['node', 'bench/servers/sdk-server.mjs'] },
@@ -94,7 +104,7 @@ const load0 = loadavg()[0]!;
 const results = new Map<string, { rps: number[]; p99: number[]; cpu: number[]; errors: number }>();
 for (let round = 0; round < rounds; round++) {
   for (const t of targets) {
-    const { proc, port } = await startServer(t.cmd);
+    const { proc, port } = await startServer(t.cmd, t.env);
     await load(port, 2, t.body); // warm-up
     const cpu0 = cpuMicros(proc.pid);
     const r = await load(port, seconds, t.body);
@@ -199,9 +209,9 @@ console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
 reportSection(
   'A2A node',
-  `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+  `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'files,log' ? ` --stores ${values.stores}` : ''}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
-Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server but scanner runs the same agent: working, one artifact, completed; scanner answers a data part \`{skill: sector.movement}\` through its catalog (a real result: its sectors ranked), compared with the SDK's echo. Our node persists each task as a JSON file (created exclusively, later writes through a temporary file + rename) under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server but scanner runs the same agent: working, one artifact, completed; scanner answers a data part \`{skill: sector.movement}\` through its catalog (a real result: its sectors ranked), compared with the SDK's echo. Our node persists each task as a JSON file (created exclusively, later writes through a temporary file + rename) or, on the task log, appends every task changed in a turn to a segment with one write (answered after it, the index committed in groups), under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
 ${table}
 

@@ -7,8 +7,10 @@
  *
  * Usage: bun bench/fleet.ts [--seconds 5] [--rounds 3] [--connections 32] [--paths direct,pairwise] [--no-aggregate] [--write]
  *
- * `--paths` runs only the named paths (to profile one: `bun --cpu-prof bench/fleet.ts --paths
- * pairwise`); BENCH_PROFILE_DIR=<dir> runs the node under Bun's profiler, writing its profile there.
+ * `--paths` runs only the named paths (pairwise, memtrace, nosink, ed25519, derived, shared,
+ * untraced; to profile one: `bun --cpu-prof bench/fleet.ts --paths pairwise`); BENCH_PROFILE_DIR=<dir>
+ * runs the node under Bun's profiler, writing its profile there. The trace files go to the
+ * temporary folder (TMPDIR=/dev/shm puts them on tmpfs, to tell the disk's share).
  */
 
 import { Database } from 'bun:sqlite';
@@ -101,9 +103,10 @@ function freshTrace(inMemory = false): { trace: TraceStore; close(): void } {
   return {
     trace,
     close() {
-      trace.flush();
+      trace.close();
       db.close();
-      for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
+      for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}.log`])
+        rmSync(f, { force: true });
     },
   };
 }
@@ -116,8 +119,10 @@ function heldTo(signer: PeerSigner, mode: PeerMode): PeerSigner {
     sign: (target, body, opts = {}) => signer.sign(target, body, { ...opts, mode }),
   };
 }
-type Path = 'pairwise' | 'memtrace' | 'ed25519' | 'derived' | 'shared' | 'untraced';
-// `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing.
+type Path = 'pairwise' | 'memtrace' | 'nosink' | 'ed25519' | 'derived' | 'shared' | 'untraced';
+// `untraced` is the hub's peer client alone (pairwise, no trace row), to tell signing from tracing;
+// `nosink` is fleet.invoke with its span and traceparent but a trace sink that keeps nothing, to
+// tell the store from the rest of the trace.
 const ALL_PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; label: string }[] = [
   {
     path: 'pairwise',
@@ -130,6 +135,12 @@ const ALL_PATHS: { path: Path; caller: string; mode: PeerMode; held?: boolean; l
     caller: 'a2a',
     mode: 'pairwise',
     label: 'fleet.invoke, pairwise, traced into an in-memory SQLite database',
+  },
+  {
+    path: 'nosink',
+    caller: 'a2a',
+    mode: 'pairwise',
+    label: 'fleet.invoke, pairwise, span and traceparent but a trace sink that keeps nothing',
   },
   {
     path: 'ed25519',
@@ -165,7 +176,11 @@ for (const p of PATHS) {
           close() {},
         })
       : () => {
-          const store = freshTrace(p.path === 'memtrace');
+          let ids = 0;
+          const store =
+            p.path === 'nosink'
+              ? { trace: { record: () => ({ id: ++ids }) }, close() {} }
+              : freshTrace(p.path === 'memtrace');
           const invoker = createFleetInvoker({ self: p.caller, client, trace: store.trace });
           return {
             call: async () => (await invoker.invoke('scanner', 'scanner.status')).ok,
@@ -347,11 +362,11 @@ reportSection(
   'Fleet',
   `Command: \`bun bench/fleet.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, ${navigator.hardwareConcurrency} cores).
 
-The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row written to SQLite in WAL mode on disk) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} rounds; every round runs every path once, odd rounds in reverse order. Each traced run writes to a fresh trace file of its own, so no path pays for rows another left. "of direct" is the mean of the per-round ratios, each path against the direct run of its own round (the range across rounds in brackets). The caller and the benchmark share this process; the node runs in its own. Machine load at the start: ${load}.
+The hub's \`fleet.invoke('scanner', 'scanner.status')\` in each signing mode (signed by the caller, verified by the node, answer parsed, a trace row appended to the trace log and moved into SQLite in WAL mode on disk) against a direct unsigned POST of the same capability to the same node process (the same dispatch behind a pass-through verifier), ${connections} in flight, ${seconds} s per run, ${rounds} rounds; every round runs every path once, odd rounds in reverse order. Each traced run writes to a fresh trace file of its own, so no path pays for rows another left. "of direct" is the mean of the per-round ratios, each path against the direct run of its own round (the range across rounds in brackets). The caller and the benchmark share this process; the node runs in its own. Machine load at the start: ${load}.
 
 ${table}
 
-"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), and the "in-memory" row the same traced call with its trace database in memory instead of a file, to separate the costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, committed in groups (at most 20 ms or 512 rows per transaction); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
+"CPU µs/call" is the CPU time of the calling process (the benchmark) and of the node process per call, the least of the rounds; its ratio to the direct call is the capacity ratio, less sensitive to other load on the machine than calls/s. \`pairwise\` costs one HMAC to sign and one to verify, like \`derived\`, with keys agreed between the hub's and the node's Ed25519 identities; the "no trace" row is the same call without the trace row (and without the span it runs in), the "keeps nothing" row the traced call with a sink that stores nothing, and the "in-memory" row the same traced call with its trace database in memory instead of a file, to separate the costs. \`ed25519\` costs one signature (node:crypto, about 20 µs) and one verification (about 55 µs of CPU) per call, more than the whole direct call. The trace adds a row per call, appended to the trace log in groups (at most 20 ms or 512 rows per \`write\`) and moved into SQLite once a second (or at 8,192 waiting rows, or on a read); the trace table has no index on trace ids, whose random keys made every commit rewrite pages all over the index.
 
 \`/api/fleet\` aggregation (health + card of every node, in parallel) over **100 nodes** started in the benchmark process: median **${aggMedian} ms** of 5 (worst ${Math.round(times[4]!)} ms; target: under one second).`,
 );

@@ -62,6 +62,7 @@ for (const where of ['file', 'memory'] as const) {
     tracedCall(store, names, answer, Date.now, { carriesSpan: true }),
   );
   store.flush();
+  store.close?.();
   db.close();
 }
 console.log(`tree ${tree}`);

@@ -43,6 +43,7 @@ export function createHubNode(
     ...(published ? { identity: published } : {}),
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
+    ...(opts.taskStore ? { taskStore: opts.taskStore } : {}),
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     // Signed calls the hub serves and relays are recorded in its trace, like the calls it makes.

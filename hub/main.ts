@@ -9,8 +9,6 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
-import { otlpConfigFromEnv } from '../lib/telemetry/otlp.ts';
-import { limitsFromEnv } from '../lib/limits.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
 import { liveIdentity } from '../lib/peer/live-identity.ts';
 import { writableFleetFile } from './fleet/fleet-file.ts';
@@ -19,12 +17,13 @@ import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-che
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
-import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
+import { grpcOptions } from '../lib/a2a/grpc/port-setting.ts';
 import { openMeshBackend } from './mesh/backend.ts';
 import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './cli/settings.ts';
 import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
+import { hubStartOptionsOrExit } from './cli/start-options.ts';
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');
@@ -35,31 +34,8 @@ const maxPort = settings.hub.maxPort ?? port;
 const dataDir = settings.dataDir;
 const token = settings.hub.token;
 const pushAllowHosts = settings.pushAllowHosts;
-// Where browsers reach the console besides loopback (origins such as https://hub.example.com), and
-// whether the console signs in even on loopback (docs/security.md).
-const publicOrigins = settings.hub.publicOrigins ?? [];
-const requireLogin = settings.hub.requireLogin ?? false;
-for (const o of publicOrigins) {
-  if (!/^https?:\/\/[^/\s]+$/.test(o)) {
-    console.error(
-      `hub: HUB_PUBLIC_ORIGIN must list origins such as https://hub.example.com (no path), got ${o}`,
-    );
-    process.exit(2);
-  }
-}
-const { heartbeatMs, heartbeatMisses, recoveryMaxMessages, socketBufferBytes } = settings.hub;
-const meshLimits = {
-  ...(heartbeatMs ? { heartbeatMs } : {}),
-  ...(heartbeatMisses ? { heartbeatMisses } : {}),
-  ...(recoveryMaxMessages ? { recoveryMaxMessages } : {}),
-  ...(socketBufferBytes ? { maxSocketBufferedBytes: socketBufferBytes } : {}),
-};
-// The bounds of docs/limits.md, read from the environment.
-const limits = limitsFromEnv(process.env);
-if (!limits.ok) {
-  console.error(`hub: ${limits.message}`);
-  process.exit(2);
-}
+const { publicOrigins, requireLogin, meshLimits, limits, grpcPort, otlp, model } =
+  hubStartOptionsOrExit(settings, fleet.hub.name);
 // A second hub stops here, before it opens the hub's stores (a port walk binds whatever is free).
 const portOwner = {
   name: fleet.hub.name,
@@ -68,18 +44,6 @@ const portOwner = {
   hint: 'stop the hub or fleet holding it, or set PORT (or MAX_PORT to walk up to a free one).',
 };
 if (maxPort <= port) exitIfPortTaken(portOwner);
-// The trace goes to an OpenTelemetry collector too when OTEL_EXPORTER_OTLP_ENDPOINT is set.
-const otlp = otlpConfigFromEnv(process.env);
-// GRPC_PORT: the hub node's gRPC binding (default port + 1000; `off` for none).
-const grpcPort = parseGrpcPort(settings.grpcPort);
-if (!grpcPort.ok) {
-  console.error(`hub: ${grpcPort.message}`);
-  process.exit(2);
-}
-if (!otlp.ok) {
-  console.error(`hub: ${otlp.message}`);
-  process.exit(2);
-}
 const log = consoleLog('hub', settings.logLevel, settings.logFormat);
 installCrashGuard(log);
 if (settings.file) log('info', 'configuration read', { file: settings.file });
@@ -112,7 +76,7 @@ const traceDb = new Database(join(dataDir, 'hub', 'trace.sqlite'), { create: tru
 await ensureKeys(dataDir, fleet);
 // Live: a node that joins (POST /peer/join) enters the ring without a restart.
 const identity = await liveIdentity(dataDir, fleet.hub.name, {
-  nonceCapacity: limits.value.peerNonces,
+  nonceCapacity: limits.peerNonces,
 });
 // Joins write the fleet file the hub read, or DATA_DIR/fleet.json when that is fixtures/fleet.json.
 const fleetFile = fleetFileOf(settings);
@@ -128,16 +92,6 @@ const tokens = TokenBook.open(dataDir);
 const consoleKey = consoleTicketKey(dataDir);
 
 // 4. The hub and its port.
-// An OpenAI-compatible endpoint, when configured, plans Ask Agent questions (the key is never logged).
-const modelSettings = settings.modelFor(fleet.hub.name);
-const model = modelSettings.baseUrl
-  ? {
-      baseUrl: modelSettings.baseUrl,
-      model: modelSettings.model,
-      pingMs: modelSettings.pingMs,
-      ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}),
-    }
-  : undefined;
 // The boot self-check's verdicts are part of /readyz (filled in once the hub serves).
 const boot = selfCheckReadiness();
 if (!meshProjectOk) {
@@ -161,18 +115,19 @@ const hub = createHub({
   meshLimits,
   meshProject: settings.mesh.project,
   pushAllowHosts,
-  limits: limits.value,
+  limits,
   tokens,
   consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
   ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
   ...(model ? { model } : {}),
-  ...(otlp.value ? { otlp: otlp.value } : {}),
+  ...(otlp ? { otlp } : {}),
   ...(token ? { meshToken: token } : {}),
   ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
-  ...grpcOptions(grpcPort.value),
+  ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
+  ...grpcOptions(grpcPort),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).
 await hub.node.ready();
@@ -208,7 +163,7 @@ log('info', 'hub listening', {
   mesh: 'protocol 3',
   store: mesh.describe,
   login: hub.access.requireLogin ? 'required' : 'loopback',
-  otlp: otlp.value ? new URL(otlp.value.url).origin : 'off',
+  otlp: otlp ? new URL(otlp.url).origin : 'off',
 });
 const grpcListening = await server.grpc;
 // As a local notebook server does: one URL that signs a browser in, once (docs/security.md);

@@ -30,6 +30,10 @@ export const LIMITS = Object.freeze({
   taskMaxStored: 100_000,
   /** Age of the oldest terminal task a node keeps, in hours. */
   taskMaxAgeHours: 720,
+  /** Size past which the task log (TASK_STORE=log) begins a new segment. */
+  taskLogSegmentBytes: 64 * MiB,
+  /** The task log's segments on disk past which new tasks are refused (`TASK_STORE_FULL`). */
+  taskLogMaxBytes: 4096 * MiB,
   /** Job records the executor keeps; past it the oldest finished ones are deleted (never a running one). */
   jobMaxStored: 10_000,
   /** Age of the oldest finished job record the executor keeps, in hours. */
@@ -61,6 +65,8 @@ export const LIMIT_ENV = Object.freeze({
   TASK_ARTIFACT_BYTES: 'taskArtifactBytes',
   TASK_MAX_STORED: 'taskMaxStored',
   TASK_MAX_AGE_HOURS: 'taskMaxAgeHours',
+  TASK_LOG_SEGMENT_BYTES: 'taskLogSegmentBytes',
+  TASK_LOG_MAX_BYTES: 'taskLogMaxBytes',
   JOB_MAX_STORED: 'jobMaxStored',
   JOB_MAX_AGE_HOURS: 'jobMaxAgeHours',
   NEGOTIATION_MAX_STORED: 'negotiationMaxStored',

@@ -71,10 +71,20 @@ export function consoleLog(
     }
     process.stderr.write(`${line}\n`);
   });
-  return (level, msg, fields) => {
+  const log: Log = (level, msg, fields) => {
     if (order[level] >= order[minLevel]) limited(level, msg, fields);
   };
+  levels.set(log, order[minLevel]);
+  return log;
 }
+
+/** The least level each console logger writes (a logger not listed writes every level). */
+const levels = new WeakMap<Log, number>();
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** Whether `log` writes lines of `level`: a caller skips building a line that would be dropped. */
+export const logs = (log: Log, level: LogLevel): boolean =>
+  log !== silentLog && ORDER[level] >= (levels.get(log) ?? 0);
 
 /** LOG_FORMAT's value as a format; anything but `json` is text. */
 export const logFormatOf = (value: string | undefined): LogFormat =>

@@ -8,19 +8,15 @@
 
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
-import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
-import { createHubClient, hubUrlList } from '../lib/mesh/http-client.ts';
 import { modelBackedNode } from '../lib/model/agent.ts';
-import { anonymousReader, presenceActor } from '../lib/model/mesh-actors.ts';
-import { meshToolsFor } from '../lib/model/mesh-tools.ts';
 import { importNode } from '../lib/node/load-node.ts';
-import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
+import { engineTurns } from '../lib/node/mesh-inbox.ts';
+import { meshPresence } from '../lib/node/mesh-presence.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { isLoopbackHost } from '../lib/auth/access.ts';
@@ -30,55 +26,11 @@ import { ensureKeys } from '../lib/peer/keys.ts';
 import { hubBase } from '../lib/fleet/join.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
+import { startArgsOrExit, usage } from './start-args.ts';
 
 const root = resolve(import.meta.dir, '..');
-const usage = `Usage: bun run node --name <node> [--port <port>] [--host <address>] [--grpc-port <port|off>]
-       bun run node --file <node file> [--port <port>] [--host <address>] [--grpc-port <port|off>]
-                    [--join <hub URL>]
-
---name starts the node the fleet file names (FLEET_FILE; else DATA_DIR/fleet.json when
-"bun run fleet add" wrote one; else fixtures/fleet.json).
---file starts the node a file declares (its default export is defineNode(...)); when the fleet
-file names that node, it takes the fleet's port and the signed peer channel, otherwise it runs
-alone on --port (default: a free port) with the peer channel off. The A2A gRPC binding listens on
---grpc-port (or GRPC_PORT; default the node's port + 1000, 0 = a free port, off = none).
---join <hub URL> (with --file) serves the node and joins it to that hub's fleet: it pins the hub's
-identity and presents its card URL and public key with the bearer token in LUME_TOKEN (made on the
-hub's machine: bun run keys token add <name>); a hub that is down is retried with backoff.
-Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each overridable by its
-environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC_URL, DATA_DIR,
-PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
-(or MODEL_<NODE>_…: the node's model-backed agent and resolve's model recipe),
-TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
-the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md),
-LOG_FORMAT=json (one JSON object per log line),
-the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …), and
-A2A_OPEN=1 (anonymous callers may also cancel, register webhooks and run capabilities that change
-state; loopback only, for conformance runs). Bearer tokens: bun run keys token add <name>.`;
-
-const { values } = parseArgs({
-  options: {
-    name: { type: 'string' },
-    file: { type: 'string' },
-    port: { type: 'string' },
-    host: { type: 'string' },
-    join: { type: 'string' },
-    'grpc-port': { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  },
-  strict: false,
-});
-const text = (v: string | boolean | undefined) => (typeof v === 'string' ? v : undefined);
-if (values.help || (!text(values.name) && !text(values.file))) {
-  console.log(usage);
-  process.exit(values.help ? 0 : 2);
-}
-
-const joinHub = text(values.join);
-if (joinHub !== undefined && !text(values.file)) {
-  console.error(`--join goes with --file (a --name node is in the fleet file already)\n\n${usage}`);
-  process.exit(2);
-}
+const args = startArgsOrExit();
+const { joinHub, port } = args;
 const settings = settingsOrExit('node');
 const dataDir = settings.dataDir;
 if (joinHub !== undefined && !settings.token) {
@@ -95,27 +47,19 @@ const fleetFile = fleetFileOf(settings);
 // Outside this repository (the package's bin) there may be no fleet file: a --file node runs alone.
 // A node that joins a hub has its own fleet: itself and the hub (lib/fleet/join.ts).
 const fleet: Fleet | undefined =
-  joinHub === undefined && (settings.fleetFile || existsSync(fleetFile) || !text(values.file))
+  joinHub === undefined && (settings.fleetFile || existsSync(fleetFile) || !args.file)
     ? await loadFleet(fleetFile)
     : undefined;
-let file = text(values.file) ? resolve(text(values.file)!) : undefined;
+let file = args.file ? resolve(args.file) : undefined;
 if (!file) {
-  const member = fleet!.nodes.find((n) => n.name === values.name);
+  const member = fleet!.nodes.find((n) => n.name === args.name);
   if (!member) {
     console.error(
-      `Unknown node "${values.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`,
+      `Unknown node "${args.name}". Valid names: ${fleet!.nodes.map((n) => n.name).join(', ')}\n\n${usage}`,
     );
     process.exit(2);
   }
   file = member.file;
-}
-
-// A node's own port: --port, then PORT (the config file's hub.port is the hub's, not a node's).
-const portText = text(values.port) ?? (process.env.PORT || undefined);
-const port = portText === undefined ? undefined : Number(portText);
-if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-  console.error(`--port must be a port number, got ${portText}`);
-  process.exit(2);
 }
 
 const limits = limitsFromEnv(process.env);
@@ -123,7 +67,7 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
-const grpcPort = parseGrpcPort(text(values['grpc-port']) ?? settings.grpcPort);
+const grpcPort = parseGrpcPort(args.grpcPort ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
   process.exit(2);
@@ -133,8 +77,7 @@ const factory = await importNode(file, root).catch((e: Error) => {
   process.exit(2);
 });
 // The node's model (models.<node>, MODEL_*), known once its name is: the setup is built here.
-const named =
-  text(values.name) ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
+const named = args.name ?? factory({ fixturesDir: resolve(root, 'fixtures'), fleetFile }).name;
 const modelSettings = settings.modelFor(named);
 const model = modelSettings.baseUrl
   ? {
@@ -157,55 +100,25 @@ const declared = factory({
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
-// and its model, if it has one, gets the mesh tools (a2a_peers, a2a_message, a2a_history).
-const [meshHub, ...otherMeshHubs] = hubUrlList(settings.mesh.hubUrl ?? fleet?.hub.url);
-// The presence hands each inbound message to the node's agent and posts its answer (lib/node/mesh-inbox.ts).
-const inbox =
-  settings.mesh.autoConnect && meshHub
-    ? createMeshInbox({
-        name: declared.name,
-        post: (req): ReturnType<MeshClient['send']> => mesh!.send(declared.name, req),
-        log,
-        queueLimit: settings.mesh.inboxMessages,
-      })
-    : undefined;
-const mesh: MeshClient | undefined =
-  inbox && meshHub
-    ? createMeshClient({
-        hubUrl: meshHub,
-        hubUrls: otherMeshHubs,
-        log,
-        reconnectMs: settings.mesh.reconnectMs,
-        ...(settings.hub.token ? { token: settings.hub.token } : {}),
-        onInbound: (m) => inbox.take(m),
-      })
-    : undefined;
+// and its model, if it has one, gets the mesh tools (lib/node/mesh-presence.ts).
+const presence = meshPresence(declared.name, settings, {
+  ...(fleet ? { fleetHubUrl: fleet.hub.url } : {}),
+  dataDir,
+  log,
+});
 const { definition, health } = modelBackedNode(declared, {
   ...(model ? { endpoint: model } : {}),
   ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
   pingMs: modelSettings.pingMs,
   log,
   // The mesh tools act as the caller whose message the model answers (docs/security.md).
-  ...(mesh
-    ? {
-        toolsFor: (caller) =>
-          meshToolsFor(caller, {
-            self: declared.name,
-            presence: presenceActor(mesh, declared.name),
-            anonymous: anonymousReader(
-              createHubClient({ baseUrl: meshHub!, otherUrls: otherMeshHubs }),
-              () => mesh.status(declared.name)?.project,
-            ),
-            dataDir: join(dataDir, declared.name),
-          }),
-      }
-    : {}),
+  ...(presence ? { toolsFor: presence.toolsFor } : {}),
 });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
 // A port another process holds (a second copy of this node, a running fleet) stops the start with
 // one line, before the node opens its task files (lib/port-check.ts).
-const host = text(values.host) ?? settings.hub.host;
+const host = args.host ?? settings.hub.host;
 const hint = `stop the process holding it (another copy of this node, or a running fleet), or pass --port <free port>.`;
 // The port first (a second copy on the same port is told about the port), then the node's data
 // folder: a second copy on another port stops here, naming the first one's pid (lib/data-lock.ts).
@@ -220,7 +133,7 @@ if (settings.a2aOpen && !isLoopbackHost(host)) {
 }
 lockDataOrExit(declared.name, join(dataDir, declared.name));
 // A --name node shares the fleet's data folder: its first start makes every member's keys there.
-if (fleet && text(values.name)) await ensureKeys(dataDir, fleet);
+if (fleet && args.name) await ensureKeys(dataDir, fleet);
 const running = await bindOrExit({ host, hint }, () =>
   serveNode(definition, {
     readyChecks: boot.checks,
@@ -234,6 +147,7 @@ const running = await bindOrExit({ host, hint }, () =>
     limits: limits.value,
     ...grpcOptions(grpcPort.value),
     ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
+    ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
@@ -260,9 +174,10 @@ boot.record(report);
 for (const line of report) console.log(formatCheck(name, line));
 health?.start();
 
-if (mesh) {
-  inbox?.attach(engineTurns(running.node.engine, name));
-  const joined = await mesh.connect(name, settings.mesh.project, name);
+const mesh = presence?.mesh;
+if (presence) {
+  presence.inbox.attach(engineTurns(running.node.engine, name));
+  const joined = await presence.mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
     project: settings.mesh.project,
     state: joined.state,

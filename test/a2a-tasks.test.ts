@@ -245,7 +245,7 @@ describe('CancelTask', () => {
 describe('restart', () => {
   test('tasks written before a restart are readable and listed after it; stray files are skipped', async () => {
     const dataDir = tempDir();
-    const first = await startNode(conformance(), { dataDir });
+    const first = await startNode(conformance(), { dataDir, taskStore: 'files' });
     const done = (
       await rpc(first.url, 'SendMessage', {
         message: msgV1('x', { messageId: 'tck-artifact-data-r', contextId: 'restart' }),
@@ -267,7 +267,7 @@ describe('restart', () => {
     writeFileSync(join(tasksDir, 'notes.txt'), 'hello');
     mkdirSync(join(tasksDir, 'subdir'));
 
-    const second = await startNode(conformance(), { dataDir });
+    const second = await startNode(conformance(), { dataDir, taskStore: 'files' });
     try {
       const got = (await rpc(second.url, 'GetTask', { id: done.id })).result;
       expect(got.artifacts[0].parts[0].data).toEqual({ key: 'value', count: 42 });

@@ -52,7 +52,10 @@ describe('a write the task store cannot make', () => {
     const caught: unknown[] = [];
     const onRejection = (e: unknown) => caught.push(e);
     process.on('unhandledRejection', onRejection);
-    const n = await startNode(agentNode('failing', { handle: (ctx) => ctx.complete('done') }));
+    // The JSON files' folder (the task log's own case is in test/task-log.test.ts).
+    const n = await startNode(agentNode('failing', { handle: (ctx) => ctx.complete('done') }), {
+      taskStore: 'files',
+    });
     try {
       // Replace the task folder by a file: every write of a task now fails (ENOTDIR).
       const dir = join(n.dataDir, 'failing', 'tasks');

@@ -19,7 +19,12 @@ afterAll(() => {
 });
 
 test('kill -9 under load: every acknowledged answer reads back as stored after the restart', async () => {
-  const report = await killUnderLoad({ rounds: 3, acksPerRound: 300, clients: 24 });
+  const report = await killUnderLoad({
+    rounds: 3,
+    acksPerRound: 300,
+    clients: 24,
+    env: { TASK_STORE: 'files' },
+  });
   dataDir = report.dataDir;
   // Each kill came under load: requests were in flight (each such client stops there).
   for (const cut of report.cut) expect(cut).toBeGreaterThan(0);

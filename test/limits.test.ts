@@ -33,7 +33,8 @@ afterAll(async () => {
 
 /** A node without peer keys (a standalone node) running `agent` under `limits`. */
 async function node(agent: Agent, limits: Record<string, number>): Promise<TestNode> {
-  const n = await startNode(agentNode('bounded', agent), { limits });
+  // On the JSON files: a case below reads a task's file size.
+  const n = await startNode(agentNode('bounded', agent), { limits, taskStore: 'files' });
   nodes.push(n);
   return n;
 }

@@ -1,6 +1,6 @@
 /**
  * Crash recovery with real processes: a node killed with -9 while a task works comes back with
- * that task failed (a coded reason, the final event to its webhook and to a new subscription);
+ * that task failed (on the JSON files and on the task log) (a coded reason, the final event to its webhook and to a new subscription);
  * a second copy of a running node on its port exits at once with one line and changes nothing.
  */
 
@@ -33,6 +33,7 @@ const env = {
   ]),
   DATA_DIR: dataDir,
   PUSH_ALLOW_HOSTS: '127.0.0.1',
+  TASK_STORE: 'files',
 };
 
 /** A webhook receiver on loopback; `next()` resolves with the next body posted. */
@@ -57,72 +58,93 @@ function webhook() {
   };
 }
 
-test('a task working when its node is killed with -9 is failed at restart; its webhook and a new subscription get the final state', async () => {
-  const first = await startNodeProcess('conformance', env);
-  procs.push(first);
-  // Over 0.3 a message with no known prefix leaves its task working.
-  const sent = await rpc(first.url, 'message/send', { message: msgV03('keep working') }, null);
-  const id = sent.result.id as string;
-  expect(sent.result.status.state).toBe('working');
-  const hook = webhook();
-  const cfg = await rpc(first.url, 'CreateTaskPushNotificationConfig', {
-    taskId: id,
-    url: hook.url,
-  });
-  expect(cfg.error).toBeUndefined();
-  const before = await streamRpc(first.url, 'SubscribeToTask', { id });
-  const stream = sseFrames(before);
-  expect((await stream.next()).value.result.task.status.state).toBe('TASK_STATE_WORKING');
+/** The same node on the task log (TASK_STORE=log), in a data folder of its own. */
+const logDir = tempDir('lume-a2a-recovery-log-');
+const logEnv = {
+  ...env,
+  FLEET_FILE: writeFleetFile(logDir, 1, [
+    { name: 'conformance', port: port!, file: 'node/conformance.ts' },
+  ]),
+  DATA_DIR: logDir,
+  TASK_STORE: 'log',
+};
+afterAll(() => rmSync(logDir, { recursive: true, force: true }));
 
-  first.proc.kill('SIGKILL');
-  await first.proc.exited;
-  // The stream was cut without a final event: the client only sees it end.
-  const cut: any[] = [];
-  try {
-    for await (const f of stream) cut.push(f);
-  } catch {}
-  expect(cut).toEqual([]);
+test.each([
+  ['JSON files', env],
+  ['the task log', logEnv],
+])(
+  'a task working when its node is killed with -9 is failed at restart; its webhook and a new subscription get the final state (%s)',
+  async (_store, env) => {
+    const first = await startNodeProcess('conformance', env);
+    procs.push(first);
+    // Over 0.3 a message with no known prefix leaves its task working.
+    const sent = await rpc(first.url, 'message/send', { message: msgV03('keep working') }, null);
+    const id = sent.result.id as string;
+    expect(sent.result.status.state).toBe('working');
+    const hook = webhook();
+    const cfg = await rpc(first.url, 'CreateTaskPushNotificationConfig', {
+      taskId: id,
+      url: hook.url,
+    });
+    expect(cfg.error).toBeUndefined();
+    const before = await streamRpc(first.url, 'SubscribeToTask', { id });
+    const stream = sseFrames(before);
+    expect((await stream.next()).value.result.task.status.state).toBe('TASK_STATE_WORKING');
 
-  const second = await startNodeProcess('conformance', env);
-  procs.push(second);
-  const pushed = await hook.next();
-  expect(pushed.statusUpdate.taskId).toBe(id);
-  expect(pushed.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
-  hook.stop();
+    first.proc.kill('SIGKILL');
+    await first.proc.exited;
+    // The stream was cut without a final event: the client only sees it end.
+    const cut: any[] = [];
+    try {
+      for await (const f of stream) cut.push(f);
+    } catch {}
+    expect(cut).toEqual([]);
 
-  const task = (await rpc(second.url, 'GetTask', { id })).result;
-  expect(task.status.state).toBe('TASK_STATE_FAILED');
-  expect(task.status.message.parts[0].text).toContain('restarted while the task was working');
-  expect(task.status.message.parts[1].data.error.code).toBe('TASK_INTERRUPTED');
-  expect(task.metadata.recovery.previousState).toBe('working');
+    const second = await startNodeProcess('conformance', env);
+    procs.push(second);
+    const pushed = await hook.next();
+    expect(pushed.statusUpdate.taskId).toBe(id);
+    expect(pushed.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
+    hook.stop();
 
-  // A client reconnecting gets the task in its final state, then the stream ends.
-  const frames: any[] = [];
-  for await (const f of sseFrames(await streamRpc(second.url, 'SubscribeToTask', { id })))
-    frames.push(f);
-  expect(frames.map((f) => f.result.task.status.state)).toEqual(['TASK_STATE_FAILED']);
-  // Over 0.3 too.
-  const v03: any[] = [];
-  for await (const f of sseFrames(await streamRpc(second.url, 'tasks/resubscribe', { id }, '0.3')))
-    v03.push(f);
-  expect(v03.map((f) => [f.result.kind, f.result.status.state])).toEqual([['task', 'failed']]);
+    const task = (await rpc(second.url, 'GetTask', { id })).result;
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message.parts[0].text).toContain('restarted while the task was working');
+    expect(task.status.message.parts[1].data.error.code).toBe('TASK_INTERRUPTED');
+    expect(task.metadata.recovery.previousState).toBe('working');
 
-  // A task that ended normally is still refused, as the protocol says.
-  const done = (
-    await rpc(second.url, 'SendMessage', {
-      message: {
-        messageId: `tck-complete-task-${crypto.randomUUID()}`,
-        role: 'ROLE_USER',
-        parts: [{ text: 'x' }],
-      },
-    })
-  ).result.task;
-  expect(
-    (await (await streamRpc(second.url, 'SubscribeToTask', { id: done.id })).json()).error.code,
-  ).toBe(-32004);
-  second.proc.kill('SIGTERM');
-  await second.proc.exited;
-}, 30_000);
+    // A client reconnecting gets the task in its final state, then the stream ends.
+    const frames: any[] = [];
+    for await (const f of sseFrames(await streamRpc(second.url, 'SubscribeToTask', { id })))
+      frames.push(f);
+    expect(frames.map((f) => f.result.task.status.state)).toEqual(['TASK_STATE_FAILED']);
+    // Over 0.3 too.
+    const v03: any[] = [];
+    for await (const f of sseFrames(
+      await streamRpc(second.url, 'tasks/resubscribe', { id }, '0.3'),
+    ))
+      v03.push(f);
+    expect(v03.map((f) => [f.result.kind, f.result.status.state])).toEqual([['task', 'failed']]);
+
+    // A task that ended normally is still refused, as the protocol says.
+    const done = (
+      await rpc(second.url, 'SendMessage', {
+        message: {
+          messageId: `tck-complete-task-${crypto.randomUUID()}`,
+          role: 'ROLE_USER',
+          parts: [{ text: 'x' }],
+        },
+      })
+    ).result.task;
+    expect(
+      (await (await streamRpc(second.url, 'SubscribeToTask', { id: done.id })).json()).error.code,
+    ).toBe(-32004);
+    second.proc.kill('SIGTERM');
+    await second.proc.exited;
+  },
+  30_000,
+);
 
 test('a second copy of a running node exits at once with one line naming the port, and changes nothing', async () => {
   const first = await startNodeProcess('conformance', env);

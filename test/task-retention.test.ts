@@ -1,6 +1,6 @@
 /**
- * A bound on the task disk: retention by count and by age on both task stores (JSON files and a
- * throw-away PostgreSQL cluster) deletes terminal tasks oldest first and never one in progress;
+ * A bound on the task disk: retention by count and by age on each task store (JSON files, the task
+ * log and a throw-away PostgreSQL cluster) deletes terminal tasks oldest first and never one in progress;
  * on the JSON files, tasks live in sharded folders, an older flat folder is moved into them at
  * start, a lost index is rebuilt from the files, and rows a crash left dirty are checked against
  * their files; and a real node keeps its folder within TASK_MAX_STORED as tasks keep coming.
@@ -14,6 +14,7 @@ import { taskFilePath } from '../lib/a2a/task-folder.ts';
 import { TaskIndex } from '../lib/a2a/task-index.ts';
 import { newTaskId, type TaskRecord, type TaskStore } from '../lib/a2a/task-store.ts';
 import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
+import { LogTaskStore } from '../lib/a2a/task-store-log.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
@@ -83,6 +84,20 @@ const backends: {
     async open(bounds) {
       const root = tempDir();
       const store = FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog, ...bounds });
+      return {
+        store,
+        async close() {
+          await store.close();
+          rmSync(root, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+  {
+    name: 'the task log',
+    async open(bounds) {
+      const root = tempDir();
+      const store = LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog, ...bounds });
       return {
         store,
         async close() {

@@ -1,6 +1,6 @@
 /**
- * The hard bound of a node's task store, against real nodes over HTTP on both stores (JSON files
- * and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
+ * The hard bound of a node's task store, against real nodes over HTTP on each store (JSON files,
+ * the task log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
  * would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC, nothing is
  * stored, a message to an existing task still works, and once tasks finish and retention makes
  * room new tasks are accepted again; concurrent sends at the bound never overshoot it.
@@ -77,7 +77,8 @@ const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
   });
 
 const backends: { name: string; options(): Promise<Partial<NodeOptions>> }[] = [
-  { name: 'JSON files', options: async () => ({ dataDir: tempDir() }) },
+  { name: 'JSON files', options: async () => ({ dataDir: tempDir(), taskStore: 'files' }) },
+  { name: 'the task log', options: async () => ({ dataDir: tempDir(), taskStore: 'log' }) },
   {
     name: 'PostgreSQL',
     options: async () => ({
@@ -150,7 +151,7 @@ describe.each(backends)('the task store bound on $name', (backend) => {
       expect(await n.node.store.count()).toBe(BOUND);
       const listed = (await rpc(n.url, 'ListTasks', { pageSize: 100 })).result;
       expect(listed.totalSize).toBe(BOUND);
-      if (!backend.name.startsWith('PostgreSQL')) {
+      if (backend.name === 'JSON files') {
         const dir = join(n.dataDir, 'bound', 'tasks');
         const files = readdirSync(dir)
           .filter((s) => /^[0-9a-f]{2}$/.test(s))

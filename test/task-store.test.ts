@@ -1,6 +1,6 @@
 /**
- * The task store's one suite, run twice: on the JSON files and on PostgreSQL (a throw-away
- * cluster). Each case talks to a real node over HTTP: send, continue, read, list and page,
+ * The task store's one suite, run on each store: the JSON files, the task log and PostgreSQL (a
+ * throw-away cluster). Each case talks to a real node over HTTP: send, continue, read, list and page,
  * cancel, push configs, streams and resubscription, a restart, and the cache bounds. Then, on
  * PostgreSQL only, several node instances on one task database: what one writes the other
  * reads, continues, cancels and streams, and concurrent writes do not lose each other.
@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/task-store.ts';
 import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
+import { LogTaskStore } from '../lib/a2a/task-store-log.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
 import type { Task } from '../lib/a2a/types.ts';
 import { TaskEngine } from '../lib/a2a/engine.ts';
@@ -86,12 +87,32 @@ interface Backend {
 const backends: Backend[] = [
   {
     name: 'JSON files',
-    fresh: async () => ({ dataDir: tempDir() }),
+    fresh: async () => ({ dataDir: tempDir(), taskStore: 'files' }),
     async store(cacheSize, cacheBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
       const open = async () =>
         FileTaskStore.open({
+          dir,
+          log: silentLog,
+          cacheSize,
+          ...(cacheBytes ? { cacheBytes } : {}),
+        });
+      return {
+        store: await open(),
+        reopen: open,
+        remove: () => rmSync(root, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'the task log',
+    fresh: async () => ({ dataDir: tempDir(), taskStore: 'log' }),
+    async store(cacheSize, cacheBytes) {
+      const root = tempDir();
+      const dir = join(root, 'tasks');
+      const open = async () =>
+        LogTaskStore.open({
           dir,
           log: silentLog,
           cacheSize,

@@ -7,7 +7,7 @@
 
 import { failureParts } from '../errors/as-data.ts';
 import type { Log } from '../log.ts';
-import type { FileTaskStore } from './task-store-files.ts';
+import type { TaskRecord } from './task-store.ts';
 import {
   nowIso,
   type Message,
@@ -27,7 +27,11 @@ export const RECOVERY_KEY = 'recovery';
 
 export interface RecoveryOptions {
   /** The embedded store: one process per node, so whatever it finds running, nobody runs. */
-  store: FileTaskStore;
+  store: {
+    runningIds(): string[];
+    get(id: string): TaskRecord | undefined;
+    save(rec: TaskRecord): Promise<void>;
+  };
   log: Log;
   /** True keeps a task as the crash left it, for the agent to advance later; absent = fail all. */
   resumes?: (task: Readonly<Task>) => boolean;

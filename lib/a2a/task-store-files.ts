@@ -16,16 +16,9 @@ import { type A2AError, a2aError } from './errors.ts';
 import { RecordCache } from './record-cache.ts';
 import { encodeRecord, metaOf, prepareFolder, readTaskFile, taskFilePath } from './task-folder.ts';
 import { TaskIndex } from './task-index.ts';
-import {
-  decodeToken,
-  encodeToken,
-  hardBound,
-  isTaskId,
-  type TaskRecord,
-  type TaskStore,
-} from './task-store.ts';
-import type { ListTasksPage, ListTasksQuery, Task } from './types.ts';
-import { withHistoryLength } from './types.ts';
+import { listPage } from './task-store-list.ts';
+import { hardBound, isTaskId, type TaskRecord, type TaskStore } from './task-store.ts';
+import type { ListTasksPage, ListTasksQuery } from './types.ts';
 import { WriteQueue } from './write-queue.ts';
 
 const HOUR_MS = 3_600_000;
@@ -205,38 +198,12 @@ export class FileTaskStore implements TaskStore {
 
   private listNow(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
     if (this.closed) return a2aError('INTERNAL_ERROR', 'the task store is closed');
-    let after: [number, string] | undefined;
-    if (q.pageToken) {
-      after = decodeToken(q.pageToken);
-      if (!after)
-        return a2aError(
-          'INVALID_PARAMS',
-          'pageToken is not a token this server issued',
-          'params.pageToken',
-        );
-    }
-    const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : Number.NaN;
-    const { ids, total } = this.index.page({
+    return listPage(
+      q,
       creator,
-      ...(q.contextId !== undefined ? { contextId: q.contextId } : {}),
-      ...(q.status !== undefined ? { state: q.status } : {}),
-      ...(Number.isNaN(since) ? {} : { since }),
-      ...(after ? { after } : {}),
-      limit: q.pageSize + 1,
-    });
-    const slice = ids.slice(0, q.pageSize);
-    const tasks: Task[] = [];
-    for (const [id] of slice) {
-      const rec = this.get(id);
-      if (rec) tasks.push(withHistoryLength(rec.task, q.historyLength));
-    }
-    const last = slice[slice.length - 1];
-    return {
-      tasks,
-      nextPageToken: ids.length > q.pageSize && last ? encodeToken(last[1], last[0]) : '',
-      pageSize: q.pageSize,
-      totalSize: total,
-    };
+      (iq) => this.index.page(iq),
+      (id) => this.get(id),
+    );
   }
 
   /**

@@ -13,6 +13,7 @@ export type Kind =
   | 'list'
   | 'level'
   | 'format'
+  | 'store'
   | 'agent';
 
 /** One setting: where it sits in the file, the variable that overrides it, its default, who reads it. */
@@ -82,6 +83,15 @@ export const SETTINGS: readonly SettingRow[] = [
     default: '(JSON files)',
     readBy: 'hub, node',
     description: 'Keep tasks in PostgreSQL (docs/scale-out.md)',
+  },
+  {
+    key: 'taskStore',
+    env: 'TASK_STORE',
+    kind: 'store',
+    default: 'files',
+    readBy: 'hub, node',
+    description:
+      'The embedded task store: files (a JSON file per task) or log (append-only segments)',
   },
   {
     key: 'hub.host',

@@ -2,13 +2,15 @@
  * @module lib/fleet/trace — the call trace: one record per cross-node call the hub makes (time, from, to,
  * capability, duration, outcome, error code, bytes, and the W3C trace, span and parent span ids that
  * link a call to the call that caused it), kept in SQLite through `bun:sqlite` (the table in
- * lib/fleet/trace-table.ts, committed in groups by lib/fleet/trace-queue.ts), paged newest
- * first, and pushed live to subscribers. Bounded: names and codes are cut to a fixed length
- * before they are stored, and rows past the row cap or older than the age cap are deleted.
+ * lib/fleet/trace-table.ts), reached through an append-only log beside it (lib/fleet/trace-log.ts,
+ * fed and moved into the table by lib/fleet/trace-queue.ts), paged newest first, and pushed live
+ * to subscribers. Bounded: names and codes are cut to a fixed length before they are stored, and
+ * rows past the row cap or older than the age cap are deleted.
  */
 
 import type { Database } from 'bun:sqlite';
 import { LIMITS } from '../limits.ts';
+import { openTraceLog, type TraceLog } from './trace-log.ts';
 import { createTraceQueue } from './trace-queue.ts';
 import { openTraceTable } from './trace-table.ts';
 import type { TraceQuery, TraceRecord } from './trace-types.ts';
@@ -34,6 +36,8 @@ export interface TraceStore {
   prune(): void;
   /** Rows stored (pending ones included). */
   count(): number;
+  /** Moves what waits into the table and closes the log (the database stays open: it is the caller's). */
+  close(): void;
 }
 
 export interface TraceStoreOptions {
@@ -42,7 +46,18 @@ export interface TraceStoreOptions {
   /** Rows older than this are deleted, in ms (default LIMITS.traceMaxAgeHours). */
   maxAgeMs?: number;
   now?: () => number;
+  /**
+   * The append-only log records reach the table through (default: the database's file name plus
+   * `.log`; none for a database in memory). `null`: no log, records wait in memory until moved.
+   */
+  logFile?: string | null;
 }
+
+/** The log a database's trace keeps by default: beside its file, none in memory. */
+const defaultLogFile = (db: Database): string | null =>
+  db.filename && db.filename !== ':memory:' && !db.filename.startsWith('file:')
+    ? `${db.filename}.log`
+    : null;
 
 /** Longest capability id a record keeps; a longer one is cut and marked with `…`. */
 export const TRACE_CAPABILITY_CHARS = 128;
@@ -54,9 +69,10 @@ const cut = (text: string, max: number) =>
 
 /**
  * Opens the trace on a database (a file in WAL mode, or `:memory:` in tests). Records get their
- * id at once and reach live subscribers at once; they are committed in groups after the call
- * (lib/fleet/trace-queue.ts), and every read commits what is waiting first, so a page always
- * shows every record made before it.
+ * id at once and reach live subscribers at once; they are appended to the log in groups after
+ * the call and moved into the table in batches (lib/fleet/trace-queue.ts), and every read moves
+ * what is waiting first, so a page always shows every record made before it. Records the log
+ * holds but the table does not (the process stopped between the two) are moved in on open.
  */
 export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): TraceStore {
   const keep = {
@@ -65,8 +81,19 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
     now: opts.now ?? Date.now,
   };
   const table = openTraceTable(db);
+  const logFile = opts.logFile === undefined ? defaultLogFile(db) : opts.logFile;
+  let log: TraceLog | undefined;
+  if (logFile) {
+    const opened = openTraceLog(logFile);
+    log = opened.log;
+    // Ids only grow, so what the table lacks is what lies past its last id.
+    const stored = table.lastId();
+    const missing = opened.records.filter((r) => r.id > stored);
+    if (missing.length) table.write(missing);
+    log.reset();
+  }
   let lastId = table.lastId();
-  const queue = createTraceQueue(table, keep);
+  const queue = createTraceQueue(table, keep, log);
   queue.prune();
   const listeners = new Set<(r: TraceRecord) => void>();
   return {
@@ -99,6 +126,11 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
     count() {
       queue.flush();
       return table.count();
+    },
+    close() {
+      queue.flush();
+      log?.close();
+      log = undefined;
     },
   };
 }

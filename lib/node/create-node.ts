@@ -36,6 +36,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     name: def.name,
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
+    ...(opts.taskStore ? { taskStore: opts.taskStore } : {}),
     agent: def.agent ?? catalogAgent(def.catalog),
     log,
     limits,

@@ -1,6 +1,6 @@
 /**
- * @module lib/node/node-tasks — a node's tasks: the store it keeps them in (JSON files, or a
- * shared PostgreSQL database), the engine that runs them, and the settling of the tasks a crash
+ * @module lib/node/node-tasks — a node's tasks: the store it keeps them in (JSON files, the task
+ * log, or a shared PostgreSQL database), the engine that runs them, and the settling of the tasks a crash
  * left running before anything is served.
  */
 
@@ -13,6 +13,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
 import type { TaskStore } from '../a2a/task-store.ts';
 import { FileTaskStore } from '../a2a/task-store-files.ts';
+import { LogTaskStore } from '../a2a/task-store-log.ts';
 import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
 import { recoverInterrupted } from '../a2a/recovery.ts';
 import type { Limits } from '../limits.ts';
@@ -21,6 +22,8 @@ export interface NodeTasksOptions {
   name: string;
   dataDir: string;
   tasksDatabaseUrl?: string;
+  /** The embedded store when no database is named: JSON files (default) or the task log. */
+  taskStore?: 'files' | 'log';
   agent: Agent;
   log: Log;
   limits: Limits;
@@ -41,14 +44,21 @@ export function openTaskStore(o: NodeTasksOptions): TaskStore {
     maxStored: limits.taskMaxStored,
     maxAgeHours: limits.taskMaxAgeHours,
   };
-  return o.tasksDatabaseUrl
-    ? new PostgresTaskStore({ url: o.tasksDatabaseUrl, node: o.name, log, ...bounds })
-    : FileTaskStore.open({
-        dir: join(o.dataDir, o.name, 'tasks'),
-        log,
-        ...bounds,
-        ...(o.now ? { now: o.now } : {}),
-      });
+  if (o.tasksDatabaseUrl)
+    return new PostgresTaskStore({ url: o.tasksDatabaseUrl, node: o.name, log, ...bounds });
+  const embedded = {
+    dir: join(o.dataDir, o.name, 'tasks'),
+    log,
+    ...bounds,
+    ...(o.now ? { now: o.now } : {}),
+  };
+  return o.taskStore === 'log'
+    ? LogTaskStore.open({
+        ...embedded,
+        segmentBytes: limits.taskLogSegmentBytes,
+        maxBytes: limits.taskLogMaxBytes,
+      })
+    : FileTaskStore.open(embedded);
 }
 
 /** The store and the engine over it, with the tasks a crash left running already settled. */
@@ -74,7 +84,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
   });
   // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
   // A shared store has several processes per node; its engine takes over a gone process's tasks.
-  if (store instanceof FileTaskStore)
+  if (store instanceof FileTaskStore || store instanceof LogTaskStore)
     recoverInterrupted({
       store,
       log,

@@ -63,6 +63,8 @@ export interface NodeOptions {
    * the node that names it (TASKS_DATABASE_URL; docs/scale-out.md).
    */
   tasksDatabaseUrl?: string;
+  /** The embedded task store when no database is named: `files` (default) or `log` (TASK_STORE). */
+  taskStore?: 'files' | 'log';
   host?: string;
   /** 0 picks a free port. */
   port?: number;

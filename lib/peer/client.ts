@@ -13,7 +13,7 @@ import type { Fleet } from '../fleet/config.ts';
 import { fleetMember } from '../fleet/config.ts';
 import type { Log } from '../log.ts';
 import { readBodyBytes } from '../body.ts';
-import { silentLog } from '../log.ts';
+import { logs, silentLog } from '../log.ts';
 import type { PeerErrorCode } from '../errors/peer.ts';
 import { messageOf } from '../errors/registry.ts';
 import type { CallFailure, CallFailureKind, Result } from '../errors/result.ts';
@@ -101,13 +101,37 @@ const fail = (
 
 const utf8 = new TextDecoder();
 const toUtf8 = new TextEncoder();
+const tooLarge = (max: number, status: number) =>
+  fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${max} bytes`, { status });
+
+/**
+ * The answer's text and its size in bytes as sent, or undefined when it is over `max`. A declared
+ * Content-Length (what a node's answer carries) is read as text at once, and that length is its
+ * size; a chunked answer is read as bytes, counted, then decoded.
+ */
+async function answerText(
+  res: Response,
+  max: number,
+): Promise<{ text: string; bytes: number } | undefined> {
+  const length = res.headers.get('content-length');
+  const declared = length === null ? Number.NaN : Number(length);
+  if (!Number.isSafeInteger(declared)) {
+    const bytes = await readBodyBytes(res, max);
+    return bytes && { text: utf8.decode(bytes), bytes: bytes.byteLength };
+  }
+  if (declared > max) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  return { text: await res.text(), bytes: declared };
+}
 /** Every call's deadline, on one timer (lib/peer/deadlines.ts) rather than a timer per call. */
 const deadlines = createDeadlines();
 
-function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
+function parseAnswer(text: string, status: number): PeerResult {
   let doc: unknown;
   try {
-    doc = JSON.parse(utf8.decode(bytes));
+    doc = JSON.parse(text);
   } catch {
     return fail('PEER_BAD_ANSWER', 'bad-answer', `answer (HTTP ${status}) is not JSON`, { status });
   }
@@ -134,18 +158,25 @@ function parseAnswer(bytes: Uint8Array, status: number): PeerResult {
   });
 }
 
-/** One line per call, in the trace and span of the call it tells of (lib/log.ts reads the current context). */
+/**
+ * One line per call, in the trace and span of the call it tells of (lib/log.ts reads the current
+ * context); nothing at all, not even the span switch, when the logger drops the line's level.
+ */
 function logCall(
   log: Log,
   result: PeerResult,
-  call: { to: string; path: string; scope: string; ms: number },
+  call: { to: string; path: string; scope: string; started: number },
   trace: PeerCallOptions['trace'],
 ): void {
+  if (!logs(log, result.ok ? 'debug' : 'warn')) return;
+  const line = { to: call.to, path: call.path, scope: call.scope };
+  const ms = Math.round(performance.now() - call.started);
   const say = () => {
-    if (result.ok) log('debug', 'peer call', call);
+    if (result.ok) log('debug', 'peer call', { ...line, ms });
     else
       log('warn', 'peer call failed', {
-        ...call,
+        ...line,
+        ms,
         code: result.error.code,
         kind: result.error.kind,
       });
@@ -197,13 +228,10 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
         body: bytes as Uint8Array<ArrayBuffer>,
         signal: deadline.signal,
       });
-      const answer = await readBodyBytes(res, maxAnswer);
-      result = answer
-        ? parseAnswer(answer, res.status)
-        : fail('PEER_BAD_ANSWER', 'bad-answer', `answer is larger than ${maxAnswer} bytes`, {
-            status: res.status,
-          });
-      if (answer && opts.meter) opts.meter.answerBytes = answer.byteLength;
+      // Read once as text and parsed once (not bytes, then text, then JSON).
+      const answer = await answerText(res, maxAnswer);
+      result = answer ? parseAnswer(answer.text, res.status) : tooLarge(maxAnswer, res.status);
+      if (answer && opts.meter) opts.meter.answerBytes = answer.bytes;
     } catch (e) {
       const name = (e as Error)?.name;
       result =
@@ -213,12 +241,7 @@ export function createPeerClient(deps: PeerClientDeps): PeerClient {
     } finally {
       deadline.done();
     }
-    logCall(
-      log,
-      result,
-      { to: target, path, scope, ms: Math.round(performance.now() - started) },
-      opts.trace,
-    );
+    logCall(log, result, { to: target, path, scope, started }, opts.trace);
     return result;
   }
 

@@ -1,9 +1,11 @@
 /**
- * @module lib/peer/deadlines — one timer for the deadlines of every call in flight: each call gets
- * an AbortController, filed in the bucket of the tick its deadline falls in, and one interval
- * (running only while a call waits, and never keeping the process alive) aborts the buckets
- * whose tick has passed. `AbortSignal.timeout` per call cost a timer of its own per request;
- * this costs a Map entry. A deadline fires at most one tick late.
+ * @module lib/peer/deadlines — one timer for the deadlines of every call in flight: the calls whose
+ * deadline falls in one tick share a bucket and its AbortController, and one interval (running
+ * only while a call waits, and never keeping the process alive) aborts the buckets whose tick has
+ * passed. `AbortSignal.timeout` per call cost a timer of its own per request, a controller per
+ * call a few µs; this costs a count. A deadline fires at most one tick late; a bucket whose calls
+ * are all done is dropped without an abort (a done call's signal may still abort with its
+ * bucket, when others in it are late: nothing listens to it then).
  */
 
 export interface Deadline {
@@ -21,26 +23,30 @@ export interface Deadlines {
   sweep(): void;
 }
 
+/** The calls whose deadline falls in one tick: their one controller, and how many are not done. */
+interface Bucket {
+  c: AbortController;
+  calls: number;
+}
+
 export function createDeadlines(
   tickMs = 20,
   now: () => number = performance.now.bind(performance),
 ): Deadlines {
   // One lane per timeout length: within a lane deadlines are filed in time order, so a sweep
   // stops at the first bucket not yet due. Callers use a handful of lengths.
-  const lanes = new Map<number, Map<number, Set<AbortController>>>();
+  const lanes = new Map<number, Map<number, Bucket>>();
   let size = 0;
   let timer: ReturnType<typeof setInterval> | null = null;
   const sweep = () => {
     const due = Math.floor(now() / tickMs);
     for (const [ms, buckets] of lanes) {
-      for (const [tick, calls] of buckets) {
+      for (const [tick, bucket] of buckets) {
         if (tick > due) break;
         buckets.delete(tick);
-        size -= calls.size;
-        const aborted = [...calls];
-        calls.clear(); // a call's done() after its abort finds nothing to drop
-        for (const c of aborted)
-          c.abort(new DOMException('The call did not finish in time', 'TimeoutError'));
+        size -= bucket.calls;
+        bucket.calls = 0; // a call's done() after its abort finds nothing to drop
+        bucket.c.abort(new DOMException('The call did not finish in time', 'TimeoutError'));
       }
       if (buckets.size === 0) lanes.delete(ms);
     }
@@ -51,26 +57,28 @@ export function createDeadlines(
   };
   return {
     start(ms) {
-      const c = new AbortController();
       // Rounded up, so a call never times out early.
       const tick = Math.ceil((now() + ms) / tickMs);
       let buckets = lanes.get(ms);
       if (!buckets) lanes.set(ms, (buckets = new Map()));
-      let calls = buckets.get(tick);
-      if (!calls) buckets.set(tick, (calls = new Set()));
-      calls.add(c);
+      let bucket = buckets.get(tick);
+      if (!bucket) buckets.set(tick, (bucket = { c: new AbortController(), calls: 0 }));
+      const mine = bucket;
+      mine.calls++;
       size++;
       if (!timer) {
         timer = setInterval(sweep, tickMs);
         timer.unref?.();
       }
       const lane = buckets;
+      let open = true;
       return {
-        signal: c.signal,
+        signal: mine.c.signal,
         done() {
-          if (!calls.delete(c)) return;
+          if (!open || mine.c.signal.aborted) return;
+          open = false;
           size--;
-          if (calls.size === 0) lane.delete(tick);
+          if (--mine.calls === 0) lane.delete(tick);
         },
       };
     },

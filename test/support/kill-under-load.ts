@@ -104,9 +104,12 @@ export async function killUnderLoad(opts: {
   rounds: number;
   acksPerRound: number;
   clients: number;
+  /** The node's environment (TASK_STORE=log runs it over the task log). */
+  env?: Record<string, string>;
 }): Promise<KillReport> {
   const acks: Ack[] = [];
-  let node = await startProcess('node/main.ts', ['--name', 'scanner']);
+  const env = opts.env ?? {};
+  let node = await startProcess('node/main.ts', ['--name', 'scanner'], env);
   const dataDir = node.dataDir;
   const shared = { dataDir, fleetFile: join(dataDir, 'fleet.json') };
   const report: KillReport = { acks, cut: [], differ: [], interrupted: 0, dataDir };
@@ -114,7 +117,7 @@ export async function killUnderLoad(opts: {
     for (let r = 0; r < opts.rounds; r++) {
       const before = acks.length;
       report.cut.push(await loadUntilKilled(node, acks, opts.acksPerRound, opts.clients));
-      node = await startProcess('node/main.ts', ['--name', 'scanner'], {}, shared);
+      node = await startProcess('node/main.ts', ['--name', 'scanner'], env, shared);
       const round = acks.slice(before);
       for (let i = 0; i < round.length; i += opts.clients)
         await Promise.all(

@@ -1,0 +1,60 @@
+/**
+ * @module lib/node/mesh-presence — a node's presence on the mesh when `mesh.autoConnect` is set:
+ * the inbox that hands each inbound message to the node's agent and posts its answer
+ * (lib/node/mesh-inbox.ts), the reconnecting mesh client, and the mesh tools its model gets
+ * (a2a_peers, a2a_message, a2a_history), acting as the caller whose message the model answers.
+ */
+
+import { join } from 'node:path';
+import type { Settings } from '../config.ts';
+import type { Log } from '../log.ts';
+import { createMeshClient, type MeshClient } from '../mesh/client.ts';
+import { createHubClient, hubUrlList } from '../mesh/http-client.ts';
+import type { Principal } from '../auth/principal.ts';
+import { anonymousReader, presenceActor } from '../model/mesh-actors.ts';
+import { meshToolsFor } from '../model/mesh-tools.ts';
+import type { AgentTool } from '../model/agent.ts';
+import { createMeshInbox } from './mesh-inbox.ts';
+
+export interface MeshPresence {
+  inbox: ReturnType<typeof createMeshInbox>;
+  mesh: MeshClient;
+  /** The mesh tools of a model that answers `caller`. */
+  toolsFor: (caller: Principal) => AgentTool[];
+}
+
+/** The node's presence, or undefined when the mesh is off or no hub URL is known. */
+export function meshPresence(
+  name: string,
+  settings: Settings,
+  opts: { fleetHubUrl?: string; dataDir: string; log: Log },
+): MeshPresence | undefined {
+  const [hubUrl, ...otherUrls] = hubUrlList(settings.mesh.hubUrl ?? opts.fleetHubUrl);
+  if (!settings.mesh.autoConnect || !hubUrl) return undefined;
+  const inbox = createMeshInbox({
+    name,
+    post: (req) => mesh.send(name, req),
+    log: opts.log,
+    queueLimit: settings.mesh.inboxMessages,
+  });
+  const mesh = createMeshClient({
+    hubUrl,
+    hubUrls: otherUrls,
+    log: opts.log,
+    reconnectMs: settings.mesh.reconnectMs,
+    ...(settings.hub.token ? { token: settings.hub.token } : {}),
+    onInbound: (m) => inbox.take(m),
+  });
+  const reader = anonymousReader(
+    createHubClient({ baseUrl: hubUrl, otherUrls }),
+    () => mesh.status(name)?.project,
+  );
+  const toolsFor = (caller: Principal) =>
+    meshToolsFor(caller, {
+      self: name,
+      presence: presenceActor(mesh, name),
+      anonymous: reader,
+      dataDir: join(opts.dataDir, name),
+    });
+  return { inbox, mesh, toolsFor };
+}
