@@ -27,8 +27,9 @@ export interface WalSync {
 }
 
 /**
- * The WAL's syncer for a file database in WAL mode; undefined for an in-memory one or another
- * journal mode, whose commits stay as durable as the connection's `synchronous` makes them.
+ * The WAL's syncer for a file database in WAL mode; undefined for an in-memory one, another
+ * journal mode or a log it cannot open, whose commits stay as durable as the connection's
+ * `synchronous` makes them (`FULL` from lib/mesh/schema.ts).
  */
 export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync | undefined {
   const file = db.filename;
@@ -40,8 +41,13 @@ export function createWalSync(db: Database, fsyncLog: FsyncFn = fsync): WalSync 
   const wal = `${file}-wal`;
   // SQLite keeps this file (same inode) while the database is open: it deletes the log only when
   // its last connection closes, and a checkpoint rewinds or truncates it in place.
-  const fd = openSync(wal, 'r');
-  syncDirectory(dirname(wal));
+  let fd: number;
+  try {
+    fd = openSync(wal, 'r');
+    syncDirectory(dirname(wal));
+  } catch {
+    return undefined; // the connection keeps syncing inside each commit
+  }
   // Set only now: had anything above failed, the connection would still sync every commit itself.
   db.exec('PRAGMA synchronous = NORMAL');
   let waiting: Done[] = [];
