@@ -17,6 +17,9 @@ import { launchBrowser, releaseBrowser, pageCollectingErrors } from './support/b
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_AUTH, tempDir } from './support/node.ts';
 
+/** CONSOLE_SCREENSHOTS=1 keeps a picture of each width in /tmp, to look at. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 let f: RunningFleet;
@@ -94,7 +97,7 @@ test('the header badge and quick panel on every page: state, roster, last messag
   expect(last[1]).toContain('hello all');
   expect(last[0]).toContain('only its sender and recipient read it');
   expect(await page.content()).not.toContain('deploy key');
-  await page.screenshot({ path: '/tmp/console-mesh-panel-1280.png' });
+  if (SHOTS) await page.screenshot({ path: '/tmp/console-mesh-panel-1280.png' });
   await page.keyboard.press('Escape');
   await panel.waitFor({ state: 'detached' });
   // Another page has it too, and a new presence counts at once.
@@ -131,7 +134,7 @@ test('on a 390 px screen the badge stays in the header and the panel fits the sc
   const box = await page.locator('#mesh-panel').boundingBox();
   expect(box!.x).toBeGreaterThanOrEqual(0);
   expect(box!.x + box!.width).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: '/tmp/console-mesh-panel-390.png' });
+  if (SHOTS) await page.screenshot({ path: '/tmp/console-mesh-panel-390.png' });
   await page.close();
   expect(errors).toEqual([]);
 });

@@ -16,6 +16,9 @@ import { launchBrowser, releaseBrowser } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { TEST_AUTH, TEST_TOKEN, tempDir } from './support/node.ts';
 
+/** CONSOLE_SCREENSHOTS=1 keeps a picture of each width in /tmp, to look at. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const TOKEN = newSecret();
@@ -104,12 +107,12 @@ test('a signed-in visitor sends a direct message from the panel; a mesh client h
   expect(await panel.locator('input[name=text]').inputValue()).toBe('');
   // The sender reads its own direct message whole in the last messages.
   await panel.locator('.mesh-last li', { hasText: 'hello erin, from the console' }).waitFor();
-  await page.screenshot({ path: '/tmp/console-mesh-send-1280.png' });
+  if (SHOTS) await page.screenshot({ path: '/tmp/console-mesh-send-1280.png' });
   await page.setViewportSize({ width: 390, height: 844 });
   const box = await panel.boundingBox();
   expect(box!.x).toBeGreaterThanOrEqual(0);
   expect(box!.x + box!.width).toBeLessThanOrEqual(390);
-  await page.screenshot({ path: '/tmp/console-mesh-send-390.png' });
+  if (SHOTS) await page.screenshot({ path: '/tmp/console-mesh-send-390.png' });
   expect(errors).toEqual([]);
   await page.close();
 });
