@@ -26,7 +26,7 @@ import { ensureKeys } from '../lib/peer/keys.ts';
 import { hubBase } from '../lib/fleet/join.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
-import { startArgsOrExit, usage } from './start-args.ts';
+import { startArgsOrExit, usage } from '../lib/node/start-args.ts';
 
 const root = resolve(import.meta.dir, '..');
 const args = startArgsOrExit();

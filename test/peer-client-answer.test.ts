@@ -86,3 +86,33 @@ test('a call builds its log line only at a level the logger writes', () => {
   ]);
   expect([logs(silentLog, 'error'), logs(memoryLog(), 'debug')]).toEqual([false, true]);
 });
+
+test('a node that answers after the deadline is a PEER_TIMEOUT at the deadline, and the next call goes through', async () => {
+  const slow = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(req) {
+      await req.arrayBuffer();
+      const late = req.headers.get('x-peer-signature')?.includes(' scope=slow.answer ');
+      if (late) await Bun.sleep(400); // the node's own pace, not the test's synchronisation
+      return Response.json(JSON.parse(answer));
+    },
+  });
+  try {
+    const f = parseFleet({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'x' },
+      nodes: [{ name: 'node2', port: slow.port, role: 'x', file: 'x', url: slow.url.origin }],
+    });
+    const c = createPeerClient({ signer, fleet: f });
+    expect(await c.peerFetch('node2', 'slow.answer', {}, { timeout: 50 })).toMatchObject({
+      ok: false,
+      error: { code: 'PEER_TIMEOUT', kind: 'timeout' },
+    });
+    expect(await c.peerFetch('node2', 'fast.answer', {}, { timeout: 5_000 })).toEqual({
+      ok: true,
+      result: { city: 'Zürich', n: 1 },
+    });
+  } finally {
+    slow.stop(true);
+  }
+});

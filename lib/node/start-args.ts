@@ -1,5 +1,5 @@
 /**
- * @module node/start-args — the command line of `bun run node` (and the package's `lume-node`):
+ * @module lib/node/start-args — the command line of `bun run node` (and the package's `lume-node`):
  * its usage text and its flags, checked before anything else is read; a wrong combination or a
  * port that is not one ends the process with the reason and exit code 2.
  */
