@@ -201,24 +201,14 @@ export class TaskIndex {
 
   /** One page of ids, newest status first (the id breaks ties), and the total matching. */
   page(q: IndexQuery): { ids: [string, number][]; total: number } {
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (q.creator !== null) where.push('creator = ?'), args.push(q.creator);
-    if (q.contextId !== undefined) where.push('context = ?'), args.push(q.contextId);
-    if (q.state !== undefined) where.push('state = ?'), args.push(q.state);
-    if (q.since !== undefined) where.push('ts >= ?'), args.push(q.since);
-    const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const cursor = q.after ? `${filter ? ' AND' : ' WHERE'} (ts, id) < (?, ?)` : '';
-    const rows = this.db
-      .query(`SELECT id, ts FROM tasks${filter}${cursor} ORDER BY ts DESC, id DESC LIMIT ?`)
-      .all(...args, ...(q.after ?? []), q.limit) as { id: string; ts: number }[];
+    const { ids, filter, args } = pageOfIds(this.db, q);
     // The counts answer an unfiltered listing at once; a filtered one counts its creator's rows.
     const total =
       q.contextId === undefined && q.since === undefined && q.state === undefined
         ? this.count(q.creator)
         : (this.db.query(`SELECT count(*) AS n FROM tasks${filter}`).get(...args) as { n: number })
             .n;
-    return { ids: rows.map((r) => [r.id, r.ts]), total };
+    return { ids, total };
   }
 
   /** Commits what is pending, then closes the database; later marks are refused. */
@@ -276,3 +266,26 @@ export class TaskIndex {
 // A task's creator and context never change; only its state and status time.
 const UPSERT = `INSERT INTO tasks (id, creator, context, state, ts) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (id) DO UPDATE SET state = excluded.state, ts = excluded.ts`;
+
+/**
+ * One page of ids from a `tasks` table with `id`, `creator`, `context`, `state` and `ts` columns
+ * (the JSON files' index and the task log's), newest status first, the id breaking ties; with the
+ * filter and its arguments, for the caller's count of the rows that match.
+ */
+export function pageOfIds(
+  db: Database,
+  q: IndexQuery,
+): { ids: [string, number][]; filter: string; args: (string | number)[] } {
+  const where: string[] = [];
+  const args: (string | number)[] = [];
+  if (q.creator !== null) where.push('creator = ?'), args.push(q.creator);
+  if (q.contextId !== undefined) where.push('context = ?'), args.push(q.contextId);
+  if (q.state !== undefined) where.push('state = ?'), args.push(q.state);
+  if (q.since !== undefined) where.push('ts >= ?'), args.push(q.since);
+  const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
+  const cursor = q.after ? `${filter ? ' AND' : ' WHERE'} (ts, id) < (?, ?)` : '';
+  const rows = db
+    .query(`SELECT id, ts FROM tasks${filter}${cursor} ORDER BY ts DESC, id DESC LIMIT ?`)
+    .all(...args, ...(q.after ?? []), q.limit) as { id: string; ts: number }[];
+  return { ids: rows.map((r) => [r.id, r.ts]), filter, args };
+}

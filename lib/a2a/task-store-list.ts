@@ -4,9 +4,9 @@
  * the store's cache, and the cursor of the next page.
  */
 
-import { type A2AError, a2aError } from './errors.ts';
+import { type A2AError, isA2AError } from './errors.ts';
 import type { IndexQuery } from './task-index.ts';
-import { decodeToken, encodeToken, type TaskRecord } from './task-store.ts';
+import { encodeToken, pageCursor, type TaskRecord } from './task-store.ts';
 import type { ListTasksPage, ListTasksQuery, Task } from './types.ts';
 import { withHistoryLength } from './types.ts';
 
@@ -17,16 +17,8 @@ export function listPage(
   page: (iq: IndexQuery) => { ids: [string, number][]; total: number },
   get: (id: string) => TaskRecord | undefined,
 ): ListTasksPage | A2AError {
-  let after: [number, string] | undefined;
-  if (q.pageToken) {
-    after = decodeToken(q.pageToken);
-    if (!after)
-      return a2aError(
-        'INVALID_PARAMS',
-        'pageToken is not a token this server issued',
-        'params.pageToken',
-      );
-  }
+  const after = pageCursor(q.pageToken);
+  if (isA2AError(after)) return after;
   const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : Number.NaN;
   const { ids, total } = page({
     creator,

@@ -5,7 +5,7 @@
  * share (lib/a2a/task-store-postgres.ts).
  */
 
-import type { A2AError } from './errors.ts';
+import { type A2AError, a2aError } from './errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from './types.ts';
 
 /** Version 7 (made now: time first, then 74 random bits) or version 4 (made before, all random). */
@@ -163,4 +163,13 @@ export function decodeToken(token: string): [number, string] | undefined {
       return [v[0], v[1]];
   } catch {}
   return undefined;
+}
+
+/** The cursor a ListTasks `pageToken` names (none without one), or the error for a token not issued here. */
+export function pageCursor(token: string | undefined): [number, string] | undefined | A2AError {
+  if (!token) return undefined;
+  return (
+    decodeToken(token) ??
+    a2aError('INVALID_PARAMS', 'pageToken is not a token this server issued', 'params.pageToken')
+  );
 }

@@ -1,16 +1,14 @@
 /**
  * @module lib/fleet/trace-log — the call trace's append-only log beside its SQLite file: each group
- * of records is one `write` of one frame (length, CRC-32, then the records as a JSON array of
- * rows), with no b-tree and no WAL on the call's path. On open a torn or damaged tail is cut at
+ * of records is one `write` of one checked frame (lib/checked-frame.ts) holding the records as a
+ * JSON array of rows, with no b-tree and no WAL on the call's path. On open a torn or damaged tail is cut at
  * the last whole frame and the records before it are handed back to be replayed into the table
  * (lib/fleet/trace.ts); once the table holds every record the log is emptied.
  */
 
 import { closeSync, existsSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { FRAME_HEAD, openFrame, sealFrame } from '../checked-frame.ts';
 import type { TraceOutcome, TraceRecord } from './trace-types.ts';
-
-/** Frame header: payload length (u32, little-endian) and the payload's CRC-32 (u32). */
-const HEADER = 8;
 
 /** A record as the log stores it: its fields by position, in COLUMNS order of the table. */
 type Row = [
@@ -106,16 +104,12 @@ export interface OpenedLog {
 
 /** Reads the whole frames of `buf` from the start; stops at the first that is short or damaged. */
 function readFrames(buf: Uint8Array): { records: TraceRecord[]; end: number } {
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const text = new TextDecoder('utf-8', { fatal: true });
   const records: TraceRecord[] = [];
   let at = 0;
-  while (at + HEADER <= buf.byteLength) {
-    const length = view.getUint32(at, true);
-    const crc = view.getUint32(at + 4, true);
-    if (at + HEADER + length > buf.byteLength) break;
-    const payload = buf.subarray(at + HEADER, at + HEADER + length);
-    if (Bun.hash.crc32(payload) !== crc) break;
+  for (;;) {
+    const payload = openFrame(buf, at);
+    if (typeof payload === 'string') break;
     let rows: unknown;
     try {
       rows = JSON.parse(text.decode(payload));
@@ -126,7 +120,7 @@ function readFrames(buf: Uint8Array): { records: TraceRecord[]; end: number } {
     const group = rows.map(recordOf);
     if (group.some((r) => r === undefined)) break;
     records.push(...(group as TraceRecord[]));
-    at += HEADER + length;
+    at += FRAME_HEAD + payload.byteLength;
   }
   return { records, end: at };
 }
@@ -142,11 +136,11 @@ export function openTraceLog(path: string): OpenedLog {
     append(group) {
       if (!group.length) return;
       if (fd < 0) throw new Error('trace log is closed');
-      const payload = Buffer.from(JSON.stringify(group.map(rowOf)));
-      const frame = Buffer.allocUnsafe(HEADER + payload.byteLength);
-      frame.writeUInt32LE(payload.byteLength, 0);
-      frame.writeUInt32LE(Bun.hash.crc32(payload), 4);
-      payload.copy(frame, HEADER);
+      const json = JSON.stringify(group.map(rowOf));
+      const len = Buffer.byteLength(json);
+      const frame = Buffer.allocUnsafe(FRAME_HEAD + len);
+      frame.write(json, FRAME_HEAD, len, 'utf8');
+      sealFrame(frame, 0, len);
       // One write of the whole frame; a short one (a full disk) leaves a torn tail the next open cuts.
       let at = 0;
       while (at < frame.byteLength) at += writeSync(fd, frame, at);

@@ -1,12 +1,14 @@
 /**
- * @module lib/a2a/task-log/frame — how a record lies in a task log segment: a length and a CRC-32
- * of the body (8 bytes, little-endian), then the body: one kind byte (`T` a task record, `D` a
+ * @module lib/a2a/task-log/frame — how a record lies in a task log segment: a checked frame
+ * (lib/checked-frame.ts: the body's length and CRC-32), whose body is one kind byte (`T` a task record, `D` a
  * deletion), the task id (36 ASCII bytes) and, for a record, its JSON (lib/a2a/task-folder.ts
  * `encodeRecord`). The checksum finds a torn or overwritten record, which the reader never parses.
  */
 
+import { FRAME_HEAD, openFrame, sealFrame } from '../../checked-frame.ts';
+
 /** Bytes before the body: its length, then its CRC-32. */
-export const HEAD = 8;
+export const HEAD = FRAME_HEAD;
 /** The kind byte and the id that open every body. */
 export const ID_END = 37;
 export const KIND_RECORD = 0x54; // 'T'
@@ -55,8 +57,7 @@ export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Buffe
       buf.write(it.id, body + 1, 36, 'latin1');
       if (it.json) buf.write(it.json, body + ID_END, len - ID_END, 'utf8');
     }
-    buf.writeUInt32LE(len, at);
-    buf.writeUInt32LE(Bun.hash.crc32(buf.subarray(body, body + len)), at + 4);
+    sealFrame(buf, at, len);
     sizes.push(HEAD + len);
     at += HEAD + len;
   }
@@ -69,17 +70,12 @@ export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Buffe
  * wrong (a torn or overwritten record).
  */
 export function decodeFrame(buf: Uint8Array, at: number, base: number): Frame | 'short' | 'bad' {
-  if (buf.byteLength - at < HEAD) return 'short';
-  const view = new DataView(buf.buffer, buf.byteOffset + at, HEAD);
-  const len = view.getUint32(0, true);
-  if (len < ID_END) return 'bad';
-  if (buf.byteLength - at - HEAD < len) return 'short';
-  const body = buf.subarray(at + HEAD, at + HEAD + len);
-  if (Bun.hash.crc32(body) !== view.getUint32(4, true)) return 'bad';
+  const body = openFrame(buf, at, ID_END);
+  if (typeof body === 'string') return body;
   const kind = body[0]!;
   if (kind !== KIND_RECORD && kind !== KIND_DELETE) return 'bad';
   const id = Buffer.from(body.buffer, body.byteOffset + 1, 36).toString('latin1');
-  return { kind, id, off: base + at, size: HEAD + len, body };
+  return { kind, id, off: base + at, size: HEAD + body.byteLength, body };
 }
 
 /** The JSON text of a record's body. */

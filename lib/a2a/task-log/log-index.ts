@@ -8,7 +8,7 @@
  */
 
 import { Database } from 'bun:sqlite';
-import type { IndexMeta, IndexQuery } from '../task-index.ts';
+import { type IndexMeta, type IndexQuery, pageOfIds } from '../task-index.ts';
 import type { Loc } from './segments.ts';
 
 /** Where a task's newest record lies, and whose the task is. */
@@ -245,17 +245,7 @@ export class LogIndex {
   /** One page of ids, newest status first (the id breaks ties), and the total matching (committed first). */
   page(q: IndexQuery): { ids: [string, number][]; total: number } {
     this.commit();
-    const where: string[] = [];
-    const args: (string | number)[] = [];
-    if (q.creator !== null) where.push('creator = ?'), args.push(q.creator);
-    if (q.contextId !== undefined) where.push('context = ?'), args.push(q.contextId);
-    if (q.state !== undefined) where.push('state = ?'), args.push(q.state);
-    if (q.since !== undefined) where.push('ts >= ?'), args.push(q.since);
-    const filter = where.length ? ` WHERE ${where.join(' AND ')}` : '';
-    const cursor = q.after ? `${filter ? ' AND' : ' WHERE'} (ts, id) < (?, ?)` : '';
-    const rows = this.db
-      .query(`SELECT id, ts FROM tasks${filter}${cursor} ORDER BY ts DESC, id DESC LIMIT ?`)
-      .all(...args, ...(q.after ?? []), q.limit) as { id: string; ts: number }[];
+    const { ids, filter, args } = pageOfIds(this.db, q);
     const plain = q.contextId === undefined && q.since === undefined && q.state === undefined;
     const total = !plain
       ? (this.db.query(`SELECT count(*) AS n FROM tasks${filter}`).get(...args) as { n: number }).n
@@ -266,7 +256,7 @@ export class LogIndex {
               n: number;
             } | null
           )?.n ?? 0);
-    return { ids: rows.map((r) => [r.id, r.ts]), total };
+    return { ids, total };
   }
 
   /** Commits what is pending, then closes the database. */

@@ -5,10 +5,10 @@
  */
 
 import type { SQL } from 'bun';
-import { a2aError, type A2AError } from '../errors.ts';
+import { type A2AError, isA2AError } from '../errors.ts';
 import type { ListTasksPage, ListTasksQuery, Task } from '../types.ts';
 import { withHistoryLength } from '../types.ts';
-import { decodeToken, encodeToken } from '../task-store.ts';
+import { encodeToken, pageCursor } from '../task-store.ts';
 
 export async function listTasks(
   sql: SQL,
@@ -16,16 +16,8 @@ export async function listTasks(
   q: ListTasksQuery,
   creator: string | null,
 ): Promise<ListTasksPage | A2AError> {
-  let after: [number, string] | undefined;
-  if (q.pageToken) {
-    after = decodeToken(q.pageToken);
-    if (!after)
-      return a2aError(
-        'INVALID_PARAMS',
-        'pageToken is not a token this server issued',
-        'params.pageToken',
-      );
-  }
+  const after = pageCursor(q.pageToken);
+  if (isA2AError(after)) return after;
   const since = q.statusTimestampAfter ? Date.parse(q.statusTimestampAfter) : null;
   const context = q.contextId ?? null;
   const state = q.status ?? null;
