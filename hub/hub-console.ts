@@ -4,6 +4,7 @@
  * console API (`/api/*`) over the fleet, the trace and the hub's own work.
  */
 
+import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { SseStreams } from '../lib/a2a/sse.ts';
@@ -43,8 +44,8 @@ export interface HubConsoleParts {
 export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
   const { fleet, log } = opts;
   const consoleSite = createConsole({
-    consoleDir: opts.consoleDir ?? join(import.meta.dir, '..', 'console'),
-    nodeModules: join(import.meta.dir, '..', 'node_modules'),
+    consoleDir: opts.consoleDir ?? join(PROJECT_ROOT, 'console'),
+    nodeModules: join(PROJECT_ROOT, 'node_modules'),
   });
   const tickets = new ConsoleTickets({
     key: opts.consoleKey ?? randomBytes(32),

@@ -4,9 +4,10 @@
  * piece (mesh, console API, the `a2a` node) from one Bun.serve on the hub's fleet port.
  */
 
+import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
@@ -82,7 +83,7 @@ const identity = await liveIdentity(dataDir, fleet.hub.name, {
 const fleetFile = fleetFileOf(settings);
 const joins = {
   from: fleetFile,
-  to: writableFleetFile(fleetFile, dataDir, resolve(import.meta.dir, '..')),
+  to: writableFleetFile(fleetFile, dataDir, PROJECT_ROOT),
   reload: () => identity.reload(),
 };
 const cardKeys = await loadCardKeys(dataDir, fleet.hub.name);

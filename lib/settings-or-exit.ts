@@ -5,12 +5,9 @@
  * exit code 2.
  */
 
-import { resolve } from 'node:path';
+import { PROJECT_ROOT } from './project-root.ts';
 import { loadSettings, type Settings } from './config.ts';
 import { fleetFilePath, loadFleet, type Fleet } from './fleet/config.ts';
-
-/** The project's folder (or the installed package's): where the fixtures' fleet file is. */
-const ROOT = resolve(import.meta.dir, '..');
 
 /** The settings, or one line `<command>: <what is wrong>` and exit code 2. */
 export function settingsOrExit(command: string): Settings {
@@ -24,7 +21,7 @@ export function settingsOrExit(command: string): Settings {
 
 /** The fleet file the settings name: FLEET_FILE, else the data folder's, else the project's fixtures. */
 export const fleetFileOf = (settings: Pick<Settings, 'fleetFile' | 'dataDir'>): string =>
-  fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: ROOT });
+  fleetFilePath({ fleetFile: settings.fleetFile, dataDir: settings.dataDir, root: PROJECT_ROOT });
 
 /**
  * The fleet the settings name (see `fleetFileOf`), read the one way the hub and every command

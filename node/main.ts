@@ -6,6 +6,7 @@
  * lib/node/serve-node.ts and the node's own file.
  */
 
+import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
@@ -28,7 +29,7 @@ import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { startArgsOrExit, usage } from '../lib/node/start-args.ts';
 
-const root = resolve(import.meta.dir, '..');
+const root = PROJECT_ROOT;
 const args = startArgsOrExit();
 const { joinHub, port } = args;
 const settings = settingsOrExit('node');

@@ -9,7 +9,8 @@
  * joined with `lume-node --join`) from the fleet file and the ring (hub/fleet/remove.ts).
  */
 
-import { join, resolve } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/project-root.ts';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
 import { consoleLog, logFormatOf } from '../../lib/log.ts';
@@ -26,7 +27,7 @@ import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
 import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
 
-const root = resolve(import.meta.dir, '../..');
+const root = PROJECT_ROOT;
 const env = process.env;
 const settings = settingsOrExit('fleet');
 const dataDir = settings.dataDir;

@@ -7,12 +7,13 @@
  * under `<dir>/`, importing `lume-a2a`. Never overwrites a file.
  */
 
+import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const NAME = /^[a-z][a-z0-9-]{0,31}$/;
-const root = resolve(import.meta.dir, '../..');
+const root = PROJECT_ROOT;
 const { values, positionals } = parseArgs({
   options: { dir: { type: 'string' } },
   allowPositionals: true,

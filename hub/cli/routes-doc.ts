@@ -3,11 +3,11 @@
  * writes it. Usage: bun hub/cli/routes-doc.ts [--write]
  */
 
+import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { renderRouteDocs } from '../http/routes.ts';
 
 const text = renderRouteDocs();
-if (process.argv.includes('--write'))
-  writeFileSync(join(import.meta.dir, '../../docs/routes.md'), text);
+if (process.argv.includes('--write')) writeFileSync(join(PROJECT_ROOT, 'docs/routes.md'), text);
 else process.stdout.write(text);

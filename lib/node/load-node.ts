@@ -7,9 +7,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { isNodeFactory, type NodeFactory, type NodeSetup } from './define-node.ts';
 import type { NodeDefinition } from './node-types.ts';
-
-/** The project root; node files in a fleet file are named relative to it. */
-export const PROJECT_ROOT = resolve(import.meta.dir, '../..');
+// Node files in a fleet file are named relative to the project root.
+import { PROJECT_ROOT } from '../project-root.ts';
 
 /**
  * Imports a node file (absolute, or relative to `root`) and returns its factory.

@@ -4,7 +4,7 @@
  * in (the fixture's commits when git cannot answer). Joins through the signed peer channel only.
  */
 
-import { resolve } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import { defineNode, type NodeSetup } from '../../lib/node/define-node.ts';
 import { jsonFixture } from '../../lib/node/fixture-file.ts';
@@ -22,7 +22,7 @@ interface CicdkitOptions extends Pick<NodeSetup, 'fixturesDir'> {
 
 export default defineNode((opts: CicdkitOptions) => {
   const load = jsonFixture<q.Snapshot>(`${opts.fixturesDir}/cicdkit/snapshot.json`);
-  const repoDir = opts.repoDir ?? resolve(import.meta.dir, '../..');
+  const repoDir = opts.repoDir ?? PROJECT_ROOT;
   const commits = async (): Promise<{ source: 'live' | 'fixture'; commits: Commit[] }> => {
     const live = await readGitLog({ repoDir, ...(opts.git ? { git: opts.git } : {}) });
     return live

@@ -4,7 +4,7 @@
  * It is also the fleet's one executor (`exec.*`, node/resolve/executor.ts) when given a data folder.
  */
 
-import { resolve as resolvePath } from 'node:path';
+import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { capability } from '../../lib/catalog/capability.ts';
 import {
   defineNode,
@@ -42,7 +42,7 @@ interface ResolveOptions extends Pick<NodeSetup, 'fixturesDir' | 'dataDir' | 'mo
 
 // long: the node's catalog, one capability per entry: a table, read top to bottom
 export default defineNode((opts: ResolveOptions) => {
-  const root = opts.root ?? resolvePath(import.meta.dir, '../..');
+  const root = opts.root ?? PROJECT_ROOT;
   const fleetFile = opts.fleetFile ?? `${opts.fixturesDir}/fleet.json`;
   const recipesFile = opts.recipesFile ?? `${opts.fixturesDir}/resolve/recipes.json`;
   const recipes = loadRecipes(recipesFile, {

@@ -5,7 +5,8 @@
  * come from the same file.
  */
 
-import { readFileSync } from 'node:fs';
+// Imported as text so a bundle of the kit carries it (declared in proto-text.d.ts).
+import a2aProto from './a2a.proto' with { type: 'text' };
 import { I32, I64, LEN, VARINT } from './wire.ts';
 import { parseProto, type ProtoFile } from './proto-parse.ts';
 
@@ -193,7 +194,7 @@ export function buildSchema(files: ProtoFile[]): Schema {
   return { messages, enums };
 }
 
-const a2aFile = parseProto(readFileSync(new URL('./a2a.proto', import.meta.url), 'utf8'));
+const a2aFile = parseProto(a2aProto);
 
 /** lf.a2a.v1 with the well-known types and google.rpc error details. */
 export const A2A_SCHEMA: Schema = buildSchema([
