@@ -9,11 +9,13 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { canonicalizeAgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
+import * as ed from '@noble/ed25519';
 import { canonicalCard } from '../lib/a2a/card-canonical.ts';
 import { cardKeyOf, JWKS_PATH, signCard, verifyCardSignature } from '../lib/a2a/card-signature.ts';
 import { canonicalJson, JcsError } from '../lib/a2a/jcs.ts';
 import { statusOf } from '../lib/errors/registry.ts';
 import { loadCardKeys } from '../lib/node/card-keys.ts';
+import { ed25519PublicKey, ed25519SignSync, ed25519VerifySync } from '../lib/peer/ed25519.ts';
 import scanner from '../node/scanner/index.ts';
 import { type RunningFleet, startFleet } from './support/fleet.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
@@ -280,5 +282,44 @@ describe("the hub checks each member's card against the key it pinned", () => {
     ]);
     f.nodes.get('scanner')!.node.rotateCardKey(own);
     expect((await scannerStatus()).cardSignature).toEqual({ state: 'verified', kid: own.kid });
+  });
+});
+
+describe('the sync Ed25519 that signs and checks cards (node:crypto, noble where it lacks one)', () => {
+  // RFC 8032 §7.1 TEST 2: one-byte message 0x72.
+  const seed = Buffer.from(
+    '4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb',
+    'hex',
+  );
+  const message = Buffer.from('72', 'hex');
+  const want =
+    '92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da' +
+    '085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00';
+
+  test('signs the RFC 8032 vector as noble does, and derives its public key', () => {
+    expect(Buffer.from(ed25519SignSync(seed, message)).toString('hex')).toBe(want);
+    expect(Buffer.from(ed.sign(message, seed)).toString('hex')).toBe(want);
+    expect(Buffer.from(ed25519PublicKey(seed)).toString('hex')).toBe(
+      '3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c',
+    );
+  });
+
+  test('checks it, and refuses a bent signature, a non-canonical S, a short key or signature', () => {
+    const pub = ed25519PublicKey(seed);
+    const sig = Buffer.from(want, 'hex');
+    expect(ed25519VerifySync(pub, message, sig)).toBe(true);
+    const bent = Uint8Array.from(sig);
+    bent[10]! ^= 1;
+    expect(ed25519VerifySync(pub, message, bent)).toBe(false);
+    // S + L (the group order) is the same scalar, encoded non-canonically: RFC 8032 refuses it.
+    const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+    const s = BigInt(`0x${Buffer.from(sig.subarray(32)).reverse().toString('hex')}`) + L;
+    const sPlusL = Uint8Array.from(sig);
+    sPlusL.set(Buffer.from(s.toString(16).padStart(64, '0'), 'hex').reverse(), 32);
+    expect(ed.verify(sPlusL, message, pub, { zip215: false })).toBe(false);
+    expect(ed25519VerifySync(pub, message, sPlusL)).toBe(false);
+    expect(ed25519VerifySync(pub.subarray(0, 31), message, sig)).toBe(false);
+    expect(ed25519VerifySync(pub, message, sig.subarray(0, 63))).toBe(false);
+    expect(ed25519VerifySync(pub, Buffer.from('73', 'hex'), sig)).toBe(false);
   });
 });

@@ -3,10 +3,15 @@
  * canonical base64, a gunzip bomb guard and the shared decoded-content budget.
  */
 
-import { gunzipSync, gzipSync } from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import { fail, ok, type Result } from './errors.ts';
 import { MESH_LIMITS, type MeshLimits } from './limits.ts';
 import { attachmentNameProblem } from './names.ts';
+
+// node:zlib takes tens of milliseconds of CPU to load, at every start; only a payload large
+// enough to compress, or one sent compressed, needs it.
+let zlib: typeof Zlib | undefined;
+const z = (): typeof Zlib => (zlib ??= require('node:zlib') as typeof Zlib);
 
 export interface TextPayload {
   encoding: 'identity' | 'gzip+base64';
@@ -45,7 +50,7 @@ export function encodeText(text: string, limits: CodecLimits = MESH_LIMITS): Tex
     return { encoding: 'identity', data: text, uncompressedBytes: bytes.length };
   return {
     encoding: 'gzip+base64',
-    data: Buffer.from(gzipSync(bytes)).toString('base64'),
+    data: Buffer.from(z().gzipSync(bytes)).toString('base64'),
     uncompressedBytes: bytes.length,
   };
 }
@@ -57,7 +62,7 @@ export function encodeAttachment(
   limits: CodecLimits = MESH_LIMITS,
 ): Attachment {
   if (bytes.length >= limits.attachmentGzipMin) {
-    const gz = gzipSync(bytes);
+    const gz = z().gzipSync(bytes);
     if (gz.length < bytes.length) {
       return {
         name,
@@ -89,7 +94,7 @@ function decodeCanonicalBase64(data: string): Uint8Array | undefined {
 /** Gunzips at most `cap` bytes; undefined when the data is not gzip or inflates past the cap (bomb guard). */
 function gunzipCapped(gz: Uint8Array, cap: number): Uint8Array | undefined {
   try {
-    return gunzipSync(gz, { maxOutputLength: Math.max(1, cap) });
+    return z().gunzipSync(gz, { maxOutputLength: Math.max(1, cap) });
   } catch {
     return undefined;
   }
