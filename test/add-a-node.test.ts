@@ -17,6 +17,7 @@ import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
+import { bunCommand } from './support/bundle.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
 
@@ -69,7 +70,7 @@ test('a new node file plus a fleet entry is enough to join', async () => {
   const fleet = await loadFleet(fleetFile);
   await ensureKeys(dataDir, fleet);
 
-  proc = Bun.spawn(['bun', 'node/main.ts', '--name', name], {
+  proc = Bun.spawn(bunCommand(['node/main.ts', '--name', name]), {
     cwd: root,
     env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
     stdin: 'ignore',

@@ -8,6 +8,7 @@
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { bunCommand } from './support/bundle.ts';
 import { startHub } from './support/mesh.ts';
 import { tempDir } from './support/node.ts';
 
@@ -27,7 +28,7 @@ async function run(
 ): Promise<{ code: number; out: string; err: string }> {
   const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir };
   for (const k of ['FLEET_FILE', 'MESH_HUB_URL', 'LUME_CONFIG', 'MESH_TOKEN']) delete env[k];
-  const proc = Bun.spawn(['bun', join(ROOT, script), ...args], {
+  const proc = Bun.spawn(bunCommand([join(ROOT, script), ...args]), {
     cwd: dataDir,
     env,
     stdin: 'ignore',

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { writeFileSync } from 'node:fs';
 import { addToken, revokeToken, TokenBook, tokensPath } from '../lib/auth/tokens.ts';
 import { newSecret } from '../lib/auth/secret.ts';
+import { bunCommand } from './support/bundle.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { signInAt } from './support/console-session.ts';
 import { tempDir } from './support/node.ts';
@@ -22,7 +23,7 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const tokensDir = tempDir('lume-a2a-tokens-');
 /** `bun <args>` in the project root, its output read whole. */
 const run = (args: string[], env: Record<string, string>) =>
-  Bun.spawn(['bun', ...args], {
+  Bun.spawn(bunCommand(args), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdin: 'ignore',

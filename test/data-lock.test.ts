@@ -9,6 +9,7 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EXIT_DATA_LOCKED, LOCK_FILE } from '../lib/data-lock.ts';
+import { bunCommand } from './support/bundle.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -21,7 +22,7 @@ afterAll(async () => {
 
 /** `bun <entry> …args` over the same data folder and fleet file as `first`, run to its exit. */
 async function second(first: ServingProcess, entry: string, args: string[] = []) {
-  const proc = Bun.spawn(['bun', entry, ...args], {
+  const proc = Bun.spawn(bunCommand([entry, ...args]), {
     cwd: ROOT,
     env: {
       ...process.env,

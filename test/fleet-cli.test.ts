@@ -8,6 +8,7 @@
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import { freePorts, lineReader, ROOT as root } from './support/processes.ts';
 
@@ -29,7 +30,7 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
       ],
     }),
   );
-  const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], {
+  const proc = Bun.spawn(bunCommand(['hub/cli/fleet.ts']), {
     cwd: root,
     env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
     stdout: 'pipe',
@@ -95,7 +96,7 @@ test('a member whose file is missing fails the self-check: one line says what to
         nodes: [{ name: 'ghost', port: ghostPort, role: 'nothing', file: 'node/ghost/index.ts' }],
       }),
     );
-    const proc = Bun.spawn(['bun', 'hub/cli/fleet.ts'], {
+    const proc = Bun.spawn(bunCommand(['hub/cli/fleet.ts']), {
       cwd: root,
       env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dir },
       stdout: 'pipe',

@@ -9,6 +9,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { consoleLog, redactFields, REDACTED } from '../lib/log.ts';
 import { childContext } from '../lib/telemetry/trace-context.ts';
+import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import { checkOtlpRequest, startOtlpReceiver } from './support/otlp.ts';
 
@@ -37,7 +38,7 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
       nodes: [{ name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' }],
     }),
   );
-  const proc = Bun.spawn(['bun', 'hub/main.ts'], {
+  const proc = Bun.spawn(bunCommand(['hub/main.ts']), {
     cwd: root,
     env: {
       ...process.env,

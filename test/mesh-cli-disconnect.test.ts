@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHubClient } from '../lib/mesh/http-client.ts';
+import { bunCommand } from './support/bundle.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
 import { tempDir } from './support/node.ts';
 import { lineReader, ROOT } from './support/processes.ts';
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 /** `bun run mesh <args>` as a user runs it, with a terminal to type into. */
 function mesh(args: string[]) {
-  const proc = Bun.spawn(['bun', 'hub/cli/mesh.ts', ...args, '--hub', hub.url], {
+  const proc = Bun.spawn(bunCommand(['hub/cli/mesh.ts', ...args, '--hub', hub.url]), {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, MESH_PERSIST_CONNECTIONS: '1', LOG_LEVEL: 'warn' },
     stdin: 'pipe',

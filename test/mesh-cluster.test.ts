@@ -22,6 +22,7 @@ import {
   type Frame,
   type TestHub,
 } from './support/mesh.ts';
+import { bunCommand } from './support/bundle.ts';
 import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -266,7 +267,7 @@ async function hubProcess(
     fleetFile,
     JSON.stringify({ hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' }, nodes: [] }),
   );
-  const proc = Bun.spawn(['bun', 'hub/main.ts'], {
+  const proc = Bun.spawn(bunCommand(['hub/main.ts']), {
     cwd: root,
     env: {
       ...process.env,

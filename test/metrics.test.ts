@@ -16,6 +16,7 @@ import type { NodeDefinition } from '../lib/node/node-types.ts';
 import { codedJsonResponse } from '../lib/metrics/answer-code.ts';
 import { createRequestObserver, errorCodeOf, routeTemplater } from '../lib/metrics/http.ts';
 import { createMetricsRegistry, PROMETHEUS_CONTENT_TYPE } from '../lib/metrics/registry.ts';
+import { bunCommand } from './support/bundle.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
 import { startNode, tempDir, TEST_AUTH } from './support/node.ts';
 import { startProcess } from './support/process.ts';
@@ -405,7 +406,7 @@ describe('/metrics through the access policy, with tokens made by `bun run keys 
   /** `bun run keys token add <name>` over a data folder: the token it prints once. */
   async function tokenAdd(dataDir: string, name: string): Promise<string> {
     const proc = Bun.spawn(
-      ['bun', join(import.meta.dir, '..', 'hub', 'cli', 'keys.ts'), 'token', 'add', name],
+      bunCommand([join(import.meta.dir, '..', 'hub', 'cli', 'keys.ts'), 'token', 'add', name]),
       { env: { ...process.env, DATA_DIR: dataDir }, stdout: 'pipe', stderr: 'pipe' },
     );
     const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);

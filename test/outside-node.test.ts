@@ -15,6 +15,7 @@ import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
 import { ensureKeys, loadPeerIdentity, publicIdentity, trustRemoteKey } from '../lib/peer/keys.ts';
 import { createHub } from '../hub/hub.ts';
+import { bunCommand } from './support/bundle.ts';
 import { localInvoke } from './support/fleet.ts';
 import { tempDir, testTokens } from './support/node.ts';
 import { startProcess } from './support/process.ts';
@@ -51,7 +52,7 @@ export default defineNode(() => ({
 );
 
 async function start(args: string[], env: Record<string, string>): Promise<string> {
-  const p = Bun.spawn(['bun', 'node/main.ts', ...args], {
+  const p = Bun.spawn(bunCommand(['node/main.ts', ...args]), {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdin: 'ignore',
@@ -74,7 +75,7 @@ async function fleetCli(
   args: string[],
   env: Record<string, string | undefined>,
 ): Promise<{ code: number; out: string; err: string }> {
-  const p = Bun.spawn(['bun', 'hub/cli/fleet.ts', ...args], {
+  const p = Bun.spawn(bunCommand(['hub/cli/fleet.ts', ...args]), {
     cwd: ROOT,
     env: { ...process.env, FLEET_FILE: undefined, ...env },
     stdin: 'ignore',
@@ -122,13 +123,16 @@ test('a --file node named by a fleet file makes only its own key; a port given w
       ],
     }),
   );
-  const p = Bun.spawn(['bun', 'node/main.ts', '--file', join(work, 'echo.ts'), '--port', '0'], {
-    cwd: ROOT,
-    env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
+  const p = Bun.spawn(
+    bunCommand(['node/main.ts', '--file', join(work, 'echo.ts'), '--port', '0']),
+    {
+      cwd: ROOT,
+      env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
+  );
   procs.push(p);
   const err = lineReader(p.stderr);
   const line = await err.until(/wins over/);

@@ -17,6 +17,7 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { capability, defineNode, serveNode } from '../lib/kit/node.ts';
 import { JOIN_ROUTE, JOIN_SCOPE } from '../lib/fleet/join.ts';
 import { ensureOwnKey, loadPeerIdentity, publicIdentity } from '../lib/peer/keys.ts';
+import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import {
   freshApp,
@@ -74,7 +75,7 @@ async function stop(p: Spawned): Promise<void> {
 
 /** The hub, as its operator runs it in the checkout (`bun run hub`). */
 async function startHub(): Promise<Spawned> {
-  const p = spawn(['bun', 'hub/main.ts'], ROOT, { DATA_DIR: hubData, FLEET_FILE: fleetFile });
+  const p = spawn(bunCommand(['hub/main.ts']), ROOT, { DATA_DIR: hubData, FLEET_FILE: fleetFile });
   expect(await listening(p)).toBe(hubUrl);
   return p;
 }
@@ -121,7 +122,7 @@ beforeAll(async () => {
     }),
   );
   // On the hub's machine: `bun run keys token add weather` prints the token last.
-  const made = await run(['bun', 'hub/cli/keys.ts', 'token', 'add', 'weather'], ROOT, {
+  const made = await run(bunCommand(['hub/cli/keys.ts', 'token', 'add', 'weather']), ROOT, {
     DATA_DIR: hubData,
   });
   expect(made.code).toBe(0);
@@ -404,7 +405,10 @@ test("the doc's joined.ts and mounted.ts join from code: the node's key at a new
 
 test('bun run fleet remove <name> on the hub: the running hub stops calling it; the other key may then join', async () => {
   const fleetCli = (args: string[]) =>
-    run(['bun', 'hub/cli/fleet.ts', ...args], ROOT, { DATA_DIR: hubData, FLEET_FILE: fleetFile });
+    run(bunCommand(['hub/cli/fleet.ts', ...args]), ROOT, {
+      DATA_DIR: hubData,
+      FLEET_FILE: fleetFile,
+    });
   const unknown = await fleetCli(['remove', 'nobody']);
   expect([unknown.code, unknown.err.split(':')[0]]).toEqual([1, 'FLEET_REMOVE_UNKNOWN']);
   const removed = await fleetCli(['remove', 'weather']);

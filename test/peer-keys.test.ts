@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parseFleet } from '../lib/fleet/config.ts';
 import { ensureKeys, listKeys, loadPeerIdentity, retireKeys, rotateKey } from '../lib/peer/keys.ts';
 import { parseRing } from '../lib/peer/key-files.ts';
+import { bunCommand } from './support/bundle.ts';
 import { signatureFields } from './support/peer.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -195,7 +196,7 @@ describe('bun run keys', () => {
     const fleetFile = join(root, 'fleet.json');
     writeFileSync(fleetFile, JSON.stringify({ hub: fleet.hub, nodes: fleet.nodes }));
     const run = async (...args: string[]) => {
-      const p = Bun.spawn(['bun', 'hub/cli/keys.ts', ...args], {
+      const p = Bun.spawn(bunCommand(['hub/cli/keys.ts', ...args]), {
         env: { ...process.env, DATA_DIR: dir, FLEET_FILE: fleetFile },
         stdout: 'pipe',
         stderr: 'pipe',

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { bunCommand } from './support/bundle.ts';
 import { msgV1, rpc, sseFrames, streamRpc, tempDir, writeTestToken } from './support/node.ts';
 import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
@@ -24,7 +25,7 @@ interface NodeProcess {
 async function startProcess(databaseUrl: string): Promise<NodeProcess> {
   const dataDir = tempDir();
   writeTestToken(dataDir); // the helpers call as the test principal, as a client with a token would
-  const proc = Bun.spawn(['bun', 'run', 'node', '--name', 'conformance', '--port', '0'], {
+  const proc = Bun.spawn(bunCommand(['node/main.ts', '--name', 'conformance', '--port', '0']), {
     cwd: root,
     env: {
       ...process.env,

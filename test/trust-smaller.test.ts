@@ -11,6 +11,7 @@ import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chat, MAX_ANSWER_BYTES } from '../lib/model/chat.ts';
+import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import { ROOT } from './support/processes.ts';
 import { startProcess } from './support/process.ts';
@@ -40,7 +41,7 @@ function folder(): { dataDir: string; fleetFile: string } {
 /** Runs `bun <entry> …args` to its end: exit code and stderr. */
 async function runToExit(args: string[], env: Record<string, string>) {
   const { dataDir, fleetFile } = folder();
-  const p = Bun.spawn(['bun', ...args], {
+  const p = Bun.spawn(bunCommand(args), {
     cwd: ROOT,
     env: { ...process.env, DATA_DIR: dataDir, FLEET_FILE: fleetFile, PORT: '0', ...env },
     stdin: 'ignore',

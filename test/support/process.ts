@@ -6,6 +6,7 @@
 
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { bunCommand } from './bundle.ts';
 import { tempDir, writeTestToken } from './node.ts';
 
 const root = resolve(import.meta.dir, '../..');
@@ -51,7 +52,7 @@ export async function startProcess(
     );
   // The process accepts the test principal's token, as it would one made with `bun run keys token add`.
   if (!existsSync(join(dataDir, 'keys', 'tokens.json'))) writeTestToken(dataDir);
-  const proc = Bun.spawn(['bun', entry, ...args], {
+  const proc = Bun.spawn(bunCommand([entry, ...args]), {
     cwd: root,
     env: {
       ...process.env,

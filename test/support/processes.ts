@@ -8,6 +8,7 @@ import { reservePorts } from './ports.ts';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { procStatFields } from '../../lib/proc-stat.ts';
+import { bunCommand } from './bundle.ts';
 import { writeTestToken } from './node.ts';
 
 export const ROOT = resolve(import.meta.dir, '../..');
@@ -84,7 +85,7 @@ export function spawnBun(
 ): Proc {
   // The helpers call as the test principal: its token is one the process accepts.
   if (!existsSync(join(env.DATA_DIR, 'keys', 'tokens.json'))) writeTestToken(env.DATA_DIR);
-  const proc = Bun.spawn(['bun', ...args], {
+  const proc = Bun.spawn(bunCommand(args), {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdin: 'ignore',
