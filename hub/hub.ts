@@ -36,6 +36,7 @@ export function createHub(opts: HubOptions): Hub {
     self,
     trace,
     presences: () => mesh.realtime.roster.size,
+    streams,
     ...(otlp ? { otlp } : {}),
   });
   // Where the hub reaches itself (set once it listens): MCP sessions and console visitors are present through it.

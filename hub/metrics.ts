@@ -19,6 +19,8 @@ export interface HubMetricsDeps {
   self: string;
   trace: { subscribe(listener: (r: TraceRecord) => void): () => void };
   presences: () => number;
+  /** The process's SSE streams: how many were ended for falling behind. */
+  streams: { readonly endedTooSlow: number };
   otlp?: OtlpExporter;
 }
 
@@ -48,6 +50,12 @@ export function registerHubMetrics(
   });
 
   registry.gauge('lume_mesh_presences', 'Mesh presences connected now.').collect(deps.presences);
+  registry
+    .counter(
+      'lume_sse_streams_too_slow_total',
+      'SSE streams the hub ended because their reader fell more than SSE_QUEUE_BYTES behind.',
+    )
+    .collect(() => deps.streams.endedTooSlow);
   const messages = registry.counter(
     'lume_mesh_messages_total',
     'Mesh messages stored (identical retries are not counted again).',

@@ -45,6 +45,7 @@ export class SseQueue {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private grace: ReturnType<typeof setTimeout> | undefined;
   private unregister = () => {};
+  private streams: SseStreams | undefined;
   private abort: ((reason: Error) => void) | undefined;
 
   constructor(
@@ -67,6 +68,7 @@ export class SseQueue {
       } catch {}
       this.cleanup();
     };
+    this.streams = streams;
     if (streams)
       this.unregister = streams.add((code, message) => this.end(code, message, true), owner);
     // A comment first, so the headers and the stream reach the client before any event.
@@ -86,6 +88,7 @@ export class SseQueue {
   end(code: StreamEndCode, message: string, keepBacklog: boolean): void {
     if (this.finished) return;
     this.finished = true;
+    this.streams?.noteEnd(code);
     this.stopSource();
     if (!keepBacklog) {
       this.frames.length = 0;

@@ -31,8 +31,20 @@ export class SseStreams {
     this.maxPerOwner = limits.maxPerOwner ?? LIMITS.sseStreamsPerPrincipal;
   }
 
+  private tooSlow = 0;
+
   get size(): number {
     return this.open.size;
+  }
+
+  /** Streams ended so far because their client fell more than the queue bound behind. */
+  get endedTooSlow(): number {
+    return this.tooSlow;
+  }
+
+  /** @internal a stream of this registry was ended by the server, with `code` */
+  noteEnd(code: StreamEndCode): void {
+    if (code === 'STREAM_TOO_SLOW') this.tooSlow++;
   }
 
   /** Streams open for `owner` (an owner key). */
