@@ -12,21 +12,14 @@
  * children always do.
  */
 
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+
+import { hashFiles, keepNewest } from './content-hash.ts';
 
 const ROOT = resolve(import.meta.dir, '../..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'lume-a2a-bundle');
-/** Bundles of older contents kept beside the current one (for a checkout switched back). */
+/** Bundles kept, the current one included. */
 const KEPT = 2;
 /** What the bundle is made of: a change to any of these makes a new one. */
 const INPUT_DIRS = ['lib', 'hub', 'node'];
@@ -46,18 +39,13 @@ function entryFiles(): string[] {
 }
 
 function contentHash(): string {
-  const h = new Bun.CryptoHasher('sha256');
   const files = [
     ...INPUT_FILES.filter((f) => existsSync(join(ROOT, f))),
     ...INPUT_DIRS.flatMap((d) =>
       [...new Bun.Glob(`${d}/**/*`).scanSync({ cwd: ROOT, onlyFiles: true })].sort(),
     ),
   ];
-  for (const f of files) {
-    h.update(f);
-    h.update(readFileSync(join(ROOT, f)));
-  }
-  return h.digest('hex').slice(0, 24);
+  return hashFiles(ROOT, files).slice(0, 24);
 }
 
 /** The preload that sends a run-time import of a bundled node file to its build. */
@@ -107,16 +95,9 @@ function build(): string {
     // Another test process made the same bundle first: theirs is the same.
     rmSync(tmp, { recursive: true, force: true });
   }
-  prune(dir);
+  // Bundles of older contents are kept beside this one (for a checkout switched back).
+  keepNewest(CACHE, KEPT, (name) => !name.includes('.tmp-'));
   return dir;
-}
-
-function prune(current: string): void {
-  const others = readdirSync(CACHE)
-    .map((name) => join(CACHE, name))
-    .filter((p) => p !== current && !p.includes('.tmp-'))
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  for (const old of others.slice(KEPT - 1)) rmSync(old, { recursive: true, force: true });
 }
 
 let made: string | undefined;

@@ -19,6 +19,8 @@ import {
 } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
+import { hashFiles, keepNewest } from './content-hash.ts';
+
 const ROOT = resolve(import.meta.dir, '../..');
 
 /** Runs a command to its end; its output and exit code. */
@@ -54,7 +56,6 @@ const KEPT_TARBALLS = 2;
 
 /** A hash of everything `bun pm pack` reads: the manifest, the build's configs and the packed files. */
 function contentHash(): string {
-  const h = new Bun.CryptoHasher('sha256');
   const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
     files: string[];
   };
@@ -64,12 +65,8 @@ function contentHash(): string {
     if (statSync(join(ROOT, entry)).isFile()) inputs.push(entry);
     else inputs.push(...new Bun.Glob(`${entry}/**/*`).scanSync({ cwd: ROOT, onlyFiles: true }));
   }
-  for (const f of [...new Set(inputs)].sort()) {
-    if (!existsSync(join(ROOT, f))) continue;
-    h.update(f);
-    h.update(readFileSync(join(ROOT, f)));
-  }
-  return h.digest('hex').slice(0, 32);
+  const present = [...new Set(inputs)].sort().filter((f) => existsSync(join(ROOT, f)));
+  return hashFiles(ROOT, present).slice(0, 32);
 }
 
 /** The tarball `bun pm pack` makes of this checkout: made once per content, then reused. */
@@ -88,12 +85,7 @@ export function packedTarball(): Promise<string> {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-    const older = readdirSync(CACHE)
-      .filter((f) => f.endsWith('.tgz'))
-      .map((f) => ({ f, at: statSync(join(CACHE, f)).mtimeMs }))
-      .sort((a, b) => b.at - a.at)
-      .slice(KEPT_TARBALLS);
-    for (const { f } of older) rmSync(join(CACHE, f), { force: true });
+    keepNewest(CACHE, KEPT_TARBALLS, (f) => f.endsWith('.tgz'));
     return target;
   })();
   return packed;
