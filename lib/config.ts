@@ -44,6 +44,11 @@ export interface Settings {
     /** The console signs in with a token even on loopback; absent: false. */
     requireLogin?: boolean;
   };
+  /** `bun run fleet`'s liveness checks of its children (hub/fleet/supervisor.ts). */
+  fleet: {
+    healthEveryMs?: number;
+    unresponsiveAfterMs?: number;
+  };
   /** Anonymous callers may also change state on a node (loopback only; conformance runs); absent: false. */
   a2aOpen?: boolean;
   /** A bearer token this process presents to the hub (`bun run fleet verify`). */
@@ -123,6 +128,14 @@ export function loadSettings(opts: {
         : {}),
       ...(bool('hub.requireLogin') ? { requireLogin: true } : {}),
     },
+    fleet: optionalNumbers({
+      healthEveryMs: atLeast(num('fleet.healthEveryMs'), 100, 'fleet.healthEveryMs'),
+      unresponsiveAfterMs: atLeast(
+        num('fleet.unresponsiveAfterMs'),
+        500,
+        'fleet.unresponsiveAfterMs',
+      ),
+    }),
     ...(bool('a2aOpen') ? { a2aOpen: true } : {}),
     ...(str('token') ? { token: str('token')! } : {}),
     mesh: {
@@ -142,6 +155,15 @@ export function loadSettings(opts: {
   // Every model entry is checked now, so a bad one stops the start instead of a later call.
   for (const name of Object.keys(models)) settings.modelFor(name);
   return settings;
+}
+
+/** `value`, unless it is below `min`: a probe every millisecond would be a busy loop. */
+function atLeast(value: number | undefined, min: number, key: string): number | undefined {
+  if (value !== undefined && value < min)
+    throw new Error(
+      `${key} (${SETTINGS.find((r) => r.key === key)!.env}) must be at least ${min}, not ${value}`,
+    );
+  return value;
 }
 
 function optionalNumbers(values: Record<string, number | undefined>): Record<string, number> {

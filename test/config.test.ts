@@ -37,6 +37,7 @@ test('no file and no variables: every default, the mesh project main', () => {
   const cwd = folder();
   const s = loadSettings({ env: {}, cwd });
   expect(s.file).toBeUndefined();
+  expect(s.fleet).toEqual({}); // the supervisor's own defaults: a probe a second, 3 s to answer
   expect([s.dataDir, s.logLevel, s.pushAllowHosts, s.hub.host, s.hub.port, s.hub.maxPort]).toEqual([
     join(cwd, 'data'),
     'info',
@@ -239,6 +240,17 @@ test('a malformed or unknown setting is refused with its name', () => {
   expect(bad({}, { MESH_AUTO_CONNECT: 'maybe' })).toBe(
     'MESH_AUTO_CONNECT must be true or false, got "maybe"',
   );
+  // A liveness probe every millisecond would be a busy loop; a limit under half a second kills
+  // children that are only slow.
+  expect(bad({}, { FLEET_HEALTH_EVERY_MS: '50' })).toBe(
+    'fleet.healthEveryMs (FLEET_HEALTH_EVERY_MS) must be at least 100, not 50',
+  );
+  expect(bad({ 'lume.config.json': '{"fleet": {"unresponsiveAfterMs": 100}}' })).toBe(
+    'fleet.unresponsiveAfterMs (FLEET_UNRESPONSIVE_MS) must be at least 500, not 100',
+  );
+  expect(loadSettings({ env: { FLEET_UNRESPONSIVE_MS: '1500' }, cwd: folder({}) }).fleet).toEqual({
+    unresponsiveAfterMs: 1500,
+  });
   expect(bad({}, { LUME_CONFIG: 'missing.json' })).toBe(
     'LUME_CONFIG names missing.json, which does not exist',
   );

@@ -159,6 +159,7 @@ const supervisor = new Supervisor(fleetChildren(fleet, root), {
   env: childEnv,
   logDir: join(dataDir, 'logs'),
   onChange: render,
+  ...settings.fleet,
 });
 
 function render(changed: ChildRow): void {

@@ -171,6 +171,24 @@ export const SETTINGS: readonly SettingRow[] = [
       'A bearer token (`bun run keys token add`) the command-line clients send to the hub',
   },
   {
+    key: 'fleet.healthEveryMs',
+    env: 'FLEET_HEALTH_EVERY_MS',
+    kind: 'integer',
+    default: '1000',
+    readBy: 'fleet',
+    description:
+      "How often `bun run fleet` probes each child's health route (at least 100; each probe waits up to 1 s)",
+  },
+  {
+    key: 'fleet.unresponsiveAfterMs',
+    env: 'FLEET_UNRESPONSIVE_MS',
+    kind: 'integer',
+    default: '3000',
+    readBy: 'fleet',
+    description:
+      'A child that was up and has not answered its health route for this long is killed and restarted (at least 500)',
+  },
+  {
     key: 'hub.heartbeatMs',
     env: 'MESH_HEARTBEAT_MS',
     kind: 'integer',
