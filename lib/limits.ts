@@ -26,6 +26,8 @@ export const LIMITS = Object.freeze({
   taskArtifacts: 64,
   /** Bytes of JSON a task's artifacts may hold; more fails the task with `TASK_TOO_LARGE`. */
   taskArtifactBytes: 16 * MiB,
+  /** JSON one `ListTasks` page carries past its first task, about; the page ends early past it. */
+  taskListPageBytes: 16 * MiB,
   /** Tasks a node keeps on disk; past it the oldest terminal ones are deleted (never one in progress). */
   taskMaxStored: 100_000,
   /** Age of the oldest terminal task a node keeps, in hours. */
@@ -63,6 +65,7 @@ export const LIMIT_ENV = Object.freeze({
   TASK_HISTORY_BYTES: 'taskHistoryBytes',
   TASK_ARTIFACTS: 'taskArtifacts',
   TASK_ARTIFACT_BYTES: 'taskArtifactBytes',
+  TASK_LIST_PAGE_BYTES: 'taskListPageBytes',
   TASK_MAX_STORED: 'taskMaxStored',
   TASK_MAX_AGE_HOURS: 'taskMaxAgeHours',
   TASK_LOG_SEGMENT_BYTES: 'taskLogSegmentBytes',

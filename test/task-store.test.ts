@@ -81,6 +81,7 @@ interface Backend {
   store(
     cacheSize: number,
     cacheBytes?: number,
+    listPageBytes?: number,
   ): Promise<{ store: TaskStore; reopen(): Promise<TaskStore>; remove(): void }>;
 }
 
@@ -88,7 +89,7 @@ const backends: Backend[] = [
   {
     name: 'JSON files',
     fresh: async () => ({ dataDir: tempDir(), taskStore: 'files' }),
-    async store(cacheSize, cacheBytes) {
+    async store(cacheSize, cacheBytes, listPageBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
       const open = async () =>
@@ -97,6 +98,7 @@ const backends: Backend[] = [
           log: silentLog,
           cacheSize,
           ...(cacheBytes ? { cacheBytes } : {}),
+          ...(listPageBytes ? { listPageBytes } : {}),
         });
       return {
         store: await open(),
@@ -108,7 +110,7 @@ const backends: Backend[] = [
   {
     name: 'the task log',
     fresh: async () => ({ dataDir: tempDir(), taskStore: 'log' }),
-    async store(cacheSize, cacheBytes) {
+    async store(cacheSize, cacheBytes, listPageBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');
       const open = async () =>
@@ -117,6 +119,7 @@ const backends: Backend[] = [
           log: silentLog,
           cacheSize,
           ...(cacheBytes ? { cacheBytes } : {}),
+          ...(listPageBytes ? { listPageBytes } : {}),
         });
       return {
         store: await open(),
@@ -131,7 +134,7 @@ const backends: Backend[] = [
       dataDir: tempDir(),
       tasksDatabaseUrl: await pg.createDatabase(`suite_${++databases}`),
     }),
-    async store(cacheSize, cacheBytes) {
+    async store(cacheSize, cacheBytes, listPageBytes) {
       const url = await pg.createDatabase(`suite_${++databases}`);
       const open = async () => {
         const s = new PostgresTaskStore({
@@ -140,6 +143,7 @@ const backends: Backend[] = [
           log: silentLog,
           cacheSize,
           ...(cacheBytes ? { cacheBytes } : {}),
+          ...(listPageBytes ? { listPageBytes } : {}),
         });
         await s.open();
         return s;
@@ -444,6 +448,34 @@ describe.each(backends)('task store on $name', (backend) => {
     await again.close();
     remove();
   });
+  test('store level: a page ends early past its byte budget, goes on after its last task, and always holds one', async () => {
+    // Five tasks of about 40 KB of history each, newest first: a budget of 100 KB holds two
+    // (the measure is about, within a few hundred bytes); one task larger than the budget is a
+    // page of its own. Paging on visits each task once.
+    const { store, remove } = await backend.store(100, undefined, 100_000);
+    const ctx = crypto.randomUUID();
+    const recs = [1000, 2000, 3000, 4000, 5000].map((ts) => taskRecord(ctx, ts));
+    for (const r of recs) r.task.history[0]!.parts = [{ text: 'x'.repeat(40_000) }];
+    recs[1]!.task.history[0]!.parts = [{ text: 'y'.repeat(150_000) }];
+    await Promise.all(recs.map((r) => store.save(r)));
+    const pages: string[][] = [];
+    let pageToken: string | undefined;
+    do {
+      const page = await store.list(
+        { pageSize: 100, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
+        'anonymous',
+      );
+      if (isA2AError(page)) throw new Error(page.message);
+      expect(page.totalSize).toBe(5);
+      pages.push(page.tasks.map((t) => t.id));
+      pageToken = page.nextPageToken || undefined;
+    } while (pageToken && pages.length < 10);
+    const id = (i: number) => recs[i]!.task.id;
+    expect(pages).toEqual([[id(4), id(3)], [id(2)], [id(1)], [id(0)]]);
+    await store.close();
+    remove();
+  });
+
   test('store level: the cache counts a record in UTF-8 bytes, not characters (multi-byte text near the limit)', async () => {
     // "€" is one character and three bytes. The limit sits between a record's characters and its
     // bytes: counted in characters both records would stay; in bytes the first fits alone and the

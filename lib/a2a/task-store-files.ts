@@ -36,6 +36,8 @@ export interface FileTaskStoreOptions {
   cacheSize?: number;
   /** Total stored size of the records kept in memory (default LIMITS.taskCacheBytes). */
   cacheBytes?: number;
+  /** JSON a `ListTasks` page carries past its first task (default LIMITS.taskListPageBytes). */
+  listPageBytes?: number;
   /** Tasks kept at most; past it the oldest terminal ones are deleted (default LIMITS.taskMaxStored). */
   maxStored?: number;
   /** Age of the oldest terminal task kept, in hours (default LIMITS.taskMaxAgeHours). */
@@ -64,6 +66,9 @@ export class FileTaskStore implements TaskStore {
   private closed = false;
   private readonly ageTimer: ReturnType<typeof setInterval>;
 
+  /** JSON a `ListTasks` page carries past its first task (lib/a2a/task-store-list.ts). */
+  private listPageBytes = LIMITS.taskListPageBytes;
+
   private constructor(
     private readonly dir: string,
     private readonly log: Log,
@@ -86,7 +91,7 @@ export class FileTaskStore implements TaskStore {
   /** Opens (creating if needed) a store folder: start-up reads the index, not the files. */
   static open(opts: FileTaskStoreOptions): FileTaskStore {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    return new FileTaskStore(
+    const store = new FileTaskStore(
       opts.dir,
       opts.log,
       opts.cacheSize ?? LIMITS.taskCacheEntries,
@@ -95,6 +100,8 @@ export class FileTaskStore implements TaskStore {
       (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * HOUR_MS,
       opts.now ?? Date.now,
     );
+    if (opts.listPageBytes) store.listPageBytes = opts.listPageBytes;
+    return store;
   }
 
   count(): number {
@@ -203,6 +210,7 @@ export class FileTaskStore implements TaskStore {
       creator,
       (iq) => this.index.page(iq),
       (id) => this.get(id),
+      this.listPageBytes,
     );
   }
 

@@ -50,6 +50,8 @@ export interface LogTaskStoreOptions {
   cacheBytes?: number;
   maxStored?: number;
   maxAgeHours?: number;
+  /** JSON a `ListTasks` page carries past its first task (default LIMITS.taskListPageBytes). */
+  listPageBytes?: number;
   /** A segment is closed for appends past this size (default LIMITS.taskLogSegmentBytes). */
   segmentBytes?: number;
   /** The segments' bytes on disk past which new tasks are refused (default LIMITS.taskLogMaxBytes). */
@@ -77,6 +79,9 @@ export class LogTaskStore implements TaskStore {
   private nothingToPrune = false;
   private closed = false;
   private readonly timers: ReturnType<typeof setInterval>[] = [];
+
+  /** JSON a `ListTasks` page carries past its first task (lib/a2a/task-store-list.ts). */
+  private listPageBytes = LIMITS.taskListPageBytes;
 
   private constructor(
     private readonly dir: string,
@@ -112,7 +117,7 @@ export class LogTaskStore implements TaskStore {
    */
   static open(opts: LogTaskStoreOptions): LogTaskStore {
     mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
-    return new LogTaskStore(
+    const store = new LogTaskStore(
       opts.dir,
       opts.log,
       opts.cacheSize ?? LIMITS.taskCacheEntries,
@@ -124,6 +129,8 @@ export class LogTaskStore implements TaskStore {
       opts.sync ?? false,
       opts.now ?? Date.now,
     );
+    if (opts.listPageBytes) store.listPageBytes = opts.listPageBytes;
+    return store;
   }
 
   count(): number {
@@ -246,6 +253,7 @@ export class LogTaskStore implements TaskStore {
       creator,
       (iq) => this.index.page(iq),
       (id) => this.get(id),
+      this.listPageBytes,
     );
   }
 

@@ -44,21 +44,19 @@ import {
 const EVENTS_PER_WRITE = 256;
 
 export interface PostgresTaskStoreOptions {
-  /** `postgres://…` */
-  url: string;
+  url: string; // postgres://…
   /** The node whose tasks these are: rows of other nodes in the same tables are never seen. */
   node: string;
   log: Log;
-  /** Records kept in memory and their total JSON size (defaults LIMITS.taskCacheEntries, LIMITS.taskCacheBytes). */
+  /** Records kept in memory, their total JSON size, a `ListTasks` page's JSON (defaults in LIMITS). */
   cacheSize?: number;
   cacheBytes?: number;
+  listPageBytes?: number;
   /** How long a turn's lease and a stream's watch last without renewal (default 15 s). */
   leaseMs?: number;
-  /** Connections in the pool (default 10). */
-  maxConnections?: number;
-  /** Tasks of the node kept at most; past it the oldest terminal ones are deleted (default LIMITS.taskMaxStored). */
+  maxConnections?: number; // in the pool (default 10)
+  /** Retention: tasks kept at most, and the age in hours of the oldest terminal one (defaults in LIMITS). */
   maxStored?: number;
-  /** Age of the oldest terminal task kept, in hours (default LIMITS.taskMaxAgeHours). */
   maxAgeHours?: number;
 }
 
@@ -99,6 +97,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private reachable = true;
   private readonly maxStored: number;
   private readonly maxAgeMs: number;
+  private readonly listPageBytes: number;
   private readonly tasks = new TaskCount(() => this.maxStored);
   private retaining: Promise<number> | undefined;
 
@@ -110,6 +109,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.maxStored = opts.maxStored ?? LIMITS.taskMaxStored;
     this.maxAgeMs = (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * 3_600_000;
+    this.listPageBytes = opts.listPageBytes ?? LIMITS.taskListPageBytes;
     this.cache = new RecordCache(
       opts.cacheSize ?? LIMITS.taskCacheEntries,
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
@@ -214,7 +214,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   async list(q: ListTasksQuery, creator: string | null): Promise<ListTasksPage | A2AError> {
     await this.ready;
-    return listTasks(this.sql, this.node, q, creator);
+    return listTasks(this.sql, this.node, q, creator, this.listPageBytes);
   }
 
   get isOpen(): boolean {

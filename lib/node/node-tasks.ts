@@ -43,6 +43,7 @@ export function openTaskStore(o: NodeTasksOptions): TaskStore {
     cacheBytes: limits.taskCacheBytes,
     maxStored: limits.taskMaxStored,
     maxAgeHours: limits.taskMaxAgeHours,
+    listPageBytes: limits.taskListPageBytes,
   };
   if (o.tasksDatabaseUrl)
     return new PostgresTaskStore({ url: o.tasksDatabaseUrl, node: o.name, log, ...bounds });

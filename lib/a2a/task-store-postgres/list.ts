@@ -1,7 +1,8 @@
 /**
  * @module lib/a2a/task-store-postgres/list — one page of a node's tasks from the shared store:
  * the caller's own (by creator), filtered by context, state and time, newest first, with the
- * total and an opaque cursor for the next page.
+ * total and an opaque cursor for the next page; the page ends early past `budget` bytes of stored
+ * JSON (docs/limits.md).
  */
 
 import type { SQL } from 'bun';
@@ -15,6 +16,7 @@ export async function listTasks(
   node: string,
   q: ListTasksQuery,
   creator: string | null,
+  budget: number,
 ): Promise<ListTasksPage | A2AError> {
   const after = pageCursor(q.pageToken);
   if (isA2AError(after)) return after;
@@ -31,11 +33,22 @@ export async function listTasks(
   >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE ${filter}`;
   const total = Number(counted!.n);
   const cursor = after ? sql`AND (ts, id) < (${after[0]}::bigint, ${after[1]}::uuid)` : sql``;
-  const rows = await sql<{ id: string; ts: string; task: string; position: string }[]>`
-    SELECT id, ts, task FROM lume_a2a_tasks WHERE ${filter} ${cursor}
-    ORDER BY ts DESC, id DESC LIMIT ${q.pageSize + 1}`;
-  const more = rows.length > q.pageSize;
+  // The page is cut by its stored JSON in the query, so rows past the budget never reach this
+  // process: `before` is what the rows ahead of a row weigh (octet_length reads the stored size).
+  const rows = await sql<{ id: string; ts: string; task: string; fetched: string }[]>`
+    SELECT id, ts, task, fetched FROM (
+      SELECT id, ts, task, count(*) OVER () AS fetched,
+        coalesce(sum(octet_length(task)) OVER (ORDER BY ts DESC, id DESC
+          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+      FROM (SELECT id, ts, task FROM lume_a2a_tasks WHERE ${filter} ${cursor}
+        ORDER BY ts DESC, id DESC LIMIT ${q.pageSize + 1}) AS page
+    ) AS measured
+    WHERE before = 0 OR before + octet_length(task) <= ${budget}
+    ORDER BY ts DESC, id DESC`;
+  const fetched = rows.length ? Number(rows[0]!.fetched) : 0;
   const page = rows.slice(0, q.pageSize);
+  // More follow when the query found a row past the page, or the budget left rows out.
+  const more = fetched > q.pageSize || rows.length < fetched;
   const tasks = page.map((r) => withHistoryLength(JSON.parse(r.task) as Task, q.historyLength));
   const last = page[page.length - 1];
   return {
