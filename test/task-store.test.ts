@@ -15,7 +15,7 @@ import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/task-store.
 import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
 import { LogTaskStore } from '../lib/a2a/task-store-log.ts';
 import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
-import type { Task } from '../lib/a2a/types.ts';
+import type { ListTasksPage, Task } from '../lib/a2a/types.ts';
 import { TaskEngine } from '../lib/a2a/engine.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
@@ -159,6 +159,22 @@ const send = (
   extra: Record<string, unknown> = {},
   configuration: Record<string, unknown> = {},
 ) => rpc(url, 'SendMessage', { message: msgV1(text, extra), configuration });
+
+/** Every page of `anonymous`'s tasks, following `nextPageToken` (at most 20 pages: a loop is a failure). */
+async function everyPage(store: TaskStore, pageSize: number): Promise<ListTasksPage[]> {
+  const pages: ListTasksPage[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await store.list(
+      { pageSize, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
+      'anonymous',
+    );
+    if (isA2AError(page)) throw new Error(page.message);
+    pages.push(page);
+    pageToken = page.nextPageToken || undefined;
+  } while (pageToken && pages.length < 20);
+  return pages;
+}
 
 function taskRecord(
   contextId: string,
@@ -403,17 +419,7 @@ describe.each(backends)('task store on $name', (backend) => {
     await Promise.all(recs.map((r) => store.save(r)));
     for (const r of recs) expect((await store.get(r.task.id))?.task.id).toBe(r.task.id);
     expect(await store.count()).toBe(5);
-    const ids: string[] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await store.list(
-        { pageSize: 2, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
-        'anonymous',
-      );
-      if (isA2AError(page)) throw new Error(page.message);
-      ids.push(...page.tasks.map((t) => t.id));
-      pageToken = page.nextPageToken || undefined;
-    } while (pageToken);
+    const ids = (await everyPage(store, 2)).flatMap((p) => p.tasks.map((t) => t.id));
     expect(ids).toHaveLength(5);
     expect(ids[0]).toBe(recs[4]!.task.id);
     expect(ids[4]).toBe(recs[0]!.task.id);
@@ -458,20 +464,15 @@ describe.each(backends)('task store on $name', (backend) => {
     for (const r of recs) r.task.history[0]!.parts = [{ text: 'x'.repeat(40_000) }];
     recs[1]!.task.history[0]!.parts = [{ text: 'y'.repeat(150_000) }];
     await Promise.all(recs.map((r) => store.save(r)));
-    const pages: string[][] = [];
-    let pageToken: string | undefined;
-    do {
-      const page = await store.list(
-        { pageSize: 100, includeArtifacts: false, ...(pageToken ? { pageToken } : {}) },
-        'anonymous',
-      );
-      if (isA2AError(page)) throw new Error(page.message);
-      expect(page.totalSize).toBe(5);
-      pages.push(page.tasks.map((t) => t.id));
-      pageToken = page.nextPageToken || undefined;
-    } while (pageToken && pages.length < 10);
+    const pages = await everyPage(store, 100);
+    for (const page of pages) expect(page.totalSize).toBe(5);
     const id = (i: number) => recs[i]!.task.id;
-    expect(pages).toEqual([[id(4), id(3)], [id(2)], [id(1)], [id(0)]]);
+    expect(pages.map((p) => p.tasks.map((t) => t.id))).toEqual([
+      [id(4), id(3)],
+      [id(2)],
+      [id(1)],
+      [id(0)],
+    ]);
     await store.close();
     remove();
   });
