@@ -27,12 +27,12 @@ const sends = Number(values.sends);
 if (values.child) {
   // One tree's engine, driven in this process; prints "CPU <µs per send>".
   const tree = resolve(values.child);
-  const { TaskEngine } = await import(join(tree, 'lib/a2a/engine.ts'));
+  const { TaskEngine } = await import(join(tree, 'lib/a2a/engine/engine.ts'));
   // The JSON-file store moved to its own module; older trees export it from task-store.ts.
   const { existsSync } = await import('node:fs');
-  const storeModule = existsSync(join(tree, 'lib/a2a/task-store-files.ts'))
-    ? 'lib/a2a/task-store-files.ts'
-    : 'lib/a2a/task-store.ts';
+  const storeModule = existsSync(join(tree, 'lib/a2a/store/files-store.ts'))
+    ? 'lib/a2a/store/files-store.ts'
+    : 'lib/a2a/store/task-store.ts';
   const { FileTaskStore } = await import(join(tree, storeModule));
   const { v1Operations } = await import(join(tree, 'lib/a2a/operations.ts'));
   const dir = mkdtempSync(join(tmpdir(), 'lume-a2a-engine-'));

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Catalog } from '../lib/catalog/catalog.ts';
 import { createFleetInvoker } from '../lib/fleet/invoke.ts';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';

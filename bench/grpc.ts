@@ -15,7 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
-import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
+import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
 

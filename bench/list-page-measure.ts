@@ -1,6 +1,6 @@
 /**
  * @module bench/list-page-measure — what the `ListTasks` page budget costs per task: the walk that
- * measures a task for the budget (lib/a2a/task-store-list.ts `listedSize`) against the wire
+ * measures a task for the budget (lib/a2a/store/list-page.ts `listedSize`) against the wire
  * conversion and `JSON.stringify` the answer makes of the same task anyway, alternating the two
  * over `--rounds` in one run and printing each's µs per task and their ratio.
  *
@@ -8,9 +8,9 @@
  */
 
 import { parseArgs } from 'node:util';
-import { listedSize } from '../lib/a2a/task-store-list.ts';
+import { listedSize } from '../lib/a2a/store/list-page.ts';
 import type { Task } from '../lib/a2a/types.ts';
-import { taskToV1 } from '../lib/a2a/wire-v1.ts';
+import { taskToV1 } from '../lib/a2a/wire/v1.ts';
 
 const { values } = parseArgs({
   options: { calls: { type: 'string' }, rounds: { type: 'string' } },

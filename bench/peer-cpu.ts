@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({ options: { tree: { type: 'string' } } });
 const tree = resolve(values.tree ?? join(import.meta.dir, '..'));
-const { parseFleet } = await import(join(tree, 'lib/fleet/config.ts'));
+const { parseFleet } = await import(join(tree, 'lib/config/fleet-file.ts'));
 const { ensureKeys, loadPeerIdentity } = await import(join(tree, 'lib/peer/keys.ts'));
 const { createPeerClient } = await import(join(tree, 'lib/peer/client.ts'));
 const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-peer-cpu-'));

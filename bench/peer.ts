@@ -8,9 +8,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
+import { parseFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
-import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
+import { handlePeerInvoke, type PeerRouteDeps } from '../lib/fleet/peer-routes.ts';
 import type { PeerMode } from '../lib/peer/signature.ts';
 import { detectEd25519 } from '../lib/peer/ed25519.ts';
 import type { PeerVerifier } from '../lib/peer/verifier.ts';

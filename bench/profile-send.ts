@@ -27,7 +27,7 @@ const { values } = parseArgs({
     layer: { type: 'string' },
     /** `echo`: the benchmark node's echo agent and a text part; `scanner`: scanner's sector.movement by a data part. */
     node: { type: 'string', default: 'echo' },
-    /** The node's embedded task store: `files` (a JSON file per task) or `log` (lib/a2a/task-store-log.ts). */
+    /** The node's embedded task store: `files` (a JSON file per task) or `log` (lib/a2a/store/log-store.ts). */
     store: { type: 'string', default: 'files' },
   },
 });

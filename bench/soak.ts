@@ -14,7 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
+import { loadFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
 import { addToken } from '../lib/auth/tokens.ts';
 import { fleetChildren } from '../hub/fleet/children.ts';

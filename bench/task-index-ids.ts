@@ -1,5 +1,5 @@
 /**
- * @module bench/task-index-ids — the JSON-file store's SQLite index (lib/a2a/task-index.ts) with
+ * @module bench/task-index-ids — the JSON-file store's SQLite index (lib/a2a/store/task-index.ts) with
  * random task ids (UUIDv4) and time-ordered ones (UUIDv7, what newTaskId makes now): CPU per
  * task of a mark and its clean, `--batch` tasks per event-loop turn (one commit each), on an
  * index that already holds `--prefill` rows, alternating the two kinds over `--rounds`.
@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { TaskIndex } from '../lib/a2a/task-index.ts';
+import { TaskIndex } from '../lib/a2a/store/task-index.ts';
 
 const { values } = parseArgs({
   options: {

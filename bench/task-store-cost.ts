@@ -28,9 +28,9 @@ const TASKS = Number(values.tasks);
 const UPDATES = Number(values.updates);
 
 if (values.child) {
-  const { FileTaskStore } = await import('../lib/a2a/task-store-files.ts');
-  const { LogTaskStore } = await import('../lib/a2a/task-store-log.ts');
-  const { newTaskId } = await import('../lib/a2a/task-store.ts');
+  const { FileTaskStore } = await import('../lib/a2a/store/files-store.ts');
+  const { LogTaskStore } = await import('../lib/a2a/store/log-store.ts');
+  const { newTaskId } = await import('../lib/a2a/store/task-store.ts');
   const dir = mkdtempSync(join(tmpdir(), 'lume-a2a-store-cost-'));
   const opts = { dir, log: () => {}, maxStored: TASKS * 2 };
   const store = values.child === 'log' ? LogTaskStore.open(opts) : FileTaskStore.open(opts);

@@ -19,13 +19,13 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { encodeRecord, metaOf, taskFilePath } from '../lib/a2a/task-folder.ts';
-import { type IndexMeta, TaskIndex } from '../lib/a2a/task-index.ts';
-import { encodeFrames, KIND_RECORD, type Outgoing } from '../lib/a2a/task-log/frame.ts';
-import { LogIndex } from '../lib/a2a/task-log/log-index.ts';
-import { Segments } from '../lib/a2a/task-log/segments.ts';
+import { encodeRecord, metaOf, taskFilePath } from '../lib/a2a/store/task-folder.ts';
+import { type IndexMeta, TaskIndex } from '../lib/a2a/store/task-index.ts';
+import { encodeFrames, KIND_RECORD, type Outgoing } from '../lib/a2a/store/log/frame.ts';
+import { LogIndex } from '../lib/a2a/store/log/log-index.ts';
+import { Segments } from '../lib/a2a/store/log/segments.ts';
 import { LIMITS } from '../lib/limits.ts';
-import type { TaskRecord } from '../lib/a2a/task-store.ts';
+import type { TaskRecord } from '../lib/a2a/store/task-store.ts';
 import { hashSecret } from '../lib/auth/secret.ts';
 import { cpuMs } from './proc-cpu.ts';
 import { reportSection } from './report.ts';
@@ -77,7 +77,7 @@ function dataFolder(dir: string): string {
 
 /** The kind of task scanner stores for a question: the user's message, the agent's answer, completed. */
 function taskAt(ts: number): TaskRecord {
-  // A UUIDv7 of its own time, as the store makes them (lib/a2a/task-store.ts newTaskId).
+  // A UUIDv7 of its own time, as the store makes them (lib/a2a/store/task-store.ts newTaskId).
   const id = Bun.randomUUIDv7('hex', ts);
   const contextId = crypto.randomUUID();
   const at = new Date(ts).toISOString();
@@ -304,8 +304,8 @@ if (!existsSync(join(fullDir, 'scanner', 'tasks', LOG ? 'log.sqlite' : 'index.sq
   console.log(`reusing the task folder in ${fullDir}`);
 }
 if (values['store-only']) {
-  const { FileTaskStore } = await import('../lib/a2a/task-store-files.ts');
-  const { LogTaskStore } = await import('../lib/a2a/task-store-log.ts');
+  const { FileTaskStore } = await import('../lib/a2a/store/files-store.ts');
+  const { LogTaskStore } = await import('../lib/a2a/store/log-store.ts');
   const dir = join(fullDir, 'scanner', 'tasks');
   const opens: number[] = [];
   const pages: number[] = [];

@@ -7,7 +7,7 @@
 import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { SseStreams } from '../lib/a2a/sse.ts';
+import type { SseStreams } from '../lib/sse/sse.ts';
 import type { TokenBook } from '../lib/auth/tokens.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../lib/fleet/invoke.ts';

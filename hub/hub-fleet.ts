@@ -9,7 +9,7 @@ import { createFleetInvoker } from '../lib/fleet/invoke.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
-import { cardKeyId } from '../lib/a2a/card-signature.ts';
+import { cardKeyId } from '../lib/a2a/card/signature.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { createHubAccess } from './http/access.ts';
 import { createJoinService } from './fleet/join.ts';

@@ -5,13 +5,13 @@
  */
 
 import type { Server } from 'bun';
-import type { SseStreams } from '../lib/a2a/sse.ts';
+import type { SseStreams } from '../lib/sse/sse.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import type { Log } from '../lib/log.ts';
 import type { ModelHealth } from '../lib/model/health.ts';
 import { defaultGrpcPort, STOP_GRACE_MS, stopWithGrace } from '../lib/node/node-server.ts';
 import type { NodeApp } from '../lib/node/node-types.ts';
-import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
+import type { OtlpExporter } from '../lib/fleet/otlp.ts';
 import type { HubAccess } from './http/access.ts';
 import { listenWithPortWalk } from './mesh/listen.ts';
 import type { MeshServer, MeshSocketData } from './mesh/server.ts';

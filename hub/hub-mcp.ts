@@ -3,7 +3,7 @@
  * capabilities, mesh and work the console reaches, for model harnesses (hub/mcp/surface.ts).
  */
 
-import type { SseStreams } from '../lib/a2a/sse.ts';
+import type { SseStreams } from '../lib/sse/sse.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../lib/fleet/invoke.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';

@@ -5,7 +5,7 @@
  * when the trace and the mesh store are.
  */
 
-import type { SseStreams } from '../lib/a2a/sse.ts';
+import type { SseStreams } from '../lib/sse/sse.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import type { Limits } from '../lib/limits.ts';
 import type { RequestObserver } from '../lib/metrics/http.ts';

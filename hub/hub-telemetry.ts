@@ -4,12 +4,12 @@
  * the per-route request observer, and the OTLP export of the trace when configured.
  */
 
-import { SseStreams } from '../lib/a2a/sse.ts';
+import { SseStreams } from '../lib/sse/sse.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import type { Limits } from '../lib/limits.ts';
 import { createRequestObserver } from '../lib/metrics/http.ts';
 import { createMetricsRegistry } from '../lib/metrics/registry.ts';
-import { createOtlpExporter } from '../lib/telemetry/otlp.ts';
+import { createOtlpExporter } from '../lib/fleet/otlp.ts';
 import type { HubOptions } from './hub-types.ts';
 import { hubRoutes } from './metrics.ts';
 

@@ -6,7 +6,7 @@
 import type { Database } from 'bun:sqlite';
 import type { Server } from 'bun';
 import type { FleetInvoker } from '../lib/fleet/invoke.ts';
-import type { Fleet } from '../lib/fleet/config.ts';
+import type { Fleet } from '../lib/config/fleet-file.ts';
 import type { Log } from '../lib/log.ts';
 import type { MeshLimits } from '../lib/mesh/limits.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
@@ -29,7 +29,7 @@ import type { MeshCluster } from './mesh/cluster.ts';
 import type { MeshSocketData } from './mesh/server.ts';
 import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
 import type { MetricsRegistry } from '../lib/metrics/registry.ts';
-import type { OtlpConfig, OtlpExporter } from '../lib/telemetry/otlp.ts';
+import type { OtlpConfig, OtlpExporter } from '../lib/fleet/otlp.ts';
 
 export interface HubOptions {
   fleet: Fleet;

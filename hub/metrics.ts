@@ -10,7 +10,7 @@ import { templaterOf, type RouteTemplater } from '../lib/metrics/http.ts';
 import { CONSOLE_FILE_PATTERNS, hubRouteTemplates } from './http/routes.ts';
 import { OTHER, type MetricsRegistry } from '../lib/metrics/registry.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
-import type { OtlpExporter } from '../lib/telemetry/otlp.ts';
+import type { OtlpExporter } from '../lib/fleet/otlp.ts';
 
 /** Route templates of the hub: its own node's, the console API's, the mesh's and the console's files. */
 export const hubRoutes: RouteTemplater = templaterOf(hubRouteTemplates(), CONSOLE_FILE_PATTERNS);

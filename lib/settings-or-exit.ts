@@ -7,7 +7,7 @@
 
 import { PROJECT_ROOT } from './project-root.ts';
 import { loadSettings, type Settings } from './config.ts';
-import { fleetFilePath, loadFleet, type Fleet } from './fleet/config.ts';
+import { fleetFilePath, loadFleet, type Fleet } from './config/fleet-file.ts';
 
 /** The settings, or one line `<command>: <what is wrong>` and exit code 2. */
 export function settingsOrExit(command: string): Settings {

@@ -9,12 +9,12 @@
 import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../lib/fleet/config.ts';
+import { loadFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
-import { modelBackedNode } from '../lib/model/agent.ts';
+import { modelBackedNode } from '../lib/node/model-node.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { engineTurns } from '../lib/node/mesh-inbox.ts';
 import { meshPresence } from '../lib/node/mesh-presence.ts';

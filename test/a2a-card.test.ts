@@ -4,7 +4,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card.ts';
+import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card/card.ts';
 import scanner from '../node/scanner/index.ts';
 import { FIXTURES, startNode, type TestNode } from './support/node.ts';
 

@@ -11,7 +11,7 @@ import http2 from 'node:http2';
 import type * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../lib/a2a/grpc/decode.ts';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
-import { A2A_SCHEMA } from '../lib/a2a/grpc/schema.ts';
+import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { grpcCallDeps, listenGrpc } from '../lib/a2a/grpc/server.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { createMetricsRegistry } from '../lib/metrics/registry.ts';

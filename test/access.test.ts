@@ -14,7 +14,7 @@ import { SessionTable } from '../hub/http/sessions.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
 import { localInvoke, realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { msgV1, TEST_AUTH, TEST_TOKEN } from './support/node.ts';

@@ -6,7 +6,7 @@
 
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readAgentBacked } from '../lib/a2a/card.ts';
+import { readAgentBacked } from '../lib/a2a/card/card.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';

@@ -17,7 +17,7 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { capability, defineNode, fail } from '../lib/kit/node.ts';
-import { catalogTools } from '../lib/model/agent.ts';
+import { catalogTools } from '../lib/agents/model-agent.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { localInvoke, startFleet, type RunningFleet } from './support/fleet.ts';

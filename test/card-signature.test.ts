@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { readFileSync } from 'node:fs';
 import { canonicalizeAgentCard, verifyAgentCardSignature } from '@a2a-js/sdk';
 import * as ed from '@noble/ed25519';
-import { canonicalCard } from '../lib/a2a/card-canonical.ts';
-import { cardKeyOf, JWKS_PATH, signCard, verifyCardSignature } from '../lib/a2a/card-signature.ts';
-import { canonicalJson, JcsError } from '../lib/a2a/jcs.ts';
+import { canonicalCard } from '../lib/a2a/card/canonical.ts';
+import { cardKeyOf, JWKS_PATH, signCard, verifyCardSignature } from '../lib/a2a/card/signature.ts';
+import { canonicalJson, JcsError } from '../lib/a2a/card/jcs.ts';
 import { statusOf } from '../lib/errors/registry.ts';
 import { loadCardKeys } from '../lib/node/card-keys.ts';
 import { ed25519PublicKey, ed25519SignSync, ed25519VerifySync } from '../lib/peer/ed25519.ts';

@@ -6,8 +6,8 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card.ts';
-import { WebhookSender } from '../lib/a2a/push.ts';
+import { AGENT_BACKED_EXTENSION, readAgentBacked } from '../lib/a2a/card/card.ts';
+import { WebhookSender } from '../lib/a2a/push/delivery.ts';
 import { memoryLog } from '../lib/log.ts';
 import conformance, { unhandledText } from '../node/conformance.ts';
 import scanner from '../node/scanner/index.ts';

@@ -15,7 +15,7 @@ import type * as Resolve from '../hub/workbench/entity-resolve.ts';
 import type * as Coverage from '../hub/workbench/entity-coverage.ts';
 import type * as Terms from '../lib/domain/negotiation-terms.ts';
 import type * as Record_ from '../hub/workbench/negotiation-record.ts';
-import type * as V1 from '../lib/a2a/wire-v1-types.ts';
+import type * as V1 from '../lib/a2a/wire/v1-types.ts';
 import type * as Delegate from '../hub/workbench/delegate.ts';
 import type * as MeshStore from '../lib/mesh/store.ts';
 import type * as Wire from '../lib/mesh/wire.ts';

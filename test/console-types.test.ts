@@ -34,7 +34,7 @@ const UNCHECKED: Record<string, string> = {
   HubAnswer: 'the hub API envelope, generic over its result',
   TaskState: 'a member of Task, checked with it',
   SendAnswer: 'a Task or a Message, each checked',
-  A2AErrorBody: 'the google.rpc status body, written by lib/a2a/rest-binding.ts',
+  A2AErrorBody: 'the google.rpc status body, written by lib/a2a/rest/binding.ts',
   PresentPeer: 'a member of Roster frames, built inline by the mesh HTTP API',
   Roster: 'built inline by the mesh HTTP API',
   HistoryPage: 'built inline by the mesh HTTP API',

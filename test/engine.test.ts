@@ -1,13 +1,13 @@
 /**
  * The task engine in process, over a task store in memory (test/support/memory-task-store.ts): its
  * pure rules (lib/a2a/engine/task-rules.ts), its live-task scope (lib/a2a/engine/live-tasks.ts)
- * and its public operations (lib/a2a/engine.ts) with what each stores. No server, no port: the
+ * and its public operations (lib/a2a/engine/engine.ts) with what each stores. No server, no port: the
  * real-server suites (a2a-*.test.ts) check the same operations through the bindings.
  */
 
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Agent } from '../lib/a2a/agent.ts';
-import { TaskEngine, type SendContext, type Subscription } from '../lib/a2a/engine.ts';
+import { TaskEngine, type SendContext, type Subscription } from '../lib/a2a/engine/engine.ts';
 import { LiveTasks } from '../lib/a2a/engine/live-tasks.ts';
 import {
   artifactFit,

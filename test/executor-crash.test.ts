@@ -5,7 +5,7 @@
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import type { Job } from '../node/resolve/jobs.ts';

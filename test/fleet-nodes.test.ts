@@ -7,7 +7,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
-import { readAgentBacked } from '../lib/a2a/card.ts';
+import { readAgentBacked } from '../lib/a2a/card/card.ts';
 import { msgV1, rpc, tempDir } from './support/node.ts';
 import { SETUP, fleetNodeFiles, startFleet, type RunningFleet } from './support/fleet-nodes.ts';
 import { fixtureFleet } from './support/fleet.ts';

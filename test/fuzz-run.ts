@@ -11,7 +11,7 @@ import { reservePorts } from './support/ports.ts';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadFleet } from '../lib/fleet/config.ts';
+import { loadFleet } from '../lib/config/fleet-file.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import {
   a2aTarget,

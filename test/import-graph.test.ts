@@ -1,6 +1,7 @@
 /**
  * The dependency direction, checked on every run: no import cycles anywhere in lib/, node/, hub/,
- * test/ or bench/, lib/ imports nothing from hub/ or node/, and hub/ nothing from node/.
+ * test/ or bench/, lib/ imports nothing from hub/ or node/, hub/ nothing from node/, and the rooms
+ * (folders) of lib/ and hub/ keep their floors (test/support/imports.ts ROOM_FLOORS), so no two import each other.
  */
 
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -10,6 +11,7 @@ import {
   cyclesOf,
   layerViolations,
   readImportGraph,
+  roomOrderViolations,
   specifiersOf,
   type ImportGraph,
 } from './support/imports.ts';
@@ -23,7 +25,7 @@ describe('the import graph of the tree', () => {
   test('is read from every folder, and every relative import names a file', () => {
     for (const folder of ['lib/', 'node/', 'hub/', 'test/', 'bench/'])
       expect([...graph.keys()].some((f) => f.startsWith(folder))).toBe(true);
-    expect(graph.get('lib/a2a/engine.ts')).toContain('lib/a2a/task-store.ts');
+    expect(graph.get('lib/a2a/engine/engine.ts')).toContain('lib/a2a/store/task-store.ts');
     expect(unresolved).toEqual([]);
   });
 
@@ -33,6 +35,10 @@ describe('the import graph of the tree', () => {
 
   test('points one way: lib/ below hub/ and node/, hub/ not above node/', () => {
     expect(layerViolations(graph)).toEqual([]);
+  });
+
+  test('keeps the rooms of lib/ and hub/ in floors: each imports only rooms below it', () => {
+    expect(roomOrderViolations(graph)).toEqual({ upward: [], unplaced: [] });
   });
 });
 
@@ -62,5 +68,22 @@ describe('the checks themselves', () => {
     expect(cyclesOf(g)).toEqual([['hub/h.ts', 'lib/x.ts', 'lib/y.ts', 'lib/z.ts', 'node/n.ts']]);
     expect(cyclesOf(new Map([['a.ts', ['a.ts']]]))).toEqual([['a.ts']]);
     expect(layerViolations(g)).toEqual(['lib/z.ts → hub/h.ts', 'hub/h.ts → node/n.ts']);
+  });
+
+  test('find two rooms that import each other, a sideways import and a room on no floor', () => {
+    const g: ImportGraph = new Map([
+      ['lib/a/x.ts', ['lib/b/y.ts', 'lib/a/z.ts']],
+      ['lib/b/y.ts', ['lib/a/z.ts', 'lib/c.ts']],
+      ['lib/c.ts', ['lib/d/w.ts']],
+      ['lib/d/w.ts', []],
+    ]);
+    const floors = [['lib/a/'], ['lib/b/', 'lib/c.ts']];
+    expect(roomOrderViolations(g, floors)).toEqual({
+      upward: [
+        'lib/a/x.ts → lib/b/y.ts (lib/a/ ↛ lib/b/)',
+        'lib/b/y.ts → lib/c.ts (lib/b/ ↛ lib/c.ts)',
+      ],
+      unplaced: ['lib/d/'],
+    });
   });
 });

@@ -9,7 +9,7 @@ import { Database } from 'bun:sqlite';
 import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
-import { taskFilePath } from '../lib/a2a/task-folder.ts';
+import { taskFilePath } from '../lib/a2a/store/task-folder.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import {
   agentNode,

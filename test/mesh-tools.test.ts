@@ -9,9 +9,9 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import Ajv from 'ajv';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient } from '../lib/mesh/client.ts';
-import { modelBackedNode } from '../lib/model/agent.ts';
-import { presenceActor } from '../lib/model/mesh-actors.ts';
-import { MESH_TOOL_DEFINITIONS, meshTools, meshToolsFor } from '../lib/model/mesh-tools.ts';
+import { modelBackedNode } from '../lib/node/model-node.ts';
+import { presenceActor } from '../lib/agents/mesh-actors.ts';
+import { MESH_TOOL_DEFINITIONS, meshTools, meshToolsFor } from '../lib/agents/mesh-tools.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { join, startHub, type TestHub } from './support/mesh.ts';
 import {

@@ -7,9 +7,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readAgentBacked } from '../lib/a2a/card.ts';
+import { readAgentBacked } from '../lib/a2a/card/card.ts';
 import { memoryLog } from '../lib/log.ts';
-import { modelBackedNode } from '../lib/model/agent.ts';
+import { modelBackedNode } from '../lib/node/model-node.ts';
 import type { ModelHealth } from '../lib/model/health.ts';
 import { realNodeDefs } from './support/fleet.ts';
 import {

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
+import { parseFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import scanner from '../node/scanner/index.ts';

@@ -9,7 +9,7 @@ import { Database } from 'bun:sqlite';
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadFleet } from '../lib/fleet/config.ts';
+import { loadFleet } from '../lib/config/fleet-file.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';

@@ -21,7 +21,7 @@ import {
 import { join, relative, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
-import { loadFleet } from '../lib/fleet/config.ts';
+import { loadFleet } from '../lib/config/fleet-file.ts';
 import { memoryLog } from '../lib/log.ts';
 import { openMeshDatabase } from '../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../lib/mesh/sqlite-store.ts';
@@ -116,7 +116,7 @@ test('the tarball ships the sources, the declarations and the bin, not the repos
   for (const f of [
     'package/lib/kit/index.ts',
     'package/dist/types/lib/kit/index.d.ts',
-    'package/dist/types/lib/a2a/client.d.ts',
+    'package/dist/types/lib/a2a/client/client.d.ts',
     'package/node/main.ts',
     'package/package.json',
   ])

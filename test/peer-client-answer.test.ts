@@ -6,7 +6,7 @@
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { consoleLog, logs, memoryLog, silentLog } from '../lib/log.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { createSigner } from '../lib/peer/signer.ts';

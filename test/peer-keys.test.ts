@@ -4,7 +4,7 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { ensureKeys, listKeys, loadPeerIdentity, retireKeys, rotateKey } from '../lib/peer/keys.ts';
 import { parseRing } from '../lib/peer/key-files.ts';
 import { bunCommand } from './support/bundle.ts';

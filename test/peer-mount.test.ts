@@ -2,7 +2,7 @@
 
 import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { Elysia } from 'elysia';
-import { handlePeerInvoke, type PeerRouteDeps } from '../lib/peer/routes.ts';
+import { handlePeerInvoke, type PeerRouteDeps } from '../lib/fleet/peer-routes.ts';
 import { ed25519PublicKey } from '../lib/peer/ed25519.ts';
 import { createVerifier } from '../lib/peer/verifier.ts';
 import { createSigner } from '../lib/peer/signer.ts';

@@ -1,7 +1,7 @@
 /** The signed client and POST /peer/relay against real servers: error values, hops, loops, leaks. */
 
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { parseFleet } from '../lib/fleet/config.ts';
+import { parseFleet } from '../lib/config/fleet-file.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
 import { invokeBody, signedPost, startFleet } from './support/peer.ts';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Catalog, type Capability } from '../lib/catalog/catalog.ts';
-import { parseFleet, type Fleet } from '../lib/fleet/config.ts';
+import { parseFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { createPeerClient, type PeerClient } from '../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../lib/peer/keys.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { HUB_ROUTE_TABLE, hubOwnerOf, renderRouteDocs } from '../hub/http/routes.ts';
 import { hubRoutes } from '../hub/metrics.ts';
-import { REST_ROUTES } from '../lib/a2a/rest-binding.ts';
+import { REST_ROUTES } from '../lib/a2a/rest/binding.ts';
 import { templaterOf } from '../lib/metrics/http.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { NODE_ROUTE_TABLE, nodeRouteTemplates } from '../lib/node/routes.ts';

@@ -1,5 +1,5 @@
 /**
- * The task log (lib/a2a/task-store-log.ts) on its own: a torn last record cut at the next open,
+ * The task log (lib/a2a/store/log-store.ts) on its own: a torn last record cut at the next open,
  * the index behind the log (a process killed with -9 before the commit) replayed, a lost index
  * rebuilt from the segments with deleted tasks staying deleted, retention and compaction within
  * their bounds, the byte bound refusing new tasks, and a file-per-task folder imported once.
@@ -15,9 +15,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
-import { LogTaskStore, type LogTaskStoreOptions } from '../lib/a2a/task-store-log.ts';
-import { newTaskId, type TaskRecord } from '../lib/a2a/task-store.ts';
+import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
+import { LogTaskStore, type LogTaskStoreOptions } from '../lib/a2a/store/log-store.ts';
+import { newTaskId, type TaskRecord } from '../lib/a2a/store/task-store.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir } from './support/node.ts';

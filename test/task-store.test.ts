@@ -11,12 +11,12 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from '
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
-import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/task-store.ts';
-import { FileTaskStore } from '../lib/a2a/task-store-files.ts';
-import { LogTaskStore } from '../lib/a2a/task-store-log.ts';
-import { PostgresTaskStore } from '../lib/a2a/task-store-postgres.ts';
+import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/store/task-store.ts';
+import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
+import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
+import { PostgresTaskStore } from '../lib/a2a/store/postgres-store.ts';
 import type { ListTasksPage, Task } from '../lib/a2a/types.ts';
-import { TaskEngine } from '../lib/a2a/engine.ts';
+import { TaskEngine } from '../lib/a2a/engine/engine.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { SQL } from 'bun';

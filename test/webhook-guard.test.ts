@@ -8,7 +8,7 @@
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import net from 'node:net';
-import { WebhookSender } from '../lib/a2a/push.ts';
+import { WebhookSender } from '../lib/a2a/push/delivery.ts';
 import type { PushConfig, TaskEvent } from '../lib/a2a/types.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createGate } from '../lib/net/gate.ts';

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import { createNode } from '../../lib/node/create-node.ts';
 import { loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { handlePeerInvoke } from '../../lib/peer/routes.ts';
+import { handlePeerInvoke } from '../../lib/fleet/peer-routes.ts';
 import type { PeerVerifier } from '../../lib/peer/verifier.ts';
 import scanner from '../../node/scanner/index.ts';
 

@@ -8,7 +8,7 @@
 import type { Settings } from '../../lib/config.ts';
 import { parseGrpcPort } from '../../lib/a2a/grpc/port-setting.ts';
 import { limitsFromEnv } from '../../lib/limits.ts';
-import { otlpConfigFromEnv } from '../../lib/telemetry/otlp.ts';
+import { otlpConfigFromEnv } from '../../lib/fleet/otlp.ts';
 
 function exitWith(message: string): never {
   console.error(`hub: ${message}`);

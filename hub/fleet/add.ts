@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../../lib/atomic-file.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { HUB_ERRORS } from '../../lib/errors/hub.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
-import { parseFleet } from '../../lib/fleet/config.ts';
+import { parseFleet } from '../../lib/config/fleet-file.ts';
 import { hasKeyPair, trustRemoteKey } from '../../lib/peer/keys.ts';
 
 type AddCode = keyof typeof HUB_ERRORS;

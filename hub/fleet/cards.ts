@@ -6,7 +6,7 @@
  */
 
 import { readBodyBytes } from '../../lib/body.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Fleet } from '../../lib/config/fleet-file.ts';
 
 export type Card = Record<string, unknown>;
 

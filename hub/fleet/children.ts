@@ -5,7 +5,7 @@
  */
 
 import { join } from 'node:path';
-import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { ChildSpec } from './supervisor.ts';
 
 /** The members `bun run fleet` starts: the hub, then the default nodes (remote ones run elsewhere). */

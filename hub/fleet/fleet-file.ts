@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { writeFileAtomic } from '../../lib/atomic-file.ts';
-import { parseFleet } from '../../lib/fleet/config.ts';
+import { parseFleet } from '../../lib/config/fleet-file.ts';
 
 export interface FleetDoc {
   hub: Record<string, unknown>;

@@ -4,13 +4,13 @@
  * key's; then the key is pinned, the node written into the fleet file and both taken into the hub.
  */
 
-import { loadFleet } from '../../lib/fleet/config.ts';
+import { loadFleet } from '../../lib/config/fleet-file.ts';
 import { hasKeyPair, pinnedKeys, trustRemoteKey } from '../../lib/peer/keys.ts';
 import { getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
 import { json, type Presented, refuse } from './join-request.ts';
 import type { AuthOutcome } from '../../lib/auth/access.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** What the join service needs of the hub. */

@@ -8,7 +8,7 @@
 
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
+import type { Fleet, FleetMember } from '../../lib/config/fleet-file.ts';
 
 export interface FleetCheckLine {
   name: 'fleet' | 'files' | 'data' | 'keys';

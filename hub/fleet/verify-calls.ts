@@ -4,7 +4,7 @@
  * `/api/local-invoke`, each under a timeout.
  */
 
-import type { FleetMember } from '../../lib/fleet/config.ts';
+import type { FleetMember } from '../../lib/config/fleet-file.ts';
 import type { PeerMode } from '../../lib/peer/signature.ts';
 import type { PeerSigner } from '../../lib/peer/signer.ts';
 

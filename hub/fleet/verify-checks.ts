@@ -5,8 +5,8 @@
  * fields, nothing outside the catalog, and the same answer through the hub.
  */
 
-import { readAgentBacked } from '../../lib/a2a/card.ts';
-import type { FleetMember } from '../../lib/fleet/config.ts';
+import { readAgentBacked } from '../../lib/a2a/card/card.ts';
+import type { FleetMember } from '../../lib/config/fleet-file.ts';
 import { probeHealth } from '../../lib/health.ts';
 import { PEER_RANK } from '../../lib/peer/signature.ts';
 import type { PeerSigner } from '../../lib/peer/signer.ts';

@@ -7,7 +7,7 @@
  * and prints the table.
  */
 
-import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
+import type { Fleet, FleetMember } from '../../lib/config/fleet-file.ts';
 import type { PeerSigner } from '../../lib/peer/signer.ts';
 import { probeHealth } from '../../lib/health.ts';
 import { probeNode } from './view.ts';

@@ -5,9 +5,9 @@
  * for a short time so a busy console does not multiply the requests.
  */
 
-import { readAgentBacked } from '../../lib/a2a/card.ts';
-import { type TrustedCardKey, verifyCardSignature } from '../../lib/a2a/card-signature.ts';
-import type { Fleet, FleetMember } from '../../lib/fleet/config.ts';
+import { readAgentBacked } from '../../lib/a2a/card/card.ts';
+import { type TrustedCardKey, verifyCardSignature } from '../../lib/a2a/card/signature.ts';
+import type { Fleet, FleetMember } from '../../lib/config/fleet-file.ts';
 
 export interface NodeStatus {
   name: string;

@@ -6,7 +6,7 @@
 
 import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { upstreamStatus } from '../../lib/errors/registry.ts';

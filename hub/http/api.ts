@@ -15,18 +15,19 @@
  * hub/http/api-input.ts, how it answers hub/http/api-replies.ts.
  */
 import { EVENT_QUEUE_MAX_ITEMS } from '../../lib/event-queue.ts';
-import type { SseOptions } from '../../lib/a2a/sse.ts';
+import type { SseOptions } from '../../lib/sse/sse.ts';
 import type { Log } from '../../lib/log.ts';
 import type { TraceStore } from '../../lib/fleet/trace.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { getNegotiation, listNegotiations } from '../workbench/negotiation-record.ts';
-import { MESH_TOOL_DEFINITIONS } from '../../lib/model/mesh-tools.ts';
+import { MESH_TOOL_DEFINITIONS } from '../../lib/agents/mesh-tools.ts';
 import { type ActionDeps, askRoute, hubCapability, localInvoke } from './api-actions.ts';
 import { traceQuery } from './api-input.ts';
 import { failed, INTERNAL, json, refuse } from './api-replies.ts';
-import { liveResponse, type Feed, type FleetFrame, type TaskFeeds } from './live.ts';
+import { liveResponse } from '../../lib/sse/live.ts';
+import type { Feed, FleetFrame, TaskFeeds } from './live.ts';
 
 export interface HubApiDeps extends ActionDeps {
   view: { snapshot(): Promise<FleetSnapshot> };
@@ -114,7 +115,7 @@ function route(
       return req.method === 'GET'
         ? json({ configured: deps.model !== undefined, answering: deps.model?.up ?? false })
         : refuse('METHOD_NOT_ALLOWED', 'GET only');
-    // The mesh as tools for a model: the OpenAI-style function definitions (lib/model/mesh-tools.ts).
+    // The mesh as tools for a model: the OpenAI-style function definitions (lib/agents/mesh-tools.ts).
     case '/api/mesh/tools':
       return req.method === 'GET'
         ? json({ tools: MESH_TOOL_DEFINITIONS.map((f) => ({ type: 'function', function: f })) })

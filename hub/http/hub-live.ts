@@ -4,9 +4,9 @@
  * page's principal, re-read often while a task is still running.
  */
 
-import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import type { TaskEngine } from '../../lib/a2a/engine/engine.ts';
 import { isA2AError } from '../../lib/a2a/errors.ts';
-import { listPageToV1 } from '../../lib/a2a/wire-v1.ts';
+import { listPageToV1 } from '../../lib/a2a/wire/v1.ts';
 import type { Principal } from '../../lib/auth/principal.ts';
 import type { Log } from '../../lib/log.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';

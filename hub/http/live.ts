@@ -1,18 +1,13 @@
 /**
  * @module hub/http/live — what the console's live pages are pushed rather than left to poll: the
  * fleet is re-read on a timer only while someone listens, the hub's task lists when a task changes
- * (one reading per principal), and each reading goes to every listener; `liveResponse` sends any subscription as Server-Sent
- * Events through a bounded queue per consumer.
+ * (one reading per principal), and each reading goes to every listener (lib/sse/live.ts sends
+ * them as Server-Sent Events).
  */
 
-import { EventQueue } from '../../lib/event-queue.ts';
-import { sseResponse, type SseOptions } from '../../lib/a2a/sse.ts';
 import type { Log } from '../../lib/log.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
-
-/** Items one consumer may fall behind before its stream is cut (its EventSource reconnects afresh). */
-export const LIVE_QUEUE_LIMIT = 64;
 
 /** Something a page can listen to: `listen` gives the current state first when there is one. */
 export interface Feed<T> {
@@ -76,29 +71,6 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
       timer = undefined;
     },
   };
-}
-
-/**
- * Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves;
- * a consumer more than `maxItems` behind is cut off.
- */
-export function liveResponse<T>(
-  req: Request,
-  subscribe: (push: (item: T) => void) => () => void,
-  sse?: SseOptions,
-  maxItems = LIVE_QUEUE_LIMIT,
-): Response {
-  let unsubscribe = () => {};
-  const queue = new EventQueue<T>(() => unsubscribe(), { maxItems });
-  unsubscribe = subscribe((item) => queue.push(item));
-  if (queue.isClosed) unsubscribe();
-  req.signal.addEventListener('abort', () => queue.close(), { once: true });
-  return sseResponse(
-    queue,
-    (item) => item,
-    () => queue.close(),
-    sse,
-  );
 }
 
 /** One fleet reading as the Fleet page draws it over time. */

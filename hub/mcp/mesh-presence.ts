@@ -1,6 +1,6 @@
 /**
  * @module hub/mcp/mesh-presence — the mesh tools (`a2a_peers`, `a2a_message`, `a2a_history`,
- * lib/model/mesh-tools.ts) for an MCP session, acting as its principal: the session holds one mesh
+ * lib/agents/mesh-tools.ts) for an MCP session, acting as its principal: the session holds one mesh
  * presence named after the principal (`alice`, or `alice-2` … when that name is present already),
  * joined on the first mesh call with the session's own bearer token, left when the session ends.
  * A message sent to that presence reaches the MCP client as a `notifications/message` on its
@@ -16,9 +16,9 @@ import { createMeshClient, type InboundMessage, type MeshClient } from '../../li
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpSession, McpSessions } from '../../lib/mcp/sessions.ts';
 import { createHubClient } from '../../lib/mesh/http-client.ts';
-import { anonymousReader, presenceActor } from '../../lib/model/mesh-actors.ts';
-import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/model/mesh-tools.ts';
-import type { AgentTool } from '../../lib/model/agent.ts';
+import { anonymousReader, presenceActor } from '../../lib/agents/mesh-actors.ts';
+import { MESH_TOOL_DEFINITIONS, meshTools } from '../../lib/agents/mesh-tools.ts';
+import type { AgentTool } from '../../lib/agents/model-agent.ts';
 import { joinUnderName } from '../mesh/principal-presence.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
 

@@ -8,11 +8,11 @@
 
 import { bearerOf, type AnonymousAccess } from '../../lib/auth/access.ts';
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
-import type { SseStreams } from '../../lib/a2a/sse.ts';
-import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import type { SseStreams } from '../../lib/sse/sse.ts';
+import type { TaskEngine } from '../../lib/a2a/engine/engine.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
-import type { Fleet } from '../../lib/fleet/config.ts';
+import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { TraceStore } from '../../lib/fleet/trace.ts';
 import type { Log } from '../../lib/log.ts';

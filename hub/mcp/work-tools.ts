@@ -7,9 +7,9 @@
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
-import type { TaskEngine } from '../../lib/a2a/engine.ts';
+import type { TaskEngine } from '../../lib/a2a/engine/engine.ts';
 import { isA2AError, type A2AError } from '../../lib/a2a/errors.ts';
-import { parseSendParamsV1, taskToV1 } from '../../lib/a2a/wire-v1.ts';
+import { parseSendParamsV1, taskToV1 } from '../../lib/a2a/wire/v1.ts';
 import type { ArgSpec } from '../../lib/catalog/catalog.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import { childContext, withTrace } from '../../lib/telemetry/trace-context.ts';

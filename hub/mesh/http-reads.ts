@@ -7,7 +7,7 @@
 import type { Principal } from '../../lib/auth/principal.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
-import { liveResponse } from '../http/live.ts';
+import { liveResponse } from '../../lib/sse/live.ts';
 import type { MeshHttpOptions } from './http-options.ts';
 import { json, readError } from './http-answers.ts';
 import { visibleTo } from './visibility.ts';

@@ -8,7 +8,7 @@
 import type { Agent, AgentContext } from '../../lib/a2a/agent.ts';
 import { ok } from '../../lib/errors/result.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
-import { callOf, catalogAgent } from '../../lib/catalog/keyword-agent.ts';
+import { callOf, catalogAgent } from '../../lib/agents/keyword-agent.ts';
 import { MAX_TEXT_CHARS } from '../../lib/catalog/text-args.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from './ask.ts';

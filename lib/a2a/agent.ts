@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/agent — what a node implements to answer A2A messages. The agent receives the message
- * and its task context and reports progress through the context; the core (lib/a2a/engine.ts)
+ * and its task context and reports progress through the context; the core (lib/a2a/engine/engine.ts)
  * does persistence, streaming, push delivery and the protocol.
  */
 
@@ -83,7 +83,7 @@ export interface Agent {
   cancel?(task: Readonly<Task>): Promise<void> | void;
   /**
    * Called at start for each task a previous process left `submitted` or `working`
-   * (lib/a2a/recovery.ts): true keeps it as it is, for `observe` to advance; otherwise (or
+   * (lib/a2a/engine/recovery.ts): true keeps it as it is, for `observe` to advance; otherwise (or
    * without this hook) the task is failed, since no turn of this process is running it.
    */
   resumes?(task: Readonly<Task>): boolean;

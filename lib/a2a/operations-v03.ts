@@ -4,11 +4,11 @@
  * in the 0.3 wire form.
  */
 
-import type { SendResult, TaskEngine } from './engine.ts';
+import type { SendResult, TaskEngine } from './engine/engine.ts';
 import { a2aError, isA2AError } from './errors.ts';
 import { operationSteps, type Operation } from './operations.ts';
 import type { PushConfig } from './types.ts';
-import * as v03 from './wire-v03.ts';
+import * as v03 from './wire/v03.ts';
 
 export const V03_METHODS = [
   'message/send',

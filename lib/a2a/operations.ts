@@ -5,10 +5,10 @@
  */
 
 import type { Principal } from '../auth/principal.ts';
-import type { SendResult, Subscription, TaskEngine } from './engine.ts';
+import type { SendResult, Subscription, TaskEngine } from './engine/engine.ts';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './types.ts';
-import * as v1 from './wire-v1.ts';
+import * as v1 from './wire/v1.ts';
 
 /** An operation's outcome: a JSON result, a stream of events, or an error value. */
 export type Outcome =

@@ -1,5 +1,5 @@
 /**
- * @module lib/errors/card — codes of an agent card's signature check (lib/a2a/card-signature.ts):
+ * @module lib/errors/card — codes of an agent card's signature check (lib/a2a/card/signature.ts):
  * why a card does not verify against the keys its checker trusts.
  */
 

@@ -34,7 +34,7 @@ export const HUB_ERRORS = {
   // Refused before parsing on every surface that answers registry codes (lib/body.ts MAX_JSON_DEPTH).
   BODY_TOO_DEEP: { http: 400, message: 'JSON nests deeper than 64 levels' },
   INTERNAL: { http: 500, message: 'Internal error' },
-  // Carried by a task that a node's restart failed (lib/a2a/recovery.ts): the work was lost, not refused.
+  // Carried by a task that a node's restart failed (lib/a2a/engine/recovery.ts): the work was lost, not refused.
   TASK_INTERRUPTED: { http: 503, message: 'the node restarted while the task was running' },
   NEGOTIATION_BAD_CUSTOMER: {
     http: 400,

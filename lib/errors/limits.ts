@@ -11,7 +11,7 @@ export const LIMIT_ERRORS = {
     message: 'The stream was ended: the client fell too far behind reading it',
   },
   SHUTTING_DOWN: { http: 503, message: 'The server is shutting down' },
-  // lib/a2a/sse.ts: open event streams, per process and per principal.
+  // lib/sse/sse.ts: open event streams, per process and per principal.
   STREAMS_FULL: { http: 503, message: 'This server has as many open streams as it serves' },
   PRINCIPAL_STREAMS_FULL: {
     http: 503,

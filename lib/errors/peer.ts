@@ -19,7 +19,7 @@ export const PEER_ERRORS = {
   PEER_SCOPE: { http: 401, message: 'signed scope does not match the requested capability' },
   PEER_WRONG_RECEIVER: { http: 401, message: 'request was signed for another node or route' },
   PEER_BAD_REQUEST: { http: 400, message: 'malformed peer request' },
-  // lib/peer/routes.ts: only the hub, or a node the ring marks a relay, acts for another principal.
+  // lib/fleet/peer-routes.ts: only the hub, or a node the ring marks a relay, acts for another principal.
   PEER_NOT_DELEGATE: {
     http: 403,
     message: 'only the hub or a relay the ring names may act on behalf of another principal',

@@ -1,13 +1,13 @@
 /**
  * @module lib/errors/push — why a webhook is refused, and how a delivery to one failed. A caller
  * sees a refused config as the A2A error `INVALID_PARAMS` with its message and field; these codes
- * name the reason in process and in the node's log (lib/a2a/push.ts, lib/net/post.ts).
+ * name the reason in process and in the node's log (lib/a2a/push/delivery.ts, lib/net/post.ts).
  */
 
 import type { ErrorSpec } from './spec.ts';
 
 export const PUSH_ERRORS = {
-  // A webhook config's address (lib/a2a/push.ts `refuse`).
+  // A webhook config's address (lib/a2a/push/delivery.ts `refuse`).
   WEBHOOK_URL_INVALID: { http: 400, message: 'webhook URL is not a valid URL' },
   WEBHOOK_URL_SCHEME: { http: 400, message: 'webhook URL must use http or https' },
   WEBHOOK_URL_CREDENTIALS: {
@@ -19,7 +19,7 @@ export const PUSH_ERRORS = {
     http: 400,
     message: 'only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it',
   },
-  // What a delivery may carry (lib/a2a/webhook-auth.ts).
+  // What a delivery may carry (lib/a2a/push/webhook-auth.ts).
   WEBHOOK_AUTH_SCHEME: { http: 400, message: 'authentication scheme must be Bearer or Basic' },
   WEBHOOK_AUTH_CREDENTIALS: {
     http: 400,

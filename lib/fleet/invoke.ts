@@ -1,11 +1,11 @@
 /**
  * @module lib/fleet/invoke — `fleet.invoke`, the one way the hub calls a node: signed, and traced
  * whatever the outcome; `message` is its A2A form (SendMessage with a data part), traced the same
- * way. Who the members are is the fleet file's (lib/fleet/config.ts).
+ * way. Who the members are is the fleet file's (lib/config/fleet-file.ts).
  */
 
 import type { CallFailure, Result } from '../errors/result.ts';
-import type { Fleet } from './config.ts';
+import type { Fleet } from '../config/fleet-file.ts';
 import {
   createA2AMessenger,
   SKILL,

@@ -17,7 +17,7 @@ import type { Log } from '../log.ts';
 import { kidOf, pinnedKeys, trustRemoteKey } from '../peer/keys.ts';
 import { NODE_NAME } from '../peer/signature.ts';
 import type { PeerSigner } from '../peer/signer.ts';
-import type { Fleet, FleetMember } from './config.ts';
+import type { Fleet, FleetMember } from '../config/fleet-file.ts';
 
 /** The hub's route a join is presented to, and the scope it is signed with. */
 export const JOIN_ROUTE = '/peer/join';

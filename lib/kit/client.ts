@@ -12,7 +12,7 @@ export {
   type MessageInput,
   type SendOptions,
   type StreamItem,
-} from '../a2a/client.ts';
+} from '../a2a/client/client.ts';
 export type {
   Artifact,
   ListTasksPage,

@@ -9,4 +9,4 @@ export {
   parseFleet,
   type Fleet,
   type FleetMember,
-} from '../fleet/config.ts';
+} from '../config/fleet-file.ts';

@@ -17,4 +17,4 @@ export { parseRing } from '../peer/key-files.ts';
 export type { PeerMode, PeerRing, RingMode } from '../peer/signature.ts';
 export { createVerifier, type PeerVerifier, type VerifierOptions } from '../peer/verifier.ts';
 export { createSigner, type PeerSigner } from '../peer/signer.ts';
-export { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../peer/routes.ts';
+export { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../fleet/peer-routes.ts';

@@ -10,7 +10,7 @@
  */
 
 import { isAuthenticated, ownerKey, type Principal } from '../auth/principal.ts';
-import { sseResponse, type SseStreams } from '../a2a/sse.ts';
+import { sseResponse, type SseStreams } from '../sse/sse.ts';
 import { statusOf } from '../errors/registry.ts';
 import { rpcError } from './jsonrpc.ts';
 import { MCP_PROTOCOL_VERSIONS, RPC } from './protocol.ts';

@@ -7,7 +7,7 @@
  * What each kind of answer becomes is lib/mcp/stdio-answers.ts.
  */
 
-import { sseFrames } from '../sse-frames.ts';
+import { sseFrames } from '../sse/frames.ts';
 import { hubRefusal, idOf, internalError, MAX_ANSWER_BYTES, readAnswer } from './stdio-answers.ts';
 
 export interface StdioBridgeOptions {

@@ -3,7 +3,7 @@
  * (hub/http/access.ts): `Sec-Fetch-Site: cross-site` is refused except on the public reads (card,
  * health, capabilities, public keys), a state-changing request that carries an `Origin` must carry
  * one of the node's own origins. Bodies must be JSON too, and each binding refuses any other type
- * (or none) in its own protocol's shape (lib/a2a/jsonrpc.ts, lib/a2a/rest-binding.ts), so no form
+ * (or none) in its own protocol's shape (lib/a2a/jsonrpc/envelope.ts, lib/a2a/rest/binding.ts), so no form
  * or `text/plain` POST a foreign page can send without a preflight reaches a route. Clients outside
  * a browser send neither header and are judged by their proof alone.
  */

@@ -3,7 +3,7 @@
  * its own Ed25519 pair and, during a rotation, the previous public key (which its JWKS keeps).
  */
 
-import { cardKeyOf } from '../a2a/card-signature.ts';
+import { cardKeyOf } from '../a2a/card/signature.ts';
 import { loadCardSeeds } from '../peer/keys.ts';
 import type { NodeOptions } from './node-types.ts';
 

@@ -10,7 +10,7 @@
  */
 
 import { mayAct } from '../auth/access.ts';
-import { catalogAgent } from '../catalog/keyword-agent.ts';
+import { catalogAgent } from '../agents/keyword-agent.ts';
 import { createNodeAuth } from './node-auth.ts';
 import { createNodeCard } from './node-card.ts';
 import { createNodeGrpc } from './node-grpc.ts';

@@ -12,7 +12,7 @@
  * (mesh-inbox-turn.ts).
  */
 
-import type { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
 import { isA2AError } from '../a2a/errors.ts';
 import type { Log } from '../log.ts';
 import type { InboundMessage, SendRequest } from '../mesh/client.ts';

@@ -11,9 +11,9 @@ import type { Log } from '../log.ts';
 import { createMeshClient, type MeshClient } from '../mesh/client.ts';
 import { createHubClient, hubUrlList } from '../mesh/http-client.ts';
 import type { Principal } from '../auth/principal.ts';
-import { anonymousReader, presenceActor } from '../model/mesh-actors.ts';
-import { meshToolsFor } from '../model/mesh-tools.ts';
-import type { AgentTool } from '../model/agent.ts';
+import { anonymousReader, presenceActor } from '../agents/mesh-actors.ts';
+import { meshToolsFor } from '../agents/mesh-tools.ts';
+import type { AgentTool } from '../agents/model-agent.ts';
 import { createMeshInbox } from './mesh-inbox.ts';
 
 export interface MeshPresence {

@@ -5,9 +5,9 @@
  */
 
 import type { AccessPolicy } from '../auth/access.ts';
-import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card.ts';
-import { type CardKey, cardKeyOf, JWKS_PATH, jwks, signCard } from '../a2a/card-signature.ts';
-import type { AgentCard } from '../a2a/card-types.ts';
+import { CardServer, bindWarnings, buildAgentCard } from '../a2a/card/card.ts';
+import { type CardKey, cardKeyOf, JWKS_PATH, jwks, signCard } from '../a2a/card/signature.ts';
+import type { AgentCard } from '../a2a/card/types.ts';
 import type { NodeDefinition, NodeOptions } from './node-types.ts';
 
 export interface NodeCardOptions {

@@ -4,7 +4,7 @@
  * and the card told the binding's port once it listens.
  */
 
-import type { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
 import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import { isPortTaken, PortTakenError } from '../port-check.ts';
 import type { NodeAuth } from './node-auth.ts';

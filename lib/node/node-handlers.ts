@@ -5,10 +5,10 @@
  * readiness, capabilities and metrics.
  */
 
-import type { TaskStore } from '../a2a/task-store.ts';
-import type { TaskEngine } from '../a2a/engine.ts';
-import { createA2AHandler } from '../a2a/jsonrpc-binding.ts';
-import { createRestHandler } from '../a2a/rest-binding.ts';
+import type { TaskStore } from '../a2a/store/task-store.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
+import { createA2AHandler } from '../a2a/jsonrpc/binding.ts';
+import { createRestHandler } from '../a2a/rest/binding.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { metricsHandler } from '../metrics/endpoint.ts';
 import {
@@ -16,7 +16,7 @@ import {
   handlePeerRelay,
   peerError,
   type PeerRouteDeps,
-} from '../peer/routes.ts';
+} from '../fleet/peer-routes.ts';
 import { noRoute, type RouteHandler } from './mount-routes.ts';
 import type { NodeAuth } from './node-auth.ts';
 import type { NodeCard } from './node-card.ts';

@@ -5,10 +5,10 @@
  */
 
 import { isLoopbackHost } from '../auth/access.ts';
-import type { TaskEngine } from '../a2a/engine.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
 import type { GrpcServer } from '../a2a/grpc/server.ts';
-import type { SseStreams } from '../a2a/sse.ts';
-import type { TaskStore } from '../a2a/task-store.ts';
+import type { SseStreams } from '../sse/sse.ts';
+import type { TaskStore } from '../a2a/store/task-store.ts';
 import type { Log } from '../log.ts';
 import { browserRefusal, ownOrigins } from '../net/browser-guard.ts';
 import { guardRequests, serveDefaults } from '../net/request-guard.ts';

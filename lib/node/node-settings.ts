@@ -11,11 +11,11 @@ import {
   tokenAuthenticator,
   type AccessPolicy,
 } from '../auth/access.ts';
-import { WebhookSender } from '../a2a/push.ts';
-import { SseStreams } from '../a2a/sse.ts';
+import { WebhookSender } from '../a2a/push/delivery.ts';
+import { SseStreams } from '../sse/sse.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createRequestObserver, templaterOf, type RequestObserver } from '../metrics/http.ts';
-import { createNodeMetrics, type NodeMetrics } from '../metrics/node.ts';
+import { createNodeMetrics, type NodeMetrics } from './task-metrics.ts';
 import { createMetricsRegistry, type MetricsRegistry } from '../metrics/registry.ts';
 import { assertPortFree } from '../port-check.ts';
 import { LIMITS, type Limits } from '../limits.ts';

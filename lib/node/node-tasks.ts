@@ -5,17 +5,17 @@
  */
 
 import { join } from 'node:path';
-import { TaskEngine } from '../a2a/engine.ts';
+import { TaskEngine } from '../a2a/engine/engine.ts';
 import type { TaskEvent } from '../a2a/types.ts';
-import type { WebhookSender } from '../a2a/push.ts';
+import type { WebhookSender } from '../a2a/push/delivery.ts';
 import type { Agent } from '../a2a/agent.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
-import type { TaskStore } from '../a2a/task-store.ts';
-import { FileTaskStore } from '../a2a/task-store-files.ts';
-import { LogTaskStore } from '../a2a/task-store-log.ts';
-import { PostgresTaskStore } from '../a2a/task-store-postgres.ts';
-import { recoverInterrupted } from '../a2a/recovery.ts';
+import type { TaskStore } from '../a2a/store/task-store.ts';
+import { FileTaskStore } from '../a2a/store/files-store.ts';
+import { LogTaskStore } from '../a2a/store/log-store.ts';
+import { PostgresTaskStore } from '../a2a/store/postgres-store.ts';
+import { recoverInterrupted } from '../a2a/engine/recovery.ts';
 import type { Limits } from '../limits.ts';
 
 export interface NodeTasksOptions {
@@ -83,7 +83,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
       artifactBytes: limits.taskArtifactBytes,
     },
   });
-  // Tasks a crash left running are settled before anything is served (see lib/a2a/recovery.ts).
+  // Tasks a crash left running are settled before anything is served (see lib/a2a/engine/recovery.ts).
   // A shared store has several processes per node; its engine takes over a gone process's tasks.
   if (store instanceof FileTaskStore || store instanceof LogTaskStore)
     recoverInterrupted({

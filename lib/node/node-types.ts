@@ -4,18 +4,18 @@
  * `createNode` (lib/node/create-node.ts) returns.
  */
 
-import type { AgentCard } from '../a2a/card-types.ts';
+import type { AgentCard } from '../a2a/card/types.ts';
 import type { AnyElysia } from 'elysia';
 import type { AnonymousAccess, Authenticate } from '../auth/access.ts';
 import type { TokenBook } from '../auth/tokens.ts';
-import type { CardKey } from '../a2a/card-signature.ts';
-import type { TaskEngine } from '../a2a/engine.ts';
+import type { CardKey } from '../a2a/card/signature.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
 import type { TaskEvent } from '../a2a/types.ts';
-import type { WebhookSender } from '../a2a/push.ts';
+import type { WebhookSender } from '../a2a/push/delivery.ts';
 import type { GrpcServer } from '../a2a/grpc/server.ts';
 import type { Agent } from '../a2a/agent.ts';
 import type { Catalog } from '../catalog/catalog.ts';
-import type { Fleet } from '../fleet/config.ts';
+import type { Fleet } from '../config/fleet-file.ts';
 import type { Log } from '../log.ts';
 import type { PeerClient } from '../peer/client.ts';
 import type { PeerVerifier } from '../peer/verifier.ts';
@@ -23,8 +23,8 @@ import type { CallSink } from '../fleet/traced-call.ts';
 import type { MetricsAccess } from '../metrics/endpoint.ts';
 import type { RequestObserver } from '../metrics/http.ts';
 import type { MetricsRegistry } from '../metrics/registry.ts';
-import type { TaskStore } from '../a2a/task-store.ts';
-import type { SseStreams } from '../a2a/sse.ts';
+import type { TaskStore } from '../a2a/store/task-store.ts';
+import type { SseStreams } from '../sse/sse.ts';
 import type { ReadyCheck } from '../health.ts';
 import type { Limits } from '../limits.ts';
 
@@ -37,12 +37,12 @@ export interface NodeDefinition {
   agent?: Agent;
   /**
    * Whether a model answers messages; declared on the card as the agent-backed extension
-   * (lib/a2a/card.ts). A function is asked at every card request (a model that comes and goes).
+   * (lib/a2a/card/card.ts). A function is asked at every card request (a model that comes and goes).
    */
   agentBacked?: boolean | (() => boolean);
   /** Files and folders the node reads its data from; the boot self-check reads each (lib/node/self-check.ts). */
   dataPaths?: readonly string[];
-  /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/model/agent.ts). */
+  /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/agents/model-agent.ts). */
   modelMode?: 'model' | 'dynamic';
   inputModes?: string[];
   outputModes?: string[];
@@ -74,7 +74,7 @@ export interface NodeOptions {
   now?: () => number;
   /** Set false to turn webhook delivery off (the card then says pushNotifications: false). */
   push?: boolean;
-  /** Non-public webhook hosts allowed: names, addresses or CIDR ranges (PUSH_ALLOW_HOSTS); see lib/a2a/push.ts. */
+  /** Non-public webhook hosts allowed: names, addresses or CIDR ranges (PUSH_ALLOW_HOSTS); see lib/a2a/push/delivery.ts. */
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
   maxBodyBytes?: number;

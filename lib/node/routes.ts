@@ -2,10 +2,10 @@
  * @module lib/node/routes — the node's route table, the one list of what a node serves: the node
  * mounts its routes from it (lib/node/create-node.ts), its metrics label requests with its
  * templates, the hub's table includes it, and docs/routes.md is rendered from it. The HTTP+JSON
- * binding's own routes come from that binding (lib/a2a/rest-binding.ts `REST_ROUTES`).
+ * binding's own routes come from that binding (lib/a2a/rest/binding.ts `REST_ROUTES`).
  */
 
-import { REST_ROUTES } from '../a2a/rest-binding.ts';
+import { REST_ROUTES } from '../a2a/rest/binding.ts';
 
 /** The handlers a node has; the table names one per route. */
 export type NodeHandler =

@@ -9,7 +9,7 @@
  */
 
 import { resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../fleet/config.ts';
+import { loadFleet, type Fleet } from '../config/fleet-file.ts';
 import { hubBase, hubMember, joinHub, readPin, type JoinHandle } from '../fleet/join.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';

@@ -9,8 +9,8 @@
  *   await client.peerRelay('crm', ['scanner'], 'sector.movement', args, { timeout })
  */
 
-import type { Fleet } from '../fleet/config.ts';
-import { fleetMember } from '../fleet/config.ts';
+import type { Fleet } from '../config/fleet-file.ts';
+import { fleetMember } from '../config/fleet-file.ts';
 import type { Log } from '../log.ts';
 import { readBodyBytes } from '../body.ts';
 import { logs, silentLog } from '../log.ts';

@@ -17,7 +17,7 @@
 import { chmod, mkdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from '@noble/hashes/utils.js';
-import type { Fleet } from '../fleet/config.ts';
+import type { Fleet } from '../config/fleet-file.ts';
 import type { PeerRing, RingMode } from './signature.ts';
 import { fromB64url, toB64url } from './base64url.ts';
 import { createVerifier, type PeerVerifier, type VerifierOptions } from './verifier.ts';

@@ -6,7 +6,7 @@
 
 import { statSync } from 'node:fs';
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
-import { loadFleet } from '../../lib/fleet/config.ts';
+import { loadFleet } from '../../lib/config/fleet-file.ts';
 import type { NodeDefinition } from '../../lib/node/node-types.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 

@@ -9,7 +9,7 @@
 import { A2A_ERRORS, type A2AErrorReason, errorInfoDomain } from '../../lib/a2a/errors.ts';
 import { decodeMessage } from '../../lib/a2a/grpc/decode.ts';
 import { encodeMessage } from '../../lib/a2a/grpc/encode.ts';
-import { A2A_SCHEMA } from '../../lib/a2a/grpc/schema.ts';
+import { A2A_SCHEMA } from '../../lib/a2a/proto/schema.ts';
 import type { V1Method } from '../../lib/a2a/operations.ts';
 import { grpcAddressOf, rawClient, serverStream, unary, type CallOutcome } from './grpc.ts';
 import { sseFrames, TEST_TOKEN, withAuth, type TestNode } from './node.ts';
@@ -147,7 +147,7 @@ export function restAdapter(url: string): BindingAdapter {
   };
 }
 
-/** Each v1.0 operation's request and answer messages in the gRPC service (lib/a2a/grpc/a2a.proto). */
+/** Each v1.0 operation's request and answer messages in the gRPC service (lib/a2a/proto/a2a.proto). */
 const GRPC_TYPES: Record<V1Method, [string, string]> = {
   SendMessage: ['lf.a2a.v1.SendMessageRequest', 'lf.a2a.v1.SendMessageResponse'],
   SendStreamingMessage: ['lf.a2a.v1.SendMessageRequest', 'lf.a2a.v1.StreamResponse'],

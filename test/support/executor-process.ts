@@ -4,7 +4,7 @@
  * test can kill it with -9 mid-job. Prints `resolve listening on <url>` once it serves.
  */
 
-import { parseFleet } from '../../lib/fleet/config.ts';
+import { parseFleet } from '../../lib/config/fleet-file.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { createNode } from '../../lib/node/create-node.ts';
 import resolve from '../../node/resolve/index.ts';

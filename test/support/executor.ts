@@ -5,7 +5,7 @@
 
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseFleet, type Fleet } from '../../lib/fleet/config.ts';
+import { parseFleet, type Fleet } from '../../lib/config/fleet-file.ts';
 import { createPeerClient, type PeerClient, type PeerResult } from '../../lib/peer/client.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import type { Job } from '../../node/resolve/jobs.ts';

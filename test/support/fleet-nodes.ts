@@ -5,7 +5,7 @@
 
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/config/fleet-file.ts';
 import type { NodeDefinition } from '../../lib/node/node-types.ts';
 import type { NodeFactory, NodeSetup } from '../../lib/node/define-node.ts';
 import { loadCardKeys } from '../../lib/node/card-keys.ts';

@@ -7,7 +7,7 @@
 import { Database } from 'bun:sqlite';
 import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { loadFleet, parseFleet, type Fleet } from '../../lib/fleet/config.ts';
+import { loadFleet, parseFleet, type Fleet } from '../../lib/config/fleet-file.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';

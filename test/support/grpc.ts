@@ -6,7 +6,7 @@
 
 import * as grpc from '@grpc/grpc-js';
 import { decodeMessage } from '../../lib/a2a/grpc/decode.ts';
-import { A2A_SCHEMA } from '../../lib/a2a/grpc/schema.ts';
+import { A2A_SCHEMA } from '../../lib/a2a/proto/schema.ts';
 
 export const SERVICE = '/lf.a2a.v1.A2AService';
 

@@ -125,3 +125,99 @@ export function layerViolations(graph: ImportGraph, rules = LAYER_RULES): string
         if (file.startsWith(from) && target.startsWith(to)) out.push(`${file} → ${target}`);
   return out;
 }
+
+/**
+ * The rooms of lib/ and hub/ by floor, lowest first: a room (a folder, or a loose file of lib/ or
+ * hub/) imports only rooms on lower floors, so two rooms can never import each other. A new room
+ * or an import that goes up or sideways fails `roomOrderViolations` until it is placed here.
+ */
+export const ROOM_FLOORS: ReadonlyArray<readonly string[]> = [
+  [
+    'lib/atomic-file.ts',
+    'lib/checked-frame.ts',
+    'lib/errors/',
+    'lib/event-queue.ts',
+    'lib/health.ts',
+    'lib/limits.ts',
+    'lib/log-limit.ts',
+    'lib/port-check.ts',
+    'lib/proc-stat.ts',
+    'lib/project-root.ts',
+    'lib/telemetry/',
+  ],
+  [
+    'lib/auth/',
+    'lib/body.ts',
+    'lib/data-lock.ts',
+    'lib/domain/',
+    'lib/log.ts',
+    'lib/net/',
+    'lib/sse/',
+  ],
+  [
+    'lib/catalog/',
+    'lib/config/',
+    'lib/crash-guard.ts',
+    'lib/mcp/',
+    'lib/mesh/',
+    'lib/metrics/',
+    'lib/model/',
+  ],
+  ['lib/config.ts', 'lib/peer/'],
+  ['lib/a2a/', 'lib/fleet/', 'lib/settings-or-exit.ts'],
+  ['lib/agents/'],
+  ['lib/node/'],
+  ['lib/kit/'],
+  ['hub/mesh/'],
+  ['hub/fleet/'],
+  ['hub/workbench/'],
+  ['hub/http/', 'hub/mcp/'],
+  ['hub/cli/', 'hub/hub-route.ts', 'hub/hub-types.ts', 'hub/metrics.ts'],
+  [
+    'hub/hub-console.ts',
+    'hub/hub-fleet.ts',
+    'hub/hub-listen.ts',
+    'hub/hub-mcp.ts',
+    'hub/hub-mesh.ts',
+    'hub/hub-own-node.ts',
+    'hub/hub-telemetry.ts',
+    'hub/hub-work.ts',
+  ],
+  ['hub/hub.ts'],
+  ['hub/main.ts'],
+];
+
+/** The room of a file of lib/ or hub/: its first folder there, or the file itself when it lies loose. */
+export function roomOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file;
+}
+
+/**
+ * The imports between rooms of lib/ and hub/ that do not point to a lower floor (`importer → imported`,
+ * each with its rooms), and the rooms no floor names.
+ */
+export function roomOrderViolations(
+  graph: ImportGraph,
+  floors: ReadonlyArray<readonly string[]> = ROOM_FLOORS,
+): { upward: string[]; unplaced: string[] } {
+  const floorOf = new Map<string, number>();
+  floors.forEach((rooms, i) => {
+    for (const room of rooms) floorOf.set(room, i);
+  });
+  const upward: string[] = [];
+  const unplaced = new Set<string>();
+  const inScope = (f: string) => f.startsWith('lib/') || f.startsWith('hub/');
+  for (const [file, targets] of graph) {
+    if (!inScope(file)) continue;
+    const from = roomOf(file);
+    if (!floorOf.has(from)) unplaced.add(from);
+    for (const target of targets) {
+      const to = roomOf(target);
+      if (!inScope(target) || to === from || !floorOf.has(from) || !floorOf.has(to)) continue;
+      if (floorOf.get(to)! >= floorOf.get(from)!)
+        upward.push(`${file} → ${target} (${from} ↛ ${to})`);
+    }
+  }
+  return { upward, unplaced: [...unplaced].sort() };
+}

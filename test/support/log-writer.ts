@@ -4,8 +4,8 @@
  * kills itself with SIGKILL at once, before the index's grouped commit (50 ms later) can run.
  */
 
-import { LogTaskStore } from '../../lib/a2a/task-store-log.ts';
-import { newTaskId } from '../../lib/a2a/task-store.ts';
+import { LogTaskStore } from '../../lib/a2a/store/log-store.ts';
+import { newTaskId } from '../../lib/a2a/store/task-store.ts';
 
 const store = LogTaskStore.open({ dir: process.argv[2]!, log: () => {} });
 const ids: string[] = [];

@@ -4,7 +4,7 @@
  * makes the next saves fail, as a full disk or a lost database would.
  */
 
-import type { TaskRecord, TaskStore } from '../../lib/a2a/task-store.ts';
+import type { TaskRecord, TaskStore } from '../../lib/a2a/store/task-store.ts';
 import type { ListTasksPage, ListTasksQuery, TaskEvent } from '../../lib/a2a/types.ts';
 
 export class MemoryTaskStore implements TaskStore {

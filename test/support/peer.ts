@@ -1,9 +1,13 @@
 /** Test harness for the peer channel: a small fleet of real Bun servers on port 0 with fresh keys. */
 
-import { parseFleet, type Fleet } from '../../lib/fleet/config.ts';
+import { parseFleet, type Fleet } from '../../lib/config/fleet-file.ts';
 import { memoryLog } from '../../lib/log.ts';
 import { createPeerClient, type PeerClient } from '../../lib/peer/client.ts';
-import { handlePeerInvoke, handlePeerRelay, type PeerRouteDeps } from '../../lib/peer/routes.ts';
+import {
+  handlePeerInvoke,
+  handlePeerRelay,
+  type PeerRouteDeps,
+} from '../../lib/fleet/peer-routes.ts';
 import type { Result } from '../../lib/errors/result.ts';
 import type { PeerMode, PeerRing, RingEntry, RingMode } from '../../lib/peer/signature.ts';
 import { toB64url } from '../../lib/peer/base64url.ts';

@@ -4,8 +4,8 @@
  */
 
 import type { Message, Part, ProtocolVersion } from '../types.ts';
-import { messageToV1 } from '../wire-v1.ts';
-import { messageToV03 } from '../wire-v03.ts';
+import { messageToV1 } from '../wire/v1.ts';
+import { messageToV03 } from '../wire/v03.ts';
 import type { MessageInput, SendOptions } from './types.ts';
 
 /** The message a caller's input stands for, with a fresh id unless it brought one. */

@@ -5,8 +5,8 @@
  */
 
 import { readBodyBytes } from '../../body.ts';
-import { sseFrames } from '../../sse-frames.ts';
-import { readStreamEvent, readWith } from '../wire-read.ts';
+import { sseFrames } from '../../sse/frames.ts';
+import { readStreamEvent, readWith } from '../wire/read.ts';
 import { sendParams } from './message.ts';
 import { type ClientContext, failure, rpcFailure, withTraceHeaders } from './transport.ts';
 import type { MessageInput, StreamItem } from './types.ts';

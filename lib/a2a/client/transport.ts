@@ -9,7 +9,7 @@ import { A2A_ERRORS, type A2AErrorReason } from '../../errors/a2a.ts';
 import type { CallFailure, CallFailureKind, Err } from '../../errors/result.ts';
 import { currentTrace, traceHeaders } from '../../telemetry/trace-context.ts';
 import type { ProtocolVersion } from '../types.ts';
-import { readWith } from '../wire-read.ts';
+import { readWith } from '../wire/read.ts';
 import type { A2AClientOptions, ClientResult } from './types.ts';
 
 /** The JSON-RPC method names of each wire form; ListTasks has no 0.3 name. */

@@ -7,7 +7,7 @@
 import type { Failure } from '../../errors/result.ts';
 import type { Agent } from '../agent.ts';
 import type { A2AError } from '../errors.ts';
-import type { TaskRecord, TaskStore } from '../task-store.ts';
+import type { TaskRecord, TaskStore } from '../store/task-store.ts';
 import type { Message, ProtocolVersion, PushConfig, Task, TaskEvent } from '../types.ts';
 import type { Log } from '../../log.ts';
 import type { Live, LiveTasks } from './live-tasks.ts';
@@ -18,7 +18,7 @@ export type WebhookUrlFailure = Failure<
   'WEBHOOK_URL_INVALID' | 'WEBHOOK_URL_SCHEME' | 'WEBHOOK_URL_CREDENTIALS' | 'ADDRESS_REFUSED'
 >;
 
-/** Delivers task events to webhooks; see lib/a2a/push.ts. */
+/** Delivers task events to webhooks; see lib/a2a/push/delivery.ts. */
 export interface PushSender {
   /** Why a webhook URL is refused (its field `url`), or undefined when it is allowed. */
   refuse(url: string): WebhookUrlFailure | undefined;

@@ -8,7 +8,7 @@
 
 import { EventQueue } from '../../event-queue.ts';
 import type { Message, PushConfig, Task, TaskEvent } from '../types.ts';
-import type { TaskRecord, TaskStore } from '../task-store.ts';
+import type { TaskRecord, TaskStore } from '../store/task-store.ts';
 import { endsStream, snapshot } from './task-rules.ts';
 
 /** A live subscription: the queue of events, ending after a terminal or interrupted state. */

@@ -6,7 +6,7 @@
  */
 
 import { isA2AError, type A2AError } from '../errors.ts';
-import type { TaskRecord } from '../task-store.ts';
+import type { TaskRecord } from '../store/task-store.ts';
 import { TERMINAL_STATES, type Message, type ProtocolVersion, type Task } from '../types.ts';
 import { applyUpdate } from './agent-turn.ts';
 import type { EngineCore, PushChange, TaskCoordination } from './core.ts';

@@ -6,7 +6,7 @@
 
 import type { Principal } from '../../auth/principal.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
-import type { TaskRecord } from '../task-store.ts';
+import type { TaskRecord } from '../store/task-store.ts';
 import type { ProtocolVersion, PushConfig } from '../types.ts';
 import type { PushSender, TaskCoordination } from './core.ts';
 import {

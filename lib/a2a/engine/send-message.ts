@@ -7,7 +7,7 @@
 
 import { ownerKey, type Principal } from '../../auth/principal.ts';
 import { A2A_ERRORS, a2aError, isA2AError, type A2AError } from '../errors.ts';
-import { newTaskId, type TaskRecord } from '../task-store.ts';
+import { newTaskId, type TaskRecord } from '../store/task-store.ts';
 import {
   nowIso,
   type Message,

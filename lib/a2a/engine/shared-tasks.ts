@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/engine/shared-tasks — task coordination on a store several processes of the node
- * share (lib/a2a/task-store-postgres.ts, docs/scale-out.md). The process running a task's turn
+ * share (lib/a2a/store/postgres-store.ts, docs/scale-out.md). The process running a task's turn
  * writes it through its live copy (lib/a2a/engine/local-tasks.ts); another process continues,
  * cancels or changes a task it does not run through the store's row-locked update, and its
  * streams get the other processes' events from the store. Tasks a gone process left running are
@@ -8,7 +8,7 @@
  */
 
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
-import type { RemoteChange, TaskCluster, TaskRecord } from '../task-store.ts';
+import type { RemoteChange, TaskCluster, TaskRecord } from '../store/task-store.ts';
 import {
   TERMINAL_STATES,
   type Message,

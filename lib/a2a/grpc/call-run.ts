@@ -10,7 +10,7 @@ import type { Outcome, V1Method } from '../operations.ts';
 import type { GrpcCall } from './call-state.ts';
 import { EncodeError, encodeMessage } from './encode.ts';
 import { frame } from './frames.ts';
-import { A2A_SCHEMA, type Method } from './schema.ts';
+import { A2A_SCHEMA, type Method } from '../proto/schema.ts';
 import { fromA2AError, streamEndFailure, type GrpcFailure } from './status.ts';
 
 /** How long a stream the server ended waits for its reader to take the rest before it is cut. */

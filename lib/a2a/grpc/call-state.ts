@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { Log } from '../../log.ts';
 import type { A2AError } from '../errors.ts';
 import type { Operation, V1Method } from '../operations.ts';
-import type { SseStreams } from '../sse.ts';
+import type { SseStreams } from '../../sse/sse.ts';
 import type { GrpcMetrics } from './metrics.ts';
 import { failureTrailers, type GrpcFailure } from './status.ts';
 

@@ -10,12 +10,12 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { LIMITS } from '../../limits.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
-import { requestedVersion } from '../jsonrpc-binding.ts';
+import { requestedVersion } from '../jsonrpc/binding.ts';
 import { failCall, runCall } from './call-run.ts';
 import { openCall, type CallDeps } from './call-state.ts';
 import { decodeMessage } from './decode.ts';
 import { RequestReader } from './frames.ts';
-import { A2A_METHODS, A2A_SCHEMA, type Method } from './schema.ts';
+import { A2A_METHODS, A2A_SCHEMA, type Method } from '../proto/schema.ts';
 import { fromA2AError, grpcFailure, type GrpcFailure } from './status.ts';
 
 export type { CallDeps } from './call-state.ts';

@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/grpc/decode — protobuf binary to ProtoJSON, walking the schema of
- * lib/a2a/grpc/schema.ts: what it decodes is the same object the JSON bindings receive (camelCase
+ * lib/a2a/proto/schema.ts: what it decodes is the same object the JSON bindings receive (camelCase
  * names, enum names, base64 bytes, RFC 3339 timestamps, Struct as a JSON object). Hostile bytes
  * end as a coded failure, never a throw: truncated or over-long varints, lengths past the end, a
  * wire type that does not match the field, invalid UTF-8, nesting deeper than 100 levels. Unknown
@@ -14,7 +14,7 @@ import {
   type Scalar,
   type Schema,
   type WellKnown,
-} from './schema.ts';
+} from '../proto/schema.ts';
 import { ok, type Failure, type Result } from '../../errors/result.ts';
 import { LEN, Reader, WireError } from './wire.ts';
 

@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/grpc/encode — ProtoJSON to protobuf binary, walking the schema of
- * lib/a2a/grpc/schema.ts: the operations' answers (and the status details) as the bytes protoc
+ * lib/a2a/proto/schema.ts: the operations' answers (and the status details) as the bytes protoc
  * would write for them, fields in field-number order, members the schema does not know left out.
  */
 
@@ -11,7 +11,7 @@ import {
   type Scalar,
   type Schema,
   type WellKnown,
-} from './schema.ts';
+} from '../proto/schema.ts';
 import { MAX_DEPTH } from './decode.ts';
 import { LEN, Writer } from './wire.ts';
 

@@ -8,7 +8,7 @@
 import { isKnownCode } from '../../errors/registry.ts';
 import { LATENCY_BUCKETS } from '../../metrics/http.ts';
 import { OTHER, type MetricsRegistry } from '../../metrics/registry.ts';
-import { A2A_METHODS } from './schema.ts';
+import { A2A_METHODS } from '../proto/schema.ts';
 import { GRPC_STATUS, type GrpcStatusName } from './status.ts';
 
 export interface GrpcMetrics {

@@ -9,9 +9,9 @@
 import http2 from 'node:http2';
 import type { Log } from '../../log.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
-import type { TaskEngine } from '../engine.ts';
+import type { TaskEngine } from '../engine/engine.ts';
 import { v1Operations } from '../operations.ts';
-import type { SseStreams } from '../sse.ts';
+import type { SseStreams } from '../../sse/sse.ts';
 import { GRPC_DEFAULTS, serveCall, type CallDeps } from './call.ts';
 import { createGrpcMetrics } from './metrics.ts';
 

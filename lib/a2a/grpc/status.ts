@@ -11,7 +11,7 @@ import { GRPC_ERRORS, type GrpcErrorCode } from '../../errors/grpc.ts';
 import { LIMIT_ERRORS, type LimitErrorCode } from '../../errors/limits.ts';
 import type { A2AError } from '../errors.ts';
 import { encodeMessage } from './encode.ts';
-import { A2A_SCHEMA } from './schema.ts';
+import { A2A_SCHEMA } from '../proto/schema.ts';
 
 /** gRPC status codes (grpc/doc/statuscodes.md). */
 export const GRPC_STATUS = {

@@ -1,0 +1,81 @@
+/**
+ * @module lib/a2a/store/postgres/schema — the shared task store's tables (tasks, live
+ * processes, the events kept for streams that fall behind), created once under an advisory lock,
+ * and the row shape read back from them.
+ */
+
+import type { SQL } from 'bun';
+import type { PushConfig, Task } from '../../types.ts';
+import type { TaskRecord } from '../task-store.ts';
+
+/** The LISTEN/NOTIFY channel carrying `id version process node` of every change. */
+export const CHANNEL = 'lume_a2a_tasks';
+/** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
+export const EVENTS_KEPT = 64;
+
+export interface Row {
+  version: string;
+  task: string | null;
+  push: string;
+  /** The process that last wrote the task (not its push configs). */
+  writer?: string | null;
+  /** The owner key of the principal that created the task (not the `owner` column, a process). */
+  creator?: string | null;
+}
+
+export function toRecord(row: Row): TaskRecord | undefined {
+  if (row.task === null) return undefined;
+  return {
+    task: JSON.parse(row.task) as Task,
+    push: JSON.parse(row.push) as PushConfig[],
+    version: Number(row.version),
+    ...(row.creator ? { creator: row.creator } : {}),
+  };
+}
+
+/** The task's `ts` column: its status time in ms. */
+export function timeOf(task: Task): number {
+  return Date.parse(task.status.timestamp) || 0;
+}
+
+/** The payload of a change's notification. */
+export function notice(id: string, version: number, origin: string, node: string): string {
+  return `${id} ${version} ${origin} ${node}`;
+}
+
+export async function migrate(sql: SQL): Promise<void> {
+  // Two processes starting together must not both create the tables: one lock for the DDL.
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext('lume_a2a_tasks'))`;
+    await tx`CREATE TABLE IF NOT EXISTS lume_a2a_tasks (
+      node text NOT NULL,
+      id uuid NOT NULL,
+      context_id text NOT NULL,
+      state text NOT NULL,
+      ts bigint NOT NULL,
+      version bigint NOT NULL,
+      task text NOT NULL,
+      push text NOT NULL DEFAULT '[]',
+      writer text,
+      owner text,
+      lease_until timestamptz,
+      watched_until timestamptz,
+      creator text,
+      PRIMARY KEY (node, id))`;
+    // Tables made before tasks had creators gain the column; their tasks belong to anonymous.
+    await tx`ALTER TABLE lume_a2a_tasks ADD COLUMN IF NOT EXISTS creator text`;
+    await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
+    await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_terminal ON lume_a2a_tasks (node, ts) WHERE state IN ('completed', 'failed', 'canceled', 'rejected')`;
+    await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;
+    await tx`CREATE TABLE IF NOT EXISTS lume_a2a_processes (
+      process text PRIMARY KEY,
+      node text NOT NULL,
+      alive_until timestamptz NOT NULL)`;
+    await tx`CREATE TABLE IF NOT EXISTS lume_a2a_task_events (
+      node text NOT NULL,
+      id uuid NOT NULL,
+      version bigint NOT NULL,
+      events text NOT NULL,
+      PRIMARY KEY (node, id, version))`;
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * @module lib/a2a/store/postgres/statements — the shared store's writes and reads of one
+ * task as SQL: the first insert, the version-guarded update that records events for watchers and
+ * notifies them, the read of a change with the events since a version, and the liveness rows
+ * (process heartbeat, turn leases, stream watches, orphaned tasks).
+ */
+
+import type { SQL } from 'bun';
+import type { Task, TaskEvent } from '../../types.ts';
+import type { TaskRecord } from '../task-store.ts';
+import { CHANNEL, EVENTS_KEPT, timeOf, type Row } from './schema.ts';
+
+/** Who writes: the node whose rows these are and the process writing them. */
+export interface Writer {
+  node: string;
+  process: string;
+}
+
+/** A lease length in ms, or null for none. */
+type Lease = number | null;
+
+/** The first write of a task. */
+export async function insertTask(
+  sql: SQL,
+  w: Writer,
+  id: string,
+  rec: TaskRecord,
+  body: string,
+  lease: Lease,
+): Promise<void> {
+  const t = rec.task;
+  await sql`
+    INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until, creator)
+    VALUES (${w.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${w.process}, ${w.process},
+      CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null})`;
+}
+
+/**
+ * A later write, only over version `expected`: the events go to the watchers' table and they are
+ * notified when someone streams the task. The new version, or undefined when another process
+ * wrote first.
+ */
+export async function updateTaskAt(
+  sql: SQL,
+  w: Writer,
+  id: string,
+  t: Task,
+  body: string,
+  expected: number,
+  events: TaskEvent[] | null,
+  lease: Lease,
+): Promise<number | undefined> {
+  const eventsText = events?.length ? JSON.stringify(events) : null;
+  const [row] = await sql<{ version: string }[]>`
+    WITH up AS (
+      UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)}, task = ${body},
+        version = version + 1, writer = ${w.process}, owner = ${w.process},
+        lease_until = CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END
+      WHERE node = ${w.node} AND id = ${id} AND version = ${expected}
+      RETURNING version, coalesce(watched_until > now(), false) AS watched
+    ), ev AS (
+      INSERT INTO lume_a2a_task_events (node, id, version, events)
+      SELECT ${w.node}, ${id}::uuid, version, ${eventsText}::text FROM up WHERE watched AND ${eventsText}::text IS NOT NULL
+    ), old AS (
+      DELETE FROM lume_a2a_task_events e USING up
+      WHERE up.watched AND e.node = ${w.node} AND e.id = ${id} AND e.version <= up.version - ${EVENTS_KEPT}
+    )
+    SELECT version, CASE WHEN watched THEN pg_notify(${CHANNEL}, ${id} || ' ' || version || ' ' || ${w.process} || ' ' || ${w.node}) END AS sent
+    FROM up`;
+  return row ? Number(row.version) : undefined;
+}
+
+/** Inside a transaction: the events of one version, and the ones past what is kept let go. */
+export async function recordEvents(
+  tx: SQL,
+  node: string,
+  id: string,
+  version: number,
+  events: TaskEvent[],
+): Promise<void> {
+  await tx`INSERT INTO lume_a2a_task_events (node, id, version, events) VALUES (${node}, ${id}, ${version}, ${JSON.stringify(events)})`;
+  await tx`DELETE FROM lume_a2a_task_events WHERE node = ${node} AND id = ${id} AND version <= ${version - EVENTS_KEPT}`;
+}
+
+/** A task's row with the events recorded after version `after`, oldest first. */
+export async function readChange(
+  sql: SQL,
+  node: string,
+  id: string,
+  after: number,
+): Promise<(Row & { evs: [string | number, TaskEvent[]][] | null }) | undefined> {
+  const [row] = await sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
+    SELECT t.version, t.task, t.push, t.writer, t.creator,
+      (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
+       WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
+    FROM lume_a2a_tasks t WHERE t.node = ${node} AND t.id = ${id}`;
+  return row;
+}
+
+/** The events from version `after + 1` to `version`, or undefined when one of them is missing. */
+export function eventsBetween(
+  evs: [string | number, TaskEvent[]][] | null,
+  after: number,
+  version: number,
+): TaskEvent[] | undefined {
+  const events: TaskEvent[] = [];
+  let next = after + 1;
+  for (const [v, e] of evs ?? []) {
+    if (Number(v) !== next) break;
+    events.push(...e);
+    next++;
+  }
+  return next === version + 1 ? events : undefined;
+}
+
+/** This process is alive for one more lease (the others read it to tell whose tasks are orphaned). */
+export async function heartbeat(sql: SQL, w: Writer, leaseMs: number): Promise<void> {
+  await sql`
+    INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES (${w.process}, ${w.node}, now() + ${leaseMs} * interval '1 millisecond')
+    ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until`;
+}
+
+/** Running tasks of the node whose owner is no live process (at most 100). */
+export async function orphanedTasks(sql: SQL, w: Writer): Promise<string[]> {
+  const rows = await sql<{ id: string }[]>`
+    SELECT id FROM lume_a2a_tasks t
+    WHERE node = ${w.node} AND state IN ('submitted', 'working') AND owner IS DISTINCT FROM ${w.process}
+      AND NOT EXISTS (SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())
+    LIMIT 100`;
+  return rows.map((r) => r.id);
+}
+
+/** Renews the leases of the turns running here and the watches of the streams open here. */
+export async function renewLeases(
+  sql: SQL,
+  w: Writer,
+  leaseMs: number,
+  held: string[],
+  watched: string[],
+): Promise<void> {
+  // Processes gone for a day are forgotten (their tasks were taken over long before).
+  await sql`DELETE FROM lume_a2a_processes WHERE alive_until < now() - interval '1 day'`;
+  if (held.length)
+    await sql`UPDATE lume_a2a_tasks SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE node = ${w.node} AND id = ANY(${sql.array(held, 'UUID' as never)}) AND owner = ${w.process}`;
+  if (watched.length)
+    await sql`UPDATE lume_a2a_tasks SET watched_until = now() + ${leaseMs} * interval '1 millisecond'
+      WHERE node = ${w.node} AND id = ANY(${sql.array(watched, 'UUID' as never)})`;
+}

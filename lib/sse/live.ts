@@ -1,0 +1,33 @@
+/**
+ * @module lib/sse/live — any subscription sent as Server-Sent Events through a bounded queue per
+ * consumer: the hub's live pages and the mesh's `/v1/watch`.
+ */
+
+import { EventQueue } from '../event-queue.ts';
+import { sseResponse, type SseOptions } from './sse.ts';
+
+/** Items one consumer may fall behind before its stream is cut (its EventSource reconnects afresh). */
+export const LIVE_QUEUE_LIMIT = 64;
+
+/**
+ * Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves;
+ * a consumer more than `maxItems` behind is cut off.
+ */
+export function liveResponse<T>(
+  req: Request,
+  subscribe: (push: (item: T) => void) => () => void,
+  sse?: SseOptions,
+  maxItems = LIVE_QUEUE_LIMIT,
+): Response {
+  let unsubscribe = () => {};
+  const queue = new EventQueue<T>(() => unsubscribe(), { maxItems });
+  unsubscribe = subscribe((item) => queue.push(item));
+  if (queue.isClosed) unsubscribe();
+  req.signal.addEventListener('abort', () => queue.close(), { once: true });
+  return sseResponse(
+    queue,
+    (item) => item,
+    () => queue.close(),
+    sse,
+  );
+}
