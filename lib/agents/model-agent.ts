@@ -14,7 +14,7 @@ import { catalogAgent, skillCall } from './keyword-agent.ts';
 import type { Result } from '../errors/result.ts';
 import type { Log } from '../log.ts';
 import { chat, type ChatMessage, type ModelEndpoint, type ToolDefinition } from '../model/chat.ts';
-import { modelHealth, type ModelHealth } from '../model/health.ts';
+import type { ModelHealth } from '../model/health.ts';
 
 /** A tool the model may call: its definition and what runs it (a coded result, never a throw for expected failures). */
 export interface AgentTool {
