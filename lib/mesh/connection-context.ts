@@ -1,8 +1,6 @@
 /**
- * @module lib/mesh/connection-context — the shapes of one WebSocket presence (its options, events,
- * sends and the connection itself) and what the parts of a connection share: the socket, the
- * pending sends, the roster, the inbound queue, the watchdog and the claim (made in
- * lib/mesh/connection.ts).
+ * @module lib/mesh/connection-context — the shapes of one WebSocket presence: its options, events,
+ * sends and the connection itself (its state is owned by lib/mesh/connection-state.ts).
  */
 
 import type { Log } from '../log.ts';
@@ -88,29 +86,3 @@ export interface MeshConnection {
 }
 
 export type Answer = (r: Result<SendReceipt, ClientCode>) => void;
-
-export interface ConnectionContext {
-  o: ConnectOptions;
-  ws: WebSocket;
-  Ws: typeof WebSocket;
-  timers: ConnectionTimers;
-  events: Emitter;
-  /** Sends waiting for their answer, by `requestId`. */
-  pending: Map<string, Answer>;
-  roster: Map<string, Peer>;
-  self: Peer | undefined;
-  /** Why the claim failed, once known (the close that follows reports it). */
-  claimError: MeshError<ClientCode> | undefined;
-  closed: boolean;
-  requestSeq: number;
-  // Armed after the claim: silence for `heartbeatMs × (heartbeatMisses + 1)` means the hub (or the path to it) is gone.
-  silentAfterMs: number;
-  watchdog: unknown;
-  graceTimer: unknown;
-  /** Inbound queue kept in sequence order; one handler call at a time. */
-  inbound: MeshMessage[];
-  draining: boolean;
-  connection: MeshConnection;
-  /** Answers `openConnection` (the first call wins). */
-  settle: (r: Result<MeshConnection, ClientCode>) => void;
-}

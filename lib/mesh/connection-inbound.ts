@@ -4,35 +4,49 @@
  * handler's error) after it finishes.
  */
 
-import type { ConnectionContext } from './connection-context.ts';
-import { sendFrame } from './connection-socket.ts';
 import { MESH_LIMITS } from './limits.ts';
 import { truncateUtf8, type MeshMessage } from './wire.ts';
 
-/** Queues a message at its place by sequence and starts the handler if it is idle. */
-export function enqueue(c: ConnectionContext, m: MeshMessage): void {
-  let i = c.inbound.length;
-  while (i > 0 && c.inbound[i - 1]!.sequence > m.sequence) i--;
-  c.inbound.splice(i, 0, m);
-  void drain(c);
-}
+/** The queue of one presence; `ack` writes the acknowledgement frame (dropped once closed). */
+export class InboundQueue {
+  readonly #queue: MeshMessage[] = [];
+  #draining = false;
 
-async function drain(c: ConnectionContext): Promise<void> {
-  if (c.draining) return;
-  c.draining = true;
-  while (c.inbound.length > 0 && !c.closed) {
-    const m = c.inbound.shift()!;
-    try {
-      await c.o.onMessage?.(m);
-      sendFrame(c, { type: 'delivered', messageId: m.messageId });
-    } catch (e) {
-      const text = e instanceof Error ? e.message : String(e);
-      sendFrame(c, {
-        type: 'delivery_failed',
-        messageId: m.messageId,
-        error: truncateUtf8(text || 'handler failed', MESH_LIMITS.maxDeliveryErrorBytes),
-      });
-    }
+  constructor(
+    private readonly handle: (m: MeshMessage) => unknown,
+    private readonly ack: (frame: object) => void,
+  ) {}
+
+  /** Queues a message at its place by sequence and starts the handler if it is idle. */
+  push(m: MeshMessage): void {
+    let i = this.#queue.length;
+    while (i > 0 && this.#queue[i - 1]!.sequence > m.sequence) i--;
+    this.#queue.splice(i, 0, m);
+    void this.#drain();
   }
-  c.draining = false;
+
+  /** Drops what is queued (the connection ended); a running handler finishes, its ack is dropped. */
+  clear(): void {
+    this.#queue.length = 0;
+  }
+
+  async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    while (this.#queue.length > 0) {
+      const m = this.#queue.shift()!;
+      try {
+        await this.handle(m);
+        this.ack({ type: 'delivered', messageId: m.messageId });
+      } catch (e) {
+        const text = e instanceof Error ? e.message : String(e);
+        this.ack({
+          type: 'delivery_failed',
+          messageId: m.messageId,
+          error: truncateUtf8(text || 'handler failed', MESH_LIMITS.maxDeliveryErrorBytes),
+        });
+      }
+    }
+    this.#draining = false;
+  }
 }

@@ -5,18 +5,17 @@
  * a watchdog that gives the hub up when its heartbeat stops. A connection never reconnects by itself
  * (the client does that). This file opens the socket and wires the parts: the hub's frames
  * (lib/mesh/connection-frames.ts), the inbound queue (connection-inbound.ts) and the socket's
- * lifetime (connection-socket.ts), over the shared state of connection-context.ts.
+ * lifetime (connection-state.ts, which owns the state).
  */
 
-import type { ConnectionContext, MeshConnection, SendInput } from './connection-context.ts';
+import type { MeshConnection, SendInput } from './connection-context.ts';
 import { onHubFrame } from './connection-frames.ts';
-import { closeSocket, finish, sendFrame } from './connection-socket.ts';
-import { createEmitter } from './emitter.ts';
+import { ConnectionState } from './connection-state.ts';
 import { fail, type ClientCode, type Result } from './errors.ts';
 import { PROTOCOL_VERSION } from './limits.ts';
 import { newMessageId } from './names.ts';
 import { encodeText } from './payload.ts';
-import type { ConnectionEvents, ConnectOptions, SendReceipt } from './connection-context.ts';
+import type { ConnectOptions, SendReceipt } from './connection-context.ts';
 
 export type {
   ClaimedFrame,
@@ -28,7 +27,7 @@ export type {
   SendReceipt,
   SendTarget,
 } from './connection-context.ts';
-export { CLOSE_GRACE_MS, HUB_SILENT_CODE } from './connection-socket.ts';
+export { CLOSE_GRACE_MS, HUB_SILENT_CODE } from './connection-state.ts';
 
 const wsUrl = (hubUrl: string) => `${hubUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/connect`;
 
@@ -43,48 +42,25 @@ export function openConnection(o: ConnectOptions): Promise<Result<MeshConnection
       fail('A2A_CLIENT_CONNECT', `cannot open ${wsUrl(o.hubUrl)}: ${(e as Error).message}`),
     );
   }
-  const events = createEmitter<ConnectionEvents>();
   const claim = Promise.withResolvers<Result<MeshConnection, ClientCode>>();
   let settled = false;
-  const c: ConnectionContext = {
-    o,
-    ws,
-    Ws,
-    timers: o.timers ?? {
-      setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
-      clearTimeout: (t: unknown) => clearTimeout(t as ReturnType<typeof setTimeout>),
-    },
-    events,
-    pending: new Map(),
-    roster: new Map(),
-    self: undefined,
-    claimError: undefined,
-    closed: false,
-    requestSeq: 0,
-    silentAfterMs: 0,
-    watchdog: undefined,
-    graceTimer: undefined,
-    inbound: [],
-    draining: false,
-    connection: undefined as unknown as MeshConnection,
-    settle: (r) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      claim.resolve(r);
-    },
-  };
-  c.connection = connectionOf(c);
+  const c = new ConnectionState(o, ws, Ws, (r) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    claim.resolve(r);
+  });
+  const connection = connectionOf(c);
   const timer = setTimeout(() => {
     c.settle(fail('A2A_CLIENT_CONNECT', 'the hub did not answer hello in time'));
-    closeSocket(c, 1000, 'claim timeout');
+    c.close(1000, 'claim timeout');
   }, o.claimTimeoutMs ?? 10_000);
-  ws.onopen = () => sendFrame(c, hello(o));
-  ws.onmessage = (ev) => onHubFrame(c, ev.data);
+  ws.onopen = () => c.send(hello(o));
+  ws.onmessage = (ev) => onHubFrame(c, connection, ev.data);
   ws.onerror = () => {
     // The close event follows and carries what is known.
   };
-  ws.onclose = (ev) => finish(c, ev.code, ev.reason);
+  ws.onclose = (ev) => c.finish(ev.code, ev.reason);
   return claim.promise;
 }
 
@@ -100,37 +76,32 @@ const hello = (o: ConnectOptions) => ({
 });
 
 /** The connection as its user sees it. */
-function connectionOf(c: ConnectionContext): MeshConnection {
+function connectionOf(c: ConnectionState): MeshConnection {
   return {
     project: c.o.project,
     get self() {
       return c.self!;
     },
-    peers: () => [...c.roster.values()],
+    peers: () => c.peers(),
     get closed() {
       return c.closed;
     },
     on: c.events.on,
     send: (input) => send(c, input),
-    close: (code = 1000, reason = 'bye') => closeSocket(c, code, reason),
+    close: (code = 1000, reason = 'bye') => c.close(code, reason),
     done: new Promise((resolve) => c.events.on('close', resolve)),
   };
 }
 
-function send(c: ConnectionContext, input: SendInput): Promise<Result<SendReceipt, ClientCode>> {
-  if (c.closed) return Promise.resolve(fail('A2A_CLIENT_CLOSED', 'the connection is closed'));
-  const requestId = `r${++c.requestSeq}`;
-  const frame = {
+function send(c: ConnectionState, input: SendInput): Promise<Result<SendReceipt, ClientCode>> {
+  const messageId = input.messageId ?? newMessageId();
+  return c.request((requestId) => ({
     type: 'message',
     requestId,
-    messageId: input.messageId ?? newMessageId(),
+    messageId,
     target: input.target,
     payload: encodeText(input.text),
     attachments: input.attachments ?? [],
     ...(input.replyTo ? { replyTo: input.replyTo } : {}),
-  };
-  return new Promise((resolve) => {
-    c.pending.set(requestId, resolve);
-    sendFrame(c, frame);
-  });
+  }));
 }
