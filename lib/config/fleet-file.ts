@@ -26,6 +26,8 @@ export interface FleetMember {
    * ring holds the public key it published.
    */
   remote?: boolean;
+  /** Marked a relay (`"relay": true`): it may name the principal it forwards a call for, as the ring's mark allows. */
+  relay?: boolean;
 }
 
 export interface Fleet {
@@ -49,6 +51,8 @@ export function parseFleet(doc: unknown): Fleet {
       throw new Error(`fleet: ${where}.port must be a port number`);
     if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);
     if (typeof o.file !== 'string') throw new Error(`fleet: ${where}.file must be a string`);
+    if (o.relay !== undefined && typeof o.relay !== 'boolean')
+      throw new Error(`fleet: ${where}.relay must be true or false`);
     const url =
       typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
     return {
@@ -59,6 +63,7 @@ export function parseFleet(doc: unknown): Fleet {
       default: o.default !== false,
       url,
       ...(o.remote === true ? { remote: true } : {}),
+      ...(o.relay === true ? { relay: true } : {}),
     };
   };
   if (!Array.isArray(d.nodes)) throw new Error('fleet: nodes must be an array');

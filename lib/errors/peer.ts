@@ -22,7 +22,8 @@ export const PEER_ERRORS = {
   // lib/fleet/peer-routes.ts: only the hub, or a node the ring marks a relay, acts for another principal.
   PEER_NOT_DELEGATE: {
     http: 403,
-    message: 'only the hub or a relay the ring names may act on behalf of another principal',
+    message:
+      'only the hub or a node marked a relay (ring or fleet file) may act on behalf of another principal',
   },
   PEER_TOO_LARGE: { http: 413, message: 'request body too large' },
   PEER_METHOD: { http: 405, message: 'peer routes accept POST only' },

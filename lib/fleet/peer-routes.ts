@@ -56,15 +56,20 @@ export interface PeerRouteDeps {
 
 /**
  * Whether `node` may name another principal (`onBehalfOf`): the fleet's hub (it acts for its
- * console users and token holders), or a node the ring marks a relay. Anyone else naming one
- * would take that principal's share of a limited resource (the executor's slots) or its tasks.
+ * console users and token holders), or a node the ring or this node's fleet file marks a relay.
+ * Anyone else naming one would take that principal's share of a limited resource (the executor's
+ * slots) or its tasks.
  */
 function mayActFor(deps: PeerRouteDeps, node: string): boolean {
-  return deps.fleet?.hub.name === node || deps.verifier.isRelay?.(node) === true;
+  if (deps.fleet?.hub.name === node || deps.verifier.isRelay?.(node) === true) return true;
+  return (deps.fleet && fleetMember(deps.fleet, node)?.relay) === true;
 }
 
 const notDelegate = (node: string) =>
-  peerError('PEER_NOT_DELEGATE', `${node} is neither the hub nor a relay the ring names`);
+  peerError(
+    'PEER_NOT_DELEGATE',
+    `${node} is neither the hub nor a relay: mark it "relay": true in the key ring or the fleet file`,
+  );
 
 const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });

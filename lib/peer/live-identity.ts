@@ -40,6 +40,8 @@ export async function liveIdentity(
   });
   const verifier: PeerVerifier = Object.freeze({
     verify: (...a: Parameters<PeerVerifier['verify']>) => current.verifier.verify(...a),
+    // Without it the peer routes take every relay but the hub for a stranger (PEER_NOT_DELEGATE).
+    isRelay: (peer: string) => current.ring.get(peer)?.relay === true,
   });
   return {
     signer,
