@@ -138,6 +138,7 @@ export const ROOM_FLOORS: ReadonlyArray<readonly string[]> = [
     'lib/errors/',
     'lib/event-queue.ts',
     'lib/health.ts',
+    'lib/json/',
     'lib/limits.ts',
     'lib/log-limit.ts',
     'lib/port-check.ts',

@@ -1,133 +1,78 @@
 /**
  * @module lib/a2a/card/canonical — the bytes an agent card is signed over (A2A 1.0 §8.4.1): the
- * card read as the v1.0 `AgentCard` message (members outside the schema dropped, proto3 default
- * values omitted, both JSON spellings of a field name accepted), then empty values removed, the
- * `signatures` member excluded and the rest serialised with RFC 8785 (lib/a2a/card/jcs.ts). This is
- * the form the official JS SDK signs and verifies; signer and verifier both call it.
+ * card read as the v1.0 `AgentCard` message of lib/a2a/proto/schema.ts (members outside the
+ * schema dropped, proto3 default values omitted, both JSON spellings of a field name accepted, the
+ * first member present of a oneof kept), then empty values removed, the `signatures` member
+ * excluded and the rest serialised with RFC 8785 (lib/a2a/card/jcs.ts). This is the form the
+ * official JS SDK signs and verifies; signer and verifier both call it.
  */
 
+import { isPlainObject, type JsonObject } from '../../json/guards.ts';
+import { A2A_PACKAGE, A2A_SCHEMA, type Field, type MessageType } from '../proto/schema.ts';
 import { canonicalJson } from './jcs.ts';
 
-/** How one field of the schema is read: s string, b bool (false omitted), ob optional bool, … */
-type Field =
-  | 's'
-  | 'b'
-  | 'ob'
-  | 'ss'
-  | 'struct'
-  | 'smap'
-  | { msg: Schema }
-  | { msgs: Schema }
-  | { map: Schema };
-/** A message's fields by their JSON name, or a oneof: the first member present wins. */
-type Schema = { fields: Record<string, Field> } | { oneof: Record<string, Schema> };
+const AGENT_CARD = A2A_SCHEMA.messages.get(`${A2A_PACKAGE}.AgentCard`)!;
+/** Part of the message, never of what is signed (§8.4.1 rule 3). */
+const UNSIGNED = 'signatures';
 
-const obj = (fields: Record<string, Field>): Schema => ({ fields });
-const strings = (names: string[]) => Object.fromEntries(names.map((n) => [n, 's' as const]));
-
-const AgentInterface = obj(strings(['url', 'protocolBinding', 'tenant', 'protocolVersion']));
-const AgentProvider = obj(strings(['url', 'organization']));
-const AgentExtension = obj({ uri: 's', description: 's', required: 'b', params: 'struct' });
-const AgentCapabilities = obj({
-  streaming: 'ob',
-  pushNotifications: 'ob',
-  extensions: { msgs: AgentExtension },
-  extendedAgentCard: 'ob',
-});
-const StringList = obj({ list: 'ss' });
-const SecurityRequirement = obj({ schemes: { map: StringList } });
-const AgentSkill = obj({
-  ...strings(['id', 'name', 'description']),
-  tags: 'ss',
-  examples: 'ss',
-  inputModes: 'ss',
-  outputModes: 'ss',
-  securityRequirements: { msgs: SecurityRequirement },
-});
-const flow = (names: string[], extra: Record<string, Field> = {}) =>
-  obj({ ...strings(names), scopes: 'smap', ...extra });
-const OAuthFlows: Schema = {
-  oneof: {
-    authorizationCode: flow(['authorizationUrl', 'tokenUrl', 'refreshUrl'], { pkceRequired: 'b' }),
-    clientCredentials: flow(['tokenUrl', 'refreshUrl']),
-    implicit: flow(['authorizationUrl', 'refreshUrl']),
-    password: flow(['tokenUrl', 'refreshUrl']),
-    deviceCode: flow(['deviceAuthorizationUrl', 'tokenUrl', 'refreshUrl']),
-  },
-};
-const SecurityScheme: Schema = {
-  oneof: {
-    apiKeySecurityScheme: obj(strings(['description', 'location', 'name'])),
-    httpAuthSecurityScheme: obj(strings(['description', 'scheme', 'bearerFormat'])),
-    oauth2SecurityScheme: obj({
-      description: 's',
-      flows: { msg: OAuthFlows },
-      oauth2MetadataUrl: 's',
-    }),
-    openIdConnectSecurityScheme: obj(strings(['description', 'openIdConnectUrl'])),
-    mtlsSecurityScheme: obj(strings(['description'])),
-  },
-};
-const AgentCard = obj({
-  name: 's',
-  description: 's',
-  supportedInterfaces: { msgs: AgentInterface },
-  provider: { msg: AgentProvider },
-  version: 's',
-  documentationUrl: 's',
-  capabilities: { msg: AgentCapabilities },
-  securitySchemes: { map: SecurityScheme },
-  securityRequirements: { msgs: SecurityRequirement },
-  defaultInputModes: 'ss',
-  defaultOutputModes: 'ss',
-  skills: { msgs: AgentSkill },
-  // `signatures` is part of the message but never of what is signed (§8.4.1 rule 3).
-  iconUrl: 's',
-});
-
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const isSet = (v: unknown) => v !== null && v !== undefined;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
 /** A field as ProtoJSON reads it: the lowerCamel name, else the proto (snake_case) name. */
-function member(o: Record<string, unknown>, name: string): unknown {
-  const camel = o[name];
-  return isSet(camel) ? camel : o[snake(name)];
+function member(o: JsonObject, f: Field): unknown {
+  const camel = o[f.json];
+  return isSet(camel) ? camel : o[f.proto];
 }
 
-function readField(field: Field, v: unknown): unknown {
-  if (field === 's') return isSet(v) ? String(v) : undefined;
-  if (field === 'b') return v ? true : undefined;
-  if (field === 'ob') return isSet(v) ? Boolean(v) : undefined;
-  if (field === 'ss') return Array.isArray(v) ? v.map((e) => String(e)) : undefined;
-  if (field === 'struct') return isObject(v) ? v : undefined;
-  if (field === 'smap')
-    return isObject(v)
-      ? Object.fromEntries(Object.entries(v).map(([k, e]) => [k, String(e)]))
-      : undefined;
-  if ('msg' in field) return isSet(v) ? readMessage(field.msg, v) : undefined;
-  if ('msgs' in field)
-    return Array.isArray(v) ? v.map((e) => readMessage(field.msgs, e)) : undefined;
-  return isObject(v)
-    ? Object.fromEntries(Object.entries(v).map(([k, e]) => [k, readMessage(field.map, e)]))
-    : undefined;
-}
-
-function readMessage(schema: Schema, v: unknown): Record<string, unknown> {
-  const o: Record<string, unknown> = isObject(v) ? v : {};
-  const out: Record<string, unknown> = {};
-  if ('oneof' in schema) {
-    for (const [name, inner] of Object.entries(schema.oneof)) {
-      const value = member(o, name);
-      if (isSet(value)) {
-        out[name] = readMessage(inner, value);
-        break;
-      }
-    }
-    return out;
+/** One scalar or enum value in its JSON form (a list item or map value is never left out). */
+function scalarOf(f: Field, v: unknown): unknown {
+  if (f.kind === 'enum') {
+    const names = A2A_SCHEMA.enums.get(f.ref!)!.names;
+    return typeof v === 'number' ? (names.get(v) ?? v) : String(v);
   }
-  for (const [name, field] of Object.entries(schema.fields)) {
-    const value = readField(field, member(o, name));
-    if (value !== undefined) out[name] = value;
+  if (f.scalar === 'bool') return Boolean(v);
+  return f.scalar === 'string' || f.scalar === 'bytes' ? String(v) : Number(v);
+}
+
+/** One element of a field: a scalar or enum, a message, or a well-known type kept as given. */
+function elementOf(f: Field, v: unknown): unknown {
+  if (f.kind !== 'message') return scalarOf(f, v);
+  const type = A2A_SCHEMA.messages.get(f.ref!)!;
+  if (type.wellKnown === 'struct') return isPlainObject(v) ? v : undefined;
+  if (!isSet(v)) return undefined;
+  return type.wellKnown ? v : readMessage(type, v);
+}
+
+/** A singular field: without presence, its default (false, 0, "", the zero enum) is omitted. */
+function singularOf(f: Field, v: unknown): unknown {
+  if (f.kind === 'scalar' && f.scalar === 'bool' && !f.presence) return v ? true : undefined;
+  if (!isSet(v)) return undefined;
+  const value = elementOf(f, v);
+  if (f.presence || f.kind === 'message') return value;
+  const zero = f.kind === 'enum' ? A2A_SCHEMA.enums.get(f.ref!)!.names.get(0) : 0;
+  return value === zero || value === 0 ? undefined : value;
+}
+
+function readField(f: Field, v: unknown): unknown {
+  if (f.mapKey)
+    return isPlainObject(v)
+      ? Object.fromEntries(Object.entries(v).map(([k, e]) => [k, elementOf(f, e)]))
+      : undefined;
+  if (f.repeated) return Array.isArray(v) ? v.map((e) => elementOf(f, e)) : undefined;
+  return singularOf(f, v);
+}
+
+function readMessage(type: MessageType, v: unknown): JsonObject {
+  const o = isPlainObject(v) ? v : {};
+  const out: JsonObject = {};
+  const oneofsSet = new Set<string>();
+  for (const f of type.fields) {
+    if (type === AGENT_CARD && f.json === UNSIGNED) continue;
+    const raw = member(o, f);
+    // A oneof keeps the first member present, in field-number order.
+    if (f.oneof && (!isSet(raw) || oneofsSet.has(f.oneof))) continue;
+    if (f.oneof) oneofsSet.add(f.oneof);
+    const value = readField(f, raw);
+    if (value !== undefined) out[f.json] = value;
   }
   return out;
 }
@@ -139,7 +84,7 @@ function withoutEmpty(v: unknown): unknown {
     const kept = v.map(withoutEmpty).filter((e) => e !== undefined);
     return kept.length ? kept : undefined;
   }
-  if (isObject(v)) {
+  if (typeof v === 'object') {
     const kept = Object.entries(v)
       .map(([k, e]) => [k, withoutEmpty(e)] as const)
       .filter(([, e]) => e !== undefined);
@@ -153,6 +98,6 @@ function withoutEmpty(v: unknown): unknown {
  * @throws JcsError when a value left in the card has no canonical form (a lone surrogate).
  */
 export function canonicalCard(card: unknown): string {
-  const cleaned = withoutEmpty(readMessage(AgentCard, card));
+  const cleaned = withoutEmpty(readMessage(AGENT_CARD, card));
   return cleaned === undefined ? '{}' : canonicalJson(cleaned);
 }

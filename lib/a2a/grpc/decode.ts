@@ -15,8 +15,10 @@ import {
   type Schema,
   type WellKnown,
 } from '../proto/schema.ts';
+import { isPlainObject } from '../../json/guards.ts';
 import { ok, type Failure, type Result } from '../../errors/result.ts';
-import { LEN, Reader, WireError } from './wire.ts';
+import { LEN } from '../proto/wire-types.ts';
+import { Reader, WireError } from './wire.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -26,8 +28,6 @@ export const MAX_DEPTH = 100;
 export type DecodeFailure = Failure<'PROTOBUF_MALFORMED' | 'PROTOBUF_TOO_DEEP'>;
 
 class TooDeep extends WireError {}
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Sets a key of a map or Struct read off the wire; `__proto__` stays an ordinary key. */
 function setKey(target: Obj, key: string, value: unknown): void {
@@ -149,7 +149,7 @@ function readMapEntry(schema: Schema, r: Reader, f: Field, end: number, depth: n
   }
   if (value === undefined) value = defaultOf(schema, f, depth);
   let map = out[f.json];
-  if (!isObj(map)) out[f.json] = map = {};
+  if (!isPlainObject(map)) out[f.json] = map = {};
   setKey(map as Obj, String(key), value);
 }
 

@@ -12,15 +12,15 @@ import {
   type Schema,
   type WellKnown,
 } from '../proto/schema.ts';
+import { isPlainObject } from '../../json/guards.ts';
 import { MAX_DEPTH } from './decode.ts';
-import { LEN, Writer } from './wire.ts';
+import { LEN } from '../proto/wire-types.ts';
+import { Writer } from './wire.ts';
 
 type Obj = Record<string, unknown>;
 
 /** A value that does not fit the schema on the way out: a bug in what the server built. */
 export class EncodeError extends Error {}
-
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Encodes a ProtoJSON value as one message of `typeName`. Unknown members are left out.
@@ -40,7 +40,7 @@ const TIMESTAMP =
 function toWellKnown(kind: WellKnown, v: unknown): Obj {
   switch (kind) {
     case 'struct':
-      if (!isObj(v)) throw new EncodeError('a Struct must be an object');
+      if (!isPlainObject(v)) throw new EncodeError('a Struct must be an object');
       return { fields: v };
     case 'list':
       if (!Array.isArray(v)) throw new EncodeError('a ListValue must be an array');
@@ -53,7 +53,7 @@ function toWellKnown(kind: WellKnown, v: unknown): Obj {
       if (typeof v === 'string') return { stringValue: v };
       if (typeof v === 'boolean') return { boolValue: v };
       if (Array.isArray(v)) return { listValue: v };
-      if (isObj(v)) return { structValue: v };
+      if (isPlainObject(v)) return { structValue: v };
       throw new EncodeError(`a Value cannot hold ${typeof v}`);
     case 'timestamp': {
       const m = typeof v === 'string' ? TIMESTAMP.exec(v) : null;
@@ -179,7 +179,7 @@ function writeMessage(
 ): void {
   if (depth > MAX_DEPTH) throw new EncodeError(`nested deeper than ${MAX_DEPTH} levels`);
   const raw = type.wellKnown ? toWellKnown(type.wellKnown, value) : value;
-  if (!isObj(raw)) throw new EncodeError(`${type.fullName} must be an object`);
+  if (!isPlainObject(raw)) throw new EncodeError(`${type.fullName} must be an object`);
   for (const f of type.fields) {
     let v = raw[f.json];
     if (v === undefined && f.proto !== f.json) v = raw[f.proto];
@@ -187,7 +187,7 @@ function writeMessage(
     // null is JSON's "not set", except where a Value holds it.
     if (v === null && (f.ref !== VALUE || f.repeated)) continue;
     if (f.mapKey) {
-      if (!isObj(v)) throw new EncodeError(`${f.proto} must be an object`);
+      if (!isPlainObject(v)) throw new EncodeError(`${f.proto} must be an object`);
       const keyScalar = f.mapKey;
       for (const [k, x] of Object.entries(v)) {
         w.tag(f.no, LEN).fork();

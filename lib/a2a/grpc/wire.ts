@@ -5,11 +5,7 @@
  * one buffer and back-fills the length of each nested message.
  */
 
-/** Wire types (protobuf encoding guide). Groups (3, 4) are deprecated and refused. */
-export const VARINT = 0;
-export const I64 = 1;
-export const LEN = 2;
-export const I32 = 5;
+import { I32, I64, LEN, VARINT } from '../proto/wire-types.ts';
 
 /** Malformed protobuf bytes; lib/a2a/grpc/decode.ts turns it into a coded error. */
 export class WireError extends Error {}

@@ -1,13 +1,13 @@
 /**
- * @module lib/a2a/proto/schema — the gRPC binding's schema: `lib/a2a/proto/a2a.proto` (the A2A
- * project's own file, unchanged) and the few well-known types it and the error details use,
- * parsed once at load and resolved into field tables the codec walks. The service's methods
- * come from the same file.
+ * @module lib/a2a/proto/schema — the A2A schema: `lib/a2a/proto/a2a.proto` (the A2A project's
+ * own file, unchanged) and the few well-known types it and the error details use, parsed once at
+ * load and resolved into field tables that the gRPC codec (lib/a2a/grpc/) and the card's signing
+ * form (lib/a2a/card/canonical.ts) walk. The service's methods come from the same file.
  */
 
 // Imported as text so a bundle of the kit carries it (declared in proto-text.d.ts).
 import a2aProto from './a2a.proto' with { type: 'text' };
-import { I32, I64, LEN, VARINT } from '../grpc/wire.ts';
+import { I32, I64, LEN, VARINT } from './wire-types.ts';
 import { parseProto, type ProtoFile } from './parse.ts';
 
 const SCALARS = {
