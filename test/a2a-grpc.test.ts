@@ -13,6 +13,7 @@ import { decodeMessage } from '../lib/a2a/grpc/decode.ts';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { grpcCallDeps, listenGrpc } from '../lib/a2a/grpc/server.ts';
+import { createOperationTable } from '../lib/a2a/operation-table.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { createMetricsRegistry } from '../lib/metrics/registry.ts';
 import { currentTrace } from '../lib/telemetry/trace-context.ts';
@@ -274,9 +275,8 @@ describe('connections', () => {
   test('a connection with no call open is closed after the idle bound; the server keeps serving', async () => {
     const server = await listenGrpc(
       grpcCallDeps({
-        engine: node.node.engine,
+        operations: createOperationTable(node.node.engine, true),
         log: () => {},
-        streaming: true,
         identify: () => ANONYMOUS,
         metrics: createMetricsRegistry(),
       }),

@@ -320,7 +320,7 @@ describe('the registry', () => {
     expect(errorCodeOf({ result: {} })).toBeUndefined();
   });
 
-  test('an answer that carries its code counts as the same answer read back from its body', async () => {
+  test('an answer that carries the code its builder rendered counts as the same answer read back from its body', async () => {
     const bodies = [
       {
         jsonrpc: '2.0',
@@ -335,6 +335,10 @@ describe('the registry', () => {
       { jsonrpc: '2.0', id: 3, error: { code: -32700, message: 'Parse error' } },
       [{ jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'Method not found' } }],
     ];
+    // What each builder says it rendered (a batch's answer carries no one code).
+    const rendered = new Map<unknown, string | null>(
+      bodies.map((b, i) => [JSON.stringify(b), ['TASK_NOT_FOUND', null, 'PARSE_ERROR', null][i]!]),
+    );
     const counts = async (build: (doc: unknown) => Response) => {
       const registry = createMetricsRegistry();
       const fetch = createRequestObserver(registry, routeTemplater(['/a2a'])).wrap((req: Request) =>
@@ -351,7 +355,9 @@ describe('the registry', () => {
         .map((s) => `${s.labels.code}=${s.value}`)
         .sort();
     };
-    const told = await counts((doc) => codedJsonResponse(doc));
+    const told = await counts((doc) =>
+      codedJsonResponse(doc, 200, rendered.get(JSON.stringify(doc)) ?? null),
+    );
     const readBack = await counts(
       (doc) =>
         new Response(JSON.stringify(doc), { headers: { 'content-type': 'application/json' } }),

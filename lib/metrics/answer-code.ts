@@ -1,7 +1,7 @@
 /**
- * @module lib/metrics/answer-code — the error code a JSON answer carries, found in the document it is
- * built from and remembered beside the Response, so the request metrics (lib/metrics/http.ts)
- * count it without reading the answer's body back.
+ * @module lib/metrics/answer-code — the error code a JSON answer carries: the code its builder says it
+ * rendered is remembered beside the Response, so the request metrics (lib/metrics/http.ts) count
+ * it without reading anything back; `errorCodeOf` finds it in an answer built elsewhere.
  */
 
 import { A2A_ERRORS } from '../errors/a2a.ts';
@@ -28,13 +28,13 @@ export function errorCodeOf(doc: unknown): string | undefined {
 /** Answers whose code is known: the code, or null for an answer that carries none. Weak: gone with the answer. */
 const told = new WeakMap<Response, string | null>();
 
-/** A JSON answer of `doc`, its error code (or none) remembered for the request metrics. */
-export function codedJsonResponse(doc: unknown, status = 200): Response {
+/** A JSON answer of `doc`, and `code`, the error code it renders (null: none), for the request metrics. */
+export function codedJsonResponse(doc: unknown, status: number, code: string | null): Response {
   const res = new Response(JSON.stringify(doc), {
     status,
     headers: { 'Content-Type': 'application/json' },
   });
-  told.set(res, errorCodeOf(doc) ?? null);
+  told.set(res, code);
   return res;
 }
 

@@ -10,6 +10,7 @@
  */
 
 import { mayAct } from '../auth/access.ts';
+import { createOperationTable } from '../a2a/operation-table.ts';
 import { catalogAgent } from '../agents/keyword-agent.ts';
 import { createNodeAuth } from './node-auth.ts';
 import { createNodeCard } from './node-card.ts';
@@ -69,12 +70,14 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     maxBody: opts.maxBodyBytes ?? 4 * 1024 * 1024,
   });
 
-  // 4. gRPC, on its own port when served.
-  const grpc = createNodeGrpc(def.name, settings, engine, auth, card);
+  // 4. The operations, built once for the three bindings; gRPC on its own port when served.
+  const operations = createOperationTable(engine, true);
+  const grpc = createNodeGrpc(def.name, settings, operations, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.
   const speaksA2A = def.a2a !== false;
-  const handlers = nodeHandlers({ def, opts, settings, store, engine, card, auth, readyChecks });
+  const parts = { store, operations, card, auth, readyChecks };
+  const handlers = nodeHandlers({ def, opts, settings, ...parts });
   const app = mountNodeRoutes({
     handlers,
     speaksA2A,

@@ -1,15 +1,16 @@
 /**
  * @module lib/node/node-auth — who a request to a node speaks for, under the node's access
  * policy (lib/auth/access.ts): a bearer token, or on `/a2a` a fleet node's signature over the
- * body as it arrived; the same policy for gRPC metadata and for `/metrics` beyond loopback.
+ * body as it arrived (its bytes handed on to the binding, read once); the same policy for gRPC
+ * metadata and for `/metrics` beyond loopback.
  */
 
 import type { AccessPolicy } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
 import { readBodyBytes } from '../body.ts';
 import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
-import { jsonResponse, rpcError } from '../a2a/jsonrpc/envelope.ts';
-import { challenge, requestedVersion } from '../a2a/jsonrpc/binding.ts';
+import { rpcError } from '../a2a/jsonrpc/envelope.ts';
+import { challenge, jsonResponse, requestedVersion } from '../a2a/binding/shared.ts';
 import type { Log } from '../log.ts';
 import type { PeerVerifier } from '../peer/verifier.ts';
 import { PEER_HEADER } from '../peer/signature.ts';
@@ -33,12 +34,10 @@ export interface NodeAuthOptions {
 export interface NodeAuth {
   /**
    * Who an A2A request speaks for, or the 401 that refuses it. On `/a2a` a fleet node may sign its
-   * request as on the peer routes (scope `a2a`); the body is read once to check it and handed on.
+   * request as on the peer routes (scope `a2a`); the body is read once to check it and its bytes
+   * handed on (`body`), for the binding to read instead of the spent request.
    */
-  identify(
-    request: Request,
-    jsonRpc: boolean,
-  ): Promise<{ request: Request; caller: Principal } | Response>;
+  identify(request: Request, jsonRpc: boolean): Promise<Identified | Response>;
   /** A gRPC call's caller, from its metadata: a bearer token under the same policy (no fleet signature). */
   identifyGrpc(metadata: Headers): Principal | A2AError;
   /**
@@ -48,6 +47,12 @@ export interface NodeAuth {
   metricsAccess(req: Request): Response | undefined;
 }
 
+/** Who a request speaks for; `body`: its bytes, when they were read to check a signature. */
+export interface Identified {
+  caller: Principal;
+  body?: Uint8Array;
+}
+
 export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
   const { policy, log, verifier, maxBody } = o;
 
@@ -55,16 +60,15 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
     const err = a2aError('UNAUTHENTICATED', message);
     if (!jsonRpc) {
       const { http, body } = toRestError(err);
-      return challenge(jsonResponse(body, http));
+      return challenge(jsonResponse(body, http, err.code));
     }
     const v = requestedVersion(request.headers.get('a2a-version'));
-    return challenge(jsonResponse(rpcError(null, err, typeof v === 'string' ? v : '1.0'), 401));
+    const doc = rpcError(null, err, typeof v === 'string' ? v : '1.0');
+    return challenge(jsonResponse(doc, 401, err.code));
   };
 
-  /** A fleet node's signed `/a2a` request: the body is checked as it arrived, then replayed. */
-  async function identifySigned(
-    request: Request,
-  ): Promise<{ request: Request; caller: Principal } | Response> {
+  /** A fleet node's signed `/a2a` request: the body is checked as it arrived, its bytes handed on. */
+  async function identifySigned(request: Request): Promise<Identified | Response> {
     const refuse = (message: string) => refusal(request, true, message);
     if (!verifier)
       return refuse('This node has no peer keys, so it cannot check a fleet signature');
@@ -79,12 +83,7 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
         `Fleet signature refused (${code}): ${v.ok ? `an A2A request is signed with scope ${A2A_SIGNED_SCOPE}` : v.error.message}`,
       );
     }
-    const replay = new Request(request.url, {
-      method: request.method,
-      headers: request.headers,
-      body: bytes as Uint8Array<ArrayBuffer>,
-    });
-    return { request: replay, caller: { kind: 'node', name: v.result.node } };
+    return { caller: { kind: 'node', name: v.result.node }, body: bytes };
   }
 
   return {
@@ -94,7 +93,7 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
       if (!who.ok) return refusal(request, jsonRpc, who.error.message);
       if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
         return refusal(request, jsonRpc, `${TOKEN_NEEDED} (Authorization: Bearer …)`);
-      return { request, caller: who.result };
+      return { caller: who.result };
     },
     identifyGrpc(metadata) {
       const who = policy.authenticate(new Request(`http://${o.host}/`, { headers: metadata }));
@@ -115,7 +114,7 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
             : who.error.message,
         ),
       );
-      return challenge(jsonResponse(body, http));
+      return challenge(jsonResponse(body, http, 'UNAUTHENTICATED'));
     },
   };
 }

@@ -4,7 +4,7 @@
  * and the card told the binding's port once it listens.
  */
 
-import type { TaskEngine } from '../a2a/engine/engine.ts';
+import type { OperationTable } from '../a2a/operation-table.ts';
 import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import { isPortTaken, PortTakenError } from '../port-check.ts';
 import type { NodeAuth } from './node-auth.ts';
@@ -21,15 +21,14 @@ export interface NodeGrpc {
 export function createNodeGrpc(
   name: string,
   settings: NodeSettings,
-  engine: TaskEngine,
+  operations: OperationTable,
   auth: NodeAuth,
   card: NodeCard,
 ): NodeGrpc {
   const { log, host, metrics, limits, streams } = settings;
   const deps = grpcCallDeps({
-    engine,
+    operations,
     log,
-    streaming: true,
     identify: auth.identifyGrpc,
     metrics,
     maxQueuedBytes: limits.sseQueueBytes,

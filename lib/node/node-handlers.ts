@@ -6,7 +6,7 @@
  */
 
 import type { TaskStore } from '../a2a/store/task-store.ts';
-import type { TaskEngine } from '../a2a/engine/engine.ts';
+import type { OperationTable } from '../a2a/operation-table.ts';
 import { createA2AHandler } from '../a2a/jsonrpc/binding.ts';
 import { createRestHandler } from '../a2a/rest/binding.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
@@ -32,7 +32,8 @@ export interface NodeHandlersOptions {
   card: NodeCard;
   auth: NodeAuth;
   readyChecks: Record<string, ReadyCheck>;
-  engine: TaskEngine;
+  /** The node's one operation table, which the gRPC binding runs too. */
+  operations: OperationTable;
 }
 
 /** The signed peer routes' dependencies, when the node has a peer channel. */
@@ -70,12 +71,12 @@ export function nodeReadyChecks(
 }
 
 export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteHandler> {
-  const { def, opts, settings, store, card, auth } = o;
-  const { engine, log, limits, streams } = { ...settings, engine: o.engine };
+  const { def, opts, settings, store, card, auth, operations } = o;
+  const { log, limits, streams } = settings;
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
-  const handleA2A = createA2AHandler({ engine, log, streaming: true, sse, ...bodyLimit });
-  const handleRest = createRestHandler({ engine, log, streaming: true, sse, ...bodyLimit });
+  const handleA2A = createA2AHandler({ operations, log, sse, ...bodyLimit });
+  const handleRest = createRestHandler({ operations, log, sse, ...bodyLimit });
   const peer = peerDeps(def, opts, settings);
   const peerRoute =
     (handler: typeof handlePeerInvoke) =>
@@ -95,14 +96,14 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
     jwks: () => card.publishedKeys(),
     jsonRpc: async ({ request }) => {
       const who = await auth.identify(request, true);
-      return who instanceof Response ? who : handleA2A(who.request, who.caller);
+      return who instanceof Response ? who : handleA2A(request, who.caller, who.body);
     },
     // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler
     // decides what is its own and everything else gets the ordinary 404.
     rest: async ({ request }) => {
       const who = await auth.identify(request, false);
       if (who instanceof Response) return who;
-      return (await handleRest(who.request, who.caller)) ?? noRoute();
+      return (await handleRest(request, who.caller)) ?? noRoute();
     },
     peerInvoke: peerRoute(handlePeerInvoke),
     peerRelay: peerRoute(handlePeerRelay),

@@ -14,7 +14,7 @@ import type { GrpcMetrics } from './metrics.ts';
 import { failureTrailers, type GrpcFailure } from './status.ts';
 
 export interface CallDeps {
-  operations: Record<V1Method, Operation>;
+  operations: Readonly<Record<V1Method, Operation>>;
   log: Log;
   metrics: GrpcMetrics;
   /** Who the call speaks for, from its metadata (the node's access policy), or the refusal. */

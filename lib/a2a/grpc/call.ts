@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { LIMITS } from '../../limits.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
-import { requestedVersion } from '../jsonrpc/binding.ts';
+import { requestedVersion } from '../binding/shared.ts';
 import { failCall, runCall } from './call-run.ts';
 import { openCall, type CallDeps } from './call-state.ts';
 import { decodeMessage } from './decode.ts';

@@ -1,7 +1,7 @@
 /**
  * @module lib/a2a/grpc/server — the gRPC binding's own listener: `lf.a2a.v1.A2AService` over
  * HTTP/2 cleartext (h2c, Bun's `node:http2`) on a port of its own, each stream served by
- * lib/a2a/grpc/call.ts over the same v1.0 operations as the other bindings. A stop refuses new
+ * lib/a2a/grpc/call.ts over the v1.0 operations of the node's one table, as the other bindings. A stop refuses new
  * calls, ends open streams with `SHUTTING_DOWN` (through the shared stream registry), and
  * closes the connections after a short grace.
  */
@@ -9,16 +9,15 @@
 import http2 from 'node:http2';
 import type { Log } from '../../log.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
-import type { TaskEngine } from '../engine/engine.ts';
-import { v1Operations } from '../operations.ts';
+import type { OperationTable } from '../operation-table.ts';
 import type { SseStreams } from '../../sse/sse.ts';
 import { GRPC_DEFAULTS, serveCall, type CallDeps } from './call.ts';
 import { createGrpcMetrics } from './metrics.ts';
 
 export interface GrpcServerOptions {
-  engine: TaskEngine;
+  /** The node's operation table, shared with the other bindings (this one runs its 1.0 half). */
+  operations: OperationTable;
   log: Log;
-  streaming: boolean;
   identify: CallDeps['identify'];
   metrics: MetricsRegistry;
   /** Largest request message, in bytes (default 4 MiB, gRPC's own default). */
@@ -44,7 +43,7 @@ export const GRPC_IDLE_MS = 60_000;
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
   return {
-    operations: v1Operations(opts.engine, opts.streaming),
+    operations: opts.operations['1.0'],
     log: opts.log,
     metrics: createGrpcMetrics(opts.metrics),
     identify: opts.identify,

@@ -7,7 +7,6 @@
 
 import type { Principal } from '../../auth/principal.ts';
 import type { Log } from '../../log.ts';
-import type { TaskEngine } from '../engine/engine.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
 import {
   rpcError,
@@ -16,8 +15,9 @@ import {
   type JsonRpcId,
   type JsonRpcRequest,
 } from './envelope.ts';
-import { V1_METHODS, v1Operations, type Operation, type Outcome } from '../operations.ts';
-import { V03_METHODS, v03Operations } from '../operations-v03.ts';
+import type { OperationTable } from '../operation-table.ts';
+import { V1_METHODS, type Operation, type Outcome } from '../operations.ts';
+import { V03_METHODS } from '../operations-v03.ts';
 import type { ProtocolVersion } from '../types.ts';
 
 const STREAMING = new Set([
@@ -45,11 +45,14 @@ export function answer(id: JsonRpcId, outcome: Outcome, version: ProtocolVersion
   return rpcResult(id, 'result' in outcome ? outcome.result : null);
 }
 
-export function createDispatch(engine: TaskEngine, streaming: boolean, log: Log): Dispatch {
-  const tables: Record<ProtocolVersion, Record<string, Operation>> = {
-    '1.0': v1Operations(engine, streaming),
-    '0.3': v03Operations(engine, streaming),
-  };
+/** The error code an answer renders (null: none), for the request metrics. */
+export function codeOf(outcome: Outcome): string | null {
+  return isA2AError(outcome) ? outcome.code : null;
+}
+
+/** Runs requests on the node's one operation table (lib/a2a/operation-table.ts). */
+export function createDispatch(operations: OperationTable, log: Log): Dispatch {
+  const tables: Record<ProtocolVersion, Readonly<Record<string, Operation>>> = operations;
 
   function lookup(method: string, version: ProtocolVersion): Operation | A2AError {
     const table = tables[version];

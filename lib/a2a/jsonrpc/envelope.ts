@@ -1,12 +1,11 @@
 /**
- * @module lib/a2a/jsonrpc/envelope — JSON-RPC 2.0 envelopes: reading a body under a size limit, telling
- * single requests, batches and notifications apart, and building answers.
+ * @module lib/a2a/jsonrpc/envelope — JSON-RPC 2.0 envelopes: telling single requests, batches and
+ * notifications apart, and building answers (the body is read by lib/a2a/binding/shared.ts).
  */
 
-import { a2aError, toJsonRpcError, type A2AError } from '../errors.ts';
-import { MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../../body.ts';
+import { a2aError, isA2AError, toJsonRpcError, type A2AError } from '../errors.ts';
+import { parseRequestJson } from '../binding/shared.ts';
 import type { ProtocolVersion } from '../types.ts';
-import { codedJsonResponse } from '../../metrics/answer-code.ts';
 
 export type JsonRpcId = string | number | null;
 
@@ -41,14 +40,6 @@ export function refusedContentType(header: string | null): A2AError | undefined 
   const type = header.split(';')[0]!.trim().toLowerCase();
   if (type === 'application/json' || type === 'application/a2a+json') return undefined;
   return refuse(`Content-Type must be application/json, not '${type.slice(0, 64)}'`);
-}
-
-/** Reads the body as text, refusing more than `limit` bytes; `null` when it is over the limit. */
-export async function readBodyLimited(req: Request, limit: number): Promise<string | null> {
-  const bytes = await readBodyBytes(req, limit);
-  return bytes === undefined
-    ? null
-    : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 
 function validId(v: unknown): v is JsonRpcId {
@@ -98,19 +89,9 @@ function envelope(v: unknown): Envelope {
 
 /** Splits a body into envelopes. Within a batch, a repeated id is refused (answers must be matchable). */
 export function parseBody(text: string, maxBatch: number): ParsedBody {
-  const parsed = parseJsonBody(text);
-  if (!parsed.ok)
-    return {
-      kind: 'error',
-      error:
-        parsed.error.code === 'BODY_TOO_DEEP'
-          ? a2aError(
-              'INVALID_REQUEST',
-              `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`,
-            )
-          : a2aError('PARSE_ERROR'),
-    };
-  const doc = parsed.result;
+  const parsed = parseRequestJson(text);
+  if (isA2AError(parsed)) return { kind: 'error', error: parsed };
+  const doc = parsed.doc;
   if (!Array.isArray(doc)) return { kind: 'single', envelope: envelope(doc) };
   if (doc.length === 0)
     return { kind: 'error', error: a2aError('INVALID_REQUEST', 'A batch must not be empty') };
@@ -146,9 +127,4 @@ export function rpcResult(id: JsonRpcId, result: unknown): object {
 
 export function rpcError(id: JsonRpcId, err: A2AError, version: ProtocolVersion): object {
   return { jsonrpc: '2.0', id, error: toJsonRpcError(err, version) };
-}
-
-/** A JSON answer; its error code, if any, is handed to the request metrics with it (lib/metrics/answer-code.ts). */
-export function jsonResponse(body: unknown, status = 200): Response {
-  return codedJsonResponse(body, status);
 }

@@ -1,25 +1,29 @@
 /**
  * @module lib/a2a/rest/binding — the A2A v1.0 HTTP+JSON (REST) binding as a plain `Request -> Response`
- * function: it maps each route to the shared v1.0 operation, builds that operation's params from
+ * function: it maps each route to the v1.0 operation of the node's one table, builds its params from
  * the path, query and JSON body, and answers with the HTTP status and AIP-193 error bodies of the
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.
  */
 
 import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from '../errors.ts';
-import { jsonResponse, readBodyLimited } from '../jsonrpc/envelope.ts';
-import { v1Operations, type Outcome, type V1Method } from '../operations.ts';
-import { challenge, requestedVersion } from '../jsonrpc/binding.ts';
+import {
+  challenge,
+  jsonResponse,
+  parseRequestJson,
+  readBodyLimited,
+  requestedVersion,
+} from '../binding/shared.ts';
+import type { Outcome, V1Method } from '../operations.ts';
+import type { OperationTable } from '../operation-table.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../auth/principal.ts';
 import { isObj, type Obj } from '../wire/params.ts';
 import { sseResponse, type SseOptions } from '../../sse/sse.ts';
-import type { TaskEngine } from '../engine/engine.ts';
 import type { Log } from '../../log.ts';
-import { MAX_JSON_DEPTH, parseJsonBody } from '../../body.ts';
 
 export interface RestHandlerOptions {
-  engine: TaskEngine;
+  /** The node's operation table, shared with the other bindings (this one runs its 1.0 half). */
+  operations: OperationTable;
   log: Log;
-  streaming: boolean;
   /** Largest request body accepted, in bytes. */
   maxBodyBytes?: number;
   /** Queue bound and shutdown registry of the streams this handler answers. */
@@ -182,7 +186,7 @@ function errorResponse(
   headers: Record<string, string> = {},
 ): Response {
   const { http: code, body } = toRestError(err, http, status);
-  const res = jsonResponse(body, code);
+  const res = jsonResponse(body, code, err.code);
   // A full task store empties as retention deletes finished tasks (at most once a second at the
   // bound): tell the client when to try again, as the other 503s of this kit do.
   if (err.code === 'TASK_STORE_FULL') res.headers.set('retry-after', TASK_STORE_RETRY_AFTER_S);
@@ -234,14 +238,9 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
         `Content-Type must be application/json or application/a2a+json, not '${type.slice(0, 64) || 'none'}'`,
       ),
     );
-  const parsed = parseJsonBody(text);
-  if (!parsed.ok)
-    return errorResponse(
-      parsed.error.code === 'BODY_TOO_DEEP'
-        ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
-        : a2aError('PARSE_ERROR'),
-    );
-  const doc = parsed.result;
+  const parsed = parseRequestJson(text);
+  if (isA2AError(parsed)) return errorResponse(parsed);
+  const doc = parsed.doc;
   return isObj(doc)
     ? doc
     : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
@@ -252,7 +251,7 @@ export function createRestHandler(
   opts: RestHandlerOptions,
 ): (req: Request, caller?: Principal) => Promise<Response | undefined> {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-  const ops = v1Operations(opts.engine, opts.streaming);
+  const ops = opts.operations['1.0'];
 
   /** `caller`: who the node authenticated the request as (anonymous unless given). */
   return async function handleRest(
@@ -315,6 +314,6 @@ export function createRestHandler(
       });
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
-    return jsonResponse(outcome.result, endpoint.ok ?? 200);
+    return jsonResponse(outcome.result, endpoint.ok ?? 200, null);
   };
 }

@@ -1,0 +1,65 @@
+/**
+ * @module lib/a2a/binding/shared — what the three A2A bindings (JSON-RPC, HTTP+JSON, gRPC) and the
+ * node's caller check share, so no binding imports another's files: the `A2A-Version` reading,
+ * the 401 challenge, the bounded body read and JSON parse, and JSON answers that carry the error
+ * code they render to the request metrics.
+ */
+
+import { MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../../body.ts';
+import { codedJsonResponse } from '../../metrics/answer-code.ts';
+import { a2aError, type A2AError } from '../errors.ts';
+import type { ProtocolVersion } from '../types.ts';
+
+/** Reads `A2A-Version`: empty or missing means 0.3 (A2A versioning); patch numbers are tolerated. */
+export function requestedVersion(header: string | null): ProtocolVersion | A2AError {
+  const raw = (header ?? '').trim();
+  if (raw === '') return '0.3';
+  const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(raw);
+  const v = m ? `${Number(m[1])}.${Number(m[2])}` : '';
+  if (v === '1.0' || v === '0.3') return v;
+  return a2aError(
+    'VERSION_NOT_SUPPORTED',
+    `A2A version '${raw.slice(0, 32)}' is not supported; this node speaks 1.0 and 0.3`,
+  );
+}
+
+/** Adds the `WWW-Authenticate` challenge a 401 carries (RFC 9110), naming the bearer scheme. */
+export function challenge(res: Response): Response {
+  res.headers.set('WWW-Authenticate', 'Bearer realm="lume-a2a"');
+  return res;
+}
+
+/**
+ * A JSON answer, and the error code it renders (null: none) for the request metrics
+ * (lib/metrics/answer-code.ts): the binding says what it rendered, nothing reads it back.
+ */
+export function jsonResponse(body: unknown, status: number, code: string | null): Response {
+  return codedJsonResponse(body, status, code);
+}
+
+/** Bytes as UTF-8 text, without a copy of the bytes. */
+export function utf8(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
+/**
+ * The body as text, refusing more than `limit` bytes (`null` when over). `read`: the bytes
+ * already read (a signed request's, checked by the node), used instead of the request's body.
+ */
+export async function readBodyLimited(
+  req: Request,
+  limit: number,
+  read?: Uint8Array,
+): Promise<string | null> {
+  const bytes = read ?? (await readBodyBytes(req, limit));
+  return bytes === undefined || bytes.byteLength > limit ? null : utf8(bytes);
+}
+
+/** A request body's JSON under the depth bound, or the A2A error that refuses it. */
+export function parseRequestJson(text: string): { ok: true; doc: unknown } | A2AError {
+  const parsed = parseJsonBody(text);
+  if (parsed.ok) return { ok: true, doc: parsed.result };
+  return parsed.error.code === 'BODY_TOO_DEEP'
+    ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
+    : a2aError('PARSE_ERROR');
+}
