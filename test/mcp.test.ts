@@ -65,8 +65,12 @@ describe('tools', () => {
     expect(user.getServerVersion()?.name).toBe('lume-a2a-hub');
     const { tools } = await user.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
-    for (const name of ['scanner_sector_movement', 'crm_crm_industries', 'resolve_exec_submit'])
+    for (const name of ['scanner_sector_movement', 'crm_industries', 'resolve_exec_submit'])
       expect(byName.has(name)).toBe(true);
+    // The node is named once: no `crm_crm_…`, `resolve_resolve_…`, `tsm-hub_tsm_…`.
+    expect(tools.filter((t) => /^([a-z-]+)_\1_/.test(t.name)).map((t) => t.name)).toEqual([]);
+    expect(byName.has('resolve_catalog')).toBe(true);
+    expect(byName.has('tsm-hub_health')).toBe(true);
     for (const name of ['ask', 'delegate', 'get_task', 'a2a_peers', 'a2a_message', 'a2a_history'])
       expect(byName.has(name)).toBe(true);
     expect(byName.get('scanner_sector_movement')!.annotations?.readOnlyHint).toBe(true);
@@ -125,7 +129,7 @@ describe('tools', () => {
 
   test('wrong argument types come back as a tool error the model can read', async () => {
     const user = await connect(true);
-    const r = await user.callTool({ name: 'crm_crm_industries', arguments: { nope: 1 } });
+    const r = await user.callTool({ name: 'crm_industries', arguments: { nope: 1 } });
     expect(r.isError).toBe(true);
     expect((r.structuredContent as any).error.code).toBe('BAD_ARGS');
   });

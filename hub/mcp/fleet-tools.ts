@@ -12,7 +12,7 @@ import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import { childContext, withTrace } from '../../lib/telemetry/trace-context.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
-import { schemaOf, toolName } from './tool-names.ts';
+import { schemaOf, toolNames } from './tool-names.ts';
 
 export interface FleetToolsDeps {
   invoker: FleetInvoker;
@@ -53,9 +53,9 @@ export function createFleetTools(deps: FleetToolsDeps) {
   const ttl = deps.ttlMs ?? 5_000;
   let cached: { at: number; entries: Map<string, Entry> } | undefined;
 
-  const entryOf = (t: CatalogTool, own: boolean): Entry => ({
+  const entryOf = (t: CatalogTool, own: boolean, name: string): Entry => ({
     tool: {
-      name: toolName(t.node, t.id),
+      name,
       title: `${t.name} (${t.node})`,
       description: `${t.description} [${t.node} ${t.id}${t.readOnly ? ', read-only' : ', changes state or runs work'}]`,
       inputSchema: schemaOf(t.args),
@@ -75,16 +75,21 @@ export function createFleetTools(deps: FleetToolsDeps) {
   async function entries(): Promise<Map<string, Entry>> {
     if (cached && now() - cached.at < ttl) return cached.entries;
     const read = await deps.catalog();
-    const names = new Set(deps.nodeNames());
-    const nodes = Array.isArray(read) ? read.filter((t) => names.has(t.node)) : [];
+    const members = new Set(deps.nodeNames());
+    const nodes = Array.isArray(read) ? read.filter((t) => members.has(t.node)) : [];
     const offered = new Set(nodes.map((t) => t.id));
     const own = deps.hub.catalog
       .descriptors()
       .filter((d) => !REPLACED.has(d.id) && !offered.has(d.id))
-      .map((d) => entryOf({ ...d, node: deps.hub.name }, true));
+      .map((d) => ({ ...d, node: deps.hub.name }));
+    const all = [...nodes.map((t) => ({ t, own: false })), ...own.map((t) => ({ t, own: true }))];
+    const names = toolNames(all.map(({ t }) => ({ node: t.node, capability: t.id })));
     const map = new Map<string, Entry>();
-    for (const e of [...nodes.map((t) => entryOf(t, false)), ...own])
-      if (!map.has(e.tool.name)) map.set(e.tool.name, e);
+    for (const { t, own: isOwn } of all) {
+      const name = names.get(`${t.node}/${t.id}`)!;
+      // A capability the catalog lists twice is one tool.
+      if (!map.has(name)) map.set(name, entryOf(t, isOwn, name));
+    }
     // A catalog that failed is not kept: the next listing asks again.
     cached = Array.isArray(read) ? { at: now(), entries: map } : undefined;
     return map;
