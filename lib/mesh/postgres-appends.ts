@@ -137,7 +137,7 @@ async function commitGroup(g: Groups, all: Pending[]): Promise<void> {
         if (seq === undefined) settle(g, p, unknownProject(p.checked.candidate.project));
         else settle(g, p, ok({ message: sequenced(p.checked, seq, p.createdAt), replayed: false }));
       }
-      ctx.health.problem = undefined;
+      ctx.health.fine();
       return;
     } catch (e) {
       if (e instanceof BadReplies) {
@@ -158,7 +158,7 @@ async function commitGroup(g: Groups, all: Pending[]): Promise<void> {
         messages: items.length,
         error: String(e),
       });
-      ctx.health.problem = 'the last group commit failed';
+      ctx.health.failed('the last group commit failed');
       for (const p of items)
         settle(g, p, fail('message_rejected', 'the hub could not store the message'));
       return;

@@ -9,7 +9,7 @@ import type { SQL } from 'bun';
 import type { Log } from '../log.ts';
 import type { MeshLimits } from './limits.ts';
 import { createPostgresAppends } from './postgres-appends.ts';
-import type { PostgresStoreContext } from './postgres-context.ts';
+import { StoreHealth, type PostgresStoreContext } from './postgres-context.ts';
 import { postgresProjects } from './postgres-projects.ts';
 import { postgresReads } from './postgres-reads.ts';
 import { applyMeshSchema } from './postgres-schema.ts';
@@ -37,7 +37,7 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
     ...storeBasics(opts),
     sql,
     origin: opts.origin ?? '',
-    health: { problem: undefined, lastProbe: 0 },
+    health: new StoreHealth(),
   };
   await applyMeshSchema(sql);
   const { append, flush, close } = createPostgresAppends(ctx, {
@@ -60,20 +60,8 @@ export async function createPostgresMeshStore(opts: PostgresMeshStoreOptions): P
       return { epoch: r.epoch as string, sequence };
     },
 
-    ready: () => probe(ctx),
+    ready: () => ctx.health.report(() => sql`SELECT 1`),
     flush,
     close,
   };
-}
-
-/** The outcome of the last commit or probe; starts a probe in the background at most once a second. */
-function probe({ sql, health }: PostgresStoreContext): true | string {
-  if (Date.now() - health.lastProbe > 1_000) {
-    health.lastProbe = Date.now();
-    sql`SELECT 1`.then(
-      () => (health.problem = undefined),
-      () => (health.problem = 'the mesh database does not answer'),
-    );
-  }
-  return health.problem ?? true;
 }
