@@ -1,130 +1,189 @@
 /**
- * @module lib/mesh/client-context — the shapes of the mesh client (options, events, statuses,
- * inbound messages and send requests) and what its parts share: the hub addresses and their HTTP
- * clients, the backoff, the events and one membership per agent (made in lib/mesh/client.ts).
+ * @module lib/mesh/client-context — what the parts of the mesh client share: the hub addresses and
+ * their HTTP clients, the backoff, the events and one membership per agent (made in
+ * lib/mesh/client.ts), each membership a class that owns its state across reconnects.
  */
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Log } from '../log.ts';
-import type { Activity, createActivity } from './activity.ts';
-import type { DeliveryEvent, MeshConnection, SendTarget } from './connection.ts';
+import { definedOnly } from '../defined.ts';
+import { createActivity } from './activity.ts';
+import type {
+  ClientEvents,
+  ClientTimers,
+  MembershipState,
+  MembershipStatus,
+  MeshClientOptions,
+} from './client-types.ts';
+import type { MeshConnection } from './connection.ts';
 import { createEmitter } from './emitter.ts';
 import type { ClientCode, MeshError } from './errors.ts';
-import type { SavedAttachment } from './files.ts';
 import { createHubClient, type HubClient } from './http-client.ts';
-import type { ConnectionMemory } from './memory.ts';
-import type { Attachment } from './payload.ts';
-import type { MeshMessage, Peer, Recovery, StreamPosition } from './wire.ts';
+import type { RememberedConnection } from './memory.ts';
+import type { StreamPosition } from './wire.ts';
 
-export type MembershipState = 'connecting' | 'connected' | 'reconnecting' | 'stopped';
-
-export interface MembershipStatus {
-  agentId: string;
-  project: string;
-  name: string;
-  state: MembershipState;
-  /** The hub this presence is on, while connected. */
-  hubUrl?: string;
-  self?: Peer;
-  peers: (Peer & { activity: Activity })[];
-  activity: Activity;
-  /** The last refusal or transport failure, with its code. */
-  lastError?: MeshError<ClientCode>;
-  /** Delay of the next reconnect attempt, when one is scheduled. */
-  retryInMs?: number;
-}
-
-export interface InboundMessage {
-  agentId: string;
-  message: MeshMessage;
-  text: string;
-  attachments: SavedAttachment[];
-  /** One-line envelope header: `[a2a message] ref=… from=… project=… at=<ISO> replyTo=…`. */
-  header: string;
-}
-
-export interface SendRequest {
-  target: SendTarget;
-  text: string;
-  /** Absolute paths of local files. */
-  attachments?: string[];
-  /** Attachments already encoded (a model's inline ones), sent after the files. */
-  inline?: Attachment[];
-  replyTo?: string;
-  messageId?: string;
-}
-
-export interface ClientEvents extends Record<string, unknown> {
-  'presence-changed': {
-    agentId: string;
-    state: MembershipState;
-    project: string;
-    name: string;
-    error?: MeshError<ClientCode>;
-  };
-  /** The roster or the activity view changed (scope: one agent). */
-  change: { agentId: string };
-  delivery: DeliveryEvent & { agentId: string };
-  /**
-   * A reconnect asked the hub for what was missed. `recovered: false` means messages after `since`
-   * were left out (over the recovery limit, or the project was recreated): page them with `history`.
-   */
-  recovery: Recovery & { agentId: string; resumed: boolean };
-}
-
-export interface ClientTimers {
-  setTimeout: (fn: () => void, ms: number) => unknown;
-  clearTimeout: (t: unknown) => void;
-}
-
-export interface MeshClientOptions {
-  hubUrl: string;
-  /**
-   * Other hubs on the same database (several hubs on PostgreSQL). After a failed attempt or a drop
-   * the client tries the next address in turn, resumes its presence there and recovers what it missed.
-   */
-  hubUrls?: string[];
-  token?: string;
-  log: Log;
-  now?: () => number;
-  timers?: ClientTimers;
-  reconnectMs?: number;
-  maxReconnectMs?: number;
-  /** Remembered connections; without it nothing is remembered. */
-  memory?: ConnectionMemory;
-  /** Where inbound attachments are written; defaults to `<tmpdir>/lume-a2a`. */
-  attachmentsDir?: string;
-  /** The agent's handler; the hub hears `delivered` when it resolves and `delivery_failed` when it throws. */
-  onInbound?: (m: InboundMessage) => unknown;
-  WebSocket?: typeof WebSocket;
-}
-
-/** One agent's presence as the client keeps it, across reconnects. */
-export interface Membership {
-  agentId: string;
-  project: string;
-  name: string;
-  state: MembershipState;
-  desired: boolean;
-  conn?: MeshConnection;
-  delay: number;
-  timer?: unknown;
-  retryInMs?: number;
-  lastError?: MeshError<ClientCode>;
-  activity: ReturnType<typeof createActivity>;
+/** One agent's presence as the client keeps it, across reconnects; its state changes go through these methods. */
+export class Membership {
+  readonly activity: ReturnType<typeof createActivity>;
+  #state: MembershipState = 'connecting';
+  #desired = true;
+  #conn: MeshConnection | undefined;
+  #delay: number;
+  #timer: unknown;
+  #retryInMs: number | undefined;
+  #lastError: MeshError<ClientCode> | undefined;
   /** Given by the hub at a fresh claim; held in memory (and in the 0600 memory file), never logged. */
-  resumeSecret?: string;
+  #resumeSecret: string | undefined;
   /** The project's stream epoch and the highest sequence handled: where recovery starts. */
-  position?: StreamPosition;
+  #position: StreamPosition | undefined;
   /** Index into the hub addresses of the one to try next. */
-  hub: number;
+  #hub = 0;
   /** Set by an explicit connect until its first save: that save replaces a disconnect's tombstone. */
-  revive: boolean;
+  #revive = true;
+
+  constructor(
+    private readonly ctx: ClientContext,
+    readonly agentId: string,
+    readonly project: string,
+    readonly name: string,
+    saved?: RememberedConnection,
+  ) {
+    this.#delay = ctx.base;
+    this.activity = createActivity(ctx.now);
+    if (saved && saved.project === project && saved.name === name) {
+      this.#resumeSecret = saved.resumeSecret || undefined;
+      if (saved.epoch !== undefined && saved.since !== undefined)
+        this.#position = { epoch: saved.epoch, since: saved.since };
+    }
+  }
+
+  get desired(): boolean {
+    return this.#desired;
+  }
+  get conn(): MeshConnection | undefined {
+    return this.#conn;
+  }
+  get resumeSecret(): string | undefined {
+    return this.#resumeSecret;
+  }
+  get position(): StreamPosition | undefined {
+    return this.#position;
+  }
+  get revive(): boolean {
+    return this.#revive;
+  }
+  /** The hub address to try next (or the one this presence is on). */
+  get hubUrl(): string {
+    return this.ctx.urls[this.#hub]!;
+  }
+
+  /** Enters `state` and tells the client's listeners (with the last error, if any). */
+  enter(state: MembershipState): void {
+    this.#state = state;
+    const { agentId, project, name } = this;
+    const error = this.#lastError;
+    this.ctx.events.emit('presence-changed', { agentId, project, name, state, error });
+  }
+
+  /** Records a refusal or a failure; `stop` also ends the retries. */
+  failed(error: MeshError<ClientCode>, stop = false): void {
+    this.#lastError = error;
+    if (!stop) return;
+    this.#desired = false;
+    this.#retryInMs = undefined;
+    this.enter('stopped');
+  }
+
+  /** Schedules `attempt` at the next backoff delay, on the next hub: the last one just failed or dropped. */
+  retry(attempt: () => void): void {
+    if (!this.#desired) return;
+    this.#hub = (this.#hub + 1) % this.ctx.urls.length;
+    this.#retryInMs = this.#delay;
+    this.enter('reconnecting');
+    this.#timer = this.ctx.timers.setTimeout(() => {
+      this.#timer = undefined;
+      attempt();
+    }, this.#delay);
+    this.#delay = Math.min(this.#delay * 2, this.ctx.cap);
+  }
+
+  /** A claim succeeded: the backoff resets. */
+  connected(conn: MeshConnection): void {
+    this.#conn = conn;
+    this.#delay = this.ctx.base;
+    this.#retryInMs = this.#lastError = undefined;
+  }
+
+  /** `conn` closed; answers whether to reconnect (the membership is still wanted). */
+  dropped(conn: MeshConnection, error: MeshError<ClientCode>): boolean {
+    if (this.#conn === conn) this.#conn = undefined;
+    if (!this.#desired) return false;
+    this.#lastError = error;
+    return true;
+  }
+
+  /** The first save after an explicit connect is done. */
+  revived(): void {
+    this.#revive = false;
+  }
+
+  /** What a claim says about the stream: the resume secret (when fresh) and where recovery starts. */
+  claimed(resumeSecret: string | undefined, position: StreamPosition): void {
+    if (resumeSecret) this.#resumeSecret = resumeSecret;
+    this.#position = position;
+  }
+
+  /** Moves the position past `sequence`; false when it was handled already (a replay overlapping a late delivery). */
+  handles(sequence: number): boolean {
+    if (!this.#position) return true;
+    if (sequence <= this.#position.since) return false;
+    this.#position = { epoch: this.#position.epoch, since: sequence };
+    return true;
+  }
+
+  /** No more attempts; answers the connection, which the caller closes. */
+  end(): MeshConnection | undefined {
+    this.#desired = false;
+    if (this.#timer !== undefined) this.ctx.timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const conn = this.#conn;
+    this.#conn = undefined;
+    return conn;
+  }
+
+  /** What is remembered for an agent: never the secret in a log, only in the memory store. */
+  remembered(): RememberedConnection {
+    const { project, name } = this;
+    const p = this.#position;
+    return definedOnly({
+      project,
+      name,
+      resumeSecret: this.#resumeSecret,
+      epoch: p?.epoch,
+      since: p?.since,
+    });
+  }
+
+  status(): MembershipStatus {
+    const { agentId, project, name, activity } = this;
+    const conn = this.#conn;
+    return definedOnly({
+      agentId,
+      project,
+      name,
+      state: this.#state,
+      peers: (conn?.peers() ?? []).map((p) => ({ ...p, activity: activity.peer(p.name) })),
+      activity: activity.self(),
+      self: conn?.self,
+      hubUrl: conn ? this.hubUrl : undefined,
+      lastError: this.#lastError,
+      retryInMs: this.#retryInMs,
+    });
+  }
 }
 
 export interface ClientContext {
-  o: MeshClientOptions;
+  readonly o: MeshClientOptions;
   now: () => number;
   timers: ClientTimers;
   /** The first reconnect delay, and the cap it doubles up to. */

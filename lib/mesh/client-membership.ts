@@ -4,13 +4,7 @@
  * reset after a claim, the stop codes, remembered connections, status and stop.
  */
 
-import { createActivity } from './activity.ts';
-import type {
-  ClientContext,
-  Membership,
-  MembershipState,
-  MembershipStatus,
-} from './client-context.ts';
+import { Membership, type ClientContext } from './client-context.ts';
 import { handleInbound, takeClaim } from './client-messages.ts';
 import { openConnection, type MeshConnection } from './connection.ts';
 import type { ClientCode } from './errors.ts';
@@ -37,58 +31,11 @@ export async function join(
   name: string,
   saved?: RememberedConnection,
 ): Promise<Membership> {
-  const m: Membership = {
-    agentId,
-    project,
-    name,
-    state: 'connecting',
-    desired: true,
-    delay: ctx.base,
-    activity: createActivity(ctx.now),
-    hub: 0,
-    revive: true,
-  };
-  if (saved && saved.project === project && saved.name === name) {
-    if (saved.resumeSecret) m.resumeSecret = saved.resumeSecret;
-    if (saved.epoch !== undefined && saved.since !== undefined)
-      m.position = { epoch: saved.epoch, since: saved.since };
-  }
+  const m = new Membership(ctx, agentId, project, name, saved);
   ctx.members.set(agentId, m);
-  setState(ctx, m, 'connecting');
+  m.enter('connecting');
   await attempt(ctx, m);
   return m;
-}
-
-export function setState(ctx: ClientContext, m: Membership, state: MembershipState): void {
-  m.state = state;
-  ctx.events.emit('presence-changed', {
-    agentId: m.agentId,
-    state,
-    project: m.project,
-    name: m.name,
-    ...(m.lastError ? { error: m.lastError } : {}),
-  });
-}
-
-/** What is remembered for an agent: never the secret in a log, only in the memory store. */
-export const remembered = (m: Membership): RememberedConnection => ({
-  project: m.project,
-  name: m.name,
-  ...(m.resumeSecret ? { resumeSecret: m.resumeSecret } : {}),
-  ...(m.position ? { epoch: m.position.epoch, since: m.position.since } : {}),
-});
-
-function schedule(ctx: ClientContext, m: Membership): void {
-  if (!m.desired) return;
-  // With several hubs, the next attempt goes to the next one: the last one just failed or dropped.
-  m.hub = (m.hub + 1) % ctx.urls.length;
-  m.retryInMs = m.delay;
-  setState(ctx, m, 'reconnecting');
-  m.timer = ctx.timers.setTimeout(() => {
-    m.timer = undefined;
-    void attempt(ctx, m);
-  }, m.delay);
-  m.delay = Math.min(m.delay * 2, ctx.cap);
 }
 
 async function attempt(ctx: ClientContext, m: Membership): Promise<void> {
@@ -96,17 +43,12 @@ async function attempt(ctx: ClientContext, m: Membership): Promise<void> {
   if (!m.desired) return;
   // A connection ended by an explicit disconnect elsewhere (`bun run mesh disconnect`) is not rejoined.
   if (!m.revive && o.memory && (await o.memory.ended(m.agentId))) {
-    m.desired = false;
-    m.retryInMs = undefined;
-    m.lastError = {
-      code: 'A2A_CLIENT_CLOSED',
-      message: `the connection of ${m.agentId} was ended by a disconnect`,
-    };
     ctx.members.delete(m.agentId);
-    return setState(ctx, m, 'stopped');
+    const message = `the connection of ${m.agentId} was ended by a disconnect`;
+    return m.failed({ code: 'A2A_CLIENT_CLOSED', message }, true);
   }
   const r = await openConnection({
-    hubUrl: ctx.urls[m.hub]!,
+    hubUrl: m.hubUrl,
     project: m.project,
     name: m.name,
     token: o.token,
@@ -123,18 +65,13 @@ async function attempt(ctx: ClientContext, m: Membership): Promise<void> {
     return;
   }
   if (!r.ok) {
-    m.lastError = r.error;
     o.log('warn', 'mesh client: connect failed', {
       agent: m.agentId,
       project: m.project,
       code: r.error.code,
     });
-    if (STOP_CODES.has(r.error.code)) {
-      m.desired = false;
-      m.retryInMs = undefined;
-      return setState(ctx, m, 'stopped');
-    }
-    return schedule(ctx, m);
+    m.failed(r.error, STOP_CODES.has(r.error.code));
+    return m.retry(() => void attempt(ctx, m));
   }
   await connected(ctx, m, r.result);
 }
@@ -142,10 +79,7 @@ async function attempt(ctx: ClientContext, m: Membership): Promise<void> {
 /** A claim succeeded: the backoff resets, the connection's events are heard, the connection is remembered. */
 async function connected(ctx: ClientContext, m: Membership, conn: MeshConnection): Promise<void> {
   const { events, o } = ctx;
-  m.conn = conn;
-  m.delay = ctx.base;
-  m.retryInMs = undefined;
-  m.lastError = undefined;
+  m.connected(conn);
   conn.on('presence', () => events.emit('change', { agentId: m.agentId }));
   conn.on('delivery', (d) => {
     if (d.status === 'delivered') m.activity.delivered(d.to);
@@ -153,46 +87,23 @@ async function connected(ctx: ClientContext, m: Membership, conn: MeshConnection
     events.emit('change', { agentId: m.agentId });
   });
   conn.on('close', ({ code, reason }) => {
-    if (m.conn === conn) m.conn = undefined;
-    if (!m.desired) return;
-    m.lastError = {
-      code: 'A2A_CLIENT_TRANSPORT',
+    const error = {
+      code: 'A2A_CLIENT_TRANSPORT' as const,
       message: `connection closed (${code} ${reason})`,
     };
-    void o.memory?.save(m.agentId, remembered(m));
-    schedule(ctx, m);
+    if (!m.dropped(conn, error)) return;
+    void o.memory?.save(m.agentId, m.remembered());
+    m.retry(() => void attempt(ctx, m));
   });
-  setState(ctx, m, 'connected');
-  await o.memory?.save(m.agentId, remembered(m), { revive: m.revive });
-  m.revive = false;
-}
-
-export function status(ctx: ClientContext, m: Membership): MembershipStatus {
-  const s: MembershipStatus = {
-    agentId: m.agentId,
-    project: m.project,
-    name: m.name,
-    state: m.state,
-    peers: (m.conn?.peers() ?? []).map((p) => ({ ...p, activity: m.activity.peer(p.name) })),
-    activity: m.activity.self(),
-  };
-  if (m.conn) {
-    s.self = m.conn.self;
-    s.hubUrl = ctx.urls[m.hub]!;
-  }
-  if (m.lastError) s.lastError = m.lastError;
-  if (m.retryInMs !== undefined) s.retryInMs = m.retryInMs;
-  return s;
+  m.enter('connected');
+  await o.memory?.save(m.agentId, m.remembered(), { revive: m.revive });
+  m.revived();
 }
 
 /** Ends a membership: no more attempts, and its connection closed (resolves once it has). */
 export async function stop(ctx: ClientContext, m: Membership): Promise<void> {
-  m.desired = false;
-  if (m.timer !== undefined) ctx.timers.clearTimeout(m.timer);
-  m.timer = undefined;
+  const conn = m.end();
   ctx.members.delete(m.agentId);
-  const conn = m.conn;
-  m.conn = undefined;
   if (conn && !conn.closed) {
     conn.close(1000, 'disconnect');
     await conn.done;

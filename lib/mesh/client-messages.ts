@@ -4,7 +4,8 @@
  * activity, attachments written to disk, the agent's handler), and sends with their local files.
  */
 
-import type { ClientContext, Membership, SendRequest } from './client-context.ts';
+import type { ClientContext, Membership } from './client-context.ts';
+import type { SendRequest } from './client-types.ts';
 import type { ClaimedFrame, SendReceipt } from './connection.ts';
 import { fail, type ClientCode, type Result } from './errors.ts';
 import { materialize, snapshotFile } from './files.ts';
@@ -23,9 +24,7 @@ export async function handleInbound(
   message: MeshMessage,
 ): Promise<void> {
   const { events, o } = ctx;
-  // A message at or below the position was handled already (a replay overlapping a late delivery).
-  if (m.position && message.sequence <= m.position.since) return;
-  if (m.position) m.position = { epoch: m.position.epoch, since: message.sequence };
+  if (!m.handles(message.sequence)) return;
   m.activity.received(message.from.name);
   m.activity.handlingStarted();
   events.emit('change', { agentId: m.agentId });
@@ -47,8 +46,7 @@ export async function handleInbound(
 
 /** Takes in what a claim says about the stream, before any replayed message is handled. */
 export function takeClaim(ctx: ClientContext, m: Membership, c: ClaimedFrame): void {
-  if (c.resumeSecret) m.resumeSecret = c.resumeSecret;
-  m.position = { epoch: c.epoch, since: c.recovery ? c.recovery.since : c.sequence };
+  m.claimed(c.resumeSecret, { epoch: c.epoch, since: c.recovery ? c.recovery.since : c.sequence });
   if (c.recovery) {
     ctx.events.emit('recovery', { ...c.recovery, agentId: m.agentId, resumed: c.resumed });
     if (!c.recovery.recovered)

@@ -6,16 +6,12 @@
  * handling with attachments written to disk, delivery and presence events, remembered connections
  * and the local activity view. This file wires the parts: memberships across reconnects
  * (lib/mesh/client-membership.ts) and the messages through them (client-messages.ts), over the
- * shared state of client-context.ts.
+ * shared state of client-context.ts and the shapes of client-types.ts.
  */
 
-import {
-  createClientContext,
-  type MembershipStatus,
-  type MeshClientOptions,
-  type SendRequest,
-} from './client-context.ts';
-import { join, remembered, setState, status, stop } from './client-membership.ts';
+import { createClientContext } from './client-context.ts';
+import type { MembershipStatus, MeshClientOptions, SendRequest } from './client-types.ts';
+import { join, stop } from './client-membership.ts';
 import { sendFrom } from './client-messages.ts';
 import { fail, type ClientCode, type Result } from './errors.ts';
 import type { HistoryOptions } from './http-client.ts';
@@ -31,7 +27,7 @@ export type {
   MembershipStatus,
   MeshClientOptions,
   SendRequest,
-} from './client-context.ts';
+} from './client-types.ts';
 
 export type MeshClient = ReturnType<typeof createMeshClient>;
 
@@ -57,9 +53,9 @@ export function createMeshClient(o: MeshClientOptions) {
     ): Promise<MembershipStatus> {
       const existing = members.get(agentId);
       if (existing && existing.project === project && existing.name === name && existing.desired)
-        return status(ctx, existing);
+        return existing.status();
       if (existing) await stop(ctx, existing);
-      return status(ctx, await join(ctx, agentId, project, name, saved));
+      return (await join(ctx, agentId, project, name, saved)).status();
     },
 
     /** Leaves on purpose: the presence ends and the remembered connection is forgotten. */
@@ -67,7 +63,7 @@ export function createMeshClient(o: MeshClientOptions) {
       const m = members.get(agentId);
       if (m) {
         await stop(ctx, m);
-        setState(ctx, m, 'stopped');
+        m.enter('stopped');
       }
       await o.memory?.forget(agentId);
     },
@@ -82,7 +78,7 @@ export function createMeshClient(o: MeshClientOptions) {
 
     status(agentId: string): MembershipStatus | undefined {
       const m = members.get(agentId);
-      return m && status(ctx, m);
+      return m?.status();
     },
 
     /** The roster names other than the agent itself. */
@@ -103,7 +99,7 @@ export function createMeshClient(o: MeshClientOptions) {
     history(agentId: string, q: HistoryOptions = {}): Promise<Result<MeshMessage[], ClientCode>> {
       const m = members.get(agentId);
       if (!m) return Promise.resolve(fail('A2A_CLIENT_CLOSED', `${agentId} is not connected`));
-      return ctx.httpOf(ctx.urls[m.hub]!).history(m.project, q);
+      return ctx.httpOf(m.hubUrl).history(m.project, q);
     },
 
     /** Closes every presence without forgetting remembered connections (a process shutting down); their positions are kept. */
@@ -111,7 +107,7 @@ export function createMeshClient(o: MeshClientOptions) {
       await Promise.all(
         [...members.values()].map(async (m) => {
           await stop(ctx, m);
-          if (m.resumeSecret) await o.memory?.save(m.agentId, remembered(m));
+          if (m.resumeSecret) await o.memory?.save(m.agentId, m.remembered());
         }),
       );
     },

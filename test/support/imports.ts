@@ -135,6 +135,7 @@ export const ROOM_FLOORS: ReadonlyArray<readonly string[]> = [
   [
     'lib/atomic-file.ts',
     'lib/checked-frame.ts',
+    'lib/defined.ts',
     'lib/errors/',
     'lib/event-queue.ts',
     'lib/health.ts',
