@@ -7,19 +7,19 @@
  * under `<dir>/`, importing `lume-a2a`. Never overwrites a file.
  */
 
+import { PRINCIPAL_NAME } from '../../lib/auth/principal.ts';
 import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const root = PROJECT_ROOT;
 const { values, positionals } = parseArgs({
   options: { dir: { type: 'string' } },
   allowPositionals: true,
 });
 const name = positionals[0];
-if (positionals.length !== 1 || !name || !NAME.test(name)) {
+if (positionals.length !== 1 || !name || !PRINCIPAL_NAME.test(name)) {
   console.error(
     'usage: bun run new-node <name> [--dir <folder>]   (name: lower case letters, digits, dashes; starts with a letter)',
   );

@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from '../../lib/atomic-file.ts';
+import { PRINCIPAL_NAME } from '../../lib/auth/principal.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { HUB_ERRORS } from '../../lib/errors/hub.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
@@ -34,7 +35,6 @@ export interface AddRemoteOptions {
   timeoutMs?: number;
 }
 
-const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 const MAX_ANSWER = 256 * 1024;
 const fail = (code: AddCode, detail?: string): { ok: false; error: Failure } => ({
   ok: false,
@@ -105,7 +105,7 @@ export function interfacesUnder(interfaces: unknown, base: URL): boolean {
 export async function addRemoteNode(
   o: AddRemoteOptions,
 ): Promise<Result<{ name: string; url: string; kid: string; file: string }>> {
-  if (!NAME.test(o.name)) return fail('FLEET_ADD_BAD_NAME');
+  if (!PRINCIPAL_NAME.test(o.name)) return fail('FLEET_ADD_BAD_NAME');
   const url = baseUrl(o.url);
   if (!url) return fail('FLEET_ADD_BAD_URL');
   const base = url.origin;

@@ -4,14 +4,19 @@
  * Ask Agent question (`/api/ask`); each question's calls share one W3C trace.
  */
 
-import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
+import {
+  isAuthenticated,
+  ownerKey,
+  PRINCIPAL_NAME,
+  type Principal,
+} from '../../lib/auth/principal.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { upstreamStatus } from '../../lib/errors/registry.ts';
 import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
-import { CAPABILITY, NAME, postedObject } from './api-input.ts';
+import { CAPABILITY, postedObject } from './api-input.ts';
 import { failed, json, refuse, unauthenticated } from './api-replies.ts';
 
 /** What the POSTs that act need of the hub (the API's dependencies include these). */
@@ -33,7 +38,7 @@ export async function localInvoke(
   const body = await postedObject(req);
   if (body instanceof Response) return body;
   const b = body as { target?: unknown; capability?: unknown; args?: unknown };
-  if (typeof b.target !== 'string' || !NAME.test(b.target))
+  if (typeof b.target !== 'string' || !PRINCIPAL_NAME.test(b.target))
     return refuse('BAD_REQUEST', 'target must be a fleet node name (never a URL)');
   // Read each time: nodes join the running hub.
   if (!deps.fleet.nodes.some((n) => n.name === b.target))

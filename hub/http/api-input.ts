@@ -3,11 +3,11 @@
  * trace page's query, and the JSON object a POST carries (read under its limit).
  */
 
+import { PRINCIPAL_NAME } from '../../lib/auth/principal.ts';
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import type { TraceOutcome, TraceQuery } from '../../lib/fleet/trace.ts';
 import { refuse } from './api-replies.ts';
 
-export const NAME = /^[a-z][a-z0-9-]{0,31}$/;
 export const CAPABILITY = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 const OUTCOMES: ReadonlySet<string> = new Set(['ok', 'failed', 'empty']);
 const MAX_INVOKE_BODY = 64 * 1024;
@@ -22,7 +22,7 @@ export function traceQuery(params: URLSearchParams): TraceQuery | string {
         return `${key} must be a positive integer`;
       q[key] = n;
     } else if (key === 'from' || key === 'to') {
-      if (!NAME.test(value)) return `${key} must be a node name`;
+      if (!PRINCIPAL_NAME.test(value)) return `${key} must be a node name`;
       q[key] = value;
     } else if (key === 'capability') {
       if (!CAPABILITY.test(value)) return 'capability must be a capability id';

@@ -7,6 +7,7 @@
 import type { Failure } from '../../lib/errors/result.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import {
+  DETAIL,
   VETO_CODES,
   encodeHistory,
   encodeProposal,
@@ -140,9 +141,7 @@ export async function playRounds(input: RoundsInput): Promise<RoundsOutcome> {
       break;
     }
     const detail =
-      typeof answer.detail === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(answer.detail)
-        ? answer.detail
-        : undefined;
+      typeof answer.detail === 'string' && DETAIL.test(answer.detail) ? answer.detail : undefined;
     vetoes.push({ round, code, reason, ...(detail ? { detail } : {}), proposal });
     history.push({ stock: proposal.code, veto: code, ...(detail ? { detail } : {}) });
   }

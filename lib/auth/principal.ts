@@ -12,8 +12,9 @@ export type Principal =
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
 
-/** Token and session names, and node names: lower-case words joined by dashes. */
+/** Token and session names, and node names: lower-case words joined by dashes, at most 32 characters. */
 export const PRINCIPAL_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+const NAME_BODY = PRINCIPAL_NAME.source.slice(1, -1);
 
 export function isAuthenticated(p: Principal): boolean {
   return p.kind !== 'anonymous';
@@ -35,7 +36,7 @@ export function ownerKey(p: Principal): string {
   }
 }
 
-const OWNER_KEY = /^(?:(?:node|user):[a-z][a-z0-9-]{0,31}|anonymous)$/;
+const OWNER_KEY = new RegExp(`^(?:(?:node|user):${NAME_BODY}|anonymous)$`);
 
 /** Whether a value is an owner key (what a fleet node may name as the principal it acts for). */
 export function isOwnerKey(v: unknown): v is string {

@@ -62,7 +62,8 @@ export interface HistoryEntry {
 }
 
 const STOCK = /^\d{6}$/;
-const DETAIL = /^[a-z][a-z0-9-]{0,31}$/;
+/** A veto's detail (an industry id, a risk level) and a sector: a lower-case slug. */
+export const DETAIL = /^[a-z][a-z0-9-]{0,31}$/;
 /** A history longer than this is not a bounded negotiation. */
 export const MAX_HISTORY = 16;
 

@@ -10,6 +10,7 @@ import { isValidUscc } from '../../lib/domain/uscc.ts';
 import { fail, ok, type Result } from '../../lib/errors/result.ts';
 import type { Book } from './queries.ts';
 import {
+  DETAIL,
   LIMIT_FLAGS,
   RISK_BANDS,
   RISK_LEVELS,
@@ -223,7 +224,6 @@ const DECIDE_TOOL: ToolDefinition = {
     additionalProperties: false,
   },
 };
-const DETAIL = /^[a-z][a-z0-9-]{0,31}$/;
 
 /** Who took a turn: the rules, or the model (and, when the model was asked and failed, why). */
 type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
