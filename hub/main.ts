@@ -25,6 +25,15 @@ import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './cli/settings.ts';
 import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
 import { hubStartOptionsOrExit } from './cli/start-options.ts';
+import { exitOnHelp } from './cli/help.ts';
+
+exitOnHelp(`usage: bun run hub
+Starts the hub (the A2A node a2a, the mesh, the console, /mcp) on its fleet port, with its data
+under DATA_DIR/hub/. Settings come from lume.config.json/.yaml/.toml (or LUME_CONFIG), each
+overridable by its environment variable (the README's configuration table): HOST, PORT,
+MAX_PORT, DATA_DIR, FLEET_FILE, LOG_LEVEL, LOG_FORMAT=json, HUB_REQUIRE_LOGIN,
+HUB_PUBLIC_ORIGIN, MESH_TOKEN, MESH_DATABASE_URL, GRPC_PORT, MODEL_*, the bounds of docs/limits.md.
+bun run fleet starts the hub with every node.`);
 
 // 1. Options, read only here: the config file (if any), overridden by the environment.
 const settings = settingsOrExit('hub');

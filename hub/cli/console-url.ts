@@ -6,6 +6,11 @@
 
 import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
 import { fleetOrExit, settingsOrExit } from './settings.ts';
+import { exitOnHelp } from './help.ts';
+
+exitOnHelp(`usage: bun run console-url
+Prints a fresh one-time console URL for the hub of this data folder (DATA_DIR): opening it signs
+the browser in as console, once, within an hour.`);
 
 const settings = settingsOrExit('console-url');
 const fleet = await fleetOrExit('console-url', settings);

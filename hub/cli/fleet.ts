@@ -26,6 +26,14 @@ import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
 import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
+import { exitOnHelp } from './help.ts';
+
+exitOnHelp(`usage: bun run fleet [start | verify [node …] | add <name> --url <base-url> | remove <name>]
+  start (the default)   the hub and every default node, a live status table, restarts with backoff
+  verify [node …]       checks a running fleet node by node; exits non-zero on any failure
+  add <name> --url <base-url> [--kid <key id>] [--role <text>]
+                        registers a node that runs elsewhere
+  remove <name>         drops a node added or joined so from the fleet file and the ring`);
 
 const root = PROJECT_ROOT;
 const env = process.env;

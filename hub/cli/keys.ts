@@ -17,9 +17,11 @@ import { relative } from 'node:path';
 import { ensureKeys, listKeys, retireKeys, rotateKey } from '../../lib/peer/keys.ts';
 import { addToken, listTokens, revokeToken } from '../../lib/auth/tokens.ts';
 import { fleetOrExit, settingsOrExit } from './settings.ts';
+import { exitOnHelp } from './help.ts';
 
 const USAGE =
   'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
+exitOnHelp(USAGE);
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
 const settings = settingsOrExit('keys');
 const dataDir = relative(process.cwd(), settings.dataDir) || '.';

@@ -7,6 +7,12 @@
 
 import { createStdioBridge } from '../../lib/mcp/stdio-bridge.ts';
 import { fleetOrExit, settingsOrExit } from './settings.ts';
+import { exitOnHelp } from './help.ts';
+
+exitOnHelp(`usage: bun run mcp
+Relays MCP over stdio to the running hub's /mcp (LUME_HUB_URL, else the hub of the fleet file),
+as the principal of LUME_TOKEN; without a token, the read-only tools a loopback hub gives anyone.
+Details: docs/mcp.md.`);
 
 const settings = settingsOrExit('mcp');
 const hubUrl = (process.env.LUME_HUB_URL || (await fleetOrExit('mcp', settings)).hub.url).replace(

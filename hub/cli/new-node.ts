@@ -12,18 +12,29 @@ import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { exitOnHelp } from './help.ts';
 
+const USAGE =
+  'usage: bun run new-node <name> [--dir <folder>]   (name: lower case letters, digits, dashes; starts with a letter)';
+exitOnHelp(USAGE);
 const root = PROJECT_ROOT;
-const { values, positionals } = parseArgs({
-  options: { dir: { type: 'string' } },
-  allowPositionals: true,
-});
+let parsed: ReturnType<typeof parseNewNodeArgs>;
+try {
+  parsed = parseNewNodeArgs();
+} catch (e) {
+  // An unknown flag: the reason and the usage, not a stack trace.
+  console.error(`new-node: ${(e as Error).message}\n${USAGE}`);
+  process.exit(2);
+}
+const { values, positionals } = parsed;
 const name = positionals[0];
 if (positionals.length !== 1 || !name || !PRINCIPAL_NAME.test(name)) {
-  console.error(
-    'usage: bun run new-node <name> [--dir <folder>]   (name: lower case letters, digits, dashes; starts with a letter)',
-  );
+  console.error(USAGE);
   process.exit(2);
+}
+
+function parseNewNodeArgs() {
+  return parseArgs({ options: { dir: { type: 'string' } }, allowPositionals: true });
 }
 
 const inApp = values.dir !== undefined;

@@ -58,7 +58,9 @@ export async function runMeshCli(argv: string[], io: CliIo): Promise<number> {
   const usage: Usage = (msg) => (
     io.err(`error A2A_BAD_REQUEST: ${msg} (see: bun run mesh help)`), 2
   );
-  const [cmd, sub, arg] = pos;
+  const [first, sub, arg] = pos;
+  // --help anywhere, or -h in the command's place, is help (exit 0), as in every command.
+  const cmd = opts.help || first === '-h' ? 'help' : first;
   const project = sub ?? io.defaults?.project ?? 'main';
   const c: ReadCommand = { http, io, fail, usage, one };
 
