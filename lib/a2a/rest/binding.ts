@@ -5,6 +5,7 @@
  * one error table. Paths outside the binding get `undefined`, for the caller's own 404.
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import { a2aError, isA2AError, restStreamEnd, toRestError, type A2AError } from '../errors.ts';
 import {
   challenge,
@@ -16,7 +17,7 @@ import {
 import type { Outcome, V1Method } from '../operations.ts';
 import type { OperationTable } from '../operation-table.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../auth/principal.ts';
-import { isObj, type Obj } from '../wire/params.ts';
+import type { Obj } from '../wire/params.ts';
 import { sseResponse, type SseOptions } from '../../sse/sse.ts';
 import type { Log } from '../../log.ts';
 
@@ -241,7 +242,7 @@ async function readBody(req: Request, use: BodyUse, max: number): Promise<Obj | 
   const parsed = parseRequestJson(text);
   if (isA2AError(parsed)) return errorResponse(parsed);
   const doc = parsed.doc;
-  return isObj(doc)
+  return isPlainObject(doc)
     ? doc
     : errorResponse(a2aError('INVALID_PARAMS', 'The request body must be a JSON object'));
 }

@@ -4,33 +4,33 @@
  * no bad input escapes as an exception.
  */
 
+import {
+  boolean,
+  boundedString,
+  count,
+  listOf,
+  optional,
+  plainObject,
+  ShapeError,
+  type JsonObject,
+} from '../../json/guards.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import type { Message, SendParams } from '../types.ts';
 
-export class Invalid extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** The readers' refusal: the guards' `ShapeError`, under the name the wire parsers throw it by. */
+export { ShapeError as Invalid };
 
 /** Runs a parser; an `Invalid` becomes INVALID_PARAMS naming the field. Other throws are bugs. */
 export function parseWith<T>(parse: () => T): T | A2AError {
   try {
     return parse();
   } catch (e) {
-    if (e instanceof Invalid) return a2aError('INVALID_PARAMS', e.message, e.field);
+    if (e instanceof ShapeError) return a2aError('INVALID_PARAMS', e.message, e.path);
     throw e;
   }
 }
 
-export type Obj = Record<string, unknown>;
-
-export function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+export type Obj = JsonObject;
 
 /** ProtoJSON lets a reader accept both the camelCase and the snake_case field name. */
 const snakeNames = new Map<string, string>();
@@ -45,43 +45,26 @@ function get(o: Obj, name: string): unknown {
 }
 
 export function obj(v: unknown, field: string): Obj {
-  if (!isObj(v)) throw new Invalid(field, `${field} must be an object`);
-  return v;
+  return plainObject(v, field);
 }
 
 export function optObj(o: Obj, name: string, path: string): Obj | undefined {
-  const v = get(o, name);
-  if (v === undefined || v === null) return undefined;
-  return obj(v, `${path}.${name}`);
+  return optional(plainObject)(get(o, name), `${path}.${name}`);
 }
 
 export function str(o: Obj, name: string, path: string, maxLength = 1024): string {
-  const v = get(o, name);
-  const field = `${path}.${name}`;
-  if (typeof v !== 'string' || v.length === 0)
-    throw new Invalid(field, `${field} is required and must be a non-empty string`);
-  if (v.length > maxLength)
-    throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
-  return v;
+  return boundedString(maxLength)(get(o, name), `${path}.${name}`);
 }
 
 /** An optional string; the empty string counts as absent (ProtoJSON default value). */
 export function optStr(o: Obj, name: string, path: string, maxLength = 1024): string | undefined {
   const v = get(o, name);
-  if (v === undefined || v === null || v === '') return undefined;
-  const field = `${path}.${name}`;
-  if (typeof v !== 'string') throw new Invalid(field, `${field} must be a string`);
-  if (v.length > maxLength)
-    throw new Invalid(field, `${field} is longer than ${maxLength} characters`);
-  return v;
+  if (v === '') return undefined;
+  return optional(boundedString(maxLength, { empty: true }))(v, `${path}.${name}`);
 }
 
 export function optBool(o: Obj, name: string, path: string): boolean | undefined {
-  const v = get(o, name);
-  if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'boolean')
-    throw new Invalid(`${path}.${name}`, `${path}.${name} must be a boolean`);
-  return v;
+  return optional(boolean)(get(o, name), `${path}.${name}`);
 }
 
 export function optInt(
@@ -91,42 +74,25 @@ export function optInt(
   min: number,
   max: number,
 ): number | undefined {
-  let v = get(o, name);
-  if (v === undefined || v === null) return undefined;
+  const v = get(o, name);
   // ProtoJSON may carry integers as strings.
-  if (typeof v === 'string' && /^-?\d+$/.test(v)) v = Number(v);
-  const field = `${path}.${name}`;
-  if (typeof v !== 'number' || !Number.isInteger(v))
-    throw new Invalid(field, `${field} must be an integer`);
-  if (v < min || v > max) throw new Invalid(field, `${field} must be between ${min} and ${max}`);
-  return v;
+  const n = typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v;
+  return optional(count(max, min))(n, `${path}.${name}`);
 }
 
+/** Each item is checked at its own path (`params.configuration.acceptedOutputModes[2]`). */
 export function optStrArray(
   o: Obj,
   name: string,
   path: string,
   maxItems = 64,
 ): string[] | undefined {
-  const v = get(o, name);
-  if (v === undefined || v === null) return undefined;
-  const field = `${path}.${name}`;
-  if (
-    !Array.isArray(v) ||
-    v.length > maxItems ||
-    !v.every((x) => typeof x === 'string' && x.length <= 1024)
-  )
-    throw new Invalid(field, `${field} must be an array of at most ${maxItems} strings`);
-  return v as string[];
+  const item = boundedString(1024, { empty: true });
+  return optional(listOf(item, maxItems))(get(o, name), `${path}.${name}`);
 }
 
 export function array(o: Obj, name: string, path: string, maxItems: number): unknown[] {
-  const v = get(o, name);
-  const field = `${path}.${name}`;
-  if (!Array.isArray(v) || v.length === 0)
-    throw new Invalid(field, `${field} is required and must be a non-empty array`);
-  if (v.length > maxItems) throw new Invalid(field, `${field} has more than ${maxItems} items`);
-  return v;
+  return listOf((v) => v, maxItems, { nonEmpty: true })(get(o, name), `${path}.${name}`);
 }
 
 export function optMetadata(o: Obj, name: string, path: string): Obj | undefined {
@@ -138,7 +104,7 @@ export function base64(o: Obj, name: string, path: string): string {
   const v = get(o, name);
   const field = `${path}.${name}`;
   if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v))
-    throw new Invalid(field, `${field} must be base64`);
+    throw new ShapeError(field, `${field} must be base64`);
   return v;
 }
 
@@ -151,7 +117,7 @@ export function identifier(
 ): string | undefined {
   const v = required ? str(o, name, path, 256) : optStr(o, name, path, 256);
   if (v !== undefined && /[\x00-\x1f\x7f]/.test(v))
-    throw new Invalid(`${path}.${name}`, `${path}.${name} must not contain control characters`);
+    throw new ShapeError(`${path}.${name}`, `${path}.${name} must not contain control characters`);
   return v;
 }
 

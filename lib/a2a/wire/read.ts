@@ -4,7 +4,8 @@
  * Each reader throws `Invalid` on a malformed answer; `readWith` turns that into a value.
  */
 
-import { Invalid, array, field, isObj, obj, optMetadata, optStr, str, type Obj } from './params.ts';
+import { isPlainObject } from '../../json/guards.ts';
+import { Invalid, array, field, obj, optMetadata, optStr, str, type Obj } from './params.ts';
 import type {
   Artifact,
   ListTasksPage,
@@ -178,5 +179,3 @@ export function readTaskPage(raw: unknown): ListTasksPage {
     totalSize: num('totalSize'),
   };
 }
-
-export { isObj };

@@ -4,6 +4,7 @@
  * serialises the model back.
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import type { A2AError } from '../errors.ts';
 import { refuseWebhookAuth } from '../push/webhook-auth.ts';
 import {
@@ -12,7 +13,6 @@ import {
   base64,
   field,
   identifier,
-  isObj,
   messageExtras,
   obj,
   optBool,
@@ -167,7 +167,7 @@ function partToV03(p: Part): Obj {
     out = { kind: 'file', file };
   } else {
     // v0.3 data parts must be objects; other JSON values travel wrapped.
-    out = { kind: 'data', data: isObj(p.data) ? p.data : { value: p.data ?? null } };
+    out = { kind: 'data', data: isPlainObject(p.data) ? p.data : { value: p.data ?? null } };
   }
   if (p.metadata) out.metadata = p.metadata;
   return out;

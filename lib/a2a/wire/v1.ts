@@ -4,6 +4,7 @@
  * default values (empty lists, empty strings) are omitted.
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import type { A2AError } from '../errors.ts';
 import { refuseWebhookAuth } from '../push/webhook-auth.ts';
 import {
@@ -12,7 +13,6 @@ import {
   base64,
   field,
   identifier,
-  isObj,
   messageExtras,
   obj,
   optBool,
@@ -324,5 +324,3 @@ export function listPageToV1(page: ListTasksPage, includeArtifacts: boolean): Li
     totalSize: page.totalSize,
   };
 }
-
-export { isObj };
