@@ -13,6 +13,8 @@ import { rmSync } from 'node:fs';
 import { HUB_ROUTE_TABLE, hubOwnerOf, renderRouteDocs } from '../hub/http/routes.ts';
 import { hubRoutes } from '../hub/metrics.ts';
 import { REST_ROUTES } from '../lib/a2a/rest/binding.ts';
+import { V1_METHODS, v1Operations } from '../lib/a2a/operations.ts';
+import type { TaskEngine } from '../lib/a2a/engine/engine.ts';
 import { templaterOf } from '../lib/metrics/http.ts';
 import { createNode } from '../lib/node/create-node.ts';
 import { NODE_ROUTE_TABLE, nodeRouteTemplates } from '../lib/node/routes.ts';
@@ -60,6 +62,20 @@ describe('the node route table', () => {
     expect(templates.map((t) => label(concrete(t)))).toEqual(templates);
     expect(label('/tasks/a1b2:unknown/x')).toBe('other');
     expect(label('/not-a-route')).toBe('other');
+  });
+});
+
+describe('the HTTP+JSON route list', () => {
+  // Building the table touches no engine: its operations only close over it.
+  const operations = Object.keys(v1Operations({} as TaskEngine, true)).sort();
+
+  test('names only methods of the 1.0 operation table, and serves every one of them', () => {
+    expect(operations).toEqual([...V1_METHODS].sort());
+    const named = REST_ROUTES.flatMap((r) => r.ops.map((op) => `${r.template} ${op}`));
+    expect(named.filter((n) => !operations.includes(n.split(' ')[1]!))).toEqual([]);
+    expect(
+      operations.filter((op) => !REST_ROUTES.some((r) => r.ops.includes(op as never))),
+    ).toEqual([]);
   });
 });
 
