@@ -48,7 +48,11 @@ export function callOf(
   }
 }
 
-/** Calls `cap` with `args` once they check: its result becomes the task's artifact. */
+/**
+ * Calls `cap` with `args` once they check: its result becomes the task's artifact. The arguments
+ * are checked once, here, so a refusal is a question about what was asked (the capability's own
+ * failures fail the task); the capability runs once and its summary is the catalog's guarded one.
+ */
 async function runWith(
   catalog: Catalog,
   ctx: AgentContext,
@@ -63,12 +67,12 @@ async function runWith(
     return;
   }
   ctx.working(`Calling ${cap.id}`);
-  const r = await catalog.invoke(cap.id, checked.result, ctx.signal, { caller: ctx.caller });
+  const r = await catalog.runChecked(cap, checked.result, ctx.signal, { caller: ctx.caller });
   if (!r.ok) {
     ctx.status('failed', failureParts(r.error));
     return;
   }
-  const summary = cap.summarize?.(r.result) ?? `${cap.name}: done`;
+  const summary = r.summary ?? `${cap.name}: done`;
   ctx.artifact(
     {
       name: cap.id,

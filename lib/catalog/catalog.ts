@@ -185,7 +185,21 @@ export class Catalog {
       };
     const checked = this.checkArgs(cap, args);
     if (!checked.ok) return checked;
-    const answer = await cap.run(checked.result, signal, context);
+    return this.runChecked(cap, checked.result, signal, context);
+  }
+
+  /**
+   * Runs a capability on arguments `checkArgs` passed (a caller that answers a refusal in its own
+   * way checks them first, once): its result with the guarded summary, or its own failure.
+   * @throws whatever the capability throws (a bug), as `invoke`.
+   */
+  async runChecked(
+    cap: Capability,
+    checked: Record<string, unknown>,
+    signal?: AbortSignal,
+    context?: CallContext,
+  ): Promise<InvokeResult> {
+    const answer = await cap.run(checked, signal, context);
     const settled = settledOf(answer);
     if (!settled.ok) return settled;
     const summary = summarizeSafely(cap, settled.result);
