@@ -9,7 +9,7 @@
 
 import { expect, setDefaultTimeout, test } from 'bun:test';
 import { createSocketOut, type WS } from '../hub/mesh/socket-out.ts';
-import type { Presence } from '../hub/mesh/roster.ts';
+import { Presence } from '../hub/mesh/roster.ts';
 import type { Timers } from '../hub/mesh/timers.ts';
 import { MESH_LIMITS } from '../lib/mesh/limits.ts';
 
@@ -76,8 +76,8 @@ async function write(io: ReturnType<typeof createSocketOut>, ws: WS, frames: str
 test('a cut socket gets its close only once its backlog is out, and nothing more is queued for it', async () => {
   const { io, armed, left } = writer();
   const s = socket();
-  s.data.presence = { name: 'stuck', project: 'main' } as Presence;
   const ws = s as unknown as WS;
+  s.data.presence = new Presence('main', 'stuck', 'p1', 0, ws, Buffer.alloc(32));
   await write(
     io,
     ws,

@@ -171,7 +171,7 @@ async function claim(
   const [head] = await Promise.all([store.position(project), cluster.refresh(project)]);
   if (!head) throw new Error(`project ${project} was deleted during the claim`);
   ctx.stream.follow(project, head.sequence);
-  if (!resumed) p.liveAfter = head.sequence;
+  if (!resumed) p.liveAfter(head.sequence);
   const replay = recover ? await recoverFor(ctx, p, recover, head) : undefined;
   if (ws.data.closing || p.ws !== ws) return;
   ctx.io.send(ws, {
@@ -192,13 +192,10 @@ async function claim(
   });
   for (const m of replay?.messages ?? []) {
     // Acknowledgements of replayed messages reach their sender like live ones.
-    p.inbound.set(m.messageId, m.from.presenceId);
+    p.awaitAck(m);
     ctx.io.send(ws, { type: 'message', message: m });
   }
-  p.ready = true;
-  const backlog = p.backlog;
-  p.backlog = [];
-  for (const m of backlog) offer(ctx, p, m, frameOf(m));
+  for (const m of p.markReady()) offer(ctx, p, m, frameOf(m));
   ctx.log('info', resumed ? 'mesh: presence resumed' : 'mesh: presence joined', {
     project,
     name,
@@ -221,7 +218,7 @@ async function recoverFor(
   const since = sameStream ? from.since : 0;
   const missed = await ctx.store.missed(p.project, p.name, since, ctx.limits.recoveryMaxMessages);
   // Live deliveries up to the head are in the replay; skip them.
-  p.liveAfter = head.sequence;
+  p.liveAfter(head.sequence);
   return {
     recovery: {
       recovered: sameStream && missed.complete,

@@ -30,14 +30,9 @@ export function offer(
   frame: () => string,
 ): void {
   if (!q.open) return;
-  if (!q.ready) {
-    if (q.backlog.length < MAX_BACKLOG) q.backlog.push(m);
-    else cut(ctx, q, 'heartbeat_timeout', 'backlog overflow');
-    return;
-  }
-  if (m.sequence <= q.liveAfter) return;
-  q.inbound.set(m.messageId, m.from.presenceId);
-  ctx.io.out(q.ws, frame());
+  const next = q.offer(m, MAX_BACKLOG);
+  if (next === 'overflow') cut(ctx, q, 'heartbeat_timeout', 'backlog overflow');
+  else if (next === 'send') ctx.io.out(q.ws, frame());
 }
 
 /**

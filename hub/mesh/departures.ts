@@ -28,9 +28,8 @@ export function leave(ctx: RealtimeContext, p: Presence): void {
   if (!p.open) return;
   ctx.roster.remove(p);
   const reason = p.leaveReason ?? 'connection_closed';
-  for (const [messageId, sender] of p.inbound)
+  for (const [messageId, sender] of p.dropAcks())
     outcome(ctx, sender, { type: 'delivery', messageId, to: p.name, status: 'disconnected' });
-  p.inbound.clear();
   toProject(ctx, p.project, { type: 'presence_left', peer: peerOf(p), reason });
   tellRoster(ctx, p.project);
   ctx.cluster.release(p.project, p.name, p.presenceId, reason);
@@ -41,7 +40,7 @@ export function leave(ctx: RealtimeContext, p: Presence): void {
 /** Ends a presence from the hub's side: its socket is cut and the others see it leave with `reason`. */
 export function cut(ctx: RealtimeContext, p: Presence, reason: LeaveReason, why?: string): void {
   if (why) ctx.log('warn', 'mesh: presence cut', { project: p.project, name: p.name, why });
-  p.leaveReason = reason;
+  p.leavingWith(reason);
   ctx.io.drop(p.ws);
   leave(ctx, p);
 }
@@ -50,16 +49,13 @@ export function cut(ctx: RealtimeContext, p: Presence, reason: LeaveReason, why?
 export function takeOver(ctx: RealtimeContext, p: Presence, ws: WS): void {
   p.ws.data.presence = undefined;
   ctx.io.drop(p.ws);
-  p.ws = ws;
-  p.missed = 0;
-  // Deliveries wait until the new socket has its `claimed`.
-  p.ready = false;
+  p.moveTo(ws);
 }
 
 /** A presence that moved to another hub: its old socket here goes without a departure. */
 export function movedAway(ctx: RealtimeContext, p: Presence): void {
   ctx.roster.remove(p);
-  p.inbound.clear();
+  p.dropAcks();
   p.ws.data.presence = undefined;
   ctx.io.drop(p.ws);
   if (ctx.roster.count(p.project) === 0) ctx.stream.unfollow(p.project);
@@ -83,7 +79,7 @@ export function heartbeatRound(ctx: RealtimeContext): void {
       cut(ctx, p, 'heartbeat_timeout');
       continue;
     }
-    p.missed++;
+    p.pinged();
     p.ws.ping();
     ctx.io.out(p.ws, pingFrame);
   }

@@ -10,15 +10,15 @@ import type { Log } from '../../lib/log.ts';
 import type { ClusterEvent, RemotePeer } from './cluster.ts';
 
 export interface PgClusterContext {
-  sql: SQL;
-  log: Log;
-  hubId: string;
+  readonly sql: SQL;
+  readonly log: Log;
+  readonly hubId: string;
   /** This hub's address, recorded with its lease for operators. */
-  url?: string;
-  leaseSecs: number;
-  view: RemoteView;
+  readonly url?: string;
+  readonly leaseSecs: number;
+  readonly view: RemoteView;
   /** Runs `fn` after this hub's earlier claims, takeovers and releases. */
-  serial: <T>(fn: () => Promise<T>) => Promise<T>;
+  readonly serial: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** Other hubs' presences (project -> name -> peer), and who hears of their changes. */

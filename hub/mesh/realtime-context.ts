@@ -1,7 +1,8 @@
 /**
  * @module hub/mesh/realtime-context — what the parts of the hub's `/v1/connect` side share: the
  * store, the cluster, the roster, the socket writer, the delivery stream and the project
- * watchers, one object per hub (made in hub/mesh/realtime.ts).
+ * watchers, one object per hub (made in hub/mesh/realtime.ts, read-only; each presence is a
+ * class that owns its state, hub/mesh/roster.ts).
  */
 
 import type { Log } from '../../lib/log.ts';
@@ -25,16 +26,16 @@ export type ProjectEvent =
   | { type: 'message'; message: MeshMessage };
 
 export interface RealtimeContext {
-  store: MeshStore;
-  log: Log;
-  now: () => number;
-  limits: MeshLimits;
-  timers: Timers;
-  cluster: MeshCluster;
-  roster: Roster;
-  io: SocketOut;
-  stream: ReturnType<typeof createDeliveryStream<LocalSend>>;
-  watchers: Map<string, Set<(e: ProjectEvent) => void>>;
+  readonly store: MeshStore;
+  readonly log: Log;
+  readonly now: () => number;
+  readonly limits: MeshLimits;
+  readonly timers: Timers;
+  readonly cluster: MeshCluster;
+  readonly roster: Roster;
+  readonly io: SocketOut;
+  readonly stream: ReturnType<typeof createDeliveryStream<LocalSend>>;
+  readonly watchers: Map<string, Set<(e: ProjectEvent) => void>>;
   /** Whether a `hello` may claim, given its socket and the token it carries. */
-  admit: (ws: WS, token: unknown) => boolean;
+  readonly admit: (ws: WS, token: unknown) => boolean;
 }

@@ -128,7 +128,7 @@ export function createRealtime(opts: RealtimeOptions) {
     message: handleFrame,
     drain: (ws: WS): void => io.drained(ws),
     pong(ws: WS): void {
-      if (ws.data.presence) ws.data.presence.missed = 0;
+      ws.data.presence?.ponged();
     },
     close(ws: WS): void {
       ws.data.closing = true;
@@ -141,7 +141,7 @@ export function createRealtime(opts: RealtimeOptions) {
       heartbeat = undefined;
       const sockets = roster.all().map((p) => p.ws);
       for (const p of roster.all()) {
-        p.leaveReason = 'hub_shutdown';
+        p.leavingWith('hub_shutdown');
         p.ws.data.closing = true;
         leave(ctx, p);
       }

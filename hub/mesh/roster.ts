@@ -23,31 +23,138 @@ export interface MeshSocketData {
   early?: (string | Buffer)[];
 }
 
-export interface Presence {
-  project: string;
-  name: string;
-  presenceId: string;
-  joinedAt: number;
-  /** The current socket; a resume swaps it for the new one. */
-  ws: ServerWebSocket<MeshSocketData>;
-  open: boolean;
+type PresenceSocket = ServerWebSocket<MeshSocketData>;
+
+/** One live presence; its state changes go through these methods. */
+export class Presence {
+  #ws: PresenceSocket;
+  #open = true;
   /** Heartbeat pings sent since the last pong. */
-  missed: number;
-  /** SHA-256 of the resume secret given at claim; the secret itself is never kept. */
-  resumeHash: Buffer;
+  #missed = 0;
   /**
    * Messages at or below this sequence are not delivered live: the claim's head (a fresh claim
    * starts after it) or what the last recovery replayed.
    */
-  liveAfter: number;
+  #liveAfter = 0;
   /** False while a claim is being answered: deliveries wait in `backlog` until `claimed` is sent. */
-  ready: boolean;
-  backlog: MeshMessage[];
-  leaveReason?: LeaveReason;
+  #ready = false;
+  #backlog: MeshMessage[] = [];
+  #leaveReason: LeaveReason | undefined;
   /** Sends waiting behind one that first reads the cluster's roster (they keep their order). */
-  sending?: Promise<unknown>;
+  #sending: Promise<unknown> | undefined;
   /** Deliveries waiting for this presence's acknowledgement: messageId -> sender presenceId. */
-  inbound: Map<string, string>;
+  readonly #inbound = new Map<string, string>();
+
+  constructor(
+    readonly project: string,
+    readonly name: string,
+    readonly presenceId: string,
+    readonly joinedAt: number,
+    ws: PresenceSocket,
+    /** SHA-256 of the resume secret given at claim; the secret itself is never kept. */
+    readonly resumeHash: Buffer,
+  ) {
+    this.#ws = ws;
+  }
+
+  /** The current socket; a resume swaps it for the new one. */
+  get ws(): PresenceSocket {
+    return this.#ws;
+  }
+  get open(): boolean {
+    return this.#open;
+  }
+  get ready(): boolean {
+    return this.#ready;
+  }
+  get missed(): number {
+    return this.#missed;
+  }
+  get leaveReason(): LeaveReason | undefined {
+    return this.#leaveReason;
+  }
+
+  /** Out of the roster: nothing more is delivered to it. */
+  end(): void {
+    this.#open = false;
+  }
+
+  /** Why it is about to leave (the departure reports it). */
+  leavingWith(reason: LeaveReason): void {
+    this.#leaveReason = reason;
+  }
+
+  pinged(): void {
+    this.#missed++;
+  }
+
+  ponged(): void {
+    this.#missed = 0;
+  }
+
+  /** A takeover: the presence goes on over `ws`; deliveries wait until the new socket has its `claimed`. */
+  moveTo(ws: PresenceSocket): void {
+    this.#ws = ws;
+    this.#missed = 0;
+    this.#ready = false;
+  }
+
+  /** Live deliveries up to `sequence` are skipped (the claim's head, or what a recovery replays). */
+  liveAfter(sequence: number): void {
+    this.#liveAfter = sequence;
+  }
+
+  /**
+   * What becomes of a delivery: held while the claim is answered (`overflow` past `maxBacklog`),
+   * skipped when a replay covers it, else `send` (and it waits for its acknowledgement).
+   */
+  offer(m: MeshMessage, maxBacklog: number): 'send' | 'held' | 'skip' | 'overflow' {
+    if (!this.#ready) {
+      if (this.#backlog.length >= maxBacklog) return 'overflow';
+      this.#backlog.push(m);
+      return 'held';
+    }
+    if (m.sequence <= this.#liveAfter) return 'skip';
+    this.awaitAck(m);
+    return 'send';
+  }
+
+  /** `claimed` is out: deliveries go straight through; answers those held meanwhile. */
+  markReady(): MeshMessage[] {
+    this.#ready = true;
+    const held = this.#backlog;
+    this.#backlog = [];
+    return held;
+  }
+
+  /** `m` was sent to this presence: its acknowledgement goes to the sender. */
+  awaitAck(m: MeshMessage): void {
+    this.#inbound.set(m.messageId, m.from.presenceId);
+  }
+
+  /** The sender waiting for this acknowledgement (now answered), if any. */
+  acked(messageId: string): string | undefined {
+    const sender = this.#inbound.get(messageId);
+    this.#inbound.delete(messageId);
+    return sender;
+  }
+
+  /** The deliveries still waiting for an acknowledgement (messageId, sender), no longer awaited. */
+  dropAcks(): [string, string][] {
+    const waiting = [...this.#inbound];
+    this.#inbound.clear();
+    return waiting;
+  }
+
+  /** Runs `fn` after the sends held before it; a promise it returns holds the later ones. */
+  inTurn(fn: () => Promise<void> | undefined): void {
+    const run = this.#sending ? this.#sending.then(fn) : fn();
+    if (!run) return;
+    this.#sending = run;
+    void run.then(() => {
+      if (this.#sending === run) this.#sending = undefined;
+    });
+  }
 }
 
 export const peerOf = (p: Presence): Peer => ({ name: p.name, presenceId: p.presenceId });
@@ -70,26 +177,13 @@ export function createRoster() {
       let names = byProject.get(project);
       if (names?.has(name)) return undefined;
       if (!names) byProject.set(project, (names = new Map()));
-      const p: Presence = {
-        project,
-        name,
-        presenceId,
-        joinedAt,
-        ws,
-        open: true,
-        missed: 0,
-        resumeHash,
-        liveAfter: 0,
-        ready: false,
-        backlog: [],
-        inbound: new Map(),
-      };
+      const p = new Presence(project, name, presenceId, joinedAt, ws, resumeHash);
       names.set(name, p);
       byId.set(p.presenceId, p);
       return p;
     },
     remove(p: Presence): void {
-      p.open = false;
+      p.end();
       byId.delete(p.presenceId);
       const names = byProject.get(p.project);
       if (names?.get(p.name) === p) names.delete(p.name);

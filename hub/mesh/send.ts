@@ -133,12 +133,7 @@ function sendNow(
 
 /** Sends one message; a send that must first read the cluster's roster holds the sender's later sends behind it. */
 export function sendMessage(ctx: RealtimeContext, p: Presence, f: MessageFrame): void {
-  const run = p.sending ? p.sending.then(() => sendNow(ctx, p, f)) : sendNow(ctx, p, f);
-  if (!run) return;
-  p.sending = run;
-  void run.then(() => {
-    if (p.sending === run) p.sending = undefined;
-  });
+  p.inTurn(() => sendNow(ctx, p, f));
 }
 
 /** A `delivered` or `delivery_failed` from a recipient: its outcome goes to the sender (dropped if the sender has gone). */
@@ -147,14 +142,13 @@ export function acknowledge(
   p: Presence,
   f: Extract<ClientFrame, { type: 'delivered' | 'delivery_failed' }>,
 ): void {
-  const sender = p.inbound.get(f.messageId);
+  const sender = p.acked(f.messageId);
   if (sender === undefined)
     return ctx.io.error(
       p.ws,
       'invalid_frame',
       `no delivery of ${f.messageId} is waiting for an acknowledgement`,
     );
-  p.inbound.delete(f.messageId);
   if (f.type === 'delivered')
     outcome(ctx, sender, {
       type: 'delivery',

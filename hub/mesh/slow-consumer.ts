@@ -62,7 +62,7 @@ export function createSlowConsumerCut(o: SlowConsumerOptions) {
       buffered: ws.getBufferedAmount(),
     });
     if (p) {
-      p.leaveReason = 'slow_consumer';
+      p.leavingWith('slow_consumer');
       o.leave(p);
     }
     closeIfDrained(ws);
