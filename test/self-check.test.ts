@@ -49,14 +49,55 @@ test('a fleet node as shipped passes: card, catalog, keys, data', async () => {
       'keys ok',
       'data ok',
     ]);
+    // What it says is what it counted: the catalog's capabilities, and the probes that ran.
     expect(formatCheck('crm', lines[1]!)).toBe(
-      'self-check crm catalog OK: 4 capabilities dispatched',
+      `self-check crm catalog OK: ${def.catalog.capabilities.length} capabilities; 4 probes answered (the read-only ones without arguments)`,
     );
     const ready = await (await fetch(`${n.url}/readyz`)).json();
     expect([ready.checks.card.ok, ready.checks.catalog.ok, ready.checks.data.ok]).toEqual([
       true,
       true,
       true,
+    ]);
+  } finally {
+    await n.dispose();
+  }
+});
+
+test('the counts are what was counted, singular or plural: a catalog of 8 with one named probe, and one of 1', async () => {
+  const cap = (id: string) =>
+    capability({
+      id,
+      name: id,
+      description: 'Answers',
+      tags: ['demo'],
+      keywords: [],
+      readOnly: true,
+      args: {},
+      run: () => ({ ok: 1 }),
+    });
+  const eight = new Catalog(Array.from({ length: 8 }, (_, i) => cap(`demo.c${i}`)));
+  const [, many] = await selfCheck({ name: 'hub', catalog: eight, probes: ['demo.c3'] });
+  expect(formatCheck('hub', many!)).toBe(
+    'self-check hub catalog OK: 8 capabilities; 1 probe answered (demo.c3)',
+  );
+  const boot = selfCheckReadiness();
+  const one = new Catalog([cap('demo.only')]);
+  const n = await startNode(
+    { name: 'single', description: 'One skill', catalog: one },
+    { readyChecks: boot.checks },
+  );
+  try {
+    const lines = await selfCheck({
+      name: 'single',
+      card: n.node.card(),
+      catalog: one,
+      dataPaths: [FIXTURES],
+    });
+    expect(lines.map((l) => formatCheck('single', l))).toEqual([
+      `self-check single card OK: 1 skill, ${(n.node.card().supportedInterfaces as unknown[]).length} interfaces`,
+      'self-check single catalog OK: 1 capability; 1 probe answered (the read-only ones without arguments)',
+      'self-check single data OK: 1 path readable',
     ]);
   } finally {
     await n.dispose();
@@ -106,7 +147,7 @@ test('a broken catalog and unreadable data fail loudly, say what to do, and make
     const printed = lines.map((l) => formatCheck('demo', l));
     expect(printed).toEqual([
       'self-check demo card OK: 2 skills, 4 interfaces',
-      'self-check demo catalog FAIL: 1 of 2 capabilities failed: demo.broken (DATA_MISSING) -> fix the data or code those capabilities read; the node serves the others',
+      'self-check demo catalog FAIL: 1 of 2 probes failed: demo.broken (DATA_MISSING) -> fix the data or code those capabilities read; the node serves the others',
       'self-check demo keys OK: peer channel not configured: no fleet names this node (--join <hub URL> joins one)',
       `self-check demo data FAIL: ${join(dir, 'broken.json')} is not valid JSON; ${join(dir, 'missing.json')} is missing -> restore those files (the fixtures folder of the checkout) or fix their permissions, then restart`,
     ]);
@@ -169,7 +210,7 @@ export default defineNode(() => ({
     expect(out).toContain('self-check brokendata card OK');
     // The capability throws a plain error on unreadable data: a bug, named by the error's kind.
     expect(out).toContain(
-      'self-check brokendata catalog FAIL: 1 of 1 capabilities failed: broken.read (threw SyntaxError)',
+      'self-check brokendata catalog FAIL: 1 of 1 probe failed: broken.read (threw SyntaxError)',
     );
     expect(out).toContain(
       `self-check brokendata data FAIL: ${join(dir, 'data.json')} is not valid JSON -> restore those files`,

@@ -32,6 +32,9 @@ export interface SelfCheckInput {
   model?: () => Promise<boolean>;
 }
 
+/** `1 skill`, `8 skills`: a count with its noun in the right number. */
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 const fail = (name: CheckLine['name'], detail: string, fix: string): CheckLine => ({
   name,
   status: 'fail',
@@ -74,13 +77,13 @@ function checkCard(card: Record<string, unknown> | undefined): CheckLine {
   if (bad.length)
     return fail(
       'card',
-      `${bad.length} skill(s) lack an id, name, description or tag`,
+      `${count(bad.length, 'skill')} ${bad.length === 1 ? 'lacks' : 'lack'} an id, name, description or tag`,
       'complete those capabilities in the node file',
     );
   return {
     name: 'card',
     status: 'ok',
-    detail: `${skills.length} skills, ${interfaces.length} interfaces`,
+    detail: `${count(skills.length, 'skill')}, ${count(interfaces.length, 'interface')}`,
   };
 }
 
@@ -111,10 +114,20 @@ async function checkCatalog(catalog: Catalog, probes: string[] | undefined): Pro
   if (failed.length)
     return fail(
       'catalog',
-      `${failed.length} of ${ids.length} capabilities failed: ${failed.join(', ')}`,
+      `${failed.length} of ${count(ids.length, 'probe')} failed: ${failed.join(', ')}`,
       'fix the data or code those capabilities read; the node serves the others',
     );
-  return { name: 'catalog', status: 'ok', detail: `${ids.length} capabilities dispatched` };
+  // What the catalog holds, and what ran: a hub of 8 capabilities probes only the one it names.
+  const which = probes
+    ? ids.length
+      ? ` (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''})`
+      : ''
+    : ' (the read-only ones without arguments)';
+  return {
+    name: 'catalog',
+    status: 'ok',
+    detail: `${count(catalog.capabilities.length, 'capability', 'capabilities')}; ${count(ids.length, 'probe')} answered${which}`,
+  };
 }
 
 /** Each path is a readable folder or a readable file; `.json` files must parse. */
@@ -147,7 +160,7 @@ function checkData(paths: readonly string[] | undefined): CheckLine {
       problems.join('; '),
       'restore those files (the fixtures folder of the checkout) or fix their permissions, then restart',
     );
-  return { name: 'data', status: 'ok', detail: `${paths.length} readable` };
+  return { name: 'data', status: 'ok', detail: `${count(paths.length, 'path')} readable` };
 }
 
 export async function selfCheck(input: SelfCheckInput): Promise<CheckLine[]> {
