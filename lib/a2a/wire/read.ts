@@ -4,7 +4,6 @@
  * Each reader throws `Invalid` on a malformed answer; `readWith` turns that into a value.
  */
 
-import { isPlainObject } from '../../json/guards.ts';
 import { Invalid, array, field, obj, optMetadata, optStr, str, type Obj } from './params.ts';
 import type {
   Artifact,

@@ -4,7 +4,6 @@
  * default values (empty lists, empty strings) are omitted.
  */
 
-import { isPlainObject } from '../../json/guards.ts';
 import type { A2AError } from '../errors.ts';
 import { refuseWebhookAuth } from '../push/webhook-auth.ts';
 import {
