@@ -5,7 +5,10 @@
  * card against the key the hub pinned for it, and the joins of nodes run elsewhere.
  */
 
+import { join } from 'node:path';
 import { createFleetInvoker } from '../lib/fleet/invoke.ts';
+import { FleetRegistry } from '../lib/fleet/registry.ts';
+import type { PeerRing } from '../lib/peer/signature.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -16,7 +19,25 @@ import { createJoinService } from './fleet/join.ts';
 import { createFleetView } from './fleet/view.ts';
 import type { HubOptions } from './hub-types.ts';
 
-export function hubFleet(opts: HubOptions, trace: TraceStore) {
+/** The ring the hub pins its members' keys in, as it is now. */
+export const ringOf = (identity: HubOptions['identity']): PeerRing | undefined =>
+  typeof identity.ring === 'function' ? identity.ring() : identity.ring;
+
+/**
+ * The hub's fleet registry: it follows the fleet file joins write (and `bun run fleet remove`
+ * edits) and the key ring beside it, reloading the hub's ring when that changes.
+ */
+export function hubRegistry(opts: HubOptions): FleetRegistry {
+  const j = opts.joins;
+  return new FleetRegistry(opts.fleet, {
+    ...(j ? { file: j.to, alsoWatch: [join(opts.dataDir, 'keys', 'ring.json')] } : {}),
+    ring: { current: () => ringOf(opts.identity), reload: j?.reload ?? (async () => {}) },
+    pollMs: j?.syncMs ?? 1000,
+    log: opts.log,
+  });
+}
+
+export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetRegistry) {
   const { fleet, log } = opts;
   const self = fleet.hub.name;
   const client = createPeerClient({
@@ -49,12 +70,11 @@ export function hubFleet(opts: HubOptions, trace: TraceStore) {
     meshToken: !!opts.meshToken,
     ...(opts.sessions ? { sessions: opts.sessions } : {}),
   });
-  const ring = opts.identity.ring;
   const view = createFleetView({
     fleet,
     // A member's card must be signed with a key the hub's ring pinned for it.
     pinnedKeys: (name) =>
-      (ring?.get(name)?.ed25519 ?? []).map((publicKey) => ({
+      (ringOf(opts.identity)?.get(name)?.ed25519 ?? []).map((publicKey) => ({
         kid: cardKeyId(publicKey),
         publicKey,
       })),
@@ -68,11 +88,13 @@ export function hubFleet(opts: HubOptions, trace: TraceStore) {
     opts.joins &&
     createJoinService({
       ...opts.joins,
-      fleet,
+      registry,
       dataDir: opts.dataDir,
       authenticate: access.authenticate,
       log,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
+  // A member that came, went, moved or changed its key is read afresh, not after the cache's time.
+  registry.subscribe(() => view.invalidate());
   return { client, invoker, tokens, access, view, ...(joins ? { joins } : {}) };
 }

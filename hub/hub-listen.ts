@@ -27,7 +27,8 @@ export interface HubListenParts {
   /** False: no gRPC binding; a number: its port (default the hub's port + 1000). */
   grpc: false | number | undefined;
   model?: ModelHealth;
-  joins?: { sync(): Promise<unknown>; syncMs: number };
+  /** The fleet registry: it stops following the fleet file when the hub stops. */
+  fleet: { close(): void };
   /** The address the hub reaches itself at, once known (MCP sessions, console presences, URLs). */
   reachedAt(url: string): void;
   live: { fleet: { close(): void }; tasks: { close(): void } };
@@ -72,10 +73,6 @@ export function listenHub(
           return undefined;
         });
   p.model?.start();
-  // `bun run fleet remove` edits the files while the hub runs: the hub follows them.
-  const joins = p.joins;
-  const syncing = joins && setInterval(() => void joins.sync(), joins.syncMs);
-  if (syncing) syncing.unref();
   return {
     url: server.url.origin,
     port: server.port!,
@@ -86,7 +83,7 @@ export function listenHub(
      * then task files and the trace are flushed. The caller closes the databases.
      */
     async stop() {
-      clearInterval(syncing);
+      p.fleet.close();
       p.model?.stop();
       node.markShuttingDown();
       p.live.fleet.close();

@@ -6,6 +6,7 @@
 import type { SseStreams } from '../lib/sse/sse.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../lib/fleet/invoke.ts';
+import type { FleetRegistry } from '../lib/fleet/registry.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import type { NodeApp } from '../lib/node/node-types.ts';
 import type { FleetSnapshot } from './fleet/view.ts';
@@ -26,6 +27,7 @@ export interface HubMcpParts {
   streams: SseStreams;
   /** Where the hub reaches itself, once it listens. */
   selfUrl: () => string | undefined;
+  registry: FleetRegistry;
 }
 
 export function hubMcp(opts: HubOptions, p: HubMcpParts) {
@@ -48,6 +50,7 @@ export function hubMcp(opts: HubOptions, p: HubMcpParts) {
     anonymous: access.anonymous,
     meshProject: opts.meshProject ?? 'main',
     streams: p.streams,
+    onFleetChange: (fn) => p.registry.subscribe(fn),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   });
 }

@@ -38,7 +38,9 @@ export function createHubNode(
   const { client, trace, access, metrics, requests, limits, streams } = p;
   // The hub's public key, published as every fleet node publishes its own: the operator of a node
   // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
-  const published = opts.identity.ring && publicIdentity(self, opts.identity.ring);
+  const r = opts.identity.ring;
+  const ring = typeof r === 'function' ? r() : r;
+  const published = ring && publicIdentity(self, ring);
   return createNode(definition, {
     ...(published ? { identity: published } : {}),
     dataDir: opts.dataDir,

@@ -25,6 +25,7 @@ import type { ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
 import type { ReadyCheck } from '../lib/health.ts';
 import type { FleetSnapshot } from './fleet/view.ts';
+import type { FleetRegistry } from '../lib/fleet/registry.ts';
 import type { MeshCluster } from './mesh/cluster.ts';
 import type { MeshSocketData } from './mesh/server.ts';
 import type { MetricsAccess } from '../lib/metrics/endpoint.ts';
@@ -43,7 +44,7 @@ export interface HubOptions {
   taskStore?: 'files' | 'log';
   log: Log;
   /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
-  identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing };
+  identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing | (() => PeerRing) };
   /** What the hub's card is signed with (lib/node/card-keys.ts); else a key of this process. */
   cardKeys?: NodeOptions['cardKeys'];
   traceDb: Database;
@@ -87,7 +88,8 @@ export interface HubOptions {
   metricsAccess?: MetricsAccess;
   /**
    * Nodes run elsewhere join at `POST /peer/join` (hub/fleet/join.ts): the fleet file read, the one
-   * written, how the hub's ring reloads, and how often the files are checked for `fleet remove`.
+   * written, how the hub's ring reloads, and how often (ms, default 1,000) the fleet registry
+   * checks the files for `fleet remove`, hand edits and key changes.
    */
   joins?: { from: string; to: string; reload: () => Promise<void>; syncMs?: number };
   /** Set false for no gRPC binding on the hub's node (lib/a2a/grpc/). */
@@ -107,6 +109,8 @@ export interface Hub {
   invoker: FleetInvoker;
   node: NodeApp;
   view: { snapshot(): Promise<FleetSnapshot> };
+  /** The fleet as it is now, and its change feed (lib/fleet/registry.ts). */
+  registry: FleetRegistry;
   /** Whether the hub's model answers (absent without a model). */
   model?: ModelHealth;
   /** The hub node's own capabilities (for the boot self-check). */

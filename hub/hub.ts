@@ -16,7 +16,7 @@ import { createMeshSendRoutes } from './http/mesh-send.ts';
 import { consoleUrl } from './http/tickets.ts';
 import { registerHubMetrics } from './metrics.ts';
 import { hubConsole } from './hub-console.ts';
-import { hubFleet } from './hub-fleet.ts';
+import { hubFleet, hubRegistry } from './hub-fleet.ts';
 import { listenHub } from './hub-listen.ts';
 import { hubMcp } from './hub-mcp.ts';
 import { hubMesh } from './hub-mesh.ts';
@@ -26,12 +26,15 @@ import { hubTelemetry } from './hub-telemetry.ts';
 import type { Hub, HubOptions } from './hub-types.ts';
 import { hubWork } from './hub-work.ts';
 
-export function createHub(opts: HubOptions): Hub {
-  const { fleet, log } = opts;
-  const self = fleet.hub.name;
+export function createHub(given: HubOptions): Hub {
+  // Every part reads the fleet through the registry's live view, never a copy taken here.
+  const registry = hubRegistry(given);
+  const opts: HubOptions = { ...given, fleet: registry.live };
+  const { log } = opts;
+  const self = registry.live.hub.name;
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const { trace, streams, metrics, requests, otlp } = hubTelemetry(opts, limits);
-  const { client, invoker, tokens, access, view, joins } = hubFleet(opts, trace);
+  const { client, invoker, tokens, access, view, joins } = hubFleet(opts, trace, registry);
   const counted = registerHubMetrics(metrics, {
     self,
     trace,
@@ -73,7 +76,9 @@ export function createHub(opts: HubOptions): Hub {
     ...(model ? { model } : {}),
     limits,
   });
-  const mcp = hubMcp(opts, { ...shared, selfUrl: () => selfUrl });
+  // The Fleet page hears a member come, go or change at once, not at its next reading.
+  registry.subscribe(() => live.fleet.refresh?.());
+  const mcp = hubMcp(opts, { ...shared, registry, selfUrl: () => selfUrl });
   const meshSend = createMeshSendRoutes({ presences: consoleMesh, hubName: self });
   const surfaces = { access, node, mcp, mesh, meshSend, login, api, consoleSite };
   const route = hubRoute({ ...surfaces, ...(joins ? { joins } : {}) });
@@ -87,6 +92,7 @@ export function createHub(opts: HubOptions): Hub {
     invoker,
     node,
     view,
+    registry,
     ...(model ? { model } : {}),
     catalog: definition.catalog,
     fetch: fetchAll,
@@ -102,9 +108,7 @@ export function createHub(opts: HubOptions): Hub {
           mesh,
           grpc: opts.grpc === false ? false : opts.grpcPort,
           ...(model ? { model } : {}),
-          ...(joins
-            ? { joins: { sync: () => joins.sync(), syncMs: opts.joins?.syncMs ?? 2000 } }
-            : {}),
+          fleet: registry,
           reachedAt: (url) => {
             selfUrl = url;
           },

@@ -12,7 +12,7 @@ import { installCrashGuard } from '../lib/crash-guard.ts';
 import { consoleLog } from '../lib/log.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
 import { liveIdentity } from '../lib/peer/live-identity.ts';
-import { writableFleetFile } from './fleet/fleet-file.ts';
+import { writableFleetFile } from '../lib/config/fleet-file.ts';
 import { loadCardKeys } from '../lib/node/card-keys.ts';
 import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
@@ -116,7 +116,7 @@ const hub = createHub({
   fleet,
   dataDir,
   log,
-  identity: { signer: identity.signer, verifier: identity.verifier, ring: identity.ring() },
+  identity: { signer: identity.signer, verifier: identity.verifier, ring: () => identity.ring() },
   joins,
   ...(cardKeys ? { cardKeys } : {}),
   traceDb,

@@ -141,7 +141,7 @@ const running = await bindOrExit({ host, hint }, () =>
     dataDir,
     host,
     ...(port !== undefined ? { port } : {}),
-    ...(fleet ? { fleet } : {}),
+    ...(fleet ? { fleet, fleetFile } : {}),
     ...(joinHub !== undefined ? { join: { hub: joinHub, token: settings.token! } } : {}),
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,

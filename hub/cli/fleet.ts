@@ -18,7 +18,7 @@ import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
 import { formatCheck } from '../../lib/node/self-check.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
-import { writableFleetFile } from '../fleet/fleet-file.ts';
+import { writableFleetFile } from '../../lib/config/fleet-file.ts';
 import { removeRemoteNode } from '../fleet/remove.ts';
 import { fleetChildren, fleetMembers } from '../fleet/children.ts';
 import { fleetSelfCheck } from '../fleet/self-check.ts';

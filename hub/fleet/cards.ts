@@ -141,6 +141,10 @@ export function createCardReader(deps: CardReaderDeps) {
   }
 
   return {
+    /** Drops the cached cards: the fleet changed. */
+    invalidate(): void {
+      cached = undefined;
+    },
     cards(): Promise<MemberCard[]> {
       if (!cached || now() - cached.at >= ttl) cached = { at: now(), cards: readAll() };
       return cached.cards;

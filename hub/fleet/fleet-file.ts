@@ -2,11 +2,11 @@
  * @module hub/fleet/fleet-file — editing the fleet file a hub writes (`bun run fleet add | remove`,
  * a join): read the file written so far, or the one read at start with its `./` paths made
  * absolute, change one entry, validate, write through a temporary file. `fixtures/` is never the
- * target (see `writableFleetFile`).
+ * target (see `writableFleetFile` in lib/config/fleet-file.ts).
  */
 
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { writeFileAtomic } from '../../lib/atomic-file.ts';
 import { parseFleet } from '../../lib/config/fleet-file.ts';
 
@@ -33,13 +33,4 @@ export function editableFleet(from: string, to: string): FleetDoc {
 export async function saveFleet(to: string, doc: FleetDoc): Promise<void> {
   parseFleet(doc);
   await writeFileAtomic(to, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644 });
-}
-
-/**
- * The fleet file a hub changes: the one it read, unless that is the project's own
- * `fixtures/fleet.json` (then `DATA_DIR/fleet.json`, which every process prefers from then on).
- */
-export function writableFleetFile(read: string, dataDir: string, root: string): string {
-  const fixtures = resolve(root, 'fixtures') + sep;
-  return resolve(read).startsWith(fixtures) ? resolve(dataDir, 'fleet.json') : resolve(read);
 }

@@ -10,19 +10,17 @@ import { getJson, interfacesUnder } from './add.ts';
 import { editableFleet, saveFleet } from './fleet-file.ts';
 import { json, type Presented, refuse } from './join-request.ts';
 import type { AuthOutcome } from '../../lib/auth/access.ts';
-import type { Fleet } from '../../lib/config/fleet-file.ts';
+import type { FleetRegistry } from '../../lib/fleet/registry.ts';
 import type { Log } from '../../lib/log.ts';
 
 /** What the join service needs of the hub. */
 export interface JoinServiceOptions {
-  /** The hub's live fleet: a join adds to its nodes in place. */
-  fleet: Fleet;
+  /** The hub's fleet as it is now: a join is applied through it, so every part sees it at once. */
+  registry: FleetRegistry;
   /** The fleet file read at start, and the one written (they differ when the first is fixtures/). */
   from: string;
   to: string;
   dataDir: string;
-  /** Loads the hub's ring again after it changed. */
-  reload: () => Promise<void>;
   /** Who sent the request: only a bearer token's principal may join a node. */
   authenticate: (req: Request) => AuthOutcome;
   log: Log;
@@ -32,11 +30,9 @@ export interface JoinServiceOptions {
   maxWaiting?: number;
 }
 
-/** Takes the fleet file and ring from disk into the running hub. */
+/** Takes the fleet file and ring from disk into the running hub (the registry reloads the ring). */
 export async function applyFleetFiles(o: JoinServiceOptions): Promise<void> {
-  const fresh = await loadFleet(o.to);
-  o.fleet.nodes.splice(0, o.fleet.nodes.length, ...fresh.nodes);
-  await o.reload();
+  await o.registry.replace(await loadFleet(o.to));
 }
 
 /** The node at that URL must be the one asking: its card names it, it publishes that key. */
@@ -108,6 +104,6 @@ export async function admit(
   await applyFleetFiles(o);
   return json({
     ok: true,
-    result: { hub: o.fleet.hub.name, node: p.name, url: p.url, kid: p.kid, status },
+    result: { hub: o.registry.live.hub.name, node: p.name, url: p.url, kid: p.kid, status },
   });
 }

@@ -4,15 +4,14 @@
  * checks the token, the proof, that the node at that URL is the one asking (its card names it and
  * it publishes that key), and that the name is free or already this key's; then it pins the key in
  * its ring, writes the node into its fleet file and calls it from then on. Joins run one at a
- * time, so the fleet file and the ring stay whole; `sync` picks up `bun run fleet remove`.
+ * time, so the fleet file and the ring stay whole; the fleet registry (lib/fleet/registry.ts)
+ * picks up `bun run fleet remove` and hand edits.
  * This file takes the request in order and keeps joins in line; what a join carries is
  * hub/fleet/join-request.ts, its checks and writes hub/fleet/join-admit.ts.
  */
 
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
-import { admit, applyFleetFiles, checkUrl, type JoinServiceOptions } from './join-admit.ts';
+import { admit, checkUrl, type JoinServiceOptions } from './join-admit.ts';
 
 export type { JoinServiceOptions } from './join-admit.ts';
 import { json, readPresented, refuse } from './join-request.ts';
@@ -20,21 +19,8 @@ import { json, readPresented, refuse } from './join-request.ts';
 /** The answer of a hub that takes no joins (created without a writable fleet file). */
 export const joinsNotOffered = (): Response => refuse('JOIN_NOT_OFFERED');
 
-/** When the fleet file and the ring were last changed on disk ('-' for a missing one). */
-function fleetFilesStamp(o: JoinServiceOptions): string {
-  return [o.to, join(o.dataDir, 'keys', 'ring.json')]
-    .map((f) => {
-      try {
-        return String(statSync(f).mtimeMs);
-      } catch {
-        return '-';
-      }
-    })
-    .join(' ');
-}
-
 export function createJoinService(o: JoinServiceOptions) {
-  const self = o.fleet.hub.name;
+  const self = o.registry.live.hub.name;
   const maxWaiting = o.maxWaiting ?? 16;
   let queue: Promise<unknown> = Promise.resolve();
   let waiting = 0;
@@ -45,7 +31,6 @@ export function createJoinService(o: JoinServiceOptions) {
     queue = run.catch(() => {});
     return run;
   };
-  let seen = fleetFilesStamp(o);
 
   return {
     /** Answers `POST /peer/join`; undefined for any other path. */
@@ -61,7 +46,6 @@ export function createJoinService(o: JoinServiceOptions) {
       if (!who.ok) return refuse('UNAUTHENTICATED', who.error.message);
       if (who.result.kind !== 'token') return refuse('UNAUTHENTICATED');
       // 2. What the node presents, signed with the key it presents.
-      // 2. What the node presents, signed with the key it presents.
       const p = await readPresented(req, self);
       if (p instanceof Response) return p;
       // 3. The URL is the caller's.
@@ -73,22 +57,5 @@ export function createJoinService(o: JoinServiceOptions) {
         admit(o, p, who.result.kind === 'token' ? who.result.name : '', checked.role),
       );
     },
-    /**
-     * Re-reads the fleet file and ring when they changed on disk (`bun run fleet remove` while the
-     * hub runs). Returns whether they had.
-     */
-    sync: () =>
-      serialized(async () => {
-        const now = fleetFilesStamp(o);
-        if (now === seen) return false;
-        seen = now;
-        if (now.startsWith('-')) return false;
-        await applyFleetFiles(o).catch((e: Error) =>
-          o.log('warn', 'fleet: the fleet file or ring changed but cannot be read', {
-            error: e.message,
-          }),
-        );
-        return true;
-      }),
   };
 }

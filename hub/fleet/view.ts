@@ -157,7 +157,11 @@ function checkSignature(
   return r.ok ? { state: 'verified', kid: r.result.kid } : { state: 'failed', code: r.error.code };
 }
 
-export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<FleetSnapshot> } {
+export function createFleetView(opts: FleetViewOptions): {
+  snapshot(): Promise<FleetSnapshot>;
+  /** Drops the cached snapshot: the next read collects afresh (the fleet changed). */
+  invalidate(): void;
+} {
   const f = opts.fetch ?? fetch;
   const timeoutMs = opts.timeoutMs ?? 1500;
   const ttlMs = opts.ttlMs ?? 1000;
@@ -199,6 +203,9 @@ export function createFleetView(opts: FleetViewOptions): { snapshot(): Promise<F
       // Concurrent readers share one round of requests.
       if (!cached || now() - cached.at > ttlMs) cached = { at: now(), snap: collect() };
       return cached.snap;
+    },
+    invalidate() {
+      cached = undefined;
     },
   };
 }

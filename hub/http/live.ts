@@ -12,6 +12,8 @@ import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
 /** Something a page can listen to: `listen` gives the current state first when there is one. */
 export interface Feed<T> {
   listen(fn: (item: T) => void): () => void;
+  /** Reads the source now rather than at its next turn, when someone listens (the source changed). */
+  refresh?(): void;
   /** Stops the timer and drops every listener (the hub is stopping). */
   close(): void;
 }
@@ -36,9 +38,12 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
   let latest: T | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let running = false;
+  let reading = false;
+  let again = false;
 
   async function tick(): Promise<void> {
     timer = undefined;
+    reading = true;
     if (!listeners.size) return void (running = false);
     try {
       const next = await opts.read();
@@ -50,9 +55,11 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
         error: (e as Error)?.name ?? 'unknown',
       });
     }
+    reading = false;
     // The next reading is timed from the end of this one, so slow sources never overlap.
-    if (listeners.size) timer = setTimeout(() => void tick(), opts.everyMs);
+    if (listeners.size) timer = setTimeout(() => void tick(), again ? 0 : opts.everyMs);
     else running = false;
+    again = false;
   }
 
   return {
@@ -64,6 +71,14 @@ export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
         void tick();
       }
       return () => void listeners.delete(fn);
+    },
+    refresh() {
+      if (!running) return;
+      if (reading) again = true;
+      else if (timer) {
+        clearTimeout(timer);
+        void tick();
+      }
     },
     close() {
       listeners.clear();
@@ -130,6 +145,7 @@ export function fleetFeed(opts: {
         if (!listeners.size) detach?.(), (detach = undefined);
       };
     },
+    refresh: () => source.refresh?.(),
     close() {
       listeners.clear();
       source.close();

@@ -116,6 +116,10 @@ export function createFleetTools(deps: FleetToolsDeps) {
   }
 
   return {
+    /** Drops the cached listing: the fleet changed, the next listing reads the catalog again. */
+    invalidate(): void {
+      cached = undefined;
+    },
     async list(caller: Principal): Promise<McpTool[]> {
       const all = [...(await entries()).values()];
       return all.filter((e) => e.readOnly || isAuthenticated(caller)).map((e) => e.tool);

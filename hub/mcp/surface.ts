@@ -53,6 +53,8 @@ export interface HubMcpDeps {
   streams?: SseStreams;
   limits?: Partial<McpLimits>;
   fetch?: typeof fetch;
+  /** The fleet's change feed: a member that came, went or changed is listed afresh and announced. */
+  onFleetChange?: (fn: () => void) => () => void;
 }
 
 const json = (body: unknown, status = 200) =>
@@ -88,6 +90,13 @@ export function createHubMcp(deps: HubMcpDeps) {
     delegateArgs: deps.hubCatalog.find('task.delegate')?.args ?? {},
   });
   const resources = createResources({ cards: () => cards.cards(), trace: deps.trace });
+  // Connected clients hear that the lists changed, and list again (MCP `listChanged`).
+  const stopFollowing = deps.onFleetChange?.(() => {
+    fleetTools.invalidate();
+    cards.invalidate();
+    sessions.notifyAll('notifications/tools/list_changed');
+    sessions.notifyAll('notifications/resources/list_changed');
+  });
   const server = createMcpServer({
     info: {
       name: 'lume-a2a-hub',
@@ -147,6 +156,9 @@ export function createHubMcp(deps: HubMcpDeps) {
       if (path === AI_CATALOG_PATH) return catalogRoute(req, caller);
       return undefined;
     },
-    close: () => sessions.endAll(),
+    close: () => {
+      stopFollowing?.();
+      return sessions.endAll();
+    },
   };
 }

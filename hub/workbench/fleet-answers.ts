@@ -5,7 +5,7 @@
  * object as it came (extra fields included), so an answer passed on is passed on unchanged.
  */
 
-import type { ArgSpec, CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
+import { isWireDescriptor, type WireDescriptor } from '../../lib/catalog/wire-descriptor.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
 import type { FleetInvoker, InvokeOptions } from '../../lib/fleet/invoke.ts';
 
@@ -105,36 +105,12 @@ export const isStockRow = (v: unknown): v is StockRow =>
 
 // ---- resolve: resolve.catalog, and a node's own /capabilities ----
 
-/** A descriptor as it comes over the wire: tags, examples and keywords may be absent. */
-export type WireDescriptor = Omit<CapabilityDescriptor, 'tags' | 'examples' | 'keywords'> & {
-  tags?: string[];
-  examples?: string[];
-  keywords?: string[];
-};
+export { isWireDescriptor, type WireDescriptor };
+
 interface CatalogAnswer {
   nodes: { node: string; capabilities: unknown[] }[];
 }
 
-const ARG_TYPES: readonly ArgSpec['type'][] = ['string', 'number', 'integer', 'boolean'];
-const isArgSpec = (v: unknown): v is ArgSpec =>
-  isObject(v) &&
-  ARG_TYPES.some((t) => t === v.type) &&
-  isString(v.description) &&
-  optional(v.required, isBoolean) &&
-  optional(v.enum, isStringList) &&
-  optional(v.maxLength, isNumber);
-/** A descriptor the planner can score and fill in; a malformed one is left out of the catalog. */
-export const isWireDescriptor = (v: unknown): v is WireDescriptor =>
-  isObject(v) &&
-  isString(v.id) &&
-  isString(v.name) &&
-  isString(v.description) &&
-  isBoolean(v.readOnly) &&
-  isObject(v.args) &&
-  Object.values(v.args).every(isArgSpec) &&
-  optional(v.tags, isStringList) &&
-  optional(v.examples, isStringList) &&
-  optional(v.keywords, isStringList);
 export const isCatalogAnswer = (v: unknown): v is CatalogAnswer =>
   isObject(v) &&
   listOf(

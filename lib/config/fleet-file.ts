@@ -5,7 +5,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, resolve, sep } from 'node:path';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
 
 export interface FleetMember {
@@ -107,4 +107,13 @@ export async function loadFleet(path: string): Promise<Fleet> {
 /** Finds a member (hub or node) by name. */
 export function fleetMember(fleet: Fleet, name: string): FleetMember | undefined {
   return fleet.hub.name === name ? fleet.hub : fleet.nodes.find((n) => n.name === name);
+}
+
+/**
+ * The fleet file a hub changes, and so the one every process follows while it runs: the one read, unless that is the project's own
+ * `fixtures/fleet.json` (then `DATA_DIR/fleet.json`, which every process prefers from then on).
+ */
+export function writableFleetFile(read: string, dataDir: string, root: string): string {
+  const fixtures = resolve(root, 'fixtures') + sep;
+  return resolve(read).startsWith(fixtures) ? resolve(dataDir, 'fleet.json') : resolve(read);
 }

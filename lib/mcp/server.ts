@@ -106,8 +106,8 @@ export function createMcpServer(opts: McpServerOptions) {
       return {
         protocolVersion,
         capabilities: {
-          tools: { listChanged: false },
-          resources: { listChanged: false, subscribe: false },
+          tools: { listChanged: true },
+          resources: { listChanged: true, subscribe: false },
           logging: {},
         },
         serverInfo: opts.info,

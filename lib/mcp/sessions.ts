@@ -102,6 +102,13 @@ export class McpSessions {
     return true;
   }
 
+  /** Sends a server notification to every session with an open stream; returns how many got it. */
+  notifyAll(method: string, params: Record<string, unknown> = {}): number {
+    let sent = 0;
+    for (const s of this.byId.values()) if (this.notify(s, method, params)) sent++;
+    return sent;
+  }
+
   async end(id: string): Promise<boolean> {
     const s = this.byId.get(id);
     if (!s) return false;

@@ -8,8 +8,10 @@
  * key. `bun run node` starts nodes through here too.
  */
 
-import { resolve } from 'node:path';
-import { loadFleet, type Fleet } from '../config/fleet-file.ts';
+import { join, resolve } from 'node:path';
+import { loadFleet, writableFleetFile, type Fleet } from '../config/fleet-file.ts';
+import { FleetRegistry } from '../fleet/registry.ts';
+import { PROJECT_ROOT } from '../project-root.ts';
 import { hubBase, hubMember, joinHub, readPin, type JoinHandle } from '../fleet/join.ts';
 import { silentLog, type Log } from '../log.ts';
 import { createPeerClient } from '../peer/client.ts';
@@ -25,6 +27,12 @@ export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'da
   dataDir?: string;
   /** The fleet this node belongs to, or its file; the node's own entry turns the peer channel on. */
   fleet?: Fleet | string;
+  /**
+   * The fleet file the fleet was read from: the node then follows it (and the key ring) while it
+   * runs, so a member that joins, leaves, moves or changes its key is known without a restart.
+   * Implied when `fleet` is a file name.
+   */
+  fleetFile?: string;
   /** What a factory is given besides `dataDir` and `fleetFile` (e.g. `fixturesDir`, `model`). */
   setup?: Partial<NodeSetup>;
   /** The logger, made once the node's name is known (when `log` is not given). */
@@ -39,8 +47,10 @@ export interface ServeNodeOptions extends Partial<Omit<NodeOptions, 'peer' | 'da
 
 export interface PreparedNode extends NodeApp {
   definition: NodeDefinition;
-  /** The fleet the node was started in, when it has one. */
+  /** The fleet the node was started in, when it has one (as it is now, when it follows its file). */
   fleet?: Fleet;
+  /** The fleet as it is now and its change feed, when the node follows a fleet file. */
+  registry?: FleetRegistry;
   /** Starts the join (with `join`) at the node's base URL; at most once. */
   joinAt(url: string): JoinHandle | undefined;
   /** The join under way or done, once started. */
@@ -82,7 +92,10 @@ export async function prepareNode(
   const dataDir = resolve(opts.dataDir ?? 'data');
   if (opts.join && opts.fleet)
     throw new Error('serveNode: give a fleet or a hub to join, not both');
-  const fleetFile = typeof opts.fleet === 'string' ? resolve(opts.fleet) : undefined;
+  const fleetFile =
+    typeof opts.fleet === 'string'
+      ? resolve(opts.fleet)
+      : opts.fleetFile && resolve(opts.fleetFile);
   let fleet = typeof opts.fleet === 'string' ? await loadFleet(opts.fleet) : opts.fleet;
   const setup: NodeSetup = {
     fixturesDir: resolve('fixtures'),
@@ -109,11 +122,23 @@ export async function prepareNode(
   let published: ReturnType<typeof publicIdentity>;
   let identity: Awaited<ReturnType<typeof liveIdentity>> | undefined;
   let cardKeys: NodeOptions['cardKeys'];
+  let registry: FleetRegistry | undefined;
   if (fleet && member) {
     // Only this node's own pair is made here; its peers' public keys are pinned (docs/peer.md).
     await ensureOwnKey(dataDir, member.name);
     const nonces = opts.limits?.peerNonces;
-    identity = await liveIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
+    const id = await liveIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
+    identity = id;
+    if (fleetFile && !hub) {
+      // The fleet as the hub keeps it: the file joins are written to, and the ring beside it.
+      registry = new FleetRegistry(fleet, {
+        file: writableFleetFile(fleetFile, dataDir, PROJECT_ROOT),
+        alsoWatch: [join(dataDir, 'keys', 'ring.json')],
+        ring: { current: () => id.ring(), reload: () => id.reload() },
+        log,
+      });
+      fleet = registry.live;
+    }
     peer = {
       verifier: identity.verifier,
       client: createPeerClient({ signer: identity.signer, fleet, log }),
@@ -162,6 +187,7 @@ export async function prepareNode(
     ...app,
     definition,
     ...(fleet ? { fleet } : {}),
+    ...(registry ? { registry } : {}),
     joinAt,
     get join() {
       return joining;
@@ -185,6 +211,7 @@ export async function serveNode(
     node: prepared,
     async stop() {
       prepared.join?.stop();
+      prepared.registry?.close();
       await running.stop();
       await prepared.definition.shutdown?.();
     },
@@ -221,6 +248,7 @@ export async function mountNode(
     },
     async close() {
       node.join?.stop();
+      node.registry?.close();
       await node.engine.close();
       await node.definition.shutdown?.();
     },

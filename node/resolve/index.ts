@@ -12,6 +12,7 @@ import {
   type NodeSetup,
   type NodeSpec,
 } from '../../lib/node/define-node.ts';
+import { writableFleetFile } from '../../lib/config/fleet-file.ts';
 import { fleetCatalog } from './catalog.ts';
 import { execCapabilities } from './exec-capabilities.ts';
 import { createExecutor, type ExecutorOptions } from './executor.ts';
@@ -66,6 +67,8 @@ export default defineNode((opts: ResolveOptions) => {
   // resolve describes itself from this spec (called only when a capability runs, after it exists).
   const nodes = fleetCatalog({
     fleetFile,
+    // Joins are written beside the data (DATA_DIR/fleet.json when the file read is the fixtures').
+    ...(opts.dataDir ? { followed: writableFleetFile(fleetFile, opts.dataDir, root) } : {}),
     root,
     fixturesDir: opts.fixturesDir,
     self: { name: NAME, definition: () => toDefinition(spec) },
