@@ -89,7 +89,7 @@ export class Catalog {
     for (const c of capabilities) {
       if (!CAPABILITY_ID.test(c.id)) throw new Error(`catalog: bad capability id ${c.id}`);
       if (this.byId.has(c.id)) throw new Error(`catalog: duplicate capability ${c.id}`);
-      if (!c.tags.length) throw new Error(`catalog: ${c.id} needs at least one tag`);
+      if (!c.tags?.length) throw new Error(`catalog: ${c.id} needs at least one tag`);
       this.byId.set(c.id, c);
     }
     if (!capabilities.length) throw new Error('catalog: a node needs at least one capability');
