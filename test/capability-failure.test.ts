@@ -165,13 +165,27 @@ describe('over the fleet', () => {
     });
   });
 
-  test("the console's call through the hub answers the node's code, message and field with its status", async () => {
+  test("the console's call through the hub answers the node's code, message and field with its status, and a success its summary", async () => {
     const r = await localInvoke(f.hubUrl, {
       target: 'records',
       capability: 'record.get',
       args: { id: 'r-9' },
     });
     expect(r).toEqual({ status: 404, json: { ok: false, error: FAILURE } });
+    // A success carries the node's summary line with its result.
+    const found = await localInvoke(f.hubUrl, {
+      target: 'records',
+      capability: 'record.get',
+      args: { id: 'r-1' },
+    });
+    expect(found).toEqual({
+      status: 200,
+      json: {
+        ok: true,
+        result: { id: 'r-1', title: 'first record' },
+        summary: 'r-1: first record',
+      },
+    });
   });
 
   test("the hub's MCP tool answers it as a tool error with the code, message and field", async () => {

@@ -57,10 +57,11 @@ export async function localInvoke(
     undefined,
     { onBehalfOf: ownerKey(caller) },
   );
-  // A node's failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
-  return r.ok
-    ? json({ ok: true, result: r.result })
-    : failed(r.error, upstreamStatus(r.error.code));
+  // The node's summary line goes on to the console, as `/api/hub` passes the hub's own. A node's
+  // failure: the caller's mistake keeps its 4xx, anything else is an upstream failure.
+  if (r.ok)
+    return json({ ok: true, result: r.result, ...(r.summary ? { summary: r.summary } : {}) });
+  return failed(r.error, upstreamStatus(r.error.code));
 }
 
 /**
