@@ -21,12 +21,33 @@ export type LogFormat = 'text' | 'json';
 const SECRET_FIELD =
   /(key|token|secret|passw(or)?d|credential|authorization|signature|cookie|bearer)s?$/i;
 export const REDACTED = '[redacted]';
-const BEARER = /\b(bearer)\s+[A-Za-z0-9._~+/=-]+/gi;
+const BEARER = /\b(bearer)\s+([A-Za-z0-9._~+/=-]+)/gi;
+/**
+ * Whether what follows `Bearer` is a credential rather than a word of the sentence ("the bearer
+ * token is not valid"): a token has a character a word lacks (digit, `.`, `_`, `-`, …), a capital
+ * inside it, or the length of one (16 and more).
+ */
+const credential = (s: string) => s.length >= 16 || /[^A-Za-z]/.test(s) || /.[A-Z]/.test(s);
 /** A password inside a URL (`postgres://user:password@host`). */
 const URL_PASSWORD = /(\/\/[^\s:/@]+:)[^\s@/]+@/g;
-/** Text with bearer credentials and URL passwords cut out. */
+/** Keys by their form, wherever they stand: `sk-…` API keys and this kit's `lume_…` tokens. */
+const KEYS = /\b(?:sk-[A-Za-z0-9_-]{16,}|lume_[A-Za-z0-9_-]{20,})/g;
+/** PEM key material, whole. */
+const PEM =
+  /-----BEGIN [A-Z0-9 ]*(?:PRIVATE|SECRET) KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*KEY-----|$)/g;
+/** A value given to a secret-named key: `MODEL_API_KEY=…`, `"privateKey": "…"`, `password=…`. */
+const NAMED =
+  /(\b[\w-]*(?:key|token|secret|passw(?:or)?d|credential)s?(?:"\s*:\s*"|=))[^\s"&,;}]+/gi;
+/** Text with secrets cut out: bearer credentials, keys, key material, named values, URL passwords. */
 const scrub = (text: string) =>
-  text.replace(BEARER, `$1 ${REDACTED}`).replace(URL_PASSWORD, `$1${REDACTED}@`);
+  text
+    .replace(PEM, REDACTED)
+    .replace(BEARER, (all, word: string, value: string) =>
+      credential(value) ? `${word} ${REDACTED}` : all,
+    )
+    .replace(KEYS, REDACTED)
+    .replace(NAMED, `$1${REDACTED}`)
+    .replace(URL_PASSWORD, `$1${REDACTED}@`);
 
 /** The fields as written: secret-named ones redacted, bearer credentials and URL passwords cut out of any text. */
 export function redactFields(fields: LogFields): Record<string, string | number | boolean | null> {

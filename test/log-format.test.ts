@@ -163,8 +163,8 @@ test('fields named for secrets are redacted, bearer credentials cut out of text,
   const write = process.stderr.write;
   process.stderr.write = ((s: string) => (written.push(s), true)) as typeof process.stderr.write;
   try {
-    consoleLog('t', 'info', 'json')('info', 'header was Bearer zzz', { secretKey: 'zzz', ok: 1 });
-    consoleLog('t', 'info', 'text')('info', 'plain', { token: 'zzz' });
+    consoleLog('t', 'info', 'json')('info', 'header was Bearer zz9', { secretKey: 'zz9', ok: 1 });
+    consoleLog('t', 'info', 'text')('info', 'plain', { token: 'zz9' });
   } finally {
     process.stderr.write = write;
   }
@@ -175,5 +175,36 @@ test('fields named for secrets are redacted, bearer credentials cut out of text,
     fields: { secretKey: REDACTED, ok: 1 },
   });
   expect(written[1]).toEndWith(`info t plain token="${REDACTED}"\n`);
-  expect(written.join('')).not.toContain('zzz');
+  expect(written.join('')).not.toContain('zz9');
+});
+
+test('secrets are cut out of text, words are not', () => {
+  const token = 'lume_Qm9keSBvZiBhIHRva2VuIHRoYXQgaXMgbG9uZyBlbm91Z2g';
+  const said = (text: string) => redactFields({ text }).text;
+  // Words stay: the sentence reads as written.
+  for (const text of [
+    'The bearer token is not valid here',
+    'a bearer credential is needed: bun run keys token add <name>',
+    'api key rotation done; 3 keys in the ring',
+    'keyCount=3 tokens=none',
+  ])
+    expect(said(text)).toBe(text.replace('tokens=none', `tokens=${REDACTED}`));
+  // Secrets go: a token after Bearer, keys by their form, key material, named values, URL passwords.
+  expect(said(`Authorization: Bearer ${token}`)).toBe(`Authorization: Bearer ${REDACTED}`);
+  expect(said('sent Bearer eyJhbGciOi.eyJzdWIi.c2ln')).toBe(`sent Bearer ${REDACTED}`);
+  expect(said('Bearer AbCdEfGh')).toBe(`Bearer ${REDACTED}`);
+  expect(said(`the token ${token} expired`)).toBe(`the token ${REDACTED} expired`);
+  expect(said('model said: invalid key sk-proj-Ab12Cd34Ef56Gh78Ij90')).toBe(
+    `model said: invalid key ${REDACTED}`,
+  );
+  expect(said('MODEL_API_KEY=abc123 set')).toBe(`MODEL_API_KEY=${REDACTED} set`);
+  expect(said('{"privateKey":"c2VlZCBieXRlcw","kid":"ed25519:ab"}')).toBe(
+    `{"privateKey":"${REDACTED}","kid":"ed25519:ab"}`,
+  );
+  expect(said('-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBg\n-----END PRIVATE KEY----- read')).toBe(
+    `${REDACTED} read`,
+  );
+  expect(said('postgres://lume:pw-9x@db:5432/mesh')).toBe(
+    `postgres://lume:${REDACTED}@db:5432/mesh`,
+  );
 });
