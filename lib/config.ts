@@ -6,8 +6,9 @@
  * the file, the value checks and the model settings are in lib/config/.
  */
 
+import { isPlainObject } from './json/guards.ts';
 import { resolve } from 'node:path';
-import { isDoc, readConfigFile } from './config/config-file.ts';
+import { readConfigFile } from './config/config-file.ts';
 import { convert } from './config/convert.ts';
 import { modelSettingsFor, type ModelSettings } from './config/model-settings.ts';
 import { SETTINGS, type SettingRow } from './config/settings-table.ts';
@@ -80,7 +81,7 @@ export function loadSettings(opts: {
   const { file, doc } = readConfigFile(env, opts.cwd);
 
   const fileValue = (key: string): unknown =>
-    key.split('.').reduce<unknown>((v, k) => (isDoc(v) ? v[k] : undefined), doc);
+    key.split('.').reduce<unknown>((v, k) => (isPlainObject(v) ? v[k] : undefined), doc);
   const where = (row: SettingRow, fromEnv: boolean) => (fromEnv ? row.env : `${file}: ${row.key}`);
   /** A setting's value: the variable when set (non-empty), else the file's, checked by kind. */
   const get = (key: string): unknown => {
@@ -98,7 +99,7 @@ export function loadSettings(opts: {
   const bool = (key: string) => get(key) as boolean | undefined;
 
   const agentId = str('mesh.agentId') ?? 'main';
-  const models = isDoc(doc.models) ? doc.models : {};
+  const models = isPlainObject(doc.models) ? doc.models : {};
   const settings: Settings = {
     ...(file ? { file } : {}),
     dataDir: resolve(opts.cwd, str('dataDir') ?? './data'),

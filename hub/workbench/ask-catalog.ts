@@ -4,11 +4,11 @@
  * /capabilities; and the hub's own read-only capabilities added to them.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { CapabilityDescriptor } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import {
   isCatalogAnswer,
-  isObject,
   isWireDescriptor,
   readFrom,
   type WireDescriptor,
@@ -72,7 +72,7 @@ export function capabilitiesFromNodes(
           const res = await f(`${n.url}/capabilities`, { signal: AbortSignal.timeout(2000) });
           const body: unknown = await res.json();
           const listed =
-            isObject(body) && Array.isArray(body.capabilities) ? body.capabilities : [];
+            isPlainObject(body) && Array.isArray(body.capabilities) ? body.capabilities : [];
           return listed.filter(isWireDescriptor).map((c) => toolOf(n.name, c));
         } catch {
           return [];

@@ -4,8 +4,9 @@
  * the earlier turns as the executor's bounded `context` argument.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Task } from '../../lib/a2a/types.ts';
-import { isObject, isString } from './fleet-answers.ts';
+import { isString } from './fleet-answers.ts';
 
 /** One earlier exchange of a delegation chain: what was asked and what the job answered. */
 export interface Turn {
@@ -45,20 +46,20 @@ const MAX_OUTPUT_PER_TURN = 2_000;
 
 // The task's metadata is the hub's own, but typed as any JSON: read it through checks.
 const isTurn = (t: unknown): t is Turn =>
-  isObject(t) &&
+  isPlainObject(t) &&
   isString(t.prompt) &&
   isString(t.output) &&
   isString(t.job_id) &&
   isString(t.taskId);
 const isDelegation = (d: unknown): d is Delegation =>
-  isObject(d) &&
+  isPlainObject(d) &&
   isString(d.job_id) &&
   isString(d.executor) &&
   isString(d.prompt) &&
   (d.turns === undefined || (Array.isArray(d.turns) && d.turns.every(isTurn)));
 /** A delegation request an interrupted task kept to retry. */
 export const isRequest = (r: unknown): r is DelegateArgs =>
-  isObject(r) &&
+  isPlainObject(r) &&
   isString(r.prompt) &&
   ['executor', 'recipe', 'model', 'taskId'].every((k) => r[k] === undefined || isString(r[k]));
 /** The delegation a task carries, if it is one. */

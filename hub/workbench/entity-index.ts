@@ -3,9 +3,10 @@
  * scanner's stocks, through `fleet.invoke` (two traced calls), keeping only well-formed rows.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { ok, type Err, type Failure, type Result } from '../../lib/errors/result.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
-import { isCompanyRow, isObject, isStockRow, isString as str } from './fleet-answers.ts';
+import { isCompanyRow, isStockRow, isString as str } from './fleet-answers.ts';
 
 /** A crm record as entity alignment reads it. */
 export interface CrmRecord {
@@ -51,7 +52,7 @@ async function read(
         cause: r.error.code,
       },
     };
-  const doc = isObject(r.result) ? r.result : {};
+  const doc = isPlainObject(r.result) ? r.result : {};
   const rows = doc[list];
   if (!Array.isArray(rows) || !rows.every((x) => typeof x === 'object' && x !== null))
     return {

@@ -6,6 +6,7 @@
  */
 
 import { isWireDescriptor, type WireDescriptor } from '../../lib/catalog/wire-descriptor.ts';
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Failure, Result } from '../../lib/errors/result.ts';
 import type { FleetInvoker, InvokeOptions } from '../../lib/fleet/invoke.ts';
 
@@ -15,8 +16,6 @@ import type { FleetInvoker, InvokeOptions } from '../../lib/fleet/invoke.ts';
 export type Fields = Record<string, unknown>;
 type Check<T> = (v: unknown) => v is T;
 
-export const isObject = (v: unknown): v is Fields =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isString = (v: unknown): v is string => typeof v === 'string';
 export const isNumber = (v: unknown): v is number => typeof v === 'number';
 export const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
@@ -64,13 +63,13 @@ export interface MovementAnswer {
 }
 
 const isSectorMove = (v: unknown): v is SectorMove =>
-  isObject(v) &&
+  isPlainObject(v) &&
   isString(v.sector) &&
   isString(v.name) &&
   isNumber(v.avgChangePct) &&
   isNumber(v.signaled);
 export const isMovementAnswer = (v: unknown): v is MovementAnswer =>
-  isObject(v) && isString(v.asOf) && listOf(v.sectors, isSectorMove);
+  isPlainObject(v) && isString(v.asOf) && listOf(v.sectors, isSectorMove);
 
 // ---- crm: crm.industries ----
 
@@ -85,13 +84,13 @@ export interface IndustriesAnswer {
 }
 
 const isIndustryCount = (v: unknown): v is IndustryCount =>
-  isObject(v) &&
+  isPlainObject(v) &&
   isString(v.industry) &&
   isNumber(v.customers) &&
-  isObject(v.followUp) &&
+  isPlainObject(v.followUp) &&
   Object.values(v.followUp).every(isNumber);
 export const isIndustriesAnswer = (v: unknown): v is IndustriesAnswer =>
-  isObject(v) && listOf(v.industries, isIndustryCount);
+  isPlainObject(v) && listOf(v.industries, isIndustryCount);
 
 // ---- crm: crm.companies and scanner: sector.stocks (entity alignment) ----
 
@@ -99,9 +98,9 @@ export const isIndustriesAnswer = (v: unknown): v is IndustriesAnswer =>
 type CompanyRow = Fields & { id: string; name: string };
 type StockRow = Fields & { code: string; name: string };
 export const isCompanyRow = (v: unknown): v is CompanyRow =>
-  isObject(v) && isString(v.id) && isString(v.name);
+  isPlainObject(v) && isString(v.id) && isString(v.name);
 export const isStockRow = (v: unknown): v is StockRow =>
-  isObject(v) && isString(v.code) && isString(v.name);
+  isPlainObject(v) && isString(v.code) && isString(v.name);
 
 // ---- resolve: resolve.catalog, and a node's own /capabilities ----
 
@@ -112,11 +111,11 @@ interface CatalogAnswer {
 }
 
 export const isCatalogAnswer = (v: unknown): v is CatalogAnswer =>
-  isObject(v) &&
+  isPlainObject(v) &&
   listOf(
     v.nodes,
     (n): n is CatalogAnswer['nodes'][number] =>
-      isObject(n) && isString(n.node) && Array.isArray(n.capabilities),
+      isPlainObject(n) && isString(n.node) && Array.isArray(n.capabilities),
   );
 
 // ---- resolve: exec.submit and exec.status (delegation) ----
@@ -138,9 +137,9 @@ interface Job {
 const JOB_STATES: readonly Job['state'][] = ['running', 'succeeded', 'failed', 'canceled'];
 
 export const isSubmitted = (v: unknown): v is Submitted =>
-  isObject(v) && isString(v.job_id) && optional(v.recipe, isString);
+  isPlainObject(v) && isString(v.job_id) && optional(v.recipe, isString);
 const isJob = (v: unknown): v is Job =>
-  isObject(v) &&
+  isPlainObject(v) &&
   isString(v.job_id) &&
   JOB_STATES.some((s) => s === v.state) &&
   optional(v.recipe, isString) &&
@@ -150,4 +149,4 @@ const isJob = (v: unknown): v is Job =>
   optional(v.error, isString);
 /** `job` is absent when the executor does not know the job. */
 export const isJobStatus = (v: unknown): v is { job?: Job } =>
-  isObject(v) && optional(v.job, isJob);
+  isPlainObject(v) && optional(v.job, isJob);

@@ -5,6 +5,7 @@
  * task advances or stops it.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Agent, AgentContext } from '../../lib/a2a/agent.ts';
 import { ok } from '../../lib/errors/result.ts';
 import { failureParts } from '../../lib/errors/as-data.ts';
@@ -13,7 +14,7 @@ import { MAX_TEXT_CHARS } from '../../lib/catalog/text-args.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { AskAnswer } from './ask.ts';
 import type { DelegateArgs, Delegator } from './delegate.ts';
-import { isObject, type Fields } from './fleet-answers.ts';
+import type { Fields } from './fleet-answers.ts';
 
 interface HubAgentDeps {
   catalog: Catalog;
@@ -33,7 +34,7 @@ function checkedDelegateArgs(
   raw: unknown,
   base?: DelegateArgs,
 ): DelegateArgs | undefined {
-  const given: Fields = isObject(raw) ? raw : {};
+  const given: Fields = isPlainObject(raw) ? raw : {};
   // A continuation may leave the prompt out: the waiting request keeps its own.
   const withPrompt = base && given.prompt === undefined ? { ...given, prompt: base.prompt } : given;
   if (str(withPrompt.prompt)?.trim() === '' || withPrompt.prompt === undefined) {

@@ -4,6 +4,7 @@
  * left, a turn that breaks the protocol, or the bound. The hub holds both agents to the protocol.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Failure } from '../../lib/errors/result.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import {
@@ -15,7 +16,7 @@ import {
   type Proposal,
   type VetoCode,
 } from '../../lib/domain/negotiation-terms.ts';
-import { isNumber, isObject, isString, isStringList, type Fields } from './fleet-answers.ts';
+import { isNumber, isString, isStringList, type Fields } from './fleet-answers.ts';
 import type { Negotiation, NegotiationTurn, NegotiationVeto } from './negotiation-record.ts';
 
 /** Sends one turn (an A2A message in the negotiation's context) and records it in the transcript. */
@@ -52,7 +53,7 @@ export interface RoundsOutcome {
 const STOCK = /^\d{6}$/;
 
 function asProposal(v: unknown): Proposal | undefined {
-  if (!isObject(v)) return undefined;
+  if (!isPlainObject(v)) return undefined;
   const { code, name, sector, changePct, signals } = v;
   const ok =
     isString(code) &&
@@ -65,7 +66,7 @@ function asProposal(v: unknown): Proposal | undefined {
 }
 
 /** An agent's answer as fields to check one by one (an answer that is not an object has none). */
-export const fieldsOf = (v: unknown): Fields => (isObject(v) ? v : {});
+export const fieldsOf = (v: unknown): Fields => (isPlainObject(v) ? v : {});
 const vetoCodeOf = (v: unknown): VetoCode | undefined => VETO_CODES.find((c) => c === v);
 
 /** Plays the rounds after the opening. Never throws for node faults: a failed turn ends them with `error`. */

@@ -4,11 +4,12 @@
  * prints it.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Negotiation } from './negotiation-record.ts';
-import { isObject, isString } from './fleet-answers.ts';
+import { isString } from './fleet-answers.ts';
 
 const by = (answer: unknown) =>
-  isObject(answer) && isString(answer.decidedBy)
+  isPlainObject(answer) && isString(answer.decidedBy)
     ? ` [${answer.decidedBy}${isString(answer.modelNote) ? `: ${answer.modelNote}` : ''}]`
     : '';
 
@@ -16,11 +17,11 @@ const by = (answer: unknown) =>
 function turnLine(t: Negotiation['transcript'][number]): string {
   const head = `round ${t.round} ${t.agent} (${t.node})`;
   if (!t.ok) return `${head}: failed ${t.error?.code}: ${t.error?.message}`;
-  const a = isObject(t.answer) ? t.answer : {};
+  const a = isPlainObject(t.answer) ? t.answer : {};
   if (t.agent === 'customer' && a.accepting === true) return `${head}: opens for ${String(a.name)}`;
   if (t.agent === 'advisor') {
     if (a.exhausted === true) return `${head}: nothing left to propose: ${String(a.why)}${by(a)}`;
-    const p = isObject(a.proposal) ? a.proposal : {};
+    const p = isPlainObject(a.proposal) ? a.proposal : {};
     return `${head}: proposes ${String(p.name)} (${String(p.code)}): ${String(a.why)}${by(a)}`;
   }
   return a.decision === 'accept'

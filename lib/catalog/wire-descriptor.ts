@@ -4,6 +4,7 @@
  * plans or lists over it. A malformed descriptor is left out, never half-used.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { ArgSpec, CapabilityDescriptor } from './catalog.ts';
 
 /** A descriptor as it comes over the wire: tags, examples and keywords may be absent. */
@@ -13,15 +14,13 @@ export type WireDescriptor = Omit<CapabilityDescriptor, 'tags' | 'examples' | 'k
   keywords?: string[];
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every(isString);
 const optional = (v: unknown, is: (v: unknown) => boolean) => v === undefined || is(v);
 
 const ARG_TYPES: readonly ArgSpec['type'][] = ['string', 'number', 'integer', 'boolean'];
 const isArgSpec = (v: unknown): v is ArgSpec =>
-  isObject(v) &&
+  isPlainObject(v) &&
   ARG_TYPES.some((t) => t === v.type) &&
   isString(v.description) &&
   optional(v.required, (x) => typeof x === 'boolean') &&
@@ -30,12 +29,12 @@ const isArgSpec = (v: unknown): v is ArgSpec =>
 
 /** A descriptor a planner can score and fill in. */
 export const isWireDescriptor = (v: unknown): v is WireDescriptor =>
-  isObject(v) &&
+  isPlainObject(v) &&
   isString(v.id) &&
   isString(v.name) &&
   isString(v.description) &&
   typeof v.readOnly === 'boolean' &&
-  isObject(v.args) &&
+  isPlainObject(v.args) &&
   Object.values(v.args).every(isArgSpec) &&
   optional(v.tags, isStringList) &&
   optional(v.examples, isStringList) &&
@@ -43,6 +42,6 @@ export const isWireDescriptor = (v: unknown): v is WireDescriptor =>
 
 /** The descriptors of a `/capabilities` answer that check; `undefined` when the answer has no list. */
 export function wireDescriptorsOf(body: unknown): WireDescriptor[] | undefined {
-  if (!isObject(body) || !Array.isArray(body.capabilities)) return undefined;
+  if (!isPlainObject(body) || !Array.isArray(body.capabilities)) return undefined;
   return body.capabilities.filter(isWireDescriptor);
 }

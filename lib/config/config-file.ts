@@ -4,6 +4,7 @@
  * own JSON, YAML and TOML parsers, and refused when it names a setting the table does not know.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { SETTINGS } from './settings-table.ts';
@@ -21,8 +22,6 @@ export const CONFIG_FILES = [
 export const MODEL_FIELDS = new Set(['baseUrl', 'model', 'apiKey', 'apiKeyEnv', 'agent', 'pingMs']);
 
 export type Doc = Record<string, unknown>;
-export const isDoc = (v: unknown): v is Doc =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Parses a config file's text by its extension. @throws Error naming the file and the problem */
 export function parseConfigText(text: string, file: string): Doc {
@@ -42,7 +41,7 @@ export function parseConfigText(text: string, file: string): Doc {
   }
   if (doc === undefined) throw new Error(`${file}: use .json, .yaml, .yml or .toml`);
   if (doc === null || doc === '') return {};
-  if (!isDoc(doc)) throw new Error(`${file}: the top level must be a mapping of settings`);
+  if (!isPlainObject(doc)) throw new Error(`${file}: the top level must be a mapping of settings`);
   return doc;
 }
 
@@ -77,9 +76,10 @@ export function checkKeys(doc: Doc, file: string): void {
   const sections = new Set([...known].filter((k) => k.includes('.')).map((k) => k.split('.')[0]!));
   for (const [k, v] of Object.entries(doc)) {
     if (k === 'models') {
-      if (!isDoc(v)) throw new Error(`${file}: models must map node names to model settings`);
+      if (!isPlainObject(v))
+        throw new Error(`${file}: models must map node names to model settings`);
       for (const [node, m] of Object.entries(v)) {
-        if (!isDoc(m)) throw new Error(`${file}: models.${node} must be a mapping`);
+        if (!isPlainObject(m)) throw new Error(`${file}: models.${node} must be a mapping`);
         for (const field of Object.keys(m))
           if (!MODEL_FIELDS.has(field))
             throw new Error(
@@ -87,7 +87,7 @@ export function checkKeys(doc: Doc, file: string): void {
             );
       }
     } else if (sections.has(k)) {
-      if (!isDoc(v)) throw new Error(`${file}: ${k} must be a mapping`);
+      if (!isPlainObject(v)) throw new Error(`${file}: ${k} must be a mapping`);
       for (const field of Object.keys(v))
         if (!known.has(`${k}.${field}`)) throw new Error(`${file}: unknown setting ${k}.${field}`);
     } else if (!known.has(k)) throw new Error(`${file}: unknown setting ${k}`);

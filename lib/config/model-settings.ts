@@ -4,8 +4,9 @@
  * `models.default`; the API key may sit in a variable the file names, so the file holds no secret.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import { convert, type AgentMode } from './convert.ts';
-import { isDoc, type Doc } from './config-file.ts';
+import type { Doc } from './config-file.ts';
 import type { Kind } from './settings-table.ts';
 
 /** One node's (or the hub's) model: an OpenAI-compatible endpoint and how its agent uses it. */
@@ -29,8 +30,8 @@ export function modelSettingsFor(
   models: Doc,
   file: string | undefined,
 ): ModelSettings {
-  const own = isDoc(models[name]) ? models[name] : {};
-  const shared = isDoc(models.default) ? models.default : {};
+  const own = isPlainObject(models[name]) ? models[name] : {};
+  const shared = isPlainObject(models.default) ? models.default : {};
   const pick = (field: string, variable: string, kind: Kind): unknown => {
     for (const v of [`MODEL_${envName(name)}_${variable}`, `MODEL_${variable}`]) {
       const raw = env[v];

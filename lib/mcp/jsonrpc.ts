@@ -4,6 +4,7 @@
  * built for them. Every malformed message becomes an error value, never a throw.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import { parseJsonBody } from '../body.ts';
 import { RPC } from './protocol.ts';
 
@@ -29,8 +30,6 @@ export type Parsed =
   | { ok: true; message: McpMessage }
   | { ok: false; error: RpcError; id: RpcId | null };
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RpcId =>
   (typeof v === 'string' && v.length > 0 && v.length <= 256) ||
   (typeof v === 'number' && Number.isSafeInteger(v));
@@ -65,7 +64,7 @@ export function parseMessage(text: string): Parsed {
         'MCP_BATCH',
       ),
     };
-  if (!isObject(v) || v.jsonrpc !== '2.0')
+  if (!isPlainObject(v) || v.jsonrpc !== '2.0')
     return {
       ok: false,
       id: null,
@@ -86,7 +85,7 @@ export function parseMessage(text: string): Parsed {
         id,
         error: rpcError(RPC.INVALID_REQUEST, 'method must be a short string', 'MCP_BAD_MESSAGE'),
       };
-    if (v.params !== undefined && !isObject(v.params))
+    if (v.params !== undefined && !isPlainObject(v.params))
       return {
         ok: false,
         id,
@@ -101,7 +100,7 @@ export function parseMessage(text: string): Parsed {
           : { kind: 'request', id, method: v.method, params },
     };
   }
-  if (id !== null && (Object.hasOwn(v, 'result') || isObject(v.error)))
+  if (id !== null && (Object.hasOwn(v, 'result') || isPlainObject(v.error)))
     return { ok: true, message: { kind: 'response', id } };
   return {
     ok: false,

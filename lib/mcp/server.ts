@@ -6,6 +6,7 @@
  * failure is a tool result with `isError`, so the model reads it.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { Principal } from '../auth/principal.ts';
 import { jsonBytes } from '../limits.ts';
 import { answer, failure, rpcError, type RpcAnswer, type RpcId } from './jsonrpc.ts';
@@ -53,9 +54,6 @@ export interface McpServerOptions {
   onError?: (method: string, error: unknown) => void;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The revision to speak: the client's when served, else the newest (lifecycle §Version Negotiation). */
 export function negotiateVersion(requested: unknown): string {
   return typeof requested === 'string' && MCP_PROTOCOL_VERSIONS.includes(requested)
@@ -70,7 +68,7 @@ export function createMcpServer(opts: McpServerOptions) {
   async function toolsCall(id: RpcId, p: Record<string, unknown>, ctx: McpCallContext) {
     if (typeof p.name !== 'string' || !p.name || p.name.length > 128)
       return bad(id, 'params.name must be a tool name', 'MCP_BAD_PARAMS');
-    if (p.arguments !== undefined && !isObject(p.arguments))
+    if (p.arguments !== undefined && !isPlainObject(p.arguments))
       return bad(id, 'params.arguments must be an object', 'MCP_BAD_PARAMS');
     const args = (p.arguments ?? {}) as Record<string, unknown>;
     if (jsonBytes(args) > opts.limits.argumentBytes)

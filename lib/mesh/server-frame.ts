@@ -4,6 +4,7 @@
  * value, never a cast the client trusts.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import { parseJsonBody } from '../body.ts';
 import { fail, ok, type Result, type WireCode } from './errors.ts';
 import { MESH_LIMITS } from './limits.ts';
@@ -17,7 +18,6 @@ type Obj = Record<string, unknown>;
 const bad = (why: string): Bad => ({ bad: why });
 const isBad = (v: unknown): v is Bad =>
   !!v && typeof v === 'object' && Object.keys(v).length === 1 && 'bad' in v;
-const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
 const isStr = (v: unknown, max: number): v is string =>
   typeof v === 'string' && v.length > 0 && v.length <= max;
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -34,14 +34,14 @@ const LEAVE_REASONS: readonly LeaveReason[] = [
 ];
 
 function peer(v: unknown, at: string): Peer | Bad {
-  if (!isObj(v)) return bad(`${at} must be an object`);
+  if (!isPlainObject(v)) return bad(`${at} must be an object`);
   if (!isRosterName(v.name)) return bad(`${at}.name must be a roster name`);
   if (!isStr(v.presenceId, MAX_ID)) return bad(`${at}.presenceId must be a string`);
   return { name: v.name, presenceId: v.presenceId };
 }
 
 function target(v: unknown): Target | Bad {
-  if (!isObj(v)) return bad('message.target must be an object');
+  if (!isPlainObject(v)) return bad('message.target must be an object');
   if (v.type === 'project') return { type: 'project' };
   if (v.type !== 'agent' || !isRosterName(v.name))
     return bad('message.target must be a project or a named agent');
@@ -53,7 +53,7 @@ function target(v: unknown): Target | Bad {
 }
 
 function payload<E extends string>(v: unknown, encodings: readonly E[], at: string) {
-  if (!isObj(v)) return bad(`${at} must be an object`);
+  if (!isPlainObject(v)) return bad(`${at} must be an object`);
   if (!encodings.includes(v.encoding as E)) return bad(`${at}.encoding is not one of ${encodings}`);
   if (typeof v.data !== 'string' || v.data.length > MESH_LIMITS.maxFrameBytes)
     return bad(`${at}.data must be a string`);
@@ -63,7 +63,7 @@ function payload<E extends string>(v: unknown, encodings: readonly E[], at: stri
 }
 
 function message(v: unknown): MeshMessage | Bad {
-  if (!isObj(v)) return bad('message must be an object');
+  if (!isPlainObject(v)) return bad('message must be an object');
   if (!isMessageId(v.messageId)) return bad('message.messageId must be a message id');
   if (!isStr(v.messageRef, MAX_ID * 2)) return bad('message.messageRef must be a string');
   if (!isProjectName(v.project)) return bad('message.project must be a project name');
@@ -82,7 +82,7 @@ function message(v: unknown): MeshMessage | Bad {
     return bad(`message.attachments must be an array of at most ${MESH_LIMITS.maxAttachments}`);
   const attachments: Attachment[] = [];
   for (const a of v.attachments as unknown[]) {
-    if (!isObj(a)) return bad('message.attachments[] must be objects');
+    if (!isPlainObject(a)) return bad('message.attachments[] must be objects');
     const problem = attachmentNameProblem(a.name, MESH_LIMITS.maxAttachmentNameBytes);
     if (problem) return bad(`message.attachments[]: ${problem}`);
     const p = payload(a.payload, ['base64', 'gzip+base64'] as const, 'attachment.payload');
@@ -105,7 +105,12 @@ function message(v: unknown): MeshMessage | Bad {
 
 function recovery(v: unknown): Recovery | Bad | undefined {
   if (v === undefined) return undefined;
-  if (!isObj(v) || typeof v.recovered !== 'boolean' || !isCount(v.since) || !isCount(v.replayed))
+  if (
+    !isPlainObject(v) ||
+    typeof v.recovered !== 'boolean' ||
+    !isCount(v.since) ||
+    !isCount(v.replayed)
+  )
     return bad('claimed.recovery must be {recovered, since, replayed}');
   return { recovered: v.recovered, since: v.since, replayed: v.replayed };
 }
@@ -242,7 +247,8 @@ export function parseServerFrame(
         ? `frame ${parsed.error.message}`
         : 'frame is not valid JSON',
     );
-  if (!isObj(parsed.result)) return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');
+  if (!isPlainObject(parsed.result))
+    return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');
   const f = frame(parsed.result);
   if (!isBad(f)) return ok(f);
   // A malformed answer to a request still names it, so that send fails now instead of hanging.
