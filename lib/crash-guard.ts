@@ -11,7 +11,7 @@
 import type { Log } from './log.ts';
 
 /** Where an error was thrown: the first stack frame, or undefined. */
-export function thrownAt(e: unknown): string | undefined {
+function thrownAt(e: unknown): string | undefined {
   const stack = (e as Error | undefined)?.stack;
   if (typeof stack !== 'string') return undefined;
   const frame = stack.split('\n').find((l) => l.trimStart().startsWith('at '));

@@ -79,7 +79,7 @@ function removeIfHeldBy(path: string, pid: number): void {
  * The lock is removed when this process exits normally; after a kill it stays and is stale.
  * @throws on file-system errors other than the lock being held (a folder that cannot be written)
  */
-export function acquireDataLock(folder: string): DataLock {
+function acquireDataLock(folder: string): DataLock {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const path = join(folder, LOCK_FILE);
   const takeover = `${path}.takeover`;
@@ -121,7 +121,7 @@ function held(path: string): DataLock {
 }
 
 /** The one line a process prints when its data folder is held. */
-export function dataLockedLine(name: string, folder: string, holder: number): string {
+function dataLockedLine(name: string, folder: string, holder: number): string {
   return `${name}: the data folder ${folder} is in use by process ${holder} (another copy of ${name}); stop it, or give this one its own DATA_DIR.`;
 }
 

@@ -13,7 +13,7 @@ export interface ReadyReport {
 }
 
 /** Runs every check; a check that throws counts as failed. */
-export function readiness(checks: Record<string, ReadyCheck>): ReadyReport {
+function readiness(checks: Record<string, ReadyCheck>): ReadyReport {
   const out: ReadyReport['checks'] = {};
   let ready = true;
   for (const [name, check] of Object.entries(checks)) {

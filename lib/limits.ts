@@ -55,7 +55,7 @@ export const LIMITS = Object.freeze({
 export type Limits = { readonly [K in keyof typeof LIMITS]: number };
 
 /** The settable limits by environment variable name. */
-export const LIMIT_ENV = Object.freeze({
+const LIMIT_ENV = Object.freeze({
   SSE_QUEUE_BYTES: 'sseQueueBytes',
   SSE_MAX_STREAMS: 'sseStreams',
   SSE_MAX_STREAMS_PER_PRINCIPAL: 'sseStreamsPerPrincipal',

@@ -37,7 +37,7 @@ export function isPortTaken(e: unknown): boolean {
   );
 }
 
-export function portTakenLine(o: PortOwner): string {
+function portTakenLine(o: PortOwner): string {
   return `${o.name}: port ${o.port} on ${o.host} is already in use by another process; ${o.hint}`;
 }
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 /** The nearest folder at or above `from` with a package.json; `from` itself when none has one. */
-export function findProjectRoot(from: string): string {
+function findProjectRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
     if (existsSync(join(dir, 'package.json'))) return dir;
     if (dirname(dir) === dir) return from;

@@ -12,7 +12,7 @@
 import { signatureOf, type Card, type MemberCard } from './cards.ts';
 
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
-export const FLEET_EXTENSION = 'dev.lume-a2a.fleet';
+const FLEET_EXTENSION = 'dev.lume-a2a.fleet';
 
 export interface CatalogEntry {
   identifier: string;

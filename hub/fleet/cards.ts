@@ -51,7 +51,7 @@ export function signatureOf(card: Card | undefined, checked?: CheckedSignature):
 }
 
 const MAX_CARD_BYTES = 256 * 1024;
-export const CARD_PATH = '/.well-known/agent-card.json';
+const CARD_PATH = '/.well-known/agent-card.json';
 
 export interface CardReaderDeps {
   fleet: Fleet;

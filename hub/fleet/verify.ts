@@ -62,7 +62,7 @@ export interface VerifyOptions {
   timeoutMs?: number;
 }
 
-export async function verifyNode(member: FleetMember, o: VerifyOptions): Promise<VerifyRow> {
+async function verifyNode(member: FleetMember, o: VerifyOptions): Promise<VerifyRow> {
   const p: Probe = {
     f: o.fetch ?? fetch,
     member,

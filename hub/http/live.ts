@@ -33,7 +33,7 @@ interface PolledFeedOptions<T> {
  * starts the reading at once; the last one to leave stops it). A new listener gets the latest
  * reading straight away.
  */
-export function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
+function polledFeed<T>(opts: PolledFeedOptions<T>): Feed<T> {
   const listeners = new Set<(item: T) => void>();
   let latest: T | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;

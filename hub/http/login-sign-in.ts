@@ -26,7 +26,7 @@ export interface LoginDeps {
 }
 
 /** The principal of whoever signs in through a console URL the hub printed. */
-export const CONSOLE_PRINCIPAL = 'console';
+const CONSOLE_PRINCIPAL = 'console';
 
 const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'>, string> = {
   malformed: 'That is not a console sign-in link.',
@@ -37,7 +37,7 @@ const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'>, string> = {
 };
 
 /** Ends every session the browser brought (a planted cookie too), then starts a new one. */
-export function startSession(
+function startSession(
   deps: LoginDeps,
   req: Request,
   name: string,

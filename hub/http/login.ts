@@ -19,7 +19,7 @@ import { localPath, redirect, signInPage } from './login-pages.ts';
 import { type LoginDeps, redeemTicket, signInWith, throttled } from './login-sign-in.ts';
 import { clearedSessionCookie, cookieValues, sessionKeyOf } from './sessions.ts';
 
-export { CONSOLE_PRINCIPAL, type LoginDeps } from './login-sign-in.ts';
+export type { LoginDeps } from './login-sign-in.ts';
 
 /** `GET /api/session`: who the caller is signed in as. */
 function sessionAnswer(req: Request, c: Principal): Response {

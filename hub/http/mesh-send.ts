@@ -13,9 +13,9 @@ import { statusOf } from '../../lib/errors/registry.ts';
 import { presentable, type ConsolePresences } from '../mesh/console-presence.ts';
 
 /** Largest `POST /api/mesh/send` body (docs/limits.md). */
-export const MESH_SEND_MAX_BODY = 32 * 1024;
+const MESH_SEND_MAX_BODY = 32 * 1024;
 /** Longest text sent from the panel, in characters. */
-export const MESH_SEND_MAX_TEXT = 8_000;
+const MESH_SEND_MAX_TEXT = 8_000;
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const json = (body: unknown, status = 200) =>

@@ -149,7 +149,7 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
 ];
 
 /** What the console serves besides its page: its modules, styles and images. */
-export const CONSOLE_FILE = /^\/[A-Za-z0-9/_-]+\.(js|css|svg|png|ico|json)$/;
+const CONSOLE_FILE = /^\/[A-Za-z0-9/_-]+\.(js|css|svg|png|ico|json)$/;
 
 const exactOwner = new Map(
   HUB_ROUTE_TABLE.filter((r) => !r.template.includes('{')).map((r) => [r.template, r.owner]),

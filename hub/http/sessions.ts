@@ -12,8 +12,8 @@
 import { hashSecret, newSecret } from '../../lib/auth/secret.ts';
 
 /** The header the console sends its page key in (and `lume_key` in the query of its streams). */
-export const SESSION_KEY_HEADER = 'x-lume-key';
-export const SESSION_KEY_PARAM = 'lume_key';
+const SESSION_KEY_HEADER = 'x-lume-key';
+const SESSION_KEY_PARAM = 'lume_key';
 
 export interface SessionOptions {
   /** How long a session lasts from sign-in, in ms (default 12 h). */

@@ -11,9 +11,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const TICKET_FILE = 'console.key';
+const TICKET_FILE = 'console.key';
 /** How long a printed console URL can be used (1 h). */
-export const TICKET_TTL_MS = 3600_000;
+const TICKET_TTL_MS = 3600_000;
 const TICKET = /^ct_([0-9a-z]{1,12})_([A-Za-z0-9_-]{22})_([A-Za-z0-9_-]{43})$/;
 
 export type Redeemed = 'ok' | 'malformed' | 'forged' | 'expired' | 'used' | 'full';

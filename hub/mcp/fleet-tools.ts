@@ -28,7 +28,7 @@ export interface FleetToolsDeps {
 }
 
 /** Where a tool result names the trace record of its call. */
-export const TRACE_META = 'dev.lume-a2a/trace';
+const TRACE_META = 'dev.lume-a2a/trace';
 
 /** The hub capability a tool of its own replaces (`delegate`). */
 const REPLACED = new Set(['task.delegate']);

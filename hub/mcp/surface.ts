@@ -29,7 +29,7 @@ import { createMcpMesh } from './mesh-presence.ts';
 import { createResources } from './resources.ts';
 import { createWorkTools } from './work-tools.ts';
 
-export const MCP_PATH = '/mcp';
+const MCP_PATH = '/mcp';
 
 export interface HubMcpDeps {
   fleet: Fleet;

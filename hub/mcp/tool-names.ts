@@ -10,7 +10,7 @@ import type { ArgSpec } from '../../lib/catalog/catalog.ts';
 import type { InputSchema } from '../../lib/mcp/protocol.ts';
 
 /** The longest tool name MCP clients accept (Claude's and OpenAI's harnesses: 64). */
-export const TOOL_NAME_MAX = 64;
+const TOOL_NAME_MAX = 64;
 const SUFFIX_LENGTH = 7; // `_` and six hex digits
 
 /**
@@ -19,7 +19,7 @@ const SUFFIX_LENGTH = 7; // `_` and six hex digits
  * (`tsm-hub` + `tsm.health` → `tsm-hub_health`), so the node is not named twice. A name past 64
  * characters is cut and ends in its suffix (below), so two long names stay apart.
  */
-export function toolName(node: string, capability: string): string {
+function toolName(node: string, capability: string): string {
   const parts = capability.split('.');
   const rest = parts.length > 1 && node.startsWith(parts[0]!) ? parts.slice(1) : parts;
   const name = `${node}_${rest.join('_')}`.replace(/[^A-Za-z0-9_-]/g, '_');

@@ -33,10 +33,10 @@ export interface MeshBackendOptions {
 }
 
 /** True for a URL this backend can open as PostgreSQL. */
-export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
+const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url);
 
 /** The URL without its password, for logs. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

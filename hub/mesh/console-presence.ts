@@ -16,7 +16,7 @@ import { createMeshClient, type MeshClient } from '../../lib/mesh/client.ts';
 import type { SendReceipt } from '../../lib/mesh/connection.ts';
 import { joinUnderName } from './principal-presence.ts';
 
-export const CONSOLE_MESH_LIMITS = {
+const CONSOLE_MESH_LIMITS = {
   /** Presences held for console visitors at once (docs/limits.md). */
   presences: 64,
   /** A presence leaves after this long without a send. */

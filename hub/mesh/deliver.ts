@@ -16,7 +16,7 @@ import type { StreamEntry } from './stream.ts';
 const MAX_BACKLOG = 10_000;
 
 /** The `message` frame of a message whose JSON is at hand. */
-export const messageFrame = (json: string): string => `{"type":"message","message":${json}}`;
+const messageFrame = (json: string): string => `{"type":"message","message":${json}}`;
 export const frameOf = (m: MeshMessage) => () => messageFrame(JSON.stringify(m));
 
 /**

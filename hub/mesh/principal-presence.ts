@@ -8,7 +8,7 @@ import { fail, ok, type Failure, type Result } from '../../lib/errors/result.ts'
 import type { MeshClient } from '../../lib/mesh/client.ts';
 
 /** Names tried after the principal's own when it is present already. */
-export const MAX_NAME_SUFFIX = 9;
+const MAX_NAME_SUFFIX = 9;
 
 /** The name joined under, or why not: the mesh client's code, A2A_NAME_IN_USE when every name is taken. */
 export type Joined = Result<string, Failure>;

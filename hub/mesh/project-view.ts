@@ -31,7 +31,7 @@ export function toProject(
   for (const q of ctx.roster.list(project)) if (q !== except && q.ready) ctx.io.out(q.ws, text);
 }
 
-export const rosterEvent = (ctx: RealtimeContext, project: string): ProjectEvent => ({
+const rosterEvent = (ctx: RealtimeContext, project: string): ProjectEvent => ({
   type: 'roster',
   peers: peersOf(ctx, project),
 });

@@ -10,10 +10,10 @@
 import type { Principal } from '../../lib/auth/principal.ts';
 import type { MeshMessage } from '../../lib/mesh/wire.ts';
 
-export const REDACTED_TEXT = '(a direct message: only its sender and recipient read it)';
+const REDACTED_TEXT = '(a direct message: only its sender and recipient read it)';
 
 /** Whether `caller` reads the content of `m`. */
-export function readsContent(caller: Principal | undefined, m: MeshMessage): boolean {
+function readsContent(caller: Principal | undefined, m: MeshMessage): boolean {
   if (!caller || m.target.type !== 'agent') return true;
   if (caller.kind === 'token' || caller.kind === 'node') return true;
   if (caller.kind === 'session')

@@ -34,10 +34,7 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
   'canceled',
   'rejected',
 ]);
-export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set([
-  'input-required',
-  'auth-required',
-]);
+const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['input-required', 'auth-required']);
 
 /** A stream or blocking call ends on these (A2A task lifecycle and streaming). */
 export function isFinalState(state: TaskState): boolean {

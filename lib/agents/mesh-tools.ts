@@ -172,7 +172,7 @@ export type MeshToolGrant = 'all' | 'read' | 'none';
  * project, but never sends (its answer is posted for it); an anonymous caller reads as nobody,
  * which on a hub that requires a principal is nothing.
  */
-export function meshGrant(caller: Principal, self: string): MeshToolGrant {
+function meshGrant(caller: Principal, self: string): MeshToolGrant {
   if (caller.kind === 'anonymous') return 'read';
   if (caller.kind === 'node' && caller.name === self) return 'read';
   return 'all';

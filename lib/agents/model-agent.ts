@@ -55,7 +55,7 @@ interface CallRecord {
 const MAX_TOOL_RESULT = 8_000;
 
 /** Function names the API accepts: `lan.status` becomes `lan_status`. */
-export const toolName = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
+const toolName = (id: string) => id.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
 
 /** JSON-schema parameters for a capability's argument specs. */
 function parametersOf(cap: Capability): Record<string, unknown> {

@@ -4,7 +4,7 @@
  */
 
 /** Bearer tokens start with this, so a leaked one is recognisable (and tests can grep for it). */
-export const TOKEN_PREFIX = 'lume_';
+const TOKEN_PREFIX = 'lume_';
 
 /** A fresh secret: `prefix` + 32 random bytes in base64url (43 characters). */
 export function newSecret(prefix = TOKEN_PREFIX): string {

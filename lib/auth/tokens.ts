@@ -11,7 +11,7 @@ import { writeFileAtomicSync } from '../atomic-file.ts';
 import { PRINCIPAL_NAME } from './principal.ts';
 import { hashSecret, newSecret } from './secret.ts';
 
-export const TOKENS_FILE = 'tokens.json';
+const TOKENS_FILE = 'tokens.json';
 const FORMAT = 'lume-a2a.tokens/1';
 
 interface TokenEntry {
@@ -30,7 +30,7 @@ export const tokensPath = (dataDir: string) => join(dataDir, 'keys', TOKENS_FILE
  * Names no token in the file may have: `console` is whoever signs in through a console URL the
  * hub prints, `mesh` is MESH_TOKEN. A token of that name would read their tasks.
  */
-export const RESERVED_TOKEN_NAMES: ReadonlySet<string> = new Set(['console', 'mesh']);
+const RESERVED_TOKEN_NAMES: ReadonlySet<string> = new Set(['console', 'mesh']);
 
 /** The file's tokens; an absent file holds none. @throws Error when the file is malformed. */
 function readTokens(path: string): TokenFile {

@@ -10,21 +10,21 @@ import { extname, resolve } from 'node:path';
 import { SETTINGS } from './settings-table.ts';
 
 /** The largest config file read (1 MiB). */
-export const MAX_CONFIG_BYTES = 1024 * 1024;
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Names looked for in the working folder, in this order, when LUME_CONFIG names none. */
-export const CONFIG_FILES = [
+const CONFIG_FILES = [
   'lume.config.json',
   'lume.config.yaml',
   'lume.config.yml',
   'lume.config.toml',
 ];
-export const MODEL_FIELDS = new Set(['baseUrl', 'model', 'apiKey', 'apiKeyEnv', 'agent', 'pingMs']);
+const MODEL_FIELDS = new Set(['baseUrl', 'model', 'apiKey', 'apiKeyEnv', 'agent', 'pingMs']);
 
 export type Doc = Record<string, unknown>;
 
 /** Parses a config file's text by its extension. @throws Error naming the file and the problem */
-export function parseConfigText(text: string, file: string): Doc {
+function parseConfigText(text: string, file: string): Doc {
   const ext = extname(file).toLowerCase();
   let doc: unknown;
   try {
@@ -71,7 +71,7 @@ export function readConfigFile(
 }
 
 /** Refuses keys the table does not know, so a misspelt setting is not silently ignored. */
-export function checkKeys(doc: Doc, file: string): void {
+function checkKeys(doc: Doc, file: string): void {
   const known = new Set(SETTINGS.map((r) => r.key).filter((k) => !k.startsWith('models.')));
   const sections = new Set([...known].filter((k) => k.includes('.')).map((k) => k.split('.')[0]!));
   for (const [k, v] of Object.entries(doc)) {

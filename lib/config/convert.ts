@@ -7,7 +7,7 @@ import type { Kind } from './settings-table.ts';
 
 /** How a node's messages are answered when a model is configured for it. */
 export type AgentMode = 'model' | 'dynamic' | 'keyword';
-export const AGENT_MODES: readonly AgentMode[] = ['model', 'dynamic', 'keyword'];
+const AGENT_MODES: readonly AgentMode[] = ['model', 'dynamic', 'keyword'];
 
 /** @throws Error naming `where` when the value does not fit its kind. */
 /** Checks one value by kind; text from the environment is converted first. */

@@ -11,7 +11,7 @@
  * Pure functions; bad input is a value (`ok: false` with a code), never a throw.
  */
 
-export const USCC_ALPHABET = '0123456789ABCDEFGHJKLMNPQRTUWXY';
+const USCC_ALPHABET = '0123456789ABCDEFGHJKLMNPQRTUWXY';
 /** What a USCC looks like (18 characters of the alphabet), as a capability's argument pattern. */
 export const USCC_PATTERN = '[0-9A-HJ-NPQRTUWXY]{18}';
 

@@ -23,7 +23,7 @@ import type { Fleet, FleetMember } from '../config/fleet-file.ts';
 export const JOIN_ROUTE = '/peer/join';
 export const JOIN_SCOPE = 'fleet.join';
 /** Backoff between attempts while the hub does not answer: doubling from `firstMs` to `maxMs`. */
-export const JOIN_RETRY = Object.freeze({ firstMs: 1000, maxMs: 30_000 });
+const JOIN_RETRY = Object.freeze({ firstMs: 1000, maxMs: 30_000 });
 const MAX_ANSWER = 64 * 1024;
 
 /** What the node pinned of its hub. */
@@ -95,7 +95,7 @@ export function readPin(dataDir: string, node: string): HubPin | undefined {
  * Reads the hub's identity and pins it: its key goes into this node's ring, unless the ring
  * already pins another key for that hub (JOIN_HUB_CHANGED: nothing changes).
  */
-export async function pinHub(o: {
+async function pinHub(o: {
   hub: string;
   node: string;
   dataDir: string;
@@ -139,7 +139,7 @@ export async function pinHub(o: {
 }
 
 /** Presents the node to the hub once. A refusal keeps the hub's code; no answer is `retry`. */
-export async function presentToHub(o: {
+async function presentToHub(o: {
   pin: HubPin;
   token: string;
   signer: PeerSigner;

@@ -87,16 +87,16 @@ const int = (key: string, value: number) => ({
 });
 
 /** SpanKind and StatusCode values of opentelemetry-proto. */
-export const SPAN_KIND_SERVER = 2;
-export const SPAN_KIND_CLIENT = 3;
-export const STATUS_UNSET = 0;
-export const STATUS_ERROR = 2;
+const SPAN_KIND_SERVER = 2;
+const SPAN_KIND_CLIENT = 3;
+const STATUS_UNSET = 0;
+const STATUS_ERROR = 2;
 
 /**
  * One record as an OTLP span. A record whose `to` is this process is a call it served (SERVER),
  * any other a call it made (CLIENT); `peer.service` names the other side.
  */
-export function toOtlpSpan(r: SpanRecord, self: string): Record<string, unknown> {
+function toOtlpSpan(r: SpanRecord, self: string): Record<string, unknown> {
   const served = r.to === self;
   const start = BigInt(Date.parse(r.ts)) * 1_000_000n;
   const end = start + BigInt(Math.max(0, Math.round(r.durationMs * 1e6)));
@@ -128,7 +128,7 @@ export function toOtlpSpan(r: SpanRecord, self: string): Record<string, unknown>
 }
 
 /** An `ExportTraceServiceRequest` in the JSON mapping. */
-export function toOtlpRequest(
+function toOtlpRequest(
   records: readonly SpanRecord[],
   o: { serviceName: string; self: string },
 ): Record<string, unknown> {

@@ -60,9 +60,9 @@ const defaultLogFile = (db: Database): string | null =>
     : null;
 
 /** Longest capability id a record keeps; a longer one is cut and marked with `…`. */
-export const TRACE_CAPABILITY_CHARS = 128;
+const TRACE_CAPABILITY_CHARS = 128;
 /** Longest node name or error code a record keeps. */
-export const TRACE_NAME_CHARS = 64;
+const TRACE_NAME_CHARS = 64;
 
 const cut = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max - 1)}…`;

@@ -41,7 +41,7 @@ export interface CallSink {
 }
 
 /** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
-export function isEmptyResult(r: unknown): boolean {
+function isEmptyResult(r: unknown): boolean {
   if (r === null || r === undefined || r === '') return true;
   if (Array.isArray(r)) return r.length === 0;
   if (typeof r !== 'object') return false;

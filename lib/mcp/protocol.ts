@@ -7,8 +7,6 @@
 /** The newest revision first; `initialize` answers the client's revision when it is listed, else the newest. */
 export const MCP_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
 export const MCP_LATEST_VERSION = MCP_PROTOCOL_VERSIONS[0]!;
-/** What a request without an `MCP-Protocol-Version` header is read as (transports §Protocol Version Header). */
-export const MCP_ASSUMED_VERSION = '2025-03-26';
 
 /** JSON-RPC 2.0 error codes, and MCP's own for a resource that does not exist. */
 export const RPC = Object.freeze({

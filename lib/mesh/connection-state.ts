@@ -19,7 +19,7 @@ import { fail, type ClientCode, type MeshError, type Result } from './errors.ts'
 import type { MeshMessage, Peer } from './wire.ts';
 
 /** Close code a connection reports when it gave the hub up because its heartbeat stopped. */
-export const HUB_SILENT_CODE = 4000;
+const HUB_SILENT_CODE = 4000;
 /** How long `close()` waits for the hub's close frame before cutting the socket (a half-open path never answers). */
 export const CLOSE_GRACE_MS = 1_000;
 

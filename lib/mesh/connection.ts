@@ -27,7 +27,7 @@ export type {
   SendReceipt,
   SendTarget,
 } from './connection-context.ts';
-export { CLOSE_GRACE_MS, HUB_SILENT_CODE } from './connection-state.ts';
+export { CLOSE_GRACE_MS } from './connection-state.ts';
 
 const wsUrl = (hubUrl: string) => `${hubUrl.replace(/\/+$/, '').replace(/^http/, 'ws')}/v1/connect`;
 

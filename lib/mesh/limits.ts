@@ -45,7 +45,7 @@ export const MESH_LIMITS = Object.freeze({
 export type MeshLimits = { readonly [K in keyof typeof MESH_LIMITS]: number };
 
 /** Limits an operator may set through the environment, by variable name. */
-export const MESH_LIMIT_ENV = Object.freeze({
+const MESH_LIMIT_ENV = Object.freeze({
   MESH_HEARTBEAT_MS: 'heartbeatMs',
   MESH_HEARTBEAT_MISSES: 'heartbeatMisses',
   MESH_RECOVERY_MAX_MESSAGES: 'recoveryMaxMessages',

@@ -13,7 +13,7 @@ import { type Histogram, makeHistogram } from './histogram.ts';
 import type { MetricOptions } from './labels.ts';
 
 export type { Counter } from './counter.ts';
-export { formatNumber, PROMETHEUS_CONTENT_TYPE } from './exposition.ts';
+export { PROMETHEUS_CONTENT_TYPE } from './exposition.ts';
 export type { Gauge } from './gauge.ts';
 export type { Histogram } from './histogram.ts';
 export { type Labels, type MetricOptions, OTHER } from './labels.ts';

@@ -34,7 +34,7 @@ function ipv4Part(s: string): bigint | undefined {
  * An IPv4 address in the legacy forms `inet_aton` and the URL standard accept: one to four parts,
  * the last filling the remaining bytes (`127.1` is 127.0.0.1, `2130706433` is 127.0.0.1).
  */
-export function parseIpv4(text: string): IpAddress | undefined {
+function parseIpv4(text: string): IpAddress | undefined {
   const parts = text.endsWith('.') ? text.slice(0, -1).split('.') : text.split('.');
   if (parts.length < 1 || parts.length > 4 || parts.some((p) => p === '')) return undefined;
   const nums = parts.map(ipv4Part);
@@ -50,7 +50,7 @@ export function parseIpv4(text: string): IpAddress | undefined {
 }
 
 /** An IPv6 address (brackets, a zone and an embedded dotted IPv4 tail allowed). */
-export function parseIpv6(text: string): IpAddress | undefined {
+function parseIpv6(text: string): IpAddress | undefined {
   let s = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
   const zone = s.indexOf('%');
   if (zone >= 0) s = s.slice(0, zone);

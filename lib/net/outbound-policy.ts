@@ -20,7 +20,7 @@ import {
 } from './address.ts';
 
 /** A connection refused by the policy (`code` is what a delivery reports). */
-export class AddressRefused extends Error {
+class AddressRefused extends Error {
   readonly code = 'ADDRESS_REFUSED';
   constructor(
     readonly host: string,

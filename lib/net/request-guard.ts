@@ -13,14 +13,14 @@ const HOST =
   /^(?:[a-z0-9_](?:[a-z0-9_-]{0,62})(?:\.[a-z0-9_](?:[a-z0-9_-]{0,62}))*\.?|\[[0-9a-f:.]{2,45}\])(?::(\d{1,5}))?$/i;
 
 /** Whether a `Host` header value is a host with an optional port no larger than 65535. */
-export function isWellFormedHost(host: string): boolean {
+function isWellFormedHost(host: string): boolean {
   if (host.length === 0 || host.length > 260) return false;
   const m = HOST.exec(host);
   return m !== null && (m[1] === undefined || Number(m[1]) <= 65535);
 }
 
 /** The 400 a malformed request gets, or undefined when its Host and URL can be read. */
-export function malformedRequest(req: Request): Response | undefined {
+function malformedRequest(req: Request): Response | undefined {
   const host = req.headers.get('host');
   if (host !== null && !isWellFormedHost(host))
     return codedError('BAD_HOST', 'the Host header is not a host name or address');

@@ -38,7 +38,7 @@ export interface TurnDeps {
 const MAX_ANSWER_CHARS = 16_000;
 
 /** The answer a turn gave, as text: the status message, else the artifacts' text, else their data. */
-export function answerText(r: { task: Task } | { message: Message }): string {
+function answerText(r: { task: Task } | { message: Message }): string {
   const texts = (parts: { text?: string; data?: unknown }[] | undefined) =>
     (parts ?? []).flatMap((p) => (typeof p.text === 'string' && p.text.trim() ? [p.text] : []));
   if ('message' in r) return texts(r.message.parts).join('\n');

@@ -22,7 +22,7 @@ import { silenceRule } from './mesh-inbox-rules.ts';
 import { createThreads } from './mesh-inbox-threads.ts';
 import { runInboxTurn, type InboxOutcome, type RunTurn, type Turn } from './mesh-inbox-turn.ts';
 
-export { answerText, type InboxOutcome, type RunTurn } from './mesh-inbox-turn.ts';
+export type { InboxOutcome, RunTurn } from './mesh-inbox-turn.ts';
 
 export interface MeshInboxOptions {
   /** The agent's roster name (the node's name). */

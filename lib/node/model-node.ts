@@ -19,7 +19,7 @@ import type { NodeDefinition } from './node-types.ts';
  * A node definition answered by its model: the model agent, and a card that is agent-backed
  * while the model answers. The health's pings are started by whoever runs the node.
  */
-export function withModelAgent(
+function withModelAgent(
   def: NodeDefinition,
   o: Omit<ModelAgentOptions, 'name' | 'description' | 'catalog'>,
 ): NodeDefinition {

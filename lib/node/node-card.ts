@@ -35,7 +35,7 @@ export interface NodeCard {
 }
 
 /** The base URL a node advertises: its public URL, else its bind address (a wildcard as loopback). */
-export function baseUrlOf(host: string, port: number, publicUrl?: string): string {
+function baseUrlOf(host: string, port: number, publicUrl?: string): string {
   const advertisedHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return (
     publicUrl ??

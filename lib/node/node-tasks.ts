@@ -36,7 +36,7 @@ export interface NodeTasksOptions {
 }
 
 /** The node's task store: `<dataDir>/<name>/tasks/`, or the shared database when one is named. */
-export function openTaskStore(o: NodeTasksOptions): TaskStore {
+function openTaskStore(o: NodeTasksOptions): TaskStore {
   const { limits, log } = o;
   const bounds = {
     cacheSize: limits.taskCacheEntries,

@@ -39,7 +39,7 @@ export const isMode = (m: string): m is PeerMode => Object.hasOwn(PEER_RANK, m);
 /** The one header a signed request carries: every signed field, the mode and the signature. */
 export const PEER_HEADER = 'x-peer-signature';
 /** Longest header value read; a longer one is refused before it is split (the fields' own caps sum to ~650). */
-export const PEER_HEADER_MAX = 1024;
+const PEER_HEADER_MAX = 1024;
 /** The header's fields, in the order the signer writes them. */
 export const PEER_FIELDS = ['node', 'ts', 'nonce', 'scope', 'to', 'route', 'mode', 'sig'] as const;
 export type PeerField = (typeof PEER_FIELDS)[number];

@@ -7,7 +7,7 @@ import { EventQueue } from '../event-queue.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
 
 /** Items one consumer may fall behind before its stream is cut (its EventSource reconnects afresh). */
-export const LIVE_QUEUE_LIMIT = 64;
+const LIVE_QUEUE_LIMIT = 64;
 
 /**
  * Streams what `subscribe` delivers as SSE (one JSON `data:` line each) until the client leaves;

@@ -13,7 +13,7 @@ import { LIMITS } from '../limits.ts';
 import { closeEvent, SseQueue, sseFrame, type StreamEnding } from './queue.ts';
 import type { SseStreams } from './streams.ts';
 
-export { closeEvent, type StreamEnding } from './queue.ts';
+export type { StreamEnding } from './queue.ts';
 export { SseStreams, type SseStreamLimits, type StreamEndCode } from './streams.ts';
 
 const SSE_HEADERS = {

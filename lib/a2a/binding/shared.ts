@@ -38,7 +38,7 @@ export function jsonResponse(body: unknown, status: number, code: string | null)
 }
 
 /** Bytes as UTF-8 text, without a copy of the bytes. */
-export function utf8(bytes: Uint8Array): string {
+function utf8(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
 }
 

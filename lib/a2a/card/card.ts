@@ -22,7 +22,7 @@ import type {
  */
 export const AGENT_BACKED_EXTENSION = 'urn:lume-a2a:extension:agent-backed:v1';
 
-export function agentBackedExtension(agentBacked: boolean): AgentExtension {
+function agentBackedExtension(agentBacked: boolean): AgentExtension {
   return {
     uri: AGENT_BACKED_EXTENSION,
     description:
@@ -73,7 +73,7 @@ export interface CardInput {
 }
 
 /** The card's name for the bearer scheme, in both protocol generations. */
-export const BEARER_SCHEME = 'bearer';
+const BEARER_SCHEME = 'bearer';
 
 /**
  * The bearer scheme in one object both generations read: the v1.0 form (`httpAuthSecurityScheme`)

@@ -36,7 +36,7 @@ export interface CardSignature {
 /** Where a node serves the public keys its card names (RFC 7517 JWK Set). */
 export const JWKS_PATH = '/.well-known/jwks.json';
 /** Most signatures a checker reads on one card: a card is signed by its current and previous key. */
-export const MAX_CARD_SIGNATURES = 4;
+const MAX_CARD_SIGNATURES = 4;
 /** Longest `protected` member read (a header of a few short fields). */
 const MAX_PROTECTED_CHARS = 2048;
 
@@ -60,7 +60,7 @@ export function cardKeyId(publicKey: Uint8Array): string {
 }
 
 /** The public key as a JWK, the form a JWKS and the SDK's verifier take. */
-export function publicJwk(key: { kid: string; publicKey: Uint8Array }): Record<string, string> {
+function publicJwk(key: { kid: string; publicKey: Uint8Array }): Record<string, string> {
   return {
     kty: 'OKP',
     crv: 'Ed25519',

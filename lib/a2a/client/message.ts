@@ -9,7 +9,7 @@ import { messageToV03 } from '../wire/v03.ts';
 import type { MessageInput, SendOptions } from './types.ts';
 
 /** The message a caller's input stands for, with a fresh id unless it brought one. */
-export function toMessage(input: MessageInput): Message {
+function toMessage(input: MessageInput): Message {
   const m = typeof input === 'string' ? { text: input } : input;
   const parts: Part[] = [...(m.parts ?? [])];
   if (m.text !== undefined) parts.push({ text: m.text });

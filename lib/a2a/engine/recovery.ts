@@ -21,9 +21,9 @@ import {
 const LEFT_BY_A_CRASH: readonly TaskState[] = ['submitted', 'working'];
 
 /** The code a task failed by a restart carries in its status message (declared in lib/errors/hub.ts). */
-export const INTERRUPTED_CODE = 'TASK_INTERRUPTED';
+const INTERRUPTED_CODE = 'TASK_INTERRUPTED';
 /** Stored in the task's metadata: the state a restart found the task in, and when it failed it. */
-export const RECOVERY_KEY = 'recovery';
+const RECOVERY_KEY = 'recovery';
 
 export interface RecoveryOptions {
   /** The embedded store: one process per node, so whatever it finds running, nobody runs. */

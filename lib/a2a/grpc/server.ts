@@ -36,9 +36,9 @@ export interface GrpcServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-export const GRPC_MAX_CONCURRENT_STREAMS = 100;
+const GRPC_MAX_CONCURRENT_STREAMS = 100;
 /** A connection with no call open for this long is closed (as Bun.serve's idleTimeout of 60 s). */
-export const GRPC_IDLE_MS = 60_000;
+const GRPC_IDLE_MS = 60_000;
 
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {

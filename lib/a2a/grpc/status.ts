@@ -67,7 +67,7 @@ export function streamEndFailure(code: LimitErrorCode, message?: string): GrpcFa
 }
 
 /** `grpc-message` is percent-encoded: bytes outside printable ASCII, and `%` itself. */
-export function percentEncode(text: string): string {
+function percentEncode(text: string): string {
   let out = '';
   for (const b of new TextEncoder().encode(text))
     out +=

@@ -118,7 +118,7 @@ const WELL_KNOWN: Record<string, WellKnown> = {
 };
 
 /** protoc's json_name: underscores dropped, the letter after each upper-cased. */
-export function jsonName(snake: string): string {
+function jsonName(snake: string): string {
   return snake.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }
 
@@ -126,7 +126,7 @@ export function jsonName(snake: string): string {
  * Resolves the declarations of several files into one schema.
  * @throws Error when a type name resolves to nothing (a bug in a shipped schema).
  */
-export function buildSchema(files: ProtoFile[]): Schema {
+function buildSchema(files: ProtoFile[]): Schema {
   const messages = new Map<string, MessageType>();
   const enums = new Map<string, EnumType>();
   for (const f of files)

@@ -13,7 +13,7 @@ import { isTaskId, creatorOf, type TaskRecord } from './task-store.ts';
 import type { IndexMeta, TaskIndex } from './task-index.ts';
 import { TASK_STATES, type PushConfig, type Task } from '../types.ts';
 
-export const FORMAT = 'lume-a2a.task/1';
+const FORMAT = 'lume-a2a.task/1';
 const STATES: ReadonlySet<string> = new Set(TASK_STATES);
 const SHARD = /^[0-9a-f]{2}$/;
 /** The index database and its WAL files, the only other names in the folder. */
@@ -24,7 +24,7 @@ const INDEX_FILES = new Set(['index.sqlite', 'index.sqlite-wal', 'index.sqlite-s
  * (its first ones are a timestamp, the same for years), the first two for a UUIDv4 of an older
  * folder (where it already lies).
  */
-export const shardOf = (id: string): string => (id[14] === '7' ? id.slice(-2) : id.slice(0, 2));
+const shardOf = (id: string): string => (id[14] === '7' ? id.slice(-2) : id.slice(0, 2));
 
 /** Where a task's file lives (the id must have passed `isTaskId`). */
 export const taskFilePath = (dir: string, id: string): string =>

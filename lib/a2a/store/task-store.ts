@@ -156,7 +156,7 @@ export function encodeToken(ts: number, id: string): string {
   return Buffer.from(JSON.stringify([ts, id])).toString('base64url');
 }
 
-export function decodeToken(token: string): [number, string] | undefined {
+function decodeToken(token: string): [number, string] | undefined {
   try {
     const v = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'number' && isTaskId(v[1]))

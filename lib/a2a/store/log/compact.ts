@@ -12,7 +12,7 @@ import type { LogIndex } from './log-index.ts';
 import type { Segments } from './segments.ts';
 
 /** Bytes of a segment one compaction step reads (about a few milliseconds of work). */
-export const COMPACT_STEP_BYTES = 4 << 20;
+const COMPACT_STEP_BYTES = 4 << 20;
 
 export class Compactor {
   /** The segment being copied forward, and how far. */

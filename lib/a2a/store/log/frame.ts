@@ -10,7 +10,7 @@ import { FRAME_HEAD, openFrame, sealFrame } from '../../../checked-frame.ts';
 /** Bytes before the body: its length, then its CRC-32. */
 export const HEAD = FRAME_HEAD;
 /** The kind byte and the id that open every body. */
-export const ID_END = 37;
+const ID_END = 37;
 export const KIND_RECORD = 0x54; // 'T'
 export const KIND_DELETE = 0x44; // 'D'
 

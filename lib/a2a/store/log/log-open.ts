@@ -15,7 +15,7 @@ import type { Segments } from './segments.ts';
 const REBUILD_BATCH = 10_000;
 
 /** Applies one frame of the log to the index, as a write of it did (or would have). */
-export function applyFrame(index: LogIndex, seg: number, f: Frame, log: Log): void {
+function applyFrame(index: LogIndex, seg: number, f: Frame, log: Log): void {
   const prev = index.locate(f.id);
   if (f.kind !== KIND_RECORD) {
     if (prev) index.del(f.id, prev);
