@@ -20,7 +20,7 @@ import { createFleetView } from './fleet/view.ts';
 import type { HubOptions } from './hub-types.ts';
 
 /** The ring the hub pins its members' keys in, as it is now. */
-export const ringOf = (identity: HubOptions['identity']): PeerRing | undefined =>
+const ringOf = (identity: HubOptions['identity']): PeerRing | undefined =>
   typeof identity.ring === 'function' ? identity.ring() : identity.ring;
 
 /**

@@ -31,7 +31,7 @@ export interface JoinServiceOptions {
 }
 
 /** Takes the fleet file and ring from disk into the running hub (the registry reloads the ring). */
-export async function applyFleetFiles(o: JoinServiceOptions): Promise<void> {
+async function applyFleetFiles(o: JoinServiceOptions): Promise<void> {
   await o.registry.replace(await loadFleet(o.to));
 }
 

@@ -49,7 +49,7 @@ function stampOf(files: readonly string[]): string {
 }
 
 /** What differs between two readings of the fleet (and of its ring). */
-export function fleetChanges(
+function fleetChanges(
   before: Fleet,
   after: Fleet,
   rings: { before?: PeerRing | undefined; after?: PeerRing | undefined } = {},

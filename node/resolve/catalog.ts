@@ -43,7 +43,7 @@ function describeNode(node: string, role: string, def: NodeDefinition): FleetNod
 }
 
 /** How long a catalog with an unanswered member run elsewhere is kept before it is read again. */
-export const REMOTE_RETRY_MS = 2_000;
+const REMOTE_RETRY_MS = 2_000;
 
 /** A member run elsewhere, described by what its public `/capabilities` lists. */
 async function describeRemote(m: FleetMember, f: typeof fetch): Promise<FleetNodeCatalog> {
