@@ -9,12 +9,12 @@ import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { installCrashGuard } from '../lib/crash-guard.ts';
-import { consoleLog } from '../lib/log.ts';
+import { consoleLog, stdoutLog } from '../lib/log.ts';
 import { ensureKeys } from '../lib/peer/keys.ts';
 import { liveIdentity } from '../lib/peer/live-identity.ts';
 import { writableFleetFile } from '../lib/config/fleet-file.ts';
 import { loadCardKeys } from '../lib/node/card-keys.ts';
-import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
+import { printChecks, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
 import { createHub } from './hub.ts';
@@ -55,6 +55,8 @@ const portOwner = {
 };
 if (maxPort <= port) exitIfPortTaken(portOwner);
 const log = consoleLog('hub', settings.logLevel, settings.logFormat);
+// What the hub prints for its reader (self-check, listening, console URL): JSON too with LOG_FORMAT=json.
+const out = stdoutLog('hub', settings.logFormat);
 installCrashGuard(log);
 if (settings.file) log('info', 'configuration read', { file: settings.file });
 
@@ -154,7 +156,7 @@ const report = await selfCheck({
   ...(hub.model ? { model: () => hub.model!.check() } : {}),
 });
 boot.record(report);
-for (const line of report) console.log(formatCheck(fleet.hub.name, line));
+printChecks(out, fleet.hub.name, report);
 if (hub.access.requireLogin) {
   const why = requireLogin
     ? 'HUB_REQUIRE_LOGIN'
@@ -178,9 +180,15 @@ log('info', 'hub listening', {
 const grpcListening = await server.grpc;
 // As a local notebook server does: one URL that signs a browser in, once (docs/security.md);
 // written with the listening line, so whoever reads that line has the URL too.
-console.log(
-  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}\nconsole: ${hub.consoleUrl(browserOrigin(host, server.port, publicOrigins))} (opens once; bun run console-url prints another)`,
+const consoleUrl = hub.consoleUrl(browserOrigin(host, server.port, publicOrigins));
+out(
+  'info',
+  `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}`,
+  { url: String(server.url).replace(/\/$/, ''), grpcPort: grpcListening ?? null },
 );
+out('info', `console: ${consoleUrl} (opens once; bun run console-url prints another)`, {
+  console: consoleUrl,
+});
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
 // the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.

@@ -99,6 +99,27 @@ export function consoleLog(
   return log;
 }
 
+/**
+ * The lines a process prints for its reader on stdout (its self-check, "listening on", its console
+ * URL): as written in text, and with `format: 'json'` one JSON object each, shaped as the log
+ * lines, so LOG_FORMAT=json leaves no plain line in either stream.
+ */
+export function stdoutLog(name: string, format: LogFormat = 'text'): Log {
+  return (level, msg, fields) => {
+    const line =
+      format === 'json'
+        ? JSON.stringify({
+            time: new Date().toISOString(),
+            level,
+            logger: name,
+            msg: scrub(msg),
+            fields: fields ? redactFields(fields) : {},
+          })
+        : msg;
+    process.stdout.write(`${line}\n`);
+  };
+}
+
 /** The least level each console logger writes (a logger not listed writes every level). */
 const levels = new WeakMap<Log, number>();
 const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };

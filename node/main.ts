@@ -11,14 +11,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadFleet, type Fleet } from '../lib/config/fleet-file.ts';
 import { installCrashGuard } from '../lib/crash-guard.ts';
-import { consoleLog } from '../lib/log.ts';
+import { consoleLog, stdoutLog } from '../lib/log.ts';
 import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { modelBackedNode } from '../lib/node/model-node.ts';
 import { importNode } from '../lib/node/load-node.ts';
 import { engineTurns } from '../lib/node/mesh-inbox.ts';
 import { meshPresence } from '../lib/node/mesh-presence.ts';
-import { formatCheck, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
+import { printChecks, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { isLoopbackHost } from '../lib/auth/access.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
@@ -159,8 +159,12 @@ const running = await bindOrExit({ host, hint }, () =>
   }),
 );
 const name = running.node.definition.name;
-console.log(
+// What the node prints for its reader (listening, self-check): JSON too with LOG_FORMAT=json.
+const out = stdoutLog(name, settings.logFormat);
+out(
+  'info',
   `${name} listening on ${running.url} (card: ${running.url}/.well-known/agent-card.json${running.grpcPort ? `; gRPC on port ${running.grpcPort}` : ''})`,
+  { url: running.url, grpcPort: running.grpcPort ?? null },
 );
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({
@@ -172,7 +176,7 @@ const report = await selfCheck({
   ...(health ? { model: () => health.check() } : {}),
 });
 boot.record(report);
-for (const line of report) console.log(formatCheck(name, line));
+printChecks(out, name, report);
 health?.start();
 
 const mesh = presence?.mesh;

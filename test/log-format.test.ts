@@ -23,6 +23,19 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** Each line of `text` parsed as JSON (a plain line fails the parse, and so the test). */
+const jsonLines = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        throw new Error(`not a JSON line: ${l}`);
+      }
+    });
+
 const SECRETS = {
   mesh: 'mesh-token-4f1c9e2d',
   model: 'sk-model-key-8a7b6c5d',
@@ -64,11 +77,12 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
   const reader = proc.stdout.getReader();
   let out = '';
   let url: string | undefined;
+  // Its stdout is JSON too: the listening line names its URL in a field.
   while (!url) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`the hub exited: ${await stderr}`);
     out += new TextDecoder().decode(value);
-    url = /listening on (http:\/\/\S+?)(?:\s|$)/.exec(out)?.[1];
+    url = jsonLines(out).find((o) => o.msg.startsWith('hub listening on'))?.fields.url;
   }
 
   // scanner is not running: the call fails, is traced, logged and exported.
@@ -100,6 +114,28 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
 
   proc.kill('SIGTERM');
   await proc.exited;
+  for (let r = await reader.read(); !r.done; r = await reader.read())
+    out += new TextDecoder().decode(r.value);
+  // Every stdout line is a JSON log line: the self-check (counting what it says), listening, console.
+  const printed = jsonLines(out);
+  expect(printed.map((o) => o.msg.split(':')[0])).toEqual([
+    'self-check a2a card OK',
+    'self-check a2a catalog OK',
+    'self-check a2a keys OK',
+    'self-check a2a data OK',
+    'self-check a2a model WARN',
+    'hub listening on http',
+    'console',
+  ]);
+  const [card, catalog] = printed as { fields: { detail: string } }[];
+  const skills = Number(/^(\d+) skills/.exec(card!.fields.detail)?.[1]);
+  expect(catalog!.fields).toMatchObject({
+    check: 'catalog',
+    status: 'ok',
+    detail: `${skills} capabilities; 1 probe answered (negotiation.list)`,
+  });
+  expect(printed.at(-1)!.fields.console).toStartWith(`${url}/login?ticket=`);
+  for (const o of printed) expect(o.logger).toBe('hub');
   const text = await stderr;
   const lines = text.split('\n').filter((l) => l !== '');
   expect(lines.length).toBeGreaterThanOrEqual(2);
@@ -127,6 +163,59 @@ test('a hub with LOG_FORMAT=json writes one JSON object per line, no secret in a
   ).toBe(true);
   // Nor did the collector's key reach the exported spans.
   expect(JSON.stringify(receiver.requests)).not.toContain(SECRETS.collector);
+});
+
+test('a node with LOG_FORMAT=json writes nothing but JSON lines, on stdout and stderr', async () => {
+  const fleetFile = join(dataDir, 'node-fleet.json');
+  writeFileSync(
+    fleetFile,
+    JSON.stringify({
+      hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+      nodes: [{ name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' }],
+    }),
+  );
+  const proc = Bun.spawn(bunCommand(['node/main.ts', '--name', 'scanner', '--port', '0']), {
+    cwd: root,
+    env: {
+      ...process.env,
+      FLEET_FILE: fleetFile,
+      DATA_DIR: join(dataDir, 'node'),
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'debug',
+    },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let out = '';
+  // The self-check's last line (data) ends what the node prints at start.
+  while (!jsonLines(out).some((o) => o.fields?.check === 'data')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the node exited: ${await stderr}`);
+    out += new TextDecoder().decode(value);
+  }
+  const url = jsonLines(out).find((o) => o.msg.startsWith('scanner listening on'))!.fields.url;
+  expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  proc.kill('SIGTERM');
+  await proc.exited;
+  for (let r = await reader.read(); !r.done; r = await reader.read())
+    out += new TextDecoder().decode(r.value);
+  const printed = jsonLines(out);
+  expect(printed.map((o) => o.msg.replace(/:.*$/, ''))).toEqual([
+    'scanner listening on http',
+    'self-check scanner card OK',
+    'self-check scanner catalog OK',
+    'self-check scanner keys OK',
+    'self-check scanner data OK',
+  ]);
+  const logged = jsonLines(await stderr);
+  expect(logged.length).toBeGreaterThan(0);
+  for (const o of [...printed, ...logged]) {
+    expect(Object.keys(o)).toEqual(['time', 'level', 'logger', 'msg', 'fields']);
+    expect(o.logger).toBe('scanner');
+  }
 });
 
 test('fields named for secrets are redacted, bearer credentials cut out of text, in both formats', () => {

@@ -13,9 +13,9 @@ import { PROJECT_ROOT } from '../../lib/project-root.ts';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { installCrashGuard } from '../../lib/crash-guard.ts';
-import { consoleLog, logFormatOf } from '../../lib/log.ts';
+import { consoleLog, logFormatOf, stdoutLog } from '../../lib/log.ts';
 import { ensureKeys, loadPeerIdentity } from '../../lib/peer/keys.ts';
-import { formatCheck } from '../../lib/node/self-check.ts';
+import { printChecks } from '../../lib/node/self-check.ts';
 import { exitIfPortTaken } from '../../lib/port-check.ts';
 import { addRemoteNode, addTarget } from '../fleet/add.ts';
 import { writableFleetFile } from '../../lib/config/fleet-file.ts';
@@ -151,7 +151,9 @@ const checks = await fleetSelfCheck({
     await ensureKeys(dataDir, fleet), loadPeerIdentity(dataDir, fleet.hub.name)
   ),
 });
-for (const c of checks) console.log(formatCheck('fleet', c));
+// What the fleet prints for its reader: JSON too with LOG_FORMAT=json (the live table is for a terminal).
+const out = stdoutLog('fleet', logFormatOf(process.env.LOG_FORMAT));
+printChecks(out, 'fleet', checks);
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
 // One console URL for the whole fleet, as a notebook server prints one (the hub's own goes to its log).
@@ -160,7 +162,10 @@ const consoleLink = newConsoleUrl(
   fleet.hub.name,
   browserOrigin(host, fleet.hub.port, settings.hub.publicOrigins),
 );
-if (!live) console.log(`console: ${consoleLink} (opens once; bun run console-url prints another)`);
+if (!live)
+  out('info', `console: ${consoleLink} (opens once; bun run console-url prints another)`, {
+    console: consoleLink,
+  });
 
 const supervisor = new Supervisor(fleetChildren(fleet, root), {
   cwd: root,
@@ -173,8 +178,16 @@ const supervisor = new Supervisor(fleetChildren(fleet, root), {
 function render(changed: ChildRow): void {
   if (!live) {
     // Not a terminal: one line per change, easy to follow in a log or a test.
-    console.log(
+    out(
+      'info',
       `${changed.name} ${changed.state} port=${changed.port} pid=${changed.pid ?? '-'} restarts=${changed.restarts}`,
+      {
+        node: changed.name,
+        state: changed.state,
+        port: changed.port,
+        pid: changed.pid ?? null,
+        restarts: changed.restarts,
+      },
     );
     return;
   }
@@ -206,7 +219,7 @@ async function shutdown(): Promise<void> {
   if (stopping) return;
   stopping = true;
   await supervisor.stop();
-  console.log('fleet stopped');
+  out('info', 'fleet stopped');
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown());

@@ -8,6 +8,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { ReadyCheck } from '../health.ts';
+import type { Log } from '../log.ts';
 
 export interface CheckLine {
   name: 'card' | 'catalog' | 'keys' | 'data' | 'model';
@@ -194,6 +195,28 @@ export async function selfCheck(input: SelfCheckInput): Promise<CheckLine[]> {
     );
   }
   return lines;
+}
+
+/**
+ * Prints the lines through `out` (lib/log.ts `stdoutLog`): the text of `formatCheck`, at the level
+ * its status says, with its parts as fields for a JSON reader.
+ */
+export function printChecks(
+  out: Log,
+  node: string,
+  lines: readonly (Pick<CheckLine, 'detail' | 'fix'> & {
+    name: string;
+    status: CheckLine['status'];
+  })[],
+): void {
+  for (const c of lines)
+    out(c.status === 'ok' ? 'info' : c.status === 'warn' ? 'warn' : 'error', formatCheck(node, c), {
+      node,
+      check: c.name,
+      status: c.status,
+      detail: c.detail,
+      fix: c.fix,
+    });
 }
 
 /** One printed line: `self-check scanner data FAIL: … -> what to do`. */
