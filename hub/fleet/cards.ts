@@ -5,6 +5,7 @@
  * and the AI Catalog are made from these.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import type { Fleet } from '../../lib/config/fleet-file.ts';
 
@@ -81,9 +82,7 @@ export function createCardReader(deps: CardReaderDeps) {
     if (res.status !== 200 || !bytes) return { status: res.status };
     try {
       const v: unknown = JSON.parse(new TextDecoder().decode(bytes));
-      return v && typeof v === 'object' && !Array.isArray(v)
-        ? { status: 200, body: v as Card }
-        : { status: 200 };
+      return isPlainObject(v) ? { status: 200, body: v as Card } : { status: 200 };
     } catch {
       return { status: 200 };
     }

@@ -4,6 +4,7 @@
  * ed25519; every refusal a JOIN_* code (or UNAUTHENTICATED) with its registry status.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { readBodyBytes } from '../../lib/body.ts';
 import { JOIN_ERRORS, type JoinErrorCode } from '../../lib/errors/join.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
@@ -44,7 +45,7 @@ export interface Presented {
 
 function presented(doc: unknown): Presented | undefined {
   const d = doc as Record<string, unknown> | null;
-  if (!d || typeof d !== 'object' || Array.isArray(d)) return undefined;
+  if (!isPlainObject(d)) return undefined;
   const { name, url, publicKey, kid } = d;
   if (typeof name !== 'string' || !NODE_NAME.test(name)) return undefined;
   const base = typeof url === 'string' ? baseUrl(url) : undefined;

@@ -5,6 +5,7 @@
  * for a short time so a busy console does not multiply the requests.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { readAgentBacked } from '../../lib/a2a/card/card.ts';
 import { type TrustedCardKey, verifyCardSignature } from '../../lib/a2a/card/signature.ts';
 import type { Fleet, FleetMember } from '../../lib/config/fleet-file.ts';
@@ -64,7 +65,7 @@ async function getJson(
     const body = JSON.parse(text) as unknown;
     return {
       status: res.status,
-      body: body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : null,
+      body: isPlainObject(body) ? (body as Json) : null,
     };
   } catch {
     return { status: res.status, body: null };

@@ -4,6 +4,7 @@
  * Ask Agent question (`/api/ask`); each question's calls share one W3C trace.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import {
   isAuthenticated,
   ownerKey,
@@ -45,10 +46,7 @@ export async function localInvoke(
     return refuse('UNKNOWN_TARGET', `no fleet node named ${b.target}`);
   if (typeof b.capability !== 'string' || !CAPABILITY.test(b.capability))
     return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
-  if (
-    b.args !== undefined &&
-    (typeof b.args !== 'object' || b.args === null || Array.isArray(b.args))
-  )
+  if (b.args !== undefined && !isPlainObject(b.args))
     return refuse('BAD_REQUEST', 'args must be an object');
   const r = await deps.invoker.invoke(
     b.target,
@@ -82,10 +80,7 @@ export async function hubCapability(
   if (body instanceof Response) return body;
   if (typeof body.skill !== 'string' || !CAPABILITY.test(body.skill))
     return refuse('BAD_REQUEST', "skill must be one of the hub's capability ids");
-  if (
-    body.args !== undefined &&
-    (typeof body.args !== 'object' || body.args === null || Array.isArray(body.args))
-  )
+  if (body.args !== undefined && !isPlainObject(body.args))
     return refuse('BAD_REQUEST', 'args must be an object');
   // As over A2A: a capability that changes state or runs work needs a principal.
   if (deps.hubCatalog.find(body.skill)?.readOnly === false && !isAuthenticated(caller))

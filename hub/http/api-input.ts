@@ -3,6 +3,7 @@
  * trace page's query, and the JSON object a POST carries (read under its limit).
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { PRINCIPAL_NAME } from '../../lib/auth/principal.ts';
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import type { TraceOutcome, TraceQuery } from '../../lib/fleet/trace.ts';
@@ -53,7 +54,6 @@ export async function postedObject(req: Request): Promise<Record<string, unknown
       ? refuse('BODY_TOO_DEEP', parsed.error.message)
       : refuse('BAD_REQUEST', 'body is not JSON');
   const body = parsed.result;
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    return refuse('BAD_REQUEST', 'body must be a JSON object');
+  if (!isPlainObject(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
   return body as Record<string, unknown>;
 }

@@ -7,6 +7,7 @@
  * anonymous visitor is told to sign in (CONSOLE_MESH_SIGN_IN).
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { ANONYMOUS, type Principal } from '../../lib/auth/principal.ts';
 import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
@@ -35,8 +36,7 @@ export function createMeshSendRoutes(deps: { presences: ConsolePresences; hubNam
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
     if (!parsed.ok) return refuse('BAD_REQUEST', 'body is not JSON');
     const b = parsed.result as { project?: unknown; to?: unknown; text?: unknown } | null;
-    if (!b || typeof b !== 'object' || Array.isArray(b))
-      return refuse('BAD_REQUEST', 'body must be a JSON object');
+    if (!isPlainObject(b)) return refuse('BAD_REQUEST', 'body must be a JSON object');
     if (typeof b.project !== 'string' || !NAME.test(b.project))
       return refuse('BAD_REQUEST', 'project must be a project name');
     if (b.to !== undefined && (typeof b.to !== 'string' || !NAME.test(b.to)))

@@ -3,6 +3,7 @@
  * token; a project with live presences is not deleted.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
 import type { MeshHttpOptions } from './http-options.ts';
 import { apiError, json, readBody } from './http-answers.ts';
@@ -20,8 +21,7 @@ export async function projectsApi(
   const body = await readBody(req, limits.maxHttpBodyBytes);
   if (!body.ok) return apiError(body.error.code, body.error.message);
   const input = body.result as Record<string, unknown> | null;
-  if (!input || typeof input !== 'object' || Array.isArray(input))
-    return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
+  if (!isPlainObject(input)) return apiError('A2A_BAD_REQUEST', 'body must be a JSON object');
   if (op === 'create') {
     const r = await store.createProject(input);
     return r.ok ? json({ result: { project: r.result } }) : apiError(r.error.code, r.error.message);

@@ -4,6 +4,7 @@
  * planner decides instead, and the plan says so: the answer reports the planner that answered.
  */
 
+import { isPlainObject } from '../../lib/json/guards.ts';
 import type { Log } from '../../lib/log.ts';
 import { chat, type ModelEndpoint } from '../../lib/model/chat.ts';
 import type { ModelHealth } from '../../lib/model/health.ts';
@@ -82,10 +83,7 @@ export function modelPlanner(
       calls.push({
         node: tool.node,
         tool: tool.id,
-        args:
-          args && typeof args === 'object' && !Array.isArray(args)
-            ? (args as Record<string, unknown>)
-            : {},
+        args: isPlainObject(args) ? (args as Record<string, unknown>) : {},
         score: 0,
       });
     }

@@ -7,6 +7,7 @@
  * its code as data in the status message (lib/errors/as-data.ts).
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { Agent, AgentContext } from '../a2a/agent.ts';
 import type { Message } from '../a2a/types.ts';
 import { failureParts } from '../errors/as-data.ts';
@@ -20,7 +21,7 @@ const AWAITING = 'awaitingArgument';
 
 /** The `{"skill", "args"}` call a data part carries, if it is one. */
 export function skillCall(data: unknown): { skill: string; args: unknown } | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
+  if (!isPlainObject(data)) return undefined;
   const d = data as Record<string, unknown>;
   return typeof d.skill === 'string' ? { skill: d.skill, args: d.args } : undefined;
 }

@@ -7,6 +7,7 @@
  * to the catalog. The card is agent-backed exactly while the model answers.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { Agent, AgentContext } from '../a2a/agent.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Capability, Catalog } from '../catalog/catalog.ts';
@@ -108,9 +109,7 @@ function meshEnvelope(metadata: Record<string, unknown> | undefined): string {
 const parseArgs = (text: string): Record<string, unknown> | undefined => {
   try {
     const v: unknown = JSON.parse(text || '{}');
-    return v && typeof v === 'object' && !Array.isArray(v)
-      ? (v as Record<string, unknown>)
-      : undefined;
+    return isPlainObject(v) ? (v as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

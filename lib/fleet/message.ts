@@ -5,6 +5,7 @@
  * lib/fleet/invoke.ts wraps it with the trace.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import { readBodyBytes } from '../body.ts';
 import { FLEET_MESSAGE_ERRORS, type FleetMessageErrorCode } from '../errors/fleet.ts';
 import { codedFailureOf } from '../errors/as-data.ts';
@@ -170,8 +171,7 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
     if (!member) return mfail('A2A_NO_ROUTE', 'bad-call');
     if (typeof skill !== 'string' || !SKILL.test(skill))
       return mfail('A2A_BAD_REQUEST', 'bad-call', 'skill is not a capability id');
-    if (!args || typeof args !== 'object' || Array.isArray(args))
-      return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
+    if (!isPlainObject(args)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
     if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId))
       return mfail('A2A_BAD_REQUEST', 'bad-call', 'contextId is missing or malformed');
     let body: Uint8Array;

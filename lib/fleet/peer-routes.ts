@@ -9,6 +9,7 @@
  * themselves (the signature covers those exact bytes), so the framework must not parse it first.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { Fleet } from '../config/fleet-file.ts';
 import { tracedCall, type CallSink } from './traced-call.ts';
 import { fleetMember } from '../config/fleet-file.ts';
@@ -144,8 +145,7 @@ async function admit(
       ? peerError('BODY_TOO_DEEP', parsed.error.message)
       : peerError('PEER_BAD_REQUEST', 'body is not JSON');
   const body = parsed.result;
-  if (!body || typeof body !== 'object' || Array.isArray(body))
-    return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
+  if (!isPlainObject(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.result.node, scope: v.result.scope, body: body as Record<string, unknown> };
 }
 

@@ -3,6 +3,7 @@
  * served (2025-11-25, the one the official TypeScript SDK speaks, and the two before it), the
  * JSON-RPC error codes, and the shapes of tools, tool results and resources.
  */
+import { isPlainObject } from '../json/guards.ts';
 
 /** The newest revision first; `initialize` answers the client's revision when it is listed, else the newest. */
 export const MCP_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
@@ -73,10 +74,7 @@ export interface ResourceContents {
 
 /** A successful answer as a tool result: the value as text and as structured content. */
 export function okResult(value: unknown): ToolResult {
-  const structured =
-    value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { value };
+  const structured = isPlainObject(value) ? (value as Record<string, unknown>) : { value };
   return {
     content: [{ type: 'text', text: JSON.stringify(value) }],
     structuredContent: structured,

@@ -1,5 +1,6 @@
 /** @module lib/mesh/wire — the frames of protocol v3 on `/v1/connect`, and the hub's parser for client frames. */
 
+import { isPlainObject } from '../json/guards.ts';
 import { fail, ok, type Result, type WireCode } from './errors.ts';
 import type { Attachment, TextPayload } from './payload.ts';
 import { parseJsonBody } from '../body.ts';
@@ -137,8 +138,7 @@ export function parseClientFrame(
         : 'frame is not valid JSON',
     );
   const v = parsed.result;
-  if (!v || typeof v !== 'object' || Array.isArray(v))
-    return fail('invalid_frame', 'frame must be a JSON object');
+  if (!isPlainObject(v)) return fail('invalid_frame', 'frame must be a JSON object');
   const f = v as Record<string, unknown>;
   switch (f.type) {
     case 'hello':

@@ -4,6 +4,7 @@
  * protocol (the negotiation's advisor and customer's agent), whose own rules then check the decision.
  */
 
+import { isPlainObject } from '../json/guards.ts';
 import type { Result } from '../errors/result.ts';
 import { chat, type ModelEndpoint, type ModelErrorCode, type ToolDefinition } from './chat.ts';
 
@@ -39,8 +40,7 @@ export async function decide(
     };
   try {
     const args: unknown = JSON.parse(call.arguments || '{}');
-    if (args && typeof args === 'object' && !Array.isArray(args))
-      return { ok: true, result: args as Record<string, unknown> };
+    if (isPlainObject(args)) return { ok: true, result: args as Record<string, unknown> };
   } catch {}
   return {
     ok: false,

@@ -6,6 +6,7 @@
  * these cards.
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { ed25519PublicKey, ed25519SignSync, ed25519VerifySync } from '../../peer/ed25519.ts';
@@ -129,7 +130,7 @@ function readHeader(entry: unknown): Record<string, unknown> | undefined {
     return undefined;
   try {
     const h = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'));
-    return typeof h === 'object' && h !== null && !Array.isArray(h) ? h : undefined;
+    return isPlainObject(h) ? h : undefined;
   } catch {
     return undefined;
   }
@@ -145,7 +146,7 @@ export function verifyCardSignature(
   card: unknown,
   trusted: readonly TrustedCardKey[],
 ): Result<{ kid: string }, CardFailure> {
-  if (typeof card !== 'object' || card === null || Array.isArray(card))
+  if (!isPlainObject(card))
     return fail('CARD_SIGNATURE_MALFORMED', 'the agent card is not a JSON object');
   const signatures = (card as { signatures?: unknown }).signatures;
   if (signatures === undefined || (Array.isArray(signatures) && signatures.length === 0))

@@ -6,6 +6,7 @@
  * (lib/a2a/client/transport.ts, message.ts, stream.ts, call.ts; the shapes in types.ts).
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import type { TaskState } from '../types.ts';
 import { readSendAnswer, readTaskAnswer, readTaskPage } from '../wire/read.ts';
 import { callOutcome } from './call.ts';
@@ -48,7 +49,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
         ctx.timeoutMs,
       );
       if (!r.ok) return r;
-      return r.result && typeof r.result === 'object' && !Array.isArray(r.result)
+      return isPlainObject(r.result)
         ? { ok: true, result: r.result as Record<string, unknown> }
         : failure('A2A_BAD_ANSWER', 'bad-answer', 'the agent card is not a JSON object');
     },

@@ -3,6 +3,7 @@
  * notifications apart, and building answers (the body is read by lib/a2a/binding/shared.ts).
  */
 
+import { isPlainObject } from '../../json/guards.ts';
 import { a2aError, isA2AError, toJsonRpcError, type A2AError } from '../errors.ts';
 import { parseRequestJson } from '../binding/shared.ts';
 import type { ProtocolVersion } from '../types.ts';
@@ -47,7 +48,7 @@ function validId(v: unknown): v is JsonRpcId {
 }
 
 function envelope(v: unknown): Envelope {
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
+  if (!isPlainObject(v))
     return {
       ok: false,
       id: null,
