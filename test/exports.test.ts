@@ -23,7 +23,7 @@ describe('exports', () => {
     expect(unusedExports(root, OWNERS, USERS, ['lib/kit/'])).toEqual([]);
   });
 
-  test('read named, renamed, re-exported, namespace and dynamic imports; not types or comments', () => {
+  test('read named, renamed, re-exported, namespace and dynamic imports; not types, comments or text', () => {
     const dir = mkdtempSync(join(tmpdir(), 'exports-'));
     const put = (file: string, text: string) => {
       mkdirSync(dirname(join(dir, file)), { recursive: true });
@@ -41,6 +41,9 @@ describe('exports', () => {
           'export const onlyTyped = 3;',
           'export const onlyCommented = 4;',
           'export type Shape = {};',
+          'const text = `',
+          'export const inText = 1;',
+          '`;',
         ].join('\n'),
       );
       put('lib/b.ts', 'export const viaNamespace = 1;\nexport const notReached = 2;\n');

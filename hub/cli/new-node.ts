@@ -89,7 +89,7 @@ const queriesText = `/**
  * calls it without a server.
  */
 
-function greeting(who: string): { greeting: string } {
+export function greeting(who: string): { greeting: string } {
   return { greeting: \`Hello, \${who}!\` };
 }
 `;

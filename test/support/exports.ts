@@ -27,6 +27,11 @@ function stripComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
 }
 
+/** Drops template literals: a file that writes source (hub/cli/new-node.ts) holds `export`s that are text. */
+function stripTemplates(code: string): string {
+  return code.replace(/`(?:\\[\s\S]|[^`\\])*`/g, '``');
+}
+
 /** The names a `{ … }` list brings in (`a as b` → a; `type X` is dropped: types are not counted). */
 function namesOf(list: string, side: 'source' | 'exported'): string[] {
   return list
@@ -44,7 +49,7 @@ export function exportsOf(root: string, folders: readonly string[]): Map<string,
   const out = new Map<string, Set<string>>();
   for (const folder of folders)
     for (const file of new Glob(`${folder}/**/*.ts`).scanSync({ cwd: root })) {
-      const code = stripComments(readFileSync(join(root, file), 'utf8'));
+      const code = stripTemplates(stripComments(readFileSync(join(root, file), 'utf8')));
       const names = new Set<string>();
       for (const m of code.matchAll(DECLARED)) names.add(m[1]!);
       for (const m of code.matchAll(LOCAL_LIST))
