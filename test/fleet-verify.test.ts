@@ -1,6 +1,8 @@
 /**
  * `fleet verify`'s checks against a fleet on port 0: a healthy A2A node and a peer-only node pass
  * every check; a node whose snapshot tool answers nothing, and a stopped node, fail the right ones.
+ * On loopback no token is needed for what is public: without one the comparison through the hub
+ * is skipped, and the table says so.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
@@ -89,4 +91,31 @@ test('every check per node, as fleet verify runs them', async () => {
   );
   expect(scan.viaHub.detail).toMatch(/equal$/);
   expect(verifyTable(rows)).toContain('hollow snapshots: no real fields: hollow.read');
+});
+
+test('on loopback without a token: the public checks pass, the comparison through the hub is skipped and said so', async () => {
+  const { signer } = await loadPeerIdentity(f.dataDir, 'a2a');
+  const nodes = f.fleet.nodes.filter((n) => n.name === 'scanner' || n.name === 'meter');
+  const rows = await verifyFleet({ fleet: { ...f.fleet, nodes }, signer, hubUrl: f.hubUrl });
+  expect(rows.map((r) => [r.node, r.ok])).toEqual([
+    ['scanner', true],
+    ['meter', true],
+  ]);
+  expect(rows[0]!.results.viaHub).toEqual({
+    ok: true,
+    skipped: true,
+    detail: expect.stringContaining('skipped: no LUME_TOKEN; set LUME_TOKEN to a token'),
+  });
+  const table = verifyTable(rows);
+  expect(table).toContain('skipped (not a failure):');
+  expect(table).not.toContain('FAIL');
+  expect(table.split('\n')[1]).toMatch(/^scanner .* skip\s*$/);
+  // Beyond loopback the hub answers nothing without a principal: there it is a failure.
+  const far = await verifyFleet({
+    fleet: { ...f.fleet, nodes: nodes.slice(0, 1) },
+    signer,
+    hubUrl: f.hubUrl.replace('127.0.0.1', '127.0.0.1.nip.invalid'),
+    timeoutMs: 500,
+  });
+  expect(far[0]!.results.viaHub.ok).toBe(false);
 });

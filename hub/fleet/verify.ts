@@ -47,7 +47,7 @@ export const CHECKS: readonly Check[] = [
 export interface VerifyRow {
   node: string;
   kind: string;
-  results: Record<Check, { ok: boolean; detail: string }>;
+  results: Record<Check, CheckResult>;
   ok: boolean;
 }
 
@@ -104,14 +104,18 @@ export async function verifyFleet(o: VerifyOptions): Promise<VerifyRow[]> {
   return Promise.all(o.fleet.nodes.map((m) => verifyNode(m, o)));
 }
 
-/** The rows as a fixed-width table. */
+/** The rows as a fixed-width table; a check that was skipped is `skip`, and a note says why. */
 export function verifyTable(rows: VerifyRow[]): string {
   const head = ['node', 'kind', ...CHECKS];
-  const lines = rows.map((r) => [
-    r.node,
-    r.kind,
-    ...CHECKS.map((c) => (r.results[c].ok ? 'ok' : 'FAIL')),
-  ]);
+  const cell = (r: CheckResult) => (r.skipped ? 'skip' : r.ok ? 'ok' : 'FAIL');
+  const lines = rows.map((r) => [r.node, r.kind, ...CHECKS.map((c) => cell(r.results[c]))]);
+  const skipped = [
+    ...new Set(
+      rows.flatMap((r) =>
+        CHECKS.filter((c) => r.results[c].skipped).map((c) => `${c}: ${r.results[c].detail}`),
+      ),
+    ),
+  ];
   const widths = head.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   const failures = rows.flatMap((r) =>
@@ -120,6 +124,7 @@ export function verifyTable(rows: VerifyRow[]): string {
   return [
     fmt(head),
     ...lines.map(fmt),
+    ...(skipped.length ? ['', 'skipped (not a failure):', ...skipped.map((s) => `  ${s}`)] : []),
     ...(failures.length ? ['', 'failures:', ...failures] : []),
   ].join('\n');
 }
