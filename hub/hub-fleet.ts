@@ -44,7 +44,7 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
     signer: opts.identity.signer,
     fleet,
     log,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: opts.fetch,
   });
   // The hub's A2A messages to nodes are signed as the hub, like its peer calls.
   const signA2A = (to: string, body: Uint8Array) =>
@@ -55,7 +55,7 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
     trace,
     fleet,
     sign: signA2A,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: opts.fetch,
   });
   // MESH_TOKEN is one more bearer token, named `mesh`, accepted everywhere the policy asks for one.
   const tokens = opts.meshToken
@@ -64,11 +64,11 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
   const access = createHubAccess({
     name: self,
     host: opts.host ?? '127.0.0.1',
-    ...(tokens ? { tokens } : {}),
-    ...(opts.publicOrigins ? { publicOrigins: opts.publicOrigins } : {}),
+    tokens,
+    publicOrigins: opts.publicOrigins,
     requireLogin: !!opts.requireLogin,
     meshToken: !!opts.meshToken,
-    ...(opts.sessions ? { sessions: opts.sessions } : {}),
+    sessions: opts.sessions,
   });
   const view = createFleetView({
     fleet,
@@ -80,8 +80,8 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
       })),
     onUnverified: (name, failure) =>
       log('warn', 'fleet member card does not verify', { node: name, code: failure.code }),
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
-    ...(opts.fleetTtlMs !== undefined ? { ttlMs: opts.fleetTtlMs } : {}),
+    fetch: opts.fetch,
+    ttlMs: opts.fleetTtlMs,
   });
   // Nodes run elsewhere join at `POST /peer/join`, proven by the access policy's principals.
   const joins =
@@ -92,9 +92,9 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
       dataDir: opts.dataDir,
       authenticate: access.authenticate,
       log,
-      ...(opts.fetch ? { fetch: opts.fetch } : {}),
+      fetch: opts.fetch,
     });
   // A member that came, went, moved or changed its key is read afresh, not after the cache's time.
   registry.subscribe(() => view.invalidate());
-  return { client, invoker, tokens, access, view, ...(joins ? { joins } : {}) };
+  return { client, invoker, tokens, access, view, joins };
 }

@@ -42,10 +42,10 @@ export function createHubNode(
   const ring = typeof r === 'function' ? r() : r;
   const published = ring && publicIdentity(self, ring);
   return createNode(definition, {
-    ...(published ? { identity: published } : {}),
+    identity: published,
     dataDir: opts.dataDir,
-    ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
-    ...(opts.taskStore ? { taskStore: opts.taskStore } : {}),
+    tasksDatabaseUrl: opts.tasksDatabaseUrl,
+    taskStore: opts.taskStore,
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     // Signed calls the hub serves and relays are recorded in its trace, like the calls it makes.
@@ -53,7 +53,7 @@ export function createHubNode(
     access: { authenticate: access.authenticate, anonymous: access.anonymous },
     metrics,
     requests,
-    ...(opts.metricsAccess ? { metricsAccess: opts.metricsAccess } : {}),
+    metricsAccess: opts.metricsAccess,
     limits,
     streams,
     onTaskEvent: p.onTaskEvent,
@@ -62,8 +62,8 @@ export function createHubNode(
       mesh: () => opts.meshStore.ready(),
       ...opts.readyChecks,
     },
-    ...(opts.host ? { host: opts.host } : {}),
-    ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
-    ...(opts.cardKeys ? { cardKeys: opts.cardKeys } : {}),
+    host: opts.host || undefined, // an empty host is no host (the default), as before
+    publicUrl: opts.publicUrl,
+    cardKeys: opts.cardKeys,
   });
 }

@@ -40,13 +40,13 @@ export function createHub(given: HubOptions): Hub {
     trace,
     presences: () => mesh.realtime.roster.size,
     streams,
-    ...(otlp ? { otlp } : {}),
+    otlp,
   });
   // Where the hub reaches itself (set once it listens): MCP sessions and console visitors are present through it.
   let selfUrl: string | undefined;
   const { consoleMesh, mesh } = hubMesh(opts, {
     access,
-    ...(tokens ? { tokens } : {}),
+    tokens,
     store: counted.countMeshMessages(opts.meshStore),
     selfUrl: () => selfUrl,
   });
@@ -72,8 +72,8 @@ export function createHub(given: HubOptions): Hub {
   const shared = { access, view, trace, invoker, node, hubCatalog, ask, streams };
   const { consoleSite, tickets, login, live, api } = hubConsole(opts, {
     ...shared,
-    ...(tokens ? { tokens } : {}),
-    ...(model ? { model } : {}),
+    tokens,
+    model,
     limits,
   });
   // The Fleet page hears a member come, go or change at once, not at its next reading.
@@ -81,33 +81,33 @@ export function createHub(given: HubOptions): Hub {
   const mcp = hubMcp(opts, { ...shared, registry, selfUrl: () => selfUrl });
   const meshSend = createMeshSendRoutes({ presences: consoleMesh, hubName: self });
   const surfaces = { access, node, mcp, mesh, meshSend, login, api, consoleSite };
-  const route = hubRoute({ ...surfaces, ...(joins ? { joins } : {}) });
+  const route = hubRoute({ ...surfaces, joins });
   const fetchAll = guardRequests(requests.wrap(route));
 
   return {
     trace,
     access,
     metrics,
-    ...(otlp ? { otlp } : {}),
+    otlp,
     invoker,
     node,
     view,
     registry,
-    ...(model ? { model } : {}),
+    model,
     catalog: definition.catalog,
     fetch: fetchAll,
     consoleUrl: (at = selfUrl ?? '') => consoleUrl(at, tickets.issue()),
     listen: (port, maxPort) =>
       listenHub(
         {
-          ...(opts.host ? { host: opts.host } : {}),
+          host: opts.host || undefined, // an empty host is no host (the default), as before
           log,
           fetch: fetchAll,
           access,
           node,
           mesh,
           grpc: opts.grpc === false ? false : opts.grpcPort,
-          ...(model ? { model } : {}),
+          model,
           fleet: registry,
           reachedAt: (url) => {
             selfUrl = url;
@@ -117,7 +117,7 @@ export function createHub(given: HubOptions): Hub {
           consoleMesh,
           streams,
           trace,
-          ...(otlp ? { otlp } : {}),
+          otlp,
         },
         port,
         maxPort,

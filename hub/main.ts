@@ -69,7 +69,7 @@ const mesh = await openMeshBackend({
   databaseUrl: settings.hub.meshDatabaseUrl,
   sqliteFile: join(dataDir, 'hub', 'mesh.sqlite'),
   log,
-  ...(settings.hub.meshLeaseMs ? { leaseMs: settings.hub.meshLeaseMs } : {}),
+  leaseMs: settings.hub.meshLeaseMs,
 }).catch((e: Error) => {
   console.error(`hub: cannot open the mesh store: ${e.message}`);
   process.exit(2);
@@ -120,7 +120,7 @@ const hub = createHub({
   log,
   identity: { signer: identity.signer, verifier: identity.verifier, ring: () => identity.ring() },
   joins,
-  ...(cardKeys ? { cardKeys } : {}),
+  cardKeys,
   traceDb,
   meshStore: mesh.store,
   host,
@@ -132,13 +132,13 @@ const hub = createHub({
   consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),
-  ...(mesh.cluster ? { meshCluster: mesh.cluster } : {}),
-  ...(model ? { model } : {}),
-  ...(otlp ? { otlp } : {}),
-  ...(token ? { meshToken: token } : {}),
-  ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
-  ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
-  ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
+  meshCluster: mesh.cluster,
+  model,
+  otlp,
+  meshToken: token,
+  publicUrl: settings.publicUrl,
+  tasksDatabaseUrl: settings.tasksDatabaseUrl,
+  taskStore: settings.taskStore,
   ...grpcOptions(grpcPort),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).

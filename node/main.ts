@@ -84,7 +84,7 @@ const model = modelSettings.baseUrl
   ? {
       baseUrl: modelSettings.baseUrl,
       model: modelSettings.model,
-      ...(modelSettings.apiKey ? { apiKey: modelSettings.apiKey } : {}),
+      apiKey: modelSettings.apiKey,
     }
   : undefined;
 const log = consoleLog(named, settings.logLevel, settings.logFormat);
@@ -96,7 +96,7 @@ const declared = factory({
   fleetFile,
   dataDir,
   limits: limits.value,
-  ...(model ? { model } : {}),
+  model,
 });
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
@@ -108,8 +108,8 @@ const presence = meshPresence(declared.name, settings, {
   log,
 });
 const { definition, health } = modelBackedNode(declared, {
-  ...(model ? { endpoint: model } : {}),
-  ...(modelSettings.agent ? { agent: modelSettings.agent } : {}),
+  endpoint: model,
+  agent: modelSettings.agent,
   pingMs: modelSettings.pingMs,
   log,
   // The mesh tools act as the caller whose message the model answers (docs/security.md).
@@ -140,16 +140,16 @@ const running = await bindOrExit({ host, hint }, () =>
     readyChecks: boot.checks,
     dataDir,
     host,
-    ...(port !== undefined ? { port } : {}),
+    port,
     ...(fleet ? { fleet, fleetFile } : {}),
     ...(joinHub !== undefined ? { join: { hub: joinHub, token: settings.token! } } : {}),
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,
     limits: limits.value,
     ...grpcOptions(grpcPort.value),
-    ...(settings.tasksDatabaseUrl ? { tasksDatabaseUrl: settings.tasksDatabaseUrl } : {}),
-    ...(settings.taskStore ? { taskStore: settings.taskStore } : {}),
-    ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    tasksDatabaseUrl: settings.tasksDatabaseUrl,
+    taskStore: settings.taskStore,
+    publicUrl: settings.publicUrl,
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
       tokens: TokenBook.open(dataDir),
@@ -172,7 +172,7 @@ const report = await selfCheck({
   ...(definition.a2a === false ? {} : { card: running.node.card() }),
   catalog: definition.catalog,
   keysLoaded: running.node.fleet?.nodes.some((n) => n.name === name) ?? false,
-  ...(definition.dataPaths ? { dataPaths: definition.dataPaths } : {}),
+  dataPaths: definition.dataPaths,
   ...(health ? { model: () => health.check() } : {}),
 });
 boot.record(report);
