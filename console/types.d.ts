@@ -61,6 +61,8 @@ export interface FleetSnapshot {
   checkedAt: string;
   online: number;
   nodes: NodeStatus[];
+  /** Why the fleet file's last change could not be read: the view is the last good one. */
+  fleetFileProblem?: string;
 }
 
 /** One reading of the fleet, as the Fleet page draws it over time. */

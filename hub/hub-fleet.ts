@@ -72,6 +72,7 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
   });
   const view = createFleetView({
     fleet,
+    problem: () => registry.problem,
     // A member's card must be signed with a key the hub's ring pinned for it.
     pinnedKeys: (name) =>
       (ringOf(opts.identity)?.get(name)?.ed25519 ?? []).map((publicKey) => ({

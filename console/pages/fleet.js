@@ -35,6 +35,7 @@ export function Fleet() {
   return html`
     <h2>Fleet <small><span class="count">${snap.online} of ${snap.nodes.length} online</span> · hub ${snap.hub} · <${LiveMark} live=${live} /></small></h2>
     <p class="muted small">Checked ${fmtTime(snap.checkedAt)}${first ? ` · pictures since ${fmtTime(first.at)} (${samples.length} readings)` : ''}</p>
+    ${snap.fleetFileProblem ? html`<p class="warning" data-fleet-file-problem>The fleet file changed but cannot be read, so this is the last good view: ${snap.fleetFileProblem}</p>` : ''}
     <table class="fleet stack">
       <thead><tr><th>node</th><th>kind</th><th>state</th><th>latency</th><th>last minutes</th><th>model</th><th>skills</th><th>role</th></tr></thead>
       <tbody>

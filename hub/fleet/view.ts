@@ -36,10 +36,14 @@ export interface FleetSnapshot {
   checkedAt: string;
   online: number;
   nodes: NodeStatus[];
+  /** Why the fleet file could not be read when it last changed: the view is the last good one. */
+  fleetFileProblem?: string;
 }
 
 export interface FleetViewOptions {
   fleet: Fleet;
+  /** Why the fleet file's last change could not be read, if it could not (the registry's `problem`). */
+  problem?: () => string | undefined;
   fetch?: typeof fetch;
   /** Per node, for all its requests together. */
   timeoutMs?: number;
@@ -191,11 +195,13 @@ export function createFleetView(opts: FleetViewOptions): {
     const nodes = probed
       .filter(({ m, status }) => m.default || status.online)
       .map(({ status }) => status);
+    const problem = opts.problem?.();
     return {
       hub: opts.fleet.hub.name,
       checkedAt: new Date(now()).toISOString(),
       online: nodes.filter((n) => n.online).length,
       nodes,
+      ...(problem ? { fleetFileProblem: problem } : {}),
     };
   }
 

@@ -32,6 +32,10 @@ export interface FleetRegistryOptions {
 
 type Listener = (changes: readonly FleetChange[], fleet: Fleet) => void;
 
+/** What a member is, in a fixed order (a reading from a file and one made in code compare alike). */
+const memberKey = (m: FleetMember) =>
+  JSON.stringify([m.port, m.role, m.file, m.default, m.url, m.remote === true]);
+
 const keysOf = (ring: PeerRing | undefined, name: string) =>
   (ring?.get(name)?.ed25519 ?? []).join(',');
 
@@ -61,7 +65,7 @@ function fleetChanges(
     const old = was.get(name);
     if (!old) changes.push({ kind: 'joined', name });
     else if (old.url !== m.url || old.port !== m.port) changes.push({ kind: 'moved', name });
-    else if (JSON.stringify(old) !== JSON.stringify(m)) changes.push({ kind: 'changed', name });
+    else if (memberKey(old) !== memberKey(m)) changes.push({ kind: 'changed', name });
     if (old && keysOf(rings.before, name) !== keysOf(rings.after, name))
       changes.push({ kind: 'rekeyed', name });
   }
