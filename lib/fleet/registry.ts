@@ -53,7 +53,7 @@ function stampOf(files: readonly string[]): string {
 }
 
 /** What differs between two readings of the fleet (and of its ring). */
-function fleetChanges(
+export function fleetChanges(
   before: Fleet,
   after: Fleet,
   rings: { before?: PeerRing | undefined; after?: PeerRing | undefined } = {},

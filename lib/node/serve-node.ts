@@ -84,6 +84,43 @@ function joiningFleet(
   };
 }
 
+/**
+ * A fleet member's peer channel: its own key pair (made here; its peers' public keys are pinned,
+ * docs/peer.md), its identity that follows the ring, its card keys, and, when the node follows a
+ * fleet file, the fleet registry it reads the fleet through.
+ */
+async function wirePeer(o: {
+  dataDir: string;
+  name: string;
+  fleet: Fleet;
+  log: Log;
+  opts: ServeNodeOptions;
+  follow?: string;
+}) {
+  await ensureOwnKey(o.dataDir, o.name);
+  const nonces = o.opts.limits?.peerNonces;
+  const identity = await liveIdentity(o.dataDir, o.name, nonces ? { nonceCapacity: nonces } : {});
+  // The fleet as the hub keeps it: the file joins are written to, and the ring beside it.
+  const registry =
+    o.follow === undefined
+      ? undefined
+      : new FleetRegistry(o.fleet, {
+          file: writableFleetFile(o.follow, o.dataDir, PROJECT_ROOT),
+          alsoWatch: [join(o.dataDir, 'keys', 'ring.json')],
+          ring: { current: () => identity.ring(), reload: () => identity.reload() },
+          log: o.log,
+        });
+  const fleet = registry?.live ?? o.fleet;
+  const peer: NodeOptions['peer'] = {
+    verifier: identity.verifier,
+    client: createPeerClient({ signer: identity.signer, fleet, log: o.log }),
+    fleet,
+  };
+  const published = publicIdentity(o.name, identity.ring());
+  const cardKeys = await loadCardKeys(o.dataDir, o.name);
+  return { fleet, peer, published, identity, cardKeys, registry };
+}
+
 /** Builds the node's app (task store, card, routes, peer channel) without binding a port. */
 export async function prepareNode(
   source: NodeSource,
@@ -118,38 +155,22 @@ export async function prepareNode(
   const member =
     fleet?.nodes.find((n) => n.name === definition.name) ??
     (fleet?.hub.name === definition.name ? fleet.hub : undefined);
-  let peer: NodeOptions['peer'];
-  let published: ReturnType<typeof publicIdentity>;
-  let identity: Awaited<ReturnType<typeof liveIdentity>> | undefined;
-  let cardKeys: NodeOptions['cardKeys'];
-  let registry: FleetRegistry | undefined;
-  if (fleet && member) {
-    // Only this node's own pair is made here; its peers' public keys are pinned (docs/peer.md).
-    await ensureOwnKey(dataDir, member.name);
-    const nonces = opts.limits?.peerNonces;
-    const id = await liveIdentity(dataDir, member.name, nonces ? { nonceCapacity: nonces } : {});
-    identity = id;
-    if (fleetFile && !hub) {
-      // The fleet as the hub keeps it: the file joins are written to, and the ring beside it.
-      registry = new FleetRegistry(fleet, {
-        file: writableFleetFile(fleetFile, dataDir, PROJECT_ROOT),
-        alsoWatch: [join(dataDir, 'keys', 'ring.json')],
-        ring: { current: () => id.ring(), reload: () => id.reload() },
-        log,
-      });
-      fleet = registry.live;
-    }
-    peer = {
-      verifier: identity.verifier,
-      client: createPeerClient({ signer: identity.signer, fleet, log }),
-      fleet,
-    };
-    published = publicIdentity(member.name, identity.ring());
-    // An explicit port wins over the fleet's; one line says so when they differ.
-    if (!hub && opts.port !== undefined && opts.port !== member.port)
-      log('info', `port ${opts.port} given: it wins over the fleet file's ${member.port}`);
-    cardKeys = await loadCardKeys(dataDir, member.name);
-  }
+  const wired =
+    fleet && member
+      ? await wirePeer({
+          dataDir,
+          name: member.name,
+          fleet,
+          log,
+          opts,
+          ...(fleetFile && !hub ? { follow: fleetFile } : {}),
+        })
+      : undefined;
+  if (wired) fleet = wired.fleet;
+  const { peer, published, identity, cardKeys, registry } = wired ?? {};
+  // An explicit port wins over the fleet's; one line says so when they differ.
+  if (member && !hub && opts.port !== undefined && opts.port !== member.port)
+    log('info', `port ${opts.port} given: it wins over the fleet file's ${member.port}`);
   const { fleet: _f, setup: _s, logFor: _l, join: _j, ...nodeOpts } = opts;
   const app = createNode(definition, {
     ...nodeOpts,
