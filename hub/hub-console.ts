@@ -56,7 +56,7 @@ export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
     log,
     tickets,
     throttle: new SignInThrottle(opts.signInThrottle),
-    ...(p.tokens ? { tokens: p.tokens } : {}),
+    tokens: p.tokens,
   });
   const live = hubLiveFeeds({
     view: p.view,
@@ -73,7 +73,7 @@ export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
     hubCatalog: p.hubCatalog,
     ask: p.ask,
     negotiationsDir: negotiationsDir(opts.dataDir),
-    ...(p.model ? { model: p.model } : {}),
+    model: p.model,
     live,
     sse: { maxQueuedBytes: p.limits.sseQueueBytes, streams: p.streams },
   });

@@ -38,11 +38,11 @@ export function hubWork(opts: HubOptions, p: HubWorkParts) {
   const asker = hubAsk({
     self,
     log,
-    ...(opts.model ? { model: opts.model } : {}),
+    model: opts.model,
     invoker,
     view,
     catalog: () => definition.catalog,
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    fetch: opts.fetch,
   });
   const definition = hubNode({
     name: self,
@@ -57,5 +57,5 @@ export function hubWork(opts: HubOptions, p: HubWorkParts) {
       maxAgeMs: limits.negotiationMaxAgeHours * 3_600_000,
     },
   });
-  return { definition, ask: asker.ask, ...(asker.health ? { model: asker.health } : {}) };
+  return { definition, ask: asker.ask, model: asker.health };
 }

@@ -69,8 +69,8 @@ export function createHubMcp(deps: HubMcpDeps) {
   const cards = createCardReader({
     fleet: deps.fleet,
     own: () => ({ card: deps.ownCard(), baseUrl: baseUrl() }),
-    ...(deps.cardChecks ? { checks: deps.cardChecks } : {}),
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    checks: deps.cardChecks,
+    fetch: deps.fetch,
   });
   const fleetTools = createFleetTools({
     invoker: deps.invoker,
@@ -127,7 +127,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     limits,
     allowedOrigin: (o) => deps.origins().includes(o),
     anonymousAllowed: deps.anonymous !== 'none',
-    ...(deps.streams ? { streams: deps.streams } : {}),
+    streams: deps.streams,
     onSession: (s, _caller, req) => {
       const token = bearerOf(req);
       mesh.attach(s, typeof token === 'string' ? token : undefined);

@@ -43,8 +43,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     limits,
     inputModes: settings.inputModes,
     outputModes: settings.outputModes,
-    ...(push ? { push } : {}),
-    ...(opts.now ? { now: opts.now } : {}),
+    push,
+    now: opts.now,
     mayAct: (caller) => mayAct(policy, caller),
     onEvent: opts.onTaskEvent
       ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
@@ -106,7 +106,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
       return startNodeServer({
         name: def.name,
         host,
-        ...(opts.port !== undefined ? { port: opts.port } : {}),
+        port: opts.port,
         ...(opts.publicUrl ? { publicUrl: opts.publicUrl } : {}),
         log,
         anonymous: policy.anonymous,

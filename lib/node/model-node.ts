@@ -55,7 +55,7 @@ export function modelBackedNode(
     pingMs: o.pingMs,
     log: o.log,
     name: def.name,
-    ...(o.fetch ? { fetch: o.fetch } : {}),
+    fetch: o.fetch,
   });
   const definition = withModelAgent(def, {
     endpoint: o.endpoint,
@@ -64,9 +64,9 @@ export function modelBackedNode(
     log: o.log,
     ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxSteps ? { maxSteps: o.maxSteps } : {}),
-    ...(o.tools ? { tools: o.tools } : {}),
-    ...(o.toolsFor ? { toolsFor: o.toolsFor } : {}),
-    ...(o.fetch ? { fetch: o.fetch } : {}),
+    tools: o.tools,
+    toolsFor: o.toolsFor,
+    fetch: o.fetch,
   });
   return { definition, health };
 }

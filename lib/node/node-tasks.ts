@@ -51,7 +51,7 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
     dir: join(o.dataDir, o.name, 'tasks'),
     log,
     ...bounds,
-    ...(o.now ? { now: o.now } : {}),
+    now: o.now,
   };
   return o.taskStore === 'log'
     ? LogTaskStore.open({
@@ -72,8 +72,8 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
     log,
     inputModes: o.inputModes,
     outputModes: o.outputModes,
-    ...(push ? { push } : {}),
-    ...(o.now ? { now: o.now } : {}),
+    push,
+    now: o.now,
     mayAct: o.mayAct,
     onEvent: o.onEvent,
     limits: {
@@ -90,8 +90,8 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
       store,
       log,
       ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}),
-      ...(push ? { push } : {}),
-      ...(o.now ? { now: o.now } : {}),
+      push,
+      now: o.now,
     });
   return { store, engine };
 }

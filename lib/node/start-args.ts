@@ -81,9 +81,9 @@ export function startArgsOrExit(argv: string[] = Bun.argv.slice(2)): StartArgs {
   return {
     ...(name ? { name } : {}),
     ...(file ? { file } : {}),
-    ...(port !== undefined ? { port } : {}),
-    ...(host !== undefined ? { host } : {}),
-    ...(joinHub !== undefined ? { joinHub } : {}),
-    ...(grpcPort !== undefined ? { grpcPort } : {}),
+    port,
+    host,
+    joinHub,
+    grpcPort,
   };
 }
