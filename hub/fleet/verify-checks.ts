@@ -21,7 +21,7 @@ export interface CheckResult {
 }
 
 /** What the comparison through the hub needs, said where it is skipped or refused. */
-export const HUB_TOKEN_HINT =
+const HUB_TOKEN_HINT =
   'set LUME_TOKEN to a token from `bun run keys token add <name>` to compare the answers through the hub';
 
 export interface Descriptor {
