@@ -6,6 +6,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { html } from './html.js';
+import { MESH_PROJECT } from './constants.js';
 import { MeshBadge } from './mesh-panel.js';
 import { PAGES } from './pages/index.js';
 import { SignedInAs } from './signed-in-as.js';
@@ -60,7 +61,7 @@ function App() {
         <a href=${`#/${p.id}`} class=${p === page ? 'active' : ''} aria-current=${p === page ? 'page' : undefined} data-page=${p.id} onClick=${() => setMenuOn('')}>${p.title}</a>`,
       )}
       </nav>
-      <${MeshBadge} project="main" />
+      <${MeshBadge} project=${MESH_PROJECT} />
       <${SignedInAs} />
     </header>
     <main id="main" data-page=${page.id}>

@@ -3,6 +3,12 @@
  * task states, the executor's recipes and trace outcomes.
  */
 
+/**
+ * The mesh project the console watches: the header badge shows it and the Mesh page opens on it
+ * (the hub's default, mesh.project).
+ */
+export const MESH_PROJECT = 'main';
+
 /** The A2A version of every request to the hub's HTTP+JSON binding (`A2A-Version` header). */
 export const A2A_VERSION = '1.0';
 

@@ -128,6 +128,23 @@ test('an anonymous visitor is told to sign in, and the route refuses it with a c
   await page.close();
 });
 
+test('the Mesh page opens on the project the badge shows, not the first one listed', async () => {
+  const made = await fetch(`${f.hubUrl}/api/projects.create`, {
+    method: 'POST',
+    headers: { ...TEST_AUTH, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'aardvark' }),
+  });
+  expect(made.status).toBe(200);
+  const page = await open(1280, 900, '#/mesh');
+  const select = page.locator('select[name="project"]');
+  await select.locator('option', { hasText: 'aardvark' }).waitFor({ state: 'attached' });
+  expect(await select.locator('option').allTextContents()).toEqual(['aardvark', 'main']);
+  await page.locator('main h2', { hasText: 'present in main' }).waitFor();
+  expect(await select.inputValue()).toBe('main');
+  await expect(page.locator('.mesh-badge').textContent()).resolves.toContain('Mesh main');
+  await page.close();
+});
+
 test('on a 390 px screen the badge stays in the header and the panel fits the screen', async () => {
   const page = await open(390, 844, '#/ask');
   await page.locator('.mesh-badge').click();

@@ -6,6 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { listProjects, meshWatch, refused, toApiError } from '../api.js';
+import { MESH_PROJECT } from '../constants.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
 import { ErrorLine, LiveMark, fmtTime, useStream } from './common.js';
@@ -73,7 +74,9 @@ export function Mesh() {
       (r) => {
         if (refused(r)) return setError(r.error);
         setProjects(r.result.projects);
-        setProject((p) => p || r.result.projects[0]?.name || '');
+        // The project the header badge shows, when the hub has it; else the first one listed.
+        const names = r.result.projects.map((x) => x.name);
+        setProject((p) => p || (names.includes(MESH_PROJECT) ? MESH_PROJECT : names[0]) || '');
       },
       (e) => setError(toApiError(e)),
     );
