@@ -26,13 +26,13 @@ export function hubMesh(opts: HubOptions, p: HubMeshParts) {
   const mesh = createMeshServer({
     store: p.store,
     log,
-    ...(opts.meshCluster ? { cluster: opts.meshCluster } : {}),
+    cluster: opts.meshCluster,
     // The hub's policy checks the mesh's HTTP routes; a hello on an unauthenticated socket carries a token.
     access: {
       required: p.access.meshProtected,
       verify: (t) => consoleMesh.accepts(t) || p.tokens?.verify(t) !== undefined,
     },
-    ...(opts.meshLimits ? { limits: opts.meshLimits } : {}),
+    limits: opts.meshLimits,
   });
   return { consoleMesh, mesh };
 }

@@ -34,5 +34,5 @@ export function hubTelemetry(opts: HubOptions, limits: Limits) {
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
   if (otlp) trace.subscribe((r) => otlp.add(r));
-  return { trace, streams, metrics, requests, ...(otlp ? { otlp } : {}) };
+  return { trace, streams, metrics, requests, otlp };
 }

@@ -64,8 +64,8 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
     token: opts.token,
     limits,
     timers: opts.timers ?? REAL_TIMERS,
-    ...(opts.cluster ? { cluster: opts.cluster } : {}),
-    ...(admit ? { admit } : {}),
+    cluster: opts.cluster,
+    admit,
   });
   const http = createMeshHttp({
     store: opts.store,

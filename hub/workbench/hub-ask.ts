@@ -38,9 +38,7 @@ export function hubAsk(o: HubAskOptions): {
         ...fetchOpt,
       })
     : undefined;
-  const plan = o.model
-    ? modelPlanner(o.model, { log: o.log, ...(health ? { health } : {}), ...fetchOpt })
-    : undefined;
+  const plan = o.model ? modelPlanner(o.model, { log: o.log, health, ...fetchOpt }) : undefined;
   const askQuestion = (question: string) =>
     ask(
       {
@@ -50,7 +48,7 @@ export function hubAsk(o: HubAskOptions): {
           tools: () => o.catalog().descriptors(),
           invoke: (id, args) => o.catalog().invoke(id, args),
         },
-        ...(plan ? { planner: plan } : {}),
+        planner: plan,
         fallbackCatalog: capabilitiesFromNodes(
           async () => (await o.view.snapshot()).nodes,
           o.fetch,
@@ -58,5 +56,5 @@ export function hubAsk(o: HubAskOptions): {
       },
       question,
     );
-  return { ...(health ? { health } : {}), ask: askQuestion };
+  return { health, ask: askQuestion };
 }

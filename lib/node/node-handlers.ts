@@ -48,9 +48,9 @@ function peerDeps(def: NodeDefinition, opts: NodeOptions, settings: NodeSettings
         ...(from.onBehalfOf ? { onBehalfOf: from.onBehalfOf } : {}),
       }),
     log: settings.log,
-    ...(opts.peer.client ? { client: opts.peer.client } : {}),
-    ...(opts.peer.fleet ? { fleet: opts.peer.fleet } : {}),
-    ...(opts.peer.spans ? { spans: opts.peer.spans } : {}),
+    client: opts.peer.client,
+    fleet: opts.peer.fleet,
+    spans: opts.peer.spans,
   };
   return deps;
 }
@@ -89,7 +89,7 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
     (opts.access?.tokens || opts.access?.authenticate ? auth.metricsAccess : undefined);
   const serveMetrics = metricsHandler(settings.metrics, {
     host: settings.host,
-    ...(metricsAccess ? { access: metricsAccess } : {}),
+    access: metricsAccess,
   });
   return {
     card: ({ request }) => card.respond(request),

@@ -58,7 +58,7 @@ export default defineNode((opts: ResolveOptions) => {
     ? createExecutor({
         dataDir: opts.dataDir,
         recipes,
-        ...(opts.model ? { model: opts.model } : {}),
+        model: opts.model,
         ...(opts.limits?.jobMaxStored ? { maxJobRecords: opts.limits.jobMaxStored } : {}),
         ...(opts.limits?.jobMaxAgeHours ? { maxJobAgeHours: opts.limits.jobMaxAgeHours } : {}),
         ...opts.exec,
