@@ -14,6 +14,8 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join, resolve } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { capability, defineNode, serveNode } from '../lib/kit/node.ts';
 import { JOIN_ROUTE, JOIN_SCOPE } from '../lib/fleet/join.ts';
 import { ensureOwnKey, loadPeerIdentity, publicIdentity } from '../lib/peer/keys.ts';
@@ -239,6 +241,37 @@ test('bunx lume-node --join: the node pins the hub, joins, and the hub lists it 
   } as any);
   expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(task.artifacts[0].parts[0].content.value).toEqual({ city: 'lima', celsius: 19 });
+}, 60_000);
+
+test('the joined app answers Ask Agent and an MCP client, as the doc ends', async () => {
+  const answer = await (
+    await fetch(`${hubUrl}/api/ask`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ question: 'temperature in lima?' }),
+    })
+  ).json();
+  expect(answer.answered).toBe(true);
+  expect(answer.tried).toContainEqual(
+    expect.objectContaining({ node: 'weather', tool: 'weather.now', outcome: 'ok' }),
+  );
+  expect(JSON.stringify(answer.facts)).toContain('19');
+  // The official MCP client lists the app's capability as a tool and calls it.
+  const mcp = new Client({ name: 'package-join', version: '1.0.0' });
+  await mcp.connect(
+    new StreamableHTTPClientTransport(new URL(`${hubUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  try {
+    const tools = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('weather_now');
+    const called = await mcp.callTool({ name: 'weather_now', arguments: { city: 'lima' } });
+    expect(called.isError).toBeFalsy();
+    expect(JSON.stringify(called.structuredContent ?? called.content)).toContain('19');
+  } finally {
+    await mcp.close();
+  }
 }, 60_000);
 
 test('both sides restart: the hub keeps the node, the node joins again unchanged', async () => {
