@@ -45,7 +45,7 @@ export function hubRoute(
       case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
         return undefined;
       case 'mcp':
-        return p.mcp.fetch(req, caller);
+        return p.mcp.fetch(req, caller, server?.requestIP?.(req)?.address ?? 'unknown');
       case 'join':
         return p.joins ? p.joins.fetch(req) : joinsNotOffered();
       case 'mesh':

@@ -319,8 +319,53 @@ describe('the session table (in process)', () => {
     }
     expect(sessions.size).toBe(3);
     expect(sessions.find(ids[0]!, 'user:alice')).toBeUndefined();
-    expect(sessions.find(ids[1]!, 'anonymous')).toBeDefined();
+    expect(sessions.find(ids[1]!, 'anonymous@unknown')).toBeDefined();
     expect(sessions.find(ids[3]!, 'user:alice')).toBeDefined();
+  });
+
+  test('anonymous sessions are told apart by address: another address can neither use, end nor evict one', async () => {
+    const sessions = new McpSessions({ ...MCP_LIMITS, sessionsPerPrincipal: 2 });
+    const http = createMcpHttp({
+      server,
+      sessions,
+      limits: MCP_LIMITS,
+      allowedOrigin: () => false,
+      anonymousAllowed: true,
+    });
+    const mine = (await http.fetch(req(), ANONYMOUS, '10.0.0.1')).headers.get('mcp-session-id')!;
+    const h = { ...BASE, 'mcp-session-id': mine };
+    const list = () =>
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
+      });
+    const used = await http.fetch(list(), ANONYMOUS, '10.0.0.2');
+    const ended = await http.fetch(
+      new Request('http://localhost/mcp', { method: 'DELETE', headers: h }),
+      ANONYMOUS,
+      '10.0.0.2',
+    );
+    expect([used.status, (await used.json()).error.data.code]).toEqual([
+      404,
+      'MCP_UNKNOWN_SESSION',
+    ]);
+    expect([ended.status, (await ended.json()).error.data.code]).toEqual([
+      404,
+      'MCP_UNKNOWN_SESSION',
+    ]);
+    // Another address's flood of initialize recycles its own share only.
+    for (let i = 0; i < 5; i++)
+      expect((await http.fetch(req(), ANONYMOUS, '10.0.0.2')).status).toBe(200);
+    expect((await http.fetch(list(), ANONYMOUS, '10.0.0.1')).status).toBe(200);
+    expect(sessions.size).toBe(3);
+    // Its owner still ends it.
+    const own = await http.fetch(
+      new Request('http://localhost/mcp', { method: 'DELETE', headers: h }),
+      ANONYMOUS,
+      '10.0.0.1',
+    );
+    expect([own.status, sessions.size]).toEqual([204, 2]);
   });
 });
 

@@ -150,9 +150,9 @@ export function createHubMcp(deps: HubMcpDeps) {
   return {
     sessions,
     /** The answer for the MCP endpoint and the catalog; undefined for any other path. */
-    fetch(req: Request, caller: Principal): Promise<Response> | undefined {
+    fetch(req: Request, caller: Principal, client?: string): Promise<Response> | undefined {
       const path = new URL(req.url).pathname;
-      if (path === MCP_PATH) return http.fetch(req, caller);
+      if (path === MCP_PATH) return http.fetch(req, caller, client);
       if (path === AI_CATALOG_PATH) return catalogRoute(req, caller);
       return undefined;
     },

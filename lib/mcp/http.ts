@@ -58,11 +58,14 @@ export function createMcpHttp(opts: McpHttpOptions) {
   }
 
   return {
-    /** Answers one request to the MCP endpoint as `caller` (the surface authenticated it). */
-    async fetch(req: Request, caller: Principal): Promise<Response> {
+    /**
+     * Answers one request to the MCP endpoint as `caller` (the surface authenticated it), sent from
+     * the address `client`.
+     */
+    async fetch(req: Request, caller: Principal, client = 'unknown'): Promise<Response> {
       const refused = refusedCaller(opts, req, caller);
       if (refused) return refused;
-      const owner = ownerKey(caller);
+      const owner = sessionOwner(caller, client);
       switch (req.method) {
         case 'POST':
           return post(opts, req, caller, owner);
@@ -76,6 +79,14 @@ export function createMcpHttp(opts: McpHttpOptions) {
     },
   };
 }
+
+/**
+ * Whom a session belongs to. Anonymous callers are one principal elsewhere, but their sessions are
+ * told apart by address: another address cannot use or end them, and its initialize flood recycles
+ * only its own share (sessionsPerPrincipal), not theirs.
+ */
+const sessionOwner = (caller: Principal, client: string): string =>
+  isAuthenticated(caller) ? ownerKey(caller) : `anonymous@${client}`;
 
 /** The refusal of every method: another origin, an anonymous caller where none may come, an unknown protocol version. */
 function refusedCaller(

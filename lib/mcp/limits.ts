@@ -10,7 +10,7 @@ export const MCP_LIMITS = Object.freeze({
   /** Open sessions per process; one more `initialize` is refused (503 MCP_SESSIONS_FULL) once the idle ones are gone. */
   sessions: 256,
   /**
-   * Open sessions of one principal (anonymous callers are one); at the cap its least recently used
+   * Open sessions of one principal (anonymous callers: one per address); at the cap its least recently used
    * session ends, so a harness that restarts without ending its session recycles its own, and no
    * one principal can fill the table.
    */
