@@ -34,7 +34,7 @@ export function BarChart({ items, selected, onSelect, title }) {
   const scale = (hasNegative ? span / 2 : span) / max;
   const H = items.length * ROW + PAD * 2;
   return html`
-    <svg class="chart bars" viewBox=${`0 0 ${W} ${H}`} role="group" aria-label=${title}>
+    <svg class="chart bars" viewBox=${`0 0 ${W} ${H}`} style=${`min-width: ${W}px`} role="group" aria-label=${title}>
       <line x1=${zero} x2=${zero} y1=${PAD / 2} y2=${H - PAD / 2} class="axis" />
       ${items.map((item, i) => {
         const w = Math.abs(item.value) * scale;
@@ -155,7 +155,7 @@ export function Waterfall({ records, selected, onSelect }) {
   const depth = new Map(tree.map((t) => [t.r.id, t.depth]));
   const H = rows.length * ROW + 20;
   return html`
-    <svg class="chart waterfall" viewBox=${`0 0 ${W} ${H}`} role="group" aria-label=${`${rows.length} calls over ${span} ms`}>
+    <svg class="chart waterfall" viewBox=${`0 0 ${W} ${H}`} style=${`min-width: ${W}px`} role="group" aria-label=${`${rows.length} calls over ${span} ms`}>
       <text x=${LABEL} y="12" class="tick">0 ms</text>
       <text x=${W - 8} y="12" text-anchor="end" class="tick">${span} ms</text>
       ${rows.map((r, i) => {
@@ -193,7 +193,7 @@ export function RateChart({ buckets }) {
   );
   const clock = (/** @type {number} */ m) => new Date(m * 60_000).toTimeString().slice(0, 5);
   return html`
-    <svg class="chart rate" viewBox=${`0 0 ${W} ${H}`} role="img"
+    <svg class="chart rate" viewBox=${`0 0 ${W} ${H}`} style=${`min-width: ${W}px`} role="img"
       aria-label=${`calls per minute over the last ${buckets.length} minutes: ${buckets.reduce((n, b) => n + b.calls, 0)} calls, ${buckets.reduce((n, b) => n + b.errors, 0)} failed or empty`}>
       <text x="2" y=${TOP} class="tick">${max}</text>
       <text x="2" y=${H - BOTTOM} class="tick">0</text>
