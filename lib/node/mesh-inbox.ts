@@ -14,6 +14,7 @@
 
 import type { TaskEngine } from '../a2a/engine/engine.ts';
 import { isA2AError } from '../a2a/errors.ts';
+import { ANONYMOUS, type Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
 import type { InboundMessage, SendRequest } from '../mesh/client.ts';
 import type { SendReceipt } from '../mesh/connection.ts';
@@ -41,12 +42,15 @@ export interface MeshInboxOptions {
 }
 
 /**
- * Turns run by the node's own engine, as the node itself (`node:<name>`): the tasks are the
- * node's, invisible to every A2A caller, and its model's mesh tools read only (docs/security.md).
+ * Turns run by the node's own engine: the tasks are the node's (`node:<name>`), invisible to every
+ * A2A caller, but each turn acts for its sender, so the access policy `/a2a` applies to that
+ * sender applies, and a job counts against it. A delivered mesh message names its sender's
+ * roster name only, which anyone may claim, with no proof of a principal: the sender is anonymous.
  */
 export function engineTurns(engine: TaskEngine, name: string): RunTurn {
+  const caller: Principal = { kind: 'node', name };
   return async (params) => {
-    const r = await engine.send({ params, version: '1.0', caller: { kind: 'node', name } });
+    const r = await engine.send({ params, version: '1.0', caller, actingFor: ANONYMOUS });
     return isA2AError(r) ? { code: r.code, message: r.message } : r;
   };
 }

@@ -35,6 +35,12 @@ export interface SendContext {
   params: SendParams;
   version: ProtocolVersion;
   caller: Principal;
+  /**
+   * Whom the send acts for when that is not the task's owner: the access policy is applied to it,
+   * and the agent's turn (its capability calls, the jobs they start) runs as it. A node's mesh inbox
+   * owns its turns' tasks (invisible to every A2A caller) but acts for the message's sender.
+   */
+  actingFor?: Principal;
 }
 
 /** What a send needs beside the engine's core. */
@@ -50,7 +56,7 @@ export interface SendDeps {
 /** The checks of a send, then the live task it starts or continues (with its push config). */
 export async function beginSend(
   deps: SendDeps,
-  { params, version, caller }: SendContext,
+  { params, version, caller, actingFor = caller }: SendContext,
 ): Promise<Live | A2AError> {
   const { core, coordination } = deps;
   const { message, configuration } = params;
@@ -61,10 +67,10 @@ export async function beginSend(
     const field = 'configuration.pushNotificationConfig.url';
     const problem = pushProblem(core.push, configuration.pushConfig.url, field);
     if (problem) return problem;
-    if (!deps.mayAct(caller)) return unauthenticated('A webhook registration');
+    if (!deps.mayAct(actingFor)) return unauthenticated('A webhook registration');
   }
   const why = core.agent.needsPrincipal?.(message);
-  if (why !== undefined && !deps.mayAct(caller)) return unauthenticated(why);
+  if (why !== undefined && !deps.mayAct(actingFor)) return unauthenticated(why);
 
   let live: Live;
   if (message.taskId) {
@@ -100,14 +106,14 @@ export async function beginSend(
 export function sendTurn(
   deps: SendDeps,
   live: Live,
-  { params, version, caller }: SendContext,
+  { params, version, caller, actingFor = caller }: SendContext,
 ): Promise<void> {
   return runTurn(deps.core, deps.coordination, {
     live,
     message: params.message,
     continued: live.stored,
     version,
-    caller,
+    caller: actingFor,
   });
 }
 
