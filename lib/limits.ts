@@ -32,6 +32,11 @@ export const LIMITS = Object.freeze({
   taskMaxStored: 100_000,
   /** Age of the oldest terminal task a node keeps, in hours. */
   taskMaxAgeHours: 720,
+  /**
+   * Bytes of task files a node keeps (TASK_STORE=files); past it the oldest terminal ones are
+   * deleted, and while tasks in progress hold it new tasks are refused (`TASK_STORE_FULL`).
+   */
+  taskMaxBytes: 2048 * MiB,
   /** Size past which the task log (TASK_STORE=log) begins a new segment. */
   taskLogSegmentBytes: 64 * MiB,
   /** The task log's segments on disk past which new tasks are refused (`TASK_STORE_FULL`). */
@@ -68,6 +73,7 @@ const LIMIT_ENV = Object.freeze({
   TASK_LIST_PAGE_BYTES: 'taskListPageBytes',
   TASK_MAX_STORED: 'taskMaxStored',
   TASK_MAX_AGE_HOURS: 'taskMaxAgeHours',
+  TASK_MAX_BYTES: 'taskMaxBytes',
   TASK_LOG_SEGMENT_BYTES: 'taskLogSegmentBytes',
   TASK_LOG_MAX_BYTES: 'taskLogMaxBytes',
   JOB_MAX_STORED: 'jobMaxStored',

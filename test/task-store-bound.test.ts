@@ -3,11 +3,13 @@
  * the task log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
  * would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC, nothing is
  * stored, a message to an existing task still works, and once tasks finish and retention makes
- * room new tasks are accepted again; concurrent sends at the bound never overshoot it.
+ * room new tasks are accepted again; concurrent sends at the bound never overshoot it. The
+ * JSON-file store's byte bound: large finished tasks are deleted oldest first so the folder stays
+ * near it, and large tasks in progress that fill it refuse a new one.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readdirSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import type { Agent } from '../lib/a2a/agent.ts';
@@ -45,7 +47,7 @@ function holdingAgent(): { agent: Agent; letGo(): Promise<void> } {
     async handle(ctx) {
       if (ctx.continued) return ctx.complete('thanks');
       if (ctx.text === 'ask') return ctx.requireInput('which one?');
-      if (ctx.text !== 'hold') return ctx.complete('done');
+      if (!ctx.text.startsWith('hold')) return ctx.complete('done');
       ctx.working('holding');
       const turn = Promise.race([
         gate,
@@ -73,7 +75,7 @@ const message = (text: string, extra: Record<string, unknown> = {}) => ({
 const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
   rpc(url, 'SendMessage', {
     message: message(text, extra),
-    configuration: { returnImmediately: text === 'hold' },
+    configuration: { returnImmediately: text.startsWith('hold') },
   });
 
 const backends: { name: string; options(): Promise<Partial<NodeOptions>> }[] = [
@@ -206,6 +208,72 @@ describe.each(backends)('the task store bound on $name', (backend) => {
       expect([accepted.length, refused.length]).toEqual([BOUND, 15]);
       await n.node.store.flush();
       expect(await n.node.store.count()).toBe(BOUND);
+    } finally {
+      void letGo();
+      await n.dispose();
+    }
+  });
+});
+
+/** The bytes of the task files in a JSON-file store's folder. */
+function folderBytes(dir: string): number {
+  return readdirSync(dir)
+    .filter((s) => /^[0-9a-f]{2}$/.test(s))
+    .flatMap((s) => readdirSync(join(dir, s)).map((f) => join(dir, s, f)))
+    .reduce((sum, f) => sum + statSync(f).size, 0);
+}
+
+describe('the byte bound of the JSON-file store', () => {
+  const MAX_BYTES = 200_000;
+  const big = 'x'.repeat(60_000);
+
+  test('large finished tasks are deleted oldest first; the folder stays near the bound and new tasks go on', async () => {
+    const { agent } = holdingAgent();
+    const n = await startNode(agentNode('bytes', agent), {
+      dataDir: tempDir(),
+      taskStore: 'files',
+      limits: { taskMaxBytes: MAX_BYTES },
+    });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await send(n.url, `big ${big}`);
+        expect(r.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+        ids.push(r.result.task.id);
+      }
+      await n.node.store.flush();
+      await n.node.store.retain();
+      expect(folderBytes(join(n.dataDir, 'bytes', 'tasks'))).toBeLessThanOrEqual(MAX_BYTES);
+      expect((await rpc(n.url, 'GetTask', { id: ids[0] })).error.code).toBe(-32001);
+      expect((await rpc(n.url, 'GetTask', { id: ids[11] })).result.id).toBe(ids[11]);
+    } finally {
+      await n.dispose();
+    }
+  });
+
+  test('large tasks in progress that fill it refuse a new task TASK_STORE_FULL; finished, they make room', async () => {
+    const { agent, letGo } = holdingAgent();
+    const n = await startNode(agentNode('bytes', agent), {
+      dataDir: tempDir(),
+      taskStore: 'files',
+      limits: { taskMaxBytes: MAX_BYTES },
+    });
+    try {
+      for (let i = 0; i < 4; i++)
+        expect((await send(n.url, `hold ${big}`)).result.task.status.state).toBe(
+          'TASK_STATE_WORKING',
+        );
+      await n.node.store.flush();
+      const refused = await send(n.url, 'small');
+      expect([refused.error?.code, refused.error?.data?.[0]?.reason]).toEqual([
+        -32000,
+        'TASK_STORE_FULL',
+      ]);
+      expect(await n.node.store.count()).toBe(4);
+      await letGo();
+      await n.node.store.flush();
+      await n.node.store.retain();
+      expect((await send(n.url, 'small')).result.task.status.state).toBe('TASK_STATE_COMPLETED');
     } finally {
       void letGo();
       await n.dispose();

@@ -59,7 +59,7 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
         segmentBytes: limits.taskLogSegmentBytes,
         maxBytes: limits.taskLogMaxBytes,
       })
-    : FileTaskStore.open(embedded);
+    : FileTaskStore.open({ ...embedded, maxBytes: limits.taskMaxBytes });
 }
 
 /** The store and the engine over it, with the tasks a crash left running already settled. */

@@ -2,8 +2,8 @@
  * @module lib/a2a/store/files-store — the embedded task store: one JSON file per task in sharded
  * folders (lib/a2a/store/task-folder.ts), written atomically (lib/atomic-file.ts), an index in SQLite
  * for listing, counting and retention (lib/a2a/store/task-index.ts), and a cache bounded by entries and
- * by bytes. Retention keeps at most `maxStored` tasks and none older than `maxAgeMs`, deleting
- * terminal tasks oldest first and never a task in progress.
+ * by bytes. Retention keeps at most `maxStored` tasks, `maxBytes` of files and none older than
+ * `maxAgeMs`, deleting terminal tasks oldest first and never a task in progress.
  */
 
 import { mkdirSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { LIMITS, utf8Bytes } from '../../limits.ts';
 import type { Log } from '../../log.ts';
 import { type A2AError, a2aError } from '../errors.ts';
 import { RecordCache } from './record-cache.ts';
+import { TaskBytes } from './task-bytes.ts';
 import { encodeRecord, metaOf, prepareFolder, readTaskFile, taskFilePath } from './task-folder.ts';
 import { TaskIndex } from './task-index.ts';
 import { listPage } from './list-page.ts';
@@ -42,6 +43,8 @@ export interface FileTaskStoreOptions {
   maxStored?: number;
   /** Age of the oldest terminal task kept, in hours (default LIMITS.taskMaxAgeHours). */
   maxAgeHours?: number;
+  /** Bytes of task files kept; past it the oldest terminal ones are deleted, new tasks refused (default LIMITS.taskMaxBytes). */
+  maxBytes?: number;
   now?: () => number;
 }
 
@@ -68,6 +71,9 @@ export class FileTaskStore implements TaskStore {
 
   /** JSON a `ListTasks` page carries past its first task (lib/a2a/store/list-page.ts). */
   private listPageBytes = LIMITS.taskListPageBytes;
+  private maxBytes = LIMITS.taskMaxBytes;
+  /** Each task file's size: a store full of bytes refuses new tasks as one full of tasks does. */
+  private readonly bytes: TaskBytes;
 
   private constructor(
     private readonly dir: string,
@@ -82,6 +88,7 @@ export class FileTaskStore implements TaskStore {
     this.index = new TaskIndex(join(dir, 'index.sqlite'));
     prepareFolder(dir, this.index, log);
     this.stored = this.index.count();
+    this.bytes = TaskBytes.scan(dir);
     // Age is checked every minute (or a tenth of the age, when shorter); unref'd: it keeps no process up.
     this.ageTimer = setInterval(() => this.prune(), Math.min(60_000, maxAgeMs / 10));
     this.ageTimer.unref?.();
@@ -101,6 +108,7 @@ export class FileTaskStore implements TaskStore {
       opts.now ?? Date.now,
     );
     if (opts.listPageBytes) store.listPageBytes = opts.listPageBytes;
+    if (opts.maxBytes) store.maxBytes = opts.maxBytes;
     return store;
   }
 
@@ -109,7 +117,9 @@ export class FileTaskStore implements TaskStore {
   }
 
   hasRoom(pending: () => number): boolean | Promise<boolean> {
-    const fits = () => this.stored + this.creating.size + pending() < hardBound(this.maxStored);
+    const fits = () =>
+      this.stored + this.creating.size + pending() < hardBound(this.maxStored) &&
+      this.bytes.total < this.maxBytes;
     if (fits()) return true;
     // At the bound: a retention step under way is waited for and followed by the next; otherwise
     // one runs now, unless the last found nothing terminal and nothing was written since (a store
@@ -244,7 +254,8 @@ export class FileTaskStore implements TaskStore {
       const marked = this.indexed.get(rec) !== key;
       if (marked) await this.index.mark(id, take);
       else take();
-      this.cache.setSize(id, utf8Bytes(body));
+      const size = utf8Bytes(body);
+      this.cache.setSize(id, size);
       // First write of a new task: exclusive create, no rename. The caller is answered only after
       // it completes, so a crash mid-write leaves an unacknowledged, unparsable file that the
       // next start removes; nothing a client was told exists can be torn. Later writes (or a first
@@ -256,6 +267,7 @@ export class FileTaskStore implements TaskStore {
         writeFileAtomicSync(target, body, { ifAbsent: true, direct: true });
       if (!created) writeFileAtomicSync(target, body);
       else this.stored++;
+      this.bytes.set(id, size);
       this.onDisk.add(rec);
       if (marked) {
         this.index.clean(id);
@@ -273,7 +285,7 @@ export class FileTaskStore implements TaskStore {
   private settled(): void {
     this.nothingToPrune = false;
     this.cache.trim();
-    if (this.stored > this.maxStored && !this.pruning) setImmediate(() => this.prune());
+    if (this.overBound() && !this.pruning) setImmediate(() => this.prune());
   }
 
   /**
@@ -284,11 +296,14 @@ export class FileTaskStore implements TaskStore {
   private prune(): number {
     if (this.closed || this.pruning) return 0;
     const excess = this.stored - this.maxStored;
+    const overBytes = this.bytes.total > this.maxBytes;
     let ids =
       excess > 0
         ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
-        : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
-    if (excess > 0 && !ids.length) this.nothingToPrune = true;
+        : overBytes
+          ? this.pastBytes(this.index.oldestTerminal(PRUNE_BATCH))
+          : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
+    if ((excess > 0 || overBytes) && !ids.length) this.nothingToPrune = true;
     ids = ids.filter((id) => !this.writes.has(id));
     if (!ids.length) return 0;
     this.pruning = true;
@@ -298,6 +313,7 @@ export class FileTaskStore implements TaskStore {
       const rec = this.cache.peek(id);
       if (rec) this.onDisk.delete(rec); // saved again later, it is a new file
       this.cache.delete(id);
+      this.bytes.delete(id);
       this.deleting.add(id);
     }
     this.pruned = Promise.all(
@@ -310,9 +326,24 @@ export class FileTaskStore implements TaskStore {
     ).then(() => {
       for (const id of ids) this.deleting.delete(id);
       this.pruning = false;
-      if (ids.length === PRUNE_BATCH || this.stored > this.maxStored)
-        setImmediate(() => this.prune());
+      if (ids.length === PRUNE_BATCH || this.overBound()) setImmediate(() => this.prune());
     });
     return ids.length;
+  }
+
+  private overBound(): boolean {
+    return this.stored > this.maxStored || this.bytes.total > this.maxBytes;
+  }
+
+  /** Of the oldest terminal tasks `ids`, those whose files bring the store back under its byte bound. */
+  private pastBytes(ids: string[]): string[] {
+    let excess = this.bytes.total - this.maxBytes;
+    const out: string[] = [];
+    for (const id of ids) {
+      if (excess <= 0) break;
+      out.push(id);
+      excess -= this.bytes.of(id);
+    }
+    return out;
   }
 }
