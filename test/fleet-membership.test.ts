@@ -3,7 +3,8 @@
  * the packed tarball join a running fleet (a hub and its catalog node resolve, real processes)
  * one after another with `bunx lume-node --join`, and one is removed with `bun run fleet remove`,
  * while an official MCP client (it hears `notifications/tools/list_changed` and lists again), Ask
- * Agent, resolve's catalog, the AI Catalog and the hub's fleet view watch. Each sees each change.
+ * Agent, resolve's catalog, the AI Catalog, the hub's fleet view, the console's Fleet page open
+ * in Chromium and `bun run fleet verify` watch. Each sees each change.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
@@ -12,6 +13,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser, releaseBrowser } from './support/browser.ts';
 import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import { freshApp, outsideRepository, packedTarball, run } from './support/packed-app.ts';
@@ -29,6 +32,8 @@ const procs = new Map<string, Bun.Subprocess<'ignore', 'pipe', 'pipe'>>();
 let token = '';
 let mcp: Client;
 let listChanged = 0;
+let browser: Browser;
+let page: Page;
 
 /** Three small apps, each one read-only capability with its own keywords. */
 const APPS = [
@@ -132,6 +137,8 @@ beforeAll(async () => {
   token = made.out.trim().split('\n').at(-1)!;
   const hub = spawn('hub', bunCommand(['hub/main.ts']), ROOT, fleetEnv);
   await hub.out.until(/listening on /);
+  // The one-time console URL the hub prints at start signs the browser in.
+  const consoleUrl = /console: (\S+)/.exec(await hub.out.until(/console: /))![1]!;
   const resolve = spawn(
     'resolve',
     bunCommand(['node/main.ts', '--name', 'resolve']),
@@ -150,9 +157,27 @@ beforeAll(async () => {
   );
   // The client's stream of server messages is open once the hub can reach it.
   await waitFor('the MCP client listens', async () => (await mcp.listTools()).tools.length > 0);
+  // The console's Fleet page stays open the whole time, on its live stream.
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  await page.goto(consoleUrl);
+  await page.waitForURL(`${hubUrl}/`);
+  await page.goto(`${hubUrl}/#/fleet`);
+  await page.waitForSelector('table.fleet tr[data-node="resolve"]');
 }, 120_000);
 
+/** Who the open Fleet page shows, as it draws them. */
+const consoleRows = () =>
+  page.$$eval('table.fleet tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-node')));
+/** `bun run fleet verify <name>` on the hub's machine, without a token (loopback). */
+const verify = (name: string) =>
+  run(bunCommand(['hub/cli/fleet.ts', 'verify', name]), ROOT, {
+    ...fleetEnv,
+    LUME_TOKEN: undefined,
+  });
+
 afterAll(async () => {
+  await releaseBrowser();
   await mcp?.close().catch(() => {});
   for (const p of procs.values()) p.kill();
   await Promise.all([...procs.values()].map((p) => p.exited));
@@ -204,7 +229,13 @@ test('three apps join one after another: each is in the fleet view, resolve, MCP
       expect.objectContaining({ node: a.name, tool: a.id, outcome: 'ok' }),
     );
     expect((await catalogNames()).join(' ')).toContain(a.name);
+    // The open console page draws it from its live stream; fleet verify checks it.
+    await page.waitForSelector(`table.fleet tr[data-node="${a.name}"]`);
+    const checked = await verify(a.name);
+    expect(checked.code).toBe(0);
+    expect(checked.out).toContain(a.name);
   }
+  expect((await consoleRows()).sort()).toEqual(['quakes', 'resolve', 'tides', 'weather']);
   expect(await fleetNames()).toEqual(['quakes', 'resolve', 'tides', 'weather']);
 }, 120_000);
 
@@ -222,4 +253,9 @@ test('bun run fleet remove: the member leaves the view, MCP, Ask and resolve, th
   expect((await ask('tide now?')).tried.some((t) => t.node === 'tides')).toBe(false);
   expect(await fleetNames()).toEqual(['quakes', 'resolve', 'weather']);
   expect((await ask('earthquake now?')).answered).toBe(true);
+  await page.waitForSelector('table.fleet tr[data-node="tides"]', { state: 'detached' });
+  expect((await consoleRows()).sort()).toEqual(['quakes', 'resolve', 'weather']);
+  const gone = await verify('tides');
+  expect(gone.code).toBe(2);
+  expect(gone.err).toContain('fleet verify: not in the fleet: tides');
 }, 60_000);

@@ -274,6 +274,16 @@ test('the joined app answers Ask Agent and an MCP client, as the doc ends', asyn
   }
 }, 60_000);
 
+test('bun run fleet verify weather: the joined app passes, what does not apply is skipped with its reason', async () => {
+  const env = { DATA_DIR: hubData, FLEET_FILE: fleetFile, LUME_TOKEN: undefined };
+  const r = await run(bunCommand(['hub/cli/fleet.ts', 'verify', 'weather']), ROOT, env);
+  expect(r.err).toBe('');
+  expect(r.code).toBe(0);
+  const row = r.out.split('\n').find((l) => l.startsWith('weather'))!;
+  expect(row).not.toContain('FAIL');
+  expect(r.out).toContain('snapshots: skipped: no read-only capability without arguments');
+}, 60_000);
+
 test('both sides restart: the hub keeps the node, the node joins again unchanged', async () => {
   const before = hubFiles();
   await stop(hub);

@@ -102,6 +102,13 @@ if (command === 'verify') {
   // The nodes `bun run fleet` starts; others (the conformance agent) are checked only when asked by name.
   const named = process.argv.slice(3);
   const nodes = fleet.nodes.filter((n) => (named.length ? named.includes(n.name) : n.default));
+  const strangers = named.filter((name) => !fleet.nodes.some((n) => n.name === name));
+  if (strangers.length) {
+    console.error(
+      `fleet verify: not in the fleet: ${strangers.join(', ')} (members: ${fleet.nodes.map((n) => n.name).join(', ') || 'none'})`,
+    );
+    process.exit(2);
+  }
   // The comparison through the hub's API needs a bearer token (bun run keys token add <name>).
   const rows = await verifyFleet({
     fleet: { ...fleet, nodes },

@@ -124,8 +124,17 @@ export async function refusalsCheck(p: Probe, probe: string): Promise<CheckResul
   return result(refusedAll, refusals.join(', '));
 }
 
+/** What the checks that call a node's tools blind say of a node that has none to call so. */
+const NO_SNAPSHOT_TOOL: CheckResult = {
+  ok: true,
+  skipped: true,
+  detail: 'skipped: no read-only capability without arguments to call (its own declarations)',
+};
+
 /** Every snapshot tool (read-only, no arguments) answers with real fields. */
 export async function snapshotsCheck(p: Probe, snapshots: Descriptor[]): Promise<CheckResult> {
+  // A member with only capabilities that take arguments has nothing to call blind: not a failure.
+  if (!snapshots.length) return NO_SNAPSHOT_TOOL;
   const failures: string[] = [];
   for (const d of snapshots) {
     const r = await signedInvoke(p, d.id);
@@ -161,6 +170,7 @@ export async function catalogOnlyCheck(p: Probe): Promise<CheckResult> {
  * is on loopback (everything else verify reads is public there), and fails beyond it.
  */
 export async function viaHubCheck(p: Probe, snapshots: Descriptor[]): Promise<CheckResult> {
+  if (!snapshots.length) return NO_SNAPSHOT_TOOL;
   if (!p.token && isLoopbackHost(new URL(p.hubUrl).hostname))
     return { ok: true, skipped: true, detail: `skipped: no LUME_TOKEN; ${HUB_TOKEN_HINT}` };
   let compared = 'no stable snapshot tool';
