@@ -37,6 +37,11 @@ export const GRPC_ERRORS = {
     grpc: 'INVALID_ARGUMENT',
     message: 'A unary or server-streaming call carries exactly one request message',
   },
+  GRPC_MESSAGE_TIMEOUT: {
+    http: 408,
+    grpc: 'DEADLINE_EXCEEDED',
+    message: 'The request message did not arrive in time; its bytes were dropped',
+  },
 } as const satisfies Record<string, Required<Omit<ErrorSpec, 'rpc'>>>;
 
 export type GrpcErrorCode = keyof typeof GRPC_ERRORS;

@@ -4,7 +4,7 @@
  * task advances, bounded by what the reader may fall behind.
  */
 
-import type { Principal } from '../../auth/principal.ts';
+import { ownerKey, type Principal } from '../../auth/principal.ts';
 import { a2aError, isA2AError } from '../errors.ts';
 import type { Outcome, V1Method } from '../operations.ts';
 import type { GrpcCall } from './call-state.ts';
@@ -12,9 +12,6 @@ import { EncodeError, encodeMessage } from './encode.ts';
 import { frame } from './frames.ts';
 import { A2A_SCHEMA, type Method } from '../proto/schema.ts';
 import { fromA2AError, streamEndFailure, type GrpcFailure } from './status.ts';
-
-/** How long a stream the server ended waits for its reader to take the rest before it is cut. */
-const FINAL_GRACE_MS = 30_000;
 
 /** Logs a call that threw and ends it with INTERNAL. */
 export function failCall(call: GrpcCall, e: unknown): void {
@@ -48,7 +45,7 @@ export async function runCall(
     }
     return call.finish(undefined, bytes);
   }
-  await pump(call, m, outcome);
+  await pump(call, m, outcome, ownerKey(who));
 }
 
 /** A server stream: each event as one message while the task advances, then the trailers. */
@@ -56,24 +53,23 @@ async function pump(
   call: GrpcCall,
   m: Method,
   outcome: Extract<Outcome, { stream: unknown }>,
+  owner: string,
 ): Promise<void> {
   const { stream, deps } = call;
   const { stream: sub, frame: toEvent } = outcome;
   call.respond();
   const closeGauge = deps.metrics.streamOpened(call.label);
-  let grace: ReturnType<typeof setTimeout> | undefined;
   const stop = (failure?: GrpcFailure) => {
     unregister();
     sub.close();
     closeGauge();
-    if (failure && !stream.destroyed)
-      grace = setTimeout(() => stream.destroyed || stream.close(), FINAL_GRACE_MS);
     call.finish(failure);
   };
+  // Counted with the SSE streams, under the same per-principal bound.
   const unregister =
-    deps.streams?.add((code, message) => stop(streamEndFailure(code, message))) ?? (() => {});
+    deps.streams?.add((code, message) => stop(streamEndFailure(code, message)), owner) ??
+    (() => {});
   stream.on('close', () => {
-    clearTimeout(grace);
     call.done = true;
     stop();
   });

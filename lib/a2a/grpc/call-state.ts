@@ -4,7 +4,7 @@
  * (the answer's headers once, with the call's metrics; the trailers that carry the status).
  */
 
-import type { ServerHttp2Stream } from 'node:http2';
+import { constants, type ServerHttp2Stream } from 'node:http2';
 import type { Principal } from '../../auth/principal.ts';
 import type { Log } from '../../log.ts';
 import type { A2AError } from '../errors.ts';
@@ -22,6 +22,10 @@ export interface CallDeps {
   maxMessageBytes: number;
   /** Bytes a stream's reader may fall behind before the stream is ended. */
   maxQueuedBytes: number;
+  /** Time a call has to send its whole request message before it ends DEADLINE_EXCEEDED. */
+  messageMs: number;
+  /** Time an ended call's reader has to take what is left before the stream is cut. */
+  finalGraceMs: number;
   streams?: SseStreams;
 }
 
@@ -39,6 +43,8 @@ export interface GrpcCall {
   finish(failure?: GrpcFailure, last?: Uint8Array): void;
 }
 
+const CANCEL = constants.NGHTTP2_CANCEL;
+
 const ANSWER_HEADERS = {
   ':status': 200,
   'content-type': 'application/grpc',
@@ -50,7 +56,9 @@ export function openCall(stream: ServerHttp2Stream, label: string, deps: CallDep
   const t0 = performance.now();
   let responded = false;
   let trailers: Record<string, string> = { 'grpc-status': '0' };
+  let grace: ReturnType<typeof setTimeout> | undefined;
   stream.on('error', () => {});
+  stream.on('close', () => clearTimeout(grace));
   stream.on('wantTrailers', () => {
     if (!stream.destroyed) stream.sendTrailers(trailers);
   });
@@ -76,6 +84,9 @@ export function openCall(stream: ServerHttp2Stream, label: string, deps: CallDep
       call.respond(failure);
       if (failure) trailers = failureTrailers(failure);
       if (stream.destroyed) return;
+      // A reader that opens no flow-control window would hold the stream and its bytes for ever.
+      // (CANCEL: Bun's close() with NO_ERROR waits behind the data the window holds back.)
+      grace = setTimeout(() => stream.destroyed || stream.close(CANCEL), deps.finalGraceMs);
       if (last) stream.end(last);
       else stream.end();
     },

@@ -7,6 +7,7 @@
  */
 
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import { ownerKey } from '../../auth/principal.ts';
 import { LIMITS } from '../../limits.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
@@ -16,7 +17,7 @@ import { openCall, type CallDeps } from './call-state.ts';
 import { decodeMessage } from './decode.ts';
 import { RequestReader } from './frames.ts';
 import { A2A_METHODS, A2A_SCHEMA, type Method } from '../proto/schema.ts';
-import { fromA2AError, grpcFailure, type GrpcFailure } from './status.ts';
+import { fromA2AError, grpcFailure, streamEndFailure, type GrpcFailure } from './status.ts';
 
 export type { CallDeps } from './call-state.ts';
 
@@ -77,16 +78,28 @@ export function serveCall(
     return;
   }
   const m = method!;
-  const reader = new RequestReader(deps.maxMessageBytes);
+  let reader: RequestReader | undefined = new RequestReader(deps.maxMessageBytes);
+  // A message that never finishes would hold its bytes and its stream for ever.
+  const deadline = setTimeout(() => {
+    reader = undefined;
+    call.finish(grpcFailure('GRPC_MESSAGE_TIMEOUT'));
+  }, deps.messageMs);
+  stream.on('close', () => clearTimeout(deadline));
   stream.on('data', (chunk: Uint8Array) => {
-    if (call.done) return;
+    if (call.done || !reader) return;
     const bad = reader.push(chunk);
-    if (bad) call.finish(bad);
+    if (!bad) return;
+    reader = undefined;
+    call.finish(bad);
   });
   stream.on('end', () => {
-    if (call.done) return;
+    clearTimeout(deadline);
+    if (call.done || !reader) return;
     const bytes = reader.message();
+    reader = undefined;
     if (!(bytes instanceof Uint8Array)) return call.finish(bytes);
+    const full = m.serverStreaming ? deps.streams?.full(ownerKey(who)) : undefined;
+    if (full) return call.finish(streamEndFailure(full, undefined, 'RESOURCE_EXHAUSTED'));
     const decoded = decodeMessage(A2A_SCHEMA, m.input, bytes);
     if (!decoded.ok) return call.finish(grpcFailure(decoded.error.code, decoded.error.message));
     void withTrace(contextFromHeaders(metadata), () =>
@@ -98,4 +111,6 @@ export function serveCall(
 export const GRPC_DEFAULTS = Object.freeze({
   maxMessageBytes: 4 * 1024 * 1024,
   maxQueuedBytes: LIMITS.sseQueueBytes,
+  messageMs: 30_000,
+  finalGraceMs: 30_000,
 });

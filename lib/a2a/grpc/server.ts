@@ -12,6 +12,7 @@ import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { OperationTable } from '../operation-table.ts';
 import type { SseStreams } from '../../sse/sse.ts';
 import { GRPC_DEFAULTS, serveCall, type CallDeps } from './call.ts';
+import { CONNECTION_DEFAULTS, GrpcConnections, type ConnectionBounds } from './connections.ts';
 import { createGrpcMetrics } from './metrics.ts';
 
 export interface GrpcServerOptions {
@@ -28,6 +29,15 @@ export interface GrpcServerOptions {
   streams?: SseStreams;
   /** Concurrent calls one connection may have open (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
   maxConcurrentStreams?: number;
+  /** Time a call has to send its whole request message (default 30 s). */
+  messageMs?: number;
+  /** Time an ended call's reader has to take the rest before the stream is cut (default 30 s). */
+  finalGraceMs?: number;
+}
+
+/** Bounds of the port's connections (lib/a2a/grpc/connections.ts) and calls per connection. */
+export interface GrpcBounds extends Partial<ConnectionBounds> {
+  maxConcurrentStreams?: number;
 }
 
 export interface GrpcServer {
@@ -37,8 +47,6 @@ export interface GrpcServer {
 }
 
 const GRPC_MAX_CONCURRENT_STREAMS = 100;
-/** A connection with no call open for this long is closed (as Bun.serve's idleTimeout of 60 s). */
-const GRPC_IDLE_MS = 60_000;
 
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
@@ -49,6 +57,8 @@ export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
     identify: opts.identify,
     maxMessageBytes: opts.maxMessageBytes ?? GRPC_DEFAULTS.maxMessageBytes,
     maxQueuedBytes: opts.maxQueuedBytes ?? GRPC_DEFAULTS.maxQueuedBytes,
+    messageMs: opts.messageMs ?? GRPC_DEFAULTS.messageMs,
+    finalGraceMs: opts.finalGraceMs ?? GRPC_DEFAULTS.finalGraceMs,
     ...(opts.streams ? { streams: opts.streams } : {}),
   };
 }
@@ -61,32 +71,22 @@ export async function listenGrpc(
   deps: CallDeps,
   host: string,
   port: number,
-  bounds: { maxConcurrentStreams?: number; idleMs?: number } = {},
+  bounds: GrpcBounds = {},
 ): Promise<GrpcServer> {
-  const maxConcurrentStreams = bounds.maxConcurrentStreams ?? GRPC_MAX_CONCURRENT_STREAMS;
-  const idleMs = bounds.idleMs ?? GRPC_IDLE_MS;
+  const { maxConcurrentStreams = GRPC_MAX_CONCURRENT_STREAMS, ...own } = bounds;
+  const connections = new GrpcConnections({ ...CONNECTION_DEFAULTS, ...own });
+  const sessions = connections.sessions;
   const server = http2.createServer({
     settings: { maxConcurrentStreams },
     // A request's metadata beyond this is refused by HTTP/2 itself.
     maxHeaderListPairs: 128,
   });
-  /** Open connections and how many calls each has open (an idle one is closed after IDLE_MS). */
-  const sessions = new Map<http2.Http2Session, number>();
-  server.on('session', (session) => {
-    sessions.set(session, 0);
-    session.on('error', () => {});
-    session.on('close', () => sessions.delete(session));
-    session.setTimeout(idleMs, () => {
-      if (!sessions.get(session)) session.close();
-    });
-  });
+  server.on('session', (session) => connections.admit(session));
   server.on('sessionError', () => {});
   server.on('stream', (stream, headers) => {
     const session = stream.session;
-    if (session) sessions.set(session, (sessions.get(session) ?? 0) + 1);
-    stream.on('close', () => {
-      if (session && sessions.has(session)) sessions.set(session, sessions.get(session)! - 1);
-    });
+    connections.callOpened(session);
+    stream.on('close', () => connections.callClosed(session));
     serveCall(stream as http2.ServerHttp2Stream, headers, deps);
   });
   await new Promise<void>((resolve, reject) => {

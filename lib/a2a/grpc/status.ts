@@ -61,9 +61,16 @@ export function grpcFailure(code: GrpcErrorCode, message?: string): GrpcFailure 
   return { reason: code, message: message ?? spec.message, status: spec.grpc };
 }
 
-/** A stream the server ends early (a reader too far behind, a shutdown): UNAVAILABLE. */
-export function streamEndFailure(code: LimitErrorCode, message?: string): GrpcFailure {
-  return { reason: code, message: message ?? LIMIT_ERRORS[code].message, status: 'UNAVAILABLE' };
+/**
+ * A stream the server ends early (a reader too far behind, a shutdown): UNAVAILABLE; or one it
+ * refuses at a bound of open streams (`RESOURCE_EXHAUSTED`, gRPC's code for a quota).
+ */
+export function streamEndFailure(
+  code: LimitErrorCode,
+  message?: string,
+  status: GrpcStatusName = 'UNAVAILABLE',
+): GrpcFailure {
+  return { reason: code, message: message ?? LIMIT_ERRORS[code].message, status };
 }
 
 /** `grpc-message` is percent-encoded: bytes outside printable ASCII, and `%` itself. */
