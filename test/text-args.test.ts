@@ -8,8 +8,14 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { ArgSpec } from '../lib/catalog/catalog.ts';
-import { argsFromText, MAX_TEXT_CHARS } from '../lib/catalog/text-args.ts';
+import { Catalog, type ArgSpec } from '../lib/catalog/catalog.ts';
+import {
+  argsFromText,
+  MAX_PATTERN_CHARS,
+  MAX_TEXT_CHARS,
+  MAX_WORD_CHARS,
+  patternWords,
+} from '../lib/catalog/text-args.ts';
 import scanner from '../node/scanner/index.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, msgV1, rpc } from './support/node.ts';
@@ -83,6 +89,58 @@ describe('argsFromText, in process', () => {
       arg: 'other',
       question: 'Is 688981 the code or the other? Reply with the other alone, or send a data part.',
     });
+  });
+
+  // resolve's dotted id went back over the whole rest of the text from every `a` of `-a-a-a…`:
+  // quadratic, 53 ms a text. A pattern now sees words of at most MAX_WORD_CHARS, each character in
+  // one word at most, so its work is at most MAX_WORD_CHARS steps per character of the text.
+  test('a declared pattern scans words of bounded length: its work is linear in the text', () => {
+    const dotted: ArgSpec = {
+      type: 'string',
+      description: 'Capability id',
+      pattern: '[a-z][a-z0-9-]*(?:\\.[a-z][a-z0-9-]*)+',
+      required: true,
+    };
+    const work = (text: string) => {
+      const words = patternWords(text);
+      expect(words.every((w) => w.length <= MAX_WORD_CHARS)).toBe(true);
+      return words.reduce((n, w) => n + w.length * MAX_WORD_CHARS, 0);
+    };
+    for (const n of [512, 1024, 2048, MAX_TEXT_CHARS]) {
+      const glued = '-a'.repeat(n / 2);
+      const spaced = `${'-a'.repeat(31)}- `.repeat(Math.floor(n / 64));
+      for (const hostile of [glued, spaced]) {
+        expect(work(hostile)).toBeLessThanOrEqual(hostile.length * MAX_WORD_CHARS);
+        expect(argsFromText(hostile, { id: dotted })).toMatchObject({ ok: false, kind: 'missing' });
+      }
+      // One run of 4 096 characters holds no identifier: nothing of it is scanned.
+      expect(work(glued)).toBe(0);
+    }
+    expect(argsFromText(`describe ${'-a'.repeat(40)} and stock.quote`, { id: dotted })).toEqual({
+      ok: true,
+      args: { id: 'stock.quote' },
+    });
+  });
+
+  test('a catalog refuses a pattern it cannot bound: too long, invalid, or spanning whitespace', () => {
+    const withPattern = (pattern: string) => () =>
+      new Catalog([
+        {
+          id: 'demo.read',
+          name: 'Read',
+          description: 'Reads',
+          tags: ['demo'],
+          keywords: [],
+          readOnly: true,
+          args: { x: { type: 'string', description: 'x', pattern } },
+          run: () => ({}),
+        },
+      ]);
+    expect(withPattern('\\d{6}')).not.toThrow();
+    expect(withPattern('a'.repeat(MAX_PATTERN_CHARS + 1))).toThrow(/at most 200 characters/);
+    expect(withPattern('(')).toThrow(/not a regular expression/);
+    expect(withPattern('\\d{3} \\d{3}')).toThrow(/inside one word/);
+    expect(withPattern('\\d{3}\\s\\d{3}')).toThrow(/inside one word/);
   });
 });
 

@@ -14,8 +14,8 @@ export interface ArgSpec {
   maxLength?: number;
   /**
    * What a string value looks like in a text, as a regular expression source (no anchors, no
-   * flags; matched case-insensitively as a whole token), e.g. `\\d{6}` for a six-digit stock
-   * code. It reads texts only: a data part's value goes to the capability, which checks its own.
+   * flags; matched case-insensitively as a whole token inside one word of at most 64 characters,
+   * so no whitespace; at most 200 characters), e.g. `\\d{6}` for a six-digit stock code. It reads texts only: a data part's value goes to the capability, which checks its own.
    */
   pattern?: string;
   /** Other words a text may use for an enum value: value → words (`{"new-energy": ["EV"]}`). */

@@ -8,7 +8,7 @@ import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import type { ArgSpec } from './arg-spec.ts';
-import { argsFromText, MAX_TEXT_CHARS, namesAnArgument } from './text-args.ts';
+import { argsFromText, MAX_TEXT_CHARS, namesAnArgument, patternProblem } from './text-args.ts';
 
 export type { ArgSpec } from './arg-spec.ts';
 
@@ -90,6 +90,10 @@ export class Catalog {
       if (!CAPABILITY_ID.test(c.id)) throw new Error(`catalog: bad capability id ${c.id}`);
       if (this.byId.has(c.id)) throw new Error(`catalog: duplicate capability ${c.id}`);
       if (!c.tags?.length) throw new Error(`catalog: ${c.id} needs at least one tag`);
+      for (const [name, spec] of Object.entries(c.args)) {
+        const problem = spec.pattern === undefined ? undefined : patternProblem(spec.pattern);
+        if (problem) throw new Error(`catalog: ${c.id}'s argument ${name}: ${problem}`);
+      }
       this.byId.set(c.id, c);
     }
     if (!capabilities.length) throw new Error('catalog: a node needs at least one capability');

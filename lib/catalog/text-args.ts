@@ -12,6 +12,14 @@ import type { ArgSpec } from './arg-spec.ts';
 export const MAX_TEXT_CHARS = 4096;
 /** Most matches of one pattern read from a text (more are as ambiguous as two). */
 const MAX_MATCHES = 16;
+/**
+ * Longest word (a run without whitespace) a declared pattern is looked for in. A pattern's scan
+ * may go back and forth over a word (resolve's dotted ids do, on `-a-a-a…`), so bounding the
+ * word bounds the work per character: the text's whole scan is linear in its length.
+ */
+export const MAX_WORD_CHARS = 64;
+/** Longest pattern a capability may declare (checked when its catalog is made). */
+export const MAX_PATTERN_CHARS = 200;
 
 export type TextArgs =
   | { ok: true; args: Record<string, unknown> }
@@ -32,12 +40,40 @@ function mentions(text: string, phrase: string): boolean {
   return words.length > 0 && bounded(words.join('[\\s-]+'), 'i').test(text);
 }
 
-/** Every distinct match of a declared pattern in the text (at most MAX_MATCHES + 1). */
+/**
+ * The words a declared pattern is looked for in: the text's runs without whitespace, each at
+ * most MAX_WORD_CHARS long (a longer run, a URL or a blob, holds no identifier). Every character
+ * is in one word at most, so the scan of all of them is linear in the text's length.
+ */
+export function patternWords(text: string): string[] {
+  return text.split(/\s+/).filter((w) => w.length > 0 && w.length <= MAX_WORD_CHARS);
+}
+
+/**
+ * Why a declared pattern cannot be used to read texts, or undefined: too long, not a valid
+ * expression, or matching across whitespace (it is looked for inside one word).
+ */
+export function patternProblem(pattern: string): string | undefined {
+  if (pattern.length > MAX_PATTERN_CHARS)
+    return `a pattern may be at most ${MAX_PATTERN_CHARS} characters`;
+  try {
+    new RegExp(pattern, 'u');
+  } catch (e) {
+    return `the pattern is not a regular expression: ${(e as Error).message}`;
+  }
+  if (/\\s|\s/.test(pattern)) return 'a pattern is looked for inside one word: no whitespace';
+  return undefined;
+}
+
+/** Every distinct match of a declared pattern in the text's words (at most MAX_MATCHES + 1). */
 function patternMatches(text: string, pattern: string): string[] {
   const found = new Set<string>();
-  for (const m of text.matchAll(bounded(pattern, 'gi'))) {
-    found.add(m[0]);
-    if (found.size > MAX_MATCHES) break;
+  const re = bounded(pattern, 'gi');
+  for (const word of patternWords(text)) {
+    for (const m of word.matchAll(re)) {
+      found.add(m[0]);
+      if (found.size > MAX_MATCHES) return [...found];
+    }
   }
   return [...found];
 }
