@@ -23,6 +23,7 @@ import { hubLiveFeeds } from './http/hub-live.ts';
 import { createLogin } from './http/login.ts';
 import { SignInThrottle } from './http/sign-in-throttle.ts';
 import { ConsoleTickets } from './http/tickets.ts';
+import { privateFolder } from '../lib/private-folder.ts';
 import type { HubOptions } from './hub-types.ts';
 import type { AskAnswer } from './workbench/ask.ts';
 import { negotiationsDir } from './workbench/negotiation.ts';
@@ -41,6 +42,13 @@ export interface HubConsoleParts {
   streams: SseStreams;
 }
 
+/** `DATA_DIR/hub/console-tickets.json`, its folder made 0700. */
+function ticketFile(dataDir: string): string {
+  const dir = join(dataDir, 'hub');
+  privateFolder(dir);
+  return join(dir, 'console-tickets.json');
+}
+
 export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
   const { fleet, log } = opts;
   const consoleSite = createConsole({
@@ -50,6 +58,8 @@ export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
   const tickets = new ConsoleTickets({
     key: opts.consoleKey ?? randomBytes(32),
     hub: fleet.hub.name,
+    // Beside the hub's mesh and trace: used links stay used after a restart.
+    file: ticketFile(opts.dataDir),
   });
   const login = createLogin({
     access: p.access,

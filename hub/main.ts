@@ -23,7 +23,8 @@ import { openMeshBackend } from './mesh/backend.ts';
 import { isProjectName } from '../lib/mesh/names.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './cli/settings.ts';
-import { browserOrigin, consoleTicketKey } from './http/tickets.ts';
+import { browserOrigin, consoleLine, consoleTicketKey } from './http/tickets.ts';
+import { privateFolder } from '../lib/private-folder.ts';
 import { hubStartOptionsOrExit } from './cli/start-options.ts';
 import { exitOnHelp } from './cli/help.ts';
 
@@ -61,6 +62,8 @@ installCrashGuard(log);
 if (settings.file) log('info', 'configuration read', { file: settings.file });
 
 // 2. Storage under DATA_DIR/hub/: mesh history (or MESH_DATABASE_URL) and the call trace, SQLite files in WAL mode.
+// The data folder holds keys, tokens and the console's tickets: 0700, tightened if it was looser.
+if (!privateFolder(dataDir)) log('warn', 'the data folder is open to other users', { dataDir });
 mkdirSync(join(dataDir, 'hub'), { recursive: true, mode: 0o700 });
 // One hub per data folder: a second one on another port stops here, naming the first one's pid.
 lockDataOrExit('hub', join(dataDir, 'hub'));
@@ -186,9 +189,7 @@ out(
   `hub listening on ${server.url}${grpcListening ? ` (gRPC on port ${grpcListening})` : ''}`,
   { url: String(server.url).replace(/\/$/, ''), grpcPort: grpcListening ?? null },
 );
-out('info', `console: ${consoleUrl} (opens once; bun run console-url prints another)`, {
-  console: consoleUrl,
-});
+out('info', ...consoleLine(consoleUrl));
 
 // 5. Graceful stop: presences end with hub_shutdown, streams get their final event, task files,
 // the trace and the mesh's open group are committed, then the databases close; never longer than 5 s.

@@ -2,19 +2,22 @@
  * The console's sessions against a real hub on port 0, the findings of the second trust review
  * that need no browser: revoking a token ends its sessions at once (they lived up to 12 h),
  * signing in again rotates the session (the old cookie and key are dead), one token holder
- * signing in 1,000 times signs nobody else out, sign-in is throttled per client address (429 and
- * Retry-After; 300 wrong tokens went through in 18.5 s), the token names `console` and `mesh` are
- * refused, and `bun run console-url` prints a URL the running hub accepts, once.
+ * signing in 1,000 times signs nobody else out, sign-in is throttled per client address and the
+ * name signing in (429 and Retry-After; 300 wrong tokens went through in 18.5 s, and a stream of
+ * wrong ones kept every local user out), planted cookies and a cookie bomb sign nobody out, the token names `console` and `mesh` are
+ * refused, and `bun run console-url` prints a URL the running hub accepts, once, and never again
+ * after the hub restarts.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { addToken, revokeToken, TokenBook, tokensPath } from '../lib/auth/tokens.ts';
 import { newSecret } from '../lib/auth/secret.ts';
 import { bunCommand } from './support/bundle.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { signInAt } from './support/console-session.ts';
-import { tempDir } from './support/node.ts';
+import { tempDir, TEST_TOKEN } from './support/node.ts';
 import { ROOT } from './support/processes.ts';
 import { startProcess } from './support/process.ts';
 
@@ -103,6 +106,24 @@ describe('sessions', () => {
     expect([await whoIs(first.session), await whoIs(second)]).toEqual([401, 'erin']);
   });
 
+  test('cookies another local app plants under the hub’s name, and a cookie bomb, sign nobody out', async () => {
+    const s = (await signIn(erin)).session!;
+    const [name] = s.cookie.split('=') as [string];
+    // Another server on this host sets cookies of the hub's name (cookies ignore the port): values
+    // of our shape that are no session, junk, and a flood of other names before ours.
+    const planted = [
+      ...Array.from({ length: 40 }, () => `${name}=${newSecret('s_')}`),
+      ...Array.from({ length: 40 }, (_, i) => `${name}=junk${i}`),
+      ...Array.from({ length: 60 }, (_, i) => `bomb${i}=${'x'.repeat(100)}`),
+    ];
+    const cookie = [...planted, s.cookie].join('; ');
+    expect(cookie.length).toBeGreaterThan(8192);
+    expect(await whoIs({ ...s, cookie })).toBe('erin');
+    // Planted values alone are nobody's session: the page is sent to sign in, the hub stays up.
+    expect(await whoIs({ ...s, cookie: planted.join('; ') })).toBe(401);
+    expect(await whoIs(s)).toBe('erin');
+  });
+
   test('one token holder signing in again and again signs nobody else out', async () => {
     const other = await signIn(dave);
     for (let i = 0; i < 30; i++) expect((await signIn(erin)).status).toBe(200);
@@ -133,9 +154,20 @@ describe('throttle', () => {
     const limited = await wrong();
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await limited.text()).toContain('Too many sign-in attempts');
-    // Even a good console URL waits: the throttle counts attempts, not failures.
-    const url = await fetch(g.hub.consoleUrl(), { redirect: 'manual' });
-    expect([url.status, url.headers.get('set-cookie')]).toEqual([429, null]);
+    // One local process sending wrong tokens locks out nobody else on this machine: a good token
+    // and a good console URL have buckets of their own (per name and address).
+    const good = await fetch(`${g.hubUrl}/login`, {
+      method: 'POST',
+      headers: { origin: g.hubUrl, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: TEST_TOKEN }),
+    });
+    expect(good.status).toBe(200);
+    expect((await wrong()).status).toBe(429);
+    const urls = [];
+    for (let i = 0; i < 4; i++)
+      urls.push((await fetch(g.hub.consoleUrl(), { redirect: 'manual' })).status);
+    // Each name's attempts are counted too: past the burst, even a good URL waits.
+    expect(urls).toEqual([200, 200, 200, 429]);
   });
 });
 
@@ -200,6 +232,40 @@ describe('bun run console-url', () => {
       expect((await fetch(url, { redirect: 'manual' })).status).toBe(401);
     } finally {
       await hub.stop();
+    }
+  });
+
+  test('a used console URL stays used after the hub restarts', async () => {
+    const dataDir = tempDir('lume-a2a-restart-');
+    const shared = { dataDir, fleetFile: join(dataDir, 'fleet.json') };
+    writeFileSync(
+      shared.fleetFile,
+      JSON.stringify({
+        hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+        nodes: [],
+      }),
+    );
+    try {
+      const first = await startProcess('hub/main.ts', [], { PORT: '0' }, shared);
+      const printed = new URL(/console: (\S+)/.exec(first.out())![1]!);
+      try {
+        expect((await signInAt(printed.href)).key).toBeTruthy();
+      } finally {
+        await first.stop();
+      }
+      const again = await startProcess('hub/main.ts', [], { PORT: '0' }, shared);
+      try {
+        const res = await fetch(`${again.url}${printed.pathname}${printed.search}`, {
+          redirect: 'manual',
+        });
+        expect(res.status).toBe(401);
+        expect(await res.text()).toContain('has been used already');
+        expect(statSync(join(dataDir, 'hub', 'console-tickets.json')).mode & 0o777).toBe(0o600);
+      } finally {
+        await again.stop();
+      }
+    } finally {
+      require('node:fs').rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

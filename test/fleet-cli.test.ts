@@ -1,12 +1,13 @@
 /**
  * `bun run fleet` as a user runs it: it checks itself first, one line per check; the hub and the
  * nodes start as separate processes and come up; a node killed from outside is seen down and
- * restarted; SIGTERM stops every process. A fleet file naming a missing node file stops it
- * before anything starts.
+ * restarted; SIGTERM stops every process. The data folder and its logs are the fleet user's only
+ * (a looser folder from before is tightened), and no log file holds a live console URL. A fleet
+ * file naming a missing node file stops it before anything starts.
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
@@ -30,6 +31,10 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
       ],
     }),
   );
+  // As an older version left them: readable by every local user.
+  chmodSync(dataDir, 0o755);
+  mkdirSync(join(dataDir, 'logs'), { mode: 0o755 });
+  writeFileSync(join(dataDir, 'logs', 'a2a.log'), '', { mode: 0o644 });
   const proc = Bun.spawn(bunCommand(['hub/cli/fleet.ts']), {
     cwd: root,
     env: { ...process.env, FLEET_FILE: fleetFile, DATA_DIR: dataDir },
@@ -82,6 +87,17 @@ test('starts, restarts a killed node, stops everything on SIGTERM', async () => 
   });
   expect(alive).toEqual([]);
   expect(out.lines).toContain('fleet stopped');
+
+  // The fleet printed its console URL for its reader; the hub's log file holds none.
+  expect(out.lines.some((l) => /^console: http:\/\/\S+\/login\?ticket=ct_/.test(l))).toBe(true);
+  const hubLog = readFileSync(join(dataDir, 'logs', 'a2a.log'), 'utf8');
+  expect(hubLog).toContain(`hub listening on http://127.0.0.1:${hubPort}`);
+  expect(hubLog).toContain('console: bun run console-url prints a sign-in link');
+  expect(hubLog).not.toContain('ticket=');
+  const mode = (p: string) => statSync(join(dataDir, p)).mode & 0o777;
+  expect([mode('.'), mode('logs'), mode('logs/a2a.log'), mode('logs/scanner.log')]).toEqual([
+    0o700, 0o700, 0o600, 0o600,
+  ]);
 }, 30_000);
 
 test('a member whose file is missing fails the self-check: one line says what to do, and nothing starts', async () => {

@@ -25,7 +25,8 @@ import { fleetSelfCheck } from '../fleet/self-check.ts';
 import { Supervisor, type ChildRow } from '../fleet/supervisor.ts';
 import { verifyFleet, verifyTable } from '../fleet/verify.ts';
 import { fleetFileOf, fleetOrExit, settingsOrExit } from './settings.ts';
-import { browserOrigin, newConsoleUrl } from '../http/tickets.ts';
+import { browserOrigin, consoleLine, newConsoleUrl } from '../http/tickets.ts';
+import { privateFolder } from '../../lib/private-folder.ts';
 import { exitOnHelp } from './help.ts';
 
 exitOnHelp(`usage: bun run fleet [start | verify [node …] | add <name> --url <base-url> | remove <name>]
@@ -163,16 +164,15 @@ const out = stdoutLog('fleet', logFormatOf(process.env.LOG_FORMAT));
 printChecks(out, 'fleet', checks);
 if (checks.some((c) => c.status === 'fail')) process.exit(1);
 
-// One console URL for the whole fleet, as a notebook server prints one (the hub's own goes to its log).
+// One console URL for the whole fleet, as a notebook server prints one (the hub writes none to its log file).
 const consoleLink = newConsoleUrl(
   dataDir,
   fleet.hub.name,
   browserOrigin(host, fleet.hub.port, settings.hub.publicOrigins),
 );
-if (!live)
-  out('info', `console: ${consoleLink} (opens once; bun run console-url prints another)`, {
-    console: consoleLink,
-  });
+if (!live) out('info', ...consoleLine(consoleLink));
+// Keys, logs and job records live under the data folder: the fleet's own user's only.
+if (!privateFolder(dataDir)) out('warn', `${dataDir} is open to other users: chmod 700 it`);
 
 const supervisor = new Supervisor(fleetChildren(fleet, root), {
   cwd: root,

@@ -6,11 +6,12 @@
  * child sees the supervisor die (hub/fleet/exit-with-parent.ts) even when it is killed with -9.
  */
 
-import { mkdirSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeHealth } from '../../lib/health.ts';
 import { EXIT_PORT_TAKEN } from '../../lib/port-check.ts';
 import { EXIT_DATA_LOCKED } from '../../lib/data-lock.ts';
+import { privateFolderAndFiles } from '../../lib/private-folder.ts';
 
 export interface ChildSpec {
   name: string;
@@ -113,7 +114,8 @@ export class Supervisor {
   }
 
   start(): void {
-    mkdirSync(this.opts.logDir, { recursive: true });
+    // Logs say what the fleet did (paths, names, errors): for the fleet's own user only.
+    privateFolderAndFiles(this.opts.logDir);
     for (const c of this.children) this.spawn(c);
     this.health = setInterval(() => void this.checkHealth(), this.opts.healthEveryMs ?? 1000);
     void this.checkHealth();
@@ -142,7 +144,7 @@ export class Supervisor {
   }
 
   private spawn(c: Child): void {
-    const log = openSync(join(this.opts.logDir, `${c.spec.name}.log`), 'a');
+    const log = openSync(join(this.opts.logDir, `${c.spec.name}.log`), 'a', 0o600);
     // stdin is a pipe nobody writes to: it closes when this process dies, however it dies.
     const proc = Bun.spawn(c.spec.cmd, {
       cwd: this.opts.cwd,

@@ -1,5 +1,6 @@
 /**
- * @module hub/http/login-sign-in — the steps of a console sign-in: the throttle per client address,
+ * @module hub/http/login-sign-in — the steps of a console sign-in: the throttle per client address
+ * and the name a good credential signs in as,
  * a one-time ticket redeemed for the principal `console`, a token checked against the book, and
  * the new session that replaces any the browser brought (no fixation).
  */
@@ -76,17 +77,33 @@ function startSession(
   return signedInPage(made.key, next, cookie);
 }
 
-/** 429 with Retry-After when this client has tried too often, else undefined. */
-export function throttled(
+/**
+ * The throttle's bucket of an attempt: the client address and the name a good credential signs in
+ * as, or `?` for every bad one. So one local process sending wrong tokens keeps only wrong tokens
+ * at 429, never another user's good one (guessing is the 256-bit secrets' job, not the throttle's).
+ */
+export function attemptKey(
   deps: LoginDeps,
   client: string,
+  cred: { ticket?: string; token?: string },
+): string {
+  let name: string | undefined;
+  if (cred.ticket) name = deps.tickets.peek(cred.ticket) === 'ok' ? CONSOLE_PRINCIPAL : undefined;
+  else if (cred.token) name = deps.tokens?.verify(cred.token);
+  return `${name ?? '?'} ${client}`;
+}
+
+/** 429 with Retry-After when this bucket (`attemptKey`) has tried too often, else undefined. */
+export function throttled(
+  deps: LoginDeps,
+  bucket: string,
   next: string,
   json: boolean,
 ): Response | undefined {
-  const wait = deps.throttle.take(client);
+  const wait = deps.throttle.take(bucket);
   if (wait === 0) return undefined;
   const headers = { 'retry-after': String(wait) };
-  deps.log('warn', 'console sign-in throttled', { client });
+  deps.log('warn', 'console sign-in throttled', { client: bucket.slice(bucket.indexOf(' ') + 1) });
   return json
     ? codedError('SIGN_IN_THROTTLED', `too many sign-in attempts; retry in ${wait} s`, headers)
     : signInPage({
@@ -116,7 +133,7 @@ export function redeemTicket(
 
 /** A posted form: throttled, then its ticket redeemed or its token checked. */
 export function signInWith(deps: LoginDeps, req: Request, client: string, form: Posted): Response {
-  const wait = throttled(deps, client, form.next, form.json);
+  const wait = throttled(deps, attemptKey(deps, client, form), form.next, form.json);
   if (wait) return wait;
   if (form.ticket) return redeemTicket(deps, req, form.ticket, form.next, form.json);
   const name = form.token ? deps.tokens?.verify(form.token) : undefined;

@@ -16,7 +16,13 @@ import { codedError } from '../../lib/net/coded.ts';
 import type { HubAccess } from './access.ts';
 import { postedForm } from './login-form.ts';
 import { localPath, redirect, signInPage } from './login-pages.ts';
-import { type LoginDeps, redeemTicket, signInWith, throttled } from './login-sign-in.ts';
+import {
+  attemptKey,
+  type LoginDeps,
+  redeemTicket,
+  signInWith,
+  throttled,
+} from './login-sign-in.ts';
 import { clearedSessionCookie, cookieValues, sessionKeyOf } from './sessions.ts';
 
 export type { LoginDeps } from './login-sign-in.ts';
@@ -56,7 +62,10 @@ function login(deps: LoginDeps, req: Request, client: string): Promise<Response>
     const from = req.headers.get('sec-fetch-site');
     if (from !== null && from !== 'none' && from !== 'same-origin')
       return signInPage({ next, ...(ticket.length <= 128 ? { ticket } : {}) });
-    return throttled(deps, client, next, false) ?? redeemTicket(deps, req, ticket, next, false);
+    return (
+      throttled(deps, attemptKey(deps, client, { ticket }), next, false) ??
+      redeemTicket(deps, req, ticket, next, false)
+    );
   }
   if (req.method !== 'POST')
     return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });

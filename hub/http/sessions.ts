@@ -126,16 +126,29 @@ export function sessionCookieName(hub: string, port: number): string {
   return `lume_${hub.replace(/[^A-Za-z0-9]/g, '_')}_${port}`;
 }
 
-/** Every value the request's Cookie header carries under `name` (a planted one may sit beside ours). */
+/** A session cookie's value as the hub makes it: anything else under its name is someone else's. */
+const SESSION_SECRET = /^s_[A-Za-z0-9_-]{43}$/;
+/** The Cookie header read (characters) and the values of our name looked up, at most (docs/limits.md). */
+const COOKIE_HEADER_MAX = 65_536;
+const COOKIE_VALUES_MAX = 64;
+
+/**
+ * Every value under `name` in the request's Cookie header that could be one of ours. Another app on
+ * this host may plant cookies of that name (cookies are not scoped by port) or flood the header
+ * with others (a cookie bomb): a planted value is skipped and a long header is still read, so
+ * neither signs the user out.
+ */
 export function cookieValues(req: Request, name: string): string[] {
-  const header = req.headers.get('cookie');
-  if (!header || header.length > 8192) return [];
+  const header = req.headers.get('cookie')?.slice(0, COOKIE_HEADER_MAX);
+  if (!header) return [];
   const out: string[] = [];
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) out.push(part.slice(eq + 1).trim());
+    if (eq <= 0 || part.slice(0, eq).trim() !== name) continue;
+    const value = part.slice(eq + 1).trim();
+    if (SESSION_SECRET.test(value) && out.push(value) >= COOKIE_VALUES_MAX) break;
   }
-  return out.slice(0, 8);
+  return out;
 }
 
 /** The page key a request carries: the header, or (for an EventSource, which sends none) the query. */

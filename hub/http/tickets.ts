@@ -4,12 +4,14 @@
  * and an HMAC-SHA256 over both and the hub's name, keyed with `DATA_DIR/keys/console.key` (0600),
  * so the hub at start and `bun run console-url` later make tickets the running hub accepts, and
  * nobody without the keys folder can. The hub remembers the nonces it has redeemed until they
- * expire (a bounded table), so each ticket signs in once.
+ * expire (a bounded table, kept in `DATA_DIR/hub/console-tickets.json`, 0600), so each ticket signs
+ * in once, across restarts too.
  */
 
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, fstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 
 const TICKET_FILE = 'console.key';
 /** How long a printed console URL can be used (1 h). */
@@ -53,13 +55,40 @@ export interface TicketOptions {
   /** Redeemed nonces remembered at once (default 10 000); past it a ticket is refused, `full`. */
   maxRedeemed?: number;
   now?: () => number;
+  /**
+   * Where redeemed nonces are kept (JSON, 0600), so a restart does not make a used link sign in
+   * again; without it they are kept in memory only.
+   */
+  file?: string;
+}
+
+/** The redeemed nonces of a ticket file still unexpired, at most `max` (an unreadable file is none). */
+function readRedeemed(file: string, now: number, max: number): Map<string, number> {
+  const out = new Map<string, number>();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return out;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return out;
+  for (const [nonce, until] of Object.entries(parsed)) {
+    if (out.size >= max) break;
+    if (/^[A-Za-z0-9_-]{22}$/.test(nonce) && typeof until === 'number' && until > now)
+      out.set(nonce, until);
+  }
+  return out;
 }
 
 export class ConsoleTickets {
   /** Nonce → its ticket's expiry. */
-  private readonly redeemed = new Map<string, number>();
+  private readonly redeemed: Map<string, number>;
 
-  constructor(private readonly opts: TicketOptions) {}
+  constructor(private readonly opts: TicketOptions) {
+    this.redeemed = opts.file
+      ? readRedeemed(opts.file, (opts.now ?? Date.now)(), opts.maxRedeemed ?? 10_000)
+      : new Map();
+  }
 
   private mac(expires: string, nonce: string): string {
     return createHmac('sha256', this.opts.key)
@@ -75,8 +104,17 @@ export class ConsoleTickets {
     return `ct_${expires}_${nonce}_${this.mac(expires, nonce)}`;
   }
 
+  /** What `redeem` would answer now, nothing used up (to pick the sign-in throttle's bucket). */
+  peek(ticket: string): Redeemed {
+    return this.check(ticket, false);
+  }
+
   /** Uses a ticket up: `ok` once, `used` after that. */
   redeem(ticket: string): Redeemed {
+    return this.check(ticket, true);
+  }
+
+  private check(ticket: string, useUp: boolean): Redeemed {
     const m = ticket.length <= 128 ? TICKET.exec(ticket) : null;
     if (!m) return 'malformed';
     const [, expires, nonce, mac] = m as unknown as [string, string, string, string];
@@ -89,7 +127,16 @@ export class ConsoleTickets {
     for (const [n, t] of this.redeemed) if (t <= now) this.redeemed.delete(n);
     if (this.redeemed.has(nonce)) return 'used';
     if (this.redeemed.size >= (this.opts.maxRedeemed ?? 10_000)) return 'full';
+    if (!useUp) return 'ok';
     this.redeemed.set(nonce, until);
+    if (this.opts.file)
+      try {
+        writeFileAtomicSync(this.opts.file, JSON.stringify(Object.fromEntries(this.redeemed)));
+      } catch {
+        // Not written, not redeemed: a link that could sign in again after a restart is refused.
+        this.redeemed.delete(nonce);
+        return 'full';
+      }
     return 'ok';
   }
 }
@@ -112,4 +159,23 @@ export function browserOrigin(host: string, port: number, publicOrigins: string[
   if (publicOrigins[0]) return new URL(publicOrigins[0]).origin;
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+/**
+ * Whether standard output is a file (the supervisor's `logs/<name>.log`, or `> hub.log`): a live
+ * console URL is never written there, since whoever reads the file later would sign in with it.
+ */
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The start-up line about the console: its URL on a terminal or pipe, how to get one in a file. */
+export function consoleLine(url: string): [string, { console?: string }] {
+  return stdoutIsFile()
+    ? ['console: bun run console-url prints a sign-in link (none is written to a log file)', {}]
+    : [`console: ${url} (opens once; bun run console-url prints another)`, { console: url }];
 }

@@ -4,9 +4,10 @@
  * before any path is formed; kept within a count and an age, finished jobs oldest first.
  */
 
-import { mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
+import { privateFolder, privateFolderAndFiles } from '../../lib/private-folder.ts';
 
 export type JobState = 'running' | 'succeeded' | 'failed' | 'canceled';
 
@@ -58,7 +59,9 @@ export class JobFiles {
     private readonly now: () => number = Date.now,
   ) {
     this.dir = join(dataDir, 'resolve', 'jobs');
-    mkdirSync(this.dir, { recursive: true });
+    // Job records hold commands and their output: the owner's only (files are 0600).
+    privateFolder(join(dataDir, 'resolve'));
+    privateFolderAndFiles(this.dir);
   }
 
   /**

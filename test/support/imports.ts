@@ -143,6 +143,7 @@ export const ROOM_FLOORS: ReadonlyArray<readonly string[]> = [
     'lib/limits.ts',
     'lib/log-limit.ts',
     'lib/port-check.ts',
+    'lib/private-folder.ts',
     'lib/proc-stat.ts',
     'lib/project-root.ts',
     'lib/telemetry/',

@@ -94,7 +94,8 @@ export async function startProcess(
   const reader = proc.stdout.getReader();
   let out = '';
   let url: string | undefined;
-  while (!url) {
+  // A hub's last start-up line is its console line (it may come in a later chunk).
+  while (!url || (entry === 'hub/main.ts' && !/^console: /m.test(out))) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`${entry} exited before listening: ${err}`);
     out += new TextDecoder().decode(value);
