@@ -196,7 +196,7 @@ describe('over the fleet', () => {
       }),
     );
     try {
-      const r = await client.callTool({ name: 'records_record_get', arguments: { id: 'r-9' } });
+      const r = await client.callTool({ name: 'records_get', arguments: { id: 'r-9' } });
       expect([r.isError, r.structuredContent]).toEqual([true, { ok: false, error: FAILURE }]);
     } finally {
       await client.close();

@@ -3,7 +3,7 @@
  * the path of the offending field in its error, down a list into an object.
  */
 
-import { describe, expect, test } from 'bun:test';
+import { describe, expect, setDefaultTimeout, test } from 'bun:test';
 import {
   boolean,
   boundedString,
@@ -19,6 +19,8 @@ import {
   ShapeError,
   type Guard,
 } from '../lib/json/guards.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 /** What a guard said about `v` at `path`: its value, or the path and message of its refusal. */
 const verdict = <T>(guard: Guard<T>, v: unknown, path = 'params.x') =>

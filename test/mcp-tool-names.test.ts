@@ -6,7 +6,7 @@
  * depend on the order the catalog lists them in (so they hold across restarts).
  */
 
-import { afterAll, expect, test } from 'bun:test';
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
@@ -18,6 +18,8 @@ import { createMcpServer } from '../lib/mcp/server.ts';
 import { McpSessions } from '../lib/mcp/sessions.ts';
 import { createFleetTools } from '../hub/mcp/fleet-tools.ts';
 import type { CatalogTool } from '../hub/workbench/ask-planner.ts';
+
+setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
 const LONG = `very.${'long'.repeat(20)}`;
 /** A fleet catalog with the shapes that matter: prefixed ids, a collision, two over-long names. */
