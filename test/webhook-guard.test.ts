@@ -180,6 +180,7 @@ describe('names are resolved, and the address checked is the address connected t
       const cfgs = ['rebind.test', 'mixed.test'].map((h, i) =>
         config(`http://${h}:${port}/in`, `c${i}`),
       );
+      // Registered under an older rule (the check at creation now refuses them): delivery refuses again.
       expect(cfgs.map((c) => sender.refuse(c.url))).toEqual([undefined, undefined]);
       sender.notify(cfgs, statusEvent());
       await sender.idle();
@@ -194,6 +195,9 @@ describe('names are resolved, and the address checked is the address connected t
       await sender.idle();
       expect(hits).toEqual([{ host: `hook.test:${port}` }]);
       expect(lookups).toBe(3);
+      expect(
+        (await Promise.all(cfgs.map((c) => sender.refuseResolved(c.url)))).map((r) => r?.code),
+      ).toEqual(['ADDRESS_REFUSED', 'ADDRESS_REFUSED']);
     } finally {
       receiver.stop(true);
     }
@@ -206,6 +210,57 @@ describe('names are resolved, and the address checked is the address connected t
     sender.notify([config('http://127.0.0.1:9/in', 'old')], statusEvent());
     await sender.idle();
     expect(log.lines.join('\n')).toContain('webhook delivery refused: not a public address');
+  });
+});
+
+describe('a name is resolved when the webhook is registered', () => {
+  // Only this table resolves: nothing leaves the machine.
+  const table: Record<string, string[]> = {
+    'metadata.google.internal': ['169.254.169.254'],
+    'intranet.test': ['10.1.2.3'],
+    'allowed.test': ['10.1.2.4'],
+    'public.test': ['93.184.216.34'],
+  };
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startNode(agentNode('named', { handle: (ctx) => ctx.requireInput('more?') }), {
+      pushAllowHosts: ['allowed.test'],
+      pushResolveName: async (h) => (table[h] ?? []).map((address) => ({ address, family: 4 })),
+    });
+  });
+  afterAll(() => node.dispose());
+
+  test('a name for a non-public address is -32602 on create and on send, and nothing is stored; allowed and public names are kept', async () => {
+    const task = (await rpc(node.url, 'SendMessage', { message: msgV1('x') })).result.task;
+    const create = (url: string) =>
+      rpc(node.url, 'CreateTaskPushNotificationConfig', { taskId: task.id, url });
+    const refused = [];
+    for (const url of ['http://metadata.google.internal/x', 'https://intranet.test:8443/h']) {
+      const r = await create(url);
+      refused.push([r.error?.code, violatedField(r), r.error?.message]);
+    }
+    expect(refused).toEqual([
+      [
+        -32602,
+        'url',
+        'webhook host metadata.google.internal resolves to a metadata address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it',
+      ],
+      [
+        -32602,
+        'url',
+        'webhook host intranet.test resolves to a private address; only public addresses are allowed unless PUSH_ALLOW_HOSTS lists it',
+      ],
+    ]);
+    const viaSend = await rpc(node.url, 'SendMessage', {
+      message: msgV1('y'),
+      configuration: { taskPushNotificationConfig: { url: 'http://metadata.google.internal/' } },
+    });
+    expect([viaSend.error?.code, viaSend.result]).toEqual([-32602, undefined]);
+    expect(
+      (await rpc(node.url, 'ListTaskPushNotificationConfigs', { taskId: task.id })).result.configs,
+    ).toEqual([]);
+    for (const url of ['http://allowed.test/h', 'https://public.test/h'])
+      expect((await create(url)).result?.url).toBe(url);
   });
 });
 

@@ -63,6 +63,7 @@ export function nodeSettings(def: NodeDefinition, opts: NodeOptions): NodeSettin
           allowHosts: opts.pushAllowHosts ?? [],
           log,
           ...(opts.pushRetryDelaysMs ? { retryDelaysMs: opts.pushRetryDelaysMs } : {}),
+          ...(opts.pushResolveName ? { resolveName: opts.pushResolveName } : {}),
         });
   const metrics = opts.metrics ?? createMetricsRegistry();
   const nodeMetrics = createNodeMetrics(metrics);

@@ -77,6 +77,8 @@ export interface NodeOptions {
   /** Non-public webhook hosts allowed: names, addresses or CIDR ranges (PUSH_ALLOW_HOSTS); see lib/a2a/push/delivery.ts. */
   pushAllowHosts?: string[];
   pushRetryDelaysMs?: number[];
+  /** How webhook host names resolve (tests give a fixed table); default node:dns `lookup`. */
+  pushResolveName?: (host: string) => Promise<{ address: string; family: number }[]>;
   maxBodyBytes?: number;
   /**
    * The signed peer channel (`/peer/invoke`, `/peer/relay`); without it those routes refuse.

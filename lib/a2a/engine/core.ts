@@ -22,6 +22,11 @@ export type WebhookUrlFailure = Failure<
 export interface PushSender {
   /** Why a webhook URL is refused (its field `url`), or undefined when it is allowed. */
   refuse(url: string): WebhookUrlFailure | undefined;
+  /**
+   * Why a webhook URL that `refuse` passed is refused once its host name is resolved (a name for
+   * a non-public address), or undefined; asked after the caller's right to act is checked.
+   */
+  refuseResolved?(url: string): Promise<WebhookUrlFailure | undefined>;
   notify(configs: readonly PushConfig[], event: TaskEvent): void;
 }
 

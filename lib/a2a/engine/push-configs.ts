@@ -27,6 +27,16 @@ export interface PushConfigsOptions {
   owned(id: string, caller: Principal): Promise<TaskRecord | undefined>;
 }
 
+/** The check of a webhook URL's host name once resolved, as at delivery (after `pushProblem` passed). */
+export async function pushHostProblem(
+  push: PushSender | undefined,
+  url: string,
+  field = 'url',
+): Promise<A2AError | undefined> {
+  const why = await push?.refuseResolved?.(url);
+  return why ? a2aError('INVALID_PARAMS', why.message, field) : undefined;
+}
+
 /** The one check of push support, and of a webhook address when there is one. */
 export function pushProblem(
   push: PushSender | undefined,
@@ -50,6 +60,8 @@ export class PushConfigs {
     if (problem) return problem;
     if (!this.opts.mayAct(caller)) return unauthenticated('A webhook registration');
     if (!(await this.opts.owned(cfg.taskId, caller))) return taskNotFound(cfg.taskId, 'taskId');
+    const host = await pushHostProblem(this.opts.push, cfg.url);
+    if (host) return host;
     let stored: PushConfig | undefined;
     const out = await this.opts.coordination.changePush(cfg.taskId, (push) => {
       const tooMany = pushCountProblem(push, cfg, this.opts.max);

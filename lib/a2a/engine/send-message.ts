@@ -18,7 +18,7 @@ import {
 import { runTurn, turnCrashed } from './agent-turn.ts';
 import type { EngineCore, TaskCoordination } from './core.ts';
 import type { Listener, Live } from './live-tasks.ts';
-import { pushProblem } from './push-configs.ts';
+import { pushHostProblem, pushProblem } from './push-configs.ts';
 import { mediaProblem, snapshot, taskNotFound, unauthenticated } from './task-rules.ts';
 
 export type SendResult = { task: Task } | { message: Message };
@@ -68,6 +68,8 @@ export async function beginSend(
     const problem = pushProblem(core.push, configuration.pushConfig.url, field);
     if (problem) return problem;
     if (!deps.mayAct(actingFor)) return unauthenticated('A webhook registration');
+    const host = await pushHostProblem(core.push, configuration.pushConfig.url, field);
+    if (host) return host;
   }
   const why = core.agent.needsPrincipal?.(message);
   if (why !== undefined && !deps.mayAct(actingFor)) return unauthenticated(why);

@@ -1,7 +1,8 @@
 /**
  * @module lib/a2a/push/delivery — webhook delivery of task updates (A2A push notifications): at least once, in
  * order per webhook, retried with backoff. A webhook reaches public addresses only, unless the
- * allow-list names it, checked at the address actually connected to; deliveries have a connection
+ * allow-list names it, checked when it is registered (its name resolved, lib/a2a/push/host-check.ts)
+ * and again at the address actually connected to; deliveries have a connection
  * pool, a deadline and a waiting line of their own, so a receiver that hangs slows nothing else.
  */
 
@@ -11,6 +12,7 @@ import { eventToV03 } from '../wire/v03.ts';
 import { eventToV1 } from '../wire/v1.ts';
 import type { Log } from '../../log.ts';
 import { createGate, type Gate } from '../../net/gate.ts';
+import { refuseResolved } from './host-check.ts';
 import { createOutboundPolicy, type OutboundPolicy } from '../../net/outbound-policy.ts';
 import { createPoster, type PostOutcome, type Poster } from '../../net/post.ts';
 import { canonicalScheme } from './webhook-auth.ts';
@@ -90,6 +92,11 @@ export class WebhookSender implements PushSender {
     // its dotted or bracketed form; names are checked again at each connection, once resolved.
     const host = this.policy.refuseHost(url.hostname.toLowerCase());
     return host && { ...host, field: 'url' };
+  }
+
+  /** Why a webhook's host name is refused once resolved (lib/a2a/push/host-check.ts). */
+  refuseResolved(raw: string): Promise<WebhookUrlFailure | undefined> {
+    return refuseResolved(this.policy, raw);
   }
 
   notify(configs: readonly PushConfig[], event: TaskEvent): void {
