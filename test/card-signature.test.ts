@@ -2,7 +2,9 @@
  * Signed agent cards (A2A 1.0 §8.4): the RFC 8785 form against the a2a-tck corpus's vectors and
  * the kit's card cases (fixtures/card-signing/), every node's card accepted by the official SDK's
  * `verifyAgentCardSignature` with the key its JWKS names, a card changed by one byte refused by
- * both checkers, hostile signature entries refused with a code, and a key rotation under
+ * both checkers, v0.3 routing fields (`url`, `preferredTransport`, `additionalInterfaces`) that
+ * disagree with the signed interfaces refused here, hostile signature entries refused with a code,
+ * and a key rotation under
  * concurrent card requests that never serves a card its JWKS cannot verify.
  */
 
@@ -169,6 +171,41 @@ describe("a node's signed card", () => {
       ok: false,
       error: { code: 'CARD_SIGNATURE_INVALID' },
     });
+  });
+
+  test('v0.3 routing fields changed (additionalInterfaces, preferredTransport) do not verify here, though the SDK accepts them', async () => {
+    const keys = await publicKeyOf(card);
+    const url = card.url as string;
+    const relayed = [
+      {
+        ...card,
+        additionalInterfaces: [{ url: 'http://attacker.example/a2a', transport: 'JSONRPC' }],
+      },
+      {
+        ...card,
+        additionalInterfaces: [
+          ...(card.additionalInterfaces as unknown[]),
+          { url, transport: 'GRPC' },
+        ],
+      },
+      { ...card, additionalInterfaces: 'http://attacker.example/a2a' },
+      { ...card, preferredTransport: 'GRPC' },
+      { ...card, preferredTransport: 42 },
+    ];
+    for (const moved of relayed) {
+      // The v1.0 form the SDK verifies does not cover them: it cannot tell.
+      expect(await sdkAccepts(moved)).toBe(true);
+      expect(verifyCardSignature(moved, keys)).toMatchObject({
+        ok: false,
+        error: { code: 'CARD_SIGNATURE_INVALID' },
+      });
+    }
+    // The same fields, agreeing with the signed interfaces, still verify; so does a card without them.
+    const { url: _u, preferredTransport: _p, additionalInterfaces: _a, ...v1Only } = card;
+    expect(verifyCardSignature({ ...card, preferredTransport: 'JSONRPC' }, keys)).toMatchObject({
+      ok: true,
+    });
+    expect(verifyCardSignature(v1Only, keys)).toMatchObject({ ok: true });
   });
 
   test('hostile signature entries are refused with a code and a 4xx, never a throw', async () => {

@@ -96,19 +96,49 @@ export function signCard<C extends { signatures?: CardSignature[] }>(
   return { ...card, signatures };
 }
 
+/** The signed interfaces of a card, as `url binding` pairs. */
+function signedRoutes(card: object): Set<string> {
+  const list = (card as { supportedInterfaces?: unknown }).supportedInterfaces;
+  const out = new Set<string>();
+  if (Array.isArray(list))
+    for (const i of list) {
+      const { url, protocolBinding } = (i ?? {}) as { url?: unknown; protocolBinding?: unknown };
+      if (typeof url === 'string' && typeof protocolBinding === 'string')
+        out.add(`${url} ${protocolBinding}`);
+    }
+  return out;
+}
+
 /**
- * v0.3 clients call the card's top-level `url`, which the v1.0 canonical form does not cover: a
- * signed card verifies only when that `url` is one of its signed interfaces.
+ * v0.3 clients route by the card's top-level `url` (with `preferredTransport`, JSONRPC when absent)
+ * and `additionalInterfaces`, which the v1.0 canonical form, the one the official SDK verifies,
+ * does not cover. So a signed card verifies only when each of those routes is one of its signed
+ * interfaces (same URL, same binding): a relayed card cannot send a v0.3 client elsewhere.
  */
-function coversUrl(card: object): { ok: false; error: CardFailure } | undefined {
-  const { url, supportedInterfaces } = card as { url?: unknown; supportedInterfaces?: unknown };
-  if (url === undefined) return undefined;
-  const signed = Array.isArray(supportedInterfaces)
-    ? supportedInterfaces.map((i) => (i as { url?: unknown } | null)?.url)
-    : [];
-  return typeof url === 'string' && signed.includes(url)
-    ? undefined
-    : fail('CARD_SIGNATURE_INVALID', 'the agent card url is not one of its signed interfaces');
+function coversV03Routes(card: object): { ok: false; error: CardFailure } | undefined {
+  const { url, preferredTransport, additionalInterfaces } = card as Record<string, unknown>;
+  if (url === undefined && preferredTransport === undefined && additionalInterfaces === undefined)
+    return undefined;
+  const signed = signedRoutes(card);
+  const covered = (u: unknown, binding: unknown) =>
+    typeof u === 'string' && typeof binding === 'string' && signed.has(`${u} ${binding}`);
+  const preferred = preferredTransport ?? 'JSONRPC';
+  if (url !== undefined ? !covered(url, preferred) : typeof preferred !== 'string')
+    return fail(
+      'CARD_SIGNATURE_INVALID',
+      'the agent card url and preferredTransport are not one of its signed interfaces',
+    );
+  if (additionalInterfaces === undefined) return undefined;
+  const extra = Array.isArray(additionalInterfaces) ? additionalInterfaces : [undefined];
+  for (const i of extra) {
+    const { url: u, transport } = (i ?? {}) as { url?: unknown; transport?: unknown };
+    if (!covered(u, transport))
+      return fail(
+        'CARD_SIGNATURE_INVALID',
+        'an agent card additionalInterfaces entry is not one of its signed interfaces',
+      );
+  }
+  return undefined;
 }
 
 type CardFailure = Failure<CardSignatureErrorCode>;
@@ -172,7 +202,7 @@ export function verifyCardSignature(
       if (key.kid !== undefined && key.kid !== header.kid) continue;
       sawTrustedKey = true;
       if (ed25519VerifySync(key.publicKey, input, sig))
-        return coversUrl(card) ?? { ok: true, result: { kid: header.kid } };
+        return coversV03Routes(card) ?? { ok: true, result: { kid: header.kid } };
     }
   }
   if (!sawWellFormed) return fail('CARD_SIGNATURE_MALFORMED');
