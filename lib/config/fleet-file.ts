@@ -7,6 +7,17 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { PRINCIPAL_NAME } from '../auth/principal.ts';
+import {
+  boolean,
+  boundedString,
+  checkShape,
+  listOf,
+  member,
+  optional,
+  plainObject,
+  ShapeError,
+  type Guard,
+} from '../json/guards.ts';
 
 export interface FleetMember {
   name: string;
@@ -35,42 +46,53 @@ export interface Fleet {
   nodes: FleetMember[];
 }
 
+/** A member's name: a principal name (lower-case letters, digits, dashes). */
+const memberName: Guard<string> = (v, path) => {
+  if (typeof v !== 'string' || !PRINCIPAL_NAME.test(v))
+    throw new ShapeError(path, `${path} must match ${PRINCIPAL_NAME}`);
+  return v;
+};
+const port: Guard<number> = (v, path) => {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65535)
+    throw new ShapeError(path, `${path} must be a port number`);
+  return v;
+};
+const text = boundedString(4096, { empty: true });
+
+/** One member (the hub or a node) of a fleet document. */
+function memberOf(m: unknown, where: string): FleetMember {
+  const o = plainObject(m, where);
+  const name = member(o, 'name', where, memberName);
+  const p = member(o, 'port', where, port);
+  const role = member(o, 'role', where, text);
+  const file = member(o, 'file', where, text);
+  const url = member(o, 'url', where, optional(text));
+  const relay = member(o, 'relay', where, optional(boolean));
+  return {
+    name,
+    port: p,
+    role,
+    file,
+    default: o.default !== false,
+    url: url !== undefined ? url.replace(/\/+$/, '') : `http://127.0.0.1:${p}`,
+    ...(o.remote === true ? { remote: true } : {}),
+    ...(relay === true ? { relay: true } : {}),
+  };
+}
+
 /**
  * Parses and validates a fleet document.
  * @throws Error with a readable message when the document is malformed (a configuration bug).
  */
 export function parseFleet(doc: unknown): Fleet {
-  if (!doc || typeof doc !== 'object') throw new Error('fleet: document must be an object');
-  const d = doc as { hub?: unknown; nodes?: unknown };
-  const member = (m: unknown, where: string): FleetMember => {
-    if (!m || typeof m !== 'object') throw new Error(`fleet: ${where} must be an object`);
-    const o = m as Record<string, unknown>;
-    if (typeof o.name !== 'string' || !PRINCIPAL_NAME.test(o.name))
-      throw new Error(`fleet: ${where}.name must match ${PRINCIPAL_NAME}`);
-    if (typeof o.port !== 'number' || !Number.isInteger(o.port) || o.port < 0 || o.port > 65535)
-      throw new Error(`fleet: ${where}.port must be a port number`);
-    if (typeof o.role !== 'string') throw new Error(`fleet: ${where}.role must be a string`);
-    if (typeof o.file !== 'string') throw new Error(`fleet: ${where}.file must be a string`);
-    if (o.relay !== undefined && typeof o.relay !== 'boolean')
-      throw new Error(`fleet: ${where}.relay must be true or false`);
-    const url =
-      typeof o.url === 'string' ? o.url.replace(/\/+$/, '') : `http://127.0.0.1:${o.port}`;
-    return {
-      name: o.name,
-      port: o.port,
-      role: o.role,
-      file: o.file,
-      default: o.default !== false,
-      url,
-      ...(o.remote === true ? { remote: true } : {}),
-      ...(o.relay === true ? { relay: true } : {}),
-    };
-  };
-  if (!Array.isArray(d.nodes)) throw new Error('fleet: nodes must be an array');
-  const fleet: Fleet = {
-    hub: member(d.hub, 'hub'),
-    nodes: d.nodes.map((n, i) => member(n, `nodes[${i}]`)),
-  };
+  const checked = checkShape(() => {
+    const d = plainObject(doc, 'document');
+    // The node list's shape first, then each member in order, as the messages have always come.
+    if (!Array.isArray(d.nodes)) throw new ShapeError('nodes', 'nodes must be an array');
+    return { hub: memberOf(d.hub, 'hub'), nodes: member(d, 'nodes', '', listOf(memberOf, 10_000)) };
+  });
+  if (!checked.ok) throw new Error(`fleet: ${checked.message}`);
+  const fleet: Fleet = checked.value;
   const seen = new Set<string>();
   for (const m of [fleet.hub, ...fleet.nodes]) {
     if (seen.has(m.name)) throw new Error(`fleet: duplicate name ${m.name}`);
