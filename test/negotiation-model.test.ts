@@ -19,7 +19,7 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 
 const ROOT = resolve(import.meta.dir, '..');
 /** How the customer's model behaves in the current test. */
-let customerModel: 'reasoned' | 'bad-code' | 'no-reason' = 'reasoned';
+let customerModel: 'reasoned' | 'bad-code' | 'no-reason' | 'accept-all' = 'reasoned';
 
 /**
  * The stand-in models. The advisor takes the first candidate it is offered; the customer reads the
@@ -48,6 +48,8 @@ function script(b: ChatBody) {
   });
   if (customerModel === 'bad-code') return veto('TOO_RISKY', 'I do not like it.');
   if (customerModel === 'no-reason') return veto('NO_SIGNAL', '  ');
+  if (customerModel === 'accept-all')
+    return { calls: [{ name: 'decide', args: { decision: 'accept', reason: 'Looks fine.' } }] };
   if (p.signals.length === 0) return veto('NO_SIGNAL', `${p.name} has no signal to justify it.`);
   if (!entity.confirmed)
     return veto('UNALIGNED_ENTITY', `${p.name} is not confirmed: ${entity.why}.`);
@@ -179,6 +181,32 @@ describe('both agents model-backed', () => {
     const mute = (await negotiate('c-012')).result;
     expect([mute.ended, mute.error.code]).toEqual(['failed', 'MODEL_BAD_TURN']);
     customerModel = 'reasoned';
+  });
+
+  test("a model's acceptance is checked against the customer's rules: what they veto stays vetoed, and the turn says so", async () => {
+    customerModel = 'accept-all';
+    try {
+      const n = (await negotiate('c-014')).result;
+      expect([n.outcome, n.deal]).toEqual(['no-deal', undefined]);
+      expect(n.vetoes.length).toBe(n.rounds);
+      const overruled = turnsBy(n, 'customer');
+      expect(overruled.length).toBeGreaterThan(0);
+      for (const t of overruled)
+        expect([t.answer.decision, t.answer.decidedBy, t.answer.modelNote]).toEqual([
+          'veto',
+          'rules',
+          `the model accepted ${t.answer.stock}; the customer's rules veto it (${t.answer.code})`,
+        ]);
+      // Where the rules find nothing to veto, the model's acceptance stands, in its words.
+      const deal = (await negotiate('c-012')).result;
+      expect([deal.outcome, deal.deal.proposal.code, deal.deal.reason]).toEqual([
+        'deal',
+        '002371',
+        'Looks fine.',
+      ]);
+    } finally {
+      customerModel = 'reasoned';
+    }
   });
 
   test('a model that does not answer leaves each turn to the rules, and the turn says so', async () => {

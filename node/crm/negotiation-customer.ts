@@ -35,7 +35,7 @@ interface Profile {
 export type BookWithProfiles = Book & { profiles?: unknown[] };
 
 type ReviewAnswer =
-  // A model may accept a stock the entity index does not confirm: then there is no entity.
+  // An acceptance decided by the rules carries the confirmed entity.
   | {
       customer: string;
       stock: string;
@@ -231,7 +231,9 @@ type Decided = { decidedBy: 'rules' | 'model'; modelNote?: string };
 /**
  * The model's review: it reads the customer's profile, the proposal and the entity index's verdict,
  * and accepts or vetoes. A veto without a known code and a reason, or an answer that is neither,
- * is refused (MODEL_BAD_TURN); a model that does not answer leaves the turn to the rules, visibly.
+ * is refused (MODEL_BAD_TURN); an acceptance the customer's rules veto is that veto (the model
+ * cannot waive the customer's constraints); a model that does not answer leaves the turn to the
+ * rules, visibly.
  */
 async function reviewByModel(
   endpoint: ModelEndpoint,
@@ -265,6 +267,13 @@ async function reviewByModel(
     });
   const reason = typeof r.result.reason === 'string' ? r.result.reason.trim().slice(0, 500) : '';
   if (r.result.decision === 'accept' && reason) {
+    const rules = reviewByRules(book, customer, found.result, p);
+    if (rules.decision === 'veto')
+      return ok({
+        ...rules,
+        decidedBy: 'rules',
+        modelNote: `the model accepted ${p.code}; the customer's rules veto it (${rules.code})`,
+      });
     const entity = aligned.ok
       ? {
           entity: {
