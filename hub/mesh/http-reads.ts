@@ -7,8 +7,11 @@
 import type { Principal } from '../../lib/auth/principal.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
-import { liveResponse } from '../../lib/sse/live.ts';
+import { liveResponse, readyFrame } from '../../lib/sse/live.ts';
+import type { ReadyFrame } from '../../lib/sse/queue.ts';
+import type { SseStreams } from '../../lib/sse/sse.ts';
 import type { MeshHttpOptions } from './http-options.ts';
+import type { ProjectEvent } from './realtime-context.ts';
 import { json, readError } from './http-answers.ts';
 import { visibleTo } from './visibility.ts';
 
@@ -61,18 +64,50 @@ export async function presence(o: Reads, url: URL): Promise<Response> {
   return json({ project: p.project, peers: o.realtime.peers(p.project) });
 }
 
-/** The console's live view of a project: its roster now and after each change, and each new message. */
+/** Each event's frame, whole and redacted, made once for all of a project's watchers. */
+const framed = new WeakMap<ProjectEvent, Map<boolean, ReadyFrame>>();
+
+/** `e` as `caller` sees it, as a frame shared with every watcher who sees it the same. */
+function frameFor(e: ProjectEvent, caller: Principal | undefined): ReadyFrame {
+  const seen = e.type === 'message' ? visibleTo(caller, e.message) : undefined;
+  const redacted = seen !== undefined && seen !== (e as { message: unknown }).message;
+  let kinds = framed.get(e);
+  if (!kinds) framed.set(e, (kinds = new Map()));
+  let frame = kinds.get(redacted);
+  if (!frame) kinds.set(redacted, (frame = readyFrame(seen ? { ...e, message: seen } : e)));
+  return frame;
+}
+
+/** The open `/v1/watch` streams (per process, per client address) and who asks for one. */
+export interface Watchers {
+  streams: SseStreams;
+  address: string;
+}
+
+/**
+ * The console's live view of a project: its roster now and after each change, and each new
+ * message; refused `watch-full` past the hub's or the address's bound of open watches.
+ */
 export async function watch(
   o: Reads,
   req: Request,
   url: URL,
   caller: Principal | undefined,
+  w: Watchers,
 ): Promise<Response> {
+  const full = w.streams.full(w.address);
+  if (full)
+    return readError(
+      'watch-full',
+      full === 'STREAMS_FULL'
+        ? `the hub has ${o.limits.maxWatchers} watch streams open`
+        : `this address has ${o.limits.maxWatchersPerAddress} watch streams open; close one first`,
+    );
   const p = await projectOf(o, url);
   if ('refused' in p) return p.refused;
-  return liveResponse(req, (push) =>
-    o.realtime.watch(p.project, (e) =>
-      push(e.type === 'message' ? { ...e, message: visibleTo(caller, e.message) } : e),
-    ),
+  return liveResponse(
+    req,
+    (push) => o.realtime.watch(p.project, (e) => push(frameFor(e, caller))),
+    { streams: w.streams, owner: w.address },
   );
 }

@@ -12,6 +12,7 @@ import type { Principal } from '../../lib/auth/principal.ts';
 import { PROTOCOL_VERSION } from '../../lib/mesh/limits.ts';
 import { json, readError } from './http-answers.ts';
 import { projectsApi } from './http-projects.ts';
+import { SseStreams } from '../../lib/sse/sse.ts';
 import { history, presence, watch } from './http-reads.ts';
 import { bearer, tokenAccepted } from './trust.ts';
 import type { MeshHttpOptions } from './http-options.ts';
@@ -20,6 +21,11 @@ export type { MeshHttpOptions } from './http-options.ts';
 
 export function createMeshHttp(opts: MeshHttpOptions) {
   const authorized = (req: Request) => tokenAccepted(opts.token, bearer(req));
+  // Counted by client address: anonymous watchers are many callers, not one principal.
+  const watchers = new SseStreams({
+    max: opts.limits.maxWatchers,
+    maxPerOwner: opts.limits.maxWatchersPerAddress,
+  });
 
   /** Answers a mesh route, or undefined when the path is not the mesh's. */
   return function handle(
@@ -49,7 +55,10 @@ export function createMeshHttp(opts: MeshHttpOptions) {
         ? history(opts, url, caller)
         : path === '/v1/presence'
           ? presence(opts, url)
-          : watch(opts, req, url, caller);
+          : watch(opts, req, url, caller, {
+              streams: watchers,
+              address: server.requestIP?.(req)?.address ?? 'unknown',
+            });
     }
     const op = /^\/api\/projects\.(create|list|delete)$/.exec(path)?.[1];
     if (op) return projectsApi(opts, req, op);

@@ -30,6 +30,8 @@ export const MESH_HTTP_ERRORS = {
   'not-found': { http: 404, message: 'not found' },
   unauthorized: { http: 401, message: 'missing or wrong bearer token' },
   'payload-too-large': { http: 413, message: 'body is too large' },
+  // hub/mesh/http-reads.ts: open /v1/watch streams, per process and per client address.
+  'watch-full': { http: 503, message: 'the hub has as many watch streams open as it serves' },
 } as const satisfies Record<string, ErrorSpec>;
 
 /** Codes the client library reports (`MeshClientError.code`); A2A_BAD_REQUEST is in lib/errors/fleet.ts. */

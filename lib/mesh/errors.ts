@@ -39,6 +39,7 @@ const FROM_HTTP: Readonly<Record<MeshHttpCode, ClientCode>> = Object.freeze({
   'not-found': 'A2A_UNKNOWN_PROJECT',
   unauthorized: 'A2A_UNAUTHORIZED',
   'payload-too-large': 'A2A_PAYLOAD_TOO_LARGE',
+  'watch-full': 'A2A_HTTP_STATUS',
 });
 
 /** Maps a code received from the hub (wire or HTTP) to the client's vocabulary. */

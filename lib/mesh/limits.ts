@@ -40,6 +40,10 @@ export const MESH_LIMITS = Object.freeze({
   historyMaxLimit: 500,
   /** Decoded content per history answer. */
   historyBudgetBytes: 4 * MiB,
+  /** Open `/v1/watch` streams per hub process; one more is 503 `watch-full`. */
+  maxWatchers: 256,
+  /** Open `/v1/watch` streams per client address; one more is 503 `watch-full`. */
+  maxWatchersPerAddress: 16,
 });
 
 export type MeshLimits = { readonly [K in keyof typeof MESH_LIMITS]: number };

@@ -1,10 +1,17 @@
 /**
  * @module lib/sse/live — any subscription sent as Server-Sent Events through a bounded queue per
- * consumer: the hub's live pages and the mesh's `/v1/watch`.
+ * consumer: the hub's live pages and the mesh's `/v1/watch` (whose fan-out sends each event as a
+ * frame made once, `readyFrame`).
  */
 
 import { EventQueue } from '../event-queue.ts';
+import { ReadyFrame, sseFrame } from './queue.ts';
 import { sseResponse, type SseOptions } from './sse.ts';
+
+/** `data` as one SSE frame made now, to be sent as is on every stream that carries it. */
+export function readyFrame(data: unknown): ReadyFrame {
+  return new ReadyFrame(sseFrame(data));
+}
 
 /** Items one consumer may fall behind before its stream is cut (its EventSource reconnects afresh). */
 const LIVE_QUEUE_LIMIT = 64;

@@ -24,6 +24,14 @@ export const closeEvent: StreamEnding = (code, message) => ({
   data: { code, message },
 });
 
+/**
+ * A frame made once for many streams (a fan-out to every watcher): sent as its bytes, so each
+ * event is serialised once however many streams carry it.
+ */
+export class ReadyFrame {
+  constructor(readonly bytes: Uint8Array) {}
+}
+
 /** One SSE frame: an optional event name and one `data:` line of JSON. */
 export function sseFrame(data: unknown, event?: string): Uint8Array {
   return encoder.encode(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);

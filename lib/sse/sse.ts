@@ -10,7 +10,7 @@
 
 import { LIMIT_ERRORS } from '../errors/limits.ts';
 import { LIMITS } from '../limits.ts';
-import { closeEvent, SseQueue, sseFrame, type StreamEnding } from './queue.ts';
+import { closeEvent, ReadyFrame, SseQueue, sseFrame, type StreamEnding } from './queue.ts';
 import type { SseStreams } from './streams.ts';
 
 export type { StreamEnding } from './queue.ts';
@@ -34,7 +34,8 @@ export interface SseOptions {
 }
 
 /**
- * Streams `source` as SSE. `frame` turns each item into the JSON of one `data:` line. `stop`
+ * Streams `source` as SSE. `frame` turns each item into the JSON of one `data:` line (or gives a
+ * `ReadyFrame`, sent as is). `stop`
  * runs once when the stream ends before the source does (the client went away, fell behind, or
  * the server shuts down), so the subscription is dropped.
  *
@@ -85,7 +86,8 @@ async function pump<T>(
   try {
     for await (const item of source) {
       if (queue.finished) break;
-      queue.enqueue(sseFrame(frame(item)));
+      const data = frame(item);
+      queue.enqueue(data instanceof ReadyFrame ? data.bytes : sseFrame(data));
       if (queue.queued > maxQueued)
         queue.end(
           'STREAM_TOO_SLOW',
