@@ -14,6 +14,11 @@ export const LIMITS = Object.freeze({
   sseStreams: 512,
   /** Open SSE streams of one principal; one more is refused with `PRINCIPAL_STREAMS_FULL` (503). */
   sseStreamsPerPrincipal: 16,
+  /**
+   * Agent turns one principal may have running on a node at once (all anonymous callers are one);
+   * one more send is refused with `TOO_MANY_TURNS` (429).
+   */
+  turnsPerPrincipal: 32,
   /** Full task records kept in memory (the rest are read back from their files). */
   taskCacheEntries: 2_000,
   /** Total size of the task records kept in memory, as stored JSON. */
@@ -64,6 +69,7 @@ const LIMIT_ENV = Object.freeze({
   SSE_QUEUE_BYTES: 'sseQueueBytes',
   SSE_MAX_STREAMS: 'sseStreams',
   SSE_MAX_STREAMS_PER_PRINCIPAL: 'sseStreamsPerPrincipal',
+  A2A_MAX_TURNS_PER_PRINCIPAL: 'turnsPerPrincipal',
   TASK_CACHE_ENTRIES: 'taskCacheEntries',
   TASK_CACHE_BYTES: 'taskCacheBytes',
   TASK_HISTORY_MESSAGES: 'taskHistoryMessages',

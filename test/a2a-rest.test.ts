@@ -476,6 +476,7 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
       VERSION_NOT_SUPPORTED: '400 UNIMPLEMENTED',
       UNAUTHENTICATED: '401 UNAUTHENTICATED',
       TASK_STORE_FULL: '503 UNAVAILABLE',
+      TOO_MANY_TURNS: '429 RESOURCE_EXHAUSTED',
     });
     expect(toRestError(a2aError('EXTENSION_SUPPORT_REQUIRED', 'needs x')).body).toEqual(
       restError(400, 'FAILED_PRECONDITION', 'needs x', [INFO('EXTENSION_SUPPORT_REQUIRED')]),

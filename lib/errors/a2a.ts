@@ -92,9 +92,22 @@ export const A2A_ERRORS = {
     grpc: 'UNAVAILABLE',
     message: 'This node stores as many tasks as it may; try again once its tasks have finished',
   },
+  // Not an A2A code: the caller already has as many agent turns running on this node as one may
+  // (docs/limits.md; all anonymous callers are one), so the send is refused and nothing is stored.
+  TOO_MANY_TURNS: {
+    rpc: -32000,
+    http: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    message:
+      'This caller already has as many turns running on this node as one may (all anonymous callers together are one); send again once one has finished',
+  },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;
 
 /** Codes of this project carried in the protocol's error shape: their ErrorInfo domain is `lume-a2a`. */
-export const OWN_A2A_REASONS: ReadonlySet<string> = new Set(['UNAUTHENTICATED', 'TASK_STORE_FULL']);
+export const OWN_A2A_REASONS: ReadonlySet<string> = new Set([
+  'UNAUTHENTICATED',
+  'TASK_STORE_FULL',
+  'TOO_MANY_TURNS',
+]);

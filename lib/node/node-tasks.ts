@@ -76,6 +76,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
     now: o.now,
     mayAct: o.mayAct,
     onEvent: o.onEvent,
+    turnsPerPrincipal: limits.turnsPerPrincipal,
     limits: {
       historyMessages: limits.taskHistoryMessages,
       historyBytes: limits.taskHistoryBytes,

@@ -45,6 +45,7 @@ import {
   type SendResult,
 } from './send-message.ts';
 import { SharedTasks } from './shared-tasks.ts';
+import { TurnGate } from './turn-gate.ts';
 import {
   notStored,
   snapshot,
@@ -80,6 +81,8 @@ export interface EngineOptions {
    * need a principal). Default: any authenticated principal.
    */
   mayAct?: (caller: Principal) => boolean;
+  /** Turns one principal may have running at once (all anonymous callers are one); default LIMITS. */
+  turnsPerPrincipal?: number;
   /** While a task with an `observe`-able agent has subscribers, it is observed this often at most (default 1 000 ms). */
   observeWatchedEveryMs?: number;
 }
@@ -129,6 +132,7 @@ export class TaskEngine {
       outputModes: opts.outputModes,
       mayAct: (caller) => this.mayAct(caller),
       owned: (id, caller) => this.owned(id, caller),
+      turns: new TurnGate(opts.turnsPerPrincipal ?? LIMITS.turnsPerPrincipal),
     };
   }
 
@@ -137,10 +141,11 @@ export class TaskEngine {
    * turn ends); with `returnImmediately` it answers once the task exists.
    */
   async send(ctx: SendContext): Promise<SendResult | A2AError> {
-    const live = await beginSend(this.sending, ctx);
-    if (isA2AError(live)) return live;
+    const began = await beginSend(this.sending, ctx);
+    if (isA2AError(began)) return began;
+    const { live } = began;
     const immediate = !!ctx.params.configuration.returnImmediately;
-    const result = await answerSend(this.sending, live, ctx, immediate);
+    const result = await answerSend(this.sending, began, ctx, immediate);
     if ('message' in result) return result;
     let { task, stored } = result;
     try {
@@ -168,13 +173,14 @@ export class TaskEngine {
 
   /** Starts or continues a task and answers with its events, starting with the Task (or a single Message). */
   async stream(ctx: SendContext): Promise<Subscription | A2AError> {
-    const live = await beginSend(this.sending, ctx);
-    if (isA2AError(live)) return live;
+    const began = await beginSend(this.sending, ctx);
+    if (isA2AError(began)) return began;
+    const { live } = began;
     const sub = this.core.live.subscribe(live);
     // A continued task's stream opens with the task as it now stands.
     if (live.stored) sub.push({ kind: 'task', task: snapshot(live.rec.task) });
     await this.coordination.openStream(live, () =>
-      sendTurn(this.sending, live, ctx).catch((e) => turnCrashed(this.core, live, e)),
+      sendTurn(this.sending, began, ctx).catch((e) => turnCrashed(this.core, live, e)),
     );
     return sub;
   }

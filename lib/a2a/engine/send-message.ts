@@ -20,6 +20,7 @@ import type { EngineCore, TaskCoordination } from './core.ts';
 import type { Listener, Live } from './live-tasks.ts';
 import { pushHostProblem, pushProblem } from './push-configs.ts';
 import { mediaProblem, snapshot, taskNotFound, unauthenticated } from './task-rules.ts';
+import type { TurnGate } from './turn-gate.ts';
 
 export type SendResult = { task: Task } | { message: Message };
 
@@ -51,14 +52,23 @@ export interface SendDeps {
   outputModes: readonly string[];
   mayAct(caller: Principal): boolean;
   owned(id: string, caller: Principal): Promise<TaskRecord | undefined>;
+  /** The turns each principal has running (docs/limits.md). */
+  turns: TurnGate;
 }
 
-/** The checks of a send, then the live task it starts or continues (with its push config). */
-export async function beginSend(
-  deps: SendDeps,
-  { params, version, caller, actingFor = caller }: SendContext,
-): Promise<Live | A2AError> {
-  const { core, coordination } = deps;
+/** A send that passed its checks: its live task, and the turn slot its turn gives back. */
+export interface Began {
+  live: Live;
+  release: () => void;
+}
+
+/**
+ * The checks of a send, a turn slot of the principal it acts for, then the live task it starts or
+ * continues (with its push config). A refusal stores nothing and holds no slot.
+ */
+export async function beginSend(deps: SendDeps, ctx: SendContext): Promise<Began | A2AError> {
+  const { params, caller, actingFor = caller } = ctx;
+  const { core } = deps;
   const { message, configuration } = params;
   const accepted = configuration.acceptedOutputModes;
   const bad = mediaProblem(message.parts, accepted, deps.inputModes, deps.outputModes);
@@ -73,7 +83,25 @@ export async function beginSend(
   }
   const why = core.agent.needsPrincipal?.(message);
   if (why !== undefined && !deps.mayAct(actingFor)) return unauthenticated(why);
+  const release = deps.turns.enter(ownerKey(actingFor));
+  if (!release) return a2aError('TOO_MANY_TURNS', A2A_ERRORS.TOO_MANY_TURNS.message);
+  try {
+    const live = await liveFor(deps, ctx);
+    if (isA2AError(live)) release();
+    return isA2AError(live) ? live : { live, release };
+  } catch (e) {
+    release();
+    throw e;
+  }
+}
 
+/** The live task a checked send starts or continues. */
+async function liveFor(
+  deps: SendDeps,
+  { params, version, caller }: SendContext,
+): Promise<Live | A2AError> {
+  const { core, coordination } = deps;
+  const { message, configuration } = params;
   let live: Live;
   if (message.taskId) {
     // Only the task's creator may continue it; for anyone else it does not exist.
@@ -104,10 +132,10 @@ export async function beginSend(
   return live;
 }
 
-/** Runs the agent's turn on the task a send began. */
+/** Runs the agent's turn on the task a send began; its slot is given back when the turn ends. */
 export function sendTurn(
   deps: SendDeps,
-  live: Live,
+  { live, release }: Began,
   { params, version, caller, actingFor = caller }: SendContext,
 ): Promise<void> {
   return runTurn(deps.core, deps.coordination, {
@@ -116,7 +144,7 @@ export function sendTurn(
     continued: live.stored,
     version,
     caller: actingFor,
-  });
+  }).finally(release);
 }
 
 /**
@@ -126,11 +154,12 @@ export function sendTurn(
  */
 export function answerSend(
   deps: SendDeps,
-  live: Live,
+  began: Began,
   ctx: SendContext,
   immediate: boolean,
 ): Promise<SendAnswer> {
   const { core } = deps;
+  const { live } = began;
   return new Promise<SendAnswer>((resolve) => {
     let settled = false;
     const watcher: Listener = {
@@ -150,7 +179,7 @@ export function answerSend(
       // turn goes on after this; a later state is answered by nobody until it is stored.
       resolve('message' in r ? r : { task: snapshot(r.task), stored: live.lastSave });
     };
-    const turn = sendTurn(deps, live, ctx);
+    const turn = sendTurn(deps, began, ctx);
     if (immediate && live.stored) finish({ task: live.rec.task });
     if (immediate && !live.stored) {
       // Give an agent that answers with a Message one turn of the event loop, then create the task.

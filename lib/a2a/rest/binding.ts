@@ -177,7 +177,7 @@ function resolve(segments: string[]): { key: string; ids: string[] } | A2AError 
     : { key: 'tasks/{id}/pushNotificationConfigs/{configId}', ids: [taskId, configId] };
 }
 
-/** Seconds a client refused `TASK_STORE_FULL` waits before it tries again (docs/limits.md). */
+/** Seconds a client refused `TASK_STORE_FULL` or `TOO_MANY_TURNS` waits before it tries again (docs/limits.md). */
 const TASK_STORE_RETRY_AFTER_S = '5';
 
 function errorResponse(
@@ -189,8 +189,9 @@ function errorResponse(
   const { http: code, body } = toRestError(err, http, status);
   const res = jsonResponse(body, code, err.code);
   // A full task store empties as retention deletes finished tasks (at most once a second at the
-  // bound): tell the client when to try again, as the other 503s of this kit do.
-  if (err.code === 'TASK_STORE_FULL') res.headers.set('retry-after', TASK_STORE_RETRY_AFTER_S);
+  // bound), and a caller's turns end: tell the client when to try again, as the other 503s do.
+  if (err.code === 'TASK_STORE_FULL' || err.code === 'TOO_MANY_TURNS')
+    res.headers.set('retry-after', TASK_STORE_RETRY_AFTER_S);
   for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
   return res;
 }
