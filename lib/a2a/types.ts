@@ -88,13 +88,32 @@ export interface Task {
   artifacts: Artifact[];
   history: Message[];
   metadata?: Metadata;
+  /**
+   * A2A 1.1 (`Task.generation`): 1 when the task is made, +1 for each status change or artifact
+   * update, the number its event carries. Absent on a task stored before it existed (reads as 1:
+   * `generationOf`) and on one read from a server without it.
+   */
+  generation?: number;
+}
+
+/** A task's generation; a task stored before generations existed counts from 1. */
+export function generationOf(task: Readonly<Task>): number {
+  return task.generation ?? 1;
 }
 
 /** Events a task produces, in the order subscribers see them. */
 export type TaskEvent =
   | { kind: 'task'; task: Task }
   | { kind: 'message'; message: Message }
-  | { kind: 'status'; taskId: string; contextId: string; status: TaskStatus; final: boolean }
+  | {
+      kind: 'status';
+      taskId: string;
+      contextId: string;
+      status: TaskStatus;
+      final: boolean;
+      /** The task's generation after this change (absent when read from a server without it). */
+      generation?: number;
+    }
   | {
       kind: 'artifact';
       taskId: string;
@@ -102,6 +121,7 @@ export type TaskEvent =
       artifact: Artifact;
       append: boolean;
       lastChunk: boolean;
+      generation?: number;
     };
 
 /** A webhook registration for one task. `version` is the protocol generation it was made in. */

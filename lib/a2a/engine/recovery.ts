@@ -8,6 +8,7 @@
 import { failureParts } from '../../errors/as-data.ts';
 import type { Log } from '../../log.ts';
 import type { TaskRecord } from '../store/task-store.ts';
+import { nextGeneration } from './task-rules.ts';
 import {
   nowIso,
   type Message,
@@ -75,6 +76,7 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
       taskId: task.id,
     };
     task.status = { state: 'failed', timestamp: at, message: note };
+    const generation = nextGeneration(task);
     task.history.push(note);
     task.metadata = { ...task.metadata, [RECOVERY_KEY]: { previousState: previous, failedAt: at } };
     opts.store.save(rec).catch(() => {}); // the store logs a failed write; the next start retries
@@ -85,6 +87,7 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
         contextId: task.contextId,
         status: task.status,
         final: true,
+        generation,
       });
     report.failed.push(id);
   }

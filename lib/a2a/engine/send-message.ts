@@ -123,6 +123,7 @@ async function liveFor(
       status: { state: 'submitted', timestamp: nowIso(core.now) },
       artifacts: [],
       history: [message],
+      generation: 1,
     };
     if (params.metadata) task.metadata = params.metadata;
     live = core.live.create({ task, push: [], creator: ownerKey(caller) });

@@ -192,9 +192,10 @@ export class SharedTasks implements TaskCoordination {
     if (!live?.stored) return;
     live.rec.push = change.push;
     if (!change.task) return;
+    const before = live.rec.task;
     live.rec = { task: change.task, push: change.push, version: change.version };
     for (const turn of live.turns) turn.abort();
-    for (const event of change.events ?? rebuiltEvents(change.task))
+    for (const event of change.events ?? rebuiltEvents(before, change.task))
       this.core.live.publishLocal(live, event);
   }
 

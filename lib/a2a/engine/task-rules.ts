@@ -10,6 +10,7 @@ import { a2aError, type A2AError } from '../errors.ts';
 import { jsonBytes } from '../../limits.ts';
 import {
   TERMINAL_STATES,
+  generationOf,
   isFinalState,
   nowIso,
   type Artifact,
@@ -184,7 +185,17 @@ export function setStatus(
     contextId: task.contextId,
     status,
     final: isFinalState(state),
+    generation: nextGeneration(task),
   };
+}
+
+/**
+ * Counts one change of a task (A2A 1.1 `generation`): every status change and artifact update is
+ * one event, and each takes the next number, so a reader sees a gap when it missed one.
+ */
+export function nextGeneration(task: Task): number {
+  task.generation = generationOf(task) + 1;
+  return task.generation;
 }
 
 /**
@@ -227,27 +238,29 @@ export function addArtifact(
     artifact: update.artifact,
     append: update.append,
     lastChunk: update.lastChunk,
+    generation: nextGeneration(task),
   };
 }
 
 /**
- * The events a stream that missed some steps gets instead: every artifact as it now stands, then
- * the current status.
+ * What a stream that missed the events between two copies of a task gets instead. Generations
+ * tell what was missed: none, nothing; exactly one status change, its event; otherwise the
+ * task as it now stands, whose generation shows the reader the gap (replayed artifact and status
+ * events would repeat numbers, which A2A 1.1 forbids). A final task ends the stream (`endsStream`).
  */
-export function rebuiltEvents(task: Task): TaskEvent[] {
-  const base = { taskId: task.id, contextId: task.contextId };
-  return [
-    ...task.artifacts.map(
-      (artifact): TaskEvent => ({
-        kind: 'artifact',
-        ...base,
-        artifact,
-        append: false,
-        lastChunk: true,
-      }),
-    ),
-    { kind: 'status', ...base, status: task.status, final: isFinalState(task.status.state) },
-  ];
+export function rebuiltEvents(before: Task, after: Task): TaskEvent[] {
+  const [was, now] = [generationOf(before), generationOf(after)];
+  const { status } = after;
+  const moved =
+    status.state !== before.status.state || status.timestamp !== before.status.timestamp;
+  // No newer generation: nothing to tell, unless the copies disagree on the status anyway.
+  if (now <= was && !moved) return [];
+  if (now === was + 1 && moved) {
+    const final = isFinalState(status.state);
+    const base = { taskId: after.id, contextId: after.contextId, generation: now };
+    return [{ kind: 'status', ...base, status, final }];
+  }
+  return [{ kind: 'task', task: snapshot(after) }];
 }
 
 export function toArtifact(input: ArtifactInput): Artifact {
@@ -285,7 +298,8 @@ export function snapshot(task: Task): Task {
   };
 }
 
-/** Whether an event ends a stream: a message answer, or a final status. */
+/** Whether an event ends a stream: a message answer, a final status, or a rebuilt final task. */
 export function endsStream(event: TaskEvent): boolean {
+  if (event.kind === 'task') return isFinalState(event.task.status.state);
   return event.kind === 'message' || (event.kind === 'status' && event.final);
 }

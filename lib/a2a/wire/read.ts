@@ -91,7 +91,20 @@ function readTask(f: Form, raw: unknown, path: string): Task {
   };
   const metadata = optMetadata(t, 'metadata', path);
   if (metadata) task.metadata = metadata;
-  return task;
+  return { ...task, ...readGeneration(t, path) };
+}
+
+/**
+ * A2A 1.1 `generation` (an int64: a string in ProtoJSON, a number accepted); absent or 0 is a
+ * server without it, and is left out.
+ */
+function readGeneration(o: Obj, path: string): { generation?: number } {
+  const v = field(o, 'generation');
+  if (v === undefined || v === null) return {};
+  const n = typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0)
+    throw new Invalid(`${path}.generation`, `${path}.generation must be a non-negative integer`);
+  return n === 0 ? {} : { generation: n };
 }
 
 /** A task in the given wire form. */
@@ -115,8 +128,15 @@ export function readSendAnswer(
     : { task: readTask(V03, r, 'result') };
 }
 
-function readUpdate(u: Obj, path: string): { taskId: string; contextId: string } {
-  return { taskId: str(u, 'taskId', path, 256), contextId: str(u, 'contextId', path, 256) };
+function readUpdate(
+  u: Obj,
+  path: string,
+): { taskId: string; contextId: string; generation?: number } {
+  return {
+    taskId: str(u, 'taskId', path, 256),
+    contextId: str(u, 'contextId', path, 256),
+    ...readGeneration(u, path),
+  };
 }
 
 /** One stream event (`StreamResponse` in v1.0, a `kind`-tagged object in v0.3). */

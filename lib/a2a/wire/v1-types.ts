@@ -53,6 +53,8 @@ export interface TaskV1 {
   artifacts?: ArtifactV1[];
   history?: MessageV1[];
   metadata?: Metadata;
+  /** A2A 1.1: an int64, so a decimal string in ProtoJSON ("3"). */
+  generation?: string;
 }
 
 /** A `ListTasksResponse`. */

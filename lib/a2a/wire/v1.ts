@@ -25,18 +25,19 @@ import {
   str,
   type Obj,
 } from './params.ts';
-import type {
-  Artifact,
-  ListTasksPage,
-  ListTasksQuery,
-  Message,
-  Part,
-  PushConfig,
-  SendParams,
-  Task,
-  TaskEvent,
-  TaskState,
-  TaskStatus,
+import {
+  generationOf,
+  type Artifact,
+  type ListTasksPage,
+  type ListTasksQuery,
+  type Message,
+  type Part,
+  type PushConfig,
+  type SendParams,
+  type Task,
+  type TaskEvent,
+  type TaskState,
+  type TaskStatus,
 } from '../types.ts';
 import type {
   ArtifactV1,
@@ -280,7 +281,13 @@ export function taskToV1(t: Task, includeArtifacts = true): TaskV1 {
   if (includeArtifacts && t.artifacts.length) out.artifacts = t.artifacts.map(artifactToV1);
   if (t.history.length) out.history = t.history.map(messageToV1);
   if (t.metadata) out.metadata = t.metadata;
+  out.generation = String(generationOf(t));
   return out;
+}
+
+/** An event's `generation` member (A2A 1.1, an int64: a string in ProtoJSON), when it has one. */
+function generationV1(e: { generation?: number }): Obj {
+  return e.generation === undefined ? {} : { generation: String(e.generation) };
 }
 
 /** A `StreamResponse`: exactly one of task, message, statusUpdate, artifactUpdate. */
@@ -292,7 +299,12 @@ export function eventToV1(e: TaskEvent): Obj {
       return { message: messageToV1(e.message) };
     case 'status':
       return {
-        statusUpdate: { taskId: e.taskId, contextId: e.contextId, status: statusToV1(e.status) },
+        statusUpdate: {
+          taskId: e.taskId,
+          contextId: e.contextId,
+          status: statusToV1(e.status),
+          ...generationV1(e),
+        },
       };
     case 'artifact': {
       const u: Obj = {
@@ -302,7 +314,7 @@ export function eventToV1(e: TaskEvent): Obj {
       };
       if (e.append) u.append = true;
       if (e.lastChunk) u.lastChunk = true;
-      return { artifactUpdate: u };
+      return { artifactUpdate: { ...u, ...generationV1(e) } };
     }
   }
 }
