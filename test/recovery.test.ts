@@ -90,7 +90,8 @@ test.each([
     expect(cfg.error).toBeUndefined();
     const before = await streamRpc(first.url, 'SubscribeToTask', { id });
     const stream = sseFrames(before);
-    expect((await stream.next()).value.result.task.status.state).toBe('TASK_STATE_WORKING');
+    const working = (await stream.next()).value.result.task;
+    expect(working.status.state).toBe('TASK_STATE_WORKING');
 
     first.proc.kill('SIGKILL');
     await first.proc.exited;
@@ -106,6 +107,9 @@ test.each([
     const pushed = await hook.next();
     expect(pushed.statusUpdate.taskId).toBe(id);
     expect(pushed.statusUpdate.status.state).toBe('TASK_STATE_FAILED');
+    // The failure is one more change (A2A 1.1 generation), the number the stored task keeps.
+    const failedAt = String(Number(working.generation) + 1);
+    expect(pushed.statusUpdate.generation).toBe(failedAt);
     hook.stop();
 
     const task = (await rpc(second.url, 'GetTask', { id })).result;
@@ -113,6 +117,7 @@ test.each([
     expect(task.status.message.parts[0].text).toContain('restarted while the task was working');
     expect(task.status.message.parts[1].data.error.code).toBe('TASK_INTERRUPTED');
     expect(task.metadata.recovery.previousState).toBe('working');
+    expect(task.generation).toBe(failedAt);
 
     // A client reconnecting gets the task in its final state, then the stream ends.
     const frames: any[] = [];

@@ -1,0 +1,307 @@
+/**
+ * A2A 1.1 `generation` (the dev-1.1 branch, a2aproject/A2A#1810): every task and every status or
+ * artifact event carries it, 1 when the task is made and one more for each change, with no gap.
+ * Over each binding (JSON-RPC, HTTP+JSON, gRPC: an int64, so a ProtoJSON string), in the webhook
+ * body, and on each store (JSON files, the task log, PostgreSQL) across a restart; a task stored
+ * before generations existed reads as 1. The 0.3 wire form has no such field.
+ */
+
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent } from '../lib/a2a/agent.ts';
+import { isA2AError } from '../lib/a2a/errors.ts';
+import { TaskEngine, type SendContext } from '../lib/a2a/engine/engine.ts';
+import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
+import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
+import { PostgresTaskStore } from '../lib/a2a/store/postgres-store.ts';
+import type { TaskStore } from '../lib/a2a/store/task-store.ts';
+import type { TaskEvent } from '../lib/a2a/types.ts';
+import { ANONYMOUS } from '../lib/auth/principal.ts';
+import { silentLog } from '../lib/log.ts';
+import {
+  grpcAdapter,
+  jsonRpcAdapter,
+  restAdapter,
+  type BindingAdapter,
+} from './support/bindings.ts';
+import { agentNode, msgV03, rpc, startNode, tempDir, type TestNode } from './support/node.ts';
+import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
+
+setDefaultTimeout(30_000); // per file (Bun scopes it so): real servers and a database on a busy machine
+
+/**
+ * `ask`: working, an artifact in two chunks, then input-required (generations 2..5); its
+ * continuation: working, another artifact, completed (6..8).
+ */
+const agent: Agent = {
+  handle(ctx) {
+    if (ctx.continued) {
+      ctx.working();
+      ctx.artifact({ artifactId: 'b', parts: [{ text: 'second' }] }, { lastChunk: true });
+      return ctx.complete();
+    }
+    ctx.working();
+    ctx.artifact({ artifactId: 'a', parts: [{ text: 'one' }] });
+    ctx.artifact({ artifactId: 'a', parts: [{ text: 'two' }] }, { append: true, lastChunk: true });
+    ctx.requireInput('and then?');
+  },
+};
+
+let n = 0;
+const message = (text: string, taskId?: string) => ({
+  message: {
+    messageId: `gen-${++n}`,
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...(taskId ? { taskId } : {}),
+  },
+});
+
+/** The generation a v1.0 frame carries, as a number (it travels as a ProtoJSON string). */
+function generationOf(frame: any): number {
+  const g = (frame.task ?? frame.statusUpdate ?? frame.artifactUpdate)?.generation;
+  if (typeof g !== 'string') throw new Error(`no generation in ${JSON.stringify(frame)}`);
+  return Number(g);
+}
+
+const range = (from: number, to: number) =>
+  Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+function runGenerationCases(newBinding: (node: TestNode) => BindingAdapter) {
+  let node: TestNode;
+  let b: BindingAdapter;
+  beforeAll(async () => {
+    node = await startNode(agentNode('generations', agent));
+    b = newBinding(node);
+  });
+  afterAll(async () => {
+    b?.close?.();
+    await node?.dispose();
+  });
+
+  test('a stream shows 1..n with no gap, GetTask and ListTasks the latest; a continuation goes on from there', async () => {
+    const first = await b.stream('SendStreamingMessage', message('ask'));
+    expect(first.map(generationOf)).toEqual(range(1, 5));
+    const id = first[0].task.id;
+    expect(await b.call('GetTask', { id })).toMatchObject({ result: { generation: '5' } });
+
+    const next = await b.stream('SendStreamingMessage', message('more', id));
+    // It opens with the task as it stood (5), then one event per change.
+    expect(next.map(generationOf)).toEqual([5, 6, 7, 8]);
+    expect(next.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(await b.call('GetTask', { id })).toMatchObject({ result: { generation: '8' } });
+    const listed = (await b.call('ListTasks', { pageSize: 1 })) as { result: any };
+    expect(listed.result.tasks[0]).toMatchObject({ id, generation: '8' });
+  });
+
+  test('SendMessage answers the stored generation, a cancel is one more, a repeat cancel none', async () => {
+    const r = (await b.call('SendMessage', message('ask'))) as { result: any };
+    expect(r.result.task).toMatchObject({
+      status: { state: 'TASK_STATE_INPUT_REQUIRED' },
+      generation: '5',
+    });
+    const id = r.result.task.id;
+    expect(await b.call('CancelTask', { id })).toMatchObject({ result: { generation: '6' } });
+    expect(await b.call('CancelTask', { id })).toMatchObject({ result: { generation: '6' } });
+    expect(await b.call('GetTask', { id })).toMatchObject({ result: { generation: '6' } });
+  });
+}
+
+describe('JSON-RPC', () => runGenerationCases((node) => jsonRpcAdapter(node.url)));
+describe('HTTP+JSON', () => runGenerationCases((node) => restAdapter(node.url)));
+describe('gRPC', () => runGenerationCases((node) => grpcAdapter(node)));
+
+describe('the other wire forms', () => {
+  let node: TestNode;
+  let hook: ReturnType<typeof Bun.serve>;
+  const received: any[] = [];
+  const waiters: (() => void)[] = [];
+  beforeAll(async () => {
+    hook = Bun.serve({
+      port: 0,
+      async fetch(req) {
+        received.push(await req.json());
+        for (const w of waiters.splice(0)) w();
+        return new Response(null, { status: 204 });
+      },
+    });
+    node = await startNode(agentNode('generations-push', agent));
+  });
+  afterAll(async () => {
+    hook?.stop(true);
+    await node?.dispose();
+  });
+
+  test('a 1.0 webhook body carries each change’s generation, so a receiver can see a gap', async () => {
+    const r = await rpc(node.url, 'SendMessage', {
+      ...message('ask'),
+      configuration: {
+        taskPushNotificationConfig: { url: `http://127.0.0.1:${hook.port}/hook` },
+      },
+    });
+    expect(r.result.task.generation).toBe('5');
+    while (received.length < 5) await new Promise<void>((done) => waiters.push(done));
+    // The task (1), then each change; deliveries may overtake each other, so the set counts.
+    expect(received.map(generationOf).sort((x, y) => x - y)).toEqual(range(1, 5));
+  });
+
+  test('the 0.3 form has no generation, in a task or an event', async () => {
+    const r = await rpc(node.url, 'message/send', { message: msgV03('ask') }, null);
+    expect(r.result.kind).toBe('task');
+    expect(JSON.stringify(r.result)).not.toContain('generation');
+  });
+});
+
+// ---- the stores, across a restart ----
+
+let pg: FilePostgres;
+beforeAll(async () => {
+  pg = await sharedPostgres();
+}, 60_000);
+afterAll(async () => {
+  await pg?.release();
+});
+
+interface StoreCase {
+  name: string;
+  /** Opens the same store again each time (a restart). */
+  opener(): Promise<{ open(): Promise<TaskStore>; remove(): void }>;
+}
+
+const stores: StoreCase[] = [
+  {
+    name: 'JSON files',
+    async opener() {
+      const root = tempDir();
+      return {
+        open: async () => FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog }),
+        remove: () => rmSync(root, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'the task log',
+    async opener() {
+      const root = tempDir();
+      return {
+        open: async () => LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog }),
+        remove: () => rmSync(root, { recursive: true, force: true }),
+      };
+    },
+  },
+  {
+    name: 'PostgreSQL',
+    async opener() {
+      const url = await pg.createDatabase(`generation_${++n}`);
+      return {
+        async open() {
+          const s = new PostgresTaskStore({ url, node: 'unit', log: silentLog });
+          await s.open();
+          return s;
+        },
+        remove: () => {},
+      };
+    },
+  },
+];
+
+/** An engine on `store` that notes, for each save with an event, the event's and the task's generation. */
+function engineOn(store: TaskStore, saved: [number | undefined, number | undefined][]) {
+  const save = store.save.bind(store);
+  store.save = (rec, event) => {
+    if (event && event.kind !== 'task' && event.kind !== 'message')
+      saved.push([event.generation, rec.task.generation]);
+    return save(rec, event);
+  };
+  return new TaskEngine({
+    store,
+    agent,
+    log: silentLog,
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+  });
+}
+
+const sendCtx = (text: string, taskId?: string): SendContext => ({
+  params: {
+    message: {
+      messageId: crypto.randomUUID(),
+      role: 'user',
+      parts: [{ text }],
+      ...(taskId ? { taskId } : {}),
+    },
+    configuration: { returnImmediately: false },
+  },
+  version: '1.0',
+  caller: ANONYMOUS,
+});
+
+async function streamed(engine: TaskEngine, ctx: SendContext): Promise<TaskEvent[]> {
+  const sub = await engine.stream(ctx);
+  if (isA2AError(sub)) throw new Error(sub.message);
+  const events: TaskEvent[] = [];
+  for await (const e of sub) events.push(e);
+  return events;
+}
+
+const eventGeneration = (e: TaskEvent) =>
+  e.kind === 'task' ? e.task.generation : e.kind === 'message' ? undefined : e.generation;
+
+for (const kind of stores) {
+  describe(`on ${kind.name}`, () => {
+    test('each saved event has the stored task’s generation; a restart keeps it and counts on', async () => {
+      const { open, remove } = await kind.opener();
+      const saved: [number | undefined, number | undefined][] = [];
+      let store = await open();
+      let engine = engineOn(store, saved);
+      try {
+        const events = await streamed(engine, sendCtx('ask'));
+        expect(events.map(eventGeneration)).toEqual(range(1, 5));
+        expect(saved).toEqual(range(2, 5).map((g) => [g, g]));
+        const id = (events[0] as { task: { id: string } }).task.id;
+        await engine.close();
+        await store.close();
+
+        store = await open();
+        engine = engineOn(store, saved);
+        const read = await engine.getTask(id, undefined, ANONYMOUS);
+        expect(isA2AError(read) ? read : read.generation).toBe(5);
+        const done = await engine.send(sendCtx('more', id));
+        expect(!isA2AError(done) && 'task' in done && done.task.generation).toBe(8);
+        expect(saved.slice(4)).toEqual(range(6, 8).map((g) => [g, g]));
+      } finally {
+        await engine.close();
+        await store.close();
+        remove();
+      }
+    });
+  });
+}
+
+test('a task stored before generations existed reads as 1 and counts on from there', async () => {
+  const root = tempDir();
+  const store = await FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
+  const engine = engineOn(store, []);
+  try {
+    const id = crypto.randomUUID();
+    const at = new Date().toISOString();
+    const task = {
+      id,
+      contextId: 'old',
+      status: { state: 'input-required' as const, timestamp: at },
+      artifacts: [],
+      history: [{ messageId: 'm0', role: 'user' as const, parts: [{ text: 'ask' }] }],
+    };
+    await store.save({ task, push: [], creator: 'anonymous' });
+    const before = await engine.getTask(id, undefined, ANONYMOUS);
+    expect(isA2AError(before) ? before : before.generation).toBeUndefined();
+    const events = await streamed(engine, sendCtx('more', id));
+    // The snapshot reads as 1 on the wire (lib/a2a/wire/v1.ts); the changes are 2, 3, 4.
+    expect(events.map(eventGeneration)).toEqual([undefined, 2, 3, 4]);
+  } finally {
+    await engine.close();
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});
