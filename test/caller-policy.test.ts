@@ -1,7 +1,7 @@
 /**
  * One policy for one caller, whatever the path (the trust boundary, third pass, item 1): every
- * entry that runs a node's agent (`/a2a` JSON-RPC, HTTP+JSON, a signed fleet call, the node's mesh
- * inbox) × every capability class (read-only, state-changing, exec.*) × every principal kind
+ * entry that runs a node's agent (`/a2a` JSON-RPC, HTTP+JSON, gRPC, a signed fleet call, the
+ * node's mesh inbox) × every capability class (read-only, state-changing, exec.*) × every principal kind
  * (anonymous, a token, a fleet node), each answer compared with what `/a2a` gives that caller. A
  * mesh message names only a roster name anyone may claim, so its sender is anonymous to the node,
  * whether or not it showed the hub a token: it may run what anonymous `/a2a` may run, no more.
@@ -9,6 +9,9 @@
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, rmSync } from 'node:fs';
+import type * as grpc from '@grpc/grpc-js';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
+import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { newSecret } from '../lib/auth/secret.ts';
 import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
@@ -18,6 +21,7 @@ import { createMeshInbox, engineTurns } from '../lib/node/mesh-inbox.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { loadPeerIdentity } from '../lib/peer/keys.ts';
 import { startExecutor, type ExecutorNode } from './support/executor.ts';
+import { grpcAddressOf, rawClient, unary } from './support/grpc.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
 import { msgV1 } from './support/node.ts';
 
@@ -35,12 +39,15 @@ const CLASSES = {
 type Outcome = 'ran' | 'refused';
 
 let ex: ExecutorNode;
+let rpcClient: grpc.Client;
 const hubs: TestHub[] = [];
 const clients: MeshClient[] = [];
 beforeAll(async () => {
   ex = await startExecutor({ tokens: { alice: ALICE } });
+  rpcClient = rawClient(grpcAddressOf(ex.node.node.card())!);
 });
 afterAll(async () => {
+  rpcClient?.close();
   for (const c of clients) c.close();
   for (const h of hubs) await h.stop();
   await ex.stop();
@@ -55,7 +62,7 @@ const rpcBody = (skill: string, args: unknown) =>
     params: { message: { ...msgV1(''), parts: [{ data: { skill, args } }] } },
   });
 
-/** What `/a2a` (JSON-RPC, then HTTP+JSON) does for a caller: the answer, and that both agree. */
+/** What `/a2a` (JSON-RPC, then HTTP+JSON and gRPC) does for a caller: the answer, and that all agree. */
 async function viaA2a(skill: string, args: unknown, headers: Record<string, string>) {
   const h = { 'Content-Type': 'application/json', 'A2A-Version': '1.0', ...headers };
   const rpc = await fetch(`${ex.node.url}/a2a`, {
@@ -69,9 +76,28 @@ async function viaA2a(skill: string, args: unknown, headers: Record<string, stri
     body: JSON.stringify({ message: { ...msgV1(''), parts: [{ data: { skill, args } }] } }),
   });
   const outcome = (s: number): Outcome => (s === 401 ? 'refused' : 'ran');
+  const g = await unary(
+    rpcClient,
+    'SendMessage',
+    encodeMessage(A2A_SCHEMA, 'lf.a2a.v1.SendMessageRequest', {
+      message: {
+        messageId: crypto.randomUUID(),
+        role: 'ROLE_USER',
+        parts: [{ data: { skill, args } }],
+      },
+    }),
+    {
+      'a2a-version': '1.0',
+      ...(headers.Authorization ? { authorization: headers.Authorization } : {}),
+    },
+  );
   await rpc.text();
   await rest.text();
-  expect(outcome(rest.status)).toBe(outcome(rpc.status));
+  // gRPC's UNAUTHENTICATED is 16.
+  expect([outcome(rest.status), g.code === 16 ? 'refused' : 'ran']).toEqual([
+    outcome(rpc.status),
+    outcome(rpc.status),
+  ]);
   return outcome(rpc.status);
 }
 
@@ -150,6 +176,8 @@ test('every entry gives each caller exactly what /a2a gives it; a mesh sender is
       'fleet node': await viaFleetNode(skill, args),
     };
     const ranJobs = jobs() - before;
+    // Each binding ran the job once for each principal it allowed.
+    expect(ranJobs).toBe(cls === 'exec.*' ? 4 : 0);
     const mesh = {
       anonymous: await meshAnonymous(skill, args),
       token: await meshToken(skill, args),
