@@ -111,6 +111,48 @@ describe('status codes and ErrorInfo', () => {
 });
 
 describe('principals', () => {
+  test('a call with two authorization entries is UNAUTHENTICATED, whichever of them is good', async () => {
+    const session = http2.connect(`http://${grpcAddressOf(node.node.card())!}`, {
+      strictSingleValueFields: false,
+    } as http2.ClientSessionOptions);
+    try {
+      const trailers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+        // Raw header pairs: Node's client would otherwise keep one authorization, as its server does.
+        const req = session.request([
+          ':method',
+          'POST',
+          ':path',
+          '/lf.a2a.v1.A2AService/SendMessage',
+          'content-type',
+          'application/grpc',
+          'te',
+          'trailers',
+          'a2a-version',
+          '1.0',
+          'authorization',
+          `Bearer ${TEST_TOKEN}`,
+          'authorization',
+          'Bearer someone-else',
+        ] as unknown as http2.OutgoingHttpHeaders);
+        req.on('trailers', resolve);
+        req.on('response', (h) => h['grpc-status'] !== undefined && resolve(h));
+        req.on('error', reject);
+        req.resume();
+        const body = send('tck-complete-task');
+        const frame = new Uint8Array(5 + body.length);
+        new DataView(frame.buffer).setUint32(1, body.length);
+        frame.set(body, 5);
+        req.end(frame);
+      });
+      expect(trailers['grpc-status']).toBe('16');
+      expect(decodeURIComponent(String(trailers['grpc-message']))).toContain(
+        'more than one authorization',
+      );
+    } finally {
+      session.close();
+    }
+  });
+
   test('a wrong token is UNAUTHENTICATED; an anonymous caller may read but not cancel', async () => {
     const wrong = await unary(client, 'SendMessage', send('tck-complete-task'), {
       ...V1,

@@ -3,7 +3,7 @@
 import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { listenWithPortWalk } from '../hub/mesh/listen.ts';
 import { createHubClient } from '../lib/mesh/http-client.ts';
-import { startHub, type TestHub } from './support/mesh.ts';
+import { startHub, text, type TestHub } from './support/mesh.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -43,6 +43,23 @@ test('meta, health, and history errors with their status', async () => {
     { error: { code: 'A2A_BAD_REQUEST', message: 'before and after cannot be combined' } },
   ]);
   expect(await get('/v1/history?project=demo')).toEqual([200, { messages: [] }]);
+  // `after=<project>:0` reads from the first message on; other projects' refs and :0 before stay refused.
+  for (const id of ['m-1', 'm-2'])
+    await hub.store.append({
+      messageId: id,
+      project: 'demo',
+      from: { name: 'ann', presenceId: 'p-ann' },
+      target: { type: 'project' },
+      payload: text(id),
+      attachments: [],
+    });
+  const [status, body] = await get('/v1/history?project=demo&after=demo:0');
+  expect([status, (body as any).messages.map((m: any) => m.messageRef)]).toEqual([
+    200,
+    ['demo:1', 'demo:2'],
+  ]);
+  expect((await get('/v1/history?project=demo&after=other:0'))[0]).toBe(400);
+  expect((await get('/v1/history?project=demo&before=demo:0'))[0]).toBe(400);
   expect((await fetch(`${hub.url}/v1/connect`)).status).toBe(426);
   expect(hub.mesh.fetch(new Request(`${hub.url}/somewhere-else`), hub.server)).toBeUndefined();
 });

@@ -118,6 +118,32 @@ test('run sees only checked arguments: an optional one sent as null arrives abse
   });
 });
 
+test('names every object inherits (constructor, toString, __proto__) are unknown arguments, as any other', async () => {
+  let ran = 0;
+  const catalog = new Catalog([
+    capability({
+      id: 'test.own',
+      name: 'Own',
+      description: 'Counts its runs',
+      tags: ['test'],
+      keywords: [],
+      readOnly: true,
+      args: { code: specs.code },
+      run: () => ++ran,
+    }),
+  ]);
+  const answers = [];
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+    answers.push(await catalog.invoke('test.own', JSON.parse(`{"code":"a","${name}":"x"}`)));
+  expect(answers.map((a) => (a.ok ? 'ran' : [a.error.code, a.error.message]))).toEqual([
+    ['BAD_ARGS', 'unknown argument constructor'],
+    ['BAD_ARGS', 'unknown argument toString'],
+    ['BAD_ARGS', 'unknown argument __proto__'],
+    ['BAD_ARGS', 'unknown argument hasOwnProperty'],
+  ]);
+  expect(ran).toBe(0);
+});
+
 test('every node file of the fleet accepts the standard setup', () => {
   // Type-level: each factory is assignable to the loader's one signature.
   const factories: NodeFactory[] = [

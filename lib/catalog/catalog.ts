@@ -140,7 +140,7 @@ export class Catalog {
       return fail('BAD_ARGS', 'args must be an object', 'args');
     const given = args as Record<string, unknown>;
     for (const name of Object.keys(given))
-      if (!(name in cap.args)) return fail('BAD_ARGS', `unknown argument ${name}`, name);
+      if (!Object.hasOwn(cap.args, name)) return fail('BAD_ARGS', `unknown argument ${name}`, name);
     const checked: Record<string, unknown> = {};
     for (const [name, spec] of Object.entries(cap.args)) {
       const v = given[name];

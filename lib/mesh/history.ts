@@ -44,7 +44,11 @@ export function parseHistoryQuery(
   for (const key of ['before', 'after'] as const) {
     const v = raw[key];
     if (v == null) continue;
-    const ref = parseRef(v);
+    // `after=<project>:0` reads from the first message on (sequences start at 1).
+    const ref: { project: string; sequence: number } | undefined =
+      key === 'after' && v === `${raw.project}:0`
+        ? { project: raw.project, sequence: 0 }
+        : parseRef(v);
     if (!ref)
       return fail('A2A_BAD_REQUEST', `${key} must be a message reference like ${raw.project}:12`);
     if (ref.project !== raw.project)

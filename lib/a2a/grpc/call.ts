@@ -45,13 +45,23 @@ function checkVersion(metadata: Headers): A2AError | undefined {
   );
 }
 
-/** Why a call is refused before its message is read (unknown method, wrong version), if it is. */
+/** How many `authorization` entries the metadata held (HTTP/2 keeps only the first in `headers`). */
+const authorizations = (raw: readonly string[]): number =>
+  raw.filter((v, i) => i % 2 === 0 && v.toLowerCase() === 'authorization').length;
+
+/** Why a call is refused before its message is read (unknown method, wrong version, two proofs), if it is. */
 function refusalOf(
   method: Method | undefined,
   path: string,
   metadata: Headers,
+  raw: readonly string[],
 ): GrpcFailure | undefined {
   if (!method) return grpcFailure('GRPC_UNKNOWN_METHOD', `No method ${path.slice(0, 128)}`);
+  // Which of two proofs counts is not the server's to guess, as HTTP refuses two Authorization headers.
+  if (authorizations(raw) > 1)
+    return fromA2AError(
+      a2aError('UNAUTHENTICATED', 'The call carries more than one authorization entry; send one'),
+    );
   const bad = checkVersion(metadata);
   return bad ? fromA2AError(bad) : undefined;
 }
@@ -60,6 +70,7 @@ export function serveCall(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   deps: CallDeps,
+  rawHeaders: readonly string[] = [],
 ): void {
   const method: Method | undefined = A2A_METHODS.get(String(headers[':path'] ?? ''));
   const call = openCall(stream, method?.name ?? 'other', deps);
@@ -70,7 +81,7 @@ export function serveCall(
     return;
   }
   const metadata = metadataOf(headers);
-  const refusal = refusalOf(method, String(headers[':path']), metadata);
+  const refusal = refusalOf(method, String(headers[':path']), metadata, rawHeaders);
   const who = refusal ? undefined : deps.identify(metadata);
   if (refusal || who === undefined || isA2AError(who)) {
     call.finish(refusal ?? fromA2AError(who as A2AError));

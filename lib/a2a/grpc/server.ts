@@ -83,11 +83,11 @@ export async function listenGrpc(
   });
   server.on('session', (session) => connections.admit(session));
   server.on('sessionError', () => {});
-  server.on('stream', (stream, headers) => {
+  server.on('stream', (stream, headers, _flags, rawHeaders: string[]) => {
     const session = stream.session;
     connections.callOpened(session);
     stream.on('close', () => connections.callClosed(session));
-    serveCall(stream as http2.ServerHttp2Stream, headers, deps);
+    serveCall(stream as http2.ServerHttp2Stream, headers, deps, rawHeaders);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
