@@ -58,11 +58,24 @@ export async function readBodyBytes(
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Whether a JSON text nests objects and arrays deeper than `max`. One pass over the characters,
- * brackets inside strings ignored; it does not validate the JSON (the parser does that next).
+ * Values (array items, object members, containers) a request body may hold where a caller asks
+ * for the bound: 4 MiB of empty items would otherwise build about a million objects per request.
  */
+export const MAX_JSON_VALUES = 100_000;
+
+/** Whether a JSON text nests objects and arrays deeper than `max` (see `overBounds`). */
 export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
+  return overBounds(text, max, Number.POSITIVE_INFINITY) === 'deep';
+}
+
+/**
+ * Whether a JSON text nests objects and arrays deeper than `max`, or holds more than `maxValues`
+ * values, counted as its containers and commas. One pass over the characters, brackets inside
+ * strings ignored; it does not validate the JSON (the parser does that next).
+ */
+function overBounds(text: string, max: number, maxValues: number): 'deep' | 'values' | false {
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -72,19 +85,33 @@ export function nestsDeeperThan(text: string, max = MAX_JSON_DEPTH): boolean {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return true;
+      if (++depth > max) return 'deep';
+      if (++values > maxValues) return 'values';
     } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++values > maxValues) return 'values';
   }
   return false;
 }
 
 /** A JSON body parsed under the depth limit, or why it was refused. */
-export type ParsedJson = Result<unknown, Failure<'BODY_TOO_DEEP' | 'BAD_JSON'>>;
+export type ParsedJson = Result<
+  unknown,
+  Failure<'BODY_TOO_DEEP' | 'BODY_TOO_MANY_VALUES' | 'BAD_JSON'>
+>;
 
-/** Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`, `BAD_JSON` when not JSON. */
-export function parseJsonBody(text: string, max = MAX_JSON_DEPTH): ParsedJson {
-  if (nestsDeeperThan(text, max))
-    return fail('BODY_TOO_DEEP', `JSON nests deeper than ${max} levels`);
+/**
+ * Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`,
+ * `BODY_TOO_MANY_VALUES` past `maxValues` (unbounded unless given), `BAD_JSON` when not JSON.
+ */
+export function parseJsonBody(
+  text: string,
+  max = MAX_JSON_DEPTH,
+  maxValues = Number.POSITIVE_INFINITY,
+): ParsedJson {
+  const shape = overBounds(text, max, maxValues);
+  if (shape === 'deep') return fail('BODY_TOO_DEEP', `JSON nests deeper than ${max} levels`);
+  if (shape === 'values')
+    return fail('BODY_TOO_MANY_VALUES', `JSON holds more than ${maxValues} values`);
   try {
     return ok(JSON.parse(text));
   } catch {

@@ -3,7 +3,9 @@
  * clients: a call whose message never finishes ends DEADLINE_EXCEEDED, a half-sent preface is cut,
  * connections past the per-process and per-address caps are closed, a reader that opens no
  * flow-control window loses its stream, and server streams share the per-principal stream cap
- * with SSE. Bounds are set small through options; the node's HTTP port answers throughout.
+ * with SSE. Bounds are set small through options; the node's HTTP port answers throughout. And
+ * the bound on decoded values: a body of empty items is refused while it is read, on gRPC,
+ * JSON-RPC and HTTP+JSON alike, before its objects are built.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -18,7 +20,7 @@ import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { createMetricsRegistry } from '../lib/metrics/registry.ts';
 import { SseStreams } from '../lib/sse/sse.ts';
 import conformance from '../node/conformance.ts';
-import { rawClient, serverStream, SERVICE } from './support/grpc.ts';
+import { rawClient, serverStream, SERVICE, unary } from './support/grpc.ts';
 import { startNode, type TestNode } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers are slow on a busy machine
@@ -200,5 +202,47 @@ describe('streams', () => {
       c.close();
       await server.stop(100);
     }
+  });
+});
+
+describe('decoded values', () => {
+  const EMPTY_ITEMS = 200_000;
+
+  test('a gRPC message of 200,000 empty parts is INVALID_ARGUMENT PROTOBUF_TOO_MANY_VALUES', async () => {
+    const server = await serve({});
+    const c = rawClient(`127.0.0.1:${server.port}`);
+    try {
+      const body = encodeMessage(A2A_SCHEMA, 'lf.a2a.v1.SendMessageRequest', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: Array(EMPTY_ITEMS).fill({}) },
+      });
+      const r = await unary(c, 'SendMessage', body, V1);
+      expect([r.code, r.reason]).toEqual([3, 'PROTOBUF_TOO_MANY_VALUES']);
+      expect(r.details).toContain('more than 100000 values');
+    } finally {
+      c.close();
+      await server.stop(100);
+    }
+  });
+
+  test('JSON-RPC and HTTP+JSON bodies of 200,000 empty items are refused before parsing', async () => {
+    const items = `[${Array(EMPTY_ITEMS).fill('{}').join(',')}]`;
+    const message = `{"messageId":"m","role":"ROLE_USER","parts":${items}}`;
+    const headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+    const rpc = await fetch(`${node.url}/a2a`, {
+      method: 'POST',
+      headers,
+      body: `{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":${message}}}`,
+    });
+    const answer = await rpc.json();
+    expect(answer.error.code).toBe(-32600);
+    expect(answer.error.message).toContain('more than 100000 JSON values');
+    const rest = await fetch(`${node.url}/message:send`, {
+      method: 'POST',
+      headers,
+      body: `{"message":${message}}`,
+    });
+    expect(rest.status).toBe(400);
+    expect(JSON.stringify(await rest.json())).toContain('more than 100000 JSON values');
+    expect(await healthy()).toBe(200);
   });
 });

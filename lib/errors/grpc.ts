@@ -17,6 +17,11 @@ export const GRPC_ERRORS = {
     grpc: 'INVALID_ARGUMENT',
     message: 'The request nests messages deeper than 100 levels',
   },
+  PROTOBUF_TOO_MANY_VALUES: {
+    http: 400,
+    grpc: 'INVALID_ARGUMENT',
+    message: 'The request holds more than 100,000 values (messages and list items)',
+  },
   GRPC_MESSAGE_TOO_LARGE: {
     http: 413,
     grpc: 'RESOURCE_EXHAUSTED',

@@ -33,6 +33,9 @@ export const HUB_ERRORS = {
   TOO_LARGE: { http: 413, message: 'request body too large' },
   // Refused before parsing on every surface that answers registry codes (lib/body.ts MAX_JSON_DEPTH).
   BODY_TOO_DEEP: { http: 400, message: 'JSON nests deeper than 64 levels' },
+  // lib/body.ts MAX_JSON_VALUES, counted before parsing where a surface asks for it (the A2A
+  // bindings answer it as INVALID_REQUEST).
+  BODY_TOO_MANY_VALUES: { http: 400, message: 'JSON holds more than 100,000 values' },
   INTERNAL: { http: 500, message: 'Internal error' },
   // Carried by a task that a node's restart failed (lib/a2a/engine/recovery.ts): the work was lost, not refused.
   TASK_INTERRUPTED: { http: 503, message: 'the node restarted while the task was running' },

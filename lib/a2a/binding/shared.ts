@@ -5,7 +5,7 @@
  * code they render to the request metrics.
  */
 
-import { MAX_JSON_DEPTH, parseJsonBody, readBodyBytes } from '../../body.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, parseJsonBody, readBodyBytes } from '../../body.ts';
 import { codedJsonResponse } from '../../metrics/answer-code.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import type { ProtocolVersion } from '../types.ts';
@@ -55,10 +55,18 @@ export async function readBodyLimited(
   return bytes === undefined || bytes.byteLength > limit ? null : utf8(bytes);
 }
 
-/** A request body's JSON under the depth bound, or the A2A error that refuses it. */
+/**
+ * A request body's JSON under the depth and value bounds (counted over the text, so a body of
+ * empty items is refused before one object is built), or the A2A error that refuses it.
+ */
 export function parseRequestJson(text: string): { ok: true; doc: unknown } | A2AError {
-  const parsed = parseJsonBody(text);
+  const parsed = parseJsonBody(text, MAX_JSON_DEPTH, MAX_JSON_VALUES);
   if (parsed.ok) return { ok: true, doc: parsed.result };
+  if (parsed.error.code === 'BODY_TOO_MANY_VALUES')
+    return a2aError(
+      'INVALID_REQUEST',
+      `The request holds more than ${MAX_JSON_VALUES} JSON values (items and members)`,
+    );
   return parsed.error.code === 'BODY_TOO_DEEP'
     ? a2aError('INVALID_REQUEST', `The request nests JSON deeper than ${MAX_JSON_DEPTH} levels`)
     : a2aError('PARSE_ERROR');

@@ -3,8 +3,9 @@
  * lib/a2a/proto/schema.ts: what it decodes is the same object the JSON bindings receive (camelCase
  * names, enum names, base64 bytes, RFC 3339 timestamps, Struct as a JSON object). Hostile bytes
  * end as a coded failure, never a throw: truncated or over-long varints, lengths past the end, a
- * wire type that does not match the field, invalid UTF-8, nesting deeper than 100 levels. Unknown
- * fields are skipped and kept out of the result.
+ * wire type that does not match the field, invalid UTF-8, nesting deeper than 100 levels, more
+ * than 100,000 values (counted as they are read, so a body of empty items is refused before it is
+ * built). Unknown fields are skipped and kept out of the result.
  */
 
 import {
@@ -25,9 +26,24 @@ type Obj = Record<string, unknown>;
 /** Messages nested deeper than this are refused (protobuf's own default recursion limit). */
 export const MAX_DEPTH = 100;
 
-export type DecodeFailure = Failure<'PROTOBUF_MALFORMED' | 'PROTOBUF_TOO_DEEP'>;
+/**
+ * Messages, list items and map entries one request may decode into: 4 MiB of empty items would
+ * build about two million objects, and no operation takes more than 10,000 items of a list.
+ */
+const MAX_VALUES = 100_000;
+
+export type DecodeFailure = Failure<
+  'PROTOBUF_MALFORMED' | 'PROTOBUF_TOO_DEEP' | 'PROTOBUF_TOO_MANY_VALUES'
+>;
 
 class TooDeep extends WireError {}
+class TooMany extends WireError {}
+
+/** Counts one decoded value; past the bound the decoding stops before building it. */
+function spend(r: Reader): void {
+  if (++r.values > MAX_VALUES)
+    throw new TooMany(`The message holds more than ${MAX_VALUES} values (messages and list items)`);
+}
 
 /** Sets a key of a map or Struct read off the wire; `__proto__` stays an ordinary key. */
 function setKey(target: Obj, key: string, value: unknown): void {
@@ -55,6 +71,8 @@ export function decodeMessage(
   } catch (e) {
     if (e instanceof TooDeep)
       return { ok: false, error: { code: 'PROTOBUF_TOO_DEEP', message: e.message } };
+    if (e instanceof TooMany)
+      return { ok: false, error: { code: 'PROTOBUF_TOO_MANY_VALUES', message: e.message } };
     if (e instanceof WireError)
       return {
         ok: false,
@@ -134,6 +152,7 @@ function wrongType(f: Field, wt: number): WireError {
 }
 
 function readMapEntry(schema: Schema, r: Reader, f: Field, end: number, depth: number, out: Obj) {
+  spend(r);
   const stop = r.lengthEnd(end);
   const keyWt = elementWireType({ kind: 'scalar', scalar: f.mapKey! });
   let key: unknown = f.mapKey === 'string' ? '' : 0;
@@ -161,6 +180,7 @@ function readMessage(
   depth: number,
 ): unknown {
   if (depth > MAX_DEPTH) throw new TooDeep(`The message nests deeper than ${MAX_DEPTH} levels`);
+  spend(r);
   const out: Obj = {};
   while (r.pos < end) {
     const tag = r.uint32(end);
@@ -184,10 +204,14 @@ function readMessage(
       if (wt === LEN && elementWt !== LEN) {
         // A packed list of numbers: one length, then the items back to back.
         const stop = r.lengthEnd(end);
-        while (r.pos < stop) list.push(readElement(schema, r, f, stop, depth));
+        while (r.pos < stop) {
+          spend(r);
+          list.push(readElement(schema, r, f, stop, depth));
+        }
         continue;
       }
       if (wt !== elementWt) throw wrongType(f, wt);
+      spend(r);
       list.push(readElement(schema, r, f, end, depth));
       continue;
     }

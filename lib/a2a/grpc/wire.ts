@@ -15,6 +15,8 @@ const utf8Encoder = new TextEncoder();
 
 export class Reader {
   pos = 0;
+  /** Messages, list items and map entries decoded so far (lib/a2a/grpc/decode.ts bounds them). */
+  values = 0;
   private view: DataView | undefined;
 
   constructor(readonly buf: Uint8Array) {}
