@@ -90,6 +90,41 @@ describe('ensureKeys', () => {
   });
 });
 
+describe('parseRing', () => {
+  const key = 'A'.repeat(43);
+  const ring = (nodes: unknown) => () => parseRing({ version: 1, nodes });
+  test('each malformed entry is refused with the path of the field at fault', () => {
+    expect(ring({ crm: 'x' })).toThrow('ring: crm must be an object');
+    expect(ring({ crm: { mode: 'rsa', keys: [] } })).toThrow(
+      'ring: crm.mode must be one of ed25519, derived, shared',
+    );
+    expect(ring({ crm: { mode: 'ed25519', keys: {} } })).toThrow('ring: crm.keys must be an array');
+    expect(ring({ crm: { mode: 'ed25519', keys: [null] } })).toThrow(
+      'ring: crm.keys[0] must be an object',
+    );
+    expect(ring({ crm: { mode: 'ed25519', keys: [{ publicKey: 'short' }] } })).toThrow(
+      'ring: crm.keys[0].publicKey must be 32 bytes in base64url',
+    );
+    expect(ring({ crm: { mode: 'ed25519', keys: [] } })).toThrow(
+      'ring: crm is ed25519 but has no key',
+    );
+    expect(ring({ crm: { mode: 'ed25519', keys: [{ publicKey: key }], relay: 'yes' } })).toThrow(
+      'ring: crm.relay must be a boolean',
+    );
+    expect(() => parseRing({ version: 2, nodes: {} })).toThrow('ring: expected { version: 1');
+  });
+
+  test('a well-formed entry reads as the verifier needs it', () => {
+    const r = parseRing({
+      version: 1,
+      nodes: { crm: { mode: 'ed25519', keys: [{ publicKey: key }], relay: true } },
+    });
+    expect(r.get('crm')?.mode).toBe('ed25519');
+    expect(r.get('crm')?.ed25519[0]?.length).toBe(32);
+    expect(r.get('crm')?.relay).toBe(true);
+  });
+});
+
 describe('loading and rotating', () => {
   test('loadPeerIdentity gives a signer and verifier that accept each other across nodes', async () => {
     const dir = freshDir();

@@ -11,6 +11,18 @@ import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { NODE_NAME, type PeerRing, type RingEntry, type RingMode } from './signature.ts';
 import { fromB64url, toB64url } from './base64url.ts';
+import {
+  boolean,
+  checkShape,
+  isPlainObject,
+  listOf,
+  member,
+  oneOf,
+  optional,
+  plainObject,
+  ShapeError,
+  type Guard,
+} from '../json/guards.ts';
 import { ed25519PublicKey } from './ed25519.ts';
 
 export const SECRET_FILE = 'fleet.secret';
@@ -58,43 +70,45 @@ export function checkNode(node: string): void {
  * @throws Error naming the first problem (a configuration error, never key material).
  */
 export function parseRing(doc: unknown): PeerRing {
-  const d = doc as Partial<RingFile> | null;
-  if (!d || typeof d !== 'object' || d.version !== 1 || !d.nodes || typeof d.nodes !== 'object')
+  const d = isPlainObject(doc) ? doc : undefined;
+  if (!d || d.version !== 1 || !isPlainObject(d.nodes))
     throw new Error('ring: expected { version: 1, nodes: {...} }');
   const ring = new Map<string, RingEntry>();
-  for (const [node, e] of Object.entries(d.nodes)) {
+  for (const [node, raw] of Object.entries(d.nodes)) {
     if (!NODE_NAME.test(node))
       throw new Error(`ring: invalid node name ${JSON.stringify(node.slice(0, 40))}`);
-    if (
-      !e ||
-      (e.mode !== 'ed25519' && e.mode !== 'derived' && e.mode !== 'shared') ||
-      !Array.isArray(e.keys)
-    )
-      throw new Error(`ring: ${node} needs a mode (ed25519 | derived | shared) and a keys array`);
-    if (e.keys.length > MAX_RING_KEYS)
-      throw new Error(`ring: ${node} has more than ${MAX_RING_KEYS} keys`);
-    const keys = e.keys.map((k, i) => {
-      const pub = k && typeof k.publicKey === 'string' ? fromB64url(k.publicKey, 32) : undefined;
-      if (!pub) throw new Error(`ring: ${node}.keys[${i}].publicKey must be 32 bytes in base64url`);
-      return pub;
-    });
-    if (e.mode === 'ed25519' && keys.length === 0)
-      throw new Error(`ring: ${node} is ed25519 but has no key`);
-    if (
-      (e as { relay?: unknown }).relay !== undefined &&
-      typeof (e as { relay?: unknown }).relay !== 'boolean'
-    )
-      throw new Error(`ring: ${node}.relay must be true or false`);
-    ring.set(
-      node,
-      Object.freeze({
-        mode: e.mode,
-        ed25519: Object.freeze(keys),
-        ...((e as { relay?: boolean }).relay ? { relay: true } : {}),
-      }),
-    );
+    const checked = checkShape(() => ringEntry(raw, node));
+    if (!checked.ok) throw new Error(`ring: ${checked.message}`);
+    ring.set(node, checked.value);
   }
   return ring;
+}
+
+const MODES = ['ed25519', 'derived', 'shared'] as const;
+const publicKey: Guard<Uint8Array> = (v, path) => {
+  const pub = typeof v === 'string' ? fromB64url(v, 32) : undefined;
+  if (!pub) throw new ShapeError(path, `${path} must be 32 bytes in base64url`);
+  return pub;
+};
+
+/** One node's entry of the ring, checked with the shared guards. */
+function ringEntry(raw: unknown, node: string): RingEntry {
+  const e = plainObject(raw, node);
+  const mode = member(e, 'mode', node, oneOf(MODES));
+  const keys = member(
+    e,
+    'keys',
+    node,
+    listOf((k, path) => member(plainObject(k, path), 'publicKey', path, publicKey), MAX_RING_KEYS),
+  );
+  if (mode === 'ed25519' && keys.length === 0)
+    throw new ShapeError(node, `${node} is ed25519 but has no key`);
+  const relay = member(e, 'relay', node, optional(boolean));
+  return Object.freeze({
+    mode,
+    ed25519: Object.freeze(keys),
+    ...(relay ? { relay: true } : {}),
+  });
 }
 
 export async function readText(path: string): Promise<string | undefined> {
