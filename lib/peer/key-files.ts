@@ -70,9 +70,9 @@ export function checkNode(node: string): void {
  * @throws Error naming the first problem (a configuration error, never key material).
  */
 export function parseRing(doc: unknown): PeerRing {
-  const d = isPlainObject(doc) ? doc : undefined;
-  if (!d || d.version !== 1 || !isPlainObject(d.nodes))
+  if (!isPlainObject(doc) || doc.version !== 1 || !isPlainObject(doc.nodes))
     throw new Error('ring: expected { version: 1, nodes: {...} }');
+  const d = { nodes: doc.nodes };
   const ring = new Map<string, RingEntry>();
   for (const [node, raw] of Object.entries(d.nodes)) {
     if (!NODE_NAME.test(node))
