@@ -37,7 +37,12 @@ export function hubRegistry(opts: HubOptions): FleetRegistry {
   });
 }
 
-export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetRegistry) {
+export function hubFleet(
+  opts: HubOptions,
+  trace: TraceStore,
+  registry: FleetRegistry,
+  ownCard?: () => unknown,
+) {
   const { fleet, log } = opts;
   const self = fleet.hub.name;
   const client = createPeerClient({
@@ -94,6 +99,7 @@ export function hubFleet(opts: HubOptions, trace: TraceStore, registry: FleetReg
       authenticate: access.authenticate,
       log,
       fetch: opts.fetch,
+      ...(ownCard ? { ownCard } : {}),
     });
   // A member that came, went, moved or changed its key is read afresh, not after the cache's time.
   registry.subscribe(() => view.invalidate());

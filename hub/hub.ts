@@ -34,7 +34,9 @@ export function createHub(given: HubOptions): Hub {
   const self = registry.live.hub.name;
   const limits: Limits = { ...LIMITS, ...opts.limits };
   const { trace, streams, metrics, requests, otlp } = hubTelemetry(opts, limits);
-  const { client, invoker, tokens, access, view, joins } = hubFleet(opts, trace, registry);
+  // A joining node may not list the hub's own addresses (its gRPC port too): read from its card.
+  const ownCard = () => node.card();
+  const { client, invoker, tokens, access, view, joins } = hubFleet(opts, trace, registry, ownCard);
   const counted = registerHubMetrics(metrics, {
     self,
     trace,

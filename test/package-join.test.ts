@@ -348,8 +348,9 @@ test("refusals leave the fleet file and the ring whole: no token, a wrong one, a
   const mine = { name: 'weather', url: nodeUrl, ...impostorKey };
   expect(await attempt(mine, undefined)).toEqual([401, 'UNAUTHENTICATED']);
   expect(await attempt(mine, 'Bearer not-a-token-the-hub-made')).toEqual([401, 'UNAUTHENTICATED']);
-  // The real node's URL, with the impostor's own key: the node there publishes another key.
-  expect(await attempt(mine, `Bearer ${token}`)).toEqual([403, 'JOIN_URL_NOT_YOURS']);
+  // The real node's URL and name, with the impostor's own key: the name is another key's, refused
+  // before the URL is probed (test/join-gate.test.ts has the probe's refusals).
+  expect(await attempt(mine, `Bearer ${token}`)).toEqual([409, 'JOIN_NAME_TAKEN']);
   expect(await attempt({ ...mine, name: 'other' }, `Bearer ${token}`)).toEqual([
     401,
     'JOIN_BAD_PROOF',

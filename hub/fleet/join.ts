@@ -1,8 +1,9 @@
 /**
  * @module hub/fleet/join — the hub's `POST /peer/join`: a node run elsewhere presents its name,
  * base URL and Ed25519 public key with a bearer token, the request signed with that key. The hub
- * checks the token, the proof, that the node at that URL is the one asking (its card names it and
- * it publishes that key), and that the name is free or already this key's; then it pins the key in
+ * checks the token, the proof, that the name is free or already this key's, and only then that the
+ * node at that URL is the one asking (its card names it, it publishes that key, its interfaces are
+ * on its own host and ports; every failure the same answer); then it pins the key in
  * its ring, writes the node into its fleet file and calls it from then on. Joins run one at a
  * time, so the fleet file and the ring stay whole; the fleet registry (lib/fleet/registry.ts)
  * picks up `bun run fleet remove` and hand edits.
@@ -11,7 +12,7 @@
  */
 
 import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
-import { admit, checkUrl, type JoinServiceOptions } from './join-admit.ts';
+import { admit, checkUrl, type JoinServiceOptions, nameRefusal } from './join-admit.ts';
 
 export type { JoinServiceOptions } from './join-admit.ts';
 import { json, readPresented, refuse } from './join-request.ts';
@@ -48,14 +49,17 @@ export function createJoinService(o: JoinServiceOptions) {
       // 2. What the node presents, signed with the key it presents.
       const p = await readPresented(req, self);
       if (p instanceof Response) return p;
-      // 3. The URL is the caller's.
-      const checked = await checkUrl(o, p);
-      if (checked instanceof Response) return checked;
-      // 4. One join at a time decides and writes.
+      // 3. The name is free or already this key's: nothing is probed for a name it cannot have.
+      const taken = await nameRefusal(o, p);
+      if (taken) return taken;
+      // 4. One join at a time probes the URL (only the one presented, bounded in time), decides
+      // and writes: a token holder cannot fan probes out.
       if (waiting >= maxWaiting) return refuse('JOIN_BUSY');
-      return serialized(() =>
-        admit(o, p, who.result.kind === 'token' ? who.result.name : '', checked.role),
-      );
+      const by = who.result.name;
+      return serialized(async () => {
+        const checked = await checkUrl(o, p);
+        return checked instanceof Response ? checked : admit(o, p, by, checked.role);
+      });
     },
   };
 }

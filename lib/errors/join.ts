@@ -18,13 +18,12 @@ export const JOIN_ERRORS = {
     http: 409,
     message: 'another key holds that name in this fleet',
   },
+  // One answer for every way the probe fails (no answer, another node, another key, interfaces
+  // not its own): a token holder learns nothing of what runs at a host and port.
   JOIN_URL_NOT_YOURS: {
     http: 403,
-    message: 'the node at that URL is not the one asking to join',
-  },
-  JOIN_URL_UNREACHABLE: {
-    http: 502,
-    message: 'the hub cannot reach the node at the URL it gave; set PEER_PUBLIC_URL to one it can',
+    message:
+      'the node at that URL did not prove to be the one asking: it must answer there (set PEER_PUBLIC_URL to a URL the hub reaches), name itself in its card and /peer/identity, publish this key, and list only interfaces on its own host and port',
   },
   JOIN_BUSY: { http: 503, message: 'too many joins are waiting; try again' },
   JOIN_NOT_OFFERED: {
