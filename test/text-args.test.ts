@@ -251,6 +251,20 @@ describe('ambiguous or hostile texts are asked about, and call nothing', () => {
     for (const t of [two, full, huge]) expect(t.artifacts ?? []).toEqual([]);
   });
 
+  test('a 4 096-character `-a-a-a…` text is asked about by resolve and the hub, which keep serving', async () => {
+    const hostile = `which node offers ${'-a'.repeat((MAX_TEXT_CHARS - 18) / 2)}`;
+    expect(hostile.length).toBe(MAX_TEXT_CHARS);
+    for (const url of [f.nodes.get('resolve')!.url, f.hubUrl]) {
+      const t = await send(url, hostile);
+      expect([t.status.state, t.artifacts ?? []]).toEqual(['TASK_STATE_INPUT_REQUIRED', []]);
+    }
+    const ok = await send(f.nodes.get('resolve')!.url, 'which node offers crm.industry?');
+    expect([ok.status.state, ok.artifacts[0].name]).toEqual([
+      'TASK_STATE_COMPLETED',
+      'resolve.capability',
+    ]);
+  });
+
   test("the hub's Ask asks instead of calling a capability with a guessed argument", async () => {
     const before = Math.max(0, ...(await traced()).map((r) => r.id));
     const t = await send(f.hubUrl, 'stock quote 688981 or 600519');
