@@ -3,7 +3,8 @@
  * artifact event carries it, 1 when the task is made and one more for each change, with no gap.
  * Over each binding (JSON-RPC, HTTP+JSON, gRPC: an int64, so a ProtoJSON string), in the webhook
  * body, and on each store (JSON files, the task log, PostgreSQL) across a restart; a task stored
- * before generations existed reads as 1. The 0.3 wire form has no such field.
+ * before generations existed reads as 1. The 0.3 wire form has no such field. A continuation
+ * whose `ifGenerationMatch` is not the task's generation is refused and changes nothing.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -11,6 +12,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { isA2AError } from '../lib/a2a/errors.ts';
+import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
+import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { TaskEngine, type SendContext } from '../lib/a2a/engine/engine.ts';
 import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
 import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
@@ -25,7 +28,16 @@ import {
   restAdapter,
   type BindingAdapter,
 } from './support/bindings.ts';
-import { agentNode, msgV03, rpc, startNode, tempDir, type TestNode } from './support/node.ts';
+import { grpcAddressOf, rawClient, unary } from './support/grpc.ts';
+import {
+  agentNode,
+  msgV03,
+  rpc,
+  startNode,
+  tempDir,
+  TEST_AUTH,
+  type TestNode,
+} from './support/node.ts';
 import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(30_000); // per file (Bun scopes it so): real servers and a database on a busy machine
@@ -108,9 +120,54 @@ function runGenerationCases(newBinding: (node: TestNode) => BindingAdapter) {
   });
 }
 
+/** The ifGenerationMatch cases (A2A 1.1 optimistic concurrency), once per binding. */
+function runMatchCases(newBinding: (node: TestNode) => BindingAdapter) {
+  let node: TestNode;
+  let b: BindingAdapter;
+  beforeAll(async () => {
+    node = await startNode(agentNode('generation-match', agent));
+    b = newBinding(node);
+  });
+  afterAll(async () => {
+    b?.close?.();
+    await node?.dispose();
+  });
+
+  test('ifGenerationMatch: another generation is TASK_GENERATION_MISMATCH and changes nothing; the current one runs; a new task ignores it', async () => {
+    const asked = (await b.call('SendMessage', message('ask'))) as { result: any };
+    const { id, history } = asked.result.task;
+    expect(asked.result.task.generation).toBe('5');
+    for (const stale of ['4', '6', 4])
+      expect(
+        await b.call('SendMessage', {
+          ...message('more', id),
+          configuration: { ifGenerationMatch: stale },
+        }),
+      ).toEqual({ error: 'TASK_GENERATION_MISMATCH' });
+    const same = (await b.call('GetTask', { id })) as { result: any };
+    expect([same.result.generation, same.result.history.length]).toEqual(['5', history.length]);
+    const done = (await b.call('SendMessage', {
+      ...message('more', id),
+      configuration: { ifGenerationMatch: '5' },
+    })) as { result: any };
+    expect(done.result.task).toMatchObject({
+      status: { state: 'TASK_STATE_COMPLETED' },
+      generation: '8',
+    });
+    const fresh = (await b.call('SendMessage', {
+      ...message('ask'),
+      configuration: { ifGenerationMatch: '42' },
+    })) as { result: any };
+    expect(fresh.result.task.generation).toBe('5');
+  });
+}
+
 describe('JSON-RPC', () => runGenerationCases((node) => jsonRpcAdapter(node.url)));
 describe('HTTP+JSON', () => runGenerationCases((node) => restAdapter(node.url)));
 describe('gRPC', () => runGenerationCases((node) => grpcAdapter(node)));
+describe('JSON-RPC, ifGenerationMatch', () => runMatchCases((node) => jsonRpcAdapter(node.url)));
+describe('HTTP+JSON, ifGenerationMatch', () => runMatchCases((node) => restAdapter(node.url)));
+describe('gRPC, ifGenerationMatch', () => runMatchCases((node) => grpcAdapter(node)));
 
 describe('the other wire forms', () => {
   let node: TestNode;
@@ -144,6 +201,47 @@ describe('the other wire forms', () => {
     while (received.length < 5) await new Promise<void>((done) => waiters.push(done));
     // The task (1), then each change; deliveries may overtake each other, so the set counts.
     expect(received.map(generationOf).sort((x, y) => x - y)).toEqual(range(1, 5));
+  });
+
+  test('a generation mismatch is -32010 over JSON-RPC, 409 ABORTED over HTTP+JSON, ABORTED over gRPC', async () => {
+    const id = (await rpc(node.url, 'SendMessage', message('ask'))).result.task.id;
+    const stale = () => ({ ...message('more', id), configuration: { ifGenerationMatch: '1' } });
+    const info = {
+      '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+      reason: 'TASK_GENERATION_MISMATCH',
+      domain: 'a2a-protocol.org',
+    };
+    const j = await rpc(node.url, 'SendMessage', stale());
+    expect(j.error).toEqual({
+      code: -32010,
+      message: 'Task generation mismatch: expected 1 but current generation is 5',
+      data: [info],
+    });
+    const res = await fetch(`${node.url}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...TEST_AUTH },
+      body: JSON.stringify(stale()),
+    });
+    const body = (await res.json()) as any;
+    expect([res.status, body.error.code, body.error.status, body.error.details]).toEqual([
+      409,
+      409,
+      'ABORTED',
+      [info],
+    ]);
+    const client = rawClient(grpcAddressOf(node.node.card())!);
+    try {
+      const g = await unary(
+        client,
+        'SendMessage',
+        encodeMessage(A2A_SCHEMA, 'lf.a2a.v1.SendMessageRequest', stale()),
+        { 'a2a-version': '1.0', authorization: TEST_AUTH.Authorization },
+      );
+      expect([g.code, g.reason, g.domain]).toEqual([10, 'TASK_GENERATION_MISMATCH', info.domain]);
+    } finally {
+      client.close();
+    }
+    expect((await rpc(node.url, 'GetTask', { id })).result.generation).toBe('5');
   });
 
   test('the 0.3 form has no generation, in a task or an event', async () => {
@@ -267,7 +365,19 @@ for (const kind of stores) {
         engine = engineOn(store, saved);
         const read = await engine.getTask(id, undefined, ANONYMOUS);
         expect(isA2AError(read) ? read : read.generation).toBe(5);
-        const done = await engine.send(sendCtx('more', id));
+        // On PostgreSQL under the row lock: a stale ifGenerationMatch changes nothing.
+        const stale = sendCtx('more', id);
+        stale.params.configuration.ifGenerationMatch = 4;
+        const refused = await engine.send(stale);
+        expect(isA2AError(refused) && refused.code).toBe('TASK_GENERATION_MISMATCH');
+        const still = await engine.getTask(id, undefined, ANONYMOUS);
+        expect(isA2AError(still) ? still : [still.generation, still.history.length]).toEqual([
+          5,
+          isA2AError(read) ? 0 : read.history.length,
+        ]);
+        const matching = sendCtx('more', id);
+        matching.params.configuration.ifGenerationMatch = 5;
+        const done = await engine.send(matching);
         expect(!isA2AError(done) && 'task' in done && done.task.generation).toBe(8);
         expect(saved.slice(4)).toEqual(range(6, 8).map((g) => [g, g]));
       } finally {

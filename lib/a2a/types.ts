@@ -143,6 +143,8 @@ export interface SendConfiguration {
   historyLength?: number;
   acceptedOutputModes?: string[];
   pushConfig?: Omit<PushConfig, 'taskId' | 'id' | 'version'> & { id?: string };
+  /** A2A 1.1: a continuation is refused (TASK_GENERATION_MISMATCH) unless the task is at this generation. */
+  ifGenerationMatch?: number;
 }
 
 export interface SendParams {

@@ -76,6 +76,14 @@ export const A2A_ERRORS = {
     grpc: 'UNIMPLEMENTED',
     message: 'Protocol version is not supported',
   },
+  // A2A 1.1 (the dev-1.1 branch, §3.2.7): a continuation whose `ifGenerationMatch` is not the
+  // task's generation; nothing is changed, the client re-reads the task.
+  TASK_GENERATION_MISMATCH: {
+    rpc: -32010,
+    http: 409,
+    grpc: 'ABORTED',
+    message: 'Task generation mismatch',
+  },
   // Not an A2A code (the protocol leaves authentication to the transport: HTTP 401); -32000 is
   // JSON-RPC's implementation-defined server error, outside the range A2A reserves for itself.
   UNAUTHENTICATED: {

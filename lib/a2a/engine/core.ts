@@ -55,9 +55,9 @@ export interface TaskCoordination {
   record(id: string): Promise<TaskRecord | undefined>;
   /**
    * The task a message continues, with the message added to its history and the task held for
-   * the turn about to run; or the refusal.
+   * the turn about to run; or the refusal (also when the task is not at `ifGenerationMatch`).
    */
-  continuation(message: Message): Promise<Live | A2AError>;
+  continuation(message: Message, ifGenerationMatch?: number): Promise<Live | A2AError>;
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
   cancel(id: string): Promise<Task | A2AError>;
   /**

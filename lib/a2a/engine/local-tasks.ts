@@ -45,11 +45,11 @@ export class LocalTasks implements TaskCoordination {
     return this.core.store.get(id);
   }
 
-  async continuation(message: Message): Promise<Live | A2AError> {
+  async continuation(message: Message, ifGenerationMatch?: number): Promise<Live | A2AError> {
     const id = message.taskId!;
     const live = await this.core.live.forTurn(id);
     if (!live) return taskNotFound(id, 'message.taskId');
-    const refused = continuationProblem(live.rec.task, message);
+    const refused = continuationProblem(live.rec.task, message, ifGenerationMatch);
     if (refused) {
       this.core.live.letGo(live);
       return refused;

@@ -107,7 +107,8 @@ async function liveFor(
     // Only the task's creator may continue it; for anyone else it does not exist.
     if (!(await deps.owned(message.taskId, caller)))
       return taskNotFound(message.taskId, 'message.taskId');
-    const found = await coordination.continuation(message);
+    // A new task ignores `ifGenerationMatch` (A2A 1.1): there is nothing to compare.
+    const found = await coordination.continuation(message, configuration.ifGenerationMatch);
     if (isA2AError(found)) return found;
     live = found;
   } else {

@@ -61,15 +61,15 @@ export class SharedTasks implements TaskCoordination {
    * A task whose turn runs elsewhere is claimed under the row lock; one still working on another
    * live process is refused (UNSUPPORTED_OPERATION) rather than run twice.
    */
-  async continuation(message: Message): Promise<Live | A2AError> {
+  async continuation(message: Message, ifGenerationMatch?: number): Promise<Live | A2AError> {
     const id = message.taskId!;
-    if (this.runsHere(id)) return this.local.continuation(message);
+    if (this.runsHere(id)) return this.local.continuation(message, ifGenerationMatch);
     let out: Updated;
     try {
       out = await this.cluster.update(
         id,
         (rec, turn) => {
-          const refused = continuationProblem(rec.task, message);
+          const refused = continuationProblem(rec.task, message, ifGenerationMatch);
           if (refused) return refused;
           if (turn.busyElsewhere)
             return a2aError(

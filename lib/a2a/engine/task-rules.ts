@@ -80,8 +80,21 @@ export function pushCountProblem(
   return a2aError('INVALID_PARAMS', `A task holds at most ${max} push configs`, 'id');
 }
 
-/** Why a message cannot continue a task, or undefined when it can. */
-export function continuationProblem(task: Task, message: Message): A2AError | undefined {
+/**
+ * Why a message cannot continue a task, or undefined when it can. `expected` is the send's
+ * `ifGenerationMatch` (A2A 1.1): a precondition, so it is checked first.
+ */
+export function continuationProblem(
+  task: Task,
+  message: Message,
+  expected?: number,
+): A2AError | undefined {
+  const current = generationOf(task);
+  if (expected !== undefined && expected !== current)
+    return a2aError(
+      'TASK_GENERATION_MISMATCH',
+      `Task generation mismatch: expected ${expected} but current generation is ${current}`,
+    );
   if (TERMINAL_STATES.has(task.status.state))
     return a2aError(
       'UNSUPPORTED_OPERATION',

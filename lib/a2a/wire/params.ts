@@ -159,6 +159,8 @@ export interface SendWire {
   /** The configuration member holding the push config, and its reader. */
   pushKey: string;
   push(c: Obj, path: string): NonNullable<SendParams['configuration']['pushConfig']>;
+  /** Reads `ifGenerationMatch` (A2A 1.1), in a form that has it. */
+  ifGenerationMatch?(c: Obj, path: string): number | undefined;
 }
 
 /** Send params (`message`, `configuration`, `metadata`) in either version's wire form. */
@@ -177,6 +179,8 @@ export function parseSendParams(params: unknown, wire: SendWire): SendParams | A
     };
     if (historyLength !== undefined) out.configuration.historyLength = historyLength;
     if (accepted?.length) out.configuration.acceptedOutputModes = accepted;
+    const match = wire.ifGenerationMatch?.(c, 'params.configuration');
+    if (match !== undefined) out.configuration.ifGenerationMatch = match;
     if (push)
       out.configuration.pushConfig = wire.push(push, `params.configuration.${wire.pushKey}`);
     if (metadata) out.metadata = metadata;

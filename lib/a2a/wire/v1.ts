@@ -164,6 +164,9 @@ export function parseSendParamsV1(params: unknown): SendParams | A2AError {
     returnImmediately: (c, path) => optBool(c, 'returnImmediately', path) ?? false,
     pushKey: 'taskPushNotificationConfig',
     push: parsePushConfigV1,
+    // An int64: a string in ProtoJSON, a number accepted.
+    ifGenerationMatch: (c, path) =>
+      optInt(c, 'ifGenerationMatch', path, 0, Number.MAX_SAFE_INTEGER),
   });
 }
 
