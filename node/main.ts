@@ -27,6 +27,7 @@ import { ensureKeys } from '../lib/peer/keys.ts';
 import { hubBase } from '../lib/fleet/join.ts';
 import { bindOrExit, exitIfPortTaken } from '../lib/port-check.ts';
 import { lockDataOrExit } from '../lib/data-lock.ts';
+import { privateFolder } from '../lib/private-folder.ts';
 import { startArgsOrExit, usage } from '../lib/node/start-args.ts';
 
 const root = PROJECT_ROOT;
@@ -132,6 +133,9 @@ if (settings.a2aOpen && !isLoopbackHost(host)) {
   );
   process.exit(2);
 }
+// Keys and job records live under the data folder: 0700, tightened if an older version left it open.
+if (!privateFolder(dataDir))
+  console.error(`${declared.name}: ${dataDir} is open to other users; chmod 700 it`);
 lockDataOrExit(declared.name, join(dataDir, declared.name));
 // A --name node shares the fleet's data folder: its first start makes every member's keys there.
 if (fleet && args.name) await ensureKeys(dataDir, fleet);

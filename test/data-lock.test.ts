@@ -2,11 +2,21 @@
  * One process per data folder, with real processes: a second hub, or a second copy of a node,
  * started on another port over the same data folder stops at once with one line naming the folder
  * and the first one's pid (exit 75, no stack trace) while the first keeps serving; a lock left by
- * a process that is gone (kill -9, or a pid that no longer runs) is taken over.
+ * a process that is gone (kill -9, or a pid that no longer runs) is taken over. A data folder an
+ * older version left open to other users (0755) is the owner's only (0700) once a node starts.
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXIT_DATA_LOCKED, LOCK_FILE } from '../lib/data-lock.ts';
 import { bunCommand } from './support/bundle.ts';
@@ -125,4 +135,30 @@ test('a lock naming a pid that no longer runs, or holding garbage, is taken over
     await hub.proc.exited;
   }
   rmSync(first.dataDir, { recursive: true, force: true });
+});
+
+test('a node started alone makes a data folder left open to other users its owner’s only', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lume-a2a-open-'));
+  try {
+    const fleetFile = join(dataDir, 'fleet.json');
+    writeFileSync(
+      fleetFile,
+      JSON.stringify({
+        hub: { name: 'a2a', port: 0, role: 'hub', file: 'hub/main.ts' },
+        nodes: [{ name: 'scanner', port: 0, role: 'sectors', file: 'node/scanner/index.ts' }],
+      }),
+    );
+    chmodSync(dataDir, 0o755);
+    const node = await startProcess(
+      'node/main.ts',
+      ['--name', 'scanner'],
+      {},
+      { dataDir, fleetFile },
+    );
+    started.push(node);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    await node.stop();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -4,7 +4,7 @@
  */
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { readdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { JobFiles, type JobRecord, newJobId } from '../node/resolve/jobs.ts';
 import {
   listIds,
@@ -84,6 +84,25 @@ test('job records: settling jobs runs retention as they finish', () => {
       .map((r) => r.job_id)
       .sort(),
   );
+});
+
+test('job records are the owner’s only: folders left open by an older version are tightened', () => {
+  const data = scratch();
+  const jobs = join(data, 'resolve', 'jobs');
+  mkdirSync(jobs, { recursive: true });
+  chmodSync(join(data, 'resolve'), 0o755);
+  chmodSync(jobs, 0o755);
+  writeFileSync(join(jobs, 'old.json'), '{}', { mode: 0o644 });
+  const files = new JobFiles(data);
+  const r = job('running', null);
+  files.write(r);
+  const mode = (p: string) => statSync(join(data, p)).mode & 0o777;
+  expect([
+    mode('resolve'),
+    mode('resolve/jobs'),
+    mode('resolve/jobs/old.json'),
+    mode(`resolve/jobs/${r.job_id}.json`),
+  ]).toEqual([0o700, 0o700, 0o600, 0o600]);
 });
 
 test('negotiation records: the oldest go past the count, and any past the age', async () => {
