@@ -102,7 +102,7 @@ const joins = {
 };
 const cardKeys = await loadCardKeys(dataDir, fleet.hub.name);
 // Bearer tokens from `bun run keys token add`; MESH_TOKEN, if set, is one more token named `mesh`.
-const tokens = TokenBook.open(dataDir);
+const tokens = TokenBook.open(dataDir, { log });
 // The key of the console's one-time sign-in URLs (`bun run console-url` makes them with it too).
 const consoleKey = consoleTicketKey(dataDir);
 

@@ -156,7 +156,7 @@ const running = await bindOrExit({ host, hint }, () =>
     publicUrl: settings.publicUrl,
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
-      tokens: TokenBook.open(dataDir),
+      tokens: TokenBook.open(dataDir, { log }),
       ...(settings.a2aOpen ? { anonymous: 'all' as const } : {}),
     },
     log,

@@ -11,7 +11,7 @@ import { memoryLog } from '../lib/log.ts';
 import { createMeshClient, type MeshClient } from '../lib/mesh/client.ts';
 import { createConsolePresences } from '../hub/mesh/console-presence.ts';
 import { startFleet, type RunningFleet } from './support/fleet.ts';
-import { tempDir } from './support/node.ts';
+import { TEST_AUTH, tempDir } from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -53,6 +53,20 @@ test('one presence per principal, a taken name gets the next, past the bound CON
   const roster = await (await fetch(`${f.hubUrl}/v1/presence?project=main`)).json();
   expect(roster.peers.map((p: { name: string }) => p.name).sort()).toEqual(['alice', 'alice-2']);
   await presences.close();
+});
+
+test('POST /api/mesh/send to a project that does not exist is 404 A2A_UNKNOWN_PROJECT, and nothing is held', async () => {
+  const res = await fetch(`${f.hubUrl}/api/mesh/send`, {
+    method: 'POST',
+    headers: { Origin: f.hubUrl, 'content-type': 'application/json', ...TEST_AUTH },
+    body: JSON.stringify({ project: 'nope', text: 'hello?' }),
+  });
+  expect([res.status, ((await res.json()) as any).error]).toEqual([
+    404,
+    { code: 'A2A_UNKNOWN_PROJECT', message: 'project nope does not exist' },
+  ]);
+  const me = await fetch(`${f.hubUrl}/api/mesh/me?project=nope`, { headers: TEST_AUTH });
+  expect(((await me.json()) as any).present).toBe(false);
 });
 
 test('an idle presence is released (it leaves the mesh)', async () => {

@@ -192,6 +192,27 @@ describe('token names', () => {
     }
   });
 
+  test('a token file that does not read is logged once, naming it, and the tokens read before still work', () => {
+    const dir = tempDir('lume-a2a-tokens-');
+    try {
+      const token = addToken(dir, 'grace');
+      const lines: { msg: string; fields: Record<string, string> }[] = [];
+      const book = TokenBook.open(dir, {
+        recheckMs: 0,
+        log: (_level, msg, fields) => lines.push({ msg, fields }),
+      });
+      expect(book.verify(token)).toBe('grace');
+      writeFileSync(tokensPath(dir), '{"format": "lume-a2a.tokens/1", "tokens": {');
+      expect(book.verify(token)).toBe('grace');
+      expect(book.verify(token)).toBe('grace');
+      expect(lines.map((l) => [l.msg, l.fields.file])).toEqual([
+        ['token file is malformed; keeping the tokens read before', tokensPath(dir)],
+      ]);
+    } finally {
+      require('node:fs').rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('bun run keys token add console exits non-zero with the reason', async () => {
     const dir = tempDir('lume-a2a-tokens-');
     try {

@@ -82,6 +82,9 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
     if (r.ok) return r;
     // A failed join is not kept: the next send tries again.
     release(key);
+    // A project that does not exist is the sender's mistake (404), not the mesh being down.
+    if (r.error.code === 'A2A_UNKNOWN_PROJECT' || r.error.code === 'unknown_project')
+      return failed('A2A_UNKNOWN_PROJECT', `project ${project} does not exist`);
     return failed('CONSOLE_MESH_UNAVAILABLE', r.error.message);
   }
 

@@ -103,6 +103,8 @@ export interface TokenBookOptions {
   now?: () => number;
   /** Tokens given in configuration rather than the file (e.g. MESH_TOKEN as `mesh`). */
   extra?: Record<string, string>;
+  /** Told once per change of the file that it does not read (the process's log; lib/log.ts `Log` fits). */
+  log?: (level: 'warn', msg: string, fields: Record<string, string>) => void;
 }
 
 /** Answers which name a presented bearer token belongs to. */
@@ -110,6 +112,8 @@ export class TokenBook {
   /** SHA-256 of each token in the file -> its name. */
   private byHash = new Map<string, string>();
   private stamp = '';
+  /** The stamp of a file that did not read, logged once until it changes again. */
+  private brokenStamp = '';
   private checkedAt = -Infinity;
   /** SHA-256 of each configured token -> its name. */
   private readonly extra: Map<string, string>;
@@ -185,8 +189,15 @@ export class TokenBook {
           .map(([name, e]) => [e.hash, name]),
       );
       this.stamp = stamp;
-    } catch {
-      // Keep serving with the last good book; `bun run keys token list` reports the broken file.
+    } catch (e) {
+      // Keep serving with the last good book, and say so once: a token added to a broken file
+      // would otherwise be refused with nothing in the log to tell why.
+      if (stamp !== this.brokenStamp)
+        this.opts.log?.('warn', 'token file is malformed; keeping the tokens read before', {
+          file: this.path,
+          error: (e as Error).message.slice(0, 200),
+        });
+      this.brokenStamp = stamp;
     }
   }
 }
