@@ -9,7 +9,7 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cardKeyOf } from '../lib/a2a/card/signature.ts';
 import { JOIN_ROUTE, JOIN_SCOPE } from '../lib/fleet/join.ts';
@@ -18,6 +18,7 @@ import { ensureOwnKey, loadPeerIdentity, publicIdentity } from '../lib/peer/keys
 import { tempDir, TEST_TOKEN } from './support/node.ts';
 import { startProcess, type ServingProcess } from './support/process.ts';
 import { freePorts } from './support/processes.ts';
+import { bunCommand } from './support/bundle.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -177,4 +178,30 @@ test('a node joined with a card signed by a foreign key shows cardSignature fail
   expect(marked.warnings).toEqual([
     'card signature does not verify against the key pinned for stranger (CARD_KEY_UNKNOWN)',
   ]);
+});
+
+test('a fleet file edited into invalid JSON: a join is 503 JOIN_FLEET_FILE_INVALID and the hub stays up; a hub started on it exits naming the file', async () => {
+  const path = join(hub.dataDir, 'fleet.json');
+  const good = readFileSync(path, 'utf8');
+  try {
+    writeFileSync(path, '{"hub": {"name": "a2a", ');
+    const { key: k, signer: s } = await identityOf('late');
+    const [status, body] = await attempt({ name: 'late', url: serve(() => undefined), ...k }, s);
+    expect([status, (body as any).error.code]).toEqual([503, 'JOIN_FLEET_FILE_INVALID']);
+    expect(hub.alive()).toBe(true);
+    expect(await hub.waitForLog(path)).toContain('join refused: the fleet file does not read');
+  } finally {
+    writeFileSync(path, good);
+  }
+  const broken = join(work, 'broken-fleet.json');
+  writeFileSync(broken, '{"hub": ');
+  const proc = Bun.spawn(bunCommand(['hub/main.ts']), {
+    cwd: join(import.meta.dir, '..'),
+    env: { ...process.env, FLEET_FILE: broken, DATA_DIR: join(work, 'broken-data'), PORT: '0' },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [code, err] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+  expect(code).toBe(2);
+  expect(err).toContain(`hub: fleet: ${broken} is not valid JSON`);
 });

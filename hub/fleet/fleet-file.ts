@@ -16,10 +16,28 @@ export interface FleetDoc {
   [other: string]: unknown;
 }
 
+/** The fleet file to edit does not read (edited by hand into something else). */
+export class FleetFileInvalid extends Error {
+  constructor(
+    readonly path: string,
+    why: string,
+  ) {
+    super(`fleet: ${path} does not read: ${why}`);
+    this.name = 'FleetFileInvalid';
+  }
+}
+
 /** The document to edit: `to` when it exists, else `from` (node files named absolutely). */
 export function editableFleet(from: string, to: string): FleetDoc {
   const source = existsSync(to) ? to : from;
-  const doc = JSON.parse(readFileSync(source, 'utf8')) as FleetDoc;
+  let doc: FleetDoc;
+  try {
+    doc = JSON.parse(readFileSync(source, 'utf8')) as FleetDoc;
+    if (!Array.isArray(doc?.nodes) || typeof doc.hub !== 'object' || doc.hub === null)
+      throw new Error('it needs a hub object and a nodes list');
+  } catch (e) {
+    throw new FleetFileInvalid(source, (e as Error).message);
+  }
   if (source === to) return doc;
   const fromDir = dirname(resolve(from));
   const keepFile = (m: Record<string, unknown>) =>

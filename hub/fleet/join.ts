@@ -13,12 +13,30 @@
 
 import { JOIN_ROUTE } from '../../lib/fleet/join.ts';
 import { admit, checkUrl, type JoinServiceOptions, nameRefusal } from './join-admit.ts';
+import { FleetFileInvalid } from './fleet-file.ts';
 
 export type { JoinServiceOptions } from './join-admit.ts';
 import { json, readPresented, refuse } from './join-request.ts';
 
 /** The answer of a hub that takes no joins (created without a writable fleet file). */
 export const joinsNotOffered = (): Response => refuse('JOIN_NOT_OFFERED');
+
+/** `fn`'s answer, or JOIN_FLEET_FILE_INVALID (logged, naming the file) when the fleet file does not read. */
+async function unlessUnreadable<T>(
+  o: JoinServiceOptions,
+  fn: () => Promise<T>,
+): Promise<T | Response> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (!(e instanceof FleetFileInvalid)) throw e;
+    o.log('error', 'join refused: the fleet file does not read', {
+      file: e.path,
+      error: e.message,
+    });
+    return refuse('JOIN_FLEET_FILE_INVALID');
+  }
+}
 
 export function createJoinService(o: JoinServiceOptions) {
   const self = o.registry.live.hub.name;
@@ -50,7 +68,7 @@ export function createJoinService(o: JoinServiceOptions) {
       const p = await readPresented(req, self);
       if (p instanceof Response) return p;
       // 3. The name is free or already this key's: nothing is probed for a name it cannot have.
-      const taken = await nameRefusal(o, p);
+      const taken = await unlessUnreadable(o, () => nameRefusal(o, p));
       if (taken) return taken;
       // 4. One join at a time probes the URL (only the one presented, bounded in time), decides
       // and writes: a token holder cannot fan probes out.
@@ -58,7 +76,9 @@ export function createJoinService(o: JoinServiceOptions) {
       const by = who.result.name;
       return serialized(async () => {
         const checked = await checkUrl(o, p);
-        return checked instanceof Response ? checked : admit(o, p, by, checked.role);
+        return checked instanceof Response
+          ? checked
+          : unlessUnreadable(o, () => admit(o, p, by, checked.role));
       });
     },
   };

@@ -119,7 +119,14 @@ export function fleetFilePath(o: {
 export async function loadFleet(path: string): Promise<Fleet> {
   const file = Bun.file(path);
   if (!(await file.exists())) throw new Error(`fleet: file not found: ${path}`);
-  const fleet = parseFleet(await file.json());
+  let doc: unknown;
+  try {
+    doc = await file.json();
+  } catch (e) {
+    // A parse error alone says neither which file nor that it is the fleet's.
+    throw new Error(`fleet: ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  const fleet = parseFleet(doc);
   // A node file named `./…` or `../…` lives beside the fleet file, wherever that is.
   for (const m of [fleet.hub, ...fleet.nodes])
     if (/^\.\.?\//.test(m.file)) m.file = resolve(dirname(path), m.file);

@@ -26,6 +26,11 @@ export const JOIN_ERRORS = {
       'the node at that URL did not prove to be the one asking: it must answer there (set PEER_PUBLIC_URL to a URL the hub reaches), name itself in its card and /peer/identity, publish this key, and list only interfaces on its own host and port',
   },
   JOIN_BUSY: { http: 503, message: 'too many joins are waiting; try again' },
+  JOIN_FLEET_FILE_INVALID: {
+    http: 503,
+    message:
+      "the hub's fleet file does not read; the hub's operator must fix it before a node can join",
+  },
   JOIN_NOT_OFFERED: {
     http: 404,
     message: 'this hub takes no joins: it was started without a fleet file it may write',
