@@ -162,11 +162,13 @@ function runMatchCases(newBinding: (node: TestNode) => BindingAdapter) {
   });
 }
 
-describe('JSON-RPC', () => runGenerationCases((node) => jsonRpcAdapter(node.url)));
-describe('HTTP+JSON', () => runGenerationCases((node) => restAdapter(node.url)));
+describe('JSON-RPC', () => runGenerationCases((node) => jsonRpcAdapter(node.url, '1.1')));
+describe('HTTP+JSON', () => runGenerationCases((node) => restAdapter(node.url, '1.1')));
 describe('gRPC', () => runGenerationCases((node) => grpcAdapter(node)));
-describe('JSON-RPC, ifGenerationMatch', () => runMatchCases((node) => jsonRpcAdapter(node.url)));
-describe('HTTP+JSON, ifGenerationMatch', () => runMatchCases((node) => restAdapter(node.url)));
+describe('JSON-RPC, ifGenerationMatch', () =>
+  runMatchCases((node) => jsonRpcAdapter(node.url, '1.1')));
+describe('HTTP+JSON, ifGenerationMatch', () =>
+  runMatchCases((node) => restAdapter(node.url, '1.1')));
 describe('gRPC, ifGenerationMatch', () => runMatchCases((node) => grpcAdapter(node)));
 
 describe('the other wire forms', () => {
@@ -190,17 +192,21 @@ describe('the other wire forms', () => {
     await node?.dispose();
   });
 
-  test('a 1.0 webhook body carries each change’s generation, so a receiver can see a gap', async () => {
-    const r = await rpc(node.url, 'SendMessage', {
-      ...message('ask'),
-      configuration: {
-        taskPushNotificationConfig: { url: `http://127.0.0.1:${hook.port}/hook` },
+  test('a 1.0 webhook body is the 1.0 form exactly, without 1.1 members, in order of the changes', async () => {
+    const r = await rpc(
+      node.url,
+      'SendMessage',
+      {
+        ...message('ask'),
+        configuration: {
+          taskPushNotificationConfig: { url: `http://127.0.0.1:${hook.port}/hook` },
+        },
       },
-    });
+      '1.1',
+    );
     expect(r.result.task.generation).toBe('5');
     while (received.length < 5) await new Promise<void>((done) => waiters.push(done));
-    // The task (1), then each change; deliveries may overtake each other, so the set counts.
-    expect(received.map(generationOf).sort((x, y) => x - y)).toEqual(range(1, 5));
+    expect(received.every((b) => !JSON.stringify(b).includes('"generation"'))).toBe(true);
   });
 
   test('a generation mismatch is -32010 over JSON-RPC, 409 ABORTED over HTTP+JSON, ABORTED over gRPC', async () => {
@@ -241,7 +247,17 @@ describe('the other wire forms', () => {
     } finally {
       client.close();
     }
-    expect((await rpc(node.url, 'GetTask', { id })).result.generation).toBe('5');
+    expect((await rpc(node.url, 'GetTask', { id }, '1.1')).result.generation).toBe('5');
+  });
+
+  test('a 1.0 caller gets the 1.0 form exactly: no generation; 1.1 asks for it', async () => {
+    const r = await rpc(node.url, 'SendMessage', message('ask'));
+    expect(JSON.stringify(r.result)).not.toContain('"generation"');
+    const id = r.result.task.id;
+    expect((await rpc(node.url, 'GetTask', { id })).result.generation).toBeUndefined();
+    expect((await rpc(node.url, 'GetTask', { id }, '1.1')).result.generation).toBe('5');
+    const listed = await rpc(node.url, 'ListTasks', {});
+    expect(JSON.stringify(listed.result)).not.toContain('"generation"');
   });
 
   test('the 0.3 form has no generation, in a task or an event', async () => {

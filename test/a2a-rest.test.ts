@@ -113,8 +113,6 @@ describe('routes, in the exact wire form', () => {
             },
             reply,
           ],
-          // A2A 1.1: created at 1, one more for the completion (this agent skips working).
-          generation: '2',
         },
       },
     });
@@ -149,7 +147,6 @@ describe('routes, in the exact wire form', () => {
           contextId: ANY,
           status: { state: 'TASK_STATE_SUBMITTED', timestamp: ANY },
           history: [{ ...msg('tck-stream-001'), contextId, taskId }],
-          generation: '1',
         },
       },
       {
@@ -157,7 +154,6 @@ describe('routes, in the exact wire form', () => {
           taskId,
           contextId,
           status: { state: 'TASK_STATE_WORKING', timestamp: ANY },
-          generation: '2',
         },
       },
       {
@@ -170,7 +166,6 @@ describe('routes, in the exact wire form', () => {
             parts: [{ text: 'Streaming artifact from TCK' }],
           },
           lastChunk: true,
-          generation: '3',
         },
       },
       {
@@ -178,7 +173,6 @@ describe('routes, in the exact wire form', () => {
           taskId,
           contextId,
           status: { state: 'TASK_STATE_COMPLETED', timestamp: ANY },
-          generation: '4',
         },
       },
     ]);
@@ -195,7 +189,6 @@ describe('routes, in the exact wire form', () => {
         contextId: done.contextId,
         status: done.status,
         artifacts: done.artifacts,
-        generation: done.generation,
       },
     });
     const one = await call(tck.url, 'GET', `/tasks/${done.id}?historyLength=1`);
@@ -206,7 +199,6 @@ describe('routes, in the exact wire form', () => {
       contextId: done.contextId,
       status: done.status,
       history: done.history,
-      generation: done.generation,
     };
     const listed = await call(tck.url, 'GET', `/tasks?contextId=${done.contextId}`);
     expect(listed).toEqual({
@@ -221,13 +213,7 @@ describe('routes, in the exact wire form', () => {
     );
     expect(withArtifacts.json).toEqual({
       tasks: [
-        {
-          id: done.id,
-          contextId: done.contextId,
-          status: done.status,
-          artifacts: done.artifacts,
-          generation: done.generation,
-        },
+        { id: done.id, contextId: done.contextId, status: done.status, artifacts: done.artifacts },
       ],
       nextPageToken: '',
       pageSize: 50,
@@ -267,7 +253,6 @@ describe('routes, in the exact wire form', () => {
         ...open,
         status: { state: 'TASK_STATE_CANCELED', message: note, timestamp: ANY },
         history: [...open.history, note],
-        generation: String(Number(open.generation) + 1),
       },
     });
     expect((await call(tck.url, 'POST', `/tasks/${open.id}:cancel`, {})).json.status.state).toBe(
@@ -307,7 +292,6 @@ describe('routes, in the exact wire form', () => {
             taskId: open.id,
             contextId: open.contextId,
             status: { state: 'TASK_STATE_CANCELED', message: cancelNote(open), timestamp: ANY },
-            generation: String(Number(open.generation) + 1),
           },
         },
       ]);

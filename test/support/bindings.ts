@@ -53,14 +53,15 @@ function reasonOf(
 }
 
 /** JSON-RPC 2.0 on `POST /a2a`, v1.0 method names. */
-export function jsonRpcAdapter(url: string): BindingAdapter {
+/** `version`: the A2A-Version sent ('1.1' asks for 1.1's members, `generation`). */
+export function jsonRpcAdapter(url: string, version = '1.0'): BindingAdapter {
   let id = 0;
   const post = (method: string, params: unknown, anonymous?: boolean) =>
     fetch(`${url}/a2a`, {
       method: 'POST',
       headers: withAuth({
         'content-type': 'application/json',
-        'A2A-Version': '1.0',
+        'A2A-Version': version,
         ...(anonymous ? { Authorization: '' } : {}),
       }),
       body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
@@ -82,7 +83,8 @@ export function jsonRpcAdapter(url: string): BindingAdapter {
 }
 
 /** HTTP+JSON: each operation's own route, params from the path, query and body. */
-export function restAdapter(url: string): BindingAdapter {
+/** `version`: the A2A-Version sent ('1.1' asks for 1.1's members, `generation`). */
+export function restAdapter(url: string, version = '1.0'): BindingAdapter {
   const route = (op: V1Method, p: Record<string, any>): [string, string, unknown?] => {
     const task = (id: string) => `/tasks/${encodeURIComponent(id)}`;
     const { taskId, id, ...rest } = p;
@@ -118,7 +120,7 @@ export function restAdapter(url: string): BindingAdapter {
     return fetch(`${url}${path}`, {
       method,
       headers: withAuth({
-        'A2A-Version': '1.0',
+        'A2A-Version': version,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(anonymous ? { Authorization: '' } : {}),
       }),

@@ -121,7 +121,7 @@ export async function rpc(
   url: string,
   method: string,
   params: unknown,
-  version: '1.0' | '0.3' | null = '1.0',
+  version: '1.0' | '1.1' | '0.3' | null = '1.0',
   id: unknown = nextId++,
   auth: Record<string, string> = TEST_AUTH,
 ): Promise<any> {

@@ -17,10 +17,18 @@ export function requestedVersion(header: string | null): ProtocolVersion | A2AEr
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(raw);
   const v = m ? `${Number(m[1])}.${Number(m[2])}` : '';
   if (v === '1.0' || v === '0.3') return v;
+  // 1.1 (the dev-1.1 branch) is the 1.0 wire plus members: answered as 1.0 with them.
+  if (v === '1.1') return '1.0';
   return a2aError(
     'VERSION_NOT_SUPPORTED',
-    `A2A version '${raw.slice(0, 32)}' is not supported; this node speaks 1.0 and 0.3`,
+    `A2A version '${raw.slice(0, 32)}' is not supported; this node speaks 1.0 (with 1.1's generation) and 0.3`,
   );
+}
+
+/** Whether the request asks for A2A 1.1, whose answers carry its added members (`generation`). */
+export function asks11(header: string | null): boolean {
+  const m = /^\s*1\.(\d+)(?:\.\d+)?\s*$/.exec(header ?? '');
+  return m !== null && Number(m[1]) === 1;
 }
 
 /** Adds the `WWW-Authenticate` challenge a 401 carries (RFC 9110), naming the bearer scheme. */

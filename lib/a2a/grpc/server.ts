@@ -51,7 +51,8 @@ const GRPC_MAX_CONCURRENT_STREAMS = 100;
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
   return {
-    operations: opts.operations['1.0'],
+    // gRPC's 1.0 clients skip fields they do not know: answers carry 1.1's `generation`.
+    operations: opts.operations['1.1'],
     log: opts.log,
     metrics: createGrpcMetrics(opts.metrics),
     identify: opts.identify,

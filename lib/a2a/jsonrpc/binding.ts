@@ -16,7 +16,13 @@ import {
   type ParsedBody,
 } from './envelope.ts';
 import { answer, codeOf, createDispatch, type Dispatch } from './dispatch.ts';
-import { challenge, jsonResponse, readBodyLimited, requestedVersion } from '../binding/shared.ts';
+import {
+  asks11,
+  challenge,
+  jsonResponse,
+  readBodyLimited,
+  requestedVersion,
+} from '../binding/shared.ts';
 import type { OperationTable } from '../operation-table.ts';
 import { sseErrorResponse, sseResponse, type SseOptions } from '../../sse/sse.ts';
 import type { ProtocolVersion } from '../types.ts';
@@ -43,10 +49,16 @@ export type A2AHandler = (req: Request, caller?: Principal, body?: Uint8Array) =
 export function createA2AHandler(opts: A2AHandlerOptions): A2AHandler {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
   const maxBatch = opts.maxBatch ?? 64;
-  const dispatch = createDispatch(opts.operations, opts.log);
+  const dispatch10 = createDispatch(opts.operations, opts.log);
+  // A2A-Version 1.1: the same operations, their answers with 1.1's members.
+  const dispatch11 = createDispatch(
+    { ...opts.operations, '1.0': opts.operations['1.1'] },
+    opts.log,
+  );
 
   return async function handleA2A(req, caller = ANONYMOUS, bytes) {
     const version = requestedVersion(req.headers.get('a2a-version'));
+    const dispatch = asks11(req.headers.get('a2a-version')) ? dispatch11 : dispatch10;
     const wireVersion: ProtocolVersion = isA2AError(version) ? '1.0' : version;
     const body = await readBody(req, bytes, { maxBody, maxBatch }, wireVersion);
     if (body instanceof Response) return body;

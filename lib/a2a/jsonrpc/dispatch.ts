@@ -51,7 +51,10 @@ export function codeOf(outcome: Outcome): string | null {
 }
 
 /** Runs requests on the node's one operation table (lib/a2a/operation-table.ts). */
-export function createDispatch(operations: OperationTable, log: Log): Dispatch {
+export function createDispatch(
+  operations: Pick<OperationTable, '1.0' | '0.3'>,
+  log: Log,
+): Dispatch {
   const tables: Record<ProtocolVersion, Readonly<Record<string, Operation>>> = operations;
 
   function lookup(method: string, version: ProtocolVersion): Operation | A2AError {

@@ -12,6 +12,7 @@ import {
   jsonResponse,
   parseRequestJson,
   readBodyLimited,
+  asks11,
   requestedVersion,
 } from '../binding/shared.ts';
 import type { Outcome, V1Method } from '../operations.ts';
@@ -253,7 +254,11 @@ export function createRestHandler(
   opts: RestHandlerOptions,
 ): (req: Request, caller?: Principal) => Promise<Response | undefined> {
   const maxBody = opts.maxBodyBytes ?? 4 * 1024 * 1024;
-  const ops = opts.operations['1.0'];
+  // A2A-Version 1.1 (header or query): the same operations, their answers with 1.1's members.
+  const opsFor = (req: Request, query: URLSearchParams) =>
+    asks11(req.headers.get('a2a-version')?.trim() || query.get('A2A-Version'))
+      ? opts.operations['1.1']
+      : opts.operations['1.0'];
 
   /** `caller`: who the node authenticated the request as (anonymous unless given). */
   return async function handleRest(
@@ -290,7 +295,7 @@ export function createRestHandler(
 
     let outcome: Outcome;
     try {
-      outcome = await ops[endpoint.op](
+      outcome = await opsFor(req, url.searchParams)[endpoint.op](
         endpoint.params(route.ids, url.searchParams, body),
         false,
         caller,

@@ -288,6 +288,27 @@ export function taskToV1(t: Task, includeArtifacts = true): TaskV1 {
   return out;
 }
 
+/** `o` without its own `generation` member (a Task, a status or artifact update). */
+function dropGeneration(o: unknown): unknown {
+  if (typeof o !== 'object' || o === null || Array.isArray(o) || !('generation' in o)) return o;
+  const { generation: _, ...rest } = o as Obj;
+  return rest;
+}
+
+/**
+ * A 1.0 answer or stream frame without the 1.1 `generation` members: on a Task (GetTask,
+ * CancelTask), in `task`, `statusUpdate` or `artifactUpdate` (SendMessage, stream frames) and in
+ * each of `tasks` (ListTasks). Nothing else is touched, so a metadata member of that name stays.
+ */
+export function withoutGeneration(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
+  const out = { ...(dropGeneration(v) as Obj) };
+  for (const key of ['task', 'statusUpdate', 'artifactUpdate'])
+    if (key in out) out[key] = dropGeneration(out[key]);
+  if (Array.isArray(out.tasks)) out.tasks = out.tasks.map(dropGeneration);
+  return out;
+}
+
 /** An event's `generation` member (A2A 1.1, an int64: a string in ProtoJSON), when it has one. */
 function generationV1(e: { generation?: number }): Obj {
   return e.generation === undefined ? {} : { generation: String(e.generation) };
