@@ -18,7 +18,7 @@ import { launchBrowser, releaseBrowser } from './support/browser.ts';
 import { bunCommand } from './support/bundle.ts';
 import { tempDir } from './support/node.ts';
 import { freshApp, outsideRepository, packedTarball, run } from './support/packed-app.ts';
-import { freePorts, lineReader, ROOT, waitFor } from './support/processes.ts';
+import { freePorts, ROOT, spawnReading, waitFor } from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -69,15 +69,9 @@ export default defineNode(() => ({
 }
 
 function spawn(name: string, cmd: string[], cwd: string, env: Record<string, string | undefined>) {
-  const proc = Bun.spawn(cmd, {
-    cwd,
-    env: { ...process.env, DATA_DIR: undefined, FLEET_FILE: undefined, PORT: undefined, ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  procs.set(name, proc);
-  return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
+  const p = spawnReading(cmd, cwd, env);
+  procs.set(name, p.proc);
+  return p;
 }
 const fleetEnv = { DATA_DIR: hubData, FLEET_FILE: fleetFile };
 

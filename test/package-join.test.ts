@@ -28,7 +28,7 @@ import {
   packedTarball,
   run,
 } from './support/packed-app.ts';
-import { freePorts, lineReader, waitFor } from './support/processes.ts';
+import { freePorts, spawnReading, waitFor } from './support/processes.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -44,21 +44,11 @@ let token = '';
 const procs = new Set<Bun.Subprocess>();
 const inProcess: { stop(): Promise<void> }[] = [];
 
-type Spawned = {
-  proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>;
-  out: ReturnType<typeof lineReader>;
-  err: ReturnType<typeof lineReader>;
-};
+type Spawned = ReturnType<typeof spawnReading>;
 function spawn(cmd: string[], cwd: string, env: Record<string, string | undefined>): Spawned {
-  const proc = Bun.spawn(cmd, {
-    cwd,
-    env: { ...process.env, DATA_DIR: undefined, FLEET_FILE: undefined, PORT: undefined, ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  procs.add(proc);
-  return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
+  const p = spawnReading(cmd, cwd, env);
+  procs.add(p.proc);
+  return p;
 }
 async function listening(p: Spawned): Promise<string> {
   const line = await Promise.race([

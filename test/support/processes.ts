@@ -136,3 +136,15 @@ export async function waitFor(
   }
   throw new Error(`never happened: ${what}`);
 }
+
+/** A process started with its own settings only (no DATA_DIR, FLEET_FILE or PORT of the caller's), its output read line by line. */
+export function spawnReading(cmd: string[], cwd: string, env: Record<string, string | undefined>) {
+  const proc = Bun.spawn(cmd, {
+    cwd,
+    env: { ...process.env, DATA_DIR: undefined, FLEET_FILE: undefined, PORT: undefined, ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
+}
