@@ -8,7 +8,6 @@
 import { join } from 'node:path';
 import { createFleetInvoker } from '../lib/fleet/invoke.ts';
 import { FleetRegistry } from '../lib/fleet/registry.ts';
-import type { PeerRing } from '../lib/peer/signature.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import { A2A_SIGNED_SCOPE } from '../lib/node/node-auth.ts';
 import { createPeerClient } from '../lib/peer/client.ts';
@@ -17,11 +16,7 @@ import { TokenBook } from '../lib/auth/tokens.ts';
 import { createHubAccess } from './http/access.ts';
 import { createJoinService } from './fleet/join.ts';
 import { createFleetView } from './fleet/view.ts';
-import type { HubOptions } from './hub-types.ts';
-
-/** The ring the hub pins its members' keys in, as it is now. */
-const ringOf = (identity: HubOptions['identity']): PeerRing | undefined =>
-  typeof identity.ring === 'function' ? identity.ring() : identity.ring;
+import { ringOf, type HubOptions } from './hub-types.ts';
 
 /**
  * The hub's fleet registry: it follows the fleet file joins write (and `bun run fleet remove`

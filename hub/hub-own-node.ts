@@ -15,7 +15,7 @@ import type { NodeApp, NodeDefinition } from '../lib/node/node-types.ts';
 import type { PeerClient } from '../lib/peer/client.ts';
 import { publicIdentity } from '../lib/peer/keys.ts';
 import type { HubAccess } from './http/access.ts';
-import type { HubOptions } from './hub-types.ts';
+import { ringOf, type HubOptions } from './hub-types.ts';
 
 export interface HubNodeParts {
   client: PeerClient;
@@ -38,8 +38,7 @@ export function createHubNode(
   const { client, trace, access, metrics, requests, limits, streams } = p;
   // The hub's public key, published as every fleet node publishes its own: the operator of a node
   // run elsewhere trusts the hub by fetching it (`bun run fleet add <hub> --url <hub url>`).
-  const r = opts.identity.ring;
-  const ring = typeof r === 'function' ? r() : r;
+  const ring = ringOf(opts.identity);
   const published = ring && publicIdentity(self, ring);
   return createNode(definition, {
     identity: published,

@@ -130,3 +130,7 @@ export interface Hub {
     stop(): Promise<void>;
   };
 }
+
+/** The ring the hub pins its members' keys in, as it is now (the identity's live ring, or a fixed one). */
+export const ringOf = (identity: HubOptions['identity']): PeerRing | undefined =>
+  typeof identity.ring === 'function' ? identity.ring() : identity.ring;

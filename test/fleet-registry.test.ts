@@ -59,6 +59,10 @@ describe('fleetChanges', () => {
       { kind: 'left', name: 'old' },
     ]);
     expect(fleetChanges(before, before)).toEqual([]);
+    const relayed = asFleet(doc([member('crm', 4101, { relay: true })]));
+    expect(fleetChanges(asFleet(doc([member('crm', 4101)])), relayed)).toEqual([
+      { kind: 'changed', name: 'crm' },
+    ]);
   });
 });
 

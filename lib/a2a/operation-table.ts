@@ -7,9 +7,7 @@
 
 import type { TaskEngine } from './engine/engine.ts';
 import { v03Operations, type V03Method } from './operations-v03.ts';
-import { isA2AError } from './errors.ts';
 import { v1Operations, type Operation, type V1Method } from './operations.ts';
-import { withoutGeneration } from './wire/v1.ts';
 
 export interface OperationTable {
   /** The 1.0 operations in the 1.0 wire form exactly (no 1.1 members: 1.0 schemas refuse them). */
@@ -19,28 +17,11 @@ export interface OperationTable {
   readonly '0.3': Readonly<Record<V03Method, Operation>>;
 }
 
-/** An operation whose answers and stream frames leave out the 1.1 members. */
-function as10(op: Operation): Operation {
-  return async (params, notification, caller) => {
-    const outcome = await op(params, notification, caller);
-    if (isA2AError(outcome)) return outcome;
-    if ('stream' in outcome) {
-      const { frame } = outcome;
-      return { ...outcome, frame: (e) => withoutGeneration(frame(e)) };
-    }
-    return { ...outcome, result: withoutGeneration(outcome.result) };
-  };
-}
-
 /** Built once per node; `streaming: false` makes the streaming operations refuse. */
 export function createOperationTable(engine: TaskEngine, streaming: boolean): OperationTable {
-  const v11 = Object.freeze(v1Operations(engine, streaming));
-  const v10 = Object.fromEntries(
-    Object.entries(v11).map(([name, op]) => [name, as10(op)]),
-  ) as Record<V1Method, Operation>;
   return Object.freeze({
-    '1.0': Object.freeze(v10),
-    '1.1': v11,
+    '1.0': Object.freeze(v1Operations(engine, streaming, false)),
+    '1.1': Object.freeze(v1Operations(engine, streaming, true)),
     '0.3': Object.freeze(v03Operations(engine, streaming)),
   });
 }

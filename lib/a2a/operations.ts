@@ -7,7 +7,7 @@
 import type { Principal } from '../auth/principal.ts';
 import type { SendResult, Subscription, TaskEngine } from './engine/engine.ts';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
-import type { ProtocolVersion, PushConfig, SendParams, TaskEvent } from './types.ts';
+import type { ProtocolVersion, PushConfig, SendParams, Task, TaskEvent } from './types.ts';
 import * as v1 from './wire/v1.ts';
 
 /** An operation's outcome: a JSON result, a stream of events, or an error value. */
@@ -91,34 +91,41 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
   return { send, stream, subscribe, value };
 }
 
-/** The v1.0 operations; results are already in v1.0 wire form (ProtoJSON). */
-export function v1Operations(engine: TaskEngine, streaming: boolean): Record<V1Method, Operation> {
+/**
+ * The v1.0 operations; results are already in v1.0 wire form (ProtoJSON), with 1.1's
+ * `generation` members when `generation` is true (the default).
+ */
+export function v1Operations(
+  engine: TaskEngine,
+  streaming: boolean,
+  generation = true,
+): Record<V1Method, Operation> {
   const { send, stream, subscribe, value } = operationSteps(engine, streaming);
+  const task = (t: Task) => v1.taskToV1(t, true, generation);
+  const event = (e: TaskEvent) => v1.eventToV1(e, generation);
   const sendResult = (r: SendResult) =>
-    'task' in r ? { task: v1.taskToV1(r.task) } : { message: v1.messageToV1(r.message) };
+    'task' in r ? { task: task(r.task) } : { message: v1.messageToV1(r.message) };
   return {
     SendMessage: (p, _n, caller) => send(v1.parseSendParamsV1(p), '1.0', caller, sendResult),
     SendStreamingMessage: (p, n, caller) =>
-      stream(v1.parseSendParamsV1(p), '1.0', n, caller, v1.eventToV1),
+      stream(v1.parseSendParamsV1(p), '1.0', n, caller, event),
     GetTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q)
-        ? q
-        : value(await engine.getTask(q.id, q.historyLength, caller), (t) => v1.taskToV1(t));
+      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength, caller), task);
     },
     ListTasks: async (p, _n, caller) => {
       const q = v1.parseListTasksV1(p);
       return isA2AError(q)
         ? q
         : value(await engine.listTasks(q, caller), (page) =>
-            v1.listPageToV1(page, q.includeArtifacts),
+            v1.listPageToV1(page, q.includeArtifacts, generation),
           );
     },
     CancelTask: async (p, _n, caller) => {
       const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), (t) => v1.taskToV1(t));
+      return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), task);
     },
-    SubscribeToTask: (p, _n, caller) => subscribe(v1.parseTaskQueryV1(p), caller, v1.eventToV1),
+    SubscribeToTask: (p, _n, caller) => subscribe(v1.parseTaskQueryV1(p), caller, event),
     CreateTaskPushNotificationConfig: async (p, _n, caller) => {
       const c = v1.parseCreatePushV1(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '1.0', caller), v1.pushConfigToV1);

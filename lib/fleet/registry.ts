@@ -32,9 +32,12 @@ export interface FleetRegistryOptions {
 
 type Listener = (changes: readonly FleetChange[], fleet: Fleet) => void;
 
-/** What a member is, in a fixed order (a reading from a file and one made in code compare alike). */
+/**
+ * What a member is, every field of `FleetMember` in a fixed order (a reading from a file and one
+ * made in code compare alike); a field left out here would be a change nobody hears of.
+ */
 const memberKey = (m: FleetMember) =>
-  JSON.stringify([m.port, m.role, m.file, m.default, m.url, m.remote === true]);
+  JSON.stringify([m.port, m.role, m.file, m.default, m.url, m.remote === true, m.relay === true]);
 
 const keysOf = (ring: PeerRing | undefined, name: string) =>
   (ring?.get(name)?.ed25519 ?? []).join(',');

@@ -9,7 +9,7 @@
 import type { PushSender, WebhookUrlFailure } from '../engine/engine.ts';
 import type { PushConfig, TaskEvent } from '../types.ts';
 import { eventToV03 } from '../wire/v03.ts';
-import { eventToV1, withoutGeneration } from '../wire/v1.ts';
+import { eventToV1 } from '../wire/v1.ts';
 import type { Log } from '../../log.ts';
 import { createGate, type Gate } from '../../net/gate.ts';
 import { refuseResolved } from './host-check.ts';
@@ -115,9 +115,7 @@ export class WebhookSender implements PushSender {
       let body: string;
       try {
         // A 1.0 webhook body is the 1.0 form exactly: its receivers check it against the 1.0 schema.
-        body = JSON.stringify(
-          cfg.version === '1.0' ? withoutGeneration(eventToV1(event)) : eventToV03(event),
-        );
+        body = JSON.stringify(cfg.version === '1.0' ? eventToV1(event, false) : eventToV03(event));
       } catch (e) {
         this.opts.log('error', 'webhook update not serialisable', {
           task: cfg.taskId,

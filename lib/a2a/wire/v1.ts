@@ -279,46 +279,29 @@ function artifactToV1(a: Artifact): ArtifactV1 {
   return out;
 }
 
-export function taskToV1(t: Task, includeArtifacts = true): TaskV1 {
+/**
+ * `generation`: whether the 1.1 member is written (for callers that ask A2A-Version 1.1, and
+ * gRPC); a 1.0 answer is the 1.0 form exactly, since 1.0 schemas refuse unknown members.
+ */
+export function taskToV1(t: Task, includeArtifacts = true, generation = true): TaskV1 {
   const out: TaskV1 = { id: t.id, contextId: t.contextId, status: statusToV1(t.status) };
   if (includeArtifacts && t.artifacts.length) out.artifacts = t.artifacts.map(artifactToV1);
   if (t.history.length) out.history = t.history.map(messageToV1);
   if (t.metadata) out.metadata = t.metadata;
-  out.generation = String(generationOf(t));
-  return out;
-}
-
-/** `o` without its own `generation` member (a Task, a status or artifact update). */
-function dropGeneration(o: unknown): unknown {
-  if (typeof o !== 'object' || o === null || Array.isArray(o) || !('generation' in o)) return o;
-  const { generation: _, ...rest } = o as Obj;
-  return rest;
-}
-
-/**
- * A 1.0 answer or stream frame without the 1.1 `generation` members: on a Task (GetTask,
- * CancelTask), in `task`, `statusUpdate` or `artifactUpdate` (SendMessage, stream frames) and in
- * each of `tasks` (ListTasks). Nothing else is touched, so a metadata member of that name stays.
- */
-export function withoutGeneration(v: unknown): unknown {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
-  const out = { ...(dropGeneration(v) as Obj) };
-  for (const key of ['task', 'statusUpdate', 'artifactUpdate'])
-    if (key in out) out[key] = dropGeneration(out[key]);
-  if (Array.isArray(out.tasks)) out.tasks = out.tasks.map(dropGeneration);
+  if (generation) out.generation = String(generationOf(t));
   return out;
 }
 
 /** An event's `generation` member (A2A 1.1, an int64: a string in ProtoJSON), when it has one. */
-function generationV1(e: { generation?: number }): Obj {
-  return e.generation === undefined ? {} : { generation: String(e.generation) };
+function generationV1(e: { generation?: number }, write: boolean): Obj {
+  return !write || e.generation === undefined ? {} : { generation: String(e.generation) };
 }
 
 /** A `StreamResponse`: exactly one of task, message, statusUpdate, artifactUpdate. */
-export function eventToV1(e: TaskEvent): Obj {
+export function eventToV1(e: TaskEvent, generation = true): Obj {
   switch (e.kind) {
     case 'task':
-      return { task: taskToV1(e.task) };
+      return { task: taskToV1(e.task, true, generation) };
     case 'message':
       return { message: messageToV1(e.message) };
     case 'status':
@@ -327,7 +310,7 @@ export function eventToV1(e: TaskEvent): Obj {
           taskId: e.taskId,
           contextId: e.contextId,
           status: statusToV1(e.status),
-          ...generationV1(e),
+          ...generationV1(e, generation),
         },
       };
     case 'artifact': {
@@ -338,7 +321,7 @@ export function eventToV1(e: TaskEvent): Obj {
       };
       if (e.append) u.append = true;
       if (e.lastChunk) u.lastChunk = true;
-      return { artifactUpdate: { ...u, ...generationV1(e) } };
+      return { artifactUpdate: { ...u, ...generationV1(e, generation) } };
     }
   }
 }
@@ -351,9 +334,13 @@ export function pushConfigToV1(c: PushConfig): Obj {
   return out;
 }
 
-export function listPageToV1(page: ListTasksPage, includeArtifacts: boolean): ListTasksPageV1 {
+export function listPageToV1(
+  page: ListTasksPage,
+  includeArtifacts: boolean,
+  generation = true,
+): ListTasksPageV1 {
   return {
-    tasks: page.tasks.map((t) => taskToV1(t, includeArtifacts)),
+    tasks: page.tasks.map((t) => taskToV1(t, includeArtifacts, generation)),
     nextPageToken: page.nextPageToken,
     pageSize: page.pageSize,
     totalSize: page.totalSize,
