@@ -1,5 +1,7 @@
-// The official @a2a-js/sdk server (Express app, in-memory task store) with an agent equivalent
-// to the one bench/servers/node-server.ts runs: working, one artifact, completed.
+// The official @a2a-js/sdk server (Express app) with an agent equivalent to the one
+// bench/servers/node-server.ts runs: working, one artifact, completed. Its tasks are kept in
+// memory, or, when SDK_DATABASE_URL names a PostgreSQL database (its `tasks` table made by the
+// SDK's own `a2a-db upgrade`), in the SDK's DatabaseTaskStore through kysely and pg.
 // Plain JavaScript so it runs unchanged on Node and on Bun. Prints "LISTENING <port>".
 import express from 'express';
 import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
@@ -95,7 +97,19 @@ const card = {
   securityRequirements: [],
   signatures: [],
 };
-const handler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor);
+async function taskStore(url) {
+  if (!url) return new InMemoryTaskStore();
+  const [{ Kysely, PostgresDialect }, pg, { DatabaseTaskStore }] = await Promise.all([
+    import('kysely'),
+    import('pg'),
+    import('@a2a-js/sdk/server/database'),
+  ]);
+  const pool = new pg.default.Pool({ connectionString: url, max: 10 });
+  return new DatabaseTaskStore(new Kysely({ dialect: new PostgresDialect({ pool }) }));
+}
+
+const store = await taskStore(process.env.SDK_DATABASE_URL);
+const handler = new DefaultRequestHandler(card, store, executor);
 const app = express();
 app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: handler }));
 app.use(
