@@ -106,8 +106,10 @@ const catalogNames = async (): Promise<string[]> =>
   (
     (await (await fetch(`${hubUrl}/.well-known/ai-catalog.json`)).json()).entries as {
       displayName: string;
+      type: string;
     }[]
   )
+    .filter((e) => e.type !== 'application/ai-registry+json')
     .map((e) => e.displayName)
     .sort();
 

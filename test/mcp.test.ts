@@ -287,27 +287,27 @@ describe('the AI Catalog', () => {
     expect(res.status).toBe(200);
     const catalog = await res.json();
     expect(catalog.specVersion).toBe('1.0');
-    const names = catalog.entries.map((e: any) => e.extensions['dev.lume-a2a.fleet'].node);
-    expect(names).toEqual(['a2a', ...f.fleet.nodes.map((n) => n.name)]);
+    const names = catalog.entries.map((e: any) => e.metadata['dev.lume-a2a.node']);
+    expect(names).toEqual([undefined, 'a2a', ...f.fleet.nodes.map((n) => n.name)]);
     const scanner = catalog.entries.find((e: any) => e.displayName === 'scanner');
     expect(scanner.type).toBe('application/a2a-agent-card+json');
     expect(scanner.url).toBe(`${f.nodes.get('scanner')!.url}/.well-known/agent-card.json`);
-    expect(scanner.extensions['dev.lume-a2a.fleet'].skills).toContain('sector.movement');
+    expect(scanner.capabilities).toContain('sector.movement');
     // The hub checked the signed card against the key it pinned for scanner.
     const card = await (await fetch(scanner.url)).json();
     expect(card.signatures).toHaveLength(1);
-    expect(scanner.extensions['dev.lume-a2a.fleet'].signature).toBe('verified');
+    expect(scanner.metadata['dev.lume-a2a.signature']).toBe('verified');
 
     // A member of the signed channel only serves no card: its entry is its public /capabilities.
     const tsm = catalog.entries.find((e: any) => e.displayName === 'tsm-hub');
-    expect([tsm.type, tsm.url, tsm.extensions['dev.lume-a2a.fleet'].transport]).toEqual([
+    expect([tsm.type, tsm.url, tsm.metadata['dev.lume-a2a.transport']]).toEqual([
       'application/json',
       `${f.nodes.get('tsm-hub')!.url}/capabilities`,
       'peer',
     ]);
-    expect(tsm.extensions['dev.lume-a2a.fleet'].online).toBe(true);
-    expect(tsm.extensions['dev.lume-a2a.fleet'].skills.length).toBeGreaterThan(0);
-    expect(scanner.extensions['dev.lume-a2a.fleet'].transport).toBe('a2a');
+    expect(tsm.metadata['dev.lume-a2a.online']).toBe(true);
+    expect(tsm.capabilities.length).toBeGreaterThan(0);
+    expect(scanner.metadata['dev.lume-a2a.transport']).toBe('a2a');
 
     const bySkill = await (
       await fetch(`${f.hubUrl}/.well-known/ai-catalog.json?skill=exec.submit`)

@@ -1,50 +1,60 @@
 /**
- * @module hub/fleet/ai-catalog — the fleet's AI Catalog (`GET /.well-known/ai-catalog.json`, the
- * shape of the AI Catalog specification 1.0 that a2aproject/A2A#2240 points agent discovery to):
- * one `application/a2a-agent-card+json` entry per fleet member with its card's URL (a member of the
- * signed channel only, which serves no card, is an `application/json` entry for its public
- * `/capabilities`), and in the `dev.lume-a2a.fleet` extension its skills' ids, its transport,
- * whether it answered and what is known of its card's signature. `?skill=<id>` keeps the members
- * offering that skill, `?q=<words>` those whose name, role, description or skills mention every
- * word.
+ * @module hub/fleet/ai-catalog — the fleet's AI Catalog (`GET /.well-known/ai-catalog.json`,
+ * `application/ai-catalog+json`, the catalog manifest of the Agentic Resource Discovery
+ * specification v0.9 and its published JSON Schema): one `application/a2a-agent-card+json` entry
+ * per fleet member with its card's URL (a member of the signed channel only, which serves no card,
+ * is an `application/json` entry for its public `/capabilities`), its skills' ids as
+ * `capabilities`, and in `metadata` (scalar values, `dev.lume-a2a.*` keys) its role, transport,
+ * whether it answered and what is known of its card's signature; plus one
+ * `application/ai-registry+json` entry naming the fleet's ARD search. Identifiers follow
+ * `urn:air:{publisher}:{name}` (`{publisher}` the host name the hub is reached at). `?skill=<id>`
+ * keeps the members offering that skill, `?q=<words>` those whose name, role, description or skills
+ * mention every word.
  */
 
 import { signatureOf, type Card, type MemberCard } from './cards.ts';
 
 export const AI_CATALOG_PATH = '/.well-known/ai-catalog.json';
-const FLEET_EXTENSION = 'dev.lume-a2a.fleet';
+export const AI_CATALOG_MEDIA_TYPE = 'application/ai-catalog+json';
+/** The one value the published schema allows (`specVersion: enum ["1.0"]`). */
+const SPEC_VERSION = '1.0';
+/** Where the fleet's ARD search is served (`/ard/search`, `/ard/agents`). */
+export const ARD_BASE_PATH = '/ard';
+const META = 'dev.lume-a2a.';
+
+/** A metadata value, as the published schema allows them (scalars only). */
+type Scalar = string | number | boolean | null;
 
 export interface CatalogEntry {
   identifier: string;
   displayName: string;
-  type: 'application/a2a-agent-card+json' | 'application/json';
+  type: 'application/a2a-agent-card+json' | 'application/json' | 'application/ai-registry+json';
   url: string;
   description: string;
   tags: string[];
+  /** The member's skills' ids. */
+  capabilities: string[];
   version?: string;
-  extensions: {
-    [FLEET_EXTENSION]: {
-      node: string;
-      role: string;
-      /** `a2a`: card and A2A; `peer`: the signed peer channel only. */
-      transport: 'a2a' | 'peer';
-      online: boolean;
-      skills: string[];
-      signature: ReturnType<typeof signatureOf>;
-      /** The key a verified signature was made with, or why a checked one failed. */
-      signatureKid?: string;
-      signatureError?: string;
-    };
-  };
+  metadata: Record<string, Scalar>;
 }
 
 export interface AiCatalog {
-  specVersion: '1.0';
+  specVersion: typeof SPEC_VERSION;
   host: { displayName: string; identifier: string };
   entries: CatalogEntry[];
 }
 
 export type CatalogQuery = { skill?: string; q?: string[] };
+
+/**
+ * Whose catalog it is. The hub serves one catalog for its whole fleet today; once a hub serves
+ * several tenants, each tenant's catalog is this one made from that tenant's members with
+ * `tenant` set: its identifiers carry the tenant as the URN's namespace
+ * (`urn:air:{publisher}:{tenant}:{name}`) and its host names it.
+ */
+export interface CatalogScope {
+  tenant?: string;
+}
 
 const SKILL = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
@@ -64,7 +74,31 @@ export function parseCatalogQuery(params: URLSearchParams): CatalogQuery | strin
   return out;
 }
 
-const skillsOf = (card: Card | undefined): { id: string; name: string; tags: string[] }[] =>
+/**
+ * The URN's `{publisher}`: the host name the hub is reached at (a domain name, or an address; an
+ * IPv6 literal is written with `-` for `:` so it stays one segment of the grammar).
+ */
+function publisherOf(baseUrl: string): string {
+  const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const safe = host.replace(/[^a-z0-9.-]/g, '-');
+  return safe || 'localhost';
+}
+
+/** A URN segment: the characters the grammar allows, anything else written as `-`. */
+const segment = (s: string) => s.replace(/[^a-zA-Z0-9._-]/g, '-') || '-';
+
+function identifierOf(publisher: string, name: string, scope: CatalogScope = {}): string {
+  const ns = scope.tenant ? `${segment(scope.tenant)}:` : '';
+  return `urn:air:${publisher}:${ns}${segment(name)}`;
+}
+
+export interface MemberSkill {
+  id: string;
+  name: string;
+  tags: string[];
+}
+
+const skillsOf = (card: Card | undefined): MemberSkill[] =>
   Array.isArray(card?.skills)
     ? (card.skills as unknown[]).flatMap((s) => {
         if (!s || typeof s !== 'object') return [];
@@ -83,46 +117,79 @@ const skillsOf = (card: Card | undefined): { id: string; name: string; tags: str
     : [];
 const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
-function entryOf(m: MemberCard, host: string): { entry: CatalogEntry; haystack: string } {
+/** An entry with the words it is found by (name, role, description, skills and their tags). */
+export interface IndexedEntry {
+  entry: CatalogEntry;
+  /** Lower-case words by weight: the member's name and skills 3, tags 2, the rest 1. */
+  words: { strong: string; tags: string; weak: string };
+}
+
+function entryOf(m: MemberCard, publisher: string, scope: CatalogScope): IndexedEntry {
   const skills = m.peer
     ? m.peer.skills.map((id) => ({ id, name: id, tags: [] }))
     : skillsOf(m.card);
   const description = text(m.card?.description) ?? m.role;
   const version = text(m.card?.version);
+  const tags = [...new Set(skills.flatMap((s) => s.tags))];
+  const signature = signatureOf(m.card, m.checked);
   const entry: CatalogEntry = {
-    identifier: `urn:air:${host}:a2a:${m.name}`,
+    identifier: identifierOf(publisher, m.name, scope),
     displayName: text(m.card?.name) ?? m.name,
     type: m.peer ? 'application/json' : 'application/a2a-agent-card+json',
     url: m.peer ? m.peer.url : m.cardUrl,
     description,
-    tags: [...new Set(skills.flatMap((s) => s.tags))],
+    tags,
+    capabilities: skills.map((s) => s.id),
     ...(version ? { version } : {}),
-    extensions: {
-      [FLEET_EXTENSION]: {
-        node: m.name,
-        role: m.role,
-        transport: m.peer ? 'peer' : 'a2a',
-        online: m.online,
-        skills: skills.map((s) => s.id),
-        signature: signatureOf(m.card, m.checked),
-        ...(m.checked?.state === 'verified' && m.checked.kid
-          ? { signatureKid: m.checked.kid }
-          : {}),
-        ...(m.checked?.state === 'failed' && m.checked.code
-          ? { signatureError: m.checked.code }
-          : {}),
-      },
+    metadata: {
+      [`${META}node`]: m.name,
+      [`${META}role`]: m.role,
+      /** `a2a`: card and A2A; `peer`: the signed peer channel only. */
+      [`${META}transport`]: m.peer ? 'peer' : 'a2a',
+      [`${META}online`]: m.online,
+      [`${META}signature`]: signature,
+      // The key a verified signature was made with, or why a checked one failed.
+      ...(m.checked?.state === 'verified' && m.checked.kid
+        ? { [`${META}signatureKid`]: m.checked.kid }
+        : {}),
+      ...(m.checked?.state === 'failed' && m.checked.code
+        ? { [`${META}signatureError`]: m.checked.code }
+        : {}),
     },
   };
-  const haystack = [
-    m.name,
-    m.role,
-    description,
-    ...skills.flatMap((s) => [s.id, s.name, ...s.tags]),
-  ]
-    .join(' ')
-    .toLowerCase();
-  return { entry, haystack };
+  const lower = (xs: string[]) => xs.join(' ').toLowerCase();
+  return {
+    entry,
+    words: {
+      strong: lower([m.name, entry.displayName, ...skills.flatMap((s) => [s.id, s.name])]),
+      tags: lower(tags),
+      weak: lower([m.role, description]),
+    },
+  };
+}
+
+/** Every member's entry, indexed for search (the catalog and ARD search read the same entries). */
+export function indexMembers(
+  members: MemberCard[],
+  baseUrl: string,
+  scope: CatalogScope = {},
+): IndexedEntry[] {
+  const publisher = publisherOf(baseUrl);
+  return members.map((m) => entryOf(m, publisher, scope));
+}
+
+/** The entry that names the fleet's ARD search (`application/ai-registry+json`). */
+function registryEntry(baseUrl: string, hubName: string, scope: CatalogScope): CatalogEntry {
+  return {
+    identifier: identifierOf(publisherOf(baseUrl), `${hubName}-registry`, scope),
+    displayName: `lume-a2a fleet search (hub ${hubName})`,
+    type: 'application/ai-registry+json',
+    url: `${baseUrl}${ARD_BASE_PATH}`,
+    description: "Agentic Resource Discovery search over this fleet's members and skills",
+    tags: ['registry'],
+    capabilities: [],
+    metadata: { [`${META}federation`]: 'none' },
+  };
 }
 
 /** The catalog of `members` served from `baseUrl`, narrowed by `query`. */
@@ -131,19 +198,20 @@ export function aiCatalog(
   baseUrl: string,
   hubName: string,
   query: CatalogQuery = {},
+  scope: CatalogScope = {},
 ): AiCatalog {
-  const host = new URL(baseUrl).host;
-  const entries = members
-    .map((m) => entryOf(m, host))
+  const narrowed = query.skill !== undefined || query.q !== undefined;
+  const entries = indexMembers(members, baseUrl, scope)
     .filter(
-      ({ entry, haystack }) =>
-        (!query.skill || entry.extensions[FLEET_EXTENSION].skills.includes(query.skill)) &&
-        (query.q ?? []).every((w) => haystack.includes(w)),
+      ({ entry, words }) =>
+        (!query.skill || entry.capabilities.includes(query.skill)) &&
+        (query.q ?? []).every((w) => `${words.strong} ${words.tags} ${words.weak}`.includes(w)),
     )
     .map((e) => e.entry);
+  const tenant = scope.tenant ? `, tenant ${scope.tenant}` : '';
   return {
-    specVersion: '1.0',
-    host: { displayName: `lume-a2a fleet of hub ${hubName}`, identifier: baseUrl },
-    entries,
+    specVersion: SPEC_VERSION,
+    host: { displayName: `lume-a2a fleet of hub ${hubName}${tenant}`, identifier: baseUrl },
+    entries: narrowed ? entries : [registryEntry(baseUrl, hubName, scope), ...entries],
   };
 }

@@ -49,7 +49,19 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     methods: GET,
     template: '/.well-known/ai-catalog.json',
     owner: 'mcp',
-    doc: "the fleet's AI Catalog",
+    doc: "the fleet's AI Catalog (application/ai-catalog+json)",
+  },
+  {
+    methods: POST,
+    template: '/ard/search',
+    owner: 'mcp',
+    doc: "ARD search over the fleet's members and skills: scored, paged",
+  },
+  {
+    methods: GET,
+    template: '/ard/agents',
+    owner: 'mcp',
+    doc: "ARD browsing of the fleet's catalog entries: filtered, ordered, paged",
   },
   {
     methods: POST,

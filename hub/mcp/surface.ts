@@ -1,17 +1,16 @@
 /**
  * @module hub/mcp/surface — the hub's MCP endpoint (`/mcp`, Streamable HTTP) and the fleet's AI
- * Catalog (`/.well-known/ai-catalog.json`) as one piece of the hub: the tools are the fleet's
- * capabilities, the mesh tools, `ask`, `delegate` and `get_task`; the resources are the members'
+ * Catalog (`/.well-known/ai-catalog.json`) with ARD's search (`/ard/*`, hub/fleet/discovery.ts)
+ * as one piece of the hub: the tools are the fleet's capabilities, the mesh tools, `ask`, `delegate` and `get_task`; the resources are the members'
  * cards and the recent trace. The hub's access policy has admitted every request and says who
  * sent it; an anonymous caller gets the read-only tools on loopback and nothing beyond it.
  */
 
 import { bearerOf, type AnonymousAccess } from '../../lib/auth/access.ts';
-import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import type { Principal } from '../../lib/auth/principal.ts';
 import type { SseStreams } from '../../lib/sse/sse.ts';
 import type { TaskEngine } from '../../lib/a2a/engine/engine.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
-import { statusOf } from '../../lib/errors/registry.ts';
 import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import type { TraceStore } from '../../lib/fleet/trace.ts';
@@ -20,8 +19,8 @@ import { createMcpHttp } from '../../lib/mcp/http.ts';
 import { MCP_LIMITS, type McpLimits } from '../../lib/mcp/limits.ts';
 import { createMcpServer } from '../../lib/mcp/server.ts';
 import { McpSessions } from '../../lib/mcp/sessions.ts';
-import { AI_CATALOG_PATH, aiCatalog, parseCatalogQuery } from '../fleet/ai-catalog.ts';
 import { createCardReader, type Card, type CheckedSignature } from '../fleet/cards.ts';
+import { createDiscovery } from '../fleet/discovery.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { createFleetTools } from './fleet-tools.ts';
@@ -56,11 +55,6 @@ export interface HubMcpDeps {
   /** The fleet's change feed: a member that came, went or changed is listed afresh and announced. */
   onFleetChange?: (fn: () => void) => () => void;
 }
-
-const json = (body: unknown, status = 200) =>
-  Response.json(body, { status, headers: { 'cache-control': 'no-store' } });
-const refuse = (code: string, message: string) =>
-  json({ ok: false, error: { code, message } }, statusOf(code));
 
 export function createHubMcp(deps: HubMcpDeps) {
   const limits: McpLimits = { ...MCP_LIMITS, ...deps.limits };
@@ -134,18 +128,12 @@ export function createHubMcp(deps: HubMcpDeps) {
     },
   });
 
-  async function catalogRoute(req: Request, caller: Principal): Promise<Response> {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return refuse('METHOD_NOT_ALLOWED', 'GET only');
-    if (deps.anonymous === 'none' && !isAuthenticated(caller))
-      return refuse(
-        'UNAUTHENTICATED',
-        'this hub lists its fleet to authenticated callers: send a bearer token',
-      );
-    const q = parseCatalogQuery(new URL(req.url).searchParams);
-    if (typeof q === 'string') return refuse('BAD_QUERY', q);
-    return json(aiCatalog(await cards.cards(), baseUrl(), deps.fleet.hub.name, q));
-  }
+  const discovery = createDiscovery({
+    cards: () => cards.cards(),
+    baseUrl,
+    hubName: deps.fleet.hub.name,
+    anonymous: deps.anonymous,
+  });
 
   return {
     sessions,
@@ -153,8 +141,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     fetch(req: Request, caller: Principal, client?: string): Promise<Response> | undefined {
       const path = new URL(req.url).pathname;
       if (path === MCP_PATH) return http.fetch(req, caller, client);
-      if (path === AI_CATALOG_PATH) return catalogRoute(req, caller);
-      return undefined;
+      return discovery.fetch(req, caller);
     },
     close: () => {
       stopFollowing?.();

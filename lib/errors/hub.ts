@@ -8,6 +8,8 @@ import type { ErrorSpec } from './spec.ts';
 export const HUB_ERRORS = {
   BAD_REQUEST: { http: 400, message: 'malformed request' },
   BAD_QUERY: { http: 400, message: 'malformed query' },
+  // ARD's code (its Appendix B) for a refused search or listing: hub/fleet/discovery.ts.
+  INVALID_ARGUMENT: { http: 400, message: 'malformed query or filter' },
   // lib/net/request-guard.ts: every process, before any route.
   BAD_HOST: { http: 400, message: 'the Host header or request target is malformed' },
   FORBIDDEN_ORIGIN: { http: 403, message: 'this API accepts same-origin requests only' },
