@@ -4,6 +4,7 @@
  * policy in front of both: a hello on an unauthenticated socket carries a token the policy knows.
  */
 
+import { ownerKey } from '../lib/auth/principal.ts';
 import type { TokenBook } from '../lib/auth/tokens.ts';
 import type { MeshStore } from '../lib/mesh/store.ts';
 import type { HubAccess } from './http/access.ts';
@@ -30,7 +31,11 @@ export function hubMesh(opts: HubOptions, p: HubMeshParts) {
     // The hub's policy checks the mesh's HTTP routes; a hello on an unauthenticated socket carries a token.
     access: {
       required: p.access.meshProtected,
-      verify: (t) => consoleMesh.accepts(t) || p.tokens?.verify(t) !== undefined,
+      verify: (t) => {
+        if (consoleMesh.accepts(t)) return {};
+        const name = p.tokens?.verify(t);
+        return name === undefined ? undefined : { principal: ownerKey({ kind: 'token', name }) };
+      },
     },
     limits: opts.meshLimits,
   });

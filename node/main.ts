@@ -185,7 +185,7 @@ health?.start();
 
 const mesh = presence?.mesh;
 if (presence) {
-  presence.inbox.attach(engineTurns(running.node.engine, name));
+  presence.inbox.attach(engineTurns(running.node.engine, name, presence.trustHub));
   const joined = await presence.mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
     project: settings.mesh.project,

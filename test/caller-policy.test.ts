@@ -3,8 +3,8 @@
  * entry that runs a node's agent (`/a2a` JSON-RPC, HTTP+JSON, gRPC, a signed fleet call, the
  * node's mesh inbox) × every capability class (read-only, state-changing, exec.*) × every principal kind
  * (anonymous, a token, a fleet node), each answer compared with what `/a2a` gives that caller. A
- * mesh message names only a roster name anyone may claim, so its sender is anonymous to the node,
- * whether or not it showed the hub a token: it may run what anonymous `/a2a` may run, no more.
+ * mesh message runs as the principal the hub proved for its sender (the token's user), anonymous
+ * when it showed none, and anonymous too when the hub is not the node's fleet hub.
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
@@ -119,7 +119,7 @@ async function viaFleetNode(skill: string, args: unknown): Promise<Outcome> {
  * The node's mesh inbox on a hub (with a join token or open), and a sender that joins with the
  * token or without one: the answer the sender gets to a text naming the call.
  */
-async function meshSender(token: string | undefined) {
+async function meshSender(token: string | undefined, trustHub = true) {
   const h = startHub(token ? { token } : {});
   hubs.push(h);
   await h.store.createProject({ name: 'main' });
@@ -129,7 +129,7 @@ async function meshSender(token: string | undefined) {
     post: (req) => presence.send('resolve', req),
     log: memoryLog(),
   });
-  inbox.attach(engineTurns(ex.node.node.engine, 'resolve'));
+  inbox.attach(engineTurns(ex.node.node.engine, 'resolve', trustHub));
   presence = createMeshClient({
     hubUrl: h.url,
     log: memoryLog(),
@@ -163,10 +163,12 @@ async function meshSender(token: string | undefined) {
   };
 }
 
-test('every entry gives each caller exactly what /a2a gives it; a mesh sender is anonymous', async () => {
+test('every entry gives each caller exactly what /a2a gives it; a mesh sender acts as the principal its hub proved', async () => {
   const jobs = () => readdirSync(ex.jobsDir).length;
   const meshAnonymous = await meshSender(undefined);
   const meshToken = await meshSender(MESH);
+  // A hub that is not the node's fleet hub: its word on a sender's principal is not taken.
+  const meshOtherHub = await meshSender(MESH, false);
   const seen: Record<string, Record<string, Outcome>> = {};
   for (const [cls, [skill, args]] of Object.entries(CLASSES)) {
     const before = jobs();
@@ -181,24 +183,27 @@ test('every entry gives each caller exactly what /a2a gives it; a mesh sender is
     const mesh = {
       anonymous: await meshAnonymous(skill, args),
       token: await meshToken(skill, args),
+      'other hub': await meshOtherHub(skill, args),
     };
-    // The mesh ran no job at all: a refused call stores nothing.
-    expect(jobs() - before).toBe(ranJobs);
+    // The mesh ran the job once, for the token holder; a refused call stores nothing.
+    expect(jobs() - before).toBe(ranJobs + (cls === 'exec.*' ? 1 : 0));
     seen[cls] = {
       'a2a anonymous': a2a.anonymous,
       'a2a token': a2a.token,
       'a2a fleet node': a2a['fleet node'],
       'mesh anonymous': mesh.anonymous,
       'mesh token': mesh.token,
+      'mesh token, other hub': mesh['other hub'],
     };
   }
   const row = (anonymous: Outcome): Record<string, Outcome> => ({
     'a2a anonymous': anonymous,
     'a2a token': 'ran',
     'a2a fleet node': 'ran',
-    // Same as /a2a gives an anonymous caller: the node cannot tell who sent a mesh message.
+    // Same as /a2a gives the sender: anonymous without a proven principal, the token's user with one.
     'mesh anonymous': anonymous,
-    'mesh token': anonymous,
+    'mesh token': 'ran',
+    'mesh token, other hub': anonymous,
   });
   expect(seen).toEqual({
     'read-only': row('ran'),

@@ -55,7 +55,7 @@ async function meshNode(
   });
   client = createMeshClient({ hubUrl: h.url, log: memoryLog(), onInbound: (m) => inbox.take(m) });
   const node: TestNode = await startNode(def);
-  if (o.attach !== false) inbox.attach(engineTurns(node.node.engine, def.name));
+  if (o.attach !== false) inbox.attach(engineTurns(node.node.engine, def.name, true));
   stops.push(() => node.dispose());
   stops.push(() => client.close());
   expect((await client.connect(def.name, 'main')).state).toBe('connected');

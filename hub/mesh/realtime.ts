@@ -56,6 +56,13 @@ function armHelloTimeout(ctx: RealtimeContext, ws: WS): void {
   }, ctx.limits.helloTimeoutMs);
 }
 
+/** The mesh's own join token (no hub policy): it is the token `mesh` (docs/security.md). */
+function joinTokenAdmits(expected: string | undefined, ws: WS, token: unknown): boolean {
+  if (!tokenAccepted(expected, token)) return false;
+  if (expected) ws.data.principal = 'user:mesh';
+  return true;
+}
+
 export function createRealtime(opts: RealtimeOptions) {
   const { store, log, limits, timers } = opts;
   const roster = createRoster();
@@ -76,7 +83,7 @@ export function createRealtime(opts: RealtimeOptions) {
     io: createSocketOut({ log, limits, timers, leave: (p) => leave(ctx, p) }),
     stream,
     watchers: new Map<string, Set<(e: ProjectEvent) => void>>(),
-    admit: (ws, token) => (opts.admit ? opts.admit(ws, token) : tokenAccepted(opts.token, token)),
+    admit: opts.admit ?? ((ws, token) => joinTokenAdmits(opts.token, ws, token)),
   };
   const { cluster, io } = ctx;
   const tick = () => heartbeatRound(ctx);

@@ -19,6 +19,8 @@ export interface MeshSocketData {
   cut?: boolean;
   /** The upgrade request was authenticated (a bearer token or a console session), so `hello` needs no token. */
   authenticated?: boolean;
+  /** The principal the upgrade or the hello's token proved (an owner key); absent: none. */
+  principal?: string;
   /** Frames that arrived while the hello was being answered (claims wait for the store); handled after the claim. */
   early?: (string | Buffer)[];
 }
@@ -157,7 +159,13 @@ export class Presence {
   }
 }
 
-export const peerOf = (p: Presence): Peer => ({ name: p.name, presenceId: p.presenceId });
+/** A presence as the sender of a message: with the principal its current socket proved, if any. */
+export const peerOf = (p: Presence): Peer => {
+  const principal = p.ws.data.principal;
+  return principal
+    ? { name: p.name, presenceId: p.presenceId, principal }
+    : { name: p.name, presenceId: p.presenceId };
+};
 
 export type Roster = ReturnType<typeof createRoster>;
 

@@ -4,7 +4,7 @@
  */
 
 import type { Server, WebSocketHandler } from 'bun';
-import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { Log } from '../../lib/log.ts';
 import { MESH_LIMITS, type MeshLimits } from '../../lib/mesh/limits.ts';
 import type { MeshStore } from '../../lib/mesh/store.ts';
@@ -25,9 +25,10 @@ export interface MeshServerOptions {
   /**
    * The hub's access policy instead of the join token: the hub checks the HTTP routes before they
    * get here, and a `hello` on a socket whose upgrade was not authenticated must carry a token
-   * `verify` accepts whenever `required`.
+   * `verify` accepts whenever `required`. `verify` answers the principal the token proves (an
+   * owner key), or `{}` for a token accepted without one (the hub's own presences).
    */
-  access?: { required: boolean; verify(token: string): boolean };
+  access?: { required: boolean; verify(token: string): { principal?: string } | undefined };
   limits?: Partial<MeshLimits>;
   timers?: Timers;
   /** The other hubs on the same database (PostgreSQL); defaults to this hub alone. */
@@ -51,11 +52,15 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
   const now = opts.now ?? Date.now;
   const limits: MeshLimits = { ...MESH_LIMITS, ...opts.limits };
   const access = opts.access;
+  // A socket's principal is what its upgrade proved, else what its hello's token proves: its
+  // messages carry it to their recipients (a node runs a mesh message's turn as its sender).
   const admit = access
-    ? (ws: { data: MeshSocketData }, token: unknown) =>
-        !access.required ||
-        ws.data.authenticated === true ||
-        (typeof token === 'string' && access.verify(token))
+    ? (ws: { data: MeshSocketData }, token: unknown) => {
+        if (ws.data.authenticated === true) return true;
+        const proof = typeof token === 'string' ? access.verify(token) : undefined;
+        if (proof?.principal) ws.data.principal = proof.principal;
+        return !access.required || proof !== undefined;
+      }
     : undefined;
   const realtime = createRealtime({
     store: opts.store,
@@ -79,10 +84,12 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
     fetch(req, server, caller) {
       if (new URL(req.url).pathname === '/v1/connect') {
         // Bun ignores the response of an upgraded request; a 101 keeps "undefined" meaning "not a mesh path".
+        const proven = !!caller && isAuthenticated(caller);
         const data: MeshSocketData = {
           kind: 'mesh',
           closing: false,
-          authenticated: !!caller && isAuthenticated(caller),
+          authenticated: proven,
+          ...(proven ? { principal: ownerKey(caller) } : {}),
         };
         if (server.upgrade(req, { data })) return new Response(null, { status: 101 });
         return Response.json(

@@ -42,3 +42,13 @@ const OWNER_KEY = new RegExp(`^(?:(?:node|user):${NAME_BODY}|anonymous)$`);
 export function isOwnerKey(v: unknown): v is string {
   return typeof v === 'string' && OWNER_KEY.test(v);
 }
+
+/**
+ * The principal an owner key names: `user:<name>` a token holder (a token and a session of one
+ * name are one user), `node:<name>` a node, anything else nobody.
+ */
+export function principalOfKey(key: string | undefined): Principal {
+  if (!isOwnerKey(key) || key === 'anonymous') return ANONYMOUS;
+  const [kind, name] = key.split(':') as [string, string];
+  return kind === 'node' ? { kind: 'node', name } : { kind: 'token', name };
+}

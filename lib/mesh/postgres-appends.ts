@@ -2,7 +2,7 @@
  * @module lib/mesh/postgres-appends — appends on the PostgreSQL mesh store: each is checked at once
  * and joins the open group; groups commit one transaction at a time (lib/mesh/postgres-insert.ts),
  * the next forming meanwhile, and an append resolves once its group is settled. A `messageId` is
- * unique across hubs: an id another hub stored is answered from the stored row.
+ * unique within its project across hubs: an id another hub stored is answered from the stored row.
  */
 
 import { fail, ok, type MeshError, type Result } from './errors.ts';
@@ -14,6 +14,7 @@ import {
   asReplay,
   checkDraft,
   idConflict,
+  idKey,
   sequenced,
   unknownProject,
   unknownReply,
@@ -22,6 +23,10 @@ import {
   type CheckedDraft,
   type MessageDraft,
 } from './store.ts';
+
+/** The key a pending message is found under: its id within its project. */
+const keyOf = (p: { checked: { messageId: string; candidate: { project: string } } }) =>
+  idKey(p.checked.candidate.project, p.checked.messageId);
 
 type Outcome = Result<Appended, AppendCode>;
 type Done = (r: Outcome) => void;
@@ -120,7 +125,7 @@ function flush(g: Groups): Promise<void> {
 }
 
 function settle(g: Groups, p: Pending, r: Outcome): void {
-  g.pendingById.delete(p.checked.messageId);
+  g.pendingById.delete(keyOf(p));
   p.done(r);
   for (const w of p.waiters) w(asReplay(r));
 }
@@ -133,7 +138,7 @@ async function commitGroup(g: Groups, all: Pending[]): Promise<void> {
     try {
       const inserted = await insertGroup(ctx.sql, ctx.origin, items);
       for (const p of items) {
-        const seq = inserted.get(p.checked.messageId);
+        const seq = inserted.get(keyOf(p));
         if (seq === undefined) settle(g, p, unknownProject(p.checked.candidate.project));
         else settle(g, p, ok({ message: sequenced(p.checked, seq, p.createdAt), replayed: false }));
       }
@@ -142,8 +147,8 @@ async function commitGroup(g: Groups, all: Pending[]): Promise<void> {
     } catch (e) {
       if (e instanceof BadReplies) {
         items = items.filter((p) => {
-          if (e.ids.has(p.checked.messageId)) settle(g, p, unknownReply(p.draft));
-          return !e.ids.has(p.checked.messageId);
+          if (e.ids.has(keyOf(p))) settle(g, p, unknownReply(p.draft));
+          return !e.ids.has(keyOf(p));
         });
         continue;
       }
@@ -169,15 +174,15 @@ async function commitGroup(g: Groups, all: Pending[]): Promise<void> {
 /** Settles the items whose id is already stored; returns the others. */
 async function answerStoredIds(g: Groups, items: Pending[]): Promise<Pending[]> {
   const ids = items.map((p) => p.checked.messageId);
+  const projects = items.map((p) => p.checked.candidate.project);
   const rows = (
-    (await g.ctx.sql`SELECT * FROM mesh_messages WHERE msg_id = ANY(${ids}::text[])`) as Record<
-      string,
-      unknown
-    >[]
+    (await g.ctx.sql`SELECT m.* FROM mesh_messages m
+      JOIN unnest(${projects}::text[], ${ids}::text[]) AS k(project, msg_id)
+        ON m.project = k.project AND m.msg_id = k.msg_id`) as Record<string, unknown>[]
   ).map(toRow);
-  const stored = new Map(rows.map((r) => [r.msg_id, rowToMessage(r)]));
+  const stored = new Map(rows.map((r) => [idKey(r.project, r.msg_id), rowToMessage(r)]));
   return items.filter((p) => {
-    const existing = stored.get(p.checked.messageId);
+    const existing = stored.get(keyOf(p));
     if (!existing) return true;
     if (fingerprint(existing) !== fingerprint(p.checked.candidate))
       settle(g, p, idConflict(p.checked.messageId));
@@ -196,7 +201,7 @@ function append(
   const checked = checkDraft(draft, g.ctx.limits);
   if (!checked.ok) return done(checked);
   const { messageId: id, candidate } = checked.result;
-  const pending = g.pendingById.get(id);
+  const pending = g.pendingById.get(idKey(candidate.project, id));
   if (pending) {
     // The same id is waiting for its group: a retry answers the original once it is committed.
     if (fingerprint(pending.checked.candidate) !== fingerprint(candidate))
@@ -215,7 +220,7 @@ function append(
     };
     g.batch.push(p);
     g.appended++;
-    g.pendingById.set(id, p);
+    g.pendingById.set(keyOf(p), p);
     if (!g.running && !g.scheduled) {
       g.scheduled = true;
       g.schedule(() => run(g));

@@ -9,7 +9,7 @@ import type { SQL } from 'bun';
 import { commitNotePrefix } from './postgres-notes.ts';
 import { MESH_CHANNEL } from './postgres-schema.ts';
 import { messageToValues } from './rows.ts';
-import { sequenced, type CheckedDraft } from './store.ts';
+import { idKey, sequenced, type CheckedDraft } from './store.ts';
 
 /** A message of a group, checked and stamped, without its sequence yet. */
 export interface GroupItem {
@@ -17,7 +17,7 @@ export interface GroupItem {
   createdAt: number;
 }
 
-/** Thrown inside a group's transaction to roll it back: these messages reply to a sequence that does not exist yet. */
+/** Thrown inside a group's transaction to roll it back: these messages (their idKey) reply to a sequence that does not exist yet. */
 export class BadReplies extends Error {
   constructor(readonly ids: Set<string>) {
     super('replies to unknown sequences');
@@ -28,7 +28,7 @@ export class BadReplies extends Error {
  * One transaction: per project (in name order, so two hubs lock counters in the same order) the
  * counter row is advanced by the group's size and the messages are inserted with the sequences
  * it gave; then each project's new head is announced. Statements are pipelined.
- * @returns messageId -> sequence for what was inserted (a project that does not exist inserts nothing).
+ * @returns idKey(project, messageId) -> sequence for what was inserted (a project that does not exist inserts nothing).
  * @throws BadReplies when a message replies to a sequence not before its own (nothing is committed).
  */
 export async function insertGroup(
@@ -54,10 +54,12 @@ export async function insertGroup(
     projects.forEach((project, i) => {
       const [r] = results[i] as { first: string | number | null; bad_replies: string[] }[];
       // Sequences have no gaps, so a reply is valid exactly when it names an earlier sequence.
-      for (const id of r?.bad_replies ?? []) bad.add(id);
+      for (const id of r?.bad_replies ?? []) bad.add(idKey(project, id));
       if (r?.first === null || r?.first === undefined) return;
       const first = Number(r.first);
-      byProject.get(project)!.forEach((p, k) => sequences.set(p.checked.messageId, first + k));
+      byProject
+        .get(project)!
+        .forEach((p, k) => sequences.set(idKey(project, p.checked.messageId), first + k));
     });
     if (bad.size > 0) throw new BadReplies(bad);
     return sequences;
@@ -84,14 +86,16 @@ function insertProject(tx: SQL, project: string, list: GroupItem[]) {
       RETURNING next_sequence - ${list.length} AS first
     ), inserted AS (
     INSERT INTO mesh_messages (project, sequence, msg_id, sender_name, sender_presence_id, target_kind, target_name,
-      target_presence_id, encoding, data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence)
+      target_presence_id, encoding, data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence,
+      sender_principal)
     SELECT ${project}, alloc.first + x.ord - 1, x.msg_id, x.sender_name, x.sender_presence_id, x.target_kind, x.target_name,
-      x.target_presence_id, x.encoding, x.data, x.uncompressed_bytes, x.attachments, x.content_bytes, x.created_at, x.reply_to_sequence
+      x.target_presence_id, x.encoding, x.data, x.uncompressed_bytes, x.attachments, x.content_bytes, x.created_at, x.reply_to_sequence,
+      x.sender_principal
     FROM alloc, unnest(${col(2)}::text[], ${col(3)}::text[], ${col(4)}::text[], ${col(5)}::text[], ${col(6)}::text[],
       ${col(7)}::text[], ${col(8)}::text[], ${col(9)}::text[], ${col(10)}::int[], ${col(11)}::text[], ${col(12)}::int[],
-      ${col(13)}::bigint[], ${col(14)}::bigint[])
+      ${col(13)}::bigint[], ${col(14)}::bigint[], ${col(15)}::text[])
       WITH ORDINALITY AS x(msg_id, sender_name, sender_presence_id, target_kind, target_name, target_presence_id, encoding,
-        data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence, ord)
+        data, uncompressed_bytes, attachments, content_bytes, created_at, reply_to_sequence, sender_principal, ord)
     RETURNING msg_id, sequence, reply_to_sequence
     )
     SELECT (SELECT first FROM alloc) AS first,

@@ -25,5 +25,6 @@ export function toRow(r: Record<string, unknown>): MessageRow {
       r.reply_to_sequence === null || r.reply_to_sequence === undefined
         ? null
         : Number(r.reply_to_sequence),
+    sender_principal: (r.sender_principal as string | null | undefined) ?? null,
   };
 }

@@ -1,12 +1,12 @@
 /**
- * @module lib/mesh/postgres-schema — the mesh's tables on PostgreSQL (storage version 1): projects with
+ * @module lib/mesh/postgres-schema — the mesh's tables on PostgreSQL (storage version 2): projects with
  * their sequence counter and epoch, messages, and the cluster's hubs and presences (leases). Every
  * name starts with `mesh_`, so the mesh can share a database with other stores.
  */
 
 import type { SQL } from 'bun';
 
-const STORE_VERSION = 1;
+const STORE_VERSION = 2;
 
 /** The channel every hub listens on: commits (project and last sequence), presence changes, delivery outcomes. */
 export const MESH_CHANNEL = 'lume_mesh';
@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS mesh_projects (
 CREATE TABLE IF NOT EXISTS mesh_messages (
   project text NOT NULL,
   sequence bigint NOT NULL,
-  msg_id text NOT NULL UNIQUE,
+  msg_id text NOT NULL,
   sender_name text NOT NULL,
   sender_presence_id text NOT NULL,
   target_kind text NOT NULL,
@@ -41,9 +41,15 @@ CREATE TABLE IF NOT EXISTS mesh_messages (
   content_bytes integer NOT NULL,
   created_at bigint NOT NULL,
   reply_to_sequence bigint,
+  sender_principal text,
   PRIMARY KEY (project, sequence)
 );
 CREATE INDEX IF NOT EXISTS mesh_messages_by_sender ON mesh_messages (project, sender_name, sequence);
+-- Version 2: ids unique per project (version 1 had one table-wide UNIQUE (msg_id)), and the
+-- sender's proven principal; rows of version 1 keep their data, with no principal.
+ALTER TABLE mesh_messages ADD COLUMN IF NOT EXISTS sender_principal text;
+CREATE UNIQUE INDEX IF NOT EXISTS mesh_messages_by_id ON mesh_messages (project, msg_id);
+ALTER TABLE mesh_messages DROP CONSTRAINT IF EXISTS mesh_messages_msg_id_key;
 CREATE TABLE IF NOT EXISTS mesh_hubs (
   hub_id text PRIMARY KEY,
   url text,

@@ -20,6 +20,8 @@ export interface MessageRow {
   content_bytes: number;
   created_at: number;
   reply_to_sequence: number | null;
+  /** The sender's proven principal (an owner key), null when it showed none. */
+  sender_principal: string | null;
 }
 
 /** Keeps only the fields of the wire model, in a fixed order (callers may send extra keys). */
@@ -51,7 +53,9 @@ export function rowToMessage(r: MessageRow): MeshMessage {
     messageRef: formatRef(r.project, r.sequence),
     project: r.project,
     sequence: r.sequence,
-    from: { name: r.sender_name, presenceId: r.sender_presence_id },
+    from: r.sender_principal
+      ? { name: r.sender_name, presenceId: r.sender_presence_id, principal: r.sender_principal }
+      : { name: r.sender_name, presenceId: r.sender_presence_id },
     target,
     payload: {
       encoding: r.encoding as TextPayload['encoding'],
@@ -83,6 +87,7 @@ export function messageToValues(m: MeshMessage, contentBytes: number, replySeq: 
     contentBytes,
     m.createdAt,
     replySeq,
+    m.from.principal ?? null,
   ] as const;
 }
 

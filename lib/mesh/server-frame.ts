@@ -4,6 +4,7 @@
  * value, never a cast the client trusts.
  */
 
+import { isOwnerKey } from '../auth/principal.ts';
 import { isPlainObject } from '../json/guards.ts';
 import { parseJsonBody } from '../body.ts';
 import { fail, ok, type Result, type WireCode } from './errors.ts';
@@ -37,7 +38,9 @@ function peer(v: unknown, at: string): Peer | Bad {
   if (!isPlainObject(v)) return bad(`${at} must be an object`);
   if (!isRosterName(v.name)) return bad(`${at}.name must be a roster name`);
   if (!isStr(v.presenceId, MAX_ID)) return bad(`${at}.presenceId must be a string`);
-  return { name: v.name, presenceId: v.presenceId };
+  if (v.principal === undefined) return { name: v.name, presenceId: v.presenceId };
+  if (!isOwnerKey(v.principal)) return bad(`${at}.principal must be an owner key`);
+  return { name: v.name, presenceId: v.presenceId, principal: v.principal };
 }
 
 function target(v: unknown): Target | Bad {

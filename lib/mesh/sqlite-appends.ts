@@ -16,6 +16,7 @@ import {
   asReplay,
   checkDraft,
   idConflict,
+  idKey,
   sequenced,
   unknownProject,
   unknownReply,
@@ -63,7 +64,7 @@ export function createSqliteAppends(
   opts: { schedule: (fn: () => void) => void; maxBatch: number },
 ): SqliteAppends {
   const { db } = ctx;
-  const insert = db.query('INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
+  const insert = db.query('INSERT INTO messages VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)');
   const setNext = db.query('UPDATE projects SET next_sequence = ? WHERE name = ?');
   const g: Group = {
     ctx,
@@ -80,7 +81,7 @@ export function createSqliteAppends(
       }
       for (const [project, n] of touched) setNext.run(n, project);
     }),
-    byId: db.query('SELECT * FROM messages WHERE msg_id = ?'),
+    byId: db.query('SELECT * FROM messages WHERE project = ? AND msg_id = ?'),
     seen: storedIds(db),
   };
   return { append: (draft, admit) => append(g, draft, admit), flush: (force) => flush(g, force) };
@@ -105,7 +106,7 @@ function flush(g: Group, force = false): void {
     takeBackSequences(g.ctx);
     return settle(g, items, false);
   }
-  for (const p of items) g.seen.add(p.message.messageId);
+  for (const p of items) g.seen.add(idKey(p.message.project, p.message.messageId));
   if (!sync) return settle(g, items, true);
   // The group is committed; it is answered once the log's fsync that starts after now returns.
   sync.after((e) => {
@@ -129,11 +130,12 @@ function settle(g: Group, items: Pending[], stored: boolean): void {
     const { project, sequence, messageId } = p.message;
     if (stored && durable && sequence > (durable.get(project) ?? sequence))
       durable.set(project, sequence);
-    g.pendingById.delete(messageId);
+    const key = idKey(project, messageId);
+    g.pendingById.delete(key);
     const r: Outcome = error ? { ok: false, error } : ok({ message: p.message, replayed: false });
     p.done(r);
-    for (const w of g.waiting.get(messageId) ?? []) w(asReplay(r));
-    g.waiting.delete(messageId);
+    for (const w of g.waiting.get(key) ?? []) w(asReplay(r));
+    g.waiting.delete(key);
   }
 }
 
@@ -158,12 +160,14 @@ function append(
   if (!checked.ok) return done(checked);
   const { messageId: id, candidate, replySeq, contentBytes } = checked.result;
   if (replySeq !== null && replySeq >= next.get(draft.project)!) return done(unknownReply(draft));
-  const pending = g.pendingById.get(id);
-  const existing = pending?.message ?? (g.seen.mayHave(id) ? stored(g, id) : undefined);
+  const key = idKey(draft.project, id);
+  const pending = g.pendingById.get(key);
+  const existing =
+    pending?.message ?? (g.seen.mayHave(key) ? stored(g, draft.project, id) : undefined);
   if (existing) {
     if (fingerprint(existing) !== fingerprint(candidate)) return done(idConflict(id));
     if (!pending) return done(ok({ message: existing, replayed: true }));
-    return new Promise((resolve) => g.waiting.set(id, [...(g.waiting.get(id) ?? []), resolve]));
+    return new Promise((resolve) => g.waiting.set(key, [...(g.waiting.get(key) ?? []), resolve]));
   }
   const refused = admit?.();
   if (refused) return done({ ok: false, error: refused });
@@ -177,7 +181,7 @@ function append(
       done: resolve,
     };
     g.batch.push(p);
-    g.pendingById.set(id, p);
+    g.pendingById.set(key, p);
     if (g.batch.length >= g.maxBatch) flush(g);
     else if (!g.scheduled) {
       g.scheduled = true;
@@ -190,15 +194,16 @@ function append(
 function storedIds(db: SqliteStoreContext['db']): IdFilter {
   const count = (db.query('SELECT COUNT(*) AS n FROM messages').get() as { n: number }).n;
   const seen = createIdFilter(count);
-  const ids = db.query('SELECT msg_id FROM messages').iterate() as IterableIterator<{
+  const ids = db.query('SELECT project, msg_id FROM messages').iterate() as IterableIterator<{
+    project: string;
     msg_id: string;
   }>;
-  for (const row of ids) seen.add(row.msg_id);
+  for (const row of ids) seen.add(idKey(row.project, row.msg_id));
   return seen;
 }
 
-/** The committed message with this id, if any. */
-function stored(g: Group, id: string): MeshMessage | undefined {
-  const row = g.byId.get(id) as MessageRow | null;
+/** The committed message with this id in this project, if any. */
+function stored(g: Group, project: string, id: string): MeshMessage | undefined {
+  const row = g.byId.get(project, id) as MessageRow | null;
   return row ? rowToMessage(row) : undefined;
 }

@@ -184,6 +184,19 @@ export const idConflict = (id: string) =>
 export const asReplay = (r: Result<Appended, AppendCode>): Result<Appended, AppendCode> =>
   r.ok ? ok({ message: r.result.message, replayed: true }) : r;
 
+/** A sender as stored: its name, presence and the principal the hub proved, when there is one. */
+const peerFields = (p: Peer): Peer => ({
+  name: p.name,
+  presenceId: p.presenceId,
+  ...(p.principal ? { principal: p.principal } : {}),
+});
+
+/**
+ * The key a message id is unique under: ids are the sender's, unique within a project, so the
+ * same id in another project is another message (and tells nothing about this one).
+ */
+export const idKey = (project: string, messageId: string): string => `${project}\n${messageId}`;
+
 /** The message a checked draft becomes once it has its sequence. */
 export function sequenced(c: CheckedDraft, sequence: number, createdAt: number): MeshMessage {
   const { candidate } = c;
@@ -192,7 +205,7 @@ export function sequenced(c: CheckedDraft, sequence: number, createdAt: number):
     messageRef: formatRef(candidate.project, sequence),
     project: candidate.project,
     sequence,
-    from: { name: candidate.from.name, presenceId: candidate.from.presenceId },
+    from: peerFields(candidate.from),
     target: candidate.target,
     payload: candidate.payload,
     attachments: candidate.attachments,

@@ -8,6 +8,11 @@ import { parseJsonBody } from '../body.ts';
 export interface Peer {
   name: string;
   presenceId: string;
+  /**
+   * The principal the hub proved for the sender (an owner key: `user:<name>`, `node:<name>`),
+   * absent when the sender showed none. The hub sets it; a client cannot.
+   */
+  principal?: string;
 }
 
 export type Target = { type: 'agent'; name: string; presenceId?: string } | { type: 'project' };

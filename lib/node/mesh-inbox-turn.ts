@@ -12,9 +12,13 @@ import type { SendReceipt } from '../mesh/connection.ts';
 import type { ClientCode, Result } from '../mesh/errors.ts';
 import type { Conversation, Threads } from './mesh-inbox-threads.ts';
 
-/** Runs one turn of the node's agent: a task or a message, or a coded refusal. */
+/**
+ * Runs one turn of the node's agent for a sender (the principal the hub proved for it, an owner
+ * key, or undefined): a task or a message, or a coded refusal.
+ */
 export type RunTurn = (
   params: SendParams,
+  sender: string | undefined,
 ) => Promise<{ task: Task } | { message: Message } | { code: string; message: string }>;
 
 export type InboxOutcome = { ref: string; answered: string } | { ref: string; unanswered: string };
@@ -53,7 +57,7 @@ function answerText(r: { task: Task } | { message: Message }): string {
 /** Runs the agent on one message and posts its answer. */
 export async function runInboxTurn(d: TurnDeps, runTurn: RunTurn, t: Turn): Promise<void> {
   const conv = d.threads.conversation(t.contextId);
-  let answer = await answerFor(d, runTurn, turnParams(t, conv), conv, t.inbound.message.messageRef);
+  let answer = await answerFor(d, runTurn, turnParams(t, conv), conv, t.inbound.message);
   if (answer.length > MAX_ANSWER_CHARS) answer = `${answer.slice(0, MAX_ANSWER_CHARS)}…`;
   await postAnswer(d, t, answer);
 }
@@ -90,10 +94,11 @@ async function answerFor(
   runTurn: RunTurn,
   params: SendParams,
   conv: Conversation,
-  ref: string,
+  { messageRef: ref, from }: InboundMessage['message'],
 ): Promise<string> {
+  const sender = from.principal;
   try {
-    const r = await runTurn(params);
+    const r = await runTurn(params, sender);
     if ('code' in r) {
       conv.openTaskId = undefined;
       return `${d.name} could not take this message: ${r.code}: ${r.message}`;

@@ -14,7 +14,7 @@
 
 import type { TaskEngine } from '../a2a/engine/engine.ts';
 import { isA2AError } from '../a2a/errors.ts';
-import { ANONYMOUS, type Principal } from '../auth/principal.ts';
+import { ANONYMOUS, principalOfKey, type Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
 import type { InboundMessage, SendRequest } from '../mesh/client.ts';
 import type { SendReceipt } from '../mesh/connection.ts';
@@ -44,13 +44,16 @@ export interface MeshInboxOptions {
 /**
  * Turns run by the node's own engine: the tasks are the node's (`node:<name>`), invisible to every
  * A2A caller, but each turn acts for its sender, so the access policy `/a2a` applies to that
- * sender applies, and a job counts against it. A delivered mesh message names its sender's
- * roster name only, which anyone may claim, with no proof of a principal: the sender is anonymous.
+ * sender applies, and a job counts against it. The sender is the principal the hub proved for it
+ * (a delivered message's `from.principal`), believed only when `trustHub` (the hub is the node's
+ * fleet hub, which names principals to it anyway); a sender with none, or any sender of another
+ * hub, is anonymous: a roster name alone is anyone's to claim.
  */
-export function engineTurns(engine: TaskEngine, name: string): RunTurn {
+export function engineTurns(engine: TaskEngine, name: string, trustHub: boolean): RunTurn {
   const caller: Principal = { kind: 'node', name };
-  return async (params) => {
-    const r = await engine.send({ params, version: '1.0', caller, actingFor: ANONYMOUS });
+  return async (params, sender) => {
+    const actingFor = trustHub ? principalOfKey(sender) : ANONYMOUS;
+    const r = await engine.send({ params, version: '1.0', caller, actingFor });
     return isA2AError(r) ? { code: r.code, message: r.message } : r;
   };
 }

@@ -21,6 +21,11 @@ export interface MeshPresence {
   mesh: MeshClient;
   /** The mesh tools of a model that answers `caller`. */
   toolsFor: (caller: Principal) => AgentTool[];
+  /**
+   * Whether the mesh hub is the fleet's hub, whose word on a sender's principal the node takes
+   * (it names principals to the node on `/peer/invoke` already); another hub's senders are anonymous.
+   */
+  trustHub: boolean;
 }
 
 /** The node's presence, or undefined when the mesh is off or no hub URL is known. */
@@ -56,5 +61,14 @@ export function meshPresence(
       anonymous: reader,
       dataDir: join(opts.dataDir, name),
     });
-  return { inbox, mesh, toolsFor };
+  const trustHub = opts.fleetHubUrl !== undefined && sameOrigin(hubUrl, opts.fleetHubUrl);
+  return { inbox, mesh, toolsFor, trustHub };
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    return new URL(a).origin === new URL(b).origin;
+  } catch {
+    return false;
+  }
 }
