@@ -19,6 +19,16 @@ export const LIMITS = Object.freeze({
    * one more send is refused with `TOO_MANY_TURNS` (429).
    */
   turnsPerPrincipal: 32,
+  /** How long a GetTask with `currentGeneration` (A2A 1.1's long-poll) waits at most, in ms. */
+  longPollMs: 30_000,
+  /** Long-polls one process holds at once; one more is refused with `LONG_POLLS_FULL` (503). */
+  longPolls: 10_000,
+  /** Long-polls one principal holds at once (anonymous callers are one): `TOO_MANY_LONG_POLLS` (429). */
+  longPollsPerPrincipal: 100,
+  /** Hours a SendMessage's `messageId` is remembered, so a retry returns the task it made. */
+  retryWindowHours: 24,
+  /** `messageId`s remembered for retries per node (the oldest are forgotten first). */
+  retryMessages: 100_000,
   /** Full task records kept in memory (the rest are read back from their files). */
   taskCacheEntries: 2_000,
   /** Total size of the task records kept in memory, as stored JSON. */
@@ -70,6 +80,11 @@ const LIMIT_ENV = Object.freeze({
   SSE_MAX_STREAMS: 'sseStreams',
   SSE_MAX_STREAMS_PER_PRINCIPAL: 'sseStreamsPerPrincipal',
   A2A_MAX_TURNS_PER_PRINCIPAL: 'turnsPerPrincipal',
+  A2A_LONG_POLL_MS: 'longPollMs',
+  A2A_MAX_LONG_POLLS: 'longPolls',
+  A2A_MAX_LONG_POLLS_PER_PRINCIPAL: 'longPollsPerPrincipal',
+  A2A_RETRY_WINDOW_HOURS: 'retryWindowHours',
+  A2A_RETRY_MESSAGES: 'retryMessages',
   TASK_CACHE_ENTRIES: 'taskCacheEntries',
   TASK_CACHE_BYTES: 'taskCacheBytes',
   TASK_HISTORY_MESSAGES: 'taskHistoryMessages',

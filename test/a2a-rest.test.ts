@@ -478,6 +478,9 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
       UNAUTHENTICATED: '401 UNAUTHENTICATED',
       TASK_STORE_FULL: '503 UNAVAILABLE',
       TOO_MANY_TURNS: '429 RESOURCE_EXHAUSTED',
+      TOO_MANY_LONG_POLLS: '429 RESOURCE_EXHAUSTED',
+      LONG_POLLS_FULL: '503 UNAVAILABLE',
+      MESSAGE_ID_REUSED: '409 ALREADY_EXISTS',
     });
     expect(toRestError(a2aError('EXTENSION_SUPPORT_REQUIRED', 'needs x')).body).toEqual(
       restError(400, 'FAILED_PRECONDITION', 'needs x', [INFO('EXTENSION_SUPPORT_REQUIRED')]),

@@ -110,8 +110,10 @@ export function v1Operations(
     SendStreamingMessage: (p, n, caller) =>
       stream(v1.parseSendParamsV1(p), '1.0', n, caller, event),
     GetTask: async (p, _n, caller) => {
-      const q = v1.parseTaskQueryV1(p);
-      return isA2AError(q) ? q : value(await engine.getTask(q.id, q.historyLength, caller), task);
+      const q = v1.parseGetTaskV1(p);
+      return isA2AError(q)
+        ? q
+        : value(await engine.getTask(q.id, q.historyLength, caller, q.currentGeneration), task);
     },
     ListTasks: async (p, _n, caller) => {
       const q = v1.parseListTasksV1(p);

@@ -109,6 +109,31 @@ export const A2A_ERRORS = {
     message:
       'This caller already has as many turns running on this node as one may (all anonymous callers together are one); send again once one has finished',
   },
+  // Not an A2A code: a GetTask long-poll (`currentGeneration`) past the long-polls this caller may
+  // hold on the node (docs/limits.md; all anonymous callers are one); nothing is held.
+  TOO_MANY_LONG_POLLS: {
+    rpc: -32000,
+    http: 429,
+    grpc: 'RESOURCE_EXHAUSTED',
+    message:
+      'This caller already holds as many long-polls on this node as one may (all anonymous callers together are one); poll again once one has answered',
+  },
+  // Not an A2A code: the process holds as many long-polls as it may (docs/limits.md).
+  LONG_POLLS_FULL: {
+    rpc: -32000,
+    http: 503,
+    grpc: 'UNAVAILABLE',
+    message: 'This node holds as many long-polls as it may; poll again shortly',
+  },
+  // Not an A2A code: a SendMessage whose `messageId` this caller already sent with another message
+  // within the retry window (docs/decisions.md "Tasks and stores"); nothing is run or stored.
+  MESSAGE_ID_REUSED: {
+    rpc: -32000,
+    http: 409,
+    grpc: 'ALREADY_EXISTS',
+    message:
+      'This messageId was already sent with a different message; send a new message with a new messageId',
+  },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;
@@ -118,4 +143,7 @@ export const OWN_A2A_REASONS: ReadonlySet<string> = new Set([
   'UNAUTHENTICATED',
   'TASK_STORE_FULL',
   'TOO_MANY_TURNS',
+  'TOO_MANY_LONG_POLLS',
+  'LONG_POLLS_FULL',
+  'MESSAGE_ID_REUSED',
 ]);

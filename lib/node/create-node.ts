@@ -46,9 +46,8 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     push,
     now: opts.now,
     mayAct: (caller) => mayAct(policy, caller),
-    onEvent: opts.onTaskEvent
-      ? (e) => (nodeMetrics.onTaskEvent(e), opts.onTaskEvent!(e))
-      : nodeMetrics.onTaskEvent,
+    metrics: nodeMetrics,
+    ...(opts.onTaskEvent ? { onEvent: opts.onTaskEvent } : {}),
   });
   const readyChecks = nodeReadyChecks(store, opts.readyChecks, () => shuttingDown);
 

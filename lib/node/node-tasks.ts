@@ -17,6 +17,7 @@ import { LogTaskStore } from '../a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../a2a/store/postgres-store.ts';
 import { recoverInterrupted } from '../a2a/engine/recovery.ts';
 import type { Limits } from '../limits.ts';
+import type { NodeMetrics } from './task-metrics.ts';
 
 export interface NodeTasksOptions {
   name: string;
@@ -32,7 +33,10 @@ export interface NodeTasksOptions {
   push?: WebhookSender;
   now?: () => number;
   mayAct: (caller: Principal) => boolean;
-  onEvent: (event: TaskEvent) => void;
+  /** The node's metrics: every task event, and the long-polls held. */
+  metrics: NodeMetrics;
+  /** Also sees every task event, after the metrics. */
+  onEvent?: (event: TaskEvent) => void;
 }
 
 /** The node's task store: `<dataDir>/<name>/tasks/`, or the shared database when one is named. */
@@ -75,8 +79,14 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
     push,
     now: o.now,
     mayAct: o.mayAct,
-    onEvent: o.onEvent,
+    onEvent: o.onEvent ? (e) => (o.metrics.onTaskEvent(e), o.onEvent!(e)) : o.metrics.onTaskEvent,
     turnsPerPrincipal: limits.turnsPerPrincipal,
+    longPolls: {
+      // Under the HTTP server's idle timeout (60 s), which would cut a longer wait.
+      waitMs: Math.min(limits.longPollMs, 55_000),
+      max: limits.longPolls,
+      perPrincipal: limits.longPollsPerPrincipal,
+    },
     limits: {
       historyMessages: limits.taskHistoryMessages,
       historyBytes: limits.taskHistoryBytes,
@@ -84,6 +94,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
       artifactBytes: limits.taskArtifactBytes,
     },
   });
+  o.metrics.watchLongPolls(engine);
   // Tasks a crash left running are settled before anything is served (see lib/a2a/engine/recovery.ts).
   // A shared store has several processes per node; its engine takes over a gone process's tasks.
   if (store instanceof FileTaskStore || store instanceof LogTaskStore)

@@ -1,6 +1,7 @@
 /**
  * @module lib/node/task-metrics — the metrics of a node's own work, beside its requests: task state changes
- * (from the engine's events) and the webhook delivery queue (read when the metrics are rendered).
+ * (from the engine's events), the webhook delivery queue and the long-polls held (read when the
+ * metrics are rendered).
  */
 
 import type { TaskEvent } from '../a2a/types.ts';
@@ -22,6 +23,8 @@ export interface NodeMetrics {
   onTaskEvent(event: TaskEvent): void;
   /** Reads the webhook queue's depth at every render. */
   watchWebhooks(push: { stats(): { pending: number; inFlight: number } }): void;
+  /** Reads the GetTask long-polls held at every render. */
+  watchLongPolls(engine: { readonly longPollsHeld: number }): void;
 }
 
 export function createNodeMetrics(registry: MetricsRegistry): NodeMetrics {
@@ -41,6 +44,10 @@ export function createNodeMetrics(registry: MetricsRegistry): NodeMetrics {
       values: { state: ['queued', 'sending'] },
     },
   );
+  const polls = registry.gauge(
+    'lume_a2a_long_polls',
+    'GetTask long-polls (currentGeneration) held by this process now.',
+  );
   return {
     onTaskEvent(event) {
       if (event.kind === 'task') states.inc({ state: event.task.status.state });
@@ -54,6 +61,9 @@ export function createNodeMetrics(registry: MetricsRegistry): NodeMetrics {
           [{ state: 'sending' }, s.inFlight],
         ];
       });
+    },
+    watchLongPolls(engine) {
+      polls.collect(() => engine.longPollsHeld);
     },
   };
 }

@@ -94,8 +94,10 @@ export function restAdapter(url: string, version = '1.0'): BindingAdapter {
       case 'SendStreamingMessage':
         return ['POST', '/message:stream', p];
       case 'GetTask': {
-        const q = p.historyLength === undefined ? '' : `?historyLength=${p.historyLength}`;
-        return ['GET', `${task(id)}${q}`];
+        const q = new URLSearchParams();
+        for (const k of ['historyLength', 'currentGeneration'])
+          if (p[k] !== undefined) q.set(k, String(p[k]));
+        return ['GET', `${task(id)}${q.size ? `?${q}` : ''}`];
       }
       case 'ListTasks':
         return ['GET', `/tasks?${new URLSearchParams(p as Record<string, string>)}`];

@@ -33,6 +33,7 @@ import { failedByRestart } from './recovery.ts';
 import { taskUpdater, turnCrashed } from './agent-turn.ts';
 import type { EngineCore, PushSender, TaskCoordination } from './core.ts';
 import { LiveTasks, finalOnly, type Subscription } from './live-tasks.ts';
+import { LongPolls, passed, type LongPollBounds } from './long-polls.ts';
 import { LocalTasks } from './local-tasks.ts';
 import { PushConfigs } from './push-configs.ts';
 import { WatchedTasks } from './watched-tasks.ts';
@@ -85,6 +86,8 @@ export interface EngineOptions {
   turnsPerPrincipal?: number;
   /** While a task with an `observe`-able agent has subscribers, it is observed this often at most (default 1 000 ms). */
   observeWatchedEveryMs?: number;
+  /** GetTask long-polls (`currentGeneration`): the wait and the bounds (defaults from LIMITS). */
+  longPolls?: Partial<LongPollBounds>;
 }
 
 export class TaskEngine {
@@ -93,6 +96,7 @@ export class TaskEngine {
   private readonly pushConfigs: PushConfigs;
   private readonly sending: SendDeps;
   private readonly watched: WatchedTasks;
+  private readonly polls: LongPolls;
 
   constructor(private readonly opts: EngineOptions) {
     this.core = {
@@ -111,6 +115,7 @@ export class TaskEngine {
         store: opts.store,
         onEvent: opts.onEvent,
         notify: opts.push && ((configs, event) => opts.push!.notify(configs, event)),
+        changed: (task) => this.polls.changed(task),
       }),
       push: opts.push,
     };
@@ -124,6 +129,15 @@ export class TaskEngine {
       mayAct: (caller) => this.mayAct(caller),
       owned: (id, caller) => this.owned(id, caller),
     });
+    this.polls = new LongPolls(
+      {
+        waitMs: LIMITS.longPollMs,
+        max: LIMITS.longPolls,
+        perPrincipal: LIMITS.longPollsPerPrincipal,
+        ...opts.longPolls,
+      },
+      { record: (id) => this.coordination.record(id), live: this.core.live, cluster },
+    );
     this.watched = new WatchedTasks((id) => this.observe(id), opts.observeWatchedEveryMs ?? 1_000);
     this.sending = {
       core: this.core,
@@ -185,16 +199,31 @@ export class TaskEngine {
     return sub;
   }
 
+  /**
+   * The task; with `currentGeneration` (A2A 1.1's long-poll) held until its generation passes that
+   * one or the bounded wait ends (a terminal task answers at once: it cannot move).
+   */
   async getTask(
     id: string,
     historyLength: number | undefined,
     caller: Principal,
+    currentGeneration?: number,
   ): Promise<Task | A2AError> {
     if (!(await this.owned(id, caller))) return taskNotFound(id, 'id');
     await this.observe(id);
-    const rec = await this.coordination.record(id);
+    let rec = await this.coordination.record(id);
+    if (rec && currentGeneration !== undefined && !passed(rec.task, currentGeneration)) {
+      const held = await this.polls.hold(id, currentGeneration, caller, rec);
+      if (isA2AError(held)) return held;
+      rec = held;
+    }
     if (!rec) return taskNotFound(id, 'id');
     return withHistoryLength(snapshot(rec.task), historyLength);
+  }
+
+  /** GetTask long-polls held right now in this process. */
+  get longPollsHeld(): number {
+    return this.polls.held;
   }
 
   /** The caller's own tasks only. */
@@ -270,6 +299,7 @@ export class TaskEngine {
 
   /** Aborts every running turn (used at shutdown) and waits for pending writes. */
   async close(): Promise<void> {
+    this.polls.close();
     for (const live of this.core.live.all()) {
       for (const t of live.turns) t.abort();
       for (const s of live.subscribers) s.close();

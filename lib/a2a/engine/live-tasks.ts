@@ -44,6 +44,8 @@ export interface LiveTasksOptions {
   onEvent?: ((event: TaskEvent) => void) | undefined;
   /** Webhook delivery, when the node has it. */
   notify?: ((configs: readonly PushConfig[], event: TaskEvent) => void) | undefined;
+  /** Hears that a task changed, live here or not (held long-polls wake on it). */
+  changed?: ((task: Task) => void) | undefined;
 }
 
 function fresh(rec: TaskRecord, stored: boolean): Live {
@@ -184,6 +186,12 @@ export class LiveTasks {
       sub.push(event);
       if (endsStream(event)) sub.close();
     }
+    this.changed(live.rec.task);
+  }
+
+  /** A task changed, here or on another process: the reads held on it hear it. */
+  changed(task: Task): void {
+    this.opts.changed?.(task);
   }
 
   /** Stores a brand-new task and announces it; from here on it is visible to every reader. */

@@ -188,6 +188,7 @@ export class SharedTasks implements TaskCoordination {
    * process's streams get the events. Webhooks were sent by the process that made them.
    */
   private remoteChange(id: string, change: RemoteChange): void {
+    if (change.task) this.core.live.changed(change.task);
     const live = this.core.live.get(id);
     if (!live?.stored) return;
     live.rec.push = change.push;
@@ -233,6 +234,7 @@ export class SharedTasks implements TaskCoordination {
   private madeHere(rec: TaskRecord, events: TaskEvent[]): void {
     const live = this.core.live.get(rec.task.id);
     if (live?.stored) live.rec = rec;
+    this.core.live.changed(rec.task);
     for (const event of events) {
       if (live?.stored) this.core.live.publishLocal(live, event);
       if (rec.push.length && event.kind !== 'message') this.core.push?.notify(rec.push, event);

@@ -85,7 +85,7 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
     GET: {
       op: 'GetTask',
       body: 'none',
-      params: ([id], q) => ({ ...pick(q, ['historyLength']), id }),
+      params: ([id], q) => ({ ...pick(q, ['historyLength', 'currentGeneration']), id }),
     },
   },
   'tasks/{id}:cancel': {
@@ -180,6 +180,12 @@ function resolve(segments: string[]): { key: string; ids: string[] } | A2AError 
 
 /** Seconds a client refused `TASK_STORE_FULL` or `TOO_MANY_TURNS` waits before it tries again (docs/limits.md). */
 const TASK_STORE_RETRY_AFTER_S = '5';
+const RETRY_LATER: ReadonlySet<string> = new Set([
+  'TASK_STORE_FULL',
+  'TOO_MANY_TURNS',
+  'TOO_MANY_LONG_POLLS',
+  'LONG_POLLS_FULL',
+]);
 
 function errorResponse(
   err: A2AError,
@@ -191,8 +197,7 @@ function errorResponse(
   const res = jsonResponse(body, code, err.code);
   // A full task store empties as retention deletes finished tasks (at most once a second at the
   // bound), and a caller's turns end: tell the client when to try again, as the other 503s do.
-  if (err.code === 'TASK_STORE_FULL' || err.code === 'TOO_MANY_TURNS')
-    res.headers.set('retry-after', TASK_STORE_RETRY_AFTER_S);
+  if (RETRY_LATER.has(err.code)) res.headers.set('retry-after', TASK_STORE_RETRY_AFTER_S);
   for (const [k, v] of Object.entries(headers)) res.headers.set(k, v);
   return res;
 }

@@ -151,6 +151,27 @@ export function parseTaskQuery(params: unknown): { id: string; historyLength?: n
   });
 }
 
+/**
+ * GetTask's query: `parseTaskQuery`'s, and A2A 1.1's long-poll `currentGeneration` (an int64: a
+ * string in ProtoJSON, a number accepted).
+ */
+export function parseGetTask(
+  params: unknown,
+): { id: string; historyLength?: number; currentGeneration?: number } | A2AError {
+  const q = parseTaskQuery(params);
+  if ('code' in q) return q;
+  return parseWith(() => {
+    const g = optInt(
+      obj(params, 'params'),
+      'currentGeneration',
+      'params',
+      0,
+      Number.MAX_SAFE_INTEGER,
+    );
+    return g === undefined ? q : { ...q, currentGeneration: g };
+  });
+}
+
 /** What differs between the versions' send params: the message form, the blocking flag and the push config. */
 export interface SendWire {
   message(raw: unknown, path: string): Message;

@@ -20,6 +20,7 @@ import {
   optObj,
   optStr,
   parseSendParams,
+  parseGetTask,
   parseTaskQuery,
   parseWith,
   str,
@@ -172,6 +173,9 @@ export function parseSendParamsV1(params: unknown): SendParams | A2AError {
 
 /** `{id, historyLength?}` of GetTask, CancelTask and SubscribeToTask. */
 export const parseTaskQueryV1 = parseTaskQuery;
+
+/** GetTask's `{id, historyLength?, currentGeneration?}` (`currentGeneration`: A2A 1.1's long-poll). */
+export const parseGetTaskV1 = parseGetTask;
 
 export function parseListTasksV1(params: unknown): ListTasksQuery | A2AError {
   return parseWith(() => {
