@@ -37,6 +37,13 @@ export const LIMITS = Object.freeze({
   taskHistoryMessages: 200,
   /** Bytes of JSON a task's history keeps (the oldest are dropped first; the newest always stays). */
   taskHistoryBytes: 4 * MiB,
+  /**
+   * Events a task's event log keeps for streams that resume (lib/a2a/store/event-log.ts); past
+   * it the oldest are dropped, and a cursor before what is kept gets the task itself first.
+   */
+  taskEventLogEvents: 256,
+  /** Bytes of JSON a task's event log keeps; the oldest events are dropped first, the newest always stays. */
+  taskEventLogBytes: 256 * KiB,
   /** Artifacts one task may hold; one more fails the task with `TASK_TOO_LARGE`. */
   taskArtifacts: 64,
   /** Bytes of JSON a task's artifacts may hold; more fails the task with `TASK_TOO_LARGE`. */
@@ -89,6 +96,8 @@ const LIMIT_ENV = Object.freeze({
   TASK_CACHE_BYTES: 'taskCacheBytes',
   TASK_HISTORY_MESSAGES: 'taskHistoryMessages',
   TASK_HISTORY_BYTES: 'taskHistoryBytes',
+  TASK_EVENT_LOG_EVENTS: 'taskEventLogEvents',
+  TASK_EVENT_LOG_BYTES: 'taskEventLogBytes',
   TASK_ARTIFACTS: 'taskArtifacts',
   TASK_ARTIFACT_BYTES: 'taskArtifactBytes',
   TASK_LIST_PAGE_BYTES: 'taskListPageBytes',

@@ -34,6 +34,8 @@ const LIMITS = {
   historyBytes: 1 << 20,
   artifacts: 10,
   artifactBytes: 1 << 20,
+  eventLogEvents: 256,
+  eventLogBytes: 1 << 18,
 };
 
 let n = 0;

@@ -62,7 +62,11 @@ test('the task cache is bounded by bytes; evicted tasks are read back from their
 });
 
 test("a task's history keeps the newest messages within its count and byte caps", async () => {
-  const n = await node(askingAgent, { taskHistoryMessages: 10, taskHistoryBytes: 64 * KiB });
+  const n = await node(askingAgent, {
+    taskHistoryMessages: 10,
+    taskHistoryBytes: 64 * KiB,
+    taskEventLogBytes: 16 * KiB,
+  });
   let task = (await rpc(n.url, 'SendMessage', { message: msgV1('first') })).result.task;
   for (let i = 0; i < 100; i++) {
     const r = await rpc(n.url, 'SendMessage', {
@@ -77,7 +81,8 @@ test("a task's history keeps the newest messages within its count and byte caps"
   expect(got.history.at(-2).parts[0].text).toStartWith('turn 99 ');
   expect(got.history.at(-1).parts[0].text).toBe(`noted ${8 + 10 * KiB} characters`);
   expect(got.history.some((m: any) => m.parts[0].text === 'first')).toBe(false);
-  // The file stays small too (it was 1 MB and growing without the cap).
+  // The file stays small too (it was 1 MB and growing without the cap): the history within its
+  // cap and the event log (TASK_EVENT_LOG_BYTES) within its own.
   expect(statSync(taskFilePath(join(n.dataDir, 'bounded', 'tasks'), task.id)).size).toBeLessThan(
     96 * KiB,
   );

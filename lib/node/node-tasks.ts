@@ -92,6 +92,8 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
       historyBytes: limits.taskHistoryBytes,
       artifacts: limits.taskArtifacts,
       artifactBytes: limits.taskArtifactBytes,
+      eventLogEvents: limits.taskEventLogEvents,
+      eventLogBytes: limits.taskEventLogBytes,
     },
   });
   o.metrics.watchLongPolls(engine);
@@ -104,6 +106,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
       ...(agent.resumes ? { resumes: (t) => agent.resumes!(t) } : {}),
       push,
       now: o.now,
+      eventLog: { events: limits.taskEventLogEvents, bytes: limits.taskEventLogBytes },
     });
   return { store, engine };
 }

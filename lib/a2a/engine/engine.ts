@@ -48,6 +48,7 @@ import {
 import { SharedTasks } from './shared-tasks.ts';
 import { TurnGate } from './turn-gate.ts';
 import {
+  eventLogBound,
   notStored,
   snapshot,
   taskNotFound,
@@ -99,19 +100,23 @@ export class TaskEngine {
   private readonly polls: LongPolls;
 
   constructor(private readonly opts: EngineOptions) {
+    const limits: TaskLimits = {
+      historyMessages: LIMITS.taskHistoryMessages,
+      historyBytes: LIMITS.taskHistoryBytes,
+      artifacts: LIMITS.taskArtifacts,
+      artifactBytes: LIMITS.taskArtifactBytes,
+      eventLogEvents: LIMITS.taskEventLogEvents,
+      eventLogBytes: LIMITS.taskEventLogBytes,
+      ...opts.limits,
+    };
     this.core = {
       store: opts.store,
       agent: opts.agent,
       log: opts.log,
       now: opts.now ?? Date.now,
-      limits: {
-        historyMessages: LIMITS.taskHistoryMessages,
-        historyBytes: LIMITS.taskHistoryBytes,
-        artifacts: LIMITS.taskArtifacts,
-        artifactBytes: LIMITS.taskArtifactBytes,
-        ...opts.limits,
-      },
+      limits,
       live: new LiveTasks({
+        eventLog: eventLogBound(limits),
         store: opts.store,
         onEvent: opts.onEvent,
         notify: opts.push && ((configs, event) => opts.push!.notify(configs, event)),

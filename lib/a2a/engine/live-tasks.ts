@@ -9,6 +9,7 @@
 import { EventQueue } from '../../event-queue.ts';
 import type { Message, PushConfig, Task, TaskEvent } from '../types.ts';
 import type { TaskRecord, TaskStore } from '../store/task-store.ts';
+import { appendEvent, DEFAULT_EVENT_LOG, type EventLogBound } from '../store/event-log.ts';
 import { endsStream, snapshot } from './task-rules.ts';
 
 /** A live subscription: the queue of events, ending after a terminal or interrupted state. */
@@ -40,6 +41,8 @@ export interface Live {
 
 export interface LiveTasksOptions {
   store: TaskStore;
+  /** How much of each task's events its stored log keeps (default LIMITS). */
+  eventLog?: EventLogBound;
   /** Sees every event a live task makes here (the node's metrics count state changes). */
   onEvent?: ((event: TaskEvent) => void) | undefined;
   /** Webhook delivery, when the node has it. */
@@ -166,8 +169,12 @@ export class LiveTasks {
     };
   }
 
-  /** Writes the task's record; callers that must know it is durable await `live.lastSave`. */
+  /**
+   * Writes the task's record, with the change's event in its log (the same write); callers that
+   * must know it is durable await `live.lastSave`.
+   */
   store(live: Live, event?: TaskEvent): void {
+    if (event) appendEvent(live.rec, event, this.opts.eventLog ?? DEFAULT_EVENT_LOG);
     const save = this.opts.store.save(live.rec, event);
     save.catch(() => {}); // reported by the store's log; callers awaiting lastSave see the failure
     live.lastSave = save;

@@ -8,6 +8,7 @@
 import { failureParts } from '../../errors/as-data.ts';
 import type { Log } from '../../log.ts';
 import type { TaskRecord } from '../store/task-store.ts';
+import { appendEvent, DEFAULT_EVENT_LOG, type EventLogBound } from '../store/event-log.ts';
 import { nextGeneration } from './task-rules.ts';
 import {
   nowIso,
@@ -31,7 +32,7 @@ export interface RecoveryOptions {
   store: {
     runningIds(): string[];
     get(id: string): TaskRecord | undefined;
-    save(rec: TaskRecord): Promise<void>;
+    save(rec: TaskRecord, event?: TaskEvent): Promise<void>;
   };
   log: Log;
   /** True keeps a task as the crash left it, for the agent to advance later; absent = fail all. */
@@ -39,6 +40,8 @@ export interface RecoveryOptions {
   /** Webhook delivery (the engine's PushSender). */
   push?: { notify(configs: readonly PushConfig[], event: TaskEvent): void };
   now?: () => number;
+  /** How much of a task's events its log keeps (default LIMITS). */
+  eventLog?: EventLogBound;
 }
 
 export interface RecoveryReport {
@@ -79,16 +82,18 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
     const generation = nextGeneration(task);
     task.history.push(note);
     task.metadata = { ...task.metadata, [RECOVERY_KEY]: { previousState: previous, failedAt: at } };
-    opts.store.save(rec).catch(() => {}); // the store logs a failed write; the next start retries
-    if (rec.push.length)
-      opts.push?.notify(rec.push, {
-        kind: 'status',
-        taskId: task.id,
-        contextId: task.contextId,
-        status: task.status,
-        final: true,
-        generation,
-      });
+    const event = {
+      kind: 'status' as const,
+      taskId: task.id,
+      contextId: task.contextId,
+      status: task.status,
+      final: true,
+      generation,
+    };
+    // The failure joins the task's event log in the same write: a stream resuming replays it.
+    appendEvent(rec, event, opts.eventLog ?? DEFAULT_EVENT_LOG);
+    opts.store.save(rec, event).catch(() => {}); // the store logs a failed write; the next start retries
+    if (rec.push.length) opts.push?.notify(rec.push, event);
     report.failed.push(id);
   }
   if (report.failed.length || report.resumed.length)

@@ -9,8 +9,10 @@
 
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
 import type { RemoteChange, TaskCluster, TaskRecord } from '../store/task-store.ts';
+import { appendEvent, eventsAfter } from '../store/event-log.ts';
 import {
   TERMINAL_STATES,
+  generationOf,
   type Message,
   type ProtocolVersion,
   type PushConfig,
@@ -23,6 +25,7 @@ import { LocalTasks, agentCancelHook } from './local-tasks.ts';
 import {
   CANCELED_NOTE,
   ORPHANED_NOTE,
+  eventLogBound,
   addToHistory,
   continuationProblem,
   notCancelable,
@@ -107,7 +110,9 @@ export class SharedTasks implements TaskCoordination {
         const state = rec.task.status.state;
         if (state === 'canceled') return [];
         if (TERMINAL_STATES.has(state)) return notCancelable(id, state);
-        return [setStatus(rec.task, 'canceled', CANCELED_NOTE, this.core.now, this.core.limits)];
+        return this.logged(rec, [
+          setStatus(rec.task, 'canceled', CANCELED_NOTE, this.core.now, this.core.limits),
+        ]);
       });
     } catch {
       return notStored();
@@ -194,10 +199,21 @@ export class SharedTasks implements TaskCoordination {
     live.rec.push = change.push;
     if (!change.task) return;
     const before = live.rec.task;
-    live.rec = { task: change.task, push: change.push, version: change.version };
+    const { creator } = live.rec;
+    live.rec = {
+      task: change.task,
+      push: change.push,
+      version: change.version,
+      ...(creator ? { creator } : {}),
+      ...(change.log ? { events: change.log } : {}),
+    };
     for (const turn of live.turns) turn.abort();
-    for (const event of change.events ?? rebuiltEvents(before, change.task))
-      this.core.live.publishLocal(live, event);
+    // The stored log has every event since the copy this process had, unless it was cut.
+    const events =
+      eventsAfter(change.task, change.log, generationOf(before)) ??
+      change.events ??
+      rebuiltEvents(before, change.task);
+    for (const event of events) this.core.live.publishLocal(live, event);
   }
 
   /**
@@ -213,7 +229,7 @@ export class SharedTasks implements TaskCoordination {
           (rec, turn) => {
             // An agent that can resume the task (the hub's delegations) keeps it, as at a restart.
             if (!turn.orphaned || agent.resumes?.(rec.task)) return null;
-            return [setStatus(rec.task, 'failed', ORPHANED_NOTE, now, limits)];
+            return this.logged(rec, [setStatus(rec.task, 'failed', ORPHANED_NOTE, now, limits)]);
           },
           { claim: true },
         );
@@ -228,6 +244,12 @@ export class SharedTasks implements TaskCoordination {
         });
       }
     }
+  }
+
+  /** Events made under the row lock join the record's event log, written in the same transaction. */
+  private logged(rec: TaskRecord, events: TaskEvent[]): TaskEvent[] {
+    for (const e of events) appendEvent(rec, e, eventLogBound(this.core.limits));
+    return events;
   }
 
   /** Events this process made outside a turn: to its streams and to the webhooks. */

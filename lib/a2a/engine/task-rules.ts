@@ -8,6 +8,7 @@
 import type { ArtifactInput } from '../agent.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import { jsonBytes } from '../../limits.ts';
+import type { EventLogBound } from '../store/event-log.ts';
 import {
   TERMINAL_STATES,
   generationOf,
@@ -33,7 +34,17 @@ export interface TaskLimits {
   artifacts: number;
   /** Bytes of JSON a task's artifacts may hold. */
   artifactBytes: number;
+  /** Events a task's event log keeps (the oldest go first). */
+  eventLogEvents: number;
+  /** Bytes of JSON a task's event log keeps (the oldest go first, the newest always stays). */
+  eventLogBytes: number;
 }
+
+/** The event-log bound of a task's limits. */
+export const eventLogBound = (l: TaskLimits): EventLogBound => ({
+  events: l.eventLogEvents,
+  bytes: l.eventLogBytes,
+});
 
 /** A webhook registration as a client sends it: the server gives the id when there is none. */
 export type PushConfigInput = Omit<PushConfig, 'id' | 'version'> & { id?: string };

@@ -173,7 +173,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     if (hit && this.writes.has(id)) return this.touch(id, hit);
     const cached = hit?.version ?? -1;
     const [row] = await this.sql<Row[]>`
-      SELECT version, CASE WHEN version = ${cached} THEN NULL ELSE task END AS task, push, creator
+      SELECT version, CASE WHEN version = ${cached} THEN NULL ELSE task END AS task, push, creator,
+        CASE WHEN version = ${cached} THEN NULL ELSE events END AS events
       FROM lume_a2a_tasks WHERE node = ${this.node} AND id = ${id}`;
     if (!row) return undefined;
     if (row.task === null && hit) {
@@ -314,7 +315,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     // Registering and reading in one statement: any later write sees the watch and notifies.
     const [row] = await this.sql<Row[]>`
       UPDATE lume_a2a_tasks SET watched_until = greatest(watched_until, now() + ${this.leaseMs} * interval '1 millisecond')
-      WHERE node = ${this.node} AND id = ${id} RETURNING version, task, push, creator`;
+      WHERE node = ${this.node} AND id = ${id} RETURNING version, task, push, creator, events`;
     const rec = row && toRecord(row);
     if (!rec) {
       this.unwatch(id);
@@ -385,7 +386,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         this.sql,
         this.writer,
         id,
-        t,
+        rec,
         body,
         expected,
         events,
@@ -449,6 +450,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           task: rec.task,
           push: rec.push,
           version,
+          ...(rec.events ? { log: rec.events } : {}),
           ...(events ? { events } : {}),
         });
       })

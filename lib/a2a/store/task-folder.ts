@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import type { Log } from '../../log.ts';
 import { isTaskId, creatorOf, type TaskRecord } from './task-store.ts';
 import type { IndexMeta, TaskIndex } from './task-index.ts';
+import { readEventLog } from './event-log.ts';
 import { TASK_STATES, type PushConfig, type Task } from '../types.ts';
 
 const FORMAT = 'lume-a2a.task/1';
@@ -47,6 +48,7 @@ export function encodeRecord(rec: TaskRecord): string {
     task: rec.task,
     push: rec.push,
     ...(rec.creator ? { creator: rec.creator } : {}),
+    ...(rec.events?.length ? { events: rec.events } : {}),
   });
 }
 
@@ -57,6 +59,7 @@ export function parseRecord(text: string, id: string): TaskRecord | undefined {
     task?: Partial<Task>;
     push?: unknown;
     creator?: unknown;
+    events?: unknown;
   };
   const t = doc?.task;
   if (
@@ -71,10 +74,12 @@ export function parseRecord(text: string, id: string): TaskRecord | undefined {
     !Array.isArray(t.artifacts)
   )
     return undefined;
+  const events = readEventLog(doc.events);
   return {
     task: t as Task,
     push: Array.isArray(doc.push) ? (doc.push as PushConfig[]) : [],
     ...(typeof doc.creator === 'string' ? { creator: doc.creator } : {}),
+    ...(events ? { events } : {}),
   };
 }
 

@@ -7,6 +7,7 @@
 
 import { type A2AError, a2aError } from '../errors.ts';
 import type { ListTasksPage, ListTasksQuery, PushConfig, Task, TaskEvent } from '../types.ts';
+import type { LoggedEvent } from './event-log.ts';
 
 /** Version 7 (made now: time first, then 74 random bits) or version 4 (made before, all random). */
 const TASK_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[47][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -36,6 +37,11 @@ export interface TaskRecord {
    * that principal sees it. Records written before creators were kept have none: `anonymous`.
    */
   creator?: string;
+  /**
+   * The task's newest events, bounded (lib/a2a/store/event-log.ts): stored with the task in the
+   * same write, so any process of the node can replay them to a stream that resumes.
+   */
+  events?: LoggedEvent[];
 }
 
 /** Who a task belongs to: its creator, `anonymous` for records from before creators were kept. */
@@ -106,6 +112,8 @@ export interface RemoteChange {
   version: number;
   /** The events the change carried, in order; undefined when some were missed (then the reader rebuilds them). */
   events?: TaskEvent[];
+  /** The task's stored event log (`TaskRecord.events`), read with the task. */
+  log?: LoggedEvent[];
 }
 
 /** What the row says of a task's turn, as `TaskCluster.update` reads it under the lock. */

@@ -6,6 +6,7 @@
 
 import type { SQL } from 'bun';
 import type { PushConfig, Task } from '../../types.ts';
+import { readEventLog } from '../event-log.ts';
 import type { TaskRecord } from '../task-store.ts';
 
 /** The LISTEN/NOTIFY channel carrying `id version process node` of every change. */
@@ -21,15 +22,19 @@ export interface Row {
   writer?: string | null;
   /** The owner key of the principal that created the task (not the `owner` column, a process). */
   creator?: string | null;
+  /** The task's event log as JSON (lib/a2a/store/event-log.ts), null when it has none or was not read. */
+  events?: string | null;
 }
 
 export function toRecord(row: Row): TaskRecord | undefined {
   if (row.task === null) return undefined;
+  const events = row.events ? readEventLog(JSON.parse(row.events)) : undefined;
   return {
     task: JSON.parse(row.task) as Task,
     push: JSON.parse(row.push) as PushConfig[],
     version: Number(row.version),
     ...(row.creator ? { creator: row.creator } : {}),
+    ...(events ? { events } : {}),
   };
 }
 
@@ -61,9 +66,12 @@ export async function migrate(sql: SQL): Promise<void> {
       lease_until timestamptz,
       watched_until timestamptz,
       creator text,
+      events text,
       PRIMARY KEY (node, id))`;
     // Tables made before tasks had creators gain the column; their tasks belong to anonymous.
     await tx`ALTER TABLE lume_a2a_tasks ADD COLUMN IF NOT EXISTS creator text`;
+    // The task's bounded event log, written with the task (a resuming stream replays it).
+    await tx`ALTER TABLE lume_a2a_tasks ADD COLUMN IF NOT EXISTS events text`;
     await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_by_time ON lume_a2a_tasks (node, ts DESC, id DESC)`;
     await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_terminal ON lume_a2a_tasks (node, ts) WHERE state IN ('completed', 'failed', 'canceled', 'rejected')`;
     await tx`CREATE INDEX IF NOT EXISTS lume_a2a_tasks_running ON lume_a2a_tasks (node) WHERE state IN ('submitted', 'working')`;

@@ -6,7 +6,7 @@
  */
 
 import type { SQL } from 'bun';
-import type { Task, TaskEvent } from '../../types.ts';
+import type { TaskEvent } from '../../types.ts';
 import type { TaskRecord } from '../task-store.ts';
 import { CHANNEL, EVENTS_KEPT, timeOf, type Row } from './schema.ts';
 
@@ -19,6 +19,10 @@ export interface Writer {
 /** A lease length in ms, or null for none. */
 type Lease = number | null;
 
+/** A record's event log as its column holds it (null: none). */
+export const logText = (rec: TaskRecord): string | null =>
+  rec.events?.length ? JSON.stringify(rec.events) : null;
+
 /** The first write of a task. */
 export async function insertTask(
   sql: SQL,
@@ -30,9 +34,9 @@ export async function insertTask(
 ): Promise<void> {
   const t = rec.task;
   await sql`
-    INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until, creator)
+    INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until, creator, events)
     VALUES (${w.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${w.process}, ${w.process},
-      CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null})`;
+      CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null}, ${logText(rec)})`;
 }
 
 /**
@@ -44,17 +48,18 @@ export async function updateTaskAt(
   sql: SQL,
   w: Writer,
   id: string,
-  t: Task,
+  rec: TaskRecord,
   body: string,
   expected: number,
   events: TaskEvent[] | null,
   lease: Lease,
 ): Promise<number | undefined> {
   const eventsText = events?.length ? JSON.stringify(events) : null;
+  const t = rec.task;
   const [row] = await sql<{ version: string }[]>`
     WITH up AS (
       UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)}, task = ${body},
-        version = version + 1, writer = ${w.process}, owner = ${w.process},
+        events = ${logText(rec)}, version = version + 1, writer = ${w.process}, owner = ${w.process},
         lease_until = CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END
       WHERE node = ${w.node} AND id = ${id} AND version = ${expected}
       RETURNING version, coalesce(watched_until > now(), false) AS watched
@@ -90,7 +95,7 @@ export async function readChange(
   after: number,
 ): Promise<(Row & { evs: [string | number, TaskEvent[]][] | null }) | undefined> {
   const [row] = await sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
-    SELECT t.version, t.task, t.push, t.writer, t.creator,
+    SELECT t.version, t.task, t.push, t.writer, t.creator, t.events,
       (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
        WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
     FROM lume_a2a_tasks t WHERE t.node = ${node} AND t.id = ${id}`;

@@ -10,7 +10,7 @@ import { isA2AError, type A2AError } from '../../errors.ts';
 import type { PushConfig, TaskEvent } from '../../types.ts';
 import type { TaskRecord, TurnState } from '../task-store.ts';
 import { CHANNEL, notice, timeOf, toRecord, type Row } from './schema.ts';
-import { recordEvents, type Writer } from './statements.ts';
+import { logText, recordEvents, type Writer } from './statements.ts';
 
 /**
  * Applies `change` to the task as stored; `lease` (ms) claims the turn for this process. The
@@ -25,7 +25,7 @@ export function updateInTransaction(
 ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined> {
   return sql.begin(async (tx) => {
     const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
-      SELECT version, task, push, creator,
+      SELECT version, task, push, creator, events,
         (owner IS DISTINCT FROM ${w.process} AND lease_until > now() AND state IN ('submitted', 'working')) AS busy,
         (owner IS DISTINCT FROM ${w.process} AND state IN ('submitted', 'working') AND NOT EXISTS (
           SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned,
@@ -40,7 +40,7 @@ export function updateInTransaction(
     const t = rec.task;
     await tx`
       UPDATE lume_a2a_tasks SET context_id = ${t.contextId}, state = ${t.status.state}, ts = ${timeOf(t)},
-        task = ${JSON.stringify(t)}, version = ${version}, writer = ${w.process},
+        task = ${JSON.stringify(t)}, events = ${logText(rec)}, version = ${version}, writer = ${w.process},
         owner = CASE WHEN ${lease}::int IS NULL THEN owner ELSE ${w.process} END,
         lease_until = CASE WHEN ${lease}::int IS NULL THEN lease_until ELSE now() + ${lease}::int * interval '1 millisecond' END
       WHERE node = ${w.node} AND id = ${id}`;
