@@ -3,12 +3,20 @@
  * in-band scenario table: the prefix of each message's `messageId` picks the behaviour, for a
  * follow-up on an existing task as much as for a new one. A message with no known prefix ends
  * as each kit's reference agent ends it: over A2A 1.0 its task completes with an echo, over 0.3
- * it stays `working` until it is continued or canceled.
+ * it stays `working` until it is continued or canceled. At `/mcp` it is the fixture of the
+ * official MCP conformance suite: the tools, resources and prompts its server scenarios call
+ * (node/conformance/), served through lib/mcp.
  */
 
 import type { Agent, AgentContext } from '../lib/a2a/agent.ts';
 import { capability } from '../lib/catalog/capability.ts';
 import { defineNode } from '../lib/node/define-node.ts';
+import { conformanceTools } from './conformance/mcp-tools.ts';
+import {
+  conformanceCompletions,
+  conformancePrompts,
+  conformanceResources,
+} from './conformance/mcp-shelf.ts';
 
 /** How long a resubscribe scenario stays alive: at least twice the kit's 2 s streaming timeout. */
 const RESUBSCRIBE_HOLD_MS = 5000;
@@ -177,6 +185,13 @@ export default defineNode(() => ({
     }),
   ],
   agent: conformanceAgent,
+  mcp: {
+    info: { name: 'lume-a2a-conformance', title: 'MCP conformance fixture', version: '0.1.0' },
+    tools: conformanceTools,
+    resources: conformanceResources,
+    prompts: conformancePrompts,
+    completions: conformanceCompletions,
+  },
   inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
   outputModes: ['text/plain', 'application/json', 'application/octet-stream'],
 }));

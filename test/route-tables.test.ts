@@ -49,8 +49,8 @@ const expected = (keep: (r: (typeof NODE_ROUTE_TABLE)[number]) => boolean) =>
 
 describe('the node route table', () => {
   test('is exactly what a node mounts: with and without A2A, with and without published keys', () => {
-    expect(mounted({})).toEqual(expected((r) => r.when !== 'identity'));
-    expect(mounted({ identity: { node: 'routes' } })).toEqual(expected(() => true));
+    expect(mounted({})).toEqual(expected((r) => r.when !== 'identity' && r.when !== 'mcp'));
+    expect(mounted({ identity: { node: 'routes' } })).toEqual(expected((r) => r.when !== 'mcp'));
     expect(mounted({ a2a: false })).toEqual(expected((r) => r.when === undefined));
   });
 

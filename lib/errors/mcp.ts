@@ -27,6 +27,18 @@ export const MCP_ERRORS = {
   MCP_UNKNOWN_METHOD: { http: 404, message: 'no such MCP method' },
   MCP_UNKNOWN_TOOL: { http: 404, message: 'no such tool for this caller' },
   MCP_UNKNOWN_RESOURCE: { http: 404, message: 'no such resource' },
+  MCP_UNKNOWN_PROMPT: { http: 404, message: 'no such prompt' },
+  MCP_TOO_MANY_SUBSCRIPTIONS: {
+    http: 400,
+    message: 'the session subscribes to as many resources as it may',
+  },
+  MCP_CLIENT_CANNOT: {
+    http: 400,
+    message: 'the client did not declare the capability this request of the server needs',
+  },
+  MCP_CLIENT_REFUSED: { http: 400, message: 'the client refused a request of the server' },
+  MCP_CLIENT_TIMEOUT: { http: 504, message: 'the client did not answer a request of the server' },
+  MCP_CLIENT_BUSY: { http: 429, message: 'too many requests of the server wait on this client' },
   MCP_NO_MESH: { http: 503, message: 'the mesh presence of this session is not connected' },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -1,13 +1,19 @@
 /**
  * @module lib/mcp/http-post — a POST to MCP's Streamable HTTP endpoint: one JSON-RPC message,
  * checked for its headers and size; `initialize` opens a session bound to the caller, any other
- * request runs in the session it names and is answered as JSON, a notification or response is
- * accepted with 202.
+ * request runs in the session it names. A request is answered as JSON unless its method speaks to
+ * the client before it ends (progress, logs, a request of the server's own): then the answer is an
+ * SSE stream of those messages ending with the answer. A response of the client goes to the
+ * server request waiting on it; a notification or response is accepted with 202.
  */
 
 import type { Principal } from '../auth/principal.ts';
 import { readBodyBytes } from '../body.ts';
 import { statusOf } from '../errors/registry.ts';
+import { EventQueue } from '../event-queue.ts';
+import { isPlainObject } from '../json/guards.ts';
+import { sseResponse, type SseStreams } from '../sse/sse.ts';
+import { createExchange } from './exchange.ts';
 import { failure, parseMessage, rpcError, type McpMessage } from './jsonrpc.ts';
 import type { McpLimits } from './limits.ts';
 import { RPC } from './protocol.ts';
@@ -19,7 +25,9 @@ import { accepts, bad, JSON_HEADERS, refuse, SESSION_HEADER, sessionOf } from '.
 export interface McpPostDeps {
   server: McpServer;
   sessions: McpSessions;
-  limits: Pick<McpLimits, 'bodyBytes'>;
+  limits: Pick<McpLimits, 'bodyBytes' | 'streamMessages' | 'pendingRequests' | 'clientAnswerMs'>;
+  /** The open SSE streams of the process, so a shutdown ends them. */
+  streams?: SseStreams;
   /** Runs once a session is made (the hub ties its mesh presence to it). */
   onSession?: (s: McpSession, caller: Principal, req: Request) => void;
 }
@@ -49,10 +57,57 @@ export async function post(
   const found = sessionOf(deps.sessions, req, owner);
   if (!found.ok) return bad(found.error.code, found.error.message);
   const session = found.result;
-  // Notifications (initialized, cancelled) and responses to server requests need no answer.
+  // A response answers a request of the server's; it and notifications need no answer.
+  if (m.kind === 'response') session.pending.get(String(m.id))?.(m.answer);
   if (m.kind !== 'request') return new Response(null, { status: 202 });
-  const out = await deps.server.handle(m.id, m.method, m.params, { session, caller });
-  return new Response(JSON.stringify(out), { status: 200, headers: JSON_HEADERS });
+  return answerRequest(deps, m, session, caller, owner);
+}
+
+/**
+ * Runs one request: JSON when it ends without a word to the client first, else an SSE stream of
+ * what it said, then its answer. A client that goes away aborts the request's exchange.
+ */
+async function answerRequest(
+  deps: McpPostDeps,
+  m: Extract<McpMessage, { kind: 'request' }>,
+  session: McpSession,
+  caller: Principal,
+  owner: string,
+): Promise<Response> {
+  const abort = new AbortController();
+  const out = new EventQueue<unknown>(() => abort.abort(), {
+    maxItems: deps.limits.streamMessages,
+  });
+  let spoke = () => {};
+  const spoken = new Promise<'spoke'>((resolve) => (spoke = () => resolve('spoke')));
+  const exchange = createExchange({
+    meta: isPlainObject(m.params._meta) ? m.params._meta : {},
+    clientCapabilities: session.clientCapabilities,
+    logLevel: session.logLevel,
+    signal: abort.signal,
+    session,
+    limits: deps.limits,
+    send: (message) => {
+      out.push(message);
+      spoke();
+    },
+  });
+  const done = deps.server.handle(m.id, m.method, m.params, { session, caller, exchange });
+  const first = await Promise.race([done, spoken]);
+  if (first !== 'spoke') {
+    out.close();
+    return new Response(JSON.stringify(first), { status: 200, headers: JSON_HEADERS });
+  }
+  void done.then((a) => {
+    out.push(a);
+    out.close();
+  });
+  return sseResponse(
+    out,
+    (x) => x,
+    () => out.close(),
+    { ...(deps.streams ? { streams: deps.streams } : {}), owner },
+  );
 }
 
 /** `initialize`: a new session for the caller, in the protocol version both sides speak. */
@@ -70,10 +125,12 @@ function initialize(
     );
   const info = m.params.clientInfo as { name?: unknown; version?: unknown } | undefined;
   const version = negotiateVersion(m.params.protocolVersion);
+  const capabilities = m.params.capabilities;
   const opened = deps.sessions.open(
     owner,
     version,
     `${String(info?.name ?? 'unknown')}/${String(info?.version ?? '?')}`,
+    isPlainObject(capabilities) ? capabilities : {},
   );
   if (!opened.ok)
     return refuse(

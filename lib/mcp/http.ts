@@ -10,7 +10,7 @@
  */
 
 import { isAuthenticated, ownerKey, type Principal } from '../auth/principal.ts';
-import { sseResponse, type SseStreams } from '../sse/sse.ts';
+import { sseResponse } from '../sse/sse.ts';
 import { statusOf } from '../errors/registry.ts';
 import { rpcError } from './jsonrpc.ts';
 import { MCP_PROTOCOL_VERSIONS, RPC } from './protocol.ts';
@@ -22,8 +22,6 @@ export interface McpHttpOptions extends McpPostDeps {
   allowedOrigin(origin: string): boolean;
   /** Whether an anonymous caller may open a session at all (loopback: yes, for read-only tools). */
   anonymousAllowed: boolean;
-  /** The open SSE streams of the process, so a shutdown ends them. */
-  streams?: SseStreams;
 }
 
 const VERSION_HEADER = 'mcp-protocol-version';

@@ -13,7 +13,7 @@ export type RpcId = string | number;
 export type McpMessage =
   | { kind: 'request'; id: RpcId; method: string; params: Record<string, unknown> }
   | { kind: 'notification'; method: string; params: Record<string, unknown> }
-  | { kind: 'response'; id: RpcId };
+  | { kind: 'response'; id: RpcId; answer: { result: unknown } | { error: unknown } };
 
 export interface RpcError {
   code: number;
@@ -100,8 +100,10 @@ export function parseMessage(text: string): Parsed {
           : { kind: 'request', id, method: v.method, params },
     };
   }
-  if (id !== null && (Object.hasOwn(v, 'result') || isPlainObject(v.error)))
-    return { ok: true, message: { kind: 'response', id } };
+  if (id !== null && Object.hasOwn(v, 'result'))
+    return { ok: true, message: { kind: 'response', id, answer: { result: v.result } } };
+  if (id !== null && isPlainObject(v.error))
+    return { ok: true, message: { kind: 'response', id, answer: { error: v.error } } };
   return {
     ok: false,
     id,

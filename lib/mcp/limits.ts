@@ -1,7 +1,8 @@
 /**
  * @module lib/mcp/limits — the bounds of an MCP server: sessions per process, how long an idle one
- * lives, the size of a request body and of one tool call's arguments, and the messages waiting on
- * a session's stream. docs/limits.md lists each with what a client meets past it.
+ * lives, the size of a request body and of one tool call's arguments, the messages waiting on
+ * a session's stream, the server's own requests waiting on the client, and a session's resource
+ * subscriptions. docs/limits.md lists each with what a client meets past it.
  */
 
 const KiB = 1024;
@@ -21,8 +22,14 @@ export const MCP_LIMITS = Object.freeze({
   bodyBytes: 256 * KiB,
   /** Bytes of one tools/call's `arguments`, as JSON. */
   argumentBytes: 64 * KiB,
-  /** Server messages waiting on a session's GET stream before the stream is ended. */
+  /** Server messages waiting on a session's GET stream (or one answer's stream) before the stream is ended. */
   streamMessages: 256,
+  /** Requests the server has sent one session's client (sampling, elicitation) and waits on. */
+  pendingRequests: 16,
+  /** How long the server waits for the client to answer one of its requests (a person may be asked). */
+  clientAnswerMs: 5 * 60_000,
+  /** Resource URIs one session may subscribe to. */
+  subscriptions: 64,
 });
 
 export type McpLimits = { readonly [K in keyof typeof MCP_LIMITS]: number };

@@ -1,13 +1,26 @@
 /**
  * @module lib/mcp/protocol — the Model Context Protocol as this project speaks it: the revisions
  * served (2025-11-25, the one the official TypeScript SDK speaks, and the two before it), the
- * JSON-RPC error codes, and the shapes of tools, tool results and resources.
+ * JSON-RPC error codes, and the shapes of tools, tool results, content, resources and prompts.
  */
 import { isPlainObject } from '../json/guards.ts';
 
 /** The newest revision first; `initialize` answers the client's revision when it is listed, else the newest. */
 export const MCP_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
 export const MCP_LATEST_VERSION = MCP_PROTOCOL_VERSIONS[0]!;
+
+/** MCP's log levels, least severe first (RFC 5424's syslog severities). */
+export const LOG_LEVELS = Object.freeze([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const);
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** JSON-RPC 2.0 error codes, and MCP's own for a resource that does not exist. */
 export const RPC = Object.freeze({
@@ -50,9 +63,25 @@ export interface TextContent {
   text: string;
 }
 
+/** Base64 media: an image or a sound. */
+export interface MediaContent {
+  type: 'image' | 'audio';
+  data: string;
+  mimeType: string;
+}
+
+/** A resource's contents carried inside a result. */
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: ResourceContents;
+}
+
+/** What a tool result or a prompt message carries. */
+export type ContentBlock = TextContent | MediaContent | EmbeddedResource;
+
 /** A tool's answer: its text for the model and the same value as structured content. */
 export interface ToolResult {
-  content: TextContent[];
+  content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
   _meta?: Record<string, unknown>;
@@ -66,10 +95,31 @@ export interface McpResource {
   mimeType: string;
 }
 
-export interface ResourceContents {
-  uri: string;
-  mimeType: string;
-  text: string;
+/** A resource's contents: text, or bytes as base64 (`blob`). */
+export type ResourceContents = { uri: string; mimeType: string } & (
+  | { text: string }
+  | { blob: string }
+);
+
+/** A family of resources named by an RFC 6570 URI template (`test://item/{id}`). */
+export interface McpResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface McpPrompt {
+  name: string;
+  title?: string;
+  description: string;
+  arguments?: { name: string; description?: string; required?: boolean }[];
+}
+
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
 }
 
 /** A successful answer as a tool result: the value as text and as structured content. */
@@ -90,3 +140,8 @@ export function errorResult(code: string, message: string, field?: string): Tool
     isError: true,
   };
 }
+
+/** What `completion/complete` refers to: a prompt's argument or a resource template's variable. */
+export type CompletionRef =
+  | { type: 'ref/prompt'; name: string }
+  | { type: 'ref/resource'; uri: string };

@@ -1,12 +1,18 @@
 /**
  * @module lib/mcp/sessions — the MCP sessions of one process: a random id made at `initialize`, bound
  * to the principal that made it (another caller presenting the id finds nothing), the revision
- * negotiated, at most one server-message stream each, a bounded table and an idle expiry.
+ * negotiated, the client's capabilities and log level, its resource subscriptions, the requests the
+ * server sent it and waits on, at most one server-message stream each, a bounded table and an idle
+ * expiry.
  */
 
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import { EventQueue } from '../event-queue.ts';
 import type { McpLimits } from './limits.ts';
+import type { LogLevel } from './protocol.ts';
+
+/** The client's answer to a request of the server: its result, or its JSON-RPC error. */
+export type ClientAnswer = { result: unknown } | { error: unknown };
 
 export interface McpSession {
   readonly id: string;
@@ -15,6 +21,14 @@ export interface McpSession {
   readonly protocolVersion: string;
   /** The client's name and version from `initialize` (for logs; never trusted). */
   readonly client: string;
+  /** What the client said at `initialize` it can do (`sampling`, `elicitation`, `roots`, …). */
+  readonly clientCapabilities: Record<string, unknown>;
+  /** The least severe log level the client wants (`logging/setLevel`); unset: every level. */
+  logLevel?: LogLevel;
+  /** Resource URIs the client subscribed to (at most `limits.subscriptions`). */
+  readonly subscriptions: Set<string>;
+  /** Requests the server sent the client and waits on, by id (at most `limits.pendingRequests`). */
+  readonly pending: Map<string, (answer: ClientAnswer) => void>;
   lastSeen: number;
   /** The open GET stream, if any: where server notifications go. */
   stream?: EventQueue<unknown>;
@@ -46,7 +60,12 @@ export class McpSessions {
     return this.byId.size;
   }
 
-  open(owner: string, protocolVersion: string, client: string): OpenOutcome {
+  open(
+    owner: string,
+    protocolVersion: string,
+    client: string,
+    clientCapabilities: Record<string, unknown> = {},
+  ): OpenOutcome {
     const own = [...this.byId.values()].filter((s) => s.owner === owner);
     if (own.length >= this.limits.sessionsPerPrincipal) {
       const oldest = own.reduce((a, b) => (b.lastSeen < a.lastSeen ? b : a));
@@ -60,6 +79,9 @@ export class McpSessions {
       owner,
       protocolVersion,
       client: client.slice(0, 128),
+      clientCapabilities,
+      subscriptions: new Set(),
+      pending: new Map(),
       lastSeen: this.now(),
       cleanups: [],
       streamEnded: [],
@@ -109,11 +131,22 @@ export class McpSessions {
     return sent;
   }
 
+  /** Tells every session subscribed to `uri` that the resource changed; returns how many heard. */
+  notifyUpdated(uri: string): number {
+    let sent = 0;
+    for (const s of this.byId.values())
+      if (s.subscriptions.has(uri) && this.notify(s, 'notifications/resources/updated', { uri }))
+        sent++;
+    return sent;
+  }
+
   async end(id: string): Promise<boolean> {
     const s = this.byId.get(id);
     if (!s) return false;
     this.byId.delete(id);
     s.stream?.close();
+    for (const answer of s.pending.values()) answer({ error: { message: 'the session ended' } });
+    s.pending.clear();
     for (const c of s.cleanups) await Promise.resolve(c()).catch(() => {});
     return true;
   }

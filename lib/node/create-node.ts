@@ -77,12 +77,12 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   const speaksA2A = def.a2a !== false;
   const parts = { store, operations, card, auth, readyChecks };
   const handlers = nodeHandlers({ def, opts, settings, ...parts });
-  const app = mountNodeRoutes({
-    handlers,
+  const serves = {
     speaksA2A,
     publishesIdentity: opts.identity !== undefined,
-    log,
-  });
+    servesMcp: def.mcp !== undefined,
+  };
+  const app = mountNodeRoutes({ handlers, ...serves, log });
   const measuredFetch = settings.requests.wrap((request: Request) => app.handle(request));
   const grpcPort = opts.grpcPort !== undefined ? { port: opts.grpcPort } : {};
 

@@ -23,6 +23,8 @@ export interface MountOptions {
   speaksA2A: boolean;
   /** False: `GET /peer/identity` is not mounted. */
   publishesIdentity: boolean;
+  /** False: `/mcp` is not mounted. */
+  servesMcp: boolean;
   log: Log;
 }
 
@@ -39,9 +41,10 @@ export function mountNodeRoutes(o: MountOptions): AnyElysia {
   for (const route of NODE_ROUTE_TABLE) {
     if (route.when === 'a2a' && !o.speaksA2A) continue;
     if (route.when === 'identity' && !o.publishesIdentity) continue;
+    if (route.when === 'mcp' && !o.servesMcp) continue;
     const handler = o.handlers[route.handler];
-    // The A2A bindings read their bodies themselves (a signed body is checked as it arrived).
-    const hook = route.when === 'a2a' ? { parse: 'none' as const } : {};
+    // The A2A bindings and MCP read their bodies themselves (a signed body is checked as it arrived).
+    const hook = route.when === 'a2a' || route.when === 'mcp' ? { parse: 'none' as const } : {};
     if (route.method === 'GET') app.get(route.path, handler, hook);
     else if (route.method === 'POST') app.post(route.path, handler, hook);
     else app.all(route.path, handler, hook);

@@ -2,7 +2,7 @@
  * @module lib/node/node-handlers — the handler behind each name of the node's route table
  * (lib/node/routes.ts): the card and its keys, the A2A bindings (JSON-RPC, HTTP+JSON) behind the caller check,
  * the signed peer routes (which reach the node's code only through its catalog), health,
- * readiness, capabilities and metrics.
+ * readiness, capabilities, metrics, and MCP when the node serves it.
  */
 
 import type { TaskStore } from '../a2a/store/task-store.ts';
@@ -11,6 +11,7 @@ import { createA2AHandler } from '../a2a/jsonrpc/binding.ts';
 import { createRestHandler } from '../a2a/rest/binding.ts';
 import { livenessResponse, readinessResponse, type ReadyCheck } from '../health.ts';
 import { metricsHandler } from '../metrics/endpoint.ts';
+import { createMcpEndpoint, ownHostOrigin } from '../mcp/endpoint.ts';
 import {
   handlePeerInvoke,
   handlePeerRelay,
@@ -78,6 +79,14 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
   const handleA2A = createA2AHandler({ operations, log, sse, ...bodyLimit });
   const handleRest = createRestHandler({ operations, log, sse, ...bodyLimit });
   const peer = peerDeps(def, opts, settings);
+  const mcp =
+    def.mcp &&
+    createMcpEndpoint({
+      definition: def.mcp,
+      allowedOrigin: ownHostOrigin(settings.host, opts.publicUrl),
+      anonymousAllowed: settings.policy.anonymous !== 'none',
+      streams,
+    });
   const peerRoute =
     (handler: typeof handlePeerInvoke) =>
     ({ request }: { request: Request }) =>
@@ -118,5 +127,10 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
     }),
     capabilities: () => ({ node: def.name, capabilities: def.catalog.descriptors() }),
     metrics: ({ request }) => serveMetrics(request),
+    mcp: async ({ request }) => {
+      if (!mcp) return noRoute();
+      const who = await auth.identify(request, false);
+      return who instanceof Response ? who : mcp.fetch(request, who.caller);
+    },
   };
 }

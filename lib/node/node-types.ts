@@ -27,6 +27,7 @@ import type { TaskStore } from '../a2a/store/task-store.ts';
 import type { SseStreams } from '../sse/sse.ts';
 import type { ReadyCheck } from '../health.ts';
 import type { Limits } from '../limits.ts';
+import type { McpDefinition } from '../mcp/endpoint.ts';
 
 export interface NodeDefinition {
   name: string;
@@ -51,6 +52,11 @@ export interface NodeDefinition {
    * and no `/a2a` (yet); `/peer/*`, `/health` and `/capabilities` are still served.
    */
   a2a?: boolean;
+  /**
+   * MCP served at `/mcp` (Streamable HTTP, lib/mcp/), under the node's access policy: its tools,
+   * resources, prompts and completions.
+   */
+  mcp?: McpDefinition;
   /** Work to end when the process shuts down cleanly (e.g. the executor's running jobs). */
   shutdown?: () => Promise<void>;
 }

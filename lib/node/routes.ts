@@ -20,7 +20,8 @@ export type NodeHandler =
   | 'readyz'
   | 'health'
   | 'capabilities'
-  | 'metrics';
+  | 'metrics'
+  | 'mcp';
 
 export interface NodeRoute {
   /** `ALL`: the handler answers every method (and refuses the ones it does not serve). */
@@ -28,8 +29,11 @@ export interface NodeRoute {
   /** The path as mounted (Elysia's syntax: `*` is a wildcard, `:name` a parameter). */
   path: string;
   handler: NodeHandler;
-  /** `a2a`: mounted only when the node speaks A2A; `identity`: only when it publishes its keys. */
-  when?: 'a2a' | 'identity';
+  /**
+   * `a2a`: mounted only when the node speaks A2A; `identity`: only when it publishes its keys;
+   * `mcp`: only when it serves MCP.
+   */
+  when?: 'a2a' | 'identity' | 'mcp';
   /** The route templates of the paths it serves, for metrics and docs; default: the path itself. */
   templates?: readonly string[];
   doc: string;
@@ -134,6 +138,13 @@ export const NODE_ROUTE_TABLE: readonly NodeRoute[] = [
     doc: "the catalog's capability descriptors",
   },
   { method: 'GET', path: '/metrics', handler: 'metrics', doc: 'Prometheus metrics' },
+  {
+    method: 'ALL',
+    path: '/mcp',
+    handler: 'mcp',
+    when: 'mcp',
+    doc: 'MCP Streamable HTTP (POST, GET, DELETE), when the node serves MCP',
+  },
 ];
 
 /** Every route template a node may serve (all its routes, whatever it mounts). */
