@@ -12,6 +12,7 @@ import { readConfigFile } from './config/config-file.ts';
 import { convert } from './config/convert.ts';
 import { modelSettingsFor, type ModelSettings } from './config/model-settings.ts';
 import { SETTINGS, type SettingRow } from './config/settings-table.ts';
+import type { Limits } from './limits.ts';
 
 export interface Settings {
   /** The file that was read, if any. */
@@ -45,6 +46,8 @@ export interface Settings {
     /** The console signs in with a token even on loopback; absent: false. */
     requireLogin?: boolean;
   };
+  /** The gRPC port's bounds (`grpc.*`), as limits (lib/limits.ts); absent: the defaults. */
+  grpc: Partial<Pick<Limits, GrpcLimit>>;
   /** `bun run fleet`'s liveness checks of its children (hub/fleet/supervisor.ts). */
   fleet: {
     healthEveryMs?: number;
@@ -129,6 +132,7 @@ export function loadSettings(opts: {
         : {}),
       ...(bool('hub.requireLogin') ? { requireLogin: true } : {}),
     },
+    grpc: grpcLimits(num),
     fleet: optionalNumbers({
       healthEveryMs: atLeast(num('fleet.healthEveryMs'), 100, 'fleet.healthEveryMs'),
       unresponsiveAfterMs: atLeast(
@@ -156,6 +160,31 @@ export function loadSettings(opts: {
   // Every model entry is checked now, so a bad one stops the start instead of a later call.
   for (const name of Object.keys(models)) settings.modelFor(name);
   return settings;
+}
+
+type GrpcLimit =
+  | 'grpcConnections'
+  | 'grpcConnectionsPerAddress'
+  | 'grpcHandshakeMs'
+  | 'grpcIdleMs'
+  | 'grpcMessageMs'
+  | 'grpcFinalGraceMs'
+  | 'grpcStreamsPerConnection';
+
+/** The `grpc.*` settings as the limits they set; each at least 1. */
+function grpcLimits(num: (key: string) => number | undefined): Partial<Pick<Limits, GrpcLimit>> {
+  const keys: Record<string, GrpcLimit> = {
+    'grpc.maxConnections': 'grpcConnections',
+    'grpc.maxConnectionsPerAddress': 'grpcConnectionsPerAddress',
+    'grpc.handshakeMs': 'grpcHandshakeMs',
+    'grpc.idleMs': 'grpcIdleMs',
+    'grpc.messageMs': 'grpcMessageMs',
+    'grpc.finalGraceMs': 'grpcFinalGraceMs',
+    'grpc.maxStreamsPerConnection': 'grpcStreamsPerConnection',
+  };
+  return optionalNumbers(
+    Object.fromEntries(Object.entries(keys).map(([k, l]) => [l, atLeast(num(k), 1, k)])),
+  );
 }
 
 /** `value`, unless it is below `min`: a probe every millisecond would be a busy loop. */

@@ -77,6 +77,21 @@ export const LIMITS = Object.freeze({
   traceMaxAgeHours: 24 * 7,
   /** Accepted peer nonces remembered for replay protection. */
   peerNonces: 100_000,
+  // The gRPC port's bounds: settings `grpc.*` (lib/config/settings-table.ts), not variables here.
+  /** gRPC connections one process holds; one more is closed at once. */
+  grpcConnections: 512,
+  /** gRPC connections one client address holds; one more is closed at once. */
+  grpcConnectionsPerAddress: 64,
+  /** Time a new gRPC connection has to send the HTTP/2 preface and its SETTINGS. */
+  grpcHandshakeMs: 10_000,
+  /** Time a gRPC connection with no call open is kept (as Bun.serve's idleTimeout on HTTP). */
+  grpcIdleMs: 60_000,
+  /** Time a gRPC call has to send its whole request message (`GRPC_MESSAGE_TIMEOUT` past it). */
+  grpcMessageMs: 30_000,
+  /** Time an ended gRPC call's reader has to take the rest before the stream is cut. */
+  grpcFinalGraceMs: 30_000,
+  /** gRPC calls one HTTP/2 connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS). */
+  grpcStreamsPerConnection: 100,
 });
 
 export type Limits = { readonly [K in keyof typeof LIMITS]: number };

@@ -69,6 +69,8 @@ if (!limits.ok) {
   console.error(`node: ${limits.message}`);
   process.exit(2);
 }
+// The gRPC port's bounds are settings (`grpc.*`), beside the limits of the environment.
+const limitValues = { ...limits.value, ...settings.grpc };
 const grpcPort = parseGrpcPort(args.grpcPort ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
@@ -96,7 +98,7 @@ const declared = factory({
   fixturesDir: resolve(root, 'fixtures'),
   fleetFile,
   dataDir,
-  limits: limits.value,
+  limits: limitValues,
   model,
 });
 // A model-backed agent when a model is configured and the node (or models.<node>.agent) wants one:
@@ -149,7 +151,7 @@ const running = await bindOrExit({ host, hint }, () =>
     ...(joinHub !== undefined ? { join: { hub: joinHub, token: settings.token! } } : {}),
     // Webhooks reach public addresses; loopback and private networks only when listed.
     pushAllowHosts: settings.pushAllowHosts,
-    limits: limits.value,
+    limits: limitValues,
     ...grpcOptions(grpcPort.value),
     tasksDatabaseUrl: settings.tasksDatabaseUrl,
     taskStore: settings.taskStore,

@@ -55,7 +55,8 @@ export function hubStartOptionsOrExit(settings: Settings, name: string) {
     publicOrigins,
     requireLogin: settings.hub.requireLogin ?? false,
     meshLimits,
-    limits: limits.value,
+    // The gRPC port's bounds are settings (`grpc.*`), beside the limits of the environment.
+    limits: { ...limits.value, ...settings.grpc },
     grpcPort: grpcPort.value,
     otlp: otlp.value,
     model,

@@ -127,6 +127,67 @@ export const SETTINGS: readonly SettingRow[] = [
       "The A2A gRPC binding's port: a number, 0 for any free one, off for none (`--grpc-port` for `bun run node`)",
   },
   {
+    key: 'grpc.maxConnections',
+    env: 'GRPC_MAX_CONNECTIONS',
+    kind: 'integer',
+    default: '512',
+    readBy: 'hub, node',
+    description:
+      'gRPC connections one process holds; one more is closed at once (`lume_grpc_cut_total`, reason `process_full`)',
+  },
+  {
+    key: 'grpc.maxConnectionsPerAddress',
+    env: 'GRPC_MAX_CONNECTIONS_PER_ADDRESS',
+    kind: 'integer',
+    default: '64',
+    readBy: 'hub, node',
+    description:
+      'gRPC connections one client address holds; one more is closed at once (reason `address_full`)',
+  },
+  {
+    key: 'grpc.handshakeMs',
+    env: 'GRPC_HANDSHAKE_MS',
+    kind: 'integer',
+    default: '10000',
+    readBy: 'hub, node',
+    description:
+      'Time a gRPC connection has to send the HTTP/2 preface and SETTINGS before it is cut (reason `handshake_timeout`)',
+  },
+  {
+    key: 'grpc.idleMs',
+    env: 'GRPC_IDLE_MS',
+    kind: 'integer',
+    default: '60000',
+    readBy: 'hub, node',
+    description: 'Time a gRPC connection with no call open is kept before GOAWAY (reason `idle`)',
+  },
+  {
+    key: 'grpc.messageMs',
+    env: 'GRPC_MESSAGE_MS',
+    kind: 'integer',
+    default: '30000',
+    readBy: 'hub, node',
+    description:
+      'Time a gRPC call has to send its request message (`DEADLINE_EXCEEDED`, `GRPC_MESSAGE_TIMEOUT`)',
+  },
+  {
+    key: 'grpc.finalGraceMs',
+    env: 'GRPC_FINAL_GRACE_MS',
+    kind: 'integer',
+    default: '30000',
+    readBy: 'hub, node',
+    description:
+      "Time an ended gRPC call's reader has to take the rest before the stream is cut (reason `stalled`)",
+  },
+  {
+    key: 'grpc.maxStreamsPerConnection',
+    env: 'GRPC_MAX_STREAMS_PER_CONNECTION',
+    kind: 'integer',
+    default: '100',
+    readBy: 'hub, node',
+    description: 'gRPC calls one HTTP/2 connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS)',
+  },
+  {
     key: 'hub.token',
     env: 'MESH_TOKEN',
     kind: 'string',

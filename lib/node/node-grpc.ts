@@ -5,7 +5,7 @@
  */
 
 import type { OperationTable } from '../a2a/operation-table.ts';
-import { grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
+import { grpcBounds, grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import { isPortTaken, PortTakenError } from '../port-check.ts';
 import type { NodeAuth } from './node-auth.ts';
 import type { NodeCard } from './node-card.ts';
@@ -32,12 +32,14 @@ export function createNodeGrpc(
     identify: auth.identifyGrpc,
     metrics,
     maxQueuedBytes: limits.sseQueueBytes,
+    messageMs: limits.grpcMessageMs,
+    finalGraceMs: limits.grpcFinalGraceMs,
     streams,
   });
   let running: GrpcServer | undefined;
   return {
     async serve(port) {
-      running = await listenGrpc(deps, host, port).catch((e: unknown) => {
+      running = await listenGrpc(deps, host, port, grpcBounds(limits)).catch((e: unknown) => {
         // A taken gRPC port is told like a taken HTTP port (bun run node exits with one line).
         throw isPortTaken(e) ? new PortTakenError(`${name} (gRPC)`, host, port) : e;
       });

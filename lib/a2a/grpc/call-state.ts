@@ -86,7 +86,11 @@ export function openCall(stream: ServerHttp2Stream, label: string, deps: CallDep
       if (stream.destroyed) return;
       // A reader that opens no flow-control window would hold the stream and its bytes for ever.
       // (CANCEL: Bun's close() with NO_ERROR waits behind the data the window holds back.)
-      grace = setTimeout(() => stream.destroyed || stream.close(CANCEL), deps.finalGraceMs);
+      grace = setTimeout(() => {
+        if (stream.destroyed) return;
+        deps.metrics.cut('stalled');
+        stream.close(CANCEL);
+      }, deps.finalGraceMs);
       if (last) stream.end(last);
       else stream.end();
     },

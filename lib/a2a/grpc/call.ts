@@ -8,7 +8,6 @@
 
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { ownerKey } from '../../auth/principal.ts';
-import { LIMITS } from '../../limits.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
 import { requestedVersion } from '../binding/shared.ts';
@@ -119,9 +118,5 @@ export function serveCall(
   });
 }
 
-export const GRPC_DEFAULTS = Object.freeze({
-  maxMessageBytes: 4 * 1024 * 1024,
-  maxQueuedBytes: LIMITS.sseQueueBytes,
-  messageMs: 30_000,
-  finalGraceMs: 30_000,
-});
+/** Largest request message by default: 4 MiB, gRPC's own default. */
+export const GRPC_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

@@ -7,6 +7,7 @@
  */
 
 import type { Http2Session } from 'node:http2';
+import type { GrpcMetrics } from './metrics.ts';
 
 export interface ConnectionBounds {
   /** Connections the port holds at once; one more is closed at once. */
@@ -19,49 +20,55 @@ export interface ConnectionBounds {
   idleMs: number;
 }
 
-export const CONNECTION_DEFAULTS: Readonly<ConnectionBounds> = Object.freeze({
-  maxConnections: 512,
-  maxPerAddress: 64,
-  handshakeMs: 10_000,
-  // As Bun.serve's idleTimeout on the HTTP port.
-  idleMs: 60_000,
-});
-
 /** The open connections of one gRPC server and how many calls each has open. */
 export class GrpcConnections {
   /** Each admitted connection and its open calls. */
   readonly sessions = new Map<Http2Session, number>();
   private readonly perAddress = new Map<string, number>();
 
-  constructor(private readonly bounds: ConnectionBounds) {}
+  constructor(
+    private readonly bounds: ConnectionBounds,
+    private readonly metrics: Pick<GrpcMetrics, 'connectionOpened' | 'cut'>,
+  ) {}
 
   /** Takes a new connection under the bounds, or closes it when the port or its address is full. */
   admit(session: Http2Session): void {
     session.on('error', () => {});
     const address = addressOf(session);
     const fromAddress = this.perAddress.get(address) ?? 0;
-    if (
-      this.sessions.size >= this.bounds.maxConnections ||
-      fromAddress >= this.bounds.maxPerAddress
-    ) {
+    const full =
+      this.sessions.size >= this.bounds.maxConnections
+        ? 'process_full'
+        : fromAddress >= this.bounds.maxPerAddress
+          ? 'address_full'
+          : undefined;
+    if (full) {
+      this.metrics.cut(full);
       session.destroy();
       return;
     }
+    const closed = this.metrics.connectionOpened();
     this.sessions.set(session, 0);
     this.perAddress.set(address, fromAddress + 1);
     // A session's close() leaves a socket that never sent its preface open: destroy it.
     let spoke = false;
-    const handshake = setTimeout(() => session.destroy(), this.bounds.handshakeMs);
+    const handshake = setTimeout(() => {
+      this.metrics.cut('handshake_timeout');
+      session.destroy();
+    }, this.bounds.handshakeMs);
     session.once('remoteSettings', () => {
       spoke = true;
       clearTimeout(handshake);
     });
     session.setTimeout(this.bounds.idleMs, () => {
       // An idle client is told with GOAWAY; one that never finished its preface is cut.
-      if (!this.sessions.get(session)) spoke ? session.close() : session.destroy();
+      if (this.sessions.get(session)) return;
+      this.metrics.cut('idle');
+      spoke ? session.close() : session.destroy();
     });
     session.on('close', () => {
       clearTimeout(handshake);
+      closed();
       if (!this.sessions.delete(session)) return;
       const left = (this.perAddress.get(address) ?? 1) - 1;
       if (left > 0) this.perAddress.set(address, left);

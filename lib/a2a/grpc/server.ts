@@ -11,8 +11,9 @@ import type { Log } from '../../log.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
 import type { OperationTable } from '../operation-table.ts';
 import type { SseStreams } from '../../sse/sse.ts';
-import { GRPC_DEFAULTS, serveCall, type CallDeps } from './call.ts';
-import { CONNECTION_DEFAULTS, GrpcConnections, type ConnectionBounds } from './connections.ts';
+import { LIMITS, type Limits } from '../../limits.ts';
+import { GRPC_MAX_MESSAGE_BYTES, serveCall, type CallDeps } from './call.ts';
+import { GrpcConnections, type ConnectionBounds } from './connections.ts';
 import { createGrpcMetrics } from './metrics.ts';
 
 export interface GrpcServerOptions {
@@ -29,9 +30,9 @@ export interface GrpcServerOptions {
   streams?: SseStreams;
   /** Concurrent calls one connection may have open (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS). */
   maxConcurrentStreams?: number;
-  /** Time a call has to send its whole request message (default 30 s). */
+  /** Time a call has to send its whole request message (default `LIMITS.grpcMessageMs`). */
   messageMs?: number;
-  /** Time an ended call's reader has to take the rest before the stream is cut (default 30 s). */
+  /** Time an ended call's reader has to take the rest before the stream is cut (default `LIMITS.grpcFinalGraceMs`). */
   finalGraceMs?: number;
 }
 
@@ -46,7 +47,14 @@ export interface GrpcServer {
   stop(graceMs?: number): Promise<void>;
 }
 
-const GRPC_MAX_CONCURRENT_STREAMS = 100;
+/** The bounds of a node's gRPC port from its limits (the `grpc.*` settings). */
+export const grpcBounds = (l: Limits): Required<GrpcBounds> => ({
+  maxConnections: l.grpcConnections,
+  maxPerAddress: l.grpcConnectionsPerAddress,
+  handshakeMs: l.grpcHandshakeMs,
+  idleMs: l.grpcIdleMs,
+  maxConcurrentStreams: l.grpcStreamsPerConnection,
+});
 
 /** Builds the call handler; `listenGrpc` binds it. */
 export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
@@ -56,10 +64,10 @@ export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
     log: opts.log,
     metrics: createGrpcMetrics(opts.metrics),
     identify: opts.identify,
-    maxMessageBytes: opts.maxMessageBytes ?? GRPC_DEFAULTS.maxMessageBytes,
-    maxQueuedBytes: opts.maxQueuedBytes ?? GRPC_DEFAULTS.maxQueuedBytes,
-    messageMs: opts.messageMs ?? GRPC_DEFAULTS.messageMs,
-    finalGraceMs: opts.finalGraceMs ?? GRPC_DEFAULTS.finalGraceMs,
+    maxMessageBytes: opts.maxMessageBytes ?? GRPC_MAX_MESSAGE_BYTES,
+    maxQueuedBytes: opts.maxQueuedBytes ?? LIMITS.sseQueueBytes,
+    messageMs: opts.messageMs ?? LIMITS.grpcMessageMs,
+    finalGraceMs: opts.finalGraceMs ?? LIMITS.grpcFinalGraceMs,
     ...(opts.streams ? { streams: opts.streams } : {}),
   };
 }
@@ -74,8 +82,8 @@ export async function listenGrpc(
   port: number,
   bounds: GrpcBounds = {},
 ): Promise<GrpcServer> {
-  const { maxConcurrentStreams = GRPC_MAX_CONCURRENT_STREAMS, ...own } = bounds;
-  const connections = new GrpcConnections({ ...CONNECTION_DEFAULTS, ...own });
+  const { maxConcurrentStreams, ...own } = { ...grpcBounds(LIMITS), ...bounds };
+  const connections = new GrpcConnections(own, deps.metrics);
   const sessions = connections.sessions;
   const server = http2.createServer({
     settings: { maxConcurrentStreams },
