@@ -15,6 +15,8 @@ import type { TaskStore } from '../a2a/store/task-store.ts';
 import { FileTaskStore } from '../a2a/store/files-store.ts';
 import { LogTaskStore } from '../a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../a2a/store/postgres-store.ts';
+import { PostgresRetryBook } from '../a2a/store/postgres/retry-book.ts';
+import { SqliteRetryBook, type RetryBook } from '../a2a/store/retry-book.ts';
 import { recoverInterrupted } from '../a2a/engine/recovery.ts';
 import type { Limits } from '../limits.ts';
 import type { NodeMetrics } from './task-metrics.ts';
@@ -67,6 +69,18 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
 }
 
 /** The store and the engine over it, with the tasks a crash left running already settled. */
+/** Where the node keeps new tasks' messageIds for retries: beside its tasks, or in its database. */
+function openRetryBook(o: NodeTasksOptions): RetryBook {
+  const bounds = {
+    windowMs: o.limits.retryWindowHours * 3_600_000,
+    max: o.limits.retryMessages,
+    ...(o.now ? { now: o.now } : {}),
+  };
+  return o.tasksDatabaseUrl
+    ? new PostgresRetryBook(o.tasksDatabaseUrl, o.name, bounds, o.log)
+    : new SqliteRetryBook(join(o.dataDir, o.name, 'sent-messages.sqlite'), bounds);
+}
+
 export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine: TaskEngine } {
   const { agent, push, limits, log } = o;
   const store = openTaskStore(o);
@@ -81,6 +95,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
     mayAct: o.mayAct,
     onEvent: o.onEvent ? (e) => (o.metrics.onTaskEvent(e), o.onEvent!(e)) : o.metrics.onTaskEvent,
     turnsPerPrincipal: limits.turnsPerPrincipal,
+    retries: openRetryBook(o),
     longPolls: {
       // Under the HTTP server's idle timeout (60 s), which would cut a longer wait.
       waitMs: Math.min(limits.longPollMs, 55_000),

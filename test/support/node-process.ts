@@ -4,7 +4,7 @@
  * and awaited until it listens; stopped with SIGTERM or killed with SIGKILL (a crash).
  */
 
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bunCommand } from './bundle.ts';
 import { tempDir, writeTestToken } from './node.ts';
@@ -23,7 +23,7 @@ export async function startNodeProcess(
   env: Record<string, string> = {},
   dataDir = tempDir(),
 ): Promise<NodeProcess> {
-  writeTestToken(dataDir);
+  if (!existsSync(join(dataDir, 'keys', 'tokens.json'))) writeTestToken(dataDir);
   const proc = Bun.spawn(bunCommand(['node/main.ts', '--name', 'conformance', '--port', '0']), {
     cwd: join(import.meta.dir, '../..'),
     env: { ...process.env, DATA_DIR: dataDir, ...env },

@@ -34,6 +34,8 @@ import { taskUpdater, turnCrashed } from './agent-turn.ts';
 import type { EngineCore, PushSender, TaskCoordination } from './core.ts';
 import { LiveTasks, finalOnly, type Subscription } from './live-tasks.ts';
 import { LongPolls, passed, type LongPollBounds } from './long-polls.ts';
+import { Retries, type Earlier } from './retries.ts';
+import type { RetryBook } from '../store/retry-book.ts';
 import { LocalTasks } from './local-tasks.ts';
 import { PushConfigs } from './push-configs.ts';
 import { WatchedTasks } from './watched-tasks.ts';
@@ -89,6 +91,8 @@ export interface EngineOptions {
   observeWatchedEveryMs?: number;
   /** GetTask long-polls (`currentGeneration`): the wait and the bounds (defaults from LIMITS). */
   longPolls?: Partial<LongPollBounds>;
+  /** Where new tasks' messageIds are kept so a retried send answers its task (none: every send runs). */
+  retries?: RetryBook;
 }
 
 export class TaskEngine {
@@ -98,6 +102,7 @@ export class TaskEngine {
   private readonly sending: SendDeps;
   private readonly watched: WatchedTasks;
   private readonly polls: LongPolls;
+  private readonly retries: Retries;
 
   constructor(private readonly opts: EngineOptions) {
     const limits: TaskLimits = {
@@ -143,6 +148,9 @@ export class TaskEngine {
       },
       { record: (id) => this.coordination.record(id), live: this.core.live, cluster },
     );
+    this.retries = new Retries(opts.retries, this.core, this.coordination, (id, caller) =>
+      this.owned(id, caller),
+    );
     this.watched = new WatchedTasks((id) => this.observe(id), opts.observeWatchedEveryMs ?? 1_000);
     this.sending = {
       core: this.core,
@@ -160,7 +168,10 @@ export class TaskEngine {
    * turn ends); with `returnImmediately` it answers once the task exists.
    */
   async send(ctx: SendContext): Promise<SendResult | A2AError> {
-    const began = await beginSend(this.sending, ctx);
+    const earlier = await this.retries.earlier(ctx);
+    if (isA2AError(earlier)) return earlier;
+    if (earlier && 'repeat' in earlier) return this.retries.answer(earlier.repeat, ctx);
+    const began = await this.begin(ctx, earlier);
     if (isA2AError(began)) return began;
     const { live } = began;
     const immediate = !!ctx.params.configuration.returnImmediately;
@@ -192,7 +203,11 @@ export class TaskEngine {
 
   /** Starts or continues a task and answers with its events, starting with the Task (or a single Message). */
   async stream(ctx: SendContext): Promise<Subscription | A2AError> {
-    const began = await beginSend(this.sending, ctx);
+    const earlier = await this.retries.earlier(ctx);
+    if (isA2AError(earlier)) return earlier;
+    // A retried stream follows the task the first one made (docs/decisions.md, "Tasks and stores").
+    if (earlier && 'repeat' in earlier) return this.retries.follow(earlier.repeat, ctx);
+    const began = await this.begin(ctx, earlier);
     if (isA2AError(began)) return began;
     const { live } = began;
     const sub = this.core.live.subscribe(live);
@@ -310,9 +325,22 @@ export class TaskEngine {
       for (const s of live.subscribers) s.close();
     }
     await this.opts.store.flush();
+    await this.opts.retries?.close();
   }
 
   // ---- internals ----
+
+  /** `beginSend`, and for a new task the claim of its messageId before its turn runs. */
+  private async begin(ctx: SendContext, earlier: Earlier) {
+    const began = await beginSend(this.sending, ctx).catch((e) => {
+      if (earlier && 'drop' in earlier) earlier.drop();
+      throw e;
+    });
+    if (!earlier || !('claim' in earlier)) return began;
+    if (isA2AError(began) || began.live.stored) earlier.drop();
+    else await earlier.claim(began.live.rec.task.id);
+    return began;
+  }
 
   /** Lets the agent advance an active task on read; concurrent reads share one observation. */
   private async observe(id: string): Promise<void> {
