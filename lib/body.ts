@@ -58,8 +58,8 @@ export async function readBodyBytes(
 export const MAX_JSON_DEPTH = 64;
 
 /**
- * Values (array items, object members, containers) a request body may hold where a caller asks
- * for the bound: 4 MiB of empty items would otherwise build about a million objects per request.
+ * Values (array items, object members, containers) a request body or frame may hold, on every
+ * surface that reads JSON: 4 MiB of empty items would otherwise build about a million objects.
  */
 export const MAX_JSON_VALUES = 100_000;
 
@@ -100,13 +100,14 @@ export type ParsedJson = Result<
 >;
 
 /**
- * Parses a request body: refused with `BODY_TOO_DEEP` past `MAX_JSON_DEPTH`,
- * `BODY_TOO_MANY_VALUES` past `maxValues` (unbounded unless given), `BAD_JSON` when not JSON.
+ * Parses a request body (or a frame) the process reads: refused with `BODY_TOO_DEEP` past
+ * `MAX_JSON_DEPTH`, `BODY_TOO_MANY_VALUES` past `maxValues` (`MAX_JSON_VALUES` unless given),
+ * `BAD_JSON` when not JSON. Both bounds are checked over the text, before any object is built.
  */
 export function parseJsonBody(
   text: string,
   max = MAX_JSON_DEPTH,
-  maxValues = Number.POSITIVE_INFINITY,
+  maxValues = MAX_JSON_VALUES,
 ): ParsedJson {
   const shape = overBounds(text, max, maxValues);
   if (shape === 'deep') return fail('BODY_TOO_DEEP', `JSON nests deeper than ${max} levels`);

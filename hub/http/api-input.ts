@@ -50,9 +50,9 @@ export async function postedObject(req: Request): Promise<Record<string, unknown
   if (!bytes) return refuse('TOO_LARGE', `body must be under ${MAX_INVOKE_BODY} bytes`);
   const parsed = parseJsonBody(new TextDecoder().decode(bytes));
   if (!parsed.ok)
-    return parsed.error.code === 'BODY_TOO_DEEP'
-      ? refuse('BODY_TOO_DEEP', parsed.error.message)
-      : refuse('BAD_REQUEST', 'body is not JSON');
+    return parsed.error.code === 'BAD_JSON'
+      ? refuse('BAD_REQUEST', 'body is not JSON')
+      : refuse(parsed.error.code, parsed.error.message);
   const body = parsed.result;
   if (!isPlainObject(body)) return refuse('BAD_REQUEST', 'body must be a JSON object');
   return body as Record<string, unknown>;

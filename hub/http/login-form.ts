@@ -3,7 +3,8 @@
  * to return to, from a form or a JSON body, read under a small bound.
  */
 
-import { readBodyBytes } from '../../lib/body.ts';
+import { parseJsonBody, readBodyBytes } from '../../lib/body.ts';
+import { isPlainObject } from '../../lib/json/guards.ts';
 import { localPath } from './login-pages.ts';
 
 const MAX_FORM = 4096;
@@ -24,11 +25,9 @@ export async function postedForm(req: Request): Promise<Posted> {
   const text = new TextDecoder().decode(bytes);
   let get: (k: string) => unknown;
   if (json) {
-    let doc: Record<string, unknown> = {};
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (parsed && typeof parsed === 'object') doc = parsed as Record<string, unknown>;
-    } catch {}
+    // Bounded like every JSON body (lib/body.ts); a body that is not a small object signs nobody in.
+    const parsed = parseJsonBody(text);
+    const doc = parsed.ok && isPlainObject(parsed.result) ? parsed.result : {};
     get = (k) => doc[k];
   } else {
     const form = new URLSearchParams(text);

@@ -34,7 +34,10 @@ export function createMeshSendRoutes(deps: { presences: ConsolePresences; hubNam
     const bytes = await readBodyBytes(req, MESH_SEND_MAX_BODY).catch(() => undefined);
     if (!bytes) return refuse('TOO_LARGE', `body must be under ${MESH_SEND_MAX_BODY} bytes`);
     const parsed = parseJsonBody(new TextDecoder().decode(bytes));
-    if (!parsed.ok) return refuse('BAD_REQUEST', 'body is not JSON');
+    if (!parsed.ok)
+      return parsed.error.code === 'BAD_JSON'
+        ? refuse('BAD_REQUEST', 'body is not JSON')
+        : refuse(parsed.error.code, parsed.error.message);
     const b = parsed.result as { project?: unknown; to?: unknown; text?: unknown } | null;
     if (!isPlainObject(b)) return refuse('BAD_REQUEST', 'body must be a JSON object');
     if (typeof b.project !== 'string' || !NAME.test(b.project))

@@ -141,9 +141,9 @@ async function admit(
   }
   const parsed = parseJsonBody(text);
   if (!parsed.ok)
-    return parsed.error.code === 'BODY_TOO_DEEP'
-      ? peerError('BODY_TOO_DEEP', parsed.error.message)
-      : peerError('PEER_BAD_REQUEST', 'body is not JSON');
+    return parsed.error.code === 'BAD_JSON'
+      ? peerError('PEER_BAD_REQUEST', 'body is not JSON')
+      : peerError(parsed.error.code, parsed.error.message);
   const body = parsed.result;
   if (!isPlainObject(body)) return peerError('PEER_BAD_REQUEST', 'body must be a JSON object');
   return { caller: v.result.node, scope: v.result.scope, body: body as Record<string, unknown> };

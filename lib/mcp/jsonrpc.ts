@@ -50,7 +50,7 @@ export function parseMessage(text: string): Parsed {
       error: rpcError(
         RPC.PARSE_ERROR,
         parsed.error.message,
-        parsed.error.code === 'BODY_TOO_DEEP' ? 'BODY_TOO_DEEP' : 'MCP_BAD_JSON',
+        parsed.error.code === 'BAD_JSON' ? 'MCP_BAD_JSON' : parsed.error.code,
       ),
     };
   const v = parsed.result;

@@ -246,9 +246,9 @@ export function parseServerFrame(
   if (!parsed.ok)
     return fail(
       'A2A_INVALID_FRAME',
-      parsed.error.code === 'BODY_TOO_DEEP'
-        ? `frame ${parsed.error.message}`
-        : 'frame is not valid JSON',
+      parsed.error.code === 'BAD_JSON'
+        ? 'frame is not valid JSON'
+        : `frame ${parsed.error.message}`,
     );
   if (!isPlainObject(parsed.result))
     return fail('A2A_INVALID_FRAME', 'frame must be a JSON object');

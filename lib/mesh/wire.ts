@@ -138,9 +138,9 @@ export function parseClientFrame(
   if (!parsed.ok)
     return fail(
       'invalid_frame',
-      parsed.error.code === 'BODY_TOO_DEEP'
-        ? `frame ${parsed.error.message}`
-        : 'frame is not valid JSON',
+      parsed.error.code === 'BAD_JSON'
+        ? 'frame is not valid JSON'
+        : `frame ${parsed.error.message}`,
     );
   const v = parsed.result;
   if (!isPlainObject(v)) return fail('invalid_frame', 'frame must be a JSON object');
