@@ -123,7 +123,8 @@ export async function connect(
   const senders = new Map<string, string>();
   const saved = io.defaults?.memory ? (await io.defaults.memory.load())[agentId] : undefined;
   const client = cliMeshClient(io, {
-    ...(io.defaults?.memory ? { memory: io.defaults.memory } : {}),
+    // The position is kept as each message is printed: a killed connect replays only the unprinted.
+    ...(io.defaults?.memory ? { memory: io.defaults.memory, savePositionEachMessage: true } : {}),
     onInbound: (m) => {
       senders.set(m.message.messageRef, m.message.from.name);
       io.out(formatMessage(m.message));

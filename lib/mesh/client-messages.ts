@@ -38,6 +38,7 @@ export async function handleInbound(
       attachments: saved.result,
       header: inboundHeader(message),
     });
+    if (o.savePositionEachMessage) await o.memory?.save(m.agentId, m.remembered());
   } finally {
     m.activity.handlingEnded();
     events.emit('change', { agentId: m.agentId });

@@ -88,6 +88,12 @@ export interface MeshClientOptions {
   maxReconnectMs?: number;
   /** Remembered connections; without it nothing is remembered. */
   memory?: ConnectionMemory;
+  /**
+   * Saves the stream position to `memory` after each inbound message's handler has resolved, not
+   * only when the connection drops: a process killed mid-stream replays only what its handler
+   * never finished (the CLI's `connect`, whose handler prints).
+   */
+  savePositionEachMessage?: boolean;
   /** Where inbound attachments are written; defaults to `<tmpdir>/lume-a2a`. */
   attachmentsDir?: string;
   /** The agent's handler; the hub hears `delivered` when it resolves and `delivery_failed` when it throws. */
