@@ -3,18 +3,21 @@
  * the task log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
  * would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC, nothing is
  * stored, a message to an existing task still works, and once tasks finish and retention makes
- * room new tasks are accepted again; concurrent sends at the bound never overshoot it. The
- * JSON-file store's byte bound: large finished tasks are deleted oldest first so the folder stays
- * near it, and large tasks in progress that fill it refuse a new one.
+ * room new tasks are accepted again; concurrent sends at the bound never overshoot it. The byte
+ * bound (`TASK_MAX_BYTES`) of the JSON-file and the PostgreSQL stores alike: large finished tasks
+ * are deleted oldest first so the store stays near it, and large tasks in progress that fill it
+ * refuse a new one.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
+import { SQL } from 'bun';
 import type { Agent } from '../lib/a2a/agent.ts';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
+import { ROW_BYTES } from '../lib/a2a/store/postgres/task-count.ts';
 import { hardBound } from '../lib/a2a/store/task-store.ts';
 import type { NodeOptions } from '../lib/node/node-types.ts';
 import { grpcAddressOf, rawClient, unary } from './support/grpc.ts';
@@ -223,15 +226,49 @@ function folderBytes(dir: string): number {
     .reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
-describe('the byte bound of the JSON-file store', () => {
+/** A store with a byte bound, and the bytes it holds as that store measures them. */
+const byteBackends: {
+  name: string;
+  open(): Promise<{ options: Partial<NodeOptions>; bytes(dataDir: string): Promise<number> }>;
+}[] = [
+  {
+    name: 'JSON files',
+    open: async () => ({
+      options: { dataDir: tempDir(), taskStore: 'files' },
+      bytes: async (dataDir) => folderBytes(join(dataDir, 'bytes', 'tasks')),
+    }),
+  },
+  {
+    name: 'PostgreSQL',
+    async open() {
+      const url = await pg.createDatabase(`bytes_${++databases}`);
+      return {
+        options: { dataDir: tempDir(), tasksDatabaseUrl: url },
+        async bytes() {
+          const sql = new SQL(url, { max: 1 });
+          try {
+            const [row] = await sql.unsafe(
+              `SELECT coalesce(sum(${ROW_BYTES}), 0) AS b FROM lume_a2a_tasks WHERE node = 'bytes'`,
+            );
+            return Number(row.b);
+          } finally {
+            await sql.close();
+          }
+        },
+      };
+    },
+  },
+];
+
+describe.each(byteBackends)('the byte bound of the store on $name', (backend) => {
   const MAX_BYTES = 200_000;
   const big = 'x'.repeat(60_000);
 
-  test('large finished tasks are deleted oldest first; the folder stays near the bound and new tasks go on', async () => {
+  test('large finished tasks are deleted oldest first; the store stays near the bound and new tasks go on', async () => {
     const { agent } = holdingAgent();
+    const b = await backend.open();
     const n = await startNode(agentNode('bytes', agent), {
-      dataDir: tempDir(),
-      taskStore: 'files',
+      ...b.options,
       limits: { taskMaxBytes: MAX_BYTES },
     });
     try {
@@ -243,7 +280,7 @@ describe('the byte bound of the JSON-file store', () => {
       }
       await n.node.store.flush();
       await n.node.store.retain();
-      expect(folderBytes(join(n.dataDir, 'bytes', 'tasks'))).toBeLessThanOrEqual(MAX_BYTES);
+      expect(await b.bytes(n.dataDir)).toBeLessThanOrEqual(MAX_BYTES);
       expect((await rpc(n.url, 'GetTask', { id: ids[0] })).error.code).toBe(-32001);
       expect((await rpc(n.url, 'GetTask', { id: ids[11] })).result.id).toBe(ids[11]);
     } finally {
@@ -253,9 +290,9 @@ describe('the byte bound of the JSON-file store', () => {
 
   test('large tasks in progress that fill it refuse a new task TASK_STORE_FULL; finished, they make room', async () => {
     const { agent, letGo } = holdingAgent();
+    const b = await backend.open();
     const n = await startNode(agentNode('bytes', agent), {
-      dataDir: tempDir(),
-      taskStore: 'files',
+      ...b.options,
       limits: { taskMaxBytes: MAX_BYTES },
     });
     try {

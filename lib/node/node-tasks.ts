@@ -52,7 +52,13 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
     listPageBytes: limits.taskListPageBytes,
   };
   if (o.tasksDatabaseUrl)
-    return new PostgresTaskStore({ url: o.tasksDatabaseUrl, node: o.name, log, ...bounds });
+    return new PostgresTaskStore({
+      url: o.tasksDatabaseUrl,
+      node: o.name,
+      log,
+      ...bounds,
+      maxBytes: limits.taskMaxBytes,
+    });
   const embedded = {
     dir: join(o.dataDir, o.name, 'tasks'),
     log,

@@ -15,7 +15,7 @@ import { RecordCache } from './record-cache.ts';
 import { WriteQueue } from './write-queue.ts';
 import { listTasks } from './postgres/list.ts';
 import { pruneTasks } from './postgres/retention.ts';
-import { TaskCount, TERMINAL } from './postgres/task-count.ts';
+import { countTasks, TaskCount, TERMINAL } from './postgres/task-count.ts';
 import { CHANNEL, migrate, toRecord, type Row } from './postgres/schema.ts';
 import {
   eventsBetween,
@@ -52,8 +52,9 @@ export interface PostgresTaskStoreOptions {
   /** How long a turn's lease and a stream's watch last without renewal (default 15 s). */
   leaseMs?: number;
   maxConnections?: number; // in the pool (default 10)
-  /** Retention: tasks kept at most, and the age in hours of the oldest terminal one (defaults in LIMITS). */
+  /** Retention: tasks kept at most, their stored bytes, the oldest terminal one's age in hours (LIMITS). */
   maxStored?: number;
+  maxBytes?: number;
   maxAgeHours?: number;
 }
 
@@ -106,6 +107,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.maxStored = opts.maxStored ?? LIMITS.taskMaxStored;
     this.maxAgeMs = (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * 3_600_000;
+    this.tasks.maxBytes = opts.maxBytes ?? LIMITS.taskMaxBytes;
     this.listPageBytes = opts.listPageBytes ?? LIMITS.taskListPageBytes;
     this.cache = new RecordCache(
       opts.cacheSize ?? LIMITS.taskCacheEntries,
@@ -225,10 +227,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
 
   async count(): Promise<number> {
     await this.ready;
-    const [row] = await this.sql<
-      { n: string }[]
-    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${this.node}`;
-    return Number(row!.n);
+    return (await countTasks(this.sql, this.node)).n;
   }
 
   hasRoom(pending: () => number): boolean | Promise<boolean> {
@@ -265,6 +264,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       pruneTasks(this.sql, {
         node: this.node,
         maxStored: this.maxStored,
+        maxBytes: this.tasks.maxBytes,
         maxAgeMs: this.maxAgeMs,
         closed: () => this.closed,
         deleted: (id) => this.cache.delete(id),
@@ -375,7 +375,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     try {
       if (rec.version === undefined) {
         const insert = insertTask(this.sql, this.writer, id, rec, body, lease);
-        const due = await this.tasks.inserting(id, insert);
+        const due = await this.tasks.inserting(id, insert, utf8Bytes(body));
         rec.version = 1;
         if (due) void this.retain().catch(() => {});
         if (this.held.has(id) || this.watched.has(id)) this.known.set(id, 1);

@@ -1,11 +1,26 @@
 /**
- * @module lib/a2a/store/postgres/task-count — the PostgreSQL store's count of its node's tasks,
- * kept in memory for the hard bound (docs/limits.md): counted at start and at each retention run,
- * plus this process's inserts since and the new tasks whose insert has not landed.
+ * @module lib/a2a/store/postgres/task-count — the PostgreSQL store's count of its node's tasks and
+ * of their stored bytes, kept in memory for the hard bounds (docs/limits.md): counted at start and
+ * at each retention run, plus this process's inserts since and the new tasks whose insert has not
+ * landed.
  */
 
 import type { SQL } from 'bun';
+import { LIMITS } from '../../../limits.ts';
 import { hardBound } from '../task-store.ts';
+
+/** A row's stored bytes, as the byte bound measures them: the task, its push configs, its events. */
+export const ROW_BYTES =
+  'octet_length(task) + octet_length(push) + coalesce(octet_length(events), 0)';
+
+/** The node's tasks and their stored bytes. */
+export async function countTasks(sql: SQL, node: string): Promise<{ n: number; bytes: number }> {
+  const [row] = await sql.unsafe(
+    `SELECT count(*) AS n, coalesce(sum(${ROW_BYTES}), 0) AS bytes FROM lume_a2a_tasks WHERE node = $1`,
+    [node],
+  );
+  return { n: Number(row.n), bytes: Number(row.bytes) };
+}
 
 /**
  * The terminal states: a task in one has no turn left to guard, so its write takes no lease and
@@ -21,6 +36,11 @@ export const TERMINAL: ReadonlySet<string> = new Set([
 export class TaskCount {
   /** The node's tasks as this process last counted them, plus its inserts since. */
   private stored = 0;
+  /** Their stored bytes, counted likewise (an update's growth counts at the next run). */
+  private bytes = 0;
+  private insertedBytes = 0;
+  /** Bytes of stored tasks past which new tasks are refused and finished ones pruned (`TASK_MAX_BYTES`). */
+  maxBytes: number = LIMITS.taskMaxBytes;
   /** Inserts this process made in all; a retention run adds those made while it ran. */
   private insertsTotal = 0;
   /** New tasks saved whose insert has not landed: they count against the hard bound. */
@@ -35,15 +55,17 @@ export class TaskCount {
 
   /** Reads the node's count once, at start. */
   async start(sql: SQL, node: string): Promise<void> {
-    const [row] = await sql<
-      { n: string }[]
-    >`SELECT count(*) AS n FROM lume_a2a_tasks WHERE node = ${node}`;
-    this.stored += Number(row!.n);
+    const { n, bytes } = await countTasks(sql, node);
+    this.stored += n;
+    this.bytes += bytes;
   }
 
   /** True while one more new task fits, with `pending` more begun and not yet saved. */
   fits(pending: number): boolean {
-    return this.stored + this.creating.size + pending < hardBound(this.bound());
+    return (
+      this.stored + this.creating.size + pending < hardBound(this.bound()) &&
+      this.bytes < this.maxBytes
+    );
   }
 
   /**
@@ -69,7 +91,7 @@ export class TaskCount {
 
   /** A task was written in `state`: true when it finished past the retention bound (room can be made). */
   finishedOver(state: string): boolean {
-    return this.stored > this.bound() && TERMINAL.has(state);
+    return (this.stored > this.bound() || this.bytes > this.maxBytes) && TERMINAL.has(state);
   }
 
   saving(id: string): void {
@@ -80,11 +102,14 @@ export class TaskCount {
    * A new task's insert: counted once it lands, no longer pending whatever happens. True when
    * 1 % of the bound has been inserted since retention last ran: it is due again.
    */
-  async inserting(id: string, insert: Promise<void>): Promise<boolean> {
+  async inserting(id: string, insert: Promise<void>, bytes: number): Promise<boolean> {
     try {
       await insert;
       this.stored++;
       this.insertsTotal++;
+      this.bytes += bytes;
+      this.insertedBytes += bytes;
+      if (this.bytes > this.maxBytes) return true;
       return ++this.sinceRetention >= Math.max(1, this.bound() / 100);
     } finally {
       this.creating.delete(id);
@@ -92,12 +117,21 @@ export class TaskCount {
   }
 
   /** A retention run, after which the count is what it counted less what it deleted. */
-  async recount(run: () => Promise<{ deleted: number; counted: number }>): Promise<number> {
+  async recount(run: () => Promise<Pruned>): Promise<number> {
     this.sinceRetention = 0;
     const mark = this.insertsTotal;
-    const { deleted, counted } = await run();
+    const markBytes = this.insertedBytes;
+    const { deleted, counted, bytes } = await run();
     // Inserts that landed while the run went on may be counted twice: the estimate errs high.
     this.stored = counted - deleted + (this.insertsTotal - mark);
+    this.bytes = bytes + (this.insertedBytes - markBytes);
     return deleted;
   }
+}
+
+/** What a retention run did: tasks deleted, tasks counted first, stored bytes left after it. */
+export interface Pruned {
+  deleted: number;
+  counted: number;
+  bytes: number;
 }
