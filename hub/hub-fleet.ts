@@ -69,6 +69,7 @@ export function hubFleet(
     requireLogin: !!opts.requireLogin,
     meshToken: !!opts.meshToken,
     sessions: opts.sessions,
+    ...(opts.oidc ? { oidc: opts.oidc, log: opts.log } : {}),
   });
   const view = createFleetView({
     fleet,

@@ -70,7 +70,7 @@ export function hubRoute(
     return undefined;
   }
   return async (req, server) => {
-    const admitted = access.admit(req);
+    const admitted = await access.admit(req);
     if (admitted instanceof Response) return admitted;
     const { caller } = admitted;
     if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);

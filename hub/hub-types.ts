@@ -20,6 +20,7 @@ import type { HubAccess } from './http/access.ts';
 import type { SessionTable } from './http/sessions.ts';
 import type { ThrottleOptions } from './http/sign-in-throttle.ts';
 import type { TokenBook } from '../lib/auth/tokens.ts';
+import type { OidcVerifier } from '../lib/auth/oidc/verifier.ts';
 import type { ModelConfig } from './workbench/ask-model.ts';
 import type { ModelHealth } from '../lib/model/health.ts';
 import type { Catalog } from '../lib/catalog/catalog.ts';
@@ -55,6 +56,8 @@ export interface HubOptions {
   meshToken?: string;
   /** Bearer tokens (`DATA_DIR/keys/tokens.json`); MESH_TOKEN is added to them as `mesh`. */
   tokens?: TokenBook;
+  /** Trusted issuers' access tokens (auth.issuers, OIDC_ISSUER): their users are principals on every surface. */
+  oidc?: OidcVerifier;
   /** HUB_PUBLIC_ORIGIN: where browsers reach the console besides the loopback addresses. */
   publicOrigins?: string[];
   /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback, or with MESH_TOKEN). */

@@ -4,6 +4,7 @@
  * piece (mesh, console API, the `a2a` node) from one Bun.serve on the hub's fleet port.
  */
 
+import { createOidcVerifier } from '../lib/auth/oidc/verifier.ts';
 import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { Database } from 'bun:sqlite';
 import { mkdirSync } from 'node:fs';
@@ -132,6 +133,7 @@ const hub = createHub({
   pushAllowHosts,
   limits,
   tokens,
+  ...(settings.auth.issuers.length ? { oidc: createOidcVerifier(settings.auth.issuers) } : {}),
   consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),

@@ -13,6 +13,7 @@ import { convert } from './config/convert.ts';
 import { modelSettingsFor, type ModelSettings } from './config/model-settings.ts';
 import { SETTINGS, type SettingRow } from './config/settings-table.ts';
 import type { Limits } from './limits.ts';
+import { checkIssuers, type TrustedIssuer } from './auth/oidc/verifier.ts';
 
 export interface Settings {
   /** The file that was read, if any. */
@@ -55,6 +56,8 @@ export interface Settings {
   };
   /** Anonymous callers may also change state on a node (loopback only; conformance runs); absent: false. */
   a2aOpen?: boolean;
+  /** Trusted OpenID Connect issuers, each with the audience its tokens must name (checked). */
+  auth: { issuers: TrustedIssuer[] };
   /** A bearer token this process presents to the hub (`bun run fleet verify`). */
   token?: string;
   mesh: {
@@ -141,6 +144,7 @@ export function loadSettings(opts: {
         'fleet.unresponsiveAfterMs',
       ),
     }),
+    auth: { issuers: issuersOf(get('auth.issuers'), str('auth.audience')) },
     ...(bool('a2aOpen') ? { a2aOpen: true } : {}),
     ...(str('token') ? { token: str('token')! } : {}),
     mesh: {
@@ -184,6 +188,21 @@ function grpcLimits(num: (key: string) => number | undefined): Partial<Pick<Limi
   };
   return optionalNumbers(
     Object.fromEntries(Object.entries(keys).map(([k, l]) => [l, atLeast(num(k), 1, k)])),
+  );
+}
+
+/** Each issuer with its audience (its own, else auth.audience), checked. @throws Error naming the problem */
+function issuersOf(value: unknown, audience: string | undefined): TrustedIssuer[] {
+  const list = (value as { issuer: string; audience?: string }[] | undefined) ?? [];
+  return checkIssuers(
+    list.map((e) => {
+      const aud = e.audience ?? audience;
+      if (!aud)
+        throw new Error(
+          `auth.issuers: ${e.issuer.slice(0, 80)} needs an audience (its own, or auth.audience / OIDC_AUDIENCE)`,
+        );
+      return { issuer: e.issuer, audience: aud };
+    }),
   );
 }
 

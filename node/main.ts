@@ -6,6 +6,7 @@
  * lib/node/serve-node.ts and the node's own file.
  */
 
+import { createOidcVerifier } from '../lib/auth/oidc/verifier.ts';
 import { PROJECT_ROOT } from '../lib/project-root.ts';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -159,6 +160,8 @@ const running = await bindOrExit({ host, hint }, () =>
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
       tokens: TokenBook.open(dataDir, { log }),
+      // Access tokens of the trusted issuers (auth.issuers, OIDC_ISSUER) are principals too.
+      ...(settings.auth.issuers.length ? { oidc: createOidcVerifier(settings.auth.issuers) } : {}),
       ...(settings.a2aOpen ? { anonymous: 'all' as const } : {}),
     },
     log,

@@ -22,7 +22,7 @@ export interface JoinServiceOptions {
   to: string;
   dataDir: string;
   /** Who sent the request: only a bearer token's principal may join a node. */
-  authenticate: (req: Request) => AuthOutcome;
+  authenticate: (req: Request) => AuthOutcome | Promise<AuthOutcome>;
   log: Log;
   fetch?: typeof fetch;
   timeoutMs?: number;

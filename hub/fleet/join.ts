@@ -61,7 +61,7 @@ export function createJoinService(o: JoinServiceOptions) {
           405,
         );
       // 1. A principal's token, before anything is read or written.
-      const who = o.authenticate(req);
+      const who = await o.authenticate(req);
       if (!who.ok) return refuse('UNAUTHENTICATED', who.error.message);
       if (who.result.kind !== 'token') return refuse('UNAUTHENTICATED');
       // 2. What the node presents, signed with the key it presents.

@@ -12,10 +12,14 @@
 import { ANONYMOUS, isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import {
   bearerOf,
+  bearerPrincipal,
   isLoopbackHost,
   type AnonymousAccess,
+  type AuthLog,
   type AuthOutcome,
 } from '../../lib/auth/access.ts';
+import type { OidcVerifier } from '../../lib/auth/oidc/verifier.ts';
+import { mayRead, mayWrite } from '../../lib/auth/scopes.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { fail, ok } from '../../lib/errors/result.ts';
@@ -38,6 +42,10 @@ export interface HubAccessOptions {
    */
   meshToken?: boolean;
   sessions?: SessionTable;
+  /** Trusted issuers' access tokens (auth.issuers, OIDC_ISSUER): their users are principals too. */
+  oidc?: OidcVerifier;
+  /** Where refused issuer tokens are logged (their code, never the token). */
+  log?: AuthLog;
 }
 
 /** What a piece of the hub learns about an admitted request. */
@@ -73,6 +81,9 @@ const isA2APath = (path: string) =>
   path.startsWith('/message:') ||
   path === '/extendedAgentCard';
 
+/** POSTs that only read: an MCP request (its tools check scopes one by one) and the sign-out. */
+const isReadPost = (path: string) => path === '/mcp' || path === '/logout';
+
 const refusal = (code: string, message: string, headers: Record<string, string> = {}) =>
   Response.json(
     { ok: false, error: { code, message } },
@@ -83,9 +94,9 @@ export interface HubAccess {
   /** Fixes the port the default origins and Host names use (known once the hub is bound). */
   bind(port: number): void;
   /** The refusal of a request, or who it speaks for. */
-  admit(req: Request): Response | Admitted;
+  admit(req: Request): Promise<Response | Admitted>;
   /** Bearer token, then session cookie: the hub node authenticates A2A requests with this too. */
-  authenticate(req: Request): AuthOutcome;
+  authenticate(req: Request): AuthOutcome | Promise<AuthOutcome>;
   /** What an anonymous caller may do on the hub's A2A routes. */
   readonly anonymous: AnonymousAccess;
   readonly requireLogin: boolean;
@@ -124,14 +135,10 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     hosts = new Set([...origins].map((o) => new URL(o).host.toLowerCase()));
   }
 
-  function authenticate(req: Request): AuthOutcome {
+  function authenticate(req: Request): AuthOutcome | Promise<AuthOutcome> {
     const token = bearerOf(req);
-    if (token !== undefined) {
-      const name = token === null ? undefined : opts.tokens?.verify(token);
-      return name === undefined
-        ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
-        : ok({ kind: 'token', name });
-    }
+    if (token === null) return fail('UNAUTHENTICATED', 'The bearer token is not valid here');
+    if (token !== undefined) return bearerPrincipal(token, opts.tokens, opts.oidc, opts.log);
     // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
     const key = sessionKeyOf(req);
     if (key !== null)
@@ -150,18 +157,29 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     return undefined;
   }
 
-  function admit(req: Request): Response | Admitted {
+  async function admit(req: Request): Promise<Response | Admitted> {
     const path = new URL(req.url).pathname;
     const boundary = boundaryRefusal(req, path, hosts, origins);
     if (boundary) return boundary;
     // 5. Who is asking. The A2A routes answer their own refusals in their protocol's shape.
     if (isA2APath(path)) return { caller: ANONYMOUS };
-    const who = authenticate(req);
+    const who = await authenticate(req);
     if (!who.ok)
-      return refusal('UNAUTHENTICATED', who.error.message, {
-        'www-authenticate': 'Bearer realm="lume-a2a"',
-      });
+      return who.error.code === 'ISSUER_UNAVAILABLE'
+        ? refusal(who.error.code, who.error.message, { 'retry-after': '5' })
+        : refusal('UNAUTHENTICATED', who.error.message, {
+            'www-authenticate': 'Bearer realm="lume-a2a"',
+          });
     const caller = who.result;
+    // An issuer's user reads with any A2A scope and changes state only with a2a.write or a2a.exec.
+    if (
+      !mayRead(caller) ||
+      (!SAFE_METHODS.has(req.method) && !mayWrite(caller) && !isReadPost(path))
+    )
+      return refusal(
+        'INSUFFICIENT_SCOPE',
+        'the access token does not carry a scope this request needs',
+      );
     if (!isAuthenticated(caller)) {
       if (MESH_PROTECTED.test(path) && requireLogin)
         return Response.json(

@@ -6,6 +6,7 @@
  * for an authenticated caller; read-only ones carry `readOnlyHint`.
  */
 
+import { mayRun, scopeFor } from '../../lib/auth/scopes.ts';
 import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/principal.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
@@ -122,7 +123,13 @@ export function createFleetTools(deps: FleetToolsDeps) {
     },
     async list(caller: Principal): Promise<McpTool[]> {
       const all = [...(await entries()).values()];
-      return all.filter((e) => e.readOnly || isAuthenticated(caller)).map((e) => e.tool);
+      return all
+        .filter(
+          (e) =>
+            (e.readOnly || isAuthenticated(caller)) &&
+            mayRun(caller, { id: e.capability, readOnly: e.readOnly }),
+        )
+        .map((e) => e.tool);
     },
     /** undefined: no fleet tool of that name. */
     async call(
@@ -133,6 +140,11 @@ export function createFleetTools(deps: FleetToolsDeps) {
       const e = (await entries()).get(name);
       if (!e) return undefined;
       if (!e.readOnly && !isAuthenticated(caller)) return UNAUTHENTICATED_TOOL(name);
+      if (!mayRun(caller, { id: e.capability, readOnly: e.readOnly }))
+        return errorResult(
+          'INSUFFICIENT_SCOPE',
+          `${name} needs the scope ${scopeFor({ id: e.capability, readOnly: e.readOnly })}`,
+        );
       return run(e, args, caller);
     },
   };

@@ -6,6 +6,7 @@
  * is the caller's like any A2A task: another principal's id is not found.
  */
 
+import { mayWrite } from '../../lib/auth/scopes.ts';
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import type { TaskEngine } from '../../lib/a2a/engine/engine.ts';
 import { isA2AError, type A2AError } from '../../lib/a2a/errors.ts';
@@ -116,7 +117,9 @@ export function createWorkTools(deps: WorkToolsDeps) {
 
   return {
     list(caller: Principal): McpTool[] {
-      return tools.filter((t) => t.annotations.readOnlyHint || isAuthenticated(caller));
+      return tools.filter(
+        (t) => t.annotations.readOnlyHint || (isAuthenticated(caller) && mayWrite(caller)),
+      );
     },
     async call(
       name: string,
@@ -134,7 +137,10 @@ export function createWorkTools(deps: WorkToolsDeps) {
           return okResult(await withTrace(childContext(), () => deps.ask(q)));
         }
         case 'delegate':
-          return isAuthenticated(caller) ? delegate(args, caller) : UNAUTHENTICATED_TOOL(name);
+          if (!isAuthenticated(caller)) return UNAUTHENTICATED_TOOL(name);
+          return mayWrite(caller)
+            ? delegate(args, caller)
+            : errorResult('INSUFFICIENT_SCOPE', `${name} needs the scope a2a.write`);
         case 'get_task':
           return getTask(args, caller);
         default:

@@ -6,7 +6,10 @@
  */
 
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
+import { MAX_TOKEN_BYTES, looksLikeJwt } from './oidc/jwt.ts';
+import type { OidcVerifier } from './oidc/verifier.ts';
 import { ANONYMOUS, isAuthenticated, type Principal } from './principal.ts';
+import { mayWrite } from './scopes.ts';
 import type { TokenBook } from './tokens.ts';
 
 /**
@@ -16,11 +19,18 @@ import type { TokenBook } from './tokens.ts';
  */
 export type AnonymousAccess = 'read' | 'none' | 'all';
 
-/** The principal a request's proof names, or UNAUTHENTICATED for a proof that is presented but wrong. */
-export type AuthOutcome = Result<Principal, Failure<'UNAUTHENTICATED'>>;
+/**
+ * The principal a request's proof names, or UNAUTHENTICATED for a proof that is presented but
+ * wrong (an issuer's token: the message starts with its TOKEN_* code), or ISSUER_UNAVAILABLE
+ * (retryable) when a token's issuer cannot be reached for a key not cached.
+ */
+export type AuthOutcome = Result<Principal, Failure<'UNAUTHENTICATED' | 'ISSUER_UNAVAILABLE'>>;
 
 /** Turns a request's proof into a principal; a proof that is presented but wrong is a refusal. */
-export type Authenticate = (req: Request) => AuthOutcome;
+export type Authenticate = (req: Request) => AuthOutcome | Promise<AuthOutcome>;
+
+/** What a refused token is logged with: its code and issuer-neutral reason, never the token. */
+export type AuthLog = (level: 'warn', msg: string, fields: Record<string, string>) => void;
 
 export interface AccessPolicy {
   authenticate: Authenticate;
@@ -38,27 +48,62 @@ export function defaultAnonymous(host: string): AnonymousAccess {
   return isLoopbackHost(host) ? 'read' : 'none';
 }
 
+const BEARER = new RegExp(`^Bearer ([\\x21-\\x7e]{1,${MAX_TOKEN_BYTES}})$`, 'i');
+
 /** `Authorization: Bearer <token>`: the token, undefined without the header, null for another scheme or a malformed value. */
 export function bearerOf(req: Request): string | undefined | null {
   const h = req.headers.get('authorization');
   if (h === null) return undefined;
-  const m = /^Bearer ([\x21-\x7e]{1,256})$/i.exec(h.trim());
+  const m = BEARER.exec(h.trim());
   return m ? m[1]! : null;
 }
 
-/** Authentication by bearer token alone (every node but the hub). */
-export function tokenAuthenticator(tokens: TokenBook | undefined): Authenticate {
+/**
+ * A bearer value: a kit token from the book, or (when issuers are trusted) an issuer's JWT access
+ * token. Undefined for a value that is neither; a JWT's refusal is coded and logged without it.
+ */
+export async function bearerPrincipal(
+  token: string,
+  tokens: TokenBook | undefined,
+  oidc: OidcVerifier | undefined,
+  log?: AuthLog,
+): Promise<AuthOutcome> {
+  const name = tokens?.verify(token);
+  if (name !== undefined) return ok({ kind: 'token', name });
+  if (oidc && looksLikeJwt(token)) {
+    const checked = await oidc.verify(token);
+    if (checked.ok) return checked;
+    const { code, message } = checked.error;
+    log?.('warn', 'access token refused', { code });
+    return code === 'ISSUER_UNAVAILABLE'
+      ? fail('ISSUER_UNAVAILABLE', `${code}: ${message}`)
+      : fail('UNAUTHENTICATED', `The bearer token is refused (${code}): ${message}`);
+  }
+  return fail('UNAUTHENTICATED', 'The bearer token is not valid here');
+}
+
+/** Authentication by bearer token alone (every node but the hub): the token book, then trusted issuers. */
+export function tokenAuthenticator(
+  tokens: TokenBook | undefined,
+  oidc?: OidcVerifier,
+  log?: AuthLog,
+): Authenticate {
   return (req) => {
     const token = bearerOf(req);
     if (token === undefined) return ok(ANONYMOUS);
-    const name = token === null ? undefined : tokens?.verify(token);
-    return name === undefined
-      ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
-      : ok({ kind: 'token', name });
+    if (token === null) return fail('UNAUTHENTICATED', 'The bearer token is not valid here');
+    if (!oidc) {
+      const name = tokens?.verify(token);
+      return name === undefined
+        ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
+        : ok({ kind: 'token', name });
+    }
+    return bearerPrincipal(token, tokens, oidc, log);
   };
 }
 
-/** Whether a caller may change state or run work under this policy. */
+/** Whether a caller may change state or run work under this policy (an issuer's user: by its scopes). */
 export function mayAct(policy: Pick<AccessPolicy, 'anonymous'>, caller: Principal): boolean {
+  if (caller.kind === 'user') return mayWrite(caller);
   return isAuthenticated(caller) || policy.anonymous === 'all';
 }

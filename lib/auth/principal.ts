@@ -1,13 +1,26 @@
 /**
  * @module lib/auth/principal — who a request speaks for: a signed fleet node, a bearer token, a console
- * session, or nobody (anonymous). Every surface turns its proof into one of these, and task
- * ownership and the executor's limits are keyed by `ownerKey`.
+ * session, a user of a trusted OpenID Connect issuer (its access token), or nobody (anonymous).
+ * Every surface turns its proof into one of these, and task ownership and the executor's limits
+ * are keyed by `ownerKey`.
  */
+
+/**
+ * A user an issuer vouches for: `name` is `<issuer>#<sub>`; `scopes` say what the token lets it
+ * do (lib/auth/scopes.ts); `tenants`, when the token names any, the only tenants it may use.
+ */
+export interface UserPrincipal {
+  kind: 'user';
+  name: string;
+  scopes: readonly string[];
+  tenants?: readonly string[];
+}
 
 export type Principal =
   | { kind: 'node'; name: string }
-  | { kind: 'token'; name: string }
+  | { kind: 'token'; name: string; tenants?: readonly string[] }
   | { kind: 'session'; name: string }
+  | UserPrincipal
   | { kind: 'anonymous' };
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
@@ -22,7 +35,8 @@ export function isAuthenticated(p: Principal): boolean {
 
 /**
  * The key tasks and jobs are owned under. A session is signed in with a token, so a token and a
- * session of the same name are one user (`user:<name>`); a node is `node:<name>`.
+ * session of the same name are one user (`user:<name>`); an issuer's user is
+ * `user:<issuer>#<sub>` (a token name has no `:`, so the two never meet); a node is `node:<name>`.
  */
 export function ownerKey(p: Principal): string {
   switch (p.kind) {
@@ -30,13 +44,16 @@ export function ownerKey(p: Principal): string {
       return `node:${p.name}`;
     case 'token':
     case 'session':
+    case 'user':
       return `user:${p.name}`;
     case 'anonymous':
       return 'anonymous';
   }
 }
 
-const OWNER_KEY = new RegExp(`^(?:(?:node|user):${NAME_BODY}|anonymous)$`);
+const OWNER_KEY = new RegExp(
+  `^(?:(?:node|user):${NAME_BODY}|user:https?://[\\x21-\\x22\\x24-\\x7e]{1,512}#[\\x21-\\x7e]{1,255}|anonymous)$`,
+);
 
 /** Whether a value is an owner key (what a fleet node may name as the principal it acts for). */
 export function isOwnerKey(v: unknown): v is string {

@@ -4,6 +4,7 @@
  * the card lists is exactly a capability dispatch can run.
  */
 
+import { mayRun, scopeFor } from '../auth/scopes.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { CatalogErrorCode } from '../errors/fleet.ts';
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
@@ -203,6 +204,15 @@ export class Catalog {
     signal?: AbortSignal,
     context?: CallContext,
   ): Promise<InvokeResult> {
+    // An issuer's user runs only what its token's scopes cover (lib/auth/scopes.ts).
+    if (context && !mayRun(context.caller, cap))
+      return {
+        ok: false,
+        error: {
+          code: 'INSUFFICIENT_SCOPE',
+          message: `${cap.id} needs the scope ${scopeFor(cap)}, which the access token does not carry`,
+        },
+      };
     const answer = await cap.run(checked, signal, context);
     const settled = settledOf(answer);
     if (!settled.ok) return settled;

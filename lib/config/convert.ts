@@ -43,6 +43,21 @@ export function convert(kind: Kind, value: unknown, fromEnv: boolean, where: str
             .map((h) => h.trim())
             .filter(Boolean)
         : bad('a list of text');
+    case 'issuers': {
+      // The variable names one issuer; the file a list of {issuer, audience?}.
+      const list: unknown[] = typeof value === 'string' && fromEnv ? [{ issuer: value }] : [];
+      if (!fromEnv && Array.isArray(value)) list.push(...value);
+      else if (!fromEnv) return bad('a list of {issuer, audience}');
+      const isEntry = (e: unknown): e is { issuer: string; audience?: string } =>
+        typeof e === 'object' &&
+        e !== null &&
+        typeof (e as { issuer?: unknown }).issuer === 'string' &&
+        ['undefined', 'string'].includes(typeof (e as { audience?: unknown }).audience) &&
+        Object.keys(e).every((k) => k === 'issuer' || k === 'audience');
+      return list.length <= 16 && list.every(isEntry)
+        ? list
+        : bad('a list of at most 16 {issuer, audience}');
+    }
     case 'port':
     case 'integer': {
       const n =

@@ -14,7 +14,8 @@ export type Kind =
   | 'level'
   | 'format'
   | 'store'
-  | 'agent';
+  | 'agent'
+  | 'issuers';
 
 /** One setting: where it sits in the file, the variable that overrides it, its default, who reads it. */
 export interface SettingRow {
@@ -221,6 +222,23 @@ export const SETTINGS: readonly SettingRow[] = [
     readBy: 'node',
     description:
       'Anonymous callers may also cancel, register webhooks and change state (loopback only; conformance runs)',
+  },
+  {
+    key: 'auth.issuers',
+    env: 'OIDC_ISSUER',
+    kind: 'issuers',
+    default: '(none)',
+    readBy: 'hub, node',
+    description:
+      'Trusted OpenID Connect issuers, a list of {issuer, audience} (the variable: one issuer URL); https, http on loopback only',
+  },
+  {
+    key: 'auth.audience',
+    env: 'OIDC_AUDIENCE',
+    kind: 'string',
+    default: '(none)',
+    readBy: 'hub, node',
+    description: 'The audience tokens must name, for issuers listed without one (and OIDC_ISSUER)',
   },
   {
     key: 'token',

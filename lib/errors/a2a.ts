@@ -92,6 +92,22 @@ export const A2A_ERRORS = {
     grpc: 'UNAUTHENTICATED',
     message: 'This request needs an authenticated caller: a bearer token or a signed fleet node',
   },
+  // Not an A2A code: a token's issuer cannot be reached for a key the node has not cached; the
+  // caller may try again (cached keys keep working meanwhile). -32000 as above.
+  ISSUER_UNAVAILABLE: {
+    rpc: -32000,
+    http: 503,
+    grpc: 'UNAVAILABLE',
+    message: "The access token's issuer cannot be reached to fetch its keys; try again shortly",
+  },
+  // Not an A2A code: the caller is known, but its access token's scopes do not cover the request
+  // (lib/auth/scopes.ts). -32000 as above.
+  INSUFFICIENT_SCOPE: {
+    rpc: -32000,
+    http: 403,
+    grpc: 'PERMISSION_DENIED',
+    message: "The access token's scopes do not cover this request",
+  },
   // Not an A2A code either: the node's task store is at its hard bound (docs/limits.md), so a
   // SendMessage that would create a task is refused and nothing is stored; -32000 as above.
   TASK_STORE_FULL: {
@@ -141,6 +157,8 @@ export type A2AErrorReason = keyof typeof A2A_ERRORS;
 /** Codes of this project carried in the protocol's error shape: their ErrorInfo domain is `lume-a2a`. */
 export const OWN_A2A_REASONS: ReadonlySet<string> = new Set([
   'UNAUTHENTICATED',
+  'ISSUER_UNAVAILABLE',
+  'INSUFFICIENT_SCOPE',
   'TASK_STORE_FULL',
   'TOO_MANY_TURNS',
   'TOO_MANY_LONG_POLLS',

@@ -10,6 +10,7 @@
  */
 
 import { A2A_ERRORS } from './a2a.ts';
+import { TOKEN_ERRORS } from './auth.ts';
 import { CARD_SIGNATURE_ERRORS } from './card.ts';
 import { CATALOG_ERRORS, FLEET_MESSAGE_ERRORS } from './fleet.ts';
 import { DOMAIN_ERRORS, HUB_ERRORS } from './hub.ts';
@@ -41,6 +42,7 @@ export const ERROR_TABLES = Object.freeze({
   card: CARD_SIGNATURE_ERRORS,
   mcp: MCP_ERRORS,
   push: PUSH_ERRORS,
+  token: TOKEN_ERRORS,
 });
 
 type Tables = typeof ERROR_TABLES;

@@ -5,10 +5,11 @@
  * metadata and for `/metrics` beyond loopback.
  */
 
-import type { AccessPolicy } from '../auth/access.ts';
+import type { AccessPolicy, AuthOutcome } from '../auth/access.ts';
 import type { Principal } from '../auth/principal.ts';
+import { mayRead } from '../auth/scopes.ts';
 import { readBodyBytes } from '../body.ts';
-import { a2aError, toRestError, type A2AError } from '../a2a/errors.ts';
+import { a2aError, isA2AError, toRestError, type A2AError } from '../a2a/errors.ts';
 import { rpcError } from '../a2a/jsonrpc/envelope.ts';
 import { challenge, jsonResponse, requestedVersion } from '../a2a/binding/shared.ts';
 import type { Log } from '../log.ts';
@@ -39,12 +40,12 @@ export interface NodeAuth {
    */
   identify(request: Request, jsonRpc: boolean): Promise<Identified | Response>;
   /** A gRPC call's caller, from its metadata: a bearer token under the same policy (no fleet signature). */
-  identifyGrpc(metadata: Headers): Principal | A2AError;
+  identifyGrpc(metadata: Headers): Promise<Principal | A2AError>;
   /**
    * `/metrics` asks the same policy as the A2A routes (beyond loopback: a principal): undefined
    * lets the request through, a response refuses it.
    */
-  metricsAccess(req: Request): Response | undefined;
+  metricsAccess(req: Request): Promise<Response | undefined>;
 }
 
 /** Who a request speaks for; `body`: its bytes, when they were read to check a signature. */
@@ -56,15 +57,38 @@ export interface Identified {
 export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
   const { policy, log, verifier, maxBody } = o;
 
-  const refusal = (request: Request, jsonRpc: boolean, message: string): Response => {
-    const err = a2aError('UNAUTHENTICATED', message);
-    if (!jsonRpc) {
-      const { http, body } = toRestError(err);
-      return challenge(jsonResponse(body, http, err.code));
-    }
+  const refusal = (
+    request: Request,
+    jsonRpc: boolean,
+    message: string,
+    err: A2AError = a2aError('UNAUTHENTICATED', message),
+  ): Response => {
+    const { http, body } = toRestError(err);
     const v = requestedVersion(request.headers.get('a2a-version'));
-    const doc = rpcError(null, err, typeof v === 'string' ? v : '1.0');
-    return challenge(jsonResponse(doc, 401, err.code));
+    const res = jsonResponse(
+      jsonRpc ? rpcError(null, err, typeof v === 'string' ? v : '1.0') : body,
+      http,
+      err.code,
+    );
+    if (err.code === 'ISSUER_UNAVAILABLE') res.headers.set('Retry-After', '5');
+    return err.code === 'UNAUTHENTICATED' ? challenge(res) : res;
+  };
+
+  /**
+   * The caller a proof names under the policy, or the A2A error that refuses it: a wrong proof
+   * (UNAUTHENTICATED), an issuer out of reach (ISSUER_UNAVAILABLE), an issuer's token without any
+   * A2A scope (INSUFFICIENT_SCOPE), or nobody where a principal is required.
+   */
+  const callerOf = (who: AuthOutcome, hint: string): Principal | A2AError => {
+    if (!who.ok) return a2aError(who.error.code, who.error.message);
+    if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
+      return a2aError('UNAUTHENTICATED', `${TOKEN_NEEDED} (${hint}: Bearer …)`);
+    if (!mayRead(who.result))
+      return a2aError(
+        'INSUFFICIENT_SCOPE',
+        'The access token names none of the scopes a2a.read, a2a.write, a2a.exec',
+      );
+    return who.result;
   };
 
   /** A fleet node's signed `/a2a` request: the body is checked as it arrived, its bytes handed on. */
@@ -89,21 +113,20 @@ export function createNodeAuth(o: NodeAuthOptions): NodeAuth {
   return {
     async identify(request, jsonRpc) {
       if (jsonRpc && request.headers.has(PEER_HEADER)) return identifySigned(request);
-      const who = policy.authenticate(request);
-      if (!who.ok) return refusal(request, jsonRpc, who.error.message);
-      if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
-        return refusal(request, jsonRpc, `${TOKEN_NEEDED} (Authorization: Bearer …)`);
-      return { caller: who.result };
+      const who = callerOf(await policy.authenticate(request), 'Authorization');
+      if (isA2AError(who)) {
+        // A refused issuer token is logged where it is checked (with its TOKEN_* code).
+        if (who.code !== 'UNAUTHENTICATED') log('warn', 'a2a caller refused', { code: who.code });
+        return refusal(request, jsonRpc, who.message, who);
+      }
+      return { caller: who };
     },
-    identifyGrpc(metadata) {
-      const who = policy.authenticate(new Request(`http://${o.host}/`, { headers: metadata }));
-      if (!who.ok) return a2aError('UNAUTHENTICATED', who.error.message);
-      if (who.result.kind === 'anonymous' && policy.anonymous === 'none')
-        return a2aError('UNAUTHENTICATED', `${TOKEN_NEEDED} (authorization: Bearer …)`);
-      return who.result;
+    async identifyGrpc(metadata) {
+      const req = new Request(`http://${o.host}/`, { headers: metadata });
+      return callerOf(await policy.authenticate(req), 'authorization');
     },
-    metricsAccess(req) {
-      const who = policy.authenticate(req);
+    async metricsAccess(req) {
+      const who = await policy.authenticate(req);
       if (who.ok && (who.result.kind !== 'anonymous' || policy.anonymous !== 'none'))
         return undefined;
       const { http, body } = toRestError(

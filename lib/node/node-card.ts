@@ -70,6 +70,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
         required:
           policy.anonymous === 'none' ? 'all' : policy.anonymous === 'read' ? 'writes' : 'none',
         protectedSkills: def.catalog.capabilities.filter((c) => !c.readOnly).map((c) => c.id),
+        ...(opts.access?.oidc ? { issuers: opts.access.oidc.issuers.map((i) => i.issuer) } : {}),
       },
     });
   };

@@ -46,7 +46,9 @@ export function nodeSettings(def: NodeDefinition, opts: NodeOptions): NodeSettin
   const log = opts.log ?? silentLog;
   const host = opts.host ?? '127.0.0.1';
   const policy: AccessPolicy = {
-    authenticate: opts.access?.authenticate ?? tokenAuthenticator(opts.access?.tokens),
+    authenticate:
+      opts.access?.authenticate ??
+      tokenAuthenticator(opts.access?.tokens, opts.access?.oidc, opts.log),
     anonymous: opts.access?.anonymous ?? defaultAnonymous(host),
   };
   // Letting anonymous callers act is for a conformance run on this machine only.

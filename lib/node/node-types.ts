@@ -7,6 +7,7 @@
 import type { AgentCard } from '../a2a/card/types.ts';
 import type { AnyElysia } from 'elysia';
 import type { AnonymousAccess, Authenticate } from '../auth/access.ts';
+import type { OidcVerifier } from '../auth/oidc/verifier.ts';
 import type { TokenBook } from '../auth/tokens.ts';
 import type { CardKey } from '../a2a/card/signature.ts';
 import type { TaskEngine } from '../a2a/engine/engine.ts';
@@ -101,9 +102,14 @@ export interface NodeOptions {
    * Who may call the A2A routes (docs/security.md). `tokens`: the bearer tokens accepted (the
    * fleet's `DATA_DIR/keys/tokens.json`); `anonymous`: what a caller without proof may do (default
    * `read` on loopback, `none` beyond); `authenticate` replaces bearer-token authentication (the
-   * hub adds console sessions).
+   * hub adds console sessions); `oidc`: trusted issuers, whose access tokens are accepted too.
    */
-  access?: { tokens?: TokenBook; anonymous?: AnonymousAccess; authenticate?: Authenticate };
+  access?: {
+    tokens?: TokenBook;
+    oidc?: OidcVerifier;
+    anonymous?: AnonymousAccess;
+    authenticate?: Authenticate;
+  };
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
   /**

@@ -5,12 +5,15 @@
  * declared as this project's agent-backed extension. Served with ETag, Last-Modified and Cache-Control.
  */
 
+import { discoveryUrl } from '../../auth/oidc/issuer-url.ts';
+import { SCOPES, scopeFor } from '../../auth/scopes.ts';
 import type { Skill } from '../../catalog/catalog.ts';
 import type {
   AgentCard,
   AgentExtension,
   AgentSkill,
   BearerSecurityScheme,
+  OpenIdSecurityScheme,
   SecurityRequirementV03,
   SecurityRequirementV1,
 } from './types.ts';
@@ -69,7 +72,12 @@ export interface CardInput {
    * Who must authenticate: `all` when every A2A call needs a principal, `writes` when only skills
    * that change state or run work do (those listed in `protectedSkills`), `none` for an open node.
    */
-  auth?: { required: 'all' | 'writes' | 'none'; protectedSkills: readonly string[] };
+  auth?: {
+    required: 'all' | 'writes' | 'none';
+    protectedSkills: readonly string[];
+    /** Trusted issuers: each is an OpenID Connect scheme, its requirements naming scopes. */
+    issuers?: readonly string[];
+  };
 }
 
 /** The card's name for the bearer scheme, in both protocol generations. */
@@ -91,9 +99,35 @@ function bearerScheme(): BearerSecurityScheme {
   };
 }
 
-/** A requirement of the bearer scheme: v1.0 `{schemes: {bearer: {list: []}}}`, v0.3 `{bearer: []}`. */
-const requirementV1 = (): SecurityRequirementV1 => ({ schemes: { [BEARER_SCHEME]: { list: [] } } });
-const requirementV03 = (): SecurityRequirementV03 => ({ [BEARER_SCHEME]: [] });
+/** The card's name for the n-th issuer's scheme: `oidc`, then `oidc-2`, … */
+const oidcSchemeName = (i: number) => (i === 0 ? 'oidc' : `oidc-${i + 1}`);
+
+function openIdScheme(issuer: string): OpenIdSecurityScheme {
+  const openIdConnectUrl = discoveryUrl(issuer);
+  const description = `An access token of ${issuer} (client credentials or authorization code) naming this node's audience; scopes: a2a.read reads, a2a.write changes state, a2a.exec runs exec.* work.`;
+  return {
+    openIdConnectSecurityScheme: { openIdConnectUrl, description },
+    type: 'openIdConnect',
+    openIdConnectUrl,
+    description,
+  };
+}
+
+/**
+ * The requirements of one scope, either scheme satisfying them: the bearer scheme (no scopes),
+ * or any issuer's scheme with the scope. v1.0 `[{schemes: {bearer: {list: []}}}, {schemes:
+ * {oidc: {list: [scope]}}}]`, v0.3 `[{bearer: []}, {oidc: [scope]}]`.
+ */
+const requirementsV1 = (issuers: number, scope: string): SecurityRequirementV1[] => [
+  { schemes: { [BEARER_SCHEME]: { list: [] } } },
+  ...Array.from({ length: issuers }, (_, i) => ({
+    schemes: { [oidcSchemeName(i)]: { list: [scope] } },
+  })),
+];
+const requirementsV03 = (issuers: number, scope: string): SecurityRequirementV03[] => [
+  { [BEARER_SCHEME]: [] },
+  ...Array.from({ length: issuers }, (_, i) => ({ [oidcSchemeName(i)]: [scope] })),
+];
 
 /** The security fields of a card and of its protected skills (A2A 1.0 and 0.3 forms). */
 function securityFields(
@@ -103,21 +137,31 @@ function securityFields(
   card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements' | 'security'>;
   skills: AgentSkill[];
 } {
+  const issuers = auth.issuers ?? [];
   const card: Pick<AgentCard, 'securitySchemes' | 'securityRequirements' | 'security'> = {
-    securitySchemes: { [BEARER_SCHEME]: bearerScheme() },
+    securitySchemes: {
+      [BEARER_SCHEME]: bearerScheme(),
+      ...Object.fromEntries(issuers.map((iss, i) => [oidcSchemeName(i), openIdScheme(iss)])),
+    },
   };
   if (auth.required === 'all') {
-    card.securityRequirements = [requirementV1()];
-    card.security = [requirementV03()];
+    card.securityRequirements = requirementsV1(issuers.length, SCOPES.read);
+    card.security = requirementsV03(issuers.length, SCOPES.read);
   }
-  const guarded = new Set(auth.required === 'writes' ? auth.protectedSkills : []);
+  const writes = new Set(auth.protectedSkills);
+  // With issuers, every state-changing skill names its scope; without, only when anonymous callers may read.
+  const guarded = new Set(auth.required === 'writes' || issuers.length ? auth.protectedSkills : []);
   return {
     card,
-    skills: skills.map((s) =>
-      guarded.has(s.id)
-        ? { ...s, securityRequirements: [requirementV1()], security: [requirementV03()] }
-        : { ...s },
-    ),
+    skills: skills.map((s) => {
+      if (!guarded.has(s.id)) return { ...s };
+      const scope = scopeFor({ id: s.id, readOnly: !writes.has(s.id) });
+      return {
+        ...s,
+        securityRequirements: requirementsV1(issuers.length, scope),
+        security: requirementsV03(issuers.length, scope),
+      };
+    }),
   };
 }
 

@@ -45,6 +45,17 @@ export interface BearerSecurityScheme {
   description: string;
 }
 
+/**
+ * An issuer's OpenID Connect scheme in the two forms, as the bearer scheme: v1.0
+ * `openIdConnectSecurityScheme`, v0.3 OpenAPI `type: openIdConnect`, both naming the discovery URL.
+ */
+export interface OpenIdSecurityScheme {
+  openIdConnectSecurityScheme: { openIdConnectUrl: string; description: string };
+  type: 'openIdConnect';
+  openIdConnectUrl: string;
+  description: string;
+}
+
 /** A v1.0 security requirement: scheme name to its scopes (`{schemes: {bearer: {list: []}}}`). */
 export interface SecurityRequirementV1 {
   schemes: Record<string, { list: string[] }>;
@@ -71,7 +82,7 @@ export type AgentCard = {
   defaultInputModes: string[];
   defaultOutputModes: string[];
   skills: AgentSkill[];
-  securitySchemes?: Record<string, BearerSecurityScheme>;
+  securitySchemes?: Record<string, BearerSecurityScheme | OpenIdSecurityScheme>;
   securityRequirements?: SecurityRequirementV1[];
   provider?: { organization: string; url: string };
   documentationUrl?: string;

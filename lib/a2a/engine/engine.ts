@@ -259,7 +259,7 @@ export class TaskEngine {
 
   /** Cancels a task that is not yet terminal; a repeat cancel returns the canceled task. */
   async cancel(id: string, caller: Principal): Promise<Task | A2AError> {
-    if (!this.mayAct(caller)) return unauthenticated('Canceling a task');
+    if (!this.mayAct(caller)) return unauthenticated('Canceling a task', caller);
     if (!(await this.owned(id, caller))) return taskNotFound(id, 'id');
     return this.coordination.cancel(id);
   }

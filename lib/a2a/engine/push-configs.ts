@@ -58,7 +58,7 @@ export class PushConfigs {
   ): Promise<PushConfig | A2AError> {
     const problem = pushProblem(this.opts.push, cfg.url);
     if (problem) return problem;
-    if (!this.opts.mayAct(caller)) return unauthenticated('A webhook registration');
+    if (!this.opts.mayAct(caller)) return unauthenticated('A webhook registration', caller);
     if (!(await this.opts.owned(cfg.taskId, caller))) return taskNotFound(cfg.taskId, 'taskId');
     const host = await pushHostProblem(this.opts.push, cfg.url);
     if (host) return host;
@@ -100,7 +100,8 @@ export class PushConfigs {
   async delete(taskId: string, id: string, caller: Principal): Promise<null | A2AError> {
     const off = pushProblem(this.opts.push);
     if (off) return off;
-    if (!this.opts.mayAct(caller)) return unauthenticated('Deleting a webhook registration');
+    if (!this.opts.mayAct(caller))
+      return unauthenticated('Deleting a webhook registration', caller);
     if (!(await this.opts.owned(taskId, caller))) return taskNotFound(taskId, 'taskId');
     const out = await this.opts.coordination.changePush(taskId, (push) =>
       push.filter((p) => p.id !== id),

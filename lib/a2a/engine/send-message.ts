@@ -77,12 +77,12 @@ export async function beginSend(deps: SendDeps, ctx: SendContext): Promise<Began
     const field = 'configuration.pushNotificationConfig.url';
     const problem = pushProblem(core.push, configuration.pushConfig.url, field);
     if (problem) return problem;
-    if (!deps.mayAct(actingFor)) return unauthenticated('A webhook registration');
+    if (!deps.mayAct(actingFor)) return unauthenticated('A webhook registration', actingFor);
     const host = await pushHostProblem(core.push, configuration.pushConfig.url, field);
     if (host) return host;
   }
   const why = core.agent.needsPrincipal?.(message);
-  if (why !== undefined && !deps.mayAct(actingFor)) return unauthenticated(why);
+  if (why !== undefined && !deps.mayAct(actingFor)) return unauthenticated(why, actingFor);
   const release = deps.turns.enter(ownerKey(actingFor));
   if (!release) return a2aError('TOO_MANY_TURNS', A2A_ERRORS.TOO_MANY_TURNS.message);
   try {

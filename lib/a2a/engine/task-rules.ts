@@ -5,6 +5,7 @@
  * No state, no I/O: every function here is a value in, a value out.
  */
 
+import type { Principal } from '../../auth/principal.ts';
 import type { ArtifactInput } from '../agent.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import { jsonBytes } from '../../limits.ts';
@@ -74,7 +75,13 @@ export function notStored(): A2AError {
 }
 
 /** The refusal of an action that needs an authenticated caller. */
-export function unauthenticated(what: string): A2AError {
+export function unauthenticated(what: string, caller?: Principal): A2AError {
+  // An issuer's user is known; what it lacks is a scope (lib/auth/scopes.ts).
+  if (caller?.kind === 'user')
+    return a2aError(
+      'INSUFFICIENT_SCOPE',
+      `${what} needs the scope a2a.write (or a2a.exec), which the access token does not carry`,
+    );
   return a2aError(
     'UNAUTHENTICATED',
     `${what} needs an authenticated caller: send a bearer token (Authorization: Bearer …) or sign as a fleet node`,

@@ -18,7 +18,7 @@ export interface CallDeps {
   log: Log;
   metrics: GrpcMetrics;
   /** Who the call speaks for, from its metadata (the node's access policy), or the refusal. */
-  identify: (metadata: Headers) => Principal | A2AError;
+  identify: (metadata: Headers) => Principal | A2AError | Promise<Principal | A2AError>;
   maxMessageBytes: number;
   /** Bytes a stream's reader may fall behind before the stream is ended. */
   maxQueuedBytes: number;

@@ -81,9 +81,8 @@ export function serveCall(
   }
   const metadata = metadataOf(headers);
   const refusal = refusalOf(method, String(headers[':path']), metadata, rawHeaders);
-  const who = refusal ? undefined : deps.identify(metadata);
-  if (refusal || who === undefined || isA2AError(who)) {
-    call.finish(refusal ?? fromA2AError(who as A2AError));
+  if (refusal) {
+    call.finish(refusal);
     stream.resume();
     return;
   }
@@ -102,19 +101,36 @@ export function serveCall(
     reader = undefined;
     call.finish(bad);
   });
+  // Who calls may take a key fetch (an issuer's token): the message is read meanwhile, bounded
+  // as always, and nothing runs until both are known.
+  const identified = Promise.resolve(deps.identify(metadata));
+  // A refused caller is answered at once; its message is not read.
+  void identified.then(
+    (who) => {
+      if (!isA2AError(who) || call.done) return;
+      reader = undefined;
+      clearTimeout(deadline);
+      call.finish(fromA2AError(who));
+      stream.resume();
+    },
+    (e: unknown) => failCall(call, e),
+  );
   stream.on('end', () => {
     clearTimeout(deadline);
     if (call.done || !reader) return;
     const bytes = reader.message();
     reader = undefined;
-    if (!(bytes instanceof Uint8Array)) return call.finish(bytes);
-    const full = m.serverStreaming ? deps.streams?.full(ownerKey(who)) : undefined;
-    if (full) return call.finish(streamEndFailure(full, undefined, 'RESOURCE_EXHAUSTED'));
-    const decoded = decodeMessage(A2A_SCHEMA, m.input, bytes);
-    if (!decoded.ok) return call.finish(grpcFailure(decoded.error.code, decoded.error.message));
-    void withTrace(contextFromHeaders(metadata), () =>
-      runCall(call, m, decoded.result, who).catch((e: unknown) => failCall(call, e)),
-    );
+    void identified.then((who) => {
+      if (call.done || isA2AError(who)) return;
+      if (!(bytes instanceof Uint8Array)) return call.finish(bytes);
+      const full = m.serverStreaming ? deps.streams?.full(ownerKey(who)) : undefined;
+      if (full) return call.finish(streamEndFailure(full, undefined, 'RESOURCE_EXHAUSTED'));
+      const decoded = decodeMessage(A2A_SCHEMA, m.input, bytes);
+      if (!decoded.ok) return call.finish(grpcFailure(decoded.error.code, decoded.error.message));
+      void withTrace(contextFromHeaders(metadata), () =>
+        runCall(call, m, decoded.result, who).catch((e: unknown) => failCall(call, e)),
+      );
+    });
   });
 }
 
