@@ -125,7 +125,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
     async call(
       name: string,
       args: Record<string, unknown>,
-      session: McpSession,
+      session: McpSession | undefined,
       caller: Principal,
     ): Promise<ToolResult | undefined> {
       if (!tools.some((t) => t.name === name)) return undefined;
@@ -136,6 +136,11 @@ export function createMcpMesh(deps: McpMeshDeps) {
         const r = await tool.run(args, AbortSignal.timeout(10_000));
         return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
       }
+      if (!session)
+        return errorResult(
+          'MCP_NO_MESH',
+          'a mesh presence lives in a 2025-11-25 session: initialize one to speak in the mesh',
+        );
       let p = presences.get(session);
       if (!p) presences.set(session, (p = join(session, caller)));
       const presence = await p;

@@ -39,6 +39,23 @@ export const MCP_ERRORS = {
   MCP_CLIENT_REFUSED: { http: 400, message: 'the client refused a request of the server' },
   MCP_CLIENT_TIMEOUT: { http: 504, message: 'the client did not answer a request of the server' },
   MCP_CLIENT_BUSY: { http: 429, message: 'too many requests of the server wait on this client' },
+  MCP_LISTENERS_FULL: { http: 503, message: 'too many subscription streams are open' },
+  MCP_HEADER_MISMATCH: {
+    http: 400,
+    message: 'an MCP header is missing or disagrees with the body (-32020)',
+  },
+  MCP_BAD_META: {
+    http: 400,
+    message: "_meta lacks the revision or the client's capabilities",
+  },
+  MCP_MIXED_REVISIONS: {
+    http: 400,
+    message: "a request mixes a session revision's form with the stateless one",
+  },
+  MCP_MISSING_CAPABILITY: {
+    http: 400,
+    message: 'the request needs a client capability the client did not declare (-32021)',
+  },
   MCP_NO_MESH: { http: 503, message: 'the mesh presence of this session is not connected' },
 } as const satisfies Record<string, ErrorSpec>;
 

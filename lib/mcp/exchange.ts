@@ -23,6 +23,10 @@ export interface McpExchange {
   readonly clientCapabilities: Record<string, unknown>;
   /** The request's `_meta` (progress token, trace context, …). */
   readonly meta: Record<string, unknown>;
+  /** 2026-07-28: the client's answers to the input requests of an earlier round, by key. */
+  readonly inputResponses: Record<string, unknown>;
+  /** 2026-07-28: the state an earlier round's answer handed the client, echoed back. */
+  readonly requestState: string | undefined;
   /** Aborted when the client went away or cancelled the request. */
   readonly signal: AbortSignal;
   /** A notification about this request, sent before its answer. */
@@ -36,6 +40,8 @@ export interface McpExchange {
 }
 
 export interface ExchangeOptions {
+  /** The request's params (where a retry's `inputResponses` and `requestState` are). */
+  params: Record<string, unknown>;
   meta: Record<string, unknown>;
   clientCapabilities: Record<string, unknown>;
   /** The least severe level the client wants; undefined: every level (2025-11-25) or none (a stateless request without one). */
@@ -100,6 +106,8 @@ export function createExchange(o: ExchangeOptions): McpExchange {
   return {
     clientCapabilities: o.clientCapabilities,
     meta: o.meta,
+    inputResponses: isPlainObject(o.params.inputResponses) ? o.params.inputResponses : {},
+    requestState: typeof o.params.requestState === 'string' ? o.params.requestState : undefined,
     signal: o.signal,
     notify: (method, params) => {
       if (!o.signal.aborted) o.send({ jsonrpc: '2.0', method, params });

@@ -10,13 +10,13 @@
 import type { Principal } from '../auth/principal.ts';
 import { readBodyBytes } from '../body.ts';
 import { statusOf } from '../errors/registry.ts';
-import { EventQueue } from '../event-queue.ts';
 import { isPlainObject } from '../json/guards.ts';
-import { sseResponse, type SseStreams } from '../sse/sse.ts';
-import { createExchange } from './exchange.ts';
+import type { SseStreams } from '../sse/sse.ts';
+import { answerRequest } from './http-answer.ts';
 import { failure, parseMessage, rpcError, type McpMessage } from './jsonrpc.ts';
 import type { McpLimits } from './limits.ts';
-import { RPC } from './protocol.ts';
+import { MCP_PROTOCOL_VERSIONS, MCP_STATELESS_VERSIONS, RPC } from './protocol.ts';
+import { isStatelessForm, statelessPost } from './http-stateless.ts';
 import { negotiateVersion, type McpServer } from './server.ts';
 import type { McpSession, McpSessions } from './sessions.ts';
 import { accepts, bad, JSON_HEADERS, refuse, SESSION_HEADER, sessionOf } from './http-refusals.ts';
@@ -52,62 +52,47 @@ export async function post(
       headers: JSON_HEADERS,
     });
   const m = parsed.message;
+  const stateless = isStatelessForm(m);
+  const session = req.headers.get(SESSION_HEADER);
+  if (stateless && (session !== null || (m.kind === 'request' && m.method === 'initialize')))
+    return bad(
+      'MCP_MIXED_REVISIONS',
+      'a request in the stateless form (a revision in _meta) has no session and no initialize',
+    );
   if (m.kind === 'request' && m.method === 'initialize')
     return initialize(deps, req, m, caller, owner);
+  const header = req.headers.get('mcp-protocol-version');
+  // No session and no session revision named: the stateless revision, whose checks say what is missing.
+  if (stateless || (session === null && header !== null && !MCP_PROTOCOL_VERSIONS.includes(header)))
+    return statelessPost(deps, req, m, caller, owner);
+  if (header !== null && !MCP_PROTOCOL_VERSIONS.includes(header))
+    return bad(
+      'MCP_BAD_PROTOCOL_VERSION',
+      `unsupported MCP-Protocol-Version; served: ${[...MCP_STATELESS_VERSIONS, ...MCP_PROTOCOL_VERSIONS].join(', ')}`,
+    );
+  return inSession(deps, req, m, caller, owner);
+}
+
+/** A message of a 2025-11-25 (or earlier) session. */
+async function inSession(
+  deps: McpPostDeps,
+  req: Request,
+  m: McpMessage,
+  caller: Principal,
+  owner: string,
+): Promise<Response> {
   const found = sessionOf(deps.sessions, req, owner);
   if (!found.ok) return bad(found.error.code, found.error.message);
   const session = found.result;
   // A response answers a request of the server's; it and notifications need no answer.
   if (m.kind === 'response') session.pending.get(String(m.id))?.(m.answer);
   if (m.kind !== 'request') return new Response(null, { status: 202 });
-  return answerRequest(deps, m, session, caller, owner);
-}
-
-/**
- * Runs one request: JSON when it ends without a word to the client first, else an SSE stream of
- * what it said, then its answer. A client that goes away aborts the request's exchange.
- */
-async function answerRequest(
-  deps: McpPostDeps,
-  m: Extract<McpMessage, { kind: 'request' }>,
-  session: McpSession,
-  caller: Principal,
-  owner: string,
-): Promise<Response> {
-  const abort = new AbortController();
-  const out = new EventQueue<unknown>(() => abort.abort(), {
-    maxItems: deps.limits.streamMessages,
-  });
-  let spoke = () => {};
-  const spoken = new Promise<'spoke'>((resolve) => (spoke = () => resolve('spoke')));
-  const exchange = createExchange({
-    meta: isPlainObject(m.params._meta) ? m.params._meta : {},
+  return answerRequest(deps, m, {
+    owner,
+    ctx: { session, revision: session.protocolVersion, caller },
     clientCapabilities: session.clientCapabilities,
     logLevel: session.logLevel,
-    signal: abort.signal,
-    session,
-    limits: deps.limits,
-    send: (message) => {
-      out.push(message);
-      spoke();
-    },
   });
-  const done = deps.server.handle(m.id, m.method, m.params, { session, caller, exchange });
-  const first = await Promise.race([done, spoken]);
-  if (first !== 'spoke') {
-    out.close();
-    return new Response(JSON.stringify(first), { status: 200, headers: JSON_HEADERS });
-  }
-  void done.then((a) => {
-    out.push(a);
-    out.close();
-  });
-  return sseResponse(
-    out,
-    (x) => x,
-    () => out.close(),
-    { ...(deps.streams ? { streams: deps.streams } : {}), owner },
-  );
 }
 
 /** `initialize`: a new session for the caller, in the protocol version both sides speak. */

@@ -104,7 +104,8 @@ function refusedCaller(
       rpcError(RPC.INVALID_REQUEST, 'send a bearer token', 'UNAUTHENTICATED'),
       { 'www-authenticate': 'Bearer realm="lume-a2a"' },
     );
-  const version = req.headers.get(VERSION_HEADER);
+  // A POST's revision is read with its body (lib/mcp/http-post.ts): the stateless one is there.
+  const version = req.method === 'POST' ? null : req.headers.get(VERSION_HEADER);
   if (version !== null && !MCP_PROTOCOL_VERSIONS.includes(version))
     return bad(
       'MCP_BAD_PROTOCOL_VERSION',

@@ -28,8 +28,10 @@ export const MCP_LIMITS = Object.freeze({
   pendingRequests: 16,
   /** How long the server waits for the client to answer one of its requests (a person may be asked). */
   clientAnswerMs: 5 * 60_000,
-  /** Resource URIs one session may subscribe to. */
+  /** Resource URIs one session (or one `subscriptions/listen` stream) may subscribe to. */
   subscriptions: 64,
+  /** Open `subscriptions/listen` streams per process (2026-07-28); one more is 503 MCP_LISTENERS_FULL. */
+  listeners: 256,
 });
 
 export type McpLimits = { readonly [K in keyof typeof MCP_LIMITS]: number };

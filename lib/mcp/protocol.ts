@@ -9,6 +9,22 @@ import { isPlainObject } from '../json/guards.ts';
 export const MCP_PROTOCOL_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-03-26']);
 export const MCP_LATEST_VERSION = MCP_PROTOCOL_VERSIONS[0]!;
 
+/**
+ * The stateless revisions (no `initialize`, no session: every request carries its revision and
+ * the client's capabilities in `_meta`), served beside the session ones on the same endpoint.
+ */
+export const MCP_STATELESS_VERSIONS = Object.freeze(['2026-07-28']);
+
+/** The `_meta` keys of the stateless revisions. */
+export const META = Object.freeze({
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+});
+
 /** MCP's log levels, least severe first (RFC 5424's syslog severities). */
 export const LOG_LEVELS = Object.freeze([
   'debug',
@@ -30,6 +46,12 @@ export const RPC = Object.freeze({
   INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603,
   RESOURCE_NOT_FOUND: -32002,
+  /** 2026-07-28: a header disagrees with the body, or a required one is missing. */
+  HEADER_MISMATCH: -32020,
+  /** 2026-07-28: the request needs a client capability the client did not declare. */
+  MISSING_CLIENT_CAPABILITY: -32021,
+  /** 2026-07-28: the revision asked for is not served (`data: {supported, requested}`). */
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 });
 
 /** MCP tool annotations (hints a harness shows or uses to ask before a call). */
@@ -78,6 +100,17 @@ export interface EmbeddedResource {
 
 /** What a tool result or a prompt message carries. */
 export type ContentBlock = TextContent | MediaContent | EmbeddedResource;
+
+/**
+ * 2026-07-28's multi-round-trip answer: the method needs more from the client first
+ * (`inputRequests`, by key, each an `elicitation/create`, `sampling/createMessage` or `roots/list`)
+ * and is asked again with `inputResponses` under the same keys and the `requestState` echoed.
+ */
+export interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests?: Record<string, { method: string; params: Record<string, unknown> }>;
+  requestState?: string;
+}
 
 /** A tool's answer: its text for the model and the same value as structured content. */
 export interface ToolResult {

@@ -9,6 +9,7 @@ import { jsonBytes } from '../limits.ts';
 import { answer, failure, rpcError, type RpcAnswer, type RpcId } from './jsonrpc.ts';
 import { RPC } from './protocol.ts';
 import type { McpCallContext, McpServerOptions } from './server-types.ts';
+import type { McpSession } from './sessions.ts';
 import { completeParams, levelParam, promptParams, toolParams, uriParam } from './server-params.ts';
 
 const bad = (id: RpcId, message: string, reason = 'MCP_BAD_PARAMS') =>
@@ -19,12 +20,12 @@ function subscribe(
   limit: number,
   id: RpcId,
   p: Record<string, unknown>,
-  ctx: McpCallContext,
+  session: McpSession,
   on: boolean,
 ) {
   const uri = uriParam(p);
   if (uri === undefined) return bad(id, 'params.uri must be a resource URI');
-  const subs = ctx.session.subscriptions;
+  const subs = session.subscriptions;
   if (on && !subs.has(uri) && subs.size >= limit)
     return bad(
       id,
@@ -60,7 +61,8 @@ export function methodRunner(opts: McpServerOptions) {
       return failure(
         id,
         rpcError(
-          RPC.RESOURCE_NOT_FOUND,
+          // 2026-07-28 says invalid params where the session revisions had their own code.
+          ctx.session ? RPC.RESOURCE_NOT_FOUND : RPC.INVALID_PARAMS,
           `Resource not found: ${uri.slice(0, 128)}`,
           'MCP_UNKNOWN_RESOURCE',
         ),
@@ -91,15 +93,22 @@ export function methodRunner(opts: McpServerOptions) {
     p: Record<string, unknown>,
     ctx: McpCallContext,
   ): Promise<RpcAnswer> | RpcAnswer | undefined {
-    switch (method) {
-      case 'ping':
-        return answer(id, {});
-      case 'logging/setLevel': {
+    const session = ctx.session;
+    // Methods of the session revisions only: 2026-07-28 removed them.
+    if (session) {
+      if (method === 'ping') return answer(id, {});
+      if (method === 'logging/setLevel') {
         const level = levelParam(p);
         if (!level) return bad(id, 'params.level must be an MCP log level');
-        ctx.session.logLevel = level;
+        session.logLevel = level;
         return answer(id, {});
       }
+      if (method === 'resources/subscribe' || method === 'resources/unsubscribe')
+        return opts.resources.subscribable
+          ? subscribe(opts.limits.subscriptions, id, p, session, method === 'resources/subscribe')
+          : undefined;
+    }
+    switch (method) {
       case 'tools/list':
         return opts.tools.list(ctx).then((tools) => answer(id, { tools }));
       case 'tools/call':
@@ -112,10 +121,6 @@ export function methodRunner(opts: McpServerOptions) {
         );
       case 'resources/read':
         return resourcesRead(id, p, ctx);
-      case 'resources/subscribe':
-      case 'resources/unsubscribe':
-        if (!opts.resources.subscribable) return undefined;
-        return subscribe(opts.limits.subscriptions, id, p, ctx, method === 'resources/subscribe');
       case 'prompts/list':
         return opts.prompts?.list(ctx).then((prompts) => answer(id, { prompts }));
       case 'prompts/get':

@@ -9,6 +9,7 @@ import type { McpExchange } from './exchange.ts';
 import type { McpLimits } from './limits.ts';
 import type {
   CompletionRef,
+  InputRequiredResult,
   McpPrompt,
   McpResource,
   McpResourceTemplate,
@@ -20,7 +21,10 @@ import type {
 import type { McpSession } from './sessions.ts';
 
 export interface McpCallContext {
-  session: McpSession;
+  /** The 2025-11-25 session the request runs in; none over a stateless revision. */
+  session?: McpSession;
+  /** The revision this request speaks (a session's, or the one its `_meta` names). */
+  revision: string;
   caller: Principal;
   /** What the method may say to the client while it answers (progress, logs, its own requests). */
   exchange: McpExchange;
@@ -34,7 +38,7 @@ export interface McpToolbox {
     name: string,
     args: Record<string, unknown>,
     ctx: McpCallContext,
-  ): Promise<ToolResult | undefined>;
+  ): Promise<ToolResult | InputRequiredResult | undefined>;
 }
 
 export interface McpShelf {
@@ -54,7 +58,9 @@ export interface McpPromptBook {
     name: string,
     args: Record<string, string>,
     ctx: McpCallContext,
-  ): Promise<{ description?: string; messages: PromptMessage[] } | string | undefined>;
+  ): Promise<
+    { description?: string; messages: PromptMessage[] } | InputRequiredResult | string | undefined
+  >;
 }
 
 export interface McpCompleter {

@@ -8,8 +8,13 @@
  * What each method does is lib/mcp/server-methods.ts, its parameters lib/mcp/server-params.ts.
  */
 
-import { failure, rpcError, type RpcAnswer, type RpcId } from './jsonrpc.ts';
-import { MCP_LATEST_VERSION, MCP_PROTOCOL_VERSIONS, RPC } from './protocol.ts';
+import { answer, failure, rpcError, type RpcAnswer, type RpcId } from './jsonrpc.ts';
+import {
+  MCP_LATEST_VERSION,
+  MCP_PROTOCOL_VERSIONS,
+  MCP_STATELESS_VERSIONS,
+  RPC,
+} from './protocol.ts';
 import { methodRunner } from './server-methods.ts';
 import type { McpCallContext, McpServerOptions } from './server-types.ts';
 
@@ -34,6 +39,9 @@ export function createMcpServer(opts: McpServerOptions) {
   const run = methodRunner(opts);
 
   return {
+    /** Who the server is (`serverInfo`). */
+    info: opts.info,
+
     /** What this server can do, as `initialize` declares it. */
     capabilities(): Record<string, unknown> {
       return {
@@ -62,6 +70,12 @@ export function createMcpServer(opts: McpServerOptions) {
       params: Record<string, unknown>,
       ctx: McpCallContext,
     ): Promise<RpcAnswer> {
+      if (method === 'server/discover' && !ctx.session)
+        return answer(id, {
+          supportedVersions: [...MCP_STATELESS_VERSIONS, ...MCP_PROTOCOL_VERSIONS],
+          capabilities: this.capabilities(),
+          ...(opts.instructions ? { instructions: opts.instructions } : {}),
+        });
       if (method === 'initialize')
         return failure(
           id,

@@ -45,13 +45,34 @@ export type OpenOutcome = Result<McpSession, Failure<'MCP_SESSIONS_FULL'>>;
 const newSessionId = () =>
   `mcp_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
 
+/** A `subscriptions/listen` stream (2026-07-28): what it opted in to, and where it goes. */
+interface Listener {
+  id: string | number;
+  lists: Set<string>;
+  uris: Set<string>;
+  queue: EventQueue<unknown>;
+}
+
+/** The list-changed notification each opt-in of `subscriptions/listen` stands for. */
+const LIST_OPT_INS: Record<string, string> = {
+  toolsListChanged: 'notifications/tools/list_changed',
+  promptsListChanged: 'notifications/prompts/list_changed',
+  resourcesListChanged: 'notifications/resources/list_changed',
+};
+
 export class McpSessions {
   private readonly byId = new Map<string, McpSession>();
+  private readonly listeners = new Set<Listener>();
 
   constructor(
     private readonly limits: Pick<
       McpLimits,
-      'sessions' | 'sessionsPerPrincipal' | 'sessionIdleMs' | 'streamMessages'
+      | 'sessions'
+      | 'sessionsPerPrincipal'
+      | 'sessionIdleMs'
+      | 'streamMessages'
+      | 'subscriptions'
+      | 'listeners'
     >,
     private readonly now: () => number = Date.now,
   ) {}
@@ -124,10 +145,56 @@ export class McpSessions {
     return true;
   }
 
-  /** Sends a server notification to every session with an open stream; returns how many got it. */
+  /**
+   * Opens a `subscriptions/listen` stream: the acknowledgment of what it will hear first, then
+   * each notification it opted in to, tagged with its id. MCP_LISTENERS_FULL past the bound.
+   */
+  listen(
+    id: string | number,
+    asked: Record<string, unknown>,
+  ): Result<EventQueue<unknown>, Failure<'MCP_LISTENERS_FULL'>> {
+    if (this.listeners.size >= this.limits.listeners)
+      return fail('MCP_LISTENERS_FULL', 'too many subscription streams are open; try again later');
+    const lists = new Set(Object.keys(LIST_OPT_INS).filter((k) => asked[k] === true));
+    const uris = new Set(
+      (Array.isArray(asked.resourceSubscriptions) ? asked.resourceSubscriptions : [])
+        .filter((u): u is string => typeof u === 'string' && u.length > 0 && u.length <= 512)
+        .slice(0, this.limits.subscriptions),
+    );
+    const listener: Listener = {
+      id,
+      lists,
+      uris,
+      queue: new EventQueue<unknown>(() => this.listeners.delete(listener), {
+        maxItems: this.limits.streamMessages,
+      }),
+    };
+    this.listeners.add(listener);
+    const notifications: Record<string, unknown> = {};
+    for (const k of lists) notifications[k] = true;
+    if (asked.resourceSubscriptions !== undefined) notifications.resourceSubscriptions = [...uris];
+    this.tell(listener, 'notifications/subscriptions/acknowledged', { notifications });
+    return ok(listener.queue);
+  }
+
+  private tell(l: Listener, method: string, params: Record<string, unknown>): void {
+    const _meta = { 'io.modelcontextprotocol/subscriptionId': l.id };
+    l.queue.push({ jsonrpc: '2.0', method, params: { ...params, _meta } });
+  }
+
+  /**
+   * Sends a server notification to every session with an open stream, and a list change to every
+   * listener that opted in to it; returns how many got it.
+   */
   notifyAll(method: string, params: Record<string, unknown> = {}): number {
     let sent = 0;
     for (const s of this.byId.values()) if (this.notify(s, method, params)) sent++;
+    const optIn = Object.keys(LIST_OPT_INS).find((k) => LIST_OPT_INS[k] === method);
+    for (const l of this.listeners)
+      if (optIn && l.lists.has(optIn)) {
+        this.tell(l, method, params);
+        sent++;
+      }
     return sent;
   }
 
@@ -137,6 +204,11 @@ export class McpSessions {
     for (const s of this.byId.values())
       if (s.subscriptions.has(uri) && this.notify(s, 'notifications/resources/updated', { uri }))
         sent++;
+    for (const l of this.listeners)
+      if (l.uris.has(uri)) {
+        this.tell(l, 'notifications/resources/updated', { uri });
+        sent++;
+      }
     return sent;
   }
 
@@ -152,6 +224,7 @@ export class McpSessions {
   }
 
   async endAll(): Promise<void> {
+    for (const l of [...this.listeners]) l.queue.close();
     await Promise.all([...this.byId.keys()].map((id) => this.end(id)));
   }
 

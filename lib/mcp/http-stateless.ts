@@ -1,0 +1,184 @@
+/**
+ * @module lib/mcp/http-stateless — a POST in MCP's stateless revision (2026-07-28) on the same
+ * endpoint as the session ones: no session, no `initialize`; the request names its revision and
+ * the client's capabilities in `_meta`, and its method (and tool, prompt or resource) again in the
+ * `Mcp-Method` / `Mcp-Name` headers, which must agree with the body (`HeaderMismatch`, -32020,
+ * 400). A revision not served is `UnsupportedProtocolVersion` (-32022, 400, with the ones served).
+ * Every result carries `resultType`, the server's identity in `_meta` and, where cacheable,
+ * `ttlMs` and `cacheScope`; `subscriptions/listen` holds the stream of change notifications the
+ * client opted in to.
+ */
+
+import type { Principal } from '../auth/principal.ts';
+import { isPlainObject } from '../json/guards.ts';
+import { sseResponse } from '../sse/sse.ts';
+import { answerRequest, type AnswerDeps } from './http-answer.ts';
+import { JSON_HEADERS } from './http-refusals.ts';
+import { failure, rpcError, type McpMessage, type RpcAnswer, type RpcId } from './jsonrpc.ts';
+import {
+  LOG_LEVELS,
+  MCP_PROTOCOL_VERSIONS,
+  MCP_STATELESS_VERSIONS,
+  META,
+  RPC,
+  type LogLevel,
+} from './protocol.ts';
+import type { McpSessions } from './sessions.ts';
+
+export interface StatelessDeps extends AnswerDeps {
+  sessions: McpSessions;
+}
+
+type Request_ = Extract<McpMessage, { kind: 'request' }>;
+
+/** Results a client may cache: they carry `ttlMs` and `cacheScope`. */
+const CACHEABLE = new Set([
+  'server/discover',
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+]);
+
+/** The body value `Mcp-Name` mirrors, for the methods that have one. */
+const NAMED: Record<string, 'name' | 'uri'> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+};
+
+const refusal = (
+  id: RpcId | null,
+  status: number,
+  code: number,
+  message: string,
+  reason: string,
+  data?: Record<string, unknown>,
+) =>
+  new Response(
+    JSON.stringify(
+      failure(id, { code, message, data: { code: reason, ...data } as { code: string } }),
+    ),
+    { status, headers: JSON_HEADERS },
+  );
+
+const mismatch = (id: RpcId | null, message: string) =>
+  refusal(id, 400, RPC.HEADER_MISMATCH, `Header mismatch: ${message}`, 'MCP_HEADER_MISMATCH');
+
+/** A header value as sent: the Base64 sentinel form `=?base64?…?=` decoded. */
+function headerValue(raw: string | null): string | null {
+  const m = raw === null ? null : /^=\?base64\?([A-Za-z0-9+/=]*)\?=$/.exec(raw);
+  return m ? Buffer.from(m[1]!, 'base64').toString('utf8') : raw;
+}
+
+/** Whether a request is in the stateless form: its `_meta` names a revision. */
+export const isStatelessForm = (m: McpMessage): boolean =>
+  m.kind !== 'response' &&
+  isPlainObject(m.params._meta) &&
+  Object.hasOwn(m.params._meta, META.protocolVersion);
+
+/** The header checks and the revision check; undefined when the request may run. */
+function statelessRefusal(req: Request, m: Request_ | null, id: RpcId | null) {
+  const meta = m && isPlainObject(m.params._meta) ? m.params._meta : {};
+  const header = req.headers.get('mcp-protocol-version');
+  if (header === null) return mismatch(id, 'the MCP-Protocol-Version header is missing');
+  const version = meta[META.protocolVersion];
+  if (typeof version !== 'string' || !isPlainObject(meta[META.clientCapabilities]))
+    return refusal(
+      id,
+      400,
+      RPC.INVALID_PARAMS,
+      `_meta must carry ${META.protocolVersion} and ${META.clientCapabilities}`,
+      'MCP_BAD_META',
+    );
+  if (header !== version)
+    return mismatch(id, `MCP-Protocol-Version '${header.slice(0, 32)}' is not the body's`);
+  if (!MCP_STATELESS_VERSIONS.includes(version))
+    return refusal(
+      id,
+      400,
+      RPC.UNSUPPORTED_PROTOCOL_VERSION,
+      'Unsupported protocol version',
+      'MCP_BAD_PROTOCOL_VERSION',
+      {
+        supported: [...MCP_STATELESS_VERSIONS, ...MCP_PROTOCOL_VERSIONS],
+        requested: version.slice(0, 64),
+      },
+    );
+  if (!m) return undefined;
+  const method = headerValue(req.headers.get('mcp-method'));
+  if (method !== m.method) return mismatch(id, `Mcp-Method does not match the body's method`);
+  const field = NAMED[m.method];
+  if (field) {
+    const name = headerValue(req.headers.get('mcp-name'));
+    if (name === null) return mismatch(id, `the Mcp-Name header is missing`);
+    if (name !== m.params[field]) return mismatch(id, `Mcp-Name does not match params.${field}`);
+  }
+  return undefined;
+}
+
+/** The HTTP status of a stateless answer: 404 for an unknown method, 400 for the protocol's refusals. */
+function statusOf(a: RpcAnswer): number {
+  if (!('error' in a)) return 200;
+  if (a.error.code === RPC.METHOD_NOT_FOUND) return 404;
+  const protocol: number[] = [
+    RPC.HEADER_MISMATCH,
+    RPC.MISSING_CLIENT_CAPABILITY,
+    RPC.UNSUPPORTED_PROTOCOL_VERSION,
+  ];
+  return protocol.includes(a.error.code) ? 400 : 200;
+}
+
+export async function statelessPost(
+  deps: StatelessDeps,
+  req: Request,
+  m: McpMessage,
+  caller: Principal,
+  owner: string,
+): Promise<Response> {
+  const id = m.kind === 'request' ? m.id : null;
+  const refused = statelessRefusal(req, m.kind === 'request' ? m : null, id);
+  if (refused) return refused;
+  if (m.kind !== 'request') return new Response(null, { status: 202 });
+  const meta = m.params._meta as Record<string, unknown>;
+  if (m.method === 'subscriptions/listen') return listen(deps, m, owner);
+  const level = meta[META.logLevel];
+  const shape = (a: RpcAnswer): RpcAnswer => {
+    if (!('result' in a) || !isPlainObject(a.result)) return a;
+    const r: Record<string, unknown> = { resultType: 'complete', ...a.result };
+    r._meta = { ...(isPlainObject(r._meta) ? r._meta : {}), [META.serverInfo]: deps.server.info };
+    if (CACHEABLE.has(m.method) && r.resultType === 'complete') {
+      r.ttlMs ??= 0;
+      r.cacheScope ??= 'private';
+    }
+    return { ...a, result: r };
+  };
+  return answerRequest(deps, m, {
+    owner,
+    ctx: { revision: meta[META.protocolVersion] as string, caller },
+    clientCapabilities: meta[META.clientCapabilities] as Record<string, unknown>,
+    logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'none',
+    shape,
+    status: statusOf,
+  });
+}
+
+/** `subscriptions/listen`: the acknowledgment first, then each change the client opted in to. */
+function listen(deps: StatelessDeps, m: Request_, owner: string): Response {
+  const asked = isPlainObject(m.params.notifications) ? m.params.notifications : {};
+  const opened = deps.sessions.listen(m.id, asked);
+  if (!opened.ok)
+    return new Response(
+      JSON.stringify(
+        failure(m.id, rpcError(RPC.INTERNAL_ERROR, opened.error.message, opened.error.code)),
+      ),
+      { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '60' } },
+    );
+  return sseResponse(
+    opened.result,
+    (x) => x,
+    () => opened.result.close(),
+    { ...(deps.streams ? { streams: deps.streams } : {}), owner },
+  );
+}
