@@ -5,6 +5,7 @@
  * when the trace and the mesh store are.
  */
 
+import type { SpanSink } from '../lib/telemetry/a2a-span.ts';
 import type { SseStreams } from '../lib/sse/sse.ts';
 import type { TraceStore } from '../lib/fleet/trace.ts';
 import type { Limits } from '../lib/limits.ts';
@@ -26,6 +27,8 @@ export interface HubNodeParts {
   limits: Limits;
   streams: SseStreams;
   onTaskEvent: () => void;
+  /** The hub's OTLP exporter, when on: the hub node's A2A server spans go there too. */
+  otlp?: SpanSink | undefined;
 }
 
 export function createHubNode(
@@ -56,6 +59,7 @@ export function createHubNode(
     limits,
     streams,
     onTaskEvent: p.onTaskEvent,
+    ...(p.otlp ? { spanExport: p.otlp } : {}),
     readyChecks: {
       trace: () => (opts.traceDb.query('SELECT 1').get(), true),
       mesh: () => opts.meshStore.ready(),

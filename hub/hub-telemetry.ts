@@ -10,6 +10,7 @@ import type { Limits } from '../lib/limits.ts';
 import { createRequestObserver } from '../lib/metrics/http.ts';
 import { createMetricsRegistry } from '../lib/metrics/registry.ts';
 import { createOtlpExporter } from '../lib/fleet/otlp.ts';
+import { recordSpan } from '../lib/fleet/record-span.ts';
 import type { HubOptions } from './hub-types.ts';
 import { hubRoutes } from './metrics.ts';
 
@@ -33,6 +34,7 @@ export function hubTelemetry(opts: HubOptions, limits: Limits) {
       log: opts.log,
       ...(opts.fetch ? { fetch: opts.fetch } : {}),
     });
-  if (otlp) trace.subscribe((r) => otlp.add(r));
+  const self = opts.fleet.hub.name;
+  if (otlp) trace.subscribe((r, detail) => otlp.add(recordSpan(r, self, detail)));
   return { trace, streams, metrics, requests, otlp };
 }

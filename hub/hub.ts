@@ -33,7 +33,8 @@ export function createHub(given: HubOptions): Hub {
   const { log } = opts;
   const self = registry.live.hub.name;
   const limits: Limits = { ...LIMITS, ...opts.limits };
-  const { trace, streams, metrics, requests, otlp } = hubTelemetry(opts, limits);
+  const telemetry = hubTelemetry(opts, limits);
+  const { trace, streams, metrics, requests, otlp } = telemetry;
   // A joining node may not list the hub's own addresses (its gRPC port too): read from its card.
   const ownCard = () => node.card();
   const { client, invoker, tokens, access, view, joins } = hubFleet(opts, trace, registry, ownCard);
@@ -60,13 +61,10 @@ export function createHub(given: HubOptions): Hub {
     ownTasks: () => node.engine,
   });
   const node = createHubNode(definition, opts, {
+    ...telemetry,
     client,
-    trace,
     access,
-    metrics,
-    requests,
     limits,
-    streams,
     // The Tasks pages' lists are read again when one of the hub's tasks changes (declared below).
     onTaskEvent: () => live.tasks.changed(),
   });

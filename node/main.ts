@@ -21,6 +21,7 @@ import { engineTurns } from '../lib/node/mesh-inbox.ts';
 import { meshPresence } from '../lib/node/mesh-presence.ts';
 import { printChecks, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
+import { createOtlpExporter, otlpConfigFromEnv } from '../lib/fleet/otlp.ts';
 import { isLoopbackHost } from '../lib/auth/access.ts';
 import { grpcOptions, parseGrpcPort } from '../lib/a2a/grpc/port-setting.ts';
 import { TokenBook } from '../lib/auth/tokens.ts';
@@ -72,6 +73,12 @@ if (!limits.ok) {
 }
 // The gRPC port's bounds are settings (`grpc.*`), beside the limits of the environment.
 const limitValues = { ...limits.value, ...settings.grpc };
+// The node's A2A server spans go to an OpenTelemetry collector when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+const otlp = otlpConfigFromEnv(process.env);
+if (!otlp.ok) {
+  console.error(`node: ${otlp.message}`);
+  process.exit(2);
+}
 const grpcPort = parseGrpcPort(args.grpcPort ?? settings.grpcPort);
 if (!grpcPort.ok) {
   console.error(`node: ${grpcPort.message}`);
@@ -119,6 +126,7 @@ const { definition, health } = modelBackedNode(declared, {
   // The mesh tools act as the caller whose message the model answers (docs/security.md).
   ...(presence ? { toolsFor: presence.toolsFor } : {}),
 });
+const spanExport = otlp.value && createOtlpExporter({ ...otlp.value, self: declared.name, log });
 // The boot self-check's verdicts are part of /readyz (filled in once the node serves).
 const boot = selfCheckReadiness();
 // A port another process holds (a second copy of this node, a running fleet) stops the start with
@@ -157,6 +165,7 @@ const running = await bindOrExit({ host, hint }, () =>
     tasksDatabaseUrl: settings.tasksDatabaseUrl,
     taskStore: settings.taskStore,
     publicUrl: settings.publicUrl,
+    ...(spanExport ? { spanExport } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {
       tokens: TokenBook.open(dataDir, { log }),
@@ -212,6 +221,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     health?.stop();
     await mesh?.close();
     await running.stop();
+    await spanExport?.flush();
     process.exit(0);
   });
 }

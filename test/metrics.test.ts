@@ -124,8 +124,8 @@ describe("a node's /metrics", () => {
       1,
     );
     expect(grew('lume_http_request_duration_seconds_count', { route: '/a2a' })).toBe(3);
-    expect(grew('lume_task_states_total', { state: 'completed' })).toBe(2);
-    expect(grew('lume_task_states_total', { state: 'working' })).toBe(2);
+    expect(grew('lume_task_states_total', { a2a_task_state: 'TASK_STATE_COMPLETED' })).toBe(2);
+    expect(grew('lume_task_states_total', { a2a_task_state: 'TASK_STATE_WORKING' })).toBe(2);
     expect(valueOf(after, 'lume_sse_streams', { route: '/a2a' })).toBe(0);
     const errors = after;
     expect(

@@ -12,6 +12,15 @@ import { codedFailureOf } from '../errors/as-data.ts';
 import type { CallFailure, CallFailureKind, Err, Ok } from '../errors/result.ts';
 import { currentTrace, traceHeaders } from '../telemetry/trace-context.ts';
 import type { CallMeter } from './traced-call.ts';
+import { resultAttributes, type SpanAttributes } from '../telemetry/a2a-span.ts';
+
+/** What a JSON-RPC answer adds to the call's span: its task, or the error's code as `error.type`. */
+function answerAttributes(doc: unknown): SpanAttributes {
+  if (!isPlainObject(doc)) return {};
+  if (isPlainObject(doc.error) && typeof doc.error.code === 'number')
+    return { 'error.type': String(doc.error.code) };
+  return resultAttributes(doc.result);
+}
 
 export interface FleetMessageOptions {
   /** The conversation this message belongs to (the same for every turn of one exchange). */
@@ -174,6 +183,19 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
     if (!isPlainObject(args)) return mfail('A2A_BAD_REQUEST', 'bad-call', 'args must be an object');
     if (typeof contextId !== 'string' || !CONTEXT_ID.test(contextId))
       return mfail('A2A_BAD_REQUEST', 'bad-call', 'contextId is missing or malformed');
+    const messageId = crypto.randomUUID();
+    const at = new URL(member.url);
+    if (meter)
+      meter.detail = {
+        name: 'SendMessage',
+        attributes: {
+          'a2a.protocol.version': '1.0',
+          'a2a.message.id': messageId,
+          'gen_ai.conversation.id': contextId,
+          'server.address': at.hostname,
+          'server.port': Number(at.port || (at.protocol === 'https:' ? 443 : 80)),
+        },
+      };
     let body: Uint8Array;
     try {
       body = new TextEncoder().encode(
@@ -183,7 +205,7 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
           method: 'SendMessage',
           params: {
             message: {
-              messageId: crypto.randomUUID(),
+              messageId,
               contextId,
               role: 'ROLE_USER',
               parts: [{ data: { skill, args }, mediaType: 'application/json' }],
@@ -223,6 +245,7 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
       } catch {
         return mfail('A2A_BAD_ANSWER', 'bad-answer', `answer (HTTP ${res.status}) is not JSON`);
       }
+      if (meter?.detail) Object.assign(meter.detail.attributes, answerAttributes(doc));
       return readTask(doc, contextId);
     } catch (e) {
       const name = (e as Error)?.name;

@@ -1,17 +1,14 @@
 /**
- * @module lib/fleet/otlp — exports trace records as OTLP/HTTP JSON (opentelemetry-proto's JSON
+ * @module lib/fleet/otlp — exports spans (the hub's trace records, every process's A2A operations) as OTLP/HTTP JSON (opentelemetry-proto's JSON
  * mapping: lowerCamelCase fields, hex trace and span ids, 64-bit times as decimal strings, enums
  * as numbers) to `<endpoint>/v1/traces`, with no SDK. Records wait in a bounded queue and go out
  * in batches, one request at a time, each with a deadline; past the bound they are dropped and
  * counted. A collector that fails loses that batch (counted), never stops or slows a call.
  */
 
-import type { TraceRecord } from './trace.ts';
 import type { Log } from '../log.ts';
 import { silentLog } from '../log.ts';
-
-/** What a span is made from: a trace record. */
-export type SpanRecord = TraceRecord;
+import type { OtelSpan, SpanSink, SpanValue } from '../telemetry/a2a-span.ts';
 
 export interface OtlpConfig {
   /** Full URL spans are posted to (`<OTEL_EXPORTER_OTLP_ENDPOINT>/v1/traces`). */
@@ -79,12 +76,21 @@ export function otlpConfigFromEnv(
   return { ok: true, value };
 }
 
-type AnyValue = { stringValue: string } | { intValue: string } | { boolValue: boolean };
+type AnyValue =
+  | { stringValue: string }
+  | { intValue: string }
+  | { boolValue: boolean }
+  | { doubleValue: number }
+  | { arrayValue: { values: AnyValue[] } };
 const str = (key: string, value: string) => ({ key, value: { stringValue: value } as AnyValue });
-const int = (key: string, value: number) => ({
-  key,
-  value: { intValue: String(Math.trunc(value)) } as AnyValue,
-});
+
+function anyValue(v: SpanValue): AnyValue {
+  if (typeof v === 'string') return { stringValue: v };
+  if (typeof v === 'boolean') return { boolValue: v };
+  if (typeof v === 'number')
+    return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+  return { arrayValue: { values: v.map((x) => ({ stringValue: x })) } };
+}
 
 /** SpanKind and StatusCode values of opentelemetry-proto. */
 const SPAN_KIND_SERVER = 2;
@@ -92,45 +98,28 @@ const SPAN_KIND_CLIENT = 3;
 const STATUS_UNSET = 0;
 const STATUS_ERROR = 2;
 
-/**
- * One record as an OTLP span. A record whose `to` is this process is a call it served (SERVER),
- * any other a call it made (CLIENT); `peer.service` names the other side.
- */
-function toOtlpSpan(r: SpanRecord, self: string): Record<string, unknown> {
-  const served = r.to === self;
-  const start = BigInt(Date.parse(r.ts)) * 1_000_000n;
-  const end = start + BigInt(Math.max(0, Math.round(r.durationMs * 1e6)));
-  const attributes = [
-    str('rpc.system', 'lume-a2a'),
-    str('rpc.method', r.capability),
-    str('peer.service', served ? r.from : r.to),
-    str('lume.from', r.from),
-    str('lume.to', r.to),
-    str('lume.outcome', r.outcome),
-    int('lume.bytes', r.bytes),
-    int('lume.trace_record', r.id),
-    ...(r.errorCode ? [str('lume.error_code', r.errorCode)] : []),
-  ];
+/** One span in the JSON mapping. */
+function toOtlpSpan(s: OtelSpan): Record<string, unknown> {
+  const start = BigInt(Math.round(s.startMs)) * 1_000_000n;
+  const end = start + BigInt(Math.max(0, Math.round(s.durationMs * 1e6)));
   return {
-    traceId: r.traceId,
-    spanId: r.spanId,
-    ...(r.parentSpanId ? { parentSpanId: r.parentSpanId } : {}),
-    name: r.capability,
-    kind: served ? SPAN_KIND_SERVER : SPAN_KIND_CLIENT,
+    traceId: s.traceId,
+    spanId: s.spanId,
+    ...(s.parentSpanId ? { parentSpanId: s.parentSpanId } : {}),
+    name: s.name,
+    kind: s.kind === 'server' ? SPAN_KIND_SERVER : SPAN_KIND_CLIENT,
     startTimeUnixNano: start.toString(),
     endTimeUnixNano: end.toString(),
-    attributes,
+    attributes: Object.entries(s.attributes).map(([key, v]) => ({ key, value: anyValue(v) })),
     status:
-      r.outcome === 'failed'
-        ? { code: STATUS_ERROR, message: r.errorCode ?? 'failed' }
-        : { code: STATUS_UNSET },
+      s.error !== undefined ? { code: STATUS_ERROR, message: s.error } : { code: STATUS_UNSET },
   };
 }
 
 /** An `ExportTraceServiceRequest` in the JSON mapping. */
 function toOtlpRequest(
-  records: readonly SpanRecord[],
-  o: { serviceName: string; self: string },
+  spans: readonly OtelSpan[],
+  o: { serviceName: string },
 ): Record<string, unknown> {
   return {
     resourceSpans: [
@@ -139,7 +128,7 @@ function toOtlpRequest(
         scopeSpans: [
           {
             scope: { name: 'lume-a2a', version: '0.1.0' },
-            spans: records.map((r) => toOtlpSpan(r, o.self)),
+            spans: spans.map(toOtlpSpan),
           },
         ],
       },
@@ -153,15 +142,15 @@ function toOtlpRequest(
  * request has `timeoutMs` = 10 000 ms.
  */
 export interface OtlpExporterOptions extends OtlpConfig {
-  /** This process's fleet name (which records are calls it served). */
+  /** This process's fleet name (`service.name` unless OTEL_SERVICE_NAME says otherwise). */
   self: string;
   log?: Log;
   fetch?: typeof fetch;
 }
 
-export interface OtlpExporter {
-  /** Queues one record; never blocks, never throws. */
-  add(record: SpanRecord): void;
+export interface OtlpExporter extends SpanSink {
+  /** Queues one span; never blocks, never throws. */
+  add(span: OtelSpan): void;
   /** Sends everything queued now (at shutdown, and in tests). */
   flush(): Promise<void>;
   stats(): { queued: number; exported: number; dropped: number; failedBatches: number };
@@ -175,20 +164,20 @@ export function createOtlpExporter(o: OtlpExporterOptions): OtlpExporter {
   const delayMs = o.delayMs ?? 1000;
   const timeoutMs = o.timeoutMs ?? 10_000;
   const serviceName = o.serviceName ?? o.self;
-  let queue: SpanRecord[] = [];
+  let queue: OtelSpan[] = [];
   let timer: ReturnType<typeof setTimeout> | undefined;
   let sending: Promise<void> | undefined;
   const stats = { exported: 0, dropped: 0, failedBatches: 0 };
   /** Logged once per run of failures, so a dead collector does not flood the log. */
   let failing = false;
 
-  async function send(batch: SpanRecord[]): Promise<void> {
+  async function send(batch: OtelSpan[]): Promise<void> {
     let problem: string | undefined;
     try {
       const res = await doFetch(o.url, {
         method: 'POST',
         headers: { ...o.headers, 'content-type': 'application/json' },
-        body: JSON.stringify(toOtlpRequest(batch, { serviceName, self: o.self })),
+        body: JSON.stringify(toOtlpRequest(batch, { serviceName })),
         signal: AbortSignal.timeout(timeoutMs),
       });
       await res.body?.cancel().catch(() => {});

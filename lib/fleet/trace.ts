@@ -8,6 +8,7 @@
  * rows past the row cap or older than the age cap are deleted.
  */
 
+import type { CallSpanDetail } from './record-span.ts';
 import type { Database } from 'bun:sqlite';
 import { LIMITS } from '../limits.ts';
 import { openTraceLog, type TraceLog } from './trace-log.ts';
@@ -26,10 +27,11 @@ interface TracePage {
 }
 
 export interface TraceStore {
-  record(r: NewTraceRecord): TraceRecord;
+  /** `detail`: what an A2A call adds for its exported span; handed to listeners, never stored. */
+  record(r: NewTraceRecord, detail?: CallSpanDetail): TraceRecord;
   page(q: TraceQuery): TracePage;
   /** Calls `listener` with every new record; returns the unsubscribe function. */
-  subscribe(listener: (r: TraceRecord) => void): () => void;
+  subscribe(listener: (r: TraceRecord, detail?: CallSpanDetail) => void): () => void;
   /** Commits the pending records now (at shutdown). */
   flush(): void;
   /** Deletes the rows past the row and age caps now (it also runs by itself as rows are added). */
@@ -95,9 +97,9 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
   let lastId = table.lastId();
   const queue = createTraceQueue(table, keep, log);
   queue.prune();
-  const listeners = new Set<(r: TraceRecord) => void>();
+  const listeners = new Set<(r: TraceRecord, detail?: CallSpanDetail) => void>();
   return {
-    record(r) {
+    record(r, detail) {
       const rec: TraceRecord = {
         ...r,
         id: ++lastId,
@@ -107,7 +109,7 @@ export function createTraceStore(db: Database, opts: TraceStoreOptions = {}): Tr
         errorCode: r.errorCode === null ? null : cut(r.errorCode, TRACE_NAME_CHARS),
       };
       queue.add(rec);
-      for (const l of listeners) l(rec);
+      for (const l of listeners) l(rec, detail);
       return rec;
     },
     page(q) {

@@ -5,6 +5,7 @@
  * signed routes of a recording process (the hub) all go through here.
  */
 
+import type { CallSpanDetail } from './record-span.ts';
 import type { TraceRecord } from './trace.ts';
 import {
   childContext,
@@ -24,6 +25,8 @@ export interface CallMeter {
   answerBytes?: number;
   /** The call's own span: what its request carries as `traceparent`. */
   span: TraceContext;
+  /** An A2A call's method and attributes, for its exported span (lib/fleet/record-span.ts). */
+  detail?: CallSpanDetail;
 }
 
 export interface TracedCallOptions {
@@ -37,7 +40,7 @@ export interface TracedCallOptions {
 
 /** Where trace records go (lib/fleet/trace.ts). */
 export interface CallSink {
-  record(r: CallRecordInput): { id: number };
+  record(r: CallRecordInput, detail?: CallSpanDetail): { id: number };
 }
 
 /** True for answers with nothing in them: null, empty string, list or object, `found: false`, or only empty lists. */
@@ -90,16 +93,19 @@ export async function tracedCall<R extends CallOutcome>(
     ? 0
     : (meter.answerBytes ??
       (r.result === undefined ? 0 : Buffer.byteLength(JSON.stringify(r.result))));
-  const rec = sink.record({
-    ts: isoOf(started),
-    ...names,
-    durationMs,
-    outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
-    errorCode: r.ok ? null : r.error.code,
-    bytes,
-    traceId: span.traceId,
-    spanId: span.spanId,
-    parentSpanId: parent?.spanId ?? null,
-  });
+  const rec = sink.record(
+    {
+      ts: isoOf(started),
+      ...names,
+      durationMs,
+      outcome: !r.ok ? 'failed' : isEmptyResult(r.result) ? 'empty' : 'ok',
+      errorCode: r.ok ? null : r.error.code,
+      bytes,
+      traceId: span.traceId,
+      spanId: span.spanId,
+      parentSpanId: parent?.spanId ?? null,
+    },
+    meter.detail,
+  );
   return { ...r, traceId: rec.id };
 }

@@ -10,7 +10,11 @@
  */
 
 import { mayAct } from '../auth/access.ts';
-import { createOperationTable } from '../a2a/operation-table.ts';
+import { createOperationTable, type OperationTable } from '../a2a/operation-table.ts';
+import type { TaskEngine } from '../a2a/engine/engine.ts';
+import type { NodeMetrics } from './task-metrics.ts';
+import { tracedOperations } from '../a2a/traced-operations.ts';
+import { agentAttributes, type SpanAttributes, type SpanSink } from '../telemetry/a2a-span.ts';
 import { catalogAgent } from '../agents/keyword-agent.ts';
 import { createNodeAuth } from './node-auth.ts';
 import { createNodeCard } from './node-card.ts';
@@ -21,6 +25,24 @@ import { nodeSettings } from './node-settings.ts';
 import { createNodeTasks, openStore } from './node-tasks.ts';
 import { mountNodeRoutes } from './mount-routes.ts';
 import type { NodeApp, NodeDefinition, NodeOptions } from './node-types.ts';
+
+/**
+ * The operation table, traced: each operation's span to `spans` (with `gen_ai.agent.*` of the
+ * card, read once: name, description and version do not change) and its count to the metrics.
+ */
+function nodeOperations(
+  engine: TaskEngine,
+  spans: SpanSink | undefined,
+  card: () => Record<string, unknown>,
+  metrics: NodeMetrics,
+): OperationTable {
+  let agent: SpanAttributes | undefined;
+  return tracedOperations(createOperationTable(engine, true), {
+    ...(spans ? { spans } : {}),
+    agent: () => (agent ??= agentAttributes(card())),
+    observe: metrics.onOperation,
+  });
+}
 
 /** @throws Error when anonymous callers may act beyond loopback; PortTakenError on a taken port. */
 export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
@@ -70,7 +92,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
 
   // 4. The operations, built once for the three bindings; gRPC on its own port when served.
-  const operations = createOperationTable(engine, true);
+  const operations = nodeOperations(engine, opts.spanExport, () => card.json(), nodeMetrics);
   const grpc = createNodeGrpc(def.name, settings, operations, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.

@@ -4,6 +4,7 @@
  * `createNode` (lib/node/create-node.ts) returns.
  */
 
+import type { SpanSink } from '../telemetry/a2a-span.ts';
 import type { AgentCard } from '../a2a/card/types.ts';
 import type { AnyElysia } from 'elysia';
 import type { AnonymousAccess, Authenticate } from '../auth/access.ts';
@@ -130,6 +131,11 @@ export interface NodeOptions {
   grpc?: boolean;
   /** The gRPC binding's port (`--grpc-port`): default the node's port + 1000, 0 picks a free one. */
   grpcPort?: number;
+  /**
+   * Where the A2A server span of every operation goes (an OTLP exporter: `bun run node` makes one
+   * when OTEL_EXPORTER_OTLP_ENDPOINT is set; docs/observability.md). None: no spans are made.
+   */
+  spanExport?: SpanSink;
 }
 
 export interface RunningNode {

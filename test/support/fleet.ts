@@ -12,7 +12,7 @@ import { memoryLog } from '../../lib/log.ts';
 import { openMeshDatabase } from '../../lib/mesh/schema.ts';
 import { createSqliteMeshStore } from '../../lib/mesh/sqlite-store.ts';
 import { createNode } from '../../lib/node/create-node.ts';
-import type { NodeApp, NodeDefinition } from '../../lib/node/node-types.ts';
+import type { NodeApp, NodeDefinition, NodeOptions } from '../../lib/node/node-types.ts';
 import { loadCardKeys } from '../../lib/node/card-keys.ts';
 import { loadNode } from '../../lib/node/load-node.ts';
 import { createPeerClient } from '../../lib/peer/client.ts';
@@ -41,6 +41,8 @@ export interface RunningFleet {
 const nodeDataDirs = new WeakMap<NodeDefinition, string>();
 
 export interface FleetOptions {
+  /** More options of each node, by its name (an OTLP exporter of its own, …). */
+  nodes?: (name: string) => Partial<NodeOptions>;
   /** More bearer tokens (name → token) every member accepts besides the test principal's. */
   tokens?: Record<string, string>;
   /** How the hub differs from the default: HUB_REQUIRE_LOGIN, MESH_TOKEN, a session table with its own clock, its token book, the sign-in throttle, how often live pages are re-read, its model, … */
@@ -91,6 +93,7 @@ export async function startFleet(
       },
       // Signed with its own key, which the hub's ring pins.
       cardKeys: await loadCardKeys(dataDir, def.name),
+      ...opts.nodes?.(def.name),
     });
     const running = await node.start();
     // Fill in the real address; every peer client holds this same fleet object.

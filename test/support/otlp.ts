@@ -77,7 +77,10 @@ function checkAttributes(attrs: unknown, where: string): void {
       expect(INT64.test(v)).toBe(true); // int64 is a decimal string in the JSON mapping
     else if (kind === 'boolValue') expect(typeof v).toBe('boolean');
     else if (kind === 'doubleValue') expect(typeof v).toBe('number');
-    else throw new Error(`${where}: unexpected attribute value kind ${kind}`);
+    else if (kind === 'arrayValue') {
+      keysWithin(v, ['values'], `${where}.arrayValue`);
+      for (const x of v.values) expect(typeof x.stringValue).toBe('string');
+    } else throw new Error(`${where}: unexpected attribute value kind ${kind}`);
   }
 }
 
@@ -136,5 +139,6 @@ export function checkOtlpRequest(body: any): void {
 /** The value of a span's attribute, whatever its kind. */
 export const attr = (span: any, key: string): unknown => {
   const v = span.attributes.find((a: any) => a.key === key)?.value;
+  if (v?.arrayValue) return v.arrayValue.values.map((x: any) => x.stringValue);
   return v === undefined ? undefined : Object.values(v)[0];
 };
