@@ -61,10 +61,10 @@ test('each README curl example gets the answer the README describes', async () =
   const got = JSON.parse(await run(get!, { TASK_ID: first.result.id }));
   expect([got.result.id, got.result.status.state]).toEqual([first.result.id, 'completed']);
 
-  const frames = (await run(stream!, {}))
-    .split('\n\n')
-    .filter((f) => f.startsWith('data: '))
-    .map((f) => JSON.parse(f.replace(/^data: /, '')));
+  const blocks = (await run(stream!, {})).split('\n\n').filter((f) => f.includes('data: '));
+  // Each event names its position: `id: <taskId>:<generation>`, then its `data:`.
+  expect(blocks.every((f) => /^id: [0-9a-f-]{36}:\d+\ndata: /.test(f))).toBe(true);
+  const frames = blocks.map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)));
   expect(frames.map((f) => Object.keys(f.result)[0])).toEqual([
     'task',
     'statusUpdate',

@@ -46,8 +46,8 @@ export function v03Operations(
       const q = v03.parseTaskQueryV03(p);
       return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), v03.taskToV03);
     },
-    'tasks/resubscribe': (p, _n, caller) =>
-      subscribe(v03.parseTaskQueryV03(p), caller, v03.eventToV03),
+    'tasks/resubscribe': (p, _n, caller, ctx) =>
+      subscribe(v03.parseTaskQueryV03(p), caller, v03.eventToV03, p, ctx),
     'tasks/pushNotificationConfig/set': async (p, _n, caller) => {
       const c = v03.parseSetPushV03(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '0.3', caller), v03.pushConfigToV03);

@@ -9,6 +9,7 @@ import type { SendResult, Subscription, TaskEngine } from './engine/engine.ts';
 import { a2aError, isA2AError, type A2AError } from './errors.ts';
 import type { ProtocolVersion, PushConfig, SendParams, Task, TaskEvent } from './types.ts';
 import * as v1 from './wire/v1.ts';
+import { lastGenerationOf, resumeAfter, type RequestContext } from './wire/cursor.ts';
 
 /** An operation's outcome: a JSON result, a stream of events, or an error value. */
 export type Outcome =
@@ -23,6 +24,7 @@ export type Operation = (
   params: unknown,
   notification: boolean,
   caller: Principal,
+  ctx?: RequestContext,
 ) => Promise<Outcome> | Outcome;
 
 export const V1_METHODS = [
@@ -74,14 +76,19 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
+  /** A subscribe; with a cursor (`lastGeneration`, `Last-Event-ID`) it resumes after it. */
   async function subscribe(
     q: { id: string } | A2AError,
     caller: Principal,
     frame: (e: TaskEvent) => unknown,
+    params: unknown,
+    ctx: RequestContext | undefined,
   ): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(q)) return q;
-    const sub = await engine.resubscribe(q.id, caller);
+    const after = resumeAfter(q.id, lastGenerationOf(params), ctx);
+    if (isA2AError(after)) return after;
+    const sub = await engine.resubscribe(q.id, caller, after);
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
@@ -127,7 +134,8 @@ export function v1Operations(
       const q = v1.parseTaskQueryV1(p);
       return isA2AError(q) ? q : value(await engine.cancel(q.id, caller), task);
     },
-    SubscribeToTask: (p, _n, caller) => subscribe(v1.parseTaskQueryV1(p), caller, event),
+    SubscribeToTask: (p, _n, caller, ctx) =>
+      subscribe(v1.parseTaskQueryV1(p), caller, event, p, ctx),
     CreateTaskPushNotificationConfig: async (p, _n, caller) => {
       const c = v1.parseCreatePushV1(p);
       return isA2AError(c) ? c : value(await engine.setPush(c, '1.0', caller), v1.pushConfigToV1);

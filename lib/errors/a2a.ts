@@ -150,6 +150,22 @@ export const A2A_ERRORS = {
     message:
       'This messageId was already sent with a different message; send a new message with a new messageId',
   },
+  // Not A2A codes: a stream resume's cursor (`Last-Event-ID`, `lastGeneration`) that is not one
+  // (malformed, longer than 128 characters, or two that disagree), and one past the task's
+  // generation. A cursor naming another task is TASK_NOT_FOUND (nothing about it is told).
+  EVENT_CURSOR_INVALID: {
+    rpc: -32602,
+    http: 400,
+    grpc: 'INVALID_ARGUMENT',
+    message:
+      'The resume cursor is not one: send Last-Event-ID <taskId>:<generation> or lastGeneration',
+  },
+  EVENT_CURSOR_AHEAD: {
+    rpc: -32602,
+    http: 400,
+    grpc: 'OUT_OF_RANGE',
+    message: "The resume cursor is past the task's generation",
+  },
 } as const satisfies Record<string, Required<ErrorSpec>>;
 
 export type A2AErrorReason = keyof typeof A2A_ERRORS;
@@ -163,5 +179,7 @@ export const OWN_A2A_REASONS: ReadonlySet<string> = new Set([
   'TOO_MANY_TURNS',
   'TOO_MANY_LONG_POLLS',
   'LONG_POLLS_FULL',
+  'EVENT_CURSOR_INVALID',
+  'EVENT_CURSOR_AHEAD',
   'MESSAGE_ID_REUSED',
 ]);

@@ -4,11 +4,11 @@
  * the MCP stdio bridge read their servers' events through it.
  */
 
-/** Frames of an SSE body (`data:` lines joined), each under `max` bytes. */
+/** Frames of an SSE body (`data:` lines joined, and the event's `id:`), each under `max` bytes. */
 export async function* sseFrames(
   body: ReadableStream<Uint8Array>,
   max: number,
-): AsyncGenerator<{ event: string; data: string } | { tooLarge: true }> {
+): AsyncGenerator<{ event: string; data: string; id?: string } | { tooLarge: true }> {
   const decoder = new TextDecoder();
   let buffer = '';
   const reader = body.getReader();
@@ -21,12 +21,14 @@ export async function* sseFrames(
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, '');
       let event = 'message';
+      let id: string | undefined;
       const data: string[] = [];
       for (const line of block.split(/\r?\n/)) {
         if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
         else if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('id:')) id = line.slice(3).replace(/^ /, '');
       }
-      if (data.length) yield { event, data: data.join('\n') };
+      if (data.length) yield { event, data: data.join('\n'), ...(id ? { id } : {}) };
     }
     if (buffer.length > max) {
       yield { tooLarge: true };

@@ -33,8 +33,9 @@ export class ReadyFrame {
 }
 
 /** One SSE frame: an optional event name and one `data:` line of JSON. */
-export function sseFrame(data: unknown, event?: string): Uint8Array {
-  return encoder.encode(`${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`);
+export function sseFrame(data: unknown, event?: string, id?: string): Uint8Array {
+  const head = `${id ? `id: ${id}\n` : ''}${event ? `event: ${event}\n` : ''}`;
+  return encoder.encode(`${head}data: ${JSON.stringify(data)}\n\n`);
 }
 
 /**

@@ -35,7 +35,8 @@ export interface SseOptions {
 
 /**
  * Streams `source` as SSE. `frame` turns each item into the JSON of one `data:` line (or gives a
- * `ReadyFrame`, sent as is). `stop`
+ * `ReadyFrame`, sent as is); `idOf` gives an item's `id:` line (the cursor a client resumes
+ * from with `Last-Event-ID`), when it has one. `stop`
  * runs once when the stream ends before the source does (the client went away, fell behind, or
  * the server shuts down), so the subscription is dropped.
  *
@@ -47,6 +48,7 @@ export function sseResponse<T>(
   frame: (item: T) => unknown,
   stop: () => void,
   opts: SseOptions = {},
+  idOf?: (item: T) => string | undefined,
 ): Response {
   const maxQueued = opts.maxQueuedBytes ?? LIMITS.sseQueueBytes;
   // Past the process's or the principal's bound of open streams: 503, and the source is dropped.
@@ -66,7 +68,7 @@ export function sseResponse<T>(
     {
       start(controller) {
         queue.open(controller, opts.streams, opts.owner);
-        void pump(source, frame, queue, maxQueued);
+        void pump(source, frame, queue, maxQueued, idOf);
       },
       pull: (controller) => queue.pull(controller),
       cancel: () => queue.cancel(),
@@ -82,12 +84,15 @@ async function pump<T>(
   frame: (item: T) => unknown,
   queue: SseQueue,
   maxQueued: number,
+  idOf?: (item: T) => string | undefined,
 ): Promise<void> {
   try {
     for await (const item of source) {
       if (queue.finished) break;
       const data = frame(item);
-      queue.enqueue(data instanceof ReadyFrame ? data.bytes : sseFrame(data));
+      queue.enqueue(
+        data instanceof ReadyFrame ? data.bytes : sseFrame(data, undefined, idOf?.(item)),
+      );
       if (queue.queued > maxQueued)
         queue.end(
           'STREAM_TOO_SLOW',

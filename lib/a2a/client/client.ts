@@ -11,7 +11,7 @@ import type { TaskState } from '../types.ts';
 import { readSendAnswer, readTaskAnswer, readTaskPage } from '../wire/read.ts';
 import { callOutcome } from './call.ts';
 import { sendParams } from './message.ts';
-import { streamMessage } from './stream.ts';
+import { streamMessage, subscribeTask } from './stream.ts';
 import { clientContext, failure, request, rpc } from './transport.ts';
 import type { A2AClient, A2AClientOptions } from './types.ts';
 
@@ -21,6 +21,7 @@ export type {
   ClientResult,
   ListOptions,
   MessageInput,
+  ResumeOptions,
   SendAnswer,
   SendOptions,
   StreamItem,
@@ -85,6 +86,7 @@ export function createA2AClient(opts: A2AClientOptions): A2AClient {
       return rpc(ctx, methods.list, params, readTaskPage);
     },
     stream: (input, o) => streamMessage(ctx, input, o),
+    subscribe: (taskId, o) => subscribeTask(ctx, taskId, o),
     async call(skill, args = {}, o = {}) {
       const data = { skill, args };
       const input = { data, ...(o.contextId ? { contextId: o.contextId } : {}) };

@@ -20,6 +20,7 @@ const METHODS = {
     get: 'GetTask',
     list: 'ListTasks',
     cancel: 'CancelTask',
+    subscribe: 'SubscribeToTask',
   },
   '0.3': {
     send: 'message/send',
@@ -27,6 +28,7 @@ const METHODS = {
     get: 'tasks/get',
     list: '',
     cancel: 'tasks/cancel',
+    subscribe: 'tasks/resubscribe',
   },
 } as const;
 

@@ -15,6 +15,12 @@ import type {
   TaskState,
 } from '../types.ts';
 
+/** How a dropped stream is resumed: tries in a row without an event, and the first wait (doubling, at most 5 s). */
+export interface ResumeOptions {
+  attempts?: number;
+  backoffMs?: number;
+}
+
 export interface A2AClientOptions {
   /** The node's base URL (`http://host:port`); JSON-RPC goes to `<url>/a2a` unless `endpoint` says otherwise. */
   url: string;
@@ -73,8 +79,23 @@ export interface A2AClient {
   /** The agent card (`/.well-known/agent-card.json`). */
   card(): Promise<ClientResult<Record<string, unknown>>>;
   send(input: MessageInput, opts?: SendOptions): Promise<ClientResult<SendAnswer>>;
-  /** Sends and streams the task's events; ends after a final state or with an `error` item. */
-  stream(input: MessageInput, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamItem>;
+  /**
+   * Sends and streams the task's events; ends after a final state or with an `error` item. A
+   * stream that drops is resumed by itself after the last event seen (`resume`: tries in a row,
+   * default 6, and the first wait, default 200 ms, doubling to at most 5 s).
+   */
+  stream(
+    input: MessageInput,
+    opts?: { signal?: AbortSignal; resume?: ResumeOptions },
+  ): AsyncGenerator<StreamItem>;
+  /**
+   * Follows a task's events (SubscribeToTask): after `lastGeneration` when given (the events
+   * since, or the task first when the node no longer keeps them), else from the task as it is.
+   */
+  subscribe(
+    taskId: string,
+    opts?: { lastGeneration?: number; signal?: AbortSignal; resume?: ResumeOptions },
+  ): AsyncGenerator<StreamItem>;
   get(taskId: string, opts?: { historyLength?: number }): Promise<ClientResult<Task>>;
   /** ListTasks is an A2A 1.0 method; a 0.3 client answers `VERSION_NOT_SUPPORTED` without a request. */
   list(opts?: ListOptions): Promise<ClientResult<ListTasksPage>>;

@@ -38,6 +38,7 @@ import { Retries, type Earlier } from './retries.ts';
 import type { RetryBook } from '../store/retry-book.ts';
 import { LocalTasks } from './local-tasks.ts';
 import { PushConfigs } from './push-configs.ts';
+import { resumeAfter } from './resume.ts';
 import { WatchedTasks } from './watched-tasks.ts';
 import {
   answerSend,
@@ -264,13 +265,26 @@ export class TaskEngine {
     return this.coordination.cancel(id);
   }
 
-  /** A stream of a task's events that starts with the task itself. */
-  async resubscribe(id: string, caller: Principal): Promise<Subscription | A2AError> {
+  /**
+   * A stream of a task's events that starts with the task itself; with `after` (a resume cursor)
+   * it starts with the events after that generation instead (lib/a2a/engine/resume.ts).
+   */
+  async resubscribe(
+    id: string,
+    caller: Principal,
+    after?: number,
+  ): Promise<Subscription | A2AError> {
     if (!(await this.owned(id, caller))) return taskNotFound(id, 'id');
     return this.coordination.watch(
       id,
       (): Subscription | A2AError => taskNotFound(id, 'id'),
       (live, stop) => {
+        if (after !== undefined) {
+          const sub = resumeAfter(this.core.live, live, after, stop);
+          if (!isA2AError(sub) && !sub.isClosed && this.opts.agent.observe)
+            this.watched.watch(live);
+          return sub;
+        }
         const state = live.rec.task.status.state;
         if (TERMINAL_STATES.has(state)) {
           stop?.();

@@ -15,6 +15,29 @@ import { endsStream, snapshot } from './task-rules.ts';
 /** A live subscription: the queue of events, ending after a terminal or interrupted state. */
 export type Subscription = EventQueue<TaskEvent>;
 
+/** The generation an event made (a Task's own), or undefined for a Message. */
+function generationOfEvent(e: TaskEvent): number | undefined {
+  return e.kind === 'task' ? e.task.generation : e.kind === 'message' ? undefined : e.generation;
+}
+
+/**
+ * A subscription that passes each generation once, in order: an event at or below the last
+ * generation it passed is dropped, so a replay from the event log and the live events after it
+ * meet without a duplicate.
+ */
+export class TaskSubscription extends EventQueue<TaskEvent> {
+  private seen = 0;
+
+  override push(event: TaskEvent): void {
+    const g = generationOfEvent(event);
+    if (g !== undefined) {
+      if (g <= this.seen) return;
+      this.seen = g;
+    }
+    super.push(event);
+  }
+}
+
 /** Receives a task's events in order; `close` ends a stream after its final event. */
 export interface Listener {
   push(event: TaskEvent): void;
@@ -151,7 +174,7 @@ export class LiveTasks {
 
   /** A stream of the task's events; closing it (either side) unsubscribes. */
   subscribe(live: Live, onClose?: () => void): Subscription {
-    const sub: Subscription = new EventQueue<TaskEvent>(() => {
+    const sub: Subscription = new TaskSubscription(() => {
       live.subscribers.delete(sub);
       onClose?.();
       this.release(live);
@@ -252,7 +275,7 @@ export class LiveTasks {
 
 /** A subscription that holds a terminal task's snapshot and is already closed. */
 export function finalOnly(task: Task): Subscription {
-  const sub: Subscription = new EventQueue<TaskEvent>();
+  const sub: Subscription = new TaskSubscription();
   sub.push({ kind: 'task', task: snapshot(task) });
   sub.close();
   return sub;

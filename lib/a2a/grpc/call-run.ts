@@ -12,6 +12,7 @@ import { EncodeError, encodeMessage } from './encode.ts';
 import { frame } from './frames.ts';
 import { A2A_SCHEMA, type Method } from '../proto/schema.ts';
 import { fromA2AError, streamEndFailure, type GrpcFailure } from './status.ts';
+import type { RequestContext } from '../wire/cursor.ts';
 
 /** Logs a call that threw and ends it with INTERNAL. */
 export function failCall(call: GrpcCall, e: unknown): void {
@@ -28,8 +29,9 @@ export async function runCall(
   m: Method,
   params: unknown,
   who: Principal,
+  ctx?: RequestContext,
 ): Promise<void> {
-  const outcome: Outcome = await call.deps.operations[m.name as V1Method](params, false, who);
+  const outcome: Outcome = await call.deps.operations[m.name as V1Method](params, false, who, ctx);
   if (call.done) {
     if (!isA2AError(outcome) && 'stream' in outcome) outcome.stream.close();
     return;

@@ -128,7 +128,10 @@ export function serveCall(
       const decoded = decodeMessage(A2A_SCHEMA, m.input, bytes);
       if (!decoded.ok) return call.finish(grpcFailure(decoded.error.code, decoded.error.message));
       void withTrace(contextFromHeaders(metadata), () =>
-        runCall(call, m, decoded.result, who).catch((e: unknown) => failCall(call, e)),
+        runCall(call, m, decoded.result, who, {
+          lastEventId: metadata.get('last-event-id'),
+          lastGeneration: metadata.get('a2a-last-generation'),
+        }).catch((e: unknown) => failCall(call, e)),
       );
     });
   });

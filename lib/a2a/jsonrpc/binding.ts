@@ -28,6 +28,7 @@ import { sseErrorResponse, sseResponse, type SseOptions } from '../../sse/sse.ts
 import type { ProtocolVersion } from '../types.ts';
 import type { Log } from '../../log.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../auth/principal.ts';
+import { eventId, type RequestContext } from '../wire/cursor.ts';
 
 export interface A2AHandlerOptions {
   /** The node's operation table, shared with the other bindings. */
@@ -77,7 +78,8 @@ export function createA2AHandler(opts: A2AHandlerOptions): A2AHandler {
     }
     const e = body.envelope;
     if (!e.ok) return jsonResponse(rpcError(e.id, e.error, version), 200, e.error.code);
-    return answerOne(dispatch, e.request, version, caller, opts.sse);
+    const ctx = { lastEventId: req.headers.get('last-event-id') };
+    return answerOne(dispatch, e.request, version, caller, opts.sse, ctx);
   };
 }
 
@@ -121,8 +123,9 @@ async function answerOne(
   version: ProtocolVersion,
   caller: Principal,
   sse: A2AHandlerOptions['sse'],
+  ctx: RequestContext,
 ): Promise<Response> {
-  const outcome = await dispatch.run(request, version, false, caller);
+  const outcome = await dispatch.run(request, version, false, caller, ctx);
   if (request.notification) {
     if (!isA2AError(outcome) && 'stream' in outcome) outcome.stream.close();
     return new Response(null, { status: 204 });
@@ -139,6 +142,7 @@ async function answerOne(
         owner: ownerKey(caller),
         ending: (code, message) => rpcStreamEnd(id, version, code, message),
       },
+      eventId,
     );
   }
   // A v0.3 resubscribe always answers a stream (as the SDK does), its refusal an error event.

@@ -19,6 +19,7 @@ import type { OperationTable } from '../operation-table.ts';
 import { V1_METHODS, type Operation, type Outcome } from '../operations.ts';
 import { V03_METHODS } from '../operations-v03.ts';
 import type { ProtocolVersion } from '../types.ts';
+import type { RequestContext } from '../wire/cursor.ts';
 
 const STREAMING = new Set([
   'SendStreamingMessage',
@@ -34,6 +35,7 @@ export interface Dispatch {
     version: ProtocolVersion,
     inBatch: boolean,
     caller: Principal,
+    ctx?: RequestContext,
   ): Promise<Outcome>;
   /** One element of a batch: its answer, or null for a notification. */
   runEnvelope(e: Envelope, version: ProtocolVersion, caller: Principal): Promise<object | null>;
@@ -78,13 +80,14 @@ export function createDispatch(
     version: ProtocolVersion,
     inBatch: boolean,
     caller: Principal,
+    ctx?: RequestContext,
   ): Promise<Outcome> {
     const method = lookup(req.method, version);
     if (isA2AError(method)) return method;
     if (inBatch && STREAMING.has(req.method))
       return a2aError('INVALID_REQUEST', `${req.method} streams and cannot be part of a batch`);
     try {
-      return await method(req.params, req.notification, caller);
+      return await method(req.params, req.notification, caller, ctx);
     } catch (e) {
       log('error', 'a2a method failed', {
         method: req.method,

@@ -20,6 +20,7 @@ import type { OperationTable } from '../operation-table.ts';
 import { ANONYMOUS, ownerKey, type Principal } from '../../auth/principal.ts';
 import type { Obj } from '../wire/params.ts';
 import { sseResponse, type SseOptions } from '../../sse/sse.ts';
+import { eventId } from '../wire/cursor.ts';
 import type { Log } from '../../log.ts';
 
 export interface RestHandlerOptions {
@@ -93,8 +94,17 @@ const ROUTES: Record<string, Partial<Record<HttpMethod, Endpoint>>> = {
   },
   'tasks/{id}:subscribe': {
     // The proto says GET, the prose table POST; the SDK client uses POST.
-    GET: { op: 'SubscribeToTask', body: 'none', params: ([id]) => ({ id }) },
-    POST: { op: 'SubscribeToTask', body: 'optional', params: ([id], _q, b) => ({ ...b, id }) },
+    // A resume names its cursor as `?lastGeneration=` (or in a POST body, or `Last-Event-ID`).
+    GET: {
+      op: 'SubscribeToTask',
+      body: 'none',
+      params: ([id], q) => ({ ...pick(q, ['lastGeneration']), id }),
+    },
+    POST: {
+      op: 'SubscribeToTask',
+      body: 'optional',
+      params: ([id], q, b) => ({ ...pick(q, ['lastGeneration']), ...b, id }),
+    },
   },
   'tasks/{id}/pushNotificationConfigs': {
     POST: {
@@ -304,6 +314,7 @@ export function createRestHandler(
         endpoint.params(route.ids, url.searchParams, body),
         false,
         caller,
+        { lastEventId: req.headers.get('last-event-id') },
       );
     } catch (e) {
       opts.log('error', 'a2a rest operation failed', {
@@ -319,11 +330,13 @@ export function createRestHandler(
     if ('stream' in outcome) {
       const { stream: sub, frame } = outcome;
       // Each `data:` line is a bare StreamResponse: the binding has no envelope.
-      return sseResponse(sub, frame, () => sub.close(), {
-        ...opts.sse,
-        owner: ownerKey(caller),
-        ending: restStreamEnd,
-      });
+      return sseResponse(
+        sub,
+        frame,
+        () => sub.close(),
+        { ...opts.sse, owner: ownerKey(caller), ending: restStreamEnd },
+        eventId,
+      );
     }
     if (endpoint.ok === 204) return new Response(null, { status: 204 });
     return jsonResponse(outcome.result, endpoint.ok ?? 200, null);
