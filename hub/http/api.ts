@@ -26,8 +26,9 @@ import { MESH_TOOL_DEFINITIONS } from '../../lib/agents/mesh-tools.ts';
 import { type ActionDeps, askRoute, hubCapability, localInvoke } from './api-actions.ts';
 import { traceQuery } from './api-input.ts';
 import { failed, INTERNAL, json, refuse } from './api-replies.ts';
-import { liveResponse } from '../../lib/sse/live.ts';
-import type { Feed, FleetFrame, TaskFeeds } from './live.ts';
+import { lastEventId, liveResponse } from '../../lib/sse/live.ts';
+import { traceFrames } from './trace-live.ts';
+import type { FleetFeed, TaskFeeds } from './live.ts';
 
 export interface HubApiDeps extends ActionDeps {
   view: { snapshot(): Promise<FleetSnapshot> };
@@ -40,7 +41,7 @@ export interface HubApiDeps extends ActionDeps {
   /** The hub's model, when one is configured: whether it answers its pings. */
   model?: { readonly up: boolean };
   /** What the live pages are pushed: the fleet, and the hub's task list. */
-  live: { fleet: Feed<FleetFrame>; tasks: TaskFeeds };
+  live: { fleet: FleetFeed; tasks: TaskFeeds };
 }
 
 /** Which part of the API answers a request (undefined: not an `/api/` path it serves). */
@@ -79,21 +80,21 @@ function route(
       return req.method === 'GET'
         ? liveResponse(
             req,
-            (push) => deps.trace.subscribe(push),
+            traceFrames(deps.trace, lastEventId(req)),
             { ...deps.sse, owner: ownerKey(caller) },
             EVENT_QUEUE_MAX_ITEMS,
           )
         : refuse('METHOD_NOT_ALLOWED', 'GET only');
     case '/api/fleet/stream':
       return req.method === 'GET'
-        ? liveResponse(req, (push) => deps.live.fleet.listen(push), {
+        ? liveResponse(req, (push) => deps.live.fleet.listen(push, lastEventId(req)), {
             ...deps.sse,
             owner: ownerKey(caller),
           })
         : refuse('METHOD_NOT_ALLOWED', 'GET only');
     case '/api/tasks/stream':
       return req.method === 'GET'
-        ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push), {
+        ? liveResponse(req, (push) => deps.live.tasks.listen(caller, push, lastEventId(req)), {
             ...deps.sse,
             owner: ownerKey(caller),
           })

@@ -1,13 +1,15 @@
 /**
  * @module hub/http/live — what the console's live pages are pushed rather than left to poll: the
  * fleet is re-read on a timer only while someone listens, the hub's task lists when a task changes
- * (one reading per principal), and each reading goes to every listener (lib/sse/live.ts sends
- * them as Server-Sent Events).
+ * (one reading per principal), and each reading goes to every listener as one frame made once,
+ * with an SSE id a reconnecting page's `Last-Event-ID` names (lib/sse/live.ts sends them).
  */
 
 import type { Log } from '../../lib/log.ts';
 import type { FleetSnapshot } from '../fleet/view.ts';
 import { ownerKey, type Principal } from '../../lib/auth/principal.ts';
+import { readyFrame } from '../../lib/sse/live.ts';
+import type { ReadyFrame } from '../../lib/sse/queue.ts';
 
 /** Something a page can listen to: `listen` gives the current state first when there is one. */
 export interface Feed<T> {
@@ -105,19 +107,36 @@ const sampleOf = (s: FleetSnapshot): FleetSample => ({
   nodes: s.nodes.map((n) => ({ name: n.name, online: n.online, latencyMs: n.latencyMs })),
 });
 
+/** The fleet page's feed: each frame made once, with its SSE id (`<process>.<reading>`). */
+export interface FleetFeed {
+  /**
+   * `last` is the `Last-Event-ID` of a reconnecting page: it gets the fleet now with only the
+   * readings after it, nothing when it is current, and the whole kept history otherwise.
+   */
+  listen(fn: (frame: ReadyFrame) => void, last?: string | null): () => void;
+  refresh(): void;
+  close(): void;
+}
+
+/** This process's mark in the ids of its state frames: an id of another process means a fresh start. */
+const PROCESS_MARK = crypto.randomUUID().slice(0, 8);
+
 /**
  * The fleet, probed every `everyMs` while the Fleet page is open, with the last `keep` readings
- * (the sparklines' "last minutes") kept in memory for the next page that opens.
+ * (the sparklines' "last minutes") kept in memory for the next page that opens. Each frame's id
+ * numbers its reading, so a page that reconnects is sent only the readings it missed.
  */
 export function fleetFeed(opts: {
   view: { snapshot(): Promise<FleetSnapshot> };
   everyMs: number;
   log: Log;
   keep?: number;
-}): Feed<FleetFrame> {
+}): FleetFeed {
   const keep = opts.keep ?? 60;
+  /** The kept readings; the last is number `count`. */
   const history: FleetSample[] = [];
-  const listeners = new Set<(f: FleetFrame) => void>();
+  let count = 0;
+  const listeners = new Set<(f: ReadyFrame) => void>();
   let latest: FleetSnapshot | undefined;
   let detach: (() => void) | undefined;
   const source = polledFeed({
@@ -126,18 +145,31 @@ export function fleetFeed(opts: {
     log: opts.log,
     name: 'fleet',
   });
+  const idOf = (n: number) => `${PROCESS_MARK}.${n}`;
   const onReading = (snapshot: FleetSnapshot) => {
     // A snapshot still cached by the view is the same reading, not a new sample.
     if (snapshot === latest) return;
     latest = snapshot;
     const sample = sampleOf(snapshot);
     history.push(sample);
+    count++;
     if (history.length > keep) history.shift();
-    for (const fn of [...listeners]) fn({ snapshot, samples: [sample] });
+    const frame = readyFrame({ snapshot, samples: [sample] } satisfies FleetFrame, idOf(count));
+    for (const fn of [...listeners]) fn(frame);
+  };
+  /** The readings a page that last saw `last` is missing (all kept ones when unknown). */
+  const missing = (last: string | null | undefined): FleetSample[] => {
+    const m = last ? /^([0-9a-f]{8})\.(\d{1,15})$/.exec(last) : null;
+    const seen = m && m[1] === PROCESS_MARK ? Number(m[2]) : -1;
+    const first = count - history.length + 1;
+    return seen >= first - 1 && seen <= count ? history.slice(seen - first + 1) : [...history];
   };
   return {
-    listen(fn) {
-      if (latest) fn({ snapshot: latest, samples: [...history] });
+    listen(fn, last) {
+      if (latest) {
+        const samples = missing(last);
+        if (samples.length) fn(readyFrame({ snapshot: latest, samples }, idOf(count)));
+      }
       listeners.add(fn);
       detach ??= source.listen(onReading);
       return () => {
@@ -155,7 +187,11 @@ export function fleetFeed(opts: {
 
 /** The task lists the console's Tasks pages watch: each page its caller's own (tasks belong to their creator). */
 export interface TaskFeeds {
-  listen(caller: Principal, fn: (item: unknown) => void): () => void;
+  /**
+   * Each frame's SSE id is a hash of the list it carries: a page that reconnects with
+   * `Last-Event-ID` naming the list as it is now is sent nothing until it changes.
+   */
+  listen(caller: Principal, fn: (frame: ReadyFrame) => void, last?: string | null): () => void;
   /** A task of the hub changed: every watched list is read again (once, however many pages watch it). */
   changed(): void;
   /** Stops every list being read (the hub is stopping). */
@@ -164,8 +200,13 @@ export interface TaskFeeds {
 
 interface OwnerFeed {
   caller: Principal;
-  listeners: Set<(item: unknown) => void>;
+  listeners: Set<(frame: ReadyFrame) => void>;
   latest: string | undefined;
+  /** The latest list's frame and its id. */
+  frame: ReadyFrame | undefined;
+  id: string | undefined;
+  /** Listeners that already hold a list (their `Last-Event-ID`), not sent it again. */
+  holding: Map<(frame: ReadyFrame) => void, string>;
   reading: boolean;
   /** A change arrived while reading: read again when done. */
   again: boolean;
@@ -215,8 +256,11 @@ export function tasksFeeds(opts: {
       const text = JSON.stringify(list);
       if (text !== feed.latest) {
         feed.latest = text;
-        for (const fn of [...feed.listeners]) fn(list);
+        feed.id = new Bun.CryptoHasher('sha256').update(text).digest('base64url').slice(0, 22);
+        feed.frame = readyFrame(list, feed.id);
+        for (const fn of [...feed.listeners]) if (feed.holding.get(fn) !== feed.id) fn(feed.frame);
       }
+      feed.holding.clear();
     } catch (e) {
       opts.log('warn', 'live tasks: reading failed', { error: (e as Error)?.name ?? 'unknown' });
     }
@@ -230,7 +274,7 @@ export function tasksFeeds(opts: {
   }
 
   return {
-    listen(caller, fn) {
+    listen(caller, fn, last) {
       const key = ownerKey(caller);
       let feed = feeds.get(key);
       if (!feed) {
@@ -238,6 +282,9 @@ export function tasksFeeds(opts: {
           caller,
           listeners: new Set(),
           latest: undefined,
+          frame: undefined,
+          id: undefined,
+          holding: new Map(),
           reading: false,
           again: false,
           timer: undefined,
@@ -246,14 +293,18 @@ export function tasksFeeds(opts: {
         };
         feeds.set(key, feed);
         feed.listeners.add(fn);
+        if (last) feed.holding.set(fn, last);
         void read(feed);
       } else {
         feed.listeners.add(fn);
-        if (feed.latest !== undefined) fn(JSON.parse(feed.latest));
+        if (!feed.frame) {
+          if (last) feed.holding.set(fn, last);
+        } else if (feed.id !== last) fn(feed.frame);
       }
       const mine = feed;
       return () => {
         mine.listeners.delete(fn);
+        mine.holding.delete(fn);
         if (mine.listeners.size) return;
         clearTimeout(mine.timer);
         if (feeds.get(key) === mine) feeds.delete(key);

@@ -1,19 +1,21 @@
 /**
  * @module hub/mesh/http-reads — the mesh's reads over HTTP: `/v1/history` (a page of a project's
  * messages), `/v1/presence` (who is present) and `/v1/watch` (the roster and new messages as SSE,
- * for the console), each as the caller may see it.
+ * for the console, resumable with `Last-Event-ID`: hub/mesh/watch-resume.ts), each as the caller
+ * may see it.
  */
 
 import type { Principal } from '../../lib/auth/principal.ts';
 import { parseHistoryQuery } from '../../lib/mesh/history.ts';
 import { isProjectName } from '../../lib/mesh/names.ts';
-import { liveResponse, readyFrame } from '../../lib/sse/live.ts';
+import { lastEventId, liveResponse, readyFrame } from '../../lib/sse/live.ts';
 import type { ReadyFrame } from '../../lib/sse/queue.ts';
 import type { SseStreams } from '../../lib/sse/sse.ts';
 import type { MeshHttpOptions } from './http-options.ts';
 import type { ProjectEvent } from './realtime-context.ts';
 import { json, readError } from './http-answers.ts';
 import { visibleTo } from './visibility.ts';
+import { resumedWatch } from './watch-resume.ts';
 
 type Reads = Pick<MeshHttpOptions, 'store' | 'realtime' | 'limits'>;
 
@@ -65,16 +67,23 @@ export async function presence(o: Reads, url: URL): Promise<Response> {
 }
 
 /** Each event's frame, whole and redacted, made once for all of a project's watchers. */
-const framed = new WeakMap<ProjectEvent, Map<boolean, ReadyFrame>>();
+const framed = new WeakMap<ProjectEvent, Map<string, ReadyFrame>>();
 
-/** `e` as `caller` sees it, as a frame shared with every watcher who sees it the same. */
-function frameFor(e: ProjectEvent, caller: Principal | undefined): ReadyFrame {
+/**
+ * `e` as `caller` sees it, as a frame shared with every watcher who sees it the same; a message's
+ * frame has the SSE id `<epoch>:<sequence>`, which a reconnecting EventSource names.
+ */
+function frameFor(e: ProjectEvent, caller: Principal | undefined, epoch: string): ReadyFrame {
   const seen = e.type === 'message' ? visibleTo(caller, e.message) : undefined;
   const redacted = seen !== undefined && seen !== (e as { message: unknown }).message;
   let kinds = framed.get(e);
   if (!kinds) framed.set(e, (kinds = new Map()));
-  let frame = kinds.get(redacted);
-  if (!frame) kinds.set(redacted, (frame = readyFrame(seen ? { ...e, message: seen } : e)));
+  const key = `${redacted ? 1 : 0}${epoch}`;
+  let frame = kinds.get(key);
+  if (!frame) {
+    const id = e.type === 'message' ? `${epoch}:${e.message.sequence}` : undefined;
+    kinds.set(key, (frame = readyFrame(seen ? { ...e, message: seen } : e, id)));
+  }
   return frame;
 }
 
@@ -105,9 +114,10 @@ export async function watch(
     );
   const p = await projectOf(o, url);
   if ('refused' in p) return p.refused;
+  const epoch = (await o.store.position(p.project))?.epoch ?? '';
   return liveResponse(
     req,
-    (push) => o.realtime.watch(p.project, (e) => push(frameFor(e, caller))),
+    resumedWatch(o, p.project, lastEventId(req), (e) => frameFor(e, caller, epoch)),
     { streams: w.streams, owner: w.address },
   );
 }

@@ -18,6 +18,12 @@ export const LIMIT_ERRORS = {
     message: 'This principal has as many open streams as one may; close one first',
   },
   NOT_READY: { http: 503, message: 'The server is not ready' },
+  // lib/sse/live.ts: a live stream's `event: reset` for a Last-Event-ID it cannot continue from.
+  STREAM_RESET: {
+    http: 410,
+    message:
+      'The stream cannot go on from the Last-Event-ID given (older than what is kept, or not one this server sent); what follows is live',
+  },
   TASK_TOO_LARGE: { http: 413, message: 'The task reached its size limit' },
 } as const satisfies Record<string, ErrorSpec>;
 
