@@ -14,6 +14,11 @@ import type { createHubApi } from './http/api.ts';
 import type { createConsole } from './http/console.ts';
 import type { createLogin } from './http/login.ts';
 import type { createMeshSendRoutes } from './http/mesh-send.ts';
+import {
+  isResourceMetadataPath,
+  resourceMetadata,
+  withResourceMetadata,
+} from './http/resource-metadata.ts';
 import { hubOwnerOf } from './http/routes.ts';
 import type { createHubMcp } from './mcp/surface.ts';
 import type { MeshServer, MeshSocketData } from './mesh/server.ts';
@@ -45,7 +50,15 @@ export function hubRoute(
       case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
         return undefined;
       case 'mcp':
-        return p.mcp.fetch(req, caller, server?.requestIP?.(req)?.address ?? 'unknown');
+        if (isResourceMetadataPath(path)) return resourceMetadata(req, access.issuers);
+        {
+          const res = await p.mcp.fetch(
+            req,
+            caller,
+            server?.requestIP?.(req)?.address ?? 'unknown',
+          );
+          return res && withResourceMetadata(res, req, access.issuers);
+        }
       case 'join':
         return p.joins ? p.joins.fetch(req) : joinsNotOffered();
       case 'mesh':
@@ -71,7 +84,10 @@ export function hubRoute(
   }
   return async (req, server) => {
     const admitted = await access.admit(req);
-    if (admitted instanceof Response) return admitted;
+    if (admitted instanceof Response)
+      return new URL(req.url).pathname === '/mcp'
+        ? withResourceMetadata(admitted, req, access.issuers)
+        : admitted;
     const { caller } = admitted;
     if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
     // The part the route table names answers; the hub's node answers everything else, including

@@ -23,6 +23,7 @@ import { mayRead, mayWrite } from '../../lib/auth/scopes.ts';
 import type { TokenBook } from '../../lib/auth/tokens.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { fail, ok } from '../../lib/errors/result.ts';
+import { mcpResource, PROTECTED_RESOURCE_PATH } from './resource-metadata.ts';
 import { cookieValues, sessionCookieName, sessionKeyOf, SessionTable } from './sessions.ts';
 
 export interface HubAccessOptions {
@@ -60,6 +61,8 @@ const PUBLIC_READS = new Set([
   '/.well-known/agent-card.json',
   '/.well-known/agent.json',
   '/.well-known/jwks.json',
+  PROTECTED_RESOURCE_PATH,
+  `${PROTECTED_RESOURCE_PATH}/mcp`,
   '/health',
   '/healthz',
   '/readyz',
@@ -97,6 +100,8 @@ export interface HubAccess {
   admit(req: Request): Promise<Response | Admitted>;
   /** Bearer token, then session cookie: the hub node authenticates A2A requests with this too. */
   authenticate(req: Request): AuthOutcome | Promise<AuthOutcome>;
+  /** The trusted issuers' URLs (none without auth.issuers). */
+  readonly issuers: readonly string[];
   /** What an anonymous caller may do on the hub's A2A routes. */
   readonly anonymous: AnonymousAccess;
   readonly requireLogin: boolean;
@@ -138,7 +143,9 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
   function authenticate(req: Request): AuthOutcome | Promise<AuthOutcome> {
     const token = bearerOf(req);
     if (token === null) return fail('UNAUTHENTICATED', 'The bearer token is not valid here');
-    if (token !== undefined) return bearerPrincipal(token, opts.tokens, opts.oidc, opts.log);
+    // On /mcp a token bound to the MCP resource itself (RFC 8707) is accepted too.
+    const also = new URL(req.url).pathname === '/mcp' ? [mcpResource(req)] : [];
+    if (token !== undefined) return bearerPrincipal(token, opts.tokens, opts.oidc, opts.log, also);
     // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
     const key = sessionKeyOf(req);
     if (key !== null)
@@ -198,6 +205,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     bind,
     admit,
     authenticate,
+    issuers: opts.oidc?.issuers.map((i) => i.issuer) ?? [],
     anonymous: requireLogin ? 'none' : 'read',
     requireLogin,
     meshProtected: requireLogin,

@@ -47,6 +47,18 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
   },
   {
     methods: GET,
+    template: '/.well-known/oauth-protected-resource',
+    owner: 'mcp',
+    doc: '/mcp as an OAuth protected resource (RFC 9728): its trusted issuers and scopes',
+  },
+  {
+    methods: GET,
+    template: '/.well-known/oauth-protected-resource/mcp',
+    owner: 'mcp',
+    doc: 'the same metadata at the path MCP clients ask first',
+  },
+  {
+    methods: GET,
     template: '/.well-known/ai-catalog.json',
     owner: 'mcp',
     doc: "the fleet's AI Catalog (application/ai-catalog+json)",

@@ -67,11 +67,12 @@ export async function bearerPrincipal(
   tokens: TokenBook | undefined,
   oidc: OidcVerifier | undefined,
   log?: AuthLog,
+  audiences?: readonly string[],
 ): Promise<AuthOutcome> {
   const name = tokens?.verify(token);
   if (name !== undefined) return ok({ kind: 'token', name });
   if (oidc && looksLikeJwt(token)) {
-    const checked = await oidc.verify(token);
+    const checked = await oidc.verify(token, audiences);
     if (checked.ok) return checked;
     const { code, message } = checked.error;
     log?.('warn', 'access token refused', { code });

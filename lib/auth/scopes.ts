@@ -15,7 +15,7 @@ export const SCOPES = Object.freeze({
 });
 
 /** Every scope the card names, in its order. */
-const ALL_SCOPES: readonly string[] = [SCOPES.read, SCOPES.write, SCOPES.exec];
+export const ALL_SCOPES: readonly string[] = [SCOPES.read, SCOPES.write, SCOPES.exec];
 
 const has = (p: Principal, scope: string) => p.kind !== 'user' || p.scopes.includes(scope);
 

@@ -58,6 +58,7 @@ export interface FleetOptions {
     | 'limits'
     | 'otlp'
     | 'model'
+    | 'oidc'
   >;
 }
 

@@ -36,7 +36,8 @@ export type TokenCheck = Result<UserPrincipal, Failure<TokenRefusalCode>>;
 
 export interface OidcVerifier {
   readonly issuers: readonly TrustedIssuer[];
-  verify(token: string): Promise<TokenCheck>;
+  /** `also`: audiences accepted besides the issuer's configured one (a resource's own URL, RFC 8707). */
+  verify(token: string, also?: readonly string[]): Promise<TokenCheck>;
 }
 
 /**
@@ -91,7 +92,7 @@ export function createOidcVerifier(
   const leeway = opts.leewayS ?? CLOCK_LEEWAY_S;
   const now = opts.now ?? Date.now;
 
-  async function verify(token: string): Promise<TokenCheck> {
+  async function verify(token: string, also: readonly string[] = []): Promise<TokenCheck> {
     const jwt = parseJwt(token);
     if ('code' in jwt) return fail(jwt.code, jwt.message);
     const { claims } = jwt;
@@ -113,8 +114,8 @@ export function createOidcVerifier(
     if (!(await signatureHolds(jwt, key)))
       return fail('TOKEN_SIGNATURE_INVALID', 'the token signature does not verify');
     const aud = claims.aud;
-    const audience = audiences.get(iss)!;
-    if (!(aud === audience || (Array.isArray(aud) && aud.includes(audience))))
+    const accepted = [audiences.get(iss)!, ...also];
+    if (!accepted.some((a) => aud === a || (Array.isArray(aud) && aud.includes(a))))
       return fail('TOKEN_AUDIENCE', 'the token is meant for another audience');
     const t = now() / 1000;
     if (typeof claims.exp !== 'number') return fail('TOKEN_MALFORMED', 'the token has no exp');

@@ -1,0 +1,129 @@
+/**
+ * The hub's `/mcp` as an OAuth protected resource (the MCP authorization spec, RFC 9728, RFC 8707),
+ * against a real OpenID provider (oidc-provider on a free loopback port): an anonymous request is
+ * 401 with `WWW-Authenticate: Bearer resource_metadata=…`, the metadata names the issuer, and the
+ * official MCP client (`@modelcontextprotocol/sdk`) with its client-credentials provider follows
+ * them by itself: it obtains a token bound to the hub's /mcp resource and calls tools. A token for
+ * another resource is refused; a token without a2a.write gets no state-changing tools.
+ */
+
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ClientCredentialsProvider } from '@modelcontextprotocol/sdk/client/auth-extensions.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createOidcVerifier } from '../lib/auth/oidc/verifier.ts';
+import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
+import { startProvider, type TestClient, type TestProvider } from './support/oidc-provider.ts';
+
+setDefaultTimeout(30_000); // per file (Bun scopes it so): a provider, a fleet, a busy machine
+
+const HUB_AUD = 'urn:lume:hub';
+const client = (id: string, scope: string): TestClient => ({
+  id,
+  secret: `${id}-secret-0123456789abcdef0123456789`,
+  scope,
+});
+const HARNESS = client('harness', 'a2a.read a2a.write');
+const READER = client('reader', 'a2a.read');
+/** Resources the provider issues tokens for; the hub's /mcp joins once the hub listens. */
+const resources = [HUB_AUD, 'urn:lume:elsewhere'];
+
+let op: TestProvider;
+let f: RunningFleet;
+let mcpUrl: string;
+
+beforeAll(async () => {
+  op = await startProvider({ clients: [HARNESS, READER], resources });
+  f = await startFleet(await realNodeDefs(['scanner']), {
+    hub: {
+      requireLogin: true,
+      oidc: createOidcVerifier([{ issuer: op.issuer, audience: HUB_AUD }]),
+    },
+  });
+  mcpUrl = `${f.hubUrl}/mcp`;
+  resources.push(mcpUrl);
+});
+afterAll(async () => {
+  await f.stop();
+  await op.stop();
+});
+
+const connect = async (c: TestClient) => {
+  const mcp = new Client({ name: 'oauth-harness', version: '1.0.0' });
+  const authProvider = new ClientCredentialsProvider({
+    clientId: c.id,
+    clientSecret: c.secret,
+    scope: c.scope,
+    expectedIssuer: op.issuer,
+  });
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider }));
+  return { mcp, authProvider };
+};
+
+describe('MCP authorization', () => {
+  test('anonymous /mcp is 401 naming the resource metadata, which names the issuer', async () => {
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    const url = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
+    expect(url).toBe(`${f.hubUrl}/.well-known/oauth-protected-resource/mcp`);
+    const meta = (await (await fetch(url!)).json()) as any;
+    expect(meta.resource).toBe(mcpUrl);
+    expect(meta.authorization_servers).toEqual([op.issuer]);
+    expect(meta.scopes_supported).toContain('a2a.write');
+  });
+
+  test('the official MCP client signs in through the metadata by itself and calls a tool', async () => {
+    const { mcp, authProvider } = await connect(HARNESS);
+    // The token it obtained is bound to this hub's /mcp (RFC 8707).
+    const token = authProvider.tokens()!.access_token;
+    const claims = JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());
+    expect(claims.aud).toBe(mcpUrl);
+    const tools = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(tools).toContain('delegate');
+    const r: any = await mcp.callTool({ name: 'scanner_sector_movement', arguments: {} });
+    expect(r.isError).toBeFalsy();
+    await mcp.close();
+  });
+
+  test('a2a.read alone lists no state-changing tools and may not delegate', async () => {
+    const { mcp } = await connect(READER);
+    const tools = (await mcp.listTools()).tools.map((t) => t.name);
+    expect(tools).not.toContain('delegate');
+    const r: any = await mcp.callTool({ name: 'delegate', arguments: { recipe: 'x' } });
+    expect(JSON.stringify(r)).toContain('INSUFFICIENT_SCOPE');
+    await mcp.close();
+  });
+
+  test('a token for another resource is refused on /mcp with the challenge', async () => {
+    const token = await op.token(HARNESS, 'urn:lume:elsewhere');
+    const res = await fetch(mcpUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(401);
+    expect(JSON.stringify(await res.json())).toContain('TOKEN_AUDIENCE');
+    expect(res.headers.get('www-authenticate')).toContain('resource_metadata=');
+    // The hub's own audience works on its API too; the /mcp-bound one only on /mcp.
+    const api = await fetch(`${f.hubUrl}/api/fleet`, {
+      headers: { authorization: `Bearer ${await op.token(HARNESS, mcpUrl)}` },
+    });
+    expect(api.status).toBe(401);
+    const ok = await fetch(`${f.hubUrl}/api/fleet`, {
+      headers: { authorization: `Bearer ${await op.token(HARNESS, HUB_AUD)}` },
+    });
+    expect(ok.status).toBe(200);
+  });
+});
