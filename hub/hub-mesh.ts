@@ -23,7 +23,12 @@ export interface HubMeshParts {
 
 export function hubMesh(opts: HubOptions, p: HubMeshParts) {
   const { log } = opts;
-  const consoleMesh = createConsolePresences({ hubUrl: p.selfUrl, log });
+  const consoleMesh = createConsolePresences({
+    hubUrl: p.selfUrl,
+    log,
+    // Its messages carry the visitor's principal, as a token holder's own would.
+    actFor: (project, name, principal) => mesh.actFor(project, name, principal),
+  });
   const mesh = createMeshServer({
     store: p.store,
     log,
@@ -32,7 +37,7 @@ export function hubMesh(opts: HubOptions, p: HubMeshParts) {
     access: {
       required: p.access.meshProtected,
       verify: (t) => {
-        if (consoleMesh.accepts(t)) return {};
+        if (consoleMesh.accepts(t)) return { own: true };
         const name = p.tokens?.verify(t);
         return name === undefined ? undefined : { principal: ownerKey({ kind: 'token', name }) };
       },

@@ -4,7 +4,8 @@
  * from the console's quick panel is present through the hub, one presence per principal and
  * project, under the principal's name (hub/mesh/principal-presence.ts). The presences join with a
  * secret that never leaves the process, are bounded (`CONSOLE_MESH_LIMITS.presences`, then
- * CONSOLE_MESH_FULL) and leave after `idleMs` without a send.
+ * CONSOLE_MESH_FULL) and leave after `idleMs` without a send. Once joined, each is named its
+ * visitor's principal, so its messages carry it (a node runs their turns as that principal).
  */
 
 import { timingSafeEqual } from 'node:crypto';
@@ -30,6 +31,8 @@ export interface ConsolePresencesOptions {
   limits?: Partial<typeof CONSOLE_MESH_LIMITS>;
   /** Told when a presence leaves (idle, or a failed join). */
   onRelease?: (roster: { principal: string; project: string }) => void;
+  /** Names the principal a joined presence sends for (the mesh stamps it on its messages). */
+  actFor?: (project: string, name: string, principal: string) => boolean;
 }
 
 interface Held {
@@ -79,7 +82,7 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
     const url = o.hubUrl();
     if (!url) return failed('CONSOLE_MESH_UNAVAILABLE', 'the hub is not listening yet');
     const r = await joinUnderName(meshClient(url), key, project, caller.name);
-    if (r.ok) return r;
+    if (r.ok) return principalNamed(o, project, caller, r);
     // A failed join is not kept: the next send tries again.
     release(key);
     // A project that does not exist is the sender's mistake (404), not the mesh being down.
@@ -141,6 +144,17 @@ export function createConsolePresences(o: ConsolePresencesOptions) {
       await client?.close();
     },
   };
+}
+
+/** A joined presence, named its visitor's principal first (its messages carry it). */
+function principalNamed<R extends { ok: true; result: string }>(
+  o: ConsolePresencesOptions,
+  project: string,
+  caller: Principal,
+  r: R,
+): R {
+  o.actFor?.(project, r.result, ownerKey(caller));
+  return r;
 }
 
 const failed = (code: string, message: string): { ok: false; error: Failure } => ({

@@ -21,6 +21,8 @@ export interface MeshSocketData {
   authenticated?: boolean;
   /** The principal the upgrade or the hello's token proved (an owner key); absent: none. */
   principal?: string;
+  /** Admitted with the secret of the hub's own console presences: the hub names its principal. */
+  own?: boolean;
   /** Frames that arrived while the hello was being answered (claims wait for the store); handled after the claim. */
   early?: (string | Buffer)[];
 }

@@ -28,7 +28,10 @@ export interface MeshServerOptions {
    * `verify` accepts whenever `required`. `verify` answers the principal the token proves (an
    * owner key), or `{}` for a token accepted without one (the hub's own presences).
    */
-  access?: { required: boolean; verify(token: string): { principal?: string } | undefined };
+  access?: {
+    required: boolean;
+    verify(token: string): { principal?: string; own?: boolean } | undefined;
+  };
   limits?: Partial<MeshLimits>;
   timers?: Timers;
   /** The other hubs on the same database (PostgreSQL); defaults to this hub alone. */
@@ -45,6 +48,11 @@ export interface MeshServer {
   websocket: WebSocketHandler<MeshSocketData>;
   /** Ends every presence (`hub_shutdown`) and stops the heartbeat; the caller stops Bun.serve and closes the store. */
   close(): void;
+  /**
+   * Names the principal one of the hub's own presences (joined with its secret) sends for; false
+   * when no such presence holds that name here.
+   */
+  actFor(project: string, name: string, principal: string): boolean;
   realtime: ReturnType<typeof createRealtime>;
 }
 
@@ -59,6 +67,7 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
         if (ws.data.authenticated === true) return true;
         const proof = typeof token === 'string' ? access.verify(token) : undefined;
         if (proof?.principal) ws.data.principal = proof.principal;
+        if (proof?.own) ws.data.own = true;
         return !access.required || proof !== undefined;
       }
     : undefined;
@@ -116,5 +125,11 @@ export function createMeshServer(opts: MeshServerOptions): MeshServer {
       close: (ws) => realtime.close(ws),
     },
     close: () => realtime.shutdown(),
+    actFor(project, name, principal) {
+      const p = realtime.roster.get(project, name);
+      if (!p?.ws.data.own) return false;
+      p.ws.data.principal = principal;
+      return true;
+    },
   };
 }
