@@ -7,7 +7,8 @@
  * `a2a.task.id`, `a2a.task.state`, `gen_ai.conversation.id`, `gen_ai.agent.*` from the card, and a
  * refusal's `error.type` with ERROR status; a stream's span ends with its last state. Through the
  * hub, `fleet.message` is a CLIENT `SendMessage` span and the node's SERVER span hangs under it.
- * The node's `/metrics` labels its operations with the same names.
+ * The node's `/metrics` labels its operations with the same names. An MCP tool call's
+ * `_meta.traceparent` puts the fleet call the hub makes for it in that trace.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -19,6 +20,8 @@ import {
   RestTransportFactory,
 } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import conformance from '../node/conformance.ts';
 import { createOtlpExporter } from '../lib/fleet/otlp.ts';
 import { Catalog } from '../lib/catalog/catalog.ts';
@@ -219,6 +222,37 @@ describe('through the hub', () => {
     expect(attr(client, 'a2a.task.id')).toBe(attr(served, 'a2a.task.id'));
     expect(attr(client, 'server.port')).toBe(String(new URL(f.nodes.get('echo')!.url).port));
     expect(attr(served, 'gen_ai.agent.name')).toBe('echo');
+  });
+
+  test("an MCP tool call's _meta.traceparent puts the call the hub makes in that trace", async () => {
+    const client = new Client({ name: 'otel-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${f.hubUrl}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${TEST_TOKEN}` } },
+      }),
+    );
+    try {
+      const caller = childContext();
+      const traceparent = `00-${caller.traceId}-${caller.spanId}-01`;
+      const answer = await client.callTool({
+        name: 'echo_say',
+        arguments: { word: 'via mcp' },
+        _meta: { traceparent },
+      });
+      expect(answer.isError).toBeFalsy();
+      // The hub's record of the call (written before the tool answers) is in _meta's trace.
+      const records = (
+        (await (
+          await fetch(`${f.hubUrl}/api/trace?traceId=${caller.traceId}`, {
+            headers: { authorization: `Bearer ${TEST_TOKEN}` },
+          })
+        ).json()) as any
+      ).records as any[];
+      const said = records.find((r) => r.capability === 'echo.say');
+      expect([said.to, said.traceId]).toEqual(['echo', caller.traceId]);
+    } finally {
+      await client.close();
+    }
   });
 
   test("the hub's own node exports its SERVER spans through the hub's exporter", async () => {

@@ -11,7 +11,7 @@ import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/princi
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
-import { childContext, withTrace } from '../../lib/telemetry/trace-context.ts';
+import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
 import { schemaOf, toolNames } from './tool-names.ts';
 
@@ -101,7 +101,7 @@ export function createFleetTools(deps: FleetToolsDeps) {
     args: Record<string, unknown>,
     caller: Principal,
   ): Promise<ToolResult> {
-    const r = await withTrace(childContext(), () =>
+    const r = await withTrace(childContext(currentTrace()), () =>
       e.own
         ? deps.hub.catalog.invoke(e.capability, args, undefined, { caller })
         : deps.invoker.invoke(e.node, e.capability, args, undefined, {

@@ -13,7 +13,7 @@ import { isA2AError, type A2AError } from '../../lib/a2a/errors.ts';
 import { parseSendParamsV1, taskToV1 } from '../../lib/a2a/wire/v1.ts';
 import type { ArgSpec } from '../../lib/catalog/catalog.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
-import { childContext, withTrace } from '../../lib/telemetry/trace-context.ts';
+import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { UNAUTHENTICATED_TOOL } from './fleet-tools.ts';
 import { schemaOf } from './tool-names.ts';
@@ -92,7 +92,7 @@ export function createWorkTools(deps: WorkToolsDeps) {
       },
     });
     if (isA2AError(params)) return a2aFailure(params);
-    const sent = await withTrace(childContext(), () =>
+    const sent = await withTrace(childContext(currentTrace()), () =>
       deps.engine().send({ params, version: '1.0', caller }),
     );
     if (isA2AError(sent)) return a2aFailure(sent);
@@ -134,7 +134,7 @@ export function createWorkTools(deps: WorkToolsDeps) {
               'BAD_ARGS',
               'question must be a non-empty string of at most 2000 characters',
             );
-          return okResult(await withTrace(childContext(), () => deps.ask(q)));
+          return okResult(await withTrace(childContext(currentTrace()), () => deps.ask(q)));
         }
         case 'delegate':
           if (!isAuthenticated(caller)) return UNAUTHENTICATED_TOOL(name);

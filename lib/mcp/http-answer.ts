@@ -6,6 +6,7 @@
  * revision shapes the answer and its HTTP status.
  */
 
+import { contextFromMeta, currentTrace, withTrace } from '../telemetry/trace-context.ts';
 import type { Principal } from '../auth/principal.ts';
 import { EventQueue } from '../event-queue.ts';
 import { isPlainObject } from '../json/guards.ts';
@@ -60,7 +61,11 @@ export async function answerRequest(
     },
   });
   const shape = o.shape ?? ((a: RpcAnswer) => a);
-  const done = deps.server.handle(m.id, m.method, m.params, { ...o.ctx, exchange }).then(shape);
+  // A `traceparent` in `_meta` wins over the HTTP header's: it is the request's own.
+  const meta = isPlainObject(m.params._meta) ? m.params._meta : {};
+  const done = withTrace(contextFromMeta(meta) ?? currentTrace(), () =>
+    deps.server.handle(m.id, m.method, m.params, { ...o.ctx, exchange }),
+  ).then(shape);
   const first = await Promise.race([done, spoken]);
   if (first !== 'spoke') {
     out.close();

@@ -71,6 +71,19 @@ export function parseTracestate(value: string | null | undefined): string | unde
   return members.length > 0 && members.length <= TS_MAX_MEMBERS ? members.join(',') : undefined;
 }
 
+/**
+ * The context an MCP request's `_meta` carries (`traceparent`, `tracestate`: MCP 2026-07-28), or
+ * undefined when it names none or a malformed one (the request then keeps the HTTP context).
+ */
+export function contextFromMeta(meta: Record<string, unknown>): TraceContext | undefined {
+  const tp = meta.traceparent;
+  const parent = parseTraceparent(typeof tp === 'string' ? tp : undefined);
+  if (!parent) return undefined;
+  const ts = meta.tracestate;
+  const state = parseTracestate(typeof ts === 'string' ? ts : undefined);
+  return state === undefined ? parent : { ...parent, state };
+}
+
 /** The context a request carries, or undefined when its `traceparent` is absent or malformed. */
 export function contextFromHeaders(headers: Headers): TraceContext | undefined {
   const parent = parseTraceparent(headers.get('traceparent'));
