@@ -193,6 +193,26 @@ describe('the other wire forms', () => {
   });
 
   test('a 1.0 webhook body is the 1.0 form exactly, without 1.1 members, in order of the changes', async () => {
+    const from = received.length;
+    const r = await rpc(
+      node.url,
+      'SendMessage',
+      {
+        ...message('ask'),
+        configuration: {
+          taskPushNotificationConfig: { url: `http://127.0.0.1:${hook.port}/hook` },
+        },
+      },
+      '1.0',
+    );
+    expect(r.result.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    while (received.length < from + 5) await new Promise<void>((done) => waiters.push(done));
+    const bodies = received.slice(from);
+    expect(bodies.every((b) => !JSON.stringify(b).includes('"generation"'))).toBe(true);
+  });
+
+  test("a 1.1 caller's webhook bodies carry generation: the task, then one per change, in order", async () => {
+    const from = received.length;
     const r = await rpc(
       node.url,
       'SendMessage',
@@ -205,8 +225,11 @@ describe('the other wire forms', () => {
       '1.1',
     );
     expect(r.result.task.generation).toBe('5');
-    while (received.length < 5) await new Promise<void>((done) => waiters.push(done));
-    expect(received.every((b) => !JSON.stringify(b).includes('"generation"'))).toBe(true);
+    while (received.length < from + 5) await new Promise<void>((done) => waiters.push(done));
+    const generations = received
+      .slice(from)
+      .map((b) => (b.statusUpdate ?? b.artifactUpdate ?? b.task).generation);
+    expect(generations).toEqual(['1', '2', '3', '4', '5']);
   });
 
   test('a generation mismatch is -32010 over JSON-RPC, 409 ABORTED over HTTP+JSON, ABORTED over gRPC', async () => {

@@ -108,14 +108,23 @@ export function v1Operations(
   generation = true,
 ): Record<V1Method, Operation> {
   const { send, stream, subscribe, value } = operationSteps(engine, streaming);
+  // A 1.1 caller's push configs deliver `generation` (gRPC answers with it to every caller, so
+  // there the caller's own `a2a-version` decides).
+  const asks11 = (ctx: RequestContext | undefined) => ctx?.asks11 ?? generation;
+  const marked = (p: SendParams | A2AError, ctx: RequestContext | undefined) => {
+    const push = !isA2AError(p) && p.configuration.pushConfig;
+    if (push && asks11(ctx)) push.generation = true;
+    return p;
+  };
   const task = (t: Task) => v1.taskToV1(t, true, generation);
   const event = (e: TaskEvent) => v1.eventToV1(e, generation);
   const sendResult = (r: SendResult) =>
     'task' in r ? { task: task(r.task) } : { message: v1.messageToV1(r.message) };
   return {
-    SendMessage: (p, _n, caller) => send(v1.parseSendParamsV1(p), '1.0', caller, sendResult),
-    SendStreamingMessage: (p, n, caller) =>
-      stream(v1.parseSendParamsV1(p), '1.0', n, caller, event),
+    SendMessage: (p, _n, caller, ctx) =>
+      send(marked(v1.parseSendParamsV1(p), ctx), '1.0', caller, sendResult),
+    SendStreamingMessage: (p, n, caller, ctx) =>
+      stream(marked(v1.parseSendParamsV1(p), ctx), '1.0', n, caller, event),
     GetTask: async (p, _n, caller) => {
       const q = v1.parseGetTaskV1(p);
       return isA2AError(q)
@@ -136,9 +145,11 @@ export function v1Operations(
     },
     SubscribeToTask: (p, _n, caller, ctx) =>
       subscribe(v1.parseTaskQueryV1(p), caller, event, p, ctx),
-    CreateTaskPushNotificationConfig: async (p, _n, caller) => {
+    CreateTaskPushNotificationConfig: async (p, _n, caller, ctx) => {
       const c = v1.parseCreatePushV1(p);
-      return isA2AError(c) ? c : value(await engine.setPush(c, '1.0', caller), v1.pushConfigToV1);
+      if (isA2AError(c)) return c;
+      const cfg = asks11(ctx) ? { ...c, generation: true } : c;
+      return value(await engine.setPush(cfg, '1.0', caller), v1.pushConfigToV1);
     },
     GetTaskPushNotificationConfig: async (p, _n, caller) => {
       const r = v1.parsePushRefV1(p, true);

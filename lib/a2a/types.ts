@@ -133,6 +133,11 @@ export interface PushConfig {
   /** `Authorization: <scheme> <credentials>` on every delivery. */
   authentication?: { scheme: string; credentials?: string };
   version: ProtocolVersion;
+  /**
+   * Made by an A2A 1.1 caller (`A2A-Version: 1.1`): its deliveries carry `generation`, so the
+   * receiver sees a gap. A 1.0 config's deliveries keep the 1.0 form exactly.
+   */
+  generation?: boolean;
 }
 
 export type ProtocolVersion = '1.0' | '0.3';

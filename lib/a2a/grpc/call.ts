@@ -10,7 +10,7 @@ import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { ownerKey } from '../../auth/principal.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
 import { a2aError, isA2AError, type A2AError } from '../errors.ts';
-import { requestedVersion } from '../binding/shared.ts';
+import { asks11, requestedVersion } from '../binding/shared.ts';
 import { failCall, runCall } from './call-run.ts';
 import { openCall, type CallDeps } from './call-state.ts';
 import { decodeMessage } from './decode.ts';
@@ -131,6 +131,7 @@ export function serveCall(
         runCall(call, m, decoded.result, who, {
           lastEventId: metadata.get('last-event-id'),
           lastGeneration: metadata.get('a2a-last-generation'),
+          asks11: asks11(metadata.get('a2a-version')),
         }).catch((e: unknown) => failCall(call, e)),
       );
     });

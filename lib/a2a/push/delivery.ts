@@ -115,7 +115,9 @@ export class WebhookSender implements PushSender {
       let body: string;
       try {
         // A 1.0 webhook body is the 1.0 form exactly: its receivers check it against the 1.0 schema.
-        body = JSON.stringify(cfg.version === '1.0' ? eventToV1(event, false) : eventToV03(event));
+        body = JSON.stringify(
+          cfg.version === '1.0' ? eventToV1(event, cfg.generation === true) : eventToV03(event),
+        );
       } catch (e) {
         this.opts.log('error', 'webhook update not serialisable', {
           task: cfg.taskId,

@@ -1,5 +1,6 @@
 /**
- * @module lib/a2a/wire/cursor — a stream's resume cursor on the wire: the SSE `id:` of each task
+ * @module lib/a2a/wire/cursor — what a binding reads of a request besides its params, chiefly a
+ * stream's resume cursor on the wire: the SSE `id:` of each task
  * event (`<taskId>:<generation>`), and the position a resuming subscribe names, read from
  * `Last-Event-ID` (an HTTP header, or gRPC metadata `last-event-id`) or a `lastGeneration`
  * parameter, checked (bounded length, a decimal generation, the subscribed task) before any
@@ -18,6 +19,11 @@ export interface RequestContext {
   lastEventId?: string | null;
   /** gRPC metadata `a2a-last-generation`: the `lastGeneration` parameter of that binding. */
   lastGeneration?: string | null;
+  /**
+   * Whether the caller asked A2A 1.1, where the binding's table does not say it (gRPC answers
+   * every caller with 1.1's members); its push configs then deliver `generation`.
+   */
+  asks11?: boolean;
 }
 
 /** The SSE `id:` of an event: its task and the generation it made; none for a Message. */
