@@ -45,6 +45,14 @@ export class SqliteRetryBook implements RetryBook {
   private readonly db: Database;
   private readonly now: () => number;
   private puts = 0;
+  /** Entries put in this event-loop turn, committed together at its end. */
+  private readonly batch: {
+    creator: string;
+    messageId: string;
+    e: SentEntry;
+    resolve(): void;
+    reject(e: Error): void;
+  }[] = [];
 
   constructor(
     file: string,
@@ -71,18 +79,41 @@ export class SqliteRetryBook implements RetryBook {
     return row ? { taskId: row.task_id, hash: row.hash, at: row.at } : undefined;
   }
 
-  put(creator: string, messageId: string, e: SentEntry): void {
-    this.db
-      .query(
-        'INSERT INTO sent (creator, message_id, hash, task_id, at) VALUES (?, ?, ?, ?, ?) ' +
-          'ON CONFLICT (creator, message_id) DO UPDATE SET hash = excluded.hash, task_id = excluded.task_id, at = excluded.at',
-      )
-      .run(creator, messageId, e.hash, e.taskId, e.at);
-    if (++this.puts % PRUNE_EVERY === 0) this.prune();
+  /**
+   * Resolves once the entry is committed. The entries put in one event-loop turn commit together
+   * in one transaction at its end (a group commit: one write however many sends arrived).
+   */
+  put(creator: string, messageId: string, e: SentEntry): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.batch.push({ creator, messageId, e, resolve, reject });
+      if (this.batch.length === 1) setImmediate(() => this.commit());
+    });
   }
 
   close(): void {
+    this.commit();
     this.db.close();
+  }
+
+  private commit(): void {
+    const batch = this.batch.splice(0);
+    if (!batch.length) return;
+    const insert = this.db.query(
+      'INSERT INTO sent (creator, message_id, hash, task_id, at) VALUES (?, ?, ?, ?, ?) ' +
+        'ON CONFLICT (creator, message_id) DO UPDATE SET hash = excluded.hash, task_id = excluded.task_id, at = excluded.at',
+    );
+    try {
+      this.db.transaction(() => {
+        for (const { creator, messageId, e } of batch)
+          insert.run(creator, messageId, e.hash, e.taskId, e.at);
+      })();
+    } catch (err) {
+      for (const b of batch) b.reject(err as Error);
+      return;
+    }
+    for (const b of batch) b.resolve();
+    this.puts += batch.length;
+    if (this.puts >= PRUNE_EVERY) (this.puts = 0), this.prune();
   }
 
   /** Deletes the entries past the window, then the oldest past the count. */
