@@ -29,7 +29,8 @@ export interface LoginDeps {
 /** The principal of whoever signs in through a console URL the hub printed. */
 const CONSOLE_PRINCIPAL = 'console';
 
-const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'>, string> = {
+const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'> | 'revoked', string> = {
+  revoked: 'That sign-in link names a token that no longer exists.',
   malformed: 'That is not a console sign-in link.',
   forged: 'That sign-in link was not made by this hub.',
   expired: 'That sign-in link has expired: run bun run console-url for a new one.',
@@ -88,7 +89,11 @@ export function attemptKey(
   cred: { ticket?: string; token?: string },
 ): string {
   let name: string | undefined;
-  if (cred.ticket) name = deps.tickets.peek(cred.ticket) === 'ok' ? CONSOLE_PRINCIPAL : undefined;
+  if (cred.ticket)
+    name =
+      deps.tickets.peek(cred.ticket) === 'ok'
+        ? (deps.tickets.nameOf(cred.ticket) ?? CONSOLE_PRINCIPAL)
+        : undefined;
   else if (cred.token) name = deps.tokens?.verify(cred.token);
   return `${name ?? '?'} ${client}`;
 }
@@ -114,7 +119,10 @@ export function throttled(
       });
 }
 
-/** A console URL's ticket: a session of `console` when it redeems, else why not. */
+/**
+ * A console URL's ticket: a session of `console` when it redeems, or of the token's user it names
+ * (`bun run console-url --as <name>`), tied to that token so revoking it ends the session.
+ */
 export function redeemTicket(
   deps: LoginDeps,
   req: Request,
@@ -122,8 +130,12 @@ export function redeemTicket(
   next: string,
   json: boolean,
 ): Response {
-  const outcome = deps.tickets.redeem(ticket);
-  if (outcome === 'ok') return startSession(deps, req, CONSOLE_PRINCIPAL, next, json);
+  const as = deps.tickets.nameOf(ticket);
+  const digest = as === undefined ? undefined : deps.tokens?.digestOf(as);
+  // A ticket for a token revoked since it was printed signs nobody in (and is not used up).
+  const outcome =
+    as !== undefined && digest === undefined ? 'revoked' : deps.tickets.redeem(ticket);
+  if (outcome === 'ok') return startSession(deps, req, as ?? CONSOLE_PRINCIPAL, next, json, digest);
   deps.log('warn', 'console sign-in link refused', { outcome });
   const note = TICKET_NOTES[outcome];
   return json

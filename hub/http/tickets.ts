@@ -16,7 +16,9 @@ import { writeFileAtomicSync } from '../../lib/atomic-file.ts';
 const TICKET_FILE = 'console.key';
 /** How long a printed console URL can be used (1 h). */
 const TICKET_TTL_MS = 3600_000;
-const TICKET = /^ct_([0-9a-z]{1,12})_([A-Za-z0-9_-]{22})_([A-Za-z0-9_-]{43})$/;
+/** `ct_<expiry>_<nonce>_<mac>`, and `.<name>` for a ticket that signs in as that token's user. */
+const TICKET =
+  /^ct_([0-9a-z]{1,12})_([A-Za-z0-9_-]{22})_([A-Za-z0-9_-]{43})(?:\.([a-z][a-z0-9-]{0,31}))?$/;
 
 export type Redeemed = 'ok' | 'malformed' | 'forged' | 'expired' | 'used' | 'full';
 
@@ -90,18 +92,25 @@ export class ConsoleTickets {
       : new Map();
   }
 
-  private mac(expires: string, nonce: string): string {
+  /** The MAC covers the hub, the expiry, the nonce and the name the ticket signs in as (if any). */
+  private mac(expires: string, nonce: string, as?: string): string {
+    const named = as === undefined ? '' : `\nas ${as}`;
     return createHmac('sha256', this.opts.key)
-      .update(`lume-console-ticket\n${this.opts.hub}\n${expires}\n${nonce}`)
+      .update(`lume-console-ticket\n${this.opts.hub}\n${expires}\n${nonce}${named}`)
       .digest('base64url');
   }
 
-  /** A fresh ticket, valid for `ttlMs`. */
-  issue(): string {
+  /** A fresh ticket, valid for `ttlMs`; `as`: a token's name it signs in as (else `console`). */
+  issue(as?: string): string {
     const now = (this.opts.now ?? Date.now)();
     const expires = (now + (this.opts.ttlMs ?? TICKET_TTL_MS)).toString(36);
     const nonce = b64url(randomBytes(16));
-    return `ct_${expires}_${nonce}_${this.mac(expires, nonce)}`;
+    return `ct_${expires}_${nonce}_${this.mac(expires, nonce, as)}${as === undefined ? '' : `.${as}`}`;
+  }
+
+  /** The token name a well-formed ticket signs in as, undefined for `console` (checked by `redeem`). */
+  nameOf(ticket: string): string | undefined {
+    return ticket.length <= 192 ? TICKET.exec(ticket)?.[4] : undefined;
   }
 
   /** What `redeem` would answer now, nothing used up (to pick the sign-in throttle's bucket). */
@@ -115,10 +124,10 @@ export class ConsoleTickets {
   }
 
   private check(ticket: string, useUp: boolean): Redeemed {
-    const m = ticket.length <= 128 ? TICKET.exec(ticket) : null;
+    const m = ticket.length <= 192 ? TICKET.exec(ticket) : null;
     if (!m) return 'malformed';
-    const [, expires, nonce, mac] = m as unknown as [string, string, string, string];
-    const want = Buffer.from(this.mac(expires, nonce));
+    const [, expires, nonce, mac, as] = m as unknown as [string, string, string, string, string?];
+    const want = Buffer.from(this.mac(expires, nonce, as));
     if (!timingSafeEqual(want, Buffer.from(mac.padEnd(want.length).slice(0, want.length))))
       return 'forged';
     const now = (this.opts.now ?? Date.now)();
@@ -150,8 +159,8 @@ export const consoleUrl = (origin: string, ticket: string) =>
  * and `bun run fleet` print).
  * @throws Error when the data folder's ticket key cannot be read or made.
  */
-export function newConsoleUrl(dataDir: string, hub: string, origin: string): string {
-  return consoleUrl(origin, new ConsoleTickets({ key: consoleTicketKey(dataDir), hub }).issue());
+export function newConsoleUrl(dataDir: string, hub: string, origin: string, as?: string): string {
+  return consoleUrl(origin, new ConsoleTickets({ key: consoleTicketKey(dataDir), hub }).issue(as));
 }
 
 /** The origin a browser on this machine opens a hub at: its public origin, else its address. */

@@ -158,6 +158,13 @@ export class TokenBook {
     return this.byHash.get(hash) ?? this.extra.get(hash);
   }
 
+  /** The SHA-256 of `name`'s token in the file, or undefined when it has none (a console URL for it). */
+  digestOf(name: string): string | undefined {
+    this.refresh();
+    for (const [hash, n] of this.byHash) if (n === name) return hash;
+    return undefined;
+  }
+
   /** Whether the token with this SHA-256 still belongs to `name` (a session ends when it does not). */
   holds(digest: string, name: string): boolean {
     this.refresh();
