@@ -132,7 +132,7 @@ describe('the conformance fixture over the official SDK client', () => {
 
   test('prompts with arguments and resources, and completions', async () => {
     const c = await connect();
-    expect((await c.listPrompts()).prompts).toHaveLength(4);
+    expect((await c.listPrompts()).prompts).toHaveLength(5);
     const got = await c.getPrompt({
       name: 'test_prompt_with_arguments',
       arguments: { arg1: 'a', arg2: 'b' },

@@ -10,7 +10,7 @@
 import { isPlainObject } from '../json/guards.ts';
 import { fail, ok, type Failure, type Result } from '../errors/result.ts';
 import type { McpLimits } from './limits.ts';
-import { LOG_LEVELS, type LogLevel } from './protocol.ts';
+import { LOG_LEVELS, type InputRequiredResult, type LogLevel } from './protocol.ts';
 import type { ClientAnswer, McpSession } from './sessions.ts';
 
 /** Why a request to the client brought no result. */
@@ -37,7 +37,17 @@ export interface McpExchange {
   log(level: LogLevel, data: unknown, logger?: string): void;
   /** Asks the client (`sampling/createMessage`, `elicitation/create`, `roots/list`) and waits for its result. */
   ask(method: string, params: Record<string, unknown>): Promise<Result<unknown, AskFailure>>;
+  /**
+   * What the client answers to `requests`, by key, whatever the revision: over a session each is
+   * asked in turn (`ask`); over 2026-07-28 the answers of the retry's `inputResponses`, or, while
+   * any is missing, the `InputRequiredResult` asking for the missing ones (the method returns it).
+   */
+  gather(
+    requests: Record<string, InputRequest>,
+  ): Promise<Result<Record<string, unknown>, AskFailure> | InputRequiredResult>;
 }
+
+export type InputRequest = { method: string; params: Record<string, unknown> };
 
 export interface ExchangeOptions {
   /** The request's params (where a retry's `inputResponses` and `requestState` are). */
@@ -103,10 +113,39 @@ export function createExchange(o: ExchangeOptions): McpExchange {
     return ok(a.result);
   }
 
+  const inputResponses = isPlainObject(o.params.inputResponses) ? o.params.inputResponses : {};
+
+  async function gather(
+    requests: Record<string, InputRequest>,
+  ): Promise<Result<Record<string, unknown>, AskFailure> | InputRequiredResult> {
+    const got: Record<string, unknown> = {};
+    if (!o.session) {
+      const cannot = Object.values(requests).find(
+        (r) => NEEDS[r.method] && !isPlainObject(o.clientCapabilities[NEEDS[r.method]!]),
+      );
+      if (cannot)
+        return fail(
+          'MCP_CLIENT_CANNOT',
+          `the client did not declare the capability ${cannot.method} needs`,
+        );
+      const missing = Object.entries(requests).filter(([k]) => !isPlainObject(inputResponses[k]));
+      if (missing.length)
+        return { resultType: 'input_required', inputRequests: Object.fromEntries(missing) };
+      for (const k of Object.keys(requests)) got[k] = inputResponses[k];
+      return ok(got);
+    }
+    for (const [k, r] of Object.entries(requests)) {
+      const answered = await ask(r.method, r.params);
+      if (!answered.ok) return answered;
+      got[k] = answered.result;
+    }
+    return ok(got);
+  }
+
   return {
     clientCapabilities: o.clientCapabilities,
     meta: o.meta,
-    inputResponses: isPlainObject(o.params.inputResponses) ? o.params.inputResponses : {},
+    inputResponses,
     requestState: typeof o.params.requestState === 'string' ? o.params.requestState : undefined,
     signal: o.signal,
     notify: (method, params) => {
@@ -126,5 +165,6 @@ export function createExchange(o: ExchangeOptions): McpExchange {
         this.notify('notifications/message', { level, data, ...(logger ? { logger } : {}) });
     },
     ask,
+    gather,
   };
 }

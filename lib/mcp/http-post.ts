@@ -54,12 +54,13 @@ export async function post(
   const m = parsed.message;
   const stateless = isStatelessForm(m);
   const session = req.headers.get(SESSION_HEADER);
-  if (stateless && (session !== null || (m.kind === 'request' && m.method === 'initialize')))
+  if (stateless && session !== null)
     return bad(
       'MCP_MIXED_REVISIONS',
-      'a request in the stateless form (a revision in _meta) has no session and no initialize',
+      'a request in the stateless form (a revision in _meta) names no session',
     );
-  if (m.kind === 'request' && m.method === 'initialize')
+  // `initialize` in the stateless form is a method 2026-07-28 does not have (404 there).
+  if (m.kind === 'request' && m.method === 'initialize' && !stateless)
     return initialize(deps, req, m, caller, owner);
   const header = req.headers.get('mcp-protocol-version');
   // No session and no session revision named: the stateless revision, whose checks say what is missing.

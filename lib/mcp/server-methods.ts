@@ -6,9 +6,9 @@
  */
 
 import { jsonBytes } from '../limits.ts';
-import { answer, failure, rpcError, type RpcAnswer, type RpcId } from './jsonrpc.ts';
+import { answer, failure, rpcError, type RpcAnswer, type RpcError, type RpcId } from './jsonrpc.ts';
 import { RPC } from './protocol.ts';
-import type { McpCallContext, McpServerOptions } from './server-types.ts';
+import type { McpCallContext, McpServerOptions, ToolRefusal } from './server-types.ts';
 import type { McpSession } from './sessions.ts';
 import { completeParams, levelParam, promptParams, toolParams, uriParam } from './server-params.ts';
 
@@ -37,6 +37,16 @@ function subscribe(
   return answer(id, {});
 }
 
+/** A tool's refusal as the protocol's error: invalid params (-32602) or a missing capability (-32021). */
+function refused(id: RpcId, r: ToolRefusal): RpcAnswer {
+  if (r.refuse === 'invalid-params') return bad(id, r.message);
+  return failure(id, {
+    code: RPC.MISSING_CLIENT_CAPABILITY,
+    message: r.message,
+    data: { code: 'MCP_MISSING_CAPABILITY', requiredCapabilities: r.requiredCapabilities },
+  } as RpcError);
+}
+
 /** The runner of every method but `initialize`: the answer, or undefined for a method not served. */
 export function methodRunner(opts: McpServerOptions) {
   async function toolsCall(id: RpcId, p: Record<string, unknown>, ctx: McpCallContext) {
@@ -50,7 +60,7 @@ export function methodRunner(opts: McpServerOptions) {
       );
     const result = await opts.tools.call(call.name, call.args, ctx);
     if (!result) return bad(id, `Unknown tool: ${call.name.slice(0, 64)}`, 'MCP_UNKNOWN_TOOL');
-    return answer(id, result);
+    return 'refuse' in result ? refused(id, result) : answer(id, result);
   }
 
   async function resourcesRead(id: RpcId, p: Record<string, unknown>, ctx: McpCallContext) {

@@ -30,6 +30,18 @@ export interface McpCallContext {
   exchange: McpExchange;
 }
 
+/**
+ * A call refused as the protocol says rather than answered as a tool error: its arguments or
+ * state are invalid (-32602), or it needs a client capability the client did not declare (-32021).
+ */
+export type ToolRefusal =
+  | { refuse: 'invalid-params'; message: string }
+  | {
+      refuse: 'missing-capability';
+      message: string;
+      requiredCapabilities: Record<string, object>;
+    };
+
 /** The tools one caller may see and call. */
 export interface McpToolbox {
   list(ctx: McpCallContext): Promise<McpTool[]>;
@@ -38,7 +50,7 @@ export interface McpToolbox {
     name: string,
     args: Record<string, unknown>,
     ctx: McpCallContext,
-  ): Promise<ToolResult | InputRequiredResult | undefined>;
+  ): Promise<ToolResult | InputRequiredResult | ToolRefusal | undefined>;
 }
 
 export interface McpShelf {

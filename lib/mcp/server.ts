@@ -76,7 +76,7 @@ export function createMcpServer(opts: McpServerOptions) {
           capabilities: this.capabilities(),
           ...(opts.instructions ? { instructions: opts.instructions } : {}),
         });
-      if (method === 'initialize')
+      if (method === 'initialize' && ctx.session)
         return failure(
           id,
           rpcError(

@@ -7,6 +7,7 @@
 
 import type { McpPrompt, McpResource, PromptMessage } from '../../lib/mcp/protocol.ts';
 import type { McpCompleter, McpPromptBook, McpShelf } from '../../lib/mcp/server-types.ts';
+import { roundPrompt } from './mcp-rounds.ts';
 import { PNG_BASE64 } from './mcp-schemas.ts';
 
 const RESOURCES: McpResource[] = [
@@ -130,9 +131,15 @@ const PROMPTS: [McpPrompt, (a: Record<string, string>) => PromptMessage[] | stri
   ],
 ];
 
+const ROUND_PROMPT: McpPrompt = {
+  name: 'test_input_required_result_prompt',
+  description: 'MRTR: prompt that requires elicitation input',
+};
+
 export const conformancePrompts: McpPromptBook = {
-  list: async () => PROMPTS.map(([p]) => p),
-  get: async (name, args) => {
+  list: async () => [...PROMPTS.map(([p]) => p), ROUND_PROMPT],
+  get: async (name, args, ctx) => {
+    if (name === ROUND_PROMPT.name) return roundPrompt(ctx);
     const found = PROMPTS.find(([p]) => p.name === name);
     if (!found) return undefined;
     const messages = found[1](args);

@@ -8,6 +8,7 @@
 
 import { errorResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpCallContext, McpToolbox } from '../../lib/mcp/server-types.ts';
+import { ROUND_TOOLS } from './mcp-rounds.ts';
 import { ELICIT_DEFAULTS, ELICIT_ENUMS, PNG_BASE64, WAV_BASE64 } from './mcp-schemas.ts';
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -236,10 +237,21 @@ const TOOLS: [McpTool, Run][] = [
   ],
 ];
 
+const ALL: [
+  McpTool,
+  (
+    args: Record<string, unknown>,
+    ctx: McpCallContext,
+  ) => ReturnType<McpToolbox['call']> | Awaited<ReturnType<McpToolbox['call']>>,
+][] = [
+  ...TOOLS,
+  ...ROUND_TOOLS.map(([tool, run]): (typeof ALL)[number] => [tool, (_args, ctx) => run(ctx)]),
+];
+
 export const conformanceTools: McpToolbox = {
-  list: async () => TOOLS.map(([tool]) => tool),
+  list: async () => ALL.map(([tool]) => tool),
   call: async (name, args, ctx) => {
-    const found = TOOLS.find(([tool]) => tool.name === name);
+    const found = ALL.find(([tool]) => tool.name === name);
     return found ? found[1](args, ctx) : undefined;
   },
 };
