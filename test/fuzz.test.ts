@@ -1,7 +1,8 @@
 /**
  * A seeded fuzz of every surface a request can reach: 2,000 hostile bodies each on a node's
  * `/a2a`, its HTTP+JSON routes and `/peer/*` (signed, so bodies get parsed), the hub's `/a2a`,
- * `/api/*` and mesh HTTP routes, and 2,000 text and binary frames on the mesh socket. No answer
+ * `/api/*`, `/mcp` (MCP's JSON-RPC with its headers and odd session ids) and mesh HTTP routes, and
+ * 2,000 text and binary frames on the mesh socket. No answer
  * is a 5xx or an internal error, nothing is logged as an error, and a valid request of each kind
  * is answered correctly afterwards. `bun run fuzz --count N` runs the long version against real
  * processes.
@@ -16,6 +17,7 @@ import {
   fuzzMeshSocket,
   fuzzTarget,
   hubApiTarget,
+  mcpTarget,
   meshHttpTarget,
   signInTarget,
   peerTarget,
@@ -110,11 +112,12 @@ test('a node: /a2a, the HTTP+JSON routes and /peer/* answer every hostile body w
   expect([direct.status, direct.json.ok]).toEqual([200, true]);
 }, 120_000);
 
-test('the hub: /a2a, /api/* and the mesh HTTP routes answer every hostile body with a 4xx or a coded error', async () => {
+test('the hub: /a2a, /api/*, /mcp and the mesh HTTP routes answer every hostile body with a 4xx or a coded error', async () => {
   for (const [i, [target, send]] of (
     [
       [a2aTarget('hub /a2a', HUB_SKILLS), hubNode],
       [hubApiTarget('hub /api'), hubFetch],
+      [mcpTarget('hub /mcp', HUB_SKILLS), hubFetch],
       [meshHttpTarget('mesh HTTP'), hubFetch],
       [signInTarget('hub sign-in'), hubFetch],
       [peerTarget('hub /peer', crmSigner, 'a2a', HUB_SKILLS, 'scanner'), hubNode],

@@ -145,6 +145,50 @@ export function a2aTarget(
   };
 }
 
+/** MCP's JSON-RPC methods, as an MCP client sends them, for the hub's `/mcp`. */
+function mcpTemplates(tools: readonly { skill: string; args: Record<string, unknown> }[]) {
+  const rpc = (method: string, params?: unknown) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    ...(params === undefined ? {} : { params }),
+  });
+  return [
+    rpc('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: 'fuzz', version: '0' },
+    }),
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    rpc('ping'),
+    rpc('tools/list', { cursor: 'x' }),
+    rpc('resources/list'),
+    rpc('resources/read', { uri: 'lume://fleet' }),
+    rpc('prompts/list'),
+    ...tools.map((t) => rpc('tools/call', { name: t.skill, arguments: t.args })),
+    [rpc('ping'), rpc('tools/list')],
+  ];
+}
+
+/** POST `/mcp` (the hub's MCP endpoint) with MCP's headers, sometimes a session id or a version. */
+export function mcpTarget(
+  name: string,
+  tools: readonly { skill: string; args: Record<string, unknown> }[],
+): Target {
+  return {
+    name,
+    templates: mcpTemplates(tools),
+    request(base, body, rng) {
+      const h = new Headers({ accept: 'application/json, text/event-stream' });
+      const type = pick(rng, TYPES);
+      if (type) h.set('content-type', type);
+      if (rng() < 0.3) h.set('mcp-session-id', rng() < 0.5 ? uuid() : 'x'.repeat(300));
+      if (rng() < 0.3) h.set('mcp-protocol-version', pick(rng, ['2025-11-25', '1999-01-01', '']));
+      return new Request(`${base}/mcp`, { method: 'POST', headers: h, body });
+    },
+  };
+}
+
 const ODD_IDS = () => [
   uuid(),
   uuid(),
