@@ -126,4 +126,19 @@ describe('MCP authorization', () => {
     });
     expect(ok.status).toBe(200);
   });
+
+  test("the hub's API: a2a.read reads, a POST needs a2a.write (403 INSUFFICIENT_SCOPE)", async () => {
+    const reader = await op.token(READER, HUB_AUD);
+    const get = await fetch(`${f.hubUrl}/api/fleet`, {
+      headers: { authorization: `Bearer ${reader}` },
+    });
+    expect(get.status).toBe(200);
+    const post = await fetch(`${f.hubUrl}/api/actions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'local-invoke', node: 'scanner', capability: 'x', args: {} }),
+    });
+    expect(post.status).toBe(403);
+    expect(((await post.json()) as any).error.code).toBe('INSUFFICIENT_SCOPE');
+  });
 });
