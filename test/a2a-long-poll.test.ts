@@ -312,3 +312,44 @@ describe('two processes on one PostgreSQL', () => {
     expect(await heldOn(b)).toBe('0');
   });
 });
+
+test('a held read advances a task its agent advances on read (observe), once per task however many wait', async () => {
+  const root = tempDir();
+  const store = FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
+  let observed = 0;
+  const engine = new TaskEngine({
+    store,
+    agent: {
+      handle: (ctx) => ctx.working(),
+      observe(task) {
+        if (++observed >= 3) task.complete();
+      },
+    },
+    log: silentLog,
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+    longPolls: { waitMs: 60_000, max: 100, perPrincipal: 100 },
+    observeWatchedEveryMs: 20,
+  });
+  try {
+    const r = await engine.send({
+      params: {
+        message: { messageId: 'observed', role: 'user', parts: [{ text: 'go' }] },
+        configuration: { returnImmediately: false },
+      },
+      version: '1.0',
+      caller: ANONYMOUS,
+    });
+    if (isA2AError(r) || !('task' in r)) throw new Error('no task');
+    const g = r.task.generation!;
+    const reads = Array.from({ length: 50 }, () => engine.getTask(r.task.id, 0, ANONYMOUS, g));
+    const answers = await Promise.all(reads);
+    expect(answers.every((a) => !isA2AError(a) && a.status.state === 'completed')).toBe(true);
+    // 50 reads' own observations at their start, then one loop for the task, not fifty.
+    expect(observed).toBeLessThan(50 + 5);
+  } finally {
+    await engine.close();
+    await store.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+});

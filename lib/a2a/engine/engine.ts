@@ -147,7 +147,14 @@ export class TaskEngine {
         perPrincipal: LIMITS.longPollsPerPrincipal,
         ...opts.longPolls,
       },
-      { record: (id) => this.coordination.record(id), live: this.core.live, cluster },
+      {
+        record: (id) => this.coordination.record(id),
+        live: this.core.live,
+        cluster,
+        // A held read advances a task its agent advances on read, as a subscriber does.
+        observe: opts.agent.observe && ((id) => this.observe(id)),
+        observeEveryMs: opts.observeWatchedEveryMs ?? 1_000,
+      },
     );
     this.retries = new Retries(opts.retries, this.core, this.coordination, (id, caller) =>
       this.owned(id, caller),

@@ -27,6 +27,12 @@ export interface LongPollDeps {
   record(id: string): Promise<TaskRecord | undefined>;
   live: LiveTasks;
   cluster: TaskCluster | undefined;
+  /**
+   * Lets an agent that advances tasks on read (`Agent.observe`) advance a held task: called at
+   * most once every `observeEveryMs` per task while reads are held on it, however many.
+   */
+  observe?: ((id: string) => Promise<void>) | undefined;
+  observeEveryMs?: number;
 }
 
 interface Waiter {
@@ -107,6 +113,19 @@ export class LongPolls {
     }
   }
 
+  /** One loop per held task: observed every `observeEveryMs` while `set` (its reads) is held. */
+  private observeWhileHeld(id: string, set: Set<Waiter>): void {
+    const { observe, observeEveryMs = 1_000 } = this.deps;
+    if (!observe) return;
+    const held = () => set.size > 0 && this.waiting.get(id) === set;
+    const tick = async (): Promise<void> => {
+      if (!held()) return;
+      await observe(id);
+      if (held()) setTimeout(() => void tick(), observeEveryMs).unref();
+    };
+    setTimeout(() => void tick(), observeEveryMs).unref();
+  }
+
   /** Resolves once `changed` reports the task past `after`, or after the wait bound. */
   private wait(id: string, after: number): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -123,6 +142,7 @@ export class LongPolls {
       };
       const timer = setTimeout(waiter.wake, this.bounds.waitMs);
       set.add(waiter);
+      if (set.size === 1) this.observeWhileHeld(id, set);
       // A change that landed while the record was read (the live copy is the newest here).
       const live = this.deps.live.get(id);
       if (live?.stored && passed(live.rec.task, after)) waiter.wake();
