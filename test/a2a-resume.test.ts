@@ -290,3 +290,166 @@ function grpcStream(
     call.on('status', () => resolve());
   });
 }
+
+describe('cursors', () => {
+  const post = (
+    url: string,
+    method: string,
+    params: unknown,
+    headers: Record<string, string> = {},
+    version = '1.1',
+  ) =>
+    fetch(`${url}/a2a`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'A2A-Version': version,
+        ...TEST_AUTH,
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    });
+  /** A stream's frames (ids and JSON) read to its end, or the JSON-RPC refusal. */
+  async function frames(res: Response): Promise<{ ids: string[]; docs: any[] } | { error: any }> {
+    if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream'))
+      return { error: ((await res.json()) as any).error };
+    const ids: string[] = [];
+    const docs: any[] = [];
+    await readSse(res, (id, doc) => {
+      if (id) ids.push(id);
+      docs.push(doc.result ?? doc);
+    });
+    return { ids, docs };
+  }
+  const reasonOf = (e: any) => e.data?.find((d: any) => d.reason)?.reason;
+  let asked: string;
+  let other: string;
+  beforeAll(async () => {
+    const ask = await post(node.url, 'SendMessage', { message: msgV1('ask') });
+    asked = ((await ask.json()) as any).result.task.id;
+    const again = await post(node.url, 'SendMessage', { message: msgV1('ask') });
+    other = ((await again.json()) as any).result.task.id;
+  });
+
+  test('hostile cursors get coded answers and tell nothing', async () => {
+    const sub = (headers: Record<string, string>, params: Record<string, unknown> = {}) =>
+      post(node.url, 'SubscribeToTask', { id: asked, ...params }, headers).then(frames);
+    const cases: [string, Record<string, string>, Record<string, unknown>, number, string?][] = [
+      ['another task', { 'Last-Event-ID': `${other}:1` }, {}, -32001, 'TASK_NOT_FOUND'],
+      ['the future', { 'Last-Event-ID': `${asked}:999` }, {}, -32602, 'EVENT_CURSOR_AHEAD'],
+      ['not a cursor', { 'Last-Event-ID': 'garbage' }, {}, -32602, 'EVENT_CURSOR_INVALID'],
+      ['a negative', { 'Last-Event-ID': `${asked}:-1` }, {}, -32602, 'EVENT_CURSOR_INVALID'],
+      [
+        'enormous',
+        { 'Last-Event-ID': `${asked}:${'9'.repeat(9000)}` },
+        {},
+        -32602,
+        'EVENT_CURSOR_INVALID',
+      ],
+      ['a bad parameter', {}, { lastGeneration: 'x' }, -32602, 'EVENT_CURSOR_INVALID'],
+      [
+        'disagreeing',
+        { 'Last-Event-ID': `${asked}:2` },
+        { lastGeneration: '3' },
+        -32602,
+        'EVENT_CURSOR_INVALID',
+      ],
+    ];
+    for (const [name, headers, params, code, reason] of cases) {
+      const out = await sub(headers, params);
+      expect('error' in out && [name, out.error.code, reasonOf(out.error)]).toEqual([
+        name,
+        code,
+        reason,
+      ]);
+    }
+    // Another task's cursor names only the task it named, never the one asked for.
+    const foreign = (await sub({ 'Last-Event-ID': `${other}:1` })) as { error: any };
+    expect(foreign.error.message).not.toContain(asked);
+    // Another caller gets the task "not found", cursor or not.
+    const anonymous = await fetch(`${node.url}/a2a`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'A2A-Version': '1.1',
+        'Last-Event-ID': `${asked}:1`,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SubscribeToTask',
+        params: { id: asked },
+      }),
+    });
+    expect(((await anonymous.json()) as any).error.code).toBe(-32001);
+    // gRPC: the same refusal for a future cursor in metadata.
+    const grpcClient = rawClient(grpcAddressOf(node.node.card())!);
+    let code: number | undefined;
+    await new Promise<void>((done) => {
+      const { Metadata } = require('@grpc/grpc-js') as typeof grpc;
+      const md = new Metadata();
+      md.set('a2a-version', '1.0');
+      md.set('authorization', `Bearer ${TEST_TOKEN}`);
+      md.set('a2a-last-generation', '999');
+      const call = grpcClient.makeServerStreamRequest(
+        `${SERVICE}/SubscribeToTask`,
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        Buffer.from(encodeMessage(A2A_SCHEMA, 'lf.a2a.v1.SubscribeToTaskRequest', { id: asked })),
+        md,
+      );
+      call.on('data', () => {});
+      call.on('error', (e: grpc.ServiceError) => {
+        code = e.code;
+        done();
+      });
+      call.on('status', () => done());
+    });
+    grpcClient.close();
+    expect(code).toBe(11); // OUT_OF_RANGE
+  });
+
+  test('a cursor before the kept log gets the Task first; within it, exactly the rest; at the end, nothing', async () => {
+    const sent = await post(small.url, 'SendMessage', { message: msgV1('count') });
+    const id = ((await sent.json()) as any).result.task.id;
+    const old = await frames(await post(small.url, 'SubscribeToTask', { id, lastGeneration: '5' }));
+    if ('error' in old) throw new Error(JSON.stringify(old.error));
+    expect(old.ids).toEqual([`${id}:${LAST}`]);
+    expect(old.docs[0].task.generation).toBe(String(LAST));
+    const recent = await frames(
+      await post(small.url, 'SubscribeToTask', { id }, { 'Last-Event-ID': `${id}:${LAST - 3}` }),
+    );
+    if ('error' in recent) throw new Error(JSON.stringify(recent.error));
+    expect(recent.ids).toEqual([LAST - 2, LAST - 1, LAST].map((g) => `${id}:${g}`));
+    expect(recent.docs.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
+    const none = await frames(
+      await post(small.url, 'SubscribeToTask', { id, lastGeneration: LAST }),
+    );
+    expect(none).toEqual({ ids: [], docs: [] });
+  });
+
+  test('a client reconnecting in a tight loop holds no more than the per-principal stream cap', async () => {
+    for (let i = 0; i < 60; i++) {
+      const ac = new AbortController();
+      const res = await post(
+        node.url,
+        'SubscribeToTask',
+        { id: asked },
+        { 'Last-Event-ID': `${asked}:1` },
+      );
+      ac.abort();
+      await res.body?.cancel();
+    }
+    // Streams the loop left are ended when their sockets close: a new one is still served.
+    const held: Response[] = [];
+    let refused: any;
+    for (let i = 0; i < 40 && !refused; i++) {
+      const res = await post(node.url, 'SubscribeToTask', { id: asked });
+      if (res.status === 503) refused = await res.json();
+      else held.push(res);
+    }
+    for (const r of held) await r.body?.cancel();
+    expect(refused?.error?.code).toBe('PRINCIPAL_STREAMS_FULL');
+    expect(held.length).toBeLessThanOrEqual(16);
+  });
+});

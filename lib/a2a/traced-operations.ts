@@ -104,7 +104,7 @@ function spanStart(name: string, version: string, params: unknown, t: OperationT
 function traced(method: string, version: string, op: Operation, t: OperationTracing): Operation {
   const name = a2aMethodName(method);
   const spans = t.spans;
-  return async (params, notification, caller) => {
+  return async (params, notification, caller, ctx) => {
     const t0 = performance.now();
     // Without an exporter only the metrics are told: no span, no attributes read.
     const span = spans && spanStart(name, version, params, t);
@@ -115,7 +115,7 @@ function traced(method: string, version: string, op: Operation, t: OperationTrac
     };
     let out: Outcome;
     try {
-      out = await op(params, notification, caller);
+      out = await op(params, notification, caller, ctx);
     } catch (e) {
       finish({}, 'INTERNAL_ERROR');
       throw e;
