@@ -1,5 +1,5 @@
 /**
- * @module bench/durable-answers — the kill -9 check of test/durable-answers.test.ts at length: a
+ * @module bench/durable-answers — the kill -9 check of test/durable-answers-log.test.ts at length: a
  * real scanner under mixed blocking / `returnImmediately` SendMessage load, killed with SIGKILL on
  * the arrival of an answer, `--rounds` times; after each restart every acknowledged task is read
  * back. Prints how many answers were checked, how many differ (the defect: must be 0) and how

@@ -1,6 +1,6 @@
 /**
  * @module bench/tasks-scale — is a node flat as its tasks accumulate? Builds a task folder of
- * `--tasks` stored tasks (default 1,000,000) directly (files and index rows written by this
+ * `--tasks` stored tasks (default 1,000,000) directly (segments and index rows written by this
  * script through the store's own modules, far faster than sending them), then runs two scanner
  * processes (`bun node/main.ts --name scanner`) side by side, one on a fresh data folder and one
  * on the full one, and measures for each: start-up (spawn to listening), the first `ListTasks`
@@ -8,7 +8,7 @@
  * (a fresh messageId per request), alternating fresh and full per round, with CPU per request.
  *
  * Usage: bun bench/tasks-scale.ts [--tasks 1000000] [--seconds 10] [--rounds 2]
- *          [--connections 32] [--folder DIR (reuse or keep a built folder)] [--store files|log] [--write]
+ *          [--connections 32] [--folder DIR (reuse or keep a built folder)] [--write]
  *        bun bench/tasks-scale.ts --store-only --folder DIR: in this process, the store's own
  *          open and first ListTasks page on the built folder, without a node around them.
  * Needs wrk (Debian: apt-get install -y wrk).
@@ -19,8 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { encodeRecord, metaOf, taskFilePath } from '../lib/a2a/store/task-folder.ts';
-import { type IndexMeta, TaskIndex } from '../lib/a2a/store/task-index.ts';
+import { encodeRecord, metaOf } from '../lib/a2a/store/task-folder.ts';
 import { encodeFrames, KIND_RECORD, type Outgoing } from '../lib/a2a/store/log/frame.ts';
 import { LogIndex } from '../lib/a2a/store/log/log-index.ts';
 import { Segments } from '../lib/a2a/store/log/segments.ts';
@@ -39,11 +38,8 @@ const { values } = parseArgs({
     folder: { type: 'string' },
     'store-only': { type: 'boolean', default: false },
     write: { type: 'boolean', default: false },
-    /** The scanner's embedded task store: `files` (a JSON file per task) or `log` (the task log). */
-    store: { type: 'string', default: 'files' },
   },
 });
-const LOG = values.store === 'log';
 const TASKS = Number(values.tasks);
 const SECONDS = Number(values.seconds);
 const ROUNDS = Number(values.rounds);
@@ -108,32 +104,6 @@ function taskAt(ts: number): TaskRecord {
   };
 }
 
-/** Writes `n` task files and their index rows; answers the seconds it took. */
-function buildFolder(dir: string, n: number): number {
-  const t0 = performance.now();
-  const tasks = join(dir, 'scanner', 'tasks');
-  mkdirSync(tasks, { recursive: true, mode: 0o700 });
-  for (let i = 0; i < 256; i++)
-    mkdirSync(join(tasks, i.toString(16).padStart(2, '0')), { recursive: true });
-  const index = new TaskIndex(join(tasks, 'index.sqlite'));
-  // One task a second, ending an hour ago: inside the default age bound (720 h covers 2.5 M).
-  const start = Date.now() - 3_600_000 - n * 1000;
-  let rows: [string, IndexMeta][] = [];
-  for (let i = 0; i < n; i++) {
-    const rec = taskAt(start + i * 1000);
-    writeFileSync(taskFilePath(tasks, rec.task.id), encodeRecord(rec), { mode: 0o600 });
-    rows.push([rec.task.id, metaOf(rec)]);
-    if (rows.length === 20_000 || i === n - 1) {
-      index.putClean(rows);
-      rows = [];
-      if ((i + 1) % 100_000 === 0) console.log(`  ${i + 1} tasks written`);
-    }
-  }
-  index.rebuilt();
-  index.close();
-  return (performance.now() - t0) / 1000;
-}
-
 /** Writes `n` records into the task log's segments and index, as the store appends them. */
 function buildLog(dir: string, n: number): number {
   const t0 = performance.now();
@@ -185,7 +155,6 @@ async function startScanner(dir: string): Promise<Node> {
       FLEET_FILE: join(dir, 'fleet.json'),
       PORT: '0',
       TASK_MAX_STORED: String(TASKS * 2 + 1_000_000),
-      TASK_STORE: LOG ? 'log' : 'files',
       LOG_LEVEL: 'warn',
     },
     stdin: 'ignore',
@@ -293,9 +262,9 @@ async function wrk(
 const loadBefore = loadavg()[0]!.toFixed(1);
 const fullDir = values.folder ?? join(tmp, 'full');
 let buildSeconds: number | undefined;
-if (!existsSync(join(fullDir, 'scanner', 'tasks', LOG ? 'log.sqlite' : 'index.sqlite'))) {
-  console.log(`building ${TASKS} tasks in ${fullDir} (${LOG ? 'task log' : 'task files'})`);
-  buildSeconds = (LOG ? buildLog : buildFolder)(dataFolder(fullDir), TASKS);
+if (!existsSync(join(fullDir, 'scanner', 'tasks', 'log.sqlite'))) {
+  console.log(`building ${TASKS} tasks in ${fullDir} (task log)`);
+  buildSeconds = buildLog(dataFolder(fullDir), TASKS);
   console.log(
     `built in ${buildSeconds.toFixed(1)} s (${Math.round(TASKS / buildSeconds)} tasks/s)`,
   );
@@ -304,7 +273,6 @@ if (!existsSync(join(fullDir, 'scanner', 'tasks', LOG ? 'log.sqlite' : 'index.sq
   console.log(`reusing the task folder in ${fullDir}`);
 }
 if (values['store-only']) {
-  const { FileTaskStore } = await import('../lib/a2a/store/files-store.ts');
   const { LogTaskStore } = await import('../lib/a2a/store/log-store.ts');
   const dir = join(fullDir, 'scanner', 'tasks');
   const opens: number[] = [];
@@ -312,7 +280,7 @@ if (values['store-only']) {
   for (let i = 0; i < 5; i++) {
     const t0 = performance.now();
     const opts = { dir, log: () => {}, maxStored: TASKS * 2 };
-    const store = LOG ? LogTaskStore.open(opts) : FileTaskStore.open(opts);
+    const store = LogTaskStore.open(opts);
     opens.push(performance.now() - t0);
     const t1 = performance.now();
     const page = await store.list({ pageSize: 50, includeArtifacts: true }, CREATOR);
@@ -387,10 +355,10 @@ try {
     `| ${label} | ${Math.round(mean(runs[name]))} | ${mean(cpu[name]).toFixed(0)} | ${starts[name].map((s) => s.toFixed(0)).join(' / ')} | ${list[name].p50.toFixed(2)} / ${list[name].p99.toFixed(2)} | ${list[name].total} |`;
   const ratio = mean(runs.full) / mean(runs.fresh);
   reportSection(
-    `Flat as tasks accumulate: a fresh scanner and one with a million stored tasks${LOG ? ', on the task log' : ''}`,
-    `Command: \`bun bench/tasks-scale.ts --tasks ${TASKS} --seconds ${SECONDS} --rounds ${ROUNDS} --connections ${CONNECTIONS}${LOG ? ' --store log' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, wrk ${'4.1.0'} from Debian, ${navigator.hardwareConcurrency} cores shared by both nodes and wrk; load average ${loadBefore} at the start).
+    `Flat as tasks accumulate: a fresh scanner and one with a million stored tasks`,
+    `Command: \`bun bench/tasks-scale.ts --tasks ${TASKS} --seconds ${SECONDS} --rounds ${ROUNDS} --connections ${CONNECTIONS}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, wrk ${'4.1.0'} from Debian, ${navigator.hardwareConcurrency} cores shared by both nodes and wrk; load average ${loadBefore} at the start).
 
-The full folder holds ${TASKS.toLocaleString('en')} completed tasks of the bench's own caller, written by the script straight into ${LOG ? "the task log's segments and its index" : 'the sharded folders and the index'}${buildSeconds ? ` (${buildSeconds.toFixed(0)} s, ${Math.round(TASKS / buildSeconds).toLocaleString('en')} tasks/s)` : ''}; both nodes run with \`TASK_MAX_STORED\` above it, so retention deletes nothing. Blocking \`SendMessage\` (A2A 1.0, a text question scanner answers with its \`sector.movement\` tool) from wrk at ${CONNECTIONS} connections, a fresh messageId per request, ${SECONDS} s per node per round, the nodes alternating (fresh first in odd rounds, full first in even ones); CPU per request is the node process's user + system time over the run. Start-up is spawn to \`listening\`, first run then second. ListTasks is the first page (50 tasks, the caller's own, totalSize counted), 200 calls one after another, client-side milliseconds over HTTP.
+The full folder holds ${TASKS.toLocaleString('en')} completed tasks of the bench's own caller, written by the script straight into the task log's segments and its index${buildSeconds ? ` (${buildSeconds.toFixed(0)} s, ${Math.round(TASKS / buildSeconds).toLocaleString('en')} tasks/s)` : ''}; both nodes run with \`TASK_MAX_STORED\` above it, so retention deletes nothing. Blocking \`SendMessage\` (A2A 1.0, a text question scanner answers with its \`sector.movement\` tool) from wrk at ${CONNECTIONS} connections, a fresh messageId per request, ${SECONDS} s per node per round, the nodes alternating (fresh first in odd rounds, full first in even ones); CPU per request is the node process's user + system time over the run. Start-up is spawn to \`listening\`, first run then second. ListTasks is the first page (50 tasks, the caller's own, totalSize counted), 200 calls one after another, client-side milliseconds over HTTP.
 
 | data folder | SendMessage req/s | CPU µs per request | start-up ms (1st / 2nd) | first ListTasks page ms (p50 / p99) | tasks listed (totalSize) |
 |---|---|---|---|---|---|

@@ -47,7 +47,6 @@ export function createHubNode(
     identity: published,
     dataDir: opts.dataDir,
     tasksDatabaseUrl: opts.tasksDatabaseUrl,
-    taskStore: opts.taskStore,
     log,
     pushAllowHosts: opts.pushAllowHosts ?? [],
     // Signed calls the hub serves and relays are recorded in its trace, like the calls it makes.

@@ -41,8 +41,6 @@ export interface HubOptions {
   dataDir: string;
   /** `postgres://…`: the hub node's tasks live there, shared by several hub processes (TASKS_DATABASE_URL). */
   tasksDatabaseUrl?: string;
-  /** The embedded task store: JSON files (default) or the task log (TASK_STORE). */
-  taskStore?: 'files' | 'log';
   log: Log;
   /** The hub's keys (`loadPeerIdentity`); with the ring, the hub publishes its public key at `GET /peer/identity`. */
   identity: { signer: PeerSigner; verifier: PeerVerifier; ring?: PeerRing | (() => PeerRing) };

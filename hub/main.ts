@@ -143,7 +143,6 @@ const hub = createHub({
   meshToken: token,
   publicUrl: settings.publicUrl,
   tasksDatabaseUrl: settings.tasksDatabaseUrl,
-  taskStore: settings.taskStore,
   ...grpcOptions(grpcPort),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).

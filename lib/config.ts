@@ -25,10 +25,8 @@ export interface Settings {
   logFormat: 'text' | 'json';
   pushAllowHosts: string[];
   publicUrl?: string;
-  /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: JSON files under dataDir. */
+  /** postgres://… keeps tasks in PostgreSQL (docs/scale-out.md); unset: the task log under dataDir. */
   tasksDatabaseUrl?: string;
-  /** The embedded task store when no database is named: JSON files (default) or the task log. */
-  taskStore?: 'files' | 'log';
   /** The gRPC binding's port as written (a number, 0, or off); lib/a2a/grpc/port-setting.ts reads it. */
   grpcPort?: string;
   hub: {
@@ -116,7 +114,6 @@ export function loadSettings(opts: {
     ...(str('publicUrl') ? { publicUrl: str('publicUrl')! } : {}),
     ...(str('tasksDatabaseUrl') ? { tasksDatabaseUrl: str('tasksDatabaseUrl')! } : {}),
     ...(str('grpcPort') ? { grpcPort: str('grpcPort')! } : {}),
-    ...(str('taskStore') ? { taskStore: str('taskStore') as 'files' | 'log' } : {}),
     hub: {
       host: str('hub.host') ?? '127.0.0.1',
       ...optionalNumbers({

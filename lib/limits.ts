@@ -55,14 +55,13 @@ export const LIMITS = Object.freeze({
   /** Age of the oldest terminal task a node keeps, in hours. */
   taskMaxAgeHours: 720,
   /**
-   * Bytes of task files a node keeps (TASK_STORE=files); past it the oldest terminal ones are
-   * deleted, and while tasks in progress hold it new tasks are refused (`TASK_STORE_FULL`).
+   * Bytes of task records (each task's newest) the task log keeps; past it the oldest terminal
+   * tasks are deleted, and while tasks in progress hold it new tasks are refused
+   * (`TASK_STORE_FULL`), as they are while its segments on disk pass twice it.
    */
   taskMaxBytes: 2048 * MiB,
-  /** Size past which the task log (TASK_STORE=log) begins a new segment. */
+  /** Size past which the task log begins a new segment. */
   taskLogSegmentBytes: 64 * MiB,
-  /** The task log's segments on disk past which new tasks are refused (`TASK_STORE_FULL`). */
-  taskLogMaxBytes: 4096 * MiB,
   /** Job records the executor keeps; past it the oldest finished ones are deleted (never a running one). */
   jobMaxStored: 10_000,
   /** Age of the oldest finished job record the executor keeps, in hours. */
@@ -120,7 +119,6 @@ const LIMIT_ENV = Object.freeze({
   TASK_MAX_AGE_HOURS: 'taskMaxAgeHours',
   TASK_MAX_BYTES: 'taskMaxBytes',
   TASK_LOG_SEGMENT_BYTES: 'taskLogSegmentBytes',
-  TASK_LOG_MAX_BYTES: 'taskLogMaxBytes',
   JOB_MAX_STORED: 'jobMaxStored',
   JOB_MAX_AGE_HOURS: 'jobMaxAgeHours',
   NEGOTIATION_MAX_STORED: 'negotiationMaxStored',

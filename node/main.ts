@@ -163,7 +163,6 @@ const running = await bindOrExit({ host, hint }, () =>
     limits: limitValues,
     ...grpcOptions(grpcPort.value),
     tasksDatabaseUrl: settings.tasksDatabaseUrl,
-    taskStore: settings.taskStore,
     publicUrl: settings.publicUrl,
     ...(spanExport ? { spanExport } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.

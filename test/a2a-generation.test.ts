@@ -2,7 +2,7 @@
  * A2A 1.1 `generation` (the dev-1.1 branch, a2aproject/A2A#1810): every task and every status or
  * artifact event carries it, 1 when the task is made and one more for each change, with no gap.
  * Over each binding (JSON-RPC, HTTP+JSON, gRPC: an int64, so a ProtoJSON string), in the webhook
- * body, and on each store (JSON files, the task log, PostgreSQL) across a restart; a task stored
+ * body, and on each store (the task log, PostgreSQL) across a restart; a task stored
  * before generations existed reads as 1. The 0.3 wire form has no such field. A continuation
  * whose `ifGenerationMatch` is not the task's generation is refused and changes nothing.
  */
@@ -15,7 +15,6 @@ import { isA2AError } from '../lib/a2a/errors.ts';
 import { encodeMessage } from '../lib/a2a/grpc/encode.ts';
 import { A2A_SCHEMA } from '../lib/a2a/proto/schema.ts';
 import { TaskEngine, type SendContext } from '../lib/a2a/engine/engine.ts';
-import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
 import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../lib/a2a/store/postgres-store.ts';
 import type { TaskStore } from '../lib/a2a/store/task-store.ts';
@@ -308,16 +307,6 @@ interface StoreCase {
 
 const stores: StoreCase[] = [
   {
-    name: 'JSON files',
-    async opener() {
-      const root = tempDir();
-      return {
-        open: async () => FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog }),
-        remove: () => rmSync(root, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
     name: 'the task log',
     async opener() {
       const root = tempDir();
@@ -430,7 +419,7 @@ for (const kind of stores) {
 
 test('a task stored before generations existed reads as 1 and counts on from there', async () => {
   const root = tempDir();
-  const store = await FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
+  const store = LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
   const engine = engineOn(store, []);
   try {
     const id = crypto.randomUUID();

@@ -20,7 +20,7 @@ import {
 import type { Agent } from '../lib/a2a/agent.ts';
 import { TaskEngine } from '../lib/a2a/engine/engine.ts';
 import { isA2AError } from '../lib/a2a/errors.ts';
-import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
+import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
 import { ANONYMOUS } from '../lib/auth/principal.ts';
 import { silentLog } from '../lib/log.ts';
 import {
@@ -211,7 +211,7 @@ describe('bounds and codes', () => {
 
 test('ten thousand held reads: bounded memory, all answer at the change, nothing left behind', async () => {
   const root = tempDir();
-  const store = FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
+  const store = LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
   const engine = new TaskEngine({
     store,
     agent,

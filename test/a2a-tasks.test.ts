@@ -245,7 +245,7 @@ describe('CancelTask', () => {
 describe('restart', () => {
   test('tasks written before a restart are readable and listed after it; stray files are skipped', async () => {
     const dataDir = tempDir();
-    const first = await startNode(conformance(), { dataDir, taskStore: 'files' });
+    const first = await startNode(conformance(), { dataDir });
     const done = (
       await rpc(first.url, 'SendMessage', {
         message: msgV1('x', { messageId: 'tck-artifact-data-r', contextId: 'restart' }),
@@ -267,7 +267,7 @@ describe('restart', () => {
     writeFileSync(join(tasksDir, 'notes.txt'), 'hello');
     mkdirSync(join(tasksDir, 'subdir'));
 
-    const second = await startNode(conformance(), { dataDir, taskStore: 'files' });
+    const second = await startNode(conformance(), { dataDir });
     try {
       const got = (await rpc(second.url, 'GetTask', { id: done.id })).result;
       expect(got.artifacts[0].parts[0].data).toEqual({ key: 'value', count: 42 });
@@ -278,7 +278,9 @@ describe('restart', () => {
         (await rpc(second.url, 'SendMessage', { message: msgV1('more', { taskId: open.id }) }))
           .result.task.status.state,
       ).toBe('TASK_STATE_COMPLETED');
-      expect(second.log.lines.filter((l) => l.startsWith('warn skipping')).length).toBe(4);
+      // The two stray JSON files look like task files of the older layout: the log tries to import
+      // them, names each and leaves it in place; the other strays are not its names at all.
+      expect(second.log.lines.filter((l) => l.includes('not imported')).length).toBe(2);
     } finally {
       await second.dispose();
     }

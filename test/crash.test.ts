@@ -52,13 +52,15 @@ describe('a write the task store cannot make', () => {
     const caught: unknown[] = [];
     const onRejection = (e: unknown) => caught.push(e);
     process.on('unhandledRejection', onRejection);
-    // The JSON files' folder (the task log's own case is in test/task-log.test.ts).
+    // The task log with segments of one byte: every append begins a new segment file, which
+    // cannot be created once the segments folder is a file (ENOTDIR).
     const n = await startNode(agentNode('failing', { handle: (ctx) => ctx.complete('done') }), {
-      taskStore: 'files',
+      limits: { taskLogSegmentBytes: 1 },
     });
     try {
-      // Replace the task folder by a file: every write of a task now fails (ENOTDIR).
-      const dir = join(n.dataDir, 'failing', 'tasks');
+      const ok = await rpc(n.url, 'message/send', hello, '0.3');
+      expect(ok.result.status.state).toBe('completed');
+      const dir = join(n.dataDir, 'failing', 'tasks', 'segments');
       rmSync(dir, { recursive: true, force: true });
       writeFileSync(dir, 'not a folder');
       for (let i = 0; i < 3; i++) {

@@ -6,10 +6,9 @@
 
 import { afterAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
-import { rmSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
-import { taskFilePath } from '../lib/a2a/store/task-folder.ts';
 import { createTraceStore } from '../lib/fleet/trace.ts';
 import {
   agentNode,
@@ -33,8 +32,7 @@ afterAll(async () => {
 
 /** A node without peer keys (a standalone node) running `agent` under `limits`. */
 async function node(agent: Agent, limits: Record<string, number>): Promise<TestNode> {
-  // On the JSON files: a case below reads a task's file size.
-  const n = await startNode(agentNode('bounded', agent), { limits, taskStore: 'files' });
+  const n = await startNode(agentNode('bounded', agent), { limits });
   nodes.push(n);
   return n;
 }
@@ -81,11 +79,15 @@ test("a task's history keeps the newest messages within its count and byte caps"
   expect(got.history.at(-2).parts[0].text).toStartWith('turn 99 ');
   expect(got.history.at(-1).parts[0].text).toBe(`noted ${8 + 10 * KiB} characters`);
   expect(got.history.some((m: any) => m.parts[0].text === 'first')).toBe(false);
-  // The file stays small too (it was 1 MB and growing without the cap): the history within its
-  // cap and the event log (TASK_EVENT_LOG_BYTES) within its own.
-  expect(statSync(taskFilePath(join(n.dataDir, 'bounded', 'tasks'), task.id)).size).toBeLessThan(
-    96 * KiB,
-  );
+  // The stored record stays small too (it was 1 MB and growing without the cap): the task's
+  // newest line in the task log: the history within its cap and the event log
+  // (TASK_EVENT_LOG_BYTES) within its own.
+  const segments = join(n.dataDir, 'bounded', 'tasks', 'segments');
+  const lines = readdirSync(segments)
+    .sort()
+    .flatMap((f) => readFileSync(join(segments, f), 'utf8').trimEnd().split('\n'))
+    .filter((l) => l.includes(task.id));
+  expect(Buffer.byteLength(lines.at(-1)!)).toBeLessThan(96 * KiB);
 });
 
 test('artifacts past their cap fail the task with TASK_TOO_LARGE', async () => {

@@ -33,7 +33,6 @@ const env = {
   ]),
   DATA_DIR: dataDir,
   PUSH_ALLOW_HOSTS: '127.0.0.1',
-  TASK_STORE: 'files',
 };
 
 /** A webhook receiver on loopback; `next()` resolves with the next body posted. */
@@ -58,22 +57,7 @@ function webhook() {
   };
 }
 
-/** The same node on the task log (TASK_STORE=log), in a data folder of its own. */
-const logDir = tempDir('lume-a2a-recovery-log-');
-const logEnv = {
-  ...env,
-  FLEET_FILE: writeFleetFile(logDir, 1, [
-    { name: 'conformance', port: port!, file: 'node/conformance.ts' },
-  ]),
-  DATA_DIR: logDir,
-  TASK_STORE: 'log',
-};
-afterAll(() => rmSync(logDir, { recursive: true, force: true }));
-
-test.each([
-  ['JSON files', env],
-  ['the task log', logEnv],
-])(
+test.each([['the task log', env]])(
   'a task working when its node is killed with -9 is failed at restart; its webhook and a new subscription get the final state (%s)',
   async (_store, env) => {
     const first = await startNodeProcess('conformance', env);

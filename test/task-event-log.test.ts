@@ -1,6 +1,6 @@
 /**
  * A task's bounded event log (lib/a2a/store/event-log.ts): every status and artifact event is
- * written with the task, in the same write, on each store (JSON files, the task log, PostgreSQL);
+ * written with the task, in the same write, on each store (the task log, PostgreSQL);
  * a restart keeps it; past its bound the oldest events go and the newest stays; a replay after a
  * generation is exactly the events after it, or nothing usable (undefined) when some were dropped.
  * On PostgreSQL a cancel made under the row lock joins the log, and another process reads it.
@@ -13,7 +13,6 @@ import type { Agent } from '../lib/a2a/agent.ts';
 import { isA2AError } from '../lib/a2a/errors.ts';
 import { TaskEngine, type SendContext } from '../lib/a2a/engine/engine.ts';
 import { appendEvent, eventsAfter, type LoggedEvent } from '../lib/a2a/store/event-log.ts';
-import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
 import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../lib/a2a/store/postgres-store.ts';
 import type { TaskStore } from '../lib/a2a/store/task-store.ts';
@@ -54,16 +53,6 @@ interface StoreCase {
   opener(): Promise<{ open(): Promise<TaskStore>; remove(): void }>;
 }
 const stores: StoreCase[] = [
-  {
-    name: 'JSON files',
-    async opener() {
-      const root = tempDir();
-      return {
-        open: async () => FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog }),
-        remove: () => rmSync(root, { recursive: true, force: true }),
-      };
-    },
-  },
   {
     name: 'the task log',
     async opener() {

@@ -9,18 +9,19 @@ import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import {
   appendFileSync,
   existsSync,
+  mkdirSync,
   readdirSync,
   rmSync,
   truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
 import { LogTaskStore, type LogTaskStoreOptions } from '../lib/a2a/store/log-store.ts';
 import { newTaskId, type TaskRecord } from '../lib/a2a/store/task-store.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir } from './support/node.ts';
+import { writeTaskFiles } from './support/task-files.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -67,13 +68,11 @@ describe('crash recovery', () => {
     await Promise.all(recs.map((r) => store.save(r)));
     await store.close();
     const whole = Bun.file(lastSegment(dir)).size;
-    // Half a frame: a length that promises more than follows (a write a kill -9 cut short).
-    const torn = Buffer.alloc(20);
-    torn.writeUInt32LE(5000, 0);
-    appendFileSync(lastSegment(dir), torn);
+    // Half a line: the start of a change without its newline (a write a kill -9 cut short).
+    appendFileSync(lastSegment(dir), '{"crc":"0badf00d","id":"0190');
     const log = memoryLog();
     const again = open(dir, { log });
-    expect(log.lines.some((l) => l.includes('torn record cut'))).toBe(true);
+    expect(log.lines.some((l) => l.includes('torn last line cut'))).toBe(true);
     expect(Bun.file(lastSegment(dir)).size).toBe(whole);
     for (const r of recs) expect(again.get(r.task.id)?.task.status.state).toBe(r.task.status.state);
     const later = rec();
@@ -159,6 +158,90 @@ describe('crash recovery', () => {
   });
 });
 
+describe('a segment in JSON Lines', () => {
+  test('is one line of JSON per change, its checksum in the line: read back with a JSON tool', async () => {
+    const dir = folder();
+    const store = open(dir);
+    const a = rec('working');
+    await store.save(a);
+    a.task.status = { state: 'completed', timestamp: new Date().toISOString() };
+    await store.save(a);
+    await store.retain();
+    await store.close();
+    const text = await Bun.file(lastSegment(dir)).text();
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.op, l.rec?.task.status.state])).toEqual([
+      [a.task.id, 'put', 'working'],
+      [a.task.id, 'put', 'completed'],
+    ]);
+    // The checksum: CRC-32 of the line after it, as 8 hex digits.
+    const raw = text.split('\n')[0]!;
+    expect(lines[0].crc).toBe(Bun.hash.crc32(raw.slice(17)).toString(16).padStart(8, '0'));
+  });
+
+  test('a line edited by hand (not JSON, or a checksum that does not match) is reported with its position and skipped, never applied', async () => {
+    const dir = folder();
+    const store = open(dir, { cacheSize: 1 });
+    const a = rec('working');
+    const b = rec('working');
+    await store.save(a);
+    await store.save(b);
+    await store.close();
+    // Lose the index, so the next open reads every line; then edit the segment by hand: b's line
+    // gets another state (its checksum no longer matches), and a line of prose goes in between.
+    rmSync(join(dir, 'log.sqlite'));
+    const path = lastSegment(dir);
+    const [la, lb] = (await Bun.file(path).text()).trimEnd().split('\n');
+    const edited = lb!.replace('"working"', '"completed"');
+    writeFileSync(path, `${la}\nnot json at all\n${edited}\n`);
+    const log = memoryLog();
+    const again = open(dir, { log, cacheSize: 1 });
+    const skipped = log.lines.filter((l) => l.includes('skipped a line, never applied'));
+    expect(skipped.length).toBe(2);
+    expect(skipped[0]).toContain('"line":2');
+    expect(skipped[0]).toContain('not a line of the task log');
+    expect(skipped[1]).toContain('"line":3');
+    expect(skipped[1]).toContain('checksum does not match');
+    expect(skipped[1]).toContain(path);
+    // a is read back; b's edit is never applied: b is not there rather than changed.
+    expect(again.get(a.task.id)?.task.status.state).toBe('working');
+    expect(again.get(b.task.id)).toBeUndefined();
+    expect(again.count()).toBe(1);
+    // The log goes on: a new change appends after the skipped lines and reads back.
+    const c = rec();
+    await again.save(c);
+    await again.close();
+    const third = open(dir);
+    expect(third.get(c.task.id)?.task.id).toBe(c.task.id);
+    expect(third.get(a.task.id)?.task.id).toBe(a.task.id);
+    await third.close();
+  });
+
+  test('a node whose segment was edited by hand still starts and serves', async () => {
+    const agent = agentNode('editable', { handle: (ctx) => ctx.complete('done') });
+    const first = await startNode(agent);
+    const dataDir = first.dataDir;
+    roots.push(dataDir);
+    const sent = await rpc(first.url, 'SendMessage', { message: msgV1('hello') });
+    const id = sent.result.task.id as string;
+    await first.stop();
+    const dir = join(dataDir, 'editable', 'tasks');
+    rmSync(join(dir, 'log.sqlite'));
+    appendFileSync(lastSegment(dir), '{"crc":"00000000","id":"nonsense"}\n');
+    const again = await startNode(agent, { dataDir });
+    const got = await rpc(again.url, 'GetTask', { id });
+    expect(got.result.id).toBe(id);
+    expect(again.log.lines.some((l) => l.includes('skipped a line, never applied'))).toBe(true);
+    const more = await rpc(again.url, 'SendMessage', { message: msgV1('again') });
+    expect(more.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    await again.dispose();
+  });
+});
+
 describe('bounds', () => {
   test('retention and compaction keep the segments few: dead records are dropped, live ones copied forward and still read', async () => {
     const dir = folder();
@@ -220,7 +303,6 @@ describe('bounds', () => {
 describe('migration from the file-per-task layout', () => {
   test('a folder of task files is imported once into the log: every task, its push configs and creator; the files go', async () => {
     const dir = folder();
-    const files = FileTaskStore.open({ dir, log: silentLog });
     const recs = Array.from({ length: 30 }, (_, i) =>
       rec(i % 3 ? 'completed' : 'input-required', NOW + i),
     );
@@ -228,8 +310,10 @@ describe('migration from the file-per-task layout', () => {
     recs[1]!.push = [
       { id: 'p1', taskId: recs[1]!.task.id, url: 'https://example.com/hook', version: '1.0' },
     ];
-    for (const r of recs) await files.save(r);
-    await files.close();
+    // The layout as a node of an earlier version left it: a file per task, and its index.
+    writeTaskFiles(dir, recs);
+    writeFileSync(join(dir, 'index.sqlite'), '');
+    mkdirSync(join(dir, 'ab'), { recursive: true });
     // A file that is not a task record stays where it is, named in the log.
     writeFileSync(join(dir, 'ab', `${newTaskId().slice(0, -2)}ab.json`), '{"not":"a task"}');
     const log = memoryLog();
@@ -264,7 +348,6 @@ describe('a write the log cannot make', () => {
     // Segments of one byte: every append begins a new segment file, which cannot be created once
     // the segments folder is a file (ENOTDIR).
     const n = await startNode(agentNode('failing', { handle: (ctx) => ctx.complete('done') }), {
-      taskStore: 'log',
       limits: { taskLogSegmentBytes: 1 },
     });
     roots.push(n.dataDir);
@@ -294,12 +377,19 @@ describe('a node moved from the JSON files to the task log', () => {
     const agent = agentNode('moving', {
       handle: (ctx) => (ctx.text === 'ask' ? ctx.requireInput('which one?') : ctx.complete('done')),
     });
-    const before = await startNode(agent, { taskStore: 'files' });
+    const before = await startNode(agent);
     roots.push(before.dataDir);
     const done = (await rpc(before.url, 'SendMessage', { message: msgV1('hello') })).result.task;
     const asked = (await rpc(before.url, 'SendMessage', { message: msgV1('ask') })).result.task;
     await before.stop(); // the data folder stays (dispose would remove it)
-    const after = await startNode(agent, { dataDir: before.dataDir, taskStore: 'log' });
+    // The same tasks as a node of an earlier version kept them: a JSON file each, no log.
+    const dir = join(before.dataDir, 'moving', 'tasks');
+    const log = open(dir);
+    const recs = [log.get(done.id)!, log.get(asked.id)!];
+    await log.close();
+    rmSync(dir, { recursive: true });
+    writeTaskFiles(dir, recs);
+    const after = await startNode(agent, { dataDir: before.dataDir });
     try {
       expect(after.log.lines.some((l) => l.includes('imported into the task log'))).toBe(true);
       const got = (await rpc(after.url, 'GetTask', { id: done.id })).result;
@@ -315,7 +405,7 @@ describe('a node moved from the JSON files to the task log', () => {
     } finally {
       await after.stop();
     }
-    const again = await startNode(agent, { dataDir: before.dataDir, taskStore: 'log' });
+    const again = await startNode(agent, { dataDir: before.dataDir });
     try {
       expect(again.log.lines.some((l) => l.includes('imported'))).toBe(false);
       const read = (await rpc(again.url, 'GetTask', { id: asked.id })).result;

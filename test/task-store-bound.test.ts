@@ -1,16 +1,16 @@
 /**
- * The hard bound of a node's task store, against real nodes over HTTP on each store (JSON files,
- * the task log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage that
- * would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC, nothing is
- * stored, a message to an existing task still works, and once tasks finish and retention makes
- * room new tasks are accepted again; concurrent sends at the bound never overshoot it. The byte
- * bound (`TASK_MAX_BYTES`) of the JSON-file and the PostgreSQL stores alike: large finished tasks
- * are deleted oldest first so the store stays near it, and large tasks in progress that fill it
- * refuse a new one.
+ * The hard bound of a node's task store, against real nodes over HTTP on each store (the task
+ * log and a throw-away PostgreSQL cluster): with every stored task in progress, a SendMessage
+ * that would create one more is refused `TASK_STORE_FULL` on JSON-RPC, HTTP+JSON and gRPC,
+ * nothing is stored, a message to an existing task still works, and once tasks finish and
+ * retention makes room new tasks are accepted again; concurrent sends at the bound never
+ * overshoot it. The byte bound (`TASK_MAX_BYTES`) of the task log and the PostgreSQL store
+ * alike: large finished tasks are deleted oldest first so the store stays near it, and large
+ * tasks in progress that fill it refuse a new one.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type * as grpc from '@grpc/grpc-js';
 import { SQL } from 'bun';
@@ -82,8 +82,7 @@ const send = (url: string, text: string, extra: Record<string, unknown> = {}) =>
   });
 
 const backends: { name: string; options(): Promise<Partial<NodeOptions>> }[] = [
-  { name: 'JSON files', options: async () => ({ dataDir: tempDir(), taskStore: 'files' }) },
-  { name: 'the task log', options: async () => ({ dataDir: tempDir(), taskStore: 'log' }) },
+  { name: 'the task log', options: async () => ({ dataDir: tempDir() }) },
   {
     name: 'PostgreSQL',
     options: async () => ({
@@ -152,17 +151,12 @@ describe.each(backends)('the task store bound on $name', (backend) => {
       const stream = await rpc(n.url, 'SendStreamingMessage', { message: message('stream') });
       expect(stream.error?.data?.[0]?.reason).toBe('TASK_STORE_FULL');
 
-      // Nothing was stored: the store, the listing and (on files) the folder hold the bound.
+      // Nothing was stored: the store, the listing and (on the task log) the segments hold the bound.
       expect(await n.node.store.count()).toBe(BOUND);
       const listed = (await rpc(n.url, 'ListTasks', { pageSize: 100 })).result;
       expect(listed.totalSize).toBe(BOUND);
-      if (backend.name === 'JSON files') {
-        const dir = join(n.dataDir, 'bound', 'tasks');
-        const files = readdirSync(dir)
-          .filter((s) => /^[0-9a-f]{2}$/.test(s))
-          .flatMap((s) => readdirSync(join(dir, s)).filter((f) => f.endsWith('.json')));
-        expect(files.length).toBe(BOUND);
-      }
+      if (backend.name === 'the task log')
+        expect(recordCount(join(n.dataDir, 'bound', 'tasks'))).toBe(BOUND);
 
       // The node keeps serving: reading and continuing an existing task work.
       expect((await rpc(n.url, 'GetTask', { id: held[0] })).result.status.state).toBe(
@@ -218,13 +212,23 @@ describe.each(backends)('the task store bound on $name', (backend) => {
   });
 });
 
-/** The bytes of the task files in a JSON-file store's folder. */
-function folderBytes(dir: string): number {
-  return readdirSync(dir)
-    .filter((s) => /^[0-9a-f]{2}$/.test(s))
-    .flatMap((s) => readdirSync(join(dir, s)).map((f) => join(dir, s, f)))
-    .reduce((sum, f) => sum + statSync(f).size, 0);
+/** Each task's newest line in the task log's segments (a deleted task's none): its bytes. */
+function newestLines(dir: string): Map<string, number> {
+  const newest = new Map<string, number>();
+  const segments = join(dir, 'segments');
+  for (const f of readdirSync(segments).sort())
+    for (const line of readFileSync(join(segments, f), 'utf8').trimEnd().split('\n')) {
+      if (!line) continue;
+      const { id, op } = JSON.parse(line) as { id: string; op: string };
+      if (op === 'put') newest.set(id, Buffer.byteLength(line) + 1);
+      else newest.delete(id);
+    }
+  return newest;
 }
+
+/** Bytes of the tasks' newest records (what TASK_MAX_BYTES bounds). */
+const recordBytes = (dir: string) => [...newestLines(dir).values()].reduce((a, b) => a + b, 0);
+const recordCount = (dir: string) => newestLines(dir).size;
 
 /** A store with a byte bound, and the bytes it holds as that store measures them. */
 const byteBackends: {
@@ -232,10 +236,10 @@ const byteBackends: {
   open(): Promise<{ options: Partial<NodeOptions>; bytes(dataDir: string): Promise<number> }>;
 }[] = [
   {
-    name: 'JSON files',
+    name: 'the task log',
     open: async () => ({
-      options: { dataDir: tempDir(), taskStore: 'files' },
-      bytes: async (dataDir) => folderBytes(join(dataDir, 'bytes', 'tasks')),
+      options: { dataDir: tempDir() },
+      bytes: async (dataDir) => recordBytes(join(dataDir, 'bytes', 'tasks')),
     }),
   },
   {

@@ -1,5 +1,5 @@
 /**
- * The task store's one suite, run on each store: the JSON files, the task log and PostgreSQL (a
+ * The task store's one suite, run on each store: the task log and PostgreSQL (a
  * throw-away cluster). Each case talks to a real node over HTTP: send, continue, read, list and page,
  * cancel, push configs, streams and resubscription, a restart, and the cache bounds. Then, on
  * PostgreSQL only, several node instances on one task database: what one writes the other
@@ -12,7 +12,6 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../lib/a2a/agent.ts';
 import type { RemoteChange, TaskRecord, TaskStore } from '../lib/a2a/store/task-store.ts';
-import { FileTaskStore } from '../lib/a2a/store/files-store.ts';
 import { LogTaskStore } from '../lib/a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../lib/a2a/store/postgres-store.ts';
 import type { ListTasksPage, Task } from '../lib/a2a/types.ts';
@@ -87,29 +86,8 @@ interface Backend {
 
 const backends: Backend[] = [
   {
-    name: 'JSON files',
-    fresh: async () => ({ dataDir: tempDir(), taskStore: 'files' }),
-    async store(cacheSize, cacheBytes, listPageBytes) {
-      const root = tempDir();
-      const dir = join(root, 'tasks');
-      const open = async () =>
-        FileTaskStore.open({
-          dir,
-          log: silentLog,
-          cacheSize,
-          ...(cacheBytes ? { cacheBytes } : {}),
-          ...(listPageBytes ? { listPageBytes } : {}),
-        });
-      return {
-        store: await open(),
-        reopen: open,
-        remove: () => rmSync(root, { recursive: true, force: true }),
-      };
-    },
-  },
-  {
     name: 'the task log',
-    fresh: async () => ({ dataDir: tempDir(), taskStore: 'log' }),
+    fresh: async () => ({ dataDir: tempDir() }),
     async store(cacheSize, cacheBytes, listPageBytes) {
       const root = tempDir();
       const dir = join(root, 'tasks');

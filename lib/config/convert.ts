@@ -25,8 +25,6 @@ export function convert(kind: Kind, value: unknown, fromEnv: boolean, where: str
         : bad('debug, info, warn or error');
     case 'format':
       return value === 'text' || value === 'json' ? value : bad('text or json');
-    case 'store':
-      return value === 'files' || value === 'log' ? value : bad('files or log');
     case 'agent':
       return AGENT_MODES.includes(value as AgentMode) ? value : bad('model, dynamic or keyword');
     case 'boolean':

@@ -13,7 +13,6 @@ export type Kind =
   | 'list'
   | 'level'
   | 'format'
-  | 'store'
   | 'agent'
   | 'issuers';
 
@@ -81,18 +80,9 @@ export const SETTINGS: readonly SettingRow[] = [
     key: 'tasksDatabaseUrl',
     env: 'TASKS_DATABASE_URL',
     kind: 'string',
-    default: '(JSON files)',
+    default: '(the task log)',
     readBy: 'hub, node',
     description: 'Keep tasks in PostgreSQL (docs/scale-out.md)',
-  },
-  {
-    key: 'taskStore',
-    env: 'TASK_STORE',
-    kind: 'store',
-    default: 'files',
-    readBy: 'hub, node',
-    description:
-      'The embedded task store: files (a JSON file per task) or log (append-only segments)',
   },
   {
     key: 'hub.host',

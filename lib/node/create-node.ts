@@ -2,7 +2,7 @@
  * @module lib/node/create-node — `createNode(def, opts)`: the Elysia app every node shares. A node file supplies
  * its name, description and catalog (and optionally its own agent); this gives it the agent card,
  * `POST /a2a`, the A2A HTTP+JSON routes (`/message:send`, `/tasks/…`), the signed `/peer/invoke` and `/peer/relay`,
- * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the JSON-file task store, webhook
+ * `/healthz` and `/readyz` (`/health` kept as an alias), `/metrics`, the task log (its tasks), webhook
  * delivery, the bounds of lib/limits.ts, and a graceful stop; every request is measured and run in
  * its W3C trace context (lib/metrics/http.ts), and the A2A routes (and `/metrics`) are guarded by
  * the node's access policy (lib/auth/access.ts): every request is authenticated once, by bearer
@@ -59,7 +59,6 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     name: def.name,
     dataDir: opts.dataDir,
     ...(opts.tasksDatabaseUrl ? { tasksDatabaseUrl: opts.tasksDatabaseUrl } : {}),
-    ...(opts.taskStore ? { taskStore: opts.taskStore } : {}),
     agent: def.agent ?? catalogAgent(def.catalog),
     log,
     limits,

@@ -1,6 +1,6 @@
 /**
- * @module lib/node/node-tasks — a node's tasks: the store it keeps them in (JSON files, the task
- * log, or a shared PostgreSQL database), the engine that runs them, and the settling of the tasks a crash
+ * @module lib/node/node-tasks — a node's tasks: the store it keeps them in (the task log, JSON
+ * Lines in its data folder, or a shared PostgreSQL database), the engine that runs them, and the settling of the tasks a crash
  * left running before anything is served.
  */
 
@@ -12,7 +12,6 @@ import type { Agent } from '../a2a/agent.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
 import type { TaskStore } from '../a2a/store/task-store.ts';
-import { FileTaskStore } from '../a2a/store/files-store.ts';
 import { LogTaskStore } from '../a2a/store/log-store.ts';
 import { PostgresTaskStore } from '../a2a/store/postgres-store.ts';
 import { PostgresRetryBook } from '../a2a/store/postgres/retry-book.ts';
@@ -25,8 +24,6 @@ export interface NodeTasksOptions {
   name: string;
   dataDir: string;
   tasksDatabaseUrl?: string;
-  /** The embedded store when no database is named: JSON files (default) or the task log. */
-  taskStore?: 'files' | 'log';
   agent: Agent;
   log: Log;
   limits: Limits;
@@ -65,13 +62,11 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
     ...bounds,
     now: o.now,
   };
-  return o.taskStore === 'log'
-    ? LogTaskStore.open({
-        ...embedded,
-        segmentBytes: limits.taskLogSegmentBytes,
-        maxBytes: limits.taskLogMaxBytes,
-      })
-    : FileTaskStore.open({ ...embedded, maxBytes: limits.taskMaxBytes });
+  return LogTaskStore.open({
+    ...embedded,
+    segmentBytes: limits.taskLogSegmentBytes,
+    maxBytes: limits.taskMaxBytes,
+  });
 }
 
 /** The store and the engine over it, with the tasks a crash left running already settled. */
@@ -120,7 +115,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
   o.metrics.watchLongPolls(engine);
   // Tasks a crash left running are settled before anything is served (see lib/a2a/engine/recovery.ts).
   // A shared store has several processes per node; its engine takes over a gone process's tasks.
-  if (store instanceof FileTaskStore || store instanceof LogTaskStore)
+  if (store instanceof LogTaskStore)
     recoverInterrupted({
       store,
       log,
@@ -132,7 +127,7 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
   return { store, engine };
 }
 
-/** Opens the store's connection, where it has one (the JSON files are open already). */
+/** Opens the store's connection, where it has one (the task log is open already). */
 export async function openStore(store: TaskStore): Promise<void> {
   if (store instanceof PostgresTaskStore) await store.open();
 }

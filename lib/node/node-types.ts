@@ -71,8 +71,6 @@ export interface NodeOptions {
    * the node that names it (TASKS_DATABASE_URL; docs/scale-out.md).
    */
   tasksDatabaseUrl?: string;
-  /** The embedded task store when no database is named: `files` (default) or `log` (TASK_STORE). */
-  taskStore?: 'files' | 'log';
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -153,7 +151,7 @@ export interface NodeApp {
   metrics: MetricsRegistry;
   engine: TaskEngine;
   store: TaskStore;
-  /** Resolves once the task store is open (at once for the JSON files); `start` waits for it. */
+  /** Resolves once the task store is open (at once for the task log); `start` waits for it. */
   ready(): Promise<void>;
   /** The node's open SSE streams. */
   streams: SseStreams;

@@ -24,7 +24,7 @@ environment variable (the README's configuration table): HOST, PORT, PEER_PUBLIC
 PUSH_ALLOW_HOSTS, LOG_LEVEL, MODEL_BASE_URL, MODEL_NAME, MODEL_API_KEY, MODEL_AGENT, MODEL_PING_MS
 (or MODEL_<NODE>_…: the node's model-backed agent and resolve's model recipe),
 TASKS_DATABASE_URL (postgres://…: keep the node's tasks in PostgreSQL, shared by every process of
-the node that names it; unset = JSON files under DATA_DIR; see docs/scale-out.md),
+the node that names it; unset = the task log under DATA_DIR; see docs/scale-out.md),
 LOG_FORMAT=json (one JSON object per log line),
 the bounds of docs/limits.md (SSE_QUEUE_BYTES, TASK_CACHE_BYTES, TASK_HISTORY_MESSAGES, …), and
 A2A_OPEN=1 (anonymous callers may also cancel, register webhooks and run capabilities that change

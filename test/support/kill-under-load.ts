@@ -104,7 +104,7 @@ export async function killUnderLoad(opts: {
   rounds: number;
   acksPerRound: number;
   clients: number;
-  /** The node's environment (TASK_STORE=log runs it over the task log). */
+  /** More of the node's environment. */
   env?: Record<string, string>;
 }): Promise<KillReport> {
   const acks: Ack[] = [];

@@ -1,6 +1,6 @@
 /**
  * @module lib/a2a/engine/local-tasks — task coordination on a store this process alone writes (the
- * JSON-file store): the live copy of a task is the newest, and every change goes through it.
+ * task log): the live copy of a task is the newest, and every change goes through it.
  * The shared store's coordination (lib/a2a/engine/shared-tasks.ts) falls back to this for the
  * tasks whose turn runs here.
  */

@@ -1,5 +1,5 @@
 /**
- * @module lib/a2a/store/list-page — a `ListTasks` page of an embedded store (the JSON files' and the
+ * @module lib/a2a/store/list-page — a `ListTasks` page of the embedded store (the
  * task log's): the query checked, a page of ids from its SQLite index, the records read through
  * the store's cache, and the cursor of the next page; and the byte budget a page keeps to.
  */

@@ -48,9 +48,13 @@ export interface LogTaskStoreOptions {
   listPageBytes?: number;
   /** A segment is closed for appends past this size (default LIMITS.taskLogSegmentBytes). */
   segmentBytes?: number;
-  /** The segments' bytes on disk past which new tasks are refused (default LIMITS.taskLogMaxBytes). */
+  /**
+   * Bytes of records (each task's newest) the log keeps (default LIMITS.taskMaxBytes): past it the
+   * oldest terminal tasks are deleted, and while tasks in progress hold it new tasks are refused;
+   * segments on disk past twice it (dead records compaction has not dropped yet) refuse too.
+   */
   maxBytes?: number;
-  /** `fdatasync` after each append: an answer survives a power loss too (default false, as the file store). */
+  /** `fdatasync` after each append: an answer survives a power loss too (default false). */
   sync?: boolean;
   now?: () => number;
 }
@@ -118,8 +122,12 @@ export class LogTaskStore implements TaskStore {
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
       opts.maxStored ?? LIMITS.taskMaxStored,
       (opts.maxAgeHours ?? LIMITS.taskMaxAgeHours) * HOUR_MS,
-      opts.maxBytes ?? LIMITS.taskLogMaxBytes,
-      opts.segmentBytes ?? LIMITS.taskLogSegmentBytes,
+      opts.maxBytes ?? LIMITS.taskMaxBytes,
+      // A segment of at most a quarter of the byte bound, so compaction has sealed ones to work on.
+      Math.min(
+        opts.segmentBytes ?? LIMITS.taskLogSegmentBytes,
+        Math.max(4096, Math.floor((opts.maxBytes ?? LIMITS.taskMaxBytes) / 4)),
+      ),
       opts.sync ?? false,
       opts.now ?? Date.now,
     );
@@ -137,11 +145,16 @@ export class LogTaskStore implements TaskStore {
   }
 
   hasRoom(pending: () => number): boolean {
-    if (this.segments.bytes >= this.maxBytes) {
-      this.compactor.runSoon();
-      return false;
+    if (this.segments.bytes >= 2 * this.maxBytes) {
+      // Dead records fill the disk bound: drop them now (at most the bound copied), then look
+      // again; not while live records fill it (each refusal would copy them all once more).
+      if (this.segments.bytes - this.index.liveBytes < this.maxBytes / 2) return false;
+      this.segments.roll();
+      while (this.compactor.step()) {}
+      if (this.segments.bytes >= 2 * this.maxBytes) return false;
     }
     const fits = () =>
+      this.index.liveBytes < this.maxBytes &&
       this.index.count + this.creating.size + pending() < hardBound(this.maxStored);
     if (fits()) return true;
     if (!this.nothingToPrune) this.prune();
@@ -171,7 +184,11 @@ export class LogTaskStore implements TaskStore {
         f && f.id === id && f.kind === KIND_RECORD ? parseRecord(bodyJson(f.body), id) : undefined;
     } catch {}
     if (!rec) {
-      this.log('warn', 'task log record unreadable', { task: id, segment: loc.seg, at: loc.off });
+      this.log('warn', 'task log line unreadable (not intact): skipped', {
+        task: id,
+        segment: this.segments.fileOf(loc.seg),
+        at: loc.off,
+      });
       return undefined;
     }
     this.onDisk.add(rec);
@@ -251,6 +268,14 @@ export class LogTaskStore implements TaskStore {
     );
   }
 
+  /** The oldest of `rows` whose deletion brings the records' bytes under the bound (at least one). */
+  private withinBytes<R extends { size: number }>(rows: R[]): R[] {
+    let excess = this.index.liveBytes - this.maxBytes;
+    let n = 0;
+    while (n < rows.length && excess > 0) excess -= rows[n++]!.size;
+    return rows.slice(0, Math.max(1, n));
+  }
+
   /** The turn's write: every saved task's record as it stands now, in one append. */
   private appendNow(ids: string[]): void {
     const items: Outgoing[] = [];
@@ -291,7 +316,8 @@ export class LogTaskStore implements TaskStore {
     this.nothingToPrune = false;
     this.cache.trim();
     this.scheduleCommit();
-    if (this.index.count > this.maxStored) setImmediate(() => this.prune());
+    if (this.index.count > this.maxStored || this.index.liveBytes > this.maxBytes)
+      setImmediate(() => this.prune());
   }
 
   private scheduleCommit(): void {
@@ -320,11 +346,13 @@ export class LogTaskStore implements TaskStore {
   private prune(): number {
     if (this.closed) return 0;
     const excess = this.index.count - this.maxStored;
+    const overBytes = this.index.liveBytes > this.maxBytes;
     let rows =
-      excess > 0
-        ? this.index.oldestTerminal(Math.min(excess, PRUNE_BATCH))
+      excess > 0 || overBytes
+        ? this.index.oldestTerminal(excess > 0 ? Math.min(excess, PRUNE_BATCH) : PRUNE_BATCH)
         : this.index.oldestTerminal(PRUNE_BATCH, this.now() - this.maxAgeMs);
-    if (excess > 0 && !rows.length) this.nothingToPrune = true;
+    if ((excess > 0 || overBytes) && !rows.length) this.nothingToPrune = true;
+    if (overBytes && excess <= 0) rows = this.withinBytes(rows);
     rows = rows.filter((r) => !this.dirty.has(r.id));
     if (!rows.length) return 0;
     try {
@@ -346,7 +374,11 @@ export class LogTaskStore implements TaskStore {
     }
     this.index.advance(this.segments.end);
     this.scheduleCommit();
-    if (rows.length === PRUNE_BATCH || this.index.count > this.maxStored)
+    if (
+      rows.length === PRUNE_BATCH ||
+      this.index.count > this.maxStored ||
+      this.index.liveBytes > this.maxBytes
+    )
       setImmediate(() => this.prune());
     this.compactor.runSoon();
     return rows.length;

@@ -1,7 +1,7 @@
 /**
  * @module lib/a2a/store/task-store — the task store interface the engine writes through. Task ids are server-made
- * UUIDs and are checked before any path is formed. Two implementations: the JSON-file store
- * (lib/a2a/store/files-store.ts, the default) and PostgreSQL, which several processes of one node
+ * UUIDs and are checked before any path is formed. Two implementations: the task log
+ * (lib/a2a/store/log-store.ts, the default) and PostgreSQL, which several processes of one node
  * share (lib/a2a/store/postgres-store.ts).
  */
 
@@ -19,7 +19,7 @@ export function isTaskId(id: unknown): id is string {
 
 /**
  * A new task id: a UUIDv7, whose leading timestamp makes each new id sort after the last, so the
- * stores' indexes (the JSON-file store's SQLite index, PostgreSQL's primary key) append rows
+ * stores' indexes (the task log's SQLite index, PostgreSQL's primary key) append rows
  * instead of writing a random page per task. Its last 64 bits are random (Bun.randomUUIDv7).
  */
 export function newTaskId(): string {
@@ -57,10 +57,10 @@ export function hardBound(maxStored: number): number {
   return maxStored + Math.max(1, Math.ceil(maxStored / 100));
 }
 
-/** A value, or a promise of it: the file store answers at once, a database store later. */
+/** A value, or a promise of it: the task log answers at once, a database store later. */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** Where the engine keeps tasks. Two implementations: JSON files (below) and PostgreSQL. */
+/** Where the engine keeps tasks. Two implementations: the task log and PostgreSQL. */
 export interface TaskStore {
   /** The record for an id, or undefined when the id is malformed, unknown or unreadable. */
   get(id: string): MaybePromise<TaskRecord | undefined>;
@@ -88,7 +88,7 @@ export interface TaskStore {
   /**
    * Retention: deletes terminal tasks past the store's count bound and then those past its age
    * bound, oldest status first, never a task in progress; resolves with how many it deleted.
-   * Both stores also run it on their own (the file store after writes, both once a minute).
+   * Both stores also run it on their own (the task log after writes, both once a minute).
    */
   retain(): Promise<number>;
   /** Resolves when every write started so far has finished. */

@@ -39,7 +39,7 @@ export class WriteQueue {
    * Runs `write` after the task's write in flight, or joins the write already waiting to start.
    * The slot exists when this returns and `write` runs later (never synchronously), so the
    * caller may still update what `write` will read. A write that reads the record later than its
-   * start (the JSON-file store: when its index row commits) is given `taken`, and changes keep
+   * start is given `taken`, and changes keep
    * joining it until it calls that; any other write has taken what it writes when it starts.
    */
   enqueue(id: string, write: (taken: () => void) => Promise<void>, late = false): Promise<void> {

@@ -1,87 +1,117 @@
 /**
- * @module lib/a2a/store/log/frame — how a record lies in a task log segment: a checked frame
- * (lib/checked-frame.ts: the body's length and CRC-32), whose body is one kind byte (`T` a task record, `D` a
- * deletion), the task id (36 ASCII bytes) and, for a record, its JSON (lib/a2a/store/task-folder.ts
- * `encodeRecord`). The checksum finds a torn or overwritten record, which the reader never parses.
+ * @module lib/a2a/store/log/frame — how a change lies in a task log segment: one line of JSON
+ * (JSON Lines), newline-terminated, readable with `jq` or any JSON tool:
+ *
+ *   {"crc":"1a2b3c4d","id":"<task id>","op":"put","rec":<the record, lib/a2a/store/task-folder.ts>}
+ *   {"crc":"1a2b3c4d","id":"<task id>","op":"del"}
+ *
+ * `crc` is the CRC-32 (8 lowercase hex digits) of the line's bytes after the checksum's closing
+ * quote, up to and including its last `}`. The members' order and the fixed width of what comes
+ * before `rec` let a reader check a line and find its record without parsing it; a line whose
+ * checksum does not match (torn, or edited by hand) is never parsed.
  */
 
-import { FRAME_HEAD, openFrame, sealFrame } from '../../../checked-frame.ts';
-
-/** Bytes before the body: its length, then its CRC-32. */
-export const HEAD = FRAME_HEAD;
-/** The kind byte and the id that open every body. */
-const ID_END = 37;
+/** Bytes before the checked part: `{"crc":"` + 8 hex digits + `"`. */
+const CHECKED_FROM = 17;
+/** Where the id begins, where `op`'s value begins, where the record's JSON begins. */
+const ID_AT = 24;
+const OP_AT = 68;
+const REC_AT = 79;
+/** The shortest line: a deletion, newline included. */
+const DEL_LINE = 74;
+const NL = 0x0a;
 export const KIND_RECORD = 0x54; // 'T'
 export const KIND_DELETE = 0x44; // 'D'
 
-/** One frame as found in a segment. */
+/** One line as found in a segment. */
 export interface Frame {
   kind: number;
   id: string;
-  /** Where the frame starts and how many bytes it takes, head included. */
+  /** Where the line starts and how many bytes it takes, newline included. */
   off: number;
   size: number;
-  /** The body (kind, id, JSON), a view of the read buffer. */
+  /** The whole line, newline included: a view of the read buffer. */
   body: Uint8Array;
 }
 
-/** A frame to append: the kind, the id and, for a record, its JSON text. */
+/** A line that is whole (newline-terminated) but not one the log wrote: where, and why. */
+export interface BadLine {
+  bad: string;
+  size: number;
+}
+
+/** A change to append: the kind, the id and, for a record, its JSON text. */
 export interface Outgoing {
   kind: number;
   id: string;
   json?: string;
-  /** A body copied as it lies in another segment (compaction), instead of kind, id and JSON. */
+  /** A line copied whole as it lies in another segment (compaction), instead of kind, id and JSON. */
   raw?: Uint8Array;
 }
 
-/** Encodes frames back to back into one buffer; `sizes` gets each frame's size, head included. */
+const hex8 = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
+
+/** Encodes lines back to back into one buffer; `sizes` gets each line's size, newline included. */
 export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Buffer {
-  let total = 0;
+  const rests: (string | Uint8Array)[] = [];
   const lens: number[] = [];
+  let total = 0;
   for (const it of items) {
-    const len = it.raw
-      ? it.raw.byteLength
-      : ID_END + (it.json ? Buffer.byteLength(it.json, 'utf8') : 0);
-    lens.push(len);
-    total += HEAD + len;
+    if (it.raw) {
+      rests.push(it.raw);
+      lens.push(it.raw.byteLength);
+    } else {
+      const rest =
+        it.kind === KIND_RECORD
+          ? `,"id":"${it.id}","op":"put","rec":${it.json}}`
+          : `,"id":"${it.id}","op":"del"}`;
+      rests.push(rest);
+      lens.push(CHECKED_FROM + Buffer.byteLength(rest, 'utf8') + 1);
+    }
+    total += lens[lens.length - 1]!;
   }
   const buf = Buffer.allocUnsafe(total);
   let at = 0;
   for (let i = 0; i < items.length; i++) {
-    const it = items[i]!;
+    const rest = rests[i]!;
     const len = lens[i]!;
-    const body = at + HEAD;
-    if (it.raw) buf.set(it.raw, body);
+    if (typeof rest !== 'string') buf.set(rest, at);
     else {
-      buf[body] = it.kind;
-      buf.write(it.id, body + 1, 36, 'latin1');
-      if (it.json) buf.write(it.json, body + ID_END, len - ID_END, 'utf8');
+      buf.write(rest, at + CHECKED_FROM, len - CHECKED_FROM - 1, 'utf8');
+      const crc = Bun.hash.crc32(buf.subarray(at + CHECKED_FROM, at + len - 1));
+      buf.write(`{"crc":"${hex8(crc)}"`, at, CHECKED_FROM, 'latin1');
+      buf[at + len - 1] = NL;
     }
-    sealFrame(buf, at, len);
-    sizes.push(HEAD + len);
-    at += HEAD + len;
+    sizes.push(len);
+    at += len;
   }
   return buf;
 }
 
+const ascii = (buf: Uint8Array, from: number, to: number) =>
+  Buffer.from(buf.buffer, buf.byteOffset + from, to - from).toString('latin1');
+
 /**
- * The frame at `at` of `buf` (whose first byte lies at file offset `base`): the frame, `short`
- * when the buffer ends inside it (read more, or a torn end), `bad` when its checksum or kind is
- * wrong (a torn or overwritten record).
+ * The line at `at` of `buf` (whose first byte lies at file offset `base`): the change, `short`
+ * when the buffer ends before its newline (read more, or a torn end), or a `BadLine` when it is
+ * whole but its layout or checksum is wrong.
  */
-export function decodeFrame(buf: Uint8Array, at: number, base: number): Frame | 'short' | 'bad' {
-  const body = openFrame(buf, at, ID_END);
-  if (typeof body === 'string') return body;
-  const kind = body[0]!;
-  if (kind !== KIND_RECORD && kind !== KIND_DELETE) return 'bad';
-  const id = Buffer.from(body.buffer, body.byteOffset + 1, 36).toString('latin1');
-  return { kind, id, off: base + at, size: HEAD + body.byteLength, body };
+export function decodeFrame(buf: Uint8Array, at: number, base: number): Frame | 'short' | BadLine {
+  const nl = buf.indexOf(NL, at);
+  if (nl < 0) return 'short';
+  const size = nl + 1 - at;
+  if (size < DEL_LINE || ascii(buf, at, at + 8) !== '{"crc":"' || buf[at + 16] !== 0x22)
+    return { bad: 'not a line of the task log', size };
+  const want = Number.parseInt(ascii(buf, at + 8, at + 16), 16);
+  if (Bun.hash.crc32(buf.subarray(at + CHECKED_FROM, nl)) !== want)
+    return { bad: 'checksum does not match', size };
+  const op = ascii(buf, at + OP_AT, at + OP_AT + 3);
+  const kind = op === 'put' && size > REC_AT + 2 ? KIND_RECORD : op === 'del' ? KIND_DELETE : 0;
+  if (!kind) return { bad: 'not a line of the task log', size };
+  const id = ascii(buf, at + ID_AT, at + ID_AT + 36);
+  return { kind, id, off: base + at, size, body: buf.subarray(at, nl + 1) };
 }
 
-/** The JSON text of a record's body. */
+/** The JSON text of a record's line. */
 export const bodyJson = (body: Uint8Array): string =>
-  Buffer.from(body.buffer, body.byteOffset + ID_END, body.byteLength - ID_END).toString('utf8');
-
-/** The length a frame's head declares (to size a read before the frame is checked). */
-export const declaredSize = (head: Uint8Array): number =>
-  HEAD + new DataView(head.buffer, head.byteOffset, 4).getUint32(0, true);
+  Buffer.from(body.buffer, body.byteOffset + REC_AT, body.byteLength - REC_AT - 2).toString('utf8');

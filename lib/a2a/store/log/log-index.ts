@@ -18,7 +18,7 @@ type Op = { t: 'put'; meta: IndexMeta; loc: Loc } | { t: 'move'; loc: Loc } | { 
 
 const TERMINAL_SQL = `state IN ('completed', 'failed', 'canceled', 'rejected')`;
 
-// Three indexes written per task change, as the file store's: newest-first listing per creator,
+// Three indexes written per task change, as before: newest-first listing per creator,
 // terminal tasks by age (retention), running ones (crash recovery). No `writing` table, no triggers.
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS tasks (
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS position (k INTEGER PRIMARY KEY CHECK (k = 0), seg IN
 `;
 
 /** Bumped when the rows must be rebuilt from the segments (0: a new or foreign database). */
-const INDEX_VERSION = 1;
+const INDEX_VERSION = 2;
 
 const PUT = `INSERT INTO tasks (id, creator, context, state, ts, seg, off, size) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
   ON CONFLICT (id) DO UPDATE SET state = excluded.state, ts = excluded.ts, seg = excluded.seg,
@@ -111,6 +111,13 @@ export class LogIndex {
   /** Tasks held (pending changes included). */
   get count(): number {
     return this.total;
+  }
+
+  /** Bytes of every task's newest record (what TASK_MAX_BYTES bounds). */
+  get liveBytes(): number {
+    let bytes = 0;
+    for (const l of this.live.values()) bytes += l.bytes;
+    return bytes;
   }
 
   /** Live bytes and records of a segment. */

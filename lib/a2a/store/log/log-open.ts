@@ -1,8 +1,10 @@
 /**
  * @module lib/a2a/store/log/log-open — what the task log does at start before anything is read:
  * replays into the index the records after the position its last commit reflects (the writes a
- * crash left unindexed), cuts a torn last record off its segment, and rebuilds the index from
- * every segment when it is new, outdated, or ahead of the segments (a power loss).
+ * crash left unindexed), cuts a torn last line off its segment, reports and skips a whole line
+ * that is not intact (a checksum that does not match, not JSON: a segment edited by hand), and
+ * rebuilds the index from every segment when it is new, outdated, or ahead of the segments (a
+ * power loss).
  */
 
 import type { Log } from '../../../log.ts';
@@ -15,7 +17,7 @@ import type { Segments } from './segments.ts';
 const REBUILD_BATCH = 10_000;
 
 /** Applies one frame of the log to the index, as a write of it did (or would have). */
-function applyFrame(index: LogIndex, seg: number, f: Frame, log: Log): void {
+function applyFrame(segments: Segments, index: LogIndex, seg: number, f: Frame, log: Log): void {
   const prev = index.locate(f.id);
   if (f.kind !== KIND_RECORD) {
     if (prev) index.del(f.id, prev);
@@ -28,7 +30,12 @@ function applyFrame(index: LogIndex, seg: number, f: Frame, log: Log): void {
     rec = undefined;
   }
   if (!rec) {
-    log('warn', 'skipping a task log record that is not a task of this format', { task: f.id });
+    log('warn', 'task log: skipped a line whose record is not a task of this format', {
+      task: f.id,
+      segment: segments.fileOf(seg),
+      line: segments.lineAt(seg, f.off),
+      at: f.off,
+    });
     return;
   }
   index.put(f.id, metaOf(rec), { seg, off: f.off, size: f.size }, prev);
@@ -43,14 +50,26 @@ function replaySegment(
   log: Log,
   commitEvery?: number,
 ): void {
-  const { end, torn } = segments.scan(seg, from, (f) => {
-    applyFrame(index, seg, f, log);
-    if (commitEvery && index.pending >= commitEvery) index.commit();
-  });
+  const { end, torn } = segments.scan(
+    seg,
+    from,
+    (f) => {
+      applyFrame(segments, index, seg, f, log);
+      if (commitEvery && index.pending >= commitEvery) index.commit();
+    },
+    undefined,
+    (at, bad) =>
+      log('warn', `task log: skipped a line, never applied: ${bad.bad}`, {
+        segment: segments.fileOf(seg),
+        line: segments.lineAt(seg, at),
+        at,
+        bytes: bad.size,
+      }),
+  );
   if (torn) {
     const size = segments.sizeOf(seg)!;
-    log('warn', 'task log: a torn record cut off the end of a segment', {
-      segment: seg,
+    log('warn', 'task log: a torn last line cut off the end of a segment', {
+      segment: segments.fileOf(seg),
       at: end,
       bytes: size - end,
     });

@@ -1,8 +1,9 @@
 /**
  * @module lib/a2a/store/log/segments — the task log's segment files, `<dir>/segments/<n>.log`
- * (n counting up, 8 digits): appends go to the newest one, one `write` per batch, until it passes
- * the segment size and the next is created; reads are positioned reads through open descriptors;
- * a failed append is cut back off, so a segment never holds half a batch followed by more.
+ * (n counting up, 8 digits), each a file of JSON Lines (lib/a2a/store/log/frame.ts): appends go
+ * to the newest one, one `write` per batch, until it passes the segment size and the next is
+ * created; reads are positioned reads through open descriptors; a failed append is cut back off,
+ * so a segment never holds half a batch followed by more.
  */
 
 import {
@@ -18,10 +19,10 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { declaredSize, decodeFrame, type Frame, HEAD } from './frame.ts';
+import { type BadLine, decodeFrame, type Frame } from './frame.ts';
 
 const NAME = /^(\d{8})\.log$/;
-/** How much a scan reads at a time (a longer record is read whole). */
+/** How much a scan reads at a time (a longer line is read whole). */
 const SCAN_CHUNK = 1 << 20;
 
 /** Where a frame lies. */
@@ -117,55 +118,72 @@ export class Segments {
     for (const fd of this.fds.values()) fdatasyncSync(fd);
   }
 
-  /** The frame at a location, checked; undefined when it is not there whole and intact. */
+  /** The line at a location, checked; undefined when it is not there whole and intact. */
   read(loc: Loc): Frame | undefined {
     const fd = this.fds.get(loc.seg);
     if (fd === undefined || loc.off + loc.size > this.sizes.get(loc.seg)!) return undefined;
     const buf = Buffer.allocUnsafe(loc.size);
     if (readSync(fd, buf, 0, loc.size, loc.off) !== loc.size) return undefined;
     const f = decodeFrame(buf, 0, loc.off);
-    return typeof f === 'string' || f.size !== loc.size ? undefined : f;
+    return typeof f === 'string' || 'bad' in f || f.size !== loc.size ? undefined : f;
   }
 
   /**
-   * Calls `onFrame` for each intact frame of a segment from `from` on, in order, until the end or
-   * (between reads) `limit` bytes; answers where it stopped, `torn` when a torn or bad frame
-   * stopped it there.
+   * Calls `onFrame` for each intact line of a segment from `from` on, in order, until the end or
+   * (between reads) `limit` bytes, and `onBad` for each whole line that is not intact (skipped);
+   * answers where it stopped, `torn` when the segment ends inside a line (no newline yet).
    */
   scan(
     seg: number,
     from: number,
     onFrame: (f: Frame) => void,
     limit = Number.POSITIVE_INFINITY,
+    onBad?: (off: number, line: BadLine) => void,
   ): { end: number; torn: boolean } {
     const fd = this.fds.get(seg);
     if (fd === undefined) return { end: from, torn: false };
     const size = this.sizes.get(seg)!;
     let at = from;
+    let want = SCAN_CHUNK;
     while (at < size && at - from < limit) {
-      let want = Math.min(SCAN_CHUNK, size - at);
-      let buf = Buffer.allocUnsafe(want);
-      readSync(fd, buf, 0, want, at);
-      if (want >= HEAD) {
-        const whole = declaredSize(buf);
-        if (whole > want && at + whole <= size) {
-          want = whole; // one record longer than a chunk: read it whole
-          buf = Buffer.allocUnsafe(want);
-          readSync(fd, buf, 0, want, at);
-        }
-      }
+      const n = Math.min(want, size - at);
+      const buf = Buffer.allocUnsafe(n);
+      readSync(fd, buf, 0, n, at);
       let i = 0;
       for (;;) {
         const f = decodeFrame(buf, i, at);
-        if (f === 'bad') return { end: at + i, torn: true };
         if (f === 'short') break;
-        onFrame(f);
+        if ('bad' in f) onBad?.(at + i, f);
+        else onFrame(f);
         i += f.size;
       }
-      if (i === 0) return { end: at, torn: true }; // a frame that does not fit in what is left
+      if (i === 0) {
+        if (n === size - at) return { end: at, torn: true }; // the file ends inside a line
+        want = n * 2; // one line longer than a read: read more of it
+        continue;
+      }
       at += i;
+      want = SCAN_CHUNK;
     }
     return { end: at, torn: false };
+  }
+
+  /** The 1-based line number of the line at byte `off` of a segment (to report where a bad one lies). */
+  lineAt(seg: number, off: number): number {
+    const fd = this.fds.get(seg);
+    if (fd === undefined) return 0;
+    let line = 1;
+    const buf = Buffer.allocUnsafe(SCAN_CHUNK);
+    for (let at = 0; at < off; at += SCAN_CHUNK) {
+      const n = readSync(fd, buf, 0, Math.min(SCAN_CHUNK, off - at), at);
+      for (let i = buf.indexOf(0x0a); i >= 0 && i < n; i = buf.indexOf(0x0a, i + 1)) line++;
+    }
+    return line;
+  }
+
+  /** The file name of a segment, as an operator finds it. */
+  fileOf(seg: number): string {
+    return this.path(seg);
   }
 
   /** Cuts a segment at `size` (a torn end). */
