@@ -9,6 +9,13 @@
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { Role, TaskState } from '@a2a-js/sdk';
+import {
+  ClientFactory,
+  ClientFactoryOptions,
+  createAuthenticatingFetchWithRetry,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
 import type { Agent } from '../lib/a2a/agent.ts';
 import {
   grpcAdapter,
@@ -217,4 +224,39 @@ describe('two processes on one PostgreSQL', () => {
     const other = await rpc(b.url, 'SendMessage', msg(id, 'goodbye'));
     expect(other.error.data[0].reason).toBe('MESSAGE_ID_REUSED');
   });
+});
+
+test('the official SDK client sending one message twice (a retry) gets one task, one turn', async () => {
+  const node = await startNode(agentNode('retries-sdk', agent));
+  try {
+    const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
+      headers: async () => TEST_AUTH,
+      shouldRetryWithHeaders: async () => undefined,
+    });
+    const client = await new ClientFactory(
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      }),
+    ).createFromUrl(node.url);
+    const message = {
+      messageId: crypto.randomUUID(),
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: 'ask' }, filename: '', mediaType: 'text/plain' }],
+      contextId: '',
+      taskId: '',
+      extensions: [],
+      referenceTaskIds: [],
+      metadata: undefined,
+    };
+    const before = turns;
+    const first: any = await client.sendMessage({ message } as any);
+    const again: any = await client.sendMessage({ message } as any);
+    expect([again.id, again.status.state, turns - before]).toEqual([
+      first.id,
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+      1,
+    ]);
+  } finally {
+    await node.dispose();
+  }
 });
