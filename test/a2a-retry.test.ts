@@ -5,7 +5,7 @@
  * while the first is still running; the same messageId with another message is
  * `MESSAGE_ID_REUSED`; another caller's same messageId is a send of its own. It holds after a
  * `kill -9` and a restart (the embedded retry book), and across two processes of one node on
- * PostgreSQL.
+ * PostgreSQL. All for callers that declare A2A 1.1; a 1.0 caller's every send runs.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
@@ -145,7 +145,37 @@ function runRetryCases(newBinding: (node: TestNode) => BindingAdapter) {
 
 describe('JSON-RPC', () => runRetryCases((node) => jsonRpcAdapter(node.url, '1.1')));
 describe('HTTP+JSON', () => runRetryCases((node) => restAdapter(node.url, '1.1')));
-describe('gRPC', () => runRetryCases((node) => grpcAdapter(node)));
+describe('gRPC', () => runRetryCases((node) => grpcAdapter(node, '1.1')));
+
+/** A 1.0 caller (the 1.0 conformance kit reuses a messageId for different messages): each send runs. */
+describe('a caller that declares A2A 1.0', () => {
+  let node: TestNode;
+  beforeAll(async () => {
+    node = await startNode(agentNode('retries-v10', agent));
+  });
+  afterAll(async () => {
+    await node?.dispose();
+  });
+
+  for (const [name, adapter] of [
+    ['JSON-RPC', (n: TestNode) => jsonRpcAdapter(n.url, '1.0')],
+    ['HTTP+JSON', (n: TestNode) => restAdapter(n.url, '1.0')],
+    ['gRPC', (n: TestNode) => grpcAdapter(n, '1.0')],
+  ] as const) {
+    test(`${name}: the same messageId twice is two sends, two tasks, two turns`, async () => {
+      const b = adapter(node);
+      try {
+        const id = crypto.randomUUID();
+        const before = turns;
+        const one = resultOf(await b.call('SendMessage', msg(id, 'ask'))).task;
+        const two = resultOf(await b.call('SendMessage', msg(id, 'ask something else'))).task;
+        expect([two.id === one.id, turns - before]).toEqual([false, 2]);
+      } finally {
+        b.close?.();
+      }
+    });
+  }
+});
 
 describe('the coded refusal on each binding', () => {
   let node: TestNode;
@@ -158,13 +188,13 @@ describe('the coded refusal on each binding', () => {
 
   test('JSON-RPC -32000 with reason MESSAGE_ID_REUSED; HTTP+JSON 409 ALREADY_EXISTS', async () => {
     const id = crypto.randomUUID();
-    await rpc(node.url, 'SendMessage', msg(id, 'ask'));
-    const j = await rpc(node.url, 'SendMessage', msg(id, 'other'));
+    await rpc(node.url, 'SendMessage', msg(id, 'ask'), '1.1');
+    const j = await rpc(node.url, 'SendMessage', msg(id, 'other'), '1.1');
     expect(j.error.code).toBe(-32000);
     expect(j.error.data[0]).toMatchObject({ reason: 'MESSAGE_ID_REUSED', domain: 'lume-a2a' });
     const res = await fetch(`${node.url}/message:send`, {
       method: 'POST',
-      headers: { ...TEST_AUTH, 'content-type': 'application/json', 'A2A-Version': '1.0' },
+      headers: { ...TEST_AUTH, 'content-type': 'application/json', 'A2A-Version': '1.1' },
       body: JSON.stringify(msg(id, 'other')),
     });
     const body = (await res.json()) as any;
@@ -184,14 +214,14 @@ test('after kill -9 and a restart, a retry answers the task the first send made'
   let second: NodeProcess | undefined;
   try {
     const id = `tck-complete-task-${crypto.randomUUID()}`;
-    const t = (await rpc(first.url, 'SendMessage', msg(id, 'hello'))).result.task;
+    const t = (await rpc(first.url, 'SendMessage', msg(id, 'hello'), '1.1')).result.task;
     expect(t.status.state).toBe('TASK_STATE_COMPLETED');
     await first.kill();
     second = await startNodeProcess({}, first.dataDir);
-    const again = (await rpc(second.url, 'SendMessage', msg(id, 'hello'))).result.task;
+    const again = (await rpc(second.url, 'SendMessage', msg(id, 'hello'), '1.1')).result.task;
     expect([again.id, again.status.state]).toEqual([t.id, 'TASK_STATE_COMPLETED']);
     expect(await tasksOf(second.url)).toEqual([t.id]);
-    const other = await rpc(second.url, 'SendMessage', msg(id, 'goodbye'));
+    const other = await rpc(second.url, 'SendMessage', msg(id, 'goodbye'), '1.1');
     expect(other.error.data[0].reason).toBe('MESSAGE_ID_REUSED');
   } finally {
     await (second ?? first).stop();
@@ -217,11 +247,11 @@ describe('two processes on one PostgreSQL', () => {
 
   test('a send on A retried on B answers A’s task; another message on B is refused', async () => {
     const id = `tck-complete-task-${crypto.randomUUID()}`;
-    const t = (await rpc(a.url, 'SendMessage', msg(id, 'hello'))).result.task;
-    const again = (await rpc(b.url, 'SendMessage', msg(id, 'hello'))).result.task;
+    const t = (await rpc(a.url, 'SendMessage', msg(id, 'hello'), '1.1')).result.task;
+    const again = (await rpc(b.url, 'SendMessage', msg(id, 'hello'), '1.1')).result.task;
     expect([again.id, again.status.state]).toEqual([t.id, 'TASK_STATE_COMPLETED']);
     expect(await tasksOf(b.url)).toEqual([t.id]);
-    const other = await rpc(b.url, 'SendMessage', msg(id, 'goodbye'));
+    const other = await rpc(b.url, 'SendMessage', msg(id, 'goodbye'), '1.1');
     expect(other.error.data[0].reason).toBe('MESSAGE_ID_REUSED');
   });
 });

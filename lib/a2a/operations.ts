@@ -51,9 +51,10 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     version: ProtocolVersion,
     caller: Principal,
     wrap: (r: SendResult) => unknown,
+    ctx?: RequestContext,
   ): Promise<Outcome> {
     if (isA2AError(p)) return p;
-    const r = await engine.send({ params: p, version, caller });
+    const r = await engine.send({ params: p, version, caller, retry: ctx?.asks11 === true });
     return isA2AError(r) ? r : { result: wrap(r) };
   }
 
@@ -63,16 +64,18 @@ export function operationSteps(engine: TaskEngine, streaming: boolean) {
     notification: boolean,
     caller: Principal,
     frame: (e: TaskEvent) => unknown,
+    ctx?: RequestContext,
   ): Promise<Outcome> {
     if (!streaming) return noStreaming();
     if (isA2AError(p)) return p;
+    const retry = ctx?.asks11 === true;
     // A notification has nobody to stream to: start the task and answer nothing.
     if (notification) {
       const params = { ...p, configuration: { ...p.configuration, returnImmediately: true } };
-      const r = await engine.send({ params, version, caller });
+      const r = await engine.send({ params, version, caller, retry });
       return isA2AError(r) ? r : { result: null };
     }
-    const sub = await engine.stream({ params: p, version, caller });
+    const sub = await engine.stream({ params: p, version, caller, retry });
     return isA2AError(sub) ? sub : { stream: sub, frame };
   }
 
@@ -122,9 +125,9 @@ export function v1Operations(
     'task' in r ? { task: task(r.task) } : { message: v1.messageToV1(r.message) };
   return {
     SendMessage: (p, _n, caller, ctx) =>
-      send(marked(v1.parseSendParamsV1(p), ctx), '1.0', caller, sendResult),
+      send(marked(v1.parseSendParamsV1(p), ctx), '1.0', caller, sendResult, ctx),
     SendStreamingMessage: (p, n, caller, ctx) =>
-      stream(marked(v1.parseSendParamsV1(p), ctx), '1.0', n, caller, event),
+      stream(marked(v1.parseSendParamsV1(p), ctx), '1.0', n, caller, event, ctx),
     GetTask: async (p, _n, caller) => {
       const q = v1.parseGetTaskV1(p);
       return isA2AError(q)

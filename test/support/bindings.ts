@@ -199,11 +199,14 @@ const GRPC_CODES: Record<string, number> = {
   UNAUTHENTICATED: 16,
 };
 
-/** gRPC (the node's own port, from its card), protobuf bytes through @grpc/grpc-js. */
-export function grpcAdapter(node: TestNode): BindingAdapter {
+/**
+ * gRPC (the node's own port, from its card), protobuf bytes through @grpc/grpc-js; `version`: the
+ * `a2a-version` metadata sent.
+ */
+export function grpcAdapter(node: TestNode, version = '1.0'): BindingAdapter {
   const client = rawClient(grpcAddressOf(node.node.card())!);
   const metadata = (anonymous?: boolean): Record<string, string> => ({
-    'a2a-version': '1.0',
+    'a2a-version': version,
     ...(anonymous ? {} : { authorization: `Bearer ${TEST_TOKEN}` }),
   });
   const decode = (type: string, bytes: Uint8Array) => {

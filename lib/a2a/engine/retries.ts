@@ -50,7 +50,7 @@ export class Retries {
 
   /** Whether `ctx` repeats an earlier send of its caller (see `Earlier`); undefined without a book. */
   async earlier(ctx: SendContext): Promise<Earlier> {
-    if (!this.book) return undefined;
+    if (!this.book || !ctx.retry) return undefined;
     const { message } = ctx.params;
     const hash = messageHash(message);
     if (message.taskId) return this.continued(message, hash, ctx);

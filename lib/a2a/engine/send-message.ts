@@ -42,6 +42,11 @@ export interface SendContext {
    * owns its turns' tasks (invisible to every A2A caller) but acts for the message's sender.
    */
   actingFor?: Principal;
+  /**
+   * A retry of the same messageId answers the first send's task (idempotent sends, A2A 1.1): set
+   * for callers that declared 1.1; a 1.0 caller's every send runs, as 1.0 says.
+   */
+  retry?: boolean;
 }
 
 /** What a send needs beside the engine's core. */

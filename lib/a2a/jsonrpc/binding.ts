@@ -78,7 +78,10 @@ export function createA2AHandler(opts: A2AHandlerOptions): A2AHandler {
     }
     const e = body.envelope;
     if (!e.ok) return jsonResponse(rpcError(e.id, e.error, version), 200, e.error.code);
-    const ctx = { lastEventId: req.headers.get('last-event-id') };
+    const ctx = {
+      lastEventId: req.headers.get('last-event-id'),
+      asks11: asks11(req.headers.get('a2a-version')),
+    };
     return answerOne(dispatch, e.request, version, caller, opts.sse, ctx);
   };
 }

@@ -314,7 +314,12 @@ export function createRestHandler(
         endpoint.params(route.ids, url.searchParams, body),
         false,
         caller,
-        { lastEventId: req.headers.get('last-event-id') },
+        {
+          lastEventId: req.headers.get('last-event-id'),
+          asks11: asks11(
+            req.headers.get('a2a-version')?.trim() || url.searchParams.get('A2A-Version'),
+          ),
+        },
       );
     } catch (e) {
       opts.log('error', 'a2a rest operation failed', {

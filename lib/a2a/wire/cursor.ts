@@ -20,8 +20,10 @@ export interface RequestContext {
   /** gRPC metadata `a2a-last-generation`: the `lastGeneration` parameter of that binding. */
   lastGeneration?: string | null;
   /**
-   * Whether the caller asked A2A 1.1, where the binding's table does not say it (gRPC answers
-   * every caller with 1.1's members); its push configs then deliver `generation`.
+   * The caller declared A2A 1.1 (`A2A-Version` header or gRPC metadata; gRPC answers every caller
+   * with 1.1's members, so its table does not say it): its push configs deliver `generation`, and
+   * its sends are idempotent by messageId. A 1.0 caller's sends each run, as 1.0 says (the 1.0
+   * conformance kit reuses a messageId for different messages).
    */
   asks11?: boolean;
 }
