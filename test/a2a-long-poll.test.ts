@@ -315,7 +315,7 @@ describe('two processes on one PostgreSQL', () => {
 
 test('a held read advances a task its agent advances on read (observe), once per task however many wait', async () => {
   const root = tempDir();
-  const store = FileTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
+  const store = LogTaskStore.open({ dir: join(root, 'tasks'), log: silentLog });
   let observed = 0;
   const engine = new TaskEngine({
     store,
