@@ -31,6 +31,37 @@ export const idOf = (line: string): Id | null => {
   }
 };
 
+/** A header value as 2026-07-28 writes it: plain when safe, else the Base64 sentinel form. */
+const headerSafe = (v: string) =>
+  /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(v) && !/^=\?base64\?.*\?=$/.test(v)
+    ? v
+    : `=?base64?${Buffer.from(v, 'utf8').toString('base64')}?=`;
+
+/**
+ * The HTTP headers 2026-07-28 asks of a line in its stateless form (its revision in `_meta`),
+ * made from the line; undefined for a line of a session revision (or not JSON).
+ */
+export function statelessHeaders(line: string): Record<string, string> | undefined {
+  let v: {
+    method?: unknown;
+    params?: { _meta?: Record<string, unknown>; name?: unknown; uri?: unknown };
+  };
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  const version = v?.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version !== 'string' || typeof v.method !== 'string') return undefined;
+  const named = v.method === 'resources/read' ? v.params?.uri : v.params?.name;
+  const hasName = ['tools/call', 'prompts/get', 'resources/read'].includes(v.method);
+  return {
+    'mcp-protocol-version': headerSafe(version),
+    'mcp-method': headerSafe(v.method),
+    ...(hasName && typeof named === 'string' ? { 'mcp-name': headerSafe(named) } : {}),
+  };
+}
+
 /** The line answering `id` with an internal error (the hub was not heard). */
 export const internalError = (id: Id | null, message: string): string =>
   JSON.stringify({ jsonrpc: '2.0', id, error: { code: RPC.INTERNAL_ERROR, message } });

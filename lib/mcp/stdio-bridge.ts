@@ -3,12 +3,22 @@
  * for harnesses that start a command: each line read is POSTed to `/mcp` with the bearer token,
  * the session id and the negotiated revision; each JSON-RPC message answered (as JSON or as SSE)
  * is written as one line; once a session exists its GET stream is followed, so server
- * notifications reach the harness too. Lines are sent in order. Nothing else is ever written.
- * What each kind of answer becomes is lib/mcp/stdio-answers.ts.
+ * notifications reach the harness too. A line in 2026-07-28's stateless form (its revision in
+ * `_meta`) is sent with no session and with the headers that revision requires, made from the line
+ * itself (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`); a `subscriptions/listen` stays open
+ * beside the other lines. Lines are sent in order. Nothing else is ever written. What each kind
+ * of answer becomes is lib/mcp/stdio-answers.ts.
  */
 
 import { sseFrames } from '../sse/frames.ts';
-import { hubRefusal, idOf, internalError, MAX_ANSWER_BYTES, readAnswer } from './stdio-answers.ts';
+import {
+  hubRefusal,
+  idOf,
+  internalError,
+  MAX_ANSWER_BYTES,
+  readAnswer,
+  statelessHeaders,
+} from './stdio-answers.ts';
 
 export interface StdioBridgeOptions {
   /** The hub's MCP endpoint, e.g. http://127.0.0.1:4100/mcp. */
@@ -29,12 +39,15 @@ async function* sseData(body: ReadableStream<Uint8Array>): AsyncGenerator<string
   }
 }
 
+// long: one closure over the bridge's state (session id, revision, its stream, the order of lines, the open subscriptions)
 export function createStdioBridge(o: StdioBridgeOptions) {
   const f = o.fetch ?? fetch;
   let session: string | undefined;
   let version: string | undefined;
   let stream: AbortController | undefined;
   let chain = Promise.resolve();
+  /** Ends the open `subscriptions/listen` streams when the bridge closes. */
+  const listening = new AbortController();
 
   const headers = (extra: Record<string, string>) => ({
     ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
@@ -66,17 +79,26 @@ export function createStdioBridge(o: StdioBridgeOptions) {
     }
   }
 
-  async function send(line: string): Promise<void> {
+  async function send(
+    line: string,
+    stateless?: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const id = idOf(line);
     let res: Response;
+    const base = {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    };
     try {
       res = await f(o.url, {
         method: 'POST',
-        headers: headers({
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-        }),
+        // The stateless revision has no session: only the token and the line's own headers.
+        headers: stateless
+          ? { ...(o.token ? { authorization: `Bearer ${o.token}` } : {}), ...base, ...stateless }
+          : headers(base),
         body: line,
+        ...(signal ? { signal } : {}),
       });
     } catch {
       if (id !== null) o.write(internalError(id, `the hub is unreachable at ${o.url}`));
@@ -85,7 +107,11 @@ export function createStdioBridge(o: StdioBridgeOptions) {
     if (res.status === 202) return;
     const type = res.headers.get('content-type') ?? '';
     if (type.startsWith('text/event-stream') && res.body) {
-      for await (const data of sseData(res.body)) emit(data);
+      try {
+        for await (const data of sseData(res.body)) emit(data);
+      } catch {
+        // The stream ended (the hub stopped, or a subscription's bridge is closing).
+      }
       return;
     }
     const answer = await readAnswer(res);
@@ -113,13 +139,20 @@ export function createStdioBridge(o: StdioBridgeOptions) {
     /** Queues one line read from stdin. */
     line(line: string): Promise<void> {
       if (!line.trim()) return chain;
-      chain = chain.then(() => send(line.trim()));
+      const stateless = statelessHeaders(line.trim());
+      // A subscription lasts: it must not hold back the lines after it.
+      if (stateless?.['mcp-method'] === 'subscriptions/listen') {
+        void chain.then(() => send(line.trim(), stateless, listening.signal));
+        return chain;
+      }
+      chain = chain.then(() => send(line.trim(), stateless));
       return chain;
     },
     /** Ends the session on the hub (stdin closed). */
     async close(): Promise<void> {
       await chain;
       stream?.abort();
+      listening.abort();
       if (session)
         await f(o.url, { method: 'DELETE', headers: headers({}) }).catch(() => undefined);
     },
