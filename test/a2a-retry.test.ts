@@ -256,10 +256,16 @@ describe('two processes on one PostgreSQL', () => {
   });
 });
 
-test('the official SDK client sending one message twice (a retry) gets one task, one turn', async () => {
+test('the official SDK client, declaring 1.1, sending one message twice gets one task, one turn', async () => {
   const node = await startNode(agentNode('retries-sdk', agent));
   try {
-    const fetchImpl = createAuthenticatingFetchWithRetry(fetch, {
+    // The SDK speaks 1.0, whose sends each run; a caller opts in to idempotent sends with 1.1.
+    const as11 = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      headers.set('A2A-Version', '1.1');
+      return fetch(input, { ...init, headers });
+    }) as typeof fetch;
+    const fetchImpl = createAuthenticatingFetchWithRetry(as11, {
       headers: async () => TEST_AUTH,
       shouldRetryWithHeaders: async () => undefined,
     });
