@@ -12,7 +12,8 @@
  *
  * Usage: bun bench/side-by-side.ts [--seconds 8] [--rounds 2] [--connections 32]
  *          [--stores default] [--sdk-runtime node|bun] [--more 200000] [--skip fleet,scale] [--write]
- * `--stores` lists the node's embedded stores to run (TASK_STORE values; `default` sets none).
+ * `--stores default` runs the node on its embedded store (the task log); other values are kept for
+ * comparing a TASK_STORE of another tree.
  */
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
