@@ -483,6 +483,8 @@ describe('errors: HTTP status and AIP-193 body, application/json', () => {
       TOO_MANY_LONG_POLLS: '429 RESOURCE_EXHAUSTED',
       LONG_POLLS_FULL: '503 UNAVAILABLE',
       MESSAGE_ID_REUSED: '409 ALREADY_EXISTS',
+      EVENT_CURSOR_AHEAD: '400 OUT_OF_RANGE',
+      EVENT_CURSOR_INVALID: '400 INVALID_ARGUMENT',
     });
     expect(toRestError(a2aError('EXTENSION_SUPPORT_REQUIRED', 'needs x')).body).toEqual(
       restError(400, 'FAILED_PRECONDITION', 'needs x', [INFO('EXTENSION_SUPPORT_REQUIRED')]),
