@@ -218,17 +218,29 @@ const TOOLS: [McpTool, Run][] = [
   [
     {
       name: 'json_schema_2020_12_tool',
-      description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
+      description:
+        'Tool with JSON Schema 2020-12 features (SEP-1613), composition, conditionals and $anchor (SEP-2106)',
       inputSchema: {
         $schema: 'https://json-schema.org/draft/2020-12/schema',
         type: 'object',
         $defs: {
           address: {
+            $anchor: 'addressDef',
             type: 'object',
             properties: { street: { type: 'string' }, city: { type: 'string' } },
           },
         },
-        properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+        properties: {
+          name: { type: 'string' },
+          address: { $ref: '#/$defs/address' },
+          contactMethod: { type: 'string', enum: ['phone', 'email'] },
+          phone: { type: 'string' },
+          email: { type: 'string' },
+        },
+        allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+        if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        then: { required: ['phone'] },
+        else: { required: ['email'] },
         additionalProperties: false,
       },
       annotations: {},
