@@ -37,6 +37,8 @@ export {
 } from '../node/serve-node.ts';
 export { importNode, loadNode } from '../node/load-node.ts';
 export type { Agent } from '../a2a/agent.ts';
+export { activeExtensions, extensionActive } from '../a2a/extensions.ts';
+export type { AgentExtension } from '../a2a/card/types.ts';
 export { TokenBook, addToken, listTokens, revokeToken } from '../auth/tokens.ts';
 export type { Principal } from '../auth/principal.ts';
 export type { AnonymousAccess } from '../auth/access.ts';

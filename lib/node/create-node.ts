@@ -92,7 +92,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
 
   // 4. The operations, built once for the three bindings; gRPC on its own port when served.
   const operations = nodeOperations(engine, opts.spanExport, () => card.json(), nodeMetrics);
-  const grpc = createNodeGrpc(def.name, settings, operations, auth, card);
+  const grpc = createNodeGrpc(def, settings, operations, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.
   const speaksA2A = def.a2a !== false;

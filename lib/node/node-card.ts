@@ -65,6 +65,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
       pushNotifications: o.pushNotifications,
       agentBacked:
         typeof def.agentBacked === 'function' ? def.agentBacked() : (def.agentBacked ?? false),
+      ...(def.extensions ? { extensions: def.extensions } : {}),
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
       auth: {
         required:

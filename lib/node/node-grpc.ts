@@ -4,6 +4,8 @@
  * and the card told the binding's port once it listens.
  */
 
+import { declaredExtensions } from './node-extensions.ts';
+import type { NodeDefinition } from './node-types.ts';
 import type { OperationTable } from '../a2a/operation-table.ts';
 import { grpcBounds, grpcCallDeps, listenGrpc, type GrpcServer } from '../a2a/grpc/server.ts';
 import { isPortTaken, PortTakenError } from '../port-check.ts';
@@ -19,14 +21,16 @@ export interface NodeGrpc {
 }
 
 export function createNodeGrpc(
-  name: string,
+  def: Pick<NodeDefinition, 'name' | 'extensions'>,
   settings: NodeSettings,
   operations: OperationTable,
   auth: NodeAuth,
   card: NodeCard,
 ): NodeGrpc {
   const { log, host, metrics, limits, streams } = settings;
+  const name = def.name;
   const deps = grpcCallDeps({
+    extensions: declaredExtensions(def.extensions),
     operations,
     log,
     identify: auth.identifyGrpc,

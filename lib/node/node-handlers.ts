@@ -5,6 +5,7 @@
  * readiness, capabilities, metrics, and MCP when the node serves it.
  */
 
+import { declaredExtensions, negotiated } from './node-extensions.ts';
 import type { TaskStore } from '../a2a/store/task-store.ts';
 import type { OperationTable } from '../a2a/operation-table.ts';
 import { createA2AHandler } from '../a2a/jsonrpc/binding.ts';
@@ -78,6 +79,7 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
   const sse = { maxQueuedBytes: limits.sseQueueBytes, streams };
   const handleA2A = createA2AHandler({ operations, log, sse, ...bodyLimit });
   const handleRest = createRestHandler({ operations, log, sse, ...bodyLimit });
+  const extensions = declaredExtensions(def.extensions);
   const peer = peerDeps(def, opts, settings);
   const mcp =
     def.mcp &&
@@ -105,14 +107,17 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
     jwks: () => card.publishedKeys(),
     jsonRpc: async ({ request }) => {
       const who = await auth.identify(request, true);
-      return who instanceof Response ? who : handleA2A(request, who.caller, who.body);
+      if (who instanceof Response) return who;
+      const run = () => handleA2A(request, who.caller, who.body);
+      return negotiated(extensions, 'jsonrpc', request, run, who.body);
     },
     // Elysia reads `/message:send` as a parameter route (`/message…`), so the REST handler
     // decides what is its own and everything else gets the ordinary 404.
     rest: async ({ request }) => {
       const who = await auth.identify(request, false);
       if (who instanceof Response) return who;
-      return (await handleRest(request, who.caller)) ?? noRoute();
+      const run = () => handleRest(request, who.caller);
+      return (await negotiated(extensions, 'rest', request, run)) ?? noRoute();
     },
     peerInvoke: peerRoute(handlePeerInvoke),
     peerRelay: peerRoute(handlePeerRelay),

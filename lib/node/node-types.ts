@@ -4,6 +4,7 @@
  * `createNode` (lib/node/create-node.ts) returns.
  */
 
+import type { AgentExtension } from '../a2a/card/types.ts';
 import type { SpanSink } from '../telemetry/a2a-span.ts';
 import type { AgentCard } from '../a2a/card/types.ts';
 import type { AnyElysia } from 'elysia';
@@ -43,6 +44,12 @@ export interface NodeDefinition {
    * (lib/a2a/card/card.ts). A function is asked at every card request (a model that comes and goes).
    */
   agentBacked?: boolean | (() => boolean);
+  /**
+   * A2A extensions the node supports, declared on its card (`capabilities.extensions`): a caller
+   * activates one by naming its `uri` in `A2A-Extensions`; one marked `required` must be named or
+   * the call is refused (-32008). A capability asks `extensionActive(uri)` (lume-a2a/node).
+   */
+  extensions?: readonly AgentExtension[];
   /** Files and folders the node reads its data from; the boot self-check reads each (lib/node/self-check.ts). */
   dataPaths?: readonly string[];
   /** How a node that may be model-backed wants its model used, unless configured otherwise (lib/agents/model-agent.ts). */

@@ -26,6 +26,8 @@ export interface CallOutcome {
   field?: string;
   /** Every answer message, in order (one for a unary call). */
   messages: Uint8Array[];
+  /** The answer's `a2a-extensions` metadata, when it had one (unary calls). */
+  extensions?: string;
 }
 
 const passthrough = (b: Buffer) => b;
@@ -71,7 +73,8 @@ export function unary(
   metadata: Record<string, string> = {},
 ): Promise<CallOutcome> {
   return new Promise((resolve) => {
-    client.makeUnaryRequest(
+    let extensions: string | undefined;
+    const call = client.makeUnaryRequest(
       `${SERVICE}/${method}`,
       passthrough,
       passthrough,
@@ -83,8 +86,13 @@ export function unary(
           details: err?.details ?? '',
           ...errorInfo(err ?? undefined),
           messages: res ? [new Uint8Array(res)] : [],
+          ...(extensions !== undefined ? { extensions } : {}),
         }),
     );
+    call.on('metadata', (md) => {
+      const v = md.get('a2a-extensions')[0];
+      if (typeof v === 'string') extensions = v;
+    });
   });
 }
 

@@ -65,6 +65,8 @@ export interface CardInput {
   pushNotifications: boolean;
   /** Whether a model answers messages (false: a keyword pick over read-only tools). */
   agentBacked: boolean;
+  /** The node author's extensions (`defineNode({ extensions })`), after the agent-backed one. */
+  extensions?: readonly AgentExtension[];
   provider?: { organization: string; url: string };
   documentationUrl?: string;
   warnings?: string[];
@@ -191,7 +193,10 @@ export function buildAgentCard(c: CardInput): AgentCard {
       streaming: c.streaming,
       pushNotifications: c.pushNotifications,
       extendedAgentCard: false,
-      extensions: [agentBackedExtension(c.agentBacked)],
+      extensions: [
+        agentBackedExtension(c.agentBacked),
+        ...(c.extensions ?? []).map((e) => ({ ...e })),
+      ],
     },
     defaultInputModes: c.inputModes,
     defaultOutputModes: c.outputModes,

@@ -4,6 +4,7 @@
  * (the answer's headers once, with the call's metrics; the trailers that carry the status).
  */
 
+import type { AgentExtension } from '../card/types.ts';
 import { constants, type ServerHttp2Stream } from 'node:http2';
 import type { Principal } from '../../auth/principal.ts';
 import type { Log } from '../../log.ts';
@@ -27,6 +28,8 @@ export interface CallDeps {
   /** Time an ended call's reader has to take what is left before the stream is cut. */
   finalGraceMs: number;
   streams?: SseStreams;
+  /** The extensions the card declares: `a2a-extensions` is negotiated against them (lib/a2a/extensions.ts). */
+  extensions?: readonly AgentExtension[];
 }
 
 /** One call in progress; made by `openCall`. */
@@ -37,6 +40,8 @@ export interface GrpcCall {
   readonly label: string;
   /** Whether the call has ended or its client went away; nothing more is sent once it has. */
   done: boolean;
+  /** The extensions the call activated, sent back in the answer's `a2a-extensions` metadata. */
+  echo?: string;
   /** Sends the answer's headers, at most once, and counts the call with its outcome. */
   respond(failure?: GrpcFailure): void;
   /** Ends the call: OK, or the failure's status; at most once. `last`: a final message, sent with the end. */
@@ -70,7 +75,10 @@ export function openCall(stream: ServerHttp2Stream, label: string, deps: CallDep
     respond(failure) {
       if (responded || stream.destroyed) return;
       responded = true;
-      stream.respond(ANSWER_HEADERS, { waitForTrailers: true });
+      const headers = call.echo
+        ? { ...ANSWER_HEADERS, 'a2a-extensions': call.echo }
+        : ANSWER_HEADERS;
+      stream.respond(headers, { waitForTrailers: true });
       deps.metrics.answered(
         label,
         failure?.status ?? 'OK',

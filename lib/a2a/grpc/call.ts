@@ -6,6 +6,7 @@
  * ending with trailers that carry the status (lib/a2a/grpc/call-state.ts, status.ts).
  */
 
+import { echoOf, negotiateExtensions, withExtensions } from '../extensions.ts';
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { ownerKey } from '../../auth/principal.ts';
 import { contextFromHeaders, withTrace } from '../../telemetry/trace-context.ts';
@@ -80,12 +81,16 @@ export function serveCall(
     return;
   }
   const metadata = metadataOf(headers);
-  const refusal = refusalOf(method, String(headers[':path']), metadata, rawHeaders);
-  if (refusal) {
+  const activated = negotiateExtensions(metadata.get('a2a-extensions'), deps.extensions ?? []);
+  const refusal =
+    refusalOf(method, String(headers[':path']), metadata, rawHeaders) ??
+    (isA2AError(activated) ? fromA2AError(activated) : undefined);
+  if (refusal || isA2AError(activated)) {
     call.finish(refusal);
     stream.resume();
     return;
   }
+  call.echo = echoOf(activated);
   const m = method!;
   let reader: RequestReader | undefined = new RequestReader(deps.maxMessageBytes);
   // A message that never finishes would hold its bytes and its stream for ever.
@@ -128,11 +133,13 @@ export function serveCall(
       const decoded = decodeMessage(A2A_SCHEMA, m.input, bytes);
       if (!decoded.ok) return call.finish(grpcFailure(decoded.error.code, decoded.error.message));
       void withTrace(contextFromHeaders(metadata), () =>
-        runCall(call, m, decoded.result, who, {
-          lastEventId: metadata.get('last-event-id'),
-          lastGeneration: metadata.get('a2a-last-generation'),
-          asks11: asks11(metadata.get('a2a-version')),
-        }).catch((e: unknown) => failCall(call, e)),
+        withExtensions(activated, () =>
+          runCall(call, m, decoded.result, who, {
+            lastEventId: metadata.get('last-event-id'),
+            lastGeneration: metadata.get('a2a-last-generation'),
+            asks11: asks11(metadata.get('a2a-version')),
+          }),
+        ).catch((e: unknown) => failCall(call, e)),
       );
     });
   });

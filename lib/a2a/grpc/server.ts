@@ -6,6 +6,7 @@
  * closes the connections after a short grace.
  */
 
+import type { AgentExtension } from '../card/types.ts';
 import http2 from 'node:http2';
 import type { Log } from '../../log.ts';
 import type { MetricsRegistry } from '../../metrics/registry.ts';
@@ -34,6 +35,8 @@ export interface GrpcServerOptions {
   messageMs?: number;
   /** Time an ended call's reader has to take the rest before the stream is cut (default `LIMITS.grpcFinalGraceMs`). */
   finalGraceMs?: number;
+  /** The extensions the card declares (negotiated per call). */
+  extensions?: readonly AgentExtension[];
 }
 
 /** Bounds of the port's connections (lib/a2a/grpc/connections.ts) and calls per connection. */
@@ -69,6 +72,7 @@ export function grpcCallDeps(opts: GrpcServerOptions): CallDeps {
     messageMs: opts.messageMs ?? LIMITS.grpcMessageMs,
     finalGraceMs: opts.finalGraceMs ?? LIMITS.grpcFinalGraceMs,
     ...(opts.streams ? { streams: opts.streams } : {}),
+    ...(opts.extensions ? { extensions: opts.extensions } : {}),
   };
 }
 
