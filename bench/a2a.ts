@@ -1,13 +1,13 @@
 /**
  * SendMessage throughput and p99 latency at 32 connections, in one run: our node (each task
- * persisted as a JSON file), a bare Elysia JSON echo (the framework's ceiling), and the official
+ * appended to its task log), a bare Elysia JSON echo (the framework's ceiling), and the official
  * @a2a-js/sdk server (Express, in-memory store, an equivalent agent) on Bun and on Node. Each
  * server's CPU time per request (user + system, all its threads, from /proc) is measured beside
  * its rate: less sensitive to other load on the machine than requests/s. Also the resident memory
  * of an idle node. Prints a table and the "A2A node" section; `--write` records it in
  * docs/benchmarks.md. Task files go to the temporary directory (TMPDIR).
  *
- * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--stores files,log] [--write]
+ * Usage: bun bench/a2a.ts [--seconds 10] [--rounds 2] [--connections 32] [--stores log] [--write]
  */
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -27,11 +27,11 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '32' },
     write: { type: 'boolean', default: false },
     /** The embedded task stores our nodes run on, side by side: files, log or both. */
-    stores: { type: 'string', default: 'files,log' },
+    stores: { type: 'string', default: 'log' },
   },
 });
 const stores = values.stores.split(',').filter((s) => s === 'files' || s === 'log');
-const storeName = (s: string) => (s === 'log' ? 'task log' : 'JSON-file tasks');
+const storeName = (s: string) => (s === 'log' ? 'task log' : `TASK_STORE=${s}`);
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
@@ -209,9 +209,9 @@ console.log(`\n${table}\n\nidle scanner node: ${idleRss} MB resident`);
 
 reportSection(
   'A2A node',
-  `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'files,log' ? ` --stores ${values.stores}` : ''}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
+  `Command: \`${process.env.TMPDIR ? `TMPDIR=${process.env.TMPDIR} ` : ''}bun bench/a2a.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'log' ? ` --stores ${values.stores}` : ''}${values.write ? ' --write' : ''}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores).
 
-Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server but scanner runs the same agent: working, one artifact, completed; scanner answers a data part \`{skill: sector.movement}\` through its catalog (a real result: its sectors ranked), compared with the SDK's echo. Our node persists each task as a JSON file (created exclusively, later writes through a temporary file + rename) or, on the task log, appends every task changed in a turn to a segment with one write (answered after it, the index committed in groups), under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
+Blocking \`SendMessage\` (A2A 1.0) at ${connections} connections from a separate load process (\`bench/load.ts\`), ${seconds} s per target after a 2 s warm-up, ${rounds} rounds alternating the targets; req/s is the mean over rounds. Every server but scanner runs the same agent: working, one artifact, completed; scanner answers a data part \`{skill: sector.movement}\` through its catalog (a real result: its sectors ranked), compared with the SDK's echo. Our node appends every task changed in a turn to a segment with one write (answered after it, the index committed in groups), under \`${tmpdir()}\`; the SDK server keeps tasks in memory. "Server CPU µs/req" is the server process's CPU time (user + system, all threads) per request, the least of the rounds; "capacity" is the SDK server's CPU per request over this one's, requests per core compared. Machine load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end of the rounds, on ${navigator.hardwareConcurrency} cores shared with other work.
 
 ${table}
 

@@ -1,5 +1,5 @@
 // Our node with the same agent as the SDK benchmark server (working, one artifact, completed),
-// tasks persisted as JSON files in a temporary folder (the task log with TASK_STORE=log), or in PostgreSQL when TASKS_DATABASE_URL
+// tasks in its task log in a temporary folder, or in PostgreSQL when TASKS_DATABASE_URL
 // is set. Prints "LISTENING <port> GRPC <gRPC port>".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +39,6 @@ const node = createNode(
     dataDir,
     port: Number(process.env.PORT ?? 0),
     ...(process.env.TASKS_DATABASE_URL ? { tasksDatabaseUrl: process.env.TASKS_DATABASE_URL } : {}),
-    ...(process.env.TASK_STORE === 'log' ? { taskStore: 'log' as const } : {}),
   },
 );
 const running = await node.start();

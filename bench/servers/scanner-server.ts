@@ -1,5 +1,5 @@
-// The scanner node (node/scanner) on its fixtures, outside any fleet, its tasks as JSON files (the task
-// log with TASK_STORE=log) in DATA_DIR (or a temporary folder); the keyword agent answers (no model). Prints "LISTENING <port>".
+// The scanner node (node/scanner) on its fixtures, outside any fleet, its tasks in its task log
+// in DATA_DIR (or a temporary folder); the keyword agent answers (no model). Prints "LISTENING <port>".
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,6 @@ const running = await serveNode(scanner, {
   dataDir: process.env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'lume-a2a-bench-')),
   port: Number(process.env.PORT ?? 0),
   grpc: false,
-  ...(process.env.TASK_STORE === 'log' ? { taskStore: 'log' as const } : {}),
   setup: { fixturesDir: join(import.meta.dir, '../../fixtures') },
 });
 console.log(`LISTENING ${running.port}`);
