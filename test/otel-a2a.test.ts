@@ -221,7 +221,10 @@ describe('through the hub', () => {
     expect(attr(client, 'a2a.message.id')).toBe(attr(served, 'a2a.message.id'));
     expect(attr(client, 'a2a.task.id')).toBe(attr(served, 'a2a.task.id'));
     expect(attr(client, 'server.port')).toBe(String(new URL(f.nodes.get('echo')!.url).port));
-    expect(attr(served, 'gen_ai.agent.name')).toBe('echo');
+    expect([attr(client, 'gen_ai.agent.name'), attr(served, 'gen_ai.agent.name')]).toEqual([
+      'echo',
+      'echo',
+    ]);
   });
 
   test("an MCP tool call's _meta.traceparent puts the call the hub makes in that trace", async () => {

@@ -190,6 +190,8 @@ export function createA2AMessenger(deps: A2AMessengerDeps) {
         name: 'SendMessage',
         attributes: {
           'a2a.protocol.version': '1.0',
+          // A member's card carries its fleet name (a join is refused otherwise).
+          'gen_ai.agent.name': member.name,
           'a2a.message.id': messageId,
           'gen_ai.conversation.id': contextId,
           'server.address': at.hostname,
