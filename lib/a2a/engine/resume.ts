@@ -10,6 +10,7 @@ import { a2aError, type A2AError } from '../errors.ts';
 import { eventsAfter } from '../store/event-log.ts';
 import { TERMINAL_STATES, generationOf, type TaskEvent } from '../types.ts';
 import { type Live, type LiveTasks, type Subscription, TaskSubscription } from './live-tasks.ts';
+import { failedByRestart } from './recovery.ts';
 import { endsStream, snapshot } from './task-rules.ts';
 
 /**
@@ -24,6 +25,15 @@ export function resumeAfter(
 ): Subscription | A2AError {
   const task = live.rec.task;
   const current = generationOf(task);
+  // A crash may lose events a stream had already sent before their write: the task a restart
+  // failed answers its final state to a cursor past what was stored (an explicit gap).
+  if (after > current && failedByRestart(task)) {
+    stop?.();
+    const done = new TaskSubscription();
+    done.push({ kind: 'task', task: snapshot(task) });
+    done.close();
+    return done;
+  }
   if (after > current) {
     stop?.();
     return a2aError(
