@@ -7,7 +7,7 @@
  * CPU time per request (from /proc) is split by those shares. `--tree <dir>` profiles another
  * source tree with the same script, so two trees compare side by side.
  *
- * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner] [--store files|log] [--layer <name>] [--keep <dir>]
+ * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner] [--layer <name>] [--keep <dir>]
  */
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,8 +27,6 @@ const { values } = parseArgs({
     layer: { type: 'string' },
     /** `echo`: the benchmark node's echo agent and a text part; `scanner`: scanner's sector.movement by a data part. */
     node: { type: 'string', default: 'echo' },
-    /** The node's embedded task store: `files` (a JSON file per task) or `log` (lib/a2a/store/log-store.ts). */
-    store: { type: 'string', default: 'files' },
   },
 });
 const here = join(import.meta.dir, '..');
@@ -43,22 +41,13 @@ const bodyFile = writeSendBody(
 
 /** Layers by path inside the tree, first match wins. */
 const LAYERS: [RegExp, string][] = [
+  [/lib\/a2a\/(jsonrpc|rest|binding|grpc)\//, 'binding (JSON-RPC envelope, body)'],
   [
-    /lib\/a2a\/(jsonrpc|jsonrpc-binding|jsonrpc-dispatch|rest-binding|sse|sse-queue|sse-streams)\.ts/,
-    'binding (JSON-RPC envelope, body)',
-  ],
-  [
-    /lib\/a2a\/(wire-v1|wire-v03|wire-read|params|operations|operations-v03)\.ts/,
+    /lib\/a2a\/(wire\/|operations|operations-v03|operation-table|traced-operations)/,
     'wire (parse params, encode)',
   ],
-  [/lib\/a2a\/task-log\/log-index\.ts/, 'store (SQLite index)'],
-  [/lib\/a2a\/(task-store-log\.ts|task-log\/)/, 'store (log: encode, append, cache)'],
-  [
-    /lib\/a2a\/(task-store-files|task-folder|record-cache|write-queue|task-store)\.ts/,
-    'store (files)',
-  ],
-  [/lib\/atomic-file\.ts/, 'store (files)'],
-  [/lib\/a2a\/task-index\.ts/, 'store (SQLite index)'],
+  [/lib\/a2a\/store\/log\/log-index\.ts/, 'store (SQLite index)'],
+  [/lib\/a2a\/store\//, 'store (log: encode, append, cache)'],
   [/lib\/a2a\/(engine|agent)(\/|\.ts)/, 'engine (tasks, turn, events)'],
   [/lib\/a2a\/types\.ts/, 'engine (tasks, turn, events)'],
   [/lib\/(metrics|telemetry)\//, 'metrics and tracing'],
@@ -102,7 +91,6 @@ const port = await (async () => {
         ...process.env,
         PORT: '0',
         DATA_DIR: join(tmp, 'data'),
-        TASK_STORE: values.store === 'log' ? 'log' : 'files',
         NODE_SERVER: join(
           tree,
           `bench/servers/${values.node === 'scanner' ? 'scanner' : 'node'}-server.ts`,
@@ -179,7 +167,7 @@ for (let i = 0; i < prof.samples.length; i++) {
 
 const rows = [...layer].sort((a, b) => b[1] - a[1]);
 console.log(
-  `tree ${tree}, ${values.store} store: ${r.rps} req/s, ${cpuPerReq.toFixed(1)} µs CPU per request (all threads), load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
+  `tree ${tree}, ${values.node} node: ${r.rps} req/s, ${cpuPerReq.toFixed(1)} µs CPU per request (all threads), load average ${load0.toFixed(1)} → ${loadavg()[0]!.toFixed(1)}`,
 );
 console.log('\n| layer | share of the main thread | µs per request |\n|---|---|---|');
 for (const [name, t] of rows)
