@@ -27,7 +27,7 @@ export interface AnswerDeps {
 
 export interface AnswerFor {
   owner: string;
-  ctx: { session?: McpSession; revision: string; caller: Principal };
+  ctx: { session?: McpSession; revision: string; caller: Principal; headers?: Headers };
   clientCapabilities: Record<string, unknown>;
   logLevel: LogLevel | 'none' | undefined;
   /** The answer as the revision writes it (2026-07-28: `resultType`, server info, cache hints). */

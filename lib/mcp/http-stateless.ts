@@ -156,7 +156,7 @@ export async function statelessPost(
   };
   return answerRequest(deps, m, {
     owner,
-    ctx: { revision: meta[META.protocolVersion] as string, caller },
+    ctx: { revision: meta[META.protocolVersion] as string, caller, headers: req.headers },
     clientCapabilities: meta[META.clientCapabilities] as Record<string, unknown>,
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'none',
     shape,

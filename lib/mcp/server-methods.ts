@@ -7,6 +7,7 @@
 
 import { jsonBytes } from '../limits.ts';
 import { answer, failure, rpcError, type RpcAnswer, type RpcError, type RpcId } from './jsonrpc.ts';
+import { paramHeaderMismatch } from './param-headers.ts';
 import { RPC } from './protocol.ts';
 import type { McpCallContext, McpServerOptions, ToolRefusal } from './server-types.ts';
 import type { McpSession } from './sessions.ts';
@@ -47,6 +48,21 @@ function refused(id: RpcId, r: ToolRefusal): RpcAnswer {
   } as RpcError);
 }
 
+/** Over the stateless revision, the `Mcp-Param-*` headers checked against the tool's arguments. */
+async function paramMismatch(
+  opts: McpServerOptions,
+  id: RpcId,
+  call: { name: string; args: Record<string, unknown> },
+  ctx: McpCallContext,
+): Promise<RpcAnswer | undefined> {
+  if (!ctx.headers) return undefined;
+  const tool = (await opts.tools.list(ctx)).find((t) => t.name === call.name);
+  const why = tool && paramHeaderMismatch(tool.inputSchema, call.args, ctx.headers);
+  return why
+    ? failure(id, rpcError(RPC.HEADER_MISMATCH, `Header mismatch: ${why}`, 'MCP_HEADER_MISMATCH'))
+    : undefined;
+}
+
 /** The runner of every method but `initialize`: the answer, or undefined for a method not served. */
 export function methodRunner(opts: McpServerOptions) {
   async function toolsCall(id: RpcId, p: Record<string, unknown>, ctx: McpCallContext) {
@@ -58,6 +74,8 @@ export function methodRunner(opts: McpServerOptions) {
         `arguments must be under ${opts.limits.argumentBytes} bytes as JSON`,
         'MCP_ARGS_TOO_LARGE',
       );
+    const mismatch = await paramMismatch(opts, id, call, ctx);
+    if (mismatch) return mismatch;
     const result = await opts.tools.call(call.name, call.args, ctx);
     if (!result) return bad(id, `Unknown tool: ${call.name.slice(0, 64)}`, 'MCP_UNKNOWN_TOOL');
     return 'refuse' in result ? refused(id, result) : answer(id, result);

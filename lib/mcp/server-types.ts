@@ -25,6 +25,8 @@ export interface McpCallContext {
   session?: McpSession;
   /** The revision this request speaks (a session's, or the one its `_meta` names). */
   revision: string;
+  /** The HTTP request's headers, over the stateless revision (its `Mcp-Param-*` are checked). */
+  headers?: Headers;
   caller: Principal;
   /** What the method may say to the client while it answers (progress, logs, its own requests). */
   exchange: McpExchange;

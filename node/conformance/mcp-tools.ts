@@ -217,6 +217,21 @@ const TOOLS: [McpTool, Run][] = [
   ],
   [
     {
+      name: 'test_param_header',
+      description: 'An argument mirrored in the Mcp-Param-Region header (SEP-2243)',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', description: 'A region', 'x-mcp-header': 'Region' },
+        },
+        required: ['region'],
+      },
+      annotations: {},
+    },
+    (args) => text(`Region: ${String(args.region)}`),
+  ],
+  [
+    {
       name: 'json_schema_2020_12_tool',
       description:
         'Tool with JSON Schema 2020-12 features (SEP-1613), composition, conditionals and $anchor (SEP-2106)',
@@ -239,6 +254,7 @@ const TOOLS: [McpTool, Run][] = [
         },
         allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
         if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword
         then: { required: ['phone'] },
         else: { required: ['email'] },
         additionalProperties: false,
