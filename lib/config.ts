@@ -56,6 +56,8 @@ export interface Settings {
   a2aOpen?: boolean;
   /** Trusted OpenID Connect issuers, each with the audience its tokens must name (checked). */
   auth: { issuers: TrustedIssuer[] };
+  /** Tenants a node serves (lib/node/tenants.ts); none: the `tenant` member is ignored. */
+  tenants: string[];
   /** A bearer token this process presents to the hub (`bun run fleet verify`). */
   token?: string;
   mesh: {
@@ -142,6 +144,7 @@ export function loadSettings(opts: {
       ),
     }),
     auth: { issuers: issuersOf(get('auth.issuers'), str('auth.audience')) },
+    tenants: tenantsOf(get('tenants') as string[] | undefined),
     ...(bool('a2aOpen') ? { a2aOpen: true } : {}),
     ...(str('token') ? { token: str('token')! } : {}),
     mesh: {
@@ -186,6 +189,16 @@ function grpcLimits(num: (key: string) => number | undefined): Partial<Pick<Limi
   return optionalNumbers(
     Object.fromEntries(Object.entries(keys).map(([k, l]) => [l, atLeast(num(k), 1, k)])),
   );
+}
+
+/** The tenants, each a name a path segment carries as it is. @throws Error naming the bad one */
+function tenantsOf(list: string[] = []): string[] {
+  for (const t of list)
+    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(t))
+      throw new Error(
+        `tenants (TENANTS): ${JSON.stringify(t.slice(0, 64))} is not lower-case letters, digits and dashes`,
+      );
+  return [...new Set(list)];
 }
 
 /** Each issuer with its audience (its own, else auth.audience), checked. @throws Error naming the problem */

@@ -164,6 +164,7 @@ const running = await bindOrExit({ host, hint }, () =>
     ...grpcOptions(grpcPort.value),
     tasksDatabaseUrl: settings.tasksDatabaseUrl,
     publicUrl: settings.publicUrl,
+    ...(settings.tenants.length ? { tenants: settings.tenants } : {}),
     ...(spanExport ? { spanExport } : {}),
     // Bearer tokens of the fleet's data folder; without A2A_OPEN anonymous callers may only read.
     access: {

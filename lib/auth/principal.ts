@@ -16,12 +16,16 @@ export interface UserPrincipal {
   tenants?: readonly string[];
 }
 
-export type Principal =
+export type Principal = (
   | { kind: 'node'; name: string }
   | { kind: 'token'; name: string; tenants?: readonly string[] }
   | { kind: 'session'; name: string }
   | UserPrincipal
-  | { kind: 'anonymous' };
+  | { kind: 'anonymous' }
+) & {
+  /** The tenant a request acts in (lib/node/tenants.ts), when the node serves tenants. */
+  tenant?: string;
+};
 
 export const ANONYMOUS: Principal = Object.freeze({ kind: 'anonymous' });
 
@@ -34,11 +38,16 @@ export function isAuthenticated(p: Principal): boolean {
 }
 
 /**
- * The key tasks and jobs are owned under. A session is signed in with a token, so a token and a
+ * The key tasks and jobs are owned under (prefixed `tenant:<t>/` in a tenant). A session is signed in with a token, so a token and a
  * session of the same name are one user (`user:<name>`); an issuer's user is
  * `user:<issuer>#<sub>` (a token name has no `:`, so the two never meet); a node is `node:<name>`.
  */
 export function ownerKey(p: Principal): string {
+  // A tenant comes first: no owner key of the kit starts with `tenant:`, so none can meet another's.
+  return p.tenant === undefined ? baseOwnerKey(p) : `tenant:${p.tenant}/${baseOwnerKey(p)}`;
+}
+
+function baseOwnerKey(p: Principal): string {
   switch (p.kind) {
     case 'node':
       return `node:${p.name}`;

@@ -231,6 +231,15 @@ export const SETTINGS: readonly SettingRow[] = [
     description: 'The audience tokens must name, for issuers listed without one (and OIDC_ISSUER)',
   },
   {
+    key: 'tenants',
+    env: 'TENANTS',
+    kind: 'list',
+    default: '(none)',
+    readBy: 'node',
+    description:
+      'Tenants a node serves (comma-separated; lower-case letters, digits, dashes): the 1.0 `tenant` member and `/{tenant}/…` routes',
+  },
+  {
     key: 'token',
     env: 'LUME_TOKEN',
     kind: 'string',

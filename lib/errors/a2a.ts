@@ -108,6 +108,14 @@ export const A2A_ERRORS = {
     grpc: 'PERMISSION_DENIED',
     message: "The access token's scopes do not cover this request",
   },
+  // Not an A2A code: a tenant the node does not serve, or one the caller's token does not name
+  // (lib/node/tenants.ts). -32000 as above.
+  TENANT_FORBIDDEN: {
+    rpc: -32000,
+    http: 403,
+    grpc: 'PERMISSION_DENIED',
+    message: 'This caller may not act in that tenant',
+  },
   // Not an A2A code either: the node's task store is at its hard bound (docs/limits.md), so a
   // SendMessage that would create a task is refused and nothing is stored; -32000 as above.
   TASK_STORE_FULL: {
@@ -175,6 +183,7 @@ export const OWN_A2A_REASONS: ReadonlySet<string> = new Set([
   'UNAUTHENTICATED',
   'ISSUER_UNAVAILABLE',
   'INSUFFICIENT_SCOPE',
+  'TENANT_FORBIDDEN',
   'TASK_STORE_FULL',
   'TOO_MANY_TURNS',
   'TOO_MANY_LONG_POLLS',

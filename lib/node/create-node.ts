@@ -9,12 +9,13 @@
  * token or, on `/a2a`, a fleet node's signature. This file wires the pieces of lib/node/.
  */
 
+import { tenantOperations } from './tenants.ts';
 import { mayAct } from '../auth/access.ts';
 import { createOperationTable, type OperationTable } from '../a2a/operation-table.ts';
 import type { TaskEngine } from '../a2a/engine/engine.ts';
 import type { NodeMetrics } from './task-metrics.ts';
 import { tracedOperations } from '../a2a/traced-operations.ts';
-import { agentAttributes, type SpanAttributes, type SpanSink } from '../telemetry/a2a-span.ts';
+import { agentAttributes, type SpanAttributes } from '../telemetry/a2a-span.ts';
 import { catalogAgent } from '../agents/keyword-agent.ts';
 import { createNodeAuth } from './node-auth.ts';
 import { createNodeCard } from './node-card.ts';
@@ -32,16 +33,18 @@ import type { NodeApp, NodeDefinition, NodeOptions } from './node-types.ts';
  */
 function nodeOperations(
   engine: TaskEngine,
-  spans: SpanSink | undefined,
+  { spanExport: spans, tenants = [] }: Pick<NodeOptions, 'spanExport' | 'tenants'>,
   card: () => Record<string, unknown>,
   metrics: NodeMetrics,
 ): OperationTable {
   let agent: SpanAttributes | undefined;
-  return tracedOperations(createOperationTable(engine, true), {
+  const traced = tracedOperations(createOperationTable(engine, true), {
     ...(spans ? { spans } : {}),
     agent: () => (agent ??= agentAttributes(card())),
     observe: metrics.onOperation,
   });
+  // Each request's tenant applied to its caller, for all three bindings.
+  return tenantOperations(traced, tenants);
 }
 
 /** @throws Error when anonymous callers may act beyond loopback; PortTakenError on a taken port. */
@@ -91,7 +94,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
 
   // 4. The operations, built once for the three bindings; gRPC on its own port when served.
-  const operations = nodeOperations(engine, opts.spanExport, () => card.json(), nodeMetrics);
+  const operations = nodeOperations(engine, opts, () => card.json(), nodeMetrics);
   const grpc = createNodeGrpc(def, settings, operations, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.
@@ -102,6 +105,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     speaksA2A,
     publishesIdentity: opts.identity !== undefined,
     servesMcp: def.mcp !== undefined,
+    ...(speaksA2A && opts.tenants?.length ? { fallback: handlers.tenantRest } : {}),
   };
   const app = mountNodeRoutes({ handlers, ...serves, log });
   const measuredFetch = settings.requests.wrap((request: Request) => app.handle(request));

@@ -25,13 +25,22 @@ export interface MountOptions {
   publishesIdentity: boolean;
   /** False: `/mcp` is not mounted. */
   servesMcp: boolean;
+  /** What answers a path no route claims (the `/{tenant}/…` routes), before the ordinary 404. */
+  fallback?: (request: Request) => Promise<Response>;
   log: Log;
 }
 
 export function mountNodeRoutes(o: MountOptions): AnyElysia {
   // The error hook comes first so it covers every route registered after it.
-  const app = new Elysia({ normalize: false }).onError(({ code, set }) => {
-    if (code === 'NOT_FOUND') return noRoute();
+  const app = new Elysia({ normalize: false }).onError(({ code, set, request }) => {
+    if (code === 'NOT_FOUND') {
+      if (!o.fallback) return noRoute();
+      // Elysia keeps a not-found's 404 unless told the answer's own status.
+      return o.fallback(request).then((res) => {
+        set.status = res.status;
+        return res;
+      });
+    }
     set.headers['content-type'] = 'application/json';
     o.log('error', 'request failed', { code: String(code) });
     set.status = 500;

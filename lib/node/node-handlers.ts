@@ -6,6 +6,8 @@
  */
 
 import { declaredExtensions, negotiated } from './node-extensions.ts';
+import { inTenant, tenantRoute } from './tenants.ts';
+import { isA2AError, toRestError } from '../a2a/errors.ts';
 import type { TaskStore } from '../a2a/store/task-store.ts';
 import type { OperationTable } from '../a2a/operation-table.ts';
 import { createA2AHandler } from '../a2a/jsonrpc/binding.ts';
@@ -72,7 +74,9 @@ export function nodeReadyChecks(
   };
 }
 
-export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteHandler> {
+export function nodeHandlers(
+  o: NodeHandlersOptions,
+): Record<NodeHandler, RouteHandler> & { tenantRest: (request: Request) => Promise<Response> } {
   const { def, opts, settings, store, card, auth, operations } = o;
   const { log, limits, streams } = settings;
   const bodyLimit = opts.maxBodyBytes ? { maxBodyBytes: opts.maxBodyBytes } : {};
@@ -118,6 +122,23 @@ export function nodeHandlers(o: NodeHandlersOptions): Record<NodeHandler, RouteH
       if (who instanceof Response) return who;
       const run = () => handleRest(request, who.caller);
       return (await negotiated(extensions, 'rest', request, run)) ?? noRoute();
+    },
+    // `/{tenant}/…`: the same routes, acting in the tenant the path names (lib/node/tenants.ts).
+    tenantRest: async (request: Request) => {
+      const url = new URL(request.url);
+      const route = opts.tenants?.length ? tenantRoute(url.pathname) : undefined;
+      if (!route) return noRoute();
+      const who = await auth.identify(request, false);
+      if (who instanceof Response) return who;
+      const caller = inTenant(who.caller, route.tenant, opts.tenants!);
+      if (isA2AError(caller)) {
+        const { http, body } = toRestError(caller);
+        return Response.json(body, { status: http });
+      }
+      url.pathname = route.path;
+      const inner = new Request(url, request);
+      const run = () => handleRest(inner, caller);
+      return (await negotiated(extensions, 'rest', inner, run)) ?? noRoute();
     },
     peerInvoke: peerRoute(handlePeerInvoke),
     peerRelay: peerRoute(handlePeerRelay),

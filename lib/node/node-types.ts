@@ -116,6 +116,8 @@ export interface NodeOptions {
     anonymous?: AnonymousAccess;
     authenticate?: Authenticate;
   };
+  /** Tenants served (`tenants`, `TENANTS`; lib/node/tenants.ts); none: the `tenant` member is ignored. */
+  tenants?: readonly string[];
   /** Bounds of the task cache, tasks and SSE queues (defaults: LIMITS). */
   limits?: Partial<Limits>;
   /**
