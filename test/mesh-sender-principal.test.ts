@@ -3,7 +3,8 @@
  * a token in its hello is `from.principal` `user:<token name>` on every delivered copy, a client
  * that shows nothing carries no principal, and a message the console's quick panel sends for a
  * token holder (through the presence the hub holds for it) carries that holder's principal. A
- * client cannot set it. (A node's mesh inbox runs the turn as that principal:
+ * client cannot set it, but may claim without it (`hello.anonymous`, as a node's own presence
+ * does). (A node's mesh inbox runs the turn as that principal:
  * test/caller-policy.test.ts.)
  */
 
@@ -41,11 +42,16 @@ afterAll(async () => {
   if (hub) rmSync(hub.dataDir, { recursive: true, force: true });
 });
 
-function client(token: string | undefined, onMessage?: (m: MeshMessage) => void): MeshClient {
+function client(
+  token: string | undefined,
+  onMessage?: (m: MeshMessage) => void,
+  anonymous = false,
+): MeshClient {
   const c = createMeshClient({
     hubUrl: hub.url,
     log: memoryLog(),
     ...(token ? { token } : {}),
+    ...(anonymous ? { anonymous } : {}),
     ...(onMessage ? { onInbound: (m) => onMessage(m.message) } : {}),
   });
   clients.push(c);
@@ -86,6 +92,15 @@ test('a sender with a token in its hello is its user; one with none carries no p
     ['holder', 'user:tester'],
     ['nobody', null],
   ]);
+});
+
+test("an agent's presence claims with its token but anonymous: its words carry no principal", async () => {
+  // As a node's mesh presence does (lib/node/mesh-presence.ts): another node must not run what its
+  // model says as this token, or whoever made the model say it would borrow the token.
+  const agent = client(TEST_TOKEN, undefined, true);
+  expect((await agent.connect('agent', 'who', 'agent')).state).toBe('connected');
+  await agent.send('agent', { target: { type: 'agent', name: 'reader' }, text: 'an answer' });
+  expect((await delivered('agent')).from).not.toHaveProperty('principal');
 });
 
 test("the console panel's send for a token holder carries the holder's principal", async () => {

@@ -66,6 +66,8 @@ export function hello(
 ): void {
   const refused = helloRefusal(ctx, ws, f);
   if (refused) return ctx.io.refuse(ws, refused.code, refused.message);
+  // A presence that speaks for nobody (an agent's): its messages carry no principal.
+  if (f.anonymous === true) ws.data.principal = undefined;
   const recover = readRecover(f.recover);
   if (typeof recover === 'string') return ctx.io.refuse(ws, 'claim_rejected', recover);
   ws.data.early = [];

@@ -52,6 +52,7 @@ async function attempt(ctx: ClientContext, m: Membership): Promise<void> {
     project: m.project,
     name: m.name,
     token: o.token,
+    ...(o.anonymous ? { anonymous: true } : {}),
     WebSocket: o.WebSocket,
     log: o.log,
     timers: ctx.timers,

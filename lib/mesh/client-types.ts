@@ -81,6 +81,11 @@ export interface MeshClientOptions {
    */
   hubUrls?: string[];
   token?: string;
+  /**
+   * Claims without a principal even when the token proves one, so the messages carry none (an
+   * agent's presence: what it posts is its model's words, never a principal's request).
+   */
+  anonymous?: boolean;
   log: Log;
   now?: () => number;
   timers?: ClientTimers;

@@ -49,6 +49,8 @@ export interface ConnectOptions {
   project: string;
   name: string;
   token?: string;
+  /** Claims without a principal (`hello.anonymous`): the hub stamps none on this presence's messages. */
+  anonymous?: boolean;
   /** Handles one inbound message; the hub hears `delivered` when it resolves, `delivery_failed` when it throws. */
   onMessage?: (message: MeshMessage) => unknown;
   /** Runs on `claimed`, before any replayed message is handled. */

@@ -71,6 +71,7 @@ const hello = (o: ConnectOptions) => ({
   project: o.project,
   name: o.name,
   ...(o.token ? { token: o.token } : {}),
+  ...(o.anonymous ? { anonymous: true } : {}),
   ...(o.resume ? { resume: o.resume } : {}),
   ...(o.recover ? { recover: o.recover } : {}),
 });

@@ -58,6 +58,8 @@ export type ClientFrame =
       project: unknown;
       name: unknown;
       token?: unknown;
+      /** `true`: claim without a principal, whatever the token proves. */
+      anonymous?: unknown;
       resume?: unknown;
       recover?: unknown;
     }
@@ -153,6 +155,7 @@ export function parseClientFrame(
         project: f.project,
         name: f.name,
         token: f.token,
+        anonymous: f.anonymous,
         resume: f.resume,
         recover: f.recover,
       });

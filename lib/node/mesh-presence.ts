@@ -48,6 +48,9 @@ export function meshPresence(
     log: opts.log,
     reconnectMs: settings.mesh.reconnectMs,
     ...(settings.hub.token ? { token: settings.hub.token } : {}),
+    // What the agent posts is its model's words, never a principal's request: another node must
+    // not run it as this node's token (it would lend the token to whoever made the model say it).
+    anonymous: true,
     onInbound: (m) => inbox.take(m),
   });
   const reader = anonymousReader(
