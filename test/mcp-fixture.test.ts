@@ -147,3 +147,70 @@ describe('the conformance fixture over the official SDK client', () => {
     expect(done.completion.values).toEqual([]);
   });
 });
+
+/** A stateless (2026-07-28) tools/call to the fixture, with the headers that revision asks. */
+async function statelessCall(
+  name: string,
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(`${node.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': name,
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: {
+        name,
+        arguments: {},
+        ...params,
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+        },
+      },
+    }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+describe('the fixture over 2026-07-28 (raw requests)', () => {
+  test('a round asks with a sealed requestState; the retry with it completes, an altered one is -32602', async () => {
+    const tool = 'test_input_required_result_request_state';
+    const first = await statelessCall(tool, {});
+    expect(first.body.result.resultType).toBe('input_required');
+    const state = first.body.result.requestState as string;
+    const confirm = { confirm: { action: 'accept', content: { ok: true } } };
+    const done = await statelessCall(tool, { requestState: state, inputResponses: confirm });
+    expect(done.body.result.resultType).toBe('complete');
+    expect(done.body.result.content[0].text).toContain('state-ok');
+    const forged = `${state.slice(0, -2)}xx`;
+    const refused = await statelessCall(tool, { requestState: forged, inputResponses: confirm });
+    expect(refused.body.error.code).toBe(-32602);
+  });
+
+  test('a capability the client did not declare is -32021 (400); Mcp-Param disagreeing is -32020', async () => {
+    const missing = await statelessCall('test_missing_capability', {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.code).toBe(-32021);
+    expect(missing.body.error.data.requiredCapabilities).toEqual({ sampling: {} });
+    const args = { arguments: { region: 'eu-west' } };
+    const ok = await statelessCall('test_param_header', args, { 'mcp-param-region': 'eu-west' });
+    expect(ok.body.result.content[0].text).toBe('Region: eu-west');
+    const wrong = await statelessCall('test_param_header', args, { 'mcp-param-region': 'us' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.code).toBe(-32020);
+    const badB64 = await statelessCall('test_param_header', args, {
+      'mcp-param-region': '=?base64?ZXUtd2Vzd!!?=',
+    });
+    expect(badB64.body.error.code).toBe(-32020);
+  });
+});
