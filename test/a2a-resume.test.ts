@@ -68,11 +68,16 @@ const proxies: CuttingProxy[] = [];
 afterAll(() => {
   for (const p of proxies) p.stop();
 });
-async function proxyTo(port: number, seed: number): Promise<CuttingProxy> {
+async function proxyTo(
+  port: number,
+  seed: number,
+  firstRead?: () => boolean,
+): Promise<CuttingProxy> {
   const p = await startCuttingProxy({
     target: { host: '127.0.0.1', port },
     window: [300, 6000],
     first: 4000,
+    ...(firstRead ? { firstRead } : {}),
     cuts: 12,
     seed,
   });
@@ -149,9 +154,10 @@ async function rawResuming(
 
 describe('a stream cut at random points resumes with each generation exactly once', () => {
   test("JSON-RPC, the kit's own client (it resumes by itself)", async () => {
-    const proxy = await proxyTo(portOf(node.url), 1);
-    const client = createA2AClient({ url: proxy.url, headers: TEST_AUTH });
     const seen: number[] = [];
+    // The first stream is cut only once the client has read its first event (its cursor).
+    const proxy = await proxyTo(portOf(node.url), 1, () => seen.length > 0);
+    const client = createA2AClient({ url: proxy.url, headers: TEST_AUTH });
     let last: any;
     for await (const item of client.stream('count', { resume: { attempts: 20, backoffMs: 10 } })) {
       last = item;

@@ -15,6 +15,12 @@ export interface CuttingProxyOptions {
   window: [number, number];
   /** Bytes the first connection passes at least (so that a stream's first frame gets through). */
   first?: number;
+  /**
+   * When given, the first connection is not cut until this answers true (the client has read an
+   * event: a fetch may drop what it had buffered when its connection breaks, so bytes passed are
+   * not bytes read), then after a drawn number of bytes more.
+   */
+  firstRead?: () => boolean;
   /** Cuts made at most; later connections are never cut. */
   cuts: number;
   /** The random generator's seed. */
@@ -52,6 +58,8 @@ interface Pair {
   closed: boolean;
   /** Close once what is queued for the client is written (the cut). */
   cutting: boolean;
+  /** The first connection, uncut until the client has read an event (`firstRead`). */
+  waitsForRead?: boolean;
 }
 
 /** Writes what a side has queued, keeping what the socket did not take. */
@@ -95,9 +103,12 @@ export async function startCuttingProxy(o: CuttingProxyOptions): Promise<Cutting
     port: 0,
     socket: {
       open(client) {
+        const waitsForRead = !!o.firstRead && connections === 0;
+        if (waitsForRead) connections++;
         const pair: Pair = {
           client,
-          budget: draw(),
+          waitsForRead,
+          budget: waitsForRead ? Number.POSITIVE_INFINITY : draw(),
           toClient: [],
           toUpstream: [],
           closed: false,
@@ -116,6 +127,10 @@ export async function startCuttingProxy(o: CuttingProxyOptions): Promise<Cutting
             },
             data(_up, bytes) {
               if (pair.closed || pair.cutting) return;
+              if (pair.waitsForRead && o.firstRead?.()) {
+                pair.waitsForRead = false;
+                pair.budget = draw();
+              }
               if (bytes.byteLength <= pair.budget) {
                 pair.budget -= bytes.byteLength;
                 pair.toClient.push(new Uint8Array(bytes));
