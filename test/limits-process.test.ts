@@ -181,7 +181,10 @@ test('a node: /healthz and /readyz; SIGTERM ends an open task subscription with 
   await reader.opened;
   node.proc.kill('SIGTERM');
   const frames = (await reader.drain()).trimEnd().split('\n\n');
-  expect(frames.some((f) => f.startsWith('data: ') && f.includes(task.id))).toBe(true); // the task, first
+  // The task first (its frame carries its resume `id:` line, then the data).
+  const first = frames.find((f) => !f.startsWith(':'))!; // after the comment that opens the stream
+  expect(first).toStartWith(`id: ${task.id}:`);
+  expect(first).toInclude('\ndata: ');
   const last = frames.at(-1)!;
   expect(last).toStartWith('event: error\ndata: ');
   expect(JSON.parse(last.slice(last.indexOf('data: ') + 6))).toEqual({
