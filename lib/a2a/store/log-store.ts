@@ -242,7 +242,13 @@ export class LogTaskStore implements TaskStore {
   async retain(): Promise<number> {
     await this.flush();
     let deleted = 0;
-    for (let n = this.prune(); n; n = this.prune()) deleted += n;
+    // Each round must shrink the store: a round that leaves as many tasks as before ends it (a
+    // loop that cannot finish would hold the event loop).
+    for (let before = this.index.count, n = this.prune(); n; n = this.prune()) {
+      deleted += n;
+      if (this.index.count >= before) break;
+      before = this.index.count;
+    }
     return deleted;
   }
 
@@ -254,7 +260,11 @@ export class LogTaskStore implements TaskStore {
   /** Runs compaction to the end now (tests, and a store at its byte bound). */
   compact(): void {
     this.dirty.run();
-    while (this.compactor.step()) {}
+    // Passes while each one shrinks the log (one pass stops before what it wrote itself).
+    for (let before = Number.POSITIVE_INFINITY; this.segments.bytes < before; ) {
+      before = this.segments.bytes;
+      while (this.compactor.step()) {}
+    }
   }
 
   private listNow(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
@@ -345,6 +355,7 @@ export class LogTaskStore implements TaskStore {
    */
   private prune(): number {
     if (this.closed) return 0;
+    const entered = this.index.count;
     const excess = this.index.count - this.maxStored;
     const overBytes = this.index.liveBytes > this.maxBytes;
     let rows =
@@ -374,10 +385,12 @@ export class LogTaskStore implements TaskStore {
     }
     this.index.advance(this.segments.end);
     this.scheduleCommit();
+    // Another round only while rounds shrink the store: one that does not would spin the loop.
     if (
-      rows.length === PRUNE_BATCH ||
-      this.index.count > this.maxStored ||
-      this.index.liveBytes > this.maxBytes
+      this.index.count < entered &&
+      (rows.length === PRUNE_BATCH ||
+        this.index.count > this.maxStored ||
+        this.index.liveBytes > this.maxBytes)
     )
       setImmediate(() => this.prune());
     this.compactor.runSoon();

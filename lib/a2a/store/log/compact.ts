@@ -20,6 +20,8 @@ export class Compactor {
   /** Segments that still hold live records after a full pass (an unreadable frame): left alone. */
   private readonly stuck = new Set<number>();
   private running = false;
+  /** The segment being written when this pass began; the pass ends before it. */
+  private passEnd: number | undefined;
   private stopped = false;
 
   constructor(
@@ -62,7 +64,9 @@ export class Compactor {
 
   /** True while a segment is being copied forward or one is worth it. */
   get due(): boolean {
-    return this.cursor !== undefined || this.candidate() !== undefined;
+    if (this.cursor !== undefined) return true;
+    const seg = this.candidate();
+    return seg !== undefined && (this.passEnd === undefined || seg < this.passEnd);
   }
 
   /**
@@ -72,8 +76,15 @@ export class Compactor {
    */
   step(): boolean {
     if (!this.cursor) {
+      // A pass takes only segments older than the one being written when it began: what it copies
+      // forward (deletions an older segment still needs) may leave a new segment as thin as the
+      // old, which must not become the same pass's next candidate (a pass that never ends).
+      this.passEnd ??= this.segments.current;
       const seg = this.candidate();
-      if (seg === undefined) return false;
+      if (seg === undefined || seg >= this.passEnd) {
+        this.passEnd = undefined;
+        return false;
+      }
       this.cursor = { seg, off: 0 };
     }
     const { seg } = this.cursor;
@@ -93,7 +104,9 @@ export class Compactor {
       this.index.forget(seg);
       this.index.commit();
     }
-    return this.due;
+    const more = this.due;
+    if (!more) this.passEnd = undefined; // the pass is over
+    return more;
   }
 
   private copyForward(seg: number): void {
