@@ -242,13 +242,7 @@ export class LogTaskStore implements TaskStore {
   async retain(): Promise<number> {
     await this.flush();
     let deleted = 0;
-    // Each round must shrink the store: a round that leaves as many tasks as before ends it (a
-    // loop that cannot finish would hold the event loop).
-    for (let before = this.index.count, n = this.prune(); n; n = this.prune()) {
-      deleted += n;
-      if (this.index.count >= before) break;
-      before = this.index.count;
-    }
+    for (let n = this.prune(); n; n = this.prune()) deleted += n;
     return deleted;
   }
 
@@ -355,7 +349,6 @@ export class LogTaskStore implements TaskStore {
    */
   private prune(): number {
     if (this.closed) return 0;
-    const entered = this.index.count;
     const excess = this.index.count - this.maxStored;
     const overBytes = this.index.liveBytes > this.maxBytes;
     let rows =
@@ -385,12 +378,10 @@ export class LogTaskStore implements TaskStore {
     }
     this.index.advance(this.segments.end);
     this.scheduleCommit();
-    // Another round only while rounds shrink the store: one that does not would spin the loop.
     if (
-      this.index.count < entered &&
-      (rows.length === PRUNE_BATCH ||
-        this.index.count > this.maxStored ||
-        this.index.liveBytes > this.maxBytes)
+      rows.length === PRUNE_BATCH ||
+      this.index.count > this.maxStored ||
+      this.index.liveBytes > this.maxBytes
     )
       setImmediate(() => this.prune());
     this.compactor.runSoon();
