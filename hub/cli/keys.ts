@@ -8,7 +8,8 @@
  *   bun run keys rotate <node>      new pair for <node>; the ring keeps the previous key too
  *   bun run keys retire <node>      end a rotation: drop <node>'s previous key from the ring
  *   bun run keys list               modes and key ids in the ring
- *   bun run keys token add <name>   make a bearer token for <name> and print it once
+ *   bun run keys token add <name> [--tenants a,b]  make a bearer token for <name> and print it
+ *                                   once; with --tenants, it may act only in those tenants
  *   bun run keys token list         token names and when they were made
  *   bun run keys token revoke <name>  remove <name>'s token (running nodes notice within a second)
  */
@@ -20,7 +21,7 @@ import { fleetOrExit, settingsOrExit } from './settings.ts';
 import { exitOnHelp } from './help.ts';
 
 const USAGE =
-  'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> | token list | token revoke <name>]';
+  'usage: bun run keys [init [--force] | rotate <node> | retire <node> | list | token add <name> [--tenants a,b] | token list | token revoke <name>]';
 exitOnHelp(USAGE);
 // The config file and the environment (DATA_DIR, FLEET_FILE); paths print relative to here.
 const settings = settingsOrExit('keys');
@@ -30,17 +31,30 @@ const [command = 'init', ...rest] = process.argv.slice(2);
 /** `token add|list|revoke`: tokens need no fleet file. */
 function tokens(args: string[]): number {
   const [sub, name, ...extra] = args;
-  if (extra.length) return usage();
+  // `--tenants a,b` (or `--tenants=a,b`) after the name of `token add`.
+  const flag = extra[0]?.startsWith('--tenants=')
+    ? [extra[0].slice('--tenants='.length)]
+    : extra[0] === '--tenants' && extra.length === 2
+      ? [extra[1]!]
+      : undefined;
+  if (extra.length && !(sub === 'add' && flag && extra.length <= 2)) return usage();
   if (sub === 'add' && name) {
-    const token = addToken(dataDir, name);
-    console.log(`token for ${name} (shown once; ${dataDir}/keys/tokens.json keeps only its hash):`);
+    const tenants = flag?.[0]?.split(',').map((t) => t.trim());
+    const token = addToken(dataDir, name, undefined, tenants);
+    const where = tenants ? `, tenants ${tenants.join(',')}` : '';
+    console.log(
+      `token for ${name}${where} (shown once; ${dataDir}/keys/tokens.json keeps only its hash):`,
+    );
     console.log(token);
     return 0;
   }
   if (sub === 'list' && !name) {
     const all = listTokens(dataDir);
     if (!all.length) console.log('no tokens');
-    for (const t of all) console.log(`${t.name.padEnd(32)} ${t.created}`);
+    for (const t of all)
+      console.log(
+        `${t.name.padEnd(32)} ${t.created}${t.tenants ? `  tenants ${t.tenants.join(',')}` : ''}`,
+      );
     return 0;
   }
   if (sub === 'revoke' && name) {

@@ -58,6 +58,12 @@ export function bearerOf(req: Request): string | undefined | null {
   return m ? m[1]! : null;
 }
 
+/** A kit token's principal, with the tenants its token names (lib/node/tenants.ts). */
+function tokenPrincipal(tokens: TokenBook, name: string): Principal {
+  const tenants = tokens.tenantsOf(name);
+  return tenants ? { kind: 'token', name, tenants } : { kind: 'token', name };
+}
+
 /**
  * A bearer value: a kit token from the book, or (when issuers are trusted) an issuer's JWT access
  * token. Undefined for a value that is neither; a JWT's refusal is coded and logged without it.
@@ -70,7 +76,7 @@ export async function bearerPrincipal(
   audiences?: readonly string[],
 ): Promise<AuthOutcome> {
   const name = tokens?.verify(token);
-  if (name !== undefined) return ok({ kind: 'token', name });
+  if (name !== undefined) return ok(tokenPrincipal(tokens!, name));
   if (oidc && looksLikeJwt(token)) {
     const checked = await oidc.verify(token, audiences);
     if (checked.ok) return checked;
@@ -97,7 +103,7 @@ export function tokenAuthenticator(
       const name = tokens?.verify(token);
       return name === undefined
         ? fail('UNAUTHENTICATED', 'The bearer token is not valid here')
-        : ok({ kind: 'token', name });
+        : ok(tokenPrincipal(tokens!, name));
     }
     return bearerPrincipal(token, tokens, oidc, log);
   };

@@ -1,7 +1,7 @@
 /**
  * @module lib/auth/tokens — bearer tokens for clients outside the fleet: `DATA_DIR/keys/tokens.json`
- * (0600) holds each token's name, creation time and SHA-256, never the token. `addToken` makes one
- * and returns it once; a `TokenBook` answers which name a presented token belongs to and picks up
+ * (0600) holds each token's name, creation time, SHA-256 (never the token) and the tenants it may
+ * use when it names any (lib/node/tenants.ts). `addToken` makes one and returns it once; a `TokenBook` answers which name a presented token belongs to and picks up
  * `add`/`revoke` from other processes without a restart.
  */
 
@@ -17,6 +17,26 @@ const FORMAT = 'lume-a2a.tokens/1';
 interface TokenEntry {
   hash: string;
   created: string;
+  /** The only tenants the token may use; absent: every tenant. */
+  tenants?: string[];
+}
+
+/** A tenant's name as a token names it (the same grammar as the `tenants` setting). */
+const TENANT_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/** At most this many tenants per token. */
+const MAX_TOKEN_TENANTS = 64;
+
+/** A token's tenants as written, or why they are refused. */
+function tenantsOf(v: unknown): string[] | undefined | null {
+  if (v === undefined) return undefined;
+  if (
+    !Array.isArray(v) ||
+    v.length === 0 ||
+    v.length > MAX_TOKEN_TENANTS ||
+    !v.every((t) => typeof t === 'string' && TENANT_NAME.test(t))
+  )
+    return null;
+  return [...new Set(v as string[])];
 }
 
 interface TokenFile {
@@ -46,9 +66,19 @@ function readTokens(path: string): TokenFile {
     throw new Error(`tokens: ${TOKENS_FILE} is not a token file`);
   const tokens: Record<string, TokenEntry> = {};
   for (const [name, e] of Object.entries(doc.tokens)) {
-    if (!PRINCIPAL_NAME.test(name) || typeof e?.hash !== 'string' || !/^[0-9a-f]{64}$/.test(e.hash))
+    const tenants = tenantsOf(e?.tenants);
+    if (
+      !PRINCIPAL_NAME.test(name) ||
+      typeof e?.hash !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(e.hash) ||
+      tenants === null
+    )
       throw new Error(`tokens: entry ${JSON.stringify(name.slice(0, 40))} is malformed`);
-    tokens[name] = { hash: e.hash, created: String(e.created ?? '') };
+    tokens[name] = {
+      hash: e.hash,
+      created: String(e.created ?? ''),
+      ...(tenants ? { tenants } : {}),
+    };
   }
   return { format: FORMAT, tokens };
 }
@@ -59,10 +89,21 @@ function writeTokens(dataDir: string, file: TokenFile): void {
 }
 
 /**
- * Makes a token for `name` and stores its hash. The token is returned here and nowhere else.
- * @throws Error when the name is malformed or already has a token (revoke it first).
+ * Makes a token for `name` and stores its hash (and `tenants`, the only tenants it may use, when
+ * given). The token is returned here and nowhere else.
+ * @throws Error when the name or a tenant is malformed, or the name already has a token (revoke it first).
  */
-export function addToken(dataDir: string, name: string, now = () => new Date()): string {
+export function addToken(
+  dataDir: string,
+  name: string,
+  now = () => new Date(),
+  tenants?: readonly string[],
+): string {
+  const named = tenantsOf(tenants);
+  if (named === null)
+    throw new Error(
+      `tokens: tenants are 1 to ${MAX_TOKEN_TENANTS} names of lower-case letters, digits and dashes`,
+    );
   if (!PRINCIPAL_NAME.test(name))
     throw new Error(
       'tokens: a name is lower-case letters, digits and dashes, starting with a letter (at most 32)',
@@ -75,7 +116,11 @@ export function addToken(dataDir: string, name: string, now = () => new Date()):
   if (Object.hasOwn(file.tokens, name))
     throw new Error(`tokens: ${name} already has a token; revoke it first`);
   const token = newSecret();
-  file.tokens[name] = { hash: hashSecret(token), created: now().toISOString() };
+  file.tokens[name] = {
+    hash: hashSecret(token),
+    created: now().toISOString(),
+    ...(named ? { tenants: named } : {}),
+  };
   writeTokens(dataDir, file);
   return token;
 }
@@ -89,11 +134,14 @@ export function revokeToken(dataDir: string, name: string): boolean {
   return true;
 }
 
-/** Names and creation times, never hashes. */
-export function listTokens(dataDir: string): { name: string; created: string }[] {
+/** Names, creation times and tenants, never hashes. */
+export function listTokens(
+  dataDir: string,
+): { name: string; created: string; tenants?: string[] }[] {
   return Object.entries(readTokens(tokensPath(dataDir)).tokens).map(([name, e]) => ({
     name,
     created: e.created,
+    ...(e.tenants ? { tenants: e.tenants } : {}),
   }));
 }
 
@@ -111,6 +159,8 @@ export interface TokenBookOptions {
 export class TokenBook {
   /** SHA-256 of each token in the file -> its name. */
   private byHash = new Map<string, string>();
+  /** Each file token's name -> the tenants it names (only tokens that name some). */
+  private tenantsByName = new Map<string, readonly string[]>();
   private stamp = '';
   /** The stamp of a file that did not read, logged once until it changes again. */
   private brokenStamp = '';
@@ -158,6 +208,11 @@ export class TokenBook {
     return this.byHash.get(hash) ?? this.extra.get(hash);
   }
 
+  /** The tenants `name`'s token may use, or undefined when it names none (every tenant). */
+  tenantsOf(name: string): readonly string[] | undefined {
+    return this.tenantsByName.get(name);
+  }
+
   /** The SHA-256 of `name`'s token in the file, or undefined when it has none (a console URL for it). */
   digestOf(name: string): string | undefined {
     this.refresh();
@@ -190,10 +245,10 @@ export class TokenBook {
     try {
       const file = readTokens(this.path);
       // A reserved name written into the file by hand is not a token (it would read their tasks).
-      this.byHash = new Map(
-        Object.entries(file.tokens)
-          .filter(([name]) => !RESERVED_TOKEN_NAMES.has(name))
-          .map(([name, e]) => [e.hash, name]),
+      const kept = Object.entries(file.tokens).filter(([name]) => !RESERVED_TOKEN_NAMES.has(name));
+      this.byHash = new Map(kept.map(([name, e]) => [e.hash, name]));
+      this.tenantsByName = new Map(
+        kept.flatMap(([name, e]) => (e.tenants ? [[name, e.tenants] as const] : [])),
       );
       this.stamp = stamp;
     } catch (e) {

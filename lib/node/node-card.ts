@@ -66,6 +66,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
       agentBacked:
         typeof def.agentBacked === 'function' ? def.agentBacked() : (def.agentBacked ?? false),
       ...(def.extensions ? { extensions: def.extensions } : {}),
+      ...(opts.tenants?.length ? { tenants: opts.tenants } : {}),
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
       auth: {
         required:

@@ -11,6 +11,7 @@ import type { Skill } from '../../catalog/catalog.ts';
 import type {
   AgentCard,
   AgentExtension,
+  AgentInterface,
   AgentSkill,
   BearerSecurityScheme,
   OpenIdSecurityScheme,
@@ -65,6 +66,11 @@ export interface CardInput {
   pushNotifications: boolean;
   /** Whether a model answers messages (false: a keyword pick over read-only tools). */
   agentBacked: boolean;
+  /**
+   * Tenants served (lib/node/tenants.ts): each adds the 1.0 interfaces again with `tenant` set,
+   * after the untenanted ones (a client copies an interface's `tenant` into its requests).
+   */
+  tenants?: readonly string[];
   /** The node author's extensions (`defineNode({ extensions })`), after the agent-backed one. */
   extensions?: readonly AgentExtension[];
   provider?: { organization: string; url: string };
@@ -167,22 +173,37 @@ function securityFields(
   };
 }
 
+/**
+ * The 1.0 interfaces in `tenant` (none: untenanted): JSON-RPC, HTTP+JSON (a client puts the
+ * tenant in the path, `/{tenant}/…`), gRPC when served. The URLs are the same for every tenant.
+ */
+function v1Interfaces(c: CardInput, url: string, tenant?: string): AgentInterface[] {
+  const t = tenant === undefined ? {} : { tenant };
+  return [
+    { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', ...t },
+    // After JSON-RPC, so clients that walk the list in order keep preferring JSON-RPC.
+    { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', ...t },
+    // gRPC names an address, not a URL (a2a.proto AgentInterface.url).
+    ...(c.grpcAddress
+      ? [{ url: c.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0', ...t } as const]
+      : []),
+  ];
+}
+
 export function buildAgentCard(c: CardInput): AgentCard {
   const url = `${c.baseUrl}/a2a`;
   const security = c.auth ? securityFields(c.auth, c.skills) : undefined;
+  const [jsonRpc, ...rest] = v1Interfaces(c, url);
   const card: AgentCard = {
     name: c.name,
     description: c.description,
     version: c.version,
     supportedInterfaces: [
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+      jsonRpc!,
       { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-      // Last, so clients that walk the list in order keep preferring JSON-RPC.
-      { url: c.baseUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
-      // gRPC names an address, not a URL (a2a.proto AgentInterface.url).
-      ...(c.grpcAddress
-        ? [{ url: c.grpcAddress, protocolBinding: 'GRPC', protocolVersion: '1.0' } as const]
-        : []),
+      ...rest,
+      // Each tenant's interfaces after the untenanted ones (0.3 has no tenants).
+      ...(c.tenants ?? []).flatMap((t) => v1Interfaces(c, url, t)),
     ],
     // v0.3 clients read these top-level fields instead of supportedInterfaces.
     url,

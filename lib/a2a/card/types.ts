@@ -17,6 +17,8 @@ export interface AgentInterface {
   url: string;
   protocolBinding: ProtocolBinding;
   protocolVersion: '1.0' | '0.3';
+  /** The tenant a client names in every request to this interface (1.0 only; lib/node/tenants.ts). */
+  tenant?: string;
 }
 
 /** An extension a card declares in `capabilities.extensions`. */
