@@ -149,8 +149,7 @@ export class LogTaskStore implements TaskStore {
       // Dead records fill the disk bound: drop them now (at most the bound copied), then look
       // again; not while live records fill it (each refusal would copy them all once more).
       if (this.segments.bytes - this.index.liveBytes < this.maxBytes / 2) return false;
-      this.segments.roll();
-      while (this.compactor.step()) {}
+      this.compactor.full();
       if (this.segments.bytes >= 2 * this.maxBytes) return false;
     }
     const fits = () =>
@@ -251,14 +250,23 @@ export class LogTaskStore implements TaskStore {
     return this.index.runningIds();
   }
 
-  /** Runs compaction to the end now (tests, and a store at its byte bound). */
+  /**
+   * A full compaction cycle now (tests, and a store at its byte bound): afterwards the segments
+   * hold the live records only (lib/a2a/store/log/compact.ts).
+   */
   compact(): void {
     this.dirty.run();
-    // Passes while each one shrinks the log (one pass stops before what it wrote itself).
-    for (let before = Number.POSITIVE_INFINITY; this.segments.bytes < before; ) {
-      before = this.segments.bytes;
-      while (this.compactor.step()) {}
-    }
+    this.compactor.full();
+  }
+
+  /** Resolves once background compaction has nothing left due (it runs now if something is). */
+  compacted(): Promise<void> {
+    return this.compactor.settled();
+  }
+
+  /** Bytes of every task's newest record: what a full compaction leaves on disk. */
+  get liveBytes(): number {
+    return this.index.liveBytes;
   }
 
   private listNow(q: ListTasksQuery, creator: string | null): ListTasksPage | A2AError {
