@@ -2,7 +2,8 @@
  * A model's mesh tools act for the caller whose message the model answers (docs/security.md): an
  * anonymous A2A caller of a model-backed node, whose model (a real OpenAI-compatible server on
  * port 0) tries to read a protected project and post in the node's name, gets neither; a caller
- * with a token reads it; and `a2a_message` attaches files from the node's data folder only, or
+ * with a token reads it; an issuer's user whose token carries a2a.read alone is offered no send
+ * (and its model's send is UNKNOWN_TOOL), one with a2a.write sends; and `a2a_message` attaches files from the node's data folder only, or
  * inline base64, within the mesh's budget.
  */
 
@@ -16,10 +17,20 @@ import { decodeAttachmentBytes, decodeText } from '../lib/mesh/payload.ts';
 import { modelBackedNode } from '../lib/node/model-node.ts';
 import { anonymousReader, presenceActor } from '../lib/agents/mesh-actors.ts';
 import { meshTools, meshToolsFor } from '../lib/agents/mesh-tools.ts';
+import { createOidcVerifier } from '../lib/auth/oidc/verifier.ts';
 import { realNodeDefs } from './support/fleet.ts';
+import { startHandIssuer, type HandIssuer } from './support/hand-issuer.ts';
 import { startHub, type TestHub } from './support/mesh.ts';
 import { startModelServer, type ChatBody, type ModelServer } from './support/model-server.ts';
-import { msgV1, rpc, startNode, TEST_AUTH, tempDir, type TestNode } from './support/node.ts';
+import {
+  msgV1,
+  rpc,
+  startNode,
+  TEST_AUTH,
+  tempDir,
+  testTokens,
+  type TestNode,
+} from './support/node.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
@@ -30,6 +41,8 @@ let lan: MeshClient;
 let alice: MeshClient;
 let model: ModelServer;
 let node: TestNode;
+let issuer: HandIssuer;
+const AUD = 'urn:lume:lan';
 const toolResults = (b: ChatBody) =>
   b.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(m.content!));
 
@@ -70,7 +83,14 @@ beforeAll(async () => {
         dataDir: joinPath(dataDir, 'lan'),
       }),
   });
-  node = await startNode(definition, { dataDir });
+  issuer = await startHandIssuer(AUD);
+  node = await startNode(definition, {
+    dataDir,
+    access: {
+      tokens: testTokens(),
+      oidc: createOidcVerifier([{ issuer: issuer.issuer, audience: AUD }]),
+    },
+  });
 });
 
 afterAll(async () => {
@@ -79,6 +99,7 @@ afterAll(async () => {
   await alice?.close();
   await hub?.stop();
   model?.stop();
+  await issuer?.stop();
 });
 
 /** Sends one text to the node as `auth` and returns the completed task's answer and the model's tool list. */
@@ -122,6 +143,23 @@ test('a caller with a token reads the project and posts through the node, as the
     `alice: ${SECRET}`,
     'lan: posted by lan',
   ]);
+});
+
+test("an issuer's reader (a2a.read) gets no send through the model; a writer (a2a.write) sends", async () => {
+  const reader = await issuer.sign({ sub: 'reader', scope: 'a2a.read' });
+  const r = await ask({ Authorization: `Bearer ${reader}` });
+  expect(r.offered).toEqual(['a2a_peers', 'a2a_history']);
+  expect(r.answer).toContain('UNKNOWN_TOOL');
+  const posted = async () => {
+    const h = await alice.history('alice', { limit: 20 });
+    return h.ok ? h.result.map((m) => decodeText(m.payload)) : [];
+  };
+  const before = await posted();
+  expect(before.filter((t) => t === 'posted by lan').length).toBe(1);
+  const writer = await issuer.sign({ sub: 'writer', scope: 'a2a.read a2a.write' });
+  const w = await ask({ Authorization: `Bearer ${writer}` });
+  expect(w.offered).toEqual(['a2a_peers', 'a2a_message', 'a2a_history']);
+  expect((await posted()).filter((t) => t === 'posted by lan').length).toBe(2);
 });
 
 test('a2a_message attaches files of the data folder and inline base64, and nothing else', async () => {

@@ -97,8 +97,19 @@ describe('MCP authorization', () => {
     const { mcp } = await connect(READER);
     const tools = (await mcp.listTools()).tools.map((t) => t.name);
     expect(tools).not.toContain('delegate');
+    // The mesh: it reads the roster, but sending is a state change.
+    expect(tools).toContain('a2a_peers');
+    expect(tools).not.toContain('a2a_message');
     const r: any = await mcp.callTool({ name: 'delegate', arguments: { recipe: 'x' } });
     expect(JSON.stringify(r)).toContain('INSUFFICIENT_SCOPE');
+    const sent: any = await mcp.callTool({
+      name: 'a2a_message',
+      arguments: { target: { type: 'project' }, text: 'from a reader' },
+    });
+    expect([sent.isError, JSON.stringify(sent).includes('INSUFFICIENT_SCOPE')]).toEqual([
+      true,
+      true,
+    ]);
     await mcp.close();
   });
 
@@ -140,5 +151,40 @@ describe('MCP authorization', () => {
     });
     expect(post.status).toBe(403);
     expect(((await post.json()) as any).error.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  test('a reader may ask (it reads) but may not open the mesh socket (it sends): 403 INSUFFICIENT_SCOPE', async () => {
+    const reader = await op.token(READER, HUB_AUD);
+    const ask = await fetch(`${f.hubUrl}/api/ask`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${reader}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ question: 'sector movement' }),
+    });
+    expect(ask.status).toBe(200);
+    const ws = await fetch(`${f.hubUrl}/v1/connect`, {
+      headers: {
+        authorization: `Bearer ${reader}`,
+        upgrade: 'websocket',
+        connection: 'Upgrade',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': btoa('0123456789abcdef'),
+      },
+    });
+    expect(ws.status).toBe(403);
+    expect(((await ws.json()) as any).error.code).toBe('INSUFFICIENT_SCOPE');
+  });
+
+  test('a call through the hub (signed by it) keeps the scopes: exec.* needs a2a.exec', async () => {
+    const writer = await op.token(HARNESS, HUB_AUD);
+    const post = (capability: string) =>
+      fetch(`${f.hubUrl}/api/local-invoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writer}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ target: 'scanner', capability, args: {} }),
+      });
+    const exec = await post('exec.run');
+    expect(exec.status).toBe(403);
+    expect(((await exec.json()) as any).error.code).toBe('INSUFFICIENT_SCOPE');
+    expect((await post('sector.movement')).status).toBe(200);
   });
 });

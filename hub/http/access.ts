@@ -84,8 +84,11 @@ const isA2APath = (path: string) =>
   path.startsWith('/message:') ||
   path === '/extendedAgentCard';
 
-/** POSTs that only read: an MCP request (its tools check scopes one by one) and the sign-out. */
-const isReadPost = (path: string) => path === '/mcp' || path === '/logout';
+/**
+ * POSTs that only read: an MCP request (its tools check scopes one by one), the sign-out, and an
+ * Ask Agent question (it runs read-only capabilities only).
+ */
+const isReadPost = (path: string) => path === '/mcp' || path === '/logout' || path === '/api/ask';
 
 const refusal = (code: string, message: string, headers: Record<string, string> = {}) =>
   Response.json(
@@ -178,11 +181,11 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
             'www-authenticate': 'Bearer realm="lume-a2a"',
           });
     const caller = who.result;
-    // An issuer's user reads with any A2A scope and changes state only with a2a.write or a2a.exec.
-    if (
-      !mayRead(caller) ||
-      (!SAFE_METHODS.has(req.method) && !mayWrite(caller) && !isReadPost(path))
-    )
+    // An issuer's user reads with any A2A scope and changes state only with a2a.write or a2a.exec;
+    // a WebSocket (the mesh's: it sends messages) counts as changing state.
+    const upgrade = (req.headers.get('upgrade') ?? '').toLowerCase() === 'websocket';
+    const changes = upgrade || (!SAFE_METHODS.has(req.method) && !isReadPost(path));
+    if (!mayRead(caller) || (changes && !mayWrite(caller)))
       return refusal(
         'INSUFFICIENT_SCOPE',
         'the access token does not carry a scope this request needs',

@@ -11,6 +11,7 @@ import {
   PRINCIPAL_NAME,
   type Principal,
 } from '../../lib/auth/principal.ts';
+import { mayRun, scopeFor } from '../../lib/auth/scopes.ts';
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { Fleet } from '../../lib/config/fleet-file.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
@@ -48,6 +49,16 @@ export async function localInvoke(
     return refuse('BAD_REQUEST', 'capability must be a capability id such as sector.movement');
   if (b.args !== undefined && !isPlainObject(b.args))
     return refuse('BAD_REQUEST', 'args must be an object');
+  // The node sees the hub's signature, not the caller's scopes: an issuer's user's call is taken
+  // for one that changes state (the hub does not know the node's capability), exec.* for one that runs work.
+  if (!mayRun(caller, { id: b.capability, readOnly: false }))
+    return failed(
+      {
+        code: 'INSUFFICIENT_SCOPE',
+        message: `${b.capability} through the hub needs the scope ${scopeFor({ id: b.capability, readOnly: false })}`,
+      },
+      403,
+    );
   const r = await deps.invoker.invoke(
     b.target,
     b.capability,

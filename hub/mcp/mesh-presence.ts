@@ -7,10 +7,11 @@
  * stream; when that stream ends (the harness went away) the presence leaves too, and the next mesh
  * call joins again. Anonymous callers have no name to be present under: they get `a2a_peers` and
  * `a2a_history` as nobody (what the hub shows anonymous callers; nothing on a hub that requires a
- * principal) and no `a2a_message`.
+ * principal) and no `a2a_message`; nor has an issuer's user whose token carries a2a.read alone.
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
+import { mayWrite } from '../../lib/auth/scopes.ts';
 import type { Log } from '../../lib/log.ts';
 import { createMeshClient, type InboundMessage, type MeshClient } from '../../lib/mesh/client.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
@@ -32,6 +33,10 @@ export interface McpMeshDeps {
 }
 
 const READ_ONLY = new Set(['a2a_peers', 'a2a_history']);
+/** An issuer's user with a2a.read alone reads: sending changes state. */
+const maySend = (caller: Principal) => isAuthenticated(caller) && mayWrite(caller);
+const NO_SEND_SCOPE = (name: string) =>
+  errorResult('INSUFFICIENT_SCOPE', `${name} needs the scope a2a.write`);
 
 interface Presence {
   client: MeshClient;
@@ -119,7 +124,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
       if (token) tokens.set(session, token);
     },
     list(caller: Principal): McpTool[] {
-      return isAuthenticated(caller) ? tools : tools.filter((t) => READ_ONLY.has(t.name));
+      return maySend(caller) ? tools : tools.filter((t) => READ_ONLY.has(t.name));
     },
     /** undefined: not a mesh tool. */
     async call(
@@ -136,6 +141,7 @@ export function createMcpMesh(deps: McpMeshDeps) {
         const r = await tool.run(args, AbortSignal.timeout(10_000));
         return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
       }
+      if (!READ_ONLY.has(name) && !maySend(caller)) return NO_SEND_SCOPE(name);
       if (!session)
         return errorResult(
           'MCP_NO_MESH',

@@ -7,6 +7,7 @@
  */
 
 import type { Principal } from '../auth/principal.ts';
+import { mayWrite } from '../auth/scopes.ts';
 import type { MeshMessage } from '../mesh/wire.ts';
 import { decodeText } from '../mesh/payload.ts';
 import type { AgentTool } from './model-agent.ts';
@@ -108,6 +109,7 @@ export function meshTools(actor: MeshActor, o: MeshToolOptions = {}): AgentTool[
   const tools: AgentTool[] = [
     {
       definition: peers,
+      access: { id: 'mesh.peers', readOnly: true },
       run: async () => {
         const r = await actor.peers();
         return r.ok ? { ok: true, result: r.result } : coded(r.error);
@@ -118,6 +120,7 @@ export function meshTools(actor: MeshActor, o: MeshToolOptions = {}): AgentTool[
   if (send)
     tools.push({
       definition: message,
+      access: { id: 'mesh.message', readOnly: false },
       run: async (args) => {
         const target = args.target as { type?: unknown; name?: unknown } | undefined;
         const text = typeof args.text === 'string' ? args.text : undefined;
@@ -145,6 +148,7 @@ export function meshTools(actor: MeshActor, o: MeshToolOptions = {}): AgentTool[
     });
   tools.push({
     definition: history,
+    access: { id: 'mesh.history', readOnly: true },
     run: async (args) => {
       const limit =
         typeof args.limit === 'number' && Number.isInteger(args.limit)
@@ -167,13 +171,16 @@ export type MeshToolGrant = 'all' | 'read' | 'none';
 
 /**
  * The one rule (docs/security.md, "A model's tools act for its caller"): an authenticated caller
- * gets every tool through the agent's presence; the agent answering its own mesh inbox (the
+ * gets every tool through the agent's presence (an issuer's user only with a2a.write or a2a.exec;
+ * with a2a.read alone it reads); the agent answering its own mesh inbox (the
  * caller is the node itself) reads through its presence, since the sender is a member of the
  * project, but never sends (its answer is posted for it); an anonymous caller reads as nobody,
  * which on a hub that requires a principal is nothing.
  */
 function meshGrant(caller: Principal, self: string): MeshToolGrant {
   if (caller.kind === 'anonymous') return 'read';
+  // An issuer's user without a2a.write (or a2a.exec) reads; sending changes state.
+  if (!mayWrite(caller)) return 'read';
   if (caller.kind === 'node' && caller.name === self) return 'read';
   return 'all';
 }

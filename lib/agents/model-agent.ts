@@ -4,12 +4,15 @@
  * by tool calling and then answers in words. When the model fails, is slow, or (in `dynamic`
  * mode) did not answer its last ping, the keyword agent answers instead, and the task says so
  * (`metadata.plannedBy`, `metadata.modelNote`). A data part `{skill, args}` always goes straight
- * to the catalog. The card is agent-backed exactly while the model answers.
+ * to the catalog. The card is agent-backed exactly while the model answers. A tool runs only within
+ * the caller's scopes (lib/auth/scopes.ts): an issuer's user is offered, and may run, only the tools
+ * its token covers, so a model cannot do for a reader what the reader may not do itself.
  */
 
 import { isPlainObject } from '../json/guards.ts';
 import type { Agent, AgentContext } from '../a2a/agent.ts';
 import type { Principal } from '../auth/principal.ts';
+import { mayRun } from '../auth/scopes.ts';
 import type { Capability, Catalog } from '../catalog/catalog.ts';
 import { catalogAgent, skillCall } from './keyword-agent.ts';
 import type { Result } from '../errors/result.ts';
@@ -20,7 +23,14 @@ import type { ModelHealth } from '../model/health.ts';
 /** A tool the model may call: its definition and what runs it (a coded result, never a throw for expected failures). */
 export interface AgentTool {
   definition: ToolDefinition;
-  run(args: Record<string, unknown>, signal: AbortSignal): Promise<Result<unknown>>;
+  /** What the tool does, for the caller's scopes: reads only, or changes state (`id` `exec.*`: runs work). */
+  access: { id: string; readOnly: boolean };
+  /** `caller`: whom the model acts for (the catalog checks its scopes again). */
+  run(
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    caller?: Principal,
+  ): Promise<Result<unknown>>;
 }
 
 /** `model`: the model plans every message it can; `dynamic`: only while its last ping or call succeeded. */
@@ -85,8 +95,9 @@ export function catalogTools(catalog: Catalog): AgentTool[] {
         description: `${cap.name}: ${cap.description}`.slice(0, 1024),
         parameters: parametersOf(cap),
       },
-      run: async (args, signal) => {
-        const r = await catalog.invoke(cap.id, args, signal);
+      access: { id: cap.id, readOnly: cap.readOnly },
+      run: async (args, signal, caller) => {
+        const r = await catalog.invoke(cap.id, args, signal, caller ? { caller } : undefined);
         return r.ok ? { ok: true, result: r.result } : { ok: false, error: r.error };
       },
     }));
@@ -115,6 +126,20 @@ const parseArgs = (text: string): Record<string, unknown> | undefined => {
   }
 };
 
+/** One tool call of the model: an unknown tool or arguments that are not an object are coded. */
+function runCall(
+  tool: AgentTool | undefined,
+  name: string,
+  args: Record<string, unknown> | undefined,
+  ctx: AgentContext,
+): Promise<Result<unknown>> | Result<unknown> {
+  if (!tool)
+    return { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${name}` } };
+  if (!args)
+    return { ok: false, error: { code: 'BAD_ARGS', message: 'arguments must be a JSON object' } };
+  return tool.run(args, ctx.signal, ctx.caller);
+}
+
 export function modelAgent(o: ModelAgentOptions): Agent {
   const fallback = catalogAgent(o.catalog);
   const fixed = [...catalogTools(o.catalog), ...(o.tools ?? [])];
@@ -134,7 +159,10 @@ export function modelAgent(o: ModelAgentOptions): Agent {
         return byKeywords(ctx, 'the model did not answer its last ping');
       ctx.working(`Asking ${o.endpoint.model}`);
       // The caller's tools are made for this turn: they act as whoever sent this message.
-      const tools = [...fixed, ...(o.toolsFor?.(ctx.caller) ?? [])];
+      // Only what the caller's scopes cover is offered; a call to anything else is UNKNOWN_TOOL.
+      const tools = [...fixed, ...(o.toolsFor?.(ctx.caller) ?? [])].filter((t) =>
+        mayRun(ctx.caller, t.access),
+      );
       const byName = new Map(tools.map((t) => [t.definition.name, t]));
       const messages: ChatMessage[] = [
         { role: 'system', content: system },
@@ -187,16 +215,8 @@ export function modelAgent(o: ModelAgentOptions): Agent {
           })),
         });
         for (const c of reply.toolCalls) {
-          const tool = byName.get(c.name);
           const args = parseArgs(c.arguments);
-          const out: Result<unknown> = !tool
-            ? { ok: false, error: { code: 'UNKNOWN_TOOL', message: `no tool named ${c.name}` } }
-            : !args
-              ? {
-                  ok: false,
-                  error: { code: 'BAD_ARGS', message: 'arguments must be a JSON object' },
-                }
-              : await tool.run(args, ctx.signal);
+          const out = await runCall(byName.get(c.name), c.name, args, ctx);
           calls.push({
             tool: c.name,
             args: args ?? {},
