@@ -191,6 +191,7 @@ export default defineNode(() => ({
     resources: conformanceResources,
     prompts: conformancePrompts,
     completions: conformanceCompletions,
+    tasks: true,
   },
   inputModes: ['text/plain', 'application/json', 'application/octet-stream'],
   outputModes: ['text/plain', 'application/json', 'application/octet-stream'],

@@ -1,7 +1,7 @@
 /**
  * @module lib/mcp/endpoint — a whole MCP endpoint from a server's definition: its sessions, its
  * methods (lib/mcp/server.ts) and its Streamable HTTP transport (lib/mcp/http.ts), bounded by
- * MCP_LIMITS. A node that serves MCP at `/mcp` (lib/node/) is made of one; the hub builds its own
+ * MCP_LIMITS (its task table too, when its tools may run as tasks). A node that serves MCP at `/mcp` (lib/node/) is made of one; the hub builds its own
  * (hub/mcp/surface.ts) because its sessions also hold mesh presences.
  */
 
@@ -12,9 +12,13 @@ import { MCP_LIMITS, type McpLimits } from './limits.ts';
 import { createMcpServer } from './server.ts';
 import type { McpServerOptions } from './server-types.ts';
 import { McpSessions } from './sessions.ts';
+import { createTaskTable } from './tasks.ts';
 
-/** What a node declares to serve MCP: its server's tools, resources, prompts, … */
-export type McpDefinition = Omit<McpServerOptions, 'limits'>;
+/**
+ * What a node declares to serve MCP: its server's tools, resources, prompts, …, and whether its
+ * tools may run as tasks (the tasks extension, with a task table bounded by the limits).
+ */
+export type McpDefinition = Omit<McpServerOptions, 'limits' | 'tasks'> & { tasks?: boolean };
 
 export interface McpEndpointOptions {
   definition: McpDefinition;
@@ -33,7 +37,9 @@ export interface McpEndpoint {
 export function createMcpEndpoint(o: McpEndpointOptions): McpEndpoint {
   const limits: McpLimits = { ...MCP_LIMITS, ...o.limits };
   const sessions = new McpSessions(limits);
-  const server = createMcpServer({ ...o.definition, limits });
+  const { tasks: withTasks, ...definition } = o.definition;
+  const tasks = withTasks ? createTaskTable(limits) : undefined;
+  const server = createMcpServer({ ...definition, limits, ...(tasks ? { tasks } : {}) });
   const http = createMcpHttp({
     server,
     sessions,
@@ -42,7 +48,13 @@ export function createMcpEndpoint(o: McpEndpointOptions): McpEndpoint {
     anonymousAllowed: o.anonymousAllowed,
     ...(o.streams ? { streams: o.streams } : {}),
   });
-  return { fetch: http.fetch, close: () => sessions.endAll() };
+  return {
+    fetch: http.fetch,
+    close: () => {
+      tasks?.close();
+      return sessions.endAll();
+    },
+  };
 }
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);

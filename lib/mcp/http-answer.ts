@@ -27,7 +27,13 @@ export interface AnswerDeps {
 
 export interface AnswerFor {
   owner: string;
-  ctx: { session?: McpSession; revision: string; caller: Principal; headers?: Headers };
+  ctx: {
+    session?: McpSession;
+    revision: string;
+    caller: Principal;
+    owner?: string;
+    headers?: Headers;
+  };
   clientCapabilities: Record<string, unknown>;
   logLevel: LogLevel | 'none' | undefined;
   /** The answer as the revision writes it (2026-07-28: `resultType`, server info, cache hints). */

@@ -42,10 +42,14 @@ const CACHEABLE = new Set([
 ]);
 
 /** The body value `Mcp-Name` mirrors, for the methods that have one. */
-const NAMED: Record<string, 'name' | 'uri'> = {
+const NAMED: Record<string, 'name' | 'uri' | 'taskId'> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // The tasks extension routes its methods by task id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 const refusal = (
@@ -156,7 +160,7 @@ export async function statelessPost(
   };
   return answerRequest(deps, m, {
     owner,
-    ctx: { revision: meta[META.protocolVersion] as string, caller, headers: req.headers },
+    ctx: { revision: meta[META.protocolVersion] as string, caller, owner, headers: req.headers },
     clientCapabilities: meta[META.clientCapabilities] as Record<string, unknown>,
     logLevel: LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'none',
     shape,

@@ -2,7 +2,7 @@
  * @module lib/mcp/limits — the bounds of an MCP server: sessions per process, how long an idle one
  * lives, the size of a request body and of one tool call's arguments, the messages waiting on
  * a session's stream, the server's own requests waiting on the client, and a session's resource
- * subscriptions. docs/limits.md lists each with what a client meets past it.
+ * subscriptions, and the tasks kept (how many, how long, how large a result). docs/limits.md lists each with what a client meets past it.
  */
 
 const KiB = 1024;
@@ -32,6 +32,16 @@ export const MCP_LIMITS = Object.freeze({
   subscriptions: 64,
   /** Open `subscriptions/listen` streams per process (2026-07-28); one more is 503 MCP_LISTENERS_FULL. */
   listeners: 256,
+  /** Tasks (MCP tasks extension) kept per process, finished or not; past it the oldest finished goes, else MCP_TASKS_FULL. */
+  tasks: 1024,
+  /** Tasks one principal keeps; past it its oldest finished one goes, else MCP_TOO_MANY_TASKS. */
+  tasksPerPrincipal: 32,
+  /** How long a task is kept from its creation (its `ttlMs`); then it is deleted, its work aborted. */
+  taskTtlMs: 60 * 60_000,
+  /** The polling interval a task suggests (`pollIntervalMs`). */
+  taskPollMs: 1_000,
+  /** Bytes of one task's result kept (as JSON); a larger one makes the task `failed`. */
+  taskResultBytes: 1024 * KiB,
 });
 
 export type McpLimits = { readonly [K in keyof typeof MCP_LIMITS]: number };

@@ -11,6 +11,8 @@ import { paramHeaderMismatch } from './param-headers.ts';
 import { RPC } from './protocol.ts';
 import type { McpCallContext, McpServerOptions, ToolRefusal } from './server-types.ts';
 import type { McpSession } from './sessions.ts';
+import { offerAnswer, taskMethod } from './task-methods.ts';
+import { isTaskOffer } from './tasks.ts';
 import { completeParams, levelParam, promptParams, toolParams, uriParam } from './server-params.ts';
 
 const bad = (id: RpcId, message: string, reason = 'MCP_BAD_PARAMS') =>
@@ -78,6 +80,7 @@ export function methodRunner(opts: McpServerOptions) {
     if (mismatch) return mismatch;
     const result = await opts.tools.call(call.name, call.args, ctx);
     if (!result) return bad(id, `Unknown tool: ${call.name.slice(0, 64)}`, 'MCP_UNKNOWN_TOOL');
+    if (isTaskOffer(result)) return offerAnswer(opts.tasks, id, result, ctx);
     return 'refuse' in result ? refused(id, result) : answer(id, result);
   }
 
@@ -156,7 +159,7 @@ export function methodRunner(opts: McpServerOptions) {
       case 'completion/complete':
         return opts.completions && complete(id, p, ctx);
       default:
-        return undefined;
+        return taskMethod(opts.tasks, id, method, p, ctx);
     }
   }
 

@@ -19,6 +19,7 @@ import type {
   ToolResult,
 } from './protocol.ts';
 import type { McpSession } from './sessions.ts';
+import type { TaskOffer, TaskTable } from './tasks.ts';
 
 export interface McpCallContext {
   /** The 2025-11-25 session the request runs in; none over a stateless revision. */
@@ -28,6 +29,8 @@ export interface McpCallContext {
   /** The HTTP request's headers, over the stateless revision (its `Mcp-Param-*` are checked). */
   headers?: Headers;
   caller: Principal;
+  /** Whom the tasks this request makes belong to (default the caller's owner key). */
+  owner?: string;
   /** What the method may say to the client while it answers (progress, logs, its own requests). */
   exchange: McpExchange;
 }
@@ -52,7 +55,7 @@ export interface McpToolbox {
     name: string,
     args: Record<string, unknown>,
     ctx: McpCallContext,
-  ): Promise<ToolResult | InputRequiredResult | ToolRefusal | undefined>;
+  ): Promise<ToolResult | InputRequiredResult | ToolRefusal | TaskOffer | undefined>;
 }
 
 export interface McpShelf {
@@ -92,6 +95,8 @@ export interface McpServerOptions {
   resources: McpShelf;
   prompts?: McpPromptBook;
   completions?: McpCompleter;
+  /** The task table of the tasks extension; without one no tool runs as a task. */
+  tasks?: TaskTable;
   limits: Pick<McpLimits, 'argumentBytes' | 'subscriptions'>;
   /** An unexpected error in a tool or resource (logged by the caller; the client gets a generic one). */
   onError?: (method: string, error: unknown) => void;

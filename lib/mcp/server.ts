@@ -17,6 +17,7 @@ import {
 } from './protocol.ts';
 import { methodRunner } from './server-methods.ts';
 import type { McpCallContext, McpServerOptions } from './server-types.ts';
+import { TASKS_EXTENSION } from './tasks.ts';
 
 /** The revision to speak: the client's when served, else the newest (lifecycle §Version Negotiation). */
 export function negotiateVersion(requested: unknown): string {
@@ -73,7 +74,11 @@ export function createMcpServer(opts: McpServerOptions) {
       if (method === 'server/discover' && !ctx.session)
         return answer(id, {
           supportedVersions: [...MCP_STATELESS_VERSIONS, ...MCP_PROTOCOL_VERSIONS],
-          capabilities: this.capabilities(),
+          capabilities: {
+            ...this.capabilities(),
+            // The tasks extension exists only in the stateless revision.
+            ...(opts.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
+          },
           ...(opts.instructions ? { instructions: opts.instructions } : {}),
         });
       if (method === 'initialize' && ctx.session)

@@ -44,7 +44,7 @@ const headerSafe = (v: string) =>
 export function statelessHeaders(line: string): Record<string, string> | undefined {
   let v: {
     method?: unknown;
-    params?: { _meta?: Record<string, unknown>; name?: unknown; uri?: unknown };
+    params?: { _meta?: Record<string, unknown>; name?: unknown; uri?: unknown; taskId?: unknown };
   };
   try {
     v = JSON.parse(line);
@@ -53,8 +53,19 @@ export function statelessHeaders(line: string): Record<string, string> | undefin
   }
   const version = v?.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
   if (typeof version !== 'string' || typeof v.method !== 'string') return undefined;
-  const named = v.method === 'resources/read' ? v.params?.uri : v.params?.name;
-  const hasName = ['tools/call', 'prompts/get', 'resources/read'].includes(v.method);
+  const named = v.method.startsWith('tasks/')
+    ? v.params?.taskId
+    : v.method === 'resources/read'
+      ? v.params?.uri
+      : v.params?.name;
+  const hasName = [
+    'tools/call',
+    'prompts/get',
+    'resources/read',
+    'tasks/get',
+    'tasks/update',
+    'tasks/cancel',
+  ].includes(v.method);
   return {
     'mcp-protocol-version': headerSafe(version),
     'mcp-method': headerSafe(v.method),

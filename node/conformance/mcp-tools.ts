@@ -3,12 +3,14 @@
  * (@modelcontextprotocol/conformance) calls on a server: each kind of content, logging and progress
  * during a call, an error result, and the server asking its client (sampling, elicitation with
  * defaults and with every enum form), plus a tool whose schema keeps JSON Schema 2020-12's
- * keywords. Served through lib/mcp like any toolbox.
+ * keywords, and the tasks extension's tools (node/conformance/mcp-tasks.ts). Served through
+ * lib/mcp like any toolbox.
  */
 
 import { errorResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
 import type { McpCallContext, McpToolbox } from '../../lib/mcp/server-types.ts';
 import { ROUND_TOOLS } from './mcp-rounds.ts';
+import { TASK_TOOLS } from './mcp-tasks.ts';
 import { ELICIT_DEFAULTS, ELICIT_ENUMS, PNG_BASE64, WAV_BASE64 } from './mcp-schemas.ts';
 
 const text = (t: string): ToolResult => ({ content: [{ type: 'text', text: t }] });
@@ -274,6 +276,7 @@ const ALL: [
 ][] = [
   ...TOOLS,
   ...ROUND_TOOLS.map(([tool, run]): (typeof ALL)[number] => [tool, (_args, ctx) => run(ctx)]),
+  ...TASK_TOOLS,
 ];
 
 export const conformanceTools: McpToolbox = {
