@@ -1,12 +1,13 @@
 /**
  * @module lib/a2a/store/log-store — the embedded task store as an append-only log: every record
  * changed in one event-loop turn is appended to the current segment with one `write`
- * (lib/a2a/store/log/segments.ts), each framed with its length and checksum, and the caller is
+ * (lib/a2a/store/log/segments.ts), one line of JSON each, and the caller is
  * answered after that write; a small SQLite index (lib/a2a/store/log/log-index.ts) says where each
  * task's newest record lies and commits in groups off the answer's path, replayed from the
  * segments after a crash. Reads are positioned reads through the bounded record cache; retention
  * writes deletion records; compaction copies live records forward and drops old segments; a
- * folder in the file-per-task layout is imported at the first start.
+ * folder in the file-per-task layout is imported at the first start, and a log in the earlier
+ * binary framing converted to JSON Lines (lib/a2a/store/log/convert.ts).
  */
 
 import { mkdirSync } from 'node:fs';
@@ -17,6 +18,7 @@ import type { A2AError } from '../errors.ts';
 import { a2aError } from '../errors.ts';
 import { RecordCache } from './record-cache.ts';
 import { Compactor } from './log/compact.ts';
+import { convertBinaryLog } from './log/convert.ts';
 import { TurnBatch } from './log/turn-batch.ts';
 import { bodyJson, encodeFrames, KIND_DELETE, KIND_RECORD, type Outgoing } from './log/frame.ts';
 import { LogIndex } from './log/log-index.ts';
@@ -94,6 +96,7 @@ export class LogTaskStore implements TaskStore {
     private readonly now: () => number,
   ) {
     this.cache = new RecordCache(cacheSize, cacheBytes, (id) => this.dirty.has(id));
+    convertBinaryLog(dir, log);
     this.segments = new Segments(dir, segmentBytes, sync);
     this.index = new LogIndex(join(dir, 'log.sqlite'));
     openLog(this.segments, this.index, log);
