@@ -5,8 +5,9 @@
  * joined on the first mesh call with the session's own bearer token, left when the session ends.
  * A message sent to that presence reaches the MCP client as a `notifications/message` on its
  * stream; when that stream ends (the harness went away) the presence leaves too, and the next mesh
- * call joins again. Anonymous callers have no name to be present under: they get `a2a_peers` and
- * `a2a_history` as nobody (what the hub shows anonymous callers; nothing on a hub that requires a
+ * call joins again. A caller with no session (MCP 2026-07-28) speaks through the presence its
+ * `subscriptions/listen` stream holds (hub/mcp/mesh-listen.ts). Anonymous callers have no name to
+ * be present under: they get `a2a_peers` and `a2a_history` as nobody (what the hub shows anonymous callers; nothing on a hub that requires a
  * principal) and no `a2a_message`; nor has an issuer's user whose token carries a2a.read alone.
  */
 
@@ -30,6 +31,10 @@ export interface McpMeshDeps {
   project: string;
   sessions: McpSessions;
   log: Log;
+  /** The presences of callers with no session, held by their listen streams. */
+  stateless: {
+    call(name: string, args: Record<string, unknown>, caller: Principal): Promise<ToolResult>;
+  };
 }
 
 const READ_ONLY = new Set(['a2a_peers', 'a2a_history']);
@@ -142,11 +147,8 @@ export function createMcpMesh(deps: McpMeshDeps) {
         return r.ok ? okResult(r.result) : errorResult(r.error.code, r.error.message);
       }
       if (!READ_ONLY.has(name) && !maySend(caller)) return NO_SEND_SCOPE(name);
-      if (!session)
-        return errorResult(
-          'MCP_NO_MESH',
-          'a mesh presence lives in a 2025-11-25 session: initialize one to speak in the mesh',
-        );
+      // No session (2026-07-28): the presence a subscriptions/listen stream holds (hub/mcp/mesh-listen.ts).
+      if (!session) return deps.stateless.call(name, args, caller);
       let p = presences.get(session);
       if (!p) presences.set(session, (p = join(session, caller)));
       const presence = await p;

@@ -24,6 +24,7 @@ import { createDiscovery } from '../fleet/discovery.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
 import type { AskAnswer } from '../workbench/ask.ts';
 import { createFleetTools } from './fleet-tools.ts';
+import { createMeshListens } from './mesh-listen.ts';
 import { createMcpMesh } from './mesh-presence.ts';
 import { createResources } from './resources.ts';
 import { createWorkTools } from './work-tools.ts';
@@ -72,12 +73,9 @@ export function createHubMcp(deps: HubMcpDeps) {
     nodeNames: () => deps.fleet.nodes.map((n) => n.name),
     catalog: deps.fleetCatalog,
   });
-  const mesh = createMcpMesh({
-    hubUrl: deps.selfUrl,
-    project: deps.meshProject,
-    sessions,
-    log: deps.log,
-  });
+  const inMesh = { hubUrl: deps.selfUrl, project: deps.meshProject, log: deps.log };
+  const listens = createMeshListens(inMesh);
+  const mesh = createMcpMesh({ ...inMesh, sessions, stateless: listens });
   const work = createWorkTools({
     ask: deps.ask,
     engine: deps.engine,
@@ -111,7 +109,13 @@ export function createHubMcp(deps: HubMcpDeps) {
         (await mesh.call(name, args, session, caller)) ??
         (await fleetTools.call(name, args, caller)),
     },
-    resources: { list: () => resources.list(), read: (uri) => resources.read(uri) },
+    resources: {
+      list: async ({ caller, session }) => [
+        ...(await resources.list()),
+        ...listens.list(caller, session !== undefined),
+      ],
+      read: async (uri, { caller }) => listens.read(uri, caller) ?? resources.read(uri),
+    },
     onError: (method, e) =>
       deps.log('error', 'mcp request failed', { method, error: (e as Error)?.name ?? 'unknown' }),
   });
@@ -122,6 +126,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     allowedOrigin: (o) => deps.origins().includes(o),
     anonymousAllowed: deps.anonymous !== 'none',
     streams: deps.streams,
+    onListen: listens.onListen,
     onSession: (s, _caller, req) => {
       const token = bearerOf(req);
       mesh.attach(s, typeof token === 'string' ? token : undefined);
@@ -145,6 +150,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     },
     close: () => {
       stopFollowing?.();
+      listens.close();
       return sessions.endAll();
     },
   };

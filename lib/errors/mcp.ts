@@ -40,6 +40,10 @@ export const MCP_ERRORS = {
   MCP_CLIENT_TIMEOUT: { http: 504, message: 'the client did not answer a request of the server' },
   MCP_CLIENT_BUSY: { http: 429, message: 'too many requests of the server wait on this client' },
   MCP_LISTENERS_FULL: { http: 503, message: 'too many subscription streams are open' },
+  MCP_TOO_MANY_LISTENERS: {
+    http: 429,
+    message: 'this principal holds as many subscription streams as it may',
+  },
   MCP_HEADER_MISMATCH: {
     http: 400,
     message: 'an MCP header is missing or disagrees with the body (-32020)',
@@ -56,7 +60,7 @@ export const MCP_ERRORS = {
     http: 400,
     message: 'the request needs a client capability the client did not declare (-32021)',
   },
-  MCP_NO_MESH: { http: 503, message: 'the mesh presence of this session is not connected' },
+  MCP_NO_MESH: { http: 503, message: 'the mesh presence of this caller is not connected' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type McpErrorCode = keyof typeof MCP_ERRORS;

@@ -16,7 +16,7 @@ import { answerRequest } from './http-answer.ts';
 import { failure, parseMessage, rpcError, type McpMessage } from './jsonrpc.ts';
 import type { McpLimits } from './limits.ts';
 import { MCP_PROTOCOL_VERSIONS, MCP_STATELESS_VERSIONS, RPC } from './protocol.ts';
-import { isStatelessForm, statelessPost } from './http-stateless.ts';
+import { isStatelessForm, statelessPost, type ListenHook } from './http-stateless.ts';
 import { negotiateVersion, type McpServer } from './server.ts';
 import type { McpSession, McpSessions } from './sessions.ts';
 import { accepts, bad, JSON_HEADERS, refuse, SESSION_HEADER, sessionOf } from './http-refusals.ts';
@@ -25,11 +25,16 @@ import { accepts, bad, JSON_HEADERS, refuse, SESSION_HEADER, sessionOf } from '.
 export interface McpPostDeps {
   server: McpServer;
   sessions: McpSessions;
-  limits: Pick<McpLimits, 'bodyBytes' | 'streamMessages' | 'pendingRequests' | 'clientAnswerMs'>;
+  limits: Pick<
+    McpLimits,
+    'bodyBytes' | 'streamMessages' | 'pendingRequests' | 'clientAnswerMs' | 'subscriptions'
+  >;
   /** The open SSE streams of the process, so a shutdown ends them. */
   streams?: SseStreams;
   /** Runs once a session is made (the hub ties its mesh presence to it). */
   onSession?: (s: McpSession, caller: Principal, req: Request) => void;
+  /** What the server feeds a 2026-07-28 `subscriptions/listen` stream itself (the hub: mesh inboxes). */
+  onListen?: ListenHook;
 }
 
 export async function post(

@@ -10,6 +10,7 @@
  */
 
 import type { Principal } from '../auth/principal.ts';
+import { statusOf as httpStatusOf } from '../errors/registry.ts';
 import { isPlainObject } from '../json/guards.ts';
 import { sseResponse } from '../sse/sse.ts';
 import { answerRequest, type AnswerDeps } from './http-answer.ts';
@@ -23,10 +24,28 @@ import {
   RPC,
   type LogLevel,
 } from './protocol.ts';
-import type { McpSessions } from './sessions.ts';
+import { listenUris, type McpSessions } from './sessions.ts';
+
+/**
+ * What a server adds to a `subscriptions/listen` stream for resource URIs it feeds itself (the
+ * hub: a mesh presence's inbox): undefined when none of `uris` is its own; a refusal (the
+ * stream is not opened); or `attach`, called once the stream is acknowledged with a way to tell
+ * it, returning what to run when it ends.
+ */
+export type ListenHook = (l: {
+  uris: ReadonlySet<string>;
+  caller: Principal;
+  req: Request;
+}) => Promise<
+  | undefined
+  | { refuse: { rpc: number; code: string; message: string } }
+  | { attach(tell: (method: string, params: Record<string, unknown>) => void): () => void }
+>;
 
 export interface StatelessDeps extends AnswerDeps {
   sessions: McpSessions;
+  limits: AnswerDeps['limits'] & { subscriptions: number };
+  onListen?: ListenHook;
 }
 
 type Request_ = Extract<McpMessage, { kind: 'request' }>;
@@ -146,7 +165,7 @@ export async function statelessPost(
   if (refused) return refused;
   if (m.kind !== 'request') return new Response(null, { status: 202 });
   const meta = m.params._meta as Record<string, unknown>;
-  if (m.method === 'subscriptions/listen') return listen(deps, m, owner);
+  if (m.method === 'subscriptions/listen') return listen(deps, m, req, caller, owner);
   const level = meta[META.logLevel];
   const shape = (a: RpcAnswer): RpcAnswer => {
     if (!('result' in a) || !isPlainObject(a.result)) return a;
@@ -168,21 +187,43 @@ export async function statelessPost(
   });
 }
 
-/** `subscriptions/listen`: the acknowledgment first, then each change the client opted in to. */
-function listen(deps: StatelessDeps, m: Request_, owner: string): Response {
+const listenRefused = (id: RpcId, rpc: number, code: string, message: string) =>
+  new Response(JSON.stringify(failure(id, rpcError(rpc, message, code))), {
+    status: httpStatusOf(code),
+    headers: httpStatusOf(code) === 503 ? { ...JSON_HEADERS, 'retry-after': '60' } : JSON_HEADERS,
+  });
+
+/**
+ * `subscriptions/listen`: the acknowledgment first, then each change the client opted in to and
+ * what the server feeds itself for its own resource URIs (`onListen`).
+ */
+async function listen(
+  deps: StatelessDeps,
+  m: Request_,
+  req: Request,
+  caller: Principal,
+  owner: string,
+): Promise<Response> {
   const asked = isPlainObject(m.params.notifications) ? m.params.notifications : {};
-  const opened = deps.sessions.listen(m.id, asked);
+  const full = deps.sessions.listenRefusal(owner);
+  if (full) return listenRefused(m.id, RPC.INTERNAL_ERROR, full.code, full.message);
+  const own = await deps.onListen?.({
+    uris: listenUris(asked, deps.limits.subscriptions),
+    caller,
+    req,
+  });
+  if (own && 'refuse' in own)
+    return listenRefused(m.id, own.refuse.rpc, own.refuse.code, own.refuse.message);
+  let detach: (() => void) | undefined;
+  const opened = deps.sessions.listen(m.id, asked, owner, () => detach?.());
   if (!opened.ok)
-    return new Response(
-      JSON.stringify(
-        failure(m.id, rpcError(RPC.INTERNAL_ERROR, opened.error.message, opened.error.code)),
-      ),
-      { status: 503, headers: { ...JSON_HEADERS, 'retry-after': '60' } },
-    );
+    return listenRefused(m.id, RPC.INTERNAL_ERROR, opened.error.code, opened.error.message);
+  if (own) detach = own.attach(opened.result.tell);
+  const queue = opened.result.queue;
   return sseResponse(
-    opened.result,
+    queue,
     (x) => x,
-    () => opened.result.close(),
+    () => queue.close(),
     { ...(deps.streams ? { streams: deps.streams } : {}), owner },
   );
 }

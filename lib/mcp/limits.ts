@@ -42,6 +42,8 @@ export const MCP_LIMITS = Object.freeze({
   taskPollMs: 1_000,
   /** Bytes of one task's result kept (as JSON); a larger one makes the task `failed`. */
   taskResultBytes: 1024 * KiB,
+  /** Open `subscriptions/listen` streams of one principal (anonymous callers: per address); one more is 429 MCP_TOO_MANY_LISTENERS. */
+  listenersPerPrincipal: 8,
 });
 
 export type McpLimits = { readonly [K in keyof typeof MCP_LIMITS]: number };

@@ -45,12 +45,31 @@ export type OpenOutcome = Result<McpSession, Failure<'MCP_SESSIONS_FULL'>>;
 const newSessionId = () =>
   `mcp_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
 
-/** A `subscriptions/listen` stream (2026-07-28): what it opted in to, and where it goes. */
+/** A `subscriptions/listen` stream (2026-07-28): whose, what it opted in to, and where it goes. */
 interface Listener {
   id: string | number;
+  owner: string;
   lists: Set<string>;
   uris: Set<string>;
   queue: EventQueue<unknown>;
+}
+
+/** An open `subscriptions/listen` stream as its opener holds it. */
+export interface OpenListen {
+  queue: EventQueue<unknown>;
+  /** Sends a notification on this stream only, tagged with its subscription id. */
+  tell(method: string, params: Record<string, unknown>): void;
+}
+
+type ListenRefusal = Failure<'MCP_LISTENERS_FULL' | 'MCP_TOO_MANY_LISTENERS'>;
+
+/** The resource URIs a `subscriptions/listen` filter asks for: strings of 1–512 characters, at most `limit`. */
+export function listenUris(asked: Record<string, unknown>, limit: number): Set<string> {
+  return new Set(
+    (Array.isArray(asked.resourceSubscriptions) ? asked.resourceSubscriptions : [])
+      .filter((u): u is string => typeof u === 'string' && u.length > 0 && u.length <= 512)
+      .slice(0, limit),
+  );
 }
 
 /** The list-changed notification each opt-in of `subscriptions/listen` stands for. */
@@ -73,6 +92,7 @@ export class McpSessions {
       | 'streamMessages'
       | 'subscriptions'
       | 'listeners'
+      | 'listenersPerPrincipal'
     >,
     private readonly now: () => number = Date.now,
   ) {}
@@ -145,40 +165,63 @@ export class McpSessions {
     return true;
   }
 
+  /** Why `owner` may not open one more `subscriptions/listen` stream now; undefined: it may. */
+  listenRefusal(owner: string): ListenRefusal | undefined {
+    if (this.listeners.size >= this.limits.listeners)
+      return {
+        code: 'MCP_LISTENERS_FULL',
+        message: 'too many subscription streams are open; try again later',
+      };
+    let own = 0;
+    for (const l of this.listeners) if (l.owner === owner) own++;
+    if (own >= this.limits.listenersPerPrincipal)
+      return {
+        code: 'MCP_TOO_MANY_LISTENERS',
+        message: `a principal holds at most ${this.limits.listenersPerPrincipal} subscription streams; close one first`,
+      };
+    return undefined;
+  }
+
   /**
-   * Opens a `subscriptions/listen` stream: the acknowledgment of what it will hear first, then
-   * each notification it opted in to, tagged with its id. MCP_LISTENERS_FULL past the bound.
+   * Opens a `subscriptions/listen` stream of `owner`: the acknowledgment of what it will hear
+   * first, then each notification it opted in to, tagged with its id. `honored` adds opt-ins the
+   * server serves itself (its own resource URIs); `onEnd` runs once when the stream ends.
+   * MCP_LISTENERS_FULL past the process's bound, MCP_TOO_MANY_LISTENERS past the principal's.
    */
   listen(
     id: string | number,
     asked: Record<string, unknown>,
-  ): Result<EventQueue<unknown>, Failure<'MCP_LISTENERS_FULL'>> {
-    if (this.listeners.size >= this.limits.listeners)
-      return fail('MCP_LISTENERS_FULL', 'too many subscription streams are open; try again later');
+    owner: string,
+    onEnd?: () => void,
+  ): Result<OpenListen, ListenRefusal> {
+    const refused = this.listenRefusal(owner);
+    if (refused) return { ok: false, error: refused };
     const lists = new Set(Object.keys(LIST_OPT_INS).filter((k) => asked[k] === true));
-    const uris = new Set(
-      (Array.isArray(asked.resourceSubscriptions) ? asked.resourceSubscriptions : [])
-        .filter((u): u is string => typeof u === 'string' && u.length > 0 && u.length <= 512)
-        .slice(0, this.limits.subscriptions),
-    );
+    const uris = listenUris(asked, this.limits.subscriptions);
     const listener: Listener = {
       id,
+      owner,
       lists,
       uris,
-      queue: new EventQueue<unknown>(() => this.listeners.delete(listener), {
-        maxItems: this.limits.streamMessages,
-      }),
+      queue: new EventQueue<unknown>(
+        () => {
+          this.listeners.delete(listener);
+          onEnd?.();
+        },
+        { maxItems: this.limits.streamMessages },
+      ),
     };
     this.listeners.add(listener);
     const notifications: Record<string, unknown> = {};
     for (const k of lists) notifications[k] = true;
     if (asked.resourceSubscriptions !== undefined) notifications.resourceSubscriptions = [...uris];
     this.tell(listener, 'notifications/subscriptions/acknowledged', { notifications });
-    return ok(listener.queue);
+    return ok({ queue: listener.queue, tell: (m, p) => this.tell(listener, m, p) });
   }
 
   private tell(l: Listener, method: string, params: Record<string, unknown>): void {
-    const _meta = { 'io.modelcontextprotocol/subscriptionId': l.id };
+    const own = params._meta && typeof params._meta === 'object' ? params._meta : {};
+    const _meta = { ...own, 'io.modelcontextprotocol/subscriptionId': l.id };
     l.queue.push({ jsonrpc: '2.0', method, params: { ...params, _meta } });
   }
 
