@@ -144,27 +144,33 @@ export function table(rows: Row[], runs: Runs, base = 'sdk'): string {
 /** The targets of the side-by-side run and whether each is met. */
 export function verdicts(
   runs: Runs,
-  o: { idleRss: number; fleetShare: number | undefined; nodeKey: string },
+  o: { idleRss: number | undefined; fleetShare: number | undefined; nodeKey: string },
 ): string {
   const lines: string[] = [];
   const add = (target: string, measured: string, met: boolean | undefined) =>
     lines.push(
       `| ${target} | ${measured} | ${met === undefined ? 'not measured' : met ? 'met' : 'missed'} |`,
     );
-  const ratio = (a: string, b: string) => rpsOf(runs, a) / rpsOf(runs, b);
   const has = (k: string) => runs.has(k) && runs.get(k)!.length > 0;
+  const ratio = (a: string, b: string) =>
+    has(a) && has(b) ? rpsOf(runs, a) / rpsOf(runs, b) : undefined;
+  const times = (r: number | undefined, digits = 2) =>
+    r === undefined ? '—' : `${r.toFixed(digits)}×`;
+  const atLeast = (r: number | undefined, goal: number) =>
+    r === undefined ? undefined : r >= goal;
   const nodeRps = ratio(o.nodeKey, 'sdk');
-  add('default node ≥ 3× the in-memory SDK, req/s', `${nodeRps.toFixed(2)}×`, nodeRps >= 3);
-  const cap = cpuOf(runs, 'sdk') / cpuOf(runs, o.nodeKey);
-  add('default node ≥ 4× the in-memory SDK, capacity', `${cap.toFixed(2)}×`, cap >= 4);
+  add('default node ≥ 3× the in-memory SDK, req/s', times(nodeRps), atLeast(nodeRps, 3));
+  const cap =
+    has('sdk') && has(o.nodeKey) ? cpuOf(runs, 'sdk') / cpuOf(runs, o.nodeKey) : undefined;
+  add('default node ≥ 4× the in-memory SDK, capacity', times(cap), atLeast(cap, 4));
   const pgRatio = ratio('node-pg', 'sdk-pg');
   add(
     'node on PostgreSQL ≥ 10× the SDK on its database, req/s',
-    `${pgRatio.toFixed(1)}×`,
-    pgRatio >= 10,
+    times(pgRatio, 1),
+    atLeast(pgRatio, 10),
   );
   if (has('full')) {
-    const r = ratio('full', 'fresh');
+    const r = rpsOf(runs, 'full') / rpsOf(runs, 'fresh');
     const c = cpuOf(runs, 'fresh') / cpuOf(runs, 'full');
     add(
       'after 200,000 more stored tasks within 10 % of fresh',
@@ -173,12 +179,16 @@ export function verdicts(
     );
   } else add('after 200,000 more stored tasks within 10 % of fresh', '—', undefined);
   const sector = ratio('sector', 'sdk');
-  add('`sector.movement` ≥ 3× the SDK echo, req/s', `${sector.toFixed(2)}×`, sector >= 3);
+  add('`sector.movement` ≥ 3× the SDK echo, req/s', times(sector), atLeast(sector, 3));
   add(
     '`fleet.invoke` pairwise traced ≥ 75 % of direct',
     o.fleetShare === undefined ? '—' : `${o.fleetShare} %`,
     o.fleetShare === undefined ? undefined : o.fleetShare >= 75,
   );
-  add('idle node RSS < 60 MB', `${o.idleRss} MB`, o.idleRss < 60);
+  add(
+    'idle node RSS < 60 MB',
+    o.idleRss === undefined ? '—' : `${o.idleRss} MB`,
+    o.idleRss === undefined ? undefined : o.idleRss < 60,
+  );
   return ['| target | measured | verdict |', '|---|---|---|', ...lines].join('\n');
 }

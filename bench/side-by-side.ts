@@ -11,7 +11,11 @@
  * "Side by side with the official SDK" section in docs/benchmarks.md.
  *
  * Usage: bun bench/side-by-side.ts [--seconds 8] [--rounds 2] [--connections 32]
- *          [--stores default] [--sdk-runtime node|bun] [--more 200000] [--skip fleet,scale] [--write]
+ *          [--stores default] [--sdk-runtime node|bun] [--more 200000] [--skip fleet,scale,rss]
+ *          [--rows sdk,sector] [--write]
+ * `--rows` runs only the named rows (sdk, sdk-pg, node, node-pg, sector; PostgreSQL starts only
+ * when a row needs it): `--rows sdk,sector --skip scale,fleet,rss` prints the `sector.movement`
+ * target's ratio alone.
  * `--stores default` runs the node on its embedded store (the task log); other values are kept for
  * comparing a TASK_STORE of another tree.
  */
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     'sdk-runtime': { type: 'string', default: 'node' },
     more: { type: 'string', default: '200000' },
     skip: { type: 'string', default: '' },
+    rows: { type: 'string' },
     write: { type: 'boolean', default: false },
   },
 });
@@ -57,24 +62,30 @@ const textBody = writeSendBody(tmp, 'send.json');
 const sectorBody = writeSendBody(tmp, 'send-sector.json', SECTOR_PARTS);
 
 // One PostgreSQL cluster, durable (fsync and synchronous commit on), a database for each side;
-// the SDK's table is made by its own migration tool.
-const pg = await startPostgres({ durable: true });
-const sdkDb = await pg.createDatabase('sdk');
-const nodeDb = await pg.createDatabase('node');
-const migrate = Bun.spawnSync(['node', 'node_modules/.bin/a2a-db', 'upgrade', '--url', sdkDb], {
-  cwd: root,
-});
-if (migrate.exitCode !== 0) throw new Error(`a2a-db upgrade: ${migrate.stderr.toString()}`);
-const postmaster = Number(
-  readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0],
-);
+// the SDK's table is made by its own migration tool. Started only when a chosen row needs it.
+const chosen = values.rows?.split(',');
+const pg =
+  !chosen || chosen.some((k) => k.endsWith('-pg'))
+    ? await startPostgres({ durable: true })
+    : undefined;
+const sdkDb = pg ? await pg.createDatabase('sdk') : '';
+const nodeDb = pg ? await pg.createDatabase('node') : '';
+if (pg) {
+  const migrate = Bun.spawnSync(['node', 'node_modules/.bin/a2a-db', 'upgrade', '--url', sdkDb], {
+    cwd: root,
+  });
+  if (migrate.exitCode !== 0) throw new Error(`a2a-db upgrade: ${migrate.stderr.toString()}`);
+}
+const postmaster = pg
+  ? Number(readFileSync(join(pg.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0])
+  : 0;
 
 const storeEnv = (s: string): Record<string, string> => (s === 'default' ? {} : { TASK_STORE: s });
 const storeName = (s: string) => (s === 'default' ? 'default embedded store' : `TASK_STORE=${s}`);
 const node = ['bun', 'node/main.ts', '--name', 'scanner', '--port', '0'];
 const sdk = [sdkRuntime, 'bench/servers/sdk-server.mjs'];
 const stores = values.stores.split(',');
-const rows: Row[] = [
+const allRows: Row[] = [
   { key: 'sdk', name: `official SDK 1.3.0 (${sdkRuntime}), in memory`, cmd: sdk },
   {
     key: 'sdk-pg',
@@ -104,6 +115,8 @@ const rows: Row[] = [
     body: sectorBody,
   },
 ];
+
+const rows = chosen ? allRows.filter((r) => chosen.includes(r.key)) : allRows;
 
 /** One measured run of a row on a fresh server: warm-up, then `seconds` under load. */
 async function measure(row: Row, dataDir?: string) {
@@ -165,16 +178,19 @@ if (!skip.has('scale')) {
   }
 }
 const load1 = loadavg()[0]!;
-await pg.stop();
+await pg?.stop();
 
-// Resident memory of an idle scanner node, 1 s after it listens.
-const idle = await spawnServer(root, node, { DATA_DIR: mkdtempSync(join(tmp, 'idle-')) });
-await Bun.sleep(1000); // not synchronisation: start-up garbage settles before the reading
-const idleRss = Math.round(
-  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${idle.proc.pid}/status`, 'utf8'))![1]) / 1024,
-);
-idle.proc.kill();
-await idle.proc.exited;
+// Resident memory of an idle scanner node, 1 s after it listens (bench/idle-rss.ts has the detail).
+let idleRss: number | undefined;
+if (!skip.has('rss')) {
+  const idle = await spawnServer(root, node, { DATA_DIR: mkdtempSync(join(tmp, 'idle-')) });
+  await Bun.sleep(1000); // not synchronisation: start-up garbage settles before the reading
+  idleRss = Math.round(
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${idle.proc.pid}/status`, 'utf8'))![1]) / 1024,
+  );
+  idle.proc.kill();
+  await idle.proc.exited;
+}
 
 // fleet.invoke pairwise and traced against a direct call (bench/fleet.ts, its own rounds).
 let fleetShare: number | undefined;
@@ -201,7 +217,7 @@ const targets = verdicts(runs, {
   fleetShare,
   nodeKey: runs.has('node') ? 'node' : `node-${stores[0]}`,
 });
-const command = `bun bench/side-by-side.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'default' ? ` --stores ${values.stores}` : ''}${sdkRuntime !== 'node' ? ' --sdk-runtime bun' : ''}${more !== 200000 ? ` --more ${more}` : ''}${values.skip ? ` --skip ${values.skip}` : ''}${values.write ? ' --write' : ''}`;
+const command = `bun bench/side-by-side.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'default' ? ` --stores ${values.stores}` : ''}${sdkRuntime !== 'node' ? ' --sdk-runtime bun' : ''}${more !== 200000 ? ` --more ${more}` : ''}${values.rows ? ` --rows ${values.rows}` : ''}${values.skip ? ` --skip ${values.skip}` : ''}${values.write ? ' --write' : ''}`;
 console.log(`\n${mainTable}\n\n${scaleTable}\n\n${targets}`);
 reportSection(
   'Side by side with the official SDK',
@@ -211,7 +227,7 @@ Blocking \`SendMessage\` (A2A 1.0) from a separate load process (\`bench/load.ts
 
 ${mainTable}
 ${scaleTable ? `\nA node after ${more.toLocaleString('en')} more stored tasks (written through the store before the node starts) against a fresh one, both allowed to keep them all (\`TASK_MAX_STORED\`), alternating:\n\n${scaleTable}\n` : ''}
-Idle scanner node (\`bun node/main.ts --name scanner\`), resident memory 1 s after it listens: **${idleRss} MB**.${fleetShare !== undefined ? ` \`fleet.invoke\` pairwise and traced: **${fleetShare} %** of a direct call's throughput (\`bun bench/fleet.ts --paths pairwise --no-aggregate\`, 3 rounds; its own section below has the detail).` : ''}
+${idleRss !== undefined ? `Idle scanner node (\`bun node/main.ts --name scanner\`), resident memory 1 s after it listens: **${idleRss} MB**.` : ''}${fleetShare !== undefined ? ` \`fleet.invoke\` pairwise and traced: **${fleetShare} %** of a direct call's throughput (\`bun bench/fleet.ts --paths pairwise --no-aggregate\`, 3 rounds; its own section below has the detail).` : ''}
 
 ${targets}`,
 );

@@ -179,6 +179,24 @@ describe('nonce cache', () => {
     cache.admit('later', NOW + 5_000, NOW + 5_000);
     expect(cache.size).toBe(1);
   });
+
+  test('a cache that grows while its oldest entries leave keeps every live nonce, in order', () => {
+    // Expiry moves the front while arrivals outgrow the buffer several times (it starts small).
+    const cache = createNonceCache(1_000, 5_000);
+    for (let i = 0; i < 4_800; i++) {
+      const t = NOW + Math.floor(i / 2);
+      expect(cache.admit(`n${i}`, t, t)).toBe('fresh');
+    }
+    // Live: timestamps within 1,000 ms of the last (NOW + 2,399), that is i >= 2,798.
+    expect(cache.size).toBe(4_800 - 2_798);
+    expect(cache.admit('n4799', NOW + 2_399, NOW + 2_399)).toBe('replay');
+    expect(cache.admit('n2798', NOW + 1_399, NOW + 2_399)).toBe('replay');
+    expect(cache.admit('n2797', NOW + 1_398, NOW + 2_399)).toBe('fresh');
+    // Past capacity the oldest goes first and the horizon follows it.
+    for (let i = 0; i < 6_000; i++) cache.admit(`m${i}`, NOW + 2_400, NOW + 2_400);
+    expect(cache.size).toBe(5_000);
+    expect(cache.admit('n4799', NOW + 2_399, NOW + 2_400)).toBe('horizon');
+  });
 });
 
 describe('signers keep keys to themselves', () => {

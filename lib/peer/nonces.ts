@@ -22,13 +22,18 @@ export interface NonceCache {
  * the horizon is refused, so eviction never re-opens a replay (it only narrows the window under a
  * flood, which only key holders can produce because nonces are recorded after the signature).
  */
+/** Slots the buffer starts with. */
+const FIRST_SLOTS = 1024;
+
 export function createNonceCache(windowMs: number, capacity: number): NonceCache {
   if (!(capacity >= 1)) throw new Error('nonce cache: capacity must be at least 1');
   // Arrival order lives in a ring buffer, not in Map iteration order: iterating a Map from the
-  // front after many deletions walks over every deleted slot, which made eviction O(n).
+  // front after many deletions walks over every deleted slot, which made eviction O(n). The
+  // buffer starts small and doubles as entries arrive, up to `capacity`: sized up front, an idle
+  // process held megabytes for nonces it had not seen.
   const seenKeys = new Set<string>();
-  const ring: string[] = new Array(capacity);
-  const stamps = new Float64Array(capacity);
+  let ring: string[] = new Array(Math.min(capacity, FIRST_SLOTS));
+  let stamps = new Float64Array(ring.length);
   let head = 0;
   let count = 0;
   let horizon = -Infinity;
@@ -36,8 +41,22 @@ export function createNonceCache(windowMs: number, capacity: number): NonceCache
   const dropOldest = () => {
     seenKeys.delete(ring[head]!);
     ring[head] = '';
-    head = (head + 1) % capacity;
+    head = (head + 1) % ring.length;
     count--;
+  };
+  /** Doubles the buffer (at most to `capacity`), oldest entry first. */
+  const grow = () => {
+    const size = Math.min(capacity, ring.length * 2);
+    const keys: string[] = new Array(size);
+    const times = new Float64Array(size);
+    for (let i = 0; i < count; i++) {
+      const at = (head + i) % ring.length;
+      keys[i] = ring[at]!;
+      times[i] = stamps[at]!;
+    }
+    ring = keys;
+    stamps = times;
+    head = 0;
   };
 
   return {
@@ -50,8 +69,8 @@ export function createNonceCache(windowMs: number, capacity: number): NonceCache
       if (count === capacity) {
         if (stamps[head]! > horizon) horizon = stamps[head]!;
         dropOldest();
-      }
-      const tail = (head + count) % capacity;
+      } else if (count === ring.length) grow();
+      const tail = (head + count) % ring.length;
       ring[tail] = key;
       stamps[tail] = ts;
       count++;
