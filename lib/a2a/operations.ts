@@ -128,11 +128,14 @@ export function v1Operations(
       send(marked(v1.parseSendParamsV1(p), ctx), '1.0', caller, sendResult, ctx),
     SendStreamingMessage: (p, n, caller, ctx) =>
       stream(marked(v1.parseSendParamsV1(p), ctx), '1.0', n, caller, event, ctx),
-    GetTask: async (p, _n, caller) => {
+    GetTask: async (p, _n, caller, ctx) => {
       const q = v1.parseGetTaskV1(p);
-      return isA2AError(q)
-        ? q
-        : value(await engine.getTask(q.id, q.historyLength, caller, q.currentGeneration), task);
+      if (isA2AError(q)) return q;
+      const { id, historyLength, currentGeneration } = q;
+      return value(
+        await engine.getTask(id, historyLength, caller, currentGeneration, ctx?.signal),
+        task,
+      );
     },
     ListTasks: async (p, _n, caller) => {
       const q = v1.parseListTasksV1(p);

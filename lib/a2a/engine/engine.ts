@@ -229,19 +229,21 @@ export class TaskEngine {
 
   /**
    * The task; with `currentGeneration` (A2A 1.1's long-poll) held until its generation passes that
-   * one or the bounded wait ends (a terminal task answers at once: it cannot move).
+   * one or the bounded wait ends (a terminal task answers at once: it cannot move), or `gone`
+   * (the request's abort signal) says its client went away: its slot is freed then.
    */
   async getTask(
     id: string,
     historyLength: number | undefined,
     caller: Principal,
     currentGeneration?: number,
+    gone?: AbortSignal,
   ): Promise<Task | A2AError> {
     if (!(await this.owned(id, caller))) return taskNotFound(id, 'id');
     await this.observe(id);
     let rec = await this.coordination.record(id);
     if (rec && currentGeneration !== undefined && !passed(rec.task, currentGeneration)) {
-      const held = await this.polls.hold(id, currentGeneration, caller, rec);
+      const held = await this.polls.hold(id, currentGeneration, caller, rec, gone);
       if (isA2AError(held)) return held;
       rec = held;
     }

@@ -4,7 +4,8 @@
  * the caller names, or until a bounded wait ends, and then answers the task as it is. Held reads
  * are counted per principal and per process (refused past either bound, nothing held), and each
  * costs a small waiter: no live copy of the task, no queue. On a shared store the held task is
- * watched so another process's change wakes it.
+ * watched so another process's change wakes it. A read whose client goes away (the request's
+ * abort signal) ends at once and frees its slot.
  */
 
 import { ownerKey, type Principal } from '../../auth/principal.ts';
@@ -75,14 +76,17 @@ export class LongPolls {
 
   /**
    * Holds the read of task `id` until its generation passes `after` or the wait ends, then answers
-   * its record as stored; the refusal past a bound. `rec` is the record read before.
+   * its record as stored; the refusal past a bound. `rec` is the record read before. When `gone`
+   * aborts (the client went away) the read ends at once with `rec`, which nobody reads.
    */
   async hold(
     id: string,
     after: number,
     caller: Principal,
     rec: TaskRecord,
+    gone?: AbortSignal,
   ): Promise<TaskRecord | A2AError | undefined> {
+    if (gone?.aborted) return rec;
     const owner = ownerKey(caller);
     const mine = this.perOwner.get(owner) ?? 0;
     if (this.heldNow >= this.bounds.max)
@@ -97,10 +101,11 @@ export class LongPolls {
       const current = cluster ? await cluster.watch(id) : rec;
       try {
         if (!current) return undefined;
-        if (!passed(current.task, after)) await this.wait(id, after);
+        if (!passed(current.task, after)) await this.wait(id, after, gone);
       } finally {
         if (current && cluster) cluster.unwatch(id);
       }
+      if (gone?.aborted) return rec;
       // A change made here is answered once its save is done: never a state a crash could take back.
       const live = this.deps.live.get(id);
       if (live?.stored) await live.lastSave.catch(() => {});
@@ -126,8 +131,8 @@ export class LongPolls {
     setTimeout(() => void tick(), observeEveryMs).unref();
   }
 
-  /** Resolves once `changed` reports the task past `after`, or after the wait bound. */
-  private wait(id: string, after: number): Promise<void> {
+  /** Resolves once `changed` reports the task past `after`, after the wait bound, or on `gone`. */
+  private wait(id: string, after: number, gone?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       let set = this.waiting.get(id);
       if (!set) this.waiting.set(id, (set = new Set()));
@@ -135,12 +140,14 @@ export class LongPolls {
         after,
         wake: () => {
           clearTimeout(timer);
+          gone?.removeEventListener('abort', waiter.wake);
           set!.delete(waiter);
           if (!set!.size && this.waiting.get(id) === set) this.waiting.delete(id);
           resolve();
         },
       };
       const timer = setTimeout(waiter.wake, this.bounds.waitMs);
+      gone?.addEventListener('abort', waiter.wake);
       set.add(waiter);
       if (set.size === 1) this.observeWhileHeld(id, set);
       // A change that landed while the record was read (the live copy is the newest here).

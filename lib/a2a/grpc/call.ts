@@ -98,7 +98,12 @@ export function serveCall(
     reader = undefined;
     call.finish(grpcFailure('GRPC_MESSAGE_TIMEOUT'));
   }, deps.messageMs);
-  stream.on('close', () => clearTimeout(deadline));
+  // Aborted when the stream closes: a held long-poll whose client went away frees its slot.
+  const gone = new AbortController();
+  stream.on('close', () => {
+    clearTimeout(deadline);
+    gone.abort();
+  });
   stream.on('data', (chunk: Uint8Array) => {
     if (call.done || !reader) return;
     const bad = reader.push(chunk);
@@ -138,6 +143,7 @@ export function serveCall(
             lastEventId: metadata.get('last-event-id'),
             lastGeneration: metadata.get('a2a-last-generation'),
             asks11: asks11(metadata.get('a2a-version')),
+            signal: gone.signal,
           }),
         ).catch((e: unknown) => failCall(call, e)),
       );

@@ -81,6 +81,7 @@ export function createA2AHandler(opts: A2AHandlerOptions): A2AHandler {
     const ctx = {
       lastEventId: req.headers.get('last-event-id'),
       asks11: asks11(req.headers.get('a2a-version')),
+      signal: req.signal,
     };
     return answerOne(dispatch, e.request, version, caller, opts.sse, ctx);
   };

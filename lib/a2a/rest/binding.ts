@@ -319,6 +319,7 @@ export function createRestHandler(
           asks11: asks11(
             req.headers.get('a2a-version')?.trim() || url.searchParams.get('A2A-Version'),
           ),
+          signal: req.signal,
         },
       );
     } catch (e) {

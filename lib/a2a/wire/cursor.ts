@@ -26,6 +26,8 @@ export interface RequestContext {
    * conformance kit reuses a messageId for different messages).
    */
   asks11?: boolean;
+  /** Aborts when the request's client goes away (a held long-poll then frees its slot). */
+  signal?: AbortSignal;
 }
 
 /** The SSE `id:` of an event: its task and the generation it made; none for a Message. */
