@@ -17,8 +17,6 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { modelBackedNode } from '../lib/node/model-node.ts';
 import { importNode } from '../lib/node/load-node.ts';
-import { engineTurns } from '../lib/node/mesh-inbox.ts';
-import { meshPresence } from '../lib/node/mesh-presence.ts';
 import { printChecks, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { createOtlpExporter, otlpConfigFromEnv } from '../lib/fleet/otlp.ts';
@@ -113,11 +111,14 @@ const declared = factory({
 // lan plans with its model, scanner only while the model answers pings, crm and the rest by keywords.
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (lib/node/mesh-presence.ts).
-const presence = meshPresence(declared.name, settings, {
-  ...(fleet ? { fleetHubUrl: fleet.hub.url } : {}),
-  dataDir,
-  log,
-});
+// The mesh's client code loads only for a node that joins it: an idle node need not hold it.
+const presence = settings.mesh.autoConnect
+  ? (await import('../lib/node/mesh-presence.ts')).meshPresence(declared.name, settings, {
+      ...(fleet ? { fleetHubUrl: fleet.hub.url } : {}),
+      dataDir,
+      log,
+    })
+  : undefined;
 const { definition, health } = modelBackedNode(declared, {
   endpoint: model,
   agent: modelSettings.agent,
@@ -199,6 +200,7 @@ health?.start();
 
 const mesh = presence?.mesh;
 if (presence) {
+  const { engineTurns } = await import('../lib/node/mesh-inbox.ts');
   presence.inbox.attach(engineTurns(running.node.engine, name, presence.trustHub));
   const joined = await presence.mesh.connect(name, settings.mesh.project, name);
   log(joined.state === 'connected' ? 'info' : 'warn', 'mesh', {
