@@ -38,13 +38,17 @@ export function MeshBadge({ project }) {
       else setMessages((m) => [...m, e.message].slice(-LAST));
     },
     [project, exists],
+    // Messages were missed while the stream was down: the newest ones are read again.
+    () => recent(true),
   );
-  useEffect(() => {
-    if (!exists) return;
+  /** The newest messages; `replace`: over what is shown (else only when nothing is). @param {boolean} replace */
+  const recent = (replace) =>
     history(new URLSearchParams({ project, limit: String(LAST) })).then(
-      (page) => setMessages((m) => (m.length ? m : page.messages)),
+      (page) => setMessages((m) => (m.length && !replace ? m : page.messages)),
       () => {},
     );
+  useEffect(() => {
+    if (exists) recent(false);
   }, [project, exists]);
   useEffect(() => {
     if (!open) return;

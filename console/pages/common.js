@@ -36,23 +36,29 @@ export function fmtTime(t) {
 /**
  * Listens to a stream the hub pushes while the component is shown: `open` makes the EventSource
  * (again when `deps` change), `onItem` gets each message's JSON. Answers whether it is connected;
- * the browser reconnects on its own after a drop.
+ * the browser reconnects on its own after a drop, naming the last event it had. When the hub can
+ * no longer send what came after that one it says `event: reset` (`STREAM_RESET`) and goes on
+ * live from there: `onReset` then reads the page's data afresh, or the missed items stay missing.
  * @template T
  * @param {(() => EventSource) | null} open
  * @param {(item: T) => void} onItem
  * @param {unknown[]} deps
+ * @param {() => void} [onReset]
  */
-export function useStream(open, onItem, deps) {
+export function useStream(open, onItem, deps, onReset) {
   const [live, setLive] = useState(false);
-  // The latest handler, so a message always meets the page's current state.
+  // The latest handlers, so a message always meets the page's current state.
   const handler = useRef(onItem);
   handler.current = onItem;
+  const reset = useRef(onReset);
+  reset.current = onReset;
   useEffect(() => {
     if (!open) return;
     const es = open();
     es.onopen = () => setLive(true);
     es.onerror = () => setLive(false);
     es.onmessage = (ev) => handler.current(JSON.parse(ev.data));
+    es.addEventListener('reset', () => reset.current?.());
     return () => (es.close(), setLive(false));
   }, deps);
   return live;

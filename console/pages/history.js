@@ -59,6 +59,8 @@ function History({ project }) {
       setMessages((ms) => (ms && !ms.some((x) => x.messageRef === m.messageRef) ? [...ms, m] : ms));
     },
     [project],
+    // The hub could not send what was missed while the stream was down: the newest page again.
+    () => load(null),
   );
   const oldest = messages?.[0];
 

@@ -5,7 +5,7 @@
  * never joins the mesh itself.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { listProjects, meshWatch, refused, toApiError } from '../api.js';
+import { history, listProjects, meshWatch, refused, toApiError } from '../api.js';
 import { MESH_PROJECT } from '../constants.js';
 import { valueTo } from '../forms.js';
 import { html } from '../html.js';
@@ -111,6 +111,12 @@ export function Mesh() {
       light([m.from.name, ...(m.target.type === 'agent' ? [m.target.name] : others)]);
     },
     [project],
+    // Messages were missed while the stream was down: the newest one is read again.
+    () =>
+      history(new URLSearchParams({ project, limit: '1' })).then(
+        (page) => setLast(page.messages.at(-1) ?? null),
+        () => {},
+      ),
   );
 
   const peers = roster?.project === project ? roster.peers : null;

@@ -29,8 +29,17 @@ export function Trace() {
   const [target, setTarget] = useState(linkedId());
   const [picked, setPicked] = useState(/** @type {number | null} */ (null));
   const [question, setQuestion] = useState(/** @type {TraceRecord[]} */ ([]));
+  // Bumped when the stream could not send what was missed: the first page is read again.
+  const [reloads, setReloads] = useState(0);
   const filterRef = useRef(filter);
   filterRef.current = filter;
+
+  /** The newest records (the questions' index) read again, beside those the stream brought. */
+  const readRecent = () =>
+    trace(query({ node: '', outcome: '' }, null, RECENT)).then(
+      (p) => setRecent((rs) => [...rs, ...p.records.filter((r) => !rs.some((x) => x.id === r.id))]),
+      () => {},
+    );
 
   useEffect(() => {
     const on = () => (setTarget(linkedId()), setPicked(null));
@@ -39,10 +48,7 @@ export function Trace() {
       (s) => setNodes([s.hub, ...s.nodes.map((n) => n.name)]),
       () => {},
     );
-    trace(query({ node: '', outcome: '' }, null, RECENT)).then(
-      (p) => setRecent((rs) => [...rs, ...p.records.filter((r) => !rs.some((x) => x.id === r.id))]),
-      () => {},
-    );
+    readRecent();
     return () => removeEventListener('hashchange', on);
   }, []);
 
@@ -58,7 +64,7 @@ export function Trace() {
     return () => {
       alive = false;
     };
-  }, [filter.node, filter.outcome, target]);
+  }, [filter.node, filter.outcome, target, reloads]);
 
   // Live additions: one record per SSE message, listed when it passes the filter.
   const live = useStream(
@@ -76,6 +82,7 @@ export function Trace() {
       setRecords((rs) => (rs && !rs.some((x) => x.id === r.id) ? [r, ...rs] : rs));
     },
     [],
+    () => (setReloads((n) => n + 1), readRecent()),
   );
 
   const older = () =>
