@@ -13,8 +13,8 @@ import type { Principal } from '../auth/principal.ts';
 import type { Log } from '../log.ts';
 import type { TaskStore } from '../a2a/store/task-store.ts';
 import { LogTaskStore } from '../a2a/store/log-store.ts';
-import { PostgresTaskStore } from '../a2a/store/postgres-store.ts';
-import { PostgresRetryBook } from '../a2a/store/postgres/retry-book.ts';
+import type * as PostgresStore from '../a2a/store/postgres-store.ts';
+import type * as PostgresBook from '../a2a/store/postgres/retry-book.ts';
 import { SqliteRetryBook, type RetryBook } from '../a2a/store/retry-book.ts';
 import { recoverInterrupted } from '../a2a/engine/recovery.ts';
 import type { Limits } from '../limits.ts';
@@ -38,6 +38,11 @@ export interface NodeTasksOptions {
   onEvent?: (event: TaskEvent) => void;
 }
 
+// The PostgreSQL store's code, and Bun's SQL client under it, load only for a node that names a
+// database: an idle node on its task log need not hold them.
+const postgresStore = () => require('../a2a/store/postgres-store.ts') as typeof PostgresStore;
+const postgresBook = () => require('../a2a/store/postgres/retry-book.ts') as typeof PostgresBook;
+
 /** The node's task store: `<dataDir>/<name>/tasks/`, or the shared database when one is named. */
 function openTaskStore(o: NodeTasksOptions): TaskStore {
   const { limits, log } = o;
@@ -49,7 +54,7 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
     listPageBytes: limits.taskListPageBytes,
   };
   if (o.tasksDatabaseUrl)
-    return new PostgresTaskStore({
+    return new (postgresStore().PostgresTaskStore)({
       url: o.tasksDatabaseUrl,
       node: o.name,
       log,
@@ -78,7 +83,7 @@ function openRetryBook(o: NodeTasksOptions): RetryBook {
     ...(o.now ? { now: o.now } : {}),
   };
   return o.tasksDatabaseUrl
-    ? new PostgresRetryBook(o.tasksDatabaseUrl, o.name, bounds, o.log)
+    ? new (postgresBook().PostgresRetryBook)(o.tasksDatabaseUrl, o.name, bounds, o.log)
     : new SqliteRetryBook(join(o.dataDir, o.name, 'sent-messages.sqlite'), bounds);
 }
 
@@ -129,5 +134,5 @@ export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine
 
 /** Opens the store's connection, where it has one (the task log is open already). */
 export async function openStore(store: TaskStore): Promise<void> {
-  if (store instanceof PostgresTaskStore) await store.open();
+  if (!(store instanceof LogTaskStore)) await (store as PostgresStore.PostgresTaskStore).open();
 }
