@@ -3,7 +3,8 @@
  * (`resolve.catalog`, or each node's /capabilities when it does not answer) plus the hub's own
  * capabilities no node offers; each call goes through `fleet.invoke` (signed as the hub, on behalf
  * of the MCP caller, traced). A capability that changes state or runs work is listed and run only
- * for an authenticated caller; read-only ones carry `readOnlyHint`.
+ * for an authenticated caller, and as an MCP task for a client that takes them (the tasks
+ * extension); read-only ones carry `readOnlyHint` and answer at once.
  */
 
 import { mayRun, scopeFor } from '../../lib/auth/scopes.ts';
@@ -11,6 +12,7 @@ import { isAuthenticated, ownerKey, type Principal } from '../../lib/auth/princi
 import type { Catalog } from '../../lib/catalog/catalog.ts';
 import type { FleetInvoker } from '../../lib/fleet/invoke.ts';
 import { errorResult, okResult, type McpTool, type ToolResult } from '../../lib/mcp/protocol.ts';
+import type { TaskOffer } from '../../lib/mcp/tasks.ts';
 import { childContext, currentTrace, withTrace } from '../../lib/telemetry/trace-context.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
 import { schemaOf, toolNames } from './tool-names.ts';
@@ -136,7 +138,7 @@ export function createFleetTools(deps: FleetToolsDeps) {
       name: string,
       args: Record<string, unknown>,
       caller: Principal,
-    ): Promise<ToolResult | undefined> {
+    ): Promise<ToolResult | TaskOffer | undefined> {
       const e = (await entries()).get(name);
       if (!e) return undefined;
       if (!e.readOnly && !isAuthenticated(caller)) return UNAUTHENTICATED_TOOL(name);
@@ -145,7 +147,7 @@ export function createFleetTools(deps: FleetToolsDeps) {
           'INSUFFICIENT_SCOPE',
           `${name} needs the scope ${scopeFor({ id: e.capability, readOnly: e.readOnly })}`,
         );
-      return run(e, args, caller);
+      return e.readOnly ? run(e, args, caller) : { task: () => run(e, args, caller) };
     },
   };
 }

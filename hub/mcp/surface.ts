@@ -19,6 +19,7 @@ import { createMcpHttp } from '../../lib/mcp/http.ts';
 import { MCP_LIMITS, type McpLimits } from '../../lib/mcp/limits.ts';
 import { createMcpServer } from '../../lib/mcp/server.ts';
 import { McpSessions } from '../../lib/mcp/sessions.ts';
+import { createTaskTable } from '../../lib/mcp/tasks.ts';
 import { createCardReader, type Card, type CheckedSignature } from '../fleet/cards.ts';
 import { createDiscovery } from '../fleet/discovery.ts';
 import type { CatalogTool } from '../workbench/ask-planner.ts';
@@ -60,6 +61,7 @@ export interface HubMcpDeps {
 export function createHubMcp(deps: HubMcpDeps) {
   const limits: McpLimits = { ...MCP_LIMITS, ...deps.limits };
   const sessions = new McpSessions(limits);
+  const tasks = createTaskTable(limits);
   const baseUrl = () => deps.selfUrl() ?? deps.fleet.hub.url;
   const cards = createCardReader({
     fleet: deps.fleet,
@@ -80,6 +82,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     ask: deps.ask,
     engine: deps.engine,
     delegateArgs: deps.hubCatalog.find('task.delegate')?.args ?? {},
+    pollMs: limits.taskPollMs,
   });
   const resources = createResources({ cards: () => cards.cards(), trace: deps.trace });
   // Connected clients hear that the lists changed, and list again (MCP `listChanged`).
@@ -98,6 +101,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     instructions:
       'Tools named <node>_<capability> call that fleet node (read-only ones are marked); ask answers a question from the fleet; delegate hands a job to an executor (follow it with get_task); a2a_peers, a2a_message and a2a_history speak in the mesh under your name. Every call is traced on the hub.',
     limits,
+    tasks,
     tools: {
       list: async ({ caller }) => [
         ...(await fleetTools.list(caller)),
@@ -151,6 +155,7 @@ export function createHubMcp(deps: HubMcpDeps) {
     close: () => {
       stopFollowing?.();
       listens.close();
+      tasks.close();
       return sessions.endAll();
     },
   };

@@ -126,6 +126,7 @@ export function createTaskTable(limits: TaskLimits, now: () => number = Date.now
   function room(
     owner: string,
   ): Result<true, { code: 'MCP_TOO_MANY_TASKS' | 'MCP_TASKS_FULL'; message: string }> {
+    for (const t of [...byId.values()]) expired(t);
     const oldestDone = (of?: string) =>
       [...byId.values()].find(
         (t) => TERMINAL.has(t.status) && (of === undefined || t.owner === of),
@@ -217,9 +218,16 @@ export function createTaskTable(limits: TaskLimits, now: () => number = Date.now
     ...(detailed && t.status === 'failed' && t.error ? { error: t.error } : {}),
   });
 
+  /** Whether a task outlived its TTL (its timer may not have run yet): it is deleted. */
+  const expired = (t: Stored) => {
+    if (now() - t.createdAt < limits.taskTtlMs) return false;
+    drop(t);
+    return true;
+  };
+
   const mine = (owner: string, id: string) => {
     const t = byId.get(id);
-    return t && t.owner === owner ? t : undefined;
+    return t && t.owner === owner && !expired(t) ? t : undefined;
   };
 
   return {
