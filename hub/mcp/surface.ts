@@ -58,6 +58,10 @@ export interface HubMcpDeps {
   onFleetChange?: (fn: () => void) => () => void;
 }
 
+const version = '0.1.0';
+const INSTRUCTIONS =
+  'Tools named <node>_<capability> call that fleet node (read-only ones are marked); ask answers a question from the fleet; delegate hands a job to an executor (follow it with get_task); a2a_peers, a2a_message and a2a_history speak in the mesh under your name. A client that declares the io.modelcontextprotocol/tasks extension gets delegate and the tools that change state as tasks (follow them with tasks/get). Every call is traced on the hub.';
+
 export function createHubMcp(deps: HubMcpDeps) {
   const limits: McpLimits = { ...MCP_LIMITS, ...deps.limits };
   const sessions = new McpSessions(limits);
@@ -93,13 +97,8 @@ export function createHubMcp(deps: HubMcpDeps) {
     sessions.notifyAll('notifications/resources/list_changed');
   });
   const server = createMcpServer({
-    info: {
-      name: 'lume-a2a-hub',
-      title: `lume-a2a fleet (hub ${deps.fleet.hub.name})`,
-      version: '0.1.0',
-    },
-    instructions:
-      'Tools named <node>_<capability> call that fleet node (read-only ones are marked); ask answers a question from the fleet; delegate hands a job to an executor (follow it with get_task); a2a_peers, a2a_message and a2a_history speak in the mesh under your name. Every call is traced on the hub.',
+    info: { name: 'lume-a2a-hub', title: `lume-a2a fleet (hub ${deps.fleet.hub.name})`, version },
+    instructions: INSTRUCTIONS,
     limits,
     tasks,
     tools: {
