@@ -60,6 +60,22 @@ export const MCP_ERRORS = {
     http: 400,
     message: 'the request needs a client capability the client did not declare (-32021)',
   },
+  MCP_UNKNOWN_TASK: {
+    http: 400,
+    message: "no such task of this principal (-32602; another principal's task answers the same)",
+  },
+  MCP_TOO_MANY_TASKS: {
+    http: 429,
+    message: 'the principal keeps as many unfinished tasks as it may (-32600)',
+  },
+  MCP_TASKS_FULL: {
+    http: 503,
+    message: 'the server keeps as many unfinished tasks as it may (-32600)',
+  },
+  MCP_TASK_RESULT_TOO_LARGE: {
+    http: 413,
+    message: "a task's result is too large to keep: the task is failed (-32603)",
+  },
   MCP_NO_MESH: { http: 503, message: 'the mesh presence of this caller is not connected' },
 } as const satisfies Record<string, ErrorSpec>;
 
