@@ -67,5 +67,6 @@ export function createHubNode(
     host: opts.host || undefined, // an empty host is no host (the default), as before
     publicUrl: opts.publicUrl,
     cardKeys: opts.cardKeys,
+    ...(opts.tenants?.length ? { tenants: opts.tenants } : {}),
   });
 }

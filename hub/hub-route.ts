@@ -20,6 +20,7 @@ import {
   withResourceMetadata,
 } from './http/resource-metadata.ts';
 import { hubOwnerOf } from './http/routes.ts';
+import { isTenantScoped, tenantCaller, tenantRequest } from './http/tenant-paths.ts';
 import type { createHubMcp } from './mcp/surface.ts';
 import type { MeshServer, MeshSocketData } from './mesh/server.ts';
 
@@ -33,6 +34,8 @@ export interface HubParts {
   login: ReturnType<typeof createLogin>;
   api: ReturnType<typeof createHubApi>;
   consoleSite: ReturnType<typeof createConsole>;
+  /** Tenants the hub serves (hub/http/tenant-paths.ts); none: no route acts in a tenant. */
+  tenants?: readonly string[];
 }
 
 export function hubRoute(
@@ -82,18 +85,27 @@ export function hubRoute(
     }
     return undefined;
   }
-  return async (req, server) => {
+  const tenants = p.tenants ?? [];
+  return async (given, server) => {
+    // `/{tenant}/api/…` and discovery in a tenant: admitted and answered as the route it names.
+    const inTenant = tenantRequest(given, tenants);
+    const req = inTenant?.req ?? given;
     const admitted = await access.admit(req);
     if (admitted instanceof Response)
       return new URL(req.url).pathname === '/mcp'
         ? withResourceMetadata(admitted, req, access.issuers)
         : admitted;
-    const { caller } = admitted;
+    let { caller } = admitted;
     if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
     // The part the route table names answers; the hub's node answers everything else, including
     // the coded 404, and authenticates its A2A requests with the same policy (bearer token,
     // session, or a fleet node's signature).
     const path = new URL(req.url).pathname;
+    if (tenants.length && isTenantScoped(path)) {
+      const scoped = tenantCaller(caller, inTenant?.tenant, tenants);
+      if (scoped instanceof Response) return scoped;
+      caller = scoped;
+    }
     return (await partAnswer(req, server, path, caller)) ?? node.app.handle(req);
   };
 }

@@ -99,6 +99,11 @@ export interface HubOptions {
   grpcPort?: number;
   /** The mesh project MCP clients are present in (the mesh client's project, default main). */
   meshProject?: string;
+  /**
+   * Tenants the hub serves (`tenants`, `TENANTS`; lib/node/tenants.ts): its A2A bindings, its API
+   * and discovery under `/{tenant}/…` (hub/http/tenant-paths.ts), the trace and the AI Catalog.
+   */
+  tenants?: readonly string[];
 }
 
 export interface Hub {

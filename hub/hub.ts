@@ -80,8 +80,8 @@ export function createHub(given: HubOptions): Hub {
   registry.subscribe(() => live.fleet.refresh?.());
   const mcp = hubMcp(opts, { ...shared, registry, selfUrl: () => selfUrl });
   const meshSend = createMeshSendRoutes({ presences: consoleMesh, hubName: self });
-  const surfaces = { access, node, mcp, mesh, meshSend, login, api, consoleSite };
-  const route = hubRoute({ ...surfaces, joins });
+  const surfaces = { access, node, mcp, mesh, meshSend, login, api, consoleSite, joins };
+  const route = hubRoute({ ...surfaces, ...(opts.tenants ? { tenants: opts.tenants } : {}) });
   const fetchAll = guardRequests(requests.wrap(route));
 
   return {

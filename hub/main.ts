@@ -143,6 +143,7 @@ const hub = createHub({
   meshToken: token,
   publicUrl: settings.publicUrl,
   tasksDatabaseUrl: settings.tasksDatabaseUrl,
+  ...(settings.tenants.length ? { tenants: settings.tenants } : {}),
   ...grpcOptions(grpcPort),
 });
 // The hub node's task store opens before the port does (a database that cannot be reached stops the start).

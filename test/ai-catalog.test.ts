@@ -105,10 +105,25 @@ describe('the AI Catalog', () => {
     const c = aiCatalog(MEMBERS, 'http://[::1]:4100', 'a2a');
     expect(schemaErrors(c)).toEqual([]);
     expect(c.entries[1]!.identifier).toBe('urn:air:--1:checked');
-    // One catalog per tenant, later: the tenant is the URN's namespace.
-    const t = aiCatalog(MEMBERS, 'https://hub.example.com', 'a2a', {}, { tenant: 'billing' });
+    // A tenant's catalog: the members whose cards list its interfaces, the tenant the URN's namespace.
+    const inBilling = MEMBERS.map((m) =>
+      m.card && m.name !== 'forged'
+        ? {
+            ...m,
+            card: {
+              ...m.card,
+              supportedInterfaces: [
+                { url: 'x', protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'billing' },
+              ],
+            },
+          }
+        : m,
+    );
+    const t = aiCatalog(inBilling, 'https://hub.example.com', 'a2a', {}, { tenant: 'billing' });
     expect(schemaErrors(t)).toEqual([]);
     expect(t.entries[1]!.identifier).toBe('urn:air:hub.example.com:billing:checked');
+    expect(t.entries.map((e) => e.metadata['dev.lume-a2a.node'])).not.toContain('forged');
+    expect(t.entries[1]!.metadata['dev.lume-a2a.tenantBindings']).toBe('JSONRPC');
     // The schema is not a formality: the former shapes fail it.
     expect(schemaErrors({ ...c, specVersion: '0.9' })).not.toEqual([]);
     const withPort = {

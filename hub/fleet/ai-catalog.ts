@@ -9,7 +9,9 @@
  * `application/ai-registry+json` entry naming the fleet's ARD search. Identifiers follow
  * `urn:air:{publisher}:{name}` (`{publisher}` the host name the hub is reached at). `?skill=<id>`
  * keeps the members offering that skill, `?q=<words>` those whose name, role, description or skills
- * mention every word.
+ * mention every word. A hub that serves tenants serves one catalog per tenant as well
+ * (`/{tenant}/.well-known/ai-catalog.json`): the members whose cards list interfaces in that
+ * tenant, each entry naming the tenant and those interfaces' bindings in `metadata`.
  */
 
 import { signatureOf, type Card, type MemberCard } from './cards.ts';
@@ -47,10 +49,9 @@ export interface AiCatalog {
 export type CatalogQuery = { skill?: string; q?: string[] };
 
 /**
- * Whose catalog it is. The hub serves one catalog for its whole fleet today; once a hub serves
- * several tenants, each tenant's catalog is this one made from that tenant's members with
- * `tenant` set: its identifiers carry the tenant as the URN's namespace
- * (`urn:air:{publisher}:{tenant}:{name}`) and its host names it.
+ * Whose catalog it is: the whole fleet's, or one tenant's (made from the members that serve the
+ * tenant, its identifiers carrying the tenant as the URN's namespace,
+ * `urn:air:{publisher}:{tenant}:{name}`, and its host naming it).
  */
 export interface CatalogScope {
   tenant?: string;
@@ -124,6 +125,24 @@ export interface IndexedEntry {
   words: { strong: string; tags: string; weak: string };
 }
 
+/** The bindings of a card's interfaces in `tenant` (`JSONRPC HTTP+JSON GRPC`), none when it lists none. */
+function tenantBindings(card: Card | undefined, tenant: string): string[] {
+  const list = card?.supportedInterfaces;
+  if (!Array.isArray(list)) return [];
+  return list.flatMap((i) => {
+    const o = (i ?? {}) as { tenant?: unknown; protocolBinding?: unknown };
+    return o.tenant === tenant && typeof o.protocolBinding === 'string' ? [o.protocolBinding] : [];
+  });
+}
+
+/** The members in a catalog's scope: every member, or those whose cards list the tenant's interfaces. */
+function membersIn(members: MemberCard[], scope: CatalogScope): MemberCard[] {
+  const { tenant } = scope;
+  return tenant === undefined
+    ? members
+    : members.filter((m) => tenantBindings(m.card, tenant).length > 0);
+}
+
 function entryOf(m: MemberCard, publisher: string, scope: CatalogScope): IndexedEntry {
   const skills = m.peer
     ? m.peer.skills.map((id) => ({ id, name: id, tags: [] }))
@@ -155,6 +174,13 @@ function entryOf(m: MemberCard, publisher: string, scope: CatalogScope): Indexed
       ...(m.checked?.state === 'failed' && m.checked.code
         ? { [`${META}signatureError`]: m.checked.code }
         : {}),
+      // In a tenant's catalog: the tenant a client names in its requests, and where it may.
+      ...(scope.tenant !== undefined
+        ? {
+            [`${META}tenant`]: scope.tenant,
+            [`${META}tenantBindings`]: tenantBindings(m.card, scope.tenant).join(' '),
+          }
+        : {}),
     },
   };
   const lower = (xs: string[]) => xs.join(' ').toLowerCase();
@@ -175,7 +201,7 @@ export function indexMembers(
   scope: CatalogScope = {},
 ): IndexedEntry[] {
   const publisher = publisherOf(baseUrl);
-  return members.map((m) => entryOf(m, publisher, scope));
+  return membersIn(members, scope).map((m) => entryOf(m, publisher, scope));
 }
 
 /** The entry that names the fleet's ARD search (`application/ai-registry+json`). */
@@ -184,11 +210,14 @@ function registryEntry(baseUrl: string, hubName: string, scope: CatalogScope): C
     identifier: identifierOf(publisherOf(baseUrl), `${hubName}-registry`, scope),
     displayName: `lume-a2a fleet search (hub ${hubName})`,
     type: 'application/ai-registry+json',
-    url: `${baseUrl}${ARD_BASE_PATH}`,
+    url: `${baseUrl}${scope.tenant !== undefined ? `/${scope.tenant}` : ''}${ARD_BASE_PATH}`,
     description: "Agentic Resource Discovery search over this fleet's members and skills",
     tags: ['registry'],
     capabilities: [],
-    metadata: { [`${META}federation`]: 'none' },
+    metadata: {
+      [`${META}federation`]: 'none',
+      ...(scope.tenant !== undefined ? { [`${META}tenant`]: scope.tenant } : {}),
+    },
   };
 }
 

@@ -4,7 +4,8 @@
  * (`POST /ard/search`) and browsing (`GET /ard/agents`), all made from the members' cards as the
  * hub reads them now. A hub that lists its fleet to authenticated callers only refuses the rest
  * with `UNAUTHENTICATED`; a refused ARD query is ARD's `INVALID_ARGUMENT` (400) in ARD's error
- * shape (`errorCode`, `message`) beside this project's (`error: {code, message, field}`).
+ * shape (`errorCode`, `message`) beside this project's (`error: {code, message, field}`). A caller
+ * in a tenant (`/{tenant}/…`, hub/http/tenant-paths.ts) gets that tenant's catalog and search.
  */
 
 import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
@@ -16,6 +17,7 @@ import {
   AI_CATALOG_PATH,
   ARD_BASE_PATH,
   aiCatalog,
+  type CatalogScope,
   indexMembers,
   parseCatalogQuery,
 } from './ai-catalog.ts';
@@ -56,7 +58,7 @@ const SEARCH_PATH = `${ARD_BASE_PATH}/search`;
 const LIST_PATH = `${ARD_BASE_PATH}/agents`;
 
 export function createDiscovery(deps: DiscoveryDeps) {
-  async function ardSearch(req: Request): Promise<Response> {
+  async function ardSearch(req: Request, scope: CatalogScope): Promise<Response> {
     const bytes = await readBodyBytes(req, ARD_LIMITS.bodyBytes);
     if (!bytes)
       return invalid({ refused: `the query is larger than ${ARD_LIMITS.bodyBytes} bytes` });
@@ -68,24 +70,27 @@ export function createDiscovery(deps: DiscoveryDeps) {
     }
     const ask = parseSearch(body);
     if ('refused' in ask) return invalid(ask);
-    const entries = indexMembers(await deps.cards(), deps.baseUrl());
-    return json(search(entries, ask, `${deps.baseUrl()}${ARD_BASE_PATH}`));
+    const entries = indexMembers(await deps.cards(), deps.baseUrl(), scope);
+    const at = `${deps.baseUrl()}${scope.tenant !== undefined ? `/${scope.tenant}` : ''}`;
+    return json(search(entries, ask, `${at}${ARD_BASE_PATH}`));
   }
 
-  async function route(req: Request, path: string): Promise<Response> {
+  async function route(req: Request, path: string, scope: CatalogScope): Promise<Response> {
     const get = req.method === 'GET' || req.method === 'HEAD';
     if (path === SEARCH_PATH)
-      return req.method === 'POST' ? ardSearch(req) : refuse('METHOD_NOT_ALLOWED', 'POST only');
+      return req.method === 'POST'
+        ? ardSearch(req, scope)
+        : refuse('METHOD_NOT_ALLOWED', 'POST only');
     if (!get) return refuse('METHOD_NOT_ALLOWED', 'GET only');
     const params = new URL(req.url).searchParams;
     if (path === LIST_PATH) {
-      const entries = indexMembers(await deps.cards(), deps.baseUrl()).map((e) => e.entry);
+      const entries = indexMembers(await deps.cards(), deps.baseUrl(), scope).map((e) => e.entry);
       const page = listAgents(entries, params);
       return 'refused' in page ? invalid(page) : json(page);
     }
     const q = parseCatalogQuery(params);
     if (typeof q === 'string') return refuse('BAD_QUERY', q);
-    const catalog = aiCatalog(await deps.cards(), deps.baseUrl(), deps.hubName, q);
+    const catalog = aiCatalog(await deps.cards(), deps.baseUrl(), deps.hubName, q, scope);
     return json(catalog, 200, AI_CATALOG_MEDIA_TYPE);
   }
 
@@ -101,7 +106,7 @@ export function createDiscovery(deps: DiscoveryDeps) {
             'this hub lists its fleet to authenticated callers: send a bearer token',
           ),
         );
-      return route(req, path);
+      return route(req, path, caller.tenant !== undefined ? { tenant: caller.tenant } : {});
     },
   };
 }

@@ -27,7 +27,8 @@ export interface ActionDeps {
   invoker: FleetInvoker;
   /** The hub's own capabilities (sector.movement, customer.reach, entity.resolve, …). */
   hubCatalog: Catalog;
-  ask: (question: string) => Promise<AskAnswer>;
+  /** `onBehalfOf`: in a tenant, the caller's owner key, so the tenant travels with each call. */
+  ask: (question: string, opts?: { onBehalfOf?: string }) => Promise<AskAnswer>;
 }
 
 export async function localInvoke(
@@ -105,10 +106,16 @@ export async function hubCapability(
   return failed(r.error, upstreamStatus(r.error.code));
 }
 
-export async function askRoute(deps: ActionDeps, req: Request): Promise<Response> {
+export async function askRoute(
+  deps: ActionDeps,
+  req: Request,
+  caller: Principal,
+): Promise<Response> {
   const body = await postedObject(req);
   if (body instanceof Response) return body;
   if (typeof body.question !== 'string' || !body.question.trim() || body.question.length > 2000)
     return refuse('BAD_REQUEST', 'question must be a non-empty string of at most 2000 characters');
-  return json(await asOneTrace(() => deps.ask(body.question as string)));
+  // Asked in a tenant, the calls Ask makes are made for the caller in it (untenanted: as the hub).
+  const opts = caller.tenant !== undefined ? { onBehalfOf: ownerKey(caller) } : undefined;
+  return json(await asOneTrace(() => deps.ask(body.question as string, opts)));
 }

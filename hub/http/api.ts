@@ -73,14 +73,16 @@ function route(
     case '/api/trace': {
       if (req.method !== 'GET') return refuse('METHOD_NOT_ALLOWED', 'GET only');
       const q = traceQuery(searchParams);
-      return typeof q === 'string' ? refuse('BAD_QUERY', q) : json(deps.trace.page(q));
+      if (typeof q === 'string') return refuse('BAD_QUERY', q);
+      // In a tenant (`/{tenant}/api/trace`), only the calls made for it.
+      return json(deps.trace.page(caller.tenant ? { ...q, tenants: [caller.tenant] } : q));
     }
     case '/api/trace/stream':
       // One record per call: the trace stream keeps the queues' general bound, not the live pages' 64.
       return req.method === 'GET'
         ? liveResponse(
             req,
-            traceFrames(deps.trace, lastEventId(req)),
+            traceFrames(deps.trace, lastEventId(req), caller.tenant),
             { ...deps.sse, owner: ownerKey(caller) },
             EVENT_QUEUE_MAX_ITEMS,
           )
@@ -109,7 +111,7 @@ function route(
         : refuse('METHOD_NOT_ALLOWED', 'POST only');
     case '/api/ask':
       return req.method === 'POST'
-        ? askRoute(deps, req)
+        ? askRoute(deps, req, caller)
         : refuse('METHOD_NOT_ALLOWED', 'POST only');
     // What the console needs to offer a negotiation with models; nothing that locates or unlocks the model.
     case '/api/model':

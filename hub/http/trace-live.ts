@@ -4,6 +4,7 @@
  * the records it missed (read from the trace, at most `TRACE_REPLAY` of them) and then the live
  * ones, with no gap and no repeat. A cursor further behind, past the newest id, or malformed gets
  * one `event: reset` (`STREAM_RESET`) and then the live records: the page reads `/api/trace` again.
+ * A stream in a tenant carries only the records of calls made for it.
  */
 
 import type { TraceStore } from '../../lib/fleet/trace.ts';
@@ -41,14 +42,17 @@ function missedSince(trace: TraceStore, last: string | null): TraceRecord[] | 'r
  * id, then every new record. The replay is read and the live subscription made in one synchronous
  * step (a record gets its id and reaches subscribers synchronously), so nothing falls between.
  */
-export function traceFrames(trace: TraceStore, last: string | null | undefined) {
+export function traceFrames(trace: TraceStore, last: string | null | undefined, tenant?: string) {
+  const keep = (r: TraceRecord) => tenant === undefined || r.tenant === tenant;
   return (push: (f: ReadyFrame) => void): (() => void) => {
     if (last !== undefined) {
       const missed = missedSince(trace, last);
       if (missed === 'reset')
         push(resetFrame('the trace does not hold every record after that id; read /api/trace'));
-      else for (const r of missed) push(frameOf(r));
+      else for (const r of missed) if (keep(r)) push(frameOf(r));
     }
-    return trace.subscribe((r) => push(frameOf(r)));
+    return trace.subscribe((r) => {
+      if (keep(r)) push(frameOf(r));
+    });
   };
 }

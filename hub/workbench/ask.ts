@@ -128,7 +128,12 @@ function outcomesOf(
 }
 
 /** Answers a question from the fleet. Never throws: failures become part of the answer. */
-export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
+/** `opts.onBehalfOf`: the owner key the fleet calls are made for (its tenant travels with them). */
+export async function ask(
+  deps: AskDeps,
+  question: string,
+  opts: { onBehalfOf?: string } = {},
+): Promise<AskAnswer> {
   const loaded = await loadCatalog(deps.invoker, deps.fallbackCatalog);
   if ('error' in loaded)
     return {
@@ -179,7 +184,7 @@ export async function ask(deps: AskDeps, question: string): Promise<AskAnswer> {
   > =>
     own && p.node === own.name
       ? own.invoke(p.tool, p.args)
-      : deps.invoker.invoke(p.node, p.tool, p.args);
+      : deps.invoker.invoke(p.node, p.tool, p.args, undefined, opts);
   const calls = await Promise.all(plan.map(async (p) => ({ p, r: await run(p) })));
   const { facts, tried } = outcomesOf(calls);
   if (!facts.length)

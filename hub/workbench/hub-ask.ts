@@ -26,7 +26,7 @@ export interface HubAskOptions {
 
 export function hubAsk(o: HubAskOptions): {
   health?: ModelHealth;
-  ask: (question: string) => ReturnType<typeof ask>;
+  ask: (question: string, opts?: { onBehalfOf?: string }) => ReturnType<typeof ask>;
 } {
   const fetchOpt = o.fetch ? { fetch: o.fetch } : {};
   // With a model, the card is agent-backed only while it answers (pinged, and every planning call counts).
@@ -39,7 +39,7 @@ export function hubAsk(o: HubAskOptions): {
       })
     : undefined;
   const plan = o.model ? modelPlanner(o.model, { log: o.log, health, ...fetchOpt }) : undefined;
-  const askQuestion = (question: string) =>
+  const askQuestion = (question: string, opts?: { onBehalfOf?: string }) =>
     ask(
       {
         invoker: o.invoker,
@@ -55,6 +55,7 @@ export function hubAsk(o: HubAskOptions): {
         ),
       },
       question,
+      opts,
     );
   return { health, ask: askQuestion };
 }

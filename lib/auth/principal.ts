@@ -60,9 +60,17 @@ function baseOwnerKey(p: Principal): string {
   }
 }
 
+/** The prefix of an owner key in a tenant: `tenant:<t>/` (a tenant as the `tenants` setting names one). */
+const TENANT_PREFIX = /^tenant:([a-z0-9][a-z0-9-]{0,62})\//;
+
 const OWNER_KEY = new RegExp(
-  `^(?:(?:node|user):${NAME_BODY}|user:https?://[\\x21-\\x22\\x24-\\x7e]{1,512}#[\\x21-\\x7e]{1,255}|anonymous)$`,
+  `^(?:${TENANT_PREFIX.source.slice(1)})?(?:(?:node|user):${NAME_BODY}|user:https?://[\\x21-\\x22\\x24-\\x7e]{1,512}#[\\x21-\\x7e]{1,255}|anonymous)$`,
 );
+
+/** The tenant an owner key is in, or undefined for an untenanted key. */
+export function tenantOfKey(key: string | undefined): string | undefined {
+  return key === undefined ? undefined : TENANT_PREFIX.exec(key)?.[1];
+}
 
 /** Whether a value is an owner key (what a fleet node may name as the principal it acts for). */
 export function isOwnerKey(v: unknown): v is string {
@@ -71,10 +79,14 @@ export function isOwnerKey(v: unknown): v is string {
 
 /**
  * The principal an owner key names: `user:<name>` a token holder (a token and a session of one
- * name are one user), `node:<name>` a node, anything else nobody.
+ * name are one user), `node:<name>` a node, anything else nobody; in the key's tenant, if any.
  */
 export function principalOfKey(key: string | undefined): Principal {
-  if (!isOwnerKey(key) || key === 'anonymous') return ANONYMOUS;
-  const [kind, name] = key.split(':') as [string, string];
-  return kind === 'node' ? { kind: 'node', name } : { kind: 'token', name };
+  if (!isOwnerKey(key)) return ANONYMOUS;
+  const tenant = tenantOfKey(key);
+  const base = tenant === undefined ? key : key.slice(`tenant:${tenant}/`.length);
+  if (base === 'anonymous') return ANONYMOUS;
+  const [kind, name] = base.split(':') as [string, string];
+  const p: Principal = kind === 'node' ? { kind: 'node', name } : { kind: 'token', name };
+  return tenant === undefined ? p : { ...p, tenant };
 }

@@ -19,6 +19,7 @@ import {
   type TracedCallOptions,
 } from './traced-call.ts';
 import type { TraceContext } from '../telemetry/trace-context.ts';
+import { tenantOfKey } from '../auth/principal.ts';
 
 /** What fleet.invoke needs from the signed client (lib/peer/client.ts). */
 interface FleetCaller {
@@ -90,7 +91,15 @@ export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
     capability: string,
     call: (meter: CallMeter) => Promise<R>,
     opts?: TracedCallOptions,
-  ) => tracedCall(deps.trace, { from: deps.self, to: target, capability }, call, now, opts);
+    tenant?: string,
+  ) =>
+    tracedCall(
+      deps.trace,
+      { from: deps.self, to: target, capability, ...(tenant !== undefined ? { tenant } : {}) },
+      call,
+      now,
+      opts,
+    );
   const sendMessage = createA2AMessenger(deps);
   return {
     invoke(target, capability, args = {}, timeoutMs = deps.defaultTimeoutMs ?? 10_000, opts = {}) {
@@ -106,6 +115,8 @@ export function createFleetInvoker(deps: FleetInvokerDeps): FleetInvoker {
             ...(opts.onBehalfOf ? { onBehalfOf: opts.onBehalfOf } : {}),
           }),
         CARRIES_SPAN,
+        // The tenant the call is made for travels in its owner key; the record names it too.
+        tenantOfKey(opts.onBehalfOf),
       );
     },
     message(target, skill, args, opts) {

@@ -22,7 +22,7 @@ import type { PeerErrorCode } from '../errors/peer.ts';
 import type { Failure, Result } from '../errors/result.ts';
 import { NODE_NAME, PEER_HEADER, parseSignature, SCOPE } from '../peer/signature.ts';
 import type { PeerVerifier } from '../peer/verifier.ts';
-import { isOwnerKey } from '../auth/principal.ts';
+import { isOwnerKey, tenantOfKey } from '../auth/principal.ts';
 
 export interface PeerRouteDeps {
   /** This node's fleet name. */
@@ -76,6 +76,12 @@ const json = (status: number, body: unknown) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 /** A coded failure answer; the status comes from the error registry unless given. */
+/** A trace record's tenant: the one the owner key a call acts for is in (lib/auth/principal.ts). */
+function inTenantOf(key: string | undefined): { tenant?: string } {
+  const tenant = tenantOfKey(key);
+  return tenant === undefined ? {} : { tenant };
+}
+
 export function peerError(
   code: PeerErrorCode | (string & {}),
   message?: string,
@@ -184,7 +190,11 @@ export async function handlePeerInvoke(request: Request, deps: PeerRouteDeps): P
         ...(onBehalfOf !== undefined ? { onBehalfOf } : {}),
       });
     const r = deps.spans
-      ? await tracedCall(deps.spans, { from: a.caller, to: deps.self, capability }, run)
+      ? await tracedCall(
+          deps.spans,
+          { from: a.caller, to: deps.self, capability, ...inTenantOf(onBehalfOf) },
+          run,
+        )
       : await run();
     const ms = Math.round(performance.now() - started);
     log('info', 'peer invoke', {
@@ -270,8 +280,18 @@ export async function handlePeerRelay(request: Request, deps: PeerRouteDeps): Pr
     const r = spans
       ? await tracedCall(
           spans,
-          { from: a.caller, to: deps.self, capability: `relay:${capability}` },
-          () => tracedCall(spans, { from: deps.self, to: next, capability }, forward),
+          {
+            from: a.caller,
+            to: deps.self,
+            capability: `relay:${capability}`,
+            ...inTenantOf(original),
+          },
+          () =>
+            tracedCall(
+              spans,
+              { from: deps.self, to: next, capability, ...inTenantOf(original) },
+              forward,
+            ),
         )
       : await forward();
     log('info', 'peer relay', {

@@ -28,6 +28,8 @@ export function recordSpan(r: TraceRecord, self: string, detail?: CallSpanDetail
     'lume.bytes': r.bytes,
     'lume.trace_record': r.id,
     ...(r.errorCode ? { 'lume.error_code': r.errorCode } : {}),
+    // OpenTelemetry's A2A attribute for the tenant a call was made for.
+    ...(r.tenant !== undefined ? { 'a2a.tenant': r.tenant } : {}),
   };
   const attributes: SpanAttributes = detail
     ? {

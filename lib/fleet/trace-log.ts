@@ -24,22 +24,28 @@ type Row = [
   string,
   string,
   string | null,
+  string?,
 ];
 
-const rowOf = (r: TraceRecord): Row => [
-  r.id,
-  r.ts,
-  r.from,
-  r.to,
-  r.capability,
-  r.durationMs,
-  r.outcome,
-  r.errorCode,
-  r.bytes,
-  r.traceId,
-  r.spanId,
-  r.parentSpanId,
-];
+const rowOf = (r: TraceRecord): Row => {
+  const row: Row = [
+    r.id,
+    r.ts,
+    r.from,
+    r.to,
+    r.capability,
+    r.durationMs,
+    r.outcome,
+    r.errorCode,
+    r.bytes,
+    r.traceId,
+    r.spanId,
+    r.parentSpanId,
+  ];
+  // A tenant, when the call had one, as a 13th member (rows without it are untenanted).
+  if (r.tenant !== undefined) row.push(r.tenant);
+  return row;
+};
 
 const OUTCOMES: ReadonlySet<unknown> = new Set(['ok', 'failed', 'empty']);
 const str = (v: unknown) => typeof v === 'string';
@@ -48,7 +54,9 @@ const num = (v: unknown) => typeof v === 'number' && Number.isFinite(v);
 
 /** A stored row back as a record, or undefined when it is not one (a frame that is, is damaged). */
 function recordOf(row: unknown): TraceRecord | undefined {
-  if (!Array.isArray(row) || row.length !== 12) return undefined;
+  if (!Array.isArray(row) || (row.length !== 12 && row.length !== 13)) return undefined;
+  const tenant: unknown = row[12];
+  if (tenant !== undefined && !str(tenant)) return undefined;
   const [
     id,
     ts,
@@ -81,6 +89,7 @@ function recordOf(row: unknown): TraceRecord | undefined {
     traceId,
     spanId,
     parentSpanId,
+    ...(tenant !== undefined ? { tenant: tenant as string } : {}),
   };
 }
 

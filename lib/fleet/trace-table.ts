@@ -30,6 +30,7 @@ const ADDED_COLUMNS: Record<string, string> = {
   trace_id: "ALTER TABLE trace ADD COLUMN trace_id TEXT NOT NULL DEFAULT ''",
   span_id: "ALTER TABLE trace ADD COLUMN span_id TEXT NOT NULL DEFAULT ''",
   parent_span_id: 'ALTER TABLE trace ADD COLUMN parent_span_id TEXT',
+  tenant: 'ALTER TABLE trace ADD COLUMN tenant TEXT',
 };
 
 interface Row {
@@ -45,6 +46,7 @@ interface Row {
   trace_id: string;
   span_id: string;
   parent_span_id: string | null;
+  tenant: string | null;
 }
 
 const fromRow = (r: Row): TraceRecord => ({
@@ -60,19 +62,20 @@ const fromRow = (r: Row): TraceRecord => ({
   traceId: r.trace_id,
   spanId: r.span_id,
   parentSpanId: r.parent_span_id,
+  ...(r.tenant !== null ? { tenant: r.tenant } : {}),
 });
 
-/** Rows one INSERT statement writes when that many are waiting (12 parameters each). */
+/** Rows one INSERT statement writes when that many are waiting (13 parameters each). */
 const INSERT_ROWS = 16;
 type Param = string | number | null;
 const COLUMNS =
-  'id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id';
-const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'id, ts, caller, target, capability, duration_ms, outcome, error_code, bytes, trace_id, span_id, parent_span_id, tenant';
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /** Adds `r`'s columns, in COLUMNS order, to `params` (positional parameters). */
 function paramsOf(r: TraceRecord, params: Param[]): Param[] {
   params.push(r.id, r.ts, r.from, r.to, r.capability, r.durationMs, r.outcome, r.errorCode);
-  params.push(r.bytes, r.traceId, r.spanId, r.parentSpanId);
+  params.push(r.bytes, r.traceId, r.spanId, r.parentSpanId, r.tenant ?? null);
   return params;
 }
 
@@ -159,6 +162,9 @@ function pageOf(db: Database, q: TraceQuery, limit: number): TraceRecord[] {
   if (q.capability !== undefined) where.push('capability = ?'), params.push(q.capability);
   if (q.outcome !== undefined) where.push('outcome = ?'), params.push(q.outcome);
   if (q.traceId !== undefined) where.push('trace_id = ?'), params.push(q.traceId);
+  if (q.tenants !== undefined)
+    where.push(`tenant IN (${q.tenants.map(() => '?').join(', ') || 'NULL'})`),
+      params.push(...q.tenants);
   const sql = `SELECT * FROM trace ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ${limit}`;
   return db
     .query<Row, (string | number)[]>(sql)

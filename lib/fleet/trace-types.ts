@@ -23,6 +23,8 @@ export interface TraceRecord {
   spanId: string;
   /** The span the call was made under (another record's `spanId`, or the caller's), or null. */
   parentSpanId: string | null;
+  /** The tenant the call was made for (lib/node/tenants.ts); absent for an untenanted call. */
+  tenant?: string;
 }
 
 export interface TraceQuery {
@@ -36,4 +38,6 @@ export interface TraceQuery {
   outcome?: TraceOutcome;
   /** Only the records of one W3C trace. */
   traceId?: string;
+  /** Only the records made for these tenants (an empty list: none). */
+  tenants?: readonly string[];
 }

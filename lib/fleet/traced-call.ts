@@ -77,7 +77,7 @@ type CallOutcome = { ok: true; result: unknown } | { ok: false; error: { code: s
  */
 export async function tracedCall<R extends CallOutcome>(
   sink: CallSink,
-  names: { from: string; to: string; capability: string },
+  names: { from: string; to: string; capability: string; tenant?: string },
   call: (meter: CallMeter) => Promise<R>,
   now: () => number = Date.now,
   opts: TracedCallOptions = {},

@@ -59,6 +59,7 @@ export interface FleetOptions {
     | 'otlp'
     | 'model'
     | 'oidc'
+    | 'tenants'
   >;
 }
 
