@@ -17,6 +17,7 @@ import { limitsFromEnv } from '../lib/limits.ts';
 import { fleetFileOf, settingsOrExit } from '../lib/settings-or-exit.ts';
 import { modelBackedNode } from '../lib/node/model-node.ts';
 import { importNode } from '../lib/node/load-node.ts';
+import type { MeshPresence } from '../lib/node/mesh-presence.ts';
 import { printChecks, selfCheck, selfCheckReadiness } from '../lib/node/self-check.ts';
 import { serveNode } from '../lib/node/serve-node.ts';
 import { createOtlpExporter, otlpConfigFromEnv } from '../lib/fleet/otlp.ts';
@@ -112,13 +113,15 @@ const declared = factory({
 // mesh.autoConnect: the node joins the mesh project under its own name (reconnecting on drops),
 // and its model, if it has one, gets the mesh tools (lib/node/mesh-presence.ts).
 // The mesh's client code loads only for a node that joins it: an idle node need not hold it.
-const presence = settings.mesh.autoConnect
-  ? (await import('../lib/node/mesh-presence.ts')).meshPresence(declared.name, settings, {
-      ...(fleet ? { fleetHubUrl: fleet.hub.url } : {}),
-      dataDir,
-      log,
-    })
-  : undefined;
+let presence: MeshPresence | undefined;
+if (settings.mesh.autoConnect) {
+  const { meshPresence } = await import('../lib/node/mesh-presence.ts');
+  presence = meshPresence(declared.name, settings, {
+    ...(fleet ? { fleetHubUrl: fleet.hub.url } : {}),
+    dataDir,
+    log,
+  });
+}
 const { definition, health } = modelBackedNode(declared, {
   endpoint: model,
   agent: modelSettings.agent,

@@ -37,6 +37,7 @@ describe('exports', () => {
           'export function renamed() {}',
           'export class Spaced {}',
           'export const dynamic = 2;',
+          'export const required = 5;',
           'export async function lonely() {}',
           'export const onlyTyped = 3;',
           'export const onlyCommented = 4;',
@@ -57,7 +58,10 @@ describe('exports', () => {
           'b.viaNamespace;',
         ].join('\n'),
       );
-      put('test/t.test.ts', `const { dynamic } = await import(${"'"}../lib/a.ts');\n`);
+      put(
+        'test/t.test.ts',
+        `const { dynamic } = await import(${"'"}../lib/a.ts');\nif (lazy) {\n  const { required } = require(${"'"}../lib/a.ts');\n}\n`,
+      );
       expect(unusedExports(dir, OWNERS, USERS, ['lib/kit/'])).toEqual([
         'lib/a.ts#lonely',
         'lib/a.ts#onlyCommented',

@@ -38,11 +38,6 @@ export interface NodeTasksOptions {
   onEvent?: (event: TaskEvent) => void;
 }
 
-// The PostgreSQL store's code, and Bun's SQL client under it, load only for a node that names a
-// database: an idle node on its task log need not hold them.
-const postgresStore = () => require('../a2a/store/postgres-store.ts') as typeof PostgresStore;
-const postgresBook = () => require('../a2a/store/postgres/retry-book.ts') as typeof PostgresBook;
-
 /** The node's task store: `<dataDir>/<name>/tasks/`, or the shared database when one is named. */
 function openTaskStore(o: NodeTasksOptions): TaskStore {
   const { limits, log } = o;
@@ -53,14 +48,18 @@ function openTaskStore(o: NodeTasksOptions): TaskStore {
     maxAgeHours: limits.taskMaxAgeHours,
     listPageBytes: limits.taskListPageBytes,
   };
-  if (o.tasksDatabaseUrl)
-    return new (postgresStore().PostgresTaskStore)({
+  // The PostgreSQL store's code, and Bun's SQL client under it, load only for a node that names
+  // a database: an idle node on its task log need not hold them.
+  if (o.tasksDatabaseUrl) {
+    const { PostgresTaskStore } = require('../a2a/store/postgres-store.ts') as typeof PostgresStore;
+    return new PostgresTaskStore({
       url: o.tasksDatabaseUrl,
       node: o.name,
       log,
       ...bounds,
       maxBytes: limits.taskMaxBytes,
     });
+  }
   const embedded = {
     dir: join(o.dataDir, o.name, 'tasks'),
     log,
@@ -82,9 +81,11 @@ function openRetryBook(o: NodeTasksOptions): RetryBook {
     max: o.limits.retryMessages,
     ...(o.now ? { now: o.now } : {}),
   };
-  return o.tasksDatabaseUrl
-    ? new (postgresBook().PostgresRetryBook)(o.tasksDatabaseUrl, o.name, bounds, o.log)
-    : new SqliteRetryBook(join(o.dataDir, o.name, 'sent-messages.sqlite'), bounds);
+  if (!o.tasksDatabaseUrl)
+    return new SqliteRetryBook(join(o.dataDir, o.name, 'sent-messages.sqlite'), bounds);
+  const { PostgresRetryBook } =
+    require('../a2a/store/postgres/retry-book.ts') as typeof PostgresBook;
+  return new PostgresRetryBook(o.tasksDatabaseUrl, o.name, bounds, o.log);
 }
 
 export function createNodeTasks(o: NodeTasksOptions): { store: TaskStore; engine: TaskEngine } {

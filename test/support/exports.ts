@@ -2,7 +2,7 @@
  * @module test/support/exports — the exported values of the source tree that no other file imports:
  * every `export function|const|let|class|enum` and `export { … }` of lib/, hub/ and node/, against
  * the named imports, re-exports, namespace imports (`ns.name`) and destructured dynamic imports
- * (`const { a } = await import('…')`) of every other file. Types are left out (they cost nothing at
+ * (`const { a } = await import('…')`, or a lazy `require('…')` of the same shape) of every other file. Types are left out (they cost nothing at
  * run time and a signature often names them).
  */
 
@@ -19,9 +19,12 @@ const NAMED_FROM =
   /\b(import|export)\s+(?:type\s+)?(?:[\w$]+\s*,\s*)?\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g;
 const NAMESPACE = /\bimport\s+\*\s+as\s+([\w$]+)\s+from\s*['"]([^'"]+)['"]/g;
 const STAR = /\bexport\s+\*\s+from\s*['"]([^'"]+)['"]/g;
-/** `const { a, b: c } = await import('./x.ts')` or `… import(join(tree, 'lib/x.ts'))` (a path from the root). */
+/**
+ * `const { a, b: c } = await import('./x.ts')` or `… import(join(tree, 'lib/x.ts'))` (a path from
+ * the root), or `const { a } = require('./x.ts')` (a module loaded lazily in synchronous code).
+ */
 const DYNAMIC =
-  /\{([^}]*)\}\s*=\s*\(?\s*await\s+import\(\s*(?:join\(\s*[\w$]+\s*,\s*)?['"]([^'"]+)['"]/g;
+  /\{([^{}]*)\}\s*=\s*\(?\s*(?:await\s+import|require)\(\s*(?:join\(\s*[\w$]+\s*,\s*)?['"]([^'"]+)['"]/g;
 
 function stripComments(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`\\])\/\/.*$/gm, '$1');
