@@ -332,13 +332,24 @@ const stores: StoreCase[] = [
   },
 ];
 
-/** An engine on `store` that notes, for each save with an event, the event's and the task's generation. */
+const noted = new WeakMap<object, Map<string, number>>();
+
+/**
+ * An engine on `store` that notes, for each save that adds an event to the task's log (the
+ * change it writes), the event's and the task's generation.
+ */
 function engineOn(store: TaskStore, saved: [number | undefined, number | undefined][]) {
   const save = store.save.bind(store);
-  store.save = (rec, event) => {
-    if (event && event.kind !== 'task' && event.kind !== 'message')
+  // The newest logged generation per task, kept across the engines that note into `saved`.
+  const logged = noted.get(saved) ?? new Map<string, number>();
+  noted.set(saved, logged);
+  store.save = (rec) => {
+    const event = rec.events?.at(-1);
+    if (event && event.generation !== logged.get(rec.task.id)) {
+      logged.set(rec.task.id, event.generation);
       saved.push([event.generation, rec.task.generation]);
-    return save(rec, event);
+    }
+    return save(rec);
   };
   return new TaskEngine({
     store,

@@ -198,7 +198,7 @@ export class LiveTasks {
    */
   store(live: Live, event?: TaskEvent): void {
     if (event) appendEvent(live.rec, event, this.opts.eventLog ?? DEFAULT_EVENT_LOG);
-    const save = this.opts.store.save(live.rec, event);
+    const save = this.opts.store.save(live.rec);
     save.catch(() => {}); // reported by the store's log; callers awaiting lastSave see the failure
     live.lastSave = save;
   }

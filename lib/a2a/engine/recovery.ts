@@ -92,7 +92,7 @@ export function recoverInterrupted(opts: RecoveryOptions): RecoveryReport {
     };
     // The failure joins the task's event log in the same write: a stream resuming replays it.
     appendEvent(rec, event, opts.eventLog ?? DEFAULT_EVENT_LOG);
-    opts.store.save(rec, event).catch(() => {}); // the store logs a failed write; the next start retries
+    opts.store.save(rec).catch(() => {}); // the store logs a failed write; the next start retries
     if (rec.push.length) opts.push?.notify(rec.push, event);
     report.failed.push(id);
   }

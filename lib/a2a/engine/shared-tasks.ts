@@ -211,7 +211,6 @@ export class SharedTasks implements TaskCoordination {
     // The stored log has every event since the copy this process had, unless it was cut.
     const events =
       eventsAfter(change.task, change.log, generationOf(before)) ??
-      change.events ??
       rebuiltEvents(before, change.task);
     for (const event of events) this.core.live.publishLocal(live, event);
   }

@@ -16,13 +16,12 @@ import { WriteQueue } from './write-queue.ts';
 import { listTasks } from './postgres/list.ts';
 import { pruneTasks } from './postgres/retention.ts';
 import { countTasks, TaskCount, TERMINAL } from './postgres/task-count.ts';
-import { CHANNEL, migrate, toRecord, type Row } from './postgres/schema.ts';
+import { CHANNEL, dropOldTables, migrate, toRecord, type Row } from './postgres/schema.ts';
 import {
-  eventsBetween,
   heartbeat,
   insertTask,
   orphanedTasks,
-  readChange,
+  readTask,
   renewLeases,
   updateTaskAt,
   type Writer,
@@ -36,9 +35,6 @@ import {
   type TaskStore,
   type TurnState,
 } from './task-store.ts';
-
-/** Events one pending write may carry; past it the write carries none and readers rebuild. */
-const EVENTS_PER_WRITE = 256;
 
 export interface PostgresTaskStoreOptions {
   url: string; // postgres://…
@@ -58,11 +54,9 @@ export interface PostgresTaskStoreOptions {
   maxAgeHours?: number;
 }
 
-/** What the task's next write stores: the newest copy of the record and the events since the last write started. */
+/** What the task's next write stores: the newest copy of the record. */
 interface NextWrite {
   rec: TaskRecord;
-  /** Null once past EVENTS_PER_WRITE. */
-  events: TaskEvent[] | null;
 }
 
 export class PostgresTaskStore implements TaskStore, TaskCluster {
@@ -91,6 +85,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private listening: Promise<{ unlisten(): Promise<void> }> | undefined;
   private timer: ReturnType<typeof setInterval> | undefined;
   private closed = false;
+  /** True once the tables an earlier schema wrote are dropped. */
+  private oldTablesGone = false;
   /** False after a heartbeat failed, until one succeeds. */
   private reachable = true;
   private readonly maxStored: number;
@@ -114,7 +110,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       opts.cacheBytes ?? LIMITS.taskCacheBytes,
       (id) => this.writes.has(id),
     );
-    this.ready = migrate(this.sql).then(() => this.tasks.start(this.sql, this.node));
+    this.ready = migrate(this.sql).then((gone) => {
+      this.oldTablesGone = gone;
+      return this.tasks.start(this.sql, this.node);
+    });
     this.opened = this.ready.then(() => this.listen());
     this.opened.catch((e) =>
       this.log('error', 'task database unavailable', { error: (e as Error).message }),
@@ -188,24 +187,20 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     return rec;
   }
 
-  save(rec: TaskRecord, event?: TaskEvent): Promise<void> {
+  save(rec: TaskRecord): Promise<void> {
     const id = rec.task.id;
     if (!isTaskId(id))
       return Promise.reject(new Error(`refusing to store task with id ${JSON.stringify(id)}`));
     if (this.closed) return Promise.reject(new Error('the task store is closed'));
     if (rec.version === undefined) this.tasks.saving(id);
     let next = this.next.get(id);
-    if (!next) this.next.set(id, (next = { rec, events: [] }));
+    if (!next) this.next.set(id, (next = { rec }));
     next.rec = rec;
-    if (event && next.events) {
-      if (next.events.length < EVENTS_PER_WRITE) next.events.push(event);
-      else next.events = null;
-    }
     // The write takes what is pending when it starts; changes made while it waits join it.
     const written = this.writes.enqueue(id, () => {
-      const { rec: latest, events } = this.next.get(id)!;
+      const { rec: latest } = this.next.get(id)!;
       this.next.delete(id);
-      return this.write(id, latest, events);
+      return this.write(id, latest);
     });
     // After the write is queued, so that trimming a full cache cannot evict this record before it is written.
     this.cache.set(rec);
@@ -367,7 +362,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   // ---- internals ----
 
   /** One write of a task: an insert the first time, later a version-guarded update. */
-  private async write(id: string, rec: TaskRecord, events: TaskEvent[] | null): Promise<void> {
+  private async write(id: string, rec: TaskRecord): Promise<void> {
     const t = rec.task;
     const body = JSON.stringify(t);
     this.cache.setSize(id, utf8Bytes(body));
@@ -382,16 +377,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         return;
       }
       const expected = rec.version;
-      const version = await updateTaskAt(
-        this.sql,
-        this.writer,
-        id,
-        rec,
-        body,
-        expected,
-        events,
-        lease,
-      );
+      const version = await updateTaskAt(this.sql, this.writer, id, rec, body, expected, lease);
       if (version !== undefined) {
         rec.version = version;
         if (this.known.has(id)) this.known.set(id, rec.version);
@@ -431,7 +417,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
       .then(async () => {
         const hit = this.cache.peek(id);
         const after = since ?? this.known.get(id) ?? hit?.version ?? 0;
-        const row = await readChange(this.sql, this.node, id, after);
+        const row = await readTask(this.sql, this.node, id);
         const rec = row && toRecord(row);
         if (!rec) return;
         const version = rec.version!;
@@ -443,15 +429,13 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           this.handler(id, { push: rec.push, version });
           return;
         }
-        // The events, when every version since the known one is there; otherwise the engine rebuilds.
-        const events = eventsBetween(row!.evs, after, version);
+        // The events since the known copy come from the task's stored log (the engine's part).
         this.cache.set(rec, utf8Bytes(row!.task!));
         this.handler(id, {
           task: rec.task,
           push: rec.push,
           version,
           ...(rec.events ? { log: rec.events } : {}),
-          ...(events ? { events } : {}),
         });
       })
       .catch((e) =>
@@ -479,6 +463,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           throw e;
         },
       );
+      // An earlier schema's tables go once its last live process has (lib/a2a/store/postgres/schema.ts).
+      if (!this.oldTablesGone) this.oldTablesGone = await dropOldTables(this.sql);
       await renewLeases(
         this.sql,
         this.writer,

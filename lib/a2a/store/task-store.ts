@@ -66,10 +66,10 @@ export interface TaskStore {
   get(id: string): MaybePromise<TaskRecord | undefined>;
   /**
    * Records a new or changed task. Writes to one task are serialised and coalesced; the promise
-   * resolves once a write that includes this change is durable. `event` is the change itself,
-   * for streams on other processes of the node (shared stores).
+   * resolves once a write that includes this change is durable (with the record's event log, which
+   * streams on other processes of the node replay).
    */
-  save(rec: TaskRecord, event?: TaskEvent): Promise<void>;
+  save(rec: TaskRecord): Promise<void>;
   /**
    * One page of the tasks `creator` (an owner key) made, newest status first; `null` lists every
    * creator's, for the process's own housekeeping (crash recovery), never for a client.
@@ -110,8 +110,6 @@ export interface RemoteChange {
   /** The stored push configs. */
   push: PushConfig[];
   version: number;
-  /** The events the change carried, in order; undefined when some were missed (then the reader rebuilds them). */
-  events?: TaskEvent[];
   /** The task's stored event log (`TaskRecord.events`), read with the task. */
   log?: LoggedEvent[];
 }

@@ -66,8 +66,6 @@ export async function pruneTasks(sql: SQL, o: PruneOptions): Promise<Pruned> {
           AND state IN ('completed', 'failed', 'canceled', 'rejected')
           AND coalesce(lease_until < now(), true) AND coalesce(watched_until < now(), true)
         RETURNING id, ${ROW_BYTES} AS b
-      ), ev AS (
-        DELETE FROM lume_a2a_task_events e USING gone WHERE e.node = $1 AND e.id = gone.id
       )
       SELECT id, b FROM gone`,
       [node, chosen.join(',')],

@@ -1,7 +1,7 @@
 /**
- * @module lib/a2a/store/postgres/schema — the shared task store's tables (tasks, live
- * processes, the events kept for streams that fall behind), created once under an advisory lock,
- * and the row shape read back from them.
+ * @module lib/a2a/store/postgres/schema — the shared task store's tables (tasks with their event
+ * logs, live processes), created once under an advisory lock, the migrations of tables made by
+ * earlier versions, and the row shape read back from them.
  */
 
 import type { SQL } from 'bun';
@@ -11,8 +11,12 @@ import type { TaskRecord } from '../task-store.ts';
 
 /** The LISTEN/NOTIFY channel carrying `id version process node` of every change. */
 export const CHANNEL = 'lume_a2a_tasks';
-/** Events kept per watched task for readers that fall behind; older ones are rebuilt from the row. */
-export const EVENTS_KEPT = 64;
+/**
+ * The schema this code writes, kept in each process's heartbeat row: 2 drops
+ * `lume_a2a_task_events` (the events of recent writes, which schema 1 wrote for streams on other
+ * processes; the task's event log in its row holds them now).
+ */
+export const SCHEMA_VERSION = 2;
 
 export interface Row {
   version: string;
@@ -48,7 +52,11 @@ export function notice(id: string, version: number, origin: string, node: string
   return `${id} ${version} ${origin} ${node}`;
 }
 
-export async function migrate(sql: SQL): Promise<void> {
+/**
+ * Creates the tables and brings those of earlier versions up to this schema; answers whether
+ * every table this schema drops is gone (`dropOldTables`).
+ */
+export async function migrate(sql: SQL): Promise<boolean> {
   // Two processes starting together must not both create the tables: one lock for the DDL.
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(hashtext('lume_a2a_tasks'))`;
@@ -79,11 +87,24 @@ export async function migrate(sql: SQL): Promise<void> {
       process text PRIMARY KEY,
       node text NOT NULL,
       alive_until timestamptz NOT NULL)`;
-    await tx`CREATE TABLE IF NOT EXISTS lume_a2a_task_events (
-      node text NOT NULL,
-      id uuid NOT NULL,
-      version bigint NOT NULL,
-      events text NOT NULL,
-      PRIMARY KEY (node, id, version))`;
+    // The schema each live process writes (null: schema 1, which had no column).
+    await tx`ALTER TABLE lume_a2a_processes ADD COLUMN IF NOT EXISTS schema integer`;
+  });
+  return dropOldTables(sql);
+}
+
+/**
+ * Drops the tables this schema no longer reads or writes, once no live process of an earlier
+ * schema (which still writes them) is left; answers whether they are gone. Until then the store
+ * tries again at each heartbeat, so a node's processes may be replaced one by one.
+ */
+export function dropOldTables(sql: SQL): Promise<boolean> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(hashtext('lume_a2a_tasks'))`;
+    const older = await tx`SELECT 1 FROM lume_a2a_processes
+      WHERE alive_until > now() AND coalesce(schema, 1) < ${SCHEMA_VERSION} LIMIT 1`;
+    if (older.length) return false;
+    await tx`DROP TABLE IF EXISTS lume_a2a_task_events`;
+    return true;
   });
 }

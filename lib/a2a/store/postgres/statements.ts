@@ -1,14 +1,13 @@
 /**
  * @module lib/a2a/store/postgres/statements — the shared store's writes and reads of one
- * task as SQL: the first insert, the version-guarded update that records events for watchers and
- * notifies them, the read of a change with the events since a version, and the liveness rows
- * (process heartbeat, turn leases, stream watches, orphaned tasks).
+ * task as SQL: the first insert, the version-guarded update (the task with its event log) that
+ * notifies the processes watching it, the read of a changed task, and the liveness rows (process
+ * heartbeat, turn leases, stream watches, orphaned tasks).
  */
 
 import type { SQL } from 'bun';
-import type { TaskEvent } from '../../types.ts';
 import type { TaskRecord } from '../task-store.ts';
-import { CHANNEL, EVENTS_KEPT, timeOf, type Row } from './schema.ts';
+import { CHANNEL, SCHEMA_VERSION, timeOf, type Row } from './schema.ts';
 
 /** Who writes: the node whose rows these are and the process writing them. */
 export interface Writer {
@@ -40,9 +39,9 @@ export async function insertTask(
 }
 
 /**
- * A later write, only over version `expected`: the events go to the watchers' table and they are
- * notified when someone streams the task. The new version, or undefined when another process
- * wrote first.
+ * A later write, only over version `expected` (the task and its event log in one row), notifying
+ * the other processes when one of them streams the task. The new version, or undefined when
+ * another process wrote first.
  */
 export async function updateTaskAt(
   sql: SQL,
@@ -51,10 +50,8 @@ export async function updateTaskAt(
   rec: TaskRecord,
   body: string,
   expected: number,
-  events: TaskEvent[] | null,
   lease: Lease,
 ): Promise<number | undefined> {
-  const eventsText = events?.length ? JSON.stringify(events) : null;
   const t = rec.task;
   const [row] = await sql<{ version: string }[]>`
     WITH up AS (
@@ -63,66 +60,25 @@ export async function updateTaskAt(
         lease_until = CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END
       WHERE node = ${w.node} AND id = ${id} AND version = ${expected}
       RETURNING version, coalesce(watched_until > now(), false) AS watched
-    ), ev AS (
-      INSERT INTO lume_a2a_task_events (node, id, version, events)
-      SELECT ${w.node}, ${id}::uuid, version, ${eventsText}::text FROM up WHERE watched AND ${eventsText}::text IS NOT NULL
-    ), old AS (
-      DELETE FROM lume_a2a_task_events e USING up
-      WHERE up.watched AND e.node = ${w.node} AND e.id = ${id} AND e.version <= up.version - ${EVENTS_KEPT}
     )
     SELECT version, CASE WHEN watched THEN pg_notify(${CHANNEL}, ${id} || ' ' || version || ' ' || ${w.process} || ' ' || ${w.node}) END AS sent
     FROM up`;
   return row ? Number(row.version) : undefined;
 }
 
-/** Inside a transaction: the events of one version, and the ones past what is kept let go. */
-export async function recordEvents(
-  tx: SQL,
-  node: string,
-  id: string,
-  version: number,
-  events: TaskEvent[],
-): Promise<void> {
-  await tx`INSERT INTO lume_a2a_task_events (node, id, version, events) VALUES (${node}, ${id}, ${version}, ${JSON.stringify(events)})`;
-  await tx`DELETE FROM lume_a2a_task_events WHERE node = ${node} AND id = ${id} AND version <= ${version - EVENTS_KEPT}`;
-}
-
-/** A task's row with the events recorded after version `after`, oldest first. */
-export async function readChange(
-  sql: SQL,
-  node: string,
-  id: string,
-  after: number,
-): Promise<(Row & { evs: [string | number, TaskEvent[]][] | null }) | undefined> {
-  const [row] = await sql<(Row & { evs: [string | number, TaskEvent[]][] | null })[]>`
-    SELECT t.version, t.task, t.push, t.writer, t.creator, t.events,
-      (SELECT json_agg(json_build_array(e.version, e.events::json) ORDER BY e.version) FROM lume_a2a_task_events e
-       WHERE e.node = t.node AND e.id = t.id AND e.version > ${after}) AS evs
-    FROM lume_a2a_tasks t WHERE t.node = ${node} AND t.id = ${id}`;
+/** A task's row as stored (with its event log). */
+export async function readTask(sql: SQL, node: string, id: string): Promise<Row | undefined> {
+  const [row] = await sql<Row[]>`
+    SELECT version, task, push, writer, creator, events
+    FROM lume_a2a_tasks WHERE node = ${node} AND id = ${id}`;
   return row;
-}
-
-/** The events from version `after + 1` to `version`, or undefined when one of them is missing. */
-export function eventsBetween(
-  evs: [string | number, TaskEvent[]][] | null,
-  after: number,
-  version: number,
-): TaskEvent[] | undefined {
-  const events: TaskEvent[] = [];
-  let next = after + 1;
-  for (const [v, e] of evs ?? []) {
-    if (Number(v) !== next) break;
-    events.push(...e);
-    next++;
-  }
-  return next === version + 1 ? events : undefined;
 }
 
 /** This process is alive for one more lease (the others read it to tell whose tasks are orphaned). */
 export async function heartbeat(sql: SQL, w: Writer, leaseMs: number): Promise<void> {
   await sql`
-    INSERT INTO lume_a2a_processes (process, node, alive_until) VALUES (${w.process}, ${w.node}, now() + ${leaseMs} * interval '1 millisecond')
-    ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until`;
+    INSERT INTO lume_a2a_processes (process, node, alive_until, schema) VALUES (${w.process}, ${w.node}, now() + ${leaseMs} * interval '1 millisecond', ${SCHEMA_VERSION})
+    ON CONFLICT (process) DO UPDATE SET alive_until = excluded.alive_until, schema = excluded.schema`;
 }
 
 /** Running tasks of the node whose owner is no live process (at most 100). */

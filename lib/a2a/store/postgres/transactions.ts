@@ -10,7 +10,7 @@ import { isA2AError, type A2AError } from '../../errors.ts';
 import type { PushConfig, TaskEvent } from '../../types.ts';
 import type { TaskRecord, TurnState } from '../task-store.ts';
 import { CHANNEL, notice, timeOf, toRecord, type Row } from './schema.ts';
-import { logText, recordEvents, type Writer } from './statements.ts';
+import { logText, type Writer } from './statements.ts';
 
 /**
  * Applies `change` to the task as stored; `lease` (ms) claims the turn for this process. The
@@ -24,12 +24,11 @@ export function updateInTransaction(
   lease: number | null,
 ): Promise<{ rec: TaskRecord; events: TaskEvent[] } | A2AError | undefined> {
   return sql.begin(async (tx) => {
-    const [row] = await tx<(Row & { busy: boolean; orphaned: boolean; watched: boolean })[]>`
+    const [row] = await tx<(Row & { busy: boolean; orphaned: boolean })[]>`
       SELECT version, task, push, creator, events,
         (owner IS DISTINCT FROM ${w.process} AND lease_until > now() AND state IN ('submitted', 'working')) AS busy,
         (owner IS DISTINCT FROM ${w.process} AND state IN ('submitted', 'working') AND NOT EXISTS (
-          SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned,
-        coalesce(watched_until > now(), false) AS watched
+          SELECT 1 FROM lume_a2a_processes p WHERE p.process = t.owner AND p.alive_until > now())) AS orphaned
       FROM lume_a2a_tasks t WHERE node = ${w.node} AND id = ${id} FOR UPDATE`;
     const rec = row && toRecord(row);
     if (!rec) return undefined;
@@ -44,7 +43,6 @@ export function updateInTransaction(
         owner = CASE WHEN ${lease}::int IS NULL THEN owner ELSE ${w.process} END,
         lease_until = CASE WHEN ${lease}::int IS NULL THEN lease_until ELSE now() + ${lease}::int * interval '1 millisecond' END
       WHERE node = ${w.node} AND id = ${id}`;
-    if (row!.watched && events.length) await recordEvents(tx, w.node, id, version, events);
     // Delivered at commit; every process holding or watching the task reads the row.
     await tx`SELECT pg_notify(${CHANNEL}, ${notice(id, version, w.process, w.node)})`;
     rec.version = version;
