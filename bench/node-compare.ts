@@ -4,8 +4,10 @@
  * (`--before <dir>`, e.g. an older commit unpacked with `git archive`), alternating round by
  * round under the same load process, so a refactor's cost is a ratio measured on the same
  * machine at the same time. Prints one line per round and the least CPU per request of each tree.
+ * `--node scanner` runs the scanner node (bench/servers/scanner-server.ts) instead, asked the
+ * text question of bench/side-by-side.ts.
  *
- * Usage: bun bench/node-compare.ts --before <dir> [--seconds 5] [--rounds 4] [--connections 32]
+ * Usage: bun bench/node-compare.ts --before <dir> [--seconds 5] [--rounds 4] [--connections 32] [--node echo|scanner]
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '4' },
     connections: { type: 'string', default: '32' },
+    node: { type: 'string', default: 'echo' },
   },
 });
 if (!values.before) {
@@ -36,7 +39,8 @@ const tmp = mkdtempSync(join(tmpdir(), 'lume-a2a-compare-'));
 const bodyFile = writeSendBody(tmp, 'send.json');
 
 async function start(dir: string, round: number) {
-  const proc = Bun.spawn(['bun', join(dir, 'bench/servers/node-server.ts')], {
+  const server = values.node === 'scanner' ? 'scanner-server.ts' : 'node-server.ts';
+  const proc = Bun.spawn(['bun', join(dir, 'bench/servers', server)], {
     cwd: dir,
     env: { ...process.env, PORT: '0', DATA_DIR: join(tmp, `data-${round}-${Date.now()}`) },
     stdout: 'pipe',

@@ -7,7 +7,8 @@
  * CPU time per request (from /proc) is split by those shares. `--tree <dir>` profiles another
  * source tree with the same script, so two trees compare side by side.
  *
- * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner] [--layer <name>] [--keep <dir>]
+ * Usage: bun bench/profile-send.ts [--seconds 5] [--connections 32] [--tree <dir>] [--node echo|scanner]
+ *          [--parts text|data] [--layer <name>] [--keep <dir>]
  */
 
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -25,8 +26,10 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     top: { type: 'string', default: '25' },
     layer: { type: 'string' },
-    /** `echo`: the benchmark node's echo agent and a text part; `scanner`: scanner's sector.movement by a data part. */
+    /** `echo`: the benchmark node's echo agent and a text part; `scanner`: scanner, by default its sector.movement by a data part. */
     node: { type: 'string', default: 'echo' },
+    /** The message's part: `text` ('hello'), `data` (sector.movement); default by --node. */
+    parts: { type: 'string' },
   },
 });
 const here = join(import.meta.dir, '..');
@@ -36,7 +39,9 @@ const profDir = values.keep ? resolve(values.keep) : join(tmp, 'prof');
 const bodyFile = writeSendBody(
   tmp,
   'send.json',
-  values.node === 'scanner' ? SECTOR_PARTS : TEXT_PARTS,
+  (values.parts ?? (values.node === 'scanner' ? 'data' : 'text')) === 'data'
+    ? SECTOR_PARTS
+    : TEXT_PARTS,
 );
 
 /** Layers by path inside the tree, first match wins. */

@@ -46,17 +46,21 @@ export class LabelSet {
 
   /** The key of `labels` (values bounded), creating its series when there is room. */
   key(labels: Labels | undefined): string {
-    const values = this.names.map((n) => {
+    const values: string[] = [];
+    // Each value with its length before it: distinct label values give distinct keys.
+    let key = '';
+    for (const n of this.names) {
       const raw = labels?.[n];
-      const v = raw === undefined ? '' : String(raw);
+      let v = raw === undefined ? '' : String(raw);
       const allowed = this.allowed.get(n);
-      return (allowed && !allowed.has(v)) || v.length > MAX_LABEL_CHARS ? OTHER : v;
-    });
-    let key = JSON.stringify(values);
+      if ((allowed && !allowed.has(v)) || v.length > MAX_LABEL_CHARS) v = OTHER;
+      values.push(v);
+      key += `${v.length}:${v}`;
+    }
     if (!this.keys.has(key)) {
       if (this.keys.size >= this.maxSeries) {
         values.fill(OTHER);
-        key = JSON.stringify(values);
+        key = values.map((v) => `${v.length}:${v}`).join('');
       }
       if (!this.keys.has(key)) this.keys.set(key, values);
     }

@@ -56,11 +56,20 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? cut(v) : undefined;
 
+/** The names of the states met so far (a handful; bounded by STATE_NAMES all the same). */
+const stateNames = new Map<string, string>();
+const STATE_NAMES = 64;
+
 /** A task state as the convention writes it: 1.0's `TASK_STATE_*` as is, 0.3's `input-required` mapped. */
 export function taskStateName(state: unknown): string | undefined {
   if (typeof state !== 'string' || state === '') return undefined;
-  if (state.startsWith('TASK_STATE_')) return cut(state);
-  return cut(`TASK_STATE_${state.toUpperCase().replace(/-/g, '_')}`);
+  const known = stateNames.get(state);
+  if (known !== undefined) return known;
+  const name = state.startsWith('TASK_STATE_')
+    ? cut(state)
+    : cut(`TASK_STATE_${state.toUpperCase().replace(/-/g, '_')}`);
+  if (stateNames.size < STATE_NAMES) stateNames.set(state, name);
+  return name;
 }
 
 function put(a: SpanAttributes, key: string, v: string | undefined): void {

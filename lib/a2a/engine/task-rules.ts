@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { ArtifactInput } from '../agent.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import { jsonBytes } from '../../limits.ts';
-import type { EventLogBound } from '../store/event-log.ts';
+import { type EventLogBound, messageBytes } from '../store/event-log.ts';
 import {
   TERMINAL_STATES,
   generationOf,
@@ -302,16 +302,13 @@ export function toArtifact(input: ArtifactInput): Artifact {
   return a;
 }
 
-const messageBytes = new WeakMap<Message, number>();
-
 /** Drops the oldest messages past either history cap; the newest message always stays. */
 export function trimHistory(history: Message[], limits: TaskLimits): void {
   let bytes = 0;
   let keep = 0;
   for (let i = history.length - 1; i >= 0; i--) {
     const m = history[i]!;
-    let size = messageBytes.get(m);
-    if (size === undefined) messageBytes.set(m, (size = jsonBytes(m)));
+    const size = messageBytes(m);
     if (keep > 0 && (keep >= limits.historyMessages || bytes + size > limits.historyBytes)) break;
     bytes += size;
     keep++;

@@ -7,7 +7,7 @@
  */
 
 import { LIMITS, jsonBytes } from '../../limits.ts';
-import { generationOf, type Task, type TaskEvent } from '../types.ts';
+import { generationOf, type Message, type Task, type TaskEvent } from '../types.ts';
 
 /** An event the log keeps: a status or artifact change, with the generation it made. */
 export type LoggedEvent = Extract<TaskEvent, { kind: 'status' | 'artifact' }> & {
@@ -26,11 +26,33 @@ export const DEFAULT_EVENT_LOG: EventLogBound = Object.freeze({
   bytes: LIMITS.taskEventLogBytes,
 });
 
-const sizes = new WeakMap<LoggedEvent, number>();
+type StatusEvent = Extract<TaskEvent, { kind: 'status' }>;
 
+const sizes = new WeakMap<LoggedEvent, number>();
+const messageSizes = new WeakMap<Message, number>();
+/** `,"message":` before a status's message. */
+const MESSAGE_MEMBER = 11;
+
+/** A message's size as JSON, measured once per message (the history's bound and the log's share it). */
+export function messageBytes(m: Message): number {
+  let n = messageSizes.get(m);
+  if (n === undefined) messageSizes.set(m, (n = jsonBytes(m)));
+  return n;
+}
+
+/** An event's size as JSON; a status's message (the one the history holds too) measured once. */
 function sizeOf(e: LoggedEvent): number {
   let n = sizes.get(e);
-  if (n === undefined) sizes.set(e, (n = jsonBytes(e)));
+  if (n === undefined) {
+    const status = e.kind === 'status' ? (e as StatusEvent).status : undefined;
+    const message = status?.message;
+    n = message
+      ? jsonBytes({ ...e, status: { ...status, message: undefined } }) +
+        MESSAGE_MEMBER +
+        messageBytes(message)
+      : jsonBytes(e);
+    sizes.set(e, n);
+  }
   return n;
 }
 

@@ -33,8 +33,11 @@ import type { ListTasksPage, ListTasksQuery } from '../types.ts';
 const HOUR_MS = 3_600_000;
 /** Tasks deleted per step of retention. */
 const PRUNE_BATCH = 500;
-/** The index commits at most this long after a write, or at once past COMMIT_ROWS changes. */
-const COMMIT_MS = 50;
+/**
+ * The index commits at most this long after a write, or at once past COMMIT_ROWS changes: each
+ * commit rewrites the B-trees' newest pages, so fewer and larger ones cost less per task.
+ */
+const COMMIT_MS = 1_000;
 const COMMIT_ROWS = 2_000;
 /** How often compaction looks for a segment worth it. */
 const COMPACT_CHECK_MS = 1_000;

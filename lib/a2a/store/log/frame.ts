@@ -51,33 +51,41 @@ export interface Outgoing {
 
 const hex8 = (n: number) => (n >>> 0).toString(16).padStart(8, '0');
 
-/** Encodes lines back to back into one buffer; `sizes` gets each line's size, newline included. */
-export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Buffer {
-  const rests: (string | Uint8Array)[] = [];
-  const lens: number[] = [];
-  let total = 0;
+/** The buffer lines are encoded into, reused from call to call up to SCRATCH_MAX bytes. */
+const SCRATCH_MAX = 1 << 20;
+let scratch: Buffer = Buffer.allocUnsafe(64 * 1024);
+
+/** `buf` with room for `need` more bytes at `at`: itself, or a larger copy of its first `at` bytes. */
+function room(buf: Buffer, at: number, need: number): Buffer {
+  if (at + need <= buf.byteLength) return buf;
+  const bigger = Buffer.allocUnsafe(Math.max(2 * buf.byteLength, at + need));
+  bigger.set(buf.subarray(0, at));
+  if (bigger.byteLength <= SCRATCH_MAX) scratch = bigger;
+  return bigger;
+}
+
+/**
+ * Encodes lines back to back, each record's JSON transcoded once, straight into its place;
+ * `sizes` gets each line's size, newline included. The answer is a view of a buffer the next
+ * call reuses: write it before encoding more.
+ */
+export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Uint8Array {
+  let buf = scratch;
+  let at = 0;
   for (const it of items) {
+    let len: number;
     if (it.raw) {
-      rests.push(it.raw);
-      lens.push(it.raw.byteLength);
+      len = it.raw.byteLength;
+      buf = room(buf, at, len);
+      buf.set(it.raw, at);
     } else {
       const rest =
         it.kind === KIND_RECORD
           ? `,"id":"${it.id}","op":"put","rec":${it.json}}`
           : `,"id":"${it.id}","op":"del"}`;
-      rests.push(rest);
-      lens.push(CHECKED_FROM + Buffer.byteLength(rest, 'utf8') + 1);
-    }
-    total += lens[lens.length - 1]!;
-  }
-  const buf = Buffer.allocUnsafe(total);
-  let at = 0;
-  for (let i = 0; i < items.length; i++) {
-    const rest = rests[i]!;
-    const len = lens[i]!;
-    if (typeof rest !== 'string') buf.set(rest, at);
-    else {
-      buf.write(rest, at + CHECKED_FROM, len - CHECKED_FROM - 1, 'utf8');
+      // At most three UTF-8 bytes per UTF-16 unit.
+      buf = room(buf, at, CHECKED_FROM + 3 * rest.length + 1);
+      len = CHECKED_FROM + buf.write(rest, at + CHECKED_FROM, 'utf8') + 1;
       const crc = Bun.hash.crc32(buf.subarray(at + CHECKED_FROM, at + len - 1));
       buf.write(`{"crc":"${hex8(crc)}"`, at, CHECKED_FROM, 'latin1');
       buf[at + len - 1] = NL;
@@ -85,7 +93,7 @@ export function encodeFrames(items: readonly Outgoing[], sizes: number[]): Buffe
     sizes.push(len);
     at += len;
   }
-  return buf;
+  return buf.subarray(0, at);
 }
 
 const ascii = (buf: Uint8Array, from: number, to: number) =>
