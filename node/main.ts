@@ -1,4 +1,4 @@
-#!/usr/bin/env bun
+#!/usr/bin/env -S bun --max-http-header-size=131072
 /**
  * @module node/main — starts one node: `bun run node --name scanner` (a fleet member) or
  * `bun run node --file ./path/to/node.ts` (any node file, anywhere; the package's `lume-node`

@@ -4,8 +4,10 @@
  * is refused with ExtensionSupportRequiredError (-32008) on JSON-RPC (the official SDK's client
  * too), HTTP+JSON and gRPC, streams included, before any task exists; a call that names them gets
  * them back in `A2A-Extensions` (an answer, an SSE stream, gRPC metadata), and a capability reads
- * whether its caller activated the optional one. An over-long list is a coded -32600; 100 KB of
- * header is refused before any route by the HTTP server (431) and the gRPC port alike.
+ * whether its caller activated the optional one. An over-long list is a coded -32600; in this
+ * test's own process (Bun's 16 KiB header default) 100 KB of header is refused before any route by
+ * the HTTP server (431) and the gRPC port alike; test/a2a-extensions-headers.test.ts is a node
+ * started as the kit starts it, where it gets the coded error.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';

@@ -11,6 +11,7 @@ import type { SseStreams } from '../sse/sse.ts';
 import type { TaskStore } from '../a2a/store/task-store.ts';
 import type { Log } from '../log.ts';
 import { browserRefusal, ownOrigins } from '../net/browser-guard.ts';
+import { headerLimitWarning } from '../net/header-limit.ts';
 import { guardRequests, serveDefaults } from '../net/request-guard.ts';
 import type { RunningNode } from './node-types.ts';
 
@@ -79,6 +80,8 @@ export async function startNodeServer(o: NodeServerOptions): Promise<RunningNode
     });
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   log('info', 'node listening', { node: o.name, url, anonymous: o.anonymous });
+  const headers = headerLimitWarning();
+  if (headers) log('warn', headers);
   if (!isLoopbackHost(host) && o.speaksA2A)
     log(
       'warn',

@@ -13,6 +13,7 @@
  */
 
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { HEADER_SIZE_FLAG } from '../../lib/net/header-limit.ts';
 import { join, relative, resolve } from 'node:path';
 
 import { hashFiles, keepNewest } from './content-hash.ts';
@@ -105,18 +106,21 @@ const fromSource = process.env.LUME_TEST_FROM_SOURCE === '1';
 
 /**
  * The command for `bun <args>`: when `args` names an entry file (after any `--preload <file>`),
- * that file's bundled build with the redirecting preload; anything else (`bun run …`, a test's
- * own script, an app's file) unchanged.
+ * that file's bundled build with the redirecting preload, started as the kit's scripts start it
+ * (reading request headers up to lib/net/header-limit.ts's bound); anything else (`bun run …`, a
+ * test's own script, an app's file) unchanged.
  */
 export function bunCommand(args: readonly string[]): string[] {
   let at = 0;
   while (args[at] === '--preload') at += 2;
   const file = args[at];
   const rel = file && !file.startsWith('-') ? relative(ROOT, resolve(ROOT, file)) : '';
-  if (fromSource || !rel.endsWith('.ts') || !entryFiles().includes(rel)) return ['bun', ...args];
+  if (!rel.endsWith('.ts') || !entryFiles().includes(rel)) return ['bun', ...args];
+  if (fromSource) return ['bun', HEADER_SIZE_FLAG, ...args];
   made ??= build();
   return [
     'bun',
+    HEADER_SIZE_FLAG,
     ...args.slice(0, at),
     '--preload',
     join(made, 'redirect.js'),

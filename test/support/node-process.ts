@@ -11,6 +11,8 @@ import { tempDir, writeTestToken } from './node.ts';
 
 export interface NodeProcess {
   url: string;
+  /** Its gRPC port, when it serves gRPC (`GRPC_PORT`). */
+  grpcPort?: number;
   dataDir: string;
   /** SIGTERM, then the data folder is removed unless `keep`. */
   stop(keep?: boolean): Promise<void>;
@@ -34,7 +36,7 @@ export async function startNodeProcess(
   const reader = proc.stdout.getReader();
   let out = '';
   let match: RegExpExecArray | null = null;
-  while (!(match = /listening on (http:\/\/\S+)/.exec(out))) {
+  while (!(match = /listening on (http:\/\/\S+)[^\n]*\n/.exec(out))) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`node exited: ${await new Response(proc.stderr).text()}`);
     out += new TextDecoder().decode(value);
@@ -43,8 +45,10 @@ export async function startNodeProcess(
   // Drained from here on, so a chatty process never blocks on a full pipe.
   void proc.stdout.pipeTo(new WritableStream()).catch(() => {});
   void proc.stderr.pipeTo(new WritableStream()).catch(() => {});
+  const grpcPort = /gRPC on port (\d+)/.exec(out)?.[1];
   return {
     url: match[1]!,
+    ...(grpcPort ? { grpcPort: Number(grpcPort) } : {}),
     dataDir,
     async stop(keep = false) {
       proc.kill('SIGTERM');
