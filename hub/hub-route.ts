@@ -48,6 +48,7 @@ export function hubRoute(
     server: Server<MeshSocketData>,
     path: string,
     caller: Principal,
+    client: string,
   ): Promise<Response | undefined> {
     switch (hubOwnerOf(path)) {
       case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
@@ -55,11 +56,7 @@ export function hubRoute(
       case 'mcp':
         if (isResourceMetadataPath(path)) return resourceMetadata(req, access.issuers);
         {
-          const res = await p.mcp.fetch(
-            req,
-            caller,
-            server?.requestIP?.(req)?.address ?? 'unknown',
-          );
+          const res = await p.mcp.fetch(req, caller, client);
           return res && withResourceMetadata(res, req, access.issuers);
         }
       case 'join':
@@ -68,10 +65,8 @@ export function hubRoute(
         return p.mesh.fetch(req, server, caller);
       case 'console-mesh':
         return p.meshSend.fetch(req, caller);
-      case 'login': {
-        const client = server?.requestIP?.(req)?.address ?? 'unknown';
+      case 'login':
         return login.fetch(req, { client, caller });
-      }
       case 'api':
         return p.api.fetch(req, caller);
       case 'console': {
@@ -106,6 +101,8 @@ export function hubRoute(
       if (scoped instanceof Response) return scoped;
       caller = scoped;
     }
-    return (await partAnswer(req, server, path, caller)) ?? node.app.handle(req);
+    // The client's address is the connection's (`given`: a request taken out of a tenant is a copy).
+    const client = server?.requestIP?.(given)?.address ?? 'unknown';
+    return (await partAnswer(req, server, path, caller, client)) ?? node.app.handle(req);
   };
 }

@@ -19,6 +19,8 @@ import { recordSpan } from '../lib/fleet/record-span.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, TEST_TOKEN, tempDir } from './support/node.ts';
 import { rawRequest } from './support/raw-http.ts';
+import { signInAt } from './support/console-session.ts';
+import { consoleTicketKey, newConsoleUrl } from '../hub/http/tickets.ts';
 
 setDefaultTimeout(60_000); // per file (Bun scopes it so): a hub and two nodes on a busy machine
 
@@ -38,7 +40,7 @@ beforeAll(async () => {
   anyKit = addToken(dir, 'any-kit');
   const book = () => TokenBook.open(dir, { extra: { tester: TEST_TOKEN } });
   f = await startFleet(await realNodeDefs(['scanner', 'crm']), {
-    hub: { tokens: book(), tenants: ['acme', 'globex'] },
+    hub: { tokens: book(), tenants: ['acme', 'globex'], consoleKey: consoleTicketKey(dir) },
     nodes: (name) => ({
       tenants: name === 'scanner' ? ['acme', 'globex'] : ['acme'],
       access: { tokens: book() },
@@ -177,6 +179,42 @@ describe('the hub in a tenant', () => {
       'TENANT_FORBIDDEN',
     ]);
     expect((await post(acmeKit, '/acme/api/local-invoke', call)).status).toBe(200);
+  });
+
+  test('a console session of that token is held to its tenants; /mcp too', async () => {
+    const session = await signInAt(newConsoleUrl(dir, 'a2a', f.hubUrl, 'acme-kit'));
+    const asSession = (path: string) => fetch(`${f.hubUrl}${path}`, { headers: session.headers });
+    expect(await codeOf(await asSession('/api/trace'))).toEqual([403, 'TENANT_FORBIDDEN']);
+    expect((await asSession('/acme/api/trace')).status).toBe(200);
+    const initialize = (token: string, path: string) =>
+      fetch(`${f.hubUrl}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'tenant-test', version: '1' },
+          },
+        }),
+      });
+    expect(await codeOf(await initialize(acmeKit, '/mcp'))).toEqual([403, 'TENANT_FORBIDDEN']);
+    expect(await codeOf(await initialize(acmeKit, '/globex/mcp'))).toEqual([
+      403,
+      'TENANT_FORBIDDEN',
+    ]);
+    const inAcme = await initialize(acmeKit, '/acme/mcp');
+    expect([inAcme.status, await inAcme.text()]).toEqual([
+      200,
+      expect.stringContaining('"result"'),
+    ]);
   });
 
   test('one AI Catalog per tenant: its members, the tenant named, valid against the published schema', async () => {

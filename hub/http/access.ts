@@ -154,7 +154,11 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (key !== null)
       for (const secret of cookieValues(req, cookieName)) {
         const name = sessions.lookup(secret, key);
-        if (name) return ok({ kind: 'session', name });
+        if (name) {
+          // A session signed in with a token that names tenants is held to them as the token is.
+          const tenants = opts.tokens?.tenantsOf(name);
+          return ok(tenants ? { kind: 'session', name, tenants } : { kind: 'session', name });
+        }
       }
     return ok(ANONYMOUS);
   }

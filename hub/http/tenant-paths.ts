@@ -1,7 +1,7 @@
 /**
  * @module hub/http/tenant-paths — the hub's own routes in a tenant: with tenants configured,
- * `/{tenant}/api/…`, `/{tenant}/.well-known/ai-catalog.json` and `/{tenant}/ard/…` are the same
- * routes acting in that tenant, as the A2A `/{tenant}/…` routes are (lib/node/tenants.ts). The
+ * `/{tenant}/api/…`, `/{tenant}/mcp`, `/{tenant}/.well-known/ai-catalog.json` and `/{tenant}/ard/…`
+ * are the same routes acting in that tenant, as the A2A `/{tenant}/…` routes are (lib/node/tenants.ts). The
  * prefix is taken off before the access policy admits the request, so it admits the route it
  * serves; then the caller is placed in the tenant, or refused with TENANT_FORBIDDEN (403) when it
  * may not act there, or acts without naming a tenant while its token names some.
@@ -17,11 +17,16 @@ import { hubOwnerOf } from './routes.ts';
 
 /** `/{segment}/{rest}`: a first segment of at most 64 characters and the path after it. */
 const FIRST_SEGMENT = /^\/([^/]{1,64})(\/.*)$/;
+/** The MCP endpoint (hub/mcp/surface.ts). */
+const MCP_PATH = '/mcp';
 
-/** Whether a hub route acts per tenant: the console API and discovery (the A2A routes are the node's). */
+/** Whether a hub route acts per tenant: the console API, MCP and discovery (the A2A routes are the node's). */
 export function isTenantScoped(path: string): boolean {
   return (
-    hubOwnerOf(path) === 'api' || path === AI_CATALOG_PATH || path.startsWith(`${ARD_BASE_PATH}/`)
+    hubOwnerOf(path) === 'api' ||
+    path === MCP_PATH ||
+    path === AI_CATALOG_PATH ||
+    path.startsWith(`${ARD_BASE_PATH}/`)
   );
 }
 

@@ -19,7 +19,7 @@ export interface UserPrincipal {
 export type Principal = (
   | { kind: 'node'; name: string }
   | { kind: 'token'; name: string; tenants?: readonly string[] }
-  | { kind: 'session'; name: string }
+  | { kind: 'session'; name: string; tenants?: readonly string[] }
   | UserPrincipal
   | { kind: 'anonymous' }
 ) & {

@@ -60,6 +60,7 @@ export interface FleetOptions {
     | 'model'
     | 'oidc'
     | 'tenants'
+    | 'consoleKey'
   >;
 }
 
