@@ -5,9 +5,10 @@
  * interruption becomes the MCP task's `input_required` with one input request: input-required a
  * form asking for the reply (sent to the A2A task as its next message), auth-required its own
  * kind — a URL-mode elicitation to the address the agent gave (else a form saying what to
- * authorize), its key `authorize`, its `_meta` naming `TASK_STATE_AUTH_REQUIRED` — answered by
+ * authorize), its key `authorize`, its `_meta` naming `TASK_STATE_AUTH_REQUIRED` (and the hub
+ * task, as every request's does) — answered by
  * authorizing out of band and accepting. A declined or cancelled request, or the MCP task
- * cancelled, cancels the A2A task.
+ * cancelled, cancels the A2A task; an MCP task deleted (its TTL ran out) leaves it be.
  */
 
 import type { Principal } from '../../lib/auth/principal.ts';
@@ -17,10 +18,11 @@ import type { Task } from '../../lib/a2a/types.ts';
 import { parseSendParamsV1, taskToV1 } from '../../lib/a2a/wire/v1.ts';
 import type { InputRequest } from '../../lib/mcp/exchange.ts';
 import { errorResult, okResult, type ToolResult } from '../../lib/mcp/protocol.ts';
-import type { TaskRun } from '../../lib/mcp/tasks.ts';
+import { TASK_GONE, type TaskRun } from '../../lib/mcp/tasks.ts';
 
-/** Where an input request says which A2A state asked for it. */
+/** Where an input request says which A2A state asked for it, and of which hub task. */
 export const A2A_STATE_META = 'dev.lume-a2a/a2a-state';
+export const A2A_TASK_META = 'dev.lume-a2a/a2a-task';
 
 const ENDED = new Set(['completed', 'failed', 'rejected', 'canceled']);
 
@@ -59,14 +61,14 @@ export function interruption(
             properties: { reply: { type: 'string', description: 'Your answer to the task' } },
             required: ['reply'],
           },
-          _meta: { [A2A_STATE_META]: 'TASK_STATE_INPUT_REQUIRED' },
+          _meta: { [A2A_STATE_META]: 'TASK_STATE_INPUT_REQUIRED', [A2A_TASK_META]: t.id },
         },
       },
     };
   if (t.status.state !== 'auth-required') return undefined;
   const url = authUrl(t);
   const message = `Authorization required: ${said || 'the agent needs you to authorize it'}`;
-  const _meta = { [A2A_STATE_META]: 'TASK_STATE_AUTH_REQUIRED' };
+  const _meta = { [A2A_STATE_META]: 'TASK_STATE_AUTH_REQUIRED', [A2A_TASK_META]: t.id };
   return {
     key: 'authorize',
     statusMessage: `auth-required: ${said || 'the agent needs authorization'}`,
@@ -111,6 +113,9 @@ export async function followTask(
     return errorResult('TASK_CANCELED', why);
   };
   for (;;) {
+    // A task deleted (its TTL ran out) leaves the hub task as it is, to read with get_task.
+    if (run.signal.aborted && run.signal.reason === TASK_GONE)
+      return errorResult('TASK_GONE', 'the MCP task was deleted');
     if (run.signal.aborted) return cancel('the MCP task was cancelled');
     const t = await engine().getTask(id, 0, caller);
     if (isA2AError(t)) return errorResult(t.code, t.message);

@@ -19,11 +19,18 @@ import type { InputRequiredResult, ToolResult } from './protocol.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
+/** Why a task's work is aborted (`run.signal.reason`): the client cancelled it, or it is deleted (TTL, room). */
+const TASK_CANCELLED = 'cancelled';
+export const TASK_GONE = 'deleted';
+
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 
 /** What a task's work may do while it runs. */
 export interface TaskRun {
-  /** Aborted when the task is cancelled or expires (or, run inline, when the client goes away). */
+  /**
+   * Aborted when the task is cancelled (reason TASK_CANCELLED) or deleted (TASK_GONE), or, run
+   * inline, when the client goes away.
+   */
   readonly signal: AbortSignal;
   /**
    * The client's answers to `requests`, by key. As a task: the task is `input_required` until
@@ -118,7 +125,7 @@ export function createTaskTable(limits: TaskLimits, now: () => number = Date.now
   function drop(t: Stored): void {
     clearTimeout(t.timer);
     byId.delete(t.id);
-    t.abort.abort();
+    t.abort.abort(TASK_GONE);
     t.wake?.();
   }
 
@@ -291,7 +298,7 @@ export function createTaskTable(limits: TaskLimits, now: () => number = Date.now
       if (TERMINAL.has(t.status)) return true;
       t.pending.clear();
       touch(t, 'cancelled', 'cancelled by the client');
-      t.abort.abort();
+      t.abort.abort(TASK_CANCELLED);
       t.wake?.();
       return true;
     },
