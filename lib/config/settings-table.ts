@@ -235,9 +235,9 @@ export const SETTINGS: readonly SettingRow[] = [
     env: 'TENANTS',
     kind: 'list',
     default: '(none)',
-    readBy: 'node',
+    readBy: 'hub, node',
     description:
-      'Tenants a node serves (comma-separated; lower-case letters, digits, dashes): the 1.0 `tenant` member and `/{tenant}/…` routes',
+      "Tenants a node or the hub serves (comma-separated; lower-case letters, digits, dashes): the 1.0 `tenant` member, `/{tenant}/…` routes and the card's tenant interfaces; on the hub also `/{tenant}/api/…`, `/{tenant}/mcp` and one AI Catalog per tenant",
   },
   {
     key: 'token',
