@@ -220,9 +220,11 @@ const targets = verdicts(runs, {
 const command = `bun bench/side-by-side.ts --seconds ${seconds} --rounds ${rounds} --connections ${connections}${values.stores !== 'default' ? ` --stores ${values.stores}` : ''}${sdkRuntime !== 'node' ? ' --sdk-runtime bun' : ''}${more !== 200000 ? ` --more ${more}` : ''}${values.rows ? ` --rows ${values.rows}` : ''}${values.skip ? ` --skip ${values.skip}` : ''}${values.write ? ' --write' : ''}`;
 console.log(`\n${mainTable}\n\n${scaleTable}\n\n${targets}`);
 reportSection(
-  chosen
-    ? `Side by side with the official SDK: ${chosen.join(', ')}`
-    : 'Side by side with the official SDK',
+  !chosen
+    ? 'Side by side with the official SDK'
+    : chosen.join(',') === 'sdk,sector'
+      ? '`sector.movement` against the official SDK'
+      : `Side by side with the official SDK: ${chosen.join(', ')}`,
   `Command: \`${command}\` (${new Date().toISOString().slice(0, 10)}, Bun ${Bun.version}, Node ${(await Bun.$`node --version`.text()).trim()}, ${navigator.hardwareConcurrency} cores; load average ${load0.toFixed(1)} → ${load1.toFixed(1)}).
 
 Blocking \`SendMessage\` (A2A 1.0) from a separate load process (\`bench/load.ts\`: ${connections} keep-alive connections, a fresh \`messageId\` per request), ${seconds} s per run after a 2 s warm-up, ${rounds} rounds, odd rounds in reverse order, each run on a fresh server process. The SDK server (\`bench/servers/sdk-server.mjs\`, Express, on ${sdkRuntime}) runs an agent that publishes the task, \`working\`, one artifact and \`completed\`; the node is scanner as \`bun node/main.ts --name scanner\` starts it, whose keyword agent reads the text and answers it (here: which of its skills to run, \`input-required\`). PostgreSQL is one throw-away cluster with fsync and synchronous commit on, a database for each; the SDK's table is made by its own \`a2a-db upgrade\`. req/s is the mean of the rounds (their range after it); CPU per request the least of the rounds (other load only adds to it), "+ PostgreSQL" the cluster's processes' CPU per request beside it. "vs SDK" compares with the SDK in memory: req/s, and capacity (its CPU per request over this row's).
