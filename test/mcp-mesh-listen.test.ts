@@ -4,12 +4,15 @@
  * subscribes to `lume://mesh/inbox` is present in the mesh; a message another principal sends it
  * (from a stateless client or a 2025-11-25 session of `@modelcontextprotocol/sdk` 1.32.2) arrives
  * on that stream as `notifications/resources/updated` with the message in `_meta`, and nowhere
- * else; the inbox reads back; without a stream the mesh tools say how to be present; an anonymous
- * listen is refused; a principal's streams are bounded.
+ * else, over HTTP and through the stdio relay alike; the inbox reads back; without a stream the
+ * mesh tools say how to be present; an anonymous listen is refused; a principal's streams are
+ * bounded.
  */
 
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as SessionClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SessionTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MCP_LIMITS } from '../lib/mcp/limits.ts';
@@ -25,6 +28,8 @@ const TOKENS = {
   bob: `bob-${crypto.randomUUID()}`,
   carol: `carol-${crypto.randomUUID()}`,
   dave: `dave-${crypto.randomUUID()}`,
+  erin: `erin-${crypto.randomUUID()}`,
+  frank: `frank-${crypto.randomUUID()}`,
 };
 type Who = keyof typeof TOKENS;
 const auth = (who: Who) => ({ Authorization: `Bearer ${TOKENS[who]}` });
@@ -51,16 +56,30 @@ interface Heard {
   message?: { ref: string; from: string; to: string; text: string; replyTo?: string };
 }
 
-/** A v2 client pinned to 2026-07-28 as `who`; every `resources/updated` it hears is noted, in order. */
-async function v2(who: Who) {
+/**
+ * A v2 client pinned to 2026-07-28 as `who` (over HTTP, or over stdio through `bun run mcp`);
+ * every `resources/updated` it hears is noted, in order.
+ */
+async function v2(who: Who, over: 'http' | 'stdio' = 'http') {
   const client = new Client(
     { name: `lume-${who}`, version: '1.0.0' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
   );
   await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${f.hubUrl}/mcp`), {
-      requestInit: { headers: auth(who) },
-    }),
+    over === 'http'
+      ? new StreamableHTTPClientTransport(new URL(`${f.hubUrl}/mcp`), {
+          requestInit: { headers: auth(who) },
+        })
+      : new StdioClientTransport({
+          command: process.execPath,
+          args: [resolve(import.meta.dir, '../hub/cli/mcp.ts')],
+          env: {
+            ...(process.env as Record<string, string>),
+            LUME_HUB_URL: f.hubUrl,
+            LUME_TOKEN: TOKENS[who],
+          },
+          stderr: 'pipe',
+        }),
   );
   closers.push(() => client.close());
   const heard: Heard[] = [];
@@ -163,8 +182,8 @@ describe('the mesh over subscriptions/listen', () => {
   });
 
   test('a 2025-11-25 session (the v1 SDK) still speaks in the mesh, and reaches a listening 2026 client', async () => {
-    const bob = await v2('bob');
-    const sub = await bob.client.listen({ resourceSubscriptions: [INBOX] });
+    const frank = await v2('frank');
+    const sub = await frank.client.listen({ resourceSubscriptions: [INBOX] });
     const dave = new SessionClient({ name: 'lume-dave', version: '1.0.0' });
     await dave.connect(
       new SessionTransport(new URL(`${f.hubUrl}/mcp`), { requestInit: { headers: auth('dave') } }),
@@ -172,13 +191,33 @@ describe('the mesh over subscriptions/listen', () => {
     closers.push(() => dave.close());
     const sent = await dave.callTool({
       name: 'a2a_message',
-      arguments: { target: { type: 'agent', name: 'bob' }, text: 'from an old session' },
+      arguments: { target: { type: 'agent', name: 'frank' }, text: 'from an old session' },
     });
     expect(sent.isError).toBeFalsy();
-    expect((await bob.hear(1))[0]!.message).toMatchObject({
+    expect((await frank.hear(1))[0]!.message).toMatchObject({
       from: 'dave',
       text: 'from an old session',
     });
+    await sub.close();
+  });
+
+  test('over stdio (bun run mcp) the listen stream holds the presence and hears its messages too', async () => {
+    const erin = await v2('erin', 'stdio');
+    const sub = await erin.client.listen({ resourceSubscriptions: [INBOX] });
+    expect(sub.honoredFilter.resourceSubscriptions).toEqual([INBOX]);
+    const alice = await v2('alice');
+    const aliceSub = await alice.client.listen({ resourceSubscriptions: [INBOX] });
+    const sent = await call(alice.client, 'a2a_message', {
+      target: { type: 'agent', name: 'erin' },
+      text: 'through the stdio relay',
+    });
+    expect(sent.isError).toBeFalsy();
+    // alice's first presence may still be leaving: she is present as alice or alice-2.
+    expect((await erin.hear(1))[0]!.message).toMatchObject({
+      from: expect.stringMatching(/^alice(-2)?$/),
+      text: 'through the stdio relay',
+    });
+    await aliceSub.close();
     await sub.close();
   });
 
