@@ -312,4 +312,17 @@ describe('the tasks extension on the wire, under hostile requests', () => {
     for (const m of ['tasks/list', 'tasks/result'])
       expect((await rpc(m, { taskId: 'any' })).body.error.code).toBe(-32601);
   });
+
+  test('task notifications asked on subscriptions/listen without the extension declared: -32021', async () => {
+    const r = await rpc(
+      'subscriptions/listen',
+      { notifications: { taskIds: ['x'] } },
+      { plain: true },
+    );
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({
+      code: -32021,
+      data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+    });
+  });
 });

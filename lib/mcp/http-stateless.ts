@@ -15,7 +15,14 @@ import { isPlainObject } from '../json/guards.ts';
 import { sseResponse } from '../sse/sse.ts';
 import { answerRequest, type AnswerDeps } from './http-answer.ts';
 import { JSON_HEADERS } from './http-refusals.ts';
-import { failure, rpcError, type McpMessage, type RpcAnswer, type RpcId } from './jsonrpc.ts';
+import {
+  failure,
+  rpcError,
+  type McpMessage,
+  type RpcAnswer,
+  type RpcError,
+  type RpcId,
+} from './jsonrpc.ts';
 import {
   LOG_LEVELS,
   MCP_PROTOCOL_VERSIONS,
@@ -25,6 +32,14 @@ import {
   type LogLevel,
 } from './protocol.ts';
 import { listenUris, type McpSessions } from './sessions.ts';
+import { TASKS_EXTENSION } from './tasks.ts';
+
+/** Whether a request's `_meta` capabilities declare the tasks extension. */
+function declaresTasksIn(meta: unknown): boolean {
+  const caps = isPlainObject(meta) ? meta[META.clientCapabilities] : undefined;
+  const ext = isPlainObject(caps) ? caps.extensions : undefined;
+  return isPlainObject(ext) && ext[TASKS_EXTENSION] !== undefined;
+}
 
 /**
  * What a server adds to a `subscriptions/listen` stream for resource URIs it feeds itself (the
@@ -205,6 +220,22 @@ async function listen(
   owner: string,
 ): Promise<Response> {
   const asked = isPlainObject(m.params.notifications) ? m.params.notifications : {};
+  // Task notifications are the tasks extension's: asked for without it declared, -32021 (no task
+  // is followed on a stream yet, so a declaring client's `taskIds` are not acknowledged).
+  if (asked.taskIds !== undefined && !declaresTasksIn(m.params._meta))
+    return new Response(
+      JSON.stringify(
+        failure(m.id, {
+          code: RPC.MISSING_CLIENT_CAPABILITY,
+          message: `task notifications need the ${TASKS_EXTENSION} extension declared`,
+          data: {
+            code: 'MCP_MISSING_CAPABILITY',
+            requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+          },
+        } as RpcError),
+      ),
+      { status: 400, headers: JSON_HEADERS },
+    );
   const full = deps.sessions.listenRefusal(owner);
   if (full) return listenRefused(m.id, RPC.INTERNAL_ERROR, full.code, full.message);
   const own = await deps.onListen?.({
