@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
 import { rmSync } from 'node:fs';
 import { startCounterNode } from './support/counter-node.ts';
-import { msgV1, TEST_AUTH } from './support/node.ts';
+import { msgV1, sseEvents, TEST_AUTH } from './support/node.ts';
 import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(60_000); // per file (Bun scopes it so): real processes and a database on a busy machine
@@ -41,32 +41,16 @@ async function follow(
   seen: { generation: number; state?: string }[],
   onEvent: () => boolean | Promise<boolean> = () => false,
 ): Promise<void> {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const id = /^id: (\S+)$/m.exec(block)?.[1];
-        const data = /^data: (.*)$/m.exec(block)?.[1];
-        if (!id || !data) continue;
-        const r = JSON.parse(data).result;
-        seen.push({
-          generation: Number(id.slice(id.lastIndexOf(':') + 1)),
-          state: (r.statusUpdate ?? r.task)?.status?.state,
-        });
-        if (await onEvent()) {
-          await reader.cancel();
-          return;
-        }
-      }
+    for await (const { id, data } of sseEvents(res)) {
+      if (!id) continue;
+      seen.push({
+        generation: Number(id.slice(id.lastIndexOf(':') + 1)),
+        state: (data.result.statusUpdate ?? data.result.task)?.status?.state,
+      });
+      if (await onEvent()) break;
     }
+    await res.body!.cancel();
   } catch {
     // the process went away mid-stream
   }

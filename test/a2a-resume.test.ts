@@ -21,6 +21,7 @@ import { grpcAddressOf, rawClient, SERVICE } from './support/grpc.ts';
 import {
   agentNode,
   msgV1,
+  sseEvents,
   startNode,
   TEST_AUTH,
   TEST_TOKEN,
@@ -88,24 +89,8 @@ const portOf = (url: string) => Number(new URL(url).port);
 
 /** Reads one SSE response: each frame's id and JSON, until the body ends or breaks. */
 async function readSse(res: Response, seen: (id: string | undefined, doc: any) => void) {
-  const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const lines = block.split('\n');
-        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
-        const data = lines.find((l) => l.startsWith('data: '))?.slice(6);
-        if (data) seen(id, JSON.parse(data));
-      }
-    }
+    for await (const { id, data } of sseEvents(res)) seen(id, data);
   } catch {
     // the proxy cut the connection: the caller resumes
   }

@@ -5,51 +5,27 @@
  * wanting the connection and exits 0 with one line; the presence is gone, the record forgotten.
  */
 
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync, rmSync } from 'node:fs';
+import { expect, setDefaultTimeout, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHubClient } from '../lib/mesh/http-client.ts';
-import { bunCommand } from './support/bundle.ts';
-import { startHub, type TestHub } from './support/mesh.ts';
-import { tempDir } from './support/node.ts';
-import { lineReader, ROOT } from './support/processes.ts';
+import { meshCliHub } from './support/mesh-cli.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
-let hub: TestHub;
-let dataDir: string;
-beforeAll(async () => {
-  hub = startHub();
-  await hub.store.createProject({ name: 'demo' });
-  dataDir = tempDir();
-});
-afterAll(async () => {
-  await hub.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-/** `bun run mesh <args>` as a user runs it, with a terminal to type into. */
-function mesh(args: string[]) {
-  const proc = Bun.spawn(bunCommand(['hub/cli/mesh.ts', ...args, '--hub', hub.url]), {
-    cwd: ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, MESH_PERSIST_CONNECTIONS: '1', LOG_LEVEL: 'warn' },
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  return { proc, out: lineReader(proc.stdout), err: lineReader(proc.stderr) };
-}
+const cli = meshCliHub();
+const mesh = (args: string[]) => cli.run(args);
 
 test('disconnect --agent alice ends a running connect --as alice, which exits 0 with one line', async () => {
   const roster = async () => {
-    const r = await createHubClient({ baseUrl: hub.url }).presence('demo');
+    const r = await createHubClient({ baseUrl: cli.hub.url }).presence('demo');
     return r.ok ? r.result.map((p) => p.name) : r.error.code;
   };
   const connect = mesh(['connect', 'demo', '--as', 'alice']);
   await connect.out.until(/^connected to demo as alice/);
   expect(await roster()).toEqual(['alice']);
   // Remembered under the roster name, in the data folder's 0600 file.
-  const file = join(dataDir, 'mesh', 'connections.json');
+  const file = join(cli.dataDir, 'mesh', 'connections.json');
   expect(Object.keys(JSON.parse(readFileSync(file, 'utf8')))).toEqual(['alice']);
 
   const disconnect = mesh(['disconnect', '--agent', 'alice']);

@@ -5,45 +5,21 @@
  * printed, not only when the connection drops cleanly.
  */
 
-import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { readFileSync, rmSync } from 'node:fs';
+import { expect, setDefaultTimeout, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 import { join as joinPath } from 'node:path';
-import { bunCommand } from './support/bundle.ts';
-import { join, startHub, text, type TestHub } from './support/mesh.ts';
-import { tempDir } from './support/node.ts';
-import { lineReader, ROOT, waitFor } from './support/processes.ts';
+import { join, text } from './support/mesh.ts';
+import { meshCliHub } from './support/mesh-cli.ts';
+import { waitFor } from './support/processes.ts';
 
 setDefaultTimeout(60_000); // per file (Bun scopes it so): two CLI processes and a hub on a busy machine
 
-let hub: TestHub;
-let dataDir: string;
-beforeAll(async () => {
-  hub = startHub();
-  await hub.store.createProject({ name: 'demo' });
-  dataDir = tempDir();
-});
-afterAll(async () => {
-  await hub.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
+const cli = meshCliHub();
 /** `bun run mesh connect demo --as alice` as a user runs it, stdin held open. */
-function connect() {
-  const proc = Bun.spawn(
-    bunCommand(['hub/cli/mesh.ts', 'connect', 'demo', '--as', 'alice', '--hub', hub.url]),
-    {
-      cwd: ROOT,
-      env: { ...process.env, DATA_DIR: dataDir, MESH_PERSIST_CONNECTIONS: '1', LOG_LEVEL: 'warn' },
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'pipe',
-    },
-  );
-  return { proc, out: lineReader(proc.stdout) };
-}
+const connect = () => cli.run(['connect', 'demo', '--as', 'alice']);
 
 test('a connect killed with SIGKILL replays only what it never printed', async () => {
-  const bob = await join(hub, 'demo', 'bob');
+  const bob = await join(cli.hub, 'demo', 'bob');
   let n = 0;
   const say = async (words: string) => {
     await bob.c.send({
@@ -55,7 +31,7 @@ test('a connect killed with SIGKILL replays only what it never printed', async (
       attachments: [],
     });
   };
-  const file = joinPath(dataDir, 'mesh', 'connections.json');
+  const file = joinPath(cli.dataDir, 'mesh', 'connections.json');
   const first = connect();
   await first.out.until(/^connected to demo as alice/);
   for (const w of ['one', 'two', 'three']) await say(w);

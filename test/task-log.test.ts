@@ -21,6 +21,7 @@ import { newTaskId, type TaskRecord } from '../lib/a2a/store/task-store.ts';
 import type { TaskState } from '../lib/a2a/types.ts';
 import { memoryLog, silentLog } from '../lib/log.ts';
 import { agentNode, msgV1, rpc, startNode, tempDir } from './support/node.ts';
+import { churnRecord } from './support/log-churn.ts';
 import { writeTaskFiles } from './support/task-files.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
@@ -38,22 +39,8 @@ function folder(): string {
   return join(root, 'tasks');
 }
 
-function rec(state: TaskState = 'completed', ts = Date.now(), text = 'x'): TaskRecord {
-  const id = newTaskId();
-  const contextId = crypto.randomUUID();
-  return {
-    task: {
-      id,
-      contextId,
-      status: { state, timestamp: new Date(ts).toISOString() },
-      artifacts: [],
-      history: [
-        { messageId: crypto.randomUUID(), role: 'user', parts: [{ text }], taskId: id, contextId },
-      ],
-    },
-    push: [],
-  };
-}
+const rec = (state: TaskState = 'completed', ts = Date.now(), text = 'x'): TaskRecord =>
+  churnRecord(state, ts, text);
 
 const open = (dir: string, more: Partial<LogTaskStoreOptions> = {}) =>
   LogTaskStore.open({ dir, log: silentLog, ...more });

@@ -6,55 +6,15 @@
  */
 
 import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test';
-import { rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { bunCommand } from './support/bundle.ts';
-import { msgV1, rpc, sseFrames, streamRpc, tempDir, writeTestToken } from './support/node.ts';
+import { msgV1, rpc, sseFrames, streamRpc } from './support/node.ts';
+import { type NodeProcess, startNodeProcess } from './support/node-process.ts';
 import { type FilePostgres, sharedPostgres } from './support/postgres.ts';
 
 setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and processes are slow on a busy machine
 
-const root = join(import.meta.dir, '..');
-
-interface NodeProcess {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts `bun run node --name conformance` on a free port and waits for its "listening" line. */
-async function startProcess(databaseUrl: string): Promise<NodeProcess> {
-  const dataDir = tempDir();
-  writeTestToken(dataDir); // the helpers call as the test principal, as a client with a token would
-  const proc = Bun.spawn(bunCommand(['node/main.ts', '--name', 'conformance', '--port', '0']), {
-    cwd: root,
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      TASKS_DATABASE_URL: databaseUrl,
-      PUSH_ALLOW_HOSTS: '127.0.0.1',
-    },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  let match: RegExpExecArray | null = null;
-  while (!(match = /listening on (http:\/\/\S+)/.exec(out))) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`node exited: ${await new Response(proc.stderr).text()}`);
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  return {
-    url: match[1]!,
-    async stop() {
-      proc.kill('SIGTERM');
-      await proc.exited;
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+/** `bun run node --name conformance` on a free port, on the shared database. */
+const startProcess = (databaseUrl: string): Promise<NodeProcess> =>
+  startNodeProcess({ TASKS_DATABASE_URL: databaseUrl, PUSH_ALLOW_HOSTS: '127.0.0.1' });
 
 let pg: FilePostgres;
 let a: NodeProcess;

@@ -6,58 +6,20 @@
  * "listening on <url>"; `startCounterNode` spawns it and waits for that line.
  */
 
-import { rmSync } from 'node:fs';
 import type { Agent } from '../../lib/a2a/agent.ts';
 import { TokenBook } from '../../lib/auth/tokens.ts';
 import { createNode } from '../../lib/node/create-node.ts';
 import { silentLog } from '../../lib/log.ts';
 import { agentNode, tempDir, TEST_TOKEN } from './node.ts';
+import { type NodeProcess, spawnListening } from './node-process.ts';
 
-export interface CounterNode {
-  url: string;
-  dataDir: string;
-  /** SIGKILL: the process ends mid-work, as in a crash; the data folder stays. */
-  kill(): Promise<void>;
-  /** SIGTERM, then the data folder is removed unless `keep`. */
-  stop(keep?: boolean): Promise<void>;
-}
-
-/** Spawns a counter node on `dataDir` (and the task database `databaseUrl`, when given). */
-export async function startCounterNode(
+/** Spawns a counter node on `dataDir` (and the task database TASKS_DATABASE_URL in `env`, when given). */
+export function startCounterNode(
   env: Record<string, string>,
   dataDir = tempDir(),
-): Promise<CounterNode> {
-  const proc = Bun.spawn(['bun', import.meta.path], {
-    // The test principal's token goes along: the process accepts the tests' calls.
-    env: { ...process.env, DATA_DIR: dataDir, COUNTER_TOKEN: TEST_TOKEN, ...env },
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  let match: RegExpExecArray | null = null;
-  while (!(match = /listening on (http:\/\/\S+)/.exec(out))) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`counter node exited: ${await new Response(proc.stderr).text()}`);
-    out += new TextDecoder().decode(value);
-  }
-  reader.releaseLock();
-  void proc.stdout.pipeTo(new WritableStream()).catch(() => {});
-  void proc.stderr.pipeTo(new WritableStream()).catch(() => {});
-  return {
-    url: match[1]!,
-    dataDir,
-    async kill() {
-      proc.kill('SIGKILL');
-      await proc.exited;
-    },
-    async stop(keep = false) {
-      proc.kill('SIGTERM');
-      await proc.exited;
-      if (!keep) rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+): Promise<NodeProcess> {
+  // The test principal's token goes along: the process accepts the tests' calls.
+  return spawnListening(['bun', import.meta.path], dataDir, { COUNTER_TOKEN: TEST_TOKEN, ...env });
 }
 
 if (import.meta.main) {

@@ -1,7 +1,9 @@
 /**
- * Test support: one real process of the conformance node (`bun node/main.ts --name conformance
- * --port 0`), on a task database or its own data folder, with the test principal's token, started
- * and awaited until it listens; stopped with SIGTERM or killed with SIGKILL (a crash).
+ * Test support: a node as a real process, started and awaited until it prints `listening on
+ * <url>`, its output drained from then on; stopped with SIGTERM or killed with SIGKILL (a crash).
+ * `startNodeProcess` runs the conformance node (`bun node/main.ts --name conformance --port 0`)
+ * on a task database or its own data folder, with the test principal's token; `spawnListening`
+ * is the start any such process shares (test/support/counter-node.ts too).
  */
 
 import { existsSync, rmSync } from 'node:fs';
@@ -20,14 +22,18 @@ export interface NodeProcess {
   kill(): Promise<void>;
 }
 
-/** Starts the conformance node; `env` adds settings (TASKS_DATABASE_URL, limits). */
-export async function startNodeProcess(
-  env: Record<string, string> = {},
-  dataDir = tempDir(),
+/**
+ * Spawns `cmd` on `dataDir` (its DATA_DIR, with `env` over the test process's environment) and
+ * resolves once it prints `listening on <url>`; rejects with its stderr if it exits first.
+ */
+export async function spawnListening(
+  cmd: string[],
+  dataDir: string,
+  env: Record<string, string>,
+  cwd?: string,
 ): Promise<NodeProcess> {
-  if (!existsSync(join(dataDir, 'keys', 'tokens.json'))) writeTestToken(dataDir);
-  const proc = Bun.spawn(bunCommand(['node/main.ts', '--name', 'conformance', '--port', '0']), {
-    cwd: join(import.meta.dir, '../..'),
+  const proc = Bun.spawn(cmd, {
+    ...(cwd ? { cwd } : {}),
     env: { ...process.env, DATA_DIR: dataDir, ...env },
     stdin: 'ignore',
     stdout: 'pipe',
@@ -38,7 +44,7 @@ export async function startNodeProcess(
   let match: RegExpExecArray | null = null;
   while (!(match = /listening on (http:\/\/\S+)[^\n]*\n/.exec(out))) {
     const { value, done } = await reader.read();
-    if (done) throw new Error(`node exited: ${await new Response(proc.stderr).text()}`);
+    if (done) throw new Error(`${cmd.join(' ')} exited: ${await new Response(proc.stderr).text()}`);
     out += new TextDecoder().decode(value);
   }
   reader.releaseLock();
@@ -60,4 +66,19 @@ export async function startNodeProcess(
       await proc.exited;
     },
   };
+}
+
+/** Starts the conformance node; `env` adds settings (TASKS_DATABASE_URL, limits). */
+export function startNodeProcess(
+  env: Record<string, string> = {},
+  dataDir = tempDir(),
+): Promise<NodeProcess> {
+  // The helpers call as the test principal, as a client with a token would.
+  if (!existsSync(join(dataDir, 'keys', 'tokens.json'))) writeTestToken(dataDir);
+  return spawnListening(
+    bunCommand(['node/main.ts', '--name', 'conformance', '--port', '0']),
+    dataDir,
+    env,
+    join(import.meta.dir, '../..'),
+  );
 }

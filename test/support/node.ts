@@ -155,6 +155,14 @@ export async function rawPost(
 
 /** Reads an SSE response frame by frame, as the frames arrive. */
 export async function* sseFrames(res: Response): AsyncGenerator<any> {
+  for await (const e of sseEvents(res)) yield e.data;
+}
+
+/**
+ * Each SSE event of a response, its `id:` (undefined when it has none) and its data's JSON, until
+ * the body ends; a connection that breaks throws from the read.
+ */
+export async function* sseEvents(res: Response): AsyncGenerator<{ id?: string; data: any }> {
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
@@ -165,14 +173,14 @@ export async function* sseFrames(res: Response): AsyncGenerator<any> {
       buffer += decoder.decode(value, { stream: true });
       let cut: number;
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const block = buffer.slice(0, cut);
+        const lines = buffer.slice(0, cut).split('\n');
         buffer = buffer.slice(cut + 2);
-        const data = block
-          .split('\n')
+        const id = lines.find((l) => l.startsWith('id: '))?.slice(4);
+        const data = lines
           .filter((l) => l.startsWith('data: '))
           .map((l) => l.slice(6))
           .join('\n');
-        if (data) yield JSON.parse(data);
+        if (data) yield { ...(id === undefined ? {} : { id }), data: JSON.parse(data) };
       }
     }
   } finally {
