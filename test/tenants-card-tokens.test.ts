@@ -38,12 +38,18 @@ let g: grpc.Client;
 let acmeKit: string;
 let anyKit: string;
 let card: any;
+/** The node's exported A2A server spans. */
+const spans: { name: string; attributes: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
   acmeKit = addToken(dir, 'acme-kit', undefined, ['acme']);
   anyKit = addToken(dir, 'any-kit');
   const tokens = TokenBook.open(dir, { extra: { tester: TEST_TOKEN } });
-  node = await startNode(conformance(), { tenants: ['acme', 'globex'], access: { tokens } });
+  node = await startNode(conformance(), {
+    tenants: ['acme', 'globex'],
+    access: { tokens },
+    spanExport: { add: (s) => void spans.push(s as any) },
+  });
   plain = await startNode(conformance());
   card = await (await fetch(`${node.url}/.well-known/agent-card.json`)).json();
   g = rawClient(grpcAddressOf(card)!);
@@ -223,6 +229,13 @@ describe('kit tokens that name tenants', () => {
     expect((await rpc(acmeKit, 'GetTask', { tenant: 'acme', id })).result.id).toBe(id);
     for (const tenant of ['globex', 'initech', undefined])
       expect(reason(await rpc(acmeKit, 'GetTask', { tenant, id }))).toContain('TENANT_FORBIDDEN');
+    // A `/{tenant}/…` request names its tenant on its span, as one with the `tenant` member does.
+    const viaPath = await fetch(`${node.url}/acme/tasks/${id}`, { headers: headers(acmeKit) });
+    expect(viaPath.status).toBe(200);
+    const getSpans = spans.filter(
+      (s) => s.name === 'GetTask' && s.attributes['a2a.task.id'] === id,
+    );
+    expect(getSpans.map((s) => s.attributes['a2a.tenant'])).toEqual(['acme', 'acme']);
     const r = await fetch(`${node.url}/globex/tasks/${id}`, { headers: headers(acmeKit) });
     expect([r.status, (await r.json()).error.details[0].reason]).toEqual([403, 'TENANT_FORBIDDEN']);
     const denied = await unary(

@@ -122,6 +122,11 @@ describe('the hub in a tenant', () => {
     );
     const id = sent.id ?? sent.task?.id;
     expect((await acme.getTask({ id }, auth)).id).toBe(id);
+    // The console's task list in a tenant holds that tenant's tasks only.
+    const listIn = async (tenant: string) =>
+      readUntil(await get(anyKit, `/${tenant}/api/tasks/stream`), (t) => /data:[^\n]*\n\n/.test(t));
+    expect(await listIn('acme')).toContain(id);
+    expect(await listIn('globex')).not.toContain(id);
     const globex = await clientIn('globex');
     const err = await globex.getTask({ id }, auth).then(
       () => undefined,

@@ -101,13 +101,19 @@ function spanStart(name: string, version: string, params: unknown, t: OperationT
   };
 }
 
+/** The params a span reads: a `/{tenant}/…` request's tenant is its path's, named in `a2a.tenant` too. */
+function withTenant(params: unknown, tenant: string | undefined): unknown {
+  if (tenant === undefined || params === null || typeof params !== 'object') return params;
+  return 'tenant' in params ? params : { ...params, tenant };
+}
+
 function traced(method: string, version: string, op: Operation, t: OperationTracing): Operation {
   const name = a2aMethodName(method);
   const spans = t.spans;
   return async (params, notification, caller, ctx) => {
     const t0 = performance.now();
     // Without an exporter only the metrics are told: no span, no attributes read.
-    const span = spans && spanStart(name, version, params, t);
+    const span = spans && spanStart(name, version, withTenant(params, caller.tenant), t);
     const finish: Finish = (extra, error) => {
       const durationMs = performance.now() - t0;
       t.observe?.(name, version, error && errorType(error, specOf(error)?.rpc), durationMs / 1000);
