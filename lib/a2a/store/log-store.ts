@@ -155,7 +155,10 @@ export class LogTaskStore implements TaskStore {
       // Dead records fill the disk bound: drop them now (at most the bound copied), then look
       // again; not while live records fill it (each refusal would copy them all once more).
       if (this.segments.bytes - this.index.liveBytes < this.maxBytes / 2) return false;
-      this.compactor.full();
+      // One pass now (what is under half live), not a full cycle: that could copy every live
+      // record on this request's path.
+      this.segments.roll();
+      while (this.compactor.step()) {}
       if (this.segments.bytes >= 2 * this.maxBytes) return false;
     }
     const fits = () =>
@@ -257,8 +260,8 @@ export class LogTaskStore implements TaskStore {
   }
 
   /**
-   * A full compaction cycle now (tests, and a store at its byte bound): afterwards the segments
-   * hold the live records only (lib/a2a/store/log/compact.ts).
+   * A full compaction cycle now (tests and maintenance; it may copy every live record): afterwards
+   * the segments hold the live records only (lib/a2a/store/log/compact.ts).
    */
   compact(): void {
     this.dirty.run();
