@@ -1,5 +1,6 @@
 /**
- * Every command of package.json that takes arguments (hub/cli/*.ts, hub/main.ts, node/main.ts)
+ * Every command of package.json that takes arguments (hub/cli/*.ts, hub/main.ts, node/main.ts, with
+ * or without Bun flags before the file)
  * answers `--help` and `-h` with its usage on stdout and exit code 0: no stack trace, nothing
  * started, nothing written in the data folder.
  */
@@ -18,7 +19,7 @@ const scripts = (await Bun.file(resolve(ROOT, 'package.json')).json()).scripts a
 >;
 /** Script name → the file it runs, for the scripts that run a command of the repository. */
 const commands = Object.entries(scripts).flatMap(([name, line]) => {
-  const m = /^bun ((?:hub\/cli\/[\w-]+|hub\/main|node\/main)\.ts)$/.exec(line);
+  const m = /^bun (?:--[\w-]+=\S+ )*((?:hub\/cli\/[\w-]+|hub\/main|node\/main)\.ts)$/.exec(line);
   return m ? [[name, m[1]!] as const] : [];
 });
 const dataDir = tempDir('lume-a2a-help-');
