@@ -19,6 +19,8 @@ import { recordSpan } from '../lib/fleet/record-span.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { FIXTURES, TEST_TOKEN, tempDir } from './support/node.ts';
 import { rawRequest } from './support/raw-http.ts';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { signInAt } from './support/console-session.ts';
 import { consoleTicketKey, newConsoleUrl } from '../hub/http/tickets.ts';
 
@@ -220,6 +222,28 @@ describe('the hub in a tenant', () => {
       200,
       expect.stringContaining('"result"'),
     ]);
+  });
+
+  test("MCP's fleet tools on /{tenant}/mcp call nodes in that tenant (the official MCP client)", async () => {
+    const client = new Client({ name: 'tenant-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${f.hubUrl}/acme/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${acmeKit}` } },
+      }),
+    );
+    try {
+      const before = f.hub.trace.page({ limit: 1 }).records[0]?.id ?? 0;
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      const tool = names.find((n) => n.includes('status') && n.startsWith('scanner'))!;
+      const r: any = await client.callTool({ name: tool, arguments: {} });
+      expect(r.isError ?? false).toBe(false);
+      const made = f.hub.trace
+        .page({ limit: 50, capability: 'scanner.status' })
+        .records.filter((x) => x.id > before);
+      expect(made.map((x) => [x.to, x.tenant])).toEqual([['scanner', 'acme']]);
+    } finally {
+      await client.close();
+    }
   });
 
   test('one AI Catalog per tenant: its members, the tenant named, valid against the published schema', async () => {
