@@ -19,13 +19,13 @@ import { countTasks, TaskCount, TERMINAL } from './postgres/task-count.ts';
 import { CHANNEL, dropOldTables, migrate, toRecord, type Row } from './postgres/schema.ts';
 import {
   heartbeat,
-  insertTask,
   orphanedTasks,
   readTask,
   renewLeases,
   updateTaskAt,
   type Writer,
 } from './postgres/statements.ts';
+import { InsertBatch } from './postgres/insert-batch.ts';
 import { updateInTransaction, updatePushInTransaction } from './postgres/transactions.ts';
 import {
   isTaskId,
@@ -66,6 +66,8 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
   private readonly node: string;
   /** This process as the writer of the node's rows. */
   private readonly writer: Writer;
+  /** New tasks' first writes, one INSERT per event-loop turn. */
+  private readonly inserts: InsertBatch;
   private readonly log: Log;
   private readonly leaseMs: number;
   private readonly writes = new WriteQueue(() => this.cache.trim());
@@ -99,6 +101,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     this.sql = new SQL(opts.url, { max: opts.maxConnections ?? 10 });
     this.node = opts.node;
     this.writer = { node: opts.node, process: this.process };
+    this.inserts = new InsertBatch(this.sql, this.writer);
     this.log = opts.log;
     this.leaseMs = opts.leaseMs ?? 15_000;
     this.maxStored = opts.maxStored ?? LIMITS.taskMaxStored;
@@ -369,7 +372,7 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
     const lease = this.held.has(id) && !TERMINAL.has(t.status.state) ? this.leaseMs : null;
     try {
       if (rec.version === undefined) {
-        const insert = insertTask(this.sql, this.writer, id, rec, body, lease);
+        const insert = this.inserts.add(id, rec, body, lease);
         const due = await this.tasks.inserting(id, insert, utf8Bytes(body));
         rec.version = 1;
         if (due) void this.retain().catch(() => {});

@@ -1,8 +1,9 @@
 /**
  * @module lib/a2a/store/postgres/statements — the shared store's writes and reads of one
- * task as SQL: the first insert, the version-guarded update (the task with its event log) that
- * notifies the processes watching it, the read of a changed task, and the liveness rows (process
- * heartbeat, turn leases, stream watches, orphaned tasks).
+ * task as SQL (a new task's insert: lib/a2a/store/postgres/insert-batch.ts): the
+ * version-guarded update (the task with its event log) that notifies the processes watching it,
+ * the read of a changed task, and the liveness rows (process heartbeat, turn leases, stream
+ * watches, orphaned tasks).
  */
 
 import type { SQL } from 'bun';
@@ -21,22 +22,6 @@ type Lease = number | null;
 /** A record's event log as its column holds it (null: none). */
 export const logText = (rec: TaskRecord): string | null =>
   rec.events?.length ? JSON.stringify(rec.events) : null;
-
-/** The first write of a task. */
-export async function insertTask(
-  sql: SQL,
-  w: Writer,
-  id: string,
-  rec: TaskRecord,
-  body: string,
-  lease: Lease,
-): Promise<void> {
-  const t = rec.task;
-  await sql`
-    INSERT INTO lume_a2a_tasks (node, id, context_id, state, ts, version, task, push, writer, owner, lease_until, creator, events)
-    VALUES (${w.node}, ${id}, ${t.contextId}, ${t.status.state}, ${timeOf(t)}, 1, ${body}, ${JSON.stringify(rec.push)}, ${w.process}, ${w.process},
-      CASE WHEN ${lease}::int IS NULL THEN NULL ELSE now() + ${lease}::int * interval '1 millisecond' END, ${rec.creator ?? null}, ${logText(rec)})`;
-}
 
 /**
  * A later write, only over version `expected` (the task and its event log in one row), notifying
