@@ -1,10 +1,10 @@
 /**
  * @module lib/peer/hashes — SHA-256 and HMAC for the peer channel: Bun's native hasher on the hot
  * path, @noble/hashes where Bun is absent and as the cross-check (the known-answer test runs
- * both), and the HKDF that gives a node its `derived` key.
+ * both), and the HKDF (node:crypto) that gives a node its `derived` key.
  */
 
-import { hkdf } from '@noble/hashes/hkdf.js';
+import { hkdfSync } from 'node:crypto';
 import { hmac } from '@noble/hashes/hmac.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -42,5 +42,6 @@ export const defaultHashes: HashBackend = bunHashes ?? nobleHashes;
 
 /** HKDF-SHA256(fleet secret, info = "peer:" + node), 32 bytes: the node's `derived` key. */
 export function derivedKey(secret: Uint8Array, node: string): Uint8Array {
-  return hkdf(sha256, secret, undefined, utf8.encode(`peer:${node}`), 32);
+  // Native: in JavaScript, the hashing ran hot enough at start to be JIT-compiled (memory).
+  return new Uint8Array(hkdfSync('sha256', secret, new Uint8Array(0), `peer:${node}`, 32));
 }

@@ -6,8 +6,8 @@
 
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, randomBytes } from '@noble/hashes/utils.js';
+import { createHash } from 'node:crypto';
+import { randomBytes } from '@noble/hashes/utils.js';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { NODE_NAME, type PeerRing, type RingEntry, type RingMode } from './signature.ts';
 import { fromB64url, toB64url } from './base64url.ts';
@@ -54,9 +54,12 @@ export interface PrivateKeyFile {
   publicKey: string;
 }
 
-/** A public, stable short name for a key: it may be logged, the key bytes may not. */
+/**
+ * A public, stable short name for a key: it may be logged, the key bytes may not. The hash is
+ * native: a fleet's keys hashed in JavaScript at start ran hot enough to be JIT-compiled.
+ */
 export function keyId(publicKey: Uint8Array): string {
-  return `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
+  return `ed25519:${createHash('sha256').update(publicKey).digest('hex').slice(0, 16)}`;
 }
 
 export const keysDir = (dataDir: string) => join(dataDir, 'keys');

@@ -7,8 +7,7 @@
  */
 
 import { isPlainObject } from '../../json/guards.ts';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex } from '@noble/hashes/utils.js';
+import { createHash } from 'node:crypto';
 import { ed25519PublicKey, ed25519SignSync, ed25519VerifySync } from '../../peer/ed25519.ts';
 import { CARD_SIGNATURE_ERRORS, type CardSignatureErrorCode } from '../../errors/card.ts';
 import type { Failure, Result } from '../../errors/result.ts';
@@ -57,7 +56,7 @@ export function cardKeyOf(seed: Uint8Array): CardKey {
 
 /** The id of a public key, as `cardKeyOf` and the fleet's key ring give it. */
 export function cardKeyId(publicKey: Uint8Array): string {
-  return `ed25519:${bytesToHex(sha256(publicKey)).slice(0, 16)}`;
+  return `ed25519:${createHash('sha256').update(publicKey).digest('hex').slice(0, 16)}`;
 }
 
 /** The public key as a JWK, the form a JWKS and the SDK's verifier take. */
