@@ -1,6 +1,6 @@
 /**
  * @module hub/hub-console — the browser console's side of the hub: its static site, the one-time
- * sign-in tickets and the sign-in itself, the live feeds of the Fleet and Tasks pages, and the
+ * sign-in tickets and the sign-in itself (through the first trusted issuer too, with a client id), the live feeds of the Fleet and Tasks pages, and the
  * console API (`/api/*`) over the fleet, the trace and the hub's own work.
  */
 
@@ -22,6 +22,8 @@ import { createConsole } from './http/console.ts';
 import { hubLiveFeeds } from './http/hub-live.ts';
 import { createLogin } from './http/login.ts';
 import { SignInThrottle } from './http/sign-in-throttle.ts';
+import { createCodeFlow } from '../lib/auth/oidc/code-flow.ts';
+import { type ConsoleOidc, PendingSignIns } from './http/oidc-pending.ts';
 import { ConsoleTickets } from './http/tickets.ts';
 import { privateFolder } from '../lib/private-folder.ts';
 import type { HubOptions } from './hub-types.ts';
@@ -49,6 +51,18 @@ function ticketFile(dataDir: string): string {
   return join(dir, 'console-tickets.json');
 }
 
+/** The console's sign-in through the first trusted issuer, when a client id is configured. */
+function consoleOidc(opts: HubOptions): { oidc?: ConsoleOidc } {
+  const first = opts.oidc?.issuers[0];
+  if (!opts.oidc || !first || !opts.consoleClient) return {};
+  const flow = createCodeFlow({
+    issuer: first.issuer,
+    resource: first.audience,
+    ...opts.consoleClient,
+  });
+  return { oidc: { flow, verifier: opts.oidc, pending: new PendingSignIns() } };
+}
+
 export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
   const { fleet, log } = opts;
   const consoleSite = createConsole({
@@ -67,6 +81,7 @@ export function hubConsole(opts: HubOptions, p: HubConsoleParts) {
     tickets,
     throttle: new SignInThrottle(opts.signInThrottle),
     tokens: p.tokens,
+    ...consoleOidc(opts),
   });
   const live = hubLiveFeeds({
     view: p.view,

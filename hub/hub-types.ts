@@ -56,6 +56,12 @@ export interface HubOptions {
   tokens?: TokenBook;
   /** Trusted issuers' access tokens (auth.issuers, OIDC_ISSUER): their users are principals on every surface. */
   oidc?: OidcVerifier;
+  /**
+   * The console's client of the first trusted issuer (auth.console.clientId, OIDC_CLIENT_ID; the
+   * secret: a confidential client; the scopes it asks for a person): its sign-in page offers
+   * signing in through the issuer.
+   */
+  consoleClient?: { clientId: string; clientSecret?: string; scope?: string };
   /** HUB_PUBLIC_ORIGIN: where browsers reach the console besides the loopback addresses. */
   publicOrigins?: string[];
   /** HUB_REQUIRE_LOGIN: the console signs in even on loopback (always so beyond loopback, or with MESH_TOKEN). */

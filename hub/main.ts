@@ -134,6 +134,7 @@ const hub = createHub({
   limits,
   tokens,
   ...(settings.auth.issuers.length ? { oidc: createOidcVerifier(settings.auth.issuers) } : {}),
+  ...(settings.auth.console ? { consoleClient: settings.auth.console } : {}),
   consoleKey,
   requireLogin,
   ...(publicOrigins.length ? { publicOrigins } : {}),

@@ -55,7 +55,11 @@ export interface Settings {
   /** Anonymous callers may also change state on a node (loopback only; conformance runs); absent: false. */
   a2aOpen?: boolean;
   /** Trusted OpenID Connect issuers, each with the audience its tokens must name (checked). */
-  auth: { issuers: TrustedIssuer[] };
+  auth: {
+    issuers: TrustedIssuer[];
+    /** The console's client of the first issuer (a secret: confidential); absent: no issuer sign-in. */
+    console?: { clientId: string; clientSecret?: string; scope?: string };
+  };
   /** Tenants a node serves (lib/node/tenants.ts); none: the `tenant` member is ignored. */
   tenants: string[];
   /** A bearer token this process presents to the hub (`bun run fleet verify`). */
@@ -143,7 +147,20 @@ export function loadSettings(opts: {
         'fleet.unresponsiveAfterMs',
       ),
     }),
-    auth: { issuers: issuersOf(get('auth.issuers'), str('auth.audience')) },
+    auth: {
+      issuers: issuersOf(get('auth.issuers'), str('auth.audience')),
+      ...(str('auth.console.clientId')
+        ? {
+            console: {
+              clientId: str('auth.console.clientId')!,
+              ...(str('auth.console.clientSecret')
+                ? { clientSecret: str('auth.console.clientSecret')! }
+                : {}),
+              ...(str('auth.console.scope') ? { scope: str('auth.console.scope')! } : {}),
+            },
+          }
+        : {}),
+    },
     tenants: tenantsOf(get('tenants') as string[] | undefined),
     ...(bool('a2aOpen') ? { a2aOpen: true } : {}),
     ...(str('token') ? { token: str('token')! } : {}),

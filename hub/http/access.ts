@@ -75,7 +75,12 @@ const MESH_PROTECTED = /^\/(?:v1\/history|v1\/presence|v1\/watch|api\/projects\.
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 /** The sign-in form is the one POST that is not JSON: a plain HTML form keeps the token out of scripts. */
-const FORM_PATHS = new Set(['/login', '/logout']);
+const FORM_PATHS = new Set(['/login', '/logout', '/login/oidc']);
+/**
+ * The issuer sends the browser back here from its own site: a navigation from another site is let
+ * through (the pending sign-in's cookie proves the browser started it: hub/http/oidc-login.ts).
+ */
+const ISSUER_CALLBACK = '/login/oidc/callback';
 /** The A2A routes answer their own refusals in their protocol's shapes (the node applies the policy). */
 const isA2APath = (path: string) =>
   path === '/a2a' ||
@@ -153,12 +158,21 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     const key = sessionKeyOf(req);
     if (key !== null)
       for (const secret of cookieValues(req, cookieName)) {
-        const name = sessions.lookup(secret, key);
-        if (name) {
-          // A session signed in with a token that names tenants is held to them as the token is.
-          const tenants = opts.tokens?.tenantsOf(name);
-          return ok(tenants ? { kind: 'session', name, tenants } : { kind: 'session', name });
-        }
+        const s = sessions.find(secret, key);
+        if (!s) continue;
+        // A session made through an issuer is that issuer's user, with its token's scopes and tenants.
+        if (s.scopes)
+          return ok({
+            kind: 'user',
+            name: s.name,
+            scopes: s.scopes,
+            ...(s.tenants ? { tenants: s.tenants } : {}),
+          });
+        // A session signed in with a token that names tenants is held to them as the token is.
+        const tenants = opts.tokens?.tenantsOf(s.name);
+        return ok(
+          tenants ? { kind: 'session', name: s.name, tenants } : { kind: 'session', name: s.name },
+        );
       }
     return ok(ANONYMOUS);
   }
@@ -244,6 +258,8 @@ function boundaryRefusal(
   // 2. Browsers say where a request comes from; another site gets nothing but the public reads,
   // and a link from there to the console opens the sign-in page (a 403 would be a dead end).
   if (req.headers.get('sec-fetch-site') === 'cross-site' && !PUBLIC_READS.has(path)) {
+    const navigation = req.method === 'GET' && req.headers.get('sec-fetch-mode') === 'navigate';
+    if (navigation && path === ISSUER_CALLBACK) return { caller: ANONYMOUS };
     if ((req.method === 'GET' || req.method === 'HEAD') && SIGN_IN_PAGES.has(path))
       return { caller: ANONYMOUS, crossSiteNavigation: true };
     return refusal('FORBIDDEN_CROSS_SITE', 'requests from another site are refused');

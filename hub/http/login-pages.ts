@@ -1,6 +1,6 @@
 /**
  * @module hub/http/login-pages — what the console's sign-in answers a browser: the sign-in page (a
- * ticket to confirm, or a token to type), the signed-in page that hands over the page key, and
+ * ticket to confirm, the trusted issuer's button, or a token to type), the signed-in page that hands over the page key, and
  * redirects, all uncached and unframed; the path to return to is always one of this hub's.
  */
 
@@ -43,13 +43,28 @@ interface PageOptions {
   next?: string;
   /** A ticket a link from another site carried: kept for a same-site click, not used. */
   ticket?: string;
+  /** The trusted issuer the console signs in through (hub/http/oidc-login.ts), when there is one. */
+  issuer?: string;
   status?: number;
   headers?: Record<string, string>;
 }
 
-/** The sign-in page: a console URL's ticket to confirm, or a token to type. */
+/** The issuer's host as the button names it (`login.example.com`, `127.0.0.1:9000`). */
+const issuerLabel = (issuer: string) => {
+  const u = new URL(issuer);
+  return u.host + (u.pathname === '/' ? '' : u.pathname);
+};
+
+/** The sign-in page: a console URL's ticket to confirm, the issuer's button, or a token to type. */
 export function signInPage(o: PageOptions = {}): Response {
   const next = escapeHtml(o.next ?? '/');
+  const viaIssuer = o.issuer
+    ? `    <form method="post" action="/login/oidc" class="issuer">
+      <input type="hidden" name="next" value="${next}">
+      <button type="submit">Sign in with ${escapeHtml(issuerLabel(o.issuer))}</button>
+    </form>
+`
+    : '';
   const confirm = o.ticket
     ? `    <form method="post" action="/login" class="ticket">
       <input type="hidden" name="ticket" value="${escapeHtml(o.ticket)}">
@@ -60,7 +75,7 @@ export function signInPage(o: PageOptions = {}): Response {
 `
     : '';
   return new Response(
-    shell(`${confirm}    <p class="hint">Open the console URL the hub printed when it started, or run <code>bun run console-url</code> on the hub's machine for a new one. Or sign in with an access token:</p>
+    shell(`${confirm}${viaIssuer}    <p class="hint">${o.issuer ? 'Or open' : 'Open'} the console URL the hub printed when it started, or run <code>bun run console-url</code> on the hub's machine for a new one. Or sign in with an access token:</p>
     <form method="post" action="/login">
       <label for="token">Access token</label>
       <input id="token" name="token" type="password" autocomplete="off" required maxlength="256">

@@ -15,6 +15,7 @@ import { codedError } from '../../lib/net/coded.ts';
 import type { Posted } from './login-form.ts';
 import { signedInPage, signInPage } from './login-pages.ts';
 import { cookieValues, sessionCookie } from './sessions.ts';
+import type { ConsoleOidc } from './oidc-pending.ts';
 import type { Redeemed } from './tickets.ts';
 
 /** What the console's sign-in needs of the hub. */
@@ -24,7 +25,13 @@ export interface LoginDeps {
   tickets: ConsoleTickets;
   throttle: SignInThrottle;
   log: Log;
+  /** The console's sign-in through the first trusted issuer, when a client id is configured. */
+  oidc?: ConsoleOidc;
 }
+
+/** The sign-in page's offer to sign in through the issuer, when there is one. */
+export const offer = (deps: Pick<LoginDeps, 'oidc'>) =>
+  deps.oidc ? { issuer: deps.oidc.flow.issuer } : {};
 
 /** The principal of whoever signs in through a console URL the hub printed. */
 const CONSOLE_PRINCIPAL = 'console';
@@ -38,23 +45,28 @@ const TICKET_NOTES: Record<Exclude<Redeemed, 'ok'> | 'revoked', string> = {
   full: 'Too many sign-in links are in use; try again in a while.',
 };
 
-/** Ends every session the browser brought (a planted cookie too), then starts a new one. */
-function startSession(
+/**
+ * Ends every session the browser brought (a planted cookie too), then starts a new one; `issued`:
+ * a session made through an issuer, with its access token's scopes, ending when that token does.
+ */
+export function startSession(
   deps: LoginDeps,
   req: Request,
   name: string,
   next: string,
   json: boolean,
   tokenDigest?: string,
+  issued?: { scopes: readonly string[]; tenants?: readonly string[]; expiresAt: number },
 ): Response {
   const { access } = deps;
   for (const old of cookieValues(req, access.cookieName())) access.sessions.end(old);
-  const made = access.sessions.create(name, tokenDigest);
+  const made = access.sessions.create(name, tokenDigest, issued);
   if (!made) {
     deps.log('warn', 'console sign-in refused: the session table is full');
     return json
       ? codedError('SESSIONS_FULL', 'every console session is in use; try again later')
       : signInPage({
+          ...offer(deps),
           note: 'Every console session is in use; try again later.',
           next,
           status: 503,
@@ -112,6 +124,7 @@ export function throttled(
   return json
     ? codedError('SIGN_IN_THROTTLED', `too many sign-in attempts; retry in ${wait} s`, headers)
     : signInPage({
+        ...offer(deps),
         note: `Too many sign-in attempts; try again in ${wait} s.`,
         next,
         status: 429,
@@ -140,7 +153,7 @@ export function redeemTicket(
   const note = TICKET_NOTES[outcome];
   return json
     ? codedError('UNAUTHENTICATED', note)
-    : signInPage({ note, next, status: outcome === 'full' ? 503 : 401 });
+    : signInPage({ ...offer(deps), note, next, status: outcome === 'full' ? 503 : 401 });
 }
 
 /** A posted form: throttled, then its ticket redeemed or its token checked. */
@@ -153,7 +166,12 @@ export function signInWith(deps: LoginDeps, req: Request, client: string, form: 
     deps.log('warn', 'console sign-in refused');
     return form.json
       ? codedError('UNAUTHENTICATED', 'that token is not valid here')
-      : signInPage({ note: 'That token is not valid here.', next: form.next, status: 401 });
+      : signInPage({
+          ...offer(deps),
+          note: 'That token is not valid here.',
+          next: form.next,
+          status: 401,
+        });
   }
   return startSession(deps, req, name, form.next, form.json, hashSecret(form.token));
 }

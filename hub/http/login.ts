@@ -7,7 +7,8 @@
  * browser brought is ended: no fixation) and answers a short page that hands the console its page
  * key (`console/signed-in.js` keeps it in this origin's storage). Attempts are throttled per client
  * address (429 with Retry-After). `POST /logout` ends the session; `GET /api/session` says who is
- * signed in. This file routes; the pages are hub/http/login-pages.ts, the posted form
+ * signed in. With an issuer client configured, the page also offers signing in through the issuer
+ * (hub/http/oidc-login.ts). This file routes; the pages are hub/http/login-pages.ts, the posted form
  * hub/http/login-form.ts, the sign-in steps hub/http/login-sign-in.ts.
  */
 
@@ -15,10 +16,12 @@ import { isAuthenticated, type Principal } from '../../lib/auth/principal.ts';
 import { codedError } from '../../lib/net/coded.ts';
 import type { HubAccess } from './access.ts';
 import { postedForm } from './login-form.ts';
+import { oidcLogin } from './oidc-login.ts';
 import { localPath, redirect, signInPage } from './login-pages.ts';
 import {
   attemptKey,
   type LoginDeps,
+  offer,
   redeemTicket,
   signInWith,
   throttled,
@@ -56,12 +59,12 @@ function login(deps: LoginDeps, req: Request, client: string): Promise<Response>
   const next = localPath(url.searchParams.get('next'));
   if (req.method === 'GET' || req.method === 'HEAD') {
     const ticket = url.searchParams.get('ticket');
-    if (ticket === null) return signInPage({ next });
+    if (ticket === null) return signInPage({ ...offer(deps), next });
     // Opened by the user (typed, pasted, from a terminal) or from this hub's own page: used at
     // once. A link on another page (another port of this host too) waits for a click.
     const from = req.headers.get('sec-fetch-site');
     if (from !== null && from !== 'none' && from !== 'same-origin')
-      return signInPage({ next, ...(ticket.length <= 128 ? { ticket } : {}) });
+      return signInPage({ ...offer(deps), next, ...(ticket.length <= 128 ? { ticket } : {}) });
     return (
       throttled(deps, attemptKey(deps, client, { ticket }), next, false) ??
       redeemTicket(deps, req, ticket, next, false)
@@ -71,7 +74,7 @@ function login(deps: LoginDeps, req: Request, client: string): Promise<Response>
     return new Response(null, { status: 405, headers: { allow: 'GET, POST' } });
   // A browser always names the page that posts; the access policy has checked it is the hub's own.
   if (req.headers.get('origin') === null)
-    return signInPage({ note: 'Sign in from the console page.', status: 403 });
+    return signInPage({ ...offer(deps), note: 'Sign in from the console page.', status: 403 });
   return postedForm(req).then((form) => signInWith(deps, req, client, form));
 }
 
@@ -83,12 +86,13 @@ export function createLogin(deps: LoginDeps) {
       const url = new URL(req.url);
       const ticket = url.pathname === '/login' ? url.searchParams.get('ticket') : null;
       return signInPage({
+        ...offer(deps),
         next: localPath(url.searchParams.get('next')),
         ...(ticket && ticket.length <= 128 ? { ticket } : {}),
       });
     },
 
-    /** `/login`, `/logout` and `/api/session`, or undefined for any other path. */
+    /** `/login`, `/login/oidc…`, `/logout` and `/api/session`, or undefined for any other path. */
     fetch(
       req: Request,
       ctx: { client: string; caller: Principal },
@@ -96,7 +100,7 @@ export function createLogin(deps: LoginDeps) {
       const path = new URL(req.url).pathname;
       if (path === '/api/session') return sessionAnswer(req, ctx.caller);
       if (path === '/logout') return logout(access, req);
-      return path === '/login' ? login(deps, req, ctx.client) : undefined;
+      return path === '/login' ? login(deps, req, ctx.client) : oidcLogin(deps, req, ctx.client);
     },
 
     /** The console page: only for a browser with a live session cookie; anyone else signs in first. */

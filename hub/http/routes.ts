@@ -100,6 +100,18 @@ export const HUB_ROUTE_TABLE: readonly HubRoute[] = [
     owner: 'login',
     doc: "the console's sign-in form",
   },
+  {
+    methods: POST,
+    template: '/login/oidc',
+    owner: 'login',
+    doc: 'the console signs in through the trusted issuer (authorization code with PKCE)',
+  },
+  {
+    methods: GET,
+    template: '/login/oidc/callback',
+    owner: 'login',
+    doc: "where the issuer sends the browser back: the code exchanged, the person's session made",
+  },
   { methods: POST, template: '/logout', owner: 'login', doc: 'ends the console session' },
   {
     methods: GET,

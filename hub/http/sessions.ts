@@ -6,7 +6,8 @@
  * a replayed (or planted) cookie alone speaks for nobody. The hub keeps only SHA-256 digests, in a
  * bounded table: at most `maxPerName` sessions per name (a new one replaces that name's oldest,
  * never someone else's), at most `max` in all (past that a sign-in is refused, nobody signed out),
- * each ending after a fixed time, or as soon as the token it was signed in with is revoked.
+ * each ending after a fixed time, or as soon as the token it was signed in with is revoked (a
+ * session made through an issuer: when the access token it was made from expires).
  */
 
 import { hashSecret, newSecret } from '../../lib/auth/secret.ts';
@@ -32,6 +33,9 @@ export interface SessionTokens {
 
 interface Session {
   name: string;
+  /** A session made through an issuer: the scopes (and tenants) of the access token it was made from. */
+  scopes: readonly string[] | undefined;
+  tenants: readonly string[] | undefined;
   keyHash: string;
   /** The digest of the token it was signed in with (none for a console URL's sign-in). */
   tokenDigest: string | undefined;
@@ -74,7 +78,11 @@ export class SessionTable {
    * Starts a session for `name`, or answers undefined when the table is full of other live
    * sessions (nobody is signed out to make room).
    */
-  create(name: string, tokenDigest?: string): NewSession | undefined {
+  create(
+    name: string,
+    tokenDigest?: string,
+    issued?: { scopes: readonly string[]; tenants?: readonly string[]; expiresAt: number },
+  ): NewSession | undefined {
     const now = this.now();
     // Insertion order is age order: the first entries are the oldest.
     const own: string[] = [];
@@ -88,9 +96,12 @@ export class SessionTable {
     const key = newSecret('k_');
     this.byHash.set(hashSecret(secret), {
       name,
+      scopes: issued?.scopes,
+      tenants: issued?.tenants,
       keyHash: hashSecret(key),
       tokenDigest,
-      expires: now + this.ttlMs,
+      // A session made through an issuer ends with the access token it was made from.
+      expires: Math.min(now + this.ttlMs, issued?.expiresAt ?? Infinity),
     });
     return { secret, key };
   }
@@ -100,6 +111,14 @@ export class SessionTable {
    * undefined checks the cookie only (the console page itself, which holds nothing).
    */
   lookup(secret: string, key: string | null | undefined): string | undefined {
+    return this.find(secret, key)?.name;
+  }
+
+  /** The live session a cookie secret and page key name: its name, and its scopes when an issuer's. */
+  find(
+    secret: string,
+    key: string | null | undefined,
+  ): { name: string; scopes?: readonly string[]; tenants?: readonly string[] } | undefined {
     if (secret.length === 0 || secret.length > 128) return undefined;
     const hash = hashSecret(secret);
     const s = this.byHash.get(hash);
@@ -111,9 +130,12 @@ export class SessionTable {
       this.byHash.delete(hash);
       return undefined;
     }
-    if (key === undefined) return s.name;
-    if (!key || key.length > 128 || hashSecret(key) !== s.keyHash) return undefined;
-    return s.name;
+    if (key !== undefined && (!key || key.length > 128 || hashSecret(key) !== s.keyHash))
+      return undefined;
+    if (!s.scopes) return { name: s.name };
+    return s.tenants
+      ? { name: s.name, scopes: s.scopes, tenants: s.tenants }
+      : { name: s.name, scopes: s.scopes };
   }
 
   end(secret: string): void {

@@ -231,6 +231,33 @@ export const SETTINGS: readonly SettingRow[] = [
     description: 'The audience tokens must name, for issuers listed without one (and OIDC_ISSUER)',
   },
   {
+    key: 'auth.console.clientId',
+    env: 'OIDC_CLIENT_ID',
+    kind: 'string',
+    default: '(none)',
+    readBy: 'hub',
+    description:
+      "The console's client id at the first issuer: its sign-in page offers signing in through it (authorization code with PKCE; redirect URI `<origin>/login/oidc/callback`)",
+  },
+  {
+    key: 'auth.console.clientSecret',
+    env: 'OIDC_CLIENT_SECRET',
+    kind: 'string',
+    default: '(none)',
+    readBy: 'hub',
+    description:
+      "That client's secret (a confidential client; without it a public one, PKCE alone). Never logged or shown",
+  },
+  {
+    key: 'auth.console.scope',
+    env: 'OIDC_CLIENT_SCOPE',
+    kind: 'string',
+    default: 'openid a2a.read a2a.write',
+    readBy: 'hub',
+    description:
+      'The scopes the console asks the issuer for a person (space-separated; `openid` is added when missing); the session gets those the access token carries',
+  },
+  {
     key: 'tenants',
     env: 'TENANTS',
     kind: 'list',

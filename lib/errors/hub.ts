@@ -20,6 +20,15 @@ export const HUB_ERRORS = {
   // The console's sign-in (hub/http/login.ts).
   SIGN_IN_THROTTLED: { http: 429, message: 'too many sign-in attempts from this address' },
   SESSIONS_FULL: { http: 503, message: 'every console session is in use' },
+  // The console's sign-in through an issuer (hub/http/oidc-login.ts): each on the sign-in page.
+  OIDC_SIGN_IN_STATE: { http: 400, message: 'the sign-in is unknown, used already or expired' },
+  OIDC_SIGN_IN_BROWSER: { http: 403, message: 'the sign-in was started in another browser' },
+  OIDC_SIGN_IN_REFUSED: { http: 401, message: 'the issuer did not sign the person in' },
+  OIDC_SIGN_IN_CODE: { http: 401, message: 'the code was used already or has expired' },
+  OIDC_SIGN_IN_NONCE: { http: 401, message: 'the ID token was issued for another sign-in' },
+  OIDC_SIGN_IN_TOKEN: { http: 401, message: "an issuer's token did not verify" },
+  OIDC_SIGN_IN_UNAVAILABLE: { http: 503, message: 'the issuer cannot be reached' },
+  OIDC_SIGN_IN_FULL: { http: 503, message: 'too many sign-ins are under way' },
   // lib/metrics/endpoint.ts: beyond loopback, /metrics needs the process's access policy.
   METRICS_FORBIDDEN: {
     http: 403,

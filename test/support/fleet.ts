@@ -61,6 +61,7 @@ export interface FleetOptions {
     | 'oidc'
     | 'tenants'
     | 'consoleKey'
+    | 'consoleClient'
   >;
 }
 

@@ -1,8 +1,10 @@
 /**
  * @module test/support/oidc-provider — a real OpenID provider (panva's `oidc-provider`, a certified
  * implementation) on a free loopback port, for the access-token tests: client-credentials and
- * authorization-code clients, JWT access tokens bound to an audience by resource indicators
- * (RFC 8707), and `rotate()` to change its signing key while it runs.
+ * authorization-code clients (confidential or public, signing a person in through the provider's
+ * own development login and consent pages, where any login name is that person's subject), JWT
+ * access tokens bound to an audience by resource indicators (RFC 8707), `rotate()` to change its
+ * signing key while it runs, and `reconfigure()` to take changed clients (a redirect URI known late).
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,6 +22,8 @@ export interface TestClient {
   tenants?: string[];
   /** Redirect URIs of an authorization-code client (none: client credentials only). */
   redirectUris?: string[];
+  /** An authorization-code client without a secret (PKCE alone). */
+  public?: boolean;
 }
 
 export interface TestProvider {
@@ -30,6 +34,8 @@ export interface TestProvider {
   token(client: TestClient, resource: string, scope?: string): Promise<string>;
   /** How many times its JWKS was fetched. */
   jwksFetches(): number;
+  /** Takes the clients as they are now (same keys). */
+  reconfigure(): void;
   stop(): Promise<void>;
 }
 
@@ -72,8 +78,8 @@ export async function startProvider(opts: {
     const provider = new Provider(issuer, {
       clients: opts.clients.map((c) => ({
         client_id: c.id,
-        client_secret: c.secret,
-        scope: c.scope,
+        ...(c.public ? { token_endpoint_auth_method: 'none' } : { client_secret: c.secret }),
+        scope: c.redirectUris ? `openid ${c.scope}` : c.scope,
         grant_types: c.redirectUris ? ['authorization_code'] : ['client_credentials'],
         response_types: c.redirectUris ? ['code'] : [],
         redirect_uris: c.redirectUris ?? [],
@@ -83,7 +89,7 @@ export async function startProvider(opts: {
       scopes: ['openid', ...SCOPE_ALL.split(' ')],
       ttl: { ClientCredentials: opts.ttlS ?? 300, AccessToken: opts.ttlS ?? 300 },
       features: {
-        devInteractions: { enabled: false },
+        devInteractions: { enabled: opts.clients.some((c) => c.redirectUris) },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
@@ -133,6 +139,10 @@ export async function startProvider(opts: {
       return body.access_token;
     },
     jwksFetches: () => fetches,
+    reconfigure() {
+      provider = make(keys);
+      handler = provider.callback();
+    },
     stop: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();

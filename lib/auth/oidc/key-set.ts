@@ -32,7 +32,7 @@ export interface KeySetOptions {
 /** A key for a token, `unknown` (the issuer does not publish it), or `unavailable` (the issuer cannot be reached). */
 export type KeyLookup = CryptoKey | 'unknown' | 'unavailable';
 
-async function readJson(
+export async function readJson(
   url: string,
   o: Required<Pick<KeySetOptions, 'fetch' | 'fetchTimeoutMs'>>,
 ): Promise<Record<string, unknown>> {
@@ -45,6 +45,11 @@ async function readJson(
     await res.body?.cancel().catch(() => {});
     throw new Error(`${url} answered ${res.status}`);
   }
+  return boundedJson(res, url);
+}
+
+/** A response's JSON object, read under the document bound. @throws Error naming `url` */
+export async function boundedJson(res: Response, url: string): Promise<Record<string, unknown>> {
   const declared = Number(res.headers.get('content-length') ?? '0');
   if (declared > KEY_SET_LIMITS.maxDocumentBytes) {
     await res.body?.cancel().catch(() => {});
