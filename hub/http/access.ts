@@ -159,20 +159,7 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     if (key !== null)
       for (const secret of cookieValues(req, cookieName)) {
         const s = sessions.find(secret, key);
-        if (!s) continue;
-        // A session made through an issuer is that issuer's user, with its token's scopes and tenants.
-        if (s.scopes)
-          return ok({
-            kind: 'user',
-            name: s.name,
-            scopes: s.scopes,
-            ...(s.tenants ? { tenants: s.tenants } : {}),
-          });
-        // A session signed in with a token that names tenants is held to them as the token is.
-        const tenants = opts.tokens?.tenantsOf(s.name);
-        return ok(
-          tenants ? { kind: 'session', name: s.name, tenants } : { kind: 'session', name: s.name },
-        );
+        if (s) return ok(sessionPrincipal(s, opts.tokens));
       }
     return ok(ANONYMOUS);
   }
@@ -236,6 +223,23 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     sessionByCookie,
     origins: () => [...origins],
   };
+}
+
+/** Who a live session speaks for: an issuer's user (its token's scopes and tenants), or a session. */
+function sessionPrincipal(
+  s: { name: string; scopes?: readonly string[]; tenants?: readonly string[] },
+  tokens: TokenBook | undefined,
+): Principal {
+  if (s.scopes)
+    return {
+      kind: 'user',
+      name: s.name,
+      scopes: s.scopes,
+      ...(s.tenants ? { tenants: s.tenants } : {}),
+    };
+  // A session signed in with a token that names tenants is held to them as the token is.
+  const tenants = tokens?.tenantsOf(s.name);
+  return tenants ? { kind: 'session', name: s.name, tenants } : { kind: 'session', name: s.name };
 }
 
 /**
