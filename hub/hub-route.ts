@@ -1,7 +1,9 @@
 /**
  * @module hub/hub-route — the hub's one fetch handler: the access policy admits the request, then
  * the part of the hub its route table names answers (health, MCP, joins, mesh, the console's mesh
- * sends, sign-in, the API, the console's files), and the hub's node answers everything else.
+ * sends, sign-in, the API, the console's files), and the hub's node answers everything else. With
+ * tenants, `/{tenant}/` before the API, MCP or discovery is taken off first and the caller placed
+ * in that tenant (hub/http/tenant-paths.ts).
  */
 
 import type { Server } from 'bun';
