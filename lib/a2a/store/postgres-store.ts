@@ -466,8 +466,6 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
           throw e;
         },
       );
-      // An earlier schema's tables go once its last live process has (lib/a2a/store/postgres/schema.ts).
-      if (!this.oldTablesGone) this.oldTablesGone = await dropOldTables(this.sql);
       await renewLeases(
         this.sql,
         this.writer,
@@ -475,6 +473,10 @@ export class PostgresTaskStore implements TaskStore, TaskCluster {
         [...this.held.keys()],
         [...this.watched.keys()],
       );
+      // An earlier schema's tables go once its last live process has (lib/a2a/store/postgres/schema.ts);
+      // never in the way of the renewals above.
+      if (!this.oldTablesGone)
+        this.oldTablesGone = await dropOldTables(this.sql).catch(() => false);
     } catch (e) {
       this.log('warn', 'renewing task leases failed', { error: (e as Error).message });
     }

@@ -90,7 +90,8 @@ export async function migrate(sql: SQL): Promise<boolean> {
     // The schema each live process writes (null: schema 1, which had no column).
     await tx`ALTER TABLE lume_a2a_processes ADD COLUMN IF NOT EXISTS schema integer`;
   });
-  return dropOldTables(sql);
+  // Not in the way of a start: a heartbeat tries again.
+  return dropOldTables(sql).catch(() => false);
 }
 
 /**
