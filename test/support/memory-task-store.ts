@@ -9,7 +9,7 @@ import type { ListTasksPage, ListTasksQuery, TaskEvent } from '../../lib/a2a/typ
 
 export class MemoryTaskStore implements TaskStore {
   readonly records = new Map<string, TaskRecord>();
-  /** Every save, in order: the task's state and the event it carried. */
+  /** Every save, in order: the task's state and the event its record's log gained. */
   readonly saves: { id: string; state: string; event?: TaskEvent['kind'] }[] = [];
   private failing = 0;
   isOpen = true;
@@ -33,11 +33,15 @@ export class MemoryTaskStore implements TaskStore {
     return rec && structuredClone(rec);
   }
 
-  async save(rec: TaskRecord, event?: TaskEvent): Promise<void> {
+  async save(rec: TaskRecord): Promise<void> {
     if (this.failing > 0) {
       this.failing--;
       throw new Error('store unavailable');
     }
+    // The event a save carries is the one its record's event log gained since the last save.
+    const before = this.records.get(rec.task.id)?.events?.at(-1)?.generation ?? 0;
+    const last = rec.events?.at(-1);
+    const event = last && last.generation > before ? last : undefined;
     this.records.set(rec.task.id, structuredClone(rec));
     this.saves.push({
       id: rec.task.id,
