@@ -114,5 +114,12 @@ The ${values.name} node as the README starts it (\`bun node/main.ts --name ${val
 
 | process | RSS, median (range) | anonymous | file-backed | target |
 |---|---|---|---|---|
-${rows.join('\n')}`,
+${rows.join('\n')}
+
+The gap between the node and its JIT-off row is JSC's optimising tiers, engaged at all by a few
+dozen functions start-up runs hot: \`BUN_JSC_reportDFGCompileTimes=1 bun node/main.ts --name ${values.name}\`
+lists them (parsing \`lib/a2a/proto/a2a.proto\`, the card's canonical form in
+\`lib/a2a/card/canonical.ts\`, the JSON guards). \`BUN_JSC_useDFGJIT=0\` alone takes about 5 MB off,
+so a start that ran none of them hot would be near the target; the modules themselves (Elysia with
+TypeBox about 12 MB, \`node:http2\` for gRPC about 5 MB) are most of the rest.`,
 );

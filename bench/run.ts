@@ -1,6 +1,6 @@
 /**
  * `bun run bench`: runs every benchmark in turn, each in its own process, and prints their
- * figures. `bun run bench --write` also records the A2A, peer, fleet and mesh-cluster sections in
+ * figures. `bun run bench --write` also records the A2A, peer, fleet, idle memory and mesh-cluster sections in
  * docs/benchmarks.md; without it no tracked file changes.
  */
 
@@ -9,6 +9,7 @@ const benches: string[][] = [
   ['bench/a2a.ts', ...write],
   ['bench/peer.ts', ...write],
   ['bench/fleet.ts', ...write],
+  ['bench/idle-rss.ts', ...write],
   ['bench/mesh-throughput.ts'],
   ['bench/mesh-history.ts'],
   ['bench/mesh-cluster.ts', ...write],

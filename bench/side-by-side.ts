@@ -229,10 +229,23 @@ reportSection(
 
 Blocking \`SendMessage\` (A2A 1.0) from a separate load process (\`bench/load.ts\`: ${connections} keep-alive connections, a fresh \`messageId\` per request), ${seconds} s per run after a 2 s warm-up, ${rounds} rounds, odd rounds in reverse order, each run on a fresh server process. The SDK server (\`bench/servers/sdk-server.mjs\`, Express, on ${sdkRuntime}) runs an agent that publishes the task, \`working\`, one artifact and \`completed\`; the node is scanner as \`bun node/main.ts --name scanner\` starts it, whose keyword agent reads the text and answers it (here: which of its skills to run, \`input-required\`). PostgreSQL is one throw-away cluster with fsync and synchronous commit on, a database for each; the SDK's table is made by its own \`a2a-db upgrade\`. req/s is the mean of the rounds (their range after it); CPU per request the least of the rounds (other load only adds to it), "+ PostgreSQL" the cluster's processes' CPU per request beside it. "vs SDK" compares with the SDK in memory: req/s, and capacity (its CPU per request over this row's).
 
-${mainTable}
-${scaleTable ? `\nA node after ${more.toLocaleString('en')} more stored tasks (written through the store before the node starts) against a fresh one, both allowed to keep them all (\`TASK_MAX_STORED\`), alternating:\n\n${scaleTable}\n` : ''}
-${idleRss !== undefined ? `Idle scanner node (\`bun node/main.ts --name scanner\`), resident memory 1 s after it listens: **${idleRss} MB**.` : ''}${fleetShare !== undefined ? ` \`fleet.invoke\` pairwise and traced: **${fleetShare} %** of a direct call's throughput (\`bun bench/fleet.ts --paths pairwise --no-aggregate\`, 3 rounds; its own section below has the detail).` : ''}
-
-${targets}`,
+${[
+  mainTable,
+  scaleTable &&
+    `A node after ${more.toLocaleString('en')} more stored tasks (written through the store before the node starts) against a fresh one, both allowed to keep them all (\`TASK_MAX_STORED\`), alternating:\n\n${scaleTable}`,
+  [
+    idleRss !== undefined
+      ? `Idle scanner node (\`bun node/main.ts --name scanner\`), resident memory 1 s after it listens: **${idleRss} MB** (\`bun bench/idle-rss.ts\` has the detail).`
+      : '',
+    fleetShare !== undefined
+      ? `\`fleet.invoke\` pairwise and traced: **${fleetShare} %** of a direct call's throughput (\`bun bench/fleet.ts --paths pairwise --no-aggregate\`, 3 rounds; its own section below has the detail).`
+      : '',
+  ]
+    .filter(Boolean)
+    .join(' '),
+  targets,
+]
+  .filter(Boolean)
+  .join('\n\n')}`,
 );
 rmSync(tmp, { recursive: true, force: true });
