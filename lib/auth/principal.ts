@@ -79,14 +79,24 @@ export function isOwnerKey(v: unknown): v is string {
 
 /**
  * The principal an owner key names: `user:<name>` a token holder (a token and a session of one
- * name are one user), `node:<name>` a node, anything else nobody; in the key's tenant, if any.
+ * name are one user), `user:<issuer>#<sub>` an issuer's user, `node:<name>` a node, anything else
+ * nobody; in the key's tenant, if any.
  */
 export function principalOfKey(key: string | undefined): Principal {
   if (!isOwnerKey(key)) return ANONYMOUS;
   const tenant = tenantOfKey(key);
   const base = tenant === undefined ? key : key.slice(`tenant:${tenant}/`.length);
   if (base === 'anonymous') return ANONYMOUS;
-  const [kind, name] = base.split(':') as [string, string];
-  const p: Principal = kind === 'node' ? { kind: 'node', name } : { kind: 'token', name };
+  const colon = base.indexOf(':');
+  const kind = base.slice(0, colon);
+  const name = base.slice(colon + 1);
+  const p: Principal =
+    kind === 'node'
+      ? { kind: 'node', name }
+      : name.includes('#')
+        ? // An issuer's user (`<issuer>#<sub>`, never a token name): the hub that names it proved it
+          // could send, a state change, so it reads and writes; exec.* it must ask for itself.
+          { kind: 'user', name, scopes: ['a2a.read', 'a2a.write'] }
+        : { kind: 'token', name };
   return tenant === undefined ? p : { ...p, tenant };
 }
