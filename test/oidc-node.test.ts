@@ -1,7 +1,8 @@
 /**
  * A node that trusts a real OpenID provider (oidc-provider on a free loopback port): the headline
  * run, where a client that knows only the node's card finds the issuer in it, obtains a token by
- * client credentials and completes a task with the official @a2a-js/sdk client; then each binding
+ * client credentials and completes a task with the official @a2a-js/sdk client; the provider then
+ * swaps its signing key and curl completes a task with a token of the new key; then each binding
  * (JSON-RPC, HTTP+JSON, gRPC) with those tokens: tasks owned by `user:<issuer>#<sub>` and kept
  * from another client, scopes checked (a2a.read only reads, a2a.exec for exec.*), bad tokens
  * refused with their codes (401/403, gRPC UNAUTHENTICATED/PERMISSION_DENIED) and logged without
@@ -86,7 +87,9 @@ beforeAll(async () => {
   node = await startNode(notes(), {
     access: {
       tokens: testTokens(),
-      oidc: createOidcVerifier([{ issuer: op.issuer, audience: AUD }]),
+      // Refreshes for an unknown kid are not spaced here, so the rotation below is found at once
+      // (the spacing itself: test/oidc-verifier.test.ts, test/oidc-hostile.test.ts).
+      oidc: createOidcVerifier([{ issuer: op.issuer, audience: AUD }], { minRefreshMs: 0 }),
     },
   });
   grpcClient = rawClient(grpcAddressOf(node.node.card() as never)!);
@@ -176,6 +179,9 @@ describe('headline: a client that knows only the card', () => {
       },
     } as any);
     expect(task.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    console.log(
+      `card-only client: scheme ${schemeName} → ${discovery.token_endpoint} (client credentials, scope ${scope.join(' ')}) → @a2a-js/sdk sendMessage: task ${task.id} completed`,
+    );
     // Another client of the same issuer cannot see it.
     const seen = await rpc(tokens.other, 'GetTask', { id: task.id });
     expect(seen.body.error.data?.[0]?.reason ?? seen.body.error.code).toBeDefined();
@@ -183,6 +189,55 @@ describe('headline: a client that knows only the card', () => {
     // Its owner reads it back.
     const mine = await rpc(tokens.writer, 'GetTask', { id: task.id });
     expect(mine.body.result.id).toBe(task.id);
+  });
+});
+
+describe('keys rotated mid-run', () => {
+  test('the provider swaps its key: curl completes a task with a new token; the old key is refused once it is gone', async () => {
+    const before = tokens.writer!;
+    await op.rotate(false);
+    const fresh = await op.token(WRITER, AUD);
+    const kid = (t: string) =>
+      JSON.parse(Buffer.from(t.split('.')[0]!, 'base64url').toString()).kid as string;
+    expect(kid(fresh)).not.toBe(kid(before));
+    const curl = Bun.spawn(
+      [
+        'curl',
+        '-sS',
+        '-X',
+        'POST',
+        `${node.url}/message:send`,
+        '-H',
+        `Authorization: Bearer ${fresh}`,
+        '-H',
+        'Content-Type: application/json',
+        '-H',
+        'A2A-Version: 1.0',
+        '--data-binary',
+        JSON.stringify({
+          message: {
+            messageId: crypto.randomUUID(),
+            role: 'ROLE_USER',
+            parts: [{ data: { skill: 'notes.add', args: {} } }],
+          },
+        }),
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    );
+    const out = JSON.parse(await new Response(curl.stdout).text());
+    expect(await curl.exited).toBe(0);
+    expect(out.task.status.state).toBe('TASK_STATE_COMPLETED');
+    // The refresh replaced the cached keys: the old key's token is now TOKEN_KEY_UNKNOWN.
+    const old = await rpc(before, 'ListTasks', {});
+    expect([old.status, JSON.stringify(old.body).includes('TOKEN_KEY_UNKNOWN')]).toEqual([
+      401,
+      true,
+    ]);
+    console.log(
+      `keys rotated (kid ${kid(before).slice(0, 8)} → ${kid(fresh).slice(0, 8)}): curl completed task ${out.task.id} (${out.task.status.state}); the old key's token: ${old.status} TOKEN_KEY_UNKNOWN`,
+    );
+    for (const c of [WRITER, OTHER, READER, EXEC])
+      tokens[c.id as keyof typeof tokens] = await op.token(c, AUD);
   });
 });
 
