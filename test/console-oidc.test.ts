@@ -6,7 +6,8 @@
  * shows the tasks that person made with their own access token (and not another's). Then each
  * hostile callback, refused with its code on the sign-in page: a replayed or forged `state`, a
  * callback opened in another browser, a code used again, a tampered `nonce`, the issuer's error
- * answer, another site's script; and the pending sign-ins' bounds. Neither the client secret, the
+ * answer, another site's script; a public client (PKCE alone) signing in the same way; and the
+ * pending sign-ins' bounds. Neither the client secret, the
  * code nor a token reaches the log or a page.
  */
 
@@ -33,18 +34,27 @@ const cc = (id: string): TestClient => ({
   secret: `${id}-secret-0123456789abcdef0123456789`,
   scope: 'a2a.read a2a.write',
 });
+/** The same console as a public client: no secret, PKCE alone. */
+const PUBLIC: TestClient = {
+  id: 'lume-console-public',
+  secret: '',
+  scope: 'a2a.read a2a.write',
+  redirectUris: [],
+  public: true,
+};
 // A client-credentials token's subject is its client id: `alice` signs in as the person `alice`.
 const ALICE = cc('alice');
 const BOB = cc('bob');
 
 let op: TestProvider;
 let f: RunningFleet;
+let publicHub: RunningFleet;
 let browser: Browser;
 const tasks: Record<string, string> = {};
 const proof: string[] = [];
 
 beforeAll(async () => {
-  op = await startProvider({ clients: [CONSOLE, ALICE, BOB], resources: [AUD] });
+  op = await startProvider({ clients: [CONSOLE, PUBLIC, ALICE, BOB], resources: [AUD] });
   f = await startFleet(await realNodeDefs(['scanner']), {
     hub: {
       requireLogin: true,
@@ -52,7 +62,15 @@ beforeAll(async () => {
       consoleClient: { clientId: CONSOLE.id, clientSecret: SECRET },
     },
   });
+  publicHub = await startFleet([], {
+    hub: {
+      requireLogin: true,
+      oidc: createOidcVerifier([{ issuer: op.issuer, audience: AUD }]),
+      consoleClient: { clientId: PUBLIC.id },
+    },
+  });
   CONSOLE.redirectUris!.push(`${f.hubUrl}/login/oidc/callback`);
+  PUBLIC.redirectUris!.push(`${publicHub.hubUrl}/login/oidc/callback`);
   op.reconfigure();
   // Each person makes a task with their own access token (the official shape of a 1.0 send).
   for (const who of [ALICE, BOB]) {
@@ -79,6 +97,7 @@ afterAll(async () => {
   for (const line of proof) console.log(line);
   await releaseBrowser();
   await f?.stop();
+  await publicHub?.stop();
   await op?.stop();
 });
 
@@ -130,9 +149,14 @@ const step = async (jar: Jar, url: string, init: RequestInit = {}) => {
  * A sign-in driven over plain HTTP, as a script would: the hub's button, the provider's login and
  * consent forms, stopped before the callback. Answers the URL the issuer sent back (unused).
  */
-async function callbackUrl(jar: Jar, login: string, tamper?: (u: URL) => void): Promise<string> {
-  const form = { 'content-type': 'application/x-www-form-urlencoded', origin: f.hubUrl };
-  const started = await step(jar, `${f.hubUrl}/login/oidc`, {
+async function callbackUrl(
+  jar: Jar,
+  login: string,
+  tamper?: (u: URL) => void,
+  hub = f.hubUrl,
+): Promise<string> {
+  const form = { 'content-type': 'application/x-www-form-urlencoded', origin: hub };
+  const started = await step(jar, `${hub}/login/oidc`, {
     method: 'POST',
     headers: form,
     body: 'next=%2F',
@@ -141,7 +165,7 @@ async function callbackUrl(jar: Jar, login: string, tamper?: (u: URL) => void): 
   tamper?.(first);
   let url = first.href;
   for (let hop = 0; hop < 12; hop++) {
-    if (url.startsWith(`${f.hubUrl}/login/oidc/callback`)) return url;
+    if (url.startsWith(`${hub}/login/oidc/callback`)) return url;
     const res = await step(jar, url);
     const to = res.headers.get('location');
     if (to) {
@@ -280,6 +304,21 @@ describe('the console signs a person in through the issuer', () => {
     expect(await refusal(page)).toContain('access_denied');
     proof.push(`issuer error answer: 401 ${await refusal(page)}`);
     await ctx.close();
+  });
+});
+
+describe('a public client', () => {
+  test('signs in with PKCE alone: no secret anywhere, the same session', async () => {
+    const jar = new Jar();
+    const url = await callbackUrl(jar, 'alice', undefined, publicHub.hubUrl);
+    const done = await step(jar, url);
+    expect(done.status).toBe(200);
+    const key = /name="lume-key" content="([^"]+)"/.exec(await done.text())![1]!;
+    const who = await step(jar, `${publicHub.hubUrl}/api/session`, {
+      headers: { 'x-lume-key': key },
+    });
+    expect(await who.json()).toEqual({ principal: { kind: 'user', name: `${op.issuer}#alice` } });
+    proof.push(`public client (PKCE alone): signed in as ${op.issuer}#alice`);
   });
 });
 
