@@ -90,6 +90,9 @@ describe('MCP authorization', () => {
     expect(tools).toContain('delegate');
     const r: any = await mcp.callTool({ name: 'scanner_sector_movement', arguments: {} });
     expect(r.isError).toBeFalsy();
+    console.log(
+      `MCP client (@modelcontextprotocol/sdk ClientCredentialsProvider): 401 → resource metadata → ${op.issuer} → token with aud ${claims.aud} → ${tools.length} tools, scanner_sector_movement answered`,
+    );
     await mcp.close();
   });
 
