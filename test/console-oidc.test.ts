@@ -19,7 +19,7 @@ import { launchBrowser, releaseBrowser } from './support/browser.ts';
 import { realNodeDefs, startFleet, type RunningFleet } from './support/fleet.ts';
 import { startProvider, type TestClient, type TestProvider } from './support/oidc-provider.ts';
 
-setDefaultTimeout(30_000); // per file (Bun scopes it so): a provider, a fleet and a browser on a busy machine
+setDefaultTimeout(60_000); // per file (Bun scopes it so): a provider, two hubs and a browser on a busy machine
 
 const AUD = 'urn:lume:hub';
 const SECRET = 'console-secret-0123456789abcdef0123456789';
@@ -203,9 +203,10 @@ describe('the console signs a person in through the issuer', () => {
     const calls: string[] = [];
     page.on('request', (r) => calls.push(r.url()));
     await throughIssuer(page, 'alice');
-    await page.waitForURL(`${f.hubUrl}/`);
+    // Waits past playwright's 30 s default: the machine these run on is sometimes very busy.
+    await page.waitForURL(`${f.hubUrl}/`, { timeout: 45_000 });
     await page.goto(`${f.hubUrl}/#/tasks`);
-    await page.waitForSelector(`.task[data-task-id="${tasks.alice}"]`);
+    await page.waitForSelector(`.task[data-task-id="${tasks.alice}"]`, { timeout: 45_000 });
     expect(await page.$(`.task[data-task-id="${tasks.bob}"]`)).toBeNull();
     const who = `${op.issuer}#alice`;
     expect(await page.textContent('header .who')).toBe(`Signed in as ${who}`);
