@@ -191,7 +191,7 @@ out(
 // Boot self-check: one line per check; a failure says what to do and keeps /readyz at 503.
 const report = await selfCheck({
   name,
-  ...(definition.a2a === false ? {} : { card: running.node.card() }),
+  ...(definition.a2a === false ? {} : { card: running.node.cardContent() }),
   catalog: definition.catalog,
   keysLoaded: running.node.fleet?.nodes.some((n) => n.name === name) ?? false,
   dataPaths: definition.dataPaths,

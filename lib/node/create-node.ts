@@ -94,7 +94,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
   });
 
   // 4. The operations, built once for the three bindings; gRPC on its own port when served.
-  const operations = nodeOperations(engine, opts, () => card.json(), nodeMetrics);
+  const operations = nodeOperations(engine, opts, () => card.unsigned(), nodeMetrics);
   const grpc = createNodeGrpc(def, settings, operations, auth, card);
 
   // 5. The routes: one handler per entry of the node's table, measured.
@@ -122,6 +122,7 @@ export function createNode(def: NodeDefinition, opts: NodeOptions): NodeApp {
     streams,
     markShuttingDown,
     card: () => card.json(),
+    cardContent: () => card.unsigned(),
     rotateCardKey: (next) => card.rotate(next),
     advertise: (port) => card.advertise(port),
     serveGrpc: grpc.serve,

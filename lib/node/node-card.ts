@@ -25,6 +25,8 @@ export interface NodeCard {
   respond(req: Request): Response;
   /** The card as currently served. */
   json(): AgentCard;
+  /** The card's content without its signatures: no signing (start-up reads its URL and skills). */
+  unsigned(): AgentCard;
   /** The JWKS: the current key and, during a rotation, the one it replaced. */
   publishedKeys(): ReturnType<typeof jwks>;
   rotate(next: CardKey): void;
@@ -91,6 +93,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
   return {
     respond: (req) => (fresh(), cards.respond(req)),
     json: () => (fresh(), cards.json),
+    unsigned: () => (fresh(), cards.unsignedCard),
     publishedKeys: () =>
       jwks([cardKey, ...retiredKeys.filter((k) => k.kid !== cardKey.kid)].slice(0, 2)),
     rotate: (next) => {

@@ -169,6 +169,8 @@ export interface NodeApp {
   push: WebhookSender | undefined;
   /** The card as currently served. */
   card(): AgentCard;
+  /** The card's content without its signatures, read without signing it (start-up's reads). */
+  cardContent(): AgentCard;
   /**
    * Signs the card with a new key from now on; the key it replaces stays in the JWKS (a client
    * may hold a card signed with it for the card's max-age).

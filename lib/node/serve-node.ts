@@ -217,7 +217,7 @@ export async function prepareNode(
 }
 
 /** The base URL a node's card advertises (its `url` is `<base>/a2a`). */
-const cardBase = (node: NodeApp) => String(node.card().url ?? '').replace(/\/a2a$/, '');
+const cardBase = (node: NodeApp) => String(node.cardContent().url ?? '').replace(/\/a2a$/, '');
 
 /** Starts a node on its own port (0 picks a free one; a fleet member's default is its fleet port). */
 export async function serveNode(

@@ -11,7 +11,7 @@ import { isPlainObject, type JsonObject } from '../../json/guards.ts';
 import { A2A_PACKAGE, A2A_SCHEMA, type Field, type MessageType } from '../proto/schema.ts';
 import { canonicalJson } from './jcs.ts';
 
-const AGENT_CARD = A2A_SCHEMA.messages.get(`${A2A_PACKAGE}.AgentCard`)!;
+const AGENT_CARD = `${A2A_PACKAGE}.AgentCard`;
 /** Part of the message, never of what is signed (§8.4.1 rule 3). */
 const UNSIGNED = 'signatures';
 
@@ -66,7 +66,7 @@ function readMessage(type: MessageType, v: unknown): JsonObject {
   const out: JsonObject = {};
   const oneofsSet = new Set<string>();
   for (const f of type.fields) {
-    if (type === AGENT_CARD && f.json === UNSIGNED) continue;
+    if (type.fullName === AGENT_CARD && f.json === UNSIGNED) continue;
     const raw = member(o, f);
     // A oneof keeps the first member present, in field-number order.
     if (f.oneof && (!isSet(raw) || oneofsSet.has(f.oneof))) continue;
@@ -98,6 +98,6 @@ function withoutEmpty(v: unknown): unknown {
  * @throws JcsError when a value left in the card has no canonical form (a lone surrogate).
  */
 export function canonicalCard(card: unknown): string {
-  const cleaned = withoutEmpty(readMessage(AGENT_CARD, card));
+  const cleaned = withoutEmpty(readMessage(A2A_SCHEMA.messages.get(AGENT_CARD)!, card));
   return cleaned === undefined ? '{}' : canonicalJson(cleaned);
 }

@@ -249,8 +249,11 @@ export type CardSigner = (card: AgentCard) => AgentCard;
 
 /**
  * Serves a card with caching headers; a matching `If-None-Match` gets 304. The card is
- * serialised (and signed) once per change, not per request. A new signer re-signs the card in the
- * same step that replaces body and ETag, so every response is one card with its own signature.
+ * serialised (and signed) once per change, not per request, and only when it is next read: a
+ * node's start changes its card a few times (ports known, gRPC listening) and an idle node signs
+ * it once, on the first request for it. `Last-Modified` is the time of the change. A new signer
+ * re-signs the card in the same step that replaces body and ETag, so every response is one card
+ * with its own signature.
  */
 export class CardServer {
   private unsigned = '';
@@ -258,43 +261,56 @@ export class CardServer {
   private etag = '';
   private lastModified = '';
   private card: AgentCard;
+  /** When the card or its signer last changed, while the body is not yet made from it. */
+  private changedAt: number | undefined;
 
   constructor(
     card: AgentCard,
-    now: () => number = Date.now,
+    private now: () => number = Date.now,
     private sign?: CardSigner,
   ) {
     this.card = card;
     this.update(card, now);
   }
 
-  update(card: AgentCard, now: () => number = Date.now): void {
+  update(card: AgentCard, now: () => number = this.now): void {
     const unsigned = JSON.stringify(card);
     if (unsigned === this.unsigned) return;
     this.unsigned = unsigned;
     this.card = card;
-    this.publish(now);
+    this.changedAt = now();
   }
 
   /** Signs from now on with `sign` (a rotated key): the card served next carries its signature. */
-  resign(sign: CardSigner, now: () => number = Date.now): void {
+  resign(sign: CardSigner, now: () => number = this.now): void {
     this.sign = sign;
-    this.publish(now);
+    this.changedAt = now();
   }
 
-  private publish(now: () => number): void {
+  /** Makes body, ETag and Last-Modified from the card if it changed since they were made. */
+  private publish(): void {
+    if (this.changedAt === undefined) return;
+    const at = this.changedAt;
+    this.changedAt = undefined;
     const body = JSON.stringify(this.sign ? this.sign(this.card) : this.card);
     if (body === this.body) return;
     this.body = body;
     this.etag = `W/"${Bun.hash(body).toString(36)}"`;
-    this.lastModified = new Date(Math.floor(now() / 1000) * 1000).toUTCString();
+    this.lastModified = new Date(Math.floor(at / 1000) * 1000).toUTCString();
+  }
+
+  /** The card as last updated, unsigned (signing it is left to the next read). */
+  get unsignedCard(): AgentCard {
+    return this.card;
   }
 
   get json(): AgentCard {
+    this.publish();
     return JSON.parse(this.body) as AgentCard;
   }
 
   respond(req: Request): Response {
+    this.publish();
     const headers = {
       'Content-Type': 'application/json',
       'Cache-Control': 'public, max-age=300',

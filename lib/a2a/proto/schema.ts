@@ -1,14 +1,15 @@
 /**
  * @module lib/a2a/proto/schema — the A2A schema: `lib/a2a/proto/a2a.proto` (the A2A project's
- * own file, unchanged) and the few well-known types it and the error details use, parsed once at
- * load and resolved into field tables that the gRPC codec (lib/a2a/grpc/) and the card's signing
- * form (lib/a2a/card/canonical.ts) walk. The service's methods come from the same file.
+ * own file, unchanged) and the few well-known types it and the error details use, read from their
+ * parsed declarations (lib/a2a/proto/declarations.json) and resolved on first use into the field
+ * tables that the gRPC codec (lib/a2a/grpc/) and the card's signing form
+ * (lib/a2a/card/canonical.ts) walk. The service's methods come from the same declarations.
  */
 
-// Imported as text so a bundle of the kit carries it (declared in proto-text.d.ts).
-import a2aProto from './a2a.proto' with { type: 'text' };
+// Parsed ahead of time (lib/a2a/proto/declarations.ts makes it): a start parses no schema text.
+import declarations from './declarations.json' with { type: 'json' };
+import type { ProtoFile } from './parse.ts';
 import { I32, I64, LEN, VARINT } from './wire-types.ts';
-import { parseProto, type ProtoFile } from './parse.ts';
 
 const SCALARS = {
   double: I64,
@@ -82,32 +83,6 @@ export interface Method {
   output: string;
   serverStreaming: boolean;
 }
-
-/** The parts of google/protobuf and google/rpc this binding reads and writes. */
-const GOOGLE_PROTOBUF = `
-package google.protobuf;
-message Struct { map<string, Value> fields = 1; }
-message Value {
-  oneof kind {
-    NullValue null_value = 1; double number_value = 2; string string_value = 3;
-    bool bool_value = 4; Struct struct_value = 5; ListValue list_value = 6;
-  }
-}
-enum NullValue { NULL_VALUE = 0; }
-message ListValue { repeated Value values = 1; }
-message Timestamp { int64 seconds = 1; int32 nanos = 2; }
-message Empty {}
-message Any { string type_url = 1; bytes value = 2; }
-`;
-const GOOGLE_RPC = `
-package google.rpc;
-message Status { int32 code = 1; string message = 2; repeated google.protobuf.Any details = 3; }
-message ErrorInfo { string reason = 1; string domain = 2; map<string, string> metadata = 3; }
-message BadRequest {
-  message FieldViolation { string field = 1; string description = 2; }
-  repeated FieldViolation field_violations = 1;
-}
-`;
 
 const WELL_KNOWN: Record<string, WellKnown> = {
   'google.protobuf.Struct': 'struct',
@@ -194,14 +169,24 @@ function buildSchema(files: ProtoFile[]): Schema {
   return { messages, enums };
 }
 
-const a2aFile = parseProto(a2aProto);
+const files = declarations as unknown as ProtoFile[];
+const a2aFile = files.at(-1)!;
 
-/** lf.a2a.v1 with the well-known types and google.rpc error details. */
-export const A2A_SCHEMA: Schema = buildSchema([
-  parseProto(GOOGLE_PROTOBUF),
-  parseProto(GOOGLE_RPC),
-  a2aFile,
-]);
+let schema: Schema | undefined;
+/**
+ * lf.a2a.v1 with the well-known types and google.rpc error details, resolved on first use (the
+ * first gRPC call or card signed), so an idle node holds the declarations only.
+ */
+export const A2A_SCHEMA: Schema = {
+  get messages() {
+    schema ??= buildSchema(files);
+    return schema.messages;
+  },
+  get enums() {
+    schema ??= buildSchema(files);
+    return schema.enums;
+  },
+};
 
 /** The package of the A2A messages: `lf.a2a.v1`. */
 export const A2A_PACKAGE = a2aFile.package;
