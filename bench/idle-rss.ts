@@ -116,10 +116,12 @@ The ${values.name} node as the README starts it (\`bun node/main.ts --name ${val
 |---|---|---|---|---|
 ${rows.join('\n')}
 
-The gap between the node and its JIT-off row is JSC's optimising tiers, engaged at all by a few
-dozen functions start-up runs hot: \`BUN_JSC_reportDFGCompileTimes=1 bun node/main.ts --name ${values.name}\`
-lists them (parsing \`lib/a2a/proto/a2a.proto\`, the card's canonical form in
-\`lib/a2a/card/canonical.ts\`, the JSON guards). \`BUN_JSC_useDFGJIT=0\` alone takes about 5 MB off,
-so a start that ran none of them hot would be near the target; the modules themselves (Elysia with
-TypeBox about 12 MB, \`node:http2\` for gRPC about 5 MB) are most of the rest.`,
+The gap between the node and its JIT-off row is JSC's JIT: the baseline tier's pages of Bun's
+executable (most of the file-backed difference) and the optimising tier (\`BUN_JSC_useDFGJIT=0\`
+takes about 2 MB off). Start-up parses no schema text (\`a2a.proto\` ships parsed, resolved on
+first use) and signs the card on its first read, so \`BUN_JSC_reportDFGCompileTimes=1 bun node/main.ts --name ${values.name}\`
+lists a handful of functions only: TypeBox's hash table built when it loads (a dependency; it
+engages the optimising tier on its own) and the JSON guards reading the fleet's key ring. The rest
+is the modules (Elysia with TypeBox about 12 MB, \`node:http2\` for gRPC about 5 MB) and the
+started servers and stores (the node less its modules-loaded row, about 10 MB).`,
 );

@@ -12,6 +12,9 @@ import { readConfigFile } from './config/config-file.ts';
 import { convert } from './config/convert.ts';
 import { modelSettingsFor, type ModelSettings } from './config/model-settings.ts';
 import { SETTINGS, type SettingRow } from './config/settings-table.ts';
+
+/** The settings table by key: one look-up per setting read (a search of the table ran hot at start). */
+const SETTING_ROWS: ReadonlyMap<string, SettingRow> = new Map(SETTINGS.map((r) => [r.key, r]));
 import type { Limits } from './limits.ts';
 import { checkIssuers, type TrustedIssuer } from './auth/oidc/verifier.ts';
 
@@ -95,7 +98,7 @@ export function loadSettings(opts: {
   const where = (row: SettingRow, fromEnv: boolean) => (fromEnv ? row.env : `${file}: ${row.key}`);
   /** A setting's value: the variable when set (non-empty), else the file's, checked by kind. */
   const get = (key: string): unknown => {
-    const row = SETTINGS.find((r) => r.key === key)!;
+    const row = SETTING_ROWS.get(key)!;
     const raw = env[row.env];
     const fromEnv = raw !== undefined && raw !== '';
     // The file's value is checked even when the variable overrides it: a file that is wrong
@@ -236,9 +239,7 @@ function issuersOf(value: unknown, audience: string | undefined): TrustedIssuer[
 /** `value`, unless it is below `min`: a probe every millisecond would be a busy loop. */
 function atLeast(value: number | undefined, min: number, key: string): number | undefined {
   if (value !== undefined && value < min)
-    throw new Error(
-      `${key} (${SETTINGS.find((r) => r.key === key)!.env}) must be at least ${min}, not ${value}`,
-    );
+    throw new Error(`${key} (${SETTING_ROWS.get(key)!.env}) must be at least ${min}, not ${value}`);
   return value;
 }
 
