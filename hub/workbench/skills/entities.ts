@@ -8,6 +8,7 @@ import { USCC_PATTERN } from '../../../lib/domain/uscc.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { entityCoverage as coverageAcross, resolveEntity } from '../entities.ts';
 import { unlessFailed } from './answer.ts';
+import { callsFor } from './in-tenant.ts';
 
 export const entityResolve = (invoker: FleetInvoker) =>
   capability({
@@ -31,7 +32,8 @@ export const entityResolve = (invoker: FleetInvoker) =>
       },
       code: { type: 'string', description: 'Six-digit stock code', pattern: '\\d{6}' },
     },
-    run: async (args) => unlessFailed(await resolveEntity(invoker, args)),
+    run: async (args, _signal, context) =>
+      unlessFailed(await resolveEntity(callsFor(invoker, context), args)),
     summarize: (r) => r.reason,
   });
 
@@ -45,6 +47,7 @@ export const entityCoverage = (invoker: FleetInvoker) =>
     keywords: ['coverage', 'gaps', 'aligned', 'alignment'],
     readOnly: true,
     args: {},
-    run: async () => unlessFailed(await coverageAcross(invoker)),
+    run: async (_args, _signal, context) =>
+      unlessFailed(await coverageAcross(callsFor(invoker, context))),
     summarize: (r) => `${r.gaps.length} alignment gaps`,
   });

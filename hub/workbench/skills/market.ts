@@ -13,6 +13,7 @@ import {
   type MovementAnswer,
 } from '../fleet-answers.ts';
 import { answerOf, passedOn } from './answer.ts';
+import { callsFor } from './in-tenant.ts';
 
 interface Recommendation {
   rank: number;
@@ -61,8 +62,11 @@ export const sectorMovement = (invoker: FleetInvoker) =>
     keywords: ['sector', 'sectors', 'movement', 'moved', 'market'],
     readOnly: true,
     args: {},
-    run: async () =>
-      answerOf(await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer), 'scanner'),
+    run: async (_args, _signal, context) =>
+      answerOf(
+        await readFrom(callsFor(invoker, context), 'scanner', 'sector.movement', isMovementAnswer),
+        'scanner',
+      ),
     summarize: ({ sectors: [top] }) =>
       top ? `${top.name} leads at ${top.avgChangePct}%` : 'No sector data',
   });
@@ -86,11 +90,12 @@ export const customerReach = (invoker: FleetInvoker) =>
     ],
     readOnly: true,
     args: {},
-    run: async () => {
+    run: async (_args, _signal, context) => {
+      const calls = callsFor(invoker, context);
       // One after the other, scanner first: the trace shows the join in the order it is made.
-      const movement = await readFrom(invoker, 'scanner', 'sector.movement', isMovementAnswer);
+      const movement = await readFrom(calls, 'scanner', 'sector.movement', isMovementAnswer);
       if (!movement.ok) return passedOn(movement.error, 'scanner');
-      const industries = await readFrom(invoker, 'crm', 'crm.industries', isIndustriesAnswer);
+      const industries = await readFrom(calls, 'crm', 'crm.industries', isIndustriesAnswer);
       if (!industries.ok) return passedOn(industries.error, 'crm');
       return rankReach(movement.result, industries.result);
     },
