@@ -9,7 +9,7 @@ import type { Principal } from '../../auth/principal.ts';
 import type { ArtifactInput } from '../agent.ts';
 import { a2aError, type A2AError } from '../errors.ts';
 import { jsonBytes } from '../../limits.ts';
-import { type EventLogBound, messageBytes } from '../store/event-log.ts';
+import { artifactBytes, type EventLogBound, messageBytes } from '../store/event-log.ts';
 import {
   TERMINAL_STATES,
   generationOf,
@@ -244,7 +244,7 @@ export function artifactFit(
   const { artifacts: maxCount, artifactBytes: maxBytes } = limits;
   if (existing < 0 && task.artifacts.length + 1 > maxCount)
     return { refused: `A task holds at most ${maxCount} artifacts` };
-  const added = append ? jsonBytes(artifact.parts) : jsonBytes(artifact);
+  const added = append ? jsonBytes(artifact.parts) : artifactBytes(artifact);
   const removed = existing >= 0 && !append ? jsonBytes(task.artifacts[existing]) : 0;
   const after = bytesBefore + added - removed;
   if (after > maxBytes) return { refused: `A task's artifacts hold at most ${maxBytes} bytes` };

@@ -7,7 +7,7 @@
  */
 
 import { LIMITS, jsonBytes } from '../../limits.ts';
-import { generationOf, type Message, type Task, type TaskEvent } from '../types.ts';
+import { generationOf, type Artifact, type Message, type Task, type TaskEvent } from '../types.ts';
 
 /** An event the log keeps: a status or artifact change, with the generation it made. */
 export type LoggedEvent = Extract<TaskEvent, { kind: 'status' | 'artifact' }> & {
@@ -27,11 +27,15 @@ export const DEFAULT_EVENT_LOG: EventLogBound = Object.freeze({
 });
 
 type StatusEvent = Extract<TaskEvent, { kind: 'status' }>;
+type ArtifactEvent = Extract<TaskEvent, { kind: 'artifact' }>;
 
 const sizes = new WeakMap<LoggedEvent, number>();
 const messageSizes = new WeakMap<Message, number>();
+const artifactSizes = new WeakMap<Artifact, number>();
 /** `,"message":` before a status's message. */
 const MESSAGE_MEMBER = 11;
+/** `,"artifact":` before (or after) an artifact event's artifact. */
+const ARTIFACT_MEMBER = 12;
 
 /** A message's size as JSON, measured once per message (the history's bound and the log's share it). */
 export function messageBytes(m: Message): number {
@@ -40,17 +44,36 @@ export function messageBytes(m: Message): number {
   return n;
 }
 
-/** An event's size as JSON; a status's message (the one the history holds too) measured once. */
+/**
+ * An artifact's size as JSON, measured once per artifact object (the artifact cap checks it, and
+ * its event's share of the log is the same bytes). Artifacts are never changed in place: an
+ * appended chunk makes a new artifact object.
+ */
+export function artifactBytes(a: Artifact): number {
+  let n = artifactSizes.get(a);
+  if (n === undefined) artifactSizes.set(a, (n = jsonBytes(a)));
+  return n;
+}
+
+/**
+ * An event's size as JSON; a status's message (the one the history holds too) and an artifact
+ * event's artifact (the one the artifact cap measured) measured once.
+ */
 function sizeOf(e: LoggedEvent): number {
   let n = sizes.get(e);
   if (n === undefined) {
-    const status = e.kind === 'status' ? (e as StatusEvent).status : undefined;
-    const message = status?.message;
-    n = message
-      ? jsonBytes({ ...e, status: { ...status, message: undefined } }) +
-        MESSAGE_MEMBER +
-        messageBytes(message)
-      : jsonBytes(e);
+    if (e.kind === 'artifact') {
+      const a = e as ArtifactEvent;
+      n = jsonBytes({ ...a, artifact: undefined }) + ARTIFACT_MEMBER + artifactBytes(a.artifact);
+    } else {
+      const status = (e as StatusEvent).status;
+      const message = status.message;
+      n = message
+        ? jsonBytes({ ...e, status: { ...status, message: undefined } }) +
+          MESSAGE_MEMBER +
+          messageBytes(message)
+        : jsonBytes(e);
+    }
     sizes.set(e, n);
   }
   return n;
