@@ -213,7 +213,7 @@ describe('records under DATA_DIR/hub/negotiations', () => {
     expect(files.filter((n) => !n.endsWith('.json'))).toEqual([]);
     expect(files).toContain(`${deal.id}.json`);
     expect(files).toContain(`${noDeal.id}.json`);
-    const list = await listNegotiations(dir);
+    const list = await listNegotiations(dir, 'anonymous');
     expect(list.length).toBe(files.length);
     expect(list.map((n) => n.id)).toEqual([...list.map((n) => n.id)].sort().reverse());
     const d = list.find((n) => n.id === deal.id)!;
@@ -222,20 +222,20 @@ describe('records under DATA_DIR/hub/negotiations', () => {
       ['UNALIGNED_ENTITY', 'EXCLUDED_INDUSTRY', 'TODAY_DROP'],
       { code: '002371', name: 'NAURA Technology' },
     ]);
-    expect(await getNegotiation(dir, noDeal.id)).toEqual({ ok: true, result: noDeal });
+    expect(await getNegotiation(dir, noDeal.id, 'anonymous')).toEqual({ ok: true, result: noDeal });
   });
 
   test('ids that are not server-made are refused before a path is formed; unknown ones are not found', async () => {
     for (const id of ['../../etc/passwd', 'neg-1', `${deal.id}.json`, `${deal.id}/..`, '', 42])
-      expect(await getNegotiation(dir, id)).toMatchObject({
+      expect(await getNegotiation(dir, id, 'anonymous')).toMatchObject({
         ok: false,
         error: { code: 'NEGOTIATION_BAD_ID' },
       });
-    expect(await getNegotiation(dir, 'neg-20261127000000000-00000000')).toMatchObject({
+    expect(await getNegotiation(dir, 'neg-20261127000000000-00000000', 'anonymous')).toMatchObject({
       ok: false,
       error: { code: 'NEGOTIATION_NOT_FOUND' },
     });
-    expect(await listNegotiations(`${dir}/absent`)).toEqual([]);
+    expect(await listNegotiations(`${dir}/absent`, 'anonymous')).toEqual([]);
   });
 
   test('a customer crm refuses, or a malformed id, ends before anything is written', async () => {

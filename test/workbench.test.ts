@@ -109,11 +109,13 @@ describe('A2A Negotiation', () => {
     expect(noDeal.vetoes.every((v: any) => /^[A-Z_]+$/.test(v.code) && v.reason.length > 0)).toBe(
       true,
     );
-    const listed = (await (await fetch(`${f.hubUrl}/api/negotiations`)).json()).negotiations.map(
-      (n: any) => n.id,
-    );
+    const listed = (
+      await (await fetch(`${f.hubUrl}/api/negotiations`, { headers: TEST_AUTH })).json()
+    ).negotiations.map((n: any) => n.id);
     expect(listed).toEqual(expect.arrayContaining([deal.id, noDeal.id]));
-    const read = await (await fetch(`${f.hubUrl}/api/negotiations/${noDeal.id}`)).json();
+    const read = await (
+      await fetch(`${f.hubUrl}/api/negotiations/${noDeal.id}`, { headers: TEST_AUTH })
+    ).json();
     expect(read.contextId).toBe(noDeal.contextId);
     expect((await fetch(`${f.hubUrl}/api/negotiations/..%2F..%2Fetc%2Fpasswd`)).status).toBe(404);
   });

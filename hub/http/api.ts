@@ -59,9 +59,11 @@ function route(
         'GET only; start one with POST /api/hub {"skill":"negotiation.start"}',
       );
     const id = pathname.slice('/api/negotiations/'.length);
+    // A caller reads back the negotiations it started, in its tenant; another's is not found.
+    const owner = ownerKey(caller);
     if (pathname === '/api/negotiations')
-      return listNegotiations(deps.negotiationsDir).then((n) => json({ negotiations: n }));
-    return getNegotiation(deps.negotiationsDir, id).then((r) =>
+      return listNegotiations(deps.negotiationsDir, owner).then((n) => json({ negotiations: n }));
+    return getNegotiation(deps.negotiationsDir, id, owner).then((r) =>
       r.ok ? json(r.result) : failed(r.error, statusOf(r.error.code)),
     );
   }

@@ -33,6 +33,12 @@ export interface NegotiationVeto {
 
 export interface Negotiation {
   id: string;
+  /**
+   * The owner key of the caller who started it (`tenant:<t>/…` in a tenant): only that caller
+   * reads it back. A record without one (made before records were kept per caller) is read by
+   * untenanted callers only.
+   */
+  owner?: string;
   /** Who took the agents' turns: their rules, or their models (each turn's answer says `decidedBy`). */
   agents: 'rules' | 'model';
   contextId: string;
@@ -71,16 +77,28 @@ type NegotiationSummary = Pick<
   deal?: { code: string; name: string };
 };
 
-/** Past negotiations, newest first (at most `limit`, default 100); unreadable files are skipped. */
+/** Whether the caller of owner key `owner` may read record `n` (its own; an ownerless one untenanted). */
+const readableBy = (n: Negotiation, owner: string): boolean =>
+  n.owner === undefined ? !owner.startsWith('tenant:') : n.owner === owner;
+
+/** The most records one list reads from disk to find the caller's own. */
+const MAX_SCANNED = 1000;
+
+/**
+ * The caller's past negotiations (owner key `owner`), newest first (at most `limit`, default
+ * 100); unreadable files and other callers' records are skipped.
+ */
 export async function listNegotiations(
   dir: string,
+  owner: string,
   opts: { limit?: number } = {},
 ): Promise<NegotiationSummary[]> {
   const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 100), 1), 1000);
   const out: NegotiationSummary[] = [];
-  for (const id of await listIds(dir, limit)) {
+  for (const id of await listIds(dir, MAX_SCANNED)) {
+    if (out.length >= limit) break;
     const r = await readRecord<Negotiation>(dir, id);
-    if (!r.ok) continue;
+    if (!r.ok || !readableBy(r.result, owner)) continue;
     const n = r.result;
     out.push({
       id: n.id,
@@ -99,7 +117,19 @@ export async function listNegotiations(
   return out;
 }
 
-/** One negotiation by id: NEGOTIATION_BAD_ID for anything not server-made, NEGOTIATION_NOT_FOUND otherwise. */
-export function getNegotiation(dir: string, id: unknown): Promise<Result<Negotiation, StoreError>> {
-  return readRecord<Negotiation>(dir, id);
+/**
+ * One of the caller's negotiations by id: NEGOTIATION_BAD_ID for anything not server-made,
+ * NEGOTIATION_NOT_FOUND when there is none or it is another caller's (the same answer: no hint).
+ */
+export async function getNegotiation(
+  dir: string,
+  id: unknown,
+  owner: string,
+): Promise<Result<Negotiation, StoreError>> {
+  const r = await readRecord<Negotiation>(dir, id);
+  if (!r.ok || readableBy(r.result, owner)) return r;
+  return {
+    ok: false,
+    error: { code: 'NEGOTIATION_NOT_FOUND', message: `no negotiation ${String(id)}` },
+  };
 }

@@ -58,7 +58,7 @@ function summaryOf(customerName: string, played: RoundsOutcome, maxRounds: numbe
  */
 export async function startNegotiation(
   deps: NegotiationDeps,
-  input: { customer: string; model?: boolean },
+  input: { customer: string; model?: boolean; owner?: string },
 ): Promise<Result<Negotiation>> {
   const customer = input?.customer;
   if (typeof customer !== 'string' || !CUSTOMER.test(customer))
@@ -120,6 +120,7 @@ export async function startNegotiation(
     return { ok: false, error: { code: 'NO_MODEL', message: played.error.message } };
   const negotiation: Negotiation = {
     id,
+    ...(input.owner !== undefined ? { owner: input.owner } : {}),
     agents,
     contextId,
     customer,

@@ -3,6 +3,7 @@
  * the scanner's advisor and a crm customer's agent, and list the ones run so far.
  */
 
+import { ownerKey } from '../../../lib/auth/principal.ts';
 import { capability } from '../../../lib/catalog/capability.ts';
 import type { FleetInvoker } from '../../../lib/fleet/invoke.ts';
 import { listNegotiations } from '../negotiation-record.ts';
@@ -32,11 +33,16 @@ export const negotiationStart = (
         description: "Let each agent's model take its turns (the nodes need a model configured)",
       },
     },
-    run: async (args) =>
+    // Kept as the caller's (in its tenant): only that caller lists and reads it back.
+    run: async (args, _signal, context) =>
       answerOf(
         await startNegotiation(
           { invoker, dir, ...(retention ? { retention } : {}) },
-          { customer: args.customer, ...(args.model ? { model: true } : {}) },
+          {
+            customer: args.customer,
+            ...(args.model ? { model: true } : {}),
+            ...(context ? { owner: ownerKey(context.caller) } : {}),
+          },
         ),
       ),
     summarize: (r) => r.summary,
@@ -51,8 +57,10 @@ export const negotiationList = (dir: string) =>
     keywords: ['negotiations', 'past'],
     readOnly: true,
     args: { limit: { type: 'integer', description: 'At most this many (default 50)' } },
-    run: async (args) => ({
-      negotiations: await listNegotiations(dir, { limit: args.limit ?? 50 }),
+    run: async (args, _signal, context) => ({
+      negotiations: await listNegotiations(dir, context ? ownerKey(context.caller) : 'anonymous', {
+        limit: args.limit ?? 50,
+      }),
     }),
     summarize: (r) => `${r.negotiations.length} negotiations`,
   });
