@@ -64,14 +64,29 @@ function sectorMovement(s: Sector): Movement {
   };
 }
 
-/** Sectors (all, or one) ranked by average change, strongest first. */
-export function movement(snap: Snapshot, sector?: string): { asOf: string; sectors: Movement[] } {
-  return {
-    asOf: snap.asOf,
-    sectors: inSector(snap, sector)
-      .map(sectorMovement)
-      .sort((a, b) => b.avgChangePct - a.avgChangePct),
-  };
+type Movements = { asOf: string; sectors: Movement[] };
+/** Each snapshot's movements by sector asked (at most one per sector id and the whole market). */
+const movements = new WeakMap<Snapshot, Map<string, Movements>>();
+
+/**
+ * Sectors (all, or one) ranked by average change, strongest first. Computed once per snapshot
+ * and sector; the answer is shared by every call on that snapshot, so callers only read it.
+ */
+export function movement(snap: Snapshot, sector?: string): Movements {
+  let bySector = movements.get(snap);
+  if (!bySector) movements.set(snap, (bySector = new Map()));
+  const key = sector ?? '';
+  let answer = bySector.get(key);
+  if (!answer) {
+    answer = {
+      asOf: snap.asOf,
+      sectors: inSector(snap, sector)
+        .map(sectorMovement)
+        .sort((a, b) => b.avgChangePct - a.avgChangePct),
+    };
+    if (bySector.size <= snap.sectors.length) bySector.set(key, answer);
+  }
+  return answer;
 }
 
 /** Stocks carrying at least one signal flag. */
