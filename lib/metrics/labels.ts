@@ -46,25 +46,28 @@ export class LabelSet {
 
   /** The key of `labels` (values bounded), creating its series when there is room. */
   key(labels: Labels | undefined): string {
-    const values: string[] = [];
     // Each value with its length before it: distinct label values give distinct keys.
     let key = '';
     for (const n of this.names) {
-      const raw = labels?.[n];
-      let v = raw === undefined ? '' : String(raw);
-      const allowed = this.allowed.get(n);
-      if ((allowed && !allowed.has(v)) || v.length > MAX_LABEL_CHARS) v = OTHER;
-      values.push(v);
+      const v = this.bounded(n, labels?.[n]);
       key += `${v.length}:${v}`;
     }
-    if (!this.keys.has(key)) {
-      if (this.keys.size >= this.maxSeries) {
-        values.fill(OTHER);
-        key = values.map((v) => `${v.length}:${v}`).join('');
-      }
-      if (!this.keys.has(key)) this.keys.set(key, values);
+    // A known series (every call after its first) allocates nothing more.
+    if (this.keys.has(key)) return key;
+    const values = this.names.map((n) => this.bounded(n, labels?.[n]));
+    if (this.keys.size >= this.maxSeries) {
+      values.fill(OTHER);
+      key = values.map((v) => `${v.length}:${v}`).join('');
     }
+    if (!this.keys.has(key)) this.keys.set(key, values);
     return key;
+  }
+
+  /** A label's value as a series keeps it: "other" when not allowed or too long. */
+  private bounded(name: string, raw: string | number | undefined): string {
+    const v = raw === undefined ? '' : String(raw);
+    const allowed = this.allowed.get(name);
+    return (allowed && !allowed.has(v)) || v.length > MAX_LABEL_CHARS ? OTHER : v;
   }
 
   /** `{a="x",b="y"}` for a series, with `extra` pairs (a histogram's `le`) at the end. */
