@@ -23,6 +23,8 @@ export interface NodeCardOptions {
 export interface NodeCard {
   /** The card's HTTP answer to `req` (conditional requests, cache headers). */
   respond(req: Request): Response;
+  /** Tenant `tenant`'s card (its interfaces alone), signed alike; undefined for a tenant not served. */
+  respondIn(tenant: string, req: Request): Response | undefined;
   /** The card as currently served. */
   json(): AgentCard;
   /** The card's content without its signatures: no signing (start-up reads its URL and skills). */
@@ -49,7 +51,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
   const { def, opts, host, policy } = o;
   let grpcPort: number | undefined;
   let advertisedPort = opts.port ?? 0;
-  const cardFor = (port: number) => {
+  const cardFor = (port: number, inTenant?: string) => {
     const baseUrl = baseUrlOf(host, port, opts.publicUrl);
     // The gRPC address is the advertised host with the binding's own port.
     const grpcAddress =
@@ -69,6 +71,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
         typeof def.agentBacked === 'function' ? def.agentBacked() : (def.agentBacked ?? false),
       ...(def.extensions ? { extensions: def.extensions } : {}),
       ...(opts.tenants?.length ? { tenants: opts.tenants } : {}),
+      ...(inTenant !== undefined ? { inTenant } : {}),
       warnings: bindWarnings(host, opts.publicUrl, baseUrl),
       auth: {
         required:
@@ -85,13 +88,27 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
   const signer = (key: CardKey) => (card: AgentCard) =>
     signCard(card, key, `${baseUrlOf(host, advertisedPort, opts.publicUrl)}${JWKS_PATH}`);
   const cards = new CardServer(cardFor(advertisedPort), opts.now, signer(cardKey));
-  const rebuild = () => cards.update(cardFor(advertisedPort), opts.now);
+  // One card per tenant served (bounded by the tenants configured), kept in step with the main one.
+  const tenantCards = new Map(
+    (opts.tenants ?? []).map((t) => [
+      t,
+      new CardServer(cardFor(advertisedPort, t), opts.now, signer(cardKey)),
+    ]),
+  );
+  const rebuild = () => {
+    cards.update(cardFor(advertisedPort), opts.now);
+    for (const [t, c] of tenantCards) c.update(cardFor(advertisedPort, t), opts.now);
+  };
   // A card whose agent-backed state can change is rebuilt when read (the server keeps it if unchanged).
   const fresh = () => {
     if (typeof def.agentBacked === 'function') rebuild();
   };
   return {
     respond: (req) => (fresh(), cards.respond(req)),
+    respondIn: (tenant, req) => {
+      const c = tenantCards.get(tenant);
+      return c && (fresh(), c.respond(req));
+    },
     json: () => (fresh(), cards.json),
     unsigned: () => (fresh(), cards.unsignedCard),
     publishedKeys: () =>
@@ -100,6 +117,7 @@ export function createNodeCard(o: NodeCardOptions): NodeCard {
       retiredKeys = [{ kid: cardKey.kid, publicKey: cardKey.publicKey }];
       cardKey = next;
       cards.resign(signer(next), opts.now);
+      for (const c of tenantCards.values()) c.resign(signer(next), opts.now);
     },
     advertise: (port) => {
       advertisedPort = port;

@@ -28,6 +28,9 @@ import type { NodeSettings } from './node-settings.ts';
 import type { NodeDefinition, NodeOptions } from './node-types.ts';
 import type { NodeHandler } from './routes.ts';
 
+/** `/{tenant}/.well-known/agent-card.json`: that tenant's card (lib/node/node-card.ts). */
+const TENANT_CARD = /^\/([a-z0-9][a-z0-9-]{0,62})\/\.well-known\/agent-card\.json$/;
+
 export interface NodeHandlersOptions {
   def: NodeDefinition;
   opts: NodeOptions;
@@ -126,6 +129,9 @@ export function nodeHandlers(
     // `/{tenant}/…`: the same routes, acting in the tenant the path names (lib/node/tenants.ts).
     tenantRest: async (request: Request) => {
       const url = new URL(request.url);
+      const cardIn = TENANT_CARD.exec(url.pathname)?.[1];
+      if (cardIn !== undefined && (request.method === 'GET' || request.method === 'HEAD'))
+        return card.respondIn(cardIn, request) ?? noRoute();
       const route = opts.tenants?.length ? tenantRoute(url.pathname) : undefined;
       if (!route) return noRoute();
       const who = await auth.identify(request, false);

@@ -71,6 +71,11 @@ export interface CardInput {
    * after the untenanted ones (a client copies an interface's `tenant` into its requests).
    */
   tenants?: readonly string[];
+  /**
+   * The card of one tenant (`/{tenant}/.well-known/agent-card.json`): its 1.0 interfaces alone
+   * (then the untenanted 0.3 one), so a client that keeps any 1.0 interface acts in that tenant.
+   */
+  inTenant?: string;
   /** The node author's extensions (`defineNode({ extensions })`), after the agent-backed one. */
   extensions?: readonly AgentExtension[];
   provider?: { organization: string; url: string };
@@ -198,13 +203,19 @@ export function buildAgentCard(c: CardInput): AgentCard {
     name: c.name,
     description: c.description,
     version: c.version,
-    supportedInterfaces: [
-      jsonRpc!,
-      { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
-      ...rest,
-      // Each tenant's interfaces after the untenanted ones (0.3 has no tenants).
-      ...(c.tenants ?? []).flatMap((t) => v1Interfaces(c, url, t)),
-    ],
+    supportedInterfaces:
+      c.inTenant !== undefined
+        ? [
+            ...v1Interfaces(c, url, c.inTenant),
+            { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+          ]
+        : [
+            jsonRpc!,
+            { url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+            ...rest,
+            // Each tenant's interfaces after the untenanted ones (0.3 has no tenants).
+            ...(c.tenants ?? []).flatMap((t) => v1Interfaces(c, url, t)),
+          ],
     // v0.3 clients read these top-level fields instead of supportedInterfaces.
     url,
     protocolVersion: '0.3.0',
