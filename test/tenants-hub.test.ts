@@ -142,6 +142,45 @@ describe('the hub in a tenant', () => {
     expect(denied.status).toBe(403);
   });
 
+  test("the hub's acme card: createFromUrl on it acts in acme", async () => {
+    const card = await (await fetch(`${f.hubUrl}/acme/.well-known/agent-card.json`)).json();
+    expect(card.supportedInterfaces.map((i: any) => i.tenant ?? i.protocolVersion)).toEqual([
+      'acme',
+      'acme',
+      ...(card.supportedInterfaces.length === 4 ? ['acme'] : []),
+      '0.3',
+    ]);
+    expect(card.signatures?.length).toBe(1);
+    const acme: any = await new ClientFactory().createFromUrl(
+      `${f.hubUrl}/acme/.well-known/agent-card.json`,
+      '',
+    );
+    const auth = { serviceParameters: { authorization: `Bearer ${anyKit}` } };
+    const data = { skill: 'negotiation.list', args: {} };
+    const sent = await acme.sendMessage(
+      {
+        message: {
+          messageId: crypto.randomUUID(),
+          role: Role.ROLE_USER,
+          parts: [{ content: { $case: 'data', value: data }, filename: '', mediaType: '' }],
+          contextId: '',
+          taskId: '',
+          extensions: [],
+          referenceTaskIds: [],
+        },
+      },
+      auth,
+    );
+    const id = sent.id ?? sent.task?.id;
+    const at = async (tenant: string) =>
+      (
+        await fetch(`${f.hubUrl}/${tenant}/tasks/${id}`, {
+          headers: { authorization: `Bearer ${anyKit}`, 'a2a-version': '1.0' },
+        })
+      ).status;
+    expect([await at('acme'), await at('globex')]).toEqual([200, 404]);
+  });
+
   test('a fleet call made in acme carries the tenant into the trace; reads and streams are kept apart', async () => {
     const acmeStream = await get(anyKit, '/acme/api/trace/stream');
     const globexStream = await get(anyKit, '/globex/api/trace/stream');
