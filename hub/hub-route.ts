@@ -51,15 +51,16 @@ export function hubRoute(
     path: string,
     caller: Principal,
     client: string,
+    tenant?: string,
   ): Promise<Response | undefined> {
     switch (hubOwnerOf(path)) {
       case 'health': // the process's health is the node's (its checks include the trace and the mesh store)
         return undefined;
       case 'mcp':
-        if (isResourceMetadataPath(path)) return resourceMetadata(req, access.issuers);
+        if (isResourceMetadataPath(path)) return resourceMetadata(req, access.issuers, tenant);
         {
           const res = await p.mcp.fetch(req, caller, client);
-          return res && withResourceMetadata(res, req, access.issuers);
+          return res && withResourceMetadata(res, req, access.issuers, tenant);
         }
       case 'join':
         return p.joins ? p.joins.fetch(req) : joinsNotOffered();
@@ -87,10 +88,10 @@ export function hubRoute(
     // `/{tenant}/api/…` and discovery in a tenant: admitted and answered as the route it names.
     const inTenant = tenantRequest(given, tenants);
     const req = inTenant?.req ?? given;
-    const admitted = await access.admit(req);
+    const admitted = await access.admit(req, inTenant?.tenant);
     if (admitted instanceof Response)
       return new URL(req.url).pathname === '/mcp'
-        ? withResourceMetadata(admitted, req, access.issuers)
+        ? withResourceMetadata(admitted, req, access.issuers, inTenant?.tenant)
         : admitted;
     let { caller } = admitted;
     if (admitted.crossSiteNavigation) return login.crossSiteNavigation(req);
@@ -105,6 +106,9 @@ export function hubRoute(
     }
     // The client's address is the connection's (`given`: a request taken out of a tenant is a copy).
     const client = server?.requestIP?.(given)?.address ?? 'unknown';
-    return (await partAnswer(req, server, path, caller, client)) ?? node.app.handle(req);
+    return (
+      (await partAnswer(req, server, path, caller, client, inTenant?.tenant)) ??
+      node.app.handle(req)
+    );
   };
 }

@@ -37,18 +37,19 @@ beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner']), {
     hub: {
       requireLogin: true,
+      tenants: ['acme'],
       oidc: createOidcVerifier([{ issuer: op.issuer, audience: HUB_AUD }]),
     },
   });
   mcpUrl = `${f.hubUrl}/mcp`;
-  resources.push(mcpUrl);
+  resources.push(mcpUrl, `${f.hubUrl}/acme/mcp`);
 });
 afterAll(async () => {
   await f.stop();
   await op.stop();
 });
 
-const connect = async (c: TestClient) => {
+const connect = async (c: TestClient, url = mcpUrl) => {
   const mcp = new Client({ name: 'oauth-harness', version: '1.0.0' });
   const authProvider = new ClientCredentialsProvider({
     clientId: c.id,
@@ -56,7 +57,7 @@ const connect = async (c: TestClient) => {
     scope: c.scope,
     expectedIssuer: op.issuer,
   });
-  await mcp.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider }));
+  await mcp.connect(new StreamableHTTPClientTransport(new URL(url), { authProvider }));
   return { mcp, authProvider };
 };
 
@@ -94,6 +95,47 @@ describe('MCP authorization', () => {
       `MCP client (@modelcontextprotocol/sdk ClientCredentialsProvider): 401 → resource metadata → ${op.issuer} → token with aud ${claims.aud} → ${tools.length} tools, scanner_sector_movement answered`,
     );
     await mcp.close();
+  });
+
+  test("a tenant's /mcp is a resource of its own: its metadata, its audience, and only there", async () => {
+    const acmeUrl = `${f.hubUrl}/acme/mcp`;
+    const anon = await fetch(acmeUrl, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    const url = /resource_metadata="([^"]+)"/.exec(anon.headers.get('www-authenticate') ?? '')?.[1];
+    expect([anon.status, url]).toEqual([
+      401,
+      `${f.hubUrl}/.well-known/oauth-protected-resource/acme/mcp`,
+    ]);
+    expect(((await (await fetch(url!)).json()) as any).resource).toBe(acmeUrl);
+    const { mcp, authProvider } = await connect(HARNESS, acmeUrl);
+    const token = authProvider.tokens()!.access_token;
+    expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).aud).toBe(acmeUrl);
+    const r: any = await mcp.callTool({ name: 'scanner_sector_movement', arguments: {} });
+    expect(r.isError).toBeFalsy();
+    await mcp.close();
+    // Each resource's token is accepted at its own /mcp only.
+    const list = async (at: string, aud: string) =>
+      (
+        await fetch(at, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${await op.token(HARNESS, aud)}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        })
+      ).status;
+    expect([await list(acmeUrl, mcpUrl), await list(mcpUrl, acmeUrl)]).toEqual([401, 401]);
+    expect(
+      (await fetch(`${f.hubUrl}/.well-known/oauth-protected-resource/initech/mcp`)).status,
+    ).toBe(404);
   });
 
   test('a2a.read alone lists no state-changing tools and may not delegate', async () => {

@@ -105,7 +105,8 @@ export interface HubAccess {
   /** Fixes the port the default origins and Host names use (known once the hub is bound). */
   bind(port: number): void;
   /** The refusal of a request, or who it speaks for. */
-  admit(req: Request): Promise<Response | Admitted>;
+  /** `tenant`: the tenant a `/{tenant}/…` request was taken out of (its `/mcp` is its own resource). */
+  admit(req: Request, tenant?: string): Promise<Response | Admitted>;
   /** Bearer token, then session cookie: the hub node authenticates A2A requests with this too. */
   authenticate(req: Request): AuthOutcome | Promise<AuthOutcome>;
   /** The trusted issuers' URLs (none without auth.issuers). */
@@ -148,11 +149,12 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     hosts = new Set([...origins].map((o) => new URL(o).host.toLowerCase()));
   }
 
-  function authenticate(req: Request): AuthOutcome | Promise<AuthOutcome> {
+  function authenticate(req: Request, tenant?: string): AuthOutcome | Promise<AuthOutcome> {
     const token = bearerOf(req);
     if (token === null) return fail('UNAUTHENTICATED', 'The bearer token is not valid here');
-    // On /mcp a token bound to the MCP resource itself (RFC 8707) is accepted too.
-    const also = new URL(req.url).pathname === '/mcp' ? [mcpResource(req)] : [];
+    // On /mcp a token bound to the MCP resource itself (RFC 8707) is accepted too; on a tenant's
+    // /mcp, one bound to that tenant's resource.
+    const also = new URL(req.url).pathname === '/mcp' ? [mcpResource(req, tenant)] : [];
     if (token !== undefined) return bearerPrincipal(token, opts.tokens, opts.oidc, opts.log, also);
     // The cookie alone speaks for nobody: the page key must come with it (hub/http/sessions.ts).
     const key = sessionKeyOf(req);
@@ -172,13 +174,13 @@ export function createHubAccess(opts: HubAccessOptions): HubAccess {
     return undefined;
   }
 
-  async function admit(req: Request): Promise<Response | Admitted> {
+  async function admit(req: Request, tenant?: string): Promise<Response | Admitted> {
     const path = new URL(req.url).pathname;
     const boundary = boundaryRefusal(req, path, hosts, origins);
     if (boundary) return boundary;
     // 5. Who is asking. The A2A routes answer their own refusals in their protocol's shape.
     if (isA2APath(path)) return { caller: ANONYMOUS };
-    const who = await authenticate(req);
+    const who = await authenticate(req, tenant);
     if (!who.ok)
       return who.error.code === 'ISSUER_UNAVAILABLE'
         ? refusal(who.error.code, who.error.message, { 'retry-after': '5' })

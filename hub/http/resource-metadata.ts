@@ -12,20 +12,31 @@ import { ALL_SCOPES } from '../../lib/auth/scopes.ts';
 export const PROTECTED_RESOURCE_PATH = '/.well-known/oauth-protected-resource';
 const MCP_PATH = '/mcp';
 
-/** The `/mcp` resource of the origin a request reached (its Host is one of the hub's names). */
-export function mcpResource(req: Request): string {
-  return `${new URL(req.url).origin}${MCP_PATH}`;
+/** `/{tenant}` in a tenant, else nothing: where a tenant's `/mcp` is. */
+const prefix = (tenant?: string) => (tenant === undefined ? '' : `/${tenant}`);
+
+/**
+ * The `/mcp` resource of the origin a request reached (its Host is one of the hub's names); in a
+ * tenant, `/{tenant}/mcp`, a resource of its own (RFC 8707).
+ */
+export function mcpResource(req: Request, tenant?: string): string {
+  return `${new URL(req.url).origin}${prefix(tenant)}${MCP_PATH}`;
 }
 
-const metadataUrl = (req: Request) =>
-  `${new URL(req.url).origin}${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
+/** RFC 9728 §3.1: the document's URL is the well-known path with the resource's path appended. */
+const metadataUrl = (req: Request, tenant?: string) =>
+  `${new URL(req.url).origin}${PROTECTED_RESOURCE_PATH}${prefix(tenant)}${MCP_PATH}`;
 
 /** Whether a path is the metadata document (plain, or with the resource's path appended). */
 export const isResourceMetadataPath = (path: string) =>
   path === PROTECTED_RESOURCE_PATH || path === `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
 
 /** The metadata document; 404 without trusted issuers (there is no authorization server to name). */
-export function resourceMetadata(req: Request, issuers: readonly string[]): Response {
+export function resourceMetadata(
+  req: Request,
+  issuers: readonly string[],
+  tenant?: string,
+): Response {
   if (issuers.length === 0)
     return Response.json(
       {
@@ -36,7 +47,7 @@ export function resourceMetadata(req: Request, issuers: readonly string[]): Resp
     );
   return Response.json(
     {
-      resource: mcpResource(req),
+      resource: mcpResource(req, tenant),
       authorization_servers: issuers,
       scopes_supported: ALL_SCOPES,
       bearer_methods_supported: ['header'],
@@ -53,12 +64,13 @@ export function withResourceMetadata(
   res: Response,
   req: Request,
   issuers: readonly string[],
+  tenant?: string,
 ): Response {
   if (res.status !== 401 || issuers.length === 0) return res;
   const headers = new Headers(res.headers);
   headers.set(
     'www-authenticate',
-    `Bearer realm="lume-a2a", resource_metadata="${metadataUrl(req)}", scope="${ALL_SCOPES[0]}"`,
+    `Bearer realm="lume-a2a", resource_metadata="${metadataUrl(req, tenant)}", scope="${ALL_SCOPES[0]}"`,
   );
   return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
 }

@@ -14,11 +14,14 @@ import { AI_CATALOG_PATH, ARD_BASE_PATH } from '../fleet/ai-catalog.ts';
 import { statusOf } from '../../lib/errors/registry.ts';
 import { failed } from './api-replies.ts';
 import { hubOwnerOf } from './routes.ts';
+import { PROTECTED_RESOURCE_PATH } from './resource-metadata.ts';
 
 /** `/{segment}/{rest}`: a first segment of at most 64 characters and the path after it. */
 const FIRST_SEGMENT = /^\/([^/]{1,64})(\/.*)$/;
 /** The MCP endpoint (hub/mcp/surface.ts). */
 const MCP_PATH = '/mcp';
+/** `/.well-known/oauth-protected-resource/{tenant}/mcp`: a tenant's MCP resource metadata. */
+const TENANT_METADATA = /^\/\.well-known\/oauth-protected-resource\/([^/]{1,64})\/mcp$/;
 
 /** Whether a hub route acts per tenant: the console API, MCP and discovery (the A2A routes are the node's). */
 export function isTenantScoped(path: string): boolean {
@@ -40,6 +43,13 @@ export function tenantRequest(
 ): { req: Request; tenant: string } | undefined {
   if (tenants.length === 0) return undefined;
   const url = new URL(req.url);
+  // A tenant's `/mcp` has its own protected-resource metadata (RFC 9728: the resource's path after
+  // the well-known one): answered as the hub's, for that tenant's resource.
+  const meta = TENANT_METADATA.exec(url.pathname);
+  if (meta && tenants.includes(meta[1]!)) {
+    url.pathname = `${PROTECTED_RESOURCE_PATH}${MCP_PATH}`;
+    return { req: new Request(url, req), tenant: meta[1]! };
+  }
   const m = FIRST_SEGMENT.exec(url.pathname);
   if (!m || !tenants.includes(m[1]!) || !isTenantScoped(m[2]!)) return undefined;
   url.pathname = m[2]!;
