@@ -226,6 +226,54 @@ export const CONSOLE_FILE_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 /** docs/routes.md, rendered from the two tables. */
+/** The `/{tenant}/…` forms, served only for a configured tenant (`tenants`, `TENANTS`). */
+const TENANT_ROUTES: readonly [methods: string, template: string, servedBy: string, doc: string][] =
+  [
+    [
+      'as without',
+      '`/{tenant}/message:send`, `/{tenant}/message:stream`',
+      'A2A nodes',
+      'HTTP+JSON acting in the tenant (lib/node/tenants.ts)',
+    ],
+    [
+      'as without',
+      '`/{tenant}/tasks…`, `/{tenant}/extendedAgentCard`',
+      'A2A nodes',
+      'HTTP+JSON acting in the tenant',
+    ],
+    [
+      'GET',
+      '`/{tenant}/.well-known/agent-card.json`',
+      'A2A nodes',
+      "the tenant's card: its 1.0 interfaces alone, signed like the main card",
+    ],
+    [
+      'as without',
+      '`/{tenant}/api/…`',
+      'hub',
+      "the console's API acting in the tenant (hub/http/tenant-paths.ts)",
+    ],
+    [
+      'as without',
+      '`/{tenant}/mcp`',
+      'hub',
+      'MCP in the tenant; an OAuth resource of its own (`<origin>/{tenant}/mcp`)',
+    ],
+    [
+      'GET',
+      '`/.well-known/oauth-protected-resource/{tenant}/mcp`',
+      'hub',
+      "that resource's protected-resource metadata (RFC 9728)",
+    ],
+    [
+      'GET',
+      '`/{tenant}/.well-known/ai-catalog.json`',
+      'hub',
+      "the tenant's AI Catalog: the members serving it",
+    ],
+    ['as untenanted', '`/{tenant}/ard/…`', 'hub', 'ARD list and search in the tenant'],
+  ];
+
 export function renderRouteDocs(): string {
   const node = NODE_ROUTE_TABLE.flatMap((r) =>
     (r.templates ?? [r.path]).map(
@@ -254,6 +302,12 @@ export function renderRouteDocs(): string {
     '| methods | route | part | what |',
     '|---|---|---|---|',
     ...hub,
+    '',
+    '## In a tenant (with `tenants` configured)',
+    '',
+    '| methods | route | served by | what |',
+    '|---|---|---|---|',
+    ...TENANT_ROUTES.map((r) => `| ${r.join(' | ')} |`),
     '',
   ].join('\n');
 }
