@@ -21,6 +21,9 @@ function useRoute() {
   useEffect(() => {
     const on = () => setRoute(read());
     addEventListener('hashchange', on);
+    // The hash may have changed between the first render and this effect (Preact runs effects
+    // after paint): read it again, or that navigation would be lost.
+    on();
     return () => removeEventListener('hashchange', on);
   }, []);
   return route;
