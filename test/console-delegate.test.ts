@@ -203,7 +203,12 @@ describe('Negotiation with models', () => {
     });
     expect(await deal.textContent()).toContain('with models');
     const id = await deal.getAttribute('data-id');
-    const record = await (await fetch(`${f.hubUrl}/api/negotiations/${id}`)).json();
+    // Read as the page's own session: a negotiation is its starter's.
+    const record = await page.evaluate(async (id) => {
+      const key = '/session-key.js'; // the console's module: its pages send the key it gives
+      const { withKey } = await import(key);
+      return (await fetch(`/api/negotiations/${id}`, { headers: withKey({}) })).json();
+    }, id);
     expect(record.agents).toBe('model');
     // Each turn is the model's, or the customer's rules overruling an acceptance they veto.
     const turns = record.transcript.filter((t: any) => t.round > 0);

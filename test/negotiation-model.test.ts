@@ -321,7 +321,10 @@ test('bun run negotiate <customer> --model runs one from the command line and th
   );
   // The record is where the console's list reads it.
   expect(readdirSync(join(f.dataDir, 'hub', 'negotiations'))).toContain(`${id}.json`);
-  const listed = (await (await fetch(`${f.hubUrl}/api/negotiations`)).json()).negotiations;
+  // Listed for the caller who ran it (the token the command used), as the console lists it.
+  const listed = (
+    await (await fetch(`${f.hubUrl}/api/negotiations`, { headers: TEST_AUTH })).json()
+  ).negotiations;
   expect(listed.some((x: any) => x.id === id)).toBe(true);
   // A customer crm does not know: a coded message and exit 1.
   const bad = Bun.spawn({
