@@ -15,6 +15,9 @@ setDefaultTimeout(20_000); // per file (Bun scopes it so): real servers and proc
 const CAROL = 'lume_carol-token-for-the-stream-bounds-test';
 let f: RunningFleet;
 const open: AbortController[] = [];
+// The open responses, held: a response nothing references may be collected, and its connection
+// closed with it, which frees its slot (under a full run's memory pressure a third stream got in).
+const held: Response[] = [];
 
 beforeAll(async () => {
   f = await startFleet(await realNodeDefs(['scanner']), {
@@ -32,6 +35,7 @@ async function stream(path: string, headers: Record<string, string> = {}, hub = 
   const abort = new AbortController();
   open.push(abort);
   const res = await fetch(`${hub.hubUrl}${path}`, { headers, signal: abort.signal });
+  held.push(res);
   if (res.status !== 200) return { status: res.status, body: await res.json(), abort };
   return { status: 200, frames: sseFrames(res), abort };
 }
