@@ -233,7 +233,9 @@ test('the app node joins a running fleet: the official SDK talks to it, the hub 
 }, 30_000);
 
 test("the node mounted in the app's own Bun.serve, called by the package's client in both wire versions", async () => {
-  const url = await startApp('mounted.ts');
+  // Its own data folder: the weather app of the test above still runs on the shared one, and a
+  // node mounted in an app takes no data lock (two copies of one node on one folder collide).
+  const url = await startApp('mounted.ts', { DATA_DIR: join(work, 'data-mounted') });
   expect(await (await fetch(`${url}/hello`)).text()).toBe('hello from the app');
   const card = await (await fetch(`${url}/.well-known/agent-card.json`)).json();
   expect(card.supportedInterfaces[0].url).toBe(`${url}/a2a`);
